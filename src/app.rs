@@ -1,0 +1,190 @@
+//! The pipeline driver: plan → run → record → analyse → output, for each subcommand.
+//!
+//! Measuring a point, building its record, summarising, checking and writing
+//! the result file happen here in that order, point by point, so a result file
+//! on disk always holds every point finished so far.
+
+use crate::check;
+use crate::cli::{QuickArgs, RunArgs};
+use crate::plan::quick::{DirectSupport, quick_points};
+use crate::plan::{RunPlan, UsageError};
+use crate::record::{ResultFile, build, write};
+use crate::report::table;
+use crate::run::prepare::DirectCapability;
+use crate::run::signals::Interrupt;
+use crate::run::{RunError, Session};
+use crate::stats;
+use crate::usage;
+use std::path::{Path, PathBuf};
+
+/// How a command ended, mapped to the exit status by `main`.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Everything measured and written: exit 0.
+    Success,
+    /// A repetition failed or setup failed: exit 1.
+    Failed,
+    /// SIGINT or SIGTERM: exit 128 + signal.
+    Interrupted(i32),
+}
+
+/// Errors a command can end with before or instead of measuring.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// Bad input: exit 2, nothing created.
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// Anything else: exit 1.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// `iolab run`.
+pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    let plan = args.plan()?;
+    check_output(plan.output.as_deref())?;
+    let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
+    let mut session = Session::open(&plan.dir, &new_run_id(), interrupt.clone())?;
+    execute(&plan, &mut session, &interrupt, command)
+}
+
+/// `iolab quick`.
+pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    let settings = args.settings()?;
+    let output = match &args.output {
+        Some(path) => path.clone(),
+        None => default_quick_output(),
+    };
+    let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
+    let mut session = Session::open(&args.dir, &new_run_id(), interrupt.clone())?;
+    if output.parent().is_some_and(|p| p == Path::new("iolab-results")) && !Path::new("iolab-results").exists() {
+        std::fs::create_dir("iolab-results").map_err(|e| anyhow::anyhow!("cannot create iolab-results/: {e}"))?;
+    }
+    check_output(Some(&output))?;
+    let filesystem = session.dir().filesystem();
+    let direct = match session.probe_direct().map_err(run_error)? {
+        DirectCapability::Supported(_) => DirectSupport::Honoured,
+        DirectCapability::AcceptedInMemory | DirectCapability::Refused(_) => {
+            eprintln!(
+                "iolab: the {filesystem} file system at {} cannot bypass the page cache with O_DIRECT; \
+                 running buffered, with an fsync inside the timed region of every write test. \
+                 Reads are from a cold cache where eviction works.",
+                args.dir.display()
+            );
+            DirectSupport::Unavailable
+        }
+    };
+    let plan = RunPlan {
+        dir: args.dir.clone(),
+        points: quick_points(settings, direct),
+        output: Some(output),
+        json: args.json,
+    };
+    execute(&plan, &mut session, &interrupt, command)
+}
+
+fn execute(plan: &RunPlan, session: &mut Session, interrupt: &Interrupt, command: Vec<String>) -> Result<Ending, AppError> {
+    let mut result = build::new_result_file(command);
+    let mut ending = Ending::Success;
+    for planned in &plan.points {
+        if !plan.json && plan.points.len() > 1 {
+            eprintln!("iolab: measuring {} ({})", planned.label, planned.workload.describe());
+        }
+        let outcome = match session.run_point(&planned.label, &planned.workload) {
+            Ok(outcome) => outcome,
+            Err(RunError::Interrupted(signal)) => {
+                ending = Ending::Interrupted(signal);
+                break;
+            }
+            Err(RunError::Usage(error)) if result.points.is_empty() => return Err(error.into()),
+            Err(error) => {
+                eprintln!("iolab: {}: {error}", planned.label);
+                ending = Ending::Failed;
+                break;
+            }
+        };
+        let mut point = build::point(&outcome);
+        point.summary = stats::summarize(&point).map_err(anyhow::Error::msg)?;
+        point.checks = check::check(&point);
+        for repetition in &point.repetitions {
+            if let Some(error) = &repetition.error {
+                eprintln!("iolab: {} repetition {} failed: {error}", point.label, repetition.index);
+            }
+        }
+        result.points.push(point);
+        if let Some(path) = &plan.output {
+            write::write_atomic(path, &result).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        }
+        if outcome.failed() {
+            ending = Ending::Failed;
+        }
+        if let Some(signal) = interrupt.signal() {
+            ending = Ending::Interrupted(signal);
+            break;
+        }
+    }
+    if let Some(signal) = interrupt.signal() {
+        ending = Ending::Interrupted(signal);
+    }
+    present(&result, plan.json, plan.output.as_deref())?;
+    Ok(ending)
+}
+
+fn present(result: &ResultFile, json: bool, output: Option<&Path>) -> Result<(), AppError> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let text = if json {
+        serde_json::to_string_pretty(result).map_err(anyhow::Error::from)? + "\n"
+    } else {
+        table::render(result)
+    };
+    // A closed pipe (`iolab run | head`) is not an error worth reporting.
+    let _ = stdout.write_all(text.as_bytes());
+    if let Some(path) = output {
+        if json {
+            eprintln!("iolab: results written to {}", path.display());
+        } else {
+            let _ = writeln!(stdout, "results: {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an output path that exists or whose directory is missing or unwritable,
+/// before anything is measured.
+fn check_output(output: Option<&Path>) -> Result<(), UsageError> {
+    let Some(path) = output else { return Ok(()) };
+    if path.symlink_metadata().is_ok() {
+        return Err(usage!("--output {} already exists; iolab does not overwrite files", path.display()));
+    }
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(usage!("--output {}: directory {} does not exist", path.display(), dir.display()));
+    }
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK)
+        .map_err(|_| usage!("--output {}: directory {} is not writable", path.display(), dir.display()))?;
+    Ok(())
+}
+
+fn default_quick_output() -> PathBuf {
+    let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
+    PathBuf::from("iolab-results").join(format!("quick-{stamp}.json"))
+}
+
+fn new_run_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mixed = (nanos ^ (u64::from(std::process::id()) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    format!("{:08x}", mixed >> 32)
+}
+
+fn run_error(error: RunError) -> AppError {
+    match error {
+        RunError::Usage(usage) => AppError::Usage(usage),
+        other => AppError::Other(anyhow::anyhow!(other)),
+    }
+}

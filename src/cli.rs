@@ -1,0 +1,231 @@
+//! Command-line arguments, and their conversion into a validated [`RunPlan`].
+//!
+//! Nothing here does I/O: arguments become workloads, and workloads are
+//! validated before any file is touched.
+
+use crate::plan::quick::QuickSettings;
+use crate::plan::units::{parse_positive_duration, parse_size};
+use crate::plan::{CacheMode, EngineKind, Op, Pattern, PlannedPoint, RunPlan, SyncMode, UsageError, Workload};
+use crate::usage;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// iolab: a laboratory for storage I/O experiments on Linux.
+#[derive(Debug, Parser)]
+#[command(name = "iolab", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure one workload in a directory.
+    Run(RunArgs),
+    /// Run the short default suite: sequential 1 MiB and random 4 KiB, read and write, at two queue depths.
+    Quick(QuickArgs),
+}
+
+fn duration(text: &str) -> Result<Duration, String> {
+    crate::plan::units::parse_duration(text)
+}
+
+fn positive_duration(text: &str) -> Result<Duration, String> {
+    parse_positive_duration(text)
+}
+
+fn size(text: &str) -> Result<u64, String> {
+    parse_size(text)
+}
+
+fn pattern(text: &str) -> Result<Pattern, String> {
+    text.parse()
+}
+
+fn positive_count(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err(format!("'{text}' must be at least 1")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
+}
+
+/// Where results go and how they are shown.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Write the result file (JSON, schema iolab.result/1) here; refused if it exists.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print the result as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `iolab run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Directory for the scratch files.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Timed operation (IOzone's definitions).
+    #[arg(long, value_enum, default_value_t = Op::Read)]
+    pub op: Op,
+    /// Access pattern: seq, reverse, random (each block once per pass), uniform, stride:N.
+    #[arg(long, value_parser = pattern, default_value = "seq")]
+    pub pattern: Pattern,
+    /// Bytes per I/O: 4k = 4KiB = 4096, 4kB = 4000.
+    #[arg(long, value_parser = size, default_value = "4k", value_name = "SIZE")]
+    pub bs: u64,
+    /// File size per job.
+    #[arg(long, value_parser = size, default_value = "256m", value_name = "SIZE")]
+    pub size: u64,
+    /// I/O engine.
+    #[arg(long, value_enum, default_value_t = EngineKind::Psync)]
+    pub engine: EngineKind,
+    /// Requests in flight (uring only).
+    #[arg(long, value_name = "N")]
+    pub iodepth: Option<u32>,
+    /// Threads, each with its own file, started together.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub jobs: u32,
+    /// Open with O_DIRECT (bypass the page cache).
+    #[arg(long)]
+    pub direct: bool,
+    /// Synchronous-write open flag.
+    #[arg(long, value_enum, default_value_t = SyncMode::None)]
+    pub sync: SyncMode,
+    /// End the timed region with an fsync (IOzone -e).
+    #[arg(long)]
+    pub fsync_end: bool,
+    /// fsync after every N writes, inside the timed region.
+    #[arg(long, value_parser = positive_count, value_name = "N")]
+    pub fsync_every: Option<u64>,
+    /// Run for this long (passes repeat), instead of one pass over the file.
+    #[arg(long, value_parser = positive_duration, value_name = "DURATION")]
+    pub runtime: Option<Duration>,
+    /// Unmeasured I/O before measuring starts.
+    #[arg(long, value_parser = duration, value_name = "DURATION")]
+    pub ramp: Option<Duration>,
+    /// Measured repetitions.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeat: u32,
+    /// Unmeasured repetitions before the measured ones.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub warmup: u32,
+    /// Page cache before each repetition: cold (evict, verify), warm (read first), keep.
+    #[arg(long, value_enum, default_value_t = CacheMode::Cold)]
+    pub cache: CacheMode,
+    /// Seed of random patterns and written data.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Time-series interval.
+    #[arg(long, value_parser = positive_duration, default_value = "1s", value_name = "DURATION")]
+    pub interval: Duration,
+    /// Label of the point in tables and the result file.
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// Output options.
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Arguments of `iolab quick`.
+#[derive(Debug, Args)]
+pub struct QuickArgs {
+    /// Directory for the test file.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Test file size.
+    #[arg(long, value_parser = size, default_value = "1g", value_name = "SIZE")]
+    pub size: u64,
+    /// Measured time of each test.
+    #[arg(long, value_parser = positive_duration, default_value = "5s", value_name = "DURATION")]
+    pub runtime: Duration,
+    /// Unmeasured lead-in of each test.
+    #[arg(long, value_parser = duration, default_value = "1s", value_name = "DURATION")]
+    pub ramp: Duration,
+    /// Seed of random offsets and data.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Result file; default iolab-results/quick-<timestamp>.json.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print the result as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl RunArgs {
+    /// The workload these arguments describe, validated.
+    pub fn workload(&self) -> Result<Workload, UsageError> {
+        if self.engine != EngineKind::Uring && self.iodepth.is_some() {
+            return Err(usage!(
+                "--iodepth {} needs --engine uring; engine {} is synchronous",
+                self.iodepth.unwrap_or_default(),
+                self.engine.name()
+            ));
+        }
+        let workload = Workload {
+            op: self.op,
+            pattern: self.pattern,
+            bs: self.bs,
+            size: self.size,
+            engine: self.engine,
+            iodepth: self.iodepth.unwrap_or(1),
+            jobs: self.jobs,
+            direct: self.direct,
+            sync: self.sync,
+            fsync_end: self.fsync_end,
+            fsync_every: self.fsync_every.unwrap_or(0),
+            runtime_s: self.runtime.map(|d| d.as_secs_f64()),
+            ramp_s: self.ramp.unwrap_or_default().as_secs_f64(),
+            repeat: self.repeat,
+            warmup: self.warmup,
+            cache: self.cache,
+            seed: self.seed,
+            interval_s: self.interval.as_secs_f64(),
+        };
+        workload.validate()?;
+        Ok(workload)
+    }
+
+    /// The plan these arguments describe.
+    pub fn plan(&self) -> Result<RunPlan, UsageError> {
+        let workload = self.workload()?;
+        if let Some(label) = &self.label {
+            if label.trim().is_empty() {
+                return Err(usage!("--label must not be empty"));
+            }
+        }
+        Ok(RunPlan {
+            dir: self.dir.clone(),
+            points: vec![PlannedPoint {
+                label: self.label.clone().unwrap_or_else(|| workload.describe()),
+                workload,
+            }],
+            output: self.out.output.clone(),
+            json: self.out.json,
+        })
+    }
+}
+
+impl QuickArgs {
+    /// The quick suite's settings.
+    pub fn settings(&self) -> Result<QuickSettings, UsageError> {
+        if self.size < (1 << 20) {
+            return Err(usage!("--size {} is below the 1 MiB the 1 MiB tests need", self.size));
+        }
+        if self.size % (1 << 20) != 0 {
+            return Err(usage!("--size {} is not a multiple of 1 MiB", self.size));
+        }
+        Ok(QuickSettings {
+            size: self.size,
+            runtime_s: self.runtime.as_secs_f64(),
+            ramp_s: self.ramp.as_secs_f64(),
+            seed: self.seed,
+        })
+    }
+}

@@ -1,0 +1,34 @@
+//! The psync engine: pread(2) and pwrite(2), one system call per I/O.
+
+use super::BlockIo;
+use rustix::fd::BorrowedFd;
+use std::io;
+
+/// Positional reads and writes on a borrowed descriptor.
+#[derive(Debug)]
+pub struct PositionalIo<'fd> {
+    fd: BorrowedFd<'fd>,
+}
+
+impl<'fd> PositionalIo<'fd> {
+    /// Uses `fd` for every I/O.
+    pub fn new(fd: BorrowedFd<'fd>) -> Self {
+        PositionalIo { fd }
+    }
+}
+
+impl BlockIo for PositionalIo<'_> {
+    #[inline]
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        Ok(rustix::io::pread(self.fd, buf, offset)?)
+    }
+
+    #[inline]
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        Ok(rustix::io::pwrite(self.fd, buf, offset)?)
+    }
+
+    fn sync_all(&mut self) -> io::Result<()> {
+        Ok(rustix::fs::fsync(self.fd)?)
+    }
+}

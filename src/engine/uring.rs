@@ -1,0 +1,119 @@
+//! The io_uring engine: a ring with a registered file and registered buffers,
+//! driven by the queue-depth loop in `run`.
+
+use io_uring::{IoUring, opcode, squeue, types};
+use rustix::fd::{AsRawFd, BorrowedFd};
+use std::io;
+
+/// An io_uring instance for one file, with one buffer slot per request in flight.
+///
+/// The buffer memory is passed in as a raw region because the kernel keeps
+/// using it between submission and completion: the caller must keep it alive
+/// and must reap every submitted request ([`UringIo::wait`] + [`UringIo::reap`])
+/// before freeing it or dropping this value.
+pub struct UringIo {
+    ring: IoUring,
+    buffers: *mut u8,
+    bs: usize,
+    fixed_buffers: bool,
+    raw_fd: i32,
+}
+
+impl UringIo {
+    /// Creates a ring for `depth` requests over `depth` consecutive buffers of
+    /// `bs` bytes starting at `buffers`.
+    ///
+    /// # Safety
+    /// `buffers` must be valid for `depth * bs` bytes and outlive every
+    /// request submitted through the returned value.
+    pub unsafe fn new(fd: BorrowedFd<'_>, depth: u32, buffers: *mut u8, bs: usize) -> io::Result<Self> {
+        let ring = IoUring::builder().build(depth.next_power_of_two())?;
+        ring.submitter().register_files(&[fd.as_raw_fd()])?;
+        let iovecs: Vec<libc::iovec> = (0..depth as usize)
+            .map(|slot| libc::iovec {
+                // SAFETY: within the region the caller vouched for.
+                iov_base: unsafe { buffers.add(slot * bs) }.cast(),
+                iov_len: bs,
+            })
+            .collect();
+        // SAFETY: the caller keeps the buffers alive while the ring exists.
+        // Registration can fail under a small RLIMIT_MEMLOCK; plain reads and
+        // writes then do the same work with one more page pin per request.
+        let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
+        Ok(UringIo {
+            ring,
+            buffers,
+            bs,
+            fixed_buffers,
+            raw_fd: fd.as_raw_fd(),
+        })
+    }
+
+    /// Whether buffers were registered with the kernel (`IORING_REGISTER_BUFFERS`).
+    pub fn uses_fixed_buffers(&self) -> bool {
+        self.fixed_buffers
+    }
+
+    /// Queues one read or write of slot `slot`'s buffer at `offset`, tagged
+    /// with the slot number; returns false when the submission queue is full.
+    #[inline]
+    pub fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
+        let entry = self.entry(slot, offset, write);
+        // SAFETY: the entry points into the caller's buffer region, kept alive
+        // until the request completes (see the type's contract).
+        unsafe { self.ring.submission().push(&entry).is_ok() }
+    }
+
+    #[inline]
+    fn entry(&self, slot: u32, offset: u64, write: bool) -> squeue::Entry {
+        // SAFETY: slot < depth, so the buffer lies within the region.
+        let buffer = unsafe { self.buffers.add(slot as usize * self.bs) };
+        let len = self.bs as u32;
+        let file = types::Fixed(0);
+        let entry = match (write, self.fixed_buffers) {
+            (false, true) => opcode::ReadFixed::new(file, buffer, len, slot as u16)
+                .offset(offset)
+                .build(),
+            (true, true) => opcode::WriteFixed::new(file, buffer, len, slot as u16)
+                .offset(offset)
+                .build(),
+            (false, false) => opcode::Read::new(file, buffer, len).offset(offset).build(),
+            (true, false) => opcode::Write::new(file, buffer, len).offset(offset).build(),
+        };
+        entry.user_data(slot as u64)
+    }
+
+    /// Submits every queued request without waiting; returns how many were taken.
+    #[inline]
+    pub fn submit(&mut self) -> io::Result<usize> {
+        self.ring.submit()
+    }
+
+    /// Waits until at least `count` completions are ready.
+    #[inline]
+    pub fn wait(&mut self, count: usize) -> io::Result<()> {
+        self.ring.submit_and_wait(count).map(|_| ())
+    }
+
+    /// Whether completions are waiting to be reaped.
+    #[inline]
+    pub fn has_completions(&mut self) -> bool {
+        !self.ring.completion().is_empty()
+    }
+
+    /// Calls `each(slot, result)` for every ready completion; `result` is the
+    /// byte count or a negated errno.
+    #[inline]
+    pub fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
+        for completion in self.ring.completion() {
+            each(completion.user_data() as u32, completion.result());
+        }
+    }
+
+    /// fsync(2) of the file, outside the ring.
+    pub fn sync_all(&self) -> io::Result<()> {
+        // SAFETY: the descriptor outlives this value (it was borrowed for its lifetime).
+        let fd = unsafe { BorrowedFd::borrow_raw(self.raw_fd) };
+        Ok(rustix::fs::fsync(fd)?)
+    }
+}

@@ -1,0 +1,20 @@
+//! iolab: a command-line laboratory for storage I/O experiments on Linux.
+//!
+//! One pipeline, left to right: [`cli`] and [`plan`] describe what to
+//! measure; [`run`] (with [`engine`] and [`probe`]) measures it; [`record`]
+//! holds the result file format; [`stats`] and [`check`] analyse; [`report`]
+//! presents. [`app`] drives that pipeline for each subcommand. Nothing on the
+//! right is imported by anything on its left. See docs/ARCHITECTURE.md.
+
+#![deny(missing_docs)]
+
+pub mod app;
+pub mod check;
+pub mod cli;
+pub mod engine;
+pub mod plan;
+pub mod probe;
+pub mod record;
+pub mod report;
+pub mod run;
+pub mod stats;

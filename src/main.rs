@@ -1,0 +1,59 @@
+//! The `iolab` binary: parse arguments, run the subcommand, map the ending to an exit status.
+//!
+//! Exit status: 0 success; 1 a measurement or setup failed; 2 bad input
+//! (nothing was created); 128 + N when stopped by signal N (130 Ctrl-C, 143 SIGTERM).
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use iolab::app::{self, AppError, Ending};
+use iolab::cli::{Cli, Command};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let arguments: Vec<String> = std::env::args().collect();
+    let cli = match Cli::try_parse_from(&arguments) {
+        Ok(cli) => cli,
+        Err(error) => return argument_error(error),
+    };
+    let ending = match &cli.command {
+        Command::Run(args) => app::run(args, arguments),
+        Command::Quick(args) => app::quick(args, arguments),
+    };
+    match ending {
+        Ok(Ending::Success) => ExitCode::SUCCESS,
+        Ok(Ending::Failed) => ExitCode::from(1),
+        Ok(Ending::Interrupted(signal)) => ExitCode::from((128 + signal).clamp(0, 255) as u8),
+        Err(AppError::Usage(error)) => {
+            eprintln!("iolab: error: {error}");
+            ExitCode::from(2)
+        }
+        Err(AppError::Other(error)) => {
+            eprintln!("iolab: error: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Help and version go to stdout with status 0; any other argument error is
+/// folded into one line on stderr with status 2.
+fn argument_error(error: clap::Error) -> ExitCode {
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = error.print();
+            ExitCode::SUCCESS
+        }
+        _ => {
+            let rendered = error.render().to_string();
+            let line = rendered
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let line = line.strip_prefix("error: ").unwrap_or(&line);
+            eprintln!("iolab: error: {line}");
+            ExitCode::from(2)
+        }
+    }
+}

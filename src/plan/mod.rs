@@ -1,0 +1,378 @@
+//! The plan: validated workloads, the values they are built from, and the quick suite.
+//!
+//! Nothing here does I/O. A [`Workload`] is the complete description of what
+//! one point measures, with every default applied; it is stored verbatim in
+//! the result file so that later stages (compare, report, sweeps) can match
+//! points by their parameters.
+
+pub mod pattern;
+pub mod quick;
+pub mod units;
+
+pub use pattern::Pattern;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+
+/// A refusal of bad input: shown as one line, exit status 2, nothing created.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Builds a [`UsageError`] from format arguments.
+#[macro_export]
+macro_rules! usage {
+    ($($arg:tt)*) => { $crate::plan::UsageError(format!($($arg)*)) };
+}
+
+/// The operation a workload times, following IOzone's definitions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// Create a new file and write it.
+    Write,
+    /// Overwrite a file that is already laid out.
+    Rewrite,
+    /// Read a laid-out file.
+    Read,
+    /// Read a file again right after a (untimed) read, with the cache as it left it.
+    Reread,
+}
+
+impl Op {
+    /// Whether the timed I/O writes.
+    pub fn writes(self) -> bool {
+        matches!(self, Op::Write | Op::Rewrite)
+    }
+
+    /// Whether the op needs the file laid out (fully written) before timing.
+    pub fn needs_layout(self) -> bool {
+        !matches!(self, Op::Write)
+    }
+
+    /// The op's name as used on the command line and in the result file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Write => "write",
+            Op::Rewrite => "rewrite",
+            Op::Read => "read",
+            Op::Reread => "reread",
+        }
+    }
+}
+
+/// The interface used to move data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// read(2)/write(2) on the file position, with lseek(2) when not sequential.
+    Sync,
+    /// pread(2)/pwrite(2).
+    Psync,
+    /// The C library's fread/fwrite on a FILE stream.
+    Stdio,
+    /// memcpy from/to a shared mapping of the file.
+    Mmap,
+    /// io_uring with `iodepth` requests in flight.
+    Uring,
+    /// No system call at all: measures iolab's own cost.
+    Null,
+}
+
+impl EngineKind {
+    /// The engine's name as used on the command line and in the result file.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::Psync => "psync",
+            EngineKind::Stdio => "stdio",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Uring => "uring",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+/// Synchronous-write flags the file is opened with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncMode {
+    /// No synchronous flag.
+    None,
+    /// O_SYNC: every write waits for data and metadata.
+    Osync,
+    /// O_DSYNC: every write waits for data.
+    Odsync,
+}
+
+/// What is done to the page cache before each timed repetition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheMode {
+    /// Flush and evict the file's pages, then verify how much stayed resident.
+    Cold,
+    /// Read the whole file untimed first.
+    Warm,
+    /// Touch nothing.
+    Keep,
+}
+
+/// Everything one measured point does, with every default applied.
+///
+/// Sizes are in bytes and durations in seconds, as everywhere in the result file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    /// The timed operation.
+    pub op: Op,
+    /// The order in which blocks are visited.
+    pub pattern: Pattern,
+    /// Bytes per I/O.
+    pub bs: u64,
+    /// File size per job, bytes.
+    pub size: u64,
+    /// The I/O interface.
+    pub engine: EngineKind,
+    /// Requests kept in flight (1 for synchronous engines).
+    pub iodepth: u32,
+    /// Concurrent threads, each with its own file.
+    pub jobs: u32,
+    /// Whether files are opened with O_DIRECT.
+    pub direct: bool,
+    /// Synchronous-write open flag.
+    pub sync: SyncMode,
+    /// Whether an fsync (msync for mmap) ends the timed region.
+    pub fsync_end: bool,
+    /// An fsync after every this many writes inside the timed region; 0 = never.
+    pub fsync_every: u64,
+    /// Time-based run length in seconds: passes repeat until it is up. Absent = one pass.
+    pub runtime_s: Option<f64>,
+    /// Seconds of I/O before measuring starts, excluded from every figure.
+    pub ramp_s: f64,
+    /// Measured repetitions.
+    pub repeat: u32,
+    /// Unmeasured repetitions run before the measured ones.
+    pub warmup: u32,
+    /// Page-cache treatment before each repetition.
+    pub cache: CacheMode,
+    /// Seed of the random patterns and of the data written.
+    pub seed: u64,
+    /// Length of one time-series interval, seconds.
+    pub interval_s: f64,
+}
+
+impl Workload {
+    /// The number of blocks in one job's file.
+    pub fn blocks(&self) -> u64 {
+        self.size / self.bs
+    }
+
+    /// Whether the engine touches a file at all.
+    pub fn uses_files(&self) -> bool {
+        self.engine != EngineKind::Null
+    }
+
+    /// A short human label: `read random 4KiB psync direct`.
+    pub fn describe(&self) -> String {
+        let mut text = format!(
+            "{} {} {} {}",
+            self.op.name(),
+            self.pattern,
+            units::format_size(self.bs),
+            self.engine.name()
+        );
+        if self.engine == EngineKind::Uring {
+            text.push_str(&format!(" qd{}", self.iodepth));
+        }
+        if self.jobs > 1 {
+            text.push_str(&format!(" x{}", self.jobs));
+        }
+        if self.direct {
+            text.push_str(" direct");
+        }
+        match self.sync {
+            SyncMode::None => {}
+            SyncMode::Osync => text.push_str(" osync"),
+            SyncMode::Odsync => text.push_str(" odsync"),
+        }
+        if self.fsync_end {
+            text.push_str(" fsync-end");
+        }
+        text
+    }
+
+    /// Checks the rules that do not depend on the target file system.
+    pub fn validate(&self) -> Result<(), UsageError> {
+        if self.bs == 0 || self.size == 0 {
+            return Err(usage!("--bs and --size must be positive"));
+        }
+        if self.bs > self.size {
+            return Err(usage!(
+                "--bs {} is larger than --size {}",
+                units::format_size(self.bs),
+                units::format_size(self.size)
+            ));
+        }
+        if self.size % self.bs != 0 {
+            return Err(usage!(
+                "--size {} is not a multiple of --bs {}",
+                self.size,
+                self.bs
+            ));
+        }
+        if self.bs > u32::MAX as u64 / 2 {
+            return Err(usage!("--bs {} is larger than 2 GiB", self.bs));
+        }
+        if self.engine != EngineKind::Uring && self.iodepth != 1 {
+            return Err(usage!(
+                "--iodepth {} needs --engine uring; engine {} is synchronous",
+                self.iodepth,
+                self.engine.name()
+            ));
+        }
+        if !(1..=65536).contains(&self.iodepth) {
+            return Err(usage!("--iodepth {} must be between 1 and 65536", self.iodepth));
+        }
+        if !(1..=4096).contains(&self.jobs) {
+            return Err(usage!("--jobs {} must be between 1 and 4096", self.jobs));
+        }
+        if self.repeat == 0 {
+            return Err(usage!("--repeat 0: at least one repetition is needed"));
+        }
+        if self.direct && matches!(self.engine, EngineKind::Stdio | EngineKind::Mmap) {
+            return Err(usage!(
+                "--direct cannot be honoured by engine {}: {}",
+                self.engine.name(),
+                if self.engine == EngineKind::Mmap {
+                    "a mapping always goes through the page cache"
+                } else {
+                    "the C library buffers the stream in memory it allocates"
+                }
+            ));
+        }
+        if self.direct && self.engine == EngineKind::Null {
+            return Err(usage!("--direct means nothing with engine null, which does no I/O"));
+        }
+        if !self.op.writes() && (self.fsync_every > 0 || self.sync != SyncMode::None) {
+            return Err(usage!(
+                "--fsync-every and --sync apply to writes; op {} reads",
+                self.op.name()
+            ));
+        }
+        if self.interval_s <= 0.0 {
+            return Err(usage!("--interval must be positive"));
+        }
+        if let Some(runtime) = self.runtime_s {
+            if runtime <= 0.0 {
+                return Err(usage!("--runtime must be positive"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Workload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// A validated request to measure one or more workloads in one directory.
+#[derive(Clone, Debug)]
+pub struct RunPlan {
+    /// Directory where scratch files are created.
+    pub dir: PathBuf,
+    /// The points to measure, with their labels, in order.
+    pub points: Vec<PlannedPoint>,
+    /// Where the result file goes, if anywhere.
+    pub output: Option<PathBuf>,
+    /// Print the result as JSON on stdout instead of the table.
+    pub json: bool,
+}
+
+/// One workload with its label.
+#[derive(Clone, Debug)]
+pub struct PlannedPoint {
+    /// The label shown in tables and stored in the record.
+    pub label: String,
+    /// What to measure.
+    pub workload: Workload,
+}
+
+#[cfg(test)]
+pub(crate) fn example_workload() -> Workload {
+    Workload {
+        op: Op::Read,
+        pattern: Pattern::Seq,
+        bs: 4096,
+        size: 1 << 20,
+        engine: EngineKind::Psync,
+        iodepth: 1,
+        jobs: 1,
+        direct: false,
+        sync: SyncMode::None,
+        fsync_end: false,
+        fsync_every: 0,
+        runtime_s: None,
+        ramp_s: 0.0,
+        repeat: 1,
+        warmup: 0,
+        cache: CacheMode::Cold,
+        seed: 0,
+        interval_s: 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_is_valid() {
+        example_workload().validate().unwrap();
+    }
+
+    #[test]
+    fn impossible_combinations_are_refused() {
+        let cases: Vec<(Box<dyn Fn(&mut Workload)>, &str)> = vec![
+            (Box::new(|w| w.bs = 2 << 20), "larger than --size"),
+            (Box::new(|w| w.bs = 3000), "not a multiple"),
+            (Box::new(|w| w.iodepth = 8), "needs --engine uring"),
+            (Box::new(|w| w.jobs = 0), "--jobs 0"),
+            (Box::new(|w| w.repeat = 0), "--repeat 0"),
+            (
+                Box::new(|w| {
+                    w.engine = EngineKind::Mmap;
+                    w.direct = true
+                }),
+                "page cache",
+            ),
+            (Box::new(|w| w.fsync_every = 4), "apply to writes"),
+        ];
+        for (mutate, expected) in cases {
+            let mut workload = example_workload();
+            mutate(&mut workload);
+            let error = workload.validate().unwrap_err().to_string();
+            assert!(error.contains(expected), "{error} should mention {expected}");
+        }
+    }
+
+    #[test]
+    fn workload_round_trips_through_json() {
+        let mut workload = example_workload();
+        workload.pattern = Pattern::Stride(4);
+        let json = serde_json::to_string(&workload).unwrap();
+        assert!(json.contains("\"stride:4\""), "{json}");
+        assert_eq!(serde_json::from_str::<Workload>(&json).unwrap(), workload);
+    }
+
+    #[test]
+    fn describe_names_what_differs_from_the_plain_case() {
+        let mut workload = example_workload();
+        workload.engine = EngineKind::Uring;
+        workload.iodepth = 32;
+        workload.direct = true;
+        assert_eq!(workload.describe(), "read seq 4KiB uring qd32 direct");
+    }
+}

@@ -1,0 +1,102 @@
+//! The `iolab quick` suite: the four classic desktop-benchmark tests at two queue depths.
+
+use super::{CacheMode, EngineKind, Op, Pattern, PlannedPoint, SyncMode, Workload};
+
+/// How the quick suite may bypass the page cache on the target file system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirectSupport {
+    /// O_DIRECT is accepted and reaches the device.
+    Honoured,
+    /// O_DIRECT is refused, or accepted without bypassing memory (tmpfs):
+    /// the suite runs buffered with an fsync inside the timed region.
+    Unavailable,
+}
+
+/// Settings of the quick suite a user may change.
+#[derive(Clone, Copy, Debug)]
+pub struct QuickSettings {
+    /// File size, bytes.
+    pub size: u64,
+    /// Seconds each test runs.
+    pub runtime_s: f64,
+    /// Seconds of unmeasured I/O before each test.
+    pub ramp_s: f64,
+    /// Seed of random offsets and data.
+    pub seed: u64,
+}
+
+/// The eight quick tests: sequential 1 MiB and random 4 KiB, read and write,
+/// each at io_uring depth (8 for sequential, 32 for random) and at psync QD1.
+pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<PlannedPoint> {
+    let tests = [
+        ("SEQ1M Q8", Pattern::Seq, 1 << 20, EngineKind::Uring, 8),
+        ("SEQ1M Q1", Pattern::Seq, 1 << 20, EngineKind::Psync, 1),
+        ("RND4K Q32", Pattern::Random, 4096, EngineKind::Uring, 32),
+        ("RND4K Q1", Pattern::Random, 4096, EngineKind::Psync, 1),
+    ];
+    let buffered = direct == DirectSupport::Unavailable;
+    let mut points = Vec::new();
+    for op in [Op::Read, Op::Rewrite] {
+        for (name, pattern, bs, engine, iodepth) in tests {
+            let workload = Workload {
+                op,
+                pattern,
+                bs,
+                size: settings.size,
+                engine,
+                iodepth,
+                jobs: 1,
+                direct: !buffered,
+                sync: SyncMode::None,
+                fsync_end: buffered && op.writes(),
+                fsync_every: 0,
+                runtime_s: Some(settings.runtime_s),
+                ramp_s: settings.ramp_s,
+                repeat: 1,
+                warmup: 0,
+                cache: CacheMode::Cold,
+                seed: settings.seed,
+                interval_s: 1.0,
+            };
+            let verb = if op.writes() { "write" } else { "read" };
+            points.push(PlannedPoint {
+                label: format!("{name} {verb}"),
+                workload,
+            });
+        }
+    }
+    points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> QuickSettings {
+        QuickSettings {
+            size: 64 << 20,
+            runtime_s: 5.0,
+            ramp_s: 0.5,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn the_suite_has_eight_valid_points() {
+        let points = quick_points(settings(), DirectSupport::Honoured);
+        assert_eq!(points.len(), 8);
+        for point in &points {
+            point.workload.validate().unwrap();
+            assert!(point.workload.direct);
+            assert!(!point.workload.fsync_end);
+        }
+    }
+
+    #[test]
+    fn without_direct_writes_end_with_fsync() {
+        for point in quick_points(settings(), DirectSupport::Unavailable) {
+            assert!(!point.workload.direct);
+            assert_eq!(point.workload.fsync_end, point.workload.op.writes());
+        }
+    }
+}

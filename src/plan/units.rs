@@ -1,0 +1,179 @@
+//! Parsing and formatting of sizes (binary and decimal) and durations.
+//!
+//! Sizes follow the convention users of dd and fio expect to be unambiguous:
+//! a bare or binary suffix (`4k`, `4K`, `4KiB`) is a power of 1024, and a
+//! suffix ending in `B` without `i` (`4kB`, `4KB`) is a power of 1000.
+
+use std::time::Duration;
+
+/// Parses a size such as `512`, `4k`, `4KiB` (4096) or `4kB` (4000) into bytes.
+///
+/// Zero and negative values are refused: every size iolab takes is a positive
+/// amount of data.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (digits, suffix) = trimmed.split_at(split);
+    if trimmed.starts_with('-') {
+        return Err(format!("size '{text}' is negative; sizes must be positive"));
+    }
+    if digits.is_empty() {
+        return Err(format!(
+            "size '{text}' is not a number (examples: 512, 4k, 4KiB, 1m, 4kB)"
+        ));
+    }
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| format!("size '{text}' is too large"))?;
+    let multiplier = size_multiplier(suffix).ok_or_else(|| {
+        format!("size '{text}' has an unknown unit '{suffix}' (use k, m, g, t, KiB..., or kB... for decimal)")
+    })?;
+    let bytes = number
+        .checked_mul(multiplier)
+        .ok_or_else(|| format!("size '{text}' is too large"))?;
+    if bytes == 0 {
+        return Err(format!("size '{text}' is zero; sizes must be positive"));
+    }
+    Ok(bytes)
+}
+
+fn size_multiplier(suffix: &str) -> Option<u64> {
+    if suffix.is_empty() || suffix == "B" || suffix == "b" {
+        return Some(1);
+    }
+    let mut chars = suffix.chars();
+    let prefix = chars.next()?;
+    let exponent = match prefix.to_ascii_lowercase() {
+        'k' => 1,
+        'm' => 2,
+        'g' => 3,
+        't' => 4,
+        _ => return None,
+    };
+    let rest: String = chars.collect();
+    let base: u64 = match rest.as_str() {
+        "" | "i" | "iB" | "ib" => 1024,
+        "B" => 1000,
+        _ => return None,
+    };
+    Some(base.pow(exponent))
+}
+
+/// Parses a duration such as `500ms`, `10s`, `2m`, `1h` or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    if trimmed.starts_with('-') {
+        return Err(format!("duration '{text}' is negative"));
+    }
+    let value: f64 = number.parse().map_err(|_| {
+        format!("duration '{text}' is not a number with a unit (examples: 500ms, 10s, 2m)")
+    })?;
+    let seconds_per_unit = match unit {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "" | "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => {
+            return Err(format!(
+                "duration '{text}' has an unknown unit '{unit}' (use ms, s, m or h)"
+            ));
+        }
+    };
+    let seconds = value * seconds_per_unit;
+    if !seconds.is_finite() || seconds > 1e9 {
+        return Err(format!("duration '{text}' is too large"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Like [`parse_duration`], but refuses zero.
+pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
+    let duration = parse_duration(text)?;
+    if duration.is_zero() {
+        return Err(format!("duration '{text}' is zero; it must be positive"));
+    }
+    Ok(duration)
+}
+
+/// Formats a byte count with the largest binary unit that divides it exactly
+/// (`4KiB`, `1MiB`), or plain bytes (`1000B`): labels must round-trip.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes;
+    let mut unit = 0;
+    while unit + 1 < UNITS.len() && value >= 1024 && value % 1024 == 0 {
+        value /= 1024;
+        unit += 1;
+    }
+    format!("{value}{}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_suffixes_are_powers_of_1024() {
+        for text in ["4k", "4K", "4KiB", "4kib", "4Ki"] {
+            assert_eq!(parse_size(text), Ok(4096), "{text}");
+        }
+        assert_eq!(parse_size("512"), Ok(512));
+        assert_eq!(parse_size("512B"), Ok(512));
+        assert_eq!(parse_size("1m"), Ok(1 << 20));
+        assert_eq!(parse_size("2g"), Ok(2 << 30));
+        assert_eq!(parse_size("1TiB"), Ok(1 << 40));
+    }
+
+    #[test]
+    fn decimal_suffixes_are_powers_of_1000() {
+        assert_eq!(parse_size("4kB"), Ok(4000));
+        assert_eq!(parse_size("4KB"), Ok(4000));
+        assert_eq!(parse_size("1MB"), Ok(1_000_000));
+        assert_eq!(parse_size("3GB"), Ok(3_000_000_000));
+        assert_eq!(parse_size("1TB"), Ok(1_000_000_000_000));
+    }
+
+    #[test]
+    fn bad_sizes_are_refused_with_the_value_named() {
+        for text in ["0", "0k", "-4k", "", "k", "4x", "4kiB2", "99999999999999999999", "16777216T"] {
+            let error = parse_size(text).expect_err(text);
+            assert!(error.contains(&format!("'{text}'")), "{error}");
+        }
+    }
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("0s"), Ok(Duration::ZERO));
+    }
+
+    #[test]
+    fn bad_durations_are_refused() {
+        for text in ["", "abc", "10x", "-1s", "s", "1e999"] {
+            assert!(parse_duration(text).is_err(), "{text}");
+        }
+        assert!(parse_positive_duration("0ms").is_err());
+    }
+
+    #[test]
+    fn sizes_format_to_labels_that_parse_back() {
+        for bytes in [512, 4096, 4000, 1 << 20, 3 << 30, 1000, 1536] {
+            let label = format_size(bytes);
+            assert_eq!(parse_size(&label), Ok(bytes), "{label}");
+        }
+        assert_eq!(format_size(4096), "4KiB");
+        assert_eq!(format_size(1536), "1536B");
+    }
+}

@@ -1,0 +1,25 @@
+//! The host's name and kernel, recorded in every result file.
+
+/// Identity of the machine a result was measured on.
+#[derive(Clone, Debug)]
+pub struct HostIdentity {
+    /// The node name (uname -n).
+    pub hostname: String,
+    /// Kernel release (uname -r).
+    pub kernel: String,
+    /// Machine architecture (uname -m).
+    pub arch: String,
+}
+
+impl HostIdentity {
+    /// Reads uname(2).
+    pub fn read() -> HostIdentity {
+        let uname = rustix::system::uname();
+        let text = |s: &std::ffi::CStr| s.to_string_lossy().into_owned();
+        HostIdentity {
+            hostname: text(uname.nodename()),
+            kernel: text(uname.release()),
+            arch: text(uname.machine()),
+        }
+    }
+}

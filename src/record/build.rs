@@ -1,0 +1,190 @@
+//! Turning what the runner measured into the record's repetitions.
+//!
+//! Per repetition only: totals over jobs, elapsed from the common start to the
+//! last end, merged histograms and series. Figures over repetitions are the
+//! business of `stats`.
+
+use super::{
+    CacheState, Cpu, DirectAlignment, Host, Interval, Job, LatencySummary, Percentile, Point, Repetition, ResultFile,
+    SCHEMA, Status, Target, Tool, histogram,
+};
+use crate::probe::cpu::CpuUsage;
+use crate::probe::host::HostIdentity;
+use crate::run::timing::{JobOutcome, new_histogram};
+use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
+use hdrhistogram::Histogram;
+
+/// The percentiles recorded for every latency distribution.
+pub const PERCENTILES: [f64; 11] = [1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+
+/// An empty result file for this program and host.
+pub fn new_result_file(command: Vec<String>) -> ResultFile {
+    let host = HostIdentity::read();
+    let commit = env!("IOLAB_GIT_COMMIT");
+    ResultFile {
+        schema: SCHEMA.to_string(),
+        tool: Tool {
+            name: "iolab".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: (!commit.is_empty()).then(|| commit.to_string()),
+        },
+        created: jiff::Timestamp::now().to_string(),
+        host: Host {
+            hostname: host.hostname,
+            kernel: host.kernel,
+            arch: host.arch,
+        },
+        command,
+        points: Vec::new(),
+    }
+}
+
+/// The record of one point, with no summary or checks yet.
+pub fn point(outcome: &PointOutcome) -> Point {
+    let target = &outcome.target;
+    Point {
+        label: outcome.label.clone(),
+        workload: outcome.workload.clone(),
+        target: Target {
+            dir: target.dir.display().to_string(),
+            filesystem: target.filesystem.clone(),
+            files: target.files.iter().map(|f| f.display().to_string()).collect(),
+            direct_alignment: target.direct_alignment.map(|a| DirectAlignment {
+                memory_bytes: a.memory,
+                offset_bytes: a.offset,
+                source: a.source.to_string(),
+            }),
+            direct_in_memory: target.direct_in_memory,
+        },
+        repetitions: outcome.repetitions.iter().map(|r| repetition(outcome, r)).collect(),
+        summary: None,
+        checks: Vec::new(),
+    }
+}
+
+fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
+    let jobs = &outcome.jobs;
+    let bytes = jobs.iter().map(|j| j.bytes).sum();
+    let ops = jobs.iter().map(|j| j.ops).sum();
+    let (status, error) = match &outcome.status {
+        RepetitionStatus::Ok => (Status::Ok, None),
+        RepetitionStatus::Failed(message) => (Status::Failed, Some(message.clone())),
+        RepetitionStatus::Interrupted => (Status::Interrupted, None),
+    };
+    let cache = outcome.residency.map(|residency| CacheState {
+        treatment: point.workload.cache,
+        resident_pages: residency.resident_pages,
+        total_pages: residency.total_pages,
+        resident_fraction: residency.fraction(),
+    });
+    let mut record = Repetition {
+        index: outcome.index,
+        warmup: outcome.warmup,
+        status,
+        error,
+        bytes,
+        ops,
+        elapsed_ns: None,
+        throughput_bps: None,
+        iops: None,
+        latency_ns: None,
+        submit_ns: None,
+        cache,
+        cpu: None,
+        series: series(jobs, point.workload.interval_s),
+        jobs: jobs
+            .iter()
+            .enumerate()
+            .map(|(index, job)| Job {
+                job: index as u32,
+                file: point.target.files.get(index).map(|f| f.display().to_string()),
+                bytes: job.bytes,
+                ops: job.ops,
+                elapsed_ns: job.end.duration_since(job.start).as_nanos() as u64,
+            })
+            .collect(),
+    };
+    if status == Status::Ok && !jobs.is_empty() {
+        let start = jobs.iter().map(|j| j.start).min().expect("at least one job");
+        let end = jobs.iter().map(|j| j.end).max().expect("at least one job");
+        let elapsed = end.duration_since(start);
+        let elapsed_ns = (elapsed.as_nanos() as u64).max(1);
+        let seconds = elapsed_ns as f64 * 1e-9;
+        let cpu = jobs.iter().fold(CpuUsage::default(), |sum, job: &JobOutcome| sum + job.cpu);
+        record.elapsed_ns = Some(elapsed_ns);
+        record.throughput_bps = Some(bytes as f64 / seconds);
+        record.iops = Some(ops as f64 / seconds);
+        record.latency_ns = Some(latency_summary(&merge(jobs.iter().map(|j| &j.latency))));
+        let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
+        if !submits.is_empty() {
+            record.submit_ns = Some(latency_summary(&merge(submits.into_iter())));
+        }
+        record.cpu = Some(Cpu {
+            total_s: cpu.total_s,
+            user_s: cpu.user_s,
+            system_s: cpu.system_s,
+            utilization: cpu.total_s / seconds,
+            voluntary_switches: cpu.voluntary_switches,
+            involuntary_switches: cpu.involuntary_switches,
+            minor_faults: cpu.minor_faults,
+            major_faults: cpu.major_faults,
+        });
+    }
+    record
+}
+
+fn merge<'a>(histograms: impl Iterator<Item = &'a Histogram<u64>>) -> Histogram<u64> {
+    let mut merged = new_histogram();
+    for histogram in histograms {
+        merged.add(histogram).expect("histograms share their bounds");
+    }
+    merged
+}
+
+/// Summary figures and the encoded histogram of a latency distribution.
+pub fn latency_summary(histogram: &Histogram<u64>) -> LatencySummary {
+    let empty = histogram.is_empty();
+    LatencySummary {
+        count: histogram.len(),
+        min: if empty { 0 } else { histogram.min() },
+        max: histogram.max(),
+        mean: if empty { 0.0 } else { histogram.mean() },
+        stdev: if empty { 0.0 } else { histogram.stdev() },
+        percentiles: PERCENTILES
+            .iter()
+            .map(|&percentile| Percentile {
+                percentile,
+                value: histogram.value_at_percentile(percentile),
+            })
+            .collect(),
+        histogram: histogram::encode(histogram),
+    }
+}
+
+/// Merges the jobs' interval samples by interval index into one series.
+fn series(jobs: &[JobOutcome], interval_s: f64) -> Vec<Interval> {
+    let length = jobs.iter().map(|j| j.intervals.len()).max().unwrap_or(0);
+    (0..length)
+        .map(|index| {
+            let mut latency = new_histogram();
+            let mut bytes = 0;
+            let mut ops = 0;
+            for sample in jobs.iter().filter_map(|j| j.intervals.get(index)) {
+                bytes += sample.bytes;
+                ops += sample.ops;
+                for &(value, count) in &sample.latency_counts {
+                    latency.saturating_record_n(value, count);
+                }
+            }
+            let recorded = !latency.is_empty();
+            Interval {
+                start_s: index as f64 * interval_s,
+                bytes,
+                ops,
+                latency_p50_ns: recorded.then(|| latency.value_at_percentile(50.0)),
+                latency_p99_ns: recorded.then(|| latency.value_at_percentile(99.0)),
+                latency_max_ns: recorded.then(|| latency.max()),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,330 @@
+//! The result file `iolab.result/1`: these serde structs are the file format.
+//!
+//! Every field is documented here and in docs/result-schema.md; the JSON
+//! Schema in schema/iolab.result-1.schema.json is checked against real output
+//! by the tests. Units inside the file are bytes, bytes/s, ns and s only.
+
+pub mod build;
+pub mod histogram;
+pub mod write;
+
+use crate::plan::{CacheMode, Workload};
+use serde::{Deserialize, Serialize};
+
+/// The schema identifier written in every result file.
+pub const SCHEMA: &str = "iolab.result/1";
+
+/// A whole result file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultFile {
+    /// Always `iolab.result/1`.
+    pub schema: String,
+    /// The program that wrote the file.
+    pub tool: Tool,
+    /// When the file was written, RFC 3339 in UTC.
+    pub created: String,
+    /// The machine the points were measured on.
+    pub host: Host,
+    /// The command line that produced the file, program name first.
+    pub command: Vec<String>,
+    /// The measured points, in the order they ran.
+    pub points: Vec<Point>,
+}
+
+/// The program that wrote a result file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// `iolab`.
+    pub name: String,
+    /// The crate version.
+    pub version: String,
+    /// The git commit it was built from, when known.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub git_commit: Option<String>,
+}
+
+/// The machine a result was measured on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Host {
+    /// Node name.
+    pub hostname: String,
+    /// Kernel release.
+    pub kernel: String,
+    /// Machine architecture, such as `x86_64`.
+    pub arch: String,
+}
+
+/// One measured point: a workload and its repetitions.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    /// A label naming the point in tables and charts.
+    pub label: String,
+    /// Every parameter of the workload, defaults applied.
+    pub workload: Workload,
+    /// Where the point ran.
+    pub target: Target,
+    /// Every repetition run, warm-ups included, in order.
+    pub repetitions: Vec<Repetition>,
+    /// Figures over the measured (non-warm-up) repetitions that completed;
+    /// absent when none did.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub summary: Option<Summary>,
+    /// Plausibility findings about this point.
+    pub checks: Vec<Check>,
+}
+
+/// The file system target of a point.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// The scratch directory.
+    pub dir: String,
+    /// Its file system type, from statfs.
+    pub filesystem: String,
+    /// The scratch files used (none for the null engine).
+    pub files: Vec<String>,
+    /// O_DIRECT alignment, when the point used O_DIRECT and the file system bypasses memory.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub direct_alignment: Option<DirectAlignment>,
+    /// True when O_DIRECT was accepted but the data stays in memory (tmpfs).
+    pub direct_in_memory: bool,
+}
+
+/// The alignment O_DIRECT required.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectAlignment {
+    /// Buffer address alignment, bytes.
+    pub memory_bytes: u32,
+    /// Offset and length alignment, bytes.
+    pub offset_bytes: u32,
+    /// `statx`, `logical_block_size` or `default`.
+    pub source: String,
+}
+
+/// How a repetition ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Every I/O completed in full.
+    Ok,
+    /// An I/O failed or was short; nothing of it is timed.
+    Failed,
+    /// A signal cut it short; nothing of it is timed.
+    Interrupted,
+}
+
+/// One repetition of a point.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Repetition {
+    /// 0-based position among all repetitions, warm-ups first.
+    pub index: u32,
+    /// Whether it was an unmeasured warm-up.
+    pub warmup: bool,
+    /// How it ended.
+    pub status: Status,
+    /// The failure, naming file, offset, size and errno, when failed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+    /// Bytes completed in the timed region (for a failed repetition: before the failure).
+    pub bytes: u64,
+    /// I/Os completed in the timed region.
+    pub ops: u64,
+    /// Wall time from the common start of all jobs to the last job's end, ns.
+    /// Present only when status is `ok`: failures are never timed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub elapsed_ns: Option<u64>,
+    /// bytes / elapsed, bytes/s; only when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub throughput_bps: Option<f64>,
+    /// ops / elapsed, I/Os per second; only when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub iops: Option<f64>,
+    /// Per-I/O latency, ns (io_uring: submission to completion); only when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_ns: Option<LatencySummary>,
+    /// io_uring only: time in the submitting system call, per I/O submitted, ns.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub submit_ns: Option<LatencySummary>,
+    /// Page-cache state of the files just before the timed region.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cache: Option<CacheState>,
+    /// CPU used by the I/O threads over the timed region; only when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cpu: Option<Cpu>,
+    /// Figures per interval of the timed region (all jobs together).
+    pub series: Vec<Interval>,
+    /// Per-job figures.
+    pub jobs: Vec<Job>,
+}
+
+/// Page-cache residency at the start of a timed region, measured with mincore(2).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheState {
+    /// The treatment applied beforehand (`cold`, `warm` or `keep`).
+    pub treatment: CacheMode,
+    /// Pages of the files in the page cache.
+    pub resident_pages: u64,
+    /// Pages the files span.
+    pub total_pages: u64,
+    /// resident_pages / total_pages (0 to 1).
+    pub resident_fraction: f64,
+}
+
+/// CPU time and scheduling counters of the I/O threads (getrusage RUSAGE_THREAD, summed).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cpu {
+    /// CPU seconds of the I/O threads, exact (CLOCK_THREAD_CPUTIME_ID).
+    pub total_s: f64,
+    /// User-mode seconds (getrusage; sampled at scheduler ticks).
+    pub user_s: f64,
+    /// Kernel-mode seconds (getrusage; sampled at scheduler ticks).
+    pub system_s: f64,
+    /// total_s / elapsed: 1.0 is one core fully busy.
+    pub utilization: f64,
+    /// Voluntary context switches.
+    pub voluntary_switches: u64,
+    /// Involuntary context switches.
+    pub involuntary_switches: u64,
+    /// Minor page faults.
+    pub minor_faults: u64,
+    /// Major page faults.
+    pub major_faults: u64,
+}
+
+/// One interval of the time series.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interval {
+    /// Interval start, seconds after the start of the timed region.
+    pub start_s: f64,
+    /// Bytes completed in the interval.
+    pub bytes: u64,
+    /// I/Os completed in the interval.
+    pub ops: u64,
+    /// Median latency of the interval's I/Os, ns (absent when none completed).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_p50_ns: Option<u64>,
+    /// 99th percentile latency, ns.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_p99_ns: Option<u64>,
+    /// Largest latency, ns.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_max_ns: Option<u64>,
+}
+
+/// One job's share of a repetition.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    /// Job number.
+    pub job: u32,
+    /// Its file, when it had one.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub file: Option<String>,
+    /// Bytes it completed.
+    pub bytes: u64,
+    /// I/Os it completed.
+    pub ops: u64,
+    /// Its own timed region, ns.
+    pub elapsed_ns: u64,
+}
+
+/// A latency distribution: summary figures and the exact histogram.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencySummary {
+    /// Number of values.
+    pub count: u64,
+    /// Smallest value, ns.
+    pub min: u64,
+    /// Largest value, ns.
+    pub max: u64,
+    /// Mean, ns.
+    pub mean: f64,
+    /// Standard deviation, ns.
+    pub stdev: f64,
+    /// Percentiles 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9 and 99.99.
+    pub percentiles: Vec<Percentile>,
+    /// The HdrHistogram (1 ns to 1 h, 3 significant digits), V2 deflate, base64.
+    pub histogram: String,
+}
+
+/// One percentile of a latency distribution.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Percentile {
+    /// The percentile, 0 to 100.
+    pub percentile: f64,
+    /// Its value, ns.
+    pub value: u64,
+}
+
+/// Figures over the measured repetitions of a point.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Summary {
+    /// Throughput over repetitions, bytes/s.
+    pub throughput_bps: Stat,
+    /// IOPS over repetitions.
+    pub iops: Stat,
+    /// Latency of all measured repetitions' I/Os, from the merged histograms, ns.
+    pub latency_ns: LatencySummary,
+}
+
+/// Descriptive statistics of one figure over repetitions.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stat {
+    /// Number of repetitions.
+    pub n: u32,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Median.
+    pub median: f64,
+    /// Sample standard deviation (n - 1); 0 when n = 1.
+    pub stdev: f64,
+    /// Coefficient of variation, stdev / mean.
+    pub cv: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+    /// Lower end of the 95% confidence interval of the mean (Student t); absent when n < 2.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ci95_low: Option<f64>,
+    /// Upper end of that interval.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ci95_high: Option<f64>,
+}
+
+/// How serious a check's finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; the figures stand.
+    Info,
+    /// The figures may not mean what they seem.
+    Warning,
+    /// The figures are missing or wrong.
+    Error,
+}
+
+/// A plausibility finding with a stable code.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    /// Stable identifier, such as `cache-not-cold`.
+    pub code: String,
+    /// How serious it is.
+    pub severity: Severity,
+    /// What was found and what to do about it.
+    pub message: String,
+}

@@ -1,0 +1,58 @@
+//! Writing result files atomically, and reading them back with their schema checked.
+
+use super::{ResultFile, SCHEMA};
+use rustix::fs::{Mode, OFlags};
+use std::io::Write;
+use std::os::fd::AsFd;
+use std::path::Path;
+
+/// Writes `result` as pretty JSON to `path` atomically: a new temporary file
+/// in the same directory (O_EXCL), fsync, rename over `path`, fsync of the
+/// directory. A crash leaves either the old file or the new one, never a torn one.
+pub fn write_atomic(path: &Path, result: &ResultFile) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other(format!("{} is not a file name", path.display())))?;
+    let temporary = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let fd = rustix::fs::open(
+        &temporary,
+        OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::WRONLY | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o644),
+    )?;
+    let mut file = std::fs::File::from(fd);
+    let written = serde_json::to_writer_pretty(&mut file, result)
+        .map_err(std::io::Error::other)
+        .and_then(|()| file.write_all(b"\n"))
+        .and_then(|()| file.sync_all());
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error);
+    }
+    drop(file);
+    if let Err(error) = std::fs::rename(&temporary, path) {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error);
+    }
+    let directory = std::fs::File::open(dir)?;
+    rustix::fs::fsync(directory.as_fd())?;
+    Ok(())
+}
+
+/// Reads a result file, refusing other schemas and malformed content with a
+/// message naming the file.
+pub fn read(path: &Path) -> Result<ResultFile, String> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|error| format!("{shown}: {error}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|error| format!("{shown} is not valid JSON ({error}); a truncated file?"))?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(SCHEMA) => {}
+        Some(other) => return Err(format!("{shown} has schema '{other}'; this iolab reads '{SCHEMA}'")),
+        None => return Err(format!("{shown} is not an iolab result file (no \"schema\" field)")),
+    }
+    serde_json::from_value(value).map_err(|error| format!("{shown} does not match {SCHEMA}: {error}"))
+}

@@ -1,0 +1,106 @@
+//! The terminal table of a result: one row per point, both MiB/s and MB/s, and the checks.
+
+use super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use crate::record::{Point, ResultFile, Severity, Status};
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, Table};
+
+/// Renders the table of every point in `result`.
+pub fn render(result: &ResultFile) -> String {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    // The workload column only when some label says something else.
+    let labelled = result.points.iter().any(|p| p.label != p.workload.describe());
+    let mut header = vec!["point", "workload", "MiB/s", "MB/s", "IOPS", "lat p50", "lat p99", "lat max", "CPU", "cached at start", "n ±CI95"];
+    if !labelled {
+        header.remove(1);
+    }
+    let first_figure = header.len() - 9;
+    table.set_header(header);
+    for point in &result.points {
+        let mut cells = row(point);
+        if !labelled {
+            cells.remove(1);
+        }
+        table.add_row(cells);
+    }
+    for column in first_figure..first_figure + 9 {
+        if let Some(column) = table.column_mut(column) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let mut text = table.to_string();
+    text.push('\n');
+    text.push_str("MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; latency per I/O (io_uring: submission to completion); \
+CPU = I/O threads' CPU time over wall time (100% = one core).\n");
+    text.push_str(&checks(result));
+    text
+}
+
+fn row(point: &Point) -> Vec<String> {
+    let mut cells = vec![point.label.clone(), point.workload.describe()];
+    let Some(summary) = &point.summary else {
+        let status = point
+            .repetitions
+            .iter()
+            .map(|r| r.status)
+            .find(|s| *s != Status::Ok)
+            .map_or("no result", |s| if s == Status::Failed { "FAILED" } else { "interrupted" });
+        cells.push(status.to_string());
+        cells.extend(std::iter::repeat_n(String::new(), 8));
+        return cells;
+    };
+    let throughput = &summary.throughput_bps;
+    let lat = &summary.latency_ns;
+    let percentile = |p: f64| {
+        lat.percentiles
+            .iter()
+            .find(|q| q.percentile == p)
+            .map_or_else(|| "-".to_string(), |q| latency(q.value as f64))
+    };
+    let measured: Vec<_> = point.repetitions.iter().filter(|r| !r.warmup && r.status == Status::Ok).collect();
+    let cpu = measured.iter().filter_map(|r| r.cpu.as_ref()).map(|c| c.utilization).sum::<f64>() / measured.len().max(1) as f64;
+    let cached = measured
+        .iter()
+        .filter_map(|r| r.cache.as_ref())
+        .map(|c| c.resident_fraction)
+        .fold(None, |worst: Option<f64>, f| Some(worst.map_or(f, |w| w.max(f))));
+    let interval = match (throughput.ci95_low, throughput.ci95_high) {
+        (Some(low), Some(high)) if throughput.mean > 0.0 => {
+            format!("{} ±{:.1}%", throughput.n, (high - low) / 2.0 / throughput.mean * 100.0)
+        }
+        _ => throughput.n.to_string(),
+    };
+    cells.extend([
+        significant(mib_per_s(throughput.mean)),
+        significant(mb_per_s(throughput.mean)),
+        count(summary.iops.mean),
+        percentile(50.0),
+        percentile(99.0),
+        latency(lat.max as f64),
+        format!("{:.0}%", cpu * 100.0),
+        cached.map_or_else(|| "-".to_string(), |f| format!("{:.1}%", f * 100.0)),
+        interval,
+    ]);
+    cells
+}
+
+/// The checks of every point, one line each, most serious first.
+pub fn checks(result: &ResultFile) -> String {
+    let mut lines: Vec<(Severity, String)> = result
+        .points
+        .iter()
+        .flat_map(|point| {
+            point.checks.iter().map(move |check| {
+                let severity = match check.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Info => "note",
+                };
+                (check.severity, format!("{severity} [{}] {}: {}\n", check.code, point.label, check.message))
+            })
+        })
+        .collect();
+    lines.sort_by(|a, b| b.0.cmp(&a.0));
+    lines.into_iter().map(|(_, line)| line).collect()
+}

@@ -1,0 +1,65 @@
+//! Human-readable figures, always with their unit.
+
+/// Bytes per second as MiB/s (2^20 bytes per second).
+pub fn mib_per_s(bytes_per_s: f64) -> f64 {
+    bytes_per_s / (1u64 << 20) as f64
+}
+
+/// Bytes per second as MB/s (10^6 bytes per second).
+pub fn mb_per_s(bytes_per_s: f64) -> f64 {
+    bytes_per_s / 1e6
+}
+
+/// A figure with about three significant digits, without exponent.
+pub fn significant(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 100.0 {
+        format!("{value:.0}")
+    } else if magnitude >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+/// A duration in ns shown in ns, µs, ms or s.
+pub fn latency(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{} µs", significant(ns / 1e3))
+    } else if ns < 1e9 {
+        format!("{} ms", significant(ns / 1e6))
+    } else {
+        format!("{} s", significant(ns / 1e9))
+    }
+}
+
+/// A count such as IOPS with a k or M suffix.
+pub fn count(value: f64) -> String {
+    if value >= 1e6 {
+        format!("{}M", significant(value / 1e6))
+    } else if value >= 1e4 {
+        format!("{}k", significant(value / 1e3))
+    } else {
+        significant(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_are_labelled_and_scaled() {
+        assert_eq!(latency(812.0), "812 ns");
+        assert_eq!(latency(52_300.0), "52.3 µs");
+        assert_eq!(latency(1_200_000.0), "1.20 ms");
+        assert_eq!(latency(2.5e9), "2.50 s");
+        assert_eq!(count(19_000.0), "19.0k");
+        assert_eq!(count(2_500_000.0), "2.50M");
+        assert_eq!(count(950.0), "950");
+        assert!((mib_per_s(1048576.0) - 1.0).abs() < 1e-12);
+        assert!((mb_per_s(1e6) - 1.0).abs() < 1e-12);
+    }
+}

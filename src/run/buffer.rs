@@ -1,0 +1,100 @@
+//! Aligned I/O buffers, as O_DIRECT requires, filled with seeded incompressible data.
+
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::ptr::NonNull;
+
+/// A heap buffer whose start is aligned to a power of two.
+#[derive(Debug)]
+pub struct AlignedBuffer {
+    data: NonNull<u8>,
+    layout: Layout,
+}
+
+// SAFETY: the buffer owns its memory exclusively, like a Vec<u8>.
+unsafe impl Send for AlignedBuffer {}
+
+impl AlignedBuffer {
+    /// Allocates `len` zeroed bytes aligned to `align` (a power of two).
+    pub fn new(len: usize, align: usize) -> Self {
+        let layout = Layout::from_size_align(len.max(1), align.max(1))
+            .expect("buffer alignment must be a power of two");
+        // SAFETY: the layout has a non-zero size.
+        let data = unsafe { alloc_zeroed(layout) };
+        let data = NonNull::new(data).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        AlignedBuffer { data, layout }
+    }
+
+    /// Allocates like [`AlignedBuffer::new`] and fills with [`AlignedBuffer::fill`].
+    pub fn with_data(len: usize, align: usize, seed: u64) -> Self {
+        let mut buffer = Self::new(len, align);
+        buffer.fill(seed);
+        buffer
+    }
+
+    /// Fills the buffer with pseudo-random bytes from `seed`, so that devices
+    /// and file systems that compress or deduplicate zeros see real data.
+    pub fn fill(&mut self, seed: u64) {
+        let mut state = seed ^ 0x6A09_E667_F3BC_C908;
+        for chunk in self.as_mut_slice().chunks_mut(8) {
+            // xorshift64*: fast, and plenty for incompressible filler.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let word = state.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes();
+            chunk.copy_from_slice(&word[..chunk.len()]);
+        }
+    }
+
+    /// The buffer's length in bytes.
+    pub fn len(&self) -> usize {
+        self.layout.size()
+    }
+
+    /// Whether the buffer is empty (never: at least one byte is allocated).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The bytes, read-only.
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `data` is valid for `len` initialized bytes owned by self.
+        unsafe { std::slice::from_raw_parts(self.data.as_ptr(), self.len()) }
+    }
+
+    /// The bytes, writable.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and `&mut self` guarantees exclusivity.
+        unsafe { std::slice::from_raw_parts_mut(self.data.as_ptr(), self.len()) }
+    }
+
+    /// The start address, for interfaces that keep the memory across calls (io_uring).
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.data.as_ptr()
+    }
+}
+
+impl Drop for AlignedBuffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { dealloc(self.data.as_ptr(), self.layout) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_aligned_and_filled() {
+        for align in [512, 4096, 65536] {
+            let buffer = AlignedBuffer::with_data(12288, align, 3);
+            assert_eq!(buffer.as_slice().as_ptr() as usize % align, 0);
+            assert_eq!(buffer.len(), 12288);
+            let zeros = buffer.as_slice().iter().filter(|&&b| b == 0).count();
+            assert!(zeros < 200, "{zeros} zero bytes in filler");
+        }
+        let a = AlignedBuffer::with_data(64, 64, 1);
+        let b = AlignedBuffer::with_data(64, 64, 2);
+        assert_ne!(a.as_slice(), b.as_slice());
+    }
+}

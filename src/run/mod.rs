@@ -1,0 +1,554 @@
+//! The runner: scratch files and their safety, layout, cache control, worker
+//! threads behind a barrier, and the timing loops.
+//!
+//! A [`Session`] owns one scratch directory and the files laid out in it; it
+//! measures points one after another and keeps a laid-out file set between
+//! points of the same size and job count, so a sweep or the quick suite lays
+//! out once. Everything is removed when the session is dropped.
+
+pub mod buffer;
+pub mod cache;
+pub mod prepare;
+pub mod scratch;
+pub mod signals;
+pub mod timing;
+
+use crate::engine::{mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo, sync::PositionIo, uring::UringIo};
+use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload, units::format_size};
+use crate::usage;
+use buffer::AlignedBuffer;
+use cache::Residency;
+use prepare::{DirectAlignment, DirectCapability};
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::fs::OFlags;
+use scratch::{ScratchDir, ScratchFile};
+use signals::Interrupt;
+use std::path::{Path, PathBuf};
+use std::sync::Barrier;
+use std::time::Duration;
+use timing::{IoFailure, JobOutcome, LoopSpec};
+
+/// Free space kept in reserve beyond the scratch files themselves.
+pub const FREE_SPACE_MARGIN: u64 = 64 << 20;
+
+/// Why a point could not be measured at all.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The request cannot work on this target (alignment, O_DIRECT refused, no space).
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// Setting up failed (layout I/O error, io_uring unavailable…).
+    #[error("{0}")]
+    Setup(String),
+    /// A signal arrived before measuring started.
+    #[error("interrupted by signal {0}")]
+    Interrupted(i32),
+}
+
+/// The target a point ran on.
+#[derive(Clone, Debug)]
+pub struct TargetInfo {
+    /// The scratch directory.
+    pub dir: PathBuf,
+    /// Its file system type.
+    pub filesystem: String,
+    /// O_DIRECT alignment, when the point used O_DIRECT.
+    pub direct_alignment: Option<DirectAlignment>,
+    /// The file system took O_DIRECT but keeps data in memory (tmpfs).
+    pub direct_in_memory: bool,
+    /// The scratch files (empty for the null engine).
+    pub files: Vec<PathBuf>,
+}
+
+/// How a repetition ended.
+#[derive(Debug)]
+pub enum RepetitionStatus {
+    /// Every I/O completed in full.
+    Ok,
+    /// An I/O failed or was short; the message names file, offset, size and errno.
+    Failed(String),
+    /// SIGINT or SIGTERM arrived during the repetition.
+    Interrupted,
+}
+
+/// What one repetition measured, before any summarising.
+#[derive(Debug)]
+pub struct RepetitionOutcome {
+    /// 0-based index among all repetitions of the point, warm-ups first.
+    pub index: u32,
+    /// Whether this is an unmeasured warm-up repetition.
+    pub warmup: bool,
+    /// How it ended.
+    pub status: RepetitionStatus,
+    /// Per-job outcomes, in job order.
+    pub jobs: Vec<JobOutcome>,
+    /// Page-cache residency of the files just before the timed region.
+    pub residency: Option<Residency>,
+}
+
+/// Everything measured for one point.
+#[derive(Debug)]
+pub struct PointOutcome {
+    /// The point's label.
+    pub label: String,
+    /// Its workload.
+    pub workload: Workload,
+    /// Where it ran.
+    pub target: TargetInfo,
+    /// Its repetitions, in the order run.
+    pub repetitions: Vec<RepetitionOutcome>,
+}
+
+impl PointOutcome {
+    /// Whether any repetition failed.
+    pub fn failed(&self) -> bool {
+        self.repetitions.iter().any(|r| matches!(r.status, RepetitionStatus::Failed(_)))
+    }
+
+    /// Whether a repetition was cut short by a signal.
+    pub fn interrupted(&self) -> bool {
+        self.repetitions.iter().any(|r| matches!(r.status, RepetitionStatus::Interrupted))
+    }
+}
+
+/// The files of the current point, kept while points share size and job count.
+#[derive(Debug)]
+struct FileSet {
+    size: u64,
+    files: Vec<ScratchFile>,
+    laid_out: bool,
+    /// Created for this point and not yet written by a timed repetition.
+    fresh: bool,
+}
+
+/// Runs points in one scratch directory and cleans up after them.
+#[derive(Debug)]
+pub struct Session {
+    dir: ScratchDir,
+    interrupt: Interrupt,
+    files: Option<FileSet>,
+}
+
+impl Session {
+    /// Opens `dir` for scratch files of run `run_id`; refuses a missing or
+    /// unwritable directory without creating anything.
+    pub fn open(dir: &Path, run_id: &str, interrupt: Interrupt) -> Result<Self, UsageError> {
+        Ok(Session {
+            dir: ScratchDir::open(dir, run_id)?,
+            interrupt,
+            files: None,
+        })
+    }
+
+    /// The scratch directory.
+    pub fn dir(&self) -> &ScratchDir {
+        &self.dir
+    }
+
+    /// Finds out whether O_DIRECT works here by creating (then removing) one scratch file.
+    pub fn probe_direct(&mut self) -> Result<DirectCapability, RunError> {
+        self.release_files();
+        let file = self.dir.create(u32::MAX).map_err(|e| RunError::Setup(e.to_string()))?;
+        let capability = direct_capability(&self.dir, &file);
+        remove_file(&self.dir, file);
+        Ok(capability)
+    }
+
+    /// Measures one point: prepares files, then runs warm-ups and repetitions.
+    pub fn run_point(&mut self, label: &str, workload: &Workload) -> Result<PointOutcome, RunError> {
+        workload.validate()?;
+        let mut target = TargetInfo {
+            dir: self.dir.path().to_path_buf(),
+            filesystem: self.dir.filesystem(),
+            direct_alignment: None,
+            direct_in_memory: false,
+            files: Vec::new(),
+        };
+        if workload.engine == EngineKind::Uring {
+            check_uring_available()?;
+        }
+        if workload.uses_files() {
+            self.prepare_files(workload, &mut target)?;
+        }
+        let mut repetitions = Vec::new();
+        let total = workload.warmup + workload.repeat;
+        for index in 0..total {
+            if self.interrupt.is_set() {
+                break;
+            }
+            let repetition = self.run_repetition(workload, &target, index)?;
+            let stop = !matches!(repetition.status, RepetitionStatus::Ok);
+            repetitions.push(repetition);
+            if stop {
+                break;
+            }
+        }
+        if let (Some(signal), true) = (self.interrupt.signal(), repetitions.is_empty()) {
+            return Err(RunError::Interrupted(signal));
+        }
+        Ok(PointOutcome {
+            label: label.to_string(),
+            workload: workload.clone(),
+            target,
+            repetitions,
+        })
+    }
+
+    fn prepare_files(&mut self, workload: &Workload, target: &mut TargetInfo) -> Result<(), RunError> {
+        let reusable = self
+            .files
+            .as_ref()
+            .is_some_and(|set| set.size == workload.size && set.files.len() == workload.jobs as usize);
+        if !reusable {
+            self.release_files();
+            self.check_free_space(workload)?;
+            let mut files = Vec::new();
+            for job in 0..workload.jobs {
+                let created = self.dir.create(job).map_err(|e| RunError::Setup(e.to_string()));
+                match created {
+                    Ok(file) => files.push(file),
+                    Err(error) => {
+                        files.into_iter().for_each(|f| remove_file(&self.dir, f));
+                        return Err(error);
+                    }
+                }
+            }
+            self.files = Some(FileSet {
+                size: workload.size,
+                files,
+                laid_out: false,
+                fresh: true,
+            });
+        }
+        let set = self.files.as_mut().expect("files were just prepared");
+        target.files = set.files.iter().map(|f| f.path().to_path_buf()).collect();
+        if workload.direct {
+            match direct_capability(&self.dir, &set.files[0]) {
+                DirectCapability::Refused(errno) => {
+                    let filesystem = &target.filesystem;
+                    self.release_files();
+                    return Err(usage!(
+                        "the {filesystem} file system at {} refuses O_DIRECT ({}); run without --direct",
+                        target.dir.display(),
+                        timing::errno_name(errno)
+                    )
+                    .into());
+                }
+                DirectCapability::AcceptedInMemory => target.direct_in_memory = true,
+                DirectCapability::Supported(alignment) => {
+                    let align = u64::from(alignment.offset);
+                    if workload.bs % align != 0 {
+                        self.release_files();
+                        return Err(usage!(
+                            "--bs {} is not a multiple of the O_DIRECT alignment of {} ({} bytes, from {})",
+                            workload.bs,
+                            target.dir.display(),
+                            align,
+                            alignment.source
+                        )
+                        .into());
+                    }
+                    target.direct_alignment = Some(alignment);
+                }
+            }
+        }
+        if workload.op.needs_layout() && !set.laid_out {
+            for file in &set.files {
+                prepare::lay_out(file.fd(), workload.size, workload.seed, self.interrupt.flag()).map_err(|error| {
+                    match self.interrupt.signal() {
+                        Some(signal) => RunError::Interrupted(signal),
+                        None => RunError::Setup(format!("laying out {}: {error}", file.path().display())),
+                    }
+                })?;
+            }
+            set.laid_out = true;
+            set.fresh = false;
+        }
+        Ok(())
+    }
+
+    fn check_free_space(&self, workload: &Workload) -> Result<(), RunError> {
+        let needed = workload.size.saturating_mul(u64::from(workload.jobs)).saturating_add(FREE_SPACE_MARGIN);
+        let available = self
+            .dir
+            .available_bytes()
+            .map_err(|e| RunError::Setup(format!("statvfs {}: {e}", self.dir.path().display())))?;
+        if available < needed {
+            return Err(usage!(
+                "not enough free space in {}: {} files of {} need {} bytes with a {} margin, {} bytes are free",
+                self.dir.path().display(),
+                workload.jobs,
+                format_size(workload.size),
+                needed,
+                format_size(FREE_SPACE_MARGIN),
+                available
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    fn run_repetition(&mut self, workload: &Workload, target: &TargetInfo, index: u32) -> Result<RepetitionOutcome, RunError> {
+        let warmup = index < workload.warmup;
+        let interrupt = self.interrupt.clone();
+        let mut residency = None;
+        let mut jobs = Vec::new();
+        let mut status = RepetitionStatus::Ok;
+        if let Some(set) = self.files.as_mut() {
+            if workload.op == Op::Write {
+                prepare_new_files(&self.dir, set, workload).map_err(RunError::Setup)?;
+            }
+            if let Err(message) = treat_cache(set, workload, &interrupt) {
+                status = RepetitionStatus::Failed(message);
+            }
+            if workload.op == Op::Reread && matches!(status, RepetitionStatus::Ok) {
+                // The read whose cache the timed reread inherits: same engine and pattern, one pass.
+                let first_read = Workload { runtime_s: None, ramp_s: 0.0, ..workload.clone() };
+                let outcomes = run_jobs(&self.dir, Some(set), &first_read, target, &interrupt, false);
+                status = status_of(&outcomes);
+            }
+            if matches!(status, RepetitionStatus::Ok) {
+                let mut total = Residency::default();
+                for file in &set.files {
+                    let counted = cache::residency(file.fd(), workload.size)
+                        .map_err(|e| RunError::Setup(format!("mincore {}: {e}", file.path().display())))?;
+                    total = total.add(counted);
+                }
+                residency = Some(total);
+                jobs = run_jobs(&self.dir, Some(set), workload, target, &interrupt, true);
+                status = status_of(&jobs);
+                if workload.op == Op::Write {
+                    set.laid_out = matches!(status, RepetitionStatus::Ok) && workload.pattern != Pattern::Uniform;
+                }
+            }
+        } else {
+            jobs = run_jobs(&self.dir, None, workload, target, &interrupt, true);
+            status = status_of(&jobs);
+        }
+        Ok(RepetitionOutcome {
+            index,
+            warmup,
+            status,
+            jobs,
+            residency,
+        })
+    }
+
+    fn release_files(&mut self) {
+        if let Some(set) = self.files.take() {
+            set.files.into_iter().for_each(|file| remove_file(&self.dir, file));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.release_files();
+    }
+}
+
+fn remove_file(dir: &ScratchDir, file: ScratchFile) {
+    let path = file.path().to_path_buf();
+    match file.remove(dir) {
+        Ok(true) => {}
+        Ok(false) => eprintln!("iolab: {} is no longer the file iolab created; left in place", path.display()),
+        Err(error) => eprintln!("iolab: could not remove scratch file {}: {error}", path.display()),
+    }
+}
+
+/// Replaces the files of a write op with new, empty ones: `write` measures
+/// writing a new file, so every repetition after the first gets a fresh one.
+fn prepare_new_files(dir: &ScratchDir, set: &mut FileSet, workload: &Workload) -> Result<(), String> {
+    if !set.fresh {
+        let jobs = set.files.len() as u32;
+        for file in std::mem::take(&mut set.files) {
+            remove_file(dir, file);
+        }
+        for job in 0..jobs {
+            set.files.push(dir.create(job).map_err(|e| e.to_string())?);
+        }
+    }
+    if workload.engine == EngineKind::Mmap {
+        // A mapping cannot grow a file; give it its length (sparse), untimed.
+        for file in &set.files {
+            rustix::fs::ftruncate(file.fd(), workload.size).map_err(|e| format!("ftruncate {}: {e}", file.path().display()))?;
+        }
+    }
+    set.laid_out = false;
+    set.fresh = false;
+    Ok(())
+}
+
+fn treat_cache(set: &FileSet, workload: &Workload, interrupt: &Interrupt) -> Result<(), String> {
+    for file in &set.files {
+        let result = match workload.cache {
+            CacheMode::Cold => cache::evict(file.fd()),
+            CacheMode::Warm => cache::warm(file.fd(), workload.size, interrupt.flag()),
+            CacheMode::Keep => Ok(()),
+        };
+        result.map_err(|error| format!("cache {:?} of {}: {error}", workload.cache, file.path().display()))?;
+    }
+    Ok(())
+}
+
+fn status_of(jobs: &[JobOutcome]) -> RepetitionStatus {
+    if let Some(failure) = jobs.iter().find_map(|job| job.failure.as_ref()) {
+        RepetitionStatus::Failed(failure.to_string())
+    } else if jobs.iter().any(|job| job.interrupted) {
+        RepetitionStatus::Interrupted
+    } else {
+        RepetitionStatus::Ok
+    }
+}
+
+fn direct_capability(dir: &ScratchDir, file: &ScratchFile) -> DirectCapability {
+    if dir.filesystem() == "tmpfs" || dir.filesystem() == "ramfs" {
+        // tmpfs takes O_DIRECT since Linux 6.6 but serves it from memory.
+        return match file.reopen(dir, OFlags::DIRECT) {
+            Ok(_) => DirectCapability::AcceptedInMemory,
+            Err(error) => DirectCapability::Refused(error.raw_os_error().unwrap_or(libc::EINVAL)),
+        };
+    }
+    match file.reopen(dir, OFlags::DIRECT) {
+        Ok(fd) => match prepare::direct_alignment(fd.as_fd()) {
+            Ok(alignment) => DirectCapability::Supported(alignment),
+            Err(errno) => DirectCapability::Refused(errno),
+        },
+        Err(error) => DirectCapability::Refused(error.raw_os_error().unwrap_or(libc::EINVAL)),
+    }
+}
+
+fn check_uring_available() -> Result<(), RunError> {
+    io_uring::IoUring::new(1)
+        .map(drop)
+        .map_err(|error| RunError::Setup(format!("io_uring is not available on this kernel: {error}")))
+}
+
+fn open_flags(workload: &Workload) -> OFlags {
+    let mut flags = OFlags::empty();
+    if workload.direct {
+        flags |= OFlags::DIRECT;
+    }
+    match workload.sync {
+        SyncMode::None => {}
+        SyncMode::Osync => flags |= OFlags::SYNC,
+        SyncMode::Odsync => flags |= OFlags::DSYNC,
+    }
+    flags
+}
+
+/// Runs every job of `workload` on its own thread, released together.
+fn run_jobs(
+    dir: &ScratchDir,
+    set: Option<&FileSet>,
+    workload: &Workload,
+    target: &TargetInfo,
+    interrupt: &Interrupt,
+    timed: bool,
+) -> Vec<JobOutcome> {
+    let barrier = Barrier::new(workload.jobs as usize);
+    let alignment = target.direct_alignment.map_or(4096, |a| (a.memory as usize).max(4096));
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workload.jobs)
+            .map(|job| {
+                let file = set.map(|set| &set.files[job as usize]);
+                let barrier = &barrier;
+                scope.spawn(move || run_job(dir, file, job, workload, alignment, interrupt, timed, barrier))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a job thread panicked")).collect()
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_job(
+    dir: &ScratchDir,
+    file: Option<&ScratchFile>,
+    job: u32,
+    workload: &Workload,
+    alignment: usize,
+    interrupt: &Interrupt,
+    timed: bool,
+    barrier: &Barrier,
+) -> JobOutcome {
+    let label = file.map_or_else(|| "(null engine)".to_string(), |f| f.path().display().to_string());
+    let spec = LoopSpec {
+        write: workload.op.writes(),
+        bs: workload.bs,
+        blocks: workload.blocks(),
+        pattern: workload.pattern,
+        seed: workload.seed ^ u64::from(job).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        runtime: if timed { workload.runtime_s.map(Duration::from_secs_f64) } else { None },
+        ramp: if timed { Duration::from_secs_f64(workload.ramp_s) } else { Duration::ZERO },
+        fsync_every: workload.fsync_every,
+        fsync_end: workload.fsync_end,
+        interval: Duration::from_secs_f64(workload.interval_s),
+        interrupt: interrupt.flag(),
+        file: &label,
+    };
+    let slots = if workload.engine == EngineKind::Uring { workload.iodepth as usize } else { 1 };
+    let mut buffer = AlignedBuffer::with_data(workload.bs as usize * slots, alignment, spec.seed);
+    let setup_failed = |error: std::io::Error| {
+        barrier.wait();
+        JobOutcome::setup_failure(&label, error)
+    };
+    let fd: Option<OwnedFd> = match file {
+        Some(file) => match file.reopen(dir, open_flags(workload)) {
+            Ok(fd) => Some(fd),
+            Err(error) => return setup_failed(error),
+        },
+        None => None,
+    };
+    let ready = || {
+        barrier.wait();
+    };
+    let fd = fd.as_ref().map(|fd| fd.as_fd());
+    let engine_fd = || fd.expect("engines other than null have a file");
+    match workload.engine {
+        EngineKind::Null => timing::run_blocking(&mut NullIo, buffer.as_mut_slice(), &spec, ready),
+        EngineKind::Psync => timing::run_blocking(&mut PositionalIo::new(engine_fd()), buffer.as_mut_slice(), &spec, ready),
+        EngineKind::Sync => timing::run_blocking(&mut PositionIo::new(engine_fd()), buffer.as_mut_slice(), &spec, ready),
+        EngineKind::Stdio => match StreamIo::new(engine_fd()) {
+            Ok(mut engine) => timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready),
+            Err(error) => setup_failed(error),
+        },
+        EngineKind::Mmap => match MappedIo::new(engine_fd(), workload.size, spec.write, workload.sync) {
+            Ok(mut engine) => timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready),
+            Err(error) => setup_failed(error),
+        },
+        EngineKind::Uring => {
+            // SAFETY: `buffer` holds iodepth * bs bytes and outlives the ring,
+            // and run_uring reaps every request before returning.
+            match unsafe { UringIo::new(engine_fd(), workload.iodepth, buffer.as_mut_ptr(), workload.bs as usize) } {
+                Ok(mut ring) => timing::run_uring(&mut ring, workload.iodepth, &spec, ready),
+                Err(error) => setup_failed(error),
+            }
+        }
+    }
+}
+
+impl JobOutcome {
+    /// An outcome for a job whose engine could not be set up.
+    fn setup_failure(file: &str, error: std::io::Error) -> JobOutcome {
+        let now = std::time::Instant::now();
+        JobOutcome {
+            bytes: 0,
+            ops: 0,
+            start: now,
+            end: now,
+            latency: timing::new_histogram(),
+            submit: None,
+            intervals: Vec::new(),
+            cpu: Default::default(),
+            failure: Some(IoFailure {
+                action: "engine setup",
+                file: file.to_string(),
+                offset: 0,
+                bs: 0,
+                moved: None,
+                error: Some(error),
+            }),
+            interrupted: false,
+        }
+    }
+}

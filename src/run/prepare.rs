@@ -1,0 +1,119 @@
+//! Getting files ready before timing: O_DIRECT alignment and support, and layout.
+
+use super::buffer::AlignedBuffer;
+use rustix::fd::BorrowedFd;
+use rustix::fs::{AtFlags, StatxFlags};
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The alignment O_DIRECT needs for buffers and for offsets and lengths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirectAlignment {
+    /// Required alignment of buffer addresses, bytes.
+    pub memory: u32,
+    /// Required alignment of file offsets and I/O lengths, bytes.
+    pub offset: u32,
+    /// Where the figures came from: `statx`, `logical_block_size` or `default`.
+    pub source: &'static str,
+}
+
+/// Whether and how a file system takes O_DIRECT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirectCapability {
+    /// O_DIRECT opens succeed and bypass the page cache with this alignment.
+    Supported(DirectAlignment),
+    /// The file system accepts O_DIRECT but keeps the data in memory anyway.
+    AcceptedInMemory,
+    /// The file system refuses O_DIRECT (open fails, or statx says so).
+    Refused(i32),
+}
+
+/// Finds the direct-I/O alignment of an open file: statx's STATX_DIOALIGN
+/// (Linux 6.1+), else the logical block size of the device under it, else 4096.
+pub fn direct_alignment(fd: BorrowedFd<'_>) -> Result<DirectAlignment, i32> {
+    if let Ok(statx) = rustix::fs::statx(fd, "", AtFlags::EMPTY_PATH, StatxFlags::DIOALIGN) {
+        if StatxFlags::from_bits_retain(statx.stx_mask).contains(StatxFlags::DIOALIGN) {
+            // Zero means the file system does not support direct I/O on this file.
+            if statx.stx_dio_offset_align == 0 {
+                return Err(libc::EINVAL);
+            }
+            return Ok(DirectAlignment {
+                memory: statx.stx_dio_mem_align.max(1),
+                offset: statx.stx_dio_offset_align,
+                source: "statx",
+            });
+        }
+    }
+    if let Some(size) = logical_block_size(fd) {
+        return Ok(DirectAlignment {
+            memory: size,
+            offset: size,
+            source: "logical_block_size",
+        });
+    }
+    Ok(DirectAlignment {
+        memory: 4096,
+        offset: 4096,
+        source: "default",
+    })
+}
+
+/// The logical block size of the block device holding the file, via sysfs.
+fn logical_block_size(fd: BorrowedFd<'_>) -> Option<u32> {
+    let stat = rustix::fs::fstat(fd).ok()?;
+    let (major, minor) = (rustix::fs::major(stat.st_dev), rustix::fs::minor(stat.st_dev));
+    let device = format!("/sys/dev/block/{major}:{minor}");
+    // A partition has no queue/ of its own; its parent disk has.
+    [format!("{device}/queue/logical_block_size"), format!("{device}/../queue/logical_block_size")]
+        .iter()
+        .find_map(|path| std::fs::read_to_string(path).ok()?.trim().parse().ok())
+}
+
+/// Writes the first `len` bytes of the file sequentially with `chunk`-sized
+/// writes of seeded data, then fsyncs so later timing does not pay for it.
+pub fn lay_out(fd: BorrowedFd<'_>, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+    let chunk = len.min(1 << 20) as usize;
+    let buffer = AlignedBuffer::with_data(chunk, 4096, seed);
+    let mut offset = 0;
+    while offset < len {
+        if interrupt.load(Ordering::Relaxed) != 0 {
+            return Err(io::Error::from(io::ErrorKind::Interrupted));
+        }
+        let want = (len - offset).min(chunk as u64) as usize;
+        let written = rustix::io::pwrite(fd, &buffer.as_slice()[..want], offset).map_err(|error| {
+            io::Error::new(io::Error::from(error).kind(), format!("layout write at offset {offset} failed: {error}"))
+        })?;
+        if written == 0 {
+            return Err(io::Error::new(io::ErrorKind::WriteZero, format!("layout write at offset {offset} wrote nothing")));
+        }
+        offset += written as u64;
+    }
+    rustix::fs::fsync(fd)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::fd::AsFd;
+
+    #[test]
+    fn alignment_is_a_power_of_two_on_the_test_filesystem() {
+        let file = tempfile::tempfile().unwrap();
+        match direct_alignment(file.as_fd()) {
+            Ok(alignment) => {
+                assert!(alignment.offset.is_power_of_two(), "{alignment:?}");
+                assert!(alignment.memory.is_power_of_two(), "{alignment:?}");
+            }
+            Err(errno) => eprintln!("skip: the temp file system refuses O_DIRECT (errno {errno})"),
+        }
+    }
+
+    #[test]
+    fn layout_writes_the_whole_length() {
+        let file = tempfile::tempfile().unwrap();
+        lay_out(file.as_fd(), (3 << 20) + 4096, 9, &AtomicUsize::new(0)).unwrap();
+        assert_eq!(file.metadata().unwrap().len(), (3 << 20) + 4096);
+    }
+}

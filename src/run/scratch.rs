@@ -1,0 +1,232 @@
+//! Scratch files: created only by iolab, only inside the chosen directory, and
+//! removed only after checking they are still the files iolab created.
+//!
+//! Every file operation goes through a descriptor of the directory opened once
+//! (`openat`, `unlinkat`), so a directory renamed or replaced by a symlink
+//! mid-run cannot redirect a write. Files are created with
+//! `O_CREAT|O_EXCL|O_NOFOLLOW`: an existing file or a planted symlink makes
+//! creation fail instead of being opened.
+
+use crate::plan::UsageError;
+use crate::usage;
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{Access, AtFlags, Mode, OFlags};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The directory scratch files go in, held open for the whole run.
+#[derive(Debug)]
+pub struct ScratchDir {
+    path: PathBuf,
+    fd: OwnedFd,
+    run_id: String,
+}
+
+impl ScratchDir {
+    /// Opens `path` after checking that it is an existing, writable directory.
+    /// Refusals are usage errors; nothing is created.
+    pub fn open(path: &Path, run_id: &str) -> Result<Self, UsageError> {
+        let shown = path.display();
+        let metadata = std::fs::metadata(path)
+            .map_err(|error| usage!("--dir {shown}: {}", describe_io(&error)))?;
+        if !metadata.is_dir() {
+            return Err(usage!("--dir {shown} is not a directory"));
+        }
+        // access(2) also reports EROFS on a read-only mount, even for root.
+        rustix::fs::access(path, Access::WRITE_OK | Access::EXEC_OK)
+            .map_err(|error| usage!("--dir {shown} is not writable: {}", describe_io(&error.into())))?;
+        let fd = rustix::fs::open(path, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+            .map_err(|error| usage!("--dir {shown}: {}", describe_io(&error.into())))?;
+        Ok(ScratchDir {
+            path: path.to_path_buf(),
+            fd,
+            run_id: run_id.to_string(),
+        })
+    }
+
+    /// The directory as the user named it.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The directory descriptor.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// Bytes available to an unprivileged writer (statvfs f_bavail).
+    pub fn available_bytes(&self) -> io::Result<u64> {
+        let stats = rustix::fs::fstatvfs(&self.fd)?;
+        Ok(stats.f_bavail.saturating_mul(stats.f_frsize))
+    }
+
+    /// The file system's type name, from statfs's magic number.
+    pub fn filesystem(&self) -> String {
+        match rustix::fs::fstatfs(&self.fd) {
+            Ok(stats) => filesystem_name(stats.f_type as u64),
+            Err(_) => "unknown".to_string(),
+        }
+    }
+
+    /// Creates the scratch file of `job`: `iolab-<run id>-<job>.dat`, mode 0600.
+    pub fn create(&self, job: u32) -> io::Result<ScratchFile> {
+        let name = format!("iolab-{}-{job}.dat", self.run_id);
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name.as_str(),
+            OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::RDWR | OFlags::CLOEXEC,
+            Mode::RUSR | Mode::WUSR,
+        )
+        .map_err(|error| {
+            io::Error::new(
+                io::Error::from(error).kind(),
+                format!("cannot create scratch file {}: {error}", self.path.join(&name).display()),
+            )
+        })?;
+        let stat = rustix::fs::fstat(&fd)?;
+        Ok(ScratchFile {
+            path: self.path.join(&name),
+            name,
+            fd,
+            identity: (stat.st_dev, stat.st_ino),
+        })
+    }
+}
+
+/// A file iolab created in this run. Dropping it removes it, if it is still
+/// the same file (same device and inode) under its name.
+#[derive(Debug)]
+pub struct ScratchFile {
+    name: String,
+    path: PathBuf,
+    fd: OwnedFd,
+    identity: (u64, u64),
+}
+
+impl ScratchFile {
+    /// The full path, for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The buffered read-write descriptor iolab created the file with.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// Opens the file again with extra flags (O_DIRECT, O_SYNC…) and checks the
+    /// new descriptor refers to the very file created, not one put in its place.
+    pub fn reopen(&self, dir: &ScratchDir, extra: OFlags) -> io::Result<OwnedFd> {
+        let fd = rustix::fs::openat(
+            dir.fd(),
+            self.name.as_str(),
+            OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra,
+            Mode::empty(),
+        )?;
+        let stat = rustix::fs::fstat(&fd)?;
+        if (stat.st_dev, stat.st_ino) != self.identity {
+            return Err(io::Error::other(format!(
+                "{} was replaced by another file during the run; not touching it",
+                self.path.display()
+            )));
+        }
+        Ok(fd)
+    }
+
+    /// Removes the file if its name still refers to it; returns whether it did.
+    pub fn remove(self, dir: &ScratchDir) -> io::Result<bool> {
+        let current = rustix::fs::statat(dir.fd(), self.name.as_str(), AtFlags::SYMLINK_NOFOLLOW);
+        match current {
+            Ok(stat) if (stat.st_dev, stat.st_ino) == self.identity => {
+                rustix::fs::unlinkat(dir.fd(), self.name.as_str(), AtFlags::empty())?;
+                Ok(true)
+            }
+            Ok(_) => Ok(false),
+            Err(rustix::io::Errno::NOENT) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
+/// Names the file systems whose statfs magic numbers iolab knows.
+pub fn filesystem_name(magic: u64) -> String {
+    let name = match magic {
+        0xEF53 => "ext4",
+        0x5846_5342 => "xfs",
+        0x9123_683E => "btrfs",
+        0x0102_1994 => "tmpfs",
+        0x8584_58F6 => "ramfs",
+        0x6969 => "nfs",
+        0xFF53_4D42 => "cifs",
+        0xFE53_4D42 => "smb2",
+        0x6573_5546 => "fuse",
+        0x794C_7630 => "overlayfs",
+        0x2FC1_2FC1 => "zfs",
+        0xF2F5_2010 => "f2fs",
+        0x4D44 => "vfat",
+        0x2011_BAB0 => "exfat",
+        0x5346_544E => "ntfs",
+        0x0BD0_0BD0 => "lustre",
+        0x00C3_6400 => "ceph",
+        0x0102_1997 => "9p",
+        0x4244 => "hfs",
+        0x5346_4846 => "zonefs",
+        other => return format!("unknown (0x{other:x})"),
+    };
+    name.to_string()
+}
+
+/// Describes an I/O error in a few words with its errno name.
+pub fn describe_io(error: &io::Error) -> String {
+    match error.kind() {
+        io::ErrorKind::NotFound => "does not exist".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_refuses_existing_files_and_symlinks() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = ScratchDir::open(temp.path(), "t1").unwrap();
+        let victim = temp.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        std::os::unix::fs::symlink(&victim, temp.path().join("iolab-t1-0.dat")).unwrap();
+        assert!(dir.create(0).is_err(), "a planted symlink must not be followed");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+
+        let file = dir.create(1).unwrap();
+        assert!(dir.create(1).is_err(), "an existing file must not be reopened");
+        assert!(file.remove(&dir).unwrap());
+        assert!(!temp.path().join("iolab-t1-1.dat").exists());
+    }
+
+    #[test]
+    fn remove_leaves_a_file_put_in_its_place() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = ScratchDir::open(temp.path(), "t2").unwrap();
+        let file = dir.create(0).unwrap();
+        let path = file.path().to_path_buf();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, b"someone else's").unwrap();
+        assert!(file.reopen(&dir, OFlags::empty()).is_err());
+        assert!(!file.remove(&dir).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
+    }
+
+    #[test]
+    fn bad_directories_are_usage_errors() {
+        let temp = tempfile::tempdir().unwrap();
+        let missing = temp.path().join("missing");
+        let error = ScratchDir::open(&missing, "x").unwrap_err().to_string();
+        assert!(error.contains("does not exist") && error.contains("missing"), "{error}");
+        let file = temp.path().join("plain");
+        std::fs::write(&file, b"").unwrap();
+        let error = ScratchDir::open(&file, "x").unwrap_err().to_string();
+        assert!(error.contains("not a directory"), "{error}");
+    }
+}

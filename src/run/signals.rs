@@ -1,0 +1,37 @@
+//! Ctrl-C and SIGTERM: turned into a flag the loops poll, so cleanup runs in normal code.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The number of the first SIGINT or SIGTERM received, or 0.
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt(Arc<AtomicUsize>);
+
+impl Interrupt {
+    /// Installs handlers for SIGINT and SIGTERM that set the flag.
+    pub fn install() -> std::io::Result<Self> {
+        let interrupt = Interrupt::default();
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register_usize(signal, Arc::clone(&interrupt.0), signal as usize)?;
+        }
+        Ok(interrupt)
+    }
+
+    /// The flag itself, for the hot loops (a relaxed load per I/O).
+    pub fn flag(&self) -> &AtomicUsize {
+        &self.0
+    }
+
+    /// The signal received, if any.
+    pub fn signal(&self) -> Option<i32> {
+        match self.0.load(Ordering::Relaxed) {
+            0 => None,
+            signal => Some(signal as i32),
+        }
+    }
+
+    /// Whether a signal was received.
+    pub fn is_set(&self) -> bool {
+        self.signal().is_some()
+    }
+}

@@ -1,0 +1,650 @@
+//! The timing loops: the hot path that issues I/O, checks every result and records latency.
+//!
+//! Per I/O: one clock read (the completion of one synchronous I/O is the start
+//! of the next), one histogram record into the total and one into the current
+//! interval, a relaxed load of the interrupt flag, no allocation, no lock and
+//! no system call beyond the I/O itself. Interval figures are accumulated and
+//! closed only when a completion crosses an interval boundary.
+
+use crate::engine::BlockIo;
+use crate::engine::uring::UringIo;
+use crate::plan::Pattern;
+use crate::plan::pattern::BlockSequence;
+use crate::probe::cpu::CpuUsage;
+use hdrhistogram::Histogram;
+use std::fmt;
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The largest latency the histograms hold exactly: one hour, in ns; longer
+/// values are clamped to it.
+pub const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
+
+/// A latency histogram in ns with 3 significant digits (0.1% resolution).
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid histogram bounds")
+}
+
+/// What one job's loop does.
+#[derive(Clone, Copy, Debug)]
+pub struct LoopSpec<'a> {
+    /// Whether the I/O writes.
+    pub write: bool,
+    /// Bytes per I/O.
+    pub bs: u64,
+    /// Blocks in the file.
+    pub blocks: u64,
+    /// Visiting order.
+    pub pattern: Pattern,
+    /// Seed of the pattern.
+    pub seed: u64,
+    /// Time-based length; `None` = one pass.
+    pub runtime: Option<Duration>,
+    /// Unmeasured lead-in.
+    pub ramp: Duration,
+    /// fsync after this many writes; 0 = never.
+    pub fsync_every: u64,
+    /// fsync at the end, inside the timed region.
+    pub fsync_end: bool,
+    /// Time-series interval.
+    pub interval: Duration,
+    /// Set by SIGINT/SIGTERM.
+    pub interrupt: &'a AtomicUsize,
+    /// The file, for error messages.
+    pub file: &'a str,
+}
+
+/// A failed or short I/O, with everything needed to find it.
+#[derive(Debug)]
+pub struct IoFailure {
+    /// "read", "write" or "fsync".
+    pub action: &'static str,
+    /// The file's path.
+    pub file: String,
+    /// Byte offset of the I/O.
+    pub offset: u64,
+    /// Bytes asked for.
+    pub bs: u64,
+    /// Bytes moved, for a short transfer.
+    pub moved: Option<u64>,
+    /// The error, for a failed call.
+    pub error: Option<io::Error>,
+}
+
+impl fmt::Display for IoFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.error, self.moved) {
+            (Some(error), _) => write!(
+                f,
+                "{} of {} bytes at offset {} in {} failed: {} (errno {})",
+                self.action,
+                self.bs,
+                self.offset,
+                self.file,
+                error,
+                error.raw_os_error().map_or("?".to_string(), errno_name)
+            ),
+            (None, moved) => write!(
+                f,
+                "short {}: {} of {} bytes at offset {} in {}",
+                self.action,
+                moved.unwrap_or(0),
+                self.bs,
+                self.offset,
+                self.file
+            ),
+        }
+    }
+}
+
+/// The symbolic name of an errno value, such as `EIO`.
+pub fn errno_name(errno: i32) -> String {
+    let name = match errno {
+        libc::EIO => "EIO",
+        libc::ENOSPC => "ENOSPC",
+        libc::EINVAL => "EINVAL",
+        libc::EROFS => "EROFS",
+        libc::EFBIG => "EFBIG",
+        libc::EDQUOT => "EDQUOT",
+        libc::EBADF => "EBADF",
+        libc::EFAULT => "EFAULT",
+        libc::EAGAIN => "EAGAIN",
+        libc::EINTR => "EINTR",
+        libc::ENOMEM => "ENOMEM",
+        libc::EPERM => "EPERM",
+        libc::EACCES => "EACCES",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ENXIO => "ENXIO",
+        libc::ESTALE => "ESTALE",
+        _ => return errno.to_string(),
+    };
+    name.to_string()
+}
+
+/// One closed time-series interval of one job.
+#[derive(Clone, Debug, Default)]
+pub struct IntervalSample {
+    /// Bytes completed in the interval.
+    pub bytes: u64,
+    /// I/Os completed in the interval.
+    pub ops: u64,
+    /// The interval's latency histogram as (value, count) pairs, so jobs can be
+    /// merged exactly without keeping one full histogram per interval.
+    pub latency_counts: Vec<(u64, u64)>,
+}
+
+/// What one job measured in one repetition.
+#[derive(Debug)]
+pub struct JobOutcome {
+    /// Bytes completed in the timed region.
+    pub bytes: u64,
+    /// I/Os completed in the timed region.
+    pub ops: u64,
+    /// Start of the timed region (after the ramp).
+    pub start: Instant,
+    /// End of the timed region, after the final flush and fsync.
+    pub end: Instant,
+    /// Latency of every I/O, ns (for io_uring: submission to completion).
+    pub latency: Histogram<u64>,
+    /// io_uring only: time spent in each submitting system call, ns, once per I/O submitted.
+    pub submit: Option<Histogram<u64>>,
+    /// The time series.
+    pub intervals: Vec<IntervalSample>,
+    /// CPU used by the job's thread over the timed region.
+    pub cpu: CpuUsage,
+    /// The first failed or short I/O, which ended the loop.
+    pub failure: Option<IoFailure>,
+    /// Whether a signal ended the loop early.
+    pub interrupted: bool,
+}
+
+/// Accumulates completions into the totals and the current interval.
+struct Recorder {
+    latency: Histogram<u64>,
+    interval_latency: Histogram<u64>,
+    interval_bytes: u64,
+    interval_ops: u64,
+    interval_index: u64,
+    next_boundary: Instant,
+    interval: Duration,
+    start: Instant,
+    intervals: Vec<IntervalSample>,
+    bytes: u64,
+    ops: u64,
+}
+
+impl Recorder {
+    fn new(interval: Duration) -> Self {
+        let now = Instant::now();
+        Recorder {
+            latency: new_histogram(),
+            interval_latency: new_histogram(),
+            interval_bytes: 0,
+            interval_ops: 0,
+            interval_index: 0,
+            next_boundary: now + interval,
+            interval,
+            start: now,
+            intervals: Vec::with_capacity(64),
+            bytes: 0,
+            ops: 0,
+        }
+    }
+
+    /// Starts the timed region at `start`.
+    fn begin(&mut self, start: Instant) {
+        self.start = start;
+        self.next_boundary = start + self.interval;
+    }
+
+    #[inline(always)]
+    fn record(&mut self, now: Instant, latency_ns: u64, bytes: u64) {
+        if now >= self.next_boundary {
+            self.roll_over(now);
+        }
+        self.latency.saturating_record(latency_ns);
+        self.interval_latency.saturating_record(latency_ns);
+        self.interval_bytes += bytes;
+        self.interval_ops += 1;
+        self.bytes += bytes;
+        self.ops += 1;
+    }
+
+    /// Closes the current interval and any empty ones up to the one `now` is in.
+    #[cold]
+    #[inline(never)]
+    fn roll_over(&mut self, now: Instant) {
+        let target = (now.duration_since(self.start).as_nanos() / self.interval.as_nanos().max(1)) as u64;
+        self.close_interval();
+        while self.interval_index + 1 < target {
+            self.intervals.push(IntervalSample::default());
+            self.interval_index += 1;
+        }
+        self.interval_index = target;
+        let interval_ns = self.interval.as_nanos() as u64;
+        self.next_boundary = self.start + Duration::from_nanos(interval_ns.saturating_mul(target + 1));
+    }
+
+    fn close_interval(&mut self) {
+        let latency_counts = self
+            .interval_latency
+            .iter_recorded()
+            .map(|value| (value.value_iterated_to(), value.count_at_value()))
+            .collect();
+        self.intervals.push(IntervalSample {
+            bytes: self.interval_bytes,
+            ops: self.interval_ops,
+            latency_counts,
+        });
+        self.interval_latency.reset();
+        self.interval_bytes = 0;
+        self.interval_ops = 0;
+    }
+
+    fn finish(mut self, end: Instant, cpu: CpuUsage, failure: Option<IoFailure>, interrupted: bool) -> JobOutcome {
+        if self.interval_ops > 0 || self.intervals.is_empty() {
+            self.close_interval();
+        }
+        JobOutcome {
+            bytes: self.bytes,
+            ops: self.ops,
+            start: self.start,
+            end,
+            latency: self.latency,
+            submit: None,
+            intervals: self.intervals,
+            cpu,
+            failure,
+            interrupted,
+        }
+    }
+}
+
+/// Runs one job with a synchronous engine: ramp, then the timed region.
+///
+/// `ready` is called once everything is set up, just before the clock starts;
+/// the runner uses it to release all jobs together through a barrier.
+pub fn run_blocking<E: BlockIo>(engine: &mut E, buffer: &mut [u8], spec: &LoopSpec<'_>, ready: impl FnOnce()) -> JobOutcome {
+    let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
+    let mut recorder = Recorder::new(spec.interval);
+    ready();
+    if !spec.ramp.is_zero() {
+        let ramp_end = Instant::now() + spec.ramp;
+        if let Err(failure) = blocking_phase(engine, buffer, spec, &mut blocks, None, Some(ramp_end)) {
+            return recorder.finish(Instant::now(), CpuUsage::default(), Some(failure), false);
+        }
+        blocks.start_next_pass();
+    }
+    let cpu_before = CpuUsage::of_this_thread();
+    let start = Instant::now();
+    recorder.begin(start);
+    let deadline = spec.runtime.map(|runtime| start + runtime);
+    let mut result = blocking_phase(engine, buffer, spec, &mut blocks, Some(&mut recorder), deadline);
+    let interrupted = matches!(result, Ok(Stop::Interrupted));
+    if result.is_ok() && !interrupted {
+        result = finish_writes(engine, spec).map(|()| Stop::Done);
+    }
+    let end = Instant::now();
+    let cpu = CpuUsage::of_this_thread() - cpu_before;
+    recorder.finish(end, cpu, result.err(), interrupted)
+}
+
+/// Why a phase ended without failure.
+#[derive(Debug, PartialEq, Eq)]
+enum Stop {
+    Done,
+    Interrupted,
+}
+
+fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), IoFailure> {
+    if !spec.write {
+        return Ok(());
+    }
+    engine.flush().map_err(|error| fsync_failure(spec, error, "flush"))?;
+    if spec.fsync_end {
+        engine.sync_all().map_err(|error| fsync_failure(spec, error, "fsync"))?;
+    }
+    Ok(())
+}
+
+fn fsync_failure(spec: &LoopSpec<'_>, error: io::Error, action: &'static str) -> IoFailure {
+    IoFailure {
+        action,
+        file: spec.file.to_string(),
+        offset: 0,
+        bs: 0,
+        moved: None,
+        error: Some(error),
+    }
+}
+
+/// Issues I/O until the pass ends (one-pass runs) or `deadline` passes;
+/// records completions when a recorder is given (not during the ramp).
+#[inline(never)]
+fn blocking_phase<E: BlockIo>(
+    engine: &mut E,
+    buffer: &mut [u8],
+    spec: &LoopSpec<'_>,
+    blocks: &mut BlockSequence,
+    mut recorder: Option<&mut Recorder>,
+    deadline: Option<Instant>,
+) -> Result<Stop, IoFailure> {
+    let bs = spec.bs;
+    let mut last = Instant::now();
+    let mut writes_since_fsync = 0u64;
+    loop {
+        let block = match blocks.next_block() {
+            Some(block) => block,
+            None if deadline.is_some() => {
+                blocks.start_next_pass();
+                continue;
+            }
+            None => return Ok(Stop::Done),
+        };
+        let offset = block * bs;
+        let moved = if spec.write {
+            engine.write_at(buffer, offset)
+        } else {
+            engine.read_at(buffer, offset)
+        };
+        let now = Instant::now();
+        match moved {
+            Ok(moved) if moved as u64 == bs => {}
+            Ok(moved) => return Err(transfer_failure(spec, offset, Some(moved as u64), None)),
+            Err(error) => return Err(transfer_failure(spec, offset, None, Some(error))),
+        }
+        if let Some(recorder) = recorder.as_deref_mut() {
+            recorder.record(now, now.duration_since(last).as_nanos() as u64, bs);
+        }
+        last = now;
+        if spec.fsync_every > 0 {
+            writes_since_fsync += 1;
+            if writes_since_fsync == spec.fsync_every {
+                writes_since_fsync = 0;
+                engine.sync_all().map_err(|error| fsync_failure(spec, error, "fsync"))?;
+                last = Instant::now();
+            }
+        }
+        if deadline.is_some_and(|deadline| now >= deadline) {
+            return Ok(Stop::Done);
+        }
+        if spec.interrupt.load(Ordering::Relaxed) != 0 {
+            return Ok(Stop::Interrupted);
+        }
+    }
+}
+
+fn transfer_failure(spec: &LoopSpec<'_>, offset: u64, moved: Option<u64>, error: Option<io::Error>) -> IoFailure {
+    IoFailure {
+        action: if spec.write { "write" } else { "read" },
+        file: spec.file.to_string(),
+        offset,
+        bs: spec.bs,
+        moved,
+        error,
+    }
+}
+
+/// Runs one job on io_uring with `depth` requests in flight: ramp, then the timed region.
+pub fn run_uring(ring: &mut UringIo, depth: u32, spec: &LoopSpec<'_>, ready: impl FnOnce()) -> JobOutcome {
+    let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
+    let mut recorder = Recorder::new(spec.interval);
+    let mut submit = new_histogram();
+    let mut queue = SlotQueue::new(depth);
+    ready();
+    if !spec.ramp.is_zero() {
+        let ramp_end = Instant::now() + spec.ramp;
+        if let Err(failure) = uring_phase(ring, &mut queue, spec, &mut blocks, None, None, Some(ramp_end)) {
+            return recorder.finish(Instant::now(), CpuUsage::default(), Some(failure), false);
+        }
+        blocks.start_next_pass();
+    }
+    let cpu_before = CpuUsage::of_this_thread();
+    let start = Instant::now();
+    recorder.begin(start);
+    let deadline = spec.runtime.map(|runtime| start + runtime);
+    let mut result = uring_phase(ring, &mut queue, spec, &mut blocks, Some(&mut recorder), Some(&mut submit), deadline);
+    let interrupted = matches!(result, Ok(Stop::Interrupted));
+    if result.is_ok() && !interrupted && spec.write && spec.fsync_end {
+        result = ring.sync_all().map(|()| Stop::Done).map_err(|error| fsync_failure(spec, error, "fsync"));
+    }
+    let end = Instant::now();
+    let cpu = CpuUsage::of_this_thread() - cpu_before;
+    let mut outcome = recorder.finish(end, cpu, result.err(), interrupted);
+    outcome.submit = Some(submit);
+    outcome
+}
+
+/// Free buffer slots and, per slot, the offset and submission time of its request.
+struct SlotQueue {
+    free: Vec<u32>,
+    offsets: Vec<u64>,
+    started: Vec<Instant>,
+    just_queued: Vec<u32>,
+}
+
+impl SlotQueue {
+    fn new(depth: u32) -> Self {
+        let now = Instant::now();
+        SlotQueue {
+            free: (0..depth).rev().collect(),
+            offsets: vec![0; depth as usize],
+            started: vec![now; depth as usize],
+            just_queued: Vec::with_capacity(depth as usize),
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.offsets.len() - self.free.len()
+    }
+}
+
+/// Keeps the ring full until the pass ends or `deadline` passes, then drains
+/// it: every submitted request is reaped before returning, also on failure,
+/// because the kernel uses the buffers until completion.
+#[inline(never)]
+fn uring_phase(
+    ring: &mut UringIo,
+    queue: &mut SlotQueue,
+    spec: &LoopSpec<'_>,
+    blocks: &mut BlockSequence,
+    mut recorder: Option<&mut Recorder>,
+    mut submit: Option<&mut Histogram<u64>>,
+    deadline: Option<Instant>,
+) -> Result<Stop, IoFailure> {
+    let bs = spec.bs;
+    let mut failure: Option<IoFailure> = None;
+    let mut stop = Stop::Done;
+    let mut exhausted = false;
+    let mut writes_since_fsync = 0u64;
+    let mut now = Instant::now();
+    loop {
+        // Queue: fill every free slot, unless stopping or an fsync is due.
+        let fsync_due = spec.fsync_every > 0 && writes_since_fsync >= spec.fsync_every;
+        queue.just_queued.clear();
+        while !exhausted && failure.is_none() && !fsync_due {
+            let Some(&slot) = queue.free.last() else { break };
+            let block = match blocks.next_block() {
+                Some(block) => block,
+                None if deadline.is_some() => {
+                    blocks.start_next_pass();
+                    continue;
+                }
+                None => {
+                    exhausted = true;
+                    break;
+                }
+            };
+            let offset = block * bs;
+            if !ring.queue(slot, offset, spec.write) {
+                break;
+            }
+            queue.free.pop();
+            queue.offsets[slot as usize] = offset;
+            queue.just_queued.push(slot);
+            writes_since_fsync += u64::from(spec.write);
+        }
+        if !queue.just_queued.is_empty() {
+            let submitted_at = now;
+            if let Err(error) = ring.submit() {
+                failure.get_or_insert(transfer_failure(spec, queue.offsets[queue.just_queued[0] as usize], None, Some(error)));
+            }
+            let after_submit = Instant::now();
+            if let Some(submit) = submit.as_deref_mut() {
+                let count = queue.just_queued.len() as u64;
+                submit.saturating_record_n(after_submit.duration_since(submitted_at).as_nanos() as u64, count);
+            }
+            for &slot in &queue.just_queued {
+                queue.started[slot as usize] = submitted_at;
+            }
+        }
+        if queue.in_flight() == 0 {
+            if fsync_due && failure.is_none() && !exhausted {
+                ring.sync_all().map_err(|error| fsync_failure(spec, error, "fsync"))?;
+                writes_since_fsync = 0;
+                now = Instant::now();
+                continue;
+            }
+            break;
+        }
+        if !ring.has_completions() {
+            if let Err(error) = ring.wait(1) {
+                if error.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                // The ring cannot be waited on; the buffers stay allocated by the
+                // caller, so report and stop rather than free memory in use.
+                return Err(transfer_failure(spec, 0, None, Some(error)));
+            }
+        }
+        now = Instant::now();
+        ring.reap(|slot, result| {
+            let slot_index = slot as usize;
+            queue.free.push(slot);
+            let offset = queue.offsets[slot_index];
+            if result < 0 {
+                failure.get_or_insert_with(|| {
+                    transfer_failure(spec, offset, None, Some(io::Error::from_raw_os_error(-result)))
+                });
+            } else if result as u64 != bs {
+                failure.get_or_insert_with(|| transfer_failure(spec, offset, Some(result as u64), None));
+            } else if let Some(recorder) = recorder.as_deref_mut() {
+                let latency = now.duration_since(queue.started[slot_index]).as_nanos() as u64;
+                recorder.record(now, latency, bs);
+            }
+        });
+        if deadline.is_some_and(|deadline| now >= deadline) {
+            exhausted = true;
+        }
+        if spec.interrupt.load(Ordering::Relaxed) != 0 && !exhausted {
+            exhausted = true;
+            stop = Stop::Interrupted;
+        }
+    }
+    match failure {
+        Some(failure) => Err(failure),
+        None => Ok(stop),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::null::NullIo;
+
+    fn spec(interrupt: &AtomicUsize) -> LoopSpec<'_> {
+        LoopSpec {
+            write: false,
+            bs: 4096,
+            blocks: 1000,
+            pattern: Pattern::Random,
+            seed: 1,
+            runtime: None,
+            ramp: Duration::ZERO,
+            fsync_every: 0,
+            fsync_end: false,
+            interval: Duration::from_secs(1),
+            interrupt,
+            file: "null",
+        }
+    }
+
+    #[test]
+    fn one_pass_counts_every_block_once() {
+        let interrupt = AtomicUsize::new(0);
+        let mut buffer = vec![0u8; 4096];
+        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec(&interrupt), || {});
+        assert_eq!(outcome.ops, 1000);
+        assert_eq!(outcome.bytes, 4096 * 1000);
+        assert_eq!(outcome.latency.len(), 1000);
+        assert!(outcome.failure.is_none() && !outcome.interrupted);
+        let series_ops: u64 = outcome.intervals.iter().map(|i| i.ops).sum();
+        assert_eq!(series_ops, 1000);
+    }
+
+    #[test]
+    fn time_based_runs_repeat_passes_and_fill_intervals() {
+        let interrupt = AtomicUsize::new(0);
+        let mut buffer = vec![0u8; 4096];
+        let mut spec = spec(&interrupt);
+        spec.runtime = Some(Duration::from_millis(120));
+        spec.interval = Duration::from_millis(20);
+        spec.ramp = Duration::from_millis(10);
+        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec, || {});
+        assert!(outcome.ops > 1000, "several passes: {}", outcome.ops);
+        let elapsed = outcome.end.duration_since(outcome.start);
+        assert!(elapsed >= Duration::from_millis(120), "{elapsed:?}");
+        assert!((6..=8).contains(&outcome.intervals.len()), "{}", outcome.intervals.len());
+        let series_ops: u64 = outcome.intervals.iter().map(|i| i.ops).sum();
+        assert_eq!(series_ops, outcome.ops);
+    }
+
+    #[test]
+    fn an_interrupt_stops_the_loop() {
+        let interrupt = AtomicUsize::new(15);
+        let mut buffer = vec![0u8; 4096];
+        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec(&interrupt), || {});
+        assert!(outcome.interrupted);
+        assert_eq!(outcome.ops, 1);
+    }
+
+    struct FailingIo {
+        fail_at: u64,
+        short: bool,
+    }
+
+    impl BlockIo for FailingIo {
+        fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            match offset == self.fail_at {
+                false => Ok(buf.len()),
+                true if self.short => Ok(buf.len() / 2),
+                true => Err(io::Error::from_raw_os_error(libc::EIO)),
+            }
+        }
+        fn write_at(&mut self, buf: &[u8], _offset: u64) -> io::Result<usize> {
+            Ok(buf.len())
+        }
+        fn sync_all(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn errors_and_short_transfers_end_the_loop_with_the_offset() {
+        let interrupt = AtomicUsize::new(0);
+        let mut buffer = vec![0u8; 4096];
+        let mut spec = spec(&interrupt);
+        spec.pattern = Pattern::Seq;
+        for short in [false, true] {
+            let mut engine = FailingIo { fail_at: 4096 * 7, short };
+            let outcome = run_blocking(&mut engine, &mut buffer, &spec, || {});
+            let failure = outcome.failure.expect("the failure is reported");
+            assert_eq!(failure.offset, 4096 * 7);
+            assert_eq!(outcome.ops, 7, "only I/Os before the failure count");
+            let message = failure.to_string();
+            assert!(message.contains("offset 28672") && message.contains("null"), "{message}");
+            assert!(message.contains(if short { "short read: 2048 of 4096" } else { "EIO" }), "{message}");
+        }
+    }
+}
