@@ -57,8 +57,13 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
     };
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let mut session = Session::open(&args.dir, &new_run_id(), interrupt.clone())?;
-    if output.parent().is_some_and(|p| p == Path::new("iolab-results")) && !Path::new("iolab-results").exists() {
-        std::fs::create_dir("iolab-results").map_err(|e| anyhow::anyhow!("cannot create iolab-results/: {e}"))?;
+    if output
+        .parent()
+        .is_some_and(|p| p == Path::new("iolab-results"))
+        && !Path::new("iolab-results").exists()
+    {
+        std::fs::create_dir("iolab-results")
+            .map_err(|e| anyhow::anyhow!("cannot create iolab-results/: {e}"))?;
     }
     check_output(Some(&output))?;
     let filesystem = session.dir().filesystem();
@@ -83,12 +88,21 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
     execute(&plan, &mut session, &interrupt, command)
 }
 
-fn execute(plan: &RunPlan, session: &mut Session, interrupt: &Interrupt, command: Vec<String>) -> Result<Ending, AppError> {
+fn execute(
+    plan: &RunPlan,
+    session: &mut Session,
+    interrupt: &Interrupt,
+    command: Vec<String>,
+) -> Result<Ending, AppError> {
     let mut result = build::new_result_file(command);
     let mut ending = Ending::Success;
     for planned in &plan.points {
         if !plan.json && plan.points.len() > 1 {
-            eprintln!("iolab: measuring {} ({})", planned.label, planned.workload.describe());
+            eprintln!(
+                "iolab: measuring {} ({})",
+                planned.label,
+                planned.workload.describe()
+            );
         }
         let outcome = match session.run_point(&planned.label, &planned.workload) {
             Ok(outcome) => outcome,
@@ -108,12 +122,16 @@ fn execute(plan: &RunPlan, session: &mut Session, interrupt: &Interrupt, command
         point.checks = check::check(&point);
         for repetition in &point.repetitions {
             if let Some(error) = &repetition.error {
-                eprintln!("iolab: {} repetition {} failed: {error}", point.label, repetition.index);
+                eprintln!(
+                    "iolab: {} repetition {} failed: {error}",
+                    point.label, repetition.index
+                );
             }
         }
         result.points.push(point);
         if let Some(path) = &plan.output {
-            write::write_atomic(path, &result).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            write::write_atomic(path, &result)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         }
         if outcome.failed() {
             ending = Ending::Failed;
@@ -155,17 +173,29 @@ fn present(result: &ResultFile, json: bool, output: Option<&Path>) -> Result<(),
 fn check_output(output: Option<&Path>) -> Result<(), UsageError> {
     let Some(path) = output else { return Ok(()) };
     if path.symlink_metadata().is_ok() {
-        return Err(usage!("--output {} already exists; iolab does not overwrite files", path.display()));
+        return Err(usage!(
+            "--output {} already exists; iolab does not overwrite files",
+            path.display()
+        ));
     }
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
     if !dir.is_dir() {
-        return Err(usage!("--output {}: directory {} does not exist", path.display(), dir.display()));
+        return Err(usage!(
+            "--output {}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        ));
     }
-    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK)
-        .map_err(|_| usage!("--output {}: directory {} is not writable", path.display(), dir.display()))?;
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|_| {
+        usage!(
+            "--output {}: directory {} is not writable",
+            path.display(),
+            dir.display()
+        )
+    })?;
     Ok(())
 }
 

@@ -4,8 +4,10 @@
 //! validated before any file is touched.
 
 use crate::plan::quick::QuickSettings;
-use crate::plan::units::{parse_positive_duration, parse_size};
-use crate::plan::{CacheMode, EngineKind, Op, Pattern, PlannedPoint, RunPlan, SyncMode, UsageError, Workload};
+use crate::plan::units::{format_size, parse_positive_duration, parse_size};
+use crate::plan::{
+    CacheMode, EngineKind, Op, Pattern, PlannedPoint, RunPlan, SyncMode, UsageError, Workload,
+};
 use crate::usage;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -13,7 +15,7 @@ use std::time::Duration;
 
 /// iolab: a laboratory for storage I/O experiments on Linux.
 #[derive(Debug, Parser)]
-#[command(name = "iolab", version, about, long_about = None, max_term_width = 100)]
+#[command(name = "iolab", version, about, long_about = None, max_term_width = 100, args_override_self = true)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -77,10 +79,10 @@ pub struct RunArgs {
     #[arg(long, value_parser = pattern, default_value = "seq")]
     pub pattern: Pattern,
     /// Bytes per I/O: 4k = 4KiB = 4096, 4kB = 4000.
-    #[arg(long, value_parser = size, default_value = "4k", value_name = "SIZE")]
+    #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "4k", value_name = "SIZE")]
     pub bs: u64,
     /// File size per job.
-    #[arg(long, value_parser = size, default_value = "256m", value_name = "SIZE")]
+    #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "256m", value_name = "SIZE")]
     pub size: u64,
     /// I/O engine.
     #[arg(long, value_enum, default_value_t = EngineKind::Psync)]
@@ -104,10 +106,10 @@ pub struct RunArgs {
     #[arg(long, value_parser = positive_count, value_name = "N")]
     pub fsync_every: Option<u64>,
     /// Run for this long (passes repeat), instead of one pass over the file.
-    #[arg(long, value_parser = positive_duration, value_name = "DURATION")]
+    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, value_name = "DURATION")]
     pub runtime: Option<Duration>,
     /// Unmeasured I/O before measuring starts.
-    #[arg(long, value_parser = duration, value_name = "DURATION")]
+    #[arg(long, value_parser = duration, allow_hyphen_values = true, value_name = "DURATION")]
     pub ramp: Option<Duration>,
     /// Measured repetitions.
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -122,7 +124,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Time-series interval.
-    #[arg(long, value_parser = positive_duration, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub interval: Duration,
     /// Label of the point in tables and the result file.
     #[arg(long, value_name = "TEXT")]
@@ -139,13 +141,13 @@ pub struct QuickArgs {
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
     /// Test file size.
-    #[arg(long, value_parser = size, default_value = "1g", value_name = "SIZE")]
+    #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "1g", value_name = "SIZE")]
     pub size: u64,
     /// Measured time of each test.
-    #[arg(long, value_parser = positive_duration, default_value = "5s", value_name = "DURATION")]
+    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "5s", value_name = "DURATION")]
     pub runtime: Duration,
     /// Unmeasured lead-in of each test.
-    #[arg(long, value_parser = duration, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub ramp: Duration,
     /// Seed of random offsets and data.
     #[arg(long, default_value_t = 0)]
@@ -216,10 +218,16 @@ impl QuickArgs {
     /// The quick suite's settings.
     pub fn settings(&self) -> Result<QuickSettings, UsageError> {
         if self.size < (1 << 20) {
-            return Err(usage!("--size {} is below the 1 MiB the 1 MiB tests need", self.size));
+            return Err(usage!(
+                "--size {} is below the 1 MiB the 1 MiB tests need",
+                format_size(self.size)
+            ));
         }
         if self.size % (1 << 20) != 0 {
-            return Err(usage!("--size {} is not a multiple of 1 MiB", self.size));
+            return Err(usage!(
+                "--size {} is not a multiple of 1 MiB",
+                format_size(self.size)
+            ));
         }
         Ok(QuickSettings {
             size: self.size,

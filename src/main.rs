@@ -48,7 +48,9 @@ fn argument_error(error: clap::Error) -> ExitCode {
                 .lines()
                 .map(str::trim)
                 .filter(|line| !line.is_empty())
-                .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
+                .take_while(|line| {
+                    !line.starts_with("Usage:") && !line.starts_with("For more information")
+                })
                 .collect::<Vec<_>>()
                 .join(" ");
             let line = line.strip_prefix("error: ").unwrap_or(&line);

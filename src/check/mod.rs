@@ -38,12 +38,18 @@ pub fn check(point: &Point) -> Vec<Check> {
             Status::Interrupted => add(
                 "interrupted",
                 Severity::Warning,
-                format!("repetition {} was interrupted by a signal and was not timed", repetition.index),
+                format!(
+                    "repetition {} was interrupted by a signal and was not timed",
+                    repetition.index
+                ),
             ),
             Status::Ok => {}
         }
     }
-    let measured = point.repetitions.iter().filter(|r| !r.warmup && r.status == Status::Ok);
+    let measured = point
+        .repetitions
+        .iter()
+        .filter(|r| !r.warmup && r.status == Status::Ok);
     let cold_read = workload.op == Op::Read && workload.cache == CacheMode::Cold;
     let worst_residency = measured
         .clone()
@@ -86,7 +92,9 @@ pub fn check(point: &Point) -> Vec<Check> {
         );
     }
     let shortest = measured.clone().filter_map(|r| r.elapsed_ns).min();
-    if let Some(shortest) = shortest.filter(|&ns| ns < TOO_SHORT_NS && workload.engine != EngineKind::Null) {
+    if let Some(shortest) =
+        shortest.filter(|&ns| ns < TOO_SHORT_NS && workload.engine != EngineKind::Null)
+    {
         add(
             "too-short",
             Severity::Warning,
@@ -103,7 +111,11 @@ pub fn check(point: &Point) -> Vec<Check> {
             add(
                 "noisy",
                 Severity::Warning,
-                format!("throughput varies by {:.1}% (cv) over {} repetitions", stat.cv * 100.0, stat.n),
+                format!(
+                    "throughput varies by {:.1}% (cv) over {} repetitions",
+                    stat.cv * 100.0,
+                    stat.n
+                ),
             );
         }
     }

@@ -27,7 +27,14 @@ impl MappedIo {
         }
         // SAFETY: a fresh mapping chosen by the kernel aliases nothing of ours.
         let base = unsafe {
-            rustix::mm::mmap(std::ptr::null_mut(), len, protection, MapFlags::SHARED, fd, 0)?
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                len,
+                protection,
+                MapFlags::SHARED,
+                fd,
+                0,
+            )?
         };
         Ok(MappedIo {
             base: NonNull::new(base.cast()).expect("mmap returned a null mapping"),

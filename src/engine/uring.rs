@@ -26,7 +26,12 @@ impl UringIo {
     /// # Safety
     /// `buffers` must be valid for `depth * bs` bytes and outlive every
     /// request submitted through the returned value.
-    pub unsafe fn new(fd: BorrowedFd<'_>, depth: u32, buffers: *mut u8, bs: usize) -> io::Result<Self> {
+    pub unsafe fn new(
+        fd: BorrowedFd<'_>,
+        depth: u32,
+        buffers: *mut u8,
+        bs: usize,
+    ) -> io::Result<Self> {
         let ring = IoUring::builder().build(depth.next_power_of_two())?;
         ring.submitter().register_files(&[fd.as_raw_fd()])?;
         let iovecs: Vec<libc::iovec> = (0..depth as usize)

@@ -232,7 +232,10 @@ impl Workload {
             ));
         }
         if !(1..=65536).contains(&self.iodepth) {
-            return Err(usage!("--iodepth {} must be between 1 and 65536", self.iodepth));
+            return Err(usage!(
+                "--iodepth {} must be between 1 and 65536",
+                self.iodepth
+            ));
         }
         if !(1..=4096).contains(&self.jobs) {
             return Err(usage!("--jobs {} must be between 1 and 4096", self.jobs));
@@ -252,7 +255,9 @@ impl Workload {
             ));
         }
         if self.direct && self.engine == EngineKind::Null {
-            return Err(usage!("--direct means nothing with engine null, which does no I/O"));
+            return Err(usage!(
+                "--direct means nothing with engine null, which does no I/O"
+            ));
         }
         if !self.op.writes() && (self.fsync_every > 0 || self.sync != SyncMode::None) {
             return Err(usage!(
@@ -335,7 +340,8 @@ mod tests {
 
     #[test]
     fn impossible_combinations_are_refused() {
-        let cases: Vec<(Box<dyn Fn(&mut Workload)>, &str)> = vec![
+        type Mutation = Box<dyn Fn(&mut Workload)>;
+        let cases: Vec<(Mutation, &str)> = vec![
             (Box::new(|w| w.bs = 2 << 20), "larger than --size"),
             (Box::new(|w| w.bs = 3000), "not a multiple"),
             (Box::new(|w| w.iodepth = 8), "needs --engine uring"),
@@ -354,7 +360,10 @@ mod tests {
             let mut workload = example_workload();
             mutate(&mut workload);
             let error = workload.validate().unwrap_err().to_string();
-            assert!(error.contains(expected), "{error} should mention {expected}");
+            assert!(
+                error.contains(expected),
+                "{error} should mention {expected}"
+            );
         }
     }
 

@@ -250,8 +250,14 @@ mod tests {
 
     #[test]
     fn stride_wraps_and_covers_every_block() {
-        assert_eq!(one_pass(Pattern::Stride(2), 8, 0), vec![0, 2, 4, 6, 1, 3, 5, 7]);
-        assert_eq!(one_pass(Pattern::Stride(3), 8, 0), vec![0, 3, 6, 1, 4, 7, 2, 5]);
+        assert_eq!(
+            one_pass(Pattern::Stride(2), 8, 0),
+            vec![0, 2, 4, 6, 1, 3, 5, 7]
+        );
+        assert_eq!(
+            one_pass(Pattern::Stride(3), 8, 0),
+            vec![0, 3, 6, 1, 4, 7, 2, 5]
+        );
         assert_eq!(one_pass(Pattern::Stride(8), 4, 0), vec![0, 1, 2, 3]);
     }
 
@@ -262,7 +268,11 @@ mod tests {
         assert!(is_permutation(1000, &a));
         assert_ne!(a, b);
         assert_ne!(a, (0..1000).collect::<Vec<_>>());
-        assert_eq!(a, one_pass(Pattern::Random, 1000, 1), "same seed, same order");
+        assert_eq!(
+            a,
+            one_pass(Pattern::Random, 1000, 1),
+            "same seed, same order"
+        );
 
         let mut sequence = BlockSequence::new(Pattern::Random, 1000, 1);
         let first: Vec<_> = std::iter::from_fn(|| sequence.next_block()).collect();

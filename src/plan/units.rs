@@ -143,7 +143,17 @@ mod tests {
 
     #[test]
     fn bad_sizes_are_refused_with_the_value_named() {
-        for text in ["0", "0k", "-4k", "", "k", "4x", "4kiB2", "99999999999999999999", "16777216T"] {
+        for text in [
+            "0",
+            "0k",
+            "-4k",
+            "",
+            "k",
+            "4x",
+            "4kiB2",
+            "99999999999999999999",
+            "16777216T",
+        ] {
             let error = parse_size(text).expect_err(text);
             assert!(error.contains(&format!("'{text}'")), "{error}");
         }

@@ -52,8 +52,12 @@ impl Sub for CpuUsage {
             total_s: (self.total_s - earlier.total_s).max(0.0),
             user_s: (self.user_s - earlier.user_s).max(0.0),
             system_s: (self.system_s - earlier.system_s).max(0.0),
-            voluntary_switches: self.voluntary_switches.saturating_sub(earlier.voluntary_switches),
-            involuntary_switches: self.involuntary_switches.saturating_sub(earlier.involuntary_switches),
+            voluntary_switches: self
+                .voluntary_switches
+                .saturating_sub(earlier.voluntary_switches),
+            involuntary_switches: self
+                .involuntary_switches
+                .saturating_sub(earlier.involuntary_switches),
             minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
             major_faults: self.major_faults.saturating_sub(earlier.major_faults),
         }

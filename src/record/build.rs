@@ -5,8 +5,8 @@
 //! business of `stats`.
 
 use super::{
-    CacheState, Cpu, DirectAlignment, Host, Interval, Job, LatencySummary, Percentile, Point, Repetition, ResultFile,
-    SCHEMA, Status, Target, Tool, histogram,
+    CacheState, Cpu, DirectAlignment, Host, Interval, Job, LatencySummary, Percentile, Point,
+    Repetition, ResultFile, SCHEMA, Status, Target, Tool, histogram,
 };
 use crate::probe::cpu::CpuUsage;
 use crate::probe::host::HostIdentity;
@@ -15,7 +15,9 @@ use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
 
 /// The percentiles recorded for every latency distribution.
-pub const PERCENTILES: [f64; 11] = [1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+pub const PERCENTILES: [f64; 11] = [
+    1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99,
+];
 
 /// An empty result file for this program and host.
 pub fn new_result_file(command: Vec<String>) -> ResultFile {
@@ -48,7 +50,11 @@ pub fn point(outcome: &PointOutcome) -> Point {
         target: Target {
             dir: target.dir.display().to_string(),
             filesystem: target.filesystem.clone(),
-            files: target.files.iter().map(|f| f.display().to_string()).collect(),
+            files: target
+                .files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect(),
             direct_alignment: target.direct_alignment.map(|a| DirectAlignment {
                 memory_bytes: a.memory,
                 offset_bytes: a.offset,
@@ -56,7 +62,11 @@ pub fn point(outcome: &PointOutcome) -> Point {
             }),
             direct_in_memory: target.direct_in_memory,
         },
-        repetitions: outcome.repetitions.iter().map(|r| repetition(outcome, r)).collect(),
+        repetitions: outcome
+            .repetitions
+            .iter()
+            .map(|r| repetition(outcome, r))
+            .collect(),
         summary: None,
         checks: Vec::new(),
     }
@@ -97,7 +107,11 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             .enumerate()
             .map(|(index, job)| Job {
                 job: index as u32,
-                file: point.target.files.get(index).map(|f| f.display().to_string()),
+                file: point
+                    .target
+                    .files
+                    .get(index)
+                    .map(|f| f.display().to_string()),
                 bytes: job.bytes,
                 ops: job.ops,
                 elapsed_ns: job.end.duration_since(job.start).as_nanos() as u64,
@@ -105,12 +119,18 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             .collect(),
     };
     if status == Status::Ok && !jobs.is_empty() {
-        let start = jobs.iter().map(|j| j.start).min().expect("at least one job");
+        let start = jobs
+            .iter()
+            .map(|j| j.start)
+            .min()
+            .expect("at least one job");
         let end = jobs.iter().map(|j| j.end).max().expect("at least one job");
         let elapsed = end.duration_since(start);
         let elapsed_ns = (elapsed.as_nanos() as u64).max(1);
         let seconds = elapsed_ns as f64 * 1e-9;
-        let cpu = jobs.iter().fold(CpuUsage::default(), |sum, job: &JobOutcome| sum + job.cpu);
+        let cpu = jobs
+            .iter()
+            .fold(CpuUsage::default(), |sum, job: &JobOutcome| sum + job.cpu);
         record.elapsed_ns = Some(elapsed_ns);
         record.throughput_bps = Some(bytes as f64 / seconds);
         record.iops = Some(ops as f64 / seconds);
@@ -136,7 +156,9 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
 fn merge<'a>(histograms: impl Iterator<Item = &'a Histogram<u64>>) -> Histogram<u64> {
     let mut merged = new_histogram();
     for histogram in histograms {
-        merged.add(histogram).expect("histograms share their bounds");
+        merged
+            .add(histogram)
+            .expect("histograms share their bounds");
     }
     merged
 }

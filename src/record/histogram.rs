@@ -40,7 +40,10 @@ mod tests {
         }
         let decoded = decode(&encode(&histogram)).unwrap();
         assert_eq!(decoded, histogram);
-        assert_eq!(decoded.value_at_quantile(0.5), histogram.value_at_quantile(0.5));
+        assert_eq!(
+            decoded.value_at_quantile(0.5),
+            histogram.value_at_quantile(0.5)
+        );
     }
 
     #[test]

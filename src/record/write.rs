@@ -17,7 +17,11 @@ pub fn write_atomic(path: &Path, result: &ResultFile) -> std::io::Result<()> {
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::other(format!("{} is not a file name", path.display())))?;
-    let temporary = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let temporary = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let fd = rustix::fs::open(
         &temporary,
         OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::WRONLY | OFlags::CLOEXEC,
@@ -47,12 +51,21 @@ pub fn write_atomic(path: &Path, result: &ResultFile) -> std::io::Result<()> {
 pub fn read(path: &Path) -> Result<ResultFile, String> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).map_err(|error| format!("{shown}: {error}"))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|error| format!("{shown} is not valid JSON ({error}); a truncated file?"))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|error| format!("{shown} is not valid JSON ({error}); a truncated file?"))?;
     match value.get("schema").and_then(|s| s.as_str()) {
         Some(SCHEMA) => {}
-        Some(other) => return Err(format!("{shown} has schema '{other}'; this iolab reads '{SCHEMA}'")),
-        None => return Err(format!("{shown} is not an iolab result file (no \"schema\" field)")),
+        Some(other) => {
+            return Err(format!(
+                "{shown} has schema '{other}'; this iolab reads '{SCHEMA}'"
+            ));
+        }
+        None => {
+            return Err(format!(
+                "{shown} is not an iolab result file (no \"schema\" field)"
+            ));
+        }
     }
-    serde_json::from_value(value).map_err(|error| format!("{shown} does not match {SCHEMA}: {error}"))
+    serde_json::from_value(value)
+        .map_err(|error| format!("{shown} does not match {SCHEMA}: {error}"))
 }

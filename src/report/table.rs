@@ -10,8 +10,23 @@ pub fn render(result: &ResultFile) -> String {
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED);
     // The workload column only when some label says something else.
-    let labelled = result.points.iter().any(|p| p.label != p.workload.describe());
-    let mut header = vec!["point", "workload", "MiB/s", "MB/s", "IOPS", "lat p50", "lat p99", "lat max", "CPU", "cached at start", "n ±CI95"];
+    let labelled = result
+        .points
+        .iter()
+        .any(|p| p.label != p.workload.describe());
+    let mut header = vec![
+        "point",
+        "workload",
+        "MiB/s",
+        "MB/s",
+        "IOPS",
+        "lat p50",
+        "lat p99",
+        "lat max",
+        "CPU",
+        "cached at start",
+        "n ±CI95",
+    ];
     if !labelled {
         header.remove(1);
     }
@@ -45,7 +60,13 @@ fn row(point: &Point) -> Vec<String> {
             .iter()
             .map(|r| r.status)
             .find(|s| *s != Status::Ok)
-            .map_or("no result", |s| if s == Status::Failed { "FAILED" } else { "interrupted" });
+            .map_or("no result", |s| {
+                if s == Status::Failed {
+                    "FAILED"
+                } else {
+                    "interrupted"
+                }
+            });
         cells.push(status.to_string());
         cells.extend(std::iter::repeat_n(String::new(), 8));
         return cells;
@@ -58,16 +79,31 @@ fn row(point: &Point) -> Vec<String> {
             .find(|q| q.percentile == p)
             .map_or_else(|| "-".to_string(), |q| latency(q.value as f64))
     };
-    let measured: Vec<_> = point.repetitions.iter().filter(|r| !r.warmup && r.status == Status::Ok).collect();
-    let cpu = measured.iter().filter_map(|r| r.cpu.as_ref()).map(|c| c.utilization).sum::<f64>() / measured.len().max(1) as f64;
+    let measured: Vec<_> = point
+        .repetitions
+        .iter()
+        .filter(|r| !r.warmup && r.status == Status::Ok)
+        .collect();
+    let cpu = measured
+        .iter()
+        .filter_map(|r| r.cpu.as_ref())
+        .map(|c| c.utilization)
+        .sum::<f64>()
+        / measured.len().max(1) as f64;
     let cached = measured
         .iter()
         .filter_map(|r| r.cache.as_ref())
         .map(|c| c.resident_fraction)
-        .fold(None, |worst: Option<f64>, f| Some(worst.map_or(f, |w| w.max(f))));
+        .fold(None, |worst: Option<f64>, f| {
+            Some(worst.map_or(f, |w| w.max(f)))
+        });
     let interval = match (throughput.ci95_low, throughput.ci95_high) {
         (Some(low), Some(high)) if throughput.mean > 0.0 => {
-            format!("{} ±{:.1}%", throughput.n, (high - low) / 2.0 / throughput.mean * 100.0)
+            format!(
+                "{} ±{:.1}%",
+                throughput.n,
+                (high - low) / 2.0 / throughput.mean * 100.0
+            )
         }
         _ => throughput.n.to_string(),
     };
@@ -97,10 +133,16 @@ pub fn checks(result: &ResultFile) -> String {
                     Severity::Warning => "warning",
                     Severity::Info => "note",
                 };
-                (check.severity, format!("{severity} [{}] {}: {}\n", check.code, point.label, check.message))
+                (
+                    check.severity,
+                    format!(
+                        "{severity} [{}] {}: {}\n",
+                        check.code, point.label, check.message
+                    ),
+                )
             })
         })
         .collect();
-    lines.sort_by(|a, b| b.0.cmp(&a.0));
+    lines.sort_by_key(|line| std::cmp::Reverse(line.0));
     lines.into_iter().map(|(_, line)| line).collect()
 }

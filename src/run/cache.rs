@@ -15,15 +15,18 @@ pub struct Residency {
     pub total_pages: u64,
 }
 
-impl Residency {
+impl std::ops::Add for Residency {
+    type Output = Residency;
     /// Adds another file's counts.
-    pub fn add(self, other: Residency) -> Residency {
+    fn add(self, other: Residency) -> Residency {
         Residency {
             resident_pages: self.resident_pages + other.resident_pages,
             total_pages: self.total_pages + other.total_pages,
         }
     }
+}
 
+impl Residency {
     /// Resident pages over total pages, 0 for an empty file.
     pub fn fraction(self) -> f64 {
         if self.total_pages == 0 {
@@ -73,7 +76,14 @@ pub fn residency(fd: BorrowedFd<'_>, len: u64) -> io::Result<Residency> {
     let map_len = usize::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::FileTooLarge))?;
     // SAFETY: a new read-only shared mapping chosen by the kernel; unmapped below.
     let base = unsafe {
-        rustix::mm::mmap(std::ptr::null_mut(), map_len, ProtFlags::READ, MapFlags::SHARED, fd, 0)?
+        rustix::mm::mmap(
+            std::ptr::null_mut(),
+            map_len,
+            ProtFlags::READ,
+            MapFlags::SHARED,
+            fd,
+            0,
+        )?
     };
     let mut vector = vec![0u8; total_pages as usize];
     // SAFETY: `vector` has one byte per page of the mapping; mincore is missing from rustix.

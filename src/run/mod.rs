@@ -13,8 +13,13 @@ pub mod scratch;
 pub mod signals;
 pub mod timing;
 
-use crate::engine::{mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo, sync::PositionIo, uring::UringIo};
-use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload, units::format_size};
+use crate::engine::{
+    mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo, sync::PositionIo,
+    uring::UringIo,
+};
+use crate::plan::{
+    CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload, units::format_size,
+};
 use crate::usage;
 use buffer::AlignedBuffer;
 use cache::Residency;
@@ -102,12 +107,16 @@ pub struct PointOutcome {
 impl PointOutcome {
     /// Whether any repetition failed.
     pub fn failed(&self) -> bool {
-        self.repetitions.iter().any(|r| matches!(r.status, RepetitionStatus::Failed(_)))
+        self.repetitions
+            .iter()
+            .any(|r| matches!(r.status, RepetitionStatus::Failed(_)))
     }
 
     /// Whether a repetition was cut short by a signal.
     pub fn interrupted(&self) -> bool {
-        self.repetitions.iter().any(|r| matches!(r.status, RepetitionStatus::Interrupted))
+        self.repetitions
+            .iter()
+            .any(|r| matches!(r.status, RepetitionStatus::Interrupted))
     }
 }
 
@@ -148,14 +157,21 @@ impl Session {
     /// Finds out whether O_DIRECT works here by creating (then removing) one scratch file.
     pub fn probe_direct(&mut self) -> Result<DirectCapability, RunError> {
         self.release_files();
-        let file = self.dir.create(u32::MAX).map_err(|e| RunError::Setup(e.to_string()))?;
+        let file = self
+            .dir
+            .create(u32::MAX)
+            .map_err(|e| RunError::Setup(e.to_string()))?;
         let capability = direct_capability(&self.dir, &file);
         remove_file(&self.dir, file);
         Ok(capability)
     }
 
     /// Measures one point: prepares files, then runs warm-ups and repetitions.
-    pub fn run_point(&mut self, label: &str, workload: &Workload) -> Result<PointOutcome, RunError> {
+    pub fn run_point(
+        &mut self,
+        label: &str,
+        workload: &Workload,
+    ) -> Result<PointOutcome, RunError> {
         workload.validate()?;
         let mut target = TargetInfo {
             dir: self.dir.path().to_path_buf(),
@@ -194,17 +210,23 @@ impl Session {
         })
     }
 
-    fn prepare_files(&mut self, workload: &Workload, target: &mut TargetInfo) -> Result<(), RunError> {
-        let reusable = self
-            .files
-            .as_ref()
-            .is_some_and(|set| set.size == workload.size && set.files.len() == workload.jobs as usize);
+    fn prepare_files(
+        &mut self,
+        workload: &Workload,
+        target: &mut TargetInfo,
+    ) -> Result<(), RunError> {
+        let reusable = self.files.as_ref().is_some_and(|set| {
+            set.size == workload.size && set.files.len() == workload.jobs as usize
+        });
         if !reusable {
             self.release_files();
             self.check_free_space(workload)?;
             let mut files = Vec::new();
             for job in 0..workload.jobs {
-                let created = self.dir.create(job).map_err(|e| RunError::Setup(e.to_string()));
+                let created = self
+                    .dir
+                    .create(job)
+                    .map_err(|e| RunError::Setup(e.to_string()));
                 match created {
                     Ok(file) => files.push(file),
                     Err(error) => {
@@ -254,10 +276,16 @@ impl Session {
         }
         if workload.op.needs_layout() && !set.laid_out {
             for file in &set.files {
-                prepare::lay_out(file.fd(), workload.size, workload.seed, self.interrupt.flag()).map_err(|error| {
-                    match self.interrupt.signal() {
-                        Some(signal) => RunError::Interrupted(signal),
-                        None => RunError::Setup(format!("laying out {}: {error}", file.path().display())),
+                prepare::lay_out(
+                    file.fd(),
+                    workload.size,
+                    workload.seed,
+                    self.interrupt.flag(),
+                )
+                .map_err(|error| match self.interrupt.signal() {
+                    Some(signal) => RunError::Interrupted(signal),
+                    None => {
+                        RunError::Setup(format!("laying out {}: {error}", file.path().display()))
                     }
                 })?;
             }
@@ -268,7 +296,10 @@ impl Session {
     }
 
     fn check_free_space(&self, workload: &Workload) -> Result<(), RunError> {
-        let needed = workload.size.saturating_mul(u64::from(workload.jobs)).saturating_add(FREE_SPACE_MARGIN);
+        let needed = workload
+            .size
+            .saturating_mul(u64::from(workload.jobs))
+            .saturating_add(FREE_SPACE_MARGIN);
         let available = self
             .dir
             .available_bytes()
@@ -288,7 +319,12 @@ impl Session {
         Ok(())
     }
 
-    fn run_repetition(&mut self, workload: &Workload, target: &TargetInfo, index: u32) -> Result<RepetitionOutcome, RunError> {
+    fn run_repetition(
+        &mut self,
+        workload: &Workload,
+        target: &TargetInfo,
+        index: u32,
+    ) -> Result<RepetitionOutcome, RunError> {
         let warmup = index < workload.warmup;
         let interrupt = self.interrupt.clone();
         let mut residency = None;
@@ -303,22 +339,29 @@ impl Session {
             }
             if workload.op == Op::Reread && matches!(status, RepetitionStatus::Ok) {
                 // The read whose cache the timed reread inherits: same engine and pattern, one pass.
-                let first_read = Workload { runtime_s: None, ramp_s: 0.0, ..workload.clone() };
-                let outcomes = run_jobs(&self.dir, Some(set), &first_read, target, &interrupt, false);
+                let first_read = Workload {
+                    runtime_s: None,
+                    ramp_s: 0.0,
+                    ..workload.clone()
+                };
+                let outcomes =
+                    run_jobs(&self.dir, Some(set), &first_read, target, &interrupt, false);
                 status = status_of(&outcomes);
             }
             if matches!(status, RepetitionStatus::Ok) {
                 let mut total = Residency::default();
                 for file in &set.files {
-                    let counted = cache::residency(file.fd(), workload.size)
-                        .map_err(|e| RunError::Setup(format!("mincore {}: {e}", file.path().display())))?;
-                    total = total.add(counted);
+                    let counted = cache::residency(file.fd(), workload.size).map_err(|e| {
+                        RunError::Setup(format!("mincore {}: {e}", file.path().display()))
+                    })?;
+                    total = total + counted;
                 }
                 residency = Some(total);
                 jobs = run_jobs(&self.dir, Some(set), workload, target, &interrupt, true);
                 status = status_of(&jobs);
                 if workload.op == Op::Write {
-                    set.laid_out = matches!(status, RepetitionStatus::Ok) && workload.pattern != Pattern::Uniform;
+                    set.laid_out = matches!(status, RepetitionStatus::Ok)
+                        && workload.pattern != Pattern::Uniform;
                 }
             }
         } else {
@@ -336,7 +379,9 @@ impl Session {
 
     fn release_files(&mut self) {
         if let Some(set) = self.files.take() {
-            set.files.into_iter().for_each(|file| remove_file(&self.dir, file));
+            set.files
+                .into_iter()
+                .for_each(|file| remove_file(&self.dir, file));
         }
     }
 }
@@ -351,14 +396,24 @@ fn remove_file(dir: &ScratchDir, file: ScratchFile) {
     let path = file.path().to_path_buf();
     match file.remove(dir) {
         Ok(true) => {}
-        Ok(false) => eprintln!("iolab: {} is no longer the file iolab created; left in place", path.display()),
-        Err(error) => eprintln!("iolab: could not remove scratch file {}: {error}", path.display()),
+        Ok(false) => eprintln!(
+            "iolab: {} is no longer the file iolab created; left in place",
+            path.display()
+        ),
+        Err(error) => eprintln!(
+            "iolab: could not remove scratch file {}: {error}",
+            path.display()
+        ),
     }
 }
 
 /// Replaces the files of a write op with new, empty ones: `write` measures
 /// writing a new file, so every repetition after the first gets a fresh one.
-fn prepare_new_files(dir: &ScratchDir, set: &mut FileSet, workload: &Workload) -> Result<(), String> {
+fn prepare_new_files(
+    dir: &ScratchDir,
+    set: &mut FileSet,
+    workload: &Workload,
+) -> Result<(), String> {
     if !set.fresh {
         let jobs = set.files.len() as u32;
         for file in std::mem::take(&mut set.files) {
@@ -371,7 +426,8 @@ fn prepare_new_files(dir: &ScratchDir, set: &mut FileSet, workload: &Workload) -
     if workload.engine == EngineKind::Mmap {
         // A mapping cannot grow a file; give it its length (sparse), untimed.
         for file in &set.files {
-            rustix::fs::ftruncate(file.fd(), workload.size).map_err(|e| format!("ftruncate {}: {e}", file.path().display()))?;
+            rustix::fs::ftruncate(file.fd(), workload.size)
+                .map_err(|e| format!("ftruncate {}: {e}", file.path().display()))?;
         }
     }
     set.laid_out = false;
@@ -386,7 +442,13 @@ fn treat_cache(set: &FileSet, workload: &Workload, interrupt: &Interrupt) -> Res
             CacheMode::Warm => cache::warm(file.fd(), workload.size, interrupt.flag()),
             CacheMode::Keep => Ok(()),
         };
-        result.map_err(|error| format!("cache {:?} of {}: {error}", workload.cache, file.path().display()))?;
+        result.map_err(|error| {
+            format!(
+                "cache {:?} of {}: {error}",
+                workload.cache,
+                file.path().display()
+            )
+        })?;
     }
     Ok(())
 }
@@ -419,9 +481,9 @@ fn direct_capability(dir: &ScratchDir, file: &ScratchFile) -> DirectCapability {
 }
 
 fn check_uring_available() -> Result<(), RunError> {
-    io_uring::IoUring::new(1)
-        .map(drop)
-        .map_err(|error| RunError::Setup(format!("io_uring is not available on this kernel: {error}")))
+    io_uring::IoUring::new(1).map(drop).map_err(|error| {
+        RunError::Setup(format!("io_uring is not available on this kernel: {error}"))
+    })
 }
 
 fn open_flags(workload: &Workload) -> OFlags {
@@ -447,16 +509,25 @@ fn run_jobs(
     timed: bool,
 ) -> Vec<JobOutcome> {
     let barrier = Barrier::new(workload.jobs as usize);
-    let alignment = target.direct_alignment.map_or(4096, |a| (a.memory as usize).max(4096));
+    let alignment = target
+        .direct_alignment
+        .map_or(4096, |a| (a.memory as usize).max(4096));
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workload.jobs)
             .map(|job| {
                 let file = set.map(|set| &set.files[job as usize]);
                 let barrier = &barrier;
-                scope.spawn(move || run_job(dir, file, job, workload, alignment, interrupt, timed, barrier))
+                scope.spawn(move || {
+                    run_job(
+                        dir, file, job, workload, alignment, interrupt, timed, barrier,
+                    )
+                })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a job thread panicked")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a job thread panicked"))
+            .collect()
     })
 }
 
@@ -471,22 +542,37 @@ fn run_job(
     timed: bool,
     barrier: &Barrier,
 ) -> JobOutcome {
-    let label = file.map_or_else(|| "(null engine)".to_string(), |f| f.path().display().to_string());
+    let label = file.map_or_else(
+        || "(null engine)".to_string(),
+        |f| f.path().display().to_string(),
+    );
     let spec = LoopSpec {
         write: workload.op.writes(),
         bs: workload.bs,
         blocks: workload.blocks(),
         pattern: workload.pattern,
         seed: workload.seed ^ u64::from(job).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        runtime: if timed { workload.runtime_s.map(Duration::from_secs_f64) } else { None },
-        ramp: if timed { Duration::from_secs_f64(workload.ramp_s) } else { Duration::ZERO },
+        runtime: if timed {
+            workload.runtime_s.map(Duration::from_secs_f64)
+        } else {
+            None
+        },
+        ramp: if timed {
+            Duration::from_secs_f64(workload.ramp_s)
+        } else {
+            Duration::ZERO
+        },
         fsync_every: workload.fsync_every,
         fsync_end: workload.fsync_end,
         interval: Duration::from_secs_f64(workload.interval_s),
         interrupt: interrupt.flag(),
         file: &label,
     };
-    let slots = if workload.engine == EngineKind::Uring { workload.iodepth as usize } else { 1 };
+    let slots = if workload.engine == EngineKind::Uring {
+        workload.iodepth as usize
+    } else {
+        1
+    };
     let mut buffer = AlignedBuffer::with_data(workload.bs as usize * slots, alignment, spec.seed);
     let setup_failed = |error: std::io::Error| {
         barrier.wait();
@@ -506,20 +592,43 @@ fn run_job(
     let engine_fd = || fd.expect("engines other than null have a file");
     match workload.engine {
         EngineKind::Null => timing::run_blocking(&mut NullIo, buffer.as_mut_slice(), &spec, ready),
-        EngineKind::Psync => timing::run_blocking(&mut PositionalIo::new(engine_fd()), buffer.as_mut_slice(), &spec, ready),
-        EngineKind::Sync => timing::run_blocking(&mut PositionIo::new(engine_fd()), buffer.as_mut_slice(), &spec, ready),
+        EngineKind::Psync => timing::run_blocking(
+            &mut PositionalIo::new(engine_fd()),
+            buffer.as_mut_slice(),
+            &spec,
+            ready,
+        ),
+        EngineKind::Sync => timing::run_blocking(
+            &mut PositionIo::new(engine_fd()),
+            buffer.as_mut_slice(),
+            &spec,
+            ready,
+        ),
         EngineKind::Stdio => match StreamIo::new(engine_fd()) {
-            Ok(mut engine) => timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready),
+            Ok(mut engine) => {
+                timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready)
+            }
             Err(error) => setup_failed(error),
         },
-        EngineKind::Mmap => match MappedIo::new(engine_fd(), workload.size, spec.write, workload.sync) {
-            Ok(mut engine) => timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready),
-            Err(error) => setup_failed(error),
-        },
+        EngineKind::Mmap => {
+            match MappedIo::new(engine_fd(), workload.size, spec.write, workload.sync) {
+                Ok(mut engine) => {
+                    timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready)
+                }
+                Err(error) => setup_failed(error),
+            }
+        }
         EngineKind::Uring => {
             // SAFETY: `buffer` holds iodepth * bs bytes and outlives the ring,
             // and run_uring reaps every request before returning.
-            match unsafe { UringIo::new(engine_fd(), workload.iodepth, buffer.as_mut_ptr(), workload.bs as usize) } {
+            match unsafe {
+                UringIo::new(
+                    engine_fd(),
+                    workload.iodepth,
+                    buffer.as_mut_ptr(),
+                    workload.bs as usize,
+                )
+            } {
                 Ok(mut ring) => timing::run_uring(&mut ring, workload.iodepth, &spec, ready),
                 Err(error) => setup_failed(error),
             }

@@ -62,12 +62,18 @@ pub fn direct_alignment(fd: BorrowedFd<'_>) -> Result<DirectAlignment, i32> {
 /// The logical block size of the block device holding the file, via sysfs.
 fn logical_block_size(fd: BorrowedFd<'_>) -> Option<u32> {
     let stat = rustix::fs::fstat(fd).ok()?;
-    let (major, minor) = (rustix::fs::major(stat.st_dev), rustix::fs::minor(stat.st_dev));
+    let (major, minor) = (
+        rustix::fs::major(stat.st_dev),
+        rustix::fs::minor(stat.st_dev),
+    );
     let device = format!("/sys/dev/block/{major}:{minor}");
     // A partition has no queue/ of its own; its parent disk has.
-    [format!("{device}/queue/logical_block_size"), format!("{device}/../queue/logical_block_size")]
-        .iter()
-        .find_map(|path| std::fs::read_to_string(path).ok()?.trim().parse().ok())
+    [
+        format!("{device}/queue/logical_block_size"),
+        format!("{device}/../queue/logical_block_size"),
+    ]
+    .iter()
+    .find_map(|path| std::fs::read_to_string(path).ok()?.trim().parse().ok())
 }
 
 /// Writes the first `len` bytes of the file sequentially with `chunk`-sized
@@ -81,11 +87,18 @@ pub fn lay_out(fd: BorrowedFd<'_>, len: u64, seed: u64, interrupt: &AtomicUsize)
             return Err(io::Error::from(io::ErrorKind::Interrupted));
         }
         let want = (len - offset).min(chunk as u64) as usize;
-        let written = rustix::io::pwrite(fd, &buffer.as_slice()[..want], offset).map_err(|error| {
-            io::Error::new(io::Error::from(error).kind(), format!("layout write at offset {offset} failed: {error}"))
-        })?;
+        let written =
+            rustix::io::pwrite(fd, &buffer.as_slice()[..want], offset).map_err(|error| {
+                io::Error::new(
+                    io::Error::from(error).kind(),
+                    format!("layout write at offset {offset} failed: {error}"),
+                )
+            })?;
         if written == 0 {
-            return Err(io::Error::new(io::ErrorKind::WriteZero, format!("layout write at offset {offset} wrote nothing")));
+            return Err(io::Error::new(
+                io::ErrorKind::WriteZero,
+                format!("layout write at offset {offset} wrote nothing"),
+            ));
         }
         offset += written as u64;
     }

@@ -33,10 +33,18 @@ impl ScratchDir {
             return Err(usage!("--dir {shown} is not a directory"));
         }
         // access(2) also reports EROFS on a read-only mount, even for root.
-        rustix::fs::access(path, Access::WRITE_OK | Access::EXEC_OK)
-            .map_err(|error| usage!("--dir {shown} is not writable: {}", describe_io(&error.into())))?;
-        let fd = rustix::fs::open(path, OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
-            .map_err(|error| usage!("--dir {shown}: {}", describe_io(&error.into())))?;
+        rustix::fs::access(path, Access::WRITE_OK | Access::EXEC_OK).map_err(|error| {
+            usage!(
+                "--dir {shown} is not writable: {}",
+                describe_io(&error.into())
+            )
+        })?;
+        let fd = rustix::fs::open(
+            path,
+            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|error| usage!("--dir {shown}: {}", describe_io(&error.into())))?;
         Ok(ScratchDir {
             path: path.to_path_buf(),
             fd,
@@ -80,7 +88,10 @@ impl ScratchDir {
         .map_err(|error| {
             io::Error::new(
                 io::Error::from(error).kind(),
-                format!("cannot create scratch file {}: {error}", self.path.join(&name).display()),
+                format!(
+                    "cannot create scratch file {}: {error}",
+                    self.path.join(&name).display()
+                ),
             )
         })?;
         let stat = rustix::fs::fstat(&fd)?;
@@ -196,11 +207,17 @@ mod tests {
         let victim = temp.path().join("victim");
         std::fs::write(&victim, b"precious").unwrap();
         std::os::unix::fs::symlink(&victim, temp.path().join("iolab-t1-0.dat")).unwrap();
-        assert!(dir.create(0).is_err(), "a planted symlink must not be followed");
+        assert!(
+            dir.create(0).is_err(),
+            "a planted symlink must not be followed"
+        );
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
 
         let file = dir.create(1).unwrap();
-        assert!(dir.create(1).is_err(), "an existing file must not be reopened");
+        assert!(
+            dir.create(1).is_err(),
+            "an existing file must not be reopened"
+        );
         assert!(file.remove(&dir).unwrap());
         assert!(!temp.path().join("iolab-t1-1.dat").exists());
     }
@@ -223,7 +240,10 @@ mod tests {
         let temp = tempfile::tempdir().unwrap();
         let missing = temp.path().join("missing");
         let error = ScratchDir::open(&missing, "x").unwrap_err().to_string();
-        assert!(error.contains("does not exist") && error.contains("missing"), "{error}");
+        assert!(
+            error.contains("does not exist") && error.contains("missing"),
+            "{error}"
+        );
         let file = temp.path().join("plain");
         std::fs::write(&file, b"").unwrap();
         let error = ScratchDir::open(&file, "x").unwrap_err().to_string();

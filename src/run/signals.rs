@@ -8,8 +8,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub struct Interrupt(Arc<AtomicUsize>);
 
 impl Interrupt {
-    /// Installs handlers for SIGINT and SIGTERM that set the flag.
+    /// Installs handlers for SIGINT and SIGTERM that set the flag, and ignores
+    /// SIGXFSZ so that a write past RLIMIT_FSIZE fails with EFBIG (and is
+    /// reported with its offset) instead of killing the process unannounced.
     pub fn install() -> std::io::Result<Self> {
+        // SAFETY: setting a signal to SIG_IGN installs no handler code.
+        unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
         let interrupt = Interrupt::default();
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             signal_hook::flag::register_usize(signal, Arc::clone(&interrupt.0), signal as usize)?;

@@ -215,7 +215,8 @@ impl Recorder {
     #[cold]
     #[inline(never)]
     fn roll_over(&mut self, now: Instant) {
-        let target = (now.duration_since(self.start).as_nanos() / self.interval.as_nanos().max(1)) as u64;
+        let target =
+            (now.duration_since(self.start).as_nanos() / self.interval.as_nanos().max(1)) as u64;
         self.close_interval();
         while self.interval_index + 1 < target {
             self.intervals.push(IntervalSample::default());
@@ -223,7 +224,8 @@ impl Recorder {
         }
         self.interval_index = target;
         let interval_ns = self.interval.as_nanos() as u64;
-        self.next_boundary = self.start + Duration::from_nanos(interval_ns.saturating_mul(target + 1));
+        self.next_boundary =
+            self.start + Duration::from_nanos(interval_ns.saturating_mul(target + 1));
     }
 
     fn close_interval(&mut self) {
@@ -242,7 +244,13 @@ impl Recorder {
         self.interval_ops = 0;
     }
 
-    fn finish(mut self, end: Instant, cpu: CpuUsage, failure: Option<IoFailure>, interrupted: bool) -> JobOutcome {
+    fn finish(
+        mut self,
+        end: Instant,
+        cpu: CpuUsage,
+        failure: Option<IoFailure>,
+        interrupted: bool,
+    ) -> JobOutcome {
         if self.interval_ops > 0 || self.intervals.is_empty() {
             self.close_interval();
         }
@@ -265,13 +273,20 @@ impl Recorder {
 ///
 /// `ready` is called once everything is set up, just before the clock starts;
 /// the runner uses it to release all jobs together through a barrier.
-pub fn run_blocking<E: BlockIo>(engine: &mut E, buffer: &mut [u8], spec: &LoopSpec<'_>, ready: impl FnOnce()) -> JobOutcome {
+pub fn run_blocking<E: BlockIo>(
+    engine: &mut E,
+    buffer: &mut [u8],
+    spec: &LoopSpec<'_>,
+    ready: impl FnOnce(),
+) -> JobOutcome {
     let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
     let mut recorder = Recorder::new(spec.interval);
     ready();
     if !spec.ramp.is_zero() {
         let ramp_end = Instant::now() + spec.ramp;
-        if let Err(failure) = blocking_phase(engine, buffer, spec, &mut blocks, None, Some(ramp_end)) {
+        if let Err(failure) =
+            blocking_phase(engine, buffer, spec, &mut blocks, None, Some(ramp_end))
+        {
             return recorder.finish(Instant::now(), CpuUsage::default(), Some(failure), false);
         }
         blocks.start_next_pass();
@@ -280,7 +295,14 @@ pub fn run_blocking<E: BlockIo>(engine: &mut E, buffer: &mut [u8], spec: &LoopSp
     let start = Instant::now();
     recorder.begin(start);
     let deadline = spec.runtime.map(|runtime| start + runtime);
-    let mut result = blocking_phase(engine, buffer, spec, &mut blocks, Some(&mut recorder), deadline);
+    let mut result = blocking_phase(
+        engine,
+        buffer,
+        spec,
+        &mut blocks,
+        Some(&mut recorder),
+        deadline,
+    );
     let interrupted = matches!(result, Ok(Stop::Interrupted));
     if result.is_ok() && !interrupted {
         result = finish_writes(engine, spec).map(|()| Stop::Done);
@@ -301,9 +323,13 @@ fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), 
     if !spec.write {
         return Ok(());
     }
-    engine.flush().map_err(|error| fsync_failure(spec, error, "flush"))?;
+    engine
+        .flush()
+        .map_err(|error| fsync_failure(spec, error, "flush"))?;
     if spec.fsync_end {
-        engine.sync_all().map_err(|error| fsync_failure(spec, error, "fsync"))?;
+        engine
+            .sync_all()
+            .map_err(|error| fsync_failure(spec, error, "fsync"))?;
     }
     Ok(())
 }
@@ -362,7 +388,9 @@ fn blocking_phase<E: BlockIo>(
             writes_since_fsync += 1;
             if writes_since_fsync == spec.fsync_every {
                 writes_since_fsync = 0;
-                engine.sync_all().map_err(|error| fsync_failure(spec, error, "fsync"))?;
+                engine
+                    .sync_all()
+                    .map_err(|error| fsync_failure(spec, error, "fsync"))?;
                 last = Instant::now();
             }
         }
@@ -375,7 +403,12 @@ fn blocking_phase<E: BlockIo>(
     }
 }
 
-fn transfer_failure(spec: &LoopSpec<'_>, offset: u64, moved: Option<u64>, error: Option<io::Error>) -> IoFailure {
+fn transfer_failure(
+    spec: &LoopSpec<'_>,
+    offset: u64,
+    moved: Option<u64>,
+    error: Option<io::Error>,
+) -> IoFailure {
     IoFailure {
         action: if spec.write { "write" } else { "read" },
         file: spec.file.to_string(),
@@ -387,7 +420,12 @@ fn transfer_failure(spec: &LoopSpec<'_>, offset: u64, moved: Option<u64>, error:
 }
 
 /// Runs one job on io_uring with `depth` requests in flight: ramp, then the timed region.
-pub fn run_uring(ring: &mut UringIo, depth: u32, spec: &LoopSpec<'_>, ready: impl FnOnce()) -> JobOutcome {
+pub fn run_uring(
+    ring: &mut UringIo,
+    depth: u32,
+    spec: &LoopSpec<'_>,
+    ready: impl FnOnce(),
+) -> JobOutcome {
     let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
     let mut recorder = Recorder::new(spec.interval);
     let mut submit = new_histogram();
@@ -395,7 +433,15 @@ pub fn run_uring(ring: &mut UringIo, depth: u32, spec: &LoopSpec<'_>, ready: imp
     ready();
     if !spec.ramp.is_zero() {
         let ramp_end = Instant::now() + spec.ramp;
-        if let Err(failure) = uring_phase(ring, &mut queue, spec, &mut blocks, None, None, Some(ramp_end)) {
+        if let Err(failure) = uring_phase(
+            ring,
+            &mut queue,
+            spec,
+            &mut blocks,
+            None,
+            None,
+            Some(ramp_end),
+        ) {
             return recorder.finish(Instant::now(), CpuUsage::default(), Some(failure), false);
         }
         blocks.start_next_pass();
@@ -404,10 +450,21 @@ pub fn run_uring(ring: &mut UringIo, depth: u32, spec: &LoopSpec<'_>, ready: imp
     let start = Instant::now();
     recorder.begin(start);
     let deadline = spec.runtime.map(|runtime| start + runtime);
-    let mut result = uring_phase(ring, &mut queue, spec, &mut blocks, Some(&mut recorder), Some(&mut submit), deadline);
+    let mut result = uring_phase(
+        ring,
+        &mut queue,
+        spec,
+        &mut blocks,
+        Some(&mut recorder),
+        Some(&mut submit),
+        deadline,
+    );
     let interrupted = matches!(result, Ok(Stop::Interrupted));
     if result.is_ok() && !interrupted && spec.write && spec.fsync_end {
-        result = ring.sync_all().map(|()| Stop::Done).map_err(|error| fsync_failure(spec, error, "fsync"));
+        result = ring
+            .sync_all()
+            .map(|()| Stop::Done)
+            .map_err(|error| fsync_failure(spec, error, "fsync"));
     }
     let end = Instant::now();
     let cpu = CpuUsage::of_this_thread() - cpu_before;
@@ -464,7 +521,9 @@ fn uring_phase(
         let fsync_due = spec.fsync_every > 0 && writes_since_fsync >= spec.fsync_every;
         queue.just_queued.clear();
         while !exhausted && failure.is_none() && !fsync_due {
-            let Some(&slot) = queue.free.last() else { break };
+            let Some(&slot) = queue.free.last() else {
+                break;
+            };
             let block = match blocks.next_block() {
                 Some(block) => block,
                 None if deadline.is_some() => {
@@ -488,12 +547,20 @@ fn uring_phase(
         if !queue.just_queued.is_empty() {
             let submitted_at = now;
             if let Err(error) = ring.submit() {
-                failure.get_or_insert(transfer_failure(spec, queue.offsets[queue.just_queued[0] as usize], None, Some(error)));
+                failure.get_or_insert(transfer_failure(
+                    spec,
+                    queue.offsets[queue.just_queued[0] as usize],
+                    None,
+                    Some(error),
+                ));
             }
             let after_submit = Instant::now();
             if let Some(submit) = submit.as_deref_mut() {
                 let count = queue.just_queued.len() as u64;
-                submit.saturating_record_n(after_submit.duration_since(submitted_at).as_nanos() as u64, count);
+                submit.saturating_record_n(
+                    after_submit.duration_since(submitted_at).as_nanos() as u64,
+                    count,
+                );
             }
             for &slot in &queue.just_queued {
                 queue.started[slot as usize] = submitted_at;
@@ -501,7 +568,8 @@ fn uring_phase(
         }
         if queue.in_flight() == 0 {
             if fsync_due && failure.is_none() && !exhausted {
-                ring.sync_all().map_err(|error| fsync_failure(spec, error, "fsync"))?;
+                ring.sync_all()
+                    .map_err(|error| fsync_failure(spec, error, "fsync"))?;
                 writes_since_fsync = 0;
                 now = Instant::now();
                 continue;
@@ -525,10 +593,17 @@ fn uring_phase(
             let offset = queue.offsets[slot_index];
             if result < 0 {
                 failure.get_or_insert_with(|| {
-                    transfer_failure(spec, offset, None, Some(io::Error::from_raw_os_error(-result)))
+                    transfer_failure(
+                        spec,
+                        offset,
+                        None,
+                        Some(io::Error::from_raw_os_error(-result)),
+                    )
                 });
             } else if result as u64 != bs {
-                failure.get_or_insert_with(|| transfer_failure(spec, offset, Some(result as u64), None));
+                failure.get_or_insert_with(|| {
+                    transfer_failure(spec, offset, Some(result as u64), None)
+                });
             } else if let Some(recorder) = recorder.as_deref_mut() {
                 let latency = now.duration_since(queue.started[slot_index]).as_nanos() as u64;
                 recorder.record(now, latency, bs);
@@ -595,7 +670,11 @@ mod tests {
         assert!(outcome.ops > 1000, "several passes: {}", outcome.ops);
         let elapsed = outcome.end.duration_since(outcome.start);
         assert!(elapsed >= Duration::from_millis(120), "{elapsed:?}");
-        assert!((6..=8).contains(&outcome.intervals.len()), "{}", outcome.intervals.len());
+        assert!(
+            (6..=8).contains(&outcome.intervals.len()),
+            "{}",
+            outcome.intervals.len()
+        );
         let series_ops: u64 = outcome.intervals.iter().map(|i| i.ops).sum();
         assert_eq!(series_ops, outcome.ops);
     }
@@ -637,14 +716,27 @@ mod tests {
         let mut spec = spec(&interrupt);
         spec.pattern = Pattern::Seq;
         for short in [false, true] {
-            let mut engine = FailingIo { fail_at: 4096 * 7, short };
+            let mut engine = FailingIo {
+                fail_at: 4096 * 7,
+                short,
+            };
             let outcome = run_blocking(&mut engine, &mut buffer, &spec, || {});
             let failure = outcome.failure.expect("the failure is reported");
             assert_eq!(failure.offset, 4096 * 7);
             assert_eq!(outcome.ops, 7, "only I/Os before the failure count");
             let message = failure.to_string();
-            assert!(message.contains("offset 28672") && message.contains("null"), "{message}");
-            assert!(message.contains(if short { "short read: 2048 of 4096" } else { "EIO" }), "{message}");
+            assert!(
+                message.contains("offset 28672") && message.contains("null"),
+                "{message}"
+            );
+            assert!(
+                message.contains(if short {
+                    "short read: 2048 of 4096"
+                } else {
+                    "EIO"
+                }),
+                "{message}"
+            );
         }
     }
 }

@@ -65,7 +65,9 @@ pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
     let mut merged = new_histogram();
     for latency in measured.iter().filter_map(|r| r.latency_ns.as_ref()) {
         let decoded = histogram::decode(&latency.histogram)?;
-        merged.add(decoded).map_err(|error| format!("cannot merge histograms: {error:?}"))?;
+        merged
+            .add(decoded)
+            .map_err(|error| format!("cannot merge histograms: {error:?}"))?;
     }
     Ok(Some(Summary {
         throughput_bps,
@@ -86,8 +88,19 @@ mod tests {
     #[test]
     fn t_quantiles_match_the_tables() {
         // Two-sided 95% critical values of Student's t.
-        for (df, expected) in [(1, 12.706), (2, 4.303), (4, 2.776), (9, 2.262), (29, 2.045), (1000, 1.962)] {
-            assert!(close(t_quantile_95(df), expected, 0.001), "df {df}: {}", t_quantile_95(df));
+        for (df, expected) in [
+            (1, 12.706),
+            (2, 4.303),
+            (4, 2.776),
+            (9, 2.262),
+            (29, 2.045),
+            (1000, 1.962),
+        ] {
+            assert!(
+                close(t_quantile_95(df), expected, 0.001),
+                "df {df}: {}",
+                t_quantile_95(df)
+            );
         }
     }
 

@@ -1,0 +1,201 @@
+//! Bad input: a one-line error naming the offending value, exit status 2, nothing created.
+
+use crate::util::*;
+
+/// (arguments after `run --dir DIR`, text the error must contain)
+const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
+    (&["--op", "delete"], "delete"),
+    (&["--engine", "aio"], "aio"),
+    (&["--bs", "0"], "'0'"),
+    (&["--size", "-4k"], "-4k"),
+    (&["--size", "0k"], "0k"),
+    (&["--bs", "4q"], "4q"),
+    (
+        &["--bs", "8k", "--size", "4k"],
+        "--bs 8KiB is larger than --size 4KiB",
+    ),
+    (
+        &["--bs", "8k", "--size", "12k"],
+        "12288 is not a multiple of --bs 8192",
+    ),
+    (&["--iodepth", "4"], "--iodepth 4"),
+    (&["--iodepth", "4", "--engine", "mmap"], "engine mmap"),
+    (&["--runtime", "abc"], "abc"),
+    (&["--runtime", "0s"], "0s"),
+    (&["--runtime", "10x"], "10x"),
+    (&["--ramp", "-1s"], "-1s"),
+    (&["--interval", "0ms"], "0ms"),
+    (&["--pattern", "stride:0"], "stride:0"),
+    (&["--pattern", "sideways"], "sideways"),
+    (&["--direct", "--engine", "mmap"], "engine mmap"),
+    (&["--direct", "--engine", "stdio"], "engine stdio"),
+    (&["--op", "read", "--fsync-every", "4"], "op read"),
+    (&["--fsync-every", "0"], "'0'"),
+    (&["--sync", "always"], "always"),
+    (&["--repeat", "0"], "--repeat 0"),
+    (&["--jobs", "0"], "--jobs 0"),
+    (&["--cache", "hot"], "hot"),
+    (&["--label", " "], "--label"),
+    (&["--no-such-flag"], "--no-such-flag"),
+];
+
+fn assert_refused(args: &[&str], expected: &str, dir: &std::path::Path) {
+    let assert = iolab().args(args).assert();
+    let output = assert.get_output();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{args:?} must exit 2; stderr: {stderr}"
+    );
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: one line, got:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(expected),
+        "{args:?}: the error must name {expected:?}: {stderr}"
+    );
+    assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout");
+    assert!(
+        entries(dir).is_empty(),
+        "{args:?}: nothing created in {}",
+        dir.display()
+    );
+}
+
+#[test]
+fn bad_run_arguments_are_refused() {
+    let dir = scratch();
+    let dir_arg = dir.path().to_str().unwrap().to_string();
+    for (extra, expected) in BAD_RUN_INPUTS {
+        let mut args = vec!["run", "--dir", &dir_arg, "--size", "64k"];
+        args.extend_from_slice(extra);
+        assert_refused(&args, expected, dir.path());
+    }
+}
+
+#[test]
+fn bad_directories_are_refused() {
+    let dir = scratch();
+    let missing = dir.path().join("missing");
+    assert_refused(
+        &["run", "--dir", missing.to_str().unwrap()],
+        "does not exist",
+        dir.path(),
+    );
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let assert = iolab()
+        .args(["run", "--dir", file.to_str().unwrap()])
+        .assert();
+    assert_eq!(assert.get_output().status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("not a directory"));
+    assert_eq!(
+        entries(dir.path()),
+        vec!["a-file".to_string()],
+        "nothing created beside it"
+    );
+}
+
+#[test]
+fn an_existing_output_file_is_never_overwritten() {
+    let dir = scratch();
+    let out = scratch();
+    let existing = out.path().join("keep.json");
+    std::fs::write(&existing, b"precious").unwrap();
+    let assert = iolab()
+        .args([
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "64k",
+            "--output",
+        ])
+        .arg(&existing)
+        .assert();
+    assert_eq!(assert.get_output().status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("already exists"));
+    assert_eq!(std::fs::read(&existing).unwrap(), b"precious");
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn an_unalignable_direct_block_size_is_refused_before_writing() {
+    let dir = scratch();
+    if !direct_io_works(dir.path()) {
+        return;
+    }
+    assert_refused(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--direct",
+            "--bs",
+            "100",
+            "--size",
+            "1000",
+        ],
+        "not a multiple of the O_DIRECT alignment",
+        dir.path(),
+    );
+}
+
+#[test]
+fn a_read_only_directory_is_refused() {
+    let dir = scratch();
+    let target = dir.path().join("ro");
+    std::fs::create_dir(&target).unwrap();
+    if rustix::process::geteuid().is_root() {
+        // Root ignores permission bits, so make the file system itself read-only.
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "ro,size=1m", "iolab-test-ro"])
+            .arg(&target)
+            .status();
+        if !matches!(status, Ok(s) if s.success()) {
+            eprintln!("skip: cannot mount a read-only tmpfs here");
+            return;
+        }
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let assert = iolab()
+        .args(["run", "--size", "64k", "--dir"])
+        .arg(&target)
+        .assert();
+    let output = assert.get_output().clone();
+    if rustix::process::geteuid().is_root() {
+        let _ = std::process::Command::new("umount").arg(&target).status();
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not writable") && stderr.contains("ro"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_quick_arguments_are_refused() {
+    let dir = scratch();
+    let dir_arg = dir.path().to_str().unwrap();
+    assert_refused(
+        &["quick", "--dir", dir_arg, "--size", "100k"],
+        "--size 100KiB",
+        dir.path(),
+    );
+    assert_refused(
+        &["quick", "--dir", dir_arg, "--runtime", "0s"],
+        "0s",
+        dir.path(),
+    );
+    assert_refused(
+        &["quick", "--dir", dir_arg, "--size", "1536k"],
+        "--size 1536KiB",
+        dir.path(),
+    );
+}

@@ -1,0 +1,128 @@
+//! Every engine with every op produces a result file that passes the schema and the arithmetic.
+
+use crate::util::*;
+
+const ENGINES: [&str; 6] = ["sync", "psync", "stdio", "mmap", "uring", "null"];
+const OPS: [&str; 4] = ["write", "rewrite", "read", "reread"];
+
+#[test]
+fn every_engine_and_op_gives_a_consistent_valid_result() {
+    let dir = scratch();
+    let out = scratch();
+    let uring = uring_works();
+    for engine in ENGINES {
+        if engine == "uring" && !uring {
+            continue;
+        }
+        for op in OPS {
+            let dir_arg = dir.path().to_str().unwrap();
+            let mut args = vec![
+                "run", "--dir", dir_arg, "--op", op, "--engine", engine, "--size", "1m", "--bs",
+                "4k",
+            ];
+            if engine == "uring" {
+                args.extend(["--iodepth", "4"]);
+            }
+            let result = run_ok(&args, out.path());
+            let point = first_point(&result);
+            assert_eq!(point["workload"]["engine"], engine);
+            assert_eq!(point["workload"]["op"], op);
+            let rep = &point["repetitions"][0];
+            assert_eq!(rep["status"], "ok", "{engine} {op}");
+            assert_eq!(rep["ops"], 256, "{engine} {op}: 1 MiB in 4 KiB blocks");
+            if engine == "uring" {
+                assert!(
+                    rep["submit_ns"]["count"].as_u64().unwrap() >= 256,
+                    "submission time per I/O"
+                );
+            }
+            if op == "reread" && engine != "null" {
+                let fraction = rep["cache"]["resident_fraction"].as_f64().unwrap();
+                assert!(
+                    fraction > 0.9,
+                    "{engine} reread starts from the cache its read left: {fraction}"
+                );
+            }
+            assert!(
+                entries(dir.path()).is_empty(),
+                "{engine} {op}: scratch files removed"
+            );
+        }
+    }
+}
+
+#[test]
+fn direct_io_with_psync_and_uring_reaches_the_device_aligned() {
+    let dir = scratch();
+    let out = scratch();
+    if !direct_io_works(dir.path()) {
+        return;
+    }
+    let dir_arg = dir.path().to_str().unwrap();
+    let mut engines = vec![vec!["--engine", "psync"], vec!["--engine", "sync"]];
+    if uring_works() {
+        engines.push(vec!["--engine", "uring", "--iodepth", "16"]);
+    }
+    for engine in engines {
+        for op in ["write", "read"] {
+            let mut args = vec![
+                "run",
+                "--dir",
+                dir_arg,
+                "--op",
+                op,
+                "--size",
+                "4m",
+                "--bs",
+                "64k",
+                "--direct",
+                "--pattern",
+                "random",
+            ];
+            args.extend(&engine);
+            let result = run_ok(&args, out.path());
+            let point = first_point(&result);
+            let alignment = &point["target"]["direct_alignment"];
+            assert!(
+                alignment["offset_bytes"]
+                    .as_u64()
+                    .unwrap()
+                    .is_power_of_two(),
+                "{alignment}"
+            );
+            assert_eq!(point["target"]["direct_in_memory"], false);
+            let codes = check_codes(point);
+            assert!(
+                !codes.contains(&"writeback-pending".to_string()),
+                "O_DIRECT writes are not writeback: {codes:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stdio_and_sync_writes_with_fsync_and_osync_complete() {
+    let dir = scratch();
+    let out = scratch();
+    let dir_arg = dir.path().to_str().unwrap();
+    for extra in [
+        vec!["--fsync-end"],
+        vec!["--sync", "osync"],
+        vec!["--sync", "odsync"],
+        vec!["--fsync-every", "16"],
+    ] {
+        for engine in ["stdio", "sync", "mmap", "psync"] {
+            let mut args = vec![
+                "run", "--dir", dir_arg, "--op", "rewrite", "--engine", engine, "--size", "512k",
+                "--bs", "8k",
+            ];
+            args.extend(&extra);
+            let result = run_ok(&args, out.path());
+            let codes = check_codes(first_point(&result));
+            assert!(
+                !codes.contains(&"writeback-pending".to_string()),
+                "{engine} {extra:?} syncs: {codes:?}"
+            );
+        }
+    }
+}

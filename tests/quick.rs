@@ -1,0 +1,52 @@
+//! `iolab quick`: the eight tests, the table, and the result file at its default place.
+
+use crate::util::*;
+
+#[test]
+fn quick_runs_the_suite_and_writes_its_result_file() {
+    let dir = scratch();
+    let cwd = scratch();
+    let assert = iolab()
+        .current_dir(cwd.path())
+        .args([
+            "quick",
+            "--size",
+            "8m",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    for label in [
+        "SEQ1M Q8 read",
+        "SEQ1M Q1 read",
+        "RND4K Q32 read",
+        "RND4K Q1 read",
+        "SEQ1M Q8 write",
+        "RND4K Q1 write",
+    ] {
+        assert!(stdout.contains(label), "{label} missing from\n{stdout}");
+    }
+    let results = entries(&cwd.path().join("iolab-results"));
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].starts_with("quick-") && results[0].ends_with(".json"));
+    assert!(
+        stdout.contains(&format!("results: iolab-results/{}", results[0])),
+        "{stdout}"
+    );
+    let result = read_result(&cwd.path().join("iolab-results").join(&results[0]));
+    check_consistency(&result);
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(points.len(), 8);
+    let direct = direct_io_works(dir.path());
+    for point in points {
+        assert_eq!(point["workload"]["direct"], direct, "{}", point["label"]);
+        assert_eq!(point["repetitions"][0]["status"], "ok");
+    }
+    assert!(entries(dir.path()).is_empty(), "test file removed");
+}

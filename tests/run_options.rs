@@ -1,0 +1,294 @@
+//! Repetitions, jobs, patterns, time-based runs, cache modes and JSON output.
+
+use crate::util::*;
+use serde_json::Value;
+
+#[test]
+fn repetitions_after_warmups_are_summarised_with_an_interval() {
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "2m",
+            "--repeat",
+            "3",
+            "--warmup",
+            "1",
+        ],
+        out.path(),
+    );
+    let point = first_point(&result);
+    let reps = point["repetitions"].as_array().unwrap();
+    assert_eq!(reps.len(), 4);
+    assert_eq!(reps[0]["warmup"], true);
+    assert!(reps[1..].iter().all(|r| r["warmup"] == false));
+    let stat = &point["summary"]["throughput_bps"];
+    assert_eq!(stat["n"], 3);
+    let (low, mean, high) = (
+        stat["ci95_low"].as_f64().unwrap(),
+        stat["mean"].as_f64().unwrap(),
+        stat["ci95_high"].as_f64().unwrap(),
+    );
+    assert!(low <= mean && mean <= high);
+    let merged = point["summary"]["latency_ns"]["count"].as_u64().unwrap();
+    assert_eq!(
+        merged,
+        3 * 512,
+        "latency merged over the measured repetitions only"
+    );
+}
+
+#[test]
+fn jobs_each_get_their_own_file_and_add_up() {
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "1m",
+            "--jobs",
+            "3",
+            "--op",
+            "write",
+            "--fsync-end",
+        ],
+        out.path(),
+    );
+    let point = first_point(&result);
+    let files = point["target"]["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    let names: std::collections::BTreeSet<_> = files.iter().map(|f| f.as_str().unwrap()).collect();
+    assert_eq!(names.len(), 3, "distinct files");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.contains("iolab-") && n.ends_with(".dat"))
+    );
+    assert_eq!(point["repetitions"][0]["bytes"], 3 << 20);
+}
+
+#[test]
+fn every_pattern_runs() {
+    let dir = scratch();
+    let out = scratch();
+    for pattern in ["seq", "reverse", "random", "uniform", "stride:3"] {
+        let result = run_ok(
+            &[
+                "run",
+                "--dir",
+                dir.path().to_str().unwrap(),
+                "--size",
+                "1m",
+                "--pattern",
+                pattern,
+                "--engine",
+                "sync",
+            ],
+            out.path(),
+        );
+        assert_eq!(first_point(&result)["workload"]["pattern"], pattern);
+    }
+}
+
+#[test]
+fn time_based_runs_repeat_passes_and_exclude_the_ramp() {
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "1m",
+            "--runtime",
+            "600ms",
+            "--ramp",
+            "200ms",
+            "--interval",
+            "100ms",
+            "--cache",
+            "keep",
+        ],
+        out.path(),
+    );
+    let rep = &first_point(&result)["repetitions"][0];
+    let elapsed = rep["elapsed_ns"].as_f64().unwrap() * 1e-9;
+    assert!(
+        (0.6..0.75).contains(&elapsed),
+        "timed region is the runtime without the ramp: {elapsed}s"
+    );
+    assert!(
+        rep["bytes"].as_u64().unwrap() > 1 << 20,
+        "passes repeat until the time is up"
+    );
+    let series = rep["series"].as_array().unwrap();
+    assert!(
+        (6..=8).contains(&series.len()),
+        "{} intervals of 100 ms",
+        series.len()
+    );
+    assert!(
+        series
+            .iter()
+            .take(5)
+            .all(|i| i["latency_p99_ns"].as_u64().is_some())
+    );
+}
+
+fn residency(result: &Value) -> f64 {
+    first_point(result)["repetitions"][0]["cache"]["resident_fraction"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn cache_modes_are_applied_and_verified() {
+    let dir = scratch();
+    let out = scratch();
+    let dir_arg = dir.path().to_str().unwrap();
+    let cold = run_ok(
+        &["run", "--dir", dir_arg, "--size", "8m", "--cache", "cold"],
+        out.path(),
+    );
+    assert!(residency(&cold) < 0.01, "cold: {}", residency(&cold));
+    assert!(!check_codes(first_point(&cold)).contains(&"cache-not-cold".to_string()));
+    let warm = run_ok(
+        &["run", "--dir", dir_arg, "--size", "8m", "--cache", "warm"],
+        out.path(),
+    );
+    assert!(residency(&warm) > 0.99, "warm: {}", residency(&warm));
+    let keep = run_ok(
+        &["run", "--dir", dir_arg, "--size", "8m", "--cache", "keep"],
+        out.path(),
+    );
+    assert_eq!(
+        first_point(&keep)["repetitions"][0]["cache"]["treatment"],
+        "keep"
+    );
+}
+
+#[test]
+fn json_on_stdout_is_the_result_file() {
+    let dir = scratch();
+    let assert = iolab()
+        .args([
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "1m",
+            "--json",
+            "--label",
+            "my point",
+        ])
+        .assert()
+        .success();
+    let value: Value =
+        serde_json::from_slice(&assert.get_output().stdout).expect("stdout is only JSON");
+    validate_schema(&value);
+    check_consistency(&value);
+    assert_eq!(first_point(&value)["label"], "my point");
+    assert_eq!(value["schema"], "iolab.result/1");
+}
+
+#[test]
+fn the_table_labels_both_units() {
+    let dir = scratch();
+    let assert = iolab()
+        .args(["run", "--dir", dir.path().to_str().unwrap(), "--size", "1m"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    for heading in [
+        "MiB/s",
+        "MB/s",
+        "IOPS",
+        "lat p50",
+        "lat p99",
+        "lat max",
+        "CPU",
+        "cached at start",
+        "n ±CI95",
+    ] {
+        assert!(stdout.contains(heading), "missing {heading} in\n{stdout}");
+    }
+    assert!(stdout.contains("MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s"));
+}
+
+#[test]
+fn tmpfs_accepting_direct_is_flagged() {
+    let shm = std::path::Path::new("/dev/shm");
+    if !shm.is_dir() {
+        eprintln!("skip: no /dev/shm tmpfs here");
+        return;
+    }
+    let dir = tempfile::tempdir_in(shm).unwrap();
+    let out = scratch();
+    let assert = iolab()
+        .args([
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "1m",
+            "--direct",
+            "--output",
+        ])
+        .arg(out.path().join("r.json"))
+        .assert();
+    let output = assert.get_output();
+    if output.status.code() == Some(2) {
+        // Kernels before 6.6 refuse O_DIRECT on tmpfs: that must be said plainly.
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("refuses O_DIRECT"), "{stderr}");
+        return;
+    }
+    assert!(output.status.success());
+    let result = read_result(&out.path().join("r.json"));
+    let point = first_point(&result);
+    assert_eq!(point["target"]["direct_in_memory"], true);
+    assert!(check_codes(point).contains(&"direct-not-honoured".to_string()));
+}
+
+#[test]
+fn the_schema_rejects_what_iolab_must_never_write() {
+    let dir = scratch();
+    let out = scratch();
+    let valid = run_ok(
+        &["run", "--dir", dir.path().to_str().unwrap(), "--size", "1m"],
+        out.path(),
+    );
+    let tampered = |edit: &dyn Fn(&mut Value)| {
+        let mut value = valid.clone();
+        edit(&mut value);
+        std::panic::catch_unwind(|| validate_schema(&value)).is_err()
+    };
+    assert!(
+        tampered(&|v| v["points"][0]["repetitions"][0]["status"] = "failed".into()),
+        "a timed failure"
+    );
+    assert!(
+        tampered(&|v| v["schema"] = "iolab.result/2".into()),
+        "another schema"
+    );
+    assert!(
+        tampered(&|v| v["points"][0]["workload"]["bs"] = 0.into()),
+        "a zero block size"
+    );
+    assert!(
+        tampered(&|v| v["points"][0]["workload"]["engine"] = "aio".into()),
+        "an unknown engine"
+    );
+    assert!(
+        tampered(&|v| v["points"][0]["surprise"] = 1.into()),
+        "an undocumented field"
+    );
+}

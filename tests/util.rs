@@ -1,0 +1,195 @@
+//! Shared helpers: a scratch directory per test, running iolab, and checking its result files.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A command running the iolab binary built for these tests.
+pub fn iolab() -> Command {
+    Command::cargo_bin("iolab").expect("the iolab binary is built")
+}
+
+/// A fresh directory on the project's disk (not /tmp, which may be tmpfs).
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("iolab-test-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("a temporary directory")
+}
+
+/// The entries of a directory, sorted.
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("readable directory")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs iolab with `args` plus `--output` into `out_dir`, expects success,
+/// and returns the validated, consistency-checked result file.
+pub fn run_ok(args: &[&str], out_dir: &Path) -> Value {
+    let output = out_dir.join(format!("result-{}.json", entries(out_dir).len()));
+    let assert = iolab().args(args).arg("--output").arg(&output).assert();
+    let out = assert.get_output();
+    assert!(
+        out.status.success(),
+        "iolab {args:?} failed with {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = read_result(&output);
+    check_consistency(&result);
+    result
+}
+
+/// Reads a result file and validates it against the shipped JSON Schema.
+pub fn read_result(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("result file written");
+    let value: Value = serde_json::from_str(&text).expect("result file is JSON");
+    validate_schema(&value);
+    value
+}
+
+/// Validates against schema/iolab.result-1.schema.json, listing every violation.
+pub fn validate_schema(value: &Value) {
+    let schema_path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema/iolab.result-1.schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "schema violations:\n{}",
+        errors.join("\n")
+    );
+}
+
+/// The internal arithmetic every completed repetition must satisfy.
+pub fn check_consistency(result: &Value) {
+    for point in result["points"].as_array().unwrap() {
+        let workload = &point["workload"];
+        let bs = workload["bs"].as_u64().unwrap();
+        let uses_files = workload["engine"] != "null";
+        for rep in point["repetitions"].as_array().unwrap() {
+            let label = format!("{} rep {}", point["label"], rep["index"]);
+            let bytes = rep["bytes"].as_u64().unwrap();
+            let ops = rep["ops"].as_u64().unwrap();
+            assert_eq!(bytes, ops * bs, "{label}: bytes = ops x bs");
+            let jobs = rep["jobs"].as_array().unwrap();
+            assert_eq!(
+                jobs.len() as u64,
+                workload["jobs"].as_u64().unwrap(),
+                "{label}: one record per job"
+            );
+            let job_bytes: u64 = jobs.iter().map(|j| j["bytes"].as_u64().unwrap()).sum();
+            assert_eq!(job_bytes, bytes, "{label}: jobs add up");
+            if rep["status"] != "ok" {
+                assert!(
+                    rep.get("throughput_bps").is_none(),
+                    "{label}: a failure is never timed"
+                );
+                continue;
+            }
+            let elapsed_ns = rep["elapsed_ns"].as_f64().unwrap();
+            let throughput = rep["throughput_bps"].as_f64().unwrap();
+            let expected = bytes as f64 / (elapsed_ns * 1e-9);
+            assert!(
+                (throughput - expected).abs() <= expected * 1e-9,
+                "{label}: throughput = bytes / elapsed"
+            );
+            let iops = rep["iops"].as_f64().unwrap();
+            assert!(
+                (iops - ops as f64 / (elapsed_ns * 1e-9)).abs() <= iops * 1e-9,
+                "{label}: iops"
+            );
+            assert_eq!(
+                rep["latency_ns"]["count"].as_u64().unwrap(),
+                ops,
+                "{label}: one latency per I/O"
+            );
+            let series_ops: u64 = rep["series"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["ops"].as_u64().unwrap())
+                .sum();
+            assert_eq!(
+                series_ops, ops,
+                "{label}: the series accounts for every I/O"
+            );
+            if uses_files {
+                let fraction = rep["cache"]["resident_fraction"].as_f64();
+                assert!(
+                    fraction.is_some(),
+                    "{label}: residency at start is recorded"
+                );
+            }
+            if workload["runtime_s"].is_null() && uses_files {
+                let blocks = workload["size"].as_u64().unwrap() / bs;
+                let expected_ops = blocks * workload["jobs"].as_u64().unwrap();
+                assert_eq!(ops, expected_ops, "{label}: one pass covers the file");
+            }
+        }
+        if let Some(summary) = point.get("summary") {
+            let measured = point["repetitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["warmup"] == false && r["status"] == "ok")
+                .count();
+            assert_eq!(
+                summary["throughput_bps"]["n"].as_u64().unwrap(),
+                measured as u64
+            );
+        }
+    }
+}
+
+/// The first point of a result.
+pub fn first_point(result: &Value) -> &Value {
+    &result["points"][0]
+}
+
+/// The codes of the checks raised on a point.
+pub fn check_codes(point: &Value) -> Vec<String> {
+    point["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Whether O_DIRECT opens succeed in `dir`; prints why a test skips when not.
+pub fn direct_io_works(dir: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let probe = dir.join("direct-probe");
+    let result = std::fs::OpenOptions::new()
+        .create_new(true)
+        .write(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&probe);
+    let _ = std::fs::remove_file(&probe);
+    if let Err(error) = &result {
+        eprintln!("skip: O_DIRECT is refused in {}: {error}", dir.display());
+    }
+    result.is_ok()
+}
+
+/// Whether this kernel lets us create an io_uring; prints why a test skips when not.
+pub fn uring_works() -> bool {
+    match io_uring::IoUring::new(2) {
+        Ok(_) => true,
+        Err(error) => {
+            eprintln!("skip: io_uring is unavailable: {error}");
+            false
+        }
+    }
+}
