@@ -45,8 +45,11 @@ impl ScratchDir {
             Mode::empty(),
         )
         .map_err(|error| usage!("--dir {shown}: {}", describe_io(&error.into())))?;
+        // Records and messages name the directory absolutely: "." means nothing
+        // once a result file has left the machine.
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         Ok(ScratchDir {
-            path: path.to_path_buf(),
+            path,
             fd,
             run_id: run_id.to_string(),
         })
