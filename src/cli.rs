@@ -152,7 +152,7 @@ pub struct QuickArgs {
     /// Seed of random offsets and data.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Result file; default iolab-results/quick-<timestamp>.json.
+    /// Result file; default `iolab-results/quick-<timestamp>.json`.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Print the result as JSON on stdout instead of the table.
