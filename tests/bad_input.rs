@@ -146,31 +146,16 @@ fn an_unalignable_direct_block_size_is_refused_before_writing() {
 
 #[test]
 fn a_read_only_directory_is_refused() {
+    // Root ignores permission bits, so the file system itself is made read-only.
     let dir = scratch();
-    let target = dir.path().join("ro");
-    std::fs::create_dir(&target).unwrap();
-    if rustix::process::geteuid().is_root() {
-        // Root ignores permission bits, so make the file system itself read-only.
-        let status = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "ro,size=1m", "iolab-test-ro"])
-            .arg(&target)
-            .status();
-        if !matches!(status, Ok(s) if s.success()) {
-            eprintln!("skip: cannot mount a read-only tmpfs here");
-            return;
-        }
-    } else {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o555)).unwrap();
-    }
+    let Some(mount) = TmpfsMount::new(dir.path(), "ro", "ro,size=1m") else {
+        return;
+    };
     let assert = iolab()
         .args(["run", "--size", "64k", "--dir"])
-        .arg(&target)
+        .arg(mount.path())
         .assert();
-    let output = assert.get_output().clone();
-    if rustix::process::geteuid().is_root() {
-        let _ = std::process::Command::new("umount").arg(&target).status();
-    }
+    let output = assert.get_output();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
@@ -198,4 +183,26 @@ fn bad_quick_arguments_are_refused() {
         "--size 1536KiB",
         dir.path(),
     );
+}
+
+#[test]
+fn too_little_free_space_is_refused_with_the_numbers() {
+    let dir = scratch();
+    let Some(mount) = TmpfsMount::new(dir.path(), "small", "size=32m") else {
+        return;
+    };
+    let assert = iolab()
+        .args(["run", "--size", "16m", "--dir"])
+        .arg(mount.path())
+        .assert();
+    let output = assert.get_output();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not enough free space")
+            && stderr.contains("16MiB")
+            && stderr.contains("bytes are free"),
+        "{stderr}"
+    );
+    assert!(entries(mount.path()).is_empty(), "nothing created");
 }

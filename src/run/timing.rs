@@ -269,6 +269,54 @@ impl Recorder {
     }
 }
 
+/// The stages of one job's repetition that differ between engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Unmeasured I/O until the ramp's deadline.
+    Ramp,
+    /// The measured I/O.
+    Timed,
+    /// Inside the timed region after the last I/O: flush, and fsync if asked.
+    Finish,
+}
+
+/// The common shape of a job: set up, wait for the others (`ready`), ramp,
+/// then time the measured phase and its finish. `step` performs one phase with
+/// the engine; it gets the recorder only for the timed phase.
+fn ramp_then_time(
+    spec: &LoopSpec<'_>,
+    ready: impl FnOnce(),
+    mut step: impl FnMut(
+        Phase,
+        &mut BlockSequence,
+        Option<&mut Recorder>,
+        Option<Instant>,
+    ) -> Result<Stop, IoFailure>,
+) -> JobOutcome {
+    let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
+    let mut recorder = Recorder::new(spec.interval);
+    ready();
+    if !spec.ramp.is_zero() {
+        let ramp_end = Instant::now() + spec.ramp;
+        if let Err(failure) = step(Phase::Ramp, &mut blocks, None, Some(ramp_end)) {
+            return recorder.finish(Instant::now(), CpuUsage::default(), Some(failure), false);
+        }
+        blocks.start_next_pass();
+    }
+    let cpu_before = CpuUsage::of_this_thread();
+    let start = Instant::now();
+    recorder.begin(start);
+    let deadline = spec.runtime.map(|runtime| start + runtime);
+    let mut result = step(Phase::Timed, &mut blocks, Some(&mut recorder), deadline);
+    let interrupted = matches!(result, Ok(Stop::Interrupted));
+    if result.is_ok() && !interrupted {
+        result = step(Phase::Finish, &mut blocks, None, None);
+    }
+    let end = Instant::now();
+    let cpu = CpuUsage::of_this_thread() - cpu_before;
+    recorder.finish(end, cpu, result.err(), interrupted)
+}
+
 /// Runs one job with a synchronous engine: ramp, then the timed region.
 ///
 /// `ready` is called once everything is set up, just before the clock starts;
@@ -279,37 +327,16 @@ pub fn run_blocking<E: BlockIo>(
     spec: &LoopSpec<'_>,
     ready: impl FnOnce(),
 ) -> JobOutcome {
-    let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
-    let mut recorder = Recorder::new(spec.interval);
-    ready();
-    if !spec.ramp.is_zero() {
-        let ramp_end = Instant::now() + spec.ramp;
-        if let Err(failure) =
-            blocking_phase(engine, buffer, spec, &mut blocks, None, Some(ramp_end))
-        {
-            return recorder.finish(Instant::now(), CpuUsage::default(), Some(failure), false);
-        }
-        blocks.start_next_pass();
-    }
-    let cpu_before = CpuUsage::of_this_thread();
-    let start = Instant::now();
-    recorder.begin(start);
-    let deadline = spec.runtime.map(|runtime| start + runtime);
-    let mut result = blocking_phase(
-        engine,
-        buffer,
+    ramp_then_time(
         spec,
-        &mut blocks,
-        Some(&mut recorder),
-        deadline,
-    );
-    let interrupted = matches!(result, Ok(Stop::Interrupted));
-    if result.is_ok() && !interrupted {
-        result = finish_writes(engine, spec).map(|()| Stop::Done);
-    }
-    let end = Instant::now();
-    let cpu = CpuUsage::of_this_thread() - cpu_before;
-    recorder.finish(end, cpu, result.err(), interrupted)
+        ready,
+        |phase, blocks, recorder, deadline| match phase {
+            Phase::Finish => finish_writes(engine, spec).map(|()| Stop::Done),
+            Phase::Ramp | Phase::Timed => {
+                blocking_phase(engine, buffer, spec, blocks, recorder, deadline)
+            }
+        },
+    )
 }
 
 /// Why a phase ended without failure.
@@ -426,49 +453,29 @@ pub fn run_uring(
     spec: &LoopSpec<'_>,
     ready: impl FnOnce(),
 ) -> JobOutcome {
-    let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
-    let mut recorder = Recorder::new(spec.interval);
     let mut submit = new_histogram();
     let mut queue = SlotQueue::new(depth);
-    ready();
-    if !spec.ramp.is_zero() {
-        let ramp_end = Instant::now() + spec.ramp;
-        if let Err(failure) = uring_phase(
-            ring,
-            &mut queue,
-            spec,
-            &mut blocks,
-            None,
-            None,
-            Some(ramp_end),
-        ) {
-            return recorder.finish(Instant::now(), CpuUsage::default(), Some(failure), false);
-        }
-        blocks.start_next_pass();
-    }
-    let cpu_before = CpuUsage::of_this_thread();
-    let start = Instant::now();
-    recorder.begin(start);
-    let deadline = spec.runtime.map(|runtime| start + runtime);
-    let mut result = uring_phase(
-        ring,
-        &mut queue,
+    let mut outcome = ramp_then_time(
         spec,
-        &mut blocks,
-        Some(&mut recorder),
-        Some(&mut submit),
-        deadline,
+        ready,
+        |phase, blocks, recorder, deadline| match phase {
+            Phase::Ramp => uring_phase(ring, &mut queue, spec, blocks, None, None, deadline),
+            Phase::Timed => uring_phase(
+                ring,
+                &mut queue,
+                spec,
+                blocks,
+                recorder,
+                Some(&mut submit),
+                deadline,
+            ),
+            Phase::Finish if spec.write && spec.fsync_end => ring
+                .sync_all()
+                .map(|()| Stop::Done)
+                .map_err(|error| fsync_failure(spec, error, "fsync")),
+            Phase::Finish => Ok(Stop::Done),
+        },
     );
-    let interrupted = matches!(result, Ok(Stop::Interrupted));
-    if result.is_ok() && !interrupted && spec.write && spec.fsync_end {
-        result = ring
-            .sync_all()
-            .map(|()| Stop::Done)
-            .map_err(|error| fsync_failure(spec, error, "fsync"));
-    }
-    let end = Instant::now();
-    let cpu = CpuUsage::of_this_thread() - cpu_before;
-    let mut outcome = recorder.finish(end, cpu, result.err(), interrupted);
     outcome.submit = Some(submit);
     outcome
 }
