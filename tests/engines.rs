@@ -126,3 +126,30 @@ fn stdio_and_sync_writes_with_fsync_and_osync_complete() {
         }
     }
 }
+
+#[test]
+fn unsynced_buffered_writes_are_flagged_as_memory_speed() {
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--op",
+            "write",
+            "--size",
+            "1m",
+        ],
+        out.path(),
+    );
+    let codes = check_codes(first_point(&result));
+    assert!(
+        codes.contains(&"writeback-pending".to_string()),
+        "{codes:?}"
+    );
+    assert!(
+        codes.contains(&"too-short".to_string()),
+        "a 1 MiB write is over in milliseconds: {codes:?}"
+    );
+}

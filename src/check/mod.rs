@@ -76,7 +76,9 @@ pub fn check(point: &Point) -> Vec<Check> {
             ),
         );
     }
-    let unsynced = workload.op.writes()
+    // Only a figure that exists can be misleading.
+    let unsynced = point.summary.is_some()
+        && workload.op.writes()
         && workload.engine != EngineKind::Null
         && !workload.direct
         && workload.sync == SyncMode::None
