@@ -90,6 +90,9 @@ pub struct RunArgs {
     /// Requests in flight (uring only).
     #[arg(long, value_name = "N")]
     pub iodepth: Option<u32>,
+    /// Requests per submitting system call (uring only; default 1, as fio's iodepth_batch_submit).
+    #[arg(long, value_name = "N")]
+    pub batch: Option<u32>,
     /// Threads, each with its own file, started together.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub jobs: u32,
@@ -170,6 +173,13 @@ impl RunArgs {
                 self.engine.name()
             ));
         }
+        if self.engine != EngineKind::Uring && self.batch.is_some() {
+            return Err(usage!(
+                "--batch {} needs --engine uring; engine {} is synchronous",
+                self.batch.unwrap_or_default(),
+                self.engine.name()
+            ));
+        }
         let workload = Workload {
             op: self.op,
             pattern: self.pattern,
@@ -177,6 +187,7 @@ impl RunArgs {
             size: self.size,
             engine: self.engine,
             iodepth: self.iodepth.unwrap_or(1),
+            batch: self.batch.unwrap_or(1),
             jobs: self.jobs,
             direct: self.direct,
             sync: self.sync,

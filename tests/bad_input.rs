@@ -20,6 +20,12 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["--iodepth", "4"], "--iodepth 4"),
     (&["--iodepth", "4", "--engine", "mmap"], "engine mmap"),
+    (&["--batch", "2"], "--batch 2"),
+    (
+        &["--batch", "8", "--engine", "uring", "--iodepth", "4"],
+        "--batch 8 must be between 1 and --iodepth 4",
+    ),
+    (&["--batch", "0", "--engine", "uring"], "--batch 0"),
     (&["--runtime", "abc"], "abc"),
     (&["--runtime", "0s"], "0s"),
     (&["--runtime", "10x"], "10x"),

@@ -62,6 +62,14 @@ fn direct_io_with_psync_and_uring_reaches_the_device_aligned() {
     let mut engines = vec![vec!["--engine", "psync"], vec!["--engine", "sync"]];
     if uring_works() {
         engines.push(vec!["--engine", "uring", "--iodepth", "16"]);
+        engines.push(vec![
+            "--engine",
+            "uring",
+            "--iodepth",
+            "16",
+            "--batch",
+            "16",
+        ]);
     }
     for engine in engines {
         for op in ["write", "read"] {

@@ -136,6 +136,10 @@ pub struct Workload {
     pub engine: EngineKind,
     /// Requests kept in flight (1 for synchronous engines).
     pub iodepth: u32,
+    /// io_uring: requests handed to the kernel per submitting system call
+    /// (fio's iodepth_batch_submit). Batches are plugged together in the block
+    /// layer, where adjacent requests merge; 1 for synchronous engines.
+    pub batch: u32,
     /// Concurrent threads, each with its own file.
     pub jobs: u32,
     /// Whether files are opened with O_DIRECT.
@@ -184,6 +188,9 @@ impl Workload {
         );
         if self.engine == EngineKind::Uring {
             text.push_str(&format!(" qd{}", self.iodepth));
+            if self.batch > 1 {
+                text.push_str(&format!(" batch{}", self.batch));
+            }
         }
         if self.jobs > 1 {
             text.push_str(&format!(" x{}", self.jobs));
@@ -229,6 +236,20 @@ impl Workload {
                 "--iodepth {} needs --engine uring; engine {} is synchronous",
                 self.iodepth,
                 self.engine.name()
+            ));
+        }
+        if self.engine != EngineKind::Uring && self.batch != 1 {
+            return Err(usage!(
+                "--batch {} needs --engine uring; engine {} is synchronous",
+                self.batch,
+                self.engine.name()
+            ));
+        }
+        if self.batch == 0 || self.batch > self.iodepth {
+            return Err(usage!(
+                "--batch {} must be between 1 and --iodepth {}",
+                self.batch,
+                self.iodepth
             ));
         }
         if !(1..=65536).contains(&self.iodepth) {
@@ -314,6 +335,7 @@ pub(crate) fn example_workload() -> Workload {
         size: 1 << 20,
         engine: EngineKind::Psync,
         iodepth: 1,
+        batch: 1,
         jobs: 1,
         direct: false,
         sync: SyncMode::None,

@@ -45,6 +45,7 @@ pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<Plann
                 size: settings.size,
                 engine,
                 iodepth,
+                batch: 1,
                 jobs: 1,
                 direct: !buffered,
                 sync: SyncMode::None,

@@ -562,6 +562,7 @@ fn run_job(
         } else {
             Duration::ZERO
         },
+        batch: workload.batch,
         fsync_every: workload.fsync_every,
         fsync_end: workload.fsync_end,
         interval: Duration::from_secs_f64(workload.interval_s),

@@ -43,6 +43,8 @@ pub struct LoopSpec<'a> {
     pub runtime: Option<Duration>,
     /// Unmeasured lead-in.
     pub ramp: Duration,
+    /// io_uring: requests per submitting system call.
+    pub batch: u32,
     /// fsync after this many writes; 0 = never.
     pub fsync_every: u64,
     /// fsync at the end, inside the timed region.
@@ -523,8 +525,10 @@ fn uring_phase(
     let mut exhausted = false;
     let mut writes_since_fsync = 0u64;
     let mut now = Instant::now();
+    let batch = spec.batch.max(1) as usize;
     loop {
-        // Queue: fill every free slot, unless stopping or an fsync is due.
+        // Queue: fill every free slot, `batch` requests per system call,
+        // unless stopping or an fsync is due.
         let fsync_due = spec.fsync_every > 0 && writes_since_fsync >= spec.fsync_every;
         queue.just_queued.clear();
         while !exhausted && failure.is_none() && !fsync_due {
@@ -550,28 +554,12 @@ fn uring_phase(
             queue.offsets[slot as usize] = offset;
             queue.just_queued.push(slot);
             writes_since_fsync += u64::from(spec.write);
+            if queue.just_queued.len() == batch {
+                now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
+            }
         }
         if !queue.just_queued.is_empty() {
-            let submitted_at = now;
-            if let Err(error) = ring.submit() {
-                failure.get_or_insert(transfer_failure(
-                    spec,
-                    queue.offsets[queue.just_queued[0] as usize],
-                    None,
-                    Some(error),
-                ));
-            }
-            let after_submit = Instant::now();
-            if let Some(submit) = submit.as_deref_mut() {
-                let count = queue.just_queued.len() as u64;
-                submit.saturating_record_n(
-                    after_submit.duration_since(submitted_at).as_nanos() as u64,
-                    count,
-                );
-            }
-            for &slot in &queue.just_queued {
-                queue.started[slot as usize] = submitted_at;
-            }
+            now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
         }
         if queue.in_flight() == 0 {
             if fsync_due && failure.is_none() && !exhausted {
@@ -630,6 +618,37 @@ fn uring_phase(
     }
 }
 
+/// Submits the requests queued since the last submission, stamps their start
+/// (`submitted_at`, just before the system call) and records the time the call
+/// took once per request; returns the time after the call.
+#[inline]
+fn submit_batch(
+    ring: &mut UringIo,
+    queue: &mut SlotQueue,
+    spec: &LoopSpec<'_>,
+    submit: Option<&mut Histogram<u64>>,
+    submitted_at: Instant,
+    failure: &mut Option<IoFailure>,
+) -> Instant {
+    if let Err(error) = ring.submit() {
+        let offset = queue.offsets[queue.just_queued[0] as usize];
+        failure.get_or_insert(transfer_failure(spec, offset, None, Some(error)));
+    }
+    let after_submit = Instant::now();
+    if let Some(submit) = submit {
+        let count = queue.just_queued.len() as u64;
+        submit.saturating_record_n(
+            after_submit.duration_since(submitted_at).as_nanos() as u64,
+            count,
+        );
+    }
+    for &slot in &queue.just_queued {
+        queue.started[slot as usize] = submitted_at;
+    }
+    queue.just_queued.clear();
+    after_submit
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -644,6 +663,7 @@ mod tests {
             seed: 1,
             runtime: None,
             ramp: Duration::ZERO,
+            batch: 1,
             fsync_every: 0,
             fsync_end: false,
             interval: Duration::from_secs(1),

@@ -1,0 +1,178 @@
+"""iolab against fio, side by side: the driver behind bench/vs-fio.
+
+Each workload runs PAIRS times as an (iolab, fio) pair, alternating, so slow
+drifts of this shared machine hit both tools alike. Reported per workload: the
+median figure of each tool, the median of the per-pair ratios iolab/fio and
+their min-max. Ratios, not single times, are what this noisy 2-core VM can
+support.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+KIB = 1024
+MIB = 1024 * 1024
+
+
+def parse_size(text):
+    match = re.fullmatch(r"(\d+)([kmgt]?)", text.lower())
+    if not match:
+        raise SystemExit(f"bad size {text!r}")
+    return int(match.group(1)) * {"": 1, "k": KIB, "m": MIB, "g": MIB * KIB, "t": MIB * MIB}[match.group(2)]
+
+
+def workloads(args):
+    """The seven workloads of issue 3: (number, name, metric, page-cache block size or None, iolab args, fio args, fio direction)."""
+    size, runtime, ramp = args.size, args.runtime, args.ramp
+    timing_iolab = ["--runtime", f"{runtime}s", "--ramp", f"{ramp}s"]
+    timing_fio = ["--time_based", f"--runtime={runtime}", f"--ramp_time={ramp}"]
+    fio_file = os.path.join(args.dir, "fio-bench.dat")
+    file_fio = [f"--filename={fio_file}", f"--size={size}"]
+    return [
+        (1, "null engine, 4 KiB", "iops", None,
+         ["--engine", "null", "--bs", "4k", "--size", size],
+         ["--ioengine=null", "--rw=read", "--bs=4k", f"--size={size}"], "read"),
+        (2, "4 KiB random read, psync, page cache", "iops", 4 * KIB,
+         ["--engine", "psync", "--pattern", "random", "--bs", "4k", "--size", size, "--cache", "warm"],
+         ["--ioengine=psync", "--rw=randread", "--bs=4k", "--invalidate=0"] + file_fio, "read"),
+        (3, "4 KiB random read, mmap, page cache", "iops", 4 * KIB,
+         ["--engine", "mmap", "--pattern", "random", "--bs", "4k", "--size", size, "--cache", "warm"],
+         ["--ioengine=mmap", "--rw=randread", "--bs=4k", "--invalidate=0"] + file_fio, "read"),
+        (4, "1 MiB sequential read, psync, page cache", "bw", MIB,
+         ["--engine", "psync", "--pattern", "seq", "--bs", "1m", "--size", size, "--cache", "warm"],
+         ["--ioengine=psync", "--rw=read", "--bs=1m", "--invalidate=0"] + file_fio, "read"),
+        (5, "4 KiB random read, O_DIRECT, psync QD1", "iops", None,
+         ["--engine", "psync", "--pattern", "random", "--bs", "4k", "--size", size, "--direct"],
+         ["--ioengine=psync", "--rw=randread", "--bs=4k", "--direct=1"] + file_fio, "read"),
+        (6, "4 KiB random read, O_DIRECT, io_uring QD32", "iops", None,
+         ["--engine", "uring", "--iodepth", "32", "--pattern", "random", "--bs", "4k", "--size", size, "--direct"],
+         ["--ioengine=io_uring", "--iodepth=32", "--fixedbufs=1", "--registerfiles=1", "--rw=randread",
+          "--bs=4k", "--direct=1"] + file_fio, "read"),
+        (7, "1 MiB sequential write, O_DIRECT, psync", "bw", None,
+         ["--op", "rewrite", "--engine", "psync", "--pattern", "seq", "--bs", "1m", "--size", size, "--direct"],
+         ["--ioengine=psync", "--rw=write", "--bs=1m", "--direct=1"] + file_fio, "write"),
+    ], timing_iolab, timing_fio, fio_file
+
+
+def run_json(command):
+    completed = subprocess.run(command, capture_output=True, text=True)
+    if completed.returncode != 0:
+        sys.exit(f"failed ({completed.returncode}): {' '.join(command)}\n{completed.stderr}")
+    return json.loads(completed.stdout[completed.stdout.index("{"):])
+
+
+def run_iolab(args, extra, timing):
+    result = run_json([args.iolab, "run", "--dir", args.dir, "--json"] + extra + timing)
+    repetition = result["points"][0]["repetitions"][0]
+    return {"iops": repetition["iops"], "bw": repetition["throughput_bps"]}
+
+
+def warm(path):
+    with open(path, "rb") as file:
+        while file.read(8 * MIB):
+            pass
+
+
+def run_fio(fio_args, timing, direction, page_cache, fio_file):
+    if page_cache:
+        warm(fio_file)  # invalidate=0 keeps what this read puts in the page cache
+    result = run_json(["fio", "--name=bench", "--output-format=json"] + fio_args + timing)
+    job = result["jobs"][0][direction]
+    return {"iops": job["iops"], "bw": job["bw_bytes"]}
+
+
+def lay_out_fio_file(args, fio_file):
+    if os.path.exists(fio_file) and os.path.getsize(fio_file) == parse_size(args.size):
+        return
+    subprocess.run(["fio", "--name=layout", f"--filename={fio_file}", f"--size={args.size}", "--rw=write",
+                    "--bs=1m", "--direct=1", "--output-format=json"], check=True, capture_output=True)
+
+
+def peak_rss_kib(command):
+    completed = subprocess.run(["/usr/bin/time", "-f", "%M"] + command, capture_output=True, text=True)
+    if completed.returncode != 0:
+        sys.exit(f"failed: {' '.join(command)}\n{completed.stderr}")
+    return int(completed.stderr.strip().splitlines()[-1])
+
+
+def show(metric, value):
+    if metric == "iops":
+        return f"{value / 1e3:,.1f}k IOPS"
+    return f"{value / MIB:,.0f} MiB/s ({value / 1e6:,.0f} MB/s)"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for flag in ["--iolab", "--memcpy", "--dir", "--size", "--only"]:
+        parser.add_argument(flag, default="")
+    for flag in ["--pairs", "--runtime", "--ramp"]:
+        parser.add_argument(flag, type=int)
+    args = parser.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
+    chosen = {int(n) for n in args.only.split(",") if n}
+
+    print(f"bench/vs-fio: {args.pairs} pairs per workload, {args.runtime} s each after a {args.ramp} s ramp, "
+          f"files of {args.size} in {args.dir}")
+    print(f"  iolab: {subprocess.run([args.iolab, '--version'], capture_output=True, text=True).stdout.strip()}"
+          f"   fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}"
+          f"   kernel: {os.uname().release}   cpus: {os.cpu_count()}")
+    ceiling = json.loads(subprocess.run([args.memcpy, str(1 << 30), "2"], capture_output=True, text=True,
+                                        check=True).stdout)
+    print("  memcpy ceiling: " + ", ".join(f"{int(bs) // KIB} KiB blocks {show('bw', rate)}"
+                                           for bs, rate in ceiling.items()))
+    table, timing_iolab, timing_fio, fio_file = workloads(args)
+    lay_out_fio_file(args, fio_file)
+    rows = []
+    for number, name, metric, cached_bs, iolab_args, fio_args, direction in table:
+        if chosen and number not in chosen:
+            continue
+        iolab_values, fio_values = [], []
+        for _ in range(args.pairs):
+            iolab_values.append(run_iolab(args, iolab_args, timing_iolab)[metric])
+            fio_values.append(run_fio(fio_args, timing_fio, direction, cached_bs is not None, fio_file)[metric])
+        ratios = [a / b for a, b in zip(iolab_values, fio_values)]
+        row = {
+            "workload": number, "name": name, "metric": metric,
+            "iolab_median": statistics.median(iolab_values), "fio_median": statistics.median(fio_values),
+            "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
+            "iolab": iolab_values, "fio": fio_values,
+        }
+        if cached_bs is not None:
+            rate = ceiling[str(cached_bs)]
+            bandwidth = lambda v: v * cached_bs if metric == "iops" else v  # noqa: E731
+            row["iolab_of_memcpy"] = bandwidth(row["iolab_median"]) / rate
+            row["fio_of_memcpy"] = bandwidth(row["fio_median"]) / rate
+        rows.append(row)
+        print(f"\n{number}. {name}")
+        print(f"   iolab median {show(metric, row['iolab_median'])}")
+        print(f"   fio   median {show(metric, row['fio_median'])}")
+        print(f"   iolab/fio    {row['ratio_median']:.3f} (median of {args.pairs} pairs; "
+              f"range {row['ratio_min']:.3f}-{row['ratio_max']:.3f})")
+        if cached_bs is not None:
+            print(f"   of memcpy    iolab {row['iolab_of_memcpy']:.0%}, fio {row['fio_of_memcpy']:.0%}")
+    if os.path.exists(fio_file):
+        os.remove(fio_file)
+
+    if not chosen or 1 in chosen:
+        small = peak_rss_kib([args.iolab, "run", "--dir", args.dir, "--engine", "null", "--bs", "4k",
+                              "--size", str(1_000_000 * 4 * KIB), "--json"])
+        large = peak_rss_kib([args.iolab, "run", "--dir", args.dir, "--engine", "null", "--bs", "4k",
+                              "--size", str(10_000_000 * 4 * KIB), "--json"])
+        print(f"\npeak RSS, null engine: 1,000,000 I/Os {small / KIB:.1f} MiB; 10,000,000 I/Os {large / KIB:.1f} MiB "
+              f"({(large - small) / small:+.1%})")
+    print("\nsummary (median iolab/fio ratio, range):")
+    for row in rows:
+        print(f"  {row['workload']}. {row['name']:<46} {row['ratio_median']:.3f}  "
+              f"({row['ratio_min']:.3f}-{row['ratio_max']:.3f})")
+    with open(os.path.join(args.dir, "vs-fio.json"), "w") as out:
+        json.dump({"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": rows}, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()
