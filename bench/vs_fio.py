@@ -33,7 +33,9 @@ def workloads(args):
     timing_iolab = ["--runtime", f"{runtime}s", "--ramp", f"{ramp}s"]
     timing_fio = ["--time_based", f"--runtime={runtime}", f"--ramp_time={ramp}"]
     fio_file = os.path.join(args.dir, "fio-bench.dat")
-    file_fio = [f"--filename={fio_file}", f"--size={size}"]
+    # Page-aligned buffers for fio too, as iolab allocates them: fio's default
+    # buffer is not page-aligned, which halves its 1 MiB page-cache reads here.
+    file_fio = [f"--filename={fio_file}", f"--size={size}", "--iomem_align=4096"]
     return [
         (1, "null engine, 4 KiB", "iops", None,
          ["--engine", "null", "--bs", "4k", "--size", size],
@@ -67,7 +69,15 @@ def run_json(command):
     return json.loads(completed.stdout[completed.stdout.index("{"):])
 
 
+def settle(seconds):
+    """Writes back everything and waits, so no run starts while the device
+    (or, on a VM, the host's cache) still digests the previous run's writes."""
+    os.sync()
+    time.sleep(seconds)
+
+
 def run_iolab(args, extra, timing):
+    settle(args.settle)
     result = run_json([args.iolab, "run", "--dir", args.dir, "--json"] + extra + timing)
     repetition = result["points"][0]["repetitions"][0]
     return {"iops": repetition["iops"], "bw": repetition["throughput_bps"]}
@@ -79,9 +89,10 @@ def warm(path):
             pass
 
 
-def run_fio(fio_args, timing, direction, page_cache, fio_file):
+def run_fio(fio_args, timing, direction, page_cache, fio_file, settle_seconds):
     if page_cache:
         warm(fio_file)  # invalidate=0 keeps what this read puts in the page cache
+    settle(settle_seconds)
     result = run_json(["fio", "--name=bench", "--output-format=json"] + fio_args + timing)
     job = result["jobs"][0][direction]
     return {"iops": job["iops"], "bw": job["bw_bytes"]}
@@ -111,13 +122,14 @@ def main():
     parser = argparse.ArgumentParser()
     for flag in ["--iolab", "--memcpy", "--dir", "--size", "--only"]:
         parser.add_argument(flag, default="")
-    for flag in ["--pairs", "--runtime", "--ramp"]:
+    for flag in ["--pairs", "--runtime", "--ramp", "--settle"]:
         parser.add_argument(flag, type=int)
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     chosen = {int(n) for n in args.only.split(",") if n}
 
-    print(f"bench/vs-fio: {args.pairs} pairs per workload, {args.runtime} s each after a {args.ramp} s ramp, "
+    print(f"bench/vs-fio: {args.pairs} pairs per workload, {args.runtime} s each after a {args.ramp} s ramp "
+          f"and a {args.settle} s settle, "
           f"files of {args.size} in {args.dir}")
     print(f"  iolab: {subprocess.run([args.iolab, '--version'], capture_output=True, text=True).stdout.strip()}"
           f"   fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}"
@@ -135,7 +147,7 @@ def main():
         iolab_values, fio_values = [], []
         for _ in range(args.pairs):
             iolab_values.append(run_iolab(args, iolab_args, timing_iolab)[metric])
-            fio_values.append(run_fio(fio_args, timing_fio, direction, cached_bs is not None, fio_file)[metric])
+            fio_values.append(run_fio(fio_args, timing_fio, direction, cached_bs is not None, fio_file, args.settle)[metric])
         ratios = [a / b for a, b in zip(iolab_values, fio_values)]
         row = {
             "workload": number, "name": name, "metric": metric,
