@@ -11,6 +11,7 @@ use crate::plan::{RunPlan, UsageError};
 use crate::record::{ResultFile, build, write};
 use crate::report::table;
 use crate::run::prepare::DirectCapability;
+use crate::run::scratch::describe_io;
 use crate::run::signals::Interrupt;
 use crate::run::{RunError, Session};
 use crate::stats;
@@ -41,10 +42,28 @@ pub enum AppError {
 
 /// `iolab run`.
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let plan = args.plan()?;
+    let file_len = match &args.file {
+        Some(path) => Some(
+            std::fs::metadata(path)
+                .map_err(|e| usage!("--file {}: {}", path.display(), describe_io(&e)))?
+                .len(),
+        ),
+        None => None,
+    };
+    let plan = args.plan(file_len)?;
     check_output(plan.output.as_deref())?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let mut session = Session::open(&plan.dir, &new_run_id(), interrupt.clone())?;
+    if let Some(path) = &args.file {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| usage!("--file {} does not name a file", path.display()))?;
+        session.use_file(name, plan.points[0].workload.op.writes())?;
+    }
+    if args.keep {
+        session.keep_files();
+    }
     execute(&plan, &mut session, &interrupt, command)
 }
 

@@ -70,8 +70,15 @@ pub struct OutputArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Directory for the scratch files.
-    #[arg(long, default_value = ".", value_name = "DIR")]
+    #[arg(long, default_value = ".", value_name = "DIR", conflicts_with = "file")]
     pub dir: PathBuf,
+    /// Measure this existing file instead of creating one: it is only read,
+    /// except with --op rewrite on a file iolab created (see --keep); never removed.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// Leave the scratch file in place at the end and print its path.
+    #[arg(long)]
+    pub keep: bool,
     /// Timed operation (IOzone's definitions).
     #[arg(long, value_enum, default_value_t = Op::Read)]
     pub op: Op,
@@ -81,9 +88,9 @@ pub struct RunArgs {
     /// Bytes per I/O: 4k = 4KiB = 4096, 4kB = 4000.
     #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "4k", value_name = "SIZE")]
     pub bs: u64,
-    /// File size per job.
-    #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "256m", value_name = "SIZE")]
-    pub size: u64,
+    /// File size per job [default: 256m, or the length of --file].
+    #[arg(long, value_parser = size, allow_hyphen_values = true, value_name = "SIZE")]
+    pub size: Option<u64>,
     /// I/O engine.
     #[arg(long, value_enum, default_value_t = EngineKind::Psync)]
     pub engine: EngineKind,
@@ -164,8 +171,20 @@ pub struct QuickArgs {
 }
 
 impl RunArgs {
-    /// The workload these arguments describe, validated.
-    pub fn workload(&self) -> Result<Workload, UsageError> {
+    /// The workload these arguments describe, validated; `file_len` is the
+    /// length of `--file`, which is the default size when one is given.
+    pub fn workload(&self, file_len: Option<u64>) -> Result<Workload, UsageError> {
+        let size = match (self.size, file_len) {
+            (Some(size), _) => size,
+            (None, Some(len)) if len >= self.bs => len - len % self.bs,
+            (None, Some(len)) => {
+                return Err(usage!(
+                    "--file holds {len} bytes, less than one --bs {} block",
+                    self.bs
+                ));
+            }
+            (None, None) => 256 << 20,
+        };
         if self.engine != EngineKind::Uring && self.iodepth.is_some() {
             return Err(usage!(
                 "--iodepth {} needs --engine uring; engine {} is synchronous",
@@ -184,7 +203,7 @@ impl RunArgs {
             op: self.op,
             pattern: self.pattern,
             bs: self.bs,
-            size: self.size,
+            size,
             engine: self.engine,
             iodepth: self.iodepth.unwrap_or(1),
             batch: self.batch.unwrap_or(1),
@@ -205,16 +224,34 @@ impl RunArgs {
         Ok(workload)
     }
 
-    /// The plan these arguments describe.
-    pub fn plan(&self) -> Result<RunPlan, UsageError> {
-        let workload = self.workload()?;
+    /// The plan these arguments describe (`file_len` as for [`RunArgs::workload`]).
+    pub fn plan(&self, file_len: Option<u64>) -> Result<RunPlan, UsageError> {
+        let workload = self.workload(file_len)?;
+        if self.file.is_some() && workload.op == Op::Write {
+            return Err(usage!(
+                "--op write creates a new file; with --file use --op rewrite, read or reread"
+            ));
+        }
+        if self.file.is_some() && workload.jobs != 1 {
+            return Err(usage!(
+                "--jobs {} needs a file per job; --file gives one",
+                workload.jobs
+            ));
+        }
+        let dir = match &self.file {
+            Some(file) => match file.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            },
+            None => self.dir.clone(),
+        };
         if let Some(label) = &self.label {
             if label.trim().is_empty() {
                 return Err(usage!("--label must not be empty"));
             }
         }
         Ok(RunPlan {
-            dir: self.dir.clone(),
+            dir,
             points: vec![PlannedPoint {
                 label: self.label.clone().unwrap_or_else(|| workload.describe()),
                 workload,

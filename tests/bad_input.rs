@@ -106,6 +106,54 @@ fn bad_directories_are_refused() {
 }
 
 #[test]
+fn bad_file_arguments_are_refused() {
+    let dir = scratch();
+    let file = dir.path().join("data");
+    std::fs::write(&file, vec![1u8; 8192]).unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    let path = file.to_str().unwrap();
+    let missing = dir.path().join("missing");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--file", path, "--op", "write"],
+            "--op write creates a new file",
+        ),
+        (&["--file", path, "--op", "rewrite"], "not created by iolab"),
+        (
+            &["--file", path, "--size", "16k"],
+            "--size 16384 is larger than --file",
+        ),
+        (&["--file", path, "--jobs", "2"], "--jobs 2"),
+        (&["--file", path, "--dir", "."], "--dir"),
+        (
+            &["--file", dir.path().to_str().unwrap()],
+            "not a regular file",
+        ),
+        (&["--file", link.to_str().unwrap()], "symbolic link"),
+        (&["--file", missing.to_str().unwrap()], "does not exist"),
+    ];
+    for (extra, expected) in cases {
+        let assert = iolab().arg("run").args(*extra).assert();
+        let output = assert.get_output();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end().lines().count(),
+            1,
+            "{extra:?}: one line: {stderr}"
+        );
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+    }
+    assert_eq!(
+        entries(dir.path()),
+        vec!["data".to_string(), "link".to_string()],
+        "nothing created"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), vec![1u8; 8192]);
+}
+
+#[test]
 fn an_existing_output_file_is_never_overwritten() {
     let dir = scratch();
     let out = scratch();

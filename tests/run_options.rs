@@ -292,3 +292,92 @@ fn the_schema_rejects_what_iolab_must_never_write() {
         "an undocumented field"
     );
 }
+
+#[test]
+fn a_kept_file_can_be_measured_again_and_a_users_file_is_only_read() {
+    let dir = scratch();
+    let out = scratch();
+    let dir_arg = dir.path().to_str().unwrap();
+    let assert = iolab()
+        .args([
+            "run",
+            "--dir",
+            dir_arg,
+            "--op",
+            "write",
+            "--size",
+            "2m",
+            "--bs",
+            "64k",
+            "--fsync-end",
+            "--keep",
+        ])
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let kept = entries(dir.path());
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(
+        stderr.contains(&format!("kept {}", dir.path().join(&kept[0]).display())),
+        "{stderr}"
+    );
+    let kept_path = dir.path().join(&kept[0]);
+    let result = run_ok(
+        &[
+            "run",
+            "--file",
+            kept_path.to_str().unwrap(),
+            "--op",
+            "rewrite",
+            "--bs",
+            "64k",
+        ],
+        out.path(),
+    );
+    let point = first_point(&result);
+    assert_eq!(point["target"]["file_given"], true);
+    assert_eq!(
+        point["workload"]["size"],
+        2 << 20,
+        "the size defaults to the file's length"
+    );
+    assert!(kept_path.exists(), "a given file is never removed");
+
+    let users = dir.path().join("users-data.bin");
+    let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(&users, &data).unwrap();
+    for engine in ["psync", "sync", "stdio", "mmap"] {
+        let result = run_ok(
+            &[
+                "run",
+                "--file",
+                users.to_str().unwrap(),
+                "--engine",
+                engine,
+                "--pattern",
+                "random",
+            ],
+            out.path(),
+        );
+        assert_eq!(
+            first_point(&result)["repetitions"][0]["ops"],
+            256,
+            "{engine}"
+        );
+    }
+    let assert = iolab()
+        .args(["run", "--op", "rewrite", "--file"])
+        .arg(&users)
+        .assert();
+    assert_eq!(assert.get_output().status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("not created by iolab") && stderr.trim_end().lines().count() == 1,
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&users).unwrap(),
+        data,
+        "the user's file is unchanged"
+    );
+}

@@ -13,12 +13,14 @@ pub struct StreamIo {
 }
 
 impl StreamIo {
-    /// Opens a stream on a duplicate of `fd` (mode `r+`, position 0).
-    pub fn new(fd: BorrowedFd<'_>) -> io::Result<Self> {
+    /// Opens a stream on a duplicate of `fd` at position 0: mode `r+` for
+    /// writing, `r` for reading (the descriptor may be read-only).
+    pub fn new(fd: BorrowedFd<'_>, write: bool) -> io::Result<Self> {
         let duplicate = rustix::io::fcntl_dupfd_cloexec(fd, 0)?;
         let raw = duplicate.as_raw_fd();
+        let mode = if write { c"r+" } else { c"r" };
         // SAFETY: `raw` is a valid descriptor we own; the mode string is NUL-terminated.
-        let stream = unsafe { libc::fdopen(raw, c"r+".as_ptr()) };
+        let stream = unsafe { libc::fdopen(raw, mode.as_ptr()) };
         if stream.is_null() {
             return Err(io::Error::last_os_error());
         }

@@ -61,6 +61,7 @@ pub fn point(outcome: &PointOutcome) -> Point {
                 source: a.source.to_string(),
             }),
             direct_in_memory: target.direct_in_memory,
+            file_given: target.file_given,
         },
         repetitions: outcome
             .repetitions

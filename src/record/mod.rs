@@ -92,6 +92,8 @@ pub struct Target {
     pub direct_alignment: Option<DirectAlignment>,
     /// True when O_DIRECT was accepted but the data stays in memory (tmpfs).
     pub direct_in_memory: bool,
+    /// True when the file was given with --file instead of created by iolab.
+    pub file_given: bool,
 }
 
 /// The alignment O_DIRECT required.

@@ -26,7 +26,7 @@ use cache::Residency;
 use prepare::{DirectAlignment, DirectCapability};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::OFlags;
-use scratch::{ScratchDir, ScratchFile};
+use scratch::{ScratchDir, TargetFile};
 use signals::Interrupt;
 use std::path::{Path, PathBuf};
 use std::sync::Barrier;
@@ -61,8 +61,10 @@ pub struct TargetInfo {
     pub direct_alignment: Option<DirectAlignment>,
     /// The file system took O_DIRECT but keeps data in memory (tmpfs).
     pub direct_in_memory: bool,
-    /// The scratch files (empty for the null engine).
+    /// The files measured (empty for the null engine).
     pub files: Vec<PathBuf>,
+    /// The file was given with `--file` rather than created by iolab.
+    pub file_given: bool,
 }
 
 /// How a repetition ended.
@@ -124,10 +126,12 @@ impl PointOutcome {
 #[derive(Debug)]
 struct FileSet {
     size: u64,
-    files: Vec<ScratchFile>,
+    files: Vec<TargetFile>,
     laid_out: bool,
     /// Created for this point and not yet written by a timed repetition.
     fresh: bool,
+    /// A file the user gave: used as it is, never created, laid out or removed.
+    given: bool,
 }
 
 /// Runs points in one scratch directory and cleans up after them.
@@ -136,6 +140,7 @@ pub struct Session {
     dir: ScratchDir,
     interrupt: Interrupt,
     files: Option<FileSet>,
+    keep: bool,
 }
 
 impl Session {
@@ -146,7 +151,32 @@ impl Session {
             dir: ScratchDir::open(dir, run_id)?,
             interrupt,
             files: None,
+            keep: false,
         })
+    }
+
+    /// Leaves the files of the last point in place at the end, and says where.
+    pub fn keep_files(&mut self) {
+        self.keep = true;
+    }
+
+    /// Measures the existing file `name` in the session's directory instead of
+    /// creating one; `write` asks to overwrite it, which only a file carrying
+    /// iolab's marker allows.
+    pub fn use_file(&mut self, name: &str, write: bool) -> Result<(), UsageError> {
+        self.release_files();
+        let file = self.dir.adopt(name, write)?;
+        let size = file
+            .length()
+            .map_err(|e| usage!("--file {}: {e}", file.path().display()))?;
+        self.files = Some(FileSet {
+            size,
+            files: vec![file],
+            laid_out: true,
+            fresh: false,
+            given: true,
+        });
+        Ok(())
     }
 
     /// The scratch directory.
@@ -179,6 +209,7 @@ impl Session {
             direct_alignment: None,
             direct_in_memory: false,
             files: Vec::new(),
+            file_given: false,
         };
         if workload.engine == EngineKind::Uring {
             check_uring_available()?;
@@ -215,8 +246,26 @@ impl Session {
         workload: &Workload,
         target: &mut TargetInfo,
     ) -> Result<(), RunError> {
+        if let Some(set) = self.files.as_ref().filter(|set| set.given) {
+            let file = set.files[0].path().display();
+            if workload.op == Op::Write || workload.jobs != 1 {
+                return Err(usage!(
+                    "--file {file} is one existing file: it serves one job and no --op write"
+                )
+                .into());
+            }
+            if workload.size > set.size {
+                return Err(usage!(
+                    "--size {} is larger than --file {file} ({} bytes)",
+                    workload.size,
+                    set.size
+                )
+                .into());
+            }
+            target.file_given = true;
+        }
         let reusable = self.files.as_ref().is_some_and(|set| {
-            set.size == workload.size && set.files.len() == workload.jobs as usize
+            set.given || (set.size == workload.size && set.files.len() == workload.jobs as usize)
         });
         if !reusable {
             self.release_files();
@@ -240,6 +289,7 @@ impl Session {
                 files,
                 laid_out: false,
                 fresh: true,
+                given: false,
             });
         }
         let set = self.files.as_mut().expect("files were just prepared");
@@ -379,9 +429,13 @@ impl Session {
 
     fn release_files(&mut self) {
         if let Some(set) = self.files.take() {
-            set.files
-                .into_iter()
-                .for_each(|file| remove_file(&self.dir, file));
+            for file in set.files {
+                if self.keep && file.ownership() == scratch::Ownership::Created {
+                    eprintln!("iolab: kept {}", file.path().display());
+                } else {
+                    remove_file(&self.dir, file);
+                }
+            }
         }
     }
 }
@@ -392,7 +446,10 @@ impl Drop for Session {
     }
 }
 
-fn remove_file(dir: &ScratchDir, file: ScratchFile) {
+fn remove_file(dir: &ScratchDir, file: TargetFile) {
+    if file.ownership() != scratch::Ownership::Created {
+        return; // the user's file: never removed
+    }
     let path = file.path().to_path_buf();
     match file.remove(dir) {
         Ok(true) => {}
@@ -463,7 +520,7 @@ fn status_of(jobs: &[JobOutcome]) -> RepetitionStatus {
     }
 }
 
-fn direct_capability(dir: &ScratchDir, file: &ScratchFile) -> DirectCapability {
+fn direct_capability(dir: &ScratchDir, file: &TargetFile) -> DirectCapability {
     if dir.filesystem() == "tmpfs" || dir.filesystem() == "ramfs" {
         // tmpfs takes O_DIRECT since Linux 6.6 but serves it from memory.
         return match file.reopen(dir, OFlags::DIRECT) {
@@ -534,7 +591,7 @@ fn run_jobs(
 #[allow(clippy::too_many_arguments)]
 fn run_job(
     dir: &ScratchDir,
-    file: Option<&ScratchFile>,
+    file: Option<&TargetFile>,
     job: u32,
     workload: &Workload,
     alignment: usize,
@@ -605,7 +662,7 @@ fn run_job(
             &spec,
             ready,
         ),
-        EngineKind::Stdio => match StreamIo::new(engine_fd()) {
+        EngineKind::Stdio => match StreamIo::new(engine_fd(), spec.write) {
             Ok(mut engine) => {
                 timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready)
             }

@@ -5,14 +5,19 @@
 //! (`openat`, `unlinkat`), so a directory renamed or replaced by a symlink
 //! mid-run cannot redirect a write. Files are created with
 //! `O_CREAT|O_EXCL|O_NOFOLLOW`: an existing file or a planted symlink makes
-//! creation fail instead of being opened.
+//! creation fail instead of being opened. Each created file carries iolab's
+//! marker ([`MARKER_XATTR`]); a file the user names with `--file` is opened
+//! read-only, and for writing only when it carries that marker.
 
 use crate::plan::UsageError;
 use crate::usage;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use rustix::fs::{Access, AtFlags, Mode, OFlags};
+use rustix::fs::{Access, AtFlags, Mode, OFlags, XattrFlags};
 use std::io;
 use std::path::{Path, PathBuf};
+
+/// The extended attribute iolab sets on every file it creates; its value is the run id.
+pub const MARKER_XATTR: &str = "user.iolab.scratch";
 
 /// The directory scratch files go in, held open for the whole run.
 #[derive(Debug)]
@@ -80,7 +85,7 @@ impl ScratchDir {
     }
 
     /// Creates the scratch file of `job`: `iolab-<run id>-<job>.dat`, mode 0600.
-    pub fn create(&self, job: u32) -> io::Result<ScratchFile> {
+    pub fn create(&self, job: u32) -> io::Result<TargetFile> {
         let name = format!("iolab-{}-{job}.dat", self.run_id);
         let fd = rustix::fs::openat(
             &self.fd,
@@ -98,43 +103,123 @@ impl ScratchDir {
             )
         })?;
         let stat = rustix::fs::fstat(&fd)?;
-        Ok(ScratchFile {
+        // File systems without user xattrs leave the file unmarked; it is
+        // still removed at the end, it just cannot be written again later.
+        let _ = rustix::fs::fsetxattr(
+            &fd,
+            MARKER_XATTR,
+            self.run_id.as_bytes(),
+            XattrFlags::CREATE,
+        );
+        Ok(TargetFile {
             path: self.path.join(&name),
             name,
             fd,
             identity: (stat.st_dev, stat.st_ino),
+            ownership: Ownership::Created,
+        })
+    }
+
+    /// Uses the existing regular file `name` in this directory, given by the
+    /// user: opened read-only, never removed, and reopened for writing only
+    /// when `write` is asked and the file carries iolab's marker.
+    pub fn adopt(&self, name: &str, write: bool) -> Result<TargetFile, UsageError> {
+        let path = self.path.join(name);
+        let shown = path.display();
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|error| match error {
+            rustix::io::Errno::LOOP => {
+                usage!("--file {shown} is a symbolic link; name the file itself")
+            }
+            other => usage!("--file {shown}: {}", describe_io(&other.into())),
+        })?;
+        let stat = rustix::fs::fstat(&fd).map_err(|e| usage!("--file {shown}: {e}"))?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+            return Err(usage!("--file {shown} is not a regular file"));
+        }
+        if write && !has_marker(&fd) {
+            return Err(usage!(
+                "--file {shown} was not created by iolab (it has no {MARKER_XATTR} attribute), \
+                 so iolab only reads it; create one with --op write --keep"
+            ));
+        }
+        Ok(TargetFile {
+            path,
+            name: name.to_string(),
+            fd,
+            identity: (stat.st_dev, stat.st_ino),
+            ownership: Ownership::Given { writable: write },
         })
     }
 }
 
-/// A file iolab created in this run. Dropping it removes it, if it is still
-/// the same file (same device and inode) under its name.
+/// Whether the open file carries iolab's marker.
+pub fn has_marker(fd: impl AsFd) -> bool {
+    let mut value = [0u8; 64];
+    rustix::fs::fgetxattr(fd, MARKER_XATTR, &mut value[..]).is_ok()
+}
+
+/// Who made a target file, which decides what iolab may do with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ownership {
+    /// Created by iolab in this run: written freely, removed at the end.
+    Created,
+    /// Named by the user: never removed; written only if it carries iolab's marker.
+    Given {
+        /// Whether the workload writes it (checked against the marker).
+        writable: bool,
+    },
+}
+
+/// A file a session measures: one iolab created in this run, removed by
+/// [`TargetFile::remove`] only while its name still refers to it, or one the
+/// user gave, which is never removed.
 #[derive(Debug)]
-pub struct ScratchFile {
+pub struct TargetFile {
     name: String,
     path: PathBuf,
     fd: OwnedFd,
     identity: (u64, u64),
+    ownership: Ownership,
 }
 
-impl ScratchFile {
+impl TargetFile {
     /// The full path, for messages.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// The buffered read-write descriptor iolab created the file with.
+    /// The buffered descriptor the file was opened with (read-only for a given file).
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
+    }
+
+    /// Who made the file.
+    pub fn ownership(&self) -> Ownership {
+        self.ownership
+    }
+
+    /// The file's length in bytes.
+    pub fn length(&self) -> io::Result<u64> {
+        Ok(rustix::fs::fstat(&self.fd)?.st_size as u64)
     }
 
     /// Opens the file again with extra flags (O_DIRECT, O_SYNC…) and checks the
     /// new descriptor refers to the very file created, not one put in its place.
     pub fn reopen(&self, dir: &ScratchDir, extra: OFlags) -> io::Result<OwnedFd> {
+        let access = match self.ownership {
+            Ownership::Created | Ownership::Given { writable: true } => OFlags::RDWR,
+            Ownership::Given { writable: false } => OFlags::RDONLY,
+        };
         let fd = rustix::fs::openat(
             dir.fd(),
             self.name.as_str(),
-            OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra,
+            access | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra,
             Mode::empty(),
         )?;
         let stat = rustix::fs::fstat(&fd)?;
@@ -147,8 +232,12 @@ impl ScratchFile {
         Ok(fd)
     }
 
-    /// Removes the file if its name still refers to it; returns whether it did.
+    /// Removes a file iolab created, if its name still refers to it; returns
+    /// whether it did. A given file is never removed.
     pub fn remove(self, dir: &ScratchDir) -> io::Result<bool> {
+        if self.ownership != Ownership::Created {
+            return Ok(false);
+        }
         let current = rustix::fs::statat(dir.fd(), self.name.as_str(), AtFlags::SYMLINK_NOFOLLOW);
         match current {
             Ok(stat) if (stat.st_dev, stat.st_ino) == self.identity => {
@@ -236,6 +325,44 @@ mod tests {
         assert!(file.reopen(&dir, OFlags::empty()).is_err());
         assert!(!file.remove(&dir).unwrap());
         assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
+    }
+
+    #[test]
+    fn created_files_carry_the_marker_and_given_files_are_only_read() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = ScratchDir::open(temp.path(), "t3").unwrap();
+        let created = dir.create(0).unwrap();
+        let marked = has_marker(created.fd());
+        let foreign = temp.path().join("data.bin");
+        std::fs::write(&foreign, b"the user's data").unwrap();
+        let error = dir.adopt("data.bin", true).unwrap_err().to_string();
+        assert!(
+            error.contains("not created by iolab") && error.contains("data.bin"),
+            "{error}"
+        );
+        let given = dir.adopt("data.bin", false).unwrap();
+        assert!(given.reopen(&dir, OFlags::empty()).is_ok());
+        assert!(
+            !given.remove(&dir).unwrap(),
+            "a given file is never removed"
+        );
+        assert_eq!(std::fs::read(&foreign).unwrap(), b"the user's data");
+        if marked {
+            let name = created
+                .path()
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string();
+            assert!(
+                dir.adopt(&name, true).is_ok(),
+                "iolab's own marked file may be written"
+            );
+        } else {
+            eprintln!("skip: this file system keeps no user xattrs");
+        }
+        assert!(created.remove(&dir).unwrap());
     }
 
     #[test]
