@@ -27,39 +27,42 @@ def parse_size(text):
     return int(match.group(1)) * {"": 1, "k": KIB, "m": MIB, "g": MIB * KIB, "t": MIB * MIB}[match.group(2)]
 
 
-def workloads(args):
-    """The seven workloads of issue 3: (number, name, metric, page-cache block size or None, iolab args, fio args, fio direction)."""
+def workloads(args, shared_file):
+    """The seven workloads of issue 3: (number, name, metric, page-cache block
+    size or None, iolab args, fio args, fio direction). Every file workload of
+    both tools uses `shared_file`: on a VM (and on SSDs) a file's recent history
+    changes what writes and reads cost, so the tools must share it."""
     size, runtime, ramp = args.size, args.runtime, args.ramp
     timing_iolab = ["--runtime", f"{runtime}s", "--ramp", f"{ramp}s"]
     timing_fio = ["--time_based", f"--runtime={runtime}", f"--ramp_time={ramp}"]
-    fio_file = os.path.join(args.dir, "fio-bench.dat")
     # Page-aligned buffers for fio too, as iolab allocates them: fio's default
     # buffer is not page-aligned, which halves its 1 MiB page-cache reads here.
-    file_fio = [f"--filename={fio_file}", f"--size={size}", "--iomem_align=4096"]
+    file_fio = [f"--filename={shared_file}", f"--size={size}", "--iomem_align=4096"]
+    file_iolab = ["--file", shared_file]
     return [
         (1, "null engine, 4 KiB", "iops", None,
-         ["--engine", "null", "--bs", "4k", "--size", size],
+         ["--dir", args.dir, "--engine", "null", "--bs", "4k", "--size", size],
          ["--ioengine=null", "--rw=read", "--bs=4k", f"--size={size}"], "read"),
         (2, "4 KiB random read, psync, page cache", "iops", 4 * KIB,
-         ["--engine", "psync", "--pattern", "random", "--bs", "4k", "--size", size, "--cache", "warm"],
+         ["--engine", "psync", "--pattern", "random", "--bs", "4k", "--cache", "warm"] + file_iolab,
          ["--ioengine=psync", "--rw=randread", "--bs=4k", "--invalidate=0"] + file_fio, "read"),
         (3, "4 KiB random read, mmap, page cache", "iops", 4 * KIB,
-         ["--engine", "mmap", "--pattern", "random", "--bs", "4k", "--size", size, "--cache", "warm"],
+         ["--engine", "mmap", "--pattern", "random", "--bs", "4k", "--cache", "warm"] + file_iolab,
          ["--ioengine=mmap", "--rw=randread", "--bs=4k", "--invalidate=0"] + file_fio, "read"),
         (4, "1 MiB sequential read, psync, page cache", "bw", MIB,
-         ["--engine", "psync", "--pattern", "seq", "--bs", "1m", "--size", size, "--cache", "warm"],
+         ["--engine", "psync", "--pattern", "seq", "--bs", "1m", "--cache", "warm"] + file_iolab,
          ["--ioengine=psync", "--rw=read", "--bs=1m", "--invalidate=0"] + file_fio, "read"),
         (5, "4 KiB random read, O_DIRECT, psync QD1", "iops", None,
-         ["--engine", "psync", "--pattern", "random", "--bs", "4k", "--size", size, "--direct"],
+         ["--engine", "psync", "--pattern", "random", "--bs", "4k", "--direct"] + file_iolab,
          ["--ioengine=psync", "--rw=randread", "--bs=4k", "--direct=1"] + file_fio, "read"),
         (6, "4 KiB random read, O_DIRECT, io_uring QD32", "iops", None,
-         ["--engine", "uring", "--iodepth", "32", "--pattern", "random", "--bs", "4k", "--size", size, "--direct"],
+         ["--engine", "uring", "--iodepth", "32", "--pattern", "random", "--bs", "4k", "--direct"] + file_iolab,
          ["--ioengine=io_uring", "--iodepth=32", "--fixedbufs=1", "--registerfiles=1", "--rw=randread",
           "--bs=4k", "--direct=1"] + file_fio, "read"),
         (7, "1 MiB sequential write, O_DIRECT, psync", "bw", None,
-         ["--op", "rewrite", "--engine", "psync", "--pattern", "seq", "--bs", "1m", "--size", size, "--direct"],
+         ["--op", "rewrite", "--engine", "psync", "--pattern", "seq", "--bs", "1m", "--direct"] + file_iolab,
          ["--ioengine=psync", "--rw=write", "--bs=1m", "--direct=1"] + file_fio, "write"),
-    ], timing_iolab, timing_fio, fio_file
+    ], timing_iolab, timing_fio
 
 
 def run_json(command):
@@ -78,7 +81,7 @@ def settle(seconds):
 
 def run_iolab(args, extra, timing):
     settle(args.settle)
-    result = run_json([args.iolab, "run", "--dir", args.dir, "--json"] + extra + timing)
+    result = run_json([args.iolab, "run", "--json"] + extra + timing)
     repetition = result["points"][0]["repetitions"][0]
     return {"iops": repetition["iops"], "bw": repetition["throughput_bps"]}
 
@@ -89,20 +92,21 @@ def warm(path):
             pass
 
 
-def run_fio(fio_args, timing, direction, page_cache, fio_file, settle_seconds):
+def run_fio(fio_args, timing, direction, page_cache, shared_file, settle_seconds):
     if page_cache:
-        warm(fio_file)  # invalidate=0 keeps what this read puts in the page cache
+        warm(shared_file)  # invalidate=0 keeps what this read puts in the page cache
     settle(settle_seconds)
     result = run_json(["fio", "--name=bench", "--output-format=json"] + fio_args + timing)
     job = result["jobs"][0][direction]
     return {"iops": job["iops"], "bw": job["bw_bytes"]}
 
 
-def lay_out_fio_file(args, fio_file):
-    if os.path.exists(fio_file) and os.path.getsize(fio_file) == parse_size(args.size):
-        return
-    subprocess.run(["fio", "--name=layout", f"--filename={fio_file}", f"--size={args.size}", "--rw=write",
-                    "--bs=1m", "--direct=1", "--output-format=json"], check=True, capture_output=True)
+def create_shared_file(args):
+    """Has iolab write the file both tools use (sequential, O_DIRECT) and keep
+    it: it then carries iolab's marker, so iolab may also overwrite it."""
+    result = run_json([args.iolab, "run", "--dir", args.dir, "--op", "write", "--bs", "1m", "--size", args.size,
+                       "--direct", "--keep", "--json"])
+    return result["points"][0]["target"]["files"][0]
 
 
 def peak_rss_kib(command):
@@ -138,8 +142,9 @@ def main():
                                         check=True).stdout)
     print("  memcpy ceiling: " + ", ".join(f"{int(bs) // KIB} KiB blocks {show('bw', rate)}"
                                            for bs, rate in ceiling.items()))
-    table, timing_iolab, timing_fio, fio_file = workloads(args)
-    lay_out_fio_file(args, fio_file)
+    shared_file = create_shared_file(args)
+    print(f"  shared file: {shared_file} (written by iolab, used by both tools)")
+    table, timing_iolab, timing_fio = workloads(args, shared_file)
     rows = []
     for number, name, metric, cached_bs, iolab_args, fio_args, direction in table:
         if chosen and number not in chosen:
@@ -147,7 +152,7 @@ def main():
         iolab_values, fio_values = [], []
         for _ in range(args.pairs):
             iolab_values.append(run_iolab(args, iolab_args, timing_iolab)[metric])
-            fio_values.append(run_fio(fio_args, timing_fio, direction, cached_bs is not None, fio_file, args.settle)[metric])
+            fio_values.append(run_fio(fio_args, timing_fio, direction, cached_bs is not None, shared_file, args.settle)[metric])
         ratios = [a / b for a, b in zip(iolab_values, fio_values)]
         row = {
             "workload": number, "name": name, "metric": metric,
@@ -168,8 +173,7 @@ def main():
               f"range {row['ratio_min']:.3f}-{row['ratio_max']:.3f})")
         if cached_bs is not None:
             print(f"   of memcpy    iolab {row['iolab_of_memcpy']:.0%}, fio {row['fio_of_memcpy']:.0%}")
-    if os.path.exists(fio_file):
-        os.remove(fio_file)
+    os.remove(shared_file)
 
     if not chosen or 1 in chosen:
         small = peak_rss_kib([args.iolab, "run", "--dir", args.dir, "--engine", "null", "--bs", "4k",
