@@ -32,7 +32,12 @@ impl CpuUsage {
             return CpuUsage::default();
         }
         let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        let cputime = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        // libc's clock_gettime rather than rustix's: rustix finds the vDSO by
+        // parsing the auxiliary vector itself, which crashes under valgrind.
+        // SAFETY: a plain out-pointer for clock_gettime.
+        let mut cputime: libc::timespec = unsafe { std::mem::zeroed() };
+        // SAFETY: `cputime` is a valid out-pointer.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut cputime) };
         CpuUsage {
             total_s: cputime.tv_sec as f64 + cputime.tv_nsec as f64 * 1e-9,
             user_s: seconds(usage.ru_utime),

@@ -115,7 +115,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
                     .map(|f| f.display().to_string()),
                 bytes: job.bytes,
                 ops: job.ops,
-                elapsed_ns: job.end.duration_since(job.start).as_nanos() as u64,
+                elapsed_ns: job.end.saturating_sub(job.start),
             })
             .collect(),
     };
@@ -126,8 +126,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             .min()
             .expect("at least one job");
         let end = jobs.iter().map(|j| j.end).max().expect("at least one job");
-        let elapsed = end.duration_since(start);
-        let elapsed_ns = (elapsed.as_nanos() as u64).max(1);
+        let elapsed_ns = end.saturating_sub(start).max(1);
         let seconds = elapsed_ns as f64 * 1e-9;
         let cpu = jobs
             .iter()

@@ -8,6 +8,7 @@
 
 pub mod buffer;
 pub mod cache;
+pub mod clock;
 pub mod prepare;
 pub mod scratch;
 pub mod signals;
@@ -697,7 +698,7 @@ fn run_job(
 impl JobOutcome {
     /// An outcome for a job whose engine could not be set up.
     fn setup_failure(file: &str, error: std::io::Error) -> JobOutcome {
-        let now = std::time::Instant::now();
+        let now = clock::now_ns();
         JobOutcome {
             bytes: 0,
             ops: 0,

@@ -6,6 +6,7 @@
 //! allocation, no lock and no system call beyond the I/O itself. Interval figures are accumulated and
 //! closed only when a completion crosses an interval boundary.
 
+use super::clock::now_ns;
 use crate::engine::BlockIo;
 use crate::engine::uring::UringIo;
 use crate::plan::Pattern;
@@ -15,7 +16,7 @@ use hdrhistogram::Histogram;
 use std::fmt;
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The largest latency the histograms hold exactly: one hour, in ns; longer
 /// values are clamped to it.
@@ -143,10 +144,10 @@ pub struct JobOutcome {
     pub bytes: u64,
     /// I/Os completed in the timed region.
     pub ops: u64,
-    /// Start of the timed region (after the ramp).
-    pub start: Instant,
-    /// End of the timed region, after the final flush and fsync.
-    pub end: Instant,
+    /// Start of the timed region (after the ramp), ns on CLOCK_MONOTONIC.
+    pub start: u64,
+    /// End of the timed region, after the final flush and fsync, ns on CLOCK_MONOTONIC.
+    pub end: u64,
     /// Latency of every I/O, ns (for io_uring: submission to completion).
     pub latency: Histogram<u64>,
     /// io_uring only: time spent in each submitting system call, ns, once per I/O submitted.
@@ -168,9 +169,9 @@ struct Recorder {
     interval_bytes: u64,
     interval_ops: u64,
     interval_index: u64,
-    next_boundary: Instant,
-    interval: Duration,
-    start: Instant,
+    next_boundary: u64,
+    interval_ns: u64,
+    start: u64,
     intervals: Vec<IntervalSample>,
     bytes: u64,
     ops: u64,
@@ -178,15 +179,16 @@ struct Recorder {
 
 impl Recorder {
     fn new(interval: Duration) -> Self {
-        let now = Instant::now();
+        let now = now_ns();
+        let interval_ns = (interval.as_nanos() as u64).max(1);
         Recorder {
             latency: new_histogram(),
             interval_latency: new_histogram(),
             interval_bytes: 0,
             interval_ops: 0,
             interval_index: 0,
-            next_boundary: now + interval,
-            interval,
+            next_boundary: now + interval_ns,
+            interval_ns,
             start: now,
             intervals: Vec::with_capacity(64),
             bytes: 0,
@@ -195,13 +197,13 @@ impl Recorder {
     }
 
     /// Starts the timed region at `start`.
-    fn begin(&mut self, start: Instant) {
+    fn begin(&mut self, start: u64) {
         self.start = start;
-        self.next_boundary = start + self.interval;
+        self.next_boundary = start + self.interval_ns;
     }
 
     #[inline(always)]
-    fn record(&mut self, now: Instant, latency_ns: u64, bytes: u64) {
+    fn record(&mut self, now: u64, latency_ns: u64, bytes: u64) {
         if now >= self.next_boundary {
             self.roll_over(now);
         }
@@ -217,18 +219,17 @@ impl Recorder {
     /// Closes the current interval and any empty ones up to the one `now` is in.
     #[cold]
     #[inline(never)]
-    fn roll_over(&mut self, now: Instant) {
-        let target =
-            (now.duration_since(self.start).as_nanos() / self.interval.as_nanos().max(1)) as u64;
+    fn roll_over(&mut self, now: u64) {
+        let target = now.saturating_sub(self.start) / self.interval_ns;
         self.close_interval();
         while self.interval_index + 1 < target {
             self.intervals.push(IntervalSample::default());
             self.interval_index += 1;
         }
         self.interval_index = target;
-        let interval_ns = self.interval.as_nanos() as u64;
-        self.next_boundary =
-            self.start + Duration::from_nanos(interval_ns.saturating_mul(target + 1));
+        self.next_boundary = self
+            .start
+            .saturating_add(self.interval_ns.saturating_mul(target + 1));
     }
 
     fn close_interval(&mut self) {
@@ -252,7 +253,7 @@ impl Recorder {
 
     fn finish(
         mut self,
-        end: Instant,
+        end: u64,
         cpu: CpuUsage,
         failure: Option<IoFailure>,
         interrupted: bool,
@@ -296,29 +297,31 @@ fn ramp_then_time(
         Phase,
         &mut BlockSequence,
         Option<&mut Recorder>,
-        Option<Instant>,
+        Option<u64>,
     ) -> Result<Stop, IoFailure>,
 ) -> JobOutcome {
     let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
     let mut recorder = Recorder::new(spec.interval);
     ready();
     if !spec.ramp.is_zero() {
-        let ramp_end = Instant::now() + spec.ramp;
+        let ramp_end = now_ns() + spec.ramp.as_nanos() as u64;
         if let Err(failure) = step(Phase::Ramp, &mut blocks, None, Some(ramp_end)) {
-            return recorder.finish(Instant::now(), CpuUsage::default(), Some(failure), false);
+            return recorder.finish(now_ns(), CpuUsage::default(), Some(failure), false);
         }
         blocks.start_next_pass();
     }
     let cpu_before = CpuUsage::of_this_thread();
-    let start = Instant::now();
+    let start = now_ns();
     recorder.begin(start);
-    let deadline = spec.runtime.map(|runtime| start + runtime);
+    let deadline = spec
+        .runtime
+        .map(|runtime| start + runtime.as_nanos() as u64);
     let mut result = step(Phase::Timed, &mut blocks, Some(&mut recorder), deadline);
     let interrupted = matches!(result, Ok(Stop::Interrupted));
     if result.is_ok() && !interrupted {
         result = step(Phase::Finish, &mut blocks, None, None);
     }
-    let end = Instant::now();
+    let end = now_ns();
     let cpu = CpuUsage::of_this_thread() - cpu_before;
     recorder.finish(end, cpu, result.err(), interrupted)
 }
@@ -387,10 +390,10 @@ fn blocking_phase<E: BlockIo>(
     spec: &LoopSpec<'_>,
     blocks: &mut BlockSequence,
     mut recorder: Option<&mut Recorder>,
-    deadline: Option<Instant>,
+    deadline: Option<u64>,
 ) -> Result<Stop, IoFailure> {
     let bs = spec.bs;
-    let mut last = Instant::now();
+    let mut last = now_ns();
     let mut writes_since_fsync = 0u64;
     loop {
         let block = match blocks.next_block() {
@@ -407,14 +410,14 @@ fn blocking_phase<E: BlockIo>(
         } else {
             engine.read_at(buffer, offset)
         };
-        let now = Instant::now();
+        let now = now_ns();
         match moved {
             Ok(moved) if moved as u64 == bs => {}
             Ok(moved) => return Err(transfer_failure(spec, offset, Some(moved as u64), None)),
             Err(error) => return Err(transfer_failure(spec, offset, None, Some(error))),
         }
         if let Some(recorder) = recorder.as_deref_mut() {
-            recorder.record(now, now.duration_since(last).as_nanos() as u64, bs);
+            recorder.record(now, now - last, bs);
         }
         last = now;
         if spec.fsync_every > 0 {
@@ -424,7 +427,7 @@ fn blocking_phase<E: BlockIo>(
                 engine
                     .sync_all()
                     .map_err(|error| fsync_failure(spec, error, "fsync"))?;
-                last = Instant::now();
+                last = now_ns();
             }
         }
         if deadline.is_some_and(|deadline| now >= deadline) {
@@ -490,13 +493,13 @@ pub fn run_uring(
 struct SlotQueue {
     free: Vec<u32>,
     offsets: Vec<u64>,
-    started: Vec<Instant>,
+    started: Vec<u64>,
     just_queued: Vec<u32>,
 }
 
 impl SlotQueue {
     fn new(depth: u32) -> Self {
-        let now = Instant::now();
+        let now = now_ns();
         SlotQueue {
             free: (0..depth).rev().collect(),
             offsets: vec![0; depth as usize],
@@ -521,14 +524,14 @@ fn uring_phase(
     blocks: &mut BlockSequence,
     mut recorder: Option<&mut Recorder>,
     mut submit: Option<&mut Histogram<u64>>,
-    deadline: Option<Instant>,
+    deadline: Option<u64>,
 ) -> Result<Stop, IoFailure> {
     let bs = spec.bs;
     let mut failure: Option<IoFailure> = None;
     let mut stop = Stop::Done;
     let mut exhausted = false;
     let mut writes_since_fsync = 0u64;
-    let mut now = Instant::now();
+    let mut now = now_ns();
     let batch = spec.batch.max(1) as usize;
     loop {
         // Queue: fill every free slot, `batch` requests per system call,
@@ -570,7 +573,7 @@ fn uring_phase(
                 ring.sync_all()
                     .map_err(|error| fsync_failure(spec, error, "fsync"))?;
                 writes_since_fsync = 0;
-                now = Instant::now();
+                now = now_ns();
                 continue;
             }
             break;
@@ -585,7 +588,7 @@ fn uring_phase(
                 return Err(transfer_failure(spec, 0, None, Some(error)));
             }
         }
-        now = Instant::now();
+        now = now_ns();
         ring.reap(|slot, result| {
             let slot_index = slot as usize;
             queue.free.push(slot);
@@ -604,7 +607,7 @@ fn uring_phase(
                     transfer_failure(spec, offset, Some(result as u64), None)
                 });
             } else if let Some(recorder) = recorder.as_deref_mut() {
-                let latency = now.duration_since(queue.started[slot_index]).as_nanos() as u64;
+                let latency = now.saturating_sub(queue.started[slot_index]);
                 recorder.record(now, latency, bs);
             }
         });
@@ -631,20 +634,17 @@ fn submit_batch(
     queue: &mut SlotQueue,
     spec: &LoopSpec<'_>,
     submit: Option<&mut Histogram<u64>>,
-    submitted_at: Instant,
+    submitted_at: u64,
     failure: &mut Option<IoFailure>,
-) -> Instant {
+) -> u64 {
     if let Err(error) = ring.submit() {
         let offset = queue.offsets[queue.just_queued[0] as usize];
         failure.get_or_insert(transfer_failure(spec, offset, None, Some(error)));
     }
-    let after_submit = Instant::now();
+    let after_submit = now_ns();
     if let Some(submit) = submit {
         let count = queue.just_queued.len() as u64;
-        submit.saturating_record_n(
-            after_submit.duration_since(submitted_at).as_nanos() as u64,
-            count,
-        );
+        submit.saturating_record_n(after_submit.saturating_sub(submitted_at), count);
     }
     for &slot in &queue.just_queued {
         queue.started[slot as usize] = submitted_at;
@@ -699,8 +699,8 @@ mod tests {
         spec.ramp = Duration::from_millis(10);
         let outcome = run_blocking(&mut NullIo, &mut buffer, &spec, || {});
         assert!(outcome.ops > 1000, "several passes: {}", outcome.ops);
-        let elapsed = outcome.end.duration_since(outcome.start);
-        assert!(elapsed >= Duration::from_millis(120), "{elapsed:?}");
+        let elapsed = outcome.end - outcome.start;
+        assert!(elapsed >= 120_000_000, "{elapsed} ns");
         assert!(
             (6..=8).contains(&outcome.intervals.len()),
             "{}",
