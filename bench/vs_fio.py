@@ -1,7 +1,7 @@
 """iolab against fio, side by side: the driver behind bench/vs-fio.
 
-Each workload runs PAIRS times as an (iolab, fio) pair, alternating, so slow
-drifts of this shared machine hit both tools alike. Reported per workload: the
+Each workload runs PAIRS times as an (iolab, fio) pair, in A B / B A order,
+so slow drifts of this shared machine hit both tools alike. Reported per workload: the
 median figure of each tool, the median of the per-pair ratios iolab/fio and
 their min-max. Ratios, not single times, are what this noisy 2-core VM can
 support.
@@ -156,9 +156,15 @@ def main():
         if chosen and number not in chosen:
             continue
         iolab_values, fio_values = [], []
-        for _ in range(args.pairs):
-            iolab_values.append(run_iolab(args, iolab_args, timing_iolab)[metric])
-            fio_values.append(run_fio(fio_args, timing_fio, direction, cached_bs is not None, shared_file, settle_for(args, fio_args))[metric])
+        for pair in range(args.pairs):
+            run_a = lambda: iolab_values.append(run_iolab(args, iolab_args, timing_iolab)[metric])  # noqa: E731
+            run_b = lambda: fio_values.append(  # noqa: E731
+                run_fio(fio_args, timing_fio, direction, cached_bs is not None, shared_file,
+                        settle_for(args, fio_args))[metric])
+            # A B, B A, A B...: which tool goes first alternates, so a drift of
+            # the machine or an after-effect of the previous run hits both alike.
+            for run in ((run_a, run_b) if pair % 2 == 0 else (run_b, run_a)):
+                run()
         ratios = [a / b for a, b in zip(iolab_values, fio_values)]
         row = {
             "workload": number, "name": name, "metric": metric,
