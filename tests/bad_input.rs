@@ -45,7 +45,10 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     (&["--no-such-flag"], "--no-such-flag"),
 ];
 
+/// Runs iolab with `args` and asserts a one-line refusal naming `expected`,
+/// exit status 2, nothing on stdout, and `dir` exactly as it was.
 fn assert_refused(args: &[&str], expected: &str, dir: &std::path::Path) {
+    let before = entries(dir);
     let assert = iolab().args(args).assert();
     let output = assert.get_output();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -64,8 +67,9 @@ fn assert_refused(args: &[&str], expected: &str, dir: &std::path::Path) {
         "{args:?}: the error must name {expected:?}: {stderr}"
     );
     assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout");
-    assert!(
-        entries(dir).is_empty(),
+    assert_eq!(
+        entries(dir),
+        before,
         "{args:?}: nothing created in {}",
         dir.display()
     );
@@ -134,22 +138,10 @@ fn bad_file_arguments_are_refused() {
         (&["--file", missing.to_str().unwrap()], "does not exist"),
     ];
     for (extra, expected) in cases {
-        let assert = iolab().arg("run").args(*extra).assert();
-        let output = assert.get_output();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{extra:?}: {stderr}");
-        assert_eq!(
-            stderr.trim_end().lines().count(),
-            1,
-            "{extra:?}: one line: {stderr}"
-        );
-        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+        let mut args = vec!["run"];
+        args.extend_from_slice(extra);
+        assert_refused(&args, expected, dir.path());
     }
-    assert_eq!(
-        entries(dir.path()),
-        vec!["data".to_string(), "link".to_string()],
-        "nothing created"
-    );
     assert_eq!(std::fs::read(&file).unwrap(), vec![1u8; 8192]);
 }
 
