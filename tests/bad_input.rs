@@ -174,17 +174,19 @@ fn an_unalignable_direct_block_size_is_refused_before_writing() {
     if !direct_io_works(dir.path()) {
         return;
     }
+    let dir_arg = dir.path().to_str().unwrap();
+    let unaligned = [
+        "run", "--dir", dir_arg, "--direct", "--bs", "100", "--size", "1000",
+    ];
     assert_refused(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--direct",
-            "--bs",
-            "100",
-            "--size",
-            "1000",
-        ],
+        &unaligned,
+        "not a multiple of the O_DIRECT alignment",
+        dir.path(),
+    );
+    // --keep must not keep the file of a refused run.
+    let kept = [&unaligned[..], &["--keep"]].concat();
+    assert_refused(
+        &kept,
         "not a multiple of the O_DIRECT alignment",
         dir.path(),
     );

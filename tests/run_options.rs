@@ -173,6 +173,12 @@ fn cache_modes_are_applied_and_verified() {
         first_point(&keep)["repetitions"][0]["cache"]["treatment"],
         "keep"
     );
+    // The layout just wrote the file through the page cache, and keep leaves it there.
+    assert!(
+        residency(&keep) > 0.9,
+        "keep after layout: {}",
+        residency(&keep)
+    );
 }
 
 #[test]

@@ -299,7 +299,7 @@ impl Session {
             match direct_capability(&self.dir, &set.files[0]) {
                 DirectCapability::Refused(errno) => {
                     let filesystem = &target.filesystem;
-                    self.release_files();
+                    self.discard_files();
                     return Err(usage!(
                         "the {filesystem} file system at {} refuses O_DIRECT ({}); run without --direct",
                         target.dir.display(),
@@ -311,7 +311,7 @@ impl Session {
                 DirectCapability::Supported(alignment) => {
                     let align = u64::from(alignment.offset);
                     if workload.bs % align != 0 {
-                        self.release_files();
+                        self.discard_files();
                         return Err(usage!(
                             "--bs {} is not a multiple of the O_DIRECT alignment of {} ({} bytes, from {})",
                             workload.bs,
@@ -386,7 +386,12 @@ impl Session {
                 prepare_new_files(&self.dir, set, workload).map_err(RunError::Setup)?;
             }
             if let Err(message) = treat_cache(set, workload, &interrupt) {
-                status = RepetitionStatus::Failed(message);
+                // Warming reads the whole file and stops early on a signal.
+                status = if interrupt.is_set() {
+                    RepetitionStatus::Interrupted
+                } else {
+                    RepetitionStatus::Failed(message)
+                };
             }
             if workload.op == Op::Reread && matches!(status, RepetitionStatus::Ok) {
                 // The read whose cache the timed reread inherits: same engine and pattern, one pass.
@@ -428,6 +433,14 @@ impl Session {
         })
     }
 
+    /// Removes the files iolab created even under `--keep`: for refusals,
+    /// where bad input must leave nothing behind.
+    fn discard_files(&mut self) {
+        self.keep = false;
+        self.release_files();
+    }
+
+    /// Removes the files iolab created, or under `--keep` leaves them and says where.
     fn release_files(&mut self) {
         if let Some(set) = self.files.take() {
             for file in set.files {
