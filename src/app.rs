@@ -76,6 +76,10 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
     };
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let mut session = Session::open(&args.dir, &new_run_id(), interrupt.clone())?;
+    // Before iolab-results/ is created: a refusal must leave nothing behind.
+    session
+        .check_free_space(settings.size, 1)
+        .map_err(run_error)?;
     if output
         .parent()
         .is_some_and(|p| p == Path::new("iolab-results"))

@@ -50,3 +50,27 @@ fn quick_runs_the_suite_and_writes_its_result_file() {
     }
     assert!(entries(dir.path()).is_empty(), "test file removed");
 }
+
+#[test]
+fn quick_without_room_refuses_before_creating_anything() {
+    let dir = scratch();
+    let cwd = scratch();
+    // Far more than any test machine has free: refused with the numbers.
+    let assert = iolab()
+        .current_dir(cwd.path())
+        .args(["quick", "--size", "1048576g", "--dir"])
+        .arg(dir.path())
+        .assert();
+    let output = assert.get_output();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not enough free space") && stderr.contains("bytes are free"),
+        "{stderr}"
+    );
+    assert!(
+        entries(cwd.path()).is_empty(),
+        "no iolab-results/ left behind"
+    );
+    assert!(entries(dir.path()).is_empty());
+}

@@ -270,7 +270,7 @@ impl Session {
         });
         if !reusable {
             self.release_files();
-            self.check_free_space(workload)?;
+            self.check_free_space(workload.size, workload.jobs)?;
             let mut files = Vec::new();
             for job in 0..workload.jobs {
                 let created = self
@@ -346,10 +346,11 @@ impl Session {
         Ok(())
     }
 
-    fn check_free_space(&self, workload: &Workload) -> Result<(), RunError> {
-        let needed = workload
-            .size
-            .saturating_mul(u64::from(workload.jobs))
+    /// Refuses, with the numbers, when the directory lacks room for `jobs`
+    /// files of `size` bytes plus [`FREE_SPACE_MARGIN`].
+    pub fn check_free_space(&self, size: u64, jobs: u32) -> Result<(), RunError> {
+        let needed = size
+            .saturating_mul(u64::from(jobs))
             .saturating_add(FREE_SPACE_MARGIN);
         let available = self
             .dir
@@ -359,8 +360,8 @@ impl Session {
             return Err(usage!(
                 "not enough free space in {}: {} files of {} need {} bytes with a {} margin, {} bytes are free",
                 self.dir.path().display(),
-                workload.jobs,
-                format_size(workload.size),
+                jobs,
+                format_size(size),
                 needed,
                 format_size(FREE_SPACE_MARGIN),
                 available
