@@ -17,6 +17,7 @@ const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
 pub struct UringIo {
     ring: IoUring,
     buffers: *mut u8,
+    depth: usize,
     bs: usize,
     fixed_buffers: bool,
     raw_fd: i32,
@@ -53,6 +54,7 @@ impl UringIo {
         Ok(UringIo {
             ring,
             buffers,
+            depth: depth as usize,
             bs,
             fixed_buffers,
             raw_fd: fd.as_raw_fd(),
@@ -72,6 +74,18 @@ impl UringIo {
         // SAFETY: the entry points into the caller's buffer region, kept alive
         // until the request completes (see the type's contract).
         unsafe { self.ring.submission().push(&entry).is_ok() }
+    }
+
+    /// Slot `slot`'s buffer, to fill before queueing a write; the slot must
+    /// not be in flight (the kernel may still read a queued one).
+    #[inline]
+    pub fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
+        assert!((slot as usize) < self.depth, "slot {slot} out of range");
+        // SAFETY: the slot lies within the region (checked above) and the
+        // caller only asks for free slots, which no request uses.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.buffers.add(slot as usize * self.bs), self.bs)
+        }
     }
 
     #[inline]

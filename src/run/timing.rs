@@ -6,6 +6,7 @@
 //! allocation, no lock and no system call beyond the I/O itself. Interval figures are accumulated and
 //! closed only when a completion crosses an interval boundary.
 
+use super::buffer::stamp;
 use super::clock::now_ns;
 use crate::engine::BlockIo;
 use crate::engine::uring::UringIo;
@@ -406,6 +407,9 @@ fn blocking_phase<E: BlockIo>(
         };
         let offset = block * bs;
         let moved = if spec.write {
+            // The previous completion time serves as the generation: it
+            // changes per I/O and costs no extra clock read.
+            stamp(buffer, offset, last);
             engine.write_at(buffer, offset)
         } else {
             engine.read_at(buffer, offset)
@@ -554,6 +558,9 @@ fn uring_phase(
                 }
             };
             let offset = block * bs;
+            if spec.write {
+                stamp(ring.slot_buffer(slot), offset, now);
+            }
             if !ring.queue(slot, offset, spec.write) {
                 break;
             }
