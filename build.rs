@@ -1,16 +1,28 @@
-//! Records the git commit the binary was built from, when the source is a git checkout.
+//! Records how the binary was built: the git commit (when the source is a git
+//! checkout), the target triple and the compiler version.
 use std::process::Command;
 
-fn main() {
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/index");
-    let commit = Command::new("git")
-        .args(["rev-parse", "HEAD"])
+fn output(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
         .output()
         .ok()
         .filter(|out| out.status.success())
         .and_then(|out| String::from_utf8(out.stdout).ok())
         .map(|s| s.trim().to_string())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rerun-if-changed=.git/index");
+    let commit = output("git", &["rev-parse", "HEAD"]);
     println!("cargo:rustc-env=IOLAB_GIT_COMMIT={commit}");
+    let target = std::env::var("TARGET").unwrap_or_default();
+    println!("cargo:rustc-env=IOLAB_TARGET={target}");
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let version = output(&rustc, &["--version"]);
+    // "rustc 1.95.0 (59807616e 2026-04-14)" → "rustc 1.95.0"
+    let short: Vec<&str> = version.split_whitespace().take(2).collect();
+    println!("cargo:rustc-env=IOLAB_RUSTC_VERSION={}", short.join(" "));
 }

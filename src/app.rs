@@ -5,11 +5,11 @@
 //! on disk always holds every point finished so far.
 
 use crate::check;
-use crate::cli::{QuickArgs, RunArgs};
+use crate::cli::{EnvArgs, MeasureArgs, QuickArgs, RunArgs};
 use crate::plan::quick::{DirectSupport, quick_points};
 use crate::plan::{RunPlan, UsageError};
 use crate::record::{ResultFile, build, write};
-use crate::report::table;
+use crate::report::{activity, table};
 use crate::run::prepare::DirectCapability;
 use crate::run::scratch::describe_io;
 use crate::run::signals::Interrupt;
@@ -27,6 +27,9 @@ pub enum Ending {
     Failed,
     /// SIGINT or SIGTERM: exit 128 + signal.
     Interrupted(i32),
+    /// A measured command failed: iolab exits with the command's status
+    /// (128 + N when signal N killed it).
+    CommandFailed(u8),
 }
 
 /// Errors a command can end with before or instead of measuring.
@@ -107,8 +110,131 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         points: quick_points(settings, direct),
         output: Some(output),
         json: args.json,
+        detail: args.detail,
     };
     execute(&plan, &mut session, &interrupt, command)
+}
+
+/// `iolab env`.
+pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
+    require_path(&args.path)?;
+    let environment = crate::probe::environment::environment(Some(&args.path));
+    let text = if args.json {
+        serde_json::to_string_pretty(&environment).map_err(anyhow::Error::from)? + "\n"
+    } else {
+        crate::report::environment::render(&environment)
+    };
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(Ending::Success)
+}
+
+fn require_path(path: &Path) -> Result<(), UsageError> {
+    std::fs::metadata(path)
+        .map(drop)
+        .map_err(|e| usage!("--path {}: {}", path.display(), describe_io(&e)))
+}
+
+/// `iolab measure -- COMMAND...`.
+pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    require_path(&args.path)?;
+    if args.label.as_ref().is_some_and(|l| l.trim().is_empty()) {
+        return Err(usage!("--label must not be empty").into());
+    }
+    let output = args.out.output.as_deref();
+    check_output(output)?;
+    let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
+    let watch = crate::probe::environment::watch(&args.path);
+    let mut result = build::new_result_file(command, Some(&args.path));
+    let interval_s = args.interval.as_secs_f64();
+    let mut measurement = crate::record::measurement::Measurement {
+        label: args.label.clone().unwrap_or_else(|| args.command.join(" ")),
+        command: args.command.clone(),
+        path: std::fs::canonicalize(&args.path)
+            .unwrap_or_else(|_| args.path.clone())
+            .display()
+            .to_string(),
+        runs: Vec::new(),
+        wall_s: None,
+    };
+    let mut ending = Ending::Success;
+    for index in 0..args.repeat {
+        let outcome =
+            match crate::run::command::run(&args.command, &watch, args.interval, &interrupt) {
+                Ok(outcome) => outcome,
+                Err(error) if index == 0 => {
+                    return Err(usage!(
+                        "cannot start {:?}: {}",
+                        args.command[0],
+                        describe_io(&error)
+                    )
+                    .into());
+                }
+                Err(error) => {
+                    eprintln!(
+                        "iolab: cannot start {:?}: {}",
+                        args.command[0],
+                        describe_io(&error)
+                    );
+                    ending = Ending::Failed;
+                    break;
+                }
+            };
+        if !outcome.succeeded() {
+            let status = match (outcome.exit_code, outcome.signal) {
+                (Some(code), _) => {
+                    eprintln!(
+                        "iolab: {:?} exited with status {code} (run {index})",
+                        args.command[0]
+                    );
+                    code
+                }
+                (None, Some(signal)) => {
+                    eprintln!(
+                        "iolab: {:?} was killed by signal {signal} (run {index})",
+                        args.command[0]
+                    );
+                    128 + signal
+                }
+                (None, None) => 1,
+            };
+            ending = Ending::CommandFailed(status.clamp(1, 255) as u8);
+        }
+        measurement
+            .runs
+            .push(crate::record::measurement::command_run(
+                index, &outcome, interval_s,
+            ));
+        if ending != Ending::Success || interrupt.is_set() {
+            break;
+        }
+    }
+    let walls: Vec<f64> = measurement
+        .runs
+        .iter()
+        .filter(|r| r.exit_code == Some(0))
+        .map(|r| r.wall_ns as f64 / 1e9)
+        .collect();
+    measurement.wall_s = stats::describe(&walls);
+    result.measurements.push(measurement);
+    if let Some(path) = output {
+        write::write_atomic(path, &result)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    if args.out.json {
+        present(&result, true, false, output)?;
+    } else {
+        use std::io::Write;
+        let mut text = crate::report::measurement::render(&result);
+        if let Some(path) = output {
+            text.push_str(&format!("results: {}\n", path.display()));
+        }
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    }
+    if let Some(signal) = interrupt.signal() {
+        return Ok(Ending::Interrupted(signal));
+    }
+    Ok(ending)
 }
 
 fn execute(
@@ -117,7 +243,7 @@ fn execute(
     interrupt: &Interrupt,
     command: Vec<String>,
 ) -> Result<Ending, AppError> {
-    let mut result = build::new_result_file(command);
+    let mut result = build::new_result_file(command, Some(session.dir().path()));
     let mut ending = Ending::Success;
     for planned in &plan.points {
         if !plan.json && plan.points.len() > 1 {
@@ -167,15 +293,22 @@ fn execute(
     if let Some(signal) = interrupt.signal() {
         ending = Ending::Interrupted(signal);
     }
-    present(&result, plan.json, plan.output.as_deref())?;
+    present(&result, plan.json, plan.detail, plan.output.as_deref())?;
     Ok(ending)
 }
 
-fn present(result: &ResultFile, json: bool, output: Option<&Path>) -> Result<(), AppError> {
+fn present(
+    result: &ResultFile,
+    json: bool,
+    detail: bool,
+    output: Option<&Path>,
+) -> Result<(), AppError> {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     let text = if json {
         serde_json::to_string_pretty(result).map_err(anyhow::Error::from)? + "\n"
+    } else if detail {
+        table::render(result) + &activity::render_points(result)
     } else {
         table::render(result)
     };

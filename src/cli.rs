@@ -29,6 +29,14 @@ pub enum Command {
     Run(RunArgs),
     /// Run the short default suite: sequential 1 MiB and random 4 KiB, read and write, at two queue depths.
     Quick(QuickArgs),
+    /// Describe this machine and the storage under a path: kernel, CPU, memory,
+    /// virtualization, file system, mount options and the block-device stack.
+    Env(EnvArgs),
+    /// Run any command and record its wall time with what the block devices
+    /// under --path, the network and the CPUs did meanwhile.
+    ///
+    /// Example: iolab measure --path /data -- dd if=/dev/zero of=/data/f bs=8k count=100000
+    Measure(MeasureArgs),
 }
 
 fn duration(text: &str) -> Result<Duration, String> {
@@ -64,6 +72,10 @@ pub struct OutputArgs {
     /// Print the result as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Below the table, show per repetition what each device of the stack,
+    /// the network and the CPUs did (iostat's and atop's figures).
+    #[arg(long)]
+    pub detail: bool,
 }
 
 /// Arguments of `iolab run`.
@@ -168,6 +180,43 @@ pub struct QuickArgs {
     /// Print the result as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Below the table, show what the devices, the network and the CPUs did.
+    #[arg(long)]
+    pub detail: bool,
+}
+
+/// Arguments of `iolab env`.
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    /// Describe the file system and devices under this path.
+    #[arg(long, default_value = ".", value_name = "PATH")]
+    pub path: PathBuf,
+    /// Print JSON (the `environment` object of result files) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `iolab measure`.
+#[derive(Debug, Args)]
+pub struct MeasureArgs {
+    /// Watch the block devices under this path (and its NFS counters).
+    #[arg(long, default_value = ".", value_name = "PATH")]
+    pub path: PathBuf,
+    /// Device time-series interval.
+    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
+    pub interval: Duration,
+    /// Run the command this many times (stops at the first failure).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
+    pub repeat: u32,
+    /// Label of the measurement in tables and the result file [default: the command line].
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// Output options.
+    #[command(flatten)]
+    pub out: OutputArgs,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, num_args = 1.., value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 impl RunArgs {
@@ -258,6 +307,7 @@ impl RunArgs {
             }],
             output: self.out.output.clone(),
             json: self.out.json,
+            detail: self.out.detail,
         })
     }
 }

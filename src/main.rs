@@ -1,7 +1,8 @@
 //! The `iolab` binary: parse arguments, run the subcommand, map the ending to an exit status.
 //!
 //! Exit status: 0 success; 1 a measurement or setup failed; 2 bad input
-//! (nothing was created); 128 + N when stopped by signal N (130 Ctrl-C, 143 SIGTERM).
+//! (nothing was created); 128 + N when stopped by signal N (130 Ctrl-C, 143 SIGTERM);
+//! for `iolab measure`, a failing command's own status.
 
 use clap::Parser;
 use clap::error::ErrorKind;
@@ -18,11 +19,14 @@ fn main() -> ExitCode {
     let ending = match &cli.command {
         Command::Run(args) => app::run(args, arguments),
         Command::Quick(args) => app::quick(args, arguments),
+        Command::Env(args) => app::env(args),
+        Command::Measure(args) => app::measure(args, arguments),
     };
     match ending {
         Ok(Ending::Success) => ExitCode::SUCCESS,
         Ok(Ending::Failed) => ExitCode::from(1),
         Ok(Ending::Interrupted(signal)) => ExitCode::from((128 + signal).clamp(0, 255) as u8),
+        Ok(Ending::CommandFailed(status)) => ExitCode::from(status),
         Err(AppError::Usage(error)) => {
             eprintln!("iolab: error: {error}");
             ExitCode::from(2)

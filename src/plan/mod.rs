@@ -315,6 +315,8 @@ pub struct RunPlan {
     pub output: Option<PathBuf>,
     /// Print the result as JSON on stdout instead of the table.
     pub json: bool,
+    /// Show the device, network and CPU detail below the table.
+    pub detail: bool,
 }
 
 /// One workload with its label.

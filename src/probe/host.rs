@@ -7,6 +7,8 @@ pub struct HostIdentity {
     pub hostname: String,
     /// Kernel release (uname -r).
     pub kernel: String,
+    /// Kernel version string (uname -v).
+    pub version: String,
     /// Machine architecture (uname -m).
     pub arch: String,
 }
@@ -19,6 +21,7 @@ impl HostIdentity {
         HostIdentity {
             hostname: text(uname.nodename()),
             kernel: text(uname.release()),
+            version: text(uname.version()),
             arch: text(uname.machine()),
         }
     }

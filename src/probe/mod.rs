@@ -1,7 +1,15 @@
-//! Counters read around a run: CPU usage of the I/O threads and the host's identity.
+//! Counters and facts read around a run, never inside its timing loops: CPU usage of the I/O threads, the device stack, diskstats, network, NFS and machine-wide CPU counters, and the environment record.
 //!
-//! Device, network and environment probes (issue 4) will live here too; the
-//! runner only calls into this module at repetition boundaries, never per I/O.
+//! Parsers take text so tests can feed them fixtures; `read` functions read the live files.
 
 pub mod cpu;
+pub mod diskstats;
+pub mod environment;
 pub mod host;
+pub mod mounts;
+pub mod netdev;
+pub mod nfs;
+pub mod procstat;
+pub mod sampler;
+pub mod stack;
+pub mod virt;

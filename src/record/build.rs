@@ -4,40 +4,55 @@
 //! last end, merged histograms and series. Figures over repetitions are the
 //! business of `stats`.
 
+use super::activity::{self, AppWork};
 use super::{
-    CacheState, Cpu, DirectAlignment, Host, Interval, Job, LatencySummary, Percentile, Point,
-    Repetition, ResultFile, SCHEMA, Status, Target, Tool, histogram,
+    CacheState, Cpu, DirectAlignment, Interval, Job, LatencySummary, Percentile, Point, Repetition,
+    ResultFile, SCHEMA, Status, Target, Tool, histogram,
 };
 use crate::probe::cpu::CpuUsage;
-use crate::probe::host::HostIdentity;
+use crate::probe::environment::environment;
+use crate::probe::sampler::Samples;
 use crate::run::timing::{JobOutcome, new_histogram};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
+use std::path::Path;
 
 /// The percentiles recorded for every latency distribution.
 pub const PERCENTILES: [f64; 11] = [
     1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99,
 ];
 
-/// An empty result file for this program and host.
-pub fn new_result_file(command: Vec<String>) -> ResultFile {
-    let host = HostIdentity::read();
+/// This program: version, commit and build.
+pub fn tool() -> Tool {
     let commit = env!("IOLAB_GIT_COMMIT");
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    Tool {
+        name: "iolab".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: (!commit.is_empty()).then(|| commit.to_string()),
+        build: format!(
+            "{profile} {} {}",
+            env!("IOLAB_TARGET"),
+            env!("IOLAB_RUSTC_VERSION")
+        ),
+    }
+}
+
+/// An empty result file for this program, with the environment of this
+/// machine and of the storage under `dir`.
+pub fn new_result_file(command: Vec<String>, dir: Option<&Path>) -> ResultFile {
     ResultFile {
         schema: SCHEMA.to_string(),
-        tool: Tool {
-            name: "iolab".to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            git_commit: (!commit.is_empty()).then(|| commit.to_string()),
-        },
+        tool: tool(),
         created: jiff::Timestamp::now().to_string(),
-        host: Host {
-            hostname: host.hostname,
-            kernel: host.kernel,
-            arch: host.arch,
-        },
+        environment: environment(dir),
         command,
         points: Vec::new(),
+        measurements: Vec::new(),
     }
 }
 
@@ -102,6 +117,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         submit_ns: None,
         cache,
         cpu: None,
+        activity: None,
         series: series(jobs, point.workload.interval_s),
         jobs: jobs
             .iter()
@@ -149,8 +165,23 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             minor_faults: cpu.minor_faults,
             major_faults: cpu.major_faults,
         });
+        if let Some(samples) = &outcome.samples {
+            record.activity = Some(activity::activity(samples, AppWork { ops, bytes }));
+            add_interval_devices(&mut record.series, samples);
+        }
     }
     record
+}
+
+/// Puts the sampler's device figures beside the series of the same index.
+fn add_interval_devices(series: &mut [Interval], samples: &Samples) {
+    for (interval, (from, to)) in series.iter_mut().zip(samples.intervals()) {
+        let app = AppWork {
+            ops: interval.ops,
+            bytes: interval.bytes,
+        };
+        interval.devices = activity::devices(&samples.disks, from, to, app);
+    }
 }
 
 fn merge<'a>(histograms: impl Iterator<Item = &'a Histogram<u64>>) -> Histogram<u64> {
@@ -206,6 +237,7 @@ fn series(jobs: &[JobOutcome], interval_s: f64) -> Vec<Interval> {
                 latency_p50_ns: recorded.then(|| latency.value_at_percentile(50.0)),
                 latency_p99_ns: recorded.then(|| latency.value_at_percentile(99.0)),
                 latency_max_ns: recorded.then(|| latency.max()),
+                devices: Vec::new(),
             }
         })
         .collect()

@@ -4,11 +4,17 @@
 //! Schema in schema/iolab.result-1.schema.json is checked against real output
 //! by the tests. Units inside the file are bytes, bytes/s, ns and s only.
 
+pub mod activity;
 pub mod build;
+pub mod environment;
 pub mod histogram;
+pub mod measurement;
 pub mod write;
 
 use crate::plan::{CacheMode, Workload};
+use activity::{Activity, DeviceActivity};
+use environment::Environment;
+use measurement::Measurement;
 use serde::{Deserialize, Serialize};
 
 /// The schema identifier written in every result file.
@@ -24,12 +30,15 @@ pub struct ResultFile {
     pub tool: Tool,
     /// When the file was written, RFC 3339 in UTC.
     pub created: String,
-    /// The machine the points were measured on.
-    pub host: Host,
+    /// The machine and storage the points were measured on.
+    pub environment: Environment,
     /// The command line that produced the file, program name first.
     pub command: Vec<String>,
     /// The measured points, in the order they ran.
     pub points: Vec<Point>,
+    /// Commands measured with `iolab measure`, in the order they ran.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub measurements: Vec<Measurement>,
 }
 
 /// The program that wrote a result file.
@@ -43,18 +52,8 @@ pub struct Tool {
     /// The git commit it was built from, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub git_commit: Option<String>,
-}
-
-/// The machine a result was measured on.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Host {
-    /// Node name.
-    pub hostname: String,
-    /// Kernel release.
-    pub kernel: String,
-    /// Machine architecture, such as `x86_64`.
-    pub arch: String,
+    /// How it was built: profile, target and compiler (`release x86_64-unknown-linux-gnu rustc 1.95.0`).
+    pub build: String,
 }
 
 /// One measured point: a workload and its repetitions.
@@ -159,6 +158,10 @@ pub struct Repetition {
     /// CPU used by the I/O threads over the timed region; only when `ok`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cpu: Option<Cpu>,
+    /// What the stack's devices, the network, the CPUs and NFS did over the
+    /// timed region (sampled beside the I/O threads); only when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub activity: Option<Activity>,
     /// Figures per interval of the timed region (all jobs together).
     pub series: Vec<Interval>,
     /// Per-job figures.
@@ -220,6 +223,9 @@ pub struct Interval {
     /// Largest latency, ns.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_max_ns: Option<u64>,
+    /// The stack's devices over the same interval (as sampled beside the I/O threads).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub devices: Vec<DeviceActivity>,
 }
 
 /// One job's share of a repetition.

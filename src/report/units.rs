@@ -35,6 +35,22 @@ pub fn latency(ns: f64) -> String {
     }
 }
 
+/// A byte count in binary units (`512 B`, `4.00 KiB`, `1.50 GiB`).
+pub fn bytes(value: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut scaled = value as f64;
+    let mut unit = 0;
+    while scaled >= 1024.0 && unit < UNITS.len() - 1 {
+        scaled /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{value} B")
+    } else {
+        format!("{} {}", significant(scaled), UNITS[unit])
+    }
+}
+
 /// A count such as IOPS with a k or M suffix.
 pub fn count(value: f64) -> String {
     if value >= 1e6 {
@@ -59,6 +75,9 @@ mod tests {
         assert_eq!(count(19_000.0), "19.0k");
         assert_eq!(count(2_500_000.0), "2.50M");
         assert_eq!(count(950.0), "950");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(4096), "4.00 KiB");
+        assert_eq!(bytes(3 << 29), "1.50 GiB");
         assert!((mib_per_s(1048576.0) - 1.0).abs() < 1e-12);
         assert!((mb_per_s(1e6) - 1.0).abs() < 1e-12);
     }

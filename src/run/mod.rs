@@ -9,6 +9,7 @@
 pub mod buffer;
 pub mod cache;
 pub mod clock;
+pub mod command;
 pub mod prepare;
 pub mod scratch;
 pub mod signals;
@@ -21,6 +22,7 @@ use crate::engine::{
 use crate::plan::{
     CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload, units::format_size,
 };
+use crate::probe::sampler::{Samples, Watch};
 use crate::usage;
 use buffer::AlignedBuffer;
 use cache::Residency;
@@ -30,7 +32,7 @@ use rustix::fs::OFlags;
 use scratch::{ScratchDir, TargetFile};
 use signals::Interrupt;
 use std::path::{Path, PathBuf};
-use std::sync::Barrier;
+use std::sync::{Barrier, mpsc};
 use std::time::Duration;
 use timing::{IoFailure, JobOutcome, LoopSpec};
 
@@ -92,6 +94,8 @@ pub struct RepetitionOutcome {
     pub jobs: Vec<JobOutcome>,
     /// Page-cache residency of the files just before the timed region.
     pub residency: Option<Residency>,
+    /// Counters of the stack, network and CPUs around the timed region.
+    pub samples: Option<Samples>,
 }
 
 /// Everything measured for one point.
@@ -142,17 +146,21 @@ pub struct Session {
     interrupt: Interrupt,
     files: Option<FileSet>,
     keep: bool,
+    watch: Watch,
 }
 
 impl Session {
     /// Opens `dir` for scratch files of run `run_id`; refuses a missing or
     /// unwritable directory without creating anything.
     pub fn open(dir: &Path, run_id: &str, interrupt: Interrupt) -> Result<Self, UsageError> {
+        let dir = ScratchDir::open(dir, run_id)?;
+        let watch = crate::probe::environment::watch(dir.path());
         Ok(Session {
-            dir: ScratchDir::open(dir, run_id)?,
+            dir,
             interrupt,
             files: None,
             keep: false,
+            watch,
         })
     }
 
@@ -380,6 +388,7 @@ impl Session {
         let warmup = index < workload.warmup;
         let interrupt = self.interrupt.clone();
         let mut residency = None;
+        let mut samples = None;
         let mut jobs = Vec::new();
         let mut status = RepetitionStatus::Ok;
         if let Some(set) = self.files.as_mut() {
@@ -401,8 +410,8 @@ impl Session {
                     ramp_s: 0.0,
                     ..workload.clone()
                 };
-                let outcomes =
-                    run_jobs(&self.dir, Some(set), &first_read, target, &interrupt, false);
+                let (outcomes, _) =
+                    run_jobs(&self.dir, Some(set), &first_read, target, &interrupt, None);
                 status = status_of(&outcomes);
             }
             if matches!(status, RepetitionStatus::Ok) {
@@ -414,7 +423,14 @@ impl Session {
                     total = total + counted;
                 }
                 residency = Some(total);
-                jobs = run_jobs(&self.dir, Some(set), workload, target, &interrupt, true);
+                (jobs, samples) = run_jobs(
+                    &self.dir,
+                    Some(set),
+                    workload,
+                    target,
+                    &interrupt,
+                    Some(&self.watch),
+                );
                 status = status_of(&jobs);
                 if workload.op == Op::Write {
                     set.laid_out = matches!(status, RepetitionStatus::Ok)
@@ -422,7 +438,14 @@ impl Session {
                 }
             }
         } else {
-            jobs = run_jobs(&self.dir, None, workload, target, &interrupt, true);
+            (jobs, samples) = run_jobs(
+                &self.dir,
+                None,
+                workload,
+                target,
+                &interrupt,
+                Some(&self.watch),
+            );
             status = status_of(&jobs);
         }
         Ok(RepetitionOutcome {
@@ -431,6 +454,7 @@ impl Session {
             status,
             jobs,
             residency,
+            samples,
         })
     }
 
@@ -571,20 +595,31 @@ fn open_flags(workload: &Workload) -> OFlags {
     flags
 }
 
-/// Runs every job of `workload` on its own thread, released together.
+/// Runs every job of `workload` on its own thread, released together. A
+/// timed run (`watch` given) has a sampler thread beside the jobs, which
+/// snapshots the watched counters at the start of the timed region, every
+/// interval, and at the end.
 fn run_jobs(
     dir: &ScratchDir,
     set: Option<&FileSet>,
     workload: &Workload,
     target: &TargetInfo,
     interrupt: &Interrupt,
-    timed: bool,
-) -> Vec<JobOutcome> {
-    let barrier = Barrier::new(workload.jobs as usize);
+    watch: Option<&Watch>,
+) -> (Vec<JobOutcome>, Option<Samples>) {
+    let timed = watch.is_some();
+    let barrier = Barrier::new(workload.jobs as usize + usize::from(timed));
     let alignment = target
         .direct_alignment
         .map_or(4096, |a| (a.memory as usize).max(4096));
+    let (jobs_done, done) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
+        let sampler = watch.map(|watch| {
+            let barrier = &barrier;
+            let ramp = Duration::from_secs_f64(workload.ramp_s);
+            let interval = Duration::from_secs_f64(workload.interval_s);
+            scope.spawn(move || watch.sample_region(ramp, interval, barrier, &done))
+        });
         let handles: Vec<_> = (0..workload.jobs)
             .map(|job| {
                 let file = set.map(|set| &set.files[job as usize]);
@@ -596,10 +631,13 @@ fn run_jobs(
                 })
             })
             .collect();
-        handles
+        let outcomes = handles
             .into_iter()
             .map(|h| h.join().expect("a job thread panicked"))
-            .collect()
+            .collect();
+        drop(jobs_done);
+        let samples = sampler.map(|h| h.join().expect("the sampler thread panicked"));
+        (outcomes, samples)
     })
 }
 

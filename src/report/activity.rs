@@ -1,0 +1,163 @@
+//! The detail view: what each device of the stack, the network, the CPUs and NFS did, per repetition or measured run.
+
+use super::units::{bytes, count, latency, mb_per_s, mib_per_s, significant};
+use crate::record::activity::Activity;
+use crate::record::{ResultFile, Status};
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, Table};
+
+/// The detail of every measured repetition of every point.
+pub fn render_points(result: &ResultFile) -> String {
+    let mut text = String::new();
+    for point in &result.points {
+        for repetition in &point.repetitions {
+            if repetition.warmup || repetition.status != Status::Ok {
+                continue;
+            }
+            let Some(activity) = &repetition.activity else {
+                continue;
+            };
+            text.push_str(&format!(
+                "\n{} — repetition {}: {} I/Os, {} by the application\n",
+                point.label,
+                repetition.index,
+                count(repetition.ops as f64),
+                bytes(repetition.bytes)
+            ));
+            text.push_str(&render(activity, stack_of(result)));
+        }
+    }
+    text
+}
+
+fn stack_of(result: &ResultFile) -> &str {
+    result
+        .environment
+        .storage
+        .as_ref()
+        .map_or("", |s| s.stack.as_str())
+}
+
+/// One window's activity: a device table, then network, CPU and NFS lines.
+pub fn render(activity: &Activity, stack: &str) -> String {
+    let seconds = activity.elapsed_ns as f64 / 1e9;
+    let mut text = String::new();
+    if activity.devices.is_empty() {
+        text.push_str("  devices: none under this path (no block device: tmpfs, network or FUSE file system)\n");
+    } else {
+        text.push_str(&format!(
+            "  devices over {} s sampled{}\n",
+            significant(seconds),
+            if stack.is_empty() {
+                String::new()
+            } else {
+                format!(", stack {stack}")
+            }
+        ));
+        text.push_str(&device_table(activity));
+        text.push('\n');
+    }
+    if activity.network.is_empty() {
+        text.push_str("  network: no packets\n");
+    }
+    for interface in &activity.network {
+        text.push_str(&format!(
+            "  network {}: received {} in {} packets, sent {} in {} packets{}\n",
+            interface.name,
+            bytes(interface.rx_bytes),
+            interface.rx_packets,
+            bytes(interface.tx_bytes),
+            interface.tx_packets,
+            if interface.errors + interface.dropped > 0 {
+                format!(
+                    ", {} errors, {} dropped",
+                    interface.errors, interface.dropped
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if let Some(cpu) = &activity.cpu {
+        text.push_str(&format!(
+            "  CPU, all cores: user {:.1}%, system {:.1}%, iowait {:.1}%, steal {:.1}%, idle {:.1}%\n",
+            cpu.user * 100.0,
+            cpu.system * 100.0,
+            cpu.iowait * 100.0,
+            cpu.steal * 100.0,
+            cpu.idle * 100.0
+        ));
+    }
+    if let Some(nfs) = &activity.nfs {
+        text.push_str(&format!(
+            "  NFS {}: read {} from the server, wrote {}\n",
+            nfs.mount_point,
+            bytes(nfs.server_read_bytes),
+            bytes(nfs.server_write_bytes)
+        ));
+        for op in &nfs.operations {
+            text.push_str(&format!(
+                "    {}: {} ops, {} transmissions, sent {}, received {}, mean RTT {}, mean execute {}\n",
+                op.name,
+                op.ops,
+                op.transmissions,
+                bytes(op.bytes_sent),
+                bytes(op.bytes_received),
+                op.rtt_mean_ns.map_or_else(|| "-".into(), latency),
+                op.execute_mean_ns.map_or_else(|| "-".into(), latency),
+            ));
+        }
+    }
+    text
+}
+
+fn device_table(activity: &Activity) -> String {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_header(vec![
+        "device",
+        "r/s",
+        "w/s",
+        "read MiB/s (MB/s)",
+        "write MiB/s (MB/s)",
+        "avg I/O",
+        "await",
+        "avio",
+        "busy",
+        "merged r/w",
+        "app I/Os per dev I/O",
+        "app bytes per dev byte",
+    ]);
+    let rate = |bps: f64| {
+        format!(
+            "{} ({})",
+            significant(mib_per_s(bps)),
+            significant(mb_per_s(bps))
+        )
+    };
+    let ratio = |value: Option<f64>| value.map_or_else(|| "-".to_string(), significant);
+    for device in &activity.devices {
+        table.add_row(vec![
+            device.name.clone(),
+            count(device.reads_per_s),
+            count(device.writes_per_s),
+            rate(device.read_bps),
+            rate(device.write_bps),
+            device
+                .avg_io_bytes
+                .map_or_else(|| "-".into(), |b| bytes(b.round() as u64)),
+            device.await_ns.map_or_else(|| "-".into(), latency),
+            device.avio_ns.map_or_else(|| "-".into(), latency),
+            format!("{:.0}%", device.busy_fraction * 100.0),
+            format!("{}/{}", device.reads_merged, device.writes_merged),
+            ratio(device.app_ops_per_device_op),
+            ratio(device.app_bytes_per_device_byte),
+        ]);
+    }
+    for column in 1..12 {
+        if let Some(column) = table.column_mut(column) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table.to_string()
+}
