@@ -1,5 +1,6 @@
 //! Bad input: a one-line error naming the offending value, exit status 2, nothing created.
 
+use crate::mounts::TmpfsMount;
 use crate::util::*;
 
 /// (arguments after `run --dir DIR`, text the error must contain)

@@ -1,10 +1,13 @@
 //! Integration tests: they drive the `iolab` binary as a user would.
-//! All modules compile into this one test binary; helpers live in `util`.
+//! All modules compile into this one test binary; helpers live in `util`,
+//! real mounts for root tests in `mounts`.
 
+mod mounts;
 mod util;
 
 mod bad_input;
 mod engines;
 mod faults;
+mod probes;
 mod quick;
 mod run_options;

@@ -193,39 +193,3 @@ pub fn uring_works() -> bool {
         }
     }
 }
-
-/// A tmpfs mounted for one test, unmounted when dropped (also when the test panics).
-pub struct TmpfsMount(std::path::PathBuf);
-
-impl TmpfsMount {
-    /// Mounts a tmpfs with `options` on a new directory `name` inside `parent`;
-    /// `None` (with the reason printed) when not root or mounting fails.
-    pub fn new(parent: &Path, name: &str, options: &str) -> Option<TmpfsMount> {
-        let target = parent.join(name);
-        std::fs::create_dir(&target).unwrap();
-        if !rustix::process::geteuid().is_root() {
-            eprintln!("skip: mounting a tmpfs needs root");
-            return None;
-        }
-        let status = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", options, "iolab-test"])
-            .arg(&target)
-            .status();
-        if !matches!(status, Ok(s) if s.success()) {
-            eprintln!("skip: cannot mount a tmpfs ({options}) here");
-            return None;
-        }
-        Some(TmpfsMount(target))
-    }
-
-    /// The mount point.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TmpfsMount {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
-    }
-}

@@ -65,12 +65,13 @@ pub struct DeviceActivity {
     pub avio_ns: Option<f64>,
     /// Fraction of the window with I/O in flight, 0 to 1 (busy %).
     pub busy_fraction: f64,
-    /// Application I/Os per device I/O (above 1: merged or split larger; below 1: split or extra
-    /// I/O such as metadata and journal); absent without device I/O.
+    /// Application I/Os per device I/O in the same direction (writes for a
+    /// writing workload, else reads): above 1, merged; below 1, split or extra
+    /// I/O such as metadata and journal; absent without such device I/O.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub app_ops_per_device_op: Option<f64>,
-    /// Application bytes per device byte (above 1: served from cache or not yet written back);
-    /// absent without device bytes.
+    /// Application bytes per device byte in the same direction: above 1,
+    /// served from cache or not yet written back; absent without such bytes.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub app_bytes_per_device_byte: Option<f64>,
 }
@@ -180,6 +181,9 @@ pub struct AppWork {
     pub ops: u64,
     /// Bytes the application moved.
     pub bytes: u64,
+    /// Whether they were writes: the ratios then compare with the device's
+    /// writes, else with its reads.
+    pub writes: bool,
 }
 
 /// Device figures for the window between two snapshots.
@@ -201,6 +205,11 @@ fn device(name: &str, delta: &DiskCounters, elapsed_s: f64, app: AppWork) -> Dev
     let rates = DiskRates::of(delta, elapsed_s);
     // Without application figures (a measured command) there is no ratio to give.
     let ratio = |app: u64, device: u64| (device > 0 && app > 0).then(|| app as f64 / device as f64);
+    let (device_ops, device_sectors) = if app.writes {
+        (delta.writes, delta.sectors_written)
+    } else {
+        (delta.reads, delta.sectors_read)
+    };
     DeviceActivity {
         name: name.to_string(),
         reads: delta.reads,
@@ -219,8 +228,8 @@ fn device(name: &str, delta: &DiskCounters, elapsed_s: f64, app: AppWork) -> Dev
         await_ns: rates.await_ns,
         avio_ns: rates.avio_ns,
         busy_fraction: rates.busy_fraction,
-        app_ops_per_device_op: ratio(app.ops, delta.ios()),
-        app_bytes_per_device_byte: ratio(app.bytes, delta.bytes()),
+        app_ops_per_device_op: ratio(app.ops, device_ops),
+        app_bytes_per_device_byte: ratio(app.bytes, device_sectors * SECTOR_BYTES),
     }
 }
 
@@ -362,6 +371,7 @@ mod tests {
             AppWork {
                 ops: 256,
                 bytes: 256 * 4096,
+                writes: true,
             },
         );
         assert_eq!(activity.elapsed_ns, 2_000_000_000);
@@ -394,7 +404,15 @@ mod tests {
             ticks: vec![],
             end: snapshot(2, quiet, 0),
         };
-        let vda = &activity(&samples, AppWork { ops: 5, bytes: 5 }).devices[0];
+        let vda = &activity(
+            &samples,
+            AppWork {
+                ops: 5,
+                bytes: 5,
+                writes: false,
+            },
+        )
+        .devices[0];
         assert_eq!(
             (vda.app_ops_per_device_op, vda.app_bytes_per_device_byte),
             (None, None)

@@ -166,19 +166,37 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             major_faults: cpu.major_faults,
         });
         if let Some(samples) = &outcome.samples {
-            record.activity = Some(activity::activity(samples, AppWork { ops, bytes }));
-            add_interval_devices(&mut record.series, samples);
+            let app = AppWork {
+                ops,
+                bytes,
+                writes: point.workload.op.writes(),
+            };
+            record.activity = Some(activity::activity(samples, app));
+            add_interval_devices(&mut record.series, samples, app.writes);
         }
     }
     record
 }
 
-/// Puts the sampler's device figures beside the series of the same index.
-fn add_interval_devices(series: &mut [Interval], samples: &Samples) {
-    for (interval, (from, to)) in series.iter_mut().zip(samples.intervals()) {
+/// Puts the sampler's device figures beside the series interval of the same
+/// index. When the sampler saw one boundary more than the jobs (a region
+/// ending right after a boundary), the remainder joins the last interval, so
+/// the series still adds up to the repetition's activity.
+fn add_interval_devices(series: &mut [Interval], samples: &Samples, writes: bool) {
+    let mut windows = samples.intervals();
+    if series.is_empty() {
+        return;
+    }
+    if windows.len() > series.len() {
+        let last_start = windows[series.len() - 1].0;
+        windows.truncate(series.len() - 1);
+        windows.push((last_start, &samples.end));
+    }
+    for (interval, (from, to)) in series.iter_mut().zip(windows) {
         let app = AppWork {
             ops: interval.ops,
             bytes: interval.bytes,
+            writes,
         };
         interval.devices = activity::devices(&samples.disks, from, to, app);
     }

@@ -21,7 +21,7 @@ pub fn render_points(result: &ResultFile) -> String {
                 "\n{} — repetition {}: {} I/Os, {} by the application\n",
                 point.label,
                 repetition.index,
-                count(repetition.ops as f64),
+                repetition.ops,
                 bytes(repetition.bytes)
             ));
             text.push_str(&render(activity, stack_of(result)));
@@ -40,14 +40,13 @@ fn stack_of(result: &ResultFile) -> &str {
 
 /// One window's activity: a device table, then network, CPU and NFS lines.
 pub fn render(activity: &Activity, stack: &str) -> String {
-    let seconds = activity.elapsed_ns as f64 / 1e9;
     let mut text = String::new();
     if activity.devices.is_empty() {
         text.push_str("  devices: none under this path (no block device: tmpfs, network or FUSE file system)\n");
     } else {
         text.push_str(&format!(
-            "  devices over {} s sampled{}\n",
-            significant(seconds),
+            "  devices over {} sampled{}\n",
+            latency(activity.elapsed_ns as f64),
             if stack.is_empty() {
                 String::new()
             } else {
@@ -87,6 +86,9 @@ pub fn render(activity: &Activity, stack: &str) -> String {
             cpu.steal * 100.0,
             cpu.idle * 100.0
         ));
+    }
+    if activity.cpu.is_none() {
+        text.push_str("  CPU, all cores: not measured (the window is shorter than /proc/stat's accounting tick)\n");
     }
     if let Some(nfs) = &activity.nfs {
         text.push_str(&format!(

@@ -1,0 +1,255 @@
+//! Real file systems for tests that need root: loop-device ext4/xfs and an sshfs mount over loopback, torn down when dropped (also when a test panics).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Whether the tests run as root; prints why the calling test skips when not.
+pub fn root_or_skip(what: &str) -> bool {
+    let root = rustix::process::geteuid().is_root();
+    if !root {
+        eprintln!("skip: {what} needs root");
+    }
+    root
+}
+
+/// Whether `program` can be found (sbin included); prints why the test skips when not.
+pub fn have(program: &str) -> bool {
+    let found = ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
+        .iter()
+        .any(|dir| Path::new(dir).join(program).exists());
+    if !found {
+        eprintln!("skip: {program} is not installed (scripts/test installs it)");
+    }
+    found
+}
+
+fn run(program: &str, args: &[&str]) -> Result<String, String> {
+    let output = Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{program}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{program} {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// A file system made on a loop device over an image file in `parent`.
+pub struct LoopFs {
+    mount_point: PathBuf,
+    device: Option<String>,
+    mounted: bool,
+    image: PathBuf,
+}
+
+impl LoopFs {
+    /// Makes a `size_mib` MiB image in `parent`, attaches it, makes `fstype`
+    /// on it and mounts it; whatever was set up is undone on failure.
+    pub fn new(parent: &Path, fstype: &str, size_mib: u64) -> Result<LoopFs, String> {
+        let image = parent.join(format!("{fstype}.img"));
+        let mount_point = parent.join(format!("{fstype}-mnt"));
+        std::fs::create_dir(&mount_point).map_err(|e| e.to_string())?;
+        let file = std::fs::File::create(&image).map_err(|e| e.to_string())?;
+        file.set_len(size_mib << 20).map_err(|e| e.to_string())?;
+        let mut fs = LoopFs {
+            mount_point,
+            device: None,
+            mounted: false,
+            image,
+        };
+        let image = fs.image.to_str().unwrap().to_string();
+        fs.device = Some(run("losetup", &["--find", "--show", &image])?);
+        let device = fs.device.clone().unwrap();
+        match fstype {
+            // Without lazy init, ext4 writes no inode tables in the background
+            // after mounting, which would add to the device's counters.
+            "ext4" => run(
+                "mkfs.ext4",
+                &[
+                    "-q",
+                    "-F",
+                    "-E",
+                    "lazy_itable_init=0,lazy_journal_init=0",
+                    &device,
+                ],
+            )?,
+            "xfs" => run("mkfs.xfs", &["-q", "-f", &device])?,
+            other => return Err(format!("no mkfs for {other}")),
+        };
+        run("mount", &[&device, fs.mount_point.to_str().unwrap()])?;
+        fs.mounted = true;
+        Ok(fs)
+    }
+
+    /// The mount point.
+    pub fn path(&self) -> &Path {
+        &self.mount_point
+    }
+
+    /// The loop device's kernel name (`loop3`).
+    pub fn device_name(&self) -> String {
+        self.device
+            .as_deref()
+            .and_then(|d| d.strip_prefix("/dev/"))
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+impl Drop for LoopFs {
+    fn drop(&mut self) {
+        if self.mounted {
+            let mount_point = self.mount_point.to_str().unwrap();
+            if run("umount", &[mount_point]).is_err() {
+                let _ = run("umount", &["--lazy", mount_point]);
+            }
+        }
+        if let Some(device) = &self.device {
+            let _ = run("losetup", &["--detach", device]);
+        }
+        let _ = std::fs::remove_file(&self.image);
+    }
+}
+
+/// An sshd bound to 127.0.0.1 on a free port, and an sshfs mount of a
+/// directory it serves: a real network file system whose traffic crosses `lo`.
+pub struct SshfsMount {
+    mount_point: PathBuf,
+    sshd: Option<Child>,
+    mounted: bool,
+}
+
+impl SshfsMount {
+    /// Starts sshd with keys made in `parent` and mounts `parent/remote` on `parent/mnt`.
+    pub fn new(parent: &Path) -> Result<SshfsMount, String> {
+        let at = |name: &str| parent.join(name).to_str().unwrap().to_string();
+        let mut fixture = SshfsMount {
+            mount_point: parent.join("mnt"),
+            sshd: None,
+            mounted: false,
+        };
+        for dir in ["remote", "mnt"] {
+            std::fs::create_dir(parent.join(dir)).map_err(|e| e.to_string())?;
+        }
+        // sshd refuses to start without its privilege-separation directory.
+        std::fs::create_dir_all("/run/sshd").map_err(|e| e.to_string())?;
+        for key in ["host_key", "client_key"] {
+            run(
+                "ssh-keygen",
+                &["-q", "-t", "ed25519", "-N", "", "-f", &at(key)],
+            )?;
+        }
+        std::fs::copy(at("client_key.pub"), at("authorized_keys")).map_err(|e| e.to_string())?;
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| e.to_string())?
+            .port();
+        let config = format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\n\
+             PermitRootLogin prohibit-password\nPasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n\
+             PidFile {}\nSubsystem sftp internal-sftp\n",
+            at("host_key"),
+            at("authorized_keys"),
+            at("sshd.pid")
+        );
+        std::fs::write(at("sshd_config"), config).map_err(|e| e.to_string())?;
+        let sshd = Command::new("/usr/sbin/sshd")
+            .args(["-D", "-f", &at("sshd_config"), "-E", &at("sshd.log")])
+            .stdin(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("sshd: {e}"))?;
+        fixture.sshd = Some(sshd);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                let log = std::fs::read_to_string(at("sshd.log")).unwrap_or_default();
+                return Err(format!("sshd did not listen on port {port}: {log}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let options = format!(
+            "IdentityFile={},StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,port={port},BatchMode=yes",
+            at("client_key")
+        );
+        run(
+            "sshfs",
+            &[
+                "-o",
+                &options,
+                &format!("root@127.0.0.1:{}", at("remote")),
+                &at("mnt"),
+            ],
+        )?;
+        fixture.mounted = true;
+        Ok(fixture)
+    }
+
+    /// The mount point.
+    pub fn path(&self) -> &Path {
+        &self.mount_point
+    }
+}
+
+impl Drop for SshfsMount {
+    fn drop(&mut self) {
+        if self.mounted {
+            let mount_point = self.mount_point.to_str().unwrap();
+            if run("fusermount3", &["-u", mount_point]).is_err() {
+                let _ = run("umount", &["--lazy", mount_point]);
+            }
+        }
+        if let Some(mut sshd) = self.sshd.take() {
+            let _ = sshd.kill();
+            let _ = sshd.wait();
+        }
+    }
+}
+
+/// A tmpfs mounted for one test, unmounted when dropped (also when the test panics).
+pub struct TmpfsMount(PathBuf);
+
+impl TmpfsMount {
+    /// Mounts a tmpfs with `options` on a new directory `name` inside `parent`;
+    /// `None` (with the reason printed) when not root or mounting fails.
+    pub fn new(parent: &Path, name: &str, options: &str) -> Option<TmpfsMount> {
+        let target = parent.join(name);
+        std::fs::create_dir(&target).unwrap();
+        if !root_or_skip("mounting a tmpfs") {
+            return None;
+        }
+        if run(
+            "mount",
+            &[
+                "-t",
+                "tmpfs",
+                "-o",
+                options,
+                "iolab-test",
+                target.to_str().unwrap(),
+            ],
+        )
+        .is_err()
+        {
+            eprintln!("skip: cannot mount a tmpfs ({options}) here");
+            return None;
+        }
+        Some(TmpfsMount(target))
+    }
+
+    /// The mount point.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TmpfsMount {
+    fn drop(&mut self) {
+        let _ = run("umount", &[self.0.to_str().unwrap()]);
+    }
+}

@@ -1,0 +1,414 @@
+//! Probes: `iolab env`, device activity in run results, `iolab measure`, and the device stack on real loop-device file systems and an sshfs mount.
+
+use crate::mounts::{LoopFs, SshfsMount, have, root_or_skip};
+use crate::util::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn env_json(path: &Path) -> Value {
+    let out = iolab()
+        .args(["env", "--json", "--path"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn numbers(value: &Value, key: &str) -> u64 {
+    value[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} in {value}"))
+}
+
+#[test]
+fn env_names_the_hypervisor_the_cpu_flags_announce() {
+    let dir = scratch();
+    let env = env_json(dir.path());
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+    let flagged = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("flags"))
+        .any(|l| l.split_whitespace().any(|f| f == "hypervisor"));
+    let virt = &env["virtualization"];
+    assert_eq!(virt["hypervisor"].is_string(), flagged, "{virt}");
+    assert!(!virt["evidence"].as_array().unwrap().is_empty());
+    assert!(env["logical_cpus"].as_u64().unwrap() >= 1);
+    assert!(env["memory_bytes"].as_u64().unwrap() > 0);
+    let storage = &env["storage"];
+    assert!(!storage["filesystem"].as_str().unwrap().is_empty());
+    let text = iolab()
+        .args(["env", "--path"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("virtualization:") && text.contains("device stack:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn env_refuses_a_missing_path() {
+    let out = iolab()
+        .args(["env", "--path", "/no/such/dir"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("/no/such/dir"), "{stderr}");
+}
+
+/// Sum of a device field over the series equals the repetition's figure: the
+/// intervals partition the sampled window.
+fn check_series_adds_up(repetition: &Value) {
+    let activity = &repetition["activity"];
+    for (index, device) in activity["devices"].as_array().unwrap().iter().enumerate() {
+        for field in ["write_bytes", "read_bytes", "writes", "reads"] {
+            let total: u64 = repetition["series"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| numbers(&i["devices"][index], field))
+                .sum();
+            assert_eq!(
+                total,
+                numbers(device, field),
+                "{field} of {}",
+                device["name"]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_direct_write_shows_on_the_devices_under_the_directory() {
+    let dir = scratch();
+    if !direct_io_works(dir.path()) {
+        return;
+    }
+    let env = env_json(dir.path());
+    let stack: Vec<&str> = env["storage"]["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    if stack.is_empty() {
+        eprintln!(
+            "skip: {} has no block device under it",
+            dir.path().display()
+        );
+        return;
+    }
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--op",
+            "write",
+            "--direct",
+            "--bs",
+            "1m",
+            "--size",
+            "32m",
+            "--interval",
+            "10ms",
+        ],
+        out.path(),
+    );
+    let repetition = &first_point(&result)["repetitions"][0];
+    let devices = repetition["activity"]["devices"].as_array().unwrap();
+    let names: Vec<&str> = devices
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, stack);
+    // O_DIRECT bytes reach the top device inside the region; other writers
+    // on a shared disk and file-system metadata can only add to them.
+    let written = numbers(&devices[0], "write_bytes");
+    assert!(
+        written >= 32 << 20,
+        "{written} bytes written to {}",
+        names[0]
+    );
+    assert!(
+        repetition["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| !i["devices"].as_array().unwrap().is_empty())
+    );
+    check_series_adds_up(repetition);
+    let cpu = &repetition["activity"]["cpu"];
+    let total: f64 = ["user", "system", "iowait", "steal", "idle"]
+        .iter()
+        .map(|k| cpu[k].as_f64().unwrap())
+        .sum();
+    assert!((total - 1.0).abs() < 0.02, "CPU shares add up to {total}");
+    assert_eq!(
+        result["environment"]["storage"]["stack"],
+        env["storage"]["stack"]
+    );
+}
+
+#[test]
+fn detail_view_shows_the_device_table() {
+    let dir = scratch();
+    let out = iolab()
+        .args([
+            "run", "--detail", "--op", "write", "--size", "4m", "--bs", "64k", "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("repetition 0: 64 I/Os, 4.00 MiB by the application"),
+        "{text}"
+    );
+    assert!(text.contains("CPU, all cores: "), "{text}");
+    assert!(
+        text.contains("write MiB/s (MB/s)") || text.contains("devices: none"),
+        "{text}"
+    );
+}
+
+#[test]
+fn measure_records_a_command_and_what_the_disk_did() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("dd.json");
+    let target = dir.path().join("f");
+    let run = iolab()
+        .args(["measure", "--repeat", "2", "--path"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .args([
+            "--",
+            "dd",
+            "if=/dev/zero",
+            "bs=64k",
+            "count=256",
+            "conv=fsync",
+            "status=none",
+        ])
+        .arg(format!("of={}", target.display()))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        stdout.contains("exit status 0") && stdout.contains("wall time over 2 successful run(s)"),
+        "{stdout}"
+    );
+    let result = read_result(&output);
+    let measurement = &result["measurements"][0];
+    assert_eq!(measurement["command"][0], "dd");
+    let runs = measurement["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        assert_eq!(run["exit_code"], 0);
+        assert!(numbers(run, "wall_ns") > 0);
+        if let Some(top) = run["activity"]["devices"].as_array().unwrap().first() {
+            // conv=fsync: the 16 MiB reach the device before dd exits.
+            assert!(numbers(top, "write_bytes") >= 16 << 20, "{top}");
+        }
+    }
+    assert_eq!(numbers(&measurement["wall_s"], "n"), 2);
+}
+
+#[test]
+fn measure_returns_a_failing_commands_status_and_records_it() {
+    let dir = scratch();
+    let output = dir.path().join("fail.json");
+    let run = iolab()
+        .args(["measure", "-o"])
+        .arg(&output)
+        .args(["--", "sh", "-c", "exit 7"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(7));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("exited with status 7"));
+    let result = read_result(&output);
+    assert_eq!(result["measurements"][0]["runs"][0]["exit_code"], 7);
+    assert!(
+        result["measurements"][0].get("wall_s").is_none(),
+        "a failure is not a wall time"
+    );
+
+    let killed = dir.path().join("killed.json");
+    let run = iolab()
+        .args(["measure", "--repeat", "3", "-o"])
+        .arg(&killed)
+        .args(["--", "sh", "-c", "kill -9 $$"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(128 + 9));
+    let result = read_result(&killed);
+    let runs = result["measurements"][0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "stops at the first failure");
+    assert_eq!(runs[0]["signal"], 9);
+}
+
+#[test]
+fn measure_refuses_bad_input_and_creates_nothing() {
+    let dir = scratch();
+    let output = dir.path().join("never.json");
+    for (args, named) in [
+        (vec!["--path", "/no/such/dir", "--", "true"], "/no/such/dir"),
+        (vec!["--", "/no/such/program"], "/no/such/program"),
+        (vec!["--repeat", "0", "--", "true"], "0"),
+        (vec!["--label", " ", "--", "true"], "--label"),
+    ] {
+        let run = iolab()
+            .arg("measure")
+            .arg("-o")
+            .arg(&output)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        assert!(entries(dir.path()).is_empty(), "{args:?} created something");
+    }
+    let run = iolab().args(["measure"]).output().unwrap();
+    assert_eq!(run.status.code(), Some(2), "a command is required");
+}
+
+/// The disk stack under the scratch directory, from `iolab env`.
+fn stack_under(path: &Path) -> String {
+    env_json(path)["storage"]["stack"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn loop_device_write(fstype: &str) {
+    if !root_or_skip("a loop device") || !have("losetup") || !have(&format!("mkfs.{fstype}")) {
+        return;
+    }
+    let dir = scratch();
+    let below = stack_under(dir.path());
+    let fs = LoopFs::new(dir.path(), fstype, 512).expect("loop file system");
+    let out = scratch();
+    let size = 128u64 << 20;
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            fs.path().to_str().unwrap(),
+            "--op",
+            "write",
+            "--direct",
+            "--bs",
+            "1m",
+            "--size",
+            "128m",
+            "--interval",
+            "20ms",
+        ],
+        out.path(),
+    );
+    let loop_name = fs.device_name();
+    let storage = &result["environment"]["storage"];
+    assert_eq!(storage["filesystem"], fstype);
+    let expected = if below.is_empty() {
+        loop_name.clone()
+    } else {
+        format!("{loop_name} → {below}")
+    };
+    assert_eq!(storage["stack"], expected.as_str());
+    assert_eq!(storage["devices"][0]["kind"], "loop");
+    assert!(
+        storage["devices"][0]["backing_file"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("{fstype}.img"))
+    );
+    let repetition = &first_point(&result)["repetitions"][0];
+    let top = &repetition["activity"]["devices"][0];
+    assert_eq!(top["name"], loop_name.as_str());
+    // Only this test uses the loop device: its writes are iolab's data plus
+    // what allocation and the journal add, nothing else.
+    let written = numbers(top, "write_bytes");
+    assert!(
+        written >= size && written <= size + size / 20 + (4 << 20),
+        "{fstype}: the loop device wrote {written} bytes for {size} bytes of O_DIRECT writes"
+    );
+    let ratio = top["app_bytes_per_device_byte"].as_f64().unwrap();
+    assert!((0.9..=1.0).contains(&ratio), "{ratio}");
+    check_series_adds_up(repetition);
+}
+
+#[test]
+fn loop_device_ext4_stack_and_bytes() {
+    loop_device_write("ext4");
+}
+
+#[test]
+fn loop_device_xfs_stack_and_bytes() {
+    loop_device_write("xfs");
+}
+
+#[test]
+fn sshfs_reads_cross_the_loopback_interface() {
+    if !root_or_skip("mounting sshfs") || !have("sshd") || !have("sshfs") || !have("fusermount3") {
+        return;
+    }
+    if !Path::new("/dev/fuse").exists() {
+        eprintln!("skip: /dev/fuse is missing (no FUSE in this kernel or container)");
+        return;
+    }
+    let dir = scratch();
+    let mount = SshfsMount::new(dir.path()).expect("sshfs over loopback");
+    let out = scratch();
+    let size = 8u64 << 20;
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            mount.path().to_str().unwrap(),
+            "--op",
+            "read",
+            "--bs",
+            "64k",
+            "--size",
+            "8m",
+        ],
+        out.path(),
+    );
+    let storage = &result["environment"]["storage"];
+    assert_eq!(storage["filesystem"], "fuse.sshfs");
+    assert_eq!(storage["network"], true);
+    assert_eq!(storage["stack"], "", "no block device under sshfs");
+    let repetition = &first_point(&result)["repetitions"][0];
+    assert_eq!(repetition["cache"]["resident_fraction"], 0.0);
+    let network = repetition["activity"]["network"].as_array().unwrap();
+    let lo = network
+        .iter()
+        .find(|i| i["name"] == "lo")
+        .unwrap_or_else(|| panic!("no traffic on lo: {network:?}"));
+    // Every byte read came through ssh on lo (plus SFTP and TCP overhead).
+    assert!(numbers(lo, "rx_bytes") >= size, "{lo}");
+    assert!(
+        numbers(lo, "rx_packets") > 0 && numbers(lo, "tx_packets") > 0,
+        "{lo}"
+    );
+}
