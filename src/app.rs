@@ -119,10 +119,12 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
 pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
     require_path(&args.path)?;
     let environment = crate::probe::environment::environment(Some(&args.path));
+    let tool = build::tool();
     let text = if args.json {
-        serde_json::to_string_pretty(&environment).map_err(anyhow::Error::from)? + "\n"
+        let both = serde_json::json!({ "tool": tool, "environment": environment });
+        serde_json::to_string_pretty(&both).map_err(anyhow::Error::from)? + "\n"
     } else {
-        crate::report::environment::render(&environment)
+        crate::report::environment::render(&tool, &environment)
     };
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(text.as_bytes());

@@ -191,7 +191,7 @@ pub struct EnvArgs {
     /// Describe the file system and devices under this path.
     #[arg(long, default_value = ".", value_name = "PATH")]
     pub path: PathBuf,
-    /// Print JSON (the `environment` object of result files) instead of text.
+    /// Print JSON (`tool` and `environment`, as in result files) instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -1,11 +1,23 @@
-//! The environment as text for `iolab env`: machine, virtualization, file system and each device of the stack.
+//! The environment as text for `iolab env`: iolab's build, the machine, virtualization, file system and each device of the stack.
 
 use super::units::bytes;
+use crate::record::Tool;
 use crate::record::environment::Environment;
 
-/// Renders `env` for a terminal, one fact per line.
-pub fn render(env: &Environment) -> String {
+/// Renders `env` (and the iolab that looked) for a terminal, one fact per line.
+pub fn render(tool: &Tool, env: &Environment) -> String {
     let mut lines = vec![
+        format!(
+            "iolab:          {} {}{}",
+            tool.version,
+            tool.build,
+            tool.git_commit
+                .as_deref()
+                .map_or_else(String::new, |c| format!(
+                    ", commit {}",
+                    &c[..c.len().min(12)]
+                ))
+        ),
         format!("host:           {}", env.hostname),
         format!(
             "kernel:         {} {} ({})",
