@@ -121,8 +121,17 @@ pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
     let environment = crate::probe::environment::environment(Some(&args.path));
     let tool = build::tool();
     let text = if args.json {
-        let both = serde_json::json!({ "tool": tool, "environment": environment });
-        serde_json::to_string_pretty(&both).map_err(anyhow::Error::from)? + "\n"
+        // A struct rather than json!: fields stay in the result file's order.
+        #[derive(serde::Serialize)]
+        struct EnvReport<'a> {
+            tool: &'a crate::record::Tool,
+            environment: &'a crate::record::environment::Environment,
+        }
+        let report = EnvReport {
+            tool: &tool,
+            environment: &environment,
+        };
+        serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)? + "\n"
     } else {
         crate::report::environment::render(&tool, &environment)
     };

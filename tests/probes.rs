@@ -16,7 +16,9 @@ fn env_json(path: &Path) -> Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let both: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(both["tool"]["name"], "iolab");
+    both["environment"].clone()
 }
 
 fn numbers(value: &Value, key: &str) -> u64 {
