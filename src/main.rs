@@ -19,6 +19,8 @@ fn main() -> ExitCode {
     let ending = match &cli.command {
         Command::Run(args) => app::run(args, arguments),
         Command::Quick(args) => app::quick(args, arguments),
+        Command::Sweep(args) => app::grid::sweep(args, arguments),
+        Command::Study(args) => app::grid::study(args, arguments),
         Command::Env(args) => app::env(args),
         Command::Measure(args) => app::measure(args, arguments),
     };

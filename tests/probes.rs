@@ -21,6 +21,28 @@ fn env_json(path: &Path) -> Value {
     both["environment"].clone()
 }
 
+/// `iolab run` writing a new file of `size` in `dir` with O_DIRECT and 1 MiB blocks.
+fn direct_write(dir: &Path, size: &str, interval: &str, out: &Path) -> Value {
+    let dir = dir.to_str().unwrap();
+    run_ok(
+        &[
+            "run",
+            "--dir",
+            dir,
+            "--op",
+            "write",
+            "--direct",
+            "--bs",
+            "1m",
+            "--size",
+            size,
+            "--interval",
+            interval,
+        ],
+        out,
+    )
+}
+
 fn numbers(value: &Value, key: &str) -> u64 {
     value[key]
         .as_u64()
@@ -110,23 +132,7 @@ fn a_direct_write_shows_on_the_devices_under_the_directory() {
         return;
     }
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--op",
-            "write",
-            "--direct",
-            "--bs",
-            "1m",
-            "--size",
-            "32m",
-            "--interval",
-            "10ms",
-        ],
-        out.path(),
-    );
+    let result = direct_write(dir.path(), "32m", "10ms", out.path());
     let repetition = &first_point(&result)["repetitions"][0];
     let devices = repetition["activity"]["devices"].as_array().unwrap();
     let names: Vec<&str> = devices
@@ -311,23 +317,7 @@ fn loop_device_write(fstype: &str) {
     let fs = LoopFs::new(dir.path(), fstype, 512).expect("loop file system");
     let out = scratch();
     let size = 128u64 << 20;
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            fs.path().to_str().unwrap(),
-            "--op",
-            "write",
-            "--direct",
-            "--bs",
-            "1m",
-            "--size",
-            "128m",
-            "--interval",
-            "20ms",
-        ],
-        out.path(),
-    );
+    let result = direct_write(fs.path(), "128m", "20ms", out.path());
     let loop_name = fs.device_name();
     let storage = &result["environment"]["storage"];
     assert_eq!(storage["filesystem"], fstype);
@@ -413,4 +403,52 @@ fn sshfs_reads_cross_the_loopback_interface() {
         numbers(lo, "rx_packets") > 0 && numbers(lo, "tx_packets") > 0,
         "{lo}"
     );
+}
+
+#[test]
+fn sigterm_reaches_the_measured_command_and_is_recorded() {
+    let dir = scratch();
+    let output = dir.path().join("term.json");
+    let marker = dir.path().join("started");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(["measure", "--repeat", "5", "-o"])
+        .arg(&output)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            &format!("touch {} && exec sleep 60", marker.display()),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if marker.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(marker.exists(), "the command started");
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "sleep 60 was not left running"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(143),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = read_result(&output);
+    let runs = result["measurements"][0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "no new run starts after the signal");
+    assert_eq!(runs[0]["signal"], libc::SIGTERM);
 }

@@ -11,3 +11,4 @@ mod faults;
 mod probes;
 mod quick;
 mod run_options;
+mod sweeps;

@@ -107,7 +107,44 @@ pub fn check(point: &Point) -> Vec<Check> {
             ),
         );
     }
+    let unsteady: Vec<String> = measured
+        .clone()
+        .filter(|r| r.steady.as_ref().is_some_and(|s| !s.reached))
+        .map(|r| r.index.to_string())
+        .collect();
+    if !unsteady.is_empty() {
+        add(
+            "not-steady",
+            Severity::Warning,
+            format!(
+                "repetition(s) {} did not reach steady state ({}) before --runtime ran out:                  the figure may still include a transient",
+                unsteady.join(", "),
+                workload.steady.map(|s| s.to_string()).unwrap_or_default()
+            ),
+        );
+    }
     if let Some(summary) = &point.summary {
+        if summary.ci_target_met == Some(false) {
+            add(
+                "ci-target-missed",
+                Severity::Warning,
+                format!(
+                    "after {} repetitions the 95% interval is still wider than ±{}% of the mean",
+                    summary.throughput_bps.n,
+                    summary.ci_target.unwrap_or_default() * 100.0
+                ),
+            );
+        }
+        if summary.outliers > 0 {
+            add(
+                "outliers",
+                Severity::Info,
+                format!(
+                    "{} of {} repetitions are outliers by the median absolute deviation (marked, still counted)",
+                    summary.outliers, summary.throughput_bps.n
+                ),
+            );
+        }
         let stat = &summary.throughput_bps;
         if stat.n >= 2 && stat.cv > NOISY_CV {
             add(

@@ -7,6 +7,9 @@
 
 pub mod pattern;
 pub mod quick;
+pub mod steady;
+pub mod study;
+pub mod sweep;
 pub mod units;
 
 pub use pattern::Pattern;
@@ -154,8 +157,16 @@ pub struct Workload {
     pub runtime_s: Option<f64>,
     /// Seconds of I/O before measuring starts, excluded from every figure.
     pub ramp_s: f64,
-    /// Measured repetitions.
+    /// Measured repetitions; with `until_ci`, the fewest.
     pub repeat: u32,
+    /// Adaptive repetitions: after `repeat` of them, more run until the 95%
+    /// confidence interval of the mean throughput is within ± this fraction of
+    /// the mean (`--until-ci 2%` = 0.02), or `max_repeat` is reached.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub until_ci: Option<f64>,
+    /// With `until_ci`: the most measured repetitions.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub max_repeat: Option<u32>,
     /// Unmeasured repetitions run before the measured ones.
     pub warmup: u32,
     /// Page-cache treatment before each repetition.
@@ -164,6 +175,10 @@ pub struct Workload {
     pub seed: u64,
     /// Length of one time-series interval, seconds.
     pub interval_s: f64,
+    /// Stop a time-based run early once every job's throughput is steady
+    /// (`bw:slope<1%/10s`); `runtime_s` is then the upper bound.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub steady: Option<steady::SteadyCriterion>,
 }
 
 impl Workload {
@@ -264,6 +279,26 @@ impl Workload {
         if self.repeat == 0 {
             return Err(usage!("--repeat 0: at least one repetition is needed"));
         }
+        if let Some(target) = self.until_ci {
+            if !(target > 0.0 && target < 1.0) {
+                return Err(usage!(
+                    "--until-ci {}%: give a half-width between 0% and 100% of the mean",
+                    target * 100.0
+                ));
+            }
+            if self.repeat < 2 {
+                return Err(usage!(
+                    "--until-ci needs --min-repeat of at least 2: an interval needs two repetitions"
+                ));
+            }
+            let max = self.max_repeat.unwrap_or(self.repeat);
+            if max < self.repeat {
+                return Err(usage!(
+                    "--max-repeat {max} is below --min-repeat {}",
+                    self.repeat
+                ));
+            }
+        }
         if self.direct && matches!(self.engine, EngineKind::Stdio | EngineKind::Mmap) {
             return Err(usage!(
                 "--direct cannot be honoured by engine {}: {}",
@@ -292,6 +327,27 @@ impl Workload {
         if let Some(runtime) = self.runtime_s {
             if runtime <= 0.0 {
                 return Err(usage!("--runtime must be positive"));
+            }
+        }
+        if let Some(steady) = &self.steady {
+            match self.runtime_s {
+                None => {
+                    return Err(usage!(
+                        "--steady {steady} needs --runtime, the longest the run may take"
+                    ));
+                }
+                Some(runtime) if steady.window_s > runtime => {
+                    return Err(usage!(
+                        "--steady {steady}: its window is longer than --runtime {runtime}s"
+                    ));
+                }
+                _ => {}
+            }
+            if steady.window_s < 2.0 * self.interval_s {
+                return Err(usage!(
+                    "--steady {steady}: the window needs at least two --interval {}s intervals",
+                    self.interval_s
+                ));
             }
         }
         Ok(())
@@ -346,10 +402,13 @@ pub(crate) fn example_workload() -> Workload {
         runtime_s: None,
         ramp_s: 0.0,
         repeat: 1,
+        until_ci: None,
+        max_repeat: None,
         warmup: 0,
         cache: CacheMode::Cold,
         seed: 0,
         interval_s: 1.0,
+        steady: None,
     }
 }
 

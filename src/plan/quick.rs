@@ -54,10 +54,13 @@ pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<Plann
                 runtime_s: Some(settings.runtime_s),
                 ramp_s: settings.ramp_s,
                 repeat: 1,
+                until_ci: None,
+                max_repeat: None,
                 warmup: 0,
                 cache: CacheMode::Cold,
                 seed: settings.seed,
                 interval_s: 1.0,
+                steady: None,
             };
             let verb = if op.writes() { "write" } else { "read" };
             points.push(PlannedPoint {

@@ -21,6 +21,19 @@ pub fn cpu_model(cpuinfo: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Distinct (physical id, core id) pairs in /proc/cpuinfo text; None without them.
+pub fn physical_cores(cpuinfo: &str) -> Option<u32> {
+    let mut cores = std::collections::BTreeSet::new();
+    for processor in cpuinfo.split("\n\n") {
+        if let (Some(package), Some(core)) =
+            (field(processor, "physical id"), field(processor, "core id"))
+        {
+            cores.insert((package.to_string(), core.to_string()));
+        }
+    }
+    (!cores.is_empty()).then_some(cores.len() as u32)
+}
+
 /// MemTotal in /proc/meminfo text, bytes.
 pub fn memory_bytes(meminfo: &str) -> Option<u64> {
     let value = field(meminfo, "MemTotal")?;
@@ -50,6 +63,7 @@ fn read(path: &str) -> String {
 pub fn environment(path: Option<&Path>) -> Environment {
     let host = HostIdentity::read();
     let detection = virt::detect();
+    let cpuinfo = read("/proc/cpuinfo");
     let os_release = std::fs::read_to_string("/etc/os-release")
         .or_else(|_| std::fs::read_to_string("/usr/lib/os-release"))
         .unwrap_or_default();
@@ -59,8 +73,9 @@ pub fn environment(path: Option<&Path>) -> Environment {
         kernel_version: host.version,
         arch: host.arch,
         distribution: distribution(&os_release),
-        cpu_model: cpu_model(&read("/proc/cpuinfo")),
+        cpu_model: cpu_model(&cpuinfo),
         logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        physical_cores: physical_cores(&cpuinfo),
         memory_bytes: memory_bytes(&read("/proc/meminfo")).unwrap_or(0),
         clocksource: read_attribute(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
@@ -173,6 +188,16 @@ mod tests {
             Some("Raspberry Pi 4 Model B Rev 1.4")
         );
         assert_eq!(cpu_model("processor : 0\n"), None);
+        // Two packages of one core with two threads each: 2 cores, 4 processors.
+        let smt: String = [(0, 0), (0, 0), (1, 0), (1, 0)]
+            .iter()
+            .enumerate()
+            .map(|(n, (package, core))| {
+                format!("processor\t: {n}\nphysical id\t: {package}\ncore id\t\t: {core}\n\n")
+            })
+            .collect();
+        assert_eq!(physical_cores(&smt), Some(2));
+        assert_eq!(physical_cores(arm), None);
     }
 
     #[test]

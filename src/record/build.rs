@@ -53,6 +53,8 @@ pub fn new_result_file(command: Vec<String>, dir: Option<&Path>) -> ResultFile {
         command,
         points: Vec::new(),
         measurements: Vec::new(),
+        plan: None,
+        convergence: Vec::new(),
     }
 }
 
@@ -118,6 +120,8 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         cache,
         cpu: None,
         activity: None,
+        steady: None,
+        outlier: false,
         series: series(jobs, point.workload.interval_s),
         jobs: jobs
             .iter()
@@ -165,6 +169,15 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             minor_faults: cpu.minor_faults,
             major_faults: cpu.major_faults,
         });
+        if let Some(criterion) = point.workload.steady {
+            record.steady = Some(super::SteadyState {
+                criterion: criterion.to_string(),
+                reached: outcome.steady_at.is_some(),
+                at_s: outcome
+                    .steady_at
+                    .map(|at| at.saturating_sub(start) as f64 * 1e-9),
+            });
+        }
         if let Some(samples) = &outcome.samples {
             let app = AppWork {
                 ops,

@@ -20,8 +20,12 @@ pub struct Environment {
     /// CPU model name from /proc/cpuinfo.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cpu_model: Option<String>,
-    /// Logical CPUs online.
+    /// Logical CPUs available to iolab.
     pub logical_cpus: u32,
+    /// Physical cores (distinct physical id and core id pairs in
+    /// /proc/cpuinfo); absent when cpuinfo does not say (many VMs and non-x86).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub physical_cores: Option<u32>,
     /// Physical memory, bytes (MemTotal).
     pub memory_bytes: u64,
     /// The kernel's clock source (`tsc`, `kvm-clock`, `hpet`…).

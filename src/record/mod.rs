@@ -8,6 +8,7 @@ pub mod activity;
 pub mod build;
 pub mod environment;
 pub mod histogram;
+pub mod journal;
 pub mod measurement;
 pub mod write;
 
@@ -39,6 +40,50 @@ pub struct ResultFile {
     /// Commands measured with `iolab measure`, in the order they ran.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub measurements: Vec<Measurement>,
+    /// For a sweep or study: the plan the points come from.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub plan: Option<PlanInfo>,
+    /// For a sweep over sizes: where the results stop changing with the size.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub convergence: Vec<ConvergenceRecord>,
+}
+
+/// The plan of a sweep or study.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanInfo {
+    /// `sweep` or `study`.
+    pub kind: String,
+    /// The study's name.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub name: Option<String>,
+    /// The study's description.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub description: Option<String>,
+    /// Fingerprint (FNV-1a 64) of every planned point's label and workload and
+    /// the directory: a resume must match it.
+    pub hash: String,
+    /// Points in the plan; fewer in `points` means the run is unfinished.
+    pub points: u32,
+}
+
+/// Where one series of a size sweep converges (see `stats::convergence`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConvergenceRecord {
+    /// The series: the points' common label with the file size left out.
+    pub series: String,
+    /// Sizes in the series, bytes, smallest first.
+    pub sizes: Vec<u64>,
+    /// Mean throughput of the largest sizes, bytes/s.
+    pub reference_bps: f64,
+    /// Tolerance around the reference, as a fraction (0.05 = ±5%).
+    pub tolerance: f64,
+    /// Largest coefficient of variation a stable size may have.
+    pub max_cv: f64,
+    /// The smallest size from which every size is stable; absent when none is.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub stable_from_bytes: Option<u64>,
 }
 
 /// The program that wrote a result file.
@@ -166,6 +211,14 @@ pub struct Repetition {
     pub series: Vec<Interval>,
     /// Per-job figures.
     pub jobs: Vec<Job>,
+    /// With a steady-state criterion: whether and when it was met.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub steady: Option<SteadyState>,
+    /// Its throughput is an outlier among the point's measured repetitions
+    /// (modified z-score above 3.5, by the median absolute deviation); it is
+    /// kept in every figure.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub outlier: bool,
 }
 
 /// Page-cache residency at the start of a timed region, measured with mincore(2).
@@ -202,6 +255,19 @@ pub struct Cpu {
     pub minor_faults: u64,
     /// Major page faults.
     pub major_faults: u64,
+}
+
+/// Whether a time-based repetition reached steady state.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SteadyState {
+    /// The criterion, as given (`bw:slope<1%/10s`).
+    pub criterion: String,
+    /// Whether every job met it before the runtime ran out (the run then stopped).
+    pub reached: bool,
+    /// When, seconds after the start of the timed region.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub at_s: Option<f64>,
 }
 
 /// One interval of the time series.
@@ -285,6 +351,14 @@ pub struct Summary {
     pub iops: Stat,
     /// Latency of all measured repetitions' I/Os, from the merged histograms, ns.
     pub latency_ns: LatencySummary,
+    /// Measured repetitions marked as outliers (still counted above).
+    pub outliers: u32,
+    /// With `--until-ci`: the target half-width of the throughput interval, as a fraction of the mean.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ci_target: Option<f64>,
+    /// With `--until-ci`: whether the interval reached the target (false: `max_repeat` ran out first).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ci_target_met: Option<bool>,
 }
 
 /// Descriptive statistics of one figure over repetitions.

@@ -28,9 +28,11 @@ pub fn render(tool: &Tool, env: &Environment) -> String {
             env.distribution.as_deref().unwrap_or("unknown")
         ),
         format!(
-            "CPU:            {} × {}",
+            "CPU:            {} × {}{}",
             env.logical_cpus,
-            env.cpu_model.as_deref().unwrap_or("unknown model")
+            env.cpu_model.as_deref().unwrap_or("unknown model"),
+            env.physical_cores
+                .map_or_else(String::new, |n| format!(" ({n} physical cores)"))
         ),
         format!(
             "memory:         {} ({} bytes)",

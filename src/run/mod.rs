@@ -32,6 +32,7 @@ use rustix::fs::OFlags;
 use scratch::{ScratchDir, TargetFile};
 use signals::Interrupt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, mpsc};
 use std::time::Duration;
 use timing::{IoFailure, JobOutcome, LoopSpec};
@@ -96,7 +97,26 @@ pub struct RepetitionOutcome {
     pub residency: Option<Residency>,
     /// Counters of the stack, network and CPUs around the timed region.
     pub samples: Option<Samples>,
+    /// With a steady-state criterion: when every job met it (CLOCK_MONOTONIC ns).
+    pub steady_at: Option<u64>,
 }
+
+impl RepetitionOutcome {
+    /// Bytes per second from the common start to the last end, when it completed.
+    pub fn throughput(&self) -> Option<f64> {
+        if !matches!(self.status, RepetitionStatus::Ok) || self.jobs.is_empty() {
+            return None;
+        }
+        let start = self.jobs.iter().map(|j| j.start).min()?;
+        let end = self.jobs.iter().map(|j| j.end).max()?;
+        let bytes: u64 = self.jobs.iter().map(|j| j.bytes).sum();
+        Some(bytes as f64 / (end.saturating_sub(start).max(1) as f64 * 1e-9))
+    }
+}
+
+/// The stopping rule of adaptive repetitions: given the measured throughputs
+/// so far and the target (a fraction of the mean), whether they are enough.
+pub type EnoughRule = fn(&[f64], f64) -> bool;
 
 /// Everything measured for one point.
 #[derive(Debug)]
@@ -147,6 +167,7 @@ pub struct Session {
     files: Option<FileSet>,
     keep: bool,
     watch: Watch,
+    enough: EnoughRule,
 }
 
 impl Session {
@@ -161,7 +182,15 @@ impl Session {
             files: None,
             keep: false,
             watch,
+            enough: |_, _| false,
         })
+    }
+
+    /// Sets the rule that ends adaptive repetitions (`--until-ci`); without
+    /// one, they run to `max_repeat`. The rule lives with the statistics,
+    /// which the runner does not import.
+    pub fn set_enough_rule(&mut self, rule: EnoughRule) {
+        self.enough = rule;
     }
 
     /// Leaves the files of the last point in place at the end, and says where.
@@ -186,6 +215,22 @@ impl Session {
             given: true,
         });
         Ok(())
+    }
+
+    /// Removes what a killed earlier run `run_id` left in this directory
+    /// (see [`ScratchDir::remove_leftovers`]) and says so.
+    pub fn remove_leftovers(&self, run_id: &str) {
+        match self.dir.remove_leftovers(run_id) {
+            Ok(removed) => {
+                for name in removed {
+                    eprintln!("iolab: removed {name}, left by the interrupted run {run_id}");
+                }
+            }
+            Err(error) => eprintln!(
+                "iolab: could not look for files of run {run_id} in {}: {error}",
+                self.dir.path().display()
+            ),
+        }
     }
 
     /// The scratch directory.
@@ -227,16 +272,33 @@ impl Session {
             self.prepare_files(workload, &mut target)?;
         }
         let mut repetitions = Vec::new();
-        let total = workload.warmup + workload.repeat;
-        for index in 0..total {
+        let measured_at_most = match workload.until_ci {
+            Some(_) => workload
+                .max_repeat
+                .unwrap_or(workload.repeat)
+                .max(workload.repeat),
+            None => workload.repeat,
+        };
+        let mut throughputs = Vec::new();
+        for index in 0..workload.warmup + measured_at_most {
             if self.interrupt.is_set() {
                 break;
             }
             let repetition = self.run_repetition(workload, &target, index)?;
             let stop = !matches!(repetition.status, RepetitionStatus::Ok);
+            if !repetition.warmup {
+                throughputs.extend(repetition.throughput());
+            }
             repetitions.push(repetition);
             if stop {
                 break;
+            }
+            if let Some(target) = workload.until_ci {
+                if throughputs.len() >= workload.repeat as usize
+                    && (self.enough)(&throughputs, target)
+                {
+                    break;
+                }
             }
         }
         if let (Some(signal), true) = (self.interrupt.signal(), repetitions.is_empty()) {
@@ -389,6 +451,7 @@ impl Session {
         let interrupt = self.interrupt.clone();
         let mut residency = None;
         let mut samples = None;
+        let mut steady_at = None;
         let mut jobs = Vec::new();
         let mut status = RepetitionStatus::Ok;
         if let Some(set) = self.files.as_mut() {
@@ -410,7 +473,7 @@ impl Session {
                     ramp_s: 0.0,
                     ..workload.clone()
                 };
-                let (outcomes, _) =
+                let (outcomes, _, _) =
                     run_jobs(&self.dir, Some(set), &first_read, target, &interrupt, None);
                 status = status_of(&outcomes);
             }
@@ -423,7 +486,7 @@ impl Session {
                     total = total + counted;
                 }
                 residency = Some(total);
-                (jobs, samples) = run_jobs(
+                (jobs, samples, steady_at) = run_jobs(
                     &self.dir,
                     Some(set),
                     workload,
@@ -438,7 +501,7 @@ impl Session {
                 }
             }
         } else {
-            (jobs, samples) = run_jobs(
+            (jobs, samples, steady_at) = run_jobs(
                 &self.dir,
                 None,
                 workload,
@@ -455,6 +518,7 @@ impl Session {
             jobs,
             residency,
             samples,
+            steady_at,
         })
     }
 
@@ -606,8 +670,18 @@ fn run_jobs(
     target: &TargetInfo,
     interrupt: &Interrupt,
     watch: Option<&Watch>,
-) -> (Vec<JobOutcome>, Option<Samples>) {
+) -> (Vec<JobOutcome>, Option<Samples>, Option<u64>) {
     let timed = watch.is_some();
+    let met: Vec<AtomicBool> = (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
+    let reached_at = AtomicU64::new(0);
+    let steady = workload
+        .steady
+        .filter(|_| timed)
+        .map(|criterion| timing::Steady {
+            criterion,
+            met: &met,
+            reached_at: &reached_at,
+        });
     let barrier = Barrier::new(workload.jobs as usize + usize::from(timed));
     let alignment = target
         .direct_alignment
@@ -624,9 +698,10 @@ fn run_jobs(
             .map(|job| {
                 let file = set.map(|set| &set.files[job as usize]);
                 let barrier = &barrier;
+                let steady = steady.map(|s| (s, job as usize));
                 scope.spawn(move || {
                     run_job(
-                        dir, file, job, workload, alignment, interrupt, timed, barrier,
+                        dir, file, job, workload, alignment, interrupt, timed, barrier, steady,
                     )
                 })
             })
@@ -637,7 +712,9 @@ fn run_jobs(
             .collect();
         drop(jobs_done);
         let samples = sampler.map(|h| h.join().expect("the sampler thread panicked"));
-        (outcomes, samples)
+        interrupt.clear_steady_stop();
+        let steady_at = Some(reached_at.load(Ordering::Relaxed)).filter(|&t| t > 0);
+        (outcomes, samples, steady_at)
     })
 }
 
@@ -651,6 +728,7 @@ fn run_job(
     interrupt: &Interrupt,
     timed: bool,
     barrier: &Barrier,
+    steady: Option<(timing::Steady<'_>, usize)>,
 ) -> JobOutcome {
     let label = file.map_or_else(
         || "(null engine)".to_string(),
@@ -678,6 +756,7 @@ fn run_job(
         interval: Duration::from_secs_f64(workload.interval_s),
         interrupt: interrupt.flag(),
         file: &label,
+        steady,
     };
     let slots = if workload.engine == EngineKind::Uring {
         workload.iodepth as usize

@@ -65,6 +65,54 @@ impl ScratchDir {
         &self.path
     }
 
+    /// This run's id, part of every scratch file's name and its marker.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Removes the scratch files an earlier, killed run `run_id` left here:
+    /// regular files named `iolab-<run_id>-<job>.dat` whose marker holds that
+    /// run id, so only files iolab itself created are touched. Returns their names.
+    pub fn remove_leftovers(&self, run_id: &str) -> io::Result<Vec<String>> {
+        let prefix = format!("iolab-{run_id}-");
+        let mut removed = Vec::new();
+        for entry in std::fs::read_dir(&self.path)? {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            let Some(job) = name
+                .strip_prefix(&prefix)
+                .and_then(|n| n.strip_suffix(".dat"))
+            else {
+                continue;
+            };
+            if job.is_empty() || !job.bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            let opened = rustix::fs::openat(
+                self.fd(),
+                name.as_str(),
+                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
+                Mode::empty(),
+            );
+            let Ok(fd) = opened else { continue };
+            let stat = rustix::fs::fstat(&fd)?;
+            let mut value = [0u8; 64];
+            let marked = rustix::fs::fgetxattr(&fd, MARKER_XATTR, &mut value[..])
+                .is_ok_and(|len| &value[..len] == run_id.as_bytes());
+            if !marked
+                || rustix::fs::FileType::from_raw_mode(stat.st_mode)
+                    != rustix::fs::FileType::RegularFile
+            {
+                continue;
+            }
+            let now = rustix::fs::statat(self.fd(), name.as_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+            if (now.st_dev, now.st_ino) == (stat.st_dev, stat.st_ino) {
+                rustix::fs::unlinkat(self.fd(), name.as_str(), AtFlags::empty())?;
+                removed.push(name);
+            }
+        }
+        Ok(removed)
+    }
+
     /// The directory descriptor.
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()

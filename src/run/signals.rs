@@ -3,6 +3,11 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// The flag's value when a steady-state criterion, not a signal, stops the
+/// jobs: the loops already poll the flag, so stopping early costs no extra
+/// check per I/O. No signal has this number.
+pub const STEADY_STOP: usize = 1 << 20;
+
 /// The number of the first SIGINT or SIGTERM received, or 0.
 #[derive(Clone, Debug, Default)]
 pub struct Interrupt(Arc<AtomicUsize>);
@@ -29,9 +34,17 @@ impl Interrupt {
     /// The signal received, if any.
     pub fn signal(&self) -> Option<i32> {
         match self.0.load(Ordering::Relaxed) {
-            0 => None,
+            0 | STEADY_STOP => None,
             signal => Some(signal as i32),
         }
+    }
+
+    /// Clears a steady-state stop after its repetition (a signal that came
+    /// meanwhile stays).
+    pub fn clear_steady_stop(&self) {
+        let _ = self
+            .0
+            .compare_exchange(STEADY_STOP, 0, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// Whether a signal was received.

@@ -8,15 +8,17 @@
 
 use super::buffer::stamp;
 use super::clock::now_ns;
+use super::signals::STEADY_STOP;
 use crate::engine::BlockIo;
 use crate::engine::uring::UringIo;
 use crate::plan::Pattern;
 use crate::plan::pattern::BlockSequence;
+use crate::plan::steady::{SteadyCriterion, SteadyMetric};
 use crate::probe::cpu::CpuUsage;
 use hdrhistogram::Histogram;
 use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// The largest latency the histograms hold exactly: one hour, in ns; longer
@@ -53,10 +55,60 @@ pub struct LoopSpec<'a> {
     pub fsync_end: bool,
     /// Time-series interval.
     pub interval: Duration,
-    /// Set by SIGINT/SIGTERM.
+    /// Set by SIGINT/SIGTERM, or to [`STEADY_STOP`] when every job is steady.
     pub interrupt: &'a AtomicUsize,
     /// The file, for error messages.
     pub file: &'a str,
+    /// The steady-state criterion shared by the jobs, with this job's index.
+    pub steady: Option<(Steady<'a>, usize)>,
+}
+
+/// What the jobs of a repetition share to stop together at steady state.
+#[derive(Clone, Copy, Debug)]
+pub struct Steady<'a> {
+    /// The criterion each job applies to its own interval series.
+    pub criterion: SteadyCriterion,
+    /// Per job: whether its last closed intervals meet the criterion.
+    pub met: &'a [AtomicBool],
+    /// When all jobs first met it (CLOCK_MONOTONIC ns), 0 until then.
+    pub reached_at: &'a AtomicU64,
+}
+
+impl Steady<'_> {
+    /// Called when a job closes an interval (cold path): updates its flag and,
+    /// when every job is steady, stops them all through the interrupt flag.
+    fn update(
+        &self,
+        job: usize,
+        intervals: &[IntervalSample],
+        interval_s: f64,
+        now: u64,
+        stop: &AtomicUsize,
+    ) {
+        let metric = self.criterion.metric;
+        let values = intervals.iter().map(move |i| match metric {
+            SteadyMetric::Bandwidth => i.bytes as f64,
+            SteadyMetric::Iops => i.ops as f64,
+        });
+        let met = self.criterion.met(values, interval_s);
+        self.met[job].store(met, Ordering::Relaxed);
+        if met && self.met.iter().all(|m| m.load(Ordering::Relaxed)) {
+            let _ = self
+                .reached_at
+                .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = stop.compare_exchange(0, STEADY_STOP, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Why the loops saw a nonzero flag: a signal, or steady state (a normal end).
+#[inline]
+fn stop_for(flag: usize) -> Stop {
+    if flag == STEADY_STOP {
+        Stop::Done
+    } else {
+        Stop::Interrupted
+    }
 }
 
 /// A failed or short I/O, with everything needed to find it.
@@ -164,7 +216,9 @@ pub struct JobOutcome {
 }
 
 /// Accumulates completions into the totals and the current interval.
-struct Recorder {
+struct Recorder<'a> {
+    steady: Option<(Steady<'a>, usize)>,
+    stop: &'a AtomicUsize,
     latency: Histogram<u64>,
     interval_latency: Histogram<u64>,
     interval_bytes: u64,
@@ -178,11 +232,13 @@ struct Recorder {
     ops: u64,
 }
 
-impl Recorder {
-    fn new(interval: Duration) -> Self {
+impl<'a> Recorder<'a> {
+    fn new(interval: Duration, steady: Option<(Steady<'a>, usize)>, stop: &'a AtomicUsize) -> Self {
         let now = now_ns();
         let interval_ns = (interval.as_nanos() as u64).max(1);
         Recorder {
+            steady,
+            stop,
             latency: new_histogram(),
             interval_latency: new_histogram(),
             interval_bytes: 0,
@@ -231,6 +287,10 @@ impl Recorder {
         self.next_boundary = self
             .start
             .saturating_add(self.interval_ns.saturating_mul(target + 1));
+        if let Some((steady, job)) = self.steady {
+            let interval_s = self.interval_ns as f64 * 1e-9;
+            steady.update(job, &self.intervals, interval_s, now, self.stop);
+        }
     }
 
     fn close_interval(&mut self) {
@@ -302,7 +362,7 @@ fn ramp_then_time(
     ) -> Result<Stop, IoFailure>,
 ) -> JobOutcome {
     let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
-    let mut recorder = Recorder::new(spec.interval);
+    let mut recorder = Recorder::new(spec.interval, spec.steady, spec.interrupt);
     ready();
     if !spec.ramp.is_zero() {
         let ramp_end = now_ns() + spec.ramp.as_nanos() as u64;
@@ -437,8 +497,9 @@ fn blocking_phase<E: BlockIo>(
         if deadline.is_some_and(|deadline| now >= deadline) {
             return Ok(Stop::Done);
         }
-        if spec.interrupt.load(Ordering::Relaxed) != 0 {
-            return Ok(Stop::Interrupted);
+        let flag = spec.interrupt.load(Ordering::Relaxed);
+        if flag != 0 {
+            return Ok(stop_for(flag));
         }
     }
 }
@@ -621,9 +682,10 @@ fn uring_phase(
         if deadline.is_some_and(|deadline| now >= deadline) {
             exhausted = true;
         }
-        if spec.interrupt.load(Ordering::Relaxed) != 0 && !exhausted {
+        let flag = spec.interrupt.load(Ordering::Relaxed);
+        if flag != 0 && !exhausted {
             exhausted = true;
-            stop = Stop::Interrupted;
+            stop = stop_for(flag);
         }
     }
     match failure {
@@ -680,6 +742,7 @@ mod tests {
             interval: Duration::from_secs(1),
             interrupt,
             file: "null",
+            steady: None,
         }
     }
 

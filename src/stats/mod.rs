@@ -1,4 +1,4 @@
-//! Statistics over repetitions: descriptive figures and confidence intervals.
+//! Statistics over repetitions: descriptive figures, confidence intervals, outliers, Welch's test and convergence.
 //!
 //! The confidence interval of the mean is the classical Student t interval,
 //! mean ± t(0.975, n−1) · s/√n (Student, "The probable error of a mean",
@@ -8,6 +8,10 @@ use crate::record::build::latency_summary;
 use crate::record::{Point, Stat, Status, Summary, histogram};
 use crate::run::timing::new_histogram;
 use statrs::distribution::{ContinuousCDF, StudentsT};
+
+pub mod convergence;
+pub mod outliers;
+pub mod welch;
 
 /// The two-sided 95% quantile of Student's t with `df` degrees of freedom.
 pub fn t_quantile_95(df: u32) -> f64 {
@@ -49,6 +53,34 @@ pub fn describe(samples: &[f64]) -> Option<Stat> {
     })
 }
 
+/// Whether the 95% confidence interval of the mean of `values` lies within
+/// ± `target` (a fraction) of the mean: the stopping rule of `--until-ci`.
+pub fn ci_within(values: &[f64], target: f64) -> bool {
+    describe(values).is_some_and(|stat| match (stat.ci95_low, stat.ci95_high) {
+        (Some(low), Some(high)) if stat.mean > 0.0 => (high - low) / 2.0 <= target * stat.mean,
+        _ => false,
+    })
+}
+
+/// Marks the measured repetitions whose throughput is an outlier by the
+/// median absolute deviation ([`outliers::flag`]); they stay in every figure.
+pub fn mark_outliers(point: &mut Point) {
+    let measured: Vec<usize> = point
+        .repetitions
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.warmup && r.status == Status::Ok && r.throughput_bps.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    let values: Vec<f64> = measured
+        .iter()
+        .filter_map(|&i| point.repetitions[i].throughput_bps)
+        .collect();
+    for (&i, outlier) in measured.iter().zip(outliers::flag(&values)) {
+        point.repetitions[i].outlier = outlier;
+    }
+}
+
 /// The summary of a point over its measured repetitions that completed:
 /// throughput and IOPS described, latency from the exactly merged histograms.
 pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
@@ -69,7 +101,11 @@ pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
             .add(decoded)
             .map_err(|error| format!("cannot merge histograms: {error:?}"))?;
     }
+    let ci_target = point.workload.until_ci;
     Ok(Some(Summary {
+        ci_target_met: ci_target.map(|target| ci_within(&throughput, target)),
+        ci_target,
+        outliers: measured.iter().filter(|r| r.outlier).count() as u32,
         throughput_bps,
         iops,
         latency_ns: latency_summary(&merged),
@@ -123,6 +159,23 @@ mod tests {
         assert_eq!((stat.stdev, stat.cv), (0.0, 0.0));
         assert!(stat.ci95_low.is_none());
         assert!(describe(&[]).is_none());
+    }
+
+    #[test]
+    fn the_until_ci_rule() {
+        // mean 100, s = 1, n = 5: half-width 2.776 / √5 = 1.24, so ±1.3% holds and ±1.2% does not.
+        let values = [
+            99.0,
+            100.0,
+            101.0,
+            100.0 - 2f64.sqrt() / 2.0 * 1.0,
+            100.0 + 2f64.sqrt() / 2.0 * 1.0,
+        ];
+        let stat = describe(&values).unwrap();
+        let half = (stat.ci95_high.unwrap() - stat.ci95_low.unwrap()) / 2.0;
+        assert!(ci_within(&values, half / 100.0 + 1e-9));
+        assert!(!ci_within(&values, half / 100.0 - 1e-9));
+        assert!(!ci_within(&[100.0], 0.5), "one value has no interval");
     }
 
     proptest! {

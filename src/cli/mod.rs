@@ -13,6 +13,10 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub mod sweep;
+
+pub use sweep::{RepeatArgs, StudyArgs, SweepArgs};
+
 /// iolab: a laboratory for storage I/O experiments on Linux.
 #[derive(Debug, Parser)]
 #[command(name = "iolab", version, about, long_about = None, max_term_width = 100, args_override_self = true)]
@@ -27,6 +31,12 @@ pub struct Cli {
 pub enum Command {
     /// Measure one workload in a directory.
     Run(RunArgs),
+    /// Measure a grid: every flag of `run` takes a list (4k,64k) or a range
+    /// (512..1m doubles; 0..9/+1 adds; 1..1000/*10 multiplies).
+    Sweep(Box<SweepArgs>),
+    /// Run a study file: named sweeps with their axes, fixed parameters and
+    /// repetition policy (see docs/study-files.md).
+    Study(StudyArgs),
     /// Run the short default suite: sequential 1 MiB and random 4 KiB, read and write, at two queue depths.
     Quick(QuickArgs),
     /// Describe this machine and the storage under a path: kernel, CPU, memory,
@@ -39,11 +49,11 @@ pub enum Command {
     Measure(MeasureArgs),
 }
 
-fn duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn duration(text: &str) -> Result<Duration, String> {
     crate::plan::units::parse_duration(text)
 }
 
-fn positive_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn positive_duration(text: &str) -> Result<Duration, String> {
     parse_positive_duration(text)
 }
 
@@ -133,12 +143,9 @@ pub struct RunArgs {
     /// Unmeasured I/O before measuring starts.
     #[arg(long, value_parser = duration, allow_hyphen_values = true, value_name = "DURATION")]
     pub ramp: Option<Duration>,
-    /// Measured repetitions.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub repeat: u32,
-    /// Unmeasured repetitions before the measured ones.
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub warmup: u32,
+    /// Repetitions.
+    #[command(flatten)]
+    pub repetitions: RepeatArgs,
     /// Page cache before each repetition: cold (evict, verify), warm (read first), keep.
     #[arg(long, value_enum, default_value_t = CacheMode::Cold)]
     pub cache: CacheMode,
@@ -148,6 +155,11 @@ pub struct RunArgs {
     /// Time-series interval.
     #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub interval: Duration,
+    /// With --runtime: stop once every job's throughput is steady, e.g.
+    /// bw:slope<1%/10s (the fitted line moves < 1% of the mean over 10 s) or
+    /// iops:range<2%/30s (all intervals within ±2% of their mean).
+    #[arg(long, value_name = "CRITERION")]
+    pub steady: Option<crate::plan::steady::SteadyCriterion>,
     /// Label of the point in tables and the result file.
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
@@ -248,6 +260,7 @@ impl RunArgs {
                 self.engine.name()
             ));
         }
+        let policy = self.repetitions.policy();
         let workload = Workload {
             op: self.op,
             pattern: self.pattern,
@@ -263,11 +276,14 @@ impl RunArgs {
             fsync_every: self.fsync_every.unwrap_or(0),
             runtime_s: self.runtime.map(|d| d.as_secs_f64()),
             ramp_s: self.ramp.unwrap_or_default().as_secs_f64(),
-            repeat: self.repeat,
-            warmup: self.warmup,
+            repeat: policy.repeat,
+            until_ci: policy.until_ci,
+            max_repeat: policy.max_repeat,
+            warmup: policy.warmup,
             cache: self.cache,
             seed: self.seed,
             interval_s: self.interval.as_secs_f64(),
+            steady: self.steady,
         };
         workload.validate()?;
         Ok(workload)

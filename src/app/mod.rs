@@ -1,4 +1,4 @@
-//! The pipeline driver: plan → run → record → analyse → output, for each subcommand.
+//! The pipeline driver: plan → run → record → analyse → output, for each subcommand (grids in `grid`).
 //!
 //! Measuring a point, building its record, summarising, checking and writing
 //! the result file happen here in that order, point by point, so a result file
@@ -17,6 +17,8 @@ use crate::run::{RunError, Session};
 use crate::stats;
 use crate::usage;
 use std::path::{Path, PathBuf};
+
+pub mod grid;
 
 /// How a command ended, mapped to the exit status by `main`.
 #[derive(Debug, PartialEq, Eq)]
@@ -56,7 +58,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let plan = args.plan(file_len)?;
     check_output(plan.output.as_deref())?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let mut session = Session::open(&plan.dir, &new_run_id(), interrupt.clone())?;
+    let mut session = open_session(&plan.dir, &interrupt)?;
     if let Some(path) = &args.file {
         let name = path
             .file_name()
@@ -78,19 +80,12 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         None => default_quick_output(),
     };
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let mut session = Session::open(&args.dir, &new_run_id(), interrupt.clone())?;
+    let mut session = open_session(&args.dir, &interrupt)?;
     // Before iolab-results/ is created: a refusal must leave nothing behind.
     session
         .check_free_space(settings.size, 1)
         .map_err(run_error)?;
-    if output
-        .parent()
-        .is_some_and(|p| p == Path::new("iolab-results"))
-        && !Path::new("iolab-results").exists()
-    {
-        std::fs::create_dir("iolab-results")
-            .map_err(|e| anyhow::anyhow!("cannot create iolab-results/: {e}"))?;
-    }
+    create_results_dir(&output)?;
     check_output(Some(&output))?;
     let filesystem = session.dir().filesystem();
     let direct = match session.probe_direct().map_err(run_error)? {
@@ -277,17 +272,7 @@ fn execute(
                 break;
             }
         };
-        let mut point = build::point(&outcome);
-        point.summary = stats::summarize(&point).map_err(anyhow::Error::msg)?;
-        point.checks = check::check(&point);
-        for repetition in &point.repetitions {
-            if let Some(error) = &repetition.error {
-                eprintln!(
-                    "iolab: {} repetition {} failed: {error}",
-                    point.label, repetition.index
-                );
-            }
-        }
+        let point = record_point(&outcome)?;
         result.points.push(point);
         if let Some(path) = &plan.output {
             write::write_atomic(path, &result)
@@ -308,7 +293,34 @@ fn execute(
     Ok(ending)
 }
 
-fn present(
+/// A session in `dir` whose adaptive repetitions stop by the statistics' rule.
+pub(crate) fn open_session(dir: &Path, interrupt: &Interrupt) -> Result<Session, UsageError> {
+    let mut session = Session::open(dir, &new_run_id(), interrupt.clone())?;
+    session.set_enough_rule(stats::ci_within);
+    Ok(session)
+}
+
+/// The record of a measured point: built, outliers marked, summarised and
+/// checked; failed repetitions are reported on stderr.
+pub(crate) fn record_point(
+    outcome: &crate::run::PointOutcome,
+) -> Result<crate::record::Point, AppError> {
+    let mut point = build::point(outcome);
+    stats::mark_outliers(&mut point);
+    point.summary = stats::summarize(&point).map_err(anyhow::Error::msg)?;
+    point.checks = check::check(&point);
+    for repetition in &point.repetitions {
+        if let Some(error) = &repetition.error {
+            eprintln!(
+                "iolab: {} repetition {} failed: {error}",
+                point.label, repetition.index
+            );
+        }
+    }
+    Ok(point)
+}
+
+pub(crate) fn present(
     result: &ResultFile,
     json: bool,
     detail: bool,
@@ -337,7 +349,7 @@ fn present(
 
 /// Refuses an output path that exists or whose directory is missing or unwritable,
 /// before anything is measured.
-fn check_output(output: Option<&Path>) -> Result<(), UsageError> {
+pub(crate) fn check_output(output: Option<&Path>) -> Result<(), UsageError> {
     let Some(path) = output else { return Ok(()) };
     if path.symlink_metadata().is_ok() {
         return Err(usage!(
@@ -367,8 +379,26 @@ fn check_output(output: Option<&Path>) -> Result<(), UsageError> {
 }
 
 fn default_quick_output() -> PathBuf {
+    default_output("quick")
+}
+
+/// `iolab-results/<kind>-<local timestamp>.json`.
+pub(crate) fn default_output(kind: &str) -> PathBuf {
     let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
-    PathBuf::from("iolab-results").join(format!("quick-{stamp}.json"))
+    PathBuf::from("iolab-results").join(format!("{kind}-{stamp}.json"))
+}
+
+/// Creates `iolab-results/` when `output` is inside it and it is missing.
+pub(crate) fn create_results_dir(output: &Path) -> Result<(), AppError> {
+    if output
+        .parent()
+        .is_some_and(|p| p == Path::new("iolab-results"))
+        && !Path::new("iolab-results").exists()
+    {
+        std::fs::create_dir("iolab-results")
+            .map_err(|e| anyhow::anyhow!("cannot create iolab-results/: {e}"))?;
+    }
+    Ok(())
 }
 
 fn new_run_id() -> String {
@@ -379,7 +409,7 @@ fn new_run_id() -> String {
     format!("{:08x}", mixed >> 32)
 }
 
-fn run_error(error: RunError) -> AppError {
+pub(crate) fn run_error(error: RunError) -> AppError {
     match error {
         RunError::Usage(usage) => AppError::Usage(usage),
         other => AppError::Other(anyhow::anyhow!(other)),

@@ -1,0 +1,517 @@
+//! Sweeps and studies: plan a grid, show it (`--dry-run`), run it point by point with a progress bar and a journal, resume it, and find where a size axis converges.
+
+use super::{
+    AppError, Ending, check_output, create_results_dir, default_output, open_session, present,
+    record_point,
+};
+use crate::cli::sweep::default_workload;
+use crate::cli::{StudyArgs, SweepArgs};
+use crate::plan::study::Study;
+use crate::plan::units::format_size;
+use crate::plan::{PlannedPoint, UsageError};
+use crate::record::journal::{self, Entry, Header, JOURNAL, Journal};
+use crate::record::{ConvergenceRecord, PlanInfo, ResultFile, build, write};
+use crate::report::units::bytes;
+use crate::run::signals::Interrupt;
+use crate::run::{FREE_SPACE_MARGIN, RunError};
+use crate::stats::convergence::{SizePoint, converge};
+use crate::usage;
+use std::collections::{BTreeMap, HashSet};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How often the result file is rewritten while a grid runs (the journal
+/// keeps every point in between).
+const REWRITE_EVERY: Duration = Duration::from_secs(1);
+/// Convergence: a size is stable within ±5% of the largest sizes' mean…
+const CONVERGENCE_TOLERANCE: f64 = 0.05;
+/// …with a coefficient of variation of at most 5%.
+const CONVERGENCE_MAX_CV: f64 = 0.05;
+
+/// Whether an existing journal or result may be continued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Resume {
+    /// Refuse an existing output (a sweep without --resume).
+    Never,
+    /// Continue it when the plan matches (--resume, or a study's own output).
+    WhenSamePlan,
+}
+
+/// A planned grid and how to run it.
+struct Grid {
+    points: Vec<PlannedPoint>,
+    dir: PathBuf,
+    output: PathBuf,
+    info: PlanInfo,
+    resume: Resume,
+    json: bool,
+    detail: bool,
+}
+
+/// `iolab sweep`.
+pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    let points = args.sweep()?.expand()?;
+    let output = args
+        .out
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output("sweep"));
+    let grid = Grid {
+        info: plan_info("sweep", None, None, &points, &args.dir),
+        points,
+        dir: args.dir.clone(),
+        output,
+        resume: if args.resume {
+            Resume::WhenSamePlan
+        } else {
+            Resume::Never
+        },
+        json: args.out.json,
+        detail: args.out.detail,
+    };
+    if args.dry_run {
+        return dry_run(&grid);
+    }
+    run_grid(grid, command)
+}
+
+/// `iolab study FILE.toml`.
+pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    let text = std::fs::read_to_string(&args.file).map_err(|e| {
+        usage!(
+            "study {}: {}",
+            args.file.display(),
+            crate::run::scratch::describe_io(&e)
+        )
+    })?;
+    let (study, text) = Study::parse(&text, &args.file)?;
+    let points = study.plan(&default_workload(), &text, &args.file)?;
+    let dir = args
+        .dir
+        .clone()
+        .or_else(|| study.dir.as_ref().map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let name = study.name.get_ref().trim().to_string();
+    let output = args
+        .out
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("iolab-results").join(format!("{name}.json")));
+    let grid = Grid {
+        info: plan_info(
+            "study",
+            Some(name),
+            study.description.clone(),
+            &points,
+            &dir,
+        ),
+        points,
+        dir,
+        output,
+        // Re-running a study continues it: its output name is stable.
+        resume: Resume::WhenSamePlan,
+        json: args.out.json,
+        detail: args.out.detail,
+    };
+    if args.dry_run {
+        return dry_run(&grid);
+    }
+    let _ = args.resume; // the same as the default for studies; accepted for symmetry with sweep
+    run_grid(grid, command)
+}
+
+fn plan_info(
+    kind: &str,
+    name: Option<String>,
+    description: Option<String>,
+    points: &[PlannedPoint],
+    dir: &Path,
+) -> PlanInfo {
+    let canonical: Vec<(&str, &crate::plan::Workload)> = points
+        .iter()
+        .map(|p| (p.label.as_str(), &p.workload))
+        .collect();
+    let text =
+        serde_json::to_string(&(dir.display().to_string(), canonical)).expect("a plan serializes");
+    PlanInfo {
+        kind: kind.to_string(),
+        name,
+        description,
+        hash: journal::fingerprint(text.as_bytes()),
+        points: points.len() as u32,
+    }
+}
+
+/// Prints the plan and what it would cost; runs nothing.
+fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
+    let mut moved = 0u128;
+    let mut timed_s = 0.0;
+    let mut one_pass_bytes = 0u128;
+    let mut largest = 0u64;
+    for point in &grid.points {
+        let w = &point.workload;
+        let repetitions = u128::from(w.warmup + w.max_repeat.unwrap_or(w.repeat).max(w.repeat));
+        let per_repetition = u128::from(w.size) * u128::from(w.jobs);
+        largest = largest.max(w.size.saturating_mul(u64::from(w.jobs)));
+        match w.runtime_s {
+            Some(runtime) => timed_s += (runtime + w.ramp_s) * repetitions as f64,
+            None => {
+                one_pass_bytes += per_repetition * repetitions;
+                moved += per_repetition * repetitions;
+            }
+        }
+        if w.op.needs_layout() {
+            moved += per_repetition; // the untimed layout, at most once per file set
+        }
+    }
+    let name = grid
+        .info
+        .name
+        .as_deref()
+        .map_or(String::new(), |n| format!(" {n}"));
+    let mut text = format!("{}{name}: {} points\n", grid.info.kind, grid.points.len());
+    if let Some(description) = &grid.info.description {
+        text.push_str(&format!("  {description}\n"));
+    }
+    let free = rustix::fs::statvfs(&grid.dir)
+        .map(|s| format!("{} free there now", bytes(s.f_bavail * s.f_frsize)))
+        .unwrap_or_else(|_| "directory not there yet".to_string());
+    text.push_str(&format!(
+        "  directory: {} ({free})\n  disk space: at most {} of scratch files at once, plus a {} margin\n",
+        grid.dir.display(),
+        bytes(largest),
+        format_size(FREE_SPACE_MARGIN)
+    ));
+    let at = 100.0 * 1048576.0;
+    text.push_str(&format!(
+        "  data: one-pass points move {} (plus layouts, about {} in all): {:.0} s at 100 MiB/s\n",
+        bytes(one_pass_bytes.min(u128::from(u64::MAX)) as u64),
+        bytes(moved.min(u128::from(u64::MAX)) as u64),
+        one_pass_bytes as f64 / at
+    ));
+    if timed_s > 0.0 {
+        text.push_str(&format!(
+            "  time-based points: {timed_s:.0} s of timed I/O and ramps\n"
+        ));
+    }
+    text.push_str(&format!(
+        "  output: {} (plan {})\n",
+        grid.output.display(),
+        grid.info.hash
+    ));
+    for (index, point) in grid.points.iter().enumerate() {
+        text.push_str(&format!("{:>6}  {}\n", index + 1, point.label));
+    }
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(Ending::Success)
+}
+
+/// What was there before this run, and what remains to run.
+struct Start {
+    result: ResultFile,
+    done: HashSet<usize>,
+    journal: Option<Journal>,
+    /// Runs that appended to the journal before, whose leftovers may be removed.
+    earlier_runs: Vec<String>,
+}
+
+fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
+    let journal_path = journal::path_for(&grid.output);
+    let refuse_existing = |what: &str| {
+        usage!(
+            "--output {} {what}; add --resume to continue it, or choose another --output",
+            grid.output.display()
+        )
+    };
+    if journal_path.exists() {
+        if grid.resume == Resume::Never {
+            return Err(refuse_existing("has an unfinished sweep").into());
+        }
+        let (journal, header, entries, earlier_runs) = Journal::resume(&journal_path)
+            .map_err(|e| usage!("cannot resume from {}: {e}", journal_path.display()))?;
+        same_plan(&header.plan_hash, grid, &journal_path)?;
+        let mut result = header.result;
+        let mut done = HashSet::new();
+        for entry in entries {
+            if done.insert(entry.index) {
+                result.points.push(entry.point);
+            }
+        }
+        return Ok(Start {
+            result,
+            done,
+            journal: Some(journal),
+            earlier_runs,
+        });
+    }
+    if grid.output.exists() {
+        if grid.resume == Resume::Never {
+            return Err(usage!(
+                "--output {} already exists; iolab does not overwrite files",
+                grid.output.display()
+            )
+            .into());
+        }
+        let result = write::read(&grid.output)
+            .map_err(|e| usage!("--output {}: {e}", grid.output.display()))?;
+        let hash = result
+            .plan
+            .as_ref()
+            .map(|p| p.hash.clone())
+            .unwrap_or_default();
+        same_plan(&hash, grid, &grid.output)?;
+        let done: HashSet<usize> = (0..result.points.len()).collect();
+        if done.len() >= grid.points.len() {
+            return Ok(Start {
+                result,
+                done,
+                journal: None,
+                earlier_runs: Vec::new(),
+            });
+        }
+        // Unfinished and its journal gone: start a new one holding what the result has.
+        let journal = new_journal(&journal_path, grid, &result)?;
+        let mut journal = journal;
+        for (index, point) in result.points.iter().enumerate() {
+            journal
+                .append(&Entry {
+                    index,
+                    point: point.clone(),
+                })
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", journal_path.display()))?;
+        }
+        return Ok(Start {
+            result,
+            done,
+            journal: Some(journal),
+            earlier_runs: Vec::new(),
+        });
+    }
+    create_results_dir(&grid.output)?;
+    check_output(Some(&grid.output))?;
+    let mut result = build::new_result_file(command, Some(&grid.dir));
+    result.plan = Some(grid.info.clone());
+    let journal = new_journal(&journal_path, grid, &result)?;
+    Ok(Start {
+        result,
+        done: HashSet::new(),
+        journal: Some(journal),
+        earlier_runs: Vec::new(),
+    })
+}
+
+fn new_journal(path: &Path, grid: &Grid, result: &ResultFile) -> Result<Journal, AppError> {
+    let header = Header {
+        journal: JOURNAL.to_string(),
+        plan_hash: grid.info.hash.clone(),
+        points: grid.points.len(),
+        result: ResultFile {
+            points: Vec::new(),
+            ..result.clone()
+        },
+    };
+    Journal::create(path, &header)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()).into())
+}
+
+fn same_plan(found: &str, grid: &Grid, source: &Path) -> Result<(), UsageError> {
+    if found == grid.info.hash {
+        return Ok(());
+    }
+    Err(usage!(
+        "cannot resume {}: it was started from another plan (plan {found}, this one is {}); \
+         the parameters, the directory or the study changed, so use another --output",
+        source.display(),
+        grid.info.hash
+    ))
+}
+
+fn progress_bar(grid: &Grid, done: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(grid.points.len() as u64);
+    if grid.json || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta} — {wide_msg}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_position(done as u64);
+    bar.reset_eta();
+    bar
+}
+
+fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
+    let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
+    // The directory is checked before anything is created.
+    let mut session = open_session(&grid.dir, &interrupt)?;
+    let Start {
+        mut result,
+        done,
+        journal,
+        earlier_runs,
+    } = start(&grid, command)?;
+    let fresh = done.is_empty();
+    let Some(mut journal) = journal else {
+        eprintln!(
+            "iolab: all {} points of this plan are in {} already",
+            grid.points.len(),
+            grid.output.display()
+        );
+        present(&result, grid.json, grid.detail, Some(&grid.output))?;
+        return Ok(Ending::Success);
+    };
+    for run_id in &earlier_runs {
+        session.remove_leftovers(run_id);
+    }
+    journal
+        .start_run(session.dir().run_id())
+        .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
+    if !done.is_empty() {
+        eprintln!(
+            "iolab: resuming {}: {} of {} points done",
+            grid.output.display(),
+            done.len(),
+            grid.points.len()
+        );
+    }
+    let bar = progress_bar(&grid, done.len());
+    let mut ending = Ending::Success;
+    let mut last_write = Instant::now();
+    for (index, planned) in grid.points.iter().enumerate() {
+        if done.contains(&index) {
+            continue;
+        }
+        bar.set_message(planned.label.clone());
+        let outcome = match session.run_point(&planned.label, &planned.workload) {
+            Ok(outcome) => outcome,
+            Err(RunError::Interrupted(signal)) => {
+                ending = Ending::Interrupted(signal);
+                break;
+            }
+            Err(RunError::Usage(error)) if fresh && result.points.is_empty() => {
+                // Bad input found at the first point: leave nothing behind.
+                bar.finish_and_clear();
+                let _ = journal.finish();
+                return Err(error.into());
+            }
+            Err(error) => {
+                bar.suspend(|| eprintln!("iolab: {}: {error}", planned.label));
+                ending = Ending::Failed;
+                break;
+            }
+        };
+        let point = bar.suspend(|| record_point(&outcome))?;
+        journal
+            .append(&Entry {
+                index,
+                point: point.clone(),
+            })
+            .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
+        result.points.push(point);
+        bar.inc(1);
+        if last_write.elapsed() >= REWRITE_EVERY {
+            write_result(&grid.output, &mut result)?;
+            last_write = Instant::now();
+        }
+        if outcome.failed() {
+            ending = Ending::Failed;
+        }
+        if let Some(signal) = interrupt.signal() {
+            ending = Ending::Interrupted(signal);
+            break;
+        }
+    }
+    bar.finish_and_clear();
+    if let Some(signal) = interrupt.signal() {
+        ending = Ending::Interrupted(signal);
+    }
+    result.convergence = convergence(&result);
+    write_result(&grid.output, &mut result)?;
+    if result.points.len() == grid.points.len() {
+        journal
+            .finish()
+            .map_err(|e| anyhow::anyhow!("cannot remove the journal: {e}"))?;
+    } else {
+        eprintln!(
+            "iolab: {} of {} points done; run the same command{} to continue",
+            result.points.len(),
+            grid.points.len(),
+            if grid.info.kind == "sweep" {
+                " with --resume"
+            } else {
+                ""
+            }
+        );
+    }
+    present(&result, grid.json, grid.detail, Some(&grid.output))?;
+    if !grid.json {
+        print!("{}", render_convergence(&result.convergence));
+    }
+    Ok(ending)
+}
+
+fn write_result(path: &Path, result: &mut ResultFile) -> Result<(), AppError> {
+    write::write_atomic(path, result)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()).into())
+}
+
+/// Convergence of every series that varies only in file size, over 3 or more sizes.
+fn convergence(result: &ResultFile) -> Vec<ConvergenceRecord> {
+    let mut series: BTreeMap<String, Vec<SizePoint>> = BTreeMap::new();
+    for point in &result.points {
+        let Some(summary) = &point.summary else {
+            continue;
+        };
+        let size_part = format!(" file {}", format_size(point.workload.size));
+        let name = point.label.replacen(&size_part, "", 1);
+        series.entry(name).or_default().push(SizePoint {
+            size: point.workload.size,
+            mean: summary.throughput_bps.mean,
+            cv: summary.throughput_bps.cv,
+        });
+    }
+    series
+        .into_iter()
+        .filter_map(|(name, mut points)| {
+            points.sort_by_key(|p| p.size);
+            points.dedup_by_key(|p| p.size);
+            let found = converge(&points, CONVERGENCE_TOLERANCE, CONVERGENCE_MAX_CV)?;
+            Some(ConvergenceRecord {
+                series: name,
+                sizes: points.iter().map(|p| p.size).collect(),
+                reference_bps: found.reference,
+                tolerance: CONVERGENCE_TOLERANCE,
+                max_cv: CONVERGENCE_MAX_CV,
+                stable_from_bytes: found.stable_from,
+            })
+        })
+        .collect()
+}
+
+fn render_convergence(records: &[ConvergenceRecord]) -> String {
+    let mut text = String::new();
+    if records.is_empty() {
+        return text;
+    }
+    text.push_str(
+        "\nconvergence over file size (stable: within ±5% of the largest sizes' mean, cv ≤ 5%):\n",
+    );
+    for record in records {
+        let verdict = match record.stable_from_bytes {
+            Some(size) => format!("stable from {}", format_size(size)),
+            None => "not stable even at the largest size".to_string(),
+        };
+        text.push_str(&format!(
+            "  {}: {verdict} (reference {:.1} MiB/s, {:.1} MB/s)\n",
+            record.series,
+            record.reference_bps / 1048576.0,
+            record.reference_bps / 1e6
+        ));
+    }
+    text
+}

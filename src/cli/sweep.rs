@@ -1,0 +1,341 @@
+//! Arguments of `iolab sweep` and `iolab study`, the repetition policy shared with `run`, and their conversion into a sweep.
+
+use super::{OutputArgs, positive_duration};
+use crate::plan::sweep::{Axis, Constraint, NESTING, Param, Sweep, parse_axis};
+use crate::plan::{UsageError, Workload};
+use crate::usage;
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The fewest repetitions of `--until-ci` unless `--min-repeat` says otherwise.
+pub const DEFAULT_MIN_REPEAT: u32 = 3;
+/// The most repetitions of `--until-ci` unless `--max-repeat` says otherwise.
+pub const DEFAULT_MAX_REPEAT: u32 = 20;
+
+fn percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%');
+    match number.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 100.0 => Ok(p / 100.0),
+        _ => Err(format!("'{text}' is not a percentage between 0% and 100%")),
+    }
+}
+
+/// How many repetitions: fixed, or until the confidence interval is narrow enough.
+#[derive(Clone, Debug, Args)]
+pub struct RepeatArgs {
+    /// Measured repetitions [default: 1].
+    #[arg(long, value_name = "N", conflicts_with = "until_ci")]
+    pub repeat: Option<u32>,
+    /// Repeat until the 95% confidence interval of the mean throughput is
+    /// within ± this share of the mean, e.g. 2%.
+    #[arg(long, value_parser = percent, value_name = "PERCENT")]
+    pub until_ci: Option<f64>,
+    /// With --until-ci: the fewest repetitions [default: 3].
+    #[arg(long, value_name = "N", requires = "until_ci")]
+    pub min_repeat: Option<u32>,
+    /// With --until-ci: the most repetitions [default: 20].
+    #[arg(long, value_name = "N", requires = "until_ci")]
+    pub max_repeat: Option<u32>,
+    /// Unmeasured repetitions before the measured ones.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub warmup: u32,
+}
+
+/// The repetition fields of a workload.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RepeatPolicy {
+    /// Measured repetitions, or the fewest with `until_ci`.
+    pub repeat: u32,
+    /// Target half-width as a fraction of the mean.
+    pub until_ci: Option<f64>,
+    /// The most repetitions with `until_ci`.
+    pub max_repeat: Option<u32>,
+    /// Warm-up repetitions.
+    pub warmup: u32,
+}
+
+impl RepeatArgs {
+    /// The policy, defaults applied.
+    pub fn policy(&self) -> RepeatPolicy {
+        match self.until_ci {
+            Some(target) => RepeatPolicy {
+                repeat: self.min_repeat.unwrap_or(DEFAULT_MIN_REPEAT),
+                until_ci: Some(target),
+                max_repeat: Some(self.max_repeat.unwrap_or(DEFAULT_MAX_REPEAT)),
+                warmup: self.warmup,
+            },
+            None => RepeatPolicy {
+                repeat: self.repeat.unwrap_or(1),
+                until_ci: None,
+                max_repeat: None,
+                warmup: self.warmup,
+            },
+        }
+    }
+}
+
+impl RepeatPolicy {
+    /// Sets these fields of `workload`.
+    pub fn apply(&self, workload: &mut Workload) {
+        workload.repeat = self.repeat;
+        workload.until_ci = self.until_ci;
+        workload.max_repeat = self.max_repeat;
+        workload.warmup = self.warmup;
+    }
+}
+
+/// Arguments of `iolab sweep`. Each parameter takes one value, a list or a range.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Directory for the scratch files.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Operations, run in IOzone's order per file: write,rewrite,read,reread.
+    #[arg(long, value_name = "LIST")]
+    pub op: Option<String>,
+    /// Access patterns: seq, reverse, random, uniform, stride:N.
+    #[arg(long, value_name = "LIST")]
+    pub pattern: Option<String>,
+    /// Block sizes: 4k,64k or 512..1m (doubling).
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub bs: Option<String>,
+    /// File sizes per job [default: 256m]: 64k..128m.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub size: Option<String>,
+    /// Engines: sync, psync, stdio, mmap, uring, null.
+    #[arg(long, value_name = "LIST")]
+    pub engine: Option<String>,
+    /// Queue depths (uring points only): 1..32.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub iodepth: Option<String>,
+    /// Requests per submission (uring points only).
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub batch: Option<String>,
+    /// Threads: 1,2,4.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub jobs: Option<String>,
+    /// O_DIRECT: on, off or on,off (`--direct` alone is on).
+    #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "on")]
+    pub direct: Option<String>,
+    /// Open flags for writes: none, osync, odsync.
+    #[arg(long, value_name = "LIST")]
+    pub sync: Option<String>,
+    /// fsync ending each write's timed region: on, off or on,off (`--fsync-end` alone is on).
+    #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "on")]
+    pub fsync_end: Option<String>,
+    /// fsync after every N writes.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub fsync_every: Option<String>,
+    /// Time-based runs: 5s,10s.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub runtime: Option<String>,
+    /// Unmeasured lead-in.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub ramp: Option<String>,
+    /// Page cache before each repetition: cold, warm, keep.
+    #[arg(long, value_name = "LIST")]
+    pub cache: Option<String>,
+    /// Seeds: 0..9/+1.
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub seed: Option<String>,
+    /// Keep only points where this holds, e.g. 'bs>=16k' or 'engine==uring && iodepth<=8'; repeatable.
+    /// Points whose block is larger than their file are always dropped.
+    #[arg(long = "where", value_name = "EXPR")]
+    pub constraints: Vec<String>,
+    /// Repetitions of every point.
+    #[command(flatten)]
+    pub repetitions: RepeatArgs,
+    /// Time-series interval.
+    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
+    pub interval: Duration,
+    /// With --runtime: stop each point once its throughput is steady (see `iolab run --help`).
+    #[arg(long, value_name = "CRITERION")]
+    pub steady: Option<crate::plan::steady::SteadyCriterion>,
+    /// Continue the sweep in --output where it stopped (the plan must be the same).
+    #[arg(long, requires = "output")]
+    pub resume: bool,
+    /// Print the points, data volume, space and time it would take; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Output options [default output: iolab-results/sweep-<timestamp>.json].
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Arguments of `iolab study`.
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    /// The study file (TOML; see docs/study-files.md).
+    #[arg(value_name = "FILE.toml")]
+    pub file: PathBuf,
+    /// Scratch directory, instead of the study's `dir` (default `.`).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Print the plan, data volume, space and time it would take; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Continue an interrupted run of the same study (also automatic when the
+    /// output exists with the same plan).
+    #[arg(long)]
+    pub resume: bool,
+    /// Output options [default output: iolab-results/<study name>.json].
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// The default values of every parameter, as `iolab run` has them.
+pub fn default_workload() -> Workload {
+    Workload {
+        op: crate::plan::Op::Read,
+        pattern: crate::plan::Pattern::Seq,
+        bs: 4096,
+        size: 256 << 20,
+        engine: crate::plan::EngineKind::Psync,
+        iodepth: 1,
+        batch: 1,
+        jobs: 1,
+        direct: false,
+        sync: crate::plan::SyncMode::None,
+        fsync_end: false,
+        fsync_every: 0,
+        runtime_s: None,
+        ramp_s: 0.0,
+        repeat: 1,
+        until_ci: None,
+        max_repeat: None,
+        warmup: 0,
+        cache: crate::plan::CacheMode::Cold,
+        seed: 0,
+        interval_s: 1.0,
+        steady: None,
+    }
+}
+
+/// Builds a sweep from `(parameter, specification)` pairs over `base`: a
+/// parameter with one value is fixed in the base, one with several is an axis.
+pub fn build_sweep(
+    base: Workload,
+    specs: &[(Param, String)],
+    constraints: &[String],
+    label: Option<String>,
+) -> Result<Sweep, UsageError> {
+    let mut sweep = Sweep {
+        base,
+        axes: Vec::new(),
+        constraints: Vec::new(),
+        label,
+    };
+    for (param, spec) in specs {
+        let Axis { param, values } = parse_axis(*param, spec)?;
+        match values.as_slice() {
+            [single] => param.apply(&mut sweep.base, *single),
+            _ => sweep.axes.push(Axis { param, values }),
+        }
+    }
+    for text in constraints {
+        sweep.constraints.extend(Constraint::parse_all(text)?);
+    }
+    Ok(sweep)
+}
+
+impl SweepArgs {
+    /// The `(parameter, specification)` pairs given on the command line.
+    pub fn specs(&self) -> Vec<(Param, String)> {
+        NESTING
+            .iter()
+            .filter_map(|&param| {
+                let spec = match param {
+                    Param::Op => &self.op,
+                    Param::Pattern => &self.pattern,
+                    Param::Bs => &self.bs,
+                    Param::Size => &self.size,
+                    Param::Engine => &self.engine,
+                    Param::Iodepth => &self.iodepth,
+                    Param::Batch => &self.batch,
+                    Param::Jobs => &self.jobs,
+                    Param::Direct => &self.direct,
+                    Param::Sync => &self.sync,
+                    Param::FsyncEnd => &self.fsync_end,
+                    Param::FsyncEvery => &self.fsync_every,
+                    Param::Runtime => &self.runtime,
+                    Param::Ramp => &self.ramp,
+                    Param::Cache => &self.cache,
+                    Param::Seed => &self.seed,
+                };
+                spec.clone().map(|s| (param, s))
+            })
+            .collect()
+    }
+
+    /// The sweep these arguments describe.
+    pub fn sweep(&self) -> Result<Sweep, UsageError> {
+        let mut base = default_workload();
+        self.repetitions.policy().apply(&mut base);
+        base.interval_s = self.interval.as_secs_f64();
+        base.steady = self.steady;
+        if base.until_ci.is_none() && base.repeat == 0 {
+            return Err(usage!("--repeat 0: at least one repetition is needed"));
+        }
+        build_sweep(base, &self.specs(), &self.constraints, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("iolab").chain(args.iter().copied())).unwrap()
+    }
+
+    #[test]
+    fn run_defaults_are_the_sweep_defaults() {
+        let Command::Run(run) = parse(&["run"]).command else {
+            panic!()
+        };
+        assert_eq!(run.workload(None).unwrap(), default_workload());
+    }
+
+    #[test]
+    fn a_sweep_from_flags() {
+        let Command::Sweep(args) = parse(&[
+            "sweep",
+            "--op",
+            "write,read",
+            "--bs",
+            "4k..16k",
+            "--size",
+            "64k",
+            "--direct",
+            "--where",
+            "bs<=8k",
+            "--until-ci",
+            "2%",
+        ])
+        .command
+        else {
+            panic!()
+        };
+        let sweep = args.sweep().unwrap();
+        assert!(sweep.base.direct && sweep.base.size == 65536);
+        assert_eq!(sweep.base.until_ci, Some(0.02));
+        assert_eq!((sweep.base.repeat, sweep.base.max_repeat), (3, Some(20)));
+        let points = sweep.expand().unwrap();
+        assert_eq!(
+            points.len(),
+            4,
+            "2 ops × 2 block sizes after the constraint"
+        );
+    }
+
+    #[test]
+    fn repeat_and_until_ci_exclude_each_other() {
+        let parsed = Cli::try_parse_from(["iolab", "run", "--repeat", "3", "--until-ci", "2%"]);
+        assert!(parsed.is_err());
+        assert!(Cli::try_parse_from(["iolab", "run", "--min-repeat", "3"]).is_err());
+        assert!(Cli::try_parse_from(["iolab", "run", "--until-ci", "200%"]).is_err());
+    }
+}

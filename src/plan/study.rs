@@ -1,0 +1,458 @@
+//! Study files: a named set of sweeps in TOML, each with its label, axes, fixed parameters and constraints, and the repetition policy.
+//!
+//! The format is documented in docs/study-files.md. Unknown keys and wrong
+//! types are refused with the line they are on; the same file always expands
+//! to the same plan.
+
+use super::sweep::{NESTING, Param, Sweep};
+use super::{PlannedPoint, UsageError, Workload};
+use crate::usage;
+use serde::Deserialize;
+use std::path::Path;
+use toml::Spanned;
+
+/// One scalar in a study file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// `"4k"`, `"64k..1m"`, `"write,read"`.
+    Text(String),
+    /// `4096`.
+    Integer(i64),
+    /// `true`.
+    Bool(bool),
+}
+
+/// A parameter's value: one scalar or an array of them.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// One value, list or range.
+    One(Scalar),
+    /// `["write", "read"]`, `[4096, "64k"]`.
+    Many(Vec<Scalar>),
+}
+
+impl Scalar {
+    fn spec(&self) -> String {
+        match self {
+            Scalar::Text(text) => text.clone(),
+            Scalar::Integer(n) => n.to_string(),
+            Scalar::Bool(b) => if *b { "on" } else { "off" }.to_string(),
+        }
+    }
+}
+
+impl ParamValue {
+    /// The axis specification it stands for (`write,read`).
+    pub fn spec(&self) -> String {
+        match self {
+            ParamValue::One(scalar) => scalar.spec(),
+            ParamValue::Many(list) => list.iter().map(Scalar::spec).collect::<Vec<_>>().join(","),
+        }
+    }
+}
+
+/// The repetition policy of a study or of one sweep.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatSpec {
+    /// Fixed number of measured repetitions.
+    pub count: Option<Spanned<u32>>,
+    /// Adaptive: target half-width of the 95% interval, `"2%"`.
+    pub until_ci: Option<Spanned<String>>,
+    /// Adaptive: fewest repetitions (default 3).
+    pub min: Option<u32>,
+    /// Adaptive: most repetitions (default 20).
+    pub max: Option<u32>,
+    /// Unmeasured repetitions first.
+    pub warmup: Option<u32>,
+}
+
+macro_rules! with_parameters {
+    ($(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$fmeta])* pub $field: $ty,)*
+            /// `op = ["write", "read"]`
+            pub op: Option<Spanned<ParamValue>>,
+            /// `pattern = "random"`
+            pub pattern: Option<Spanned<ParamValue>>,
+            /// `bs = "4k..16m"`
+            pub bs: Option<Spanned<ParamValue>>,
+            /// `size = "64k..128m"`
+            pub size: Option<Spanned<ParamValue>>,
+            /// `engine = ["psync", "uring"]`
+            pub engine: Option<Spanned<ParamValue>>,
+            /// `iodepth = "1..32"`
+            pub iodepth: Option<Spanned<ParamValue>>,
+            /// `batch = 1`
+            pub batch: Option<Spanned<ParamValue>>,
+            /// `jobs = [1, 2, 4]`
+            pub jobs: Option<Spanned<ParamValue>>,
+            /// `direct = [true, false]`
+            pub direct: Option<Spanned<ParamValue>>,
+            /// `sync = "osync"`
+            pub sync: Option<Spanned<ParamValue>>,
+            /// `fsync-end = true`
+            #[serde(rename = "fsync-end", alias = "fsync_end")]
+            pub fsync_end: Option<Spanned<ParamValue>>,
+            /// `fsync-every = 16`
+            #[serde(rename = "fsync-every", alias = "fsync_every")]
+            pub fsync_every: Option<Spanned<ParamValue>>,
+            /// `runtime = "5s"`
+            pub runtime: Option<Spanned<ParamValue>>,
+            /// `ramp = "1s"`
+            pub ramp: Option<Spanned<ParamValue>>,
+            /// `cache = "cold"`
+            pub cache: Option<Spanned<ParamValue>>,
+            /// `seed = "0..4/+1"`
+            pub seed: Option<Spanned<ParamValue>>,
+        }
+
+        impl $name {
+            /// The parameters set here with their values.
+            pub fn parameters(&self) -> Vec<(Param, &Spanned<ParamValue>)> {
+                NESTING
+                    .iter()
+                    .filter_map(|&param| {
+                        let value = match param {
+                            Param::Op => &self.op,
+                            Param::Pattern => &self.pattern,
+                            Param::Bs => &self.bs,
+                            Param::Size => &self.size,
+                            Param::Engine => &self.engine,
+                            Param::Iodepth => &self.iodepth,
+                            Param::Batch => &self.batch,
+                            Param::Jobs => &self.jobs,
+                            Param::Direct => &self.direct,
+                            Param::Sync => &self.sync,
+                            Param::FsyncEnd => &self.fsync_end,
+                            Param::FsyncEvery => &self.fsync_every,
+                            Param::Runtime => &self.runtime,
+                            Param::Ramp => &self.ramp,
+                            Param::Cache => &self.cache,
+                            Param::Seed => &self.seed,
+                        };
+                        value.as_ref().map(|v| (param, v))
+                    })
+                    .collect()
+            }
+        }
+    };
+}
+
+with_parameters! {
+    /// Parameters every sweep of the study starts from.
+    #[derive(Default)]
+    Defaults {
+        /// Time-series interval, `"1s"`.
+        interval: Option<Spanned<String>>,
+        /// Steady-state criterion of time-based points, `"bw:slope<1%/10s"`.
+        steady: Option<Spanned<String>>,
+    }
+}
+
+with_parameters! {
+    /// One sweep: a label, its parameters (values, lists or ranges) and constraints.
+    SweepSpec {
+        /// Names the sweep's points in tables (`"buffered: write seq 4KiB …"`).
+        label: Spanned<String>,
+        /// What the sweep is for.
+        description: Option<String>,
+        /// Constraints, such as `["bs<=size", "engine==uring"]`.
+        #[serde(rename = "where")]
+        constraints: Option<Vec<Spanned<String>>>,
+        /// This sweep's own repetition policy.
+        repeat: Option<RepeatSpec>,
+    }
+}
+
+/// A whole study file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Study {
+    /// Names the study and its default output file.
+    pub name: Spanned<String>,
+    /// What the study is for.
+    pub description: Option<String>,
+    /// Scratch directory (the command line's `--dir` wins).
+    pub dir: Option<String>,
+    /// The repetition policy of every sweep without its own.
+    #[serde(default)]
+    pub repeat: RepeatSpec,
+    /// Parameters every sweep starts from.
+    #[serde(default)]
+    pub defaults: Defaults,
+    /// The sweeps, run in order.
+    #[serde(rename = "sweep", default)]
+    pub sweeps: Vec<SweepSpec>,
+}
+
+/// Where `text` has a byte offset, as `line N`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Study {
+    /// Parses a study file's text; `source` names it in errors.
+    pub fn parse(text: &str, source: &Path) -> Result<(Study, String), UsageError> {
+        let study: Study = toml::from_str(text).map_err(|error| {
+            let line = error.span().map_or_else(String::new, |span| {
+                format!(" line {}", line_of(text, span.start))
+            });
+            usage!(
+                "study {}{line}: {}",
+                source.display(),
+                error.message().replace('\n', " ").trim_end()
+            )
+        })?;
+        let name = study.name.get_ref().trim();
+        if name.is_empty() || name.contains('/') {
+            return Err(usage!(
+                "study {} line {}: name '{name}' must be non-empty and contain no '/'",
+                source.display(),
+                line_of(text, study.name.span().start)
+            ));
+        }
+        if study.sweeps.is_empty() {
+            return Err(usage!("study {}: no [[sweep]] table", source.display()));
+        }
+        Ok((study, text.to_string()))
+    }
+
+    /// Reads and parses a study file.
+    pub fn read(path: &Path) -> Result<Study, UsageError> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            usage!(
+                "study {}: {}",
+                path.display(),
+                crate::run::scratch::describe_io(&e)
+            )
+        })?;
+        Study::parse(&text, path).map(|(study, _)| study)
+    }
+
+    /// Every point of every sweep, in order; `text` is the file's text (for line numbers).
+    pub fn plan(
+        &self,
+        base: &Workload,
+        text: &str,
+        source: &Path,
+    ) -> Result<Vec<PlannedPoint>, UsageError> {
+        let at = |span: std::ops::Range<usize>| {
+            format!(
+                "study {} line {}",
+                source.display(),
+                line_of(text, span.start)
+            )
+        };
+        let mut start = base.clone();
+        if let Some(interval) = &self.defaults.interval {
+            let seconds = crate::plan::units::parse_positive_duration(interval.get_ref())
+                .map_err(|e| usage!("{}: interval: {e}", at(interval.span())))?;
+            start.interval_s = seconds.as_secs_f64();
+        }
+        if let Some(steady) = &self.defaults.steady {
+            start.steady = Some(
+                steady
+                    .get_ref()
+                    .parse()
+                    .map_err(|e| usage!("{}: steady: {e}", at(steady.span())))?,
+            );
+        }
+        let mut points: Vec<PlannedPoint> = Vec::new();
+        let mut labels = std::collections::HashSet::new();
+        for sweep in &self.sweeps {
+            let label = sweep.label.get_ref().trim().to_string();
+            if label.is_empty() || !labels.insert(label.clone()) {
+                return Err(usage!(
+                    "{}: sweep label '{label}' must be non-empty and unique",
+                    at(sweep.label.span())
+                ));
+            }
+            let mut workload = start.clone();
+            policy(
+                sweep.repeat.as_ref().unwrap_or(&self.repeat),
+                &mut workload,
+                &at,
+            )?;
+            let mut grid = Sweep {
+                base: workload,
+                axes: Vec::new(),
+                constraints: Vec::new(),
+                label: Some(label),
+            };
+            // Defaults first, then the sweep's own values replace them.
+            let mut parameters = self.defaults.parameters();
+            for (param, value) in sweep.parameters() {
+                parameters.retain(|(p, _)| *p != param);
+                parameters.push((param, value));
+            }
+            for (param, value) in parameters {
+                let axis = super::sweep::parse_axis(param, &value.get_ref().spec())
+                    .map_err(|e| usage!("{}: {e}", at(value.span())))?;
+                match axis.values.as_slice() {
+                    [single] => param.apply(&mut grid.base, *single),
+                    _ => grid.axes.push(axis),
+                }
+            }
+            for constraint in sweep.constraints.iter().flatten() {
+                grid.constraints.extend(
+                    super::sweep::Constraint::parse_all(constraint.get_ref())
+                        .map_err(|e| usage!("{}: {e}", at(constraint.span())))?,
+                );
+            }
+            grid.base
+                .validate()
+                .or_else(|e| if grid.axes.is_empty() { Err(e) } else { Ok(()) })
+                .map_err(|e| usage!("{}: {e}", at(sweep.label.span())))?;
+            points.extend(
+                grid.expand()
+                    .map_err(|e| usage!("{}: {e}", at(sweep.label.span())))?,
+            );
+        }
+        Ok(points)
+    }
+}
+
+fn policy(
+    spec: &RepeatSpec,
+    workload: &mut Workload,
+    at: &dyn Fn(std::ops::Range<usize>) -> String,
+) -> Result<(), UsageError> {
+    workload.warmup = spec.warmup.unwrap_or(0);
+    match (&spec.count, &spec.until_ci) {
+        (Some(count), Some(_)) => Err(usage!(
+            "{}: give either count or until_ci",
+            at(count.span())
+        )),
+        (Some(count), None) => {
+            workload.repeat = *count.get_ref();
+            Ok(())
+        }
+        (None, Some(target)) => {
+            let text = target.get_ref().trim().trim_end_matches('%');
+            let percent: f64 = text.parse().map_err(|_| {
+                usage!(
+                    "{}: until_ci '{}' is not a percentage",
+                    at(target.span()),
+                    target.get_ref()
+                )
+            })?;
+            workload.until_ci = Some(percent / 100.0);
+            workload.repeat = spec.min.unwrap_or(crate::cli::sweep::DEFAULT_MIN_REPEAT);
+            workload.max_repeat = Some(spec.max.unwrap_or(crate::cli::sweep::DEFAULT_MAX_REPEAT));
+            Ok(())
+        }
+        (None, None) => {
+            workload.repeat = 1;
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::sweep::default_workload;
+
+    const IOZONE: &str = r#"
+name = "iozone-matrix"
+description = "IOzone's automatic mode: 4 ops, file 64 KiB to 1 MiB, record 4 KiB to 16 MiB"
+
+[repeat]
+count = 2
+
+[defaults]
+op = ["write", "rewrite", "read", "reread"]
+size = "64k..1m"
+bs = "4k..16m"
+
+[[sweep]]
+label = "buffered"
+
+[[sweep]]
+label = "direct"
+direct = true
+where = ["bs>=4k"]
+"#;
+
+    fn plan(text: &str) -> Result<Vec<PlannedPoint>, UsageError> {
+        let (study, text) = Study::parse(text, Path::new("s.toml"))?;
+        study.plan(&default_workload(), &text, Path::new("s.toml"))
+    }
+
+    #[test]
+    fn the_iozone_matrix_buffered_and_direct() {
+        let points = plan(IOZONE).unwrap();
+        assert_eq!(points.len(), 2 * 35 * 4);
+        assert_eq!(points[0].label, "buffered: write seq 4KiB psync file 64KiB");
+        assert!(
+            points[140]
+                .label
+                .starts_with("direct: write seq 4KiB psync direct")
+        );
+        assert!(points.iter().all(|p| p.workload.repeat == 2));
+        assert_eq!(
+            plan(IOZONE).unwrap().len(),
+            points.len(),
+            "the same file, the same plan"
+        );
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let unknown = IOZONE.replace(
+            "label = \"direct\"",
+            "label = \"direct\"\nblocksize = \"4k\"",
+        );
+        let error = plan(&unknown).unwrap_err().to_string();
+        assert!(
+            error.contains("line 18") && error.contains("blocksize"),
+            "{error}"
+        );
+        let wrong_type = IOZONE.replace("count = 2", "count = \"two\"");
+        let error = plan(&wrong_type).unwrap_err().to_string();
+        assert!(error.contains("line 6"), "{error}");
+        let bad_value = IOZONE.replace("bs = \"4k..16m\"", "bs = \"16m..4k\"");
+        let error = plan(&bad_value).unwrap_err().to_string();
+        assert!(
+            error.contains("line 11") && error.contains("backwards"),
+            "{error}"
+        );
+        let empty = IOZONE.replace("where = [\"bs>=4k\"]", "where = [\"bs>16m\"]");
+        let error = plan(&empty).unwrap_err().to_string();
+        assert!(
+            error.contains("line 17") && error.contains("remove every point"),
+            "{error}"
+        );
+        assert!(
+            plan("name = \"x\"\n")
+                .unwrap_err()
+                .to_string()
+                .contains("no [[sweep]]")
+        );
+        assert!(error.lines().count() == 1);
+    }
+
+    #[test]
+    fn adaptive_repetitions_per_sweep() {
+        let text = format!("{IOZONE}\n[sweep.repeat]\nuntil_ci = \"2%\"\nmax = 8\n");
+        let points = plan(&text).unwrap();
+        let direct = points
+            .iter()
+            .find(|p| p.label.starts_with("direct"))
+            .unwrap();
+        assert_eq!(
+            (
+                direct.workload.until_ci,
+                direct.workload.repeat,
+                direct.workload.max_repeat
+            ),
+            (Some(0.02), 3, Some(8))
+        );
+    }
+}

@@ -1,0 +1,772 @@
+//! Sweeps: parameter axes (lists and ranges), their cross product in IOzone's order, and the constraints that drop points.
+//!
+//! An axis is written as on the command line: `4k,64k,1m`, a doubling range
+//! `512..1m`, or a range with a step, `0..99/+1` (add) or `1..1000/*10`
+//! (multiply). Points are ordered so the ops of one file run together, write
+//! before rewrite before read before reread (IOzone's order), with the file
+//! size outside the record size.
+
+use super::units::{format_size, parse_duration, parse_size};
+use super::{CacheMode, EngineKind, Op, Pattern, PlannedPoint, SyncMode, UsageError, Workload};
+use crate::usage;
+use std::collections::HashSet;
+
+/// The most points one axis may expand to; beyond it the spec is surely a mistake.
+pub const MAX_AXIS_VALUES: usize = 100_000;
+/// The most points a sweep may have.
+pub const MAX_POINTS: usize = 1_000_000;
+
+/// A workload parameter that can vary along an axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// `--direct on,off`
+    Direct,
+    /// `--sync none,osync,odsync`
+    Sync,
+    /// `--engine psync,uring`
+    Engine,
+    /// `--cache cold,warm,keep`
+    Cache,
+    /// `--jobs 1,2,4`
+    Jobs,
+    /// `--iodepth 1..32`
+    Iodepth,
+    /// `--batch 1,8`
+    Batch,
+    /// `--pattern seq,random`
+    Pattern,
+    /// `--fsync-end on,off`
+    FsyncEnd,
+    /// `--fsync-every 1,16`
+    FsyncEvery,
+    /// `--runtime 5s,10s`
+    Runtime,
+    /// `--ramp 0s,1s`
+    Ramp,
+    /// `--seed 0..9/+1`
+    Seed,
+    /// `--size 64k..128m`
+    Size,
+    /// `--bs 4k..16m`
+    Bs,
+    /// `--op write,rewrite,read,reread`
+    Op,
+}
+
+/// Every parameter, outermost axis first: the nesting order of the cross product.
+pub const NESTING: [Param; 16] = [
+    Param::Direct,
+    Param::Sync,
+    Param::Engine,
+    Param::Cache,
+    Param::Jobs,
+    Param::Iodepth,
+    Param::Batch,
+    Param::Pattern,
+    Param::FsyncEnd,
+    Param::FsyncEvery,
+    Param::Runtime,
+    Param::Ramp,
+    Param::Seed,
+    Param::Size,
+    Param::Bs,
+    Param::Op,
+];
+
+/// One value of an axis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// A byte size or a count.
+    Number(u64),
+    /// A duration, seconds.
+    Seconds(f64),
+    /// on/off.
+    Flag(bool),
+    /// An operation.
+    Op(Op),
+    /// An engine.
+    Engine(EngineKind),
+    /// A sync mode.
+    Sync(SyncMode),
+    /// A cache treatment.
+    Cache(CacheMode),
+    /// An access pattern.
+    Pattern(Pattern),
+}
+
+impl Param {
+    /// The flag name without dashes (`fsync-every`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::Direct => "direct",
+            Param::Sync => "sync",
+            Param::Engine => "engine",
+            Param::Cache => "cache",
+            Param::Jobs => "jobs",
+            Param::Iodepth => "iodepth",
+            Param::Batch => "batch",
+            Param::Pattern => "pattern",
+            Param::FsyncEnd => "fsync-end",
+            Param::FsyncEvery => "fsync-every",
+            Param::Runtime => "runtime",
+            Param::Ramp => "ramp",
+            Param::Seed => "seed",
+            Param::Size => "size",
+            Param::Bs => "bs",
+            Param::Op => "op",
+        }
+    }
+
+    /// The parameter named `name` (`fsync-every` or `fsync_every`).
+    pub fn from_name(name: &str) -> Option<Param> {
+        let name = name.replace('_', "-");
+        NESTING.iter().copied().find(|p| p.name() == name)
+    }
+
+    fn ranged(self) -> bool {
+        matches!(
+            self,
+            Param::Jobs
+                | Param::Iodepth
+                | Param::Batch
+                | Param::FsyncEvery
+                | Param::Runtime
+                | Param::Ramp
+                | Param::Seed
+                | Param::Size
+                | Param::Bs
+        )
+    }
+
+    /// Parses one value.
+    pub fn parse_value(self, text: &str) -> Result<Value, String> {
+        let text = text.trim();
+        let count = |text: &str| {
+            text.parse::<u64>()
+                .map_err(|_| format!("'{text}' is not a whole number"))
+        };
+        let flag = |text: &str| match text.to_ascii_lowercase().as_str() {
+            "on" | "true" | "yes" | "1" => Ok(true),
+            "off" | "false" | "no" | "0" => Ok(false),
+            _ => Err(format!("'{text}' is not on or off")),
+        };
+        fn parse_enum<T: clap::ValueEnum>(text: &str, what: &str) -> Result<T, String> {
+            T::from_str(text, true).map_err(|_| format!("'{text}' is not a valid {what}"))
+        }
+        Ok(match self {
+            Param::Direct | Param::FsyncEnd => Value::Flag(flag(text)?),
+            Param::Sync => Value::Sync(parse_enum(text, "sync mode")?),
+            Param::Engine => Value::Engine(parse_enum(text, "engine")?),
+            Param::Cache => Value::Cache(parse_enum(text, "cache treatment")?),
+            Param::Op => Value::Op(parse_enum(text, "op")?),
+            Param::Pattern => Value::Pattern(text.parse()?),
+            Param::Jobs | Param::Iodepth | Param::Batch | Param::FsyncEvery | Param::Seed => {
+                Value::Number(count(text)?)
+            }
+            Param::Size | Param::Bs => Value::Number(parse_size(text)?),
+            Param::Runtime | Param::Ramp => Value::Seconds(parse_duration(text)?.as_secs_f64()),
+        })
+    }
+
+    /// Sets this parameter of `workload` to `value`.
+    pub fn apply(self, workload: &mut Workload, value: Value) {
+        match (self, value) {
+            (Param::Direct, Value::Flag(on)) => workload.direct = on,
+            (Param::FsyncEnd, Value::Flag(on)) => workload.fsync_end = on,
+            (Param::Sync, Value::Sync(mode)) => workload.sync = mode,
+            (Param::Engine, Value::Engine(engine)) => workload.engine = engine,
+            (Param::Cache, Value::Cache(cache)) => workload.cache = cache,
+            (Param::Op, Value::Op(op)) => workload.op = op,
+            (Param::Pattern, Value::Pattern(pattern)) => workload.pattern = pattern,
+            (Param::Jobs, Value::Number(n)) => workload.jobs = n as u32,
+            (Param::Iodepth, Value::Number(n)) => workload.iodepth = n as u32,
+            (Param::Batch, Value::Number(n)) => workload.batch = n as u32,
+            (Param::FsyncEvery, Value::Number(n)) => workload.fsync_every = n,
+            (Param::Seed, Value::Number(n)) => workload.seed = n,
+            (Param::Size, Value::Number(n)) => workload.size = n,
+            (Param::Bs, Value::Number(n)) => workload.bs = n,
+            (Param::Runtime, Value::Seconds(s)) => workload.runtime_s = Some(s),
+            (Param::Ramp, Value::Seconds(s)) => workload.ramp_s = s,
+            (param, value) => unreachable!("{value:?} is not a value of {}", param.name()),
+        }
+    }
+
+    /// This parameter's value in `workload`, as a number for comparisons
+    /// (booleans are 0 and 1) or as text for names.
+    pub fn read(self, workload: &Workload) -> Operand {
+        match self {
+            Param::Direct => Operand::Number(f64::from(u8::from(workload.direct))),
+            Param::FsyncEnd => Operand::Number(f64::from(u8::from(workload.fsync_end))),
+            Param::Sync => Operand::Text(format!("{:?}", workload.sync).to_lowercase()),
+            Param::Engine => Operand::Text(workload.engine.name().to_string()),
+            Param::Cache => Operand::Text(format!("{:?}", workload.cache).to_lowercase()),
+            Param::Op => Operand::Text(workload.op.name().to_string()),
+            Param::Pattern => Operand::Text(workload.pattern.to_string()),
+            Param::Jobs => Operand::Number(f64::from(workload.jobs)),
+            Param::Iodepth => Operand::Number(f64::from(workload.iodepth)),
+            Param::Batch => Operand::Number(f64::from(workload.batch)),
+            Param::FsyncEvery => Operand::Number(workload.fsync_every as f64),
+            Param::Seed => Operand::Number(workload.seed as f64),
+            Param::Size => Operand::Number(workload.size as f64),
+            Param::Bs => Operand::Number(workload.bs as f64),
+            Param::Runtime => Operand::Number(workload.runtime_s.unwrap_or(0.0)),
+            Param::Ramp => Operand::Number(workload.ramp_s),
+        }
+    }
+}
+
+/// One side of a comparison in a constraint.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// Sizes, counts, seconds, booleans as 0/1.
+    Number(f64),
+    /// Names of ops, engines, patterns, modes.
+    Text(String),
+}
+
+/// The values one parameter takes in a sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// The parameter.
+    pub param: Param,
+    /// Its values, in the order they run.
+    pub values: Vec<Value>,
+}
+
+/// Parses an axis specification such as `4k,64k`, `512..1m` or `0..9/+1`.
+pub fn parse_axis(param: Param, spec: &str) -> Result<Axis, UsageError> {
+    let flag = param.name();
+    let mut values = Vec::new();
+    for item in spec.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(usage!(
+                "--{flag} '{spec}': an axis needs a value between every comma"
+            ));
+        }
+        match item.split_once("..") {
+            Some((low, high)) if param.ranged() => expand_range(param, low, high, &mut values)
+                .map_err(|e| usage!("--{flag} '{item}': {e}"))?,
+            Some(_) => {
+                return Err(usage!(
+                    "--{flag} '{item}': ranges apply to sizes, counts and durations"
+                ));
+            }
+            None => values.push(
+                param
+                    .parse_value(item)
+                    .map_err(|e| usage!("--{flag}: {e}"))?,
+            ),
+        }
+        if values.len() > MAX_AXIS_VALUES {
+            return Err(usage!(
+                "--{flag} '{spec}' has more than {MAX_AXIS_VALUES} values"
+            ));
+        }
+    }
+    if param == Param::Op {
+        // IOzone's order whatever the order given: each op needs the one before.
+        let rank = |v: &Value| match v {
+            Value::Op(op) => [Op::Write, Op::Rewrite, Op::Read, Op::Reread]
+                .iter()
+                .position(|o| o == op),
+            _ => None,
+        };
+        values.sort_by_key(rank);
+    }
+    let mut unique = Vec::new();
+    for value in values {
+        if !unique.contains(&value) {
+            unique.push(value);
+        }
+    }
+    Ok(Axis {
+        param,
+        values: unique,
+    })
+}
+
+fn expand_range(
+    param: Param,
+    low: &str,
+    high: &str,
+    values: &mut Vec<Value>,
+) -> Result<(), String> {
+    let (high, step) = match high.split_once('/') {
+        Some((high, step)) => (high, Some(step.trim())),
+        None => (high, None),
+    };
+    let number = |v: Value| match v {
+        Value::Number(n) => n as f64,
+        Value::Seconds(s) => s,
+        _ => unreachable!("ranged parameters are numeric"),
+    };
+    let start = number(param.parse_value(low)?);
+    let end = number(param.parse_value(high)?);
+    if start > end {
+        return Err(format!("the range runs backwards ({low} is above {high})"));
+    }
+    let (add, factor) = match step {
+        None => (0.0, 2.0),
+        Some(step) => match (step.strip_prefix('+'), step.strip_prefix('*')) {
+            (Some(n), _) => (number(param.parse_value(n)?), 1.0),
+            (_, Some(n)) => (
+                0.0,
+                n.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("'{step}' is not a step"))?,
+            ),
+            _ => return Err(format!("step '{step}' must be +N or *N")),
+        },
+    };
+    if add <= 0.0 && factor <= 1.0 {
+        return Err("the step does not advance".to_string());
+    }
+    if add == 0.0 && start <= 0.0 {
+        return Err("a multiplying range cannot start at 0".to_string());
+    }
+    let mut value = start;
+    while value <= end * (1.0 + 1e-12) {
+        values.push(match param {
+            Param::Runtime | Param::Ramp => Value::Seconds(value),
+            _ => Value::Number(value.round() as u64),
+        });
+        if values.len() > MAX_AXIS_VALUES {
+            return Err(format!("more than {MAX_AXIS_VALUES} values"));
+        }
+        value = value * factor + add;
+    }
+    Ok(())
+}
+
+/// A comparison that every point must satisfy, such as `bs<=size` or `engine==uring`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constraint {
+    text: String,
+    left: Term,
+    op: Comparison,
+    right: Term,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Term {
+    Param(Param),
+    Literal(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Comparison {
+    Le,
+    Lt,
+    Ge,
+    Gt,
+    Eq,
+    Ne,
+}
+
+impl Constraint {
+    /// Parses `A OP B` where A and B are parameter names or values and OP is
+    /// one of `<= < >= > == !=`; `&&` joins several.
+    pub fn parse_all(text: &str) -> Result<Vec<Constraint>, UsageError> {
+        text.split("&&")
+            .map(|part| Constraint::parse(part.trim(), text))
+            .collect()
+    }
+
+    fn parse(part: &str, whole: &str) -> Result<Constraint, UsageError> {
+        const OPERATORS: [(&str, Comparison); 6] = [
+            ("<=", Comparison::Le),
+            (">=", Comparison::Ge),
+            ("==", Comparison::Eq),
+            ("!=", Comparison::Ne),
+            ("<", Comparison::Lt),
+            (">", Comparison::Gt),
+        ];
+        let (symbol, op) = OPERATORS
+            .iter()
+            .find(|(symbol, _)| part.contains(symbol))
+            .ok_or_else(|| {
+                usage!("--where '{whole}': '{part}' has no comparison (<=, <, >=, >, ==, !=)")
+            })?;
+        let (left, right) = part.split_once(symbol).expect("found above");
+        let term = |text: &str| -> Result<Term, UsageError> {
+            let text = text.trim();
+            if text.is_empty() {
+                return Err(usage!("--where '{whole}': '{part}' lacks a side"));
+            }
+            Ok(Param::from_name(text).map_or_else(|| Term::Literal(text.to_string()), Term::Param))
+        };
+        let constraint = Constraint {
+            text: part.to_string(),
+            left: term(left)?,
+            op: *op,
+            right: term(right)?,
+        };
+        let param = match (&constraint.left, &constraint.right) {
+            (Term::Param(p), _) | (_, Term::Param(p)) => *p,
+            _ => return Err(usage!("--where '{whole}': '{part}' names no parameter")),
+        };
+        for side in [&constraint.left, &constraint.right] {
+            if let Term::Literal(text) = side {
+                param
+                    .parse_value(text)
+                    .map_err(|e| usage!("--where '{whole}': {e} for {}", param.name()))?;
+            }
+        }
+        Ok(constraint)
+    }
+
+    /// Whether `workload` satisfies it.
+    pub fn holds(&self, workload: &Workload) -> bool {
+        let param = match (&self.left, &self.right) {
+            (Term::Param(p), _) | (_, Term::Param(p)) => *p,
+            _ => unreachable!("checked when parsed"),
+        };
+        let operand = |term: &Term| match term {
+            Term::Param(p) => p.read(workload),
+            Term::Literal(text) => {
+                let mut probe = workload.clone();
+                param.apply(
+                    &mut probe,
+                    param.parse_value(text).expect("checked when parsed"),
+                );
+                param.read(&probe)
+            }
+        };
+        let (a, b) = (operand(&self.left), operand(&self.right));
+        match (a, b) {
+            (Operand::Number(a), Operand::Number(b)) => match self.op {
+                Comparison::Le => a <= b,
+                Comparison::Lt => a < b,
+                Comparison::Ge => a >= b,
+                Comparison::Gt => a > b,
+                Comparison::Eq => a == b,
+                Comparison::Ne => a != b,
+            },
+            (a, b) => match self.op {
+                Comparison::Eq => a == b,
+                Comparison::Ne => a != b,
+                _ => false,
+            },
+        }
+    }
+
+    /// The constraint as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// A grid: fixed parameters in `base`, varying ones in `axes`.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// Every parameter that does not vary, defaults applied.
+    pub base: Workload,
+    /// The parameters that vary, in any order (expansion nests them by [`NESTING`]).
+    pub axes: Vec<Axis>,
+    /// Conditions every point must meet.
+    pub constraints: Vec<Constraint>,
+    /// Put before every point's label (a study's sweep label).
+    pub label: Option<String>,
+}
+
+impl Sweep {
+    /// The points of the grid, in running order. Parameters that do not apply
+    /// to a point (iodepth and batch without io_uring; sync and fsync for
+    /// reads) are left at their defaults there, and the duplicates this makes
+    /// are run once. Points with a record larger than the file are dropped
+    /// (IOzone's rule); an empty result is an error.
+    pub fn expand(&self) -> Result<Vec<PlannedPoint>, UsageError> {
+        let mut axes: Vec<&Axis> = self.axes.iter().collect();
+        axes.sort_by_key(|axis| NESTING.iter().position(|p| *p == axis.param));
+        for axis in &axes {
+            if axis.values.is_empty() {
+                return Err(usage!(
+                    "--{}: an axis needs at least one value",
+                    axis.param.name()
+                ));
+            }
+        }
+        let total: usize = axes.iter().map(|a| a.values.len()).product();
+        if total > MAX_POINTS {
+            return Err(usage!(
+                "the sweep has {total} points, more than {MAX_POINTS}"
+            ));
+        }
+        let varying: Vec<Param> = axes.iter().map(|a| a.param).collect();
+        let mut seen = HashSet::new();
+        let mut points = Vec::new();
+        let mut dropped_by_constraint = 0;
+        let mut index = vec![0usize; axes.len()];
+        for _ in 0..total {
+            let mut workload = self.base.clone();
+            for (axis, &i) in axes.iter().zip(&index) {
+                axis.param.apply(&mut workload, axis.values[i]);
+            }
+            advance(&mut index, &axes);
+            normalize(&mut workload, &self.base);
+            if workload.bs > workload.size {
+                continue;
+            }
+            if !self.constraints.iter().all(|c| c.holds(&workload)) {
+                dropped_by_constraint += 1;
+                continue;
+            }
+            let key = serde_json::to_string(&workload).expect("a workload serializes");
+            if !seen.insert(key) {
+                continue;
+            }
+            let label = label(&workload, &varying, self.label.as_deref());
+            workload
+                .validate()
+                .map_err(|e| usage!("point '{label}': {e}"))?;
+            points.push(PlannedPoint { label, workload });
+        }
+        if points.is_empty() {
+            let why = if dropped_by_constraint > 0 {
+                format!(
+                    "the constraints {} remove every point",
+                    self.constraints
+                        .iter()
+                        .map(|c| format!("'{}'", c.text()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            } else {
+                "every point has a block size larger than its file".to_string()
+            };
+            return Err(usage!("the sweep is empty: {why}"));
+        }
+        Ok(points)
+    }
+}
+
+/// Steps the odometer of axis indices, innermost (last) axis fastest.
+fn advance(index: &mut [usize], axes: &[&Axis]) {
+    for position in (0..index.len()).rev() {
+        index[position] += 1;
+        if index[position] < axes[position].values.len() {
+            return;
+        }
+        index[position] = 0;
+    }
+}
+
+/// Puts parameters that mean nothing for this point back to their base values.
+fn normalize(workload: &mut Workload, base: &Workload) {
+    if workload.engine != EngineKind::Uring {
+        workload.iodepth = 1;
+        workload.batch = 1;
+    } else if workload.batch > workload.iodepth {
+        workload.batch = workload.iodepth.min(base.batch.max(1));
+    }
+    if !workload.op.writes() {
+        workload.sync = SyncMode::None;
+        workload.fsync_every = 0;
+        workload.fsync_end = false;
+    }
+}
+
+/// `write seq 4KiB psync file 64KiB` plus `name=value` for varying
+/// parameters the description leaves out, after the sweep's own label.
+fn label(workload: &Workload, varying: &[Param], prefix: Option<&str>) -> String {
+    let mut text = workload.describe();
+    text.push_str(&format!(" file {}", format_size(workload.size)));
+    for param in varying {
+        let extra = match param {
+            Param::Cache => Some(format!(
+                "cache={}",
+                format!("{:?}", workload.cache).to_lowercase()
+            )),
+            Param::FsyncEvery if workload.fsync_every > 0 => {
+                Some(format!("fsync-every={}", workload.fsync_every))
+            }
+            Param::Runtime => workload.runtime_s.map(|s| format!("runtime={s}s")),
+            Param::Ramp => Some(format!("ramp={}s", workload.ramp_s)),
+            Param::Seed => Some(format!("seed={}", workload.seed)),
+            _ => None,
+        };
+        if let Some(extra) = extra {
+            text.push(' ');
+            text.push_str(&extra);
+        }
+    }
+    match prefix {
+        Some(prefix) => format!("{prefix}: {text}"),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::example_workload;
+
+    fn sizes(axis: &Axis) -> Vec<u64> {
+        axis.values
+            .iter()
+            .map(|v| match v {
+                Value::Number(n) => *n,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn doubling_ranges_lists_and_steps() {
+        assert_eq!(
+            sizes(&parse_axis(Param::Bs, "512..4k").unwrap()),
+            [512, 1024, 2048, 4096]
+        );
+        assert_eq!(
+            sizes(&parse_axis(Param::Bs, "4k,64k,1m").unwrap()),
+            [4096, 65536, 1 << 20]
+        );
+        assert_eq!(
+            sizes(&parse_axis(Param::Seed, "0..3/+1").unwrap()),
+            [0, 1, 2, 3]
+        );
+        assert_eq!(
+            sizes(&parse_axis(Param::Jobs, "1..100/*10").unwrap()),
+            [1, 10, 100]
+        );
+        assert_eq!(
+            sizes(&parse_axis(Param::Iodepth, "1..32").unwrap()).len(),
+            6
+        );
+        // An end that is not on the ladder stops below it.
+        assert_eq!(
+            sizes(&parse_axis(Param::Size, "1k..5k").unwrap()),
+            [1024, 2048, 4096]
+        );
+    }
+
+    #[test]
+    fn ops_run_in_iozones_order_whatever_the_order_given() {
+        let axis = parse_axis(Param::Op, "reread,read,write,rewrite").unwrap();
+        assert_eq!(
+            axis.values,
+            [
+                Value::Op(Op::Write),
+                Value::Op(Op::Rewrite),
+                Value::Op(Op::Read),
+                Value::Op(Op::Reread)
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_axes_are_refused_naming_the_flag() {
+        for (param, spec, needle) in [
+            (Param::Bs, "", "needs a value"),
+            (Param::Bs, "4k,,8k", "needs a value"),
+            (Param::Bs, "1m..4k", "backwards"),
+            (Param::Op, "write..read", "ranges apply"),
+            (Param::Engine, "psync,fast", "'fast'"),
+            (Param::Seed, "0..10/+0", "does not advance"),
+            (Param::Seed, "0..2000000/+1", "more than"),
+        ] {
+            let error = parse_axis(param, spec).unwrap_err().to_string();
+            assert!(
+                error.contains(needle) && error.contains(param.name()),
+                "{spec}: {error}"
+            );
+        }
+    }
+
+    fn sweep(axes: &[(Param, &str)], constraints: &str) -> Result<Vec<PlannedPoint>, UsageError> {
+        Sweep {
+            base: example_workload(),
+            axes: axes
+                .iter()
+                .map(|(p, s)| parse_axis(*p, s).unwrap())
+                .collect(),
+            constraints: if constraints.is_empty() {
+                Vec::new()
+            } else {
+                Constraint::parse_all(constraints)?
+            },
+            label: None,
+        }
+        .expand()
+    }
+
+    #[test]
+    fn the_iozone_matrix_keeps_a_files_ops_together_and_drops_records_larger_than_files() {
+        let points = sweep(
+            &[
+                (Param::Op, "write,rewrite,read,reread"),
+                (Param::Size, "64k..1m"),
+                (Param::Bs, "4k..16m"),
+            ],
+            "",
+        )
+        .unwrap();
+        // Files 64k..1m (5 sizes) × records 4k..min(size) → 5+6+7+8+9 = 35 cells × 4 ops.
+        assert_eq!(points.len(), 35 * 4);
+        let first: Vec<&str> = points[..4].iter().map(|p| p.workload.op.name()).collect();
+        assert_eq!(first, ["write", "rewrite", "read", "reread"]);
+        assert!(points.iter().all(|p| p.workload.bs <= p.workload.size));
+        assert_eq!(points[0].label, "write seq 4KiB psync file 64KiB");
+        let sizes: Vec<u64> = points.iter().map(|p| p.workload.size).collect();
+        assert!(
+            sizes.windows(2).all(|w| w[0] <= w[1]),
+            "file size is the outer loop"
+        );
+    }
+
+    #[test]
+    fn parameters_that_do_not_apply_collapse_instead_of_failing() {
+        let points = sweep(
+            &[(Param::Engine, "psync,uring"), (Param::Iodepth, "1,4,16")],
+            "",
+        )
+        .unwrap();
+        let labels: Vec<&str> = points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels.len(), 4, "{labels:?}");
+        assert!(labels[0].contains("psync") && labels[3].contains("qd16"));
+    }
+
+    #[test]
+    fn constraints_filter_and_refuse_an_empty_grid() {
+        let points = sweep(
+            &[(Param::Bs, "4k..64k"), (Param::Engine, "psync,uring")],
+            "bs>=16k && engine==uring",
+        )
+        .unwrap();
+        assert_eq!(points.len(), 3);
+        let error = sweep(&[(Param::Bs, "4k..64k")], "bs>1m")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("'bs>1m' remove every point"), "{error}");
+        assert!(
+            Constraint::parse_all("bs~size")
+                .unwrap_err()
+                .to_string()
+                .contains("no comparison")
+        );
+        assert!(
+            Constraint::parse_all("4k<8k")
+                .unwrap_err()
+                .to_string()
+                .contains("names no parameter")
+        );
+        assert!(
+            Constraint::parse_all("engine==turbo")
+                .unwrap_err()
+                .to_string()
+                .contains("turbo")
+        );
+    }
+
+    #[test]
+    fn labels_name_the_parameters_the_description_leaves_out() {
+        let points = sweep(&[(Param::Seed, "1,2"), (Param::Cache, "cold,warm")], "").unwrap();
+        assert_eq!(
+            points[0].label,
+            "read seq 4KiB psync file 1MiB cache=cold seed=1"
+        );
+        let labels: HashSet<&str> = points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels.len(), points.len(), "labels are unique");
+    }
+}

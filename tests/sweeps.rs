@@ -1,0 +1,439 @@
+//! Sweeps and studies: the IOzone matrix in one command, kill -9 and resume, study files, adaptive repetitions, and refusals.
+
+use crate::util::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn labels(result: &Value) -> Vec<String> {
+    result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn journal(output: &Path) -> std::path::PathBuf {
+    let mut name = output.as_os_str().to_owned();
+    name.push(".journal");
+    name.into()
+}
+
+#[test]
+fn the_iozone_matrix_runs_as_one_command() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("matrix.json");
+    let run = iolab()
+        .args([
+            "sweep",
+            "--op",
+            "write,rewrite,read,reread",
+            "--size",
+            "64k..256k",
+            "--bs",
+            "4k..16m",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result = read_result(&output);
+    check_consistency(&result);
+    // Files 64k, 128k, 256k × records 4k up to the file size: 5 + 6 + 7 cells, 4 ops each.
+    let labels = labels(&result);
+    assert_eq!(labels.len(), 72);
+    assert_eq!(
+        &labels[..4],
+        [
+            "write seq 4KiB psync file 64KiB",
+            "rewrite seq 4KiB psync file 64KiB",
+            "read seq 4KiB psync file 64KiB",
+            "reread seq 4KiB psync file 64KiB"
+        ]
+    );
+    assert_eq!(result["plan"]["points"], 72);
+    assert_eq!(result["plan"]["kind"], "sweep");
+    assert!(
+        !journal(&output).exists(),
+        "the journal goes once every point is in the result"
+    );
+    assert!(entries(dir.path()).is_empty(), "scratch files removed");
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        stdout.contains("reread seq 1MiB") || stdout.contains("reread seq 256KiB"),
+        "{stdout}"
+    );
+}
+
+fn sweep_command(dir: &Path, output: &Path, bs: &str) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
+    command
+        .args([
+            "sweep",
+            "--op",
+            "write,read",
+            "--size",
+            "1m",
+            "--bs",
+            bs,
+            "--seed",
+            "0..29/+1",
+        ])
+        .args(["--runtime", "100ms", "--dir"])
+        .arg(dir)
+        .arg("-o")
+        .arg(output);
+    command
+}
+
+#[test]
+fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("killed.json");
+    let mut child = sweep_command(dir.path(), &output, "4k")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill once a few points are in the journal.
+    let started = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(journal(&output)).map_or(0, |t| t.lines().count());
+        if lines >= 6 || started.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let journaled = std::fs::read_to_string(journal(&output))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert!(
+        journaled >= 5,
+        "{journaled} points journaled before the kill"
+    );
+
+    // A different plan may not continue it.
+    let changed = sweep_command(dir.path(), &output, "8k")
+        .arg("--resume")
+        .output()
+        .unwrap();
+    assert_eq!(changed.status.code(), Some(2));
+    let stderr = String::from_utf8(changed.stderr).unwrap();
+    assert!(
+        stderr.contains("another plan") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    // Without --resume, the output is not touched.
+    let again = sweep_command(dir.path(), &output, "4k").output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+
+    let resumed = sweep_command(dir.path(), &output, "4k")
+        .arg("--resume")
+        .output()
+        .unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let stderr = String::from_utf8(resumed.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("{journaled} of 60 points done"))
+            || stderr.contains("of 60 points done"),
+        "{stderr}"
+    );
+    let result = read_result(&output);
+    check_consistency(&result);
+    let labels = labels(&result);
+    assert_eq!(labels.len(), 60, "every point once");
+    let unique: std::collections::HashSet<&String> = labels.iter().collect();
+    assert_eq!(unique.len(), 60, "no point twice");
+    assert_eq!(labels[0], "write seq 4KiB psync file 1MiB seed=0");
+    assert_eq!(labels[59], "read seq 4KiB psync file 1MiB seed=29");
+    assert!(!journal(&output).exists());
+    assert!(
+        entries(dir.path()).is_empty(),
+        "no scratch file left by the killed run either"
+    );
+}
+
+#[test]
+fn bad_sweeps_are_refused_and_create_nothing() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("never.json");
+    for (args, named) in [
+        (vec!["--bs", ""], "--bs"),
+        (vec!["--bs", "1m..4k"], "backwards"),
+        (vec!["--bs", "4k,,8k"], "--bs"),
+        (vec!["--engine", "psync,warp"], "warp"),
+        (
+            vec!["--bs", "4k..64k", "--where", "bs>1g"],
+            "'bs>1g' remove every point",
+        ),
+        (vec!["--where", "colour==red"], "colour==red"),
+        (
+            vec!["--size", "4k", "--bs", "8k,16k"],
+            "larger than its file",
+        ),
+    ] {
+        let run = iolab()
+            .arg("sweep")
+            .args(&args)
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+    }
+    assert!(entries(dir.path()).is_empty() && entries(out.path()).is_empty());
+}
+
+#[test]
+fn dry_run_shows_the_plan_and_runs_nothing() {
+    let dir = scratch();
+    let run = iolab()
+        .args([
+            "sweep",
+            "--dry-run",
+            "--op",
+            "write,read",
+            "--bs",
+            "4k,1m",
+            "--size",
+            "1g",
+            "--direct",
+            "on,off",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.starts_with("sweep: 8 points"), "{text}");
+    assert!(text.contains("at most 1.00 GiB of scratch files"), "{text}");
+    assert!(text.contains("one-pass points move 8.00 GiB"), "{text}");
+    assert!(
+        text.contains("write seq 4KiB psync direct file 1GiB"),
+        "{text}"
+    );
+    assert!(entries(dir.path()).is_empty());
+    assert!(!Path::new("iolab-results").join("x").exists());
+}
+
+const STUDY: &str = r#"
+name = "tiny"
+description = "two sweeps"
+
+[repeat]
+count = 2
+
+[defaults]
+size = "256k"
+op = ["write", "read"]
+
+[[sweep]]
+label = "small blocks"
+bs = "4k..16k"
+
+[[sweep]]
+label = "big block"
+bs = "128k"
+where = ["op==read"]
+"#;
+
+#[test]
+fn a_study_runs_and_running_it_again_finds_it_done() {
+    let dir = scratch();
+    let out = scratch();
+    let file = out.path().join("tiny.toml");
+    std::fs::write(&file, STUDY).unwrap();
+    let output = out.path().join("tiny.json");
+    let run = || {
+        iolab()
+            .args(["study"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output)
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let result = read_result(&output);
+    check_consistency(&result);
+    let labels = labels(&result);
+    assert_eq!(labels.len(), 3 * 2 + 1);
+    assert_eq!(labels[6], "big block: read seq 128KiB psync file 256KiB");
+    assert_eq!(result["plan"]["name"], "tiny");
+    assert!(
+        result["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["summary"]["throughput_bps"]["n"] == 2)
+    );
+    let second = run();
+    assert!(second.status.success());
+    assert!(String::from_utf8_lossy(&second.stderr).contains("all 7 points of this plan are in"));
+
+    let broken = out.path().join("broken.toml");
+    std::fs::write(
+        &broken,
+        STUDY.replace("bs = \"128k\"", "bs = \"128k\"\nblocksize = 1"),
+    )
+    .unwrap();
+    let refused = iolab().arg("study").arg(&broken).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8(refused.stderr).unwrap();
+    assert!(
+        stderr.contains("line 19") && stderr.contains("blocksize"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn until_ci_stops_early_or_says_it_did_not_reach_the_target() {
+    let dir = scratch();
+    let out = scratch();
+    let loose = run_ok(
+        &[
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "64m",
+            "--until-ci",
+            "99%",
+            "--dir",
+            dir.path().to_str().unwrap(),
+        ],
+        out.path(),
+    );
+    let summary = &first_point(&loose)["summary"];
+    assert_eq!(
+        summary["throughput_bps"]["n"], 3,
+        "the fewest repetitions suffice"
+    );
+    assert_eq!(summary["ci_target_met"], true);
+    let tight = run_ok(
+        &[
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "16m",
+            "--until-ci",
+            "0.0001%",
+            "--max-repeat",
+            "5",
+            "--dir",
+            dir.path().to_str().unwrap(),
+        ],
+        out.path(),
+    );
+    let summary = &first_point(&tight)["summary"];
+    assert_eq!(summary["throughput_bps"]["n"], 5, "ran to --max-repeat");
+    assert_eq!(summary["ci_target_met"], false);
+    assert_eq!(first_point(&tight)["workload"]["until_ci"], 0.000001);
+}
+
+#[test]
+fn steady_state_stops_a_time_based_run_or_says_it_was_not_reached() {
+    let dir = scratch();
+    let out = scratch();
+    let dir_arg = dir.path().to_str().unwrap();
+    let steady = run_ok(
+        &[
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "64m",
+            "--runtime",
+            "60s",
+            "--interval",
+            "100ms",
+            "--steady",
+            "bw:slope<50%/1s",
+            "--dir",
+            dir_arg,
+        ],
+        out.path(),
+    );
+    let repetition = &first_point(&steady)["repetitions"][0];
+    assert_eq!(
+        repetition["steady"]["reached"], true,
+        "{}",
+        repetition["steady"]
+    );
+    assert_eq!(repetition["steady"]["criterion"], "bw:slope<50%/1s");
+    let at = repetition["steady"]["at_s"].as_f64().unwrap();
+    let elapsed = repetition["elapsed_ns"].as_f64().unwrap() / 1e9;
+    assert!(
+        at >= 1.0 && elapsed < 60.0 && elapsed >= at,
+        "steady at {at} s, stopped at {elapsed} s"
+    );
+    assert!(!check_codes(first_point(&steady)).contains(&"not-steady".to_string()));
+
+    let never = run_ok(
+        &[
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "64m",
+            "--runtime",
+            "1s",
+            "--interval",
+            "100ms",
+            "--steady",
+            "bw:range<0.000001%/500ms",
+            "--dir",
+            dir_arg,
+        ],
+        out.path(),
+    );
+    let repetition = &first_point(&never)["repetitions"][0];
+    assert_eq!(repetition["steady"]["reached"], false);
+    assert!(
+        repetition["elapsed_ns"].as_f64().unwrap() >= 1e9,
+        "ran to --runtime"
+    );
+    assert!(check_codes(first_point(&never)).contains(&"not-steady".to_string()));
+
+    let refused = iolab()
+        .args(["run", "--steady", "bw:slope<1%/10s", "--dir", dir_arg])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("needs --runtime"));
+}
