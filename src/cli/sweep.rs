@@ -158,7 +158,7 @@ pub struct SweepArgs {
     /// Print the points, data volume, space and time it would take; run nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Output options [default output: iolab-results/sweep-<timestamp>.json].
+    /// Output options; the output defaults to `iolab-results/sweep-<timestamp>.json`.
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -179,7 +179,7 @@ pub struct StudyArgs {
     /// output exists with the same plan).
     #[arg(long)]
     pub resume: bool,
-    /// Output options [default output: iolab-results/<study name>.json].
+    /// Output options; the output defaults to `iolab-results/<study name>.json`.
     #[command(flatten)]
     pub out: OutputArgs,
 }
