@@ -27,16 +27,18 @@ pub fn write_atomic(path: &Path, result: &ResultFile) -> std::io::Result<()> {
         OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::WRONLY | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o644),
     )?;
-    let mut file = std::fs::File::from(fd);
+    // Buffered: serde writes token by token, and each unbuffered token would
+    // be a system call (thousands per point of a large sweep's file).
+    let mut file = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::from(fd));
     let written = serde_json::to_writer_pretty(&mut file, result)
         .map_err(std::io::Error::other)
         .and_then(|()| file.write_all(b"\n"))
-        .and_then(|()| file.sync_all());
+        .and_then(|()| file.into_inner().map_err(|e| e.into_error()))
+        .and_then(|file| file.sync_all());
     if let Err(error) = written {
         let _ = std::fs::remove_file(&temporary);
         return Err(error);
     }
-    drop(file);
     if let Err(error) = std::fs::rename(&temporary, path) {
         let _ = std::fs::remove_file(&temporary);
         return Err(error);
