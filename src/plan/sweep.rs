@@ -759,6 +759,45 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn every_cell_once_records_within_files_ops_in_order(
+            bs_exponents in proptest::collection::btree_set(9u32..25, 1..6),
+            size_exponents in proptest::collection::btree_set(12u32..28, 1..6),
+            ops in proptest::sample::subsequence(vec!["write", "rewrite", "read", "reread"], 1..=4),
+        ) {
+            let list = |exponents: &std::collections::BTreeSet<u32>| {
+                exponents.iter().map(|e| (1u64 << e).to_string()).collect::<Vec<_>>().join(",")
+            };
+            let points = sweep(
+                &[(Param::Op, &ops.join(",")), (Param::Size, &list(&size_exponents)), (Param::Bs, &list(&bs_exponents))],
+                "",
+            );
+            let cells = size_exponents
+                .iter()
+                .map(|s| bs_exponents.iter().filter(|b| *b <= s).count())
+                .sum::<usize>();
+            match points {
+                Ok(points) => {
+                    proptest::prop_assert_eq!(points.len(), cells * ops.len());
+                    proptest::prop_assert!(points.iter().all(|p| p.workload.bs <= p.workload.size));
+                    let labels: HashSet<&str> = points.iter().map(|p| p.label.as_str()).collect();
+                    proptest::prop_assert_eq!(labels.len(), points.len());
+                    for cell in points.chunks(ops.len()) {
+                        let names: Vec<&str> = cell.iter().map(|p| p.workload.op.name()).collect();
+                        proptest::prop_assert_eq!(&names, &ops);
+                        proptest::prop_assert!(cell.iter().all(|p| p.workload.size == cell[0].workload.size
+                            && p.workload.bs == cell[0].workload.bs));
+                    }
+                }
+                Err(error) => {
+                    proptest::prop_assert_eq!(cells, 0);
+                    proptest::prop_assert!(error.to_string().contains("larger than its file"));
+                }
+            }
+        }
+    }
+
     #[test]
     fn labels_name_the_parameters_the_description_leaves_out() {
         let points = sweep(&[(Param::Seed, "1,2"), (Param::Cache, "cold,warm")], "").unwrap();
