@@ -184,16 +184,21 @@ fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         format_size(FREE_SPACE_MARGIN)
     ));
     let at = 100.0 * 1048576.0;
+    let adaptive = grid.points.iter().any(|p| p.workload.until_ci.is_some());
+    let bound = if adaptive { "at most " } else { "" };
     text.push_str(&format!(
-        "  data: one-pass points move {} (plus layouts, about {} in all): {:.0} s at 100 MiB/s\n",
+        "  data: one-pass points move {bound}{} (plus layouts, about {} in all): {bound}{:.0} s at 100 MiB/s\n",
         bytes(one_pass_bytes.min(u128::from(u64::MAX)) as u64),
         bytes(moved.min(u128::from(u64::MAX)) as u64),
         one_pass_bytes as f64 / at
     ));
     if timed_s > 0.0 {
         text.push_str(&format!(
-            "  time-based points: {timed_s:.0} s of timed I/O and ramps\n"
+            "  time-based points: {bound}{timed_s:.0} s of timed I/O and ramps\n"
         ));
+    }
+    if adaptive {
+        text.push_str("  (at most: --until-ci repetitions may stop before --max-repeat)\n");
     }
     text.push_str(&format!(
         "  output: {} (plan {})\n",
