@@ -439,3 +439,93 @@ fn steady_state_stops_a_time_based_run_or_says_it_was_not_reached() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("needs --runtime"));
 }
+
+#[test]
+fn an_interrupted_point_is_measured_again_on_resume() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("term.json");
+    let command = || {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
+        command
+            .args([
+                "sweep",
+                "--engine",
+                "null",
+                "--size",
+                "1m",
+                "--seed",
+                "0..5/+1",
+                "--runtime",
+                "300ms",
+            ])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output);
+        command
+    };
+    let child = command()
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    // header + run start + 2 points, then stop it in the middle of the third.
+    while std::fs::read_to_string(journal(&output)).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(143));
+    assert!(String::from_utf8_lossy(&stopped.stderr).contains("--resume to measure the rest"));
+    let partial = read_result(&output);
+    let statuses: Vec<&str> = partial["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["repetitions"][0]["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses.last(), Some(&"interrupted"), "{statuses:?}");
+    let journaled = std::fs::read_to_string(journal(&output))
+        .unwrap()
+        .lines()
+        .count()
+        - 2;
+    assert_eq!(
+        journaled,
+        statuses.len() - 1,
+        "the interrupted point is not journaled"
+    );
+
+    let resumed = command().arg("--resume").output().unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let result = read_result(&output);
+    check_consistency(&result);
+    let labels = labels(&result);
+    assert_eq!(labels.len(), 6);
+    assert_eq!(
+        labels
+            .iter()
+            .collect::<std::collections::HashSet<_>>()
+            .len(),
+        6
+    );
+    assert!(
+        result["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["repetitions"][0]["status"] == "ok")
+    );
+}

@@ -387,6 +387,7 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
     let bar = progress_bar(&grid, done.len());
     let mut ending = Ending::Success;
     let mut last_write = Instant::now();
+    let mut completed = done.len();
     for (index, planned) in grid.points.iter().enumerate() {
         if done.contains(&index) {
             continue;
@@ -411,12 +412,17 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
             }
         };
         let point = bar.suspend(|| record_point(&outcome))?;
-        journal
-            .append(&Entry {
-                index,
-                point: point.clone(),
-            })
-            .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
+        // A failed or interrupted point stays in the result file but not in
+        // the journal, so a resume measures it again.
+        if !outcome.failed() && !outcome.interrupted() {
+            journal
+                .append(&Entry {
+                    index,
+                    point: point.clone(),
+                })
+                .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
+            completed += 1;
+        }
         result.points.push(point);
         bar.inc(1);
         if last_write.elapsed() >= REWRITE_EVERY {
@@ -437,14 +443,14 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
     }
     result.convergence = convergence(&result);
     write_result(&grid.output, &mut result)?;
-    if result.points.len() == grid.points.len() {
+    if completed == grid.points.len() {
         journal
             .finish()
             .map_err(|e| anyhow::anyhow!("cannot remove the journal: {e}"))?;
     } else {
         eprintln!(
-            "iolab: {} of {} points done; run the same command{} to continue",
-            result.points.len(),
+            "iolab: {} of {} points complete; run the same command{} to measure the rest",
+            completed,
             grid.points.len(),
             if grid.info.kind == "sweep" {
                 " with --resume"
