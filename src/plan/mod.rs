@@ -5,6 +5,7 @@
 //! the result file so that later stages (compare, report, sweeps) can match
 //! points by their parameters.
 
+pub mod constraint;
 pub mod pattern;
 pub mod quick;
 pub mod steady;
