@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => app::grid::sweep(args, arguments),
         Command::Study(args) => app::grid::study(args, arguments),
         Command::Env(args) => app::env(args),
+        Command::Compare(args) => app::compare(args),
         Command::Measure(args) => app::measure(args, arguments),
     };
     match ending {

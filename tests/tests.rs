@@ -6,6 +6,7 @@ mod mounts;
 mod util;
 
 mod bad_input;
+mod compare;
 mod engines;
 mod faults;
 mod probes;

@@ -5,7 +5,7 @@
 //! on disk always holds every point finished so far.
 
 use crate::check;
-use crate::cli::{EnvArgs, MeasureArgs, QuickArgs, RunArgs};
+use crate::cli::{CompareArgs, CompareFormat, EnvArgs, MeasureArgs, QuickArgs, RunArgs};
 use crate::plan::quick::{DirectSupport, quick_points};
 use crate::plan::{RunPlan, UsageError};
 use crate::record::{ResultFile, build, write};
@@ -129,6 +129,61 @@ pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
         serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)? + "\n"
     } else {
         crate::report::environment::render(&tool, &environment)
+    };
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(Ending::Success)
+}
+
+/// `iolab compare BASE OTHER...`.
+pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
+    let read = |path: &PathBuf| {
+        let result = write::read(path).map_err(|e| usage!("{e}"))?;
+        if result.points.is_empty() {
+            return Err(usage!(
+                "{} has no measured point to compare",
+                path.display()
+            ));
+        }
+        Ok(result)
+    };
+    let base = read(&args.files[0])?;
+    let mut pairings = Vec::new();
+    for path in &args.files[1..] {
+        let other = read(path)?;
+        let pairing = crate::compare::pair(
+            &base,
+            &other,
+            &path.display().to_string(),
+            args.metric,
+            args.alpha,
+            args.orientation,
+        );
+        if pairing.matched.is_empty() {
+            return Err(usage!(
+                "{} and {} have no point in common (points match by their workload parameters)",
+                args.files[0].display(),
+                path.display()
+            )
+            .into());
+        }
+        pairings.push(pairing);
+    }
+    let comparison = crate::compare::Comparison {
+        metric: args.metric,
+        alpha: args.alpha,
+        orientation: args.orientation,
+        base: args.files[0].display().to_string(),
+        pairings,
+    };
+    use crate::report::compare::{Style, csv, render};
+    let text = match args.format {
+        CompareFormat::Terminal => render(&comparison, Style::Terminal),
+        CompareFormat::Markdown => render(&comparison, Style::Markdown),
+        CompareFormat::Csv => csv(&comparison),
+        CompareFormat::Json => {
+            serde_json::to_string_pretty(&comparison).map_err(anyhow::Error::from)? + "\n"
+        }
     };
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(text.as_bytes());

@@ -39,6 +39,9 @@ pub enum Command {
     Study(StudyArgs),
     /// Run the short default suite: sequential 1 MiB and random 4 KiB, read and write, at two queue depths.
     Quick(QuickArgs),
+    /// Compare result files point by point: ratios with 95% intervals,
+    /// Welch's test, verdicts, grid matrices and what differs in the environment.
+    Compare(CompareArgs),
     /// Describe this machine and the storage under a path: kernel, CPU, memory,
     /// virtualization, file system, mount options and the block-device stack.
     Env(EnvArgs),
@@ -195,6 +198,46 @@ pub struct QuickArgs {
     /// Below the table, show what the devices, the network and the CPUs did.
     #[arg(long)]
     pub detail: bool,
+}
+
+/// Arguments of `iolab compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The base result file, then the files compared with it.
+    #[arg(required = true, num_args = 2.., value_name = "RESULT.json")]
+    pub files: Vec<PathBuf>,
+    /// What to compare.
+    #[arg(long, value_enum, default_value_t = crate::compare::Metric::Throughput)]
+    pub metric: crate::compare::Metric,
+    /// Significance level of Welch's test.
+    #[arg(long, default_value_t = 0.05, value_parser = alpha, value_name = "LEVEL")]
+    pub alpha: f64,
+    /// Which way ratios are expressed.
+    #[arg(long, value_enum, default_value_t = crate::compare::Orientation::OtherOverBase)]
+    pub orientation: crate::compare::Orientation,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Terminal)]
+    pub format: CompareFormat,
+}
+
+/// Output formats of `iolab compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// Tables for a terminal.
+    Terminal,
+    /// Markdown pipe tables.
+    Markdown,
+    /// One CSV row per matched point.
+    Csv,
+    /// The whole comparison as JSON.
+    Json,
+}
+
+fn alpha(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("'{text}' is not a level between 0 and 1")),
+    }
 }
 
 /// Arguments of `iolab env`.

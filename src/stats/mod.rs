@@ -9,6 +9,7 @@ use crate::record::{Point, Stat, Status, Summary, histogram};
 use crate::run::timing::new_histogram;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+pub mod bootstrap;
 pub mod convergence;
 pub mod outliers;
 pub mod welch;

@@ -1,0 +1,393 @@
+//! Comparing result files: points matched by workload, ratios with 95% intervals (Welch, bootstrap), verdicts, grids and the environment difference.
+//!
+//! The comparison reads only result files; it is the analysis stage for
+//! several runs, as `stats` is for one.
+
+use crate::plan::Workload;
+use crate::record::{Point, ResultFile, Status};
+use crate::stats::{bootstrap, welch};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// What is compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// Bytes per second.
+    Throughput,
+    /// I/Os per second.
+    Iops,
+    /// Median latency, ns.
+    P50,
+    /// 99th percentile latency, ns.
+    P99,
+    /// CPU time of the I/O threads over wall time.
+    Cpu,
+}
+
+impl Metric {
+    /// Whether a larger value is better.
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Metric::Throughput | Metric::Iops)
+    }
+
+    /// The metric's value in each measured repetition that completed.
+    pub fn values(self, point: &Point) -> Vec<f64> {
+        point
+            .repetitions
+            .iter()
+            .filter(|r| !r.warmup && r.status == Status::Ok)
+            .filter_map(|r| match self {
+                Metric::Throughput => r.throughput_bps,
+                Metric::Iops => r.iops,
+                Metric::P50 | Metric::P99 => {
+                    let wanted = if self == Metric::P50 { 50.0 } else { 99.0 };
+                    r.latency_ns.as_ref().and_then(|l| {
+                        l.percentiles
+                            .iter()
+                            .find(|p| p.percentile == wanted)
+                            .map(|p| p.value as f64)
+                    })
+                }
+                Metric::Cpu => r.cpu.as_ref().map(|c| c.utilization),
+            })
+            .collect()
+    }
+}
+
+/// Which way ratios are expressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+pub enum Orientation {
+    /// other / base: above 1 means the other file's value is larger.
+    #[value(name = "other/base")]
+    #[serde(rename = "other/base")]
+    OtherOverBase,
+    /// base / other, as seed 003 divides the guest's figure by the host's.
+    #[value(name = "base/other")]
+    #[serde(rename = "base/other")]
+    BaseOverOther,
+}
+
+/// The outcome of one matched point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The other file is better, significantly (faster, or less latency or CPU).
+    Better,
+    /// The other file is worse, significantly.
+    Worse,
+    /// No significant difference at the chosen level.
+    NoSignificantDifference,
+    /// Fewer than two repetitions on a side: no test possible.
+    TooFewRepetitions,
+}
+
+/// One side of a matched point.
+#[derive(Clone, Debug, Serialize)]
+pub struct Side {
+    /// Repetitions with a value.
+    pub n: usize,
+    /// Their mean.
+    pub mean: f64,
+}
+
+/// One matched point.
+#[derive(Clone, Debug, Serialize)]
+pub struct Matched {
+    /// The base file's label of the point.
+    pub label: String,
+    /// The base's workload.
+    pub workload: Workload,
+    /// The base file's figures.
+    pub base: Side,
+    /// The other file's figures.
+    pub other: Side,
+    /// The ratio in the chosen orientation.
+    pub ratio: f64,
+    /// Its 95% interval by the percentile bootstrap; absent with n < 2.
+    pub ratio_low: Option<f64>,
+    /// Upper end.
+    pub ratio_high: Option<f64>,
+    /// Welch's two-sided p-value for a difference of the means; absent with n < 2.
+    pub p_value: Option<f64>,
+    /// (base − other) / base × 100, seed 004's formula.
+    pub percent_difference: f64,
+    /// The verdict at the chosen level.
+    pub verdict: Verdict,
+}
+
+/// One fact of the environment that differs.
+#[derive(Clone, Debug, Serialize)]
+pub struct Difference {
+    /// Where it is, such as `environment.kernel`.
+    pub field: String,
+    /// In the base file.
+    pub base: String,
+    /// In the other file.
+    pub other: String,
+}
+
+/// The base file against one other file.
+#[derive(Clone, Debug, Serialize)]
+pub struct Pairing {
+    /// The other file.
+    pub file: String,
+    /// What differs in tool and environment.
+    pub environment: Vec<Difference>,
+    /// Matched points, in the base file's order.
+    pub matched: Vec<Matched>,
+    /// Base points the other file lacks.
+    pub only_in_base: Vec<String>,
+    /// Other points the base file lacks.
+    pub only_in_other: Vec<String>,
+}
+
+/// A whole comparison.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// The metric compared.
+    pub metric: Metric,
+    /// The significance level.
+    pub alpha: f64,
+    /// The ratio's orientation.
+    pub orientation: Orientation,
+    /// The base file.
+    pub base: String,
+    /// One entry per other file.
+    pub pairings: Vec<Pairing>,
+}
+
+/// The parameters that identify a workload: those of how it was measured
+/// (repetitions, interval, steady-state rule) do not.
+pub fn match_key(workload: &Workload) -> String {
+    let mut key = workload.clone();
+    key.repeat = 1;
+    key.warmup = 0;
+    key.until_ci = None;
+    key.max_repeat = None;
+    key.interval_s = 1.0;
+    key.steady = None;
+    serde_json::to_string(&key).expect("a workload serializes")
+}
+
+/// Compares `base` with `other` point by point.
+pub fn pair(
+    base: &ResultFile,
+    other: &ResultFile,
+    other_name: &str,
+    metric: Metric,
+    alpha: f64,
+    orientation: Orientation,
+) -> Pairing {
+    let others: BTreeMap<String, &Point> = other
+        .points
+        .iter()
+        .map(|p| (match_key(&p.workload), p))
+        .collect();
+    let bases: BTreeMap<String, &Point> = base
+        .points
+        .iter()
+        .map(|p| (match_key(&p.workload), p))
+        .collect();
+    let mut matched = Vec::new();
+    let mut only_in_base = Vec::new();
+    for point in &base.points {
+        match others.get(&match_key(&point.workload)) {
+            Some(counterpart) => {
+                if let Some(m) = compare_point(point, counterpart, metric, alpha, orientation) {
+                    matched.push(m);
+                } else {
+                    only_in_base.push(format!(
+                        "{} (no completed repetition on one side)",
+                        point.label
+                    ));
+                }
+            }
+            None => only_in_base.push(point.label.clone()),
+        }
+    }
+    let only_in_other = other
+        .points
+        .iter()
+        .filter(|p| !bases.contains_key(&match_key(&p.workload)))
+        .map(|p| p.label.clone())
+        .collect();
+    Pairing {
+        file: other_name.to_string(),
+        environment: environment_difference(base, other),
+        matched,
+        only_in_base,
+        only_in_other,
+    }
+}
+
+fn compare_point(
+    base: &Point,
+    other: &Point,
+    metric: Metric,
+    alpha: f64,
+    orientation: Orientation,
+) -> Option<Matched> {
+    let (a, b) = (metric.values(base), metric.values(other));
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (base_mean, other_mean) = (mean(&a), mean(&b));
+    let interval = bootstrap::ratio_interval(&a, &b);
+    let (ratio, low, high) = match orientation {
+        Orientation::OtherOverBase => (
+            other_mean / base_mean,
+            interval.map(|i| i.0),
+            interval.map(|i| i.1),
+        ),
+        Orientation::BaseOverOther => (
+            base_mean / other_mean,
+            interval.map(|i| 1.0 / i.1),
+            interval.map(|i| 1.0 / i.0),
+        ),
+    };
+    let test = welch::test(&a, &b);
+    let verdict = match test {
+        None => Verdict::TooFewRepetitions,
+        Some(t) if t.p >= alpha => Verdict::NoSignificantDifference,
+        Some(_) if (other_mean > base_mean) == metric.higher_is_better() => Verdict::Better,
+        Some(_) => Verdict::Worse,
+    };
+    Some(Matched {
+        label: base.label.clone(),
+        workload: base.workload.clone(),
+        base: Side {
+            n: a.len(),
+            mean: base_mean,
+        },
+        other: Side {
+            n: b.len(),
+            mean: other_mean,
+        },
+        ratio,
+        ratio_low: low,
+        ratio_high: high,
+        p_value: test.map(|t| t.p),
+        percent_difference: (base_mean - other_mean) / base_mean * 100.0,
+        verdict,
+    })
+}
+
+fn flatten(prefix: &str, value: &serde_json::Value, out: &mut BTreeMap<String, String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, inner) in map {
+                flatten(&format!("{prefix}.{key}"), inner, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            let scalars = items.iter().all(|i| !i.is_object() && !i.is_array());
+            if scalars {
+                let text: Vec<String> = items
+                    .iter()
+                    .map(|i| i.to_string().trim_matches('"').to_string())
+                    .collect();
+                out.insert(prefix.to_string(), text.join(", "));
+            } else {
+                for (index, inner) in items.iter().enumerate() {
+                    flatten(&format!("{prefix}[{index}]"), inner, out);
+                }
+            }
+        }
+        scalar => {
+            out.insert(
+                prefix.to_string(),
+                scalar.to_string().trim_matches('"').to_string(),
+            );
+        }
+    }
+}
+
+/// The tool and environment facts that differ between two files.
+pub fn environment_difference(base: &ResultFile, other: &ResultFile) -> Vec<Difference> {
+    let facts = |file: &ResultFile| {
+        let mut map = BTreeMap::new();
+        flatten(
+            "tool",
+            &serde_json::to_value(&file.tool).expect("serializes"),
+            &mut map,
+        );
+        flatten(
+            "environment",
+            &serde_json::to_value(&file.environment).expect("serializes"),
+            &mut map,
+        );
+        map
+    };
+    let (a, b) = (facts(base), facts(other));
+    let absent = "(absent)".to_string();
+    let mut fields: Vec<&String> = a.keys().chain(b.keys()).collect();
+    fields.sort();
+    fields.dedup();
+    fields
+        .into_iter()
+        .filter(|f| a.get(*f) != b.get(*f))
+        .map(|f| Difference {
+            field: f.clone(),
+            base: a.get(f).unwrap_or(&absent).clone(),
+            other: b.get(f).unwrap_or(&absent).clone(),
+        })
+        .collect()
+}
+
+/// Matched points that form a grid of file size × record size, grouped by
+/// everything else (one group per op and setting), when a group has at least
+/// two sizes and two record sizes.
+pub fn grids(matched: &[Matched]) -> Vec<(String, Vec<&Matched>)> {
+    let mut groups: BTreeMap<String, Vec<&Matched>> = BTreeMap::new();
+    let mut order = Vec::new();
+    for m in matched {
+        let mut rest = m.workload.clone();
+        rest.size = 0;
+        rest.bs = 0;
+        let key = match_key(&rest);
+        if !groups.contains_key(&key) {
+            order.push((key.clone(), m.label.clone()));
+        }
+        groups.entry(key).or_default().push(m);
+    }
+    order
+        .into_iter()
+        .filter_map(|(key, label)| {
+            let cells = groups.remove(&key)?;
+            let sizes: std::collections::BTreeSet<u64> =
+                cells.iter().map(|m| m.workload.size).collect();
+            let blocks: std::collections::BTreeSet<u64> =
+                cells.iter().map(|m| m.workload.bs).collect();
+            (sizes.len() >= 2 && blocks.len() >= 2)
+                .then(|| (grid_title(&label, &cells[0].workload), cells))
+        })
+        .collect()
+}
+
+fn grid_title(label: &str, workload: &Workload) -> String {
+    // The label without its record and file size: "write seq psync".
+    let bs = crate::plan::units::format_size(workload.bs);
+    let size = crate::plan::units::format_size(workload.size);
+    label
+        .replace(&format!(" file {size}"), "")
+        .replace(&format!(" {bs} "), " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_ignores_how_a_point_was_measured() {
+        let mut a = crate::plan::example_workload();
+        let mut b = a.clone();
+        b.repeat = 5;
+        b.interval_s = 0.1;
+        b.until_ci = Some(0.02);
+        assert_eq!(match_key(&a), match_key(&b));
+        a.bs *= 2;
+        assert_ne!(match_key(&a), match_key(&b));
+    }
+}

@@ -1,0 +1,229 @@
+//! Comparison output: a table per file pair, ratio matrices for grids (seed 003's Table 4), the environment difference; as terminal text, Markdown or CSV.
+
+use super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use crate::compare::{Comparison, Matched, Metric, Orientation, Pairing, Verdict, grids};
+use crate::plan::units::format_size;
+use comfy_table::presets::{ASCII_MARKDOWN, UTF8_FULL_CONDENSED};
+use comfy_table::{CellAlignment, Table};
+use std::collections::BTreeSet;
+
+/// Terminal tables, or the same as Markdown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// Box-drawing tables.
+    Terminal,
+    /// Pipe tables.
+    Markdown,
+}
+
+fn value(metric: Metric, v: f64) -> String {
+    match metric {
+        Metric::Throughput => format!(
+            "{} MiB/s ({} MB/s)",
+            significant(mib_per_s(v)),
+            significant(mb_per_s(v))
+        ),
+        Metric::Iops => count(v),
+        Metric::P50 | Metric::P99 => latency(v),
+        Metric::Cpu => format!("{:.0}%", v * 100.0),
+    }
+}
+
+fn ratio_text(m: &Matched) -> String {
+    match (m.ratio_low, m.ratio_high) {
+        (Some(low), Some(high)) => format!("{:.3} [{:.3}–{:.3}]", m.ratio, low, high),
+        _ => format!("{:.3}", m.ratio),
+    }
+}
+
+fn verdict_text(verdict: Verdict, metric: Metric) -> &'static str {
+    let cpu = metric == Metric::Cpu;
+    match verdict {
+        Verdict::Better if cpu => "less CPU",
+        Verdict::Worse if cpu => "more CPU",
+        Verdict::Better => "faster",
+        Verdict::Worse => "slower",
+        Verdict::NoSignificantDifference => "no significant difference",
+        Verdict::TooFewRepetitions => "n < 2: not tested",
+    }
+}
+
+fn new_table(style: Style) -> Table {
+    let mut table = Table::new();
+    table.load_style(match style {
+        Style::Terminal => UTF8_FULL_CONDENSED,
+        Style::Markdown => ASCII_MARKDOWN,
+    });
+    table
+}
+
+/// Renders the whole comparison.
+pub fn render(comparison: &Comparison, style: Style) -> String {
+    let orientation = match comparison.orientation {
+        Orientation::OtherOverBase => "other/base",
+        Orientation::BaseOverOther => "base/other",
+    };
+    let mut text = String::new();
+    for pairing in &comparison.pairings {
+        let heading = format!(
+            "{} vs {}: {:?}, ratio = {orientation} with its 95% bootstrap interval, Welch's test at α = {}",
+            comparison.base, pairing.file, comparison.metric, comparison.alpha
+        );
+        text.push_str(&match style {
+            Style::Terminal => format!("{heading}\n"),
+            Style::Markdown => format!("## {heading}\n\n"),
+        });
+        text.push_str(&environment(pairing, style));
+        text.push_str(&points(pairing, comparison.metric, style));
+        for (title, cells) in grids(&pairing.matched) {
+            text.push_str(&matrix(&title, &cells, style));
+        }
+        for (list, name) in [
+            (&pairing.only_in_base, &comparison.base),
+            (&pairing.only_in_other, &pairing.file),
+        ] {
+            if !list.is_empty() {
+                text.push_str(&format!(
+                    "\nonly in {name} ({}): {}\n",
+                    list.len(),
+                    list.join("; ")
+                ));
+            }
+        }
+        text.push('\n');
+    }
+    text.push_str(
+        "Δ% = (base − other) / base × 100. Verdicts: faster/slower (less/more CPU) when Welch's p < α; \
+         the interval is the 2.5th–97.5th percentile of 10,000 bootstrap ratios of the means.\n",
+    );
+    text
+}
+
+fn environment(pairing: &Pairing, style: Style) -> String {
+    if pairing.environment.is_empty() {
+        return "environments: identical\n\n".to_string();
+    }
+    let mut table = new_table(style);
+    table.set_header(vec!["differs", "base", "other"]);
+    for difference in &pairing.environment {
+        table.add_row(vec![
+            difference.field.clone(),
+            difference.base.clone(),
+            difference.other.clone(),
+        ]);
+    }
+    format!("{table}\n\n")
+}
+
+fn points(pairing: &Pairing, metric: Metric, style: Style) -> String {
+    let mut table = new_table(style);
+    table.set_header(vec![
+        "point",
+        "base",
+        "other",
+        "ratio [95% CI]",
+        "Δ%",
+        "p",
+        "n",
+        "verdict",
+    ]);
+    for m in &pairing.matched {
+        table.add_row(vec![
+            m.label.clone(),
+            value(metric, m.base.mean),
+            value(metric, m.other.mean),
+            ratio_text(m),
+            format!("{:+.1}", m.percent_difference),
+            m.p_value
+                .map_or_else(|| "-".to_string(), |p| format!("{p:.3}")),
+            format!("{}/{}", m.base.n, m.other.n),
+            verdict_text(m.verdict, metric).to_string(),
+        ]);
+    }
+    for column in 1..7 {
+        if let Some(column) = table.column_mut(column) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    format!("{table}\n")
+}
+
+/// Rows file size, columns record size: the ratio in each cell, marked + or −
+/// when significantly better or worse.
+fn matrix(title: &str, cells: &[&Matched], style: Style) -> String {
+    let sizes: BTreeSet<u64> = cells.iter().map(|m| m.workload.size).collect();
+    let blocks: BTreeSet<u64> = cells.iter().map(|m| m.workload.bs).collect();
+    let mut table = new_table(style);
+    let mut header = vec!["file \\ record".to_string()];
+    header.extend(blocks.iter().map(|b| format_size(*b)));
+    table.set_header(header);
+    for size in &sizes {
+        let mut row = vec![format_size(*size)];
+        for bs in &blocks {
+            let cell = cells
+                .iter()
+                .find(|m| m.workload.size == *size && m.workload.bs == *bs);
+            row.push(cell.map_or_else(String::new, |m| {
+                let mark = match m.verdict {
+                    Verdict::Better => "+",
+                    Verdict::Worse => "−",
+                    _ => "",
+                };
+                format!("{:.2}{mark}", m.ratio)
+            }));
+        }
+        table.add_row(row);
+    }
+    format!("\n{title} (ratio; + better, − worse, significant)\n{table}\n")
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// One CSV row per matched point of every pairing, with a header.
+pub fn csv(comparison: &Comparison) -> String {
+    let mut text = String::from(
+        "base,other,point,op,pattern,engine,bs,size,iodepth,jobs,direct,metric,base_n,base_mean,other_n,other_mean,\
+         ratio,ratio_low,ratio_high,p_value,percent_difference,verdict\n",
+    );
+    let metric = serde_json::to_value(comparison.metric).expect("serializes");
+    for pairing in &comparison.pairings {
+        for m in &pairing.matched {
+            let w = &m.workload;
+            let optional = |v: Option<f64>| v.map_or_else(String::new, |v| v.to_string());
+            let verdict = serde_json::to_value(m.verdict).expect("serializes");
+            let fields = [
+                csv_field(&comparison.base),
+                csv_field(&pairing.file),
+                csv_field(&m.label),
+                w.op.name().to_string(),
+                w.pattern.to_string(),
+                w.engine.name().to_string(),
+                w.bs.to_string(),
+                w.size.to_string(),
+                w.iodepth.to_string(),
+                w.jobs.to_string(),
+                w.direct.to_string(),
+                metric.as_str().unwrap_or_default().to_string(),
+                m.base.n.to_string(),
+                m.base.mean.to_string(),
+                m.other.n.to_string(),
+                m.other.mean.to_string(),
+                m.ratio.to_string(),
+                optional(m.ratio_low),
+                optional(m.ratio_high),
+                optional(m.p_value),
+                m.percent_difference.to_string(),
+                verdict.as_str().unwrap_or_default().to_string(),
+            ];
+            text.push_str(&fields.join(","));
+            text.push('\n');
+        }
+    }
+    text
+}

@@ -1,0 +1,183 @@
+//! `iolab compare`: matching by workload, ratios with intervals and verdicts, grid matrices, environment differences, formats and refusals.
+
+use crate::util::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn null_sweep(dir: &Path, out: &Path, name: &str, bs: &str) -> PathBuf {
+    let output = out.join(name);
+    let run = iolab()
+        .args([
+            "sweep",
+            "--engine",
+            "null",
+            "--op",
+            "write,read",
+            "--size",
+            "64k..256k",
+            "--bs",
+            bs,
+            "--repeat",
+            "3",
+        ])
+        .arg("--dir")
+        .arg(dir)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    output
+}
+
+fn compare(files: &[&Path], extra: &[&str]) -> std::process::Output {
+    iolab()
+        .arg("compare")
+        .args(files)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn two_sweeps_give_a_matrix_with_intervals_and_verdicts() {
+    let dir = scratch();
+    let out = scratch();
+    let base = null_sweep(dir.path(), out.path(), "a.json", "4k..16k");
+    let other = null_sweep(dir.path(), out.path(), "b.json", "4k..16k");
+    let run = compare(&[&base, &other], &[]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.contains("environments: identical"), "{text}");
+    assert!(text.contains("file \\ record"), "a grid matrix: {text}");
+    assert!(text.contains("write seq null (ratio"), "{text}");
+    assert!(
+        text.contains("ratio [95% CI]") && text.contains("MiB/s ("),
+        "{text}"
+    );
+
+    let json: Value =
+        serde_json::from_slice(&compare(&[&base, &other], &["--format", "json"]).stdout).unwrap();
+    let matched = json["pairings"][0]["matched"].as_array().unwrap();
+    assert_eq!(
+        matched.len(),
+        18,
+        "3 files × 3 records × 2 ops, all matched"
+    );
+    for m in matched {
+        let (low, high) = (
+            m["ratio_low"].as_f64().unwrap(),
+            m["ratio_high"].as_f64().unwrap(),
+        );
+        assert!(
+            low <= high && m["base"]["n"] == 3 && m["p_value"].is_number(),
+            "{m}"
+        );
+        let expected = (m["base"]["mean"].as_f64().unwrap() - m["other"]["mean"].as_f64().unwrap())
+            / m["base"]["mean"].as_f64().unwrap()
+            * 100.0;
+        assert!((m["percent_difference"].as_f64().unwrap() - expected).abs() < 1e-9);
+        assert!(m["verdict"].is_string());
+    }
+    let flipped: Value = serde_json::from_slice(
+        &compare(
+            &[&base, &other],
+            &["--format", "json", "--orientation", "base/other"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let (a, b) = (
+        matched[0]["ratio"].as_f64().unwrap(),
+        flipped["pairings"][0]["matched"][0]["ratio"]
+            .as_f64()
+            .unwrap(),
+    );
+    assert!(
+        (a * b - 1.0).abs() < 1e-9,
+        "base/other is the inverse: {a} {b}"
+    );
+
+    let csv = String::from_utf8(compare(&[&base, &other], &["--format", "csv"]).stdout).unwrap();
+    assert_eq!(csv.lines().count(), 19, "a header and one row per point");
+    assert!(csv.starts_with("base,other,point,op,"));
+    let markdown =
+        String::from_utf8(compare(&[&base, &other], &["--format", "markdown"]).stdout).unwrap();
+    assert!(
+        markdown.contains("## ") && markdown.contains("| point"),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn unmatched_points_are_listed_and_environment_differences_shown() {
+    let dir = scratch();
+    let out = scratch();
+    let base = null_sweep(dir.path(), out.path(), "a.json", "4k..16k");
+    let other = null_sweep(dir.path(), out.path(), "b.json", "8k..32k");
+    // The other file claims another kernel: the difference is shown above the tables.
+    let mut edited: Value =
+        serde_json::from_str(&std::fs::read_to_string(&other).unwrap()).unwrap();
+    edited["environment"]["kernel"] = Value::from("9.9.9-test");
+    std::fs::write(&other, serde_json::to_string(&edited).unwrap()).unwrap();
+    let run = compare(&[&base, &other], &[]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        text.contains("environment.kernel") && text.contains("9.9.9-test"),
+        "{text}"
+    );
+    assert!(
+        text.contains("only in") && text.contains("write seq 4KiB null file 64KiB"),
+        "{text}"
+    );
+    assert!(text.contains("write seq 32KiB null file 64KiB"), "{text}");
+}
+
+#[test]
+fn bad_files_are_refused_naming_them() {
+    let dir = scratch();
+    let out = scratch();
+    let good = null_sweep(dir.path(), out.path(), "a.json", "4k");
+    let disjoint = null_sweep(dir.path(), out.path(), "b.json", "64k");
+    let truncated = out.path().join("truncated.json");
+    let text = std::fs::read_to_string(&good).unwrap();
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    let foreign = out.path().join("foreign.json");
+    std::fs::write(&foreign, r#"{"schema": "fio.result/3", "points": []}"#).unwrap();
+    for (other, needle) in [
+        (truncated.as_path(), "not valid JSON"),
+        (foreign.as_path(), "schema 'fio.result/3'"),
+        (disjoint.as_path(), "no point in common"),
+        (Path::new("/no/such.json"), "/no/such.json"),
+    ] {
+        let run = compare(&[&good, other], &[]);
+        assert_eq!(run.status.code(), Some(2), "{other:?}");
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        assert!(
+            stderr.contains(needle) && stderr.lines().count() == 1,
+            "{other:?}: {stderr}"
+        );
+    }
+    assert_eq!(
+        compare(&[&good], &[]).status.code(),
+        Some(2),
+        "one file is not a comparison"
+    );
+    assert_eq!(
+        compare(&[&good, &good], &["--alpha", "2"]).status.code(),
+        Some(2)
+    );
+}
