@@ -13,6 +13,7 @@ pub mod check;
 pub mod cli;
 pub mod compare;
 pub mod engine;
+pub mod import;
 pub mod plan;
 pub mod probe;
 pub mod record;

@@ -9,6 +9,7 @@ mod bad_input;
 mod compare;
 mod engines;
 mod faults;
+mod import;
 mod probes;
 mod quick;
 mod run_options;

@@ -5,7 +5,9 @@
 //! on disk always holds every point finished so far.
 
 use crate::check;
-use crate::cli::{CompareArgs, CompareFormat, EnvArgs, MeasureArgs, QuickArgs, RunArgs};
+use crate::cli::{
+    CompareArgs, CompareFormat, EnvArgs, ImportArgs, MeasureArgs, QuickArgs, RunArgs,
+};
 use crate::plan::quick::{DirectSupport, quick_points};
 use crate::plan::{RunPlan, UsageError};
 use crate::record::{ResultFile, build, write};
@@ -132,6 +134,28 @@ pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
     };
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(Ending::Success)
+}
+
+/// `iolab import FIO.json`.
+pub fn import(args: &ImportArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| usage!("{}: {}", args.file.display(), describe_io(&e)))?;
+    check_output(args.out.output.as_deref())?;
+    let imported = crate::import::fio(&text, &args.file, command)?;
+    for line in &imported.skipped {
+        eprintln!("iolab: not imported: {line}");
+    }
+    if let Some(path) = &args.out.output {
+        write::write_atomic(path, &imported.result)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    present(
+        &imported.result,
+        args.out.json,
+        args.out.detail,
+        args.out.output.as_deref(),
+    )?;
     Ok(Ending::Success)
 }
 

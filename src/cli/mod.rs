@@ -42,6 +42,9 @@ pub enum Command {
     /// Compare result files point by point: ratios with 95% intervals,
     /// Welch's test, verdicts, grid matrices and what differs in the environment.
     Compare(CompareArgs),
+    /// Convert fio's --output-format=json or json+ output into an iolab
+    /// result file, to compare and report it like iolab's own.
+    Import(ImportArgs),
     /// Describe this machine and the storage under a path: kernel, CPU, memory,
     /// virtualization, file system, mount options and the block-device stack.
     Env(EnvArgs),
@@ -198,6 +201,17 @@ pub struct QuickArgs {
     /// Below the table, show what the devices, the network and the CPUs did.
     #[arg(long)]
     pub detail: bool,
+}
+
+/// Arguments of `iolab import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// fio's JSON output.
+    #[arg(value_name = "FIO.json")]
+    pub file: PathBuf,
+    /// Output options (the result file is written only with --output).
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// Arguments of `iolab compare`.

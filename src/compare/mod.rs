@@ -157,10 +157,13 @@ pub struct Comparison {
     pub pairings: Vec<Pairing>,
 }
 
-/// The parameters that identify a workload: those of how it was measured
-/// (repetitions, interval, steady-state rule) do not.
+/// The parameters that identify a workload: those of how long and how often
+/// it was measured (runtime, ramp, repetitions, interval, steady-state rule)
+/// do not, so a one-pass fio job matches a time-based iolab run of the same I/O.
 pub fn match_key(workload: &Workload) -> String {
     let mut key = workload.clone();
+    key.runtime_s = None;
+    key.ramp_s = 0.0;
     key.repeat = 1;
     key.warmup = 0;
     key.until_ci = None;

@@ -55,6 +55,7 @@ pub fn new_result_file(command: Vec<String>, dir: Option<&Path>) -> ResultFile {
         measurements: Vec::new(),
         plan: None,
         convergence: Vec::new(),
+        source: None,
     }
 }
 

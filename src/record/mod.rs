@@ -46,6 +46,24 @@ pub struct ResultFile {
     /// For a sweep over sizes: where the results stop changing with the size.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub convergence: Vec<ConvergenceRecord>,
+    /// For a file made by `iolab import`: the other tool's output it came from.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub source: Option<Source>,
+}
+
+/// The output an imported result file was converted from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// `fio`.
+    pub tool: String,
+    /// Its version string (`fio-3.33`).
+    pub version: String,
+    /// The file converted.
+    pub file: String,
+    /// Jobs or directions left out, with the reason.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub skipped: Vec<String>,
 }
 
 /// The plan of a sweep or study.
@@ -349,8 +367,10 @@ pub struct Summary {
     pub throughput_bps: Stat,
     /// IOPS over repetitions.
     pub iops: Stat,
-    /// Latency of all measured repetitions' I/Os, from the merged histograms, ns.
-    pub latency_ns: LatencySummary,
+    /// Latency of all measured repetitions' I/Os, from the merged histograms,
+    /// ns; absent when no repetition has a latency histogram (imported fio json).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_ns: Option<LatencySummary>,
     /// Measured repetitions marked as outliers (still counted above).
     pub outliers: u32,
     /// With `--until-ci`: the target half-width of the throughput interval, as a fraction of the mean.

@@ -72,11 +72,9 @@ fn row(point: &Point) -> Vec<String> {
         return cells;
     };
     let throughput = &summary.throughput_bps;
-    let lat = &summary.latency_ns;
+    let lat = summary.latency_ns.as_ref();
     let percentile = |p: f64| {
-        lat.percentiles
-            .iter()
-            .find(|q| q.percentile == p)
+        lat.and_then(|l| l.percentiles.iter().find(|q| q.percentile == p))
             .map_or_else(|| "-".to_string(), |q| latency(q.value as f64))
     };
     let measured: Vec<_> = point
@@ -113,8 +111,12 @@ fn row(point: &Point) -> Vec<String> {
         count(summary.iops.mean),
         percentile(50.0),
         percentile(99.0),
-        latency(lat.max as f64),
-        format!("{:.0}%", cpu * 100.0),
+        lat.map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
+        if measured.iter().any(|r| r.cpu.is_some()) {
+            format!("{:.0}%", cpu * 100.0)
+        } else {
+            "-".to_string()
+        },
         cached.map_or_else(|| "-".to_string(), |f| format!("{:.1}%", f * 100.0)),
         interval,
     ]);

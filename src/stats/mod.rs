@@ -96,7 +96,9 @@ pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
         return Ok(None);
     };
     let mut merged = new_histogram();
+    let mut any_latency = false;
     for latency in measured.iter().filter_map(|r| r.latency_ns.as_ref()) {
+        any_latency = true;
         let decoded = histogram::decode(&latency.histogram)?;
         merged
             .add(decoded)
@@ -109,7 +111,7 @@ pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
         outliers: measured.iter().filter(|r| r.outlier).count() as u32,
         throughput_bps,
         iops,
-        latency_ns: latency_summary(&merged),
+        latency_ns: any_latency.then(|| latency_summary(&merged)),
     }))
 }
 

@@ -1,0 +1,473 @@
+//! Importing fio's `--output-format=json` and `json+` output into `iolab.result/1`, so fio results can be compared and reported like iolab's.
+//!
+//! One point per job and direction that moved data. Units are converted
+//! exactly: fio's `io_bytes` and `bw_bytes` are bytes and bytes/s, `runtime`
+//! is in ms, latencies in ns. What fio does not report (the machine, the
+//! per-interval series, page-cache residency, the split of context switches)
+//! is left absent, never zero. Latency comes from the `json+` histogram bins
+//! (`clat_ns.bins`); plain `json` has only percentiles, so its points carry no
+//! latency and a `latency-not-imported` check says why.
+
+use crate::check;
+use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload};
+use crate::record::build::{latency_summary, tool};
+use crate::record::environment::{Environment, Virtualization};
+use crate::record::{Check, Job, Point, Repetition, ResultFile, SCHEMA, Severity, Status, Target};
+use crate::run::timing::new_histogram;
+use crate::stats;
+use crate::usage;
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// What an import produced, and the jobs it could not represent.
+#[derive(Debug)]
+pub struct Imported {
+    /// The result file.
+    pub result: ResultFile,
+    /// One line per job or direction left out, with the reason.
+    pub skipped: Vec<String>,
+}
+
+/// A size in fio's notation: `4k` = `4KiB` = 4096 (fio's default kb_base of
+/// 1024), `1m`, `2g`; with kb_base=1000, `k` means 1000 but `KiB` stays 1024.
+pub fn fio_size(text: &str, kb_base: u64) -> Option<u64> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(digits);
+    let number: u64 = number.parse().ok()?;
+    let suffix = suffix.to_ascii_lowercase();
+    let binary = suffix.ends_with("ib");
+    let base = if binary { 1024 } else { kb_base };
+    let power = match suffix.chars().next() {
+        None => 0,
+        Some('b') if suffix == "b" => 0,
+        Some('k') => 1,
+        Some('m') => 2,
+        Some('g') => 3,
+        Some('t') => 4,
+        _ => return None,
+    };
+    number.checked_mul(base.checked_pow(power)?)
+}
+
+/// fio's time notation for runtime and ramp_time: seconds unless suffixed.
+fn fio_seconds(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: f64 = number.parse().ok()?;
+    Some(match unit {
+        "" | "s" => number,
+        "ms" => number / 1e3,
+        "us" => number / 1e6,
+        "m" => number * 60.0,
+        "h" => number * 3600.0,
+        _ => return None,
+    })
+}
+
+fn option<'a>(options: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    options.get(key).and_then(Value::as_str)
+}
+
+fn truthy(options: &Map<String, Value>, key: &str) -> bool {
+    option(options, key).is_some_and(|v| v != "0" && !v.is_empty())
+}
+
+/// The workload a job's options describe for one direction; Err names what
+/// iolab cannot represent.
+fn workload(
+    options: &Map<String, Value>,
+    writes: bool,
+    group_reporting: bool,
+) -> Result<Workload, String> {
+    let kb_base = option(options, "kb_base")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1024);
+    let rw = option(options, "rw")
+        .or_else(|| option(options, "readwrite"))
+        .unwrap_or("read");
+    let (op, pattern) = match (rw, writes) {
+        ("read", false) => (Op::Read, Pattern::Seq),
+        ("randread", false) => (Op::Read, Pattern::Random),
+        // fio lays a file out before writing it, so its writes overwrite: iolab's rewrite.
+        ("write", true) => (Op::Rewrite, Pattern::Seq),
+        ("randwrite", true) => (Op::Rewrite, Pattern::Random),
+        (other, _) => {
+            return Err(format!(
+                "rw={other} has no iolab equivalent (mixed or trim workloads)"
+            ));
+        }
+    };
+    let pattern = if pattern == Pattern::Random && truthy(options, "norandommap") {
+        Pattern::Uniform
+    } else {
+        pattern
+    };
+    // bs=4k or bs=4k,64k (read,write): the direction's own.
+    let bs_text = option(options, "bs")
+        .or_else(|| option(options, "blocksize"))
+        .unwrap_or("4k");
+    let parts: Vec<&str> = bs_text.split(',').collect();
+    let bs_part = if writes {
+        parts.get(1).or(parts.first())
+    } else {
+        parts.first()
+    };
+    let bs = bs_part
+        .and_then(|b| fio_size(b, kb_base))
+        .ok_or_else(|| format!("bs={bs_text} is not a size iolab reads"))?;
+    let size = option(options, "size")
+        .or_else(|| option(options, "filesize"))
+        .and_then(|s| fio_size(s, kb_base))
+        .ok_or_else(|| "no size= option: the file size is unknown".to_string())?;
+    let engine = match option(options, "ioengine").unwrap_or("psync") {
+        "psync" | "pvsync" => EngineKind::Psync,
+        "sync" => EngineKind::Sync,
+        "io_uring" => EngineKind::Uring,
+        "mmap" => EngineKind::Mmap,
+        "null" => EngineKind::Null,
+        other => return Err(format!("ioengine={other} has no iolab equivalent")),
+    };
+    let number = |key: &str, default: u64| {
+        option(options, key)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(default)
+    };
+    let iodepth = if engine == EngineKind::Uring {
+        number("iodepth", 1) as u32
+    } else {
+        1
+    };
+    let time_based = options.contains_key("time_based");
+    let runtime_s = if time_based {
+        option(options, "runtime").and_then(fio_seconds)
+    } else {
+        None
+    };
+    let sync = match option(options, "sync") {
+        Some("1") | Some("sync") => SyncMode::Osync,
+        Some("dsync") => SyncMode::Odsync,
+        _ => SyncMode::None,
+    };
+    Ok(Workload {
+        op,
+        pattern,
+        bs,
+        size,
+        engine,
+        iodepth,
+        batch: if engine == EngineKind::Uring {
+            number("iodepth_batch_submit", 1).max(1) as u32
+        } else {
+            1
+        },
+        jobs: if group_reporting {
+            number("numjobs", 1) as u32
+        } else {
+            1
+        },
+        direct: truthy(options, "direct"),
+        sync: if writes { sync } else { SyncMode::None },
+        fsync_end: writes && truthy(options, "end_fsync"),
+        fsync_every: if writes { number("fsync", 0) } else { 0 },
+        runtime_s,
+        ramp_s: option(options, "ramp_time")
+            .and_then(fio_seconds)
+            .unwrap_or(0.0),
+        repeat: 1,
+        until_ci: None,
+        max_repeat: None,
+        warmup: 0,
+        // fio invalidates the file's cache before a job unless invalidate=0.
+        cache: if option(options, "invalidate") == Some("0") {
+            CacheMode::Keep
+        } else {
+            CacheMode::Cold
+        },
+        seed: 0,
+        interval_s: 1.0,
+        steady: None,
+    })
+}
+
+fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetition, bool) {
+    let number = |value: &Value, key: &str| value.get(key).and_then(Value::as_f64);
+    let bytes = direction
+        .get("io_bytes")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let ops = direction
+        .get("total_ios")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let error = job.get("error").and_then(Value::as_i64).unwrap_or(0);
+    let runtime_ms = direction
+        .get("runtime")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let ok = error == 0 && runtime_ms > 0;
+    let mut histogram = new_histogram();
+    let bins = direction
+        .get("clat_ns")
+        .and_then(|c| c.get("bins"))
+        .and_then(Value::as_object);
+    for (value, count) in bins.into_iter().flatten() {
+        if let (Ok(value), Some(count)) = (value.parse::<u64>(), count.as_u64()) {
+            histogram.saturating_record_n(value.max(1), count);
+        }
+    }
+    let has_latency = ok && !histogram.is_empty();
+    let elapsed_ns = runtime_ms * 1_000_000;
+    (
+        Repetition {
+            index: 0,
+            warmup: false,
+            status: if ok { Status::Ok } else { Status::Failed },
+            error: (!ok).then(|| format!("fio reported error {error} (runtime {runtime_ms} ms)")),
+            bytes,
+            ops,
+            elapsed_ns: ok.then_some(elapsed_ns),
+            throughput_bps: if ok {
+                number(direction, "bw_bytes")
+            } else {
+                None
+            },
+            iops: if ok { number(direction, "iops") } else { None },
+            latency_ns: has_latency.then(|| latency_summary(&histogram)),
+            submit_ns: None,
+            cache: None,
+            cpu: None,
+            activity: None,
+            steady: None,
+            outlier: false,
+            series: Vec::new(),
+            jobs: vec![Job {
+                job: 0,
+                file,
+                bytes,
+                ops,
+                elapsed_ns: if ok { elapsed_ns } else { 0 },
+            }],
+        },
+        bins.is_some(),
+    )
+}
+
+/// Converts the text of fio's JSON output; `source` names it in errors and in the record.
+pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, UsageError> {
+    let shown = source.display();
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        usage!(
+            "{shown} is not valid JSON ({e}); fio's --output-format=json or json+ output is needed"
+        )
+    })?;
+    let version = value
+        .get("fio version")
+        .and_then(Value::as_str)
+        .ok_or_else(|| usage!("{shown} is not fio JSON output (no \"fio version\")"))?
+        .to_string();
+    let jobs = value
+        .get("jobs")
+        .or_else(|| value.get("client_stats"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| usage!("{shown}: fio output without \"jobs\" or \"client_stats\""))?;
+    let empty = Map::new();
+    let global = value
+        .get("global options")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let hostname = jobs
+        .iter()
+        .find_map(|j| j.get("hostname").and_then(Value::as_str));
+    let mut result = ResultFile {
+        schema: SCHEMA.to_string(),
+        tool: tool(),
+        created: jiff::Timestamp::now().to_string(),
+        environment: Environment {
+            hostname: hostname.unwrap_or("unknown").to_string(),
+            kernel: "unknown".to_string(),
+            kernel_version: "unknown".to_string(),
+            arch: "unknown".to_string(),
+            distribution: None,
+            cpu_model: None,
+            logical_cpus: 1,
+            physical_cores: None,
+            memory_bytes: 0,
+            clocksource: None,
+            virtualization: Virtualization {
+                hypervisor: None,
+                container: None,
+                evidence: vec![format!(
+                    "imported from {version} output {shown}: fio does not record the machine"
+                )],
+            },
+            storage: None,
+        },
+        command,
+        points: Vec::new(),
+        measurements: Vec::new(),
+        plan: None,
+        convergence: Vec::new(),
+        source: None,
+    };
+    let mut skipped = Vec::new();
+    for job in jobs {
+        let name = job.get("jobname").and_then(Value::as_str).unwrap_or("?");
+        if name == "All clients" {
+            continue; // the client/server aggregate of the entries already imported
+        }
+        let mut options = global.clone();
+        if let Some(own) = job.get("job options").and_then(Value::as_object) {
+            options.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        let group_reporting = options.contains_key("group_reporting");
+        for (direction, writes) in [("read", false), ("write", true), ("trim", true)] {
+            let Some(data) = job.get(direction) else {
+                continue;
+            };
+            if data.get("io_bytes").and_then(Value::as_u64).unwrap_or(0) == 0 {
+                continue;
+            }
+            if direction == "trim" {
+                skipped.push(format!("job {name}: trim has no iolab equivalent"));
+                continue;
+            }
+            let workload = match workload(&options, writes, group_reporting) {
+                Ok(workload) => workload,
+                Err(why) => {
+                    skipped.push(format!("job {name} {direction}: {why}"));
+                    continue;
+                }
+            };
+            let file = option(&options, "filename").map(str::to_string);
+            let (repetition, had_bins) = repetition(data, job, file.clone());
+            let dir = file
+                .as_deref()
+                .and_then(|f| Path::new(f).parent())
+                .map_or_else(String::new, |p| p.display().to_string());
+            let mut point = Point {
+                label: format!("fio {name}: {}", workload.describe()),
+                workload,
+                target: Target {
+                    dir,
+                    filesystem: "unknown (imported from fio)".to_string(),
+                    files: file.into_iter().collect(),
+                    direct_alignment: None,
+                    direct_in_memory: false,
+                    file_given: true,
+                },
+                repetitions: vec![repetition],
+                summary: None,
+                checks: Vec::new(),
+            };
+            point.summary = stats::summarize(&point).map_err(|e| usage!("{shown}: {e}"))?;
+            point.checks = check::check(&point);
+            if !had_bins {
+                point.checks.push(Check {
+                    code: "latency-not-imported".to_string(),
+                    severity: Severity::Info,
+                    message:
+                        "fio's json output has latency percentiles but no histogram; run fio with \
+                              --output-format=json+ to import latency"
+                            .to_string(),
+                });
+            }
+            result.points.push(point);
+        }
+    }
+    if result.points.is_empty() {
+        return Err(usage!(
+            "{shown}: no job could be imported{}",
+            if skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", skipped.join("; "))
+            }
+        ));
+    }
+    result.source = Some(crate::record::Source {
+        tool: "fio".to_string(),
+        version,
+        file: shown.to_string(),
+        skipped: skipped.clone(),
+    });
+    Ok(Imported { result, skipped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_sizes() {
+        assert_eq!(fio_size("4k", 1024), Some(4096));
+        assert_eq!(fio_size("4KiB", 1000), Some(4096));
+        assert_eq!(fio_size("4k", 1000), Some(4000));
+        assert_eq!(fio_size("1m", 1024), Some(1 << 20));
+        assert_eq!(fio_size("2G", 1024), Some(2 << 30));
+        assert_eq!(fio_size("512", 1024), Some(512));
+        assert_eq!(fio_size("lots", 1024), None);
+        assert_eq!(fio_seconds("5"), Some(5.0));
+        assert_eq!(fio_seconds("500ms"), Some(0.5));
+        assert_eq!(fio_seconds("2m"), Some(120.0));
+    }
+
+    /// Shaped after fio 3.x plain json output: percentiles but no bins, a mixed job, a libaio job.
+    const FIO_JSON: &str = r#"{
+  "fio version" : "fio-3.28",
+  "global options" : { "size" : "64m", "direct" : "1" },
+  "jobs" : [
+    { "jobname" : "seqread", "error" : 0, "job options" : { "rw" : "read", "bs" : "1m", "ioengine" : "psync" },
+      "read" : { "io_bytes" : 67108864, "bw_bytes" : 1048576000, "bw" : 1024000, "iops" : 1000.0, "runtime" : 64,
+                 "total_ios" : 64, "clat_ns" : { "percentile" : { "50.000000" : 1000000 } } },
+      "write" : { "io_bytes" : 0, "runtime" : 0, "total_ios" : 0 },
+      "usr_cpu" : 1.5, "sys_cpu" : 20.0, "job_runtime" : 64 },
+    { "jobname" : "mixed", "error" : 0, "job options" : { "rw" : "randrw" },
+      "read" : { "io_bytes" : 4096, "runtime" : 1, "total_ios" : 1 } },
+    { "jobname" : "aio", "error" : 0, "job options" : { "rw" : "randread", "ioengine" : "libaio" },
+      "read" : { "io_bytes" : 4096, "runtime" : 1, "total_ios" : 1 } }
+  ]
+}"#;
+
+    #[test]
+    fn plain_json_with_units_converted_and_the_rest_skipped_with_reasons() {
+        let imported = fio(FIO_JSON, Path::new("f.json"), vec!["iolab".into()]).unwrap();
+        assert_eq!(imported.result.points.len(), 1);
+        let point = &imported.result.points[0];
+        assert_eq!(point.label, "fio seqread: read seq 1MiB psync direct");
+        assert_eq!(point.workload.size, 64 << 20);
+        let repetition = &point.repetitions[0];
+        assert_eq!(repetition.elapsed_ns, Some(64_000_000));
+        assert_eq!(repetition.throughput_bps, Some(1_048_576_000.0));
+        assert!(repetition.latency_ns.is_none() && repetition.cpu.is_none());
+        assert!(
+            point
+                .checks
+                .iter()
+                .any(|c| c.code == "latency-not-imported")
+        );
+        assert_eq!(imported.skipped.len(), 2);
+        assert!(imported.skipped[0].contains("randrw") && imported.skipped[1].contains("libaio"));
+    }
+
+    #[test]
+    fn not_fio_output() {
+        assert!(
+            fio("{}", Path::new("x.json"), vec![])
+                .unwrap_err()
+                .to_string()
+                .contains("not fio JSON")
+        );
+        assert!(
+            fio("{\"fio", Path::new("x.json"), vec![])
+                .unwrap_err()
+                .to_string()
+                .contains("not valid JSON")
+        );
+    }
+}

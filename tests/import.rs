@@ -1,0 +1,184 @@
+//! `iolab import`: real fio output (json+ and json) converted, checked against the schema, and compared with iolab's run of the same workload.
+
+use crate::util::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn fio_available() -> bool {
+    let found = std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("skip: fio is not installed (scripts/test installs it)");
+    }
+    found
+}
+
+/// Runs fio on `file` with `format` (json or json+) and returns the path of its output.
+fn run_fio(file: &Path, format: &str, out: &Path) -> std::path::PathBuf {
+    let output = out.join(format!("fio-{format}.json"));
+    let run = std::process::Command::new("fio")
+        .args([
+            "--name=seqread",
+            "--rw=read",
+            "--bs=64k",
+            "--size=8m",
+            "--ioengine=psync",
+            "--direct=1",
+        ])
+        .arg(format!("--filename={}", file.display()))
+        .arg(format!("--output-format={format}"))
+        .arg(format!("--output={}", output.display()))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    output
+}
+
+fn import(fio_output: &Path, result: &Path) -> std::process::Output {
+    iolab()
+        .arg("import")
+        .arg(fio_output)
+        .arg("-o")
+        .arg(result)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn real_fio_output_imports_and_compares_with_iolab() {
+    let dir = scratch();
+    let out = scratch();
+    if !fio_available() || !direct_io_works(dir.path()) {
+        return;
+    }
+    // A file iolab writes and keeps: both tools read the same bytes.
+    let kept = iolab()
+        .args([
+            "run", "--op", "write", "--bs", "1m", "--size", "8m", "--keep", "--json", "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(kept.status.success());
+    let result: Value = serde_json::from_slice(&kept.stdout).unwrap();
+    let file =
+        std::path::PathBuf::from(result["points"][0]["target"]["files"][0].as_str().unwrap());
+
+    let plus = run_fio(&file, "json+", out.path());
+    let imported = out.path().join("fio.json.iolab");
+    let run = import(&plus, &imported);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let value = read_result(&imported);
+    let point = first_point(&value);
+    assert_eq!(point["label"], "fio seqread: read seq 64KiB psync direct");
+    let repetition = &point["repetitions"][0];
+    assert_eq!(repetition["bytes"], 8 << 20);
+    assert_eq!(repetition["ops"], 128);
+    assert_eq!(
+        repetition["latency_ns"]["count"], 128,
+        "json+ bins give the latency of every I/O"
+    );
+    assert!(
+        value["source"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("fio-")
+    );
+
+    let ours = out.path().join("iolab.json");
+    let measured = iolab()
+        .args([
+            "run", "--op", "read", "--bs", "64k", "--direct", "--repeat", "3", "--file",
+        ])
+        .arg(&file)
+        .arg("-o")
+        .arg(&ours)
+        .output()
+        .unwrap();
+    assert!(
+        measured.status.success(),
+        "{}",
+        String::from_utf8_lossy(&measured.stderr)
+    );
+    let compared = iolab()
+        .arg("compare")
+        .arg(&ours)
+        .arg(&imported)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        compared.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compared.stderr)
+    );
+    let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let matched = &comparison["pairings"][0]["matched"];
+    assert_eq!(matched.as_array().unwrap().len(), 1, "{comparison}");
+    assert_eq!(matched[0]["other"]["n"], 1);
+    assert_eq!(matched[0]["verdict"], "too-few-repetitions");
+    assert!(
+        comparison["pairings"][0]["environment"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["field"] == "environment.kernel")
+    );
+
+    let plain = run_fio(&file, "json", out.path());
+    let imported_plain = out.path().join("plain.iolab");
+    assert!(import(&plain, &imported_plain).status.success());
+    let value = read_result(&imported_plain);
+    assert!(
+        first_point(&value)["repetitions"][0]
+            .get("latency_ns")
+            .is_none()
+    );
+    assert!(check_codes(first_point(&value)).contains(&"latency-not-imported".to_string()));
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn bad_fio_files_are_refused() {
+    let out = scratch();
+    let cases = [
+        ("empty.json", "", "not valid JSON"),
+        (
+            "other.json",
+            r#"{"schema": "iolab.result/1"}"#,
+            "not fio JSON",
+        ),
+        (
+            "nojobs.json",
+            r#"{"fio version": "fio-3.33"}"#,
+            "without \"jobs\"",
+        ),
+        (
+            "mixed.json",
+            r#"{"fio version": "fio-3.33", "jobs": [{"jobname": "m", "job options": {"rw": "randrw", "size": "1m"}, "read": {"io_bytes": 4096, "runtime": 1, "total_ios": 1}}]}"#,
+            "no job could be imported",
+        ),
+    ];
+    for (name, text, needle) in cases {
+        let path = out.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let run = import(&path, &out.path().join("never.json"));
+        assert_eq!(run.status.code(), Some(2), "{name}");
+        let stderr = String::from_utf8(run.stderr).unwrap();
+        assert!(
+            stderr.contains(needle) && stderr.lines().count() == 1,
+            "{name}: {stderr}"
+        );
+    }
+    assert!(!out.path().join("never.json").exists());
+}
