@@ -33,8 +33,10 @@ fn quick_runs_the_suite_and_writes_its_result_file() {
         assert!(stdout.contains(label), "{label} missing from\n{stdout}");
     }
     let results = entries(&cwd.path().join("iolab-results"));
-    assert_eq!(results.len(), 1, "{results:?}");
-    assert!(results[0].starts_with("quick-") && results[0].ends_with(".json"));
+    assert_eq!(results.len(), 2, "the result and its report: {results:?}");
+    assert!(results[1].starts_with("quick-") && results[1].ends_with(".json"));
+    assert_eq!(results[0], results[1].replace(".json", ".html"));
+    let results = &results[1..];
     assert!(
         stdout.contains(&format!("results: iolab-results/{}", results[0])),
         "{stdout}"

@@ -12,5 +12,6 @@ mod faults;
 mod import;
 mod probes;
 mod quick;
+mod report;
 mod run_options;
 mod sweeps;

@@ -47,6 +47,7 @@ struct Grid {
     resume: Resume,
     json: bool,
     detail: bool,
+    report: bool,
 }
 
 /// `iolab sweep`.
@@ -69,6 +70,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         },
         json: args.out.json,
         detail: args.out.detail,
+        report: !args.no_report,
     };
     if args.dry_run {
         return dry_run(&grid);
@@ -113,6 +115,7 @@ pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError>
         resume: Resume::WhenSamePlan,
         json: args.out.json,
         detail: args.out.detail,
+        report: !args.no_report,
     };
     if args.dry_run {
         return dry_run(&grid);
@@ -462,6 +465,9 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
     present(&result, grid.json, grid.detail, Some(&grid.output))?;
     if !grid.json {
         print!("{}", render_convergence(&result.convergence));
+    }
+    if grid.report {
+        super::report_beside(&grid.output, &result)?;
     }
     Ok(ending)
 }

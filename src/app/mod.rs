@@ -6,7 +6,7 @@
 
 use crate::check;
 use crate::cli::{
-    CompareArgs, CompareFormat, EnvArgs, ImportArgs, MeasureArgs, QuickArgs, RunArgs,
+    CompareArgs, CompareFormat, EnvArgs, ImportArgs, MeasureArgs, QuickArgs, ReportArgs, RunArgs,
 };
 use crate::plan::quick::{DirectSupport, quick_points};
 use crate::plan::{RunPlan, UsageError};
@@ -108,6 +108,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         output: Some(output),
         json: args.json,
         detail: args.detail,
+        report: !args.no_report,
     };
     execute(&plan, &mut session, &interrupt, command)
 }
@@ -135,6 +136,39 @@ pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(Ending::Success)
+}
+
+/// `iolab report RESULTS... -o report.html`.
+pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
+    check_output(Some(&args.output))?;
+    let mut files = Vec::new();
+    for path in &args.files {
+        let result = write::read(path).map_err(|e| usage!("{e}"))?;
+        if result.points.is_empty() {
+            return Err(usage!("{} has no measured point to report", path.display()).into());
+        }
+        files.push((path.display().to_string(), result));
+    }
+    write_report(&args.output, &files)?;
+    println!("report: {}", args.output.display());
+    Ok(Ending::Success)
+}
+
+/// Writes `<result>.html` next to a result file, and says where.
+pub(crate) fn report_beside(output: &Path, result: &ResultFile) -> Result<(), AppError> {
+    let path = output.with_extension("html");
+    write_report(&path, &[(output.display().to_string(), result.clone())])?;
+    eprintln!("iolab: report {}", path.display());
+    Ok(())
+}
+
+/// Writes the HTML report of `files` to `path` (through a temporary file and a rename).
+pub(crate) fn write_report(path: &Path, files: &[(String, ResultFile)]) -> Result<(), AppError> {
+    let html = crate::report::html::render(files);
+    let temporary = path.with_extension("html.tmp");
+    std::fs::write(&temporary, html)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()).into())
 }
 
 /// `iolab import FIO.json`.
@@ -369,6 +403,9 @@ fn execute(
         ending = Ending::Interrupted(signal);
     }
     present(&result, plan.json, plan.detail, plan.output.as_deref())?;
+    if let (true, Some(output)) = (plan.report, &plan.output) {
+        report_beside(output, &result)?;
+    }
     Ok(ending)
 }
 

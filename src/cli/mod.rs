@@ -42,6 +42,9 @@ pub enum Command {
     /// Compare result files point by point: ratios with 95% intervals,
     /// Welch's test, verdicts, grid matrices and what differs in the environment.
     Compare(CompareArgs),
+    /// Write a self-contained HTML report (charts, sortable tables,
+    /// environments, checks; ratio heatmaps across files).
+    Report(ReportArgs),
     /// Convert fio's --output-format=json or json+ output into an iolab
     /// result file, to compare and report it like iolab's own.
     Import(ImportArgs),
@@ -201,6 +204,20 @@ pub struct QuickArgs {
     /// Below the table, show what the devices, the network and the CPUs did.
     #[arg(long)]
     pub detail: bool,
+    /// Do not write the HTML report next to the result file.
+    #[arg(long)]
+    pub no_report: bool,
+}
+
+/// Arguments of `iolab report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Result files; the first is the base of the comparisons.
+    #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
+    pub files: Vec<PathBuf>,
+    /// The HTML file to write; refused if it exists.
+    #[arg(long, short = 'o', value_name = "FILE.html")]
+    pub output: PathBuf,
 }
 
 /// Arguments of `iolab import`.
@@ -381,6 +398,7 @@ impl RunArgs {
             output: self.out.output.clone(),
             json: self.out.json,
             detail: self.out.detail,
+            report: false,
         })
     }
 }

@@ -158,6 +158,9 @@ pub struct SweepArgs {
     /// Print the points, data volume, space and time it would take; run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Do not write the HTML report next to the result file.
+    #[arg(long)]
+    pub no_report: bool,
     /// Output options; the output defaults to `iolab-results/sweep-<timestamp>.json`.
     #[command(flatten)]
     pub out: OutputArgs,
@@ -179,6 +182,9 @@ pub struct StudyArgs {
     /// output exists with the same plan).
     #[arg(long)]
     pub resume: bool,
+    /// Do not write the HTML report next to the result file.
+    #[arg(long)]
+    pub no_report: bool,
     /// Output options; the output defaults to `iolab-results/<study name>.json`.
     #[command(flatten)]
     pub out: OutputArgs,

@@ -374,6 +374,8 @@ pub struct RunPlan {
     pub json: bool,
     /// Show the device, network and CPU detail below the table.
     pub detail: bool,
+    /// Write the HTML report next to the result file.
+    pub report: bool,
 }
 
 /// One workload with its label.

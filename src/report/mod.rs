@@ -3,6 +3,8 @@
 pub mod activity;
 pub mod compare;
 pub mod environment;
+pub mod html;
 pub mod measurement;
+pub mod svg;
 pub mod table;
 pub mod units;

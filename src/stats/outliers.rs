@@ -18,10 +18,14 @@ fn median(sorted: &[f64]) -> f64 {
     }
 }
 
-/// Which of `values` are outliers. Fewer than 3 values, or a MAD of zero
-/// (half or more of the values equal), flag nothing.
+/// The fewest values the test is applied to: with three or four, the MAD
+/// rests on one or two deviations and flags ordinary spread.
+pub const MIN_VALUES: usize = 5;
+
+/// Which of `values` are outliers. Fewer than [`MIN_VALUES`] values, or a
+/// MAD of zero (half or more of the values equal), flag nothing.
 pub fn flag(values: &[f64]) -> Vec<bool> {
-    if values.len() < 3 {
+    if values.len() < MIN_VALUES {
         return vec![false; values.len()];
     }
     let mut sorted = values.to_vec();
@@ -63,13 +67,18 @@ mod tests {
     #[test]
     fn too_few_or_identical_values_flag_nothing() {
         assert_eq!(flag(&[1.0, 100.0]), [false, false]);
-        assert_eq!(flag(&[5.0, 5.0, 5.0, 9.0]), [false; 4]);
+        assert_eq!(
+            flag(&[100.0, 101.0, 500.0, 99.0]),
+            [false; 4],
+            "four values are too few"
+        );
+        assert_eq!(flag(&[5.0, 5.0, 5.0, 9.0, 5.0]), [false; 5]);
     }
 
     proptest! {
         #[test]
         fn at_most_half_are_outliers_and_scaling_changes_nothing(
-            values in proptest::collection::vec(1.0f64..1e9, 3..30),
+            values in proptest::collection::vec(1.0f64..1e9, 5..30),
             scale in 0.001f64..1000.0,
         ) {
             let flags = flag(&values);

@@ -1,0 +1,484 @@
+//! The one-file HTML report: per result file its command, environment, checks, a sortable table and SVG charts; across files, ratio heatmaps.
+//!
+//! Self-contained: styles and the few lines of sorting script are inline,
+//! nothing is fetched. Every text that comes from a result file is escaped.
+
+use super::svg::{self, Series};
+use super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use crate::compare::{self, Metric, Orientation, Verdict};
+use crate::plan::Workload;
+use crate::plan::units::format_size;
+use crate::record::{Point, ResultFile};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Series per chart; more make another chart.
+const SERIES_PER_CHART: usize = 8;
+
+/// Escapes text for HTML and SVG content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
+table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
+th{background:#f3f3f3;cursor:pointer}td.num{text-align:right}code{background:#f6f6f6;padding:2px 4px}\
+svg.chart{max-width:760px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
+svg .title{font-size:13px;font-weight:bold}svg .axis line{stroke:#444}.check-warning{color:#a60}.check-error{color:#c00}";
+
+/// Sorting by clicking a header; `#selftest` sorts the first table by its
+/// second column and records the outcome in `body[data-selftest]` for the browser test.
+const SCRIPT: &str = r##"
+function sortTable(table, column) {
+  const body = table.tBodies[0];
+  const rows = Array.from(body.rows);
+  const dir = table.dataset.sortColumn == column && table.dataset.sortDir == "asc" ? "desc" : "asc";
+  const key = r => { const c = r.cells[column]; const v = c.dataset.value; return v !== undefined ? parseFloat(v) : c.textContent; };
+  rows.sort((a, b) => { const x = key(a), y = key(b); const o = x < y ? -1 : x > y ? 1 : 0; return dir == "asc" ? o : -o; });
+  rows.forEach(r => body.appendChild(r));
+  table.dataset.sortColumn = column; table.dataset.sortDir = dir;
+}
+document.querySelectorAll("table.sortable th").forEach((th, i) => {
+  th.addEventListener("click", () => sortTable(th.closest("table"), th.cellIndex));
+});
+if (location.hash == "#selftest") {
+  const table = document.querySelector("table.sortable");
+  let ok = "no-table";
+  if (table) {
+    sortTable(table, 1); sortTable(table, 1);
+    const values = Array.from(table.tBodies[0].rows).map(r => parseFloat(r.cells[1].dataset.value));
+    ok = values.every((v, i) => i == 0 || values[i - 1] >= v) ? "sorted" : "unsorted";
+  }
+  document.body.dataset.selftest = ok;
+}
+"##;
+
+fn cell_number(value: f64, text: String) -> String {
+    format!(
+        r#"<td class="num" data-value="{value}">{}</td>"#,
+        escape(&text)
+    )
+}
+
+/// The report of `files` (name, result), the first being the base of the comparisons.
+pub fn render(files: &[(String, ResultFile)]) -> String {
+    let mut html = String::new();
+    let _ = write!(
+        html,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>iolab report</title><style>{STYLE}</style></head><body>"
+    );
+    let _ = write!(
+        html,
+        "<h1>iolab report</h1><p>{} result file(s); MiB/s = 2<sup>20</sup> bytes/s, MB/s = 10<sup>6</sup> bytes/s; \
+         error bars and ± are 95% confidence intervals of the mean over repetitions.</p>",
+        files.len()
+    );
+    for (index, (name, result)) in files.iter().enumerate() {
+        html.push_str(&section(index, name, result));
+    }
+    if files.len() > 1 {
+        html.push_str(&comparisons(files));
+    }
+    let _ = writeln!(html, "<script>{SCRIPT}</script></body></html>");
+    html
+}
+
+fn section(index: usize, name: &str, result: &ResultFile) -> String {
+    let mut html = String::new();
+    let _ = write!(
+        html,
+        r#"<section class="result" id="result-{index}"><h2>{}</h2>"#,
+        escape(name)
+    );
+    let _ = write!(
+        html,
+        "<p>Command: <code>{}</code><br>Written {} by iolab {}{}</p>",
+        escape(&result.command.join(" ")),
+        escape(&result.created),
+        escape(&result.tool.version),
+        result.source.as_ref().map_or_else(String::new, |s| format!(
+            ", imported from {} output {}",
+            escape(&s.version),
+            escape(&s.file)
+        ))
+    );
+    html.push_str(&environment(result));
+    html.push_str(&checks(result));
+    html.push_str(&points_table(result));
+    html.push_str(&charts(result));
+    html.push_str("</section>");
+    html
+}
+
+fn environment(result: &ResultFile) -> String {
+    let env = &result.environment;
+    let mut rows = vec![
+        ("host", env.hostname.clone()),
+        ("kernel", format!("{} {}", env.kernel, env.kernel_version)),
+        ("distribution", env.distribution.clone().unwrap_or_default()),
+        (
+            "CPU",
+            format!(
+                "{} × {}",
+                env.logical_cpus,
+                env.cpu_model.clone().unwrap_or_default()
+            ),
+        ),
+        ("memory", super::units::bytes(env.memory_bytes)),
+        (
+            "virtualization",
+            format!(
+                "{} {} ({})",
+                env.virtualization
+                    .hypervisor
+                    .clone()
+                    .unwrap_or_else(|| "no hypervisor".into()),
+                env.virtualization
+                    .container
+                    .clone()
+                    .map_or_else(String::new, |c| format!("in {c}")),
+                env.virtualization.evidence.join("; ")
+            ),
+        ),
+    ];
+    if let Some(storage) = &env.storage {
+        rows.push((
+            "file system",
+            format!(
+                "{} on {} at {} ({})",
+                storage.filesystem, storage.source, storage.mount_point, storage.mount_options
+            ),
+        ));
+        rows.push(("device stack", storage.stack.clone()));
+        for device in &storage.devices {
+            rows.push((
+                "device",
+                format!(
+                    "{} ({}): {} {} scheduler {} write cache {}",
+                    device.name,
+                    device.kind,
+                    device.model.clone().unwrap_or_default(),
+                    device
+                        .size_bytes
+                        .map(super::units::bytes)
+                        .unwrap_or_default(),
+                    device.scheduler.clone().unwrap_or_default(),
+                    device.write_cache.clone().unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    let mut html = String::from("<h3>Environment</h3><table class=\"environment\">");
+    for (key, value) in rows {
+        let _ = write!(
+            html,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            escape(key),
+            escape(&value)
+        );
+    }
+    html.push_str("</table>");
+    html
+}
+
+fn checks(result: &ResultFile) -> String {
+    let all: Vec<_> = result
+        .points
+        .iter()
+        .flat_map(|p| p.checks.iter().map(move |c| (p, c)))
+        .collect();
+    let warnings = all
+        .iter()
+        .filter(|(_, c)| c.severity != crate::record::Severity::Info)
+        .count();
+    let mut html = format!(
+        "<h3>Checks</h3><details{}><summary>{} checks, {warnings} warnings or errors</summary><ul class=\"checks\">",
+        if all.len() <= 10 { " open" } else { "" },
+        all.len()
+    );
+    let mut any = false;
+    for point in &result.points {
+        for check in &point.checks {
+            any = true;
+            let severity = format!("{:?}", check.severity).to_lowercase();
+            let _ = write!(
+                html,
+                r#"<li class="check-{severity}">{severity} [{}] {}: {}</li>"#,
+                escape(&check.code),
+                escape(&point.label),
+                escape(&check.message)
+            );
+        }
+    }
+    if !any {
+        html.push_str("<li>none raised</li>");
+    }
+    html.push_str("</ul></details>");
+    html
+}
+
+fn points_table(result: &ResultFile) -> String {
+    let mut html = String::from(
+        "<h3>Points</h3><table class=\"sortable points\"><thead><tr><th>point</th><th>MiB/s</th><th>MB/s</th><th>IOPS</th>\
+         <th>lat p50</th><th>lat p99</th><th>n</th><th>± CI95</th><th>top device busy</th></tr></thead><tbody>",
+    );
+    for point in &result.points {
+        let _ = write!(html, "<tr><td>{}</td>", escape(&point.label));
+        match &point.summary {
+            Some(summary) => {
+                let t = &summary.throughput_bps;
+                let percentile = |p: f64| {
+                    summary
+                        .latency_ns
+                        .as_ref()
+                        .and_then(|l| l.percentiles.iter().find(|q| q.percentile == p))
+                        .map(|q| q.value as f64)
+                };
+                html.push_str(&cell_number(t.mean, significant(mib_per_s(t.mean))));
+                html.push_str(&cell_number(t.mean, significant(mb_per_s(t.mean))));
+                html.push_str(&cell_number(summary.iops.mean, count(summary.iops.mean)));
+                for p in [50.0, 99.0] {
+                    html.push_str(&match percentile(p) {
+                        Some(v) => cell_number(v, latency(v)),
+                        None => "<td>-</td>".to_string(),
+                    });
+                }
+                html.push_str(&cell_number(f64::from(t.n), t.n.to_string()));
+                let half = t
+                    .ci95_high
+                    .zip(t.ci95_low)
+                    .map(|(h, l)| (h - l) / 2.0 / t.mean * 100.0);
+                html.push_str(&half.map_or_else(
+                    || "<td>-</td>".to_string(),
+                    |h| cell_number(h, format!("±{h:.1}%")),
+                ));
+                let busy = point
+                    .repetitions
+                    .iter()
+                    .filter_map(|r| {
+                        r.activity
+                            .as_ref()?
+                            .devices
+                            .first()
+                            .map(|d| d.busy_fraction)
+                    })
+                    .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))));
+                html.push_str(&busy.map_or_else(
+                    || "<td>-</td>".to_string(),
+                    |b| cell_number(b, format!("{:.0}%", b * 100.0)),
+                ));
+            }
+            None => html.push_str("<td colspan=\"8\">no completed repetition</td>"),
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</tbody></table>");
+    html
+}
+
+/// The workload with one parameter blanked: the key of a chart series.
+fn series_key(workload: &Workload, blank_bs: bool) -> (String, String) {
+    let mut w = workload.clone();
+    if blank_bs {
+        w.bs = 0;
+    } else {
+        w.size = 0;
+    }
+    let name = if blank_bs {
+        format!(
+            "{} {} file {}",
+            w.op.name(),
+            w.engine.name(),
+            format_size(workload.size)
+        ) + if w.direct { " direct" } else { "" }
+    } else {
+        format!(
+            "{} {} {}",
+            w.op.name(),
+            w.engine.name(),
+            format_size(workload.bs)
+        ) + if w.direct { " direct" } else { "" }
+    };
+    (compare::match_key(&w), name)
+}
+
+fn charts(result: &ResultFile) -> String {
+    let mut html = String::new();
+    for (blank_bs, title, axis) in [
+        (true, "Throughput by block size", "block size"),
+        (false, "Throughput by file size", "file size"),
+    ] {
+        let mut groups: BTreeMap<String, (String, Vec<&Point>)> = BTreeMap::new();
+        for point in result.points.iter().filter(|p| p.summary.is_some()) {
+            let (key, name) = series_key(&point.workload, blank_bs);
+            groups
+                .entry(key)
+                .or_insert_with(|| (name, Vec::new()))
+                .1
+                .push(point);
+        }
+        let series: Vec<Series> = groups
+            .into_values()
+            .filter(|(_, points)| points.len() >= 2)
+            .map(|(name, mut points)| {
+                points.sort_by_key(|p| {
+                    if blank_bs {
+                        p.workload.bs
+                    } else {
+                        p.workload.size
+                    }
+                });
+                Series {
+                    name,
+                    points: points
+                        .iter()
+                        .map(|p| {
+                            let t = &p.summary.as_ref().expect("filtered").throughput_bps;
+                            let x = if blank_bs {
+                                p.workload.bs
+                            } else {
+                                p.workload.size
+                            };
+                            (
+                                x,
+                                mib_per_s(t.mean),
+                                t.ci95_low.map(mib_per_s),
+                                t.ci95_high.map(mib_per_s),
+                            )
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        for (part, chunk) in series.chunks(SERIES_PER_CHART).enumerate() {
+            let title = if series.len() > SERIES_PER_CHART {
+                format!("{title} ({})", part + 1)
+            } else {
+                title.to_string()
+            };
+            html.push_str(&svg::line_chart(&title, axis, "MiB/s", chunk));
+        }
+    }
+    if !html.is_empty() {
+        html.insert_str(0, "<h3>Charts</h3>");
+    }
+    html
+}
+
+fn comparisons(files: &[(String, ResultFile)]) -> String {
+    let (base_name, base) = &files[0];
+    let mut html = format!(
+        "<section class=\"comparisons\"><h2>Compared with {}</h2>",
+        escape(base_name)
+    );
+    for (name, other) in &files[1..] {
+        let pairing = compare::pair(
+            base,
+            other,
+            name,
+            Metric::Throughput,
+            0.05,
+            Orientation::OtherOverBase,
+        );
+        let _ = write!(html, "<h3>{} / {}</h3>", escape(name), escape(base_name));
+        if !pairing.environment.is_empty() {
+            html.push_str("<table class=\"environment-difference\"><tr><th>differs</th><th>base</th><th>other</th></tr>");
+            for d in &pairing.environment {
+                let _ = write!(
+                    html,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&d.field),
+                    escape(&d.base),
+                    escape(&d.other)
+                );
+            }
+            html.push_str("</table>");
+        }
+        html.push_str("<table class=\"sortable ratios\"><thead><tr><th>point</th><th>ratio</th><th>95% interval</th><th>Δ%</th><th>verdict</th></tr></thead><tbody>");
+        for m in &pairing.matched {
+            let interval = m
+                .ratio_low
+                .zip(m.ratio_high)
+                .map_or_else(|| "-".to_string(), |(l, h)| format!("{l:.3}–{h:.3}"));
+            let verdict = match m.verdict {
+                Verdict::Better => "faster",
+                Verdict::Worse => "slower",
+                Verdict::NoSignificantDifference => "no significant difference",
+                Verdict::TooFewRepetitions => "n < 2",
+            };
+            let _ = write!(
+                html,
+                "<tr><td>{}</td>{}<td>{}</td>{}<td>{verdict}</td></tr>",
+                escape(&m.label),
+                cell_number(m.ratio, format!("{:.3}", m.ratio)),
+                interval,
+                cell_number(
+                    m.percent_difference,
+                    format!("{:+.1}", m.percent_difference)
+                )
+            );
+        }
+        html.push_str("</tbody></table>");
+        for (title, cells) in compare::grids(&pairing.matched) {
+            let sizes: std::collections::BTreeSet<u64> =
+                cells.iter().map(|m| m.workload.size).collect();
+            let blocks: std::collections::BTreeSet<u64> =
+                cells.iter().map(|m| m.workload.bs).collect();
+            let grid: Vec<Vec<Option<f64>>> = sizes
+                .iter()
+                .map(|s| {
+                    blocks
+                        .iter()
+                        .map(|b| {
+                            cells
+                                .iter()
+                                .find(|m| m.workload.size == *s && m.workload.bs == *b)
+                                .map(|m| m.ratio)
+                        })
+                        .collect()
+                })
+                .collect();
+            html.push_str(&svg::heatmap(
+                &format!("{title}: throughput ratio, rows file size, columns record size"),
+                &sizes.iter().map(|s| format_size(*s)).collect::<Vec<_>>(),
+                &blocks.iter().map(|b| format_size(*b)).collect::<Vec<_>>(),
+                &grid,
+            ));
+        }
+        if !pairing.only_in_base.is_empty() || !pairing.only_in_other.is_empty() {
+            let _ = write!(
+                html,
+                "<p>Not matched: {} only in the base, {} only in {}.</p>",
+                pairing.only_in_base.len(),
+                pairing.only_in_other.len(),
+                escape(name)
+            );
+        }
+    }
+    html.push_str("</section>");
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(
+            escape(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+}

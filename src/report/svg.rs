@@ -1,0 +1,267 @@
+//! SVG charts for the HTML report: lines over a log₂ size axis with error bars, and ratio heatmaps.
+//!
+//! Written by hand rather than with plotters: plotters measures text with
+//! system fonts or a bundled font file, while plain SVG `<text>` leaves text
+//! layout to the browser and keeps the report and the binary small. All text
+//! is escaped.
+
+use super::html::escape;
+use crate::plan::units::format_size;
+use std::fmt::Write;
+
+const WIDTH: f64 = 720.0;
+const HEIGHT: f64 = 360.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 190.0;
+const TOP: f64 = 30.0;
+const BOTTOM: f64 = 50.0;
+/// Colour-blind-safe series colours (Okabe–Ito).
+const COLOURS: [&str; 8] = [
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+];
+
+/// One series of a line chart: points (x bytes, y, optional interval).
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// (x, y, low, high), x ascending.
+    pub points: Vec<(u64, f64, Option<f64>, Option<f64>)>,
+}
+
+/// A line chart with a log₂ x axis of sizes; `y_label` names the unit.
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
+    let xs: Vec<u64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .collect();
+    let (Some(&x_min), Some(&x_max)) = (xs.iter().min(), xs.iter().max()) else {
+        return String::new();
+    };
+    let y_max = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.3.unwrap_or(p.1).max(p.1)))
+        .fold(0.0f64, f64::max)
+        .max(f64::MIN_POSITIVE)
+        * 1.08;
+    let (lx_min, lx_max) = (
+        (x_min as f64).log2(),
+        (x_max as f64).log2().max((x_min as f64).log2() + 1.0),
+    );
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let x = |v: u64| LEFT + ((v as f64).log2() - lx_min) / (lx_max - lx_min) * plot_w;
+    let y = |v: f64| TOP + plot_h - v / y_max * plot_h;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg class="chart" data-kind="line" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{t}"><title>{t}</title>"#,
+        t = escape(title)
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="{LEFT}" y="18" class="title">{}</text>"#,
+        escape(title)
+    );
+    // Axes, with a tick at every power of two between the ends.
+    let _ = write!(
+        svg,
+        r#"<g class="axis x-axis"><line x1="{LEFT}" y1="{b}" x2="{r}" y2="{b}"/>"#,
+        b = TOP + plot_h,
+        r = LEFT + plot_w
+    );
+    let mut tick = 1u64 << (lx_min.floor() as u32);
+    while tick <= x_max {
+        if tick >= x_min {
+            let _ = write!(
+                svg,
+                r#"<line x1="{p}" y1="{b}" x2="{p}" y2="{b2}"/><text x="{p}" y="{ty}" text-anchor="middle">{}</text>"#,
+                escape(&format_size(tick)),
+                p = x(tick),
+                b = TOP + plot_h,
+                b2 = TOP + plot_h + 5.0,
+                ty = TOP + plot_h + 18.0
+            );
+        }
+        tick = tick.saturating_mul(2);
+        if tick == 0 || tick == u64::MAX {
+            break;
+        }
+    }
+    let _ = write!(
+        svg,
+        r#"<text x="{cx}" y="{ly}" text-anchor="middle" class="label">{}</text></g>"#,
+        escape(x_label),
+        cx = LEFT + plot_w / 2.0,
+        ly = HEIGHT - 8.0
+    );
+    let _ = write!(
+        svg,
+        r#"<g class="axis y-axis"><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{b}"/>"#,
+        b = TOP + plot_h
+    );
+    // Ticks at round steps (1, 2 or 5 × 10^k) up to the top.
+    let raw = y_max / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * magnitude);
+    for i in 0..=((y_max / step).floor() as u32) {
+        let v = step * f64::from(i);
+        let _ = write!(
+            svg,
+            r#"<line x1="{l}" y1="{p}" x2="{LEFT}" y2="{p}"/><text x="{tx}" y="{ty}" text-anchor="end">{}</text>"#,
+            super::units::significant(v),
+            l = LEFT - 5.0,
+            p = y(v),
+            tx = LEFT - 8.0,
+            ty = y(v) + 4.0
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<text transform="translate(16 {cy}) rotate(-90)" text-anchor="middle" class="label">{}</text></g>"#,
+        escape(y_label),
+        cy = TOP + plot_h / 2.0
+    );
+    for (index, s) in series.iter().enumerate() {
+        let colour = COLOURS[index % COLOURS.len()];
+        let path: Vec<String> = s
+            .points
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", x(p.0), y(p.1)))
+            .collect();
+        let _ = write!(
+            svg,
+            r#"<g class="series" data-series="{n}"><polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
+            path.join(" "),
+            n = escape(&s.name)
+        );
+        for p in &s.points {
+            let _ = write!(
+                svg,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"/>"#,
+                x(p.0),
+                y(p.1)
+            );
+            if let (Some(low), Some(high)) = (p.2, p.3) {
+                let _ = write!(
+                    svg,
+                    r#"<line class="error-bar" x1="{px:.1}" y1="{:.1}" x2="{px:.1}" y2="{:.1}" stroke="{colour}"/>"#,
+                    y(low.max(0.0)),
+                    y(high),
+                    px = x(p.0)
+                );
+            }
+        }
+        let ly = TOP + 14.0 * index as f64;
+        let _ = write!(
+            svg,
+            r#"<rect x="{lx}" y="{ry}" width="10" height="10" fill="{colour}"/><text x="{tx}" y="{ty}" class="legend">{}</text></g>"#,
+            escape(&s.name),
+            lx = WIDTH - RIGHT + 12.0,
+            ry = ly - 9.0,
+            tx = WIDTH - RIGHT + 26.0,
+            ty = ly
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// A heatmap of ratios: rows and columns labelled, the value in each cell,
+/// blue above 1 and orange below.
+pub fn heatmap(
+    title: &str,
+    rows: &[String],
+    columns: &[String],
+    cells: &[Vec<Option<f64>>],
+) -> String {
+    let cell_w = 64.0;
+    let cell_h = 24.0;
+    let left = 90.0;
+    let top = 50.0;
+    let width = left + cell_w * columns.len() as f64 + 10.0;
+    let height = top + cell_h * rows.len() as f64 + 10.0;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg class="chart" data-kind="heatmap" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" aria-label="{t}"><title>{t}</title><text x="4" y="18" class="title">{t}</text>"#,
+        t = escape(title)
+    );
+    for (c, name) in columns.iter().enumerate() {
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            left + cell_w * (c as f64 + 0.5),
+            top - 8.0,
+            escape(name)
+        );
+    }
+    for (r, name) in rows.iter().enumerate() {
+        let ry = top + cell_h * r as f64;
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            left - 6.0,
+            ry + 16.0,
+            escape(name)
+        );
+        for (c, value) in cells[r].iter().enumerate() {
+            let Some(value) = value else { continue };
+            // Saturates at ×2 and ×0.5.
+            let strength = (value.log2().abs().min(1.0) * 0.85 + 0.1).min(1.0);
+            let colour = if *value >= 1.0 {
+                format!("rgba(0,114,178,{strength:.2})")
+            } else {
+                format!("rgba(230,159,0,{strength:.2})")
+            };
+            let cx = left + cell_w * c as f64;
+            let _ = write!(
+                svg,
+                r##"<rect class="cell" x="{cx:.1}" y="{ry:.1}" width="{cell_w}" height="{cell_h}" fill="{colour}" stroke="#fff"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{value:.2}</text>"##,
+                cx + cell_w / 2.0,
+                ry + 16.0
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_chart_has_axes_series_error_bars_and_escaped_text() {
+        let series = vec![Series {
+            name: "read <direct> & co".into(),
+            points: vec![
+                (4096, 100.0, Some(90.0), Some(110.0)),
+                (65536, 300.0, None, None),
+                (1 << 20, 400.0, Some(390.0), Some(410.0)),
+            ],
+        }];
+        let svg = line_chart("MiB/s by block", "block size", "MiB/s", &series);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert!(svg.contains(r#"class="axis x-axis""#) && svg.contains(r#"class="axis y-axis""#));
+        assert!(svg.contains(">4KiB<") && svg.contains(">1MiB<") && svg.contains(">64KiB<"));
+        assert_eq!(svg.matches("class=\"error-bar\"").count(), 2);
+        assert!(svg.contains("read &lt;direct&gt; &amp; co") && !svg.contains("<direct>"));
+        assert_eq!(line_chart("t", "x", "y", &[]), "");
+    }
+
+    #[test]
+    fn a_heatmap_has_a_cell_per_value() {
+        let svg = heatmap(
+            "ratio",
+            &["64KiB".into(), "1MiB".into()],
+            &["4KiB".into()],
+            &[vec![Some(1.5)], vec![None]],
+        );
+        assert_eq!(svg.matches("class=\"cell\"").count(), 1);
+        assert!(svg.contains(">1.50<"));
+    }
+}

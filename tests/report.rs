@@ -1,0 +1,161 @@
+//! `iolab report`: a self-contained HTML file, rendered in a real headless Chromium that must find every chart, a working sort and no script error.
+
+use crate::util::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn chromium() -> Option<PathBuf> {
+    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists());
+    if found.is_none() {
+        eprintln!("skip: chromium is not installed (scripts/test installs it)");
+    }
+    found
+}
+
+/// Headless Chromium as the issue asks: a fresh profile, nothing in the background.
+fn headless(browser: &Path, profile: &Path) -> Command {
+    let mut command = Command::new(browser);
+    command.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=5000",
+    ]);
+    command.arg(format!("--user-data-dir={}", profile.display()));
+    command
+}
+
+fn sweep(dir: &Path, output: &Path, extra: &[&str]) {
+    let run = iolab()
+        .args([
+            "sweep",
+            "--engine",
+            "null",
+            "--op",
+            "write,read",
+            "--size",
+            "64k..256k",
+            "--bs",
+            "4k..16k",
+            "--repeat",
+            "3",
+        ])
+        .args(extra)
+        .arg("--dir")
+        .arg(dir)
+        .arg("-o")
+        .arg(output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+#[test]
+fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
+    let dir = scratch();
+    let out = scratch();
+    let (a, b) = (out.path().join("a.json"), out.path().join("b.json"));
+    sweep(dir.path(), &a, &[]);
+    sweep(dir.path(), &b, &["--no-report"]);
+    assert!(
+        out.path().join("a.html").exists(),
+        "a sweep writes its report beside the result"
+    );
+    assert!(!out.path().join("b.html").exists(), "--no-report");
+    // A label with markup must come out as text.
+    let mut edited: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    edited["command"] = serde_json::json!(["iolab", "<script>alert(1)</script>"]);
+    std::fs::write(&b, serde_json::to_string(&edited).unwrap()).unwrap();
+    let report = out.path().join("report.html");
+    let run = iolab()
+        .arg("report")
+        .arg(&a)
+        .arg(&b)
+        .arg("-o")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(!html.contains("<script>alert(1)</script>") && html.contains("&lt;script&gt;alert(1)"));
+    // The only URL is the SVG namespace name, which is never fetched.
+    assert_eq!(
+        html.matches("http").count(),
+        html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
+    assert!(
+        !html.contains("<link") && !html.contains(" src="),
+        "nothing is fetched"
+    );
+
+    let Some(browser) = chromium() else { return };
+    let profile = tempfile::tempdir().unwrap();
+    let dumped = headless(&browser, profile.path())
+        .arg("--dump-dom")
+        .arg(format!("file://{}#selftest", report.display()))
+        .output()
+        .unwrap();
+    assert!(
+        dumped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dumped.stderr)
+    );
+    let dom = String::from_utf8(dumped.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&dumped.stderr);
+    assert!(!stderr.contains("Uncaught"), "a script error: {stderr}");
+    assert!(
+        dom.contains(r#"data-selftest="sorted""#),
+        "sorting by a header click works"
+    );
+    // Per file: throughput by block size (2 ops × 3 file sizes) and by file size (2 × 3 blocks).
+    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 4, "line charts");
+    assert_eq!(
+        dom.matches(r#"data-kind="heatmap""#).count(),
+        2,
+        "one heatmap per op"
+    );
+    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 4);
+    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 4);
+    assert_eq!(
+        dom.matches(r#"class="series""#).count(),
+        4 * 6,
+        "six series per chart"
+    );
+    assert!(dom.contains("environment.kernel") || dom.contains("Compared with"));
+}
+
+#[test]
+fn report_refuses_bad_input() {
+    let out = scratch();
+    let bad = out.path().join("bad.json");
+    std::fs::write(&bad, "{").unwrap();
+    let report = out.path().join("r.html");
+    let run = iolab()
+        .arg("report")
+        .arg(&bad)
+        .arg("-o")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("bad.json"));
+    assert!(!report.exists());
+}
