@@ -125,20 +125,22 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
         dom.contains(r#"data-selftest="sorted""#),
         "sorting by a header click works"
     );
-    // Per file: throughput by block size (2 ops × 3 file sizes) and by file size (2 × 3 blocks).
-    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 4, "line charts");
+    // Per file: throughput by block size (6 series: 2 ops × 3 file sizes), by
+    // file size (6: 2 ops × 3 blocks), and latency by percentile for its 18
+    // points (8 + 8 + 2). The null engine's runs are too short for a series.
+    let charts = |title: &str| dom.matches(&format!(r#"aria-label="{title}""#)).count();
+    assert_eq!(charts("Throughput by block size"), 2);
+    assert_eq!(charts("Throughput by file size"), 2);
+    assert_eq!(charts("Latency by percentile"), 6);
+    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 10);
     assert_eq!(
         dom.matches(r#"data-kind="heatmap""#).count(),
         2,
         "one heatmap per op"
     );
-    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 4);
-    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 4);
-    assert_eq!(
-        dom.matches(r#"class="series""#).count(),
-        4 * 6,
-        "six series per chart"
-    );
+    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 10);
+    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 10);
+    assert_eq!(dom.matches(r#"class="series""#).count(), 4 * 6 + 2 * 18);
     assert!(dom.contains("environment.kernel") || dom.contains("Compared with"));
 }
 
@@ -158,4 +160,46 @@ fn report_refuses_bad_input() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("bad.json"));
     assert!(!report.exists());
+}
+
+#[test]
+fn markdown_and_csv_carry_the_same_tables() {
+    let dir = scratch();
+    let out = scratch();
+    let (a, b) = (out.path().join("a.json"), out.path().join("b.json"));
+    sweep(dir.path(), &a, &["--no-report"]);
+    sweep(dir.path(), &b, &["--no-report"]);
+    let markdown = out.path().join("r.md");
+    let run = iolab()
+        .arg("report")
+        .arg(&a)
+        .arg(&b)
+        .args(["--format", "markdown", "-o"])
+        .arg(&markdown)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(&markdown).unwrap();
+    assert!(text.starts_with("# iolab report"));
+    assert_eq!(
+        text.matches("| point | MiB/s | MB/s |").count(),
+        2,
+        "a points table per file"
+    );
+    assert!(text.contains("ratio [95% CI]"), "the comparison");
+    let csv = out.path().join("r.csv");
+    let run = iolab()
+        .arg("report")
+        .arg(&a)
+        .args(["--format", "csv", "-o"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 1 + 18, "a header and a row per point");
 }

@@ -149,7 +149,18 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         }
         files.push((path.display().to_string(), result));
     }
-    write_report(&args.output, &files)?;
+    match args.format {
+        crate::cli::ReportFormat::Html => write_report(&args.output, &files)?,
+        format => {
+            let text = if format == crate::cli::ReportFormat::Markdown {
+                crate::report::export::markdown(&files)
+            } else {
+                crate::report::export::csv(&files)
+            };
+            std::fs::write(&args.output, text)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
+        }
+    }
     println!("report: {}", args.output.display());
     Ok(Ending::Success)
 }

@@ -215,9 +215,23 @@ pub struct ReportArgs {
     /// Result files; the first is the base of the comparisons.
     #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
-    /// The HTML file to write; refused if it exists.
-    #[arg(long, short = 'o', value_name = "FILE.html")]
+    /// The file to write; refused if it exists.
+    #[arg(long, short = 'o', value_name = "FILE")]
     pub output: PathBuf,
+    /// HTML with charts, or the same content as Markdown or CSV tables.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    pub format: ReportFormat,
+}
+
+/// Formats of `iolab report`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// One self-contained HTML file with SVG charts.
+    Html,
+    /// Markdown tables.
+    Markdown,
+    /// One CSV row per point.
+    Csv,
 }
 
 /// Arguments of `iolab import`.

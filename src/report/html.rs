@@ -351,7 +351,7 @@ fn charts(result: &ResultFile) -> String {
                                 p.workload.size
                             };
                             (
-                                x,
+                                x as f64,
                                 mib_per_s(t.mean),
                                 t.ci95_low.map(mib_per_s),
                                 t.ci95_high.map(mib_per_s),
@@ -367,11 +367,115 @@ fn charts(result: &ResultFile) -> String {
             } else {
                 title.to_string()
             };
-            html.push_str(&svg::line_chart(&title, axis, "MiB/s", chunk));
+            let xs = chunk
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0 as u64));
+            let (min, max) = xs.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)));
+            let scale = svg::XScale::sizes(min, max);
+            html.push_str(&svg::line_chart(&title, axis, "MiB/s", &scale, chunk));
         }
     }
+    html.push_str(&latency_curves(result));
+    html.push_str(&time_series(result));
     if !html.is_empty() {
         html.insert_str(0, "<h3>Charts</h3>");
+    }
+    html
+}
+
+/// Points with per-point charts: the first ones, so a large sweep's report stays small.
+const POINTS_WITH_CURVES: usize = 24;
+
+/// Latency against percentile (x: 0, 90, 99, 99.9, 99.99 evenly spaced), per point.
+fn latency_curves(result: &ResultFile) -> String {
+    let percentile_x = |p: f64| -(1.0 - p / 100.0).max(1e-6).log10();
+    let series: Vec<Series> = result
+        .points
+        .iter()
+        .filter_map(|p| Some((p, p.summary.as_ref()?.latency_ns.as_ref()?)))
+        .take(POINTS_WITH_CURVES)
+        .map(|(p, latency)| Series {
+            name: p.label.clone(),
+            points: latency
+                .percentiles
+                .iter()
+                .map(|q| (percentile_x(q.percentile), q.value as f64 / 1e3, None, None))
+                .collect(),
+        })
+        .collect();
+    let scale = svg::XScale {
+        log2: false,
+        ticks: [0.0, 90.0, 99.0, 99.9, 99.99]
+            .iter()
+            .map(|p| (percentile_x(*p), format!("{p}%")))
+            .collect(),
+    };
+    let mut html = String::new();
+    for chunk in series.chunks(SERIES_PER_CHART) {
+        html.push_str(&svg::line_chart(
+            "Latency by percentile",
+            "percentile",
+            "µs",
+            &scale,
+            chunk,
+        ));
+    }
+    html
+}
+
+/// Throughput per interval of the first measured repetition, per point with several intervals.
+fn time_series(result: &ResultFile) -> String {
+    let series: Vec<Series> = result
+        .points
+        .iter()
+        .filter_map(|p| {
+            let repetition = p
+                .repetitions
+                .iter()
+                .find(|r| !r.warmup && r.status == crate::record::Status::Ok)?;
+            let elapsed_s = repetition.elapsed_ns? as f64 / 1e9;
+            let interval_s = p.workload.interval_s;
+            // The last interval is as long as what was left of the run; a
+            // sliver of one would plot as a spurious drop, so it is left out.
+            let points: Vec<_> = repetition
+                .series
+                .iter()
+                .filter_map(|i| {
+                    let length = (elapsed_s - i.start_s).min(interval_s);
+                    (length >= interval_s / 2.0)
+                        .then(|| (i.start_s, mib_per_s(i.bytes as f64 / length), None, None))
+                })
+                .collect();
+            (points.len() >= 2).then(|| Series {
+                name: p.label.clone(),
+                points,
+            })
+        })
+        .take(POINTS_WITH_CURVES)
+        .collect();
+    let mut html = String::new();
+    for chunk in series.chunks(SERIES_PER_CHART) {
+        let end = chunk
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .fold(0.0f64, f64::max);
+        let step = (end / 5.0).max(f64::MIN_POSITIVE);
+        let ticks = (0..=5)
+            .map(|i| {
+                (
+                    step * f64::from(i),
+                    format!("{} s", significant(step * f64::from(i))),
+                )
+            })
+            .collect();
+        let scale = svg::XScale { log2: false, ticks };
+        html.push_str(&svg::line_chart(
+            "Throughput per interval (first repetition)",
+            "time",
+            "MiB/s",
+            &scale,
+            chunk,
+        ));
     }
     html
 }

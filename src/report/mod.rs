@@ -3,6 +3,7 @@
 pub mod activity;
 pub mod compare;
 pub mod environment;
+pub mod export;
 pub mod html;
 pub mod measurement;
 pub mod svg;

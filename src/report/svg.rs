@@ -20,36 +20,70 @@ const COLOURS: [&str; 8] = [
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
 ];
 
-/// One series of a line chart: points (x bytes, y, optional interval).
+/// One series of a line chart: points (x, y, optional interval).
 pub struct Series {
     /// Legend text.
     pub name: String,
     /// (x, y, low, high), x ascending.
-    pub points: Vec<(u64, f64, Option<f64>, Option<f64>)>,
+    pub points: Vec<(f64, f64, Option<f64>, Option<f64>)>,
 }
 
-/// A line chart with a log₂ x axis of sizes; `y_label` names the unit.
-pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
-    let xs: Vec<u64> = series
+/// The x axis: linear or log₂, and where its labelled ticks go.
+pub struct XScale {
+    /// Log₂ (sizes) rather than linear.
+    pub log2: bool,
+    /// (position, label) of each tick.
+    pub ticks: Vec<(f64, String)>,
+}
+
+impl XScale {
+    /// A log₂ axis of sizes with a tick at every power of two from `min` to `max`.
+    pub fn sizes(min: u64, max: u64) -> XScale {
+        let mut ticks = Vec::new();
+        let mut tick = min.max(1).next_power_of_two();
+        while tick <= max && tick != 0 {
+            ticks.push((tick as f64, format_size(tick)));
+            tick = tick.checked_mul(2).unwrap_or(0);
+        }
+        XScale { log2: true, ticks }
+    }
+}
+
+/// A line chart; `y_label` names the unit.
+pub fn line_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    scale: &XScale,
+    series: &[Series],
+) -> String {
+    let xs: Vec<f64> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
+        .chain(scale.ticks.iter().map(|t| t.0))
         .collect();
-    let (Some(&x_min), Some(&x_max)) = (xs.iter().min(), xs.iter().max()) else {
+    let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if series.is_empty() || !x_min.is_finite() {
         return String::new();
-    };
+    }
     let y_max = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.3.unwrap_or(p.1).max(p.1)))
         .fold(0.0f64, f64::max)
         .max(f64::MIN_POSITIVE)
         * 1.08;
-    let (lx_min, lx_max) = (
-        (x_min as f64).log2(),
-        (x_max as f64).log2().max((x_min as f64).log2() + 1.0),
-    );
+    let map = |v: f64| {
+        if scale.log2 {
+            v.max(f64::MIN_POSITIVE).log2()
+        } else {
+            v
+        }
+    };
+    let (lx_min, lx_max) = (map(x_min), map(x_max).max(map(x_min) + 1e-9));
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
-    let x = |v: u64| LEFT + ((v as f64).log2() - lx_min) / (lx_max - lx_min) * plot_w;
+    let x = |v: f64| LEFT + (map(v) - lx_min) / (lx_max - lx_min) * plot_w;
     let y = |v: f64| TOP + plot_h - v / y_max * plot_h;
     let mut svg = String::new();
     let _ = write!(
@@ -62,30 +96,22 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         r#"<text x="{LEFT}" y="18" class="title">{}</text>"#,
         escape(title)
     );
-    // Axes, with a tick at every power of two between the ends.
     let _ = write!(
         svg,
         r#"<g class="axis x-axis"><line x1="{LEFT}" y1="{b}" x2="{r}" y2="{b}"/>"#,
         b = TOP + plot_h,
         r = LEFT + plot_w
     );
-    let mut tick = 1u64 << (lx_min.floor() as u32);
-    while tick <= x_max {
-        if tick >= x_min {
-            let _ = write!(
-                svg,
-                r#"<line x1="{p}" y1="{b}" x2="{p}" y2="{b2}"/><text x="{p}" y="{ty}" text-anchor="middle">{}</text>"#,
-                escape(&format_size(tick)),
-                p = x(tick),
-                b = TOP + plot_h,
-                b2 = TOP + plot_h + 5.0,
-                ty = TOP + plot_h + 18.0
-            );
-        }
-        tick = tick.saturating_mul(2);
-        if tick == 0 || tick == u64::MAX {
-            break;
-        }
+    for (position, label) in &scale.ticks {
+        let _ = write!(
+            svg,
+            r#"<line x1="{p}" y1="{b}" x2="{p}" y2="{b2}"/><text x="{p}" y="{ty}" text-anchor="middle">{}</text>"#,
+            escape(label),
+            p = x(*position),
+            b = TOP + plot_h,
+            b2 = TOP + plot_h + 5.0,
+            ty = TOP + plot_h + 18.0
+        );
     }
     let _ = write!(
         svg,
@@ -239,18 +265,19 @@ mod tests {
         let series = vec![Series {
             name: "read <direct> & co".into(),
             points: vec![
-                (4096, 100.0, Some(90.0), Some(110.0)),
-                (65536, 300.0, None, None),
-                (1 << 20, 400.0, Some(390.0), Some(410.0)),
+                (4096.0, 100.0, Some(90.0), Some(110.0)),
+                (65536.0, 300.0, None, None),
+                (1048576.0, 400.0, Some(390.0), Some(410.0)),
             ],
         }];
-        let svg = line_chart("MiB/s by block", "block size", "MiB/s", &series);
+        let scale = XScale::sizes(4096, 1 << 20);
+        let svg = line_chart("MiB/s by block", "block size", "MiB/s", &scale, &series);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert!(svg.contains(r#"class="axis x-axis""#) && svg.contains(r#"class="axis y-axis""#));
         assert!(svg.contains(">4KiB<") && svg.contains(">1MiB<") && svg.contains(">64KiB<"));
         assert_eq!(svg.matches("class=\"error-bar\"").count(), 2);
         assert!(svg.contains("read &lt;direct&gt; &amp; co") && !svg.contains("<direct>"));
-        assert_eq!(line_chart("t", "x", "y", &[]), "");
+        assert_eq!(line_chart("t", "x", "y", &scale, &[]), "");
     }
 
     #[test]
