@@ -455,6 +455,61 @@ mod tests {
         assert!(imported.skipped[0].contains("randrw") && imported.skipped[1].contains("libaio"));
     }
 
+    /// Shaped after fio 3.x client/server output (`fio --client=host job.fio
+    /// --output-format=json+`): per-client entries with a hostname, then the
+    /// "All clients" aggregate, and json+ bins.
+    const FIO_CLIENTS: &str = r#"{
+  "fio version" : "fio-3.35",
+  "client_stats" : [
+    { "jobname" : "randwrite", "hostname" : "node1", "error" : 0,
+      "job options" : { "rw" : "randwrite", "bs" : "4k", "size" : "1g", "ioengine" : "io_uring", "iodepth" : "32",
+                        "direct" : "1", "time_based" : "", "runtime" : "30", "ramp_time" : "2s" },
+      "read" : { "io_bytes" : 0, "runtime" : 0, "total_ios" : 0 },
+      "write" : { "io_bytes" : 40960, "bw_bytes" : 4096000, "iops" : 1000.0, "runtime" : 10, "total_ios" : 10,
+                  "clat_ns" : { "bins" : { "100000" : 6, "150000" : 3, "900000" : 1 } } } },
+    { "jobname" : "All clients", "error" : 0, "job options" : { "rw" : "randwrite" },
+      "write" : { "io_bytes" : 40960, "runtime" : 10, "total_ios" : 10 } }
+  ]
+}"#;
+
+    #[test]
+    fn client_server_output_with_json_plus_bins() {
+        let imported = fio(FIO_CLIENTS, Path::new("c.json"), vec![]).unwrap();
+        assert_eq!(
+            imported.result.points.len(),
+            1,
+            "the aggregate is not a job"
+        );
+        assert_eq!(imported.result.environment.hostname, "node1");
+        let point = &imported.result.points[0];
+        let w = &point.workload;
+        assert_eq!(
+            (w.op, w.pattern, w.engine, w.iodepth, w.direct),
+            (Op::Rewrite, Pattern::Random, EngineKind::Uring, 32, true)
+        );
+        assert_eq!((w.runtime_s, w.ramp_s, w.size), (Some(30.0), 2.0, 1 << 30));
+        let latency = point.repetitions[0].latency_ns.as_ref().unwrap();
+        assert_eq!(latency.count, 10);
+        assert!(
+            (latency.max as f64 - 900_000.0).abs() / 900_000.0 < 0.001,
+            "{}",
+            latency.max
+        );
+        let p50 = latency
+            .percentiles
+            .iter()
+            .find(|p| p.percentile == 50.0)
+            .unwrap()
+            .value;
+        assert!((p50 as f64 - 100_000.0).abs() / 100_000.0 < 0.001, "{p50}");
+        assert!(
+            point
+                .checks
+                .iter()
+                .all(|c| c.code != "latency-not-imported")
+        );
+    }
+
     #[test]
     fn not_fio_output() {
         assert!(

@@ -113,9 +113,23 @@ fn section(index: usize, name: &str, result: &ResultFile) -> String {
             escape(&s.file)
         ))
     );
+    if let Some(plan) = &result.plan {
+        let _ = write!(
+            html,
+            "<p>{} {}: {} of {} planned points{}</p>",
+            escape(&plan.kind),
+            escape(plan.name.as_deref().unwrap_or("")),
+            result.points.len(),
+            plan.points,
+            plan.description
+                .as_deref()
+                .map_or_else(String::new, |d| format!(" — {}", escape(d)))
+        );
+    }
     html.push_str(&environment(result));
     html.push_str(&checks(result));
     html.push_str(&points_table(result));
+    html.push_str(&devices_table(result));
     html.push_str(&charts(result));
     html.push_str("</section>");
     html
@@ -285,6 +299,53 @@ fn points_table(result: &ResultFile) -> String {
     }
     html.push_str("</tbody></table>");
     html
+}
+
+/// What each device of the stack did during each point's first measured
+/// repetition, when the result recorded it.
+fn devices_table(result: &ResultFile) -> String {
+    let mut rows = String::new();
+    for point in &result.points {
+        let Some(activity) = point
+            .repetitions
+            .iter()
+            .find(|r| !r.warmup && r.status == crate::record::Status::Ok)
+            .and_then(|r| r.activity.as_ref())
+        else {
+            continue;
+        };
+        for device in &activity.devices {
+            let optional = |v: Option<f64>, f: &dyn Fn(f64) -> String| {
+                v.map_or_else(|| "<td>-</td>".to_string(), |v| cell_number(v, f(v)))
+            };
+            let _ = write!(
+                rows,
+                "<tr><td>{}</td><td>{}</td>{}{}{}{}{}{}{}</tr>",
+                escape(&point.label),
+                escape(&device.name),
+                cell_number(device.read_bps, significant(mib_per_s(device.read_bps))),
+                cell_number(device.write_bps, significant(mib_per_s(device.write_bps))),
+                optional(device.avg_io_bytes, &|b| super::units::bytes(
+                    b.round() as u64
+                )),
+                optional(device.await_ns, &latency),
+                cell_number(
+                    device.busy_fraction,
+                    format!("{:.0}%", device.busy_fraction * 100.0)
+                ),
+                optional(device.app_ops_per_device_op, &significant),
+                optional(device.app_bytes_per_device_byte, &significant),
+            );
+        }
+    }
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<h3>Devices</h3><table class=\"sortable devices\"><thead><tr><th>point</th><th>device</th><th>read MiB/s</th>\
+         <th>write MiB/s</th><th>avg I/O</th><th>await</th><th>busy</th><th>app I/Os per dev I/O</th>\
+         <th>app bytes per dev byte</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 }
 
 /// The workload with one parameter blanked: the key of a chart series.
