@@ -132,15 +132,22 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
     assert_eq!(charts("Throughput by block size"), 2);
     assert_eq!(charts("Throughput by file size"), 2);
     assert_eq!(charts("Latency by percentile"), 6);
-    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 10);
+    assert_eq!(
+        charts("Latency distribution (share of I/Os per power-of-two band)"),
+        6
+    );
+    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 16);
     assert_eq!(
         dom.matches(r#"data-kind="heatmap""#).count(),
         2,
         "one heatmap per op"
     );
-    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 10);
-    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 10);
-    assert_eq!(dom.matches(r#"class="series""#).count(), 4 * 6 + 2 * 18);
+    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 16);
+    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 16);
+    assert_eq!(
+        dom.matches(r#"class="series""#).count(),
+        4 * 6 + 2 * 18 + 2 * 18
+    );
     assert!(dom.contains("environment.kernel") || dom.contains("Compared with"));
 }
 

@@ -169,12 +169,15 @@ fn matrix(title: &str, cells: &[&Matched], style: Style) -> String {
                     Verdict::Worse => "−",
                     _ => "",
                 };
-                format!("{:.2}{mark}", m.ratio)
+                match (m.ratio_low, m.ratio_high) {
+                    (Some(low), Some(high)) => format!("{:.2} ({low:.2}–{high:.2}){mark}", m.ratio),
+                    _ => format!("{:.2}{mark}", m.ratio),
+                }
             }));
         }
         table.add_row(row);
     }
-    format!("\n{title} (ratio; + better, − worse, significant)\n{table}\n")
+    format!("\n{title} (ratio and 95% interval; + better, − worse, significant)\n{table}\n")
 }
 
 fn csv_field(text: &str) -> String {

@@ -437,6 +437,7 @@ fn charts(result: &ResultFile) -> String {
         }
     }
     html.push_str(&latency_curves(result));
+    html.push_str(&latency_histograms(result));
     html.push_str(&time_series(result));
     if !html.is_empty() {
         html.insert_str(0, "<h3>Charts</h3>");
@@ -477,6 +478,58 @@ fn latency_curves(result: &ResultFile) -> String {
             "Latency by percentile",
             "percentile",
             "µs",
+            &scale,
+            chunk,
+        ));
+    }
+    html
+}
+
+/// The latency distribution of each point: the share of its I/Os in each
+/// power-of-two band of latency, from the merged histogram.
+fn latency_histograms(result: &ResultFile) -> String {
+    let series: Vec<Series> = result
+        .points
+        .iter()
+        .filter_map(|p| {
+            let summary = p.summary.as_ref()?.latency_ns.as_ref()?;
+            let histogram = crate::record::histogram::decode(&summary.histogram).ok()?;
+            let total = histogram.len() as f64;
+            let mut bands: BTreeMap<u32, u64> = BTreeMap::new();
+            for value in histogram.iter_recorded() {
+                let band = 63 - value.value_iterated_to().max(1).leading_zeros();
+                *bands.entry(band).or_default() += value.count_at_value();
+            }
+            // Empty bands between the first and the last are drawn as 0, not skipped.
+            let (first, last) = (*bands.keys().next()?, *bands.keys().last()?);
+            (total > 0.0).then(|| Series {
+                name: p.label.clone(),
+                points: (first..=last)
+                    .map(|band| {
+                        let n = bands.get(&band).copied().unwrap_or(0);
+                        ((1u64 << band) as f64, n as f64 / total * 100.0, None, None)
+                    })
+                    .collect(),
+            })
+        })
+        .take(POINTS_WITH_CURVES)
+        .collect();
+    let mut html = String::new();
+    for chunk in series.chunks(SERIES_PER_CHART) {
+        let xs = chunk
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0 as u64));
+        let (min, max) = xs.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)));
+        let ticks = svg::XScale::sizes(min, max)
+            .ticks
+            .into_iter()
+            .map(|(x, _)| (x, latency(x)))
+            .collect();
+        let scale = svg::XScale { log2: true, ticks };
+        html.push_str(&svg::line_chart(
+            "Latency distribution (share of I/Os per power-of-two band)",
+            "latency",
+            "% of I/Os",
             &scale,
             chunk,
         ));
