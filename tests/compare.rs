@@ -6,31 +6,7 @@ use std::path::{Path, PathBuf};
 
 fn null_sweep(dir: &Path, out: &Path, name: &str, bs: &str) -> PathBuf {
     let output = out.join(name);
-    let run = iolab()
-        .args([
-            "sweep",
-            "--engine",
-            "null",
-            "--op",
-            "write,read",
-            "--size",
-            "64k..256k",
-            "--bs",
-            bs,
-            "--repeat",
-            "3",
-        ])
-        .arg("--dir")
-        .arg(dir)
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    crate::util::null_sweep(dir, &output, bs, &["--no-report"]);
     output
 }
 

@@ -35,32 +35,7 @@ fn headless(browser: &Path, profile: &Path) -> Command {
 }
 
 fn sweep(dir: &Path, output: &Path, extra: &[&str]) {
-    let run = iolab()
-        .args([
-            "sweep",
-            "--engine",
-            "null",
-            "--op",
-            "write,read",
-            "--size",
-            "64k..256k",
-            "--bs",
-            "4k..16k",
-            "--repeat",
-            "3",
-        ])
-        .args(extra)
-        .arg("--dir")
-        .arg(dir)
-        .arg("-o")
-        .arg(output)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    null_sweep(dir, output, "4k..16k", extra);
 }
 
 #[test]

@@ -193,3 +193,33 @@ pub fn uring_works() -> bool {
         }
     }
 }
+
+/// Runs a quick null-engine sweep (write and read, files 64k..256k, records
+/// `bs`, 3 repetitions) into `output`, with `extra` flags, and expects success.
+pub fn null_sweep(dir: &Path, output: &Path, bs: &str, extra: &[&str]) {
+    let run = iolab()
+        .args([
+            "sweep",
+            "--engine",
+            "null",
+            "--op",
+            "write,read",
+            "--size",
+            "64k..256k",
+            "--bs",
+            bs,
+        ])
+        .args(["--repeat", "3"])
+        .args(extra)
+        .arg("--dir")
+        .arg(dir)
+        .arg("-o")
+        .arg(output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
