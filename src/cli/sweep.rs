@@ -1,7 +1,7 @@
 //! Arguments of `iolab sweep` and `iolab study`, the repetition policy shared with `run`, and their conversion into a sweep.
 
 use super::{OutputArgs, positive_duration};
-use crate::plan::sweep::{Axis, Constraint, NESTING, Param, Sweep, parse_axis};
+use crate::plan::sweep::{Axis, Constraint, Param, Sweep, parse_axis};
 use crate::plan::{UsageError, Workload};
 use crate::usage;
 use clap::Args;
@@ -248,29 +248,9 @@ pub fn build_sweep(
 impl SweepArgs {
     /// The `(parameter, specification)` pairs given on the command line.
     pub fn specs(&self) -> Vec<(Param, String)> {
-        NESTING
-            .iter()
-            .filter_map(|&param| {
-                let spec = match param {
-                    Param::Op => &self.op,
-                    Param::Pattern => &self.pattern,
-                    Param::Bs => &self.bs,
-                    Param::Size => &self.size,
-                    Param::Engine => &self.engine,
-                    Param::Iodepth => &self.iodepth,
-                    Param::Batch => &self.batch,
-                    Param::Jobs => &self.jobs,
-                    Param::Direct => &self.direct,
-                    Param::Sync => &self.sync,
-                    Param::FsyncEnd => &self.fsync_end,
-                    Param::FsyncEvery => &self.fsync_every,
-                    Param::Runtime => &self.runtime,
-                    Param::Ramp => &self.ramp,
-                    Param::Cache => &self.cache,
-                    Param::Seed => &self.seed,
-                };
-                spec.clone().map(|s| (param, s))
-            })
+        crate::param_fields!(self)
+            .into_iter()
+            .filter_map(|(param, spec)| spec.clone().map(|s| (param, s)))
             .collect()
     }
 

@@ -4,7 +4,7 @@
 //! types are refused with the line they are on; the same file always expands
 //! to the same plan.
 
-use super::sweep::{NESTING, Param, Sweep};
+use super::sweep::{Param, Sweep};
 use super::{PlannedPoint, UsageError, Workload};
 use crate::usage;
 use serde::Deserialize;
@@ -115,29 +115,9 @@ macro_rules! with_parameters {
         impl $name {
             /// The parameters set here with their values.
             pub fn parameters(&self) -> Vec<(Param, &Spanned<ParamValue>)> {
-                NESTING
-                    .iter()
-                    .filter_map(|&param| {
-                        let value = match param {
-                            Param::Op => &self.op,
-                            Param::Pattern => &self.pattern,
-                            Param::Bs => &self.bs,
-                            Param::Size => &self.size,
-                            Param::Engine => &self.engine,
-                            Param::Iodepth => &self.iodepth,
-                            Param::Batch => &self.batch,
-                            Param::Jobs => &self.jobs,
-                            Param::Direct => &self.direct,
-                            Param::Sync => &self.sync,
-                            Param::FsyncEnd => &self.fsync_end,
-                            Param::FsyncEvery => &self.fsync_every,
-                            Param::Runtime => &self.runtime,
-                            Param::Ramp => &self.ramp,
-                            Param::Cache => &self.cache,
-                            Param::Seed => &self.seed,
-                        };
-                        value.as_ref().map(|v| (param, v))
-                    })
+                $crate::param_fields!(self)
+                    .into_iter()
+                    .filter_map(|(param, value)| value.as_ref().map(|v| (param, v)))
                     .collect()
             }
         }

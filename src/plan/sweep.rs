@@ -74,6 +74,35 @@ pub const NESTING: [Param; 16] = [
     Param::Op,
 ];
 
+/// A struct's sixteen parameter fields, one per [`Param`] and named like
+/// it, paired with their parameter in [`NESTING`] order. Used by the sweep
+/// arguments and the study file, which hold the same parameters as
+/// different types.
+#[macro_export]
+macro_rules! param_fields {
+    ($s:expr) => {{
+        use $crate::plan::sweep::Param;
+        [
+            (Param::Direct, &$s.direct),
+            (Param::Sync, &$s.sync),
+            (Param::Engine, &$s.engine),
+            (Param::Cache, &$s.cache),
+            (Param::Jobs, &$s.jobs),
+            (Param::Iodepth, &$s.iodepth),
+            (Param::Batch, &$s.batch),
+            (Param::Pattern, &$s.pattern),
+            (Param::FsyncEnd, &$s.fsync_end),
+            (Param::FsyncEvery, &$s.fsync_every),
+            (Param::Runtime, &$s.runtime),
+            (Param::Ramp, &$s.ramp),
+            (Param::Seed, &$s.seed),
+            (Param::Size, &$s.size),
+            (Param::Bs, &$s.bs),
+            (Param::Op, &$s.op),
+        ]
+    }};
+}
+
 /// One value of an axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
