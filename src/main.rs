@@ -2,7 +2,8 @@
 //!
 //! Exit status: 0 success; 1 a measurement or setup failed; 2 bad input
 //! (nothing was created); 128 + N when stopped by signal N (130 Ctrl-C, 143 SIGTERM);
-//! for `iolab measure`, a failing command's own status.
+//! for `iolab measure`, a failing command's own status; 3 when `--strict`
+//! and a check raised a warning or an error.
 
 use clap::Parser;
 use clap::error::ErrorKind;
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
         Ok(Ending::Failed) => ExitCode::from(1),
         Ok(Ending::Interrupted(signal)) => ExitCode::from((128 + signal).clamp(0, 255) as u8),
         Ok(Ending::CommandFailed(status)) => ExitCode::from(status),
+        Ok(Ending::Warnings) => ExitCode::from(3),
         Err(AppError::Usage(error)) => {
             eprintln!("iolab: error: {error}");
             ExitCode::from(2)

@@ -51,6 +51,18 @@ impl LoopFs {
     /// Makes a `size_mib` MiB image in `parent`, attaches it, makes `fstype`
     /// on it and mounts it; whatever was set up is undone on failure.
     pub fn new(parent: &Path, fstype: &str, size_mib: u64) -> Result<LoopFs, String> {
+        LoopFs::with_options(parent, fstype, size_mib, false)
+    }
+
+    /// As [`LoopFs::new`]; with `direct_io` the loop device reads and writes
+    /// its backing file with O_DIRECT (`losetup --direct-io=on`), so the disk
+    /// below sees the I/O when it happens rather than through the page cache.
+    pub fn with_options(
+        parent: &Path,
+        fstype: &str,
+        size_mib: u64,
+        direct_io: bool,
+    ) -> Result<LoopFs, String> {
         let image = parent.join(format!("{fstype}.img"));
         let mount_point = parent.join(format!("{fstype}-mnt"));
         std::fs::create_dir(&mount_point).map_err(|e| e.to_string())?;
@@ -63,7 +75,12 @@ impl LoopFs {
             image,
         };
         let image = fs.image.to_str().unwrap().to_string();
-        fs.device = Some(run("losetup", &["--find", "--show", &image])?);
+        let direct = if direct_io {
+            "--direct-io=on"
+        } else {
+            "--direct-io=off"
+        };
+        fs.device = Some(run("losetup", &["--find", "--show", direct, &image])?);
         let device = fs.device.clone().unwrap();
         match fstype {
             // Without lazy init, ext4 writes no inode tables in the background

@@ -159,7 +159,7 @@ fn cache_modes_are_applied_and_verified() {
         out.path(),
     );
     assert!(residency(&cold) < 0.01, "cold: {}", residency(&cold));
-    assert!(!check_codes(first_point(&cold)).contains(&"cache-not-cold".to_string()));
+    assert!(!check_codes(first_point(&cold)).contains(&"cache-served".to_string()));
     let warm = run_ok(
         &["run", "--dir", dir_arg, "--size", "8m", "--cache", "warm"],
         out.path(),

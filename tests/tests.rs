@@ -6,6 +6,7 @@ mod mounts;
 mod util;
 
 mod bad_input;
+mod checks;
 mod compare;
 mod engines;
 mod faults;

@@ -48,6 +48,7 @@ struct Grid {
     json: bool,
     detail: bool,
     report: bool,
+    strict: bool,
 }
 
 /// `iolab sweep`.
@@ -71,6 +72,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         json: args.out.json,
         detail: args.out.detail,
         report: !args.no_report,
+        strict: args.out.strict,
     };
     if args.dry_run {
         return dry_run(&grid);
@@ -116,6 +118,7 @@ pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError>
         json: args.out.json,
         detail: args.out.detail,
         report: !args.no_report,
+        strict: args.out.strict,
     };
     if args.dry_run {
         return dry_run(&grid);
@@ -414,7 +417,7 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
                 break;
             }
         };
-        let point = bar.suspend(|| record_point(&outcome))?;
+        let point = bar.suspend(|| record_point(&outcome, result.environment.storage.as_ref()))?;
         // A failed or interrupted point stays in the result file but not in
         // the journal, so a resume measures it again.
         if !outcome.failed() && !outcome.interrupted() {
@@ -469,7 +472,7 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
     if grid.report {
         super::report_beside(&grid.output, &result)?;
     }
-    Ok(ending)
+    Ok(super::strict_ending(ending, grid.strict, &result))
 }
 
 fn write_result(path: &Path, result: &mut ResultFile) -> Result<(), AppError> {

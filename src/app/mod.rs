@@ -34,6 +34,24 @@ pub enum Ending {
     /// A measured command failed: iolab exits with the command's status
     /// (128 + N when signal N killed it).
     CommandFailed(u8),
+    /// Everything was measured, but under `--strict` a check raised a
+    /// warning or an error: exit 3.
+    Warnings,
+}
+
+/// `--strict`: a successful ending becomes [`Ending::Warnings`] when any
+/// point has a check of warning severity or worse.
+pub(crate) fn strict_ending(ending: Ending, strict: bool, result: &ResultFile) -> Ending {
+    let warned = result
+        .points
+        .iter()
+        .flat_map(|p| &p.checks)
+        .any(|c| c.severity >= crate::record::Severity::Warning);
+    if strict && warned && ending == Ending::Success {
+        Ending::Warnings
+    } else {
+        ending
+    }
 }
 
 /// Errors a command can end with before or instead of measuring.
@@ -109,6 +127,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         json: args.json,
         detail: args.detail,
         report: !args.no_report,
+        strict: args.strict,
     };
     execute(&plan, &mut session, &interrupt, command)
 }
@@ -396,7 +415,7 @@ fn execute(
                 break;
             }
         };
-        let point = record_point(&outcome)?;
+        let point = record_point(&outcome, result.environment.storage.as_ref())?;
         result.points.push(point);
         if let Some(path) = &plan.output {
             write::write_atomic(path, &result)
@@ -417,7 +436,7 @@ fn execute(
     if let (true, Some(output)) = (plan.report, &plan.output) {
         report_beside(output, &result)?;
     }
-    Ok(ending)
+    Ok(strict_ending(ending, plan.strict, &result))
 }
 
 /// A session in `dir` whose adaptive repetitions stop by the statistics' rule.
@@ -431,11 +450,12 @@ pub(crate) fn open_session(dir: &Path, interrupt: &Interrupt) -> Result<Session,
 /// checked; failed repetitions are reported on stderr.
 pub(crate) fn record_point(
     outcome: &crate::run::PointOutcome,
+    storage: Option<&crate::record::environment::Storage>,
 ) -> Result<crate::record::Point, AppError> {
     let mut point = build::point(outcome);
     stats::mark_outliers(&mut point);
     point.summary = stats::summarize(&point).map_err(anyhow::Error::msg)?;
-    point.checks = check::check(&point);
+    point.checks = check::check(&point, storage);
     for repetition in &point.repetitions {
         if let Some(error) = &repetition.error {
             eprintln!(

@@ -1,7 +1,10 @@
-//! Plausibility checks: findings about a point's figures, with stable codes.
+//! Plausibility checks: findings about a point's figures, with stable codes and the evidence behind them.
 //!
 //! A check never changes a number; it says when a number may not mean what it
-//! seems. Codes are stable so scripts can rely on them (see docs/result-schema.md).
+//! seems, and shows the figures that made it say so. Codes are stable so
+//! scripts can rely on them; docs/checks.md explains each and what to do.
+
+mod device;
 
 use crate::plan::{CacheMode, EngineKind, Op, SyncMode};
 use crate::record::{Check, Point, Severity, Status};
@@ -12,68 +15,98 @@ pub const TOO_SHORT_NS: u64 = 200_000_000;
 pub const RESIDENT_TOLERANCE: f64 = 0.01;
 /// Coefficient of variation above which repetitions disagree too much.
 pub const NOISY_CV: f64 = 0.10;
+/// Half-width of the 95% interval, as a share of the mean, above which a figure is too uncertain.
+pub const NOISY_CI: f64 = 0.05;
+/// CPU steal (all CPUs) above which the hypervisor visibly took time from the run.
+pub const STEAL_LIMIT: f64 = 0.05;
 
-/// Runs every check on a point.
-pub fn check(point: &Point) -> Vec<Check> {
-    let mut checks = Vec::new();
-    let workload = &point.workload;
-    let mut add = |code: &str, severity, message: String| {
-        checks.push(Check {
+/// Collects the findings of one point.
+struct Findings(Vec<Check>);
+
+impl Findings {
+    fn add(&mut self, code: &str, severity: Severity, message: String, evidence: String) {
+        self.0.push(Check {
             code: code.to_string(),
             severity,
             message,
-        })
-    };
+            evidence: (!evidence.is_empty()).then_some(evidence),
+        });
+    }
+}
+
+/// Runs every check on a point; `storage` (the result's environment) tells
+/// the device checks which layer of the stack each device is.
+pub fn check(point: &Point, storage: Option<&crate::record::environment::Storage>) -> Vec<Check> {
+    let mut found = Findings(Vec::new());
+    outcome_checks(point, &mut found);
+    cache_checks(point, &mut found);
+    device::checks(point, storage, &mut found);
+    timing_checks(point, &mut found);
+    found.0
+}
+
+fn outcome_checks(point: &Point, found: &mut Findings) {
     for repetition in &point.repetitions {
         match repetition.status {
-            Status::Failed => add(
+            Status::Failed => found.add(
                 "io-errors",
                 Severity::Error,
-                format!(
-                    "repetition {} failed and was not timed: {}",
-                    repetition.index,
-                    repetition.error.as_deref().unwrap_or("unknown error")
-                ),
+                format!("repetition {} failed and was not timed", repetition.index),
+                repetition
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| "unknown error".to_string()),
             ),
-            Status::Interrupted => add(
+            Status::Interrupted => found.add(
                 "interrupted",
                 Severity::Warning,
                 format!(
                     "repetition {} was interrupted by a signal and was not timed",
                     repetition.index
                 ),
+                String::new(),
             ),
             Status::Ok => {}
         }
     }
-    let measured = point
+}
+
+fn measured(point: &Point) -> impl Iterator<Item = &crate::record::Repetition> + Clone {
+    point
         .repetitions
         .iter()
-        .filter(|r| !r.warmup && r.status == Status::Ok);
-    let cold_read = workload.op == Op::Read && workload.cache == CacheMode::Cold;
-    let worst_residency = measured
-        .clone()
+        .filter(|r| !r.warmup && r.status == Status::Ok)
+}
+
+fn cache_checks(point: &Point, found: &mut Findings) {
+    let workload = &point.workload;
+    let meant_for_device =
+        workload.op == Op::Read && (workload.cache == CacheMode::Cold || workload.direct);
+    let worst_residency = measured(point)
         .filter_map(|r| r.cache.as_ref().map(|c| c.resident_fraction))
         .fold(0.0f64, f64::max);
-    if cold_read && worst_residency > RESIDENT_TOLERANCE {
-        add(
-            "cache-not-cold",
+    if meant_for_device && worst_residency > RESIDENT_TOLERANCE {
+        found.add(
+            "cache-served",
             Severity::Warning,
+            "the file was in the page cache when a read meant to reach the device started; \
+             part of the figure may be memory speed"
+                .to_string(),
             format!(
-                "eviction left {:.1}% of the file in the page cache at the start of a cold read; \
-                 part of the figure may be memory speed",
+                "{:.1}% of the file resident at the start (mincore)",
                 worst_residency * 100.0
             ),
         );
     }
     if workload.direct && point.target.direct_in_memory {
-        add(
+        found.add(
             "direct-not-honoured",
             Severity::Warning,
             format!(
                 "the {} file system accepted O_DIRECT but keeps data in memory: these are memory figures, not a device's",
                 point.target.filesystem
             ),
+            format!("file system {} (O_DIRECT accepted, data in memory)", point.target.filesystem),
         );
     }
     // Only a figure that exists can be misleading.
@@ -85,78 +118,232 @@ pub fn check(point: &Point) -> Vec<Check> {
         && !workload.fsync_end
         && workload.fsync_every == 0;
     if unsynced {
-        add(
+        found.add(
             "writeback-pending",
             Severity::Warning,
             "buffered writes without any sync: the figure is the speed of copying into memory; \
              add --fsync-end (or --direct) to include reaching the device"
                 .to_string(),
+            "no --direct, --sync, --fsync-end or --fsync-every".to_string(),
         );
     }
-    let shortest = measured.clone().filter_map(|r| r.elapsed_ns).min();
+    let in_ram = !workload.direct
+        && !workload.op.writes()
+        && workload.engine != EngineKind::Null
+        && (workload.op == Op::Reread || workload.cache != CacheMode::Cold);
+    if in_ram && point.summary.is_some() {
+        found.add(
+            "working-set-in-ram",
+            Severity::Info,
+            "a buffered read of a file left in the page cache: this is page-cache speed, not the device's; \
+             use --cache cold (the default) or --direct for the device"
+                .to_string(),
+            format!(
+                "op {}, cache {:?}, {} bytes per job",
+                workload.op.name(),
+                workload.cache,
+                workload.size
+            )
+            .to_lowercase(),
+        );
+    }
+}
+
+fn timing_checks(point: &Point, found: &mut Findings) {
+    let workload = &point.workload;
+    let shortest = measured(point).filter_map(|r| r.elapsed_ns).min();
     if let Some(shortest) =
         shortest.filter(|&ns| ns < TOO_SHORT_NS && workload.engine != EngineKind::Null)
     {
-        add(
+        found.add(
             "too-short",
             Severity::Warning,
             format!(
-                "a timed region lasted {:.1} ms (< {} ms): timer and scheduler noise weigh heavily; use a larger --size or --runtime",
-                shortest as f64 / 1e6,
+                "a timed region lasted under {} ms: timer and scheduler noise weigh heavily; use a larger --size or --runtime",
                 TOO_SHORT_NS / 1_000_000
             ),
+            format!("shortest timed region {:.1} ms", shortest as f64 / 1e6),
         );
     }
-    let unsteady: Vec<String> = measured
-        .clone()
+    let steal = measured(point)
+        .filter_map(|r| r.activity.as_ref()?.cpu.as_ref().map(|c| c.steal))
+        .fold(0.0f64, f64::max);
+    if steal > STEAL_LIMIT {
+        found.add(
+            "throttled",
+            Severity::Warning,
+            "the hypervisor took CPU time from this machine during the run (steal): \
+             the figure also measures the neighbours"
+                .to_string(),
+            format!("CPU steal up to {:.1}% of all CPUs' time", steal * 100.0),
+        );
+    }
+    let unsteady: Vec<String> = measured(point)
         .filter(|r| r.steady.as_ref().is_some_and(|s| !s.reached))
         .map(|r| r.index.to_string())
         .collect();
     if !unsteady.is_empty() {
-        add(
+        found.add(
             "not-steady",
             Severity::Warning,
+            "steady state was not reached before --runtime ran out: the figure may still include a transient"
+                .to_string(),
             format!(
-                "repetition(s) {} did not reach steady state ({}) before --runtime ran out:                  the figure may still include a transient",
-                unsteady.join(", "),
-                workload.steady.map(|s| s.to_string()).unwrap_or_default()
+                "criterion {}, not met in repetition(s) {}",
+                workload.steady.map(|s| s.to_string()).unwrap_or_default(),
+                unsteady.join(", ")
             ),
         );
     }
-    if let Some(summary) = &point.summary {
-        if summary.ci_target_met == Some(false) {
-            add(
-                "ci-target-missed",
-                Severity::Warning,
-                format!(
-                    "after {} repetitions the 95% interval is still wider than ±{}% of the mean",
-                    summary.throughput_bps.n,
-                    summary.ci_target.unwrap_or_default() * 100.0
-                ),
-            );
-        }
-        if summary.outliers > 0 {
-            add(
-                "outliers",
-                Severity::Info,
-                format!(
-                    "{} of {} repetitions are outliers by the median absolute deviation (marked, still counted)",
-                    summary.outliers, summary.throughput_bps.n
-                ),
-            );
-        }
-        let stat = &summary.throughput_bps;
-        if stat.n >= 2 && stat.cv > NOISY_CV {
-            add(
-                "noisy",
-                Severity::Warning,
-                format!(
-                    "throughput varies by {:.1}% (cv) over {} repetitions",
-                    stat.cv * 100.0,
-                    stat.n
-                ),
-            );
-        }
+    let Some(summary) = &point.summary else {
+        return;
+    };
+    if summary.ci_target_met == Some(false) {
+        found.add(
+            "ci-target-missed",
+            Severity::Warning,
+            "the 95% interval is still wider than --until-ci asked after --max-repeat repetitions"
+                .to_string(),
+            format!(
+                "{} repetitions, target ±{}%",
+                summary.throughput_bps.n,
+                summary.ci_target.unwrap_or_default() * 100.0
+            ),
+        );
     }
-    checks
+    if summary.outliers > 0 {
+        found.add(
+            "outliers",
+            Severity::Info,
+            "some repetitions are outliers by the median absolute deviation (marked, still counted)".to_string(),
+            format!("{} of {} repetitions", summary.outliers, summary.throughput_bps.n),
+        );
+    }
+    let stat = &summary.throughput_bps;
+    let half = match (stat.ci95_low, stat.ci95_high) {
+        (Some(low), Some(high)) if stat.mean > 0.0 => Some((high - low) / 2.0 / stat.mean),
+        _ => None,
+    };
+    if stat.n >= 2 && (stat.cv > NOISY_CV || half.is_some_and(|h| h > NOISY_CI)) {
+        found.add(
+            "noisy",
+            Severity::Warning,
+            "the repetitions disagree: more repetitions (--until-ci) or a longer --runtime would narrow it".to_string(),
+            format!(
+                "cv {:.1}%, 95% interval ±{:.1}% over {} repetitions",
+                stat.cv * 100.0,
+                half.unwrap_or(0.0) * 100.0,
+                stat.n
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A point of one completed repetition with `extra` fields merged into
+    /// the workload, the repetition and the summary.
+    fn point(
+        workload: serde_json::Value,
+        repetition: serde_json::Value,
+        summary: serde_json::Value,
+    ) -> Point {
+        let mut w = serde_json::to_value(crate::plan::example_workload()).unwrap();
+        w.as_object_mut()
+            .unwrap()
+            .extend(workload.as_object().unwrap().clone());
+        let mut r = json!({
+            "index": 0, "warmup": false, "status": "ok", "bytes": 64u64 << 20, "ops": 16384,
+            "elapsed_ns": 1_000_000_000u64, "throughput_bps": 67108864.0, "iops": 16384.0,
+            "series": [], "jobs": []
+        });
+        r.as_object_mut()
+            .unwrap()
+            .extend(repetition.as_object().unwrap().clone());
+        let stat = json!({"n": 1, "mean": 67108864.0, "median": 67108864.0, "stdev": 0.0, "cv": 0.0,
+                          "min": 67108864.0, "max": 67108864.0});
+        let mut s = json!({"throughput_bps": stat, "iops": stat, "outliers": 0});
+        s.as_object_mut()
+            .unwrap()
+            .extend(summary.as_object().unwrap().clone());
+        serde_json::from_value(json!({
+            "label": "p", "workload": w,
+            "target": {"dir": "/d", "filesystem": "ext4", "files": [], "direct_in_memory": false, "file_given": false},
+            "repetitions": [r], "summary": s, "checks": []
+        }))
+        .unwrap()
+    }
+
+    fn device(read_bytes: u64, write_bytes: u64) -> serde_json::Value {
+        json!({"name": "vda", "reads": 1, "writes": 1, "read_bytes": read_bytes, "write_bytes": write_bytes,
+               "reads_merged": 0, "writes_merged": 0, "discards": 0, "flushes": 0, "reads_per_s": 1.0,
+               "writes_per_s": 1.0, "read_bps": 1.0, "write_bps": 1.0, "busy_fraction": 0.5})
+    }
+
+    fn codes(point: &Point) -> Vec<String> {
+        check(point, None).into_iter().map(|c| c.code).collect()
+    }
+
+    #[test]
+    fn synced_writes_the_device_never_saw_are_faster_than_the_device() {
+        let activity =
+            json!({"elapsed_ns": 1_000_000_000u64, "devices": [device(0, 1 << 20)], "network": []});
+        let p = point(
+            json!({"op": "write", "fsync_end": true}),
+            json!({"activity": activity}),
+            json!({}),
+        );
+        let found = check(&p, None);
+        let finding = found
+            .iter()
+            .find(|c| c.code == "faster-than-device")
+            .expect("raised");
+        assert_eq!(
+            finding.evidence.as_deref(),
+            Some("the application wrote 64MiB, vda wrote 1MiB in the same window")
+        );
+        // The same with the device carrying it all: nothing.
+        let activity = json!({"elapsed_ns": 1_000_000_000u64, "devices": [device(0, 64 << 20)], "network": []});
+        let clean = point(
+            json!({"op": "write", "fsync_end": true}),
+            json!({"activity": activity}),
+            json!({}),
+        );
+        assert!(!codes(&clean).contains(&"faster-than-device".to_string()));
+    }
+
+    #[test]
+    fn steal_is_throttling_and_a_wide_interval_is_noise() {
+        let cpu = json!({"user": 0.2, "system": 0.1, "iowait": 0.0, "steal": 0.12, "idle": 0.58});
+        let activity =
+            json!({"elapsed_ns": 1_000_000_000u64, "devices": [], "network": [], "cpu": cpu});
+        let stat = json!({"n": 4, "mean": 100.0, "median": 100.0, "stdev": 4.0, "cv": 0.04, "min": 95.0,
+                          "max": 105.0, "ci95_low": 93.0, "ci95_high": 107.0});
+        let p = point(
+            json!({}),
+            json!({"activity": activity}),
+            json!({"throughput_bps": stat}),
+        );
+        let found = codes(&p);
+        assert!(found.contains(&"throttled".to_string()), "{found:?}");
+        assert!(
+            found.contains(&"noisy".to_string()),
+            "±7% is wider than ±5% even with cv 4%: {found:?}"
+        );
+    }
+
+    #[test]
+    fn a_clean_direct_read_raises_nothing() {
+        let activity = json!({"elapsed_ns": 1_000_000_000u64, "devices": [device(64 << 20, 0)], "network": []});
+        let cache = json!({"treatment": "cold", "resident_pages": 0, "total_pages": 16384, "resident_fraction": 0.0});
+        let p = point(
+            json!({"direct": true}),
+            json!({"activity": activity, "cache": cache}),
+            json!({}),
+        );
+        assert!(check(&p, None).is_empty(), "{:?}", check(&p, None));
+    }
 }

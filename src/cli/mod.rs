@@ -95,6 +95,9 @@ pub struct OutputArgs {
     /// the network and the CPUs did (iostat's and atop's figures).
     #[arg(long)]
     pub detail: bool,
+    /// Exit with status 3 when a check raised a warning or an error (for scripts).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Arguments of `iolab run`.
@@ -207,6 +210,9 @@ pub struct QuickArgs {
     /// Do not write the HTML report next to the result file.
     #[arg(long)]
     pub no_report: bool,
+    /// Exit with status 3 when a check raised a warning or an error (for scripts).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Arguments of `iolab report`.
@@ -413,6 +419,7 @@ impl RunArgs {
             json: self.out.json,
             detail: self.out.detail,
             report: false,
+            strict: self.out.strict,
         })
     }
 }

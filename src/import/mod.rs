@@ -366,7 +366,7 @@ pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, 
                 checks: Vec::new(),
             };
             point.summary = stats::summarize(&point).map_err(|e| usage!("{shown}: {e}"))?;
-            point.checks = check::check(&point);
+            point.checks = check::check(&point, None);
             if !had_bins {
                 point.checks.push(Check {
                     code: "latency-not-imported".to_string(),
@@ -375,6 +375,7 @@ pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, 
                         "fio's json output has latency percentiles but no histogram; run fio with \
                               --output-format=json+ to import latency"
                             .to_string(),
+                    evidence: Some(format!("no clat_ns.bins in {shown}")),
                 });
             }
             result.points.push(point);

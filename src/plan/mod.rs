@@ -376,6 +376,8 @@ pub struct RunPlan {
     pub detail: bool,
     /// Write the HTML report next to the result file.
     pub report: bool,
+    /// Turn warnings into exit status 3.
+    pub strict: bool,
 }
 
 /// One workload with its label.

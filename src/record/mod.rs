@@ -423,10 +423,13 @@ pub enum Severity {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
-    /// Stable identifier, such as `cache-not-cold`.
+    /// Stable identifier, such as `cache-served` (docs/checks.md lists them).
     pub code: String,
     /// How serious it is.
     pub severity: Severity,
     /// What was found and what to do about it.
     pub message: String,
+    /// The figures that raised it, such as `the application read 64 MiB, vda read 0 B`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub evidence: Option<String>,
 }

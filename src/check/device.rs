@@ -1,0 +1,112 @@
+//! Checks that hold the application's figures against what each layer of the device stack counted during the same window.
+
+use super::{Findings, measured};
+use crate::plan::units::format_size as bytes;
+use crate::plan::{CacheMode, Op, SyncMode};
+use crate::record::environment::Storage;
+use crate::record::{Point, Severity};
+use std::collections::BTreeMap;
+
+/// Below this share of the application's bytes, the device did not carry the I/O.
+const DEVICE_SHARE: f64 = 0.5;
+/// Too little data to judge by device counters (metadata and other processes weigh more).
+const MIN_BYTES: u64 = 4 << 20;
+
+/// The application's bytes, and the fewest bytes in the same direction that
+/// any layer of the stack carried (the devices of one layer summed, so a
+/// RAID0's disks count together), summed over the measured repetitions that
+/// recorded device activity. The layer that moved least is the one that
+/// shows a cache: a loop device over a cached backing file counts every read,
+/// the disk below it none.
+fn totals(point: &Point, storage: Option<&Storage>) -> Option<(u64, u64, String)> {
+    let writes = point.workload.op.writes();
+    let depth_of = |name: &str, index: usize| {
+        storage
+            .and_then(|s| s.devices.iter().find(|d| d.name == name))
+            .map_or(index as u32, |d| d.depth)
+    };
+    let mut app = 0;
+    let mut layers: BTreeMap<u32, (u64, Vec<String>)> = BTreeMap::new();
+    let mut recorded = false;
+    for repetition in measured(point) {
+        let Some(activity) = repetition
+            .activity
+            .as_ref()
+            .filter(|a| !a.devices.is_empty())
+        else {
+            continue;
+        };
+        recorded = true;
+        app += repetition.bytes;
+        for (index, device) in activity.devices.iter().enumerate() {
+            let layer = layers.entry(depth_of(&device.name, index)).or_default();
+            layer.0 += if writes {
+                device.write_bytes
+            } else {
+                device.read_bytes
+            };
+            if !layer.1.contains(&device.name) {
+                layer.1.push(device.name.clone());
+            }
+        }
+    }
+    if !recorded {
+        return None;
+    }
+    let (bytes, names) = layers.into_values().min_by_key(|(bytes, _)| *bytes)?;
+    Some((app, bytes, names.join(" + ")))
+}
+
+/// Runs the device-counter checks.
+pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
+    let workload = &point.workload;
+    let Some((app, device, name)) = totals(point, storage) else {
+        return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
+    };
+    if app < MIN_BYTES || (device as f64) >= DEVICE_SHARE * app as f64 {
+        return;
+    }
+    let evidence = format!(
+        "the application {} {}, {name} {} {} in the same window",
+        if workload.op.writes() {
+            "wrote"
+        } else {
+            "read"
+        },
+        bytes(app),
+        if workload.op.writes() {
+            "wrote"
+        } else {
+            "read"
+        },
+        bytes(device)
+    );
+    if workload.direct {
+        found.add(
+            "direct-not-honoured",
+            Severity::Warning,
+            "O_DIRECT was asked for, but the device did not see the I/O: a layer below the file system cached it"
+                .to_string(),
+            evidence,
+        );
+    } else if workload.op == Op::Read && workload.cache == CacheMode::Cold {
+        found.add(
+            "cache-served",
+            Severity::Warning,
+            "a cold read the device did not serve: the data came from a cache (page cache, a cache below it, or read-ahead before the timed region)"
+                .to_string(),
+            evidence,
+        );
+    } else if workload.op.writes()
+        && (workload.fsync_end || workload.fsync_every > 0 || workload.sync != SyncMode::None)
+    {
+        found.add(
+            "faster-than-device",
+            Severity::Warning,
+            "synced writes reported done that the device did not receive in the timed region: \
+             the figure is faster than the device stack could have carried"
+                .to_string(),
+            evidence,
+        );
+    }
+}
