@@ -16,3 +16,4 @@ mod quick;
 mod report;
 mod run_options;
 mod sweeps;
+mod verify;

@@ -435,7 +435,13 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
             write_result(&grid.output, &mut result)?;
             last_write = Instant::now();
         }
-        if outcome.failed() {
+        if outcome.failed()
+            || result.points.last().is_some_and(|p| {
+                p.checks
+                    .iter()
+                    .any(|c| c.severity == crate::record::Severity::Error)
+            })
+        {
             ending = Ending::Failed;
         }
         if let Some(signal) = interrupt.signal() {

@@ -416,6 +416,13 @@ fn execute(
             }
         };
         let point = record_point(&outcome, result.environment.storage.as_ref())?;
+        if point
+            .checks
+            .iter()
+            .any(|c| c.severity == crate::record::Severity::Error)
+        {
+            ending = Ending::Failed;
+        }
         result.points.push(point);
         if let Some(path) = &plan.output {
             write::write_atomic(path, &result)

@@ -47,6 +47,17 @@ pub fn check(point: &Point, storage: Option<&crate::record::environment::Storage
 
 fn outcome_checks(point: &Point, found: &mut Findings) {
     for repetition in &point.repetitions {
+        if let Some(verify) = repetition.verify.as_ref().filter(|v| v.bad_blocks > 0) {
+            found.add(
+                "data-mismatch",
+                Severity::Error,
+                format!(
+                    "repetition {}: {} of {} blocks did not verify: the data read back is not the data written",
+                    repetition.index, verify.bad_blocks, verify.blocks
+                ),
+                verify.first_mismatches.join("; "),
+            );
+        }
         match repetition.status {
             Status::Failed => found.add(
                 "io-errors",

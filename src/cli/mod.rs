@@ -167,6 +167,12 @@ pub struct RunArgs {
     /// Time-series interval.
     #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub interval: Duration,
+    /// Writes: seal every block with a header (offset, run, sequence, seed)
+    /// and a CRC-32C, and check every block in an untimed pass after each
+    /// repetition. Reads: check every block of a file written that way
+    /// (such as one kept with --keep). Mismatches are reported by offset.
+    #[arg(long)]
+    pub verify: bool,
     /// With --runtime: stop once every job's throughput is steady, e.g.
     /// bw:slope<1%/10s (the fitted line moves < 1% of the mean over 10 s) or
     /// iops:range<2%/30s (all intervals within ±2% of their mean).
@@ -378,6 +384,7 @@ impl RunArgs {
             seed: self.seed,
             interval_s: self.interval.as_secs_f64(),
             steady: self.steady,
+            verify: self.verify,
         };
         workload.validate()?;
         Ok(workload)
@@ -389,6 +396,11 @@ impl RunArgs {
         if self.file.is_some() && workload.op == Op::Write {
             return Err(usage!(
                 "--op write creates a new file; with --file use --op rewrite, read or reread"
+            ));
+        }
+        if workload.verify && !workload.op.writes() && self.file.is_none() {
+            return Err(usage!(
+                "--verify on a read checks a file written with --verify (and kept with --keep); give it with --file"
             ));
         }
         if self.file.is_some() && workload.jobs != 1 {

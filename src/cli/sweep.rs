@@ -215,6 +215,7 @@ pub fn default_workload() -> Workload {
         seed: 0,
         interval_s: 1.0,
         steady: None,
+        verify: false,
     }
 }
 

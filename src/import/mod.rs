@@ -192,6 +192,7 @@ fn workload(
         seed: 0,
         interval_s: 1.0,
         steady: None,
+        verify: false,
     })
 }
 
@@ -244,6 +245,7 @@ fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetiti
             cpu: None,
             activity: None,
             steady: None,
+            verify: None,
             outlier: false,
             series: Vec::new(),
             jobs: vec![Job {

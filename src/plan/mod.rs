@@ -19,6 +19,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
 
+/// The length of the header `--verify` writes at the start of each block
+/// (the runner's `verify::HEADER_BYTES` is defined from it).
+pub const VERIFY_HEADER_BYTES: usize = 56;
+
 /// A refusal of bad input: shown as one line, exit status 2, nothing created.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -176,6 +180,10 @@ pub struct Workload {
     pub seed: u64,
     /// Length of one time-series interval, seconds.
     pub interval_s: f64,
+    /// Seal every written block with a header and a CRC-32C, and check every
+    /// block in an untimed pass after each repetition.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub verify: bool,
     /// Stop a time-based run early once every job's throughput is steady
     /// (`bw:slope<1%/10s`); `runtime_s` is then the upper bound.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -330,6 +338,24 @@ impl Workload {
                 return Err(usage!("--runtime must be positive"));
             }
         }
+        if self.verify
+            && self.op.writes()
+            && (self.pattern == Pattern::Uniform || self.runtime_s.is_some())
+        {
+            return Err(usage!(
+                "--verify checks every block, so a write must cover each block once: use a pattern other \
+                 than uniform and no --runtime"
+            ));
+        }
+        if self.verify && self.engine == EngineKind::Null {
+            return Err(usage!("--verify needs a file; engine null has none"));
+        }
+        if self.verify && (self.bs as usize) < VERIFY_HEADER_BYTES {
+            return Err(usage!(
+                "--verify needs --bs of at least {} bytes for the block header",
+                VERIFY_HEADER_BYTES
+            ));
+        }
         if let Some(steady) = &self.steady {
             match self.runtime_s {
                 None => {
@@ -414,6 +440,7 @@ pub(crate) fn example_workload() -> Workload {
         seed: 0,
         interval_s: 1.0,
         steady: None,
+        verify: false,
     }
 }
 

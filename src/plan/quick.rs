@@ -61,6 +61,7 @@ pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<Plann
                 seed: settings.seed,
                 interval_s: 1.0,
                 steady: None,
+                verify: false,
             };
             let verb = if op.writes() { "write" } else { "read" };
             points.push(PlannedPoint {

@@ -122,6 +122,17 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         cpu: None,
         activity: None,
         steady: None,
+        verify: (!outcome.verified.is_empty()).then(|| super::Verification {
+            blocks: outcome.verified.iter().map(|v| v.blocks).sum(),
+            bad_blocks: outcome.verified.iter().map(|v| v.bad_blocks).sum(),
+            first_mismatches: outcome
+                .verified
+                .iter()
+                .flat_map(|v| v.first_mismatches.iter().cloned())
+                .take(10)
+                .collect(),
+            elapsed_ns: outcome.verified.iter().map(|v| v.elapsed_ns).sum(),
+        }),
         outlier: false,
         series: series(jobs, point.workload.interval_s),
         jobs: jobs

@@ -232,6 +232,9 @@ pub struct Repetition {
     /// With a steady-state criterion: whether and when it was met.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub steady: Option<SteadyState>,
+    /// With `--verify`: the untimed check of every block after the timed region.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub verify: Option<Verification>,
     /// Its throughput is an outlier among the point's measured repetitions
     /// (modified z-score above 3.5, by the median absolute deviation); it is
     /// kept in every figure.
@@ -273,6 +276,20 @@ pub struct Cpu {
     pub minor_faults: u64,
     /// Major page faults.
     pub major_faults: u64,
+}
+
+/// The check of every block of the files after a repetition (`--verify`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verification {
+    /// Blocks checked, over all files.
+    pub blocks: u64,
+    /// Blocks whose header or checksum did not match.
+    pub bad_blocks: u64,
+    /// The first mismatches, naming offset, expected and found headers.
+    pub first_mismatches: Vec<String>,
+    /// Time the check took, ns; never part of any throughput.
+    pub elapsed_ns: u64,
 }
 
 /// Whether a time-based repetition reached steady state.

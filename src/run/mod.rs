@@ -14,6 +14,7 @@ pub mod prepare;
 pub mod scratch;
 pub mod signals;
 pub mod timing;
+pub mod verify;
 
 use crate::engine::{
     mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo, sync::PositionIo,
@@ -99,6 +100,8 @@ pub struct RepetitionOutcome {
     pub samples: Option<Samples>,
     /// With a steady-state criterion: when every job met it (CLOCK_MONOTONIC ns).
     pub steady_at: Option<u64>,
+    /// With `--verify`: the untimed check of every block, per file.
+    pub verified: Vec<verify::Verified>,
 }
 
 impl RepetitionOutcome {
@@ -452,6 +455,7 @@ impl Session {
         let mut residency = None;
         let mut samples = None;
         let mut steady_at = None;
+        let mut verified = Vec::new();
         let mut jobs = Vec::new();
         let mut status = RepetitionStatus::Ok;
         if let Some(set) = self.files.as_mut() {
@@ -499,6 +503,26 @@ impl Session {
                     set.laid_out = matches!(status, RepetitionStatus::Ok)
                         && workload.pattern != Pattern::Uniform;
                 }
+                if workload.verify && matches!(status, RepetitionStatus::Ok) {
+                    let alignment = target.direct_alignment.map_or(4096, |a| a.memory as usize);
+                    for file in &set.files {
+                        // From the device, not the page cache: written data is
+                        // flushed and evicted first (untimed).
+                        let checked = cache::evict(file.fd()).and_then(|()| {
+                            verify::verify_file(file.fd(), workload.size, workload.bs, alignment)
+                        });
+                        match checked {
+                            Ok(result) => verified.push(result),
+                            Err(error) => {
+                                status = RepetitionStatus::Failed(format!(
+                                    "verifying {}: {error}",
+                                    file.path().display()
+                                ));
+                                break;
+                            }
+                        }
+                    }
+                }
             }
         } else {
             (jobs, samples, steady_at) = run_jobs(
@@ -519,6 +543,7 @@ impl Session {
             residency,
             samples,
             steady_at,
+            verified,
         })
     }
 
@@ -757,6 +782,7 @@ fn run_job(
         interrupt: interrupt.flag(),
         file: &label,
         steady,
+        verify: workload.verify.then(|| verify::run_tag(dir.run_id())),
     };
     let slots = if workload.engine == EngineKind::Uring {
         workload.iodepth as usize

@@ -61,6 +61,27 @@ pub struct LoopSpec<'a> {
     pub file: &'a str,
     /// The steady-state criterion shared by the jobs, with this job's index.
     pub steady: Option<(Steady<'a>, usize)>,
+    /// With `--verify`: the run's tag, sealed into every written block.
+    pub verify: Option<u64>,
+}
+
+/// Prepares a block for writing: sealed with a verification header, or
+/// stamped so that no two writes carry the same bytes.
+#[inline]
+fn prepare_write(block: &mut [u8], spec: &LoopSpec<'_>, offset: u64, generation: u64) {
+    match spec.verify {
+        Some(run) => super::verify::seal(
+            block,
+            &super::verify::Header {
+                offset,
+                run,
+                sequence: generation,
+                seed: spec.seed,
+                block_size: spec.bs,
+            },
+        ),
+        None => stamp(block, offset, generation),
+    }
 }
 
 /// What the jobs of a repetition share to stop together at steady state.
@@ -469,7 +490,7 @@ fn blocking_phase<E: BlockIo>(
         let moved = if spec.write {
             // The previous completion time serves as the generation: it
             // changes per I/O and costs no extra clock read.
-            stamp(buffer, offset, last);
+            prepare_write(buffer, spec, offset, last);
             engine.write_at(buffer, offset)
         } else {
             engine.read_at(buffer, offset)
@@ -620,7 +641,7 @@ fn uring_phase(
             };
             let offset = block * bs;
             if spec.write {
-                stamp(ring.slot_buffer(slot), offset, now);
+                prepare_write(ring.slot_buffer(slot), spec, offset, now);
             }
             if !ring.queue(slot, offset, spec.write) {
                 break;
@@ -743,6 +764,7 @@ mod tests {
             interrupt,
             file: "null",
             steady: None,
+            verify: None,
         }
     }
 
