@@ -417,7 +417,7 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
                 break;
             }
         };
-        let point = bar.suspend(|| record_point(&outcome, result.environment.storage.as_ref()))?;
+        let point = bar.suspend(|| record_point(&outcome, Some(&result.environment)))?;
         // A failed or interrupted point stays in the result file but not in
         // the journal, so a resume measures it again.
         if !outcome.failed() && !outcome.interrupted() {

@@ -415,7 +415,7 @@ fn execute(
                 break;
             }
         };
-        let point = record_point(&outcome, result.environment.storage.as_ref())?;
+        let point = record_point(&outcome, Some(&result.environment))?;
         if point
             .checks
             .iter()
@@ -457,12 +457,12 @@ pub(crate) fn open_session(dir: &Path, interrupt: &Interrupt) -> Result<Session,
 /// checked; failed repetitions are reported on stderr.
 pub(crate) fn record_point(
     outcome: &crate::run::PointOutcome,
-    storage: Option<&crate::record::environment::Storage>,
+    environment: Option<&crate::record::environment::Environment>,
 ) -> Result<crate::record::Point, AppError> {
     let mut point = build::point(outcome);
     stats::mark_outliers(&mut point);
     point.summary = stats::summarize(&point).map_err(anyhow::Error::msg)?;
-    point.checks = check::check(&point, storage);
+    point.checks = check::check(&point, environment);
     for repetition in &point.repetitions {
         if let Some(error) = &repetition.error {
             eprintln!(

@@ -34,15 +34,62 @@ impl Findings {
     }
 }
 
-/// Runs every check on a point; `storage` (the result's environment) tells
-/// the device checks which layer of the stack each device is.
-pub fn check(point: &Point, storage: Option<&crate::record::environment::Storage>) -> Vec<Check> {
+/// Runs every check on a point; `environment` (the result's) tells the
+/// device checks which layer of the stack each device is, and gives the
+/// memory-copy ceiling and the cgroup's I/O limits.
+pub fn check(
+    point: &Point,
+    environment: Option<&crate::record::environment::Environment>,
+) -> Vec<Check> {
     let mut found = Findings(Vec::new());
+    let storage = environment.and_then(|e| e.storage.as_ref());
     outcome_checks(point, &mut found);
     cache_checks(point, &mut found);
     device::checks(point, storage, &mut found);
     timing_checks(point, &mut found);
+    if let Some(environment) = environment {
+        ceiling_checks(point, environment, &mut found);
+    }
     found.0
+}
+
+/// Faster than memory can copy; I/O limits from the cgroup.
+fn ceiling_checks(
+    point: &Point,
+    environment: &crate::record::environment::Environment,
+    found: &mut Findings,
+) {
+    let workload = &point.workload;
+    let page_cache = !workload.direct && workload.engine != EngineKind::Null;
+    if let (true, Some(ceiling), Some(summary)) =
+        (page_cache, environment.memcpy_bps, &point.summary)
+    {
+        // A little above the ceiling is measurement spread; far above is impossible.
+        if summary.throughput_bps.mean > ceiling * 1.25 {
+            found.add(
+                "faster-than-device",
+                Severity::Warning,
+                "faster than this machine copies memory: the figure cannot be the data actually moved".to_string(),
+                format!(
+                    "{:.0} MB/s against a memory-copy ceiling of {:.0} MB/s",
+                    summary.throughput_bps.mean / 1e6,
+                    ceiling / 1e6
+                ),
+            );
+        }
+    }
+    if let Some(storage) = environment
+        .storage
+        .as_ref()
+        .filter(|s| !s.io_limits.is_empty())
+    {
+        found.add(
+            "throttled",
+            Severity::Warning,
+            "a cgroup limits I/O to the devices under the target: the figure may be the limit, not the device".to_string(),
+            storage.io_limits.join("; "),
+        );
+    }
 }
 
 fn outcome_checks(point: &Point, found: &mut Findings) {
@@ -344,6 +391,42 @@ mod tests {
             found.contains(&"noisy".to_string()),
             "±7% is wider than ±5% even with cv 4%: {found:?}"
         );
+    }
+
+    #[test]
+    fn faster_than_memory_and_cgroup_limits() {
+        let environment: crate::record::environment::Environment = serde_json::from_value(json!({
+            "hostname": "h", "kernel": "k", "kernel_version": "v", "arch": "x86_64", "logical_cpus": 2,
+            "memory_bytes": 1, "memcpy_bps": 10e6,
+            "virtualization": {"evidence": []},
+            "storage": {"path": "/d", "mount_point": "/", "filesystem": "ext4", "source": "/dev/vda",
+                        "mount_options": "rw", "super_options": "rw", "network": false, "stack": "vda",
+                        "devices": [], "io_limits": ["254:0 wbps=1048576"]}
+        }))
+        .unwrap();
+        // 67 MB/s buffered against a 10 MB/s copy ceiling.
+        let p = point(json!({}), json!({}), json!({}));
+        let found = check(&p, Some(&environment));
+        let codes: Vec<&str> = found.iter().map(|c| c.code.as_str()).collect();
+        assert!(
+            codes.contains(&"faster-than-device") && codes.contains(&"throttled"),
+            "{codes:?}"
+        );
+        let throttled = found.iter().find(|c| c.code == "throttled").unwrap();
+        assert_eq!(throttled.evidence.as_deref(), Some("254:0 wbps=1048576"));
+        // With --direct the memory ceiling does not apply.
+        let direct = point(json!({"direct": true}), json!({}), json!({}));
+        assert!(!codes_in(&direct, &environment).contains(&"faster-than-device".to_string()));
+    }
+
+    fn codes_in(
+        point: &Point,
+        environment: &crate::record::environment::Environment,
+    ) -> Vec<String> {
+        check(point, Some(environment))
+            .into_iter()
+            .map(|c| c.code)
+            .collect()
     }
 
     #[test]

@@ -331,12 +331,26 @@ pub fn environment_difference(base: &ResultFile, other: &ResultFile) -> Vec<Diff
     fields
         .into_iter()
         .filter(|f| a.get(*f) != b.get(*f))
+        .filter(|f| !measured_alike(f, a.get(*f), b.get(*f)))
         .map(|f| Difference {
             field: f.clone(),
             base: a.get(f).unwrap_or(&absent).clone(),
             other: b.get(f).unwrap_or(&absent).clone(),
         })
         .collect()
+}
+
+/// Measured facts (the memory-copy bandwidth) always differ a little between
+/// runs; they count as a difference only beyond ±20%.
+fn measured_alike(field: &str, a: Option<&String>, b: Option<&String>) -> bool {
+    if field != "environment.memcpy_bps" {
+        return false;
+    }
+    let number = |v: Option<&String>| v.and_then(|t| t.parse::<f64>().ok());
+    match (number(a), number(b)) {
+        (Some(a), Some(b)) if a > 0.0 => (b / a - 1.0).abs() <= 0.2,
+        _ => false,
+    }
 }
 
 /// Matched points that form a grid of file size × record size, grouped by

@@ -300,6 +300,7 @@ pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, 
             logical_cpus: 1,
             physical_cores: None,
             memory_bytes: 0,
+            memcpy_bps: None,
             clocksource: None,
             virtualization: Virtualization {
                 hypervisor: None,

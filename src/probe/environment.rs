@@ -77,6 +77,7 @@ pub fn environment(path: Option<&Path>) -> Environment {
         logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         physical_cores: physical_cores(&cpuinfo),
         memory_bytes: memory_bytes(&read("/proc/meminfo")).unwrap_or(0),
+        memcpy_bps: Some(super::memcopy::bandwidth()),
         clocksource: read_attribute(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
         )),
@@ -103,6 +104,9 @@ pub fn storage(path: &Path) -> Option<Storage> {
         super_options: mount.super_options.clone(),
         network: mount.is_network(),
         stack: stack.describe(),
+        io_limits: super::cgroup::io_limits(
+            &stack.devices.iter().map(|d| d.dev).collect::<Vec<_>>(),
+        ),
         devices: stack.devices.iter().map(block_device).collect(),
     })
 }

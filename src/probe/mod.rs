@@ -2,10 +2,12 @@
 //!
 //! Parsers take text so tests can feed them fixtures; `read` functions read the live files.
 
+pub mod cgroup;
 pub mod cpu;
 pub mod diskstats;
 pub mod environment;
 pub mod host;
+pub mod memcopy;
 pub mod mounts;
 pub mod netdev;
 pub mod nfs;

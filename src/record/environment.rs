@@ -28,6 +28,10 @@ pub struct Environment {
     pub physical_cores: Option<u32>,
     /// Physical memory, bytes (MemTotal).
     pub memory_bytes: u64,
+    /// Memory-copy bandwidth, bytes/s: the best of three copies of 64 MiB,
+    /// the ceiling for work served from the page cache.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub memcpy_bps: Option<f64>,
     /// The kernel's clock source (`tsc`, `kvm-clock`, `hpet`…).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub clocksource: Option<String>,
@@ -73,6 +77,10 @@ pub struct Storage {
     pub network: bool,
     /// The device stack in one line, top first (`loop0 → vda`); empty without block devices.
     pub stack: String,
+    /// I/O limits this process's cgroup puts on those devices (v2 `io.max`
+    /// or v1 `blkio.throttle`), as `MAJ:MIN rbps=1048576`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub io_limits: Vec<String>,
     /// Each device of the stack, top first.
     pub devices: Vec<BlockDevice>,
 }
