@@ -15,6 +15,7 @@ pub mod compare;
 pub mod engine;
 pub mod import;
 pub mod plan;
+pub mod preset;
 pub mod probe;
 pub mod record;
 pub mod report;

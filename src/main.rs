@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Study(args) => app::grid::study(args, arguments),
         Command::Env(args) => app::env(args),
         Command::Compare(args) => app::compare(args),
+        Command::Preset(command) => app::preset(command, arguments),
         Command::Report(args) => app::report(args),
         Command::Import(args) => app::import(args, arguments),
         Command::Measure(args) => app::measure(args, arguments),

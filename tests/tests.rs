@@ -11,6 +11,7 @@ mod compare;
 mod engines;
 mod faults;
 mod import;
+mod presets;
 mod probes;
 mod quick;
 mod report;

@@ -89,7 +89,12 @@ pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError>
             crate::run::scratch::describe_io(&e)
         )
     })?;
-    let (study, text) = Study::parse(&text, &args.file)?;
+    study_text(&text, args, command)
+}
+
+/// Runs the study in `text` (named by `args.file` in messages): a study file's, or a preset's.
+pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    let (study, text) = Study::parse(text, &args.file)?;
     let points = study.plan(&default_workload(), &text, &args.file)?;
     let dir = args
         .dir

@@ -223,6 +223,75 @@ pub fn import(args: &ImportArgs, command: Vec<String>) -> Result<Ending, AppErro
     Ok(Ending::Success)
 }
 
+/// `iolab preset list|show|run`.
+pub fn preset(
+    command: &crate::cli::PresetCommand,
+    arguments: Vec<String>,
+) -> Result<Ending, AppError> {
+    use crate::cli::PresetCommand;
+    use crate::preset::{PRESETS, Scale, find};
+    let named = |name: &str| {
+        find(name).ok_or_else(|| {
+            let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+            usage!("no preset '{name}'; the presets are {}", names.join(", "))
+        })
+    };
+    use std::io::Write;
+    match command {
+        PresetCommand::List => {
+            let mut text = String::new();
+            for preset in &PRESETS {
+                let study = (preset.study)(Scale::Quick);
+                let (parsed, study) =
+                    crate::plan::study::Study::parse(&study, Path::new(preset.name))?;
+                let points = parsed.plan(
+                    &crate::cli::sweep::default_workload(),
+                    &study,
+                    Path::new(preset.name),
+                )?;
+                text.push_str(&format!(
+                    "{:<20} {:>4} points at --scale quick  {}\n",
+                    preset.name,
+                    points.len(),
+                    preset.description
+                ));
+            }
+            text.push_str("\niolab preset show NAME prints one as a study file; iolab preset run NAME --dry-run gives its data volume and time.\n");
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            Ok(Ending::Success)
+        }
+        PresetCommand::Show { name, scale } => {
+            let _ = std::io::stdout()
+                .lock()
+                .write_all((named(name)?.study)(*scale).as_bytes());
+            Ok(Ending::Success)
+        }
+        PresetCommand::Run { name, scale, study } => {
+            let preset = named(name)?;
+            let args = crate::cli::StudyArgs {
+                file: PathBuf::from(format!("preset {name}")),
+                dir: Some(study.dir.clone()),
+                dry_run: study.dry_run,
+                resume: true,
+                no_report: study.no_report,
+                out: crate::cli::OutputArgs {
+                    output: Some(study.out.output.clone().unwrap_or_else(|| {
+                        PathBuf::from("iolab-results").join(format!(
+                            "{}-{}.json",
+                            preset.name,
+                            scale.name()
+                        ))
+                    })),
+                    json: study.out.json,
+                    detail: study.out.detail,
+                    strict: study.out.strict,
+                },
+            };
+            grid::study_text(&(preset.study)(*scale), &args, arguments)
+        }
+    }
+}
+
 /// `iolab compare BASE OTHER...`.
 pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     let read = |path: &PathBuf| {

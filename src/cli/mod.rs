@@ -39,6 +39,9 @@ pub enum Command {
     Study(StudyArgs),
     /// Run the short default suite: sequential 1 MiB and random 4 KiB, read and write, at two queue depths.
     Quick(QuickArgs),
+    /// The studies of the seed papers, ready to run: list, show as a study file, run.
+    #[command(subcommand)]
+    Preset(PresetCommand),
     /// Compare result files point by point: ratios with 95% intervals,
     /// Welch's test, verdicts, grid matrices and what differs in the environment.
     Compare(CompareArgs),
@@ -219,6 +222,49 @@ pub struct QuickArgs {
     /// Exit with status 3 when a check raised a warning or an error (for scripts).
     #[arg(long)]
     pub strict: bool,
+}
+
+/// `iolab preset …`.
+#[derive(Debug, Subcommand)]
+pub enum PresetCommand {
+    /// Every preset with what it reproduces and its size at the quick scale.
+    List,
+    /// Print a preset as a study file, to copy and edit.
+    Show {
+        /// The preset.
+        name: String,
+        /// Its scale.
+        #[arg(long, value_enum, default_value_t = crate::preset::Scale::Quick)]
+        scale: crate::preset::Scale,
+    },
+    /// Run a preset (a study; re-running continues it).
+    Run {
+        /// The preset.
+        name: String,
+        /// quick: minutes here, the same shape; full: the study's own sizes.
+        #[arg(long, value_enum, default_value_t = crate::preset::Scale::Quick)]
+        scale: crate::preset::Scale,
+        /// Study options: --dir, --dry-run, --no-report, --output…
+        #[command(flatten)]
+        study: PresetRunArgs,
+    },
+}
+
+/// The study options of `iolab preset run`.
+#[derive(Debug, Args)]
+pub struct PresetRunArgs {
+    /// Scratch directory.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Print the plan, data volume, space and time; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not write the HTML report next to the result file.
+    #[arg(long)]
+    pub no_report: bool,
+    /// Output options; the output defaults to `iolab-results/<preset>-<scale>.json`.
+    #[command(flatten)]
+    pub out: OutputArgs,
 }
 
 /// Arguments of `iolab report`.

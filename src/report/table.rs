@@ -138,8 +138,14 @@ pub fn checks(result: &ResultFile) -> String {
                 (
                     check.severity,
                     format!(
-                        "{severity} [{}] {}: {}\n",
-                        check.code, point.label, check.message
+                        "{severity} [{}] {}: {}{}\n",
+                        check.code,
+                        point.label,
+                        check.message,
+                        check
+                            .evidence
+                            .as_deref()
+                            .map_or_else(String::new, |e| format!(" ({e})"))
                     ),
                 )
             })

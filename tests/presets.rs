@@ -1,0 +1,71 @@
+//! Presets: each runs end to end at the tiny test scale, and its result holds exactly the points of its plan.
+
+use crate::util::*;
+
+#[test]
+fn every_preset_runs_at_the_test_scale() {
+    let dir = scratch();
+    let out = scratch();
+    let list = iolab().args(["preset", "list"]).output().unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    let names: Vec<String> = list
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 7, "{list}");
+    for name in &names {
+        if name == "quick" && !(direct_io_works(dir.path()) && uring_works()) {
+            continue;
+        }
+        let output = out.path().join(format!("{name}.json"));
+        let run = iolab()
+            .args([
+                "preset",
+                "run",
+                name,
+                "--scale",
+                "test",
+                "--no-report",
+                "--dir",
+            ])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let result = read_result(&output);
+        check_consistency(&result);
+        let points = result["points"].as_array().unwrap();
+        assert_eq!(
+            points.len() as u64,
+            result["plan"]["points"].as_u64().unwrap(),
+            "{name}"
+        );
+        assert_eq!(result["plan"]["name"], format!("{name}-test").as_str());
+        assert!(
+            points.iter().all(|p| p["repetitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["status"] == "ok")),
+            "{name}"
+        );
+    }
+    let shown = iolab()
+        .args(["preset", "show", "iozone-auto", "--scale", "full"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    assert!(
+        shown.contains("size = \"64k..128m\"") && shown.contains("engine = \"stdio\""),
+        "{shown}"
+    );
+    let unknown = iolab().args(["preset", "run", "nope"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+}
