@@ -45,7 +45,10 @@ pub struct Preset {
 }
 
 fn dd_blocksize(scale: Scale) -> String {
-    let size = scale.pick("1g", "64m", "1m");
+    let size = scale.pick("1g", "256m", "1m");
+    // At the quick scale each point runs for a second (passes repeat), so
+    // small blocks stay short and none is too short to time.
+    let runtime = scale.pick("", "runtime = \"1s\"\n", "");
     format!(
         r#"name = "dd-blocksize-{s}"
 description = "Seed 000, experiment 1: write and read a fixed volume with block sizes 512 B to 1 MiB, buffered and O_DIRECT"
@@ -59,7 +62,7 @@ size = "{size}"
 bs = "512..1m"
 direct = [false, true]
 fsync-end = true
-
+{runtime}
 [[sweep]]
 label = "dd"
 "#,

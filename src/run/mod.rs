@@ -500,8 +500,14 @@ impl Session {
                 );
                 status = status_of(&jobs);
                 if workload.op == Op::Write {
+                    // A time-based write of a new file may stop before its
+                    // end: only a file written to its full length is laid out.
                     set.laid_out = matches!(status, RepetitionStatus::Ok)
-                        && workload.pattern != Pattern::Uniform;
+                        && workload.pattern != Pattern::Uniform
+                        && set
+                            .files
+                            .iter()
+                            .all(|f| f.length().is_ok_and(|len| len >= workload.size));
                 }
                 if workload.verify && matches!(status, RepetitionStatus::Ok) {
                     let alignment = target.direct_alignment.map_or(4096, |a| a.memory as usize);
