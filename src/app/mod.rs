@@ -287,7 +287,14 @@ pub fn preset(
                     strict: study.out.strict,
                 },
             };
-            grid::study_text(&(preset.study)(*scale), &args, arguments)
+            let free = rustix::fs::statvfs(&study.dir)
+                .map(|s| (s.f_bavail * s.f_frsize).saturating_sub(crate::run::FREE_SPACE_MARGIN))
+                .unwrap_or(u64::MAX);
+            let (text, note) = crate::preset::capped(&(preset.study)(*scale), free);
+            if let Some(note) = note {
+                eprintln!("iolab: {name}: {note}");
+            }
+            grid::study_text(&text, &args, arguments)
         }
     }
 }
