@@ -157,3 +157,60 @@ fn bad_files_are_refused_naming_them() {
         Some(2)
     );
 }
+
+#[test]
+fn inside_one_file_by_a_parameter() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("d.json");
+    null_sweep_direct(dir.path(), &output);
+    let run = compare(&[&output], &["--by", "direct", "--format", "json"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let json: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let matched = json["pairings"][0]["matched"].as_array().unwrap();
+    assert_eq!(
+        matched.len(),
+        2,
+        "read and write, buffered against direct: {json}"
+    );
+    assert!(
+        json["base"].as_str().unwrap().ends_with("[direct=true]"),
+        "the first setting found is the base"
+    );
+    let refused = compare(&[&output], &["--by", "colour"]);
+    assert_eq!(refused.status.code(), Some(2));
+    let lonely = compare(&[&output], &[]);
+    assert_eq!(lonely.status.code(), Some(2), "one file needs --by");
+}
+
+fn null_sweep_direct(dir: &Path, output: &Path) {
+    let run = iolab()
+        .args([
+            "sweep",
+            "--op",
+            "write,read",
+            "--size",
+            "4m",
+            "--bs",
+            "64k",
+            "--direct",
+            "on,off",
+            "--repeat",
+            "2",
+        ])
+        .args(["--no-report", "--dir"])
+        .arg(dir)
+        .arg("-o")
+        .arg(output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}

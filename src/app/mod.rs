@@ -299,6 +299,103 @@ pub fn preset(
     }
 }
 
+/// `iolab compare FILE --by direct,sync`: the points of one file that differ
+/// only in those parameters, the first setting found as the base.
+fn compare_within(args: &CompareArgs, by: &str, result: ResultFile) -> Result<Ending, AppError> {
+    if args.files.len() != 1 {
+        return Err(usage!(
+            "--by compares inside one result file; {} were given",
+            args.files.len()
+        )
+        .into());
+    }
+    let mut fields = Vec::new();
+    for name in by.split(',') {
+        let param = crate::plan::sweep::Param::from_name(name.trim())
+            .ok_or_else(|| usage!("--by {by}: '{}' is not a parameter", name.trim()))?;
+        fields.push(param.name().replace('-', "_"));
+    }
+    // The first parameter splits base from other; all of them are ignored
+    // when matching (direct-vs-buffered's O_DIRECT writes also use O_SYNC).
+    let setting = |w: &crate::plan::Workload| {
+        let value = serde_json::to_value(w).expect("a workload serializes");
+        value
+            .get(&fields[0])
+            .map_or_else(|| "-".to_string(), |v| v.to_string())
+    };
+    let split = by.split(',').next().unwrap_or(by).trim().to_string();
+    let first = setting(&result.points[0].workload);
+    let (base_points, other_points): (Vec<_>, Vec<_>) = result
+        .points
+        .iter()
+        .cloned()
+        .partition(|p| setting(&p.workload) == first);
+    let settings: std::collections::BTreeSet<String> =
+        other_points.iter().map(|p| setting(&p.workload)).collect();
+    if settings.len() != 1 {
+        return Err(usage!(
+            "--by {by}: {} needs exactly two settings of {split} to compare, found {}",
+            args.files[0].display(),
+            settings.len() + 1
+        )
+        .into());
+    }
+    let other_setting = settings.into_iter().next().expect("one setting");
+    let base = ResultFile {
+        points: base_points,
+        ..result.clone()
+    };
+    let other = ResultFile {
+        points: other_points,
+        ..result
+    };
+    let key = |w: &crate::plan::Workload| crate::compare::key_without(w, &fields);
+    let base_name = format!("{} [{split}={first}]", args.files[0].display());
+    let other_name = format!("{} [{split}={other_setting}]", args.files[0].display());
+    let pairing = crate::compare::pair_by(
+        &base,
+        &other,
+        &other_name,
+        args.metric,
+        args.alpha,
+        args.orientation,
+        &key,
+    );
+    if pairing.matched.is_empty() {
+        return Err(usage!(
+            "--by {by}: no two points of {} differ only in {by}",
+            args.files[0].display()
+        )
+        .into());
+    }
+    let comparison = crate::compare::Comparison {
+        metric: args.metric,
+        alpha: args.alpha,
+        orientation: args.orientation,
+        base: base_name,
+        pairings: vec![pairing],
+    };
+    print_comparison(&comparison, args.format)
+}
+
+fn print_comparison(
+    comparison: &crate::compare::Comparison,
+    format: CompareFormat,
+) -> Result<Ending, AppError> {
+    use crate::report::compare::{Style, csv, render};
+    let text = match format {
+        CompareFormat::Terminal => render(comparison, Style::Terminal),
+        CompareFormat::Markdown => render(comparison, Style::Markdown),
+        CompareFormat::Csv => csv(comparison),
+        CompareFormat::Json => {
+            serde_json::to_string_pretty(comparison).map_err(anyhow::Error::from)? + "\n"
+        }
+    };
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(Ending::Success)
+}
+
 /// `iolab compare BASE OTHER...`.
 pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     let read = |path: &PathBuf| {
@@ -311,6 +408,12 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
         }
         Ok(result)
     };
+    if args.by.is_none() && args.files.len() < 2 {
+        return Err(usage!("compare needs two result files, or one with --by PARAMS").into());
+    }
+    if let Some(by) = &args.by {
+        return compare_within(args, by, read(&args.files[0])?);
+    }
     let base = read(&args.files[0])?;
     let mut pairings = Vec::new();
     for path in &args.files[1..] {

@@ -306,9 +306,14 @@ pub struct ImportArgs {
 /// Arguments of `iolab compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The base result file, then the files compared with it.
-    #[arg(required = true, num_args = 2.., value_name = "RESULT.json")]
+    /// The base result file, then the files compared with it (one file with --by).
+    #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
+    /// Inside one file: compare the points that differ in these parameters,
+    /// e.g. `direct` or `direct,sync`. The first splits base (its first
+    /// setting found) from other; all are ignored when matching points.
+    #[arg(long, value_name = "PARAMS")]
+    pub by: Option<String>,
     /// What to compare.
     #[arg(long, value_enum, default_value_t = crate::compare::Metric::Throughput)]
     pub metric: crate::compare::Metric,

@@ -182,20 +182,48 @@ pub fn pair(
     alpha: f64,
     orientation: Orientation,
 ) -> Pairing {
-    let others: BTreeMap<String, &Point> = other
-        .points
-        .iter()
-        .map(|p| (match_key(&p.workload), p))
-        .collect();
-    let bases: BTreeMap<String, &Point> = base
-        .points
-        .iter()
-        .map(|p| (match_key(&p.workload), p))
-        .collect();
+    pair_by(
+        base,
+        other,
+        other_name,
+        metric,
+        alpha,
+        orientation,
+        &match_key,
+    )
+}
+
+/// [`match_key`] without the parameters in `ignored` (serde field names): the
+/// key that matches, inside one file, the points that differ only in them.
+pub fn key_without(workload: &Workload, ignored: &[String]) -> String {
+    let mut value =
+        serde_json::from_str::<serde_json::Value>(&match_key(workload)).expect("a key is JSON");
+    if let Some(map) = value.as_object_mut() {
+        for field in ignored {
+            map.remove(field);
+        }
+    }
+    value.to_string()
+}
+
+/// As [`pair`], matching points by `key`.
+pub fn pair_by(
+    base: &ResultFile,
+    other: &ResultFile,
+    other_name: &str,
+    metric: Metric,
+    alpha: f64,
+    orientation: Orientation,
+    key: &dyn Fn(&Workload) -> String,
+) -> Pairing {
+    let others: BTreeMap<String, &Point> =
+        other.points.iter().map(|p| (key(&p.workload), p)).collect();
+    let bases: BTreeMap<String, &Point> =
+        base.points.iter().map(|p| (key(&p.workload), p)).collect();
     let mut matched = Vec::new();
     let mut only_in_base = Vec::new();
     for point in &base.points {
-        match others.get(&match_key(&point.workload)) {
+        match others.get(&key(&point.workload)) {
             Some(counterpart) => {
                 if let Some(m) = compare_point(point, counterpart, metric, alpha, orientation) {
                     matched.push(m);
@@ -212,7 +240,7 @@ pub fn pair(
     let only_in_other = other
         .points
         .iter()
-        .filter(|p| !bases.contains_key(&match_key(&p.workload)))
+        .filter(|p| !bases.contains_key(&key(&p.workload)))
         .map(|p| p.label.clone())
         .collect();
     Pairing {
