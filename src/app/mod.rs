@@ -135,7 +135,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
 /// `iolab env`.
 pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
     require_path(&args.path)?;
-    let environment = crate::probe::environment::environment(Some(&args.path));
+    let environment = crate::record::environment::environment(Some(&args.path));
     let tool = build::tool();
     let text = if args.json {
         // A struct rather than json!: fields stay in the result file's order.

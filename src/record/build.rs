@@ -5,12 +5,12 @@
 //! business of `stats`.
 
 use super::activity::{self, AppWork};
+use super::environment::environment;
 use super::{
     CacheState, Cpu, DirectAlignment, Interval, Job, LatencySummary, Percentile, Point, Repetition,
     ResultFile, SCHEMA, Status, Target, Tool, histogram,
 };
 use crate::probe::cpu::CpuUsage;
-use crate::probe::environment::environment;
 use crate::probe::sampler::Samples;
 use crate::run::timing::{JobOutcome, new_histogram};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
