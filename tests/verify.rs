@@ -81,6 +81,12 @@ fn a_corrupted_block_is_reported_at_its_offset() {
     let result = read_result(&output);
     let verify = &first_point(&result)["repetitions"][0]["verify"];
     assert_eq!(verify["bad_blocks"], 1, "{verify}");
+    let repetition = &first_point(&result)["repetitions"][0];
+    assert_eq!(
+        repetition["status"], "failed",
+        "wrong data is never a timed result"
+    );
+    assert!(repetition.get("throughput_bps").is_none());
     let first = verify["first_mismatches"][0].as_str().unwrap();
     assert!(
         first.starts_with(&format!("offset {}: checksum mismatch", 37 * 65536)),

@@ -518,6 +518,17 @@ impl Session {
                             verify::verify_file(file.fd(), workload.size, workload.bs, alignment)
                         });
                         match checked {
+                            // Wrong data is a failed I/O: its speed is no result.
+                            Ok(result) if result.bad_blocks > 0 => {
+                                status = RepetitionStatus::Failed(format!(
+                                    "{} of {} blocks of {} did not verify; first: {}",
+                                    result.bad_blocks,
+                                    result.blocks,
+                                    file.path().display(),
+                                    result.first_mismatches.first().cloned().unwrap_or_default()
+                                ));
+                                verified.push(result);
+                            }
                             Ok(result) => verified.push(result),
                             Err(error) => {
                                 status = RepetitionStatus::Failed(format!(
