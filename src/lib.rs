@@ -11,6 +11,7 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod cluster;
 pub mod compare;
 pub mod engine;
 pub mod import;

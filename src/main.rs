@@ -9,6 +9,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 use iolab::app::{self, AppError, Ending};
 use iolab::cli::{Cli, Command};
+use iolab::cluster;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -29,20 +30,34 @@ fn main() -> ExitCode {
         Command::Import(args) => app::import(args, arguments),
         Command::Measure(args) => app::measure(args, arguments),
     };
-    match ending {
-        Ok(Ending::Success) => ExitCode::SUCCESS,
-        Ok(Ending::Failed) => ExitCode::from(1),
-        Ok(Ending::Interrupted(signal)) => ExitCode::from((128 + signal).clamp(0, 255) as u8),
-        Ok(Ending::CommandFailed(status)) => ExitCode::from(status),
-        Ok(Ending::Warnings) => ExitCode::from(3),
+    let failed_alone = ending.is_err();
+    let code = match ending {
+        Ok(Ending::Success) => 0,
+        Ok(Ending::Failed) => 1,
+        Ok(Ending::Interrupted(signal)) => (128 + signal).clamp(0, 255) as u8,
+        Ok(Ending::CommandFailed(status)) => status,
+        Ok(Ending::Warnings) => 3,
         Err(AppError::Usage(error)) => {
-            eprintln!("iolab: error: {error}");
-            ExitCode::from(2)
+            report_error(&error.to_string());
+            2
         }
         Err(AppError::Other(error)) => {
-            eprintln!("iolab: error: {error:#}");
-            ExitCode::from(1)
+            report_error(&format!("{error:#}"));
+            1
         }
+    };
+    // In a distributed run: every rank exits with rank 0's status, or the
+    // job is aborted when this rank stopped on an error of its own.
+    ExitCode::from(cluster::finish(code, failed_alone))
+}
+
+/// Prints an error; in a distributed run, rank 0 speaks for errors every
+/// rank shares, and another rank prints only its own, with its rank.
+fn report_error(message: &str) {
+    if !cluster::is_secondary() {
+        eprintln!("iolab: error: {message}");
+    } else if !cluster::failure_is_shared() {
+        eprintln!("iolab: rank {}: error: {message}", cluster::own_rank());
     }
 }
 

@@ -83,9 +83,11 @@ pub fn check_consistency(result: &Value) {
             let ops = rep["ops"].as_u64().unwrap();
             assert_eq!(bytes, ops * bs, "{label}: bytes = ops x bs");
             let jobs = rep["jobs"].as_array().unwrap();
+            // A distributed run records the jobs of every rank.
+            let ranks = result["distributed"]["ranks"].as_u64().unwrap_or(1);
             assert_eq!(
                 jobs.len() as u64,
-                workload["jobs"].as_u64().unwrap(),
+                workload["jobs"].as_u64().unwrap() * ranks,
                 "{label}: one record per job"
             );
             let job_bytes: u64 = jobs.iter().map(|j| j["bytes"].as_u64().unwrap()).sum();
@@ -133,7 +135,7 @@ pub fn check_consistency(result: &Value) {
             }
             if workload["runtime_s"].is_null() && uses_files {
                 let blocks = workload["size"].as_u64().unwrap() / bs;
-                let expected_ops = blocks * workload["jobs"].as_u64().unwrap();
+                let expected_ops = blocks * workload["jobs"].as_u64().unwrap() * ranks;
                 assert_eq!(ops, expected_ops, "{label}: one pass covers the file");
             }
         }

@@ -1,8 +1,8 @@
 //! Sweeps and studies: plan a grid, show it (`--dry-run`), run it point by point with a progress bar and a journal, resume it, and find where a size axis converges.
 
 use super::{
-    AppError, Ending, check_output, create_results_dir, default_output, open_session, present,
-    record_point,
+    AppError, Ending, check_output, create_results_dir, default_output, distributed, open_session,
+    present, record_point,
 };
 use crate::cli::sweep::default_workload;
 use crate::cli::{StudyArgs, SweepArgs};
@@ -53,7 +53,10 @@ struct Grid {
 
 /// `iolab sweep`.
 pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let points = args.sweep()?.expand()?;
+    let cluster = distributed::join(&args.distributed, &command)?;
+    let cluster = cluster.as_ref();
+    let expanded = args.sweep().and_then(|s| s.expand());
+    let points = distributed::agreed(cluster, expanded.map_err(AppError::from))?;
     let output = args
         .out
         .output
@@ -75,9 +78,13 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         strict: args.out.strict,
     };
     if args.dry_run {
-        return dry_run(&grid);
+        return if distributed::speaks(cluster) {
+            dry_run(&grid)
+        } else {
+            Ok(Ending::Success)
+        };
     }
-    run_grid(grid, command)
+    run_grid(grid, command, cluster)
 }
 
 /// `iolab study FILE.toml`.
@@ -94,8 +101,13 @@ pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError>
 
 /// Runs the study in `text` (named by `args.file` in messages): a study file's, or a preset's.
 pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let (study, text) = Study::parse(text, &args.file)?;
-    let points = study.plan(&default_workload(), &text, &args.file)?;
+    let cluster = distributed::join(&args.distributed, &command)?;
+    let cluster = cluster.as_ref();
+    let planned = Study::parse(text, &args.file).and_then(|(study, text)| {
+        let points = study.plan(&default_workload(), &text, &args.file)?;
+        Ok((study, points))
+    });
+    let (study, points) = distributed::agreed(cluster, planned.map_err(AppError::from))?;
     let dir = args
         .dir
         .clone()
@@ -126,10 +138,14 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         strict: args.out.strict,
     };
     if args.dry_run {
-        return dry_run(&grid);
+        return if distributed::speaks(cluster) {
+            dry_run(&grid)
+        } else {
+            Ok(Ending::Success)
+        };
     }
     let _ = args.resume; // the same as the default for studies; accepted for symmetry with sweep
-    run_grid(grid, command)
+    run_grid(grid, command, cluster)
 }
 
 fn plan_info(
@@ -344,9 +360,9 @@ fn same_plan(found: &str, grid: &Grid, source: &Path) -> Result<(), UsageError> 
     ))
 }
 
-fn progress_bar(grid: &Grid, done: usize) -> indicatif::ProgressBar {
+fn progress_bar(grid: &Grid, done: usize, speaks: bool) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(grid.points.len() as u64);
-    if grid.json || !std::io::stderr().is_terminal() {
+    if grid.json || !speaks || !std::io::stderr().is_terminal() {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     bar.set_style(
@@ -361,33 +377,65 @@ fn progress_bar(grid: &Grid, done: usize) -> indicatif::ProgressBar {
     bar
 }
 
-fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
+fn run_grid(
+    grid: Grid,
+    command: Vec<String>,
+    cluster: Option<&std::rc::Rc<crate::cluster::Cluster>>,
+) -> Result<Ending, AppError> {
+    let speaks = distributed::speaks(cluster);
+    let checked = distributed::check_points(cluster, &grid.points);
+    distributed::agreed(cluster, checked)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
-    let mut session = open_session(&grid.dir, &interrupt)?;
+    let opened = open_session(&grid.dir, &interrupt, cluster).map_err(AppError::from);
+    let mut session = distributed::agreed(cluster, opened)?;
+    // Rank 0 alone keeps the journal and the result file.
+    let started = if speaks {
+        start(&grid, command)
+    } else {
+        Ok(Start {
+            result: build::new_result_file(command, None),
+            done: HashSet::new(),
+            journal: None,
+            earlier_runs: Vec::new(),
+        })
+    };
     let Start {
         mut result,
-        done,
-        journal,
+        mut done,
+        mut journal,
         earlier_runs,
-    } = start(&grid, command)?;
+    } = distributed::agreed(cluster, started)?;
+    if let Some(cluster) = cluster {
+        let mut indices: Vec<usize> = done.iter().copied().collect();
+        indices.sort_unstable();
+        done = cluster.share_indices(&indices).into_iter().collect();
+        let record = distributed::record(cluster, &grid.dir);
+        if speaks && result.distributed.is_none() {
+            result.distributed = record;
+        }
+    }
     let fresh = done.is_empty();
-    let Some(mut journal) = journal else {
-        eprintln!(
-            "iolab: all {} points of this plan are in {} already",
-            grid.points.len(),
-            grid.output.display()
-        );
-        present(&result, grid.json, grid.detail, Some(&grid.output))?;
+    if done.len() >= grid.points.len() {
+        if speaks {
+            eprintln!(
+                "iolab: all {} points of this plan are in {} already",
+                grid.points.len(),
+                grid.output.display()
+            );
+            present(&result, grid.json, grid.detail, Some(&grid.output))?;
+        }
         return Ok(Ending::Success);
-    };
+    }
     for run_id in &earlier_runs {
         session.remove_leftovers(run_id);
     }
-    journal
-        .start_run(session.dir().run_id())
-        .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
-    if !done.is_empty() {
+    if let Some(journal) = journal.as_mut() {
+        journal
+            .start_run(session.dir().run_id())
+            .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
+    }
+    if speaks && !done.is_empty() {
         eprintln!(
             "iolab: resuming {}: {} of {} points done",
             grid.output.display(),
@@ -395,10 +443,11 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
             grid.points.len()
         );
     }
-    let bar = progress_bar(&grid, done.len());
+    let bar = progress_bar(&grid, done.len(), speaks);
     let mut ending = Ending::Success;
     let mut last_write = Instant::now();
     let mut completed = done.len();
+    let mut measured = 0;
     for (index, planned) in grid.points.iter().enumerate() {
         if done.contains(&index) {
             continue;
@@ -410,46 +459,57 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
                 ending = Ending::Interrupted(signal);
                 break;
             }
-            Err(RunError::Usage(error)) if fresh && result.points.is_empty() => {
+            Err(RunError::Usage(error)) if fresh && measured == 0 => {
                 // Bad input found at the first point: leave nothing behind.
                 bar.finish_and_clear();
-                let _ = journal.finish();
+                if let Some(journal) = journal.take() {
+                    let _ = journal.finish();
+                }
                 return Err(error.into());
             }
             Err(error) => {
-                bar.suspend(|| eprintln!("iolab: {}: {error}", planned.label));
+                if speaks {
+                    bar.suspend(|| eprintln!("iolab: {}: {error}", planned.label));
+                }
                 ending = Ending::Failed;
                 break;
             }
         };
-        let point = bar.suspend(|| record_point(&outcome, Some(&result.environment)))?;
-        // A failed or interrupted point stays in the result file but not in
-        // the journal, so a resume measures it again.
-        if !outcome.failed() && !outcome.interrupted() {
-            journal
-                .append(&Entry {
-                    index,
-                    point: point.clone(),
-                })
-                .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
-            completed += 1;
-        }
-        result.points.push(point);
-        bar.inc(1);
-        if last_write.elapsed() >= REWRITE_EVERY {
-            write_result(&grid.output, &mut result)?;
-            last_write = Instant::now();
-        }
-        if outcome.failed()
-            || result.points.last().is_some_and(|p| {
-                p.checks
-                    .iter()
-                    .any(|c| c.severity == crate::record::Severity::Error)
-            })
-        {
+        measured += 1;
+        let finished = !outcome.failed() && !outcome.interrupted();
+        if outcome.failed() {
             ending = Ending::Failed;
         }
-        if let Some(signal) = interrupt.signal() {
+        if finished {
+            completed += 1;
+        }
+        if speaks {
+            let point = bar.suspend(|| record_point(&outcome, Some(&result.environment)))?;
+            // A failed or interrupted point stays in the result file but not in
+            // the journal, so a resume measures it again.
+            if let (true, Some(journal)) = (finished, journal.as_mut()) {
+                journal
+                    .append(&Entry {
+                        index,
+                        point: point.clone(),
+                    })
+                    .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
+            }
+            if point
+                .checks
+                .iter()
+                .any(|c| c.severity == crate::record::Severity::Error)
+            {
+                ending = Ending::Failed;
+            }
+            result.points.push(point);
+            bar.inc(1);
+            if last_write.elapsed() >= REWRITE_EVERY {
+                write_result(&grid.output, &mut result)?;
+                last_write = Instant::now();
+            }
+        }
+        if let Some(signal) = super::interrupted(&interrupt, cluster) {
             ending = Ending::Interrupted(signal);
             break;
         }
@@ -458,12 +518,17 @@ fn run_grid(grid: Grid, command: Vec<String>) -> Result<Ending, AppError> {
     if let Some(signal) = interrupt.signal() {
         ending = Ending::Interrupted(signal);
     }
+    if !speaks {
+        return Ok(ending);
+    }
     result.convergence = convergence(&result);
     write_result(&grid.output, &mut result)?;
     if completed == grid.points.len() {
-        journal
-            .finish()
-            .map_err(|e| anyhow::anyhow!("cannot remove the journal: {e}"))?;
+        if let Some(journal) = journal {
+            journal
+                .finish()
+                .map_err(|e| anyhow::anyhow!("cannot remove the journal: {e}"))?;
+        }
     } else {
         eprintln!(
             "iolab: {} of {} points complete; run the same command{} to measure the rest",

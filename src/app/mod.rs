@@ -8,6 +8,7 @@ use crate::check;
 use crate::cli::{
     CompareArgs, CompareFormat, EnvArgs, ImportArgs, MeasureArgs, QuickArgs, ReportArgs, RunArgs,
 };
+use crate::cluster::Cluster;
 use crate::plan::quick::{DirectSupport, quick_points};
 use crate::plan::{RunPlan, UsageError};
 use crate::record::{ResultFile, build, write};
@@ -19,7 +20,9 @@ use crate::run::{RunError, Session};
 use crate::stats;
 use crate::usage;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
+pub(crate) mod distributed;
 pub mod grid;
 
 /// How a command ended, mapped to the exit status by `main`.
@@ -67,18 +70,28 @@ pub enum AppError {
 
 /// `iolab run`.
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let file_len = match &args.file {
-        Some(path) => Some(
-            std::fs::metadata(path)
-                .map_err(|e| usage!("--file {}: {}", path.display(), describe_io(&e)))?
-                .len(),
-        ),
-        None => None,
-    };
-    let plan = args.plan(file_len)?;
-    check_output(plan.output.as_deref())?;
+    let cluster = distributed::join(&args.distributed, &command)?;
+    let cluster = cluster.as_ref();
+    let planned = (|| -> Result<RunPlan, AppError> {
+        let file_len = match &args.file {
+            Some(path) => Some(
+                std::fs::metadata(path)
+                    .map_err(|e| usage!("--file {}: {}", path.display(), describe_io(&e)))?
+                    .len(),
+            ),
+            None => None,
+        };
+        let plan = args.plan(file_len)?;
+        distributed::check_points(cluster, &plan.points)?;
+        if distributed::speaks(cluster) {
+            check_output(plan.output.as_deref())?;
+        }
+        Ok(plan)
+    })();
+    let plan = distributed::agreed(cluster, planned)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let mut session = open_session(&plan.dir, &interrupt)?;
+    let opened = open_session(&plan.dir, &interrupt, cluster).map_err(AppError::from);
+    let mut session = distributed::agreed(cluster, opened)?;
     if let Some(path) = &args.file {
         let name = path
             .file_name()
@@ -89,7 +102,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     if args.keep {
         session.keep_files();
     }
-    execute(&plan, &mut session, &interrupt, command)
+    execute(&plan, &mut session, &interrupt, command, cluster)
 }
 
 /// `iolab quick`.
@@ -100,7 +113,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         None => default_quick_output(),
     };
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let mut session = open_session(&args.dir, &interrupt)?;
+    let mut session = open_session(&args.dir, &interrupt, None)?;
     // Before iolab-results/ is created: a refusal must leave nothing behind.
     session
         .check_free_space(settings.size, 1)
@@ -129,7 +142,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         report: !args.no_report,
         strict: args.strict,
     };
-    execute(&plan, &mut session, &interrupt, command)
+    execute(&plan, &mut session, &interrupt, command, None)
 }
 
 /// `iolab env`.
@@ -274,6 +287,7 @@ pub fn preset(
                 dry_run: study.dry_run,
                 resume: true,
                 no_report: study.no_report,
+                distributed: study.distributed,
                 out: crate::cli::OutputArgs {
                     output: Some(study.out.output.clone().unwrap_or_else(|| {
                         PathBuf::from("iolab-results").join(format!(
@@ -570,11 +584,16 @@ fn execute(
     session: &mut Session,
     interrupt: &Interrupt,
     command: Vec<String>,
+    cluster: Option<&Rc<Cluster>>,
 ) -> Result<Ending, AppError> {
+    let speaks = distributed::speaks(cluster);
     let mut result = build::new_result_file(command, Some(session.dir().path()));
+    if let Some(cluster) = cluster {
+        result.distributed = distributed::record(cluster, session.dir().path());
+    }
     let mut ending = Ending::Success;
-    for planned in &plan.points {
-        if !plan.json && plan.points.len() > 1 {
+    for (measured, planned) in plan.points.iter().enumerate() {
+        if speaks && !plan.json && plan.points.len() > 1 {
             eprintln!(
                 "iolab: measuring {} ({})",
                 planned.label,
@@ -587,36 +606,43 @@ fn execute(
                 ending = Ending::Interrupted(signal);
                 break;
             }
-            Err(RunError::Usage(error)) if result.points.is_empty() => return Err(error.into()),
+            Err(RunError::Usage(error)) if measured == 0 => return Err(error.into()),
             Err(error) => {
-                eprintln!("iolab: {}: {error}", planned.label);
+                if speaks {
+                    eprintln!("iolab: {}: {error}", planned.label);
+                }
                 ending = Ending::Failed;
                 break;
             }
         };
-        let point = record_point(&outcome, Some(&result.environment))?;
-        if point
-            .checks
-            .iter()
-            .any(|c| c.severity == crate::record::Severity::Error)
-        {
-            ending = Ending::Failed;
-        }
-        result.points.push(point);
-        if let Some(path) = &plan.output {
-            write::write_atomic(path, &result)
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        }
         if outcome.failed() {
             ending = Ending::Failed;
         }
-        if let Some(signal) = interrupt.signal() {
+        if speaks {
+            let point = record_point(&outcome, Some(&result.environment))?;
+            if point
+                .checks
+                .iter()
+                .any(|c| c.severity == crate::record::Severity::Error)
+            {
+                ending = Ending::Failed;
+            }
+            result.points.push(point);
+            if let Some(path) = &plan.output {
+                write::write_atomic(path, &result)
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            }
+        }
+        if let Some(signal) = interrupted(interrupt, cluster) {
             ending = Ending::Interrupted(signal);
             break;
         }
     }
     if let Some(signal) = interrupt.signal() {
         ending = Ending::Interrupted(signal);
+    }
+    if !speaks {
+        return Ok(ending);
     }
     present(&result, plan.json, plan.detail, plan.output.as_deref())?;
     if let (true, Some(output)) = (plan.report, &plan.output) {
@@ -625,10 +651,33 @@ fn execute(
     Ok(strict_ending(ending, plan.strict, &result))
 }
 
+/// The signal that stopped this process or, in a distributed run, any rank
+/// (SIGTERM for a rank that was not signalled itself): every rank stops at
+/// the same point.
+pub(crate) fn interrupted(interrupt: &Interrupt, cluster: Option<&Rc<Cluster>>) -> Option<i32> {
+    let own = interrupt.signal();
+    match cluster {
+        Some(cluster) if crate::run::peers::Peers::any(cluster.as_ref(), own.is_some()) => {
+            Some(own.unwrap_or(libc::SIGTERM))
+        }
+        Some(_) => None,
+        None => own,
+    }
+}
+
 /// A session in `dir` whose adaptive repetitions stop by the statistics' rule.
-pub(crate) fn open_session(dir: &Path, interrupt: &Interrupt) -> Result<Session, UsageError> {
-    let mut session = Session::open(dir, &new_run_id(), interrupt.clone())?;
+/// In a distributed run, the session is one rank's, with the run's id.
+pub(crate) fn open_session(
+    dir: &Path,
+    interrupt: &Interrupt,
+    cluster: Option<&Rc<Cluster>>,
+) -> Result<Session, UsageError> {
+    let run_id = cluster.map_or_else(new_run_id, |c| c.run_id().to_string());
+    let mut session = Session::open(dir, &run_id, interrupt.clone())?;
     session.set_enough_rule(stats::ci_within);
+    if let Some(cluster) = cluster {
+        session.distribute(cluster.clone());
+    }
     Ok(session)
 }
 
@@ -664,9 +713,11 @@ pub(crate) fn present(
     let text = if json {
         serde_json::to_string_pretty(result).map_err(anyhow::Error::from)? + "\n"
     } else if detail {
-        table::render(result) + &activity::render_points(result)
-    } else {
         table::render(result)
+            + &crate::report::distributed::render(result)
+            + &activity::render_points(result)
+    } else {
+        table::render(result) + &crate::report::distributed::render(result)
     };
     // A closed pipe (`iolab run | head`) is not an error worth reporting.
     let _ = stdout.write_all(text.as_bytes());
@@ -734,7 +785,7 @@ pub(crate) fn create_results_dir(output: &Path) -> Result<(), AppError> {
     Ok(())
 }
 
-fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);

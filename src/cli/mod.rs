@@ -103,6 +103,39 @@ pub struct OutputArgs {
     pub strict: bool,
 }
 
+/// Distributed runs under an MPI launcher (docs/distributed.md).
+#[derive(Clone, Copy, Debug, Default, Args)]
+pub struct DistributedArgs {
+    /// Run as one rank of an MPI job (mpirun -np N iolab … --mpi): every rank
+    /// measures its own files in --dir, all start each repetition together,
+    /// rank 0 writes one result file (needs a build with --features mpi).
+    #[arg(long)]
+    pub mpi: bool,
+    /// With --mpi: one file for all ranks, each job of each rank in its own
+    /// region of --size bytes.
+    #[arg(long, requires = "mpi")]
+    pub shared_file: bool,
+    /// With --mpi: reads go to another rank's file (IOR's -C: the rank a
+    /// host's worth of ranks on), so no rank reads what it wrote from its own cache.
+    #[arg(long, requires = "mpi")]
+    pub reorder: bool,
+    /// With --mpi: show IOR-style stonewall throughput, all ranks' bytes up
+    /// to the moment the first rank finished (always recorded).
+    #[arg(long, requires = "mpi")]
+    pub stonewall: bool,
+}
+
+impl DistributedArgs {
+    /// The options of the cluster.
+    pub fn options(&self) -> crate::cluster::Options {
+        crate::cluster::Options {
+            shared_file: self.shared_file,
+            reorder: self.reorder,
+            stonewall: self.stonewall,
+        }
+    }
+}
+
 /// Arguments of `iolab run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -111,7 +144,7 @@ pub struct RunArgs {
     pub dir: PathBuf,
     /// Measure this existing file instead of creating one: it is only read,
     /// except with --op rewrite on a file iolab created (see --keep); never removed.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", conflicts_with = "mpi")]
     pub file: Option<PathBuf>,
     /// Leave the scratch file in place at the end and print its path.
     #[arg(long)]
@@ -184,6 +217,9 @@ pub struct RunArgs {
     /// Label of the point in tables and the result file.
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
+    /// Distributed runs.
+    #[command(flatten)]
+    pub distributed: DistributedArgs,
     /// Output options.
     #[command(flatten)]
     pub out: OutputArgs,
@@ -262,6 +298,9 @@ pub struct PresetRunArgs {
     /// Do not write the HTML report next to the result file.
     #[arg(long)]
     pub no_report: bool,
+    /// Distributed runs.
+    #[command(flatten)]
+    pub distributed: DistributedArgs,
     /// Output options; the output defaults to `iolab-results/<preset>-<scale>.json`.
     #[command(flatten)]
     pub out: OutputArgs,

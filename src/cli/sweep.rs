@@ -161,6 +161,9 @@ pub struct SweepArgs {
     /// Do not write the HTML report next to the result file.
     #[arg(long)]
     pub no_report: bool,
+    /// Distributed runs.
+    #[command(flatten)]
+    pub distributed: super::DistributedArgs,
     /// Output options; the output defaults to `iolab-results/sweep-<timestamp>.json`.
     #[command(flatten)]
     pub out: OutputArgs,
@@ -185,6 +188,9 @@ pub struct StudyArgs {
     /// Do not write the HTML report next to the result file.
     #[arg(long)]
     pub no_report: bool,
+    /// Distributed runs.
+    #[command(flatten)]
+    pub distributed: super::DistributedArgs,
     /// Output options; the output defaults to `iolab-results/<study name>.json`.
     #[command(flatten)]
     pub out: OutputArgs,

@@ -247,6 +247,10 @@ fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetiti
             steady: None,
             verify: None,
             outlier: false,
+            ranks: Vec::new(),
+            hosts: Vec::new(),
+            rank_spread: None,
+            stonewall: None,
             series: Vec::new(),
             jobs: vec![Job {
                 job: 0,
@@ -317,6 +321,7 @@ pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, 
         plan: None,
         convergence: Vec::new(),
         source: None,
+        distributed: None,
     };
     let mut skipped = Vec::new();
     for job in jobs {

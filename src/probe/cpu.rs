@@ -3,7 +3,7 @@
 use std::ops::{Add, Sub};
 
 /// A thread's resource usage counters at one instant, or a difference of two.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CpuUsage {
     /// CPU seconds of the thread, exact (CLOCK_THREAD_CPUTIME_ID); the user and
     /// system split below comes from getrusage and is sampled at scheduler ticks.

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 pub const SECTOR_BYTES: u64 = 512;
 
 /// One device's cumulative counters at an instant, or a difference of two.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DiskCounters {
     /// Reads completed.
     pub reads: u64,

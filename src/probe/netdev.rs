@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 /// An interface's counters at an instant, or a difference of two.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NetCounters {
     /// Bytes received.
     pub rx_bytes: u64,

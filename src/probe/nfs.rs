@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// One RPC operation's counters (`READ: ops trans timeouts sent recv queue rtt execute [errors]`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpCounters {
     /// Operations requested.
     pub ops: u64,
@@ -32,7 +32,7 @@ pub struct OpCounters {
 }
 
 /// One transport's counters (`xprt: tcp …`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TransportCounters {
     /// `tcp`, `udp` or `rdma`.
     pub protocol: String,
@@ -45,7 +45,7 @@ pub struct TransportCounters {
 }
 
 /// The NFS counters of one mount at an instant, or a difference of two.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NfsCounters {
     /// The mount point.
     pub mount_point: PathBuf,

@@ -1,7 +1,7 @@
 //! Machine-wide CPU time by state (user, system, iowait, steal…) from the first line of /proc/stat.
 
 /// Cumulative ticks of all CPUs by state, or a difference of two readings.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CpuTicks {
     /// Normal user mode.
     pub user: u64,

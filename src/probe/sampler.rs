@@ -23,7 +23,7 @@ pub struct Watch {
 }
 
 /// The counters at one instant.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot {
     /// When it was taken (monotonic clock, ns).
     pub at_ns: u64,
@@ -39,7 +39,7 @@ pub struct Snapshot {
 }
 
 /// Snapshots over one timed region.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Samples {
     /// The watched devices' names.
     pub disks: Vec<String>,

@@ -56,6 +56,7 @@ pub fn new_result_file(command: Vec<String>, dir: Option<&Path>) -> ResultFile {
         plan: None,
         convergence: Vec::new(),
         source: None,
+        distributed: None,
     }
 }
 
@@ -134,6 +135,10 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             elapsed_ns: outcome.verified.iter().map(|v| v.elapsed_ns).sum(),
         }),
         outlier: false,
+        ranks: Vec::new(),
+        hosts: Vec::new(),
+        rank_spread: None,
+        stonewall: None,
         series: series(jobs, point.workload.interval_s),
         jobs: jobs
             .iter()
@@ -199,6 +204,20 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             record.activity = Some(activity::activity(samples, app));
             add_interval_devices(&mut record.series, samples, app.writes);
         }
+    }
+    if !outcome.ranks.is_empty() {
+        let start = jobs.iter().map(|j| j.start).min().unwrap_or(0);
+        let shares = super::distributed::shares(point, outcome, start);
+        if shares.hosts.len() > 1 {
+            // The samples are rank 0's host's: compare them with that
+            // host's work only, and leave per-interval device figures out.
+            record.activity = shares.hosts[0].activity.clone();
+            record.series.iter_mut().for_each(|i| i.devices.clear());
+        }
+        record.ranks = shares.ranks;
+        record.hosts = shares.hosts;
+        record.rank_spread = shares.spread;
+        record.stonewall = shares.stonewall;
     }
     record
 }

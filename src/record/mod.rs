@@ -6,6 +6,7 @@
 
 pub mod activity;
 pub mod build;
+pub mod distributed;
 pub mod environment;
 pub mod histogram;
 pub mod journal;
@@ -49,6 +50,9 @@ pub struct ResultFile {
     /// For a file made by `iolab import`: the other tool's output it came from.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub source: Option<Source>,
+    /// For a distributed run (`--mpi`): its ranks, hosts and options.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub distributed: Option<distributed::Distributed>,
 }
 
 /// The output an imported result file was converted from.
@@ -240,6 +244,18 @@ pub struct Repetition {
     /// kept in every figure.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub outlier: bool,
+    /// Distributed runs: each rank's share.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub ranks: Vec<distributed::RankShare>,
+    /// Distributed runs: each host's share, with its device activity.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub hosts: Vec<distributed::HostShare>,
+    /// Distributed runs: the slowest and the fastest rank.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rank_spread: Option<distributed::RankSpread>,
+    /// Distributed runs: the IOR-style stonewall figures.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub stonewall: Option<distributed::Stonewall>,
 }
 
 /// Page-cache residency at the start of a timed region, measured with mincore(2).

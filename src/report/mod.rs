@@ -2,6 +2,7 @@
 
 pub mod activity;
 pub mod compare;
+pub mod distributed;
 pub mod environment;
 pub mod export;
 pub mod html;

@@ -7,7 +7,7 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Resident and total pages of one or more files.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Residency {
     /// Pages in the page cache.
     pub resident_pages: u64,
@@ -47,10 +47,11 @@ pub fn evict(fd: BorrowedFd<'_>) -> io::Result<()> {
     Ok(())
 }
 
-/// Reads the first `len` bytes sequentially (buffered, untimed) so they are cached.
-pub fn warm(fd: BorrowedFd<'_>, len: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+/// Reads `len` bytes from `base` sequentially (buffered, untimed) so they are cached.
+pub fn warm(fd: BorrowedFd<'_>, base: u64, len: u64, interrupt: &AtomicUsize) -> io::Result<()> {
     let mut buffer = vec![0u8; 1 << 20];
-    let mut offset = 0;
+    let mut offset = base;
+    let len = base + len;
     while offset < len {
         if interrupt.load(Ordering::Relaxed) != 0 {
             return Err(io::Error::from(io::ErrorKind::Interrupted));
@@ -65,9 +66,10 @@ pub fn warm(fd: BorrowedFd<'_>, len: u64, interrupt: &AtomicUsize) -> io::Result
     Ok(())
 }
 
-/// Counts the pages of the first `len` bytes that are in the page cache, with
-/// mincore(2) on a fresh read-only mapping (mapping does not fault pages in).
-pub fn residency(fd: BorrowedFd<'_>, len: u64) -> io::Result<Residency> {
+/// Counts the pages of the `len` bytes from `base` (a multiple of the page
+/// size) that are in the page cache, with mincore(2) on a fresh read-only
+/// mapping (mapping does not fault pages in).
+pub fn residency(fd: BorrowedFd<'_>, base: u64, len: u64) -> io::Result<Residency> {
     let page = rustix::param::page_size() as u64;
     let total_pages = len.div_ceil(page);
     if len == 0 {
@@ -82,7 +84,7 @@ pub fn residency(fd: BorrowedFd<'_>, len: u64) -> io::Result<Residency> {
             ProtFlags::READ,
             MapFlags::SHARED,
             fd,
-            0,
+            base,
         )?
     };
     let mut vector = vec![0u8; total_pages as usize];
@@ -113,15 +115,15 @@ mod tests {
         let len = 4u64 << 20;
         file.write_all(&vec![7u8; len as usize]).unwrap();
         let fd = file.as_fd();
-        let written = residency(fd, len).unwrap();
+        let written = residency(fd, 0, len).unwrap();
         assert_eq!(written.total_pages, len / rustix::param::page_size() as u64);
         assert!(written.fraction() > 0.9, "just written: {written:?}");
 
         evict(fd).unwrap();
-        let cold = residency(fd, len).unwrap();
+        let cold = residency(fd, 0, len).unwrap();
         assert!(cold.fraction() < 0.1, "after eviction: {cold:?}");
 
-        warm(fd, len, &AtomicUsize::new(0)).unwrap();
-        assert!(residency(fd, len).unwrap().fraction() > 0.9);
+        warm(fd, 0, len, &AtomicUsize::new(0)).unwrap();
+        assert!(residency(fd, 0, len).unwrap().fraction() > 0.9);
     }
 }

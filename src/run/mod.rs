@@ -10,6 +10,7 @@ pub mod buffer;
 pub mod cache;
 pub mod clock;
 pub mod command;
+pub mod peers;
 pub mod prepare;
 pub mod scratch;
 pub mod signals;
@@ -27,12 +28,14 @@ use crate::probe::sampler::{Samples, Watch};
 use crate::usage;
 use buffer::AlignedBuffer;
 use cache::Residency;
+use peers::{Peers, RankOutcome};
 use prepare::{DirectAlignment, DirectCapability};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::OFlags;
 use scratch::{ScratchDir, TargetFile};
 use signals::Interrupt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, mpsc};
 use std::time::Duration;
@@ -102,6 +105,26 @@ pub struct RepetitionOutcome {
     pub steady_at: Option<u64>,
     /// With `--verify`: the untimed check of every block, per file.
     pub verified: Vec<verify::Verified>,
+    /// In a distributed run, on rank 0: what each rank contributed (its jobs
+    /// are in `jobs`, on rank 0's clock). Empty otherwise.
+    pub ranks: Vec<RankOutcome>,
+}
+
+impl RepetitionOutcome {
+    /// A repetition that failed before its jobs started.
+    pub fn failed_early(index: u32, warmup: bool, message: String) -> RepetitionOutcome {
+        RepetitionOutcome {
+            index,
+            warmup,
+            status: RepetitionStatus::Failed(message),
+            jobs: Vec::new(),
+            residency: None,
+            samples: None,
+            steady_at: None,
+            verified: Vec::new(),
+            ranks: Vec::new(),
+        }
+    }
 }
 
 impl RepetitionOutcome {
@@ -160,17 +183,31 @@ struct FileSet {
     fresh: bool,
     /// A file the user gave: used as it is, never created, laid out or removed.
     given: bool,
+    /// `files` is the one file all ranks share (`--shared-file`).
+    shared: bool,
+    /// Under `--reorder`, the files of another rank that reads go to.
+    others: Vec<TargetFile>,
+}
+
+/// Where one job does its I/O: a file and the offset of its region.
+#[derive(Clone, Copy)]
+struct JobTarget<'a> {
+    file: &'a TargetFile,
+    base: u64,
 }
 
 /// Runs points in one scratch directory and cleans up after them.
-#[derive(Debug)]
 pub struct Session {
     dir: ScratchDir,
     interrupt: Interrupt,
     files: Option<FileSet>,
     keep: bool,
     watch: Watch,
+    /// Whether repetitions sample the watched counters (in a distributed
+    /// run, only the lowest rank on each host does).
+    sample: bool,
     enough: EnoughRule,
+    peers: Option<Rc<dyn Peers>>,
 }
 
 impl Session {
@@ -185,8 +222,19 @@ impl Session {
             files: None,
             keep: false,
             watch,
+            sample: true,
             enough: |_, _| false,
+            peers: None,
         })
+    }
+
+    /// Makes this session one rank of a distributed run: its files are named
+    /// by global job number, its repetitions start together with the other
+    /// ranks', and rank 0 receives every rank's measurements.
+    pub fn distribute(&mut self, peers: Rc<dyn Peers>) {
+        // Another rank on this host may count its devices.
+        self.sample = peers.samples_host();
+        self.peers = Some(peers);
     }
 
     /// Sets the rule that ends adaptive repetitions (`--until-ci`); without
@@ -194,6 +242,31 @@ impl Session {
     /// which the runner does not import.
     pub fn set_enough_rule(&mut self, rule: EnoughRule) {
         self.enough = rule;
+    }
+
+    /// Refuses, with the numbers, when the directory lacks room for `jobs`
+    /// files of `size` bytes plus [`FREE_SPACE_MARGIN`].
+    pub fn check_free_space(&self, size: u64, jobs: u32) -> Result<(), RunError> {
+        let needed = size
+            .saturating_mul(u64::from(jobs))
+            .saturating_add(FREE_SPACE_MARGIN);
+        let available = self
+            .dir
+            .available_bytes()
+            .map_err(|e| RunError::Setup(format!("statvfs {}: {e}", self.dir.path().display())))?;
+        if available < needed {
+            return Err(usage!(
+                "not enough free space in {}: {} files of {} need {} bytes with a {} margin, {} bytes are free",
+                self.dir.path().display(),
+                jobs,
+                format_size(size),
+                needed,
+                format_size(FREE_SPACE_MARGIN),
+                available
+            )
+            .into());
+        }
+        Ok(())
     }
 
     /// Leaves the files of the last point in place at the end, and says where.
@@ -216,6 +289,8 @@ impl Session {
             laid_out: true,
             fresh: false,
             given: true,
+            shared: false,
+            others: Vec::new(),
         });
         Ok(())
     }
@@ -254,6 +329,11 @@ impl Session {
     }
 
     /// Measures one point: prepares files, then runs warm-ups and repetitions.
+    ///
+    /// In a distributed run every rank calls this with the same workload; the
+    /// collective steps (agreement after each phase of preparation, the
+    /// common start, the exchange and the decision after each repetition)
+    /// are taken on every path, failures included, so no rank waits forever.
     pub fn run_point(
         &mut self,
         label: &str,
@@ -268,9 +348,12 @@ impl Session {
             files: Vec::new(),
             file_given: false,
         };
-        if workload.engine == EngineKind::Uring {
-            check_uring_available()?;
-        }
+        let engine_ready = if workload.engine == EngineKind::Uring {
+            check_uring_available()
+        } else {
+            Ok(())
+        };
+        self.together(engine_ready)?;
         if workload.uses_files() {
             self.prepare_files(workload, &mut target)?;
         }
@@ -282,26 +365,36 @@ impl Session {
                 .max(workload.repeat),
             None => workload.repeat,
         };
+        let peers = self.peers.clone();
         let mut throughputs = Vec::new();
         for index in 0..workload.warmup + measured_at_most {
-            if self.interrupt.is_set() {
+            let interrupted = self.interrupt.is_set();
+            if peers.as_ref().map_or(interrupted, |p| p.any(interrupted)) {
                 break;
             }
-            let repetition = self.run_repetition(workload, &target, index)?;
-            let stop = !matches!(repetition.status, RepetitionStatus::Ok);
+            let repetition = match (self.run_repetition(workload, &target, index), &peers) {
+                (Ok(repetition), Some(peers)) => peers.gather(repetition),
+                (Ok(repetition), None) => repetition,
+                // The other ranks are at the common start: meet them there.
+                (Err(error), Some(peers)) => peers.gather(RepetitionOutcome::failed_early(
+                    index,
+                    index < workload.warmup,
+                    error.to_string(),
+                )),
+                (Err(error), None) => return Err(error),
+            };
+            let mut stop = !matches!(repetition.status, RepetitionStatus::Ok);
             if !repetition.warmup {
                 throughputs.extend(repetition.throughput());
             }
             repetitions.push(repetition);
-            if stop {
-                break;
-            }
             if let Some(target) = workload.until_ci {
-                if throughputs.len() >= workload.repeat as usize
-                    && (self.enough)(&throughputs, target)
-                {
-                    break;
-                }
+                stop |= throughputs.len() >= workload.repeat as usize
+                    && (self.enough)(&throughputs, target);
+            }
+            // Rank 0 holds every rank's throughput; its word is the rule.
+            if peers.as_ref().map_or(stop, |p| p.decide(stop)) {
+                break;
             }
         }
         if let (Some(signal), true) = (self.interrupt.signal(), repetitions.is_empty()) {
@@ -313,6 +406,30 @@ impl Session {
             target,
             repetitions,
         })
+    }
+
+    /// In a distributed run, every rank's `local` result (see [`Peers::agree`]);
+    /// alone, `local` itself.
+    fn together<T>(&self, local: Result<T, RunError>) -> Result<T, RunError> {
+        together(self.peers.as_deref(), local)
+    }
+
+    /// Where this rank's jobs do their I/O for `workload`.
+    fn layout(&self, workload: &Workload) -> Layout {
+        let Some(peers) = &self.peers else {
+            return Layout::default();
+        };
+        let shift = peers.spread().reorder_shift;
+        Layout {
+            first_job: peers.rank() * workload.jobs,
+            reordered_first_job: (shift > 0 && !workload.op.writes())
+                .then(|| (peers.rank() + shift) % peers.size() * workload.jobs),
+        }
+    }
+
+    /// Whether all ranks use one file.
+    fn shared(&self) -> bool {
+        self.peers.as_ref().is_some_and(|p| p.spread().shared_file)
     }
 
     fn prepare_files(
@@ -338,109 +455,180 @@ impl Session {
             }
             target.file_given = true;
         }
+        let shared = self.shared();
+        let wanted_files = if shared { 1 } else { workload.jobs as usize };
         let reusable = self.files.as_ref().is_some_and(|set| {
-            set.given || (set.size == workload.size && set.files.len() == workload.jobs as usize)
+            set.given || (set.size == workload.size && set.files.len() == wanted_files)
         });
+        // Ranks agree, so they all create (or all keep) their files together.
+        let reusable = match &self.peers {
+            Some(peers) => !peers.any(!reusable),
+            None => reusable,
+        };
+        let layout = self.layout(workload);
         if !reusable {
             self.release_files();
-            self.check_free_space(workload.size, workload.jobs)?;
-            let mut files = Vec::new();
-            for job in 0..workload.jobs {
-                let created = self
-                    .dir
-                    .create(job)
-                    .map_err(|e| RunError::Setup(e.to_string()));
-                match created {
-                    Ok(file) => files.push(file),
-                    Err(error) => {
-                        files.into_iter().for_each(|f| remove_file(&self.dir, f));
-                        return Err(error);
-                    }
-                }
-            }
-            self.files = Some(FileSet {
-                size: workload.size,
-                files,
-                laid_out: false,
-                fresh: true,
-                given: false,
-            });
-        }
-        let set = self.files.as_mut().expect("files were just prepared");
-        target.files = set.files.iter().map(|f| f.path().to_path_buf()).collect();
-        if workload.direct {
-            match direct_capability(&self.dir, &set.files[0]) {
-                DirectCapability::Refused(errno) => {
-                    let filesystem = &target.filesystem;
-                    self.discard_files();
-                    return Err(usage!(
-                        "the {filesystem} file system at {} refuses O_DIRECT ({}); run without --direct",
-                        target.dir.display(),
-                        timing::errno_name(errno)
-                    )
-                    .into());
-                }
-                DirectCapability::AcceptedInMemory => target.direct_in_memory = true,
-                DirectCapability::Supported(alignment) => {
-                    let align = u64::from(alignment.offset);
-                    if workload.bs % align != 0 {
-                        self.discard_files();
-                        return Err(usage!(
-                            "--bs {} is not a multiple of the O_DIRECT alignment of {} ({} bytes, from {})",
-                            workload.bs,
-                            target.dir.display(),
-                            align,
-                            alignment.source
-                        )
-                        .into());
-                    }
-                    target.direct_alignment = Some(alignment);
-                }
+            let created = self.create_files(workload, layout, shared);
+            self.together(created)?;
+            if shared {
+                // Rank 0 created the file above; the others open it now.
+                let opened = self.open_shared(workload);
+                self.together(opened)?;
             }
         }
-        if workload.op.needs_layout() && !set.laid_out {
-            for file in &set.files {
-                prepare::lay_out(
-                    file.fd(),
-                    workload.size,
-                    workload.seed,
-                    self.interrupt.flag(),
-                )
-                .map_err(|error| match self.interrupt.signal() {
-                    Some(signal) => RunError::Interrupted(signal),
-                    None => {
-                        RunError::Setup(format!("laying out {}: {error}", file.path().display()))
-                    }
-                })?;
-            }
-            set.laid_out = true;
-            set.fresh = false;
+        let checked = self.check_direct(workload, target);
+        let laid_out = checked.and_then(|()| self.lay_out(workload, layout));
+        self.together(laid_out)?;
+        if layout.reordered_first_job.is_some() && !shared {
+            // After every rank laid out: the files this rank reads.
+            let opened = self.open_others(workload, layout);
+            self.together(opened)?;
+            let set = self.files.as_ref().expect("files were prepared");
+            target.files = set.others.iter().map(|f| f.path().to_path_buf()).collect();
         }
         Ok(())
     }
 
-    /// Refuses, with the numbers, when the directory lacks room for `jobs`
-    /// files of `size` bytes plus [`FREE_SPACE_MARGIN`].
-    pub fn check_free_space(&self, size: u64, jobs: u32) -> Result<(), RunError> {
-        let needed = size
-            .saturating_mul(u64::from(jobs))
-            .saturating_add(FREE_SPACE_MARGIN);
-        let available = self
-            .dir
-            .available_bytes()
-            .map_err(|e| RunError::Setup(format!("statvfs {}: {e}", self.dir.path().display())))?;
-        if available < needed {
-            return Err(usage!(
-                "not enough free space in {}: {} files of {} need {} bytes with a {} margin, {} bytes are free",
-                self.dir.path().display(),
-                jobs,
-                format_size(size),
-                needed,
-                format_size(FREE_SPACE_MARGIN),
-                available
-            )
-            .into());
+    /// Creates this rank's files: one per job, or the shared file on rank 0.
+    fn create_files(
+        &mut self,
+        workload: &Workload,
+        layout: Layout,
+        shared: bool,
+    ) -> Result<(), RunError> {
+        // Each rank checks room for its own share (its files, or its regions
+        // of the shared file); ranks on one file system share the free space.
+        self.check_free_space(workload.size, workload.jobs)?;
+        let first = layout.first_job;
+        let numbers: Vec<u32> = match (shared, first) {
+            (true, 0) => vec![0],
+            (true, _) => Vec::new(),
+            (false, _) => (first..first + workload.jobs).collect(),
+        };
+        let mut files = Vec::new();
+        for job in numbers {
+            match self.dir.create(job) {
+                Ok(file) => files.push(file),
+                Err(error) => {
+                    files.into_iter().for_each(|f| remove_file(&self.dir, f));
+                    return Err(RunError::Setup(error.to_string()));
+                }
+            }
         }
+        self.files = Some(FileSet {
+            size: workload.size,
+            files,
+            laid_out: false,
+            fresh: true,
+            given: false,
+            shared,
+            others: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// On ranks other than 0: opens the shared file rank 0 created.
+    fn open_shared(&mut self, _workload: &Workload) -> Result<(), RunError> {
+        let set = self.files.as_mut().expect("files were just prepared");
+        if set.files.is_empty() {
+            let file = self
+                .dir
+                .open_peer(0, true)
+                .map_err(|e| RunError::Setup(e.to_string()))?;
+            set.files.push(file);
+        }
+        Ok(())
+    }
+
+    /// Under `--reorder`: opens the files of the rank whose data this one reads.
+    fn open_others(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
+        let first = layout
+            .reordered_first_job
+            .expect("only called when reordering");
+        let mut others = Vec::new();
+        for job in first..first + workload.jobs {
+            others.push(
+                self.dir
+                    .open_peer(job, false)
+                    .map_err(|e| RunError::Setup(e.to_string()))?,
+            );
+        }
+        self.files.as_mut().expect("files were prepared").others = others;
+        Ok(())
+    }
+
+    /// Checks O_DIRECT on the files and notes the alignment in `target`.
+    fn check_direct(
+        &mut self,
+        workload: &Workload,
+        target: &mut TargetInfo,
+    ) -> Result<(), RunError> {
+        let set = self.files.as_ref().expect("files were just prepared");
+        target.files = set.files.iter().map(|f| f.path().to_path_buf()).collect();
+        if !workload.direct {
+            return Ok(());
+        }
+        match direct_capability(&self.dir, &set.files[0]) {
+            DirectCapability::Refused(errno) => {
+                let filesystem = &target.filesystem;
+                self.discard_files();
+                Err(usage!(
+                    "the {filesystem} file system at {} refuses O_DIRECT ({}); run without --direct",
+                    target.dir.display(),
+                    timing::errno_name(errno)
+                )
+                .into())
+            }
+            DirectCapability::AcceptedInMemory => {
+                target.direct_in_memory = true;
+                Ok(())
+            }
+            DirectCapability::Supported(alignment) => {
+                let align = u64::from(alignment.offset);
+                if workload.bs % align != 0 {
+                    self.discard_files();
+                    return Err(usage!(
+                        "--bs {} is not a multiple of the O_DIRECT alignment of {} ({} bytes, from {})",
+                        workload.bs,
+                        target.dir.display(),
+                        align,
+                        alignment.source
+                    )
+                    .into());
+                }
+                target.direct_alignment = Some(alignment);
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes the files (or this rank's regions of the shared file) when the
+    /// op reads existing data.
+    fn lay_out(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
+        let set = self.files.as_mut().expect("files were just prepared");
+        if !workload.op.needs_layout() || set.laid_out {
+            return Ok(());
+        }
+        let own = Layout {
+            reordered_first_job: None,
+            ..layout
+        };
+        for job in job_targets(set, workload, own) {
+            let (file, base) = (job.file, job.base);
+            prepare::lay_out(
+                file.fd(),
+                base,
+                workload.size,
+                workload.seed,
+                self.interrupt.flag(),
+            )
+            .map_err(|error| match self.interrupt.signal() {
+                Some(signal) => RunError::Interrupted(signal),
+                None => RunError::Setup(format!("laying out {}: {error}", file.path().display())),
+            })?;
+        }
+        set.laid_out = true;
+        set.fresh = false;
         Ok(())
     }
 
@@ -452,116 +640,90 @@ impl Session {
     ) -> Result<RepetitionOutcome, RunError> {
         let warmup = index < workload.warmup;
         let interrupt = self.interrupt.clone();
-        let mut residency = None;
-        let mut samples = None;
-        let mut steady_at = None;
-        let mut verified = Vec::new();
-        let mut jobs = Vec::new();
-        let mut status = RepetitionStatus::Ok;
-        if let Some(set) = self.files.as_mut() {
-            if workload.op == Op::Write {
-                prepare_new_files(&self.dir, set, workload).map_err(RunError::Setup)?;
-            }
-            if let Err(message) = treat_cache(set, workload, &interrupt) {
-                // Warming reads the whole file and stops early on a signal.
-                status = if interrupt.is_set() {
-                    RepetitionStatus::Interrupted
-                } else {
-                    RepetitionStatus::Failed(message)
-                };
-            }
-            if workload.op == Op::Reread && matches!(status, RepetitionStatus::Ok) {
-                // The read whose cache the timed reread inherits: same engine and pattern, one pass.
-                let first_read = Workload {
-                    runtime_s: None,
-                    ramp_s: 0.0,
-                    ..workload.clone()
-                };
-                let (outcomes, _, _) =
-                    run_jobs(&self.dir, Some(set), &first_read, target, &interrupt, None);
-                status = status_of(&outcomes);
-            }
-            if matches!(status, RepetitionStatus::Ok) {
-                let mut total = Residency::default();
-                for file in &set.files {
-                    let counted = cache::residency(file.fd(), workload.size).map_err(|e| {
-                        RunError::Setup(format!("mincore {}: {e}", file.path().display()))
-                    })?;
-                    total = total + counted;
-                }
-                residency = Some(total);
-                (jobs, samples, steady_at) = run_jobs(
-                    &self.dir,
-                    Some(set),
-                    workload,
-                    target,
-                    &interrupt,
-                    Some(&self.watch),
-                );
-                status = status_of(&jobs);
-                if workload.op == Op::Write {
-                    // A time-based write of a new file may stop before its
-                    // end: only a file written to its full length is laid out.
-                    set.laid_out = matches!(status, RepetitionStatus::Ok)
-                        && workload.pattern != Pattern::Uniform
-                        && set
-                            .files
-                            .iter()
-                            .all(|f| f.length().is_ok_and(|len| len >= workload.size));
-                }
-                if workload.verify && matches!(status, RepetitionStatus::Ok) {
-                    let alignment = target.direct_alignment.map_or(4096, |a| a.memory as usize);
-                    for file in &set.files {
-                        // From the device, not the page cache: written data is
-                        // flushed and evicted first (untimed).
-                        let checked = cache::evict(file.fd()).and_then(|()| {
-                            verify::verify_file(file.fd(), workload.size, workload.bs, alignment)
-                        });
-                        match checked {
-                            // Wrong data is a failed I/O: its speed is no result.
-                            Ok(result) if result.bad_blocks > 0 => {
-                                status = RepetitionStatus::Failed(format!(
-                                    "{} of {} blocks of {} did not verify; first: {}",
-                                    result.bad_blocks,
-                                    result.blocks,
-                                    file.path().display(),
-                                    result.first_mismatches.first().cloned().unwrap_or_default()
-                                ));
-                                verified.push(result);
-                            }
-                            Ok(result) => verified.push(result),
-                            Err(error) => {
-                                status = RepetitionStatus::Failed(format!(
-                                    "verifying {}: {error}",
-                                    file.path().display()
-                                ));
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
-        } else {
-            (jobs, samples, steady_at) = run_jobs(
+        let peers = self.peers.clone();
+        let peers = peers.as_deref();
+        let layout = self.layout(workload);
+        let watch = self.sample.then_some(&self.watch);
+        let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
+        outcome.status = RepetitionStatus::Ok;
+        let Some(set) = self.files.as_mut() else {
+            (outcome.jobs, outcome.samples, outcome.steady_at) = run_jobs(
+                &self.dir, None, workload, target, &interrupt, true, watch, peers,
+            );
+            outcome.status = status_of(&outcome.jobs);
+            return Ok(outcome);
+        };
+        if workload.op == Op::Write {
+            renew_files(&self.dir, set, workload, layout, peers)?;
+        }
+        let targets = job_targets(set, workload, layout);
+        if let Err(message) = treat_cache(&targets, workload, &interrupt) {
+            // Warming reads the whole file and stops early on a signal.
+            outcome.status = if interrupt.is_set() {
+                RepetitionStatus::Interrupted
+            } else {
+                RepetitionStatus::Failed(message)
+            };
+        }
+        if workload.op == Op::Reread && matches!(outcome.status, RepetitionStatus::Ok) {
+            // The read whose cache the timed reread inherits: same engine and pattern, one pass.
+            let first_read = Workload {
+                runtime_s: None,
+                ramp_s: 0.0,
+                ..workload.clone()
+            };
+            let (outcomes, _, _) = run_jobs(
                 &self.dir,
-                None,
-                workload,
+                Some(&targets),
+                &first_read,
                 target,
                 &interrupt,
-                Some(&self.watch),
+                false,
+                None,
+                None,
             );
-            status = status_of(&jobs);
+            outcome.status = status_of(&outcomes);
         }
-        Ok(RepetitionOutcome {
-            index,
-            warmup,
-            status,
-            jobs,
-            residency,
-            samples,
-            steady_at,
-            verified,
-        })
+        if !matches!(outcome.status, RepetitionStatus::Ok) {
+            return Ok(outcome);
+        }
+        let mut total = Residency::default();
+        for job in &targets {
+            let counted =
+                cache::residency(job.file.fd(), job.base, workload.size).map_err(|e| {
+                    RunError::Setup(format!("mincore {}: {e}", job.file.path().display()))
+                })?;
+            total = total + counted;
+        }
+        outcome.residency = Some(total);
+        (outcome.jobs, outcome.samples, outcome.steady_at) = run_jobs(
+            &self.dir,
+            Some(&targets),
+            workload,
+            target,
+            &interrupt,
+            true,
+            watch,
+            peers,
+        );
+        outcome.status = status_of(&outcome.jobs);
+        if workload.verify && matches!(outcome.status, RepetitionStatus::Ok) {
+            let alignment = target.direct_alignment.map_or(4096, |a| a.memory as usize);
+            (outcome.status, outcome.verified) = verify_targets(&targets, workload, alignment);
+        }
+        if workload.op == Op::Write {
+            // A time-based write of a new file may stop before its end: only
+            // a file written to its full length is laid out.
+            let written = matches!(outcome.status, RepetitionStatus::Ok)
+                && workload.pattern != Pattern::Uniform
+                && targets.iter().all(|job| {
+                    job.file
+                        .length()
+                        .is_ok_and(|len| len >= job.base + workload.size)
+                });
+            set.laid_out = written;
+        }
+        Ok(outcome)
     }
 
     /// Removes the files iolab created even under `--keep`: for refusals,
@@ -609,19 +771,104 @@ fn remove_file(dir: &ScratchDir, file: TargetFile) {
     }
 }
 
+/// In a distributed run, every rank's `local` result (see [`Peers::agree`]);
+/// alone, `local` itself. A failure keeps its kind (bad input or setup).
+fn together<T>(peers: Option<&dyn Peers>, local: Result<T, RunError>) -> Result<T, RunError> {
+    let Some(peers) = peers else {
+        return local;
+    };
+    let usage = matches!(local, Err(RunError::Usage(_)));
+    let (value, shared) = match local {
+        Ok(value) => (Some(value), Ok(())),
+        Err(error) => (None, Err(error.to_string())),
+    };
+    match (peers.agree(shared), value) {
+        (Ok(()), Some(value)) => Ok(value),
+        (Err(message), _) if usage => Err(RunError::Usage(UsageError(message))),
+        (Err(message), _) => Err(RunError::Setup(message)),
+        (Ok(()), None) => unreachable!("agree is Ok only when every rank is"),
+    }
+}
+
+/// Which jobs of all ranks' this rank runs and reads.
+#[derive(Clone, Copy, Debug, Default)]
+struct Layout {
+    /// This rank's first job among the jobs of all ranks.
+    first_job: u32,
+    /// Under `--reorder`, for reads: the first job whose file or region this
+    /// rank reads instead of its own.
+    reordered_first_job: Option<u32>,
+}
+
+/// Where each local job does its I/O: its own file, its region of the shared
+/// file, or under `--reorder` another rank's file or region.
+fn job_targets<'a>(set: &'a FileSet, workload: &Workload, layout: Layout) -> Vec<JobTarget<'a>> {
+    let first = layout.reordered_first_job.unwrap_or(layout.first_job);
+    (0..workload.jobs as usize)
+        .map(|job| match (set.shared, layout.reordered_first_job) {
+            (true, _) => JobTarget {
+                file: &set.files[0],
+                base: (u64::from(first) + job as u64) * set.size,
+            },
+            (false, Some(_)) => JobTarget {
+                file: &set.others[job],
+                base: 0,
+            },
+            (false, None) => JobTarget {
+                file: &set.files[job],
+                base: 0,
+            },
+        })
+        .collect()
+}
+
+/// Gives a write op new, empty files before a repetition: `write` measures
+/// writing a new file. The shared file is made anew by rank 0 and opened
+/// again by the others once it exists.
+fn renew_files(
+    dir: &ScratchDir,
+    set: &mut FileSet,
+    workload: &Workload,
+    layout: Layout,
+    peers: Option<&dyn Peers>,
+) -> Result<(), RunError> {
+    let follower = set.shared && layout.first_job != 0;
+    let reopen = follower && !set.fresh;
+    let renewed = if follower {
+        set.laid_out = false;
+        set.fresh = false;
+        Ok(())
+    } else {
+        prepare_new_files(dir, set, workload, layout.first_job).map_err(RunError::Setup)
+    };
+    together(peers, renewed)?;
+    if set.shared {
+        let reopened = if reopen {
+            dir.open_peer(0, true)
+                .map(|file| set.files = vec![file])
+                .map_err(|e| RunError::Setup(e.to_string()))
+        } else {
+            Ok(())
+        };
+        together(peers, reopened)?;
+    }
+    Ok(())
+}
+
 /// Replaces the files of a write op with new, empty ones: `write` measures
 /// writing a new file, so every repetition after the first gets a fresh one.
 fn prepare_new_files(
     dir: &ScratchDir,
     set: &mut FileSet,
     workload: &Workload,
+    first_job: u32,
 ) -> Result<(), String> {
     if !set.fresh {
         let jobs = set.files.len() as u32;
         for file in std::mem::take(&mut set.files) {
             remove_file(dir, file);
         }
-        for job in 0..jobs {
+        for job in first_job..first_job + jobs {
             set.files.push(dir.create(job).map_err(|e| e.to_string())?);
         }
     }
@@ -637,22 +884,68 @@ fn prepare_new_files(
     Ok(())
 }
 
-fn treat_cache(set: &FileSet, workload: &Workload, interrupt: &Interrupt) -> Result<(), String> {
-    for file in &set.files {
+fn treat_cache(
+    targets: &[JobTarget<'_>],
+    workload: &Workload,
+    interrupt: &Interrupt,
+) -> Result<(), String> {
+    for job in targets {
+        let fd = job.file.fd();
         let result = match workload.cache {
-            CacheMode::Cold => cache::evict(file.fd()),
-            CacheMode::Warm => cache::warm(file.fd(), workload.size, interrupt.flag()),
+            CacheMode::Cold => cache::evict(fd),
+            CacheMode::Warm => cache::warm(fd, job.base, workload.size, interrupt.flag()),
             CacheMode::Keep => Ok(()),
         };
         result.map_err(|error| {
             format!(
                 "cache {:?} of {}: {error}",
                 workload.cache,
-                file.path().display()
+                job.file.path().display()
             )
         })?;
     }
     Ok(())
+}
+
+/// `--verify`: checks every block of every job's file or region from the
+/// device (flushed and evicted first, untimed). Wrong data fails the
+/// repetition: a speed of writing wrong data is no result.
+fn verify_targets(
+    targets: &[JobTarget<'_>],
+    workload: &Workload,
+    alignment: usize,
+) -> (RepetitionStatus, Vec<verify::Verified>) {
+    let mut verified = Vec::new();
+    for job in targets {
+        let path = job.file.path().display();
+        let checked = cache::evict(job.file.fd()).and_then(|()| {
+            verify::verify_file(
+                job.file.fd(),
+                job.base,
+                workload.size,
+                workload.bs,
+                alignment,
+            )
+        });
+        match checked {
+            Ok(result) if result.bad_blocks > 0 => {
+                let status = RepetitionStatus::Failed(format!(
+                    "{} of {} blocks of {path} did not verify; first: {}",
+                    result.bad_blocks,
+                    result.blocks,
+                    result.first_mismatches.first().cloned().unwrap_or_default()
+                ));
+                verified.push(result);
+                return (status, verified);
+            }
+            Ok(result) => verified.push(result),
+            Err(error) => {
+                let status = RepetitionStatus::Failed(format!("verifying {path}: {error}"));
+                return (status, verified);
+            }
+        }
+    }
+    (RepetitionStatus::Ok, verified)
 }
 
 fn status_of(jobs: &[JobOutcome]) -> RepetitionStatus {
@@ -701,19 +994,21 @@ fn open_flags(workload: &Workload) -> OFlags {
     flags
 }
 
-/// Runs every job of `workload` on its own thread, released together. A
-/// timed run (`watch` given) has a sampler thread beside the jobs, which
-/// snapshots the watched counters at the start of the timed region, every
-/// interval, and at the end.
+/// Runs every job of `workload` on its own thread, released together. With
+/// `watch`, a sampler thread beside the jobs snapshots the watched counters
+/// at the start of the timed region, every interval, and at the end. With
+/// `peers`, this thread waits for the other ranks before the jobs are released.
+#[allow(clippy::too_many_arguments)]
 fn run_jobs(
     dir: &ScratchDir,
-    set: Option<&FileSet>,
+    targets: Option<&[JobTarget<'_>]>,
     workload: &Workload,
     target: &TargetInfo,
     interrupt: &Interrupt,
+    timed: bool,
     watch: Option<&Watch>,
+    peers: Option<&dyn Peers>,
 ) -> (Vec<JobOutcome>, Option<Samples>, Option<u64>) {
-    let timed = watch.is_some();
     let met: Vec<AtomicBool> = (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
     let reached_at = AtomicU64::new(0);
     let steady = workload
@@ -724,7 +1019,9 @@ fn run_jobs(
             met: &met,
             reached_at: &reached_at,
         });
-    let barrier = Barrier::new(workload.jobs as usize + usize::from(timed));
+    let barrier = Barrier::new(
+        workload.jobs as usize + usize::from(watch.is_some()) + usize::from(peers.is_some()),
+    );
     let alignment = target
         .direct_alignment
         .map_or(4096, |a| (a.memory as usize).max(4096));
@@ -738,16 +1035,22 @@ fn run_jobs(
         });
         let handles: Vec<_> = (0..workload.jobs)
             .map(|job| {
-                let file = set.map(|set| &set.files[job as usize]);
+                let place = targets.map(|targets| targets[job as usize]);
                 let barrier = &barrier;
                 let steady = steady.map(|s| (s, job as usize));
                 scope.spawn(move || {
                     run_job(
-                        dir, file, job, workload, alignment, interrupt, timed, barrier, steady,
+                        dir, place, job, workload, alignment, interrupt, timed, barrier, steady,
                     )
                 })
             })
             .collect();
+        if let Some(peers) = peers {
+            // Every local job is ready (or has failed to get ready): wait
+            // for the other ranks, then release them all.
+            peers.start_together();
+            barrier.wait();
+        }
         let outcomes = handles
             .into_iter()
             .map(|h| h.join().expect("a job thread panicked"))
@@ -763,7 +1066,7 @@ fn run_jobs(
 #[allow(clippy::too_many_arguments)]
 fn run_job(
     dir: &ScratchDir,
-    file: Option<&TargetFile>,
+    place: Option<JobTarget<'_>>,
     job: u32,
     workload: &Workload,
     alignment: usize,
@@ -772,6 +1075,8 @@ fn run_job(
     barrier: &Barrier,
     steady: Option<(timing::Steady<'_>, usize)>,
 ) -> JobOutcome {
+    let file = place.map(|p| p.file);
+    let base = place.map_or(0, |p| p.base);
     let label = file.map_or_else(
         || "(null engine)".to_string(),
         |f| f.path().display().to_string(),
@@ -780,6 +1085,7 @@ fn run_job(
         write: workload.op.writes(),
         bs: workload.bs,
         blocks: workload.blocks(),
+        base,
         pattern: workload.pattern,
         seed: workload.seed ^ u64::from(job).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         runtime: if timed {

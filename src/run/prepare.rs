@@ -76,12 +76,19 @@ fn logical_block_size(fd: BorrowedFd<'_>) -> Option<u32> {
     .find_map(|path| std::fs::read_to_string(path).ok()?.trim().parse().ok())
 }
 
-/// Writes the first `len` bytes of the file sequentially with `chunk`-sized
-/// writes of seeded data, then fsyncs so later timing does not pay for it.
-pub fn lay_out(fd: BorrowedFd<'_>, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+/// Writes `len` bytes from `base` sequentially with `chunk`-sized writes of
+/// seeded data, then fsyncs so later timing does not pay for it.
+pub fn lay_out(
+    fd: BorrowedFd<'_>,
+    base: u64,
+    len: u64,
+    seed: u64,
+    interrupt: &AtomicUsize,
+) -> io::Result<()> {
     let chunk = len.min(1 << 20) as usize;
     let buffer = AlignedBuffer::with_data(chunk, 4096, seed);
-    let mut offset = 0;
+    let mut offset = base;
+    let len = base + len;
     while offset < len {
         if interrupt.load(Ordering::Relaxed) != 0 {
             return Err(io::Error::from(io::ErrorKind::Interrupted));
@@ -126,7 +133,7 @@ mod tests {
     #[test]
     fn layout_writes_the_whole_length() {
         let file = tempfile::tempfile().unwrap();
-        lay_out(file.as_fd(), (3 << 20) + 4096, 9, &AtomicUsize::new(0)).unwrap();
+        lay_out(file.as_fd(), 0, (3 << 20) + 4096, 9, &AtomicUsize::new(0)).unwrap();
         assert_eq!(file.metadata().unwrap().len(), (3 << 20) + 4096);
     }
 }

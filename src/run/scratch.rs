@@ -168,6 +168,59 @@ impl ScratchDir {
         })
     }
 
+    /// Opens the scratch file of `job` that another rank of this distributed
+    /// run created (same run id): by name without following a link, checked
+    /// to be a regular file carrying this run's marker where the file system
+    /// keeps extended attributes. Written only when `write`; never removed here.
+    pub fn open_peer(&self, job: u32, write: bool) -> io::Result<TargetFile> {
+        let name = format!("iolab-{}-{job}.dat", self.run_id);
+        let path = self.path.join(&name);
+        let access = if write { OFlags::RDWR } else { OFlags::RDONLY };
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name.as_str(),
+            access | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|error| {
+            io::Error::new(
+                io::Error::from(error).kind(),
+                format!(
+                    "cannot open {}, another rank's file: {error}",
+                    path.display()
+                ),
+            )
+        })?;
+        let stat = rustix::fs::fstat(&fd)?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+            return Err(io::Error::other(format!(
+                "{} is not a regular file; not touching it",
+                path.display()
+            )));
+        }
+        let mut value = [0u8; 64];
+        match rustix::fs::fgetxattr(&fd, MARKER_XATTR, &mut value[..]) {
+            Ok(n) if &value[..n] == self.run_id.as_bytes() => {}
+            // No user xattrs here (as on some network file systems): the
+            // name, with its fresh run id, is all there is to go by.
+            Err(rustix::io::Errno::NOTSUP) => {}
+            _ => {
+                return Err(io::Error::other(format!(
+                    "{} does not carry the marker of run {}; not touching it",
+                    path.display(),
+                    self.run_id
+                )));
+            }
+        }
+        Ok(TargetFile {
+            path,
+            name,
+            fd,
+            identity: (stat.st_dev, stat.st_ino),
+            ownership: Ownership::Peer { writable: write },
+        })
+    }
+
     /// Uses the existing regular file `name` in this directory, given by the
     /// user: opened read-only, never removed, and reopened for writing only
     /// when `write` is asked and the file carries iolab's marker.
@@ -222,6 +275,12 @@ pub enum Ownership {
         /// Whether the workload writes it (checked against the marker).
         writable: bool,
     },
+    /// Created in this run by another rank of a distributed run: removed by
+    /// that rank, never by this one.
+    Peer {
+        /// Whether this rank writes it (its region of a shared file).
+        writable: bool,
+    },
 }
 
 /// A file a session measures: one iolab created in this run, removed by
@@ -261,8 +320,12 @@ impl TargetFile {
     /// new descriptor refers to the very file created, not one put in its place.
     pub fn reopen(&self, dir: &ScratchDir, extra: OFlags) -> io::Result<OwnedFd> {
         let access = match self.ownership {
-            Ownership::Created | Ownership::Given { writable: true } => OFlags::RDWR,
-            Ownership::Given { writable: false } => OFlags::RDONLY,
+            Ownership::Created
+            | Ownership::Given { writable: true }
+            | Ownership::Peer { writable: true } => OFlags::RDWR,
+            Ownership::Given { writable: false } | Ownership::Peer { writable: false } => {
+                OFlags::RDONLY
+            }
         };
         let fd = rustix::fs::openat(
             dir.fd(),

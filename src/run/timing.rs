@@ -39,6 +39,8 @@ pub struct LoopSpec<'a> {
     pub bs: u64,
     /// Blocks in the file.
     pub blocks: u64,
+    /// Byte offset of block 0: 0, or the job's region of a shared file.
+    pub base: u64,
     /// Visiting order.
     pub pattern: Pattern,
     /// Seed of the pattern.
@@ -486,7 +488,7 @@ fn blocking_phase<E: BlockIo>(
             }
             None => return Ok(Stop::Done),
         };
-        let offset = block * bs;
+        let offset = spec.base + block * bs;
         let moved = if spec.write {
             // The previous completion time serves as the generation: it
             // changes per I/O and costs no extra clock read.
@@ -639,7 +641,7 @@ fn uring_phase(
                     break;
                 }
             };
-            let offset = block * bs;
+            let offset = spec.base + block * bs;
             if spec.write {
                 prepare_write(ring.slot_buffer(slot), spec, offset, now);
             }
@@ -753,6 +755,7 @@ mod tests {
             write: false,
             bs: 4096,
             blocks: 1000,
+            base: 0,
             pattern: Pattern::Random,
             seed: 1,
             runtime: None,

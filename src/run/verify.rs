@@ -97,7 +97,7 @@ pub fn check_block(block: &[u8], offset: u64) -> Result<Header, Mismatch> {
 }
 
 /// The outcome of a verification pass over one file.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Verified {
     /// Blocks checked.
     pub blocks: u64,
@@ -112,6 +112,7 @@ pub struct Verified {
 /// Reads `size` bytes of `fd` in `bs` blocks and checks every block.
 pub fn verify_file(
     fd: BorrowedFd<'_>,
+    base: u64,
     size: u64,
     bs: u64,
     alignment: usize,
@@ -119,8 +120,8 @@ pub fn verify_file(
     let start = super::clock::now_ns();
     let mut buffer = AlignedBuffer::new(bs as usize, alignment.max(4096));
     let mut verified = Verified::default();
-    let mut offset = 0;
-    while offset + bs <= size {
+    let mut offset = base;
+    while offset + bs <= base + size {
         let block = buffer.as_mut_slice();
         let mut done = 0;
         while done < block.len() {

@@ -1,0 +1,450 @@
+//! Distributed runs (`--mpi`): the ranks of an MPI job measure together, and
+//! rank 0 records them all in one result file.
+//!
+//! [`join`] starts MPI (feature `mpi`), checks that every rank runs the same
+//! iolab with the same arguments, learns which ranks share a host, and
+//! returns a [`Cluster`], which is the runner's [`Peers`]. The transport is a
+//! trait so that this logic does not depend on the MPI library; the only
+//! implementation is `mpi_transport` over rsmpi.
+
+pub mod wire;
+
+#[cfg(feature = "mpi")]
+mod mpi_transport;
+
+use crate::plan::UsageError;
+use crate::run::peers::{Peers, Spread};
+use crate::run::{RepetitionOutcome, clock};
+use crate::usage;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wire::{HostIdentity, WireRepetition, WireStatus};
+
+/// Collective operations among the ranks, as bytes.
+pub trait Transport {
+    /// This process's rank.
+    fn rank(&self) -> u32;
+    /// The number of ranks.
+    fn size(&self) -> u32;
+    /// Waits for every rank.
+    fn barrier(&self);
+    /// Every rank's `bytes`, in rank order, on every rank.
+    fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
+    /// Every rank's `bytes` on rank 0 (`None` elsewhere).
+    fn gather(&self, bytes: &[u8]) -> Option<Vec<Vec<u8>>>;
+    /// Rank 0's `bytes` on every rank.
+    fn broadcast(&self, bytes: &[u8]) -> Vec<u8>;
+    /// Ends every rank of the job with `code`.
+    fn abort(&self, code: i32) -> !;
+}
+
+/// The options of a distributed run, from the command line.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// `--shared-file`.
+    pub shared_file: bool,
+    /// `--reorder`.
+    pub reorder: bool,
+    /// `--stonewall`.
+    pub stonewall: bool,
+}
+
+/// One host of the run and its ranks.
+#[derive(Clone, Debug)]
+pub struct Host {
+    /// Its name and boot id.
+    pub identity: HostIdentity,
+    /// Its ranks, ascending.
+    pub ranks: Vec<u32>,
+}
+
+/// This process's place in a distributed run.
+pub struct Cluster {
+    transport: Box<dyn Transport>,
+    /// Every rank's host, in rank order.
+    rank_hosts: Vec<HostIdentity>,
+    hosts: Vec<Host>,
+    spread: Spread,
+    options: Options,
+    run_id: String,
+    launcher: String,
+    /// When this rank left the last common start (its clock, ns).
+    released_at: Cell<u64>,
+    /// Whether the current repetition passed its common start.
+    started: Cell<bool>,
+}
+
+thread_local! {
+    /// The run this process is a rank of. MPI is one per process and used
+    /// from the main thread only (MPI_THREAD_FUNNELED).
+    static CURRENT: RefCell<Option<Rc<Cluster>>> = const { RefCell::new(None) };
+}
+
+/// What every rank tells the others at the start.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Introduction {
+    version: String,
+    commit: Option<String>,
+    arguments: Vec<String>,
+    host: HostIdentity,
+    run_id: String,
+}
+
+/// Environment variables by which MPI launchers tell a process its place.
+const LAUNCHER_VARIABLES: [(&str, &str); 4] = [
+    ("OMPI_COMM_WORLD_SIZE", "Open MPI mpirun"),
+    ("PMIX_RANK", "a PMIx launcher (srun, prterun)"),
+    ("PMI_SIZE", "a PMI launcher (MPICH mpiexec, srun)"),
+    ("SLURM_STEP_NUM_TASKS", "Slurm srun"),
+];
+
+/// Joins the MPI job this process was started in, when `--mpi` was given:
+/// every rank must run the same iolab with the same `arguments`, which is
+/// checked here (refused with the differing ranks named). `run_id` is this
+/// process's; rank 0's becomes everyone's.
+pub fn join(
+    mpi: bool,
+    options: Options,
+    arguments: &[String],
+    run_id: &str,
+) -> Result<Option<Rc<Cluster>>, UsageError> {
+    if !mpi {
+        return Ok(None);
+    }
+    let launcher = LAUNCHER_VARIABLES
+        .iter()
+        .find(|(name, _)| std::env::var_os(name).is_some())
+        .map(|(_, launcher)| launcher.to_string());
+    let transport = start_transport()?;
+    let launcher = match launcher {
+        Some(launcher) => launcher,
+        None => {
+            eprintln!(
+                "iolab: --mpi outside an MPI launcher (no OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE \
+                 or SLURM_STEP_NUM_TASKS): running as one rank; start it with mpirun -np N or srun"
+            );
+            "none (one rank)".to_string()
+        }
+    };
+    let tool = crate::record::build::tool();
+    let introduction = Introduction {
+        version: tool.version,
+        commit: tool.git_commit,
+        // argv[0] may differ (a path per host); the rest must not.
+        arguments: arguments.iter().skip(1).cloned().collect(),
+        host: HostIdentity {
+            name: crate::probe::host::HostIdentity::read().hostname,
+            boot_id: std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+                .map(|s| s.trim().to_string())
+                .unwrap_or_default(),
+        },
+        run_id: run_id.to_string(),
+    };
+    let bytes = serde_json::to_vec(&introduction).expect("an introduction serializes");
+    let everyone: Vec<Introduction> = transport
+        .all_gather(&bytes)
+        .iter()
+        .map(|b| serde_json::from_slice(b))
+        .collect::<Result<_, _>>()
+        .map_err(|e| usage!("--mpi: a rank sent an unreadable introduction: {e}"))?;
+    let differing = differing_ranks(&everyone);
+    PLACE.with(|p| p.set((transport.rank(), false)));
+    if !differing.is_empty() {
+        // Every rank found the same difference: they all stop with it.
+        PLACE.with(|p| p.set((transport.rank(), true)));
+        return Err(usage!(
+            "--mpi: {differing}; every rank must run the same iolab with the same arguments"
+        ));
+    }
+    let rank_hosts: Vec<HostIdentity> = everyone.iter().map(|i| i.host.clone()).collect();
+    let hosts = group_hosts(&rank_hosts);
+    let size = transport.size();
+    let most_per_host = hosts.iter().map(|h| h.ranks.len()).max().unwrap_or(1) as u32;
+    let spread = Spread {
+        shared_file: options.shared_file,
+        // IOR's -C: shift by the ranks of a host, so a rank reads what a rank
+        // on another host wrote; on one host, the next rank.
+        reorder_shift: match (options.reorder, hosts.len()) {
+            (false, _) => 0,
+            (true, 1) => 1 % size,
+            (true, _) => most_per_host % size,
+        },
+    };
+    if options.reorder && spread.reorder_shift == 0 && transport.rank() == 0 {
+        eprintln!("iolab: --reorder with one rank: there is no other rank's file to read");
+    }
+    let cluster = Rc::new(Cluster {
+        run_id: everyone[0].run_id.clone(),
+        transport,
+        rank_hosts,
+        hosts,
+        spread,
+        options,
+        launcher,
+        released_at: Cell::new(0),
+        started: Cell::new(false),
+    });
+    CURRENT.with(|c| *c.borrow_mut() = Some(cluster.clone()));
+    Ok(Some(cluster))
+}
+
+thread_local! {
+    /// This process's rank, and whether its last agreement with the other
+    /// ranks failed (so every rank stops with the same error).
+    static PLACE: Cell<(u32, bool)> = const { Cell::new((0, false)) };
+}
+
+/// Whether this process is a rank other than 0 of a distributed run, which
+/// prints nothing but its own failures: rank 0 speaks for the run.
+pub fn is_secondary() -> bool {
+    PLACE.with(Cell::get).0 != 0
+}
+
+/// Whether the last agreement among the ranks failed, so that every rank
+/// stops with the same error (false outside a distributed run).
+pub fn failure_is_shared() -> bool {
+    PLACE.with(Cell::get).1
+}
+
+/// This process's rank (0 outside a distributed run).
+pub fn own_rank() -> u32 {
+    PLACE.with(Cell::get).0
+}
+
+/// Ends this process's part in a distributed run with exit status `code`
+/// and returns the status to exit with. `failed_alone` is true when this
+/// rank stopped on an error the others did not agree on: then the whole job
+/// is aborted (no rank waits for it forever). Otherwise every rank got here
+/// the same way, and all exit with rank 0's status.
+pub fn finish(code: u8, failed_alone: bool) -> u8 {
+    let Some(cluster) = CURRENT.with(|c| c.borrow_mut().take()) else {
+        return code;
+    };
+    if failed_alone && !failure_is_shared() {
+        cluster.transport.abort(i32::from(code));
+    }
+    let status = cluster.transport.broadcast(&[code]);
+    // Dropping the last reference finalizes MPI.
+    drop(cluster);
+    status.first().copied().unwrap_or(code)
+}
+
+/// The introductions that differ from rank 0's, described; empty when none do.
+fn differing_ranks(everyone: &[Introduction]) -> String {
+    let Some(first) = everyone.first() else {
+        return String::new();
+    };
+    let describe = |i: &Introduction| {
+        format!(
+            "iolab {}{} with arguments '{}'",
+            i.version,
+            i.commit
+                .as_ref()
+                .map_or_else(String::new, |c| format!(" (commit {c})")),
+            i.arguments.join(" ")
+        )
+    };
+    let differing: Vec<String> = everyone
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, i)| {
+            (&i.version, &i.commit, &i.arguments)
+                != (&first.version, &first.commit, &first.arguments)
+        })
+        .map(|(rank, i)| format!("rank {rank} on {} runs {}", i.host.name, describe(i)))
+        .collect();
+    if differing.is_empty() {
+        return String::new();
+    }
+    format!(
+        "{}, but rank 0 on {} runs {}",
+        differing.join("; "),
+        first.host.name,
+        describe(first)
+    )
+}
+
+/// The distinct hosts, in the order of their first rank.
+fn group_hosts(rank_hosts: &[HostIdentity]) -> Vec<Host> {
+    let mut hosts: Vec<Host> = Vec::new();
+    for (rank, identity) in rank_hosts.iter().enumerate() {
+        match hosts.iter_mut().find(|h| &h.identity == identity) {
+            Some(host) => host.ranks.push(rank as u32),
+            None => hosts.push(Host {
+                identity: identity.clone(),
+                ranks: vec![rank as u32],
+            }),
+        }
+    }
+    hosts
+}
+
+#[cfg(feature = "mpi")]
+fn start_transport() -> Result<Box<dyn Transport>, UsageError> {
+    mpi_transport::start().map(|t| Box::new(t) as Box<dyn Transport>)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn start_transport() -> Result<Box<dyn Transport>, UsageError> {
+    Err(usage!(
+        "--mpi: this iolab was built without MPI; build it with `cargo build --release --features mpi` \
+         (Debian: apt install libopenmpi-dev libclang-dev pkg-config; see docs/distributed.md)"
+    ))
+}
+
+impl Cluster {
+    /// This process's rank.
+    pub fn rank(&self) -> u32 {
+        self.transport.rank()
+    }
+
+    /// Whether this is rank 0, which writes the result and prints.
+    pub fn is_root(&self) -> bool {
+        self.rank() == 0
+    }
+
+    /// The run id every rank names its files with (rank 0's).
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The hosts of the run.
+    pub fn hosts(&self) -> &[Host] {
+        &self.hosts
+    }
+
+    /// The launcher found, for the record.
+    pub fn launcher(&self) -> &str {
+        &self.launcher
+    }
+
+    /// The command-line options.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// The reorder shift in use (0 without `--reorder`).
+    pub fn reorder_shift(&self) -> u32 {
+        self.spread.reorder_shift
+    }
+
+    /// Rank 0's list of point indices, on every rank (a resumed grid's
+    /// points still to run).
+    pub fn share_indices(&self, indices: &[usize]) -> Vec<usize> {
+        let bytes = serde_json::to_vec(indices).expect("indices serialize");
+        let shared = self.transport.broadcast(&bytes);
+        serde_json::from_slice(&shared).unwrap_or_default()
+    }
+
+    /// Each host's environment, collected from the lowest rank on it (rank 0 gets them; others get nothing).
+    pub fn host_environments(
+        &self,
+        dir: &std::path::Path,
+    ) -> Option<Vec<crate::record::environment::Environment>> {
+        let mine = self
+            .samples_host()
+            .then(|| crate::record::environment::environment(Some(dir)));
+        let bytes = serde_json::to_vec(&mine).expect("an environment serializes");
+        let gathered = self.transport.gather(&bytes)?;
+        Some(
+            gathered
+                .iter()
+                .filter_map(|b| serde_json::from_slice::<Option<_>>(b).ok().flatten())
+                .collect(),
+        )
+    }
+}
+
+impl Peers for Cluster {
+    fn rank(&self) -> u32 {
+        self.transport.rank()
+    }
+
+    fn size(&self) -> u32 {
+        self.transport.size()
+    }
+
+    fn spread(&self) -> Spread {
+        self.spread
+    }
+
+    fn agree(&self, local: Result<(), String>) -> Result<(), String> {
+        let bytes = serde_json::to_vec(&local.err()).expect("a message serializes");
+        let everyone = self.transport.all_gather(&bytes);
+        PLACE.with(|p| p.set((self.rank(), false)));
+        for (rank, bytes) in everyone.iter().enumerate() {
+            let failure: Option<String> = serde_json::from_slice(bytes)
+                .unwrap_or_else(|e| Some(format!("an unreadable reply: {e}")));
+            if let Some(message) = failure {
+                PLACE.with(|p| p.set((self.rank(), true)));
+                let host = &self.rank_hosts[rank].name;
+                return Err(if self.transport.size() > 1 {
+                    format!("rank {rank} on {host}: {message}")
+                } else {
+                    message
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn start_together(&self) {
+        self.transport.barrier();
+        self.released_at.set(clock::now_ns());
+        self.started.set(true);
+    }
+
+    fn gather(&self, local: RepetitionOutcome) -> RepetitionOutcome {
+        if !self.started.get() {
+            // This rank failed before its jobs started: the others are at
+            // the common start, waiting for it.
+            self.start_together();
+        }
+        self.started.set(false);
+        let (index, warmup) = (local.index, local.warmup);
+        let report = WireRepetition::of(self.rank(), self.released_at.get(), &local);
+        let bytes = serde_json::to_vec(&report).expect("a repetition serializes");
+        let mut outcome = match self.transport.gather(&bytes) {
+            Some(all) => {
+                let reports: Result<Vec<WireRepetition>, String> = all
+                    .iter()
+                    .map(|b| serde_json::from_slice(b).map_err(|e| e.to_string()))
+                    .collect();
+                match reports.and_then(|r| wire::merge(local, r, &self.rank_hosts)) {
+                    Ok(merged) => merged,
+                    Err(error) => RepetitionOutcome::failed_early(
+                        index,
+                        warmup,
+                        format!("cannot merge the ranks' measurements: {error}"),
+                    ),
+                }
+            }
+            None => local,
+        };
+        // Rank 0's status, which names the failing rank, is everyone's.
+        let bytes =
+            serde_json::to_vec(&WireStatus::of(&outcome.status)).expect("a status serializes");
+        let shared = self.transport.broadcast(&bytes);
+        outcome.status = serde_json::from_slice::<WireStatus>(&shared)
+            .unwrap_or_else(|e| WireStatus::Failed(format!("an unreadable status: {e}")))
+            .status();
+        outcome
+    }
+
+    fn decide(&self, decision: bool) -> bool {
+        self.transport.broadcast(&[u8::from(decision)]) == [1]
+    }
+
+    fn any(&self, local: bool) -> bool {
+        self.transport
+            .all_gather(&[u8::from(local)])
+            .iter()
+            .any(|b| b == &[1])
+    }
+
+    fn samples_host(&self) -> bool {
+        let rank = self.rank();
+        self.hosts.iter().any(|h| h.ranks.first() == Some(&rank))
+    }
+}

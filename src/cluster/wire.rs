@@ -1,0 +1,328 @@
+//! What ranks send each other: a repetition in a serializable form, and the
+//! merge of every rank's repetition into one on rank 0.
+//!
+//! Histograms travel in HdrHistogram's V2 encoding, so the merged latency
+//! distribution is exact, not an average of percentiles. Times travel on the
+//! sender's CLOCK_MONOTONIC with the moment it left the common start, and are
+//! moved onto rank 0's clock only when the sender is on another host.
+
+use crate::probe::cpu::CpuUsage;
+use crate::probe::sampler::Samples;
+use crate::record::histogram;
+use crate::run::cache::Residency;
+use crate::run::peers::RankOutcome;
+use crate::run::timing::{IntervalSample, JobOutcome};
+use crate::run::verify::Verified;
+use crate::run::{RepetitionOutcome, RepetitionStatus};
+use serde::{Deserialize, Serialize};
+
+/// How a rank's repetition ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum WireStatus {
+    /// Every I/O completed.
+    Ok,
+    /// An I/O or the set-up failed, with the message.
+    Failed(String),
+    /// A signal cut it short.
+    Interrupted,
+}
+
+impl WireStatus {
+    /// The wire form of a runner status.
+    pub fn of(status: &RepetitionStatus) -> WireStatus {
+        match status {
+            RepetitionStatus::Ok => WireStatus::Ok,
+            RepetitionStatus::Failed(message) => WireStatus::Failed(message.clone()),
+            RepetitionStatus::Interrupted => WireStatus::Interrupted,
+        }
+    }
+
+    /// The runner status of this wire form.
+    pub fn status(&self) -> RepetitionStatus {
+        match self {
+            WireStatus::Ok => RepetitionStatus::Ok,
+            WireStatus::Failed(message) => RepetitionStatus::Failed(message.clone()),
+            WireStatus::Interrupted => RepetitionStatus::Interrupted,
+        }
+    }
+}
+
+/// One interval of a job's time series: bytes, I/Os, latency (value, count) pairs.
+pub type WireInterval = (u64, u64, Vec<(u64, u64)>);
+
+/// One job of one rank.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WireJob {
+    /// Bytes completed in the timed region.
+    pub bytes: u64,
+    /// I/Os completed.
+    pub ops: u64,
+    /// Start of the timed region, sender's clock, ns.
+    pub start: u64,
+    /// End of the timed region, sender's clock, ns.
+    pub end: u64,
+    /// Latency histogram, V2 base64.
+    pub latency: String,
+    /// io_uring submission histogram, V2 base64.
+    pub submit: Option<String>,
+    /// Per interval: bytes, I/Os, latency (value, count) pairs.
+    pub intervals: Vec<WireInterval>,
+    /// CPU of the job's thread.
+    pub cpu: CpuUsage,
+    /// Whether a signal ended it.
+    pub interrupted: bool,
+}
+
+/// One rank's repetition.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WireRepetition {
+    /// The sender.
+    pub rank: u32,
+    /// How it ended there.
+    pub status: WireStatus,
+    /// When the sender left the common start, its clock, ns.
+    pub released_at: u64,
+    /// Its jobs.
+    pub jobs: Vec<WireJob>,
+    /// Page-cache residency of its files before the timed region.
+    pub residency: Option<Residency>,
+    /// Its host's counters (from the lowest rank on the host only).
+    pub samples: Option<Samples>,
+    /// `--verify` passes.
+    pub verified: Vec<Verified>,
+}
+
+impl WireRepetition {
+    /// The wire form of a local repetition.
+    pub fn of(rank: u32, released_at: u64, outcome: &RepetitionOutcome) -> WireRepetition {
+        WireRepetition {
+            rank,
+            status: WireStatus::of(&outcome.status),
+            released_at,
+            jobs: outcome
+                .jobs
+                .iter()
+                .map(|job| WireJob {
+                    bytes: job.bytes,
+                    ops: job.ops,
+                    start: job.start,
+                    end: job.end,
+                    latency: histogram::encode(&job.latency),
+                    submit: job.submit.as_ref().map(histogram::encode),
+                    intervals: job
+                        .intervals
+                        .iter()
+                        .map(|i| (i.bytes, i.ops, i.latency_counts.clone()))
+                        .collect(),
+                    cpu: job.cpu,
+                    interrupted: job.interrupted,
+                })
+                .collect(),
+            residency: outcome.residency,
+            samples: outcome.samples.clone(),
+            verified: outcome.verified.clone(),
+        }
+    }
+}
+
+/// A host of the run: its name and boot id (one clock), and its ranks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostIdentity {
+    /// Host name (uname nodename).
+    pub name: String,
+    /// /proc/sys/kernel/random/boot_id: two ranks with the same one share a
+    /// CLOCK_MONOTONIC, even in different network namespaces.
+    pub boot_id: String,
+}
+
+/// Merges every rank's repetition (in rank order; `reports[0]` is rank 0's)
+/// into one: all jobs on rank 0's clock, the status of the lowest rank that
+/// failed (named with its host), summed residency, rank 0's host counters as
+/// the repetition's own, and each rank's part.
+pub fn merge(
+    local: RepetitionOutcome,
+    reports: Vec<WireRepetition>,
+    hosts: &[HostIdentity],
+) -> Result<RepetitionOutcome, String> {
+    let root_release = reports.first().map_or(0, |r| r.released_at);
+    let mut merged = RepetitionOutcome {
+        jobs: Vec::new(),
+        residency: None,
+        samples: local.samples,
+        verified: Vec::new(),
+        ranks: Vec::new(),
+        status: RepetitionStatus::Ok,
+        ..local
+    };
+    let mut failed: Option<String> = None;
+    let mut interrupted = false;
+    for report in reports {
+        let rank = report.rank as usize;
+        let host = hosts
+            .get(rank)
+            .ok_or_else(|| format!("a report from rank {rank}, which is not in the run"))?;
+        // Same boot, same clock: the times need no moving.
+        let shift = if host.boot_id == hosts[0].boot_id {
+            0
+        } else {
+            i128::from(root_release) - i128::from(report.released_at)
+        };
+        let moved = |t: u64| (i128::from(t) + shift).clamp(0, i128::from(u64::MAX)) as u64;
+        let first = merged.jobs.len();
+        for job in report.jobs {
+            merged.jobs.push(JobOutcome {
+                bytes: job.bytes,
+                ops: job.ops,
+                start: moved(job.start),
+                end: moved(job.end),
+                latency: histogram::decode(&job.latency)?,
+                submit: job.submit.as_deref().map(histogram::decode).transpose()?,
+                intervals: job
+                    .intervals
+                    .into_iter()
+                    .map(|(bytes, ops, latency_counts)| IntervalSample {
+                        bytes,
+                        ops,
+                        latency_counts,
+                    })
+                    .collect(),
+                cpu: job.cpu,
+                failure: None,
+                interrupted: job.interrupted,
+            });
+        }
+        let error = match &report.status {
+            WireStatus::Failed(message) => Some(message.clone()),
+            _ => None,
+        };
+        if let (None, Some(message)) = (&failed, &error) {
+            failed = Some(format!("rank {rank} on {}: {message}", host.name));
+        }
+        interrupted |= report.status == WireStatus::Interrupted;
+        merged.residency = match (merged.residency, report.residency) {
+            (Some(sum), Some(more)) => Some(sum + more),
+            (sum, more) => sum.or(more),
+        };
+        merged.verified.extend(report.verified);
+        merged.ranks.push(RankOutcome {
+            rank: report.rank,
+            host: host.name.clone(),
+            jobs: first..merged.jobs.len(),
+            error,
+            interrupted: report.status == WireStatus::Interrupted,
+            samples: report.samples,
+        });
+    }
+    merged.status = match (failed, interrupted) {
+        (Some(message), _) => RepetitionStatus::Failed(message),
+        (None, true) => RepetitionStatus::Interrupted,
+        (None, false) => RepetitionStatus::Ok,
+    };
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::timing::new_histogram;
+
+    fn job(start: u64, end: u64, bytes: u64, latencies: &[u64]) -> JobOutcome {
+        let mut latency = new_histogram();
+        for &value in latencies {
+            latency.record(value).unwrap();
+        }
+        JobOutcome {
+            bytes,
+            ops: latencies.len() as u64,
+            start,
+            end,
+            latency,
+            submit: None,
+            intervals: vec![IntervalSample {
+                bytes,
+                ops: latencies.len() as u64,
+                latency_counts: Vec::new(),
+            }],
+            cpu: CpuUsage::default(),
+            failure: None,
+            interrupted: false,
+        }
+    }
+
+    fn repetition(jobs: Vec<JobOutcome>, status: RepetitionStatus) -> RepetitionOutcome {
+        RepetitionOutcome {
+            jobs,
+            status,
+            ..RepetitionOutcome::failed_early(0, false, String::new())
+        }
+    }
+
+    fn host(name: &str, boot: &str) -> HostIdentity {
+        HostIdentity {
+            name: name.to_string(),
+            boot_id: boot.to_string(),
+        }
+    }
+
+    #[test]
+    fn jobs_of_all_ranks_merge_with_exact_histograms_and_moved_clocks() {
+        let r0 = repetition(
+            vec![job(1_000, 2_000, 100, &[10, 20])],
+            RepetitionStatus::Ok,
+        );
+        let r1 = repetition(vec![job(50_000, 52_000, 300, &[30])], RepetitionStatus::Ok);
+        let r2 = repetition(vec![job(1_100, 2_500, 200, &[40])], RepetitionStatus::Ok);
+        let reports = vec![
+            WireRepetition::of(0, 900, &r0),
+            // Another host: its release at 49 900 is rank 0's 900.
+            WireRepetition::of(1, 49_900, &r1),
+            // Same host as rank 0: its clock is rank 0's.
+            WireRepetition::of(2, 905, &r2),
+        ];
+        let hosts = [
+            host("a", "boot-a"),
+            host("b", "boot-b"),
+            host("a", "boot-a"),
+        ];
+        let merged = merge(r0, reports, &hosts).unwrap();
+        assert!(matches!(merged.status, RepetitionStatus::Ok));
+        let bytes: u64 = merged.jobs.iter().map(|j| j.bytes).sum();
+        assert_eq!(bytes, 600);
+        assert_eq!((merged.jobs[1].start, merged.jobs[1].end), (1_000, 3_000));
+        assert_eq!((merged.jobs[2].start, merged.jobs[2].end), (1_100, 2_500));
+        let count: u64 = merged.jobs.iter().map(|j| j.latency.len()).sum();
+        assert_eq!(count, 4);
+        assert_eq!(merged.jobs[0].latency.max(), 20);
+        assert_eq!(merged.ranks.len(), 3);
+        assert_eq!(merged.ranks[1].host, "b");
+        assert_eq!(merged.ranks[2].jobs, 2..3);
+    }
+
+    #[test]
+    fn the_lowest_failing_rank_is_named_with_its_host() {
+        let ok = repetition(vec![job(0, 10, 1, &[1])], RepetitionStatus::Ok);
+        let failed = |m: &str| repetition(Vec::new(), RepetitionStatus::Failed(m.to_string()));
+        let reports = vec![
+            WireRepetition::of(0, 0, &ok),
+            WireRepetition::of(1, 0, &failed("write failed: EFBIG")),
+            WireRepetition::of(2, 0, &failed("later")),
+        ];
+        let hosts = [host("a", "x"), host("b", "y"), host("c", "z")];
+        let merged = merge(ok, reports, &hosts).unwrap();
+        match merged.status {
+            RepetitionStatus::Failed(message) => {
+                assert_eq!(message, "rank 1 on b: write failed: EFBIG")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(merged.ranks[2].error.as_deref(), Some("later"));
+    }
+
+    #[test]
+    fn a_report_from_an_unknown_rank_is_refused() {
+        let ok = repetition(Vec::new(), RepetitionStatus::Ok);
+        let mut report = WireRepetition::of(0, 0, &ok);
+        report.rank = 7;
+        assert!(merge(ok, vec![report], &[host("a", "x")]).is_err());
+    }
+}

@@ -1,0 +1,66 @@
+//! What the runner asks of the other ranks of a distributed run, and how the
+//! ranks split the files between them.
+//!
+//! The runner only knows this trait; `cluster` implements it over MPI. Every
+//! method is collective: every rank calls it the same number of times in the
+//! same order, which is why the runner calls them at fixed places (once per
+//! phase of a point, a few times per repetition) and never on an error path
+//! that only one rank takes.
+
+use super::RepetitionOutcome;
+
+/// The other ranks of a distributed run.
+pub trait Peers {
+    /// This process's rank, 0-based.
+    fn rank(&self) -> u32;
+    /// The number of ranks.
+    fn size(&self) -> u32;
+    /// How the ranks divide the files.
+    fn spread(&self) -> Spread;
+    /// Every rank's `local` result: `Ok` when all are `Ok`, otherwise the
+    /// failure of the lowest failing rank (naming the rank and its host), on
+    /// every rank.
+    fn agree(&self, local: Result<(), String>) -> Result<(), String>;
+    /// Waits until every rank is ready to start the timed region; called by
+    /// the thread that then releases the local jobs.
+    fn start_together(&self);
+    /// Exchanges a finished repetition. Rank 0 gets the merge of every rank's
+    /// repetition (its jobs, per-rank and per-host parts); the others get
+    /// their own back with the merged status, so every rank stops alike.
+    fn gather(&self, local: RepetitionOutcome) -> RepetitionOutcome;
+    /// Rank 0's `decision`, on every rank.
+    fn decide(&self, decision: bool) -> bool;
+    /// Whether `local` is true on any rank.
+    fn any(&self, local: bool) -> bool;
+    /// Whether this rank samples its host's counters: the lowest rank on each
+    /// host does, so each host's devices are counted once, not once per rank.
+    fn samples_host(&self) -> bool;
+}
+
+/// How the ranks of a distributed run divide the files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spread {
+    /// One file for all ranks (`--shared-file`), created by rank 0; job `g`
+    /// of all ranks' jobs uses the region `[g × size, (g + 1) × size)`.
+    pub shared_file: bool,
+    /// Reads go to the files (or regions) of the rank this many ranks on
+    /// (`--reorder`, IOR's `-C`); 0 when reads stay on the rank's own.
+    pub reorder_shift: u32,
+}
+
+/// What one rank contributed to a merged repetition (rank 0 only).
+#[derive(Debug)]
+pub struct RankOutcome {
+    /// The rank.
+    pub rank: u32,
+    /// Its host name.
+    pub host: String,
+    /// Its jobs' positions in the merged repetition's job list.
+    pub jobs: std::ops::Range<usize>,
+    /// Its own error, when its repetition failed.
+    pub error: Option<String>,
+    /// Whether a signal cut its repetition short.
+    pub interrupted: bool,
+    /// Its host's counters, from the lowest rank on each host only.
+    pub samples: Option<crate::probe::sampler::Samples>,
+}

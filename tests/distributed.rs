@@ -1,0 +1,358 @@
+//! Distributed runs (`--mpi`) under a real Open MPI `mpirun`: three ranks on
+//! this machine (`--oversubscribe`), one result file, a rank that fails on
+//! purpose, a rank killed, ranks with different arguments.
+//!
+//! The MPI tests exist in a build with `--features mpi` (scripts/test runs
+//! them); the default build checks that `--mpi` is refused with how to build it.
+
+use crate::util::{entries, iolab, scratch};
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn mpi_in_a_build_without_the_feature_says_how_to_build_it() {
+    let dir = scratch();
+    let out = iolab()
+        .args(["run", "--mpi", "--size", "1m", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--features mpi"), "{stderr}");
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
+fn mpi_options_without_mpi_are_refused() {
+    for flag in ["--shared-file", "--reorder", "--stonewall"] {
+        let dir = scratch();
+        let out = iolab()
+            .args(["run", flag, "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--mpi"),
+            "{flag}"
+        );
+        assert!(entries(dir.path()).is_empty());
+    }
+}
+
+#[cfg(feature = "mpi")]
+mod with_mpi {
+    use crate::util::{check_consistency, entries, iolab, read_result, scratch};
+    use serde_json::Value;
+    use std::path::Path;
+    use std::process::{Command, Output};
+    use std::time::{Duration, Instant};
+
+    const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+
+    /// `mpirun` with what running it as root in a container needs, or `None`
+    /// (with the reason printed) when Open MPI is not installed.
+    fn mpirun() -> Option<Command> {
+        if Command::new("mpirun").arg("--version").output().is_err() {
+            eprintln!("skip: mpirun not found (scripts/test installs openmpi-bin)");
+            return None;
+        }
+        let mut command = Command::new("mpirun");
+        command
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+            .args(["--oversubscribe", "--bind-to", "none"]);
+        Some(command)
+    }
+
+    /// Runs `command` to its end, failing the test if it takes over `limit`
+    /// (a hang is what these tests must rule out).
+    fn within(mut command: Command, limit: Duration) -> Output {
+        let started = Instant::now();
+        let child = command
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let watchdog = std::thread::spawn(move || {
+            while started.elapsed() < limit {
+                std::thread::sleep(Duration::from_millis(100));
+                if Path::new(&format!("/proc/{pid}")).exists() {
+                    continue;
+                }
+                return;
+            }
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        });
+        let output = child.wait_with_output().unwrap();
+        drop(watchdog);
+        assert!(
+            started.elapsed() < limit,
+            "mpirun hung: killed after {limit:?}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    fn text(output: &Output) -> String {
+        format!(
+            "status {:?}\nstdout:\n{}\nstderr:\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    }
+
+    fn u64_at(value: &Value, key: &str) -> u64 {
+        value[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key} in {value}"))
+    }
+
+    #[test]
+    fn three_ranks_write_one_result_file_whose_aggregates_add_up() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let output = dir.path().join("sweep.json");
+        let scratch_dir = dir.path().join("data");
+        std::fs::create_dir(&scratch_dir).unwrap();
+        mpirun.args([
+            "-np",
+            "3",
+            IOLAB,
+            "sweep",
+            "--mpi",
+            "--reorder",
+            "--stonewall",
+        ]);
+        mpirun.args([
+            "--op",
+            "write,read",
+            "--bs",
+            "64k",
+            "--size",
+            "8m",
+            "--repeat",
+            "2",
+        ]);
+        mpirun.args([
+            "--fsync-end",
+            "--cache",
+            "cold",
+            "--interval",
+            "5ms",
+            "--no-report",
+        ]);
+        mpirun.arg("--dir").arg(&scratch_dir).arg("-o").arg(&output);
+        let out = within(mpirun, Duration::from_secs(120));
+        assert!(out.status.success(), "{}", text(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        // Rank 0 alone prints: one table, one per-rank view per point.
+        assert_eq!(
+            stdout.matches("distributed: 3 ranks").count(),
+            1,
+            "{stdout}"
+        );
+        assert_eq!(stdout.matches("per rank, medians").count(), 2, "{stdout}");
+        assert!(stdout.contains("stonewall:"), "{stdout}");
+        assert!(
+            entries(&scratch_dir).is_empty(),
+            "{:?}",
+            entries(&scratch_dir)
+        );
+        let files: Vec<String> = entries(dir.path());
+        assert_eq!(
+            files,
+            ["data", "sweep.json"],
+            "one result file, no journal left"
+        );
+        let result = read_result(&output);
+        check_consistency(&result);
+        let run = &result["distributed"];
+        assert_eq!(run["ranks"], 3);
+        assert_eq!(run["launcher"], "Open MPI mpirun");
+        assert_eq!(run["reorder_shift"], 1);
+        assert_eq!(run["hosts"].as_array().unwrap().len(), 1);
+        assert!(run["hosts"][0]["environment"]["hostname"].is_string());
+        for point in result["points"].as_array().unwrap() {
+            for repetition in point["repetitions"].as_array().unwrap() {
+                assert_eq!(repetition["status"], "ok");
+                let ranks = repetition["ranks"].as_array().unwrap();
+                assert_eq!(ranks.len(), 3);
+                let sum: u64 = ranks.iter().map(|r| u64_at(r, "bytes")).sum();
+                assert_eq!(sum, u64_at(repetition, "bytes"));
+                assert_eq!(sum, 3 * (8 << 20));
+                let jobs = repetition["jobs"].as_array().unwrap();
+                assert_eq!(jobs.len(), 3);
+                // The merged histogram holds every I/O of every rank.
+                assert_eq!(u64_at(&repetition["latency_ns"], "count"), 3 * 128);
+                let wall = u64_at(repetition, "elapsed_ns");
+                for rank in ranks {
+                    assert!(u64_at(rank, "start_ns") + u64_at(rank, "elapsed_ns") <= wall);
+                }
+                let stonewall = &repetition["stonewall"];
+                assert!(u64_at(stonewall, "elapsed_ns") <= wall, "{stonewall}");
+                assert!(u64_at(stonewall, "bytes") <= sum, "{stonewall}");
+                let spread = &repetition["rank_spread"];
+                assert!(spread["ratio"].as_f64().unwrap() >= 1.0);
+                let hosts = repetition["hosts"].as_array().unwrap();
+                assert_eq!(hosts.len(), 1);
+                assert_eq!(u64_at(&hosts[0], "bytes"), sum);
+                // Cold cache on every rank, reads from another rank's file.
+                assert_eq!(repetition["cache"]["resident_pages"], 0);
+            }
+        }
+        let read = &result["points"][1];
+        assert!(read["label"].as_str().unwrap().starts_with("read"));
+        let file = read["target"]["files"][0].as_str().unwrap();
+        assert!(
+            file.ends_with("-1.dat"),
+            "rank 0 reads rank 1's file, not {file}"
+        );
+    }
+
+    #[test]
+    fn a_shared_file_is_cut_into_one_region_per_rank_and_verifies() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let output = dir.path().join("shared.json");
+        mpirun.args([
+            "-np",
+            "3",
+            IOLAB,
+            "run",
+            "--mpi",
+            "--shared-file",
+            "--op",
+            "write",
+        ]);
+        mpirun.args(["--bs", "64k", "--size", "4m", "--repeat", "2", "--verify"]);
+        mpirun.arg("--dir").arg(dir.path()).arg("-o").arg(&output);
+        let out = within(mpirun, Duration::from_secs(120));
+        assert!(out.status.success(), "{}", text(&out));
+        let result = read_result(&output);
+        assert_eq!(result["distributed"]["shared_file"], true);
+        let repetition = &result["points"][0]["repetitions"][1];
+        assert_eq!(u64_at(repetition, "bytes"), 3 * (4 << 20));
+        // Each rank checked its own region: 64 blocks each, none bad.
+        assert_eq!(u64_at(&repetition["verify"], "blocks"), 3 * 64);
+        assert_eq!(u64_at(&repetition["verify"], "bad_blocks"), 0);
+        assert_eq!(entries(dir.path()), ["shared.json"]);
+    }
+
+    #[test]
+    fn a_rank_that_fails_fails_the_run_with_its_rank_host_and_error() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let output = dir.path().join("failed.json");
+        let args = format!(
+            "run --mpi --op write --bs 64k --size 16m --repeat 2 --dir {} -o {}",
+            dir.path().display(),
+            output.display()
+        );
+        // MPMD: ranks 0 and 1 as usual, rank 2 with a file-size limit of
+        // 8 MiB, so its writes fail for real with EFBIG (MPI's own shared
+        // memory files stay under it).
+        mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
+        mpirun.args([":", "-np", "1", "bash", "-c"]);
+        mpirun.arg(format!("ulimit -f 8192; exec {IOLAB} {args}"));
+        let out = within(mpirun, Duration::from_secs(120));
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("rank 2 on "), "{stderr}");
+        assert!(stderr.contains("EFBIG"), "{stderr}");
+        let result = read_result(&output);
+        let repetitions = result["points"][0]["repetitions"].as_array().unwrap();
+        assert_eq!(repetitions.len(), 1, "no repetition after the failure");
+        assert_eq!(repetitions[0]["status"], "failed");
+        assert!(
+            repetitions[0].get("throughput_bps").is_none(),
+            "failures are never timed"
+        );
+        let ranks = repetitions[0]["ranks"].as_array().unwrap();
+        assert_eq!(ranks[2]["status"], "failed");
+        assert_eq!(ranks[0]["status"], "ok");
+        assert_eq!(
+            entries(dir.path()),
+            ["failed.json"],
+            "every rank removed its file"
+        );
+    }
+
+    #[test]
+    fn a_rank_killed_mid_run_ends_the_job_without_a_hang() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let args = format!(
+            "run --mpi --op write --bs 4k --runtime 20s --fsync-every 1 --dir {}",
+            dir.path().display()
+        );
+        mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
+        mpirun.args([":", "-np", "1", "bash", "-c"]);
+        mpirun.arg(format!(
+            "{IOLAB} {args} & child=$!; sleep 2; kill -9 $child; wait $child"
+        ));
+        let started = Instant::now();
+        let out = within(mpirun, Duration::from_secs(60));
+        assert!(!out.status.success(), "{}", text(&out));
+        assert!(
+            started.elapsed() < Duration::from_secs(19),
+            "ended by the kill, not the runtime"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("signal 9") || stderr.contains("exited"),
+            "{stderr}"
+        );
+    }
+
+    #[test]
+    fn ranks_with_different_arguments_are_refused_and_named() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let common = ["run", "--mpi", "--op", "read", "--dir"];
+        mpirun
+            .args(["-np", "2", IOLAB])
+            .args(common)
+            .arg(dir.path());
+        mpirun
+            .args(["--size", "1m", ":", "-np", "1", IOLAB])
+            .args(common)
+            .arg(dir.path());
+        mpirun.args(["--size", "2m"]);
+        let out = within(mpirun, Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("iolab")).collect();
+        assert_eq!(ours.len(), 1, "rank 0 alone reports it: {stderr}");
+        assert!(
+            ours[0].contains("rank 2 on ") && ours[0].contains("--size 2m"),
+            "{stderr}"
+        );
+        assert!(entries(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn mpi_outside_a_launcher_runs_as_one_rank_and_says_so() {
+        let dir = scratch();
+        let output = dir.path().join("one.json");
+        let out = iolab()
+            .args(["run", "--mpi", "--op", "write", "--size", "2m", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output)
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("running as one rank"));
+        let result = read_result(&output);
+        assert_eq!(result["distributed"]["ranks"], 1);
+        assert_eq!(result["distributed"]["launcher"], "none (one rank)");
+    }
+}
