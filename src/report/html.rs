@@ -130,6 +130,7 @@ fn section(index: usize, name: &str, result: &ResultFile) -> String {
     html.push_str(&checks(result));
     html.push_str(&points_table(result));
     html.push_str(&devices_table(result));
+    html.push_str(&ranks_table(result));
     html.push_str(&charts(result));
     html.push_str("</section>");
     html
@@ -345,6 +346,82 @@ fn devices_table(result: &ResultFile) -> String {
         "<h3>Devices</h3><table class=\"sortable devices\"><thead><tr><th>point</th><th>device</th><th>read MiB/s</th>\
          <th>write MiB/s</th><th>avg I/O</th><th>await</th><th>busy</th><th>app I/Os per dev I/O</th>\
          <th>app bytes per dev byte</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+}
+
+/// A distributed run: each rank's share per measured repetition, with the
+/// spread and the stonewall figures of the repetition.
+fn ranks_table(result: &ResultFile) -> String {
+    let Some(run) = &result.distributed else {
+        return String::new();
+    };
+    let mut rows = String::new();
+    for point in &result.points {
+        for repetition in point
+            .repetitions
+            .iter()
+            .filter(|r| !r.warmup && !r.ranks.is_empty())
+        {
+            for rank in &repetition.ranks {
+                let speed = rank.throughput_bps.map_or_else(
+                    || "<td>-</td><td>-</td>".to_string(),
+                    |s| {
+                        cell_number(s, significant(mib_per_s(s)))
+                            + &cell_number(s, significant(super::units::mb_per_s(s)))
+                    },
+                );
+                let _ = write!(
+                    rows,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{speed}{}{}<td>{}</td></tr>",
+                    escape(&point.label),
+                    repetition.index,
+                    rank.rank,
+                    escape(&rank.host),
+                    cell_number(rank.start_ns as f64, latency(rank.start_ns as f64)),
+                    cell_number(rank.elapsed_ns as f64, latency(rank.elapsed_ns as f64)),
+                    escape(rank.error.as_deref().unwrap_or("ok")),
+                );
+            }
+            let spread = repetition
+                .rank_spread
+                .as_ref()
+                .map_or_else(String::new, |s| {
+                    format!("fastest / slowest rank {:.2}×", s.ratio)
+                });
+            let stonewall = repetition.stonewall.as_ref().map_or_else(String::new, |w| {
+                format!(
+                    "; stonewall {} MiB/s at {} (rank {} first done, resolution {})",
+                    significant(mib_per_s(w.throughput_bps)),
+                    latency(w.elapsed_ns as f64),
+                    w.first_rank,
+                    latency(w.resolution_ns as f64)
+                )
+            });
+            let _ = write!(
+                rows,
+                "<tr class=\"note\"><td colspan=\"9\">{} repetition {}: {spread}{stonewall}</td></tr>",
+                escape(&point.label),
+                repetition.index
+            );
+        }
+    }
+    let hosts: Vec<String> = run
+        .hosts
+        .iter()
+        .map(|h| format!("{} (ranks {:?})", escape(&h.name), h.ranks))
+        .collect();
+    format!(
+        "<h3>Ranks</h3><p>{} ranks on {}, launched by {}{}</p><table class=\"ranks\"><thead><tr><th>point</th>\
+         <th>repetition</th><th>rank</th><th>host</th><th>MiB/s</th><th>MB/s</th><th>start</th><th>elapsed</th>\
+         <th>status</th></tr></thead><tbody>{rows}</tbody></table>",
+        run.ranks,
+        hosts.join(", "),
+        escape(&run.launcher),
+        if run.shared_file {
+            "; one shared file"
+        } else {
+            ""
+        }
     )
 }
 
