@@ -44,6 +44,15 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     (&["--cache", "hot"], "hot"),
     (&["--label", " "], "--label"),
     (&["--no-such-flag"], "--no-such-flag"),
+    (&["--shared-file"], "--mpi"),
+    (&["--reorder"], "--mpi"),
+    (&["--mpi", "--file", "x"], "--file"),
+    // Refused by the feature build (each rank would stop on its own) and by
+    // the default build (no MPI): either way before anything is created.
+    (
+        &["--mpi", "--steady", "bw:slope<1%/10s", "--runtime", "1m"],
+        "--mpi",
+    ),
 ];
 
 /// Runs iolab with `args` and asserts a one-line refusal naming `expected`,

@@ -92,6 +92,7 @@ pub(crate) fn check_points(
 /// The record of the run (collective: every host's environment is gathered
 /// to rank 0, which alone gets `Some`).
 pub(crate) fn record(cluster: &Cluster, dir: &Path) -> Option<Distributed> {
+    cluster.announce();
     let environments = cluster.host_environments(dir)?;
     let hosts = cluster
         .hosts()

@@ -90,6 +90,9 @@ struct Introduction {
     run_id: String,
 }
 
+/// The launcher recorded when none was found.
+const NO_LAUNCHER: &str = "none (one rank)";
+
 /// Environment variables by which MPI launchers tell a process its place.
 const LAUNCHER_VARIABLES: [(&str, &str); 4] = [
     ("OMPI_COMM_WORLD_SIZE", "Open MPI mpirun"),
@@ -116,16 +119,7 @@ pub fn join(
         .find(|(name, _)| std::env::var_os(name).is_some())
         .map(|(_, launcher)| launcher.to_string());
     let transport = start_transport()?;
-    let launcher = match launcher {
-        Some(launcher) => launcher,
-        None => {
-            eprintln!(
-                "iolab: --mpi outside an MPI launcher (no OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE \
-                 or SLURM_STEP_NUM_TASKS): running as one rank; start it with mpirun -np N or srun"
-            );
-            "none (one rank)".to_string()
-        }
-    };
+    let launcher = launcher.unwrap_or_else(|| NO_LAUNCHER.to_string());
     let tool = crate::record::build::tool();
     let introduction = Introduction {
         version: tool.version,
@@ -312,6 +306,17 @@ impl Cluster {
     /// The hosts of the run.
     pub fn hosts(&self) -> &[Host] {
         &self.hosts
+    }
+
+    /// Says, once the run's input is accepted, that it runs as one rank
+    /// when no launcher started it.
+    pub fn announce(&self) {
+        if self.launcher == NO_LAUNCHER {
+            eprintln!(
+                "iolab: --mpi outside an MPI launcher (no OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE \
+                 or SLURM_STEP_NUM_TASKS): running as one rank; start it with mpirun -np N or srun"
+            );
+        }
     }
 
     /// The launcher found, for the record.
