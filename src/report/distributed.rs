@@ -118,12 +118,14 @@ fn point_view(point: &Point, stonewall: bool) -> String {
     );
     if let (Some(ratio), Some(spread)) = (ratios, first.rank_spread.as_ref()) {
         text.push_str(&format!(
-            "spread: fastest over slowest rank {:.2}× (first repetition: rank {} {} MiB/s, rank {} {} MiB/s)\n",
+            "spread: fastest over slowest rank {:.2}× (first repetition: rank {} {} MiB/s ({} MB/s), rank {} {} MiB/s ({} MB/s))\n",
             ratio,
             spread.fastest_rank,
             significant(mib_per_s(spread.fastest_bps)),
+            significant(mb_per_s(spread.fastest_bps)),
             spread.slowest_rank,
             significant(mib_per_s(spread.slowest_bps)),
+            significant(mb_per_s(spread.slowest_bps)),
         ));
     }
     if first.hosts.len() > 1 {

@@ -390,8 +390,9 @@ fn ranks_table(result: &ResultFile) -> String {
                 });
             let stonewall = repetition.stonewall.as_ref().map_or_else(String::new, |w| {
                 format!(
-                    "; stonewall {} MiB/s at {} (rank {} first done, resolution {})",
+                    "; stonewall {} MiB/s ({} MB/s) at {} (rank {} first done, resolution {})",
                     significant(mib_per_s(w.throughput_bps)),
+                    significant(super::units::mb_per_s(w.throughput_bps)),
                     latency(w.elapsed_ns as f64),
                     w.first_rank,
                     latency(w.resolution_ns as f64)

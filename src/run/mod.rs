@@ -125,9 +125,7 @@ impl RepetitionOutcome {
             ranks: Vec::new(),
         }
     }
-}
 
-impl RepetitionOutcome {
     /// Bytes per second from the common start to the last end, when it completed.
     pub fn throughput(&self) -> Option<f64> {
         if !matches!(self.status, RepetitionStatus::Ok) || self.jobs.is_empty() {
@@ -472,7 +470,7 @@ impl Session {
             self.together(created)?;
             if shared {
                 // Rank 0 created the file above; the others open it now.
-                let opened = self.open_shared(workload);
+                let opened = self.open_shared();
                 self.together(opened)?;
             }
         }
@@ -528,7 +526,7 @@ impl Session {
     }
 
     /// On ranks other than 0: opens the shared file rank 0 created.
-    fn open_shared(&mut self, _workload: &Workload) -> Result<(), RunError> {
+    fn open_shared(&mut self) -> Result<(), RunError> {
         let set = self.files.as_mut().expect("files were just prepared");
         if set.files.is_empty() {
             let file = self
