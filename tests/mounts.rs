@@ -25,7 +25,8 @@ pub fn have(program: &str) -> bool {
     found
 }
 
-fn run(program: &str, args: &[&str]) -> Result<String, String> {
+/// Runs a system command; its stdout, or an error with its stderr.
+pub fn run(program: &str, args: &[&str]) -> Result<String, String> {
     let output = Command::new(program)
         .args(args)
         .output()
@@ -115,6 +116,21 @@ impl LoopFs {
             .and_then(|d| d.strip_prefix("/dev/"))
             .unwrap_or_default()
             .to_string()
+    }
+}
+
+impl LoopFs {
+    /// Mounts the file system again with `options` (`ro`, `rw`).
+    pub fn remount(&self, options: &str) -> Result<(), String> {
+        run(
+            "mount",
+            &[
+                "-o",
+                &format!("remount,{options}"),
+                self.mount_point.to_str().unwrap(),
+            ],
+        )
+        .map(drop)
     }
 }
 
@@ -268,5 +284,108 @@ impl TmpfsMount {
 impl Drop for TmpfsMount {
     fn drop(&mut self) {
         let _ = run("umount", &[self.0.to_str().unwrap()]);
+    }
+}
+
+/// A loop device over an image file with no file system on it: a block
+/// device whose every byte the test controls. Detached when dropped.
+pub struct LoopDevice {
+    device: String,
+    image: PathBuf,
+    /// Partition nodes this fixture made (no udev in a container).
+    nodes: Vec<PathBuf>,
+}
+
+impl LoopDevice {
+    /// Attaches a `size_mib` MiB image in `parent` filled with `fill`; with
+    /// `partition_table`, a GPT with two partitions is written first and the
+    /// device is attached with partition scanning.
+    pub fn new(
+        parent: &Path,
+        size_mib: u64,
+        fill: u8,
+        partition_table: bool,
+    ) -> Result<LoopDevice, String> {
+        let image = parent.join("device.img");
+        std::fs::write(&image, vec![fill; (size_mib << 20) as usize]).map_err(|e| e.to_string())?;
+        let image_arg = image.to_str().unwrap().to_string();
+        if partition_table {
+            let mut sfdisk = Command::new("sfdisk")
+                .args(["-q", &image_arg])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+                .map_err(|e| format!("sfdisk: {e}"))?;
+            use std::io::Write;
+            sfdisk
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"label: gpt\n,16M\n,\n")
+                .map_err(|e| e.to_string())?;
+            if !sfdisk.wait().map_err(|e| e.to_string())?.success() {
+                return Err("sfdisk failed".to_string());
+            }
+        }
+        let mut args = vec!["--find", "--show", &image_arg];
+        if partition_table {
+            args.push("--partscan");
+        }
+        let device = run("losetup", &args)?;
+        if partition_table {
+            // The kernel's scan at attach time does not always register the
+            // partitions (seen in containers); partx adds them from the table.
+            let first = format!("/sys/class/block/{}p1", device.trim_start_matches("/dev/"));
+            if !Path::new(&first).exists() {
+                let _ = run("partx", &["--add", &device]);
+            }
+        }
+        Ok(LoopDevice {
+            device,
+            image,
+            nodes: Vec::new(),
+        })
+    }
+
+    /// `/dev/loopN`.
+    pub fn path(&self) -> &str {
+        &self.device
+    }
+
+    /// The backing image, to check what reached the device.
+    pub fn image(&self) -> &Path {
+        &self.image
+    }
+
+    /// `/dev/loopNpM`, making the node from sysfs when no udev made it.
+    pub fn partition(&mut self, number: u32) -> Result<String, String> {
+        let name = format!("{}p{number}", self.device.trim_start_matches("/dev/"));
+        let node = PathBuf::from("/dev").join(&name);
+        if !node.exists() {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            let dev = loop {
+                match std::fs::read_to_string(format!("/sys/class/block/{name}/dev")) {
+                    Ok(dev) => break dev,
+                    Err(_) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(50))
+                    }
+                    Err(e) => return Err(format!("{name} did not appear in sysfs: {e}")),
+                }
+            };
+            let (major, minor) = dev.trim().split_once(':').ok_or("bad dev")?;
+            run("mknod", &[node.to_str().unwrap(), "b", major, minor])?;
+            self.nodes.push(node.clone());
+        }
+        Ok(node.to_str().unwrap().to_string())
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        for node in &self.nodes {
+            let _ = std::fs::remove_file(node);
+        }
+        let _ = run("losetup", &["--detach", &self.device]);
+        let _ = std::fs::remove_file(&self.image);
     }
 }

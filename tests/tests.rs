@@ -8,6 +8,7 @@ mod util;
 mod bad_input;
 mod checks;
 mod compare;
+mod devices;
 mod distributed;
 mod engines;
 mod faults;

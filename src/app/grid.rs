@@ -387,7 +387,7 @@ fn run_grid(
     distributed::agreed(cluster, checked)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
-    let opened = open_session(&grid.dir, &interrupt, cluster).map_err(AppError::from);
+    let opened = open_session(&grid.dir, false, &interrupt, cluster).map_err(AppError::from);
     let mut session = distributed::agreed(cluster, opened)?;
     // Rank 0 alone keeps the journal and the result file.
     let started = if speaks {

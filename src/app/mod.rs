@@ -72,16 +72,61 @@ pub enum AppError {
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let cluster = distributed::join(&args.distributed, &command)?;
     let cluster = cluster.as_ref();
+    let mut device = None;
     let planned = (|| -> Result<RunPlan, AppError> {
         let file_len = match &args.file {
-            Some(path) => Some(
-                std::fs::metadata(path)
-                    .map_err(|e| usage!("--file {}: {}", path.display(), describe_io(&e)))?
-                    .len(),
-            ),
+            Some(path) => {
+                let shown = path.display();
+                let metadata = std::fs::metadata(path)
+                    .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
+                device = crate::run::device::identify(path)
+                    .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
+                Some(device.as_ref().map_or(metadata.len(), |d| d.size))
+            }
             None => None,
         };
-        let plan = args.plan(file_len)?;
+        let mut plan = args.plan(file_len)?;
+        let writes = plan.points[0].workload.op.writes();
+        match (&device, &args.destroy_data) {
+            (Some(device), _) if writes => {
+                crate::run::device::check_writable(device, args.destroy_data.as_deref())?;
+            }
+            (Some(device), Some(_)) => {
+                return Err(usage!(
+                    "--destroy-data is for write tests; --op {} only reads {}",
+                    plan.points[0].workload.op.name(),
+                    device.path.display()
+                )
+                .into());
+            }
+            (None, Some(given)) => {
+                return Err(usage!(
+                    "--destroy-data {} is for a block device given with --file; {} is not one",
+                    given.display(),
+                    args.file.as_deref().unwrap_or(Path::new("")).display()
+                )
+                .into());
+            }
+            _ => {}
+        }
+        if let Some(device) = &device {
+            // The device node by its kernel name: a /dev/disk/by-id link
+            // would be refused as a link when the node is opened.
+            plan.dir = PathBuf::from("/dev");
+            if crate::run::device::identify(&device.path)
+                .ok()
+                .flatten()
+                .as_ref()
+                != Some(device)
+            {
+                return Err(usage!(
+                    "--file {}: {} is not the same device",
+                    args.file.as_deref().unwrap_or(Path::new("")).display(),
+                    device.path.display()
+                )
+                .into());
+            }
+        }
         distributed::check_points(cluster, &plan.points)?;
         if distributed::speaks(cluster) {
             check_output(plan.output.as_deref())?;
@@ -90,14 +135,20 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     })();
     let plan = distributed::agreed(cluster, planned)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let opened = open_session(&plan.dir, &interrupt, cluster).map_err(AppError::from);
-    let mut session = distributed::agreed(cluster, opened)?;
+    let opened = open_session(&plan.dir, args.file.is_some(), &interrupt, cluster);
+    let mut session = distributed::agreed(cluster, opened.map_err(AppError::from))?;
     if let Some(path) = &args.file {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .ok_or_else(|| usage!("--file {} does not name a file", path.display()))?;
-        session.use_file(name, plan.points[0].workload.op.writes())?;
+        let write = plan.points[0].workload.op.writes();
+        match &device {
+            Some(device) => session.use_device(device, write)?,
+            None => {
+                let name = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .ok_or_else(|| usage!("--file {} does not name a file", path.display()))?;
+                session.use_file(name, write)?;
+            }
+        }
     }
     if args.keep {
         session.keep_files();
@@ -113,7 +164,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         None => default_quick_output(),
     };
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let mut session = open_session(&args.dir, &interrupt, None)?;
+    let mut session = open_session(&args.dir, false, &interrupt, None)?;
     // Before iolab-results/ is created: a refusal must leave nothing behind.
     session
         .check_free_space(settings.size, 1)
@@ -587,7 +638,7 @@ fn execute(
     cluster: Option<&Rc<Cluster>>,
 ) -> Result<Ending, AppError> {
     let speaks = distributed::speaks(cluster);
-    let mut result = build::new_result_file(command, Some(session.dir().path()));
+    let mut result = build::new_result_file(command, Some(session.measured_path()));
     if let Some(cluster) = cluster {
         result.distributed = distributed::record(cluster, session.dir().path());
     }
@@ -667,13 +718,20 @@ pub(crate) fn interrupted(interrupt: &Interrupt, cluster: Option<&Rc<Cluster>>) 
 
 /// A session in `dir` whose adaptive repetitions stop by the statistics' rule.
 /// In a distributed run, the session is one rank's, with the run's id.
+/// `given` when the run measures a file or device the user named, whose
+/// directory need not be writable.
 pub(crate) fn open_session(
     dir: &Path,
+    given: bool,
     interrupt: &Interrupt,
     cluster: Option<&Rc<Cluster>>,
 ) -> Result<Session, UsageError> {
     let run_id = cluster.map_or_else(new_run_id, |c| c.run_id().to_string());
-    let mut session = Session::open(dir, &run_id, interrupt.clone())?;
+    let mut session = if given {
+        Session::open_given(dir, &run_id, interrupt.clone())?
+    } else {
+        Session::open(dir, &run_id, interrupt.clone())?
+    };
     session.set_enough_rule(stats::ci_within);
     if let Some(cluster) = cluster {
         session.distribute(cluster.clone());

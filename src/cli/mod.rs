@@ -30,7 +30,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure one workload in a directory.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Measure a grid: every flag of `run` takes a list (4k,64k) or a range
     /// (512..1m doubles; 0..9/+1 adds; 1..1000/*10 multiplies).
     Sweep(Box<SweepArgs>),
@@ -142,10 +142,16 @@ pub struct RunArgs {
     /// Directory for the scratch files.
     #[arg(long, default_value = ".", value_name = "DIR", conflicts_with = "file")]
     pub dir: PathBuf,
-    /// Measure this existing file instead of creating one: it is only read,
-    /// except with --op rewrite on a file iolab created (see --keep); never removed.
+    /// Measure this existing file or block device instead of creating a file:
+    /// it is only read, except with --op rewrite on a file iolab created (see
+    /// --keep) or on a device confirmed with --destroy-data; never removed.
     #[arg(long, value_name = "PATH", conflicts_with = "mpi")]
     pub file: Option<PathBuf>,
+    /// Allow a write test on the block device given with --file, destroying
+    /// its data: repeat it as /dev/NAME. Refused while anything is mounted,
+    /// swapped or stacked on it, or it holds a file system or partition table.
+    #[arg(long, value_name = "DEVICE", requires = "file")]
+    pub destroy_data: Option<PathBuf>,
     /// Leave the scratch file in place at the end and print its path.
     #[arg(long)]
     pub keep: bool,

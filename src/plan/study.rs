@@ -293,6 +293,13 @@ impl Study {
                 grid.expand()
                     .map_err(|e| usage!("{}: {e}", at(sweep.label.span())))?,
             );
+            if points.len() > super::sweep::MAX_POINTS {
+                return Err(usage!(
+                    "{}: the study has more than {} points",
+                    at(sweep.label.span()),
+                    super::sweep::MAX_POINTS
+                ));
+            }
         }
         Ok(points)
     }

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 /// The most points one axis may expand to; beyond it the spec is surely a mistake.
 pub const MAX_AXIS_VALUES: usize = 100_000;
 /// The most points a sweep may have.
-pub const MAX_POINTS: usize = 1_000_000;
+pub const MAX_POINTS: usize = 100_000;
 
 /// A workload parameter that can vary along an axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -399,7 +399,10 @@ impl Sweep {
                 ));
             }
         }
-        let total: usize = axes.iter().map(|a| a.values.len()).product();
+        // Saturating: a product of several large axes must be refused, not overflow.
+        let total = axes.iter().fold(1usize, |total, axis| {
+            total.saturating_mul(axis.values.len())
+        });
         if total > MAX_POINTS {
             return Err(usage!(
                 "the sweep has {total} points, more than {MAX_POINTS}"

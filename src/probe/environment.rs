@@ -60,7 +60,10 @@ pub fn distribution(os_release: &str) -> Option<String> {
 /// What to sample for a target at `path`: its stack's devices, and its mount when NFS.
 pub fn watch(path: &Path) -> Watch {
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let stack: DeviceStack = stack::of_path(&canonical);
+    let stack: DeviceStack = match block_device(&canonical) {
+        Some(dev) => stack::resolve(Path::new("/sys"), dev),
+        None => stack::of_path(&canonical),
+    };
     Watch {
         disks: stack
             .devices
@@ -71,6 +74,13 @@ pub fn watch(path: &Path) -> Watch {
             .filter(mounts::Mount::is_nfs)
             .map(|m| m.mount_point),
     }
+}
+
+/// The device number of the block device node `path`; None for anything else.
+pub fn block_device(path: &Path) -> Option<(u32, u32)> {
+    let stat = rustix::fs::stat(path).ok()?;
+    (rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::BlockDevice)
+        .then(|| stack::split_dev(stat.st_rdev))
 }
 
 /// The scheduler in brackets (`none [mq-deadline] kyber` → `mq-deadline`), or the whole text.

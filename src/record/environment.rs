@@ -183,6 +183,22 @@ pub fn environment(path: Option<&Path>) -> Environment {
 /// The file system and device stack under `path`; None when its mount cannot be found.
 pub fn storage(path: &Path) -> Option<Storage> {
     let canonical = std::fs::canonicalize(path).ok()?;
+    if let Some(dev) = crate::probe::environment::block_device(&canonical) {
+        // A raw device: no file system, no mount; the stack starts at it.
+        let stack = stack::resolve(Path::new("/sys"), dev);
+        return Some(Storage {
+            path: canonical.display().to_string(),
+            mount_point: String::new(),
+            filesystem: "none (block device)".to_string(),
+            source: canonical.display().to_string(),
+            mount_options: String::new(),
+            super_options: String::new(),
+            network: false,
+            stack: stack.describe(),
+            io_limits: cgroup::io_limits(&stack.devices.iter().map(|d| d.dev).collect::<Vec<_>>()),
+            devices: stack.devices.iter().map(block_device).collect(),
+        });
+    }
     let mount = mounts::mount_of(&canonical)?;
     let stack = stack::of_path(&canonical);
     Some(Storage {

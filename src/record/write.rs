@@ -53,7 +53,13 @@ pub fn write_atomic(path: &Path, result: &ResultFile) -> std::io::Result<()> {
 pub fn read(path: &Path) -> Result<ResultFile, String> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).map_err(|error| format!("{shown}: {error}"))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
+    parse(&text, &shown.to_string())
+}
+
+/// Parses the text of a result file; `shown` names it in messages. Never
+/// panics: anything but a whole `iolab.result/1` document is an error.
+pub fn parse(text: &str, shown: &str) -> Result<ResultFile, String> {
+    let value: serde_json::Value = serde_json::from_str(text)
         .map_err(|error| format!("{shown} is not valid JSON ({error}); a truncated file?"))?;
     match value.get("schema").and_then(|s| s.as_str()) {
         Some(SCHEMA) => {}

@@ -10,6 +10,7 @@ pub mod buffer;
 pub mod cache;
 pub mod clock;
 pub mod command;
+pub mod device;
 pub mod peers;
 pub mod prepare;
 pub mod scratch;
@@ -212,9 +213,21 @@ impl Session {
     /// Opens `dir` for scratch files of run `run_id`; refuses a missing or
     /// unwritable directory without creating anything.
     pub fn open(dir: &Path, run_id: &str, interrupt: Interrupt) -> Result<Self, UsageError> {
-        let dir = ScratchDir::open(dir, run_id)?;
+        Ok(Session::in_dir(ScratchDir::open(dir, run_id)?, interrupt))
+    }
+
+    /// Opens the directory of a file or device the user gives with `--file`
+    /// ([`Session::use_file`], [`Session::use_device`]); it need not be writable.
+    pub fn open_given(dir: &Path, run_id: &str, interrupt: Interrupt) -> Result<Self, UsageError> {
+        Ok(Session::in_dir(
+            ScratchDir::open_given(dir, run_id)?,
+            interrupt,
+        ))
+    }
+
+    fn in_dir(dir: ScratchDir, interrupt: Interrupt) -> Self {
         let watch = crate::probe::environment::watch(dir.path());
-        Ok(Session {
+        Session {
             dir,
             interrupt,
             files: None,
@@ -223,7 +236,7 @@ impl Session {
             sample: true,
             enough: |_, _| false,
             peers: None,
-        })
+        }
     }
 
     /// Makes this session one rank of a distributed run: its files are named
@@ -278,6 +291,33 @@ impl Session {
     pub fn use_file(&mut self, name: &str, write: bool) -> Result<(), UsageError> {
         self.release_files();
         let file = self.dir.adopt(name, write)?;
+        self.use_given(file)
+    }
+
+    /// Measures the block device `device`, whose node is in the session's
+    /// directory; `write` only after [`device::check_writable`] passed. Its
+    /// own counters are the ones watched.
+    pub fn use_device(
+        &mut self,
+        device: &device::BlockDevice,
+        write: bool,
+    ) -> Result<(), UsageError> {
+        self.release_files();
+        let file = self.dir.adopt_device(&device.name, device, write)?;
+        self.watch = crate::probe::environment::watch(&device.path);
+        self.use_given(file)
+    }
+
+    /// The path whose storage the result describes: the device under test,
+    /// or the directory.
+    pub fn measured_path(&self) -> &Path {
+        match &self.files {
+            Some(set) if set.given && set.files[0].is_device() => set.files[0].path(),
+            _ => self.dir.path(),
+        }
+    }
+
+    fn use_given(&mut self, file: TargetFile) -> Result<(), UsageError> {
         let size = file
             .length()
             .map_err(|e| usage!("--file {}: {e}", file.path().display()))?;
@@ -340,7 +380,10 @@ impl Session {
         workload.validate()?;
         let mut target = TargetInfo {
             dir: self.dir.path().to_path_buf(),
-            filesystem: self.dir.filesystem(),
+            filesystem: match &self.files {
+                Some(set) if set.given && set.files[0].is_device() => "block device".to_string(),
+                _ => self.dir.filesystem(),
+            },
             direct_alignment: None,
             direct_in_memory: false,
             files: Vec::new(),
@@ -957,7 +1000,9 @@ fn status_of(jobs: &[JobOutcome]) -> RepetitionStatus {
 }
 
 fn direct_capability(dir: &ScratchDir, file: &TargetFile) -> DirectCapability {
-    if dir.filesystem() == "tmpfs" || dir.filesystem() == "ramfs" {
+    // devtmpfs, where device nodes live, has tmpfs's magic number.
+    let in_memory_fs = dir.filesystem() == "tmpfs" || dir.filesystem() == "ramfs";
+    if in_memory_fs && !file.is_device() {
         // tmpfs takes O_DIRECT since Linux 6.6 but serves it from memory.
         return match file.reopen(dir, OFlags::DIRECT) {
             Ok(_) => DirectCapability::AcceptedInMemory,

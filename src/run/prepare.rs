@@ -62,10 +62,14 @@ pub fn direct_alignment(fd: BorrowedFd<'_>) -> Result<DirectAlignment, i32> {
 /// The logical block size of the block device holding the file, via sysfs.
 fn logical_block_size(fd: BorrowedFd<'_>) -> Option<u32> {
     let stat = rustix::fs::fstat(fd).ok()?;
-    let (major, minor) = (
-        rustix::fs::major(stat.st_dev),
-        rustix::fs::minor(stat.st_dev),
-    );
+    // A block device's own number is st_rdev; a file's device is st_dev.
+    let dev =
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::BlockDevice {
+            stat.st_rdev
+        } else {
+            stat.st_dev
+        };
+    let (major, minor) = (rustix::fs::major(dev), rustix::fs::minor(dev));
     let device = format!("/sys/dev/block/{major}:{minor}");
     // A partition has no queue/ of its own; its parent disk has.
     [

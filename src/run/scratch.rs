@@ -31,6 +31,16 @@ impl ScratchDir {
     /// Opens `path` after checking that it is an existing, writable directory.
     /// Refusals are usage errors; nothing is created.
     pub fn open(path: &Path, run_id: &str) -> Result<Self, UsageError> {
+        ScratchDir::open_checked(path, run_id, true)
+    }
+
+    /// Opens the directory of a file or device the user gave (`--file`):
+    /// nothing is created in it, so it need not be writable.
+    pub fn open_given(path: &Path, run_id: &str) -> Result<Self, UsageError> {
+        ScratchDir::open_checked(path, run_id, false)
+    }
+
+    fn open_checked(path: &Path, run_id: &str, creates: bool) -> Result<Self, UsageError> {
         let shown = path.display();
         let metadata = std::fs::metadata(path)
             .map_err(|error| usage!("--dir {shown}: {}", describe_io(&error)))?;
@@ -38,7 +48,12 @@ impl ScratchDir {
             return Err(usage!("--dir {shown} is not a directory"));
         }
         // access(2) also reports EROFS on a read-only mount, even for root.
-        rustix::fs::access(path, Access::WRITE_OK | Access::EXEC_OK).map_err(|error| {
+        let access = if creates {
+            Access::WRITE_OK | Access::EXEC_OK
+        } else {
+            Access::EXEC_OK
+        };
+        rustix::fs::access(path, access).map_err(|error| {
             usage!(
                 "--dir {shown} is not writable: {}",
                 describe_io(&error.into())
@@ -259,6 +274,57 @@ impl ScratchDir {
     }
 }
 
+impl ScratchDir {
+    /// Uses the block device `device`, whose node is `name` in this directory
+    /// (`/dev`): opened read-only, or for writing with O_EXCL, which the
+    /// kernel refuses while a file system, device-mapper or md holds the
+    /// device. The caller has checked `--destroy-data` ([`super::device::check_writable`]).
+    pub fn adopt_device(
+        &self,
+        name: &str,
+        device: &super::device::BlockDevice,
+        write: bool,
+    ) -> Result<TargetFile, UsageError> {
+        let path = self.path.join(name);
+        let shown = path.display();
+        let access = if write {
+            OFlags::RDWR | OFlags::EXCL
+        } else {
+            OFlags::RDONLY
+        };
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name,
+            access | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|error| match error {
+            rustix::io::Errno::BUSY => usage!(
+                "refusing to write {shown}: the kernel refuses exclusive access \
+                 (mounted, possibly in another mount namespace, or held by another device or program)"
+            ),
+            other => usage!("--file {shown}: {}", describe_io(&other.into())),
+        })?;
+        let stat = rustix::fs::fstat(&fd).map_err(|e| usage!("--file {shown}: {e}"))?;
+        let is_device =
+            rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::BlockDevice;
+        if !is_device || crate::probe::stack::split_dev(stat.st_rdev) != device.dev {
+            return Err(usage!(
+                "{shown} is no longer the block device {}:{}; not touching it",
+                device.dev.0,
+                device.dev.1
+            ));
+        }
+        Ok(TargetFile {
+            path,
+            name: name.to_string(),
+            fd,
+            identity: (stat.st_dev, stat.st_ino),
+            ownership: Ownership::Given { writable: write },
+        })
+    }
+}
+
 /// Whether the open file carries iolab's marker.
 pub fn has_marker(fd: impl AsFd) -> bool {
     let mut value = [0u8; 64];
@@ -311,9 +377,20 @@ impl TargetFile {
         self.ownership
     }
 
-    /// The file's length in bytes.
+    /// The file's length in bytes (a block device's capacity).
     pub fn length(&self) -> io::Result<u64> {
-        Ok(rustix::fs::fstat(&self.fd)?.st_size as u64)
+        let stat = rustix::fs::fstat(&self.fd)?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::BlockDevice {
+            return super::device::size_of(crate::probe::stack::split_dev(stat.st_rdev));
+        }
+        Ok(stat.st_size as u64)
+    }
+
+    /// Whether the target is a block device rather than a file.
+    pub fn is_device(&self) -> bool {
+        rustix::fs::fstat(&self.fd).is_ok_and(|stat| {
+            rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::BlockDevice
+        })
     }
 
     /// Opens the file again with extra flags (O_DIRECT, O_SYNC…) and checks the

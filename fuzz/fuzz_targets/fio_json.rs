@@ -1,0 +1,16 @@
+//! fio's JSON output (`iolab import`): any text is imported or refused, never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(imported) = iolab::import::fio(text, std::path::Path::new("fuzz.json"), Vec::new()) {
+        // What an import produces must also survive being shown.
+        let files = [("fuzz.json".to_string(), imported.result)];
+        let _ = iolab::report::table::render(&files[0].1);
+        let _ = iolab::report::html::render(&files);
+    }
+});

@@ -1,0 +1,384 @@
+//! Block devices as targets (root, real loop devices): reads are allowed,
+//! writes only with `--destroy-data` repeating the device and nothing on it;
+//! every refusal is one line, exit 2, and not a byte of the device changes.
+
+use crate::mounts::{LoopDevice, LoopFs, have, root_or_skip, run};
+use crate::util::*;
+use std::path::Path;
+
+/// The byte a fresh test device is filled with: no signature starts with it.
+const FILL: u8 = 0xab;
+
+fn device_or_skip(parent: &Path, partitions: bool) -> Option<LoopDevice> {
+    if !root_or_skip("a loop device") || !have("losetup") || (partitions && !have("sfdisk")) {
+        return None;
+    }
+    match LoopDevice::new(parent, 32, FILL, partitions) {
+        Ok(device) => Some(device),
+        Err(error) => {
+            eprintln!("skip: cannot attach a loop device here: {error}");
+            None
+        }
+    }
+}
+
+/// Asserts `iolab run ARGS` is refused in one line naming every `expected`,
+/// with exit status 2 and nothing on stdout.
+fn assert_device_refused(args: &[&str], expected: &[&str]) {
+    let output = iolab().arg("run").args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    for text in expected {
+        assert!(
+            stderr.contains(text),
+            "{args:?} must name {text:?}: {stderr}"
+        );
+    }
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_device_is_read_and_recorded_as_a_device() {
+    let temp = scratch();
+    let Some(device) = device_or_skip(temp.path(), false) else {
+        return;
+    };
+    let out = scratch();
+    let result_path = out.path().join("read.json");
+    let output = iolab()
+        .args([
+            "run",
+            "--file",
+            device.path(),
+            "--bs",
+            "64k",
+            "--cache",
+            "cold",
+        ])
+        .arg("-o")
+        .arg(&result_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = read_result(&result_path);
+    check_consistency(&result);
+    let point = first_point(&result);
+    assert_eq!(
+        point["workload"]["size"],
+        32 << 20,
+        "the whole device by default"
+    );
+    assert_eq!(point["repetitions"][0]["bytes"], 32 << 20);
+    assert_eq!(point["target"]["filesystem"], "block device");
+    assert_eq!(point["target"]["files"][0], device.path());
+    let storage = &result["environment"]["storage"];
+    assert_eq!(storage["filesystem"], "none (block device)");
+    assert_eq!(storage["devices"][0]["kind"], "loop", "{storage}");
+    assert!(
+        std::fs::read(device.image())
+            .unwrap()
+            .iter()
+            .all(|&b| b == FILL),
+        "a read changes nothing"
+    );
+}
+
+#[test]
+fn writing_a_device_needs_the_device_repeated_exactly() {
+    let temp = scratch();
+    let Some(device) = device_or_skip(temp.path(), false) else {
+        return;
+    };
+    let dev = device.path();
+    let file = temp.path().join("plain");
+    std::fs::write(&file, [0u8; 8192]).unwrap();
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--file", dev, "--op", "rewrite"],
+            &["is a block device", &format!("--destroy-data={dev}")],
+        ),
+        (
+            &[
+                "--file",
+                dev,
+                "--op",
+                "rewrite",
+                "--destroy-data",
+                "/dev/sda",
+            ],
+            &[
+                "--destroy-data /dev/sda does not repeat",
+                &format!("exactly --destroy-data={dev}"),
+            ],
+        ),
+        (
+            &[
+                "--file",
+                dev,
+                "--op",
+                "rewrite",
+                "--destroy-data",
+                &format!("{dev}/"),
+            ],
+            &["does not repeat"],
+        ),
+        (
+            &["--file", dev, "--op", "read", "--destroy-data", dev],
+            &["--destroy-data is for write tests", "--op read"],
+        ),
+        (
+            &[
+                "--file",
+                file.to_str().unwrap(),
+                "--op",
+                "rewrite",
+                "--destroy-data",
+                dev,
+            ],
+            &["is not one"],
+        ),
+        (&["--destroy-data", dev], &["--file"]),
+        (
+            &["--file", dev, "--op", "write", "--destroy-data", dev],
+            &["--op rewrite"],
+        ),
+    ];
+    for (args, expected) in cases {
+        assert_device_refused(args, expected);
+    }
+    assert!(
+        std::fs::read(device.image())
+            .unwrap()
+            .iter()
+            .all(|&b| b == FILL)
+    );
+
+    // Confirmed: only the region asked for is written, with O_DIRECT.
+    let out = scratch();
+    let result_path = out.path().join("write.json");
+    let output = iolab()
+        .args([
+            "run",
+            "--file",
+            dev,
+            "--op",
+            "rewrite",
+            "--destroy-data",
+            dev,
+            "--bs",
+            "64k",
+            "--size",
+            "8m",
+            "--direct",
+        ])
+        .arg("-o")
+        .arg(&result_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let point = first_point(&read_result(&result_path)).clone();
+    assert_eq!(point["repetitions"][0]["bytes"], 8 << 20);
+    let image = std::fs::read(device.image()).unwrap();
+    assert!(
+        image[..8 << 20].iter().any(|&b| b != FILL),
+        "the region was written"
+    );
+    assert!(
+        image[8 << 20..].iter().all(|&b| b == FILL),
+        "and nothing past it"
+    );
+}
+
+#[test]
+fn a_device_with_something_on_it_is_never_written() {
+    let temp = scratch();
+    let Some(device) = device_or_skip(temp.path(), false) else {
+        return;
+    };
+    let dev = device.path();
+    let write = [
+        "--file",
+        dev,
+        "--op",
+        "rewrite",
+        "--destroy-data",
+        dev,
+        "--size",
+        "1m",
+    ];
+    let snapshot = || std::fs::read(device.image()).unwrap();
+
+    // Another loop device stacked on it.
+    let stacked = run("losetup", &["--find", "--show", dev]).unwrap();
+    let before = snapshot();
+    assert_device_refused(
+        &write,
+        &[
+            &format!("{stacked} is stacked on it"),
+            "nothing was written",
+        ],
+    );
+    run("losetup", &["--detach", &stacked]).unwrap();
+
+    // A swap area, then an active one.
+    if have("mkswap") && run("mkswap", &[dev]).is_ok() {
+        let before = snapshot();
+        assert_device_refused(&write, &["holds a swap area (signature at byte 4086)"]);
+        match run("swapon", &[dev]) {
+            Ok(_) => {
+                assert_device_refused(&write, &[&format!("{dev} is an active swap area")]);
+                run("swapoff", &[dev]).unwrap();
+            }
+            Err(error) => eprintln!("skip: swapon is refused here: {error}"),
+        }
+        assert!(snapshot() == before, "the swap area is intact");
+    }
+
+    // A file system, then the same mounted.
+    run("mkfs.ext4", &["-q", "-F", dev]).unwrap();
+    let before_mount = snapshot();
+    assert_device_refused(
+        &write,
+        &["holds an ext2/3/4 file system (signature at byte 1080)"],
+    );
+    let mount_point = temp.path().join("mnt");
+    std::fs::create_dir(&mount_point).unwrap();
+    run("mount", &[dev, mount_point.to_str().unwrap()]).unwrap();
+    std::fs::write(mount_point.join("precious"), b"data").unwrap();
+    assert_device_refused(
+        &write,
+        &[
+            &format!("{dev} is mounted on {}", mount_point.display()),
+            "ext2/3/4",
+        ],
+    );
+    // Reading a mounted device is allowed.
+    let read = iolab()
+        .args(["run", "--file", dev, "--size", "1m", "--bs", "64k"])
+        .arg("-o")
+        .arg(temp.path().join("r.json"))
+        .output()
+        .unwrap();
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    run("umount", &[mount_point.to_str().unwrap()]).unwrap();
+    let _ = before;
+    let after = snapshot();
+    assert_eq!(after.len(), before_mount.len());
+    // The file system changed only by its own mount and file; iolab wrote
+    // nothing: its superblock magic is where mkfs put it.
+    assert_eq!(&after[1080..1082], &[0x53, 0xef]);
+}
+
+#[test]
+fn a_partitioned_device_is_never_written_and_names_its_mounted_partition() {
+    let temp = scratch();
+    let Some(mut device) = device_or_skip(temp.path(), true) else {
+        return;
+    };
+    let dev = device.path().to_string();
+    let write = [
+        "--file",
+        &dev,
+        "--op",
+        "rewrite",
+        "--destroy-data",
+        &dev,
+        "--size",
+        "1m",
+    ];
+    assert_device_refused(
+        &write,
+        &["holds a GPT partition table (signature at byte 512)"],
+    );
+    let first = match device.partition(1) {
+        Ok(node) => node,
+        Err(error) => {
+            eprintln!("skip: the kernel shows no partitions of a loop device here: {error}");
+            return;
+        }
+    };
+    run("mkfs.ext4", &["-q", "-F", &first]).unwrap();
+    let mount_point = temp.path().join("mnt");
+    std::fs::create_dir(&mount_point).unwrap();
+    run("mount", &[&first, mount_point.to_str().unwrap()]).unwrap();
+    let refused = std::panic::catch_unwind(|| {
+        assert_device_refused(
+            &write,
+            &[
+                &format!("{first} is mounted on {}", mount_point.display()),
+                &format!("{first} holds an ext2/3/4 file system"),
+                "GPT partition table",
+            ],
+        )
+    });
+    run("umount", &[mount_point.to_str().unwrap()]).unwrap();
+    refused.unwrap();
+    // The second partition, blank, may be written on its own.
+    let second = device.partition(2).unwrap();
+    let output = iolab()
+        .args([
+            "run",
+            "--file",
+            &second,
+            "--op",
+            "rewrite",
+            "--destroy-data",
+            &second,
+        ])
+        .args(["--size", "1m", "--bs", "64k"])
+        .arg("-o")
+        .arg(temp.path().join("p2.json"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_read_only_loop_file_system_is_refused_before_anything_is_created() {
+    let temp = scratch();
+    if !root_or_skip("a loop-mounted file system") || !have("mkfs.ext4") {
+        return;
+    }
+    let fs = match LoopFs::new(temp.path(), "ext4", 32) {
+        Ok(fs) => fs,
+        Err(error) => {
+            eprintln!("skip: cannot make a loop file system here: {error}");
+            return;
+        }
+    };
+    fs.remount("ro").unwrap();
+    let before = entries(fs.path());
+    let output = iolab()
+        .args(["run", "--size", "1m", "--op", "write", "--dir"])
+        .arg(fs.path())
+        .arg("-o")
+        .arg(temp.path().join("ro.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not writable") && stderr.contains("Read-only file system"),
+        "{stderr}"
+    );
+    assert_eq!(entries(fs.path()), before);
+    assert!(!temp.path().join("ro.json").exists());
+    fs.remount("rw").unwrap();
+}
