@@ -176,3 +176,194 @@ fn sigterm_stops_cleanly_with_status_143() {
 fn ctrl_c_stops_cleanly_with_status_130() {
     interrupt_with(libc::SIGINT, 130);
 }
+
+/// The birth times of the scratch files (`iolab-*.dat`) in `dir`: a new
+/// one means a new file, even where the file system reuses the inode number.
+fn scratch_births(dir: &std::path::Path) -> Vec<std::time::SystemTime> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with("iolab-"))
+                .filter_map(|e| e.metadata().ok()?.created().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_disk_that_fills_mid_run_fails_with_enospc_and_keeps_the_finished_repetitions() {
+    use crate::mounts::{LoopFs, have, root_or_skip, run};
+    let temp = scratch();
+    if !root_or_skip("a loop-mounted file system") || !have("mkfs.ext4") || !have("fallocate") {
+        return;
+    }
+    // The loop device writes its image with O_DIRECT too, so each write
+    // waits for the disk and a repetition lasts long enough to watch.
+    let fs = match LoopFs::with_options(temp.path(), "ext4", 100, true) {
+        Ok(fs) => fs,
+        Err(error) => {
+            eprintln!("skip: cannot make a loop file system here: {error}");
+            return;
+        }
+    };
+    let result_path = temp.path().join("full.json");
+    // --op write makes a new file for every repetition; O_DIRECT allocates
+    // blocks as the writes happen, so the failure has an exact offset.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args([
+            "run", "--op", "write", "--size", "8m", "--bs", "64k", "--direct",
+        ])
+        .args(["--repeat", "30", "--dir"])
+        .arg(fs.path())
+        .arg("-o")
+        .arg(&result_path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the first repetition's file is replaced, another program takes
+    // every free block of the file system.
+    let started = std::time::Instant::now();
+    let mut first = None;
+    loop {
+        let now = scratch_births(fs.path());
+        match (first, now.first()) {
+            (None, Some(&born)) => first = Some(born),
+            (Some(old), Some(&born)) if born != old => break,
+            _ => {}
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60) && child.try_wait().unwrap().is_none(),
+            "the second repetition never started"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let filler = fs.path().join("filler");
+    let available = rustix::fs::statvfs(fs.path()).unwrap();
+    let bytes = available.f_bavail * available.f_frsize;
+    run(
+        "fallocate",
+        &["-l", &bytes.to_string(), filler.to_str().unwrap()],
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("No space left on device")
+            && stderr.contains("ENOSPC")
+            && stderr.contains("at offset"),
+        "{stderr}"
+    );
+    let result = read_result(&result_path);
+    check_consistency(&result);
+    let repetitions = first_point(&result)["repetitions"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let (last, finished) = repetitions.split_last().unwrap();
+    assert_eq!(last["status"], "failed", "{last}");
+    assert!(
+        last.get("throughput_bps").is_none(),
+        "a failed repetition is not timed"
+    );
+    assert!(
+        !finished.is_empty(),
+        "the repetitions before the disk filled are kept"
+    );
+    assert!(
+        finished
+            .iter()
+            .all(|r| r["status"] == "ok" && r["bytes"] == 8 << 20)
+    );
+    assert_eq!(
+        entries(fs.path()),
+        vec!["filler".to_string(), "lost+found".to_string()],
+        "scratch removed"
+    );
+    eprintln!("{}", stderr.trim_end());
+}
+
+fn interrupt_sweep_with(signal: rustix::process::Signal, expected_status: i32) {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("sweep.json");
+    let journal = out.path().join("sweep.json.journal");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["sweep", "--op", "read", "--size", "4m", "--seed", "0..9/+1"])
+        .args(["--runtime", "400ms", "--dir"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Header, run start and two points journaled: the third is in flight.
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap();
+    let stopped = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&stopped.stderr);
+    assert_eq!(stopped.status.code(), Some(expected_status), "{stderr}");
+    let result = read_result(&output);
+    check_consistency(&result);
+    let statuses: Vec<&str> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["repetitions"][0]["status"].as_str().unwrap())
+        .collect();
+    let (last, finished) = statuses.split_last().unwrap();
+    assert_eq!(*last, "interrupted", "{statuses:?}");
+    assert!(
+        finished.len() >= 2 && finished.iter().all(|s| *s == "ok"),
+        "{statuses:?}"
+    );
+    assert!(
+        entries(dir.path()).is_empty(),
+        "scratch removed after the signal"
+    );
+    assert!(stderr.contains("--resume"), "{stderr}");
+}
+
+#[test]
+fn ctrl_c_mid_sweep_keeps_finished_points_and_exits_130() {
+    interrupt_sweep_with(rustix::process::Signal::INT, 130);
+}
+
+#[test]
+fn sigterm_mid_sweep_keeps_finished_points_and_exits_143() {
+    interrupt_sweep_with(rustix::process::Signal::TERM, 143);
+}
+
+#[test]
+fn an_unwritable_output_directory_is_refused_before_any_io() {
+    use crate::mounts::TmpfsMount;
+    let dir = scratch();
+    let out = scratch();
+    let Some(read_only) = TmpfsMount::new(out.path(), "ro", "ro,size=1m") else {
+        return;
+    };
+    for subcommand in [&["run"][..], &["sweep", "--bs", "4k,8k"]] {
+        let output = iolab()
+            .args(subcommand)
+            .args(["--size", "1m", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(read_only.path().join("r.json"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{subcommand:?}: {stderr}");
+        assert!(stderr.contains("is not writable"), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(entries(dir.path()).is_empty(), "no scratch file was made");
+        assert!(output.stdout.is_empty(), "nothing was measured");
+    }
+}

@@ -143,6 +143,43 @@ fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
 
+    // Decoys named like the dead run's scratch files but not made by it:
+    // a file without iolab's marker and a symlink to someone's data.
+    let run_id = std::fs::read_to_string(journal(&output))
+        .unwrap()
+        .lines()
+        .find_map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).ok()?;
+            Some(value.get("run_id")?.as_str()?.to_string())
+        })
+        .expect("the journal names the run");
+    let decoy = dir.path().join(format!("iolab-{run_id}-98.dat"));
+    std::fs::write(&decoy, b"not iolab's").unwrap();
+    let victim = out.path().join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let link = dir.path().join(format!("iolab-{run_id}-99.dat"));
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+
+    // A torn result file (as a power cut during a non-atomic write would
+    // leave): loaders refuse it, and the journal rebuilds it.
+    let whole = std::fs::read_to_string(&output).unwrap_or_else(|_| {
+        "{\"schema\": \"iolab.result/1\", \"points\": [{\"label\": \"x\"}]}".to_string()
+    });
+    std::fs::write(&output, &whole[..whole.len() / 2]).unwrap();
+    let refused = iolab()
+        .arg("report")
+        .arg(&output)
+        .arg("-o")
+        .arg(out.path().join("torn.html"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is not valid JSON") && stderr.contains("truncated"),
+        "{stderr}"
+    );
+
     let resumed = sweep_command(dir.path(), &output, "4k")
         .arg("--resume")
         .output()
@@ -167,10 +204,19 @@ fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
     assert_eq!(labels[0], "write seq 4KiB psync file 1MiB seed=0");
     assert_eq!(labels[59], "read seq 4KiB psync file 1MiB seed=29");
     assert!(!journal(&output).exists());
-    assert!(
-        entries(dir.path()).is_empty(),
-        "no scratch file left by the killed run either"
+    let mut left = entries(dir.path());
+    left.sort();
+    assert_eq!(
+        left,
+        vec![
+            format!("iolab-{run_id}-98.dat"),
+            format!("iolab-{run_id}-99.dat")
+        ],
+        "the killed run's scratch files are gone; the decoys without its marker stay"
     );
+    assert_eq!(std::fs::read(&decoy).unwrap(), b"not iolab's");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
 }
 
 #[test]

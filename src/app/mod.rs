@@ -752,8 +752,10 @@ pub(crate) fn record_point(
     for repetition in &point.repetitions {
         if let Some(error) = &repetition.error {
             eprintln!(
-                "iolab: {} repetition {} failed: {error}",
-                point.label, repetition.index
+                "iolab: {} repetition {} (index {}) failed: {error}",
+                point.label,
+                repetition.index + 1,
+                repetition.index
             );
         }
     }

@@ -115,7 +115,11 @@ fn outcome_checks(point: &Point, found: &mut Findings) {
             Status::Failed => found.add(
                 "io-errors",
                 Severity::Error,
-                format!("repetition {} failed and was not timed", repetition.index),
+                format!(
+                    "repetition {} (index {}) failed and was not timed",
+                    repetition.index + 1,
+                    repetition.index
+                ),
                 repetition
                     .error
                     .clone()
