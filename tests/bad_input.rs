@@ -264,3 +264,208 @@ fn too_little_free_space_is_refused_with_the_numbers() {
     );
     assert!(entries(mount.path()).is_empty(), "nothing created");
 }
+
+/// Bad input to every subcommand: (command line, text the one-line error
+/// must contain). `{dir}` is an empty scratch directory, `{fix}` a directory
+/// of fixture files (see [`fixtures`]) and the working directory; neither may
+/// change.
+const BAD_INPUTS: &[(&str, &str)] = &[
+    // sweep: sizes, ranges, ops, engines, durations, grid size, MPI flags
+    ("sweep --dir {dir} --bs 4k,0", "size '0' is zero"),
+    ("sweep --dir {dir} --bs 8k..4k", "8k is above 4k"),
+    ("sweep --dir {dir} --op write,delete", "'delete'"),
+    ("sweep --dir {dir} --engine psync,aio", "'aio'"),
+    ("sweep --dir {dir} --runtime 1s,0s", "runtime=0s"),
+    (
+        "sweep --dir {dir} --seed 0..200000/+1",
+        "more than 100000 values",
+    ),
+    (
+        "sweep --dir {dir} --bs 512..1m --size 64k..1m --seed 0..9999/+1",
+        "600000 points, more than 100000",
+    ),
+    ("sweep --dir {dir} --bs 4k,,8k", "'4k,,8k'"),
+    ("sweep --dir {dir} --pattern seq,stride:0", "stride:0"),
+    ("sweep --dir {dir} --shared-file", "--mpi"),
+    ("sweep --dir {dir} --stonewall", "--mpi"),
+    // study files
+    ("study {fix}/syntax.toml", "syntax.toml line 5"),
+    ("study {fix}/unknown.toml", "`colour`"),
+    ("study {fix}/axis.toml", "'12q'"),
+    ("study {fix}/nosweeps.toml", "no [[sweep]]"),
+    ("study {fix}/dup.toml", "sweep label 'a'"),
+    ("study {fix}/missing.toml", "missing.toml: does not exist"),
+    ("study {fix}/ok.toml --reorder", "--mpi"),
+    // presets
+    ("preset show nope", "no preset 'nope'"),
+    ("preset run nope", "no preset 'nope'"),
+    ("preset run dd-blocksize --scale huge", "'huge'"),
+    ("preset run dd-blocksize --stonewall", "--mpi"),
+    // compare sets and result files
+    ("compare {fix}/good.json", "needs two result files"),
+    (
+        "compare {fix}/good.json {fix}/torn.json",
+        "torn.json is not valid JSON",
+    ),
+    (
+        "compare {fix}/good.json {fix}/notiolab.json",
+        "no \"schema\" field",
+    ),
+    (
+        "compare {fix}/good.json {fix}/other.json",
+        "schema 'other/9'",
+    ),
+    ("compare {fix}/good.json --by nosuch", "'nosuch'"),
+    ("compare {fix}/missing.json {fix}/good.json", "missing.json"),
+    // report
+    (
+        "report {fix}/torn.json -o {fix}/r.html",
+        "a truncated file?",
+    ),
+    (
+        "report {fix}/good.json -o {fix}/good.json",
+        "good.json already exists",
+    ),
+    (
+        "report {fix}/good.json -o {fix}/no/r.html",
+        "directory {fix}/no does not exist",
+    ),
+    (
+        "report {fix}/good.json --format pdf -o {fix}/r.pdf",
+        "'pdf'",
+    ),
+    // import
+    (
+        "import {fix}/notiolab.json -o {fix}/i.json",
+        "not fio JSON output",
+    ),
+    (
+        "import {fix}/torn.json -o {fix}/i.json",
+        "torn.json is not valid JSON",
+    ),
+    (
+        "import {fix}/missing.json -o {fix}/i.json",
+        "missing.json: does not exist",
+    ),
+    // env and measure
+    ("env --path /no/such", "/no/such: does not exist"),
+    ("measure --interval 0s -- true", "'0s'"),
+    ("measure --repeat 0 -- true", "'0'"),
+    ("measure --path {fix}", "<COMMAND>"),
+    // quick and run: sizes, engines against flags, paths
+    ("quick --dir {dir} --size 0", "'0'"),
+    ("run --dir {dir} --pattern stride:-1", "stride:-1"),
+    ("run --dir {dir} --engine uring --iodepth 0", "--iodepth 0"),
+    ("run --dir {dir} --size 1t", "1TiB"),
+    ("run --dir {dir} --seed x", "'x'"),
+    ("run --dir {dir}/missing", "{dir}/missing: does not exist"),
+    ("run --file {dir}/missing", "{dir}/missing: does not exist"),
+    (
+        "run --file {fix}/good.json --op rewrite",
+        "not created by iolab",
+    ),
+    (
+        "run --dir {dir} --output {fix}/good.json",
+        "good.json already exists",
+    ),
+    ("run --destroy-data /dev/null", "--file"),
+];
+
+/// Writes the fixture files [`BAD_INPUTS`] refer to into `fix`.
+fn fixtures(fix: &std::path::Path, dir: &std::path::Path) {
+    let good = fix.join("good.json");
+    iolab()
+        .args(["run", "--engine", "null", "--size", "64k", "--dir"])
+        .arg(dir)
+        .arg("-o")
+        .arg(&good)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&good).unwrap();
+    let files: &[(&str, &str)] = &[
+        ("torn.json", &text[..text.len() / 2]),
+        ("notiolab.json", "{\"a\": 1}\n"),
+        ("other.json", "{\"schema\": \"other/9\"}\n"),
+        (
+            "syntax.toml",
+            "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nbs = \"4k\"\nsize = ",
+        ),
+        (
+            "unknown.toml",
+            "name = \"s\"\ncolour = \"red\"\n[[sweep]]\nlabel = \"a\"\n",
+        ),
+        (
+            "axis.toml",
+            "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nbs = \"4k,12q\"\n",
+        ),
+        ("nosweeps.toml", "name = \"s\"\n"),
+        (
+            "dup.toml",
+            "name = \"s\"\n[[sweep]]\nlabel = \"a\"\n[[sweep]]\nlabel = \"a\"\n",
+        ),
+        (
+            "ok.toml",
+            "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nsize = \"64k\"\nengine = \"null\"\n",
+        ),
+    ];
+    for (name, content) in files {
+        std::fs::write(fix.join(name), content).unwrap();
+    }
+}
+
+/// Every file of `dir` with its bytes.
+fn contents(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    entries(dir)
+        .into_iter()
+        .map(|name| {
+            let content = std::fs::read(dir.join(&name)).unwrap();
+            (name, content)
+        })
+        .collect()
+}
+
+#[test]
+fn bad_input_to_every_subcommand_is_refused_in_one_line() {
+    let dir = scratch();
+    let fix = scratch();
+    fixtures(fix.path(), dir.path());
+    let dir_text = dir.path().to_str().unwrap();
+    let fix_text = fix.path().to_str().unwrap();
+    let fill = |text: &str| text.replace("{dir}", dir_text).replace("{fix}", fix_text);
+    let subcommands: std::collections::BTreeSet<&str> = BAD_INPUTS
+        .iter()
+        .map(|(line, _)| line.split(' ').next().unwrap())
+        .collect();
+    assert!(
+        BAD_INPUTS.len() >= 40 && subcommands.len() == 10,
+        "{subcommands:?}"
+    );
+    let fixtures_before = contents(fix.path());
+    for (line, expected) in BAD_INPUTS {
+        let line = fill(line);
+        let args: Vec<&str> = line.split(' ').collect();
+        let output = iolab()
+            .args(&args)
+            .current_dir(fix.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{line}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{line}: {stderr}");
+        assert!(stderr.starts_with("iolab: error: "), "{line}: {stderr}");
+        let expected = fill(expected);
+        assert!(
+            stderr.contains(&expected),
+            "{line}: must name {expected:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{line}: nothing on stdout");
+        assert!(
+            entries(dir.path()).is_empty(),
+            "{line}: created something in {dir_text}"
+        );
+        assert!(
+            contents(fix.path()) == fixtures_before,
+            "{line}: changed {fix_text}"
+        );
+    }
+}

@@ -255,6 +255,9 @@ impl Workload {
         if self.bs > u32::MAX as u64 / 2 {
             return Err(usage!("--bs {} is larger than 2 GiB", self.bs));
         }
+        if self.iodepth == 0 {
+            return Err(usage!("--iodepth 0: a queue holds at least one I/O"));
+        }
         if self.engine != EngineKind::Uring && self.iodepth != 1 {
             return Err(usage!(
                 "--iodepth {} needs --engine uring; engine {} is synchronous",
