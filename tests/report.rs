@@ -53,7 +53,11 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
     // A label with markup must come out as text.
     let mut edited: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    // Every string that came from a file, a host or a user: the command,
+    // a point's label and the host name.
     edited["command"] = serde_json::json!(["iolab", "<script>alert(1)</script>"]);
+    edited["points"][0]["label"] = serde_json::json!("<script>alert(1)</script>");
+    edited["environment"]["hostname"] = serde_json::json!("<b onmouseover=alert(2)>host</b>");
     std::fs::write(&b, serde_json::to_string(&edited).unwrap()).unwrap();
     let report = out.path().join("report.html");
     let run = iolab()
@@ -96,6 +100,15 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
     let dom = String::from_utf8(dumped.stdout).unwrap();
     let stderr = String::from_utf8_lossy(&dumped.stderr);
     assert!(!stderr.contains("Uncaught"), "a script error: {stderr}");
+    // The browser shows the markup as text: it is escaped in the DOM and
+    // no element was made of it.
+    assert!(
+        dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;")
+            && !dom.contains("<script>alert(1)")
+            && dom.contains("&lt;b onmouseover=alert(2)&gt;host&lt;/b&gt;")
+            && !dom.contains("<b onmouseover"),
+        "markup from a result file must render as text"
+    );
     assert!(
         dom.contains(r#"data-selftest="sorted""#),
         "sorting by a header click works"

@@ -535,3 +535,70 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod hostile_input {
+    //! fio's JSON is imported or refused: torn, edited or foreign text never
+    //! panics, and what imports can be shown. (Fuzzed further by
+    //! fuzz/fuzz_targets/fio_json.rs.)
+    use super::*;
+    use proptest::prelude::*;
+
+    const REAL: &str = include_str!("../../fuzz/seeds/fio_json/two-jobs.json");
+
+    fn import(text: &str) -> Result<Imported, UsageError> {
+        fio(text, Path::new("fio.json"), Vec::new())
+    }
+
+    #[test]
+    fn the_real_output_imports() {
+        let imported = import(REAL).unwrap();
+        assert!(!imported.result.points.is_empty());
+    }
+
+    proptest! {
+        #[test]
+        fn torn_output_is_refused(cut in 0..REAL.len()) {
+            prop_assume!(REAL.is_char_boundary(cut) && cut < REAL.trim_end().len());
+            prop_assert!(import(&REAL[..cut]).is_err());
+        }
+
+        #[test]
+        fn an_edited_value_is_imported_or_refused(
+            nth in 0usize..600,
+            with in prop_oneof![
+                Just("-1".to_string()),
+                Just("1e308".to_string()),
+                Just("18446744073709551616".to_string()),
+                Just("0".to_string()),
+                Just("null".to_string()),
+                Just("\"\"".to_string()),
+                Just("\"4q\"".to_string()),
+                Just("{}".to_string()),
+                Just("[]".to_string()),
+                "[0-9]{1,25}",
+            ],
+        ) {
+            // Replace the nth value (after a colon) in the output.
+            let bytes = REAL.as_bytes();
+            let Some(colon) = (0..bytes.len()).filter(|&i| bytes[i] == b':').nth(nth) else {
+                return Ok(());
+            };
+            let start = colon + 1;
+            let end = (start..bytes.len())
+                .find(|&i| matches!(bytes[i], b',' | b'\n' | b'}'))
+                .unwrap_or(bytes.len());
+            let edited = format!("{}{with}{}", &REAL[..start], &REAL[end..]);
+            if let Ok(imported) = import(&edited) {
+                let files = [("fio.json".to_string(), imported.result)];
+                drop(crate::report::table::render(&files[0].1));
+                drop(crate::report::html::render(&files));
+            }
+        }
+
+        #[test]
+        fn foreign_text_is_refused(text in "\\PC{0,300}") {
+            prop_assert!(import(&text).is_err());
+        }
+    }
+}

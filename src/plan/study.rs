@@ -443,3 +443,92 @@ where = ["bs>=4k"]
         );
     }
 }
+
+#[cfg(test)]
+mod hostile_input {
+    //! Study files are planned or refused with a message: no text, however
+    //! odd its keys, values or sizes, panics or expands without bound.
+    //! (Fuzzed further by fuzz/fuzz_targets/study_file.rs.)
+    use super::*;
+    use crate::cli::sweep::default_workload;
+    use proptest::prelude::*;
+
+    const KEYS: &[&str] = &[
+        "name",
+        "description",
+        "dir",
+        "label",
+        "bs",
+        "size",
+        "op",
+        "engine",
+        "pattern",
+        "iodepth",
+        "jobs",
+        "seed",
+        "runtime",
+        "count",
+        "until_ci",
+        "min",
+        "max",
+        "warmup",
+        "constraints",
+        "interval",
+        "steady",
+        "cache",
+        "direct",
+        "colour",
+    ];
+    const VALUES: &[&str] = &[
+        "\"s\"",
+        "\"\"",
+        "\"4k\"",
+        "\"4k..1m\"",
+        "\"0..99999/+1\"",
+        "\"1..1000000/*2\"",
+        "\"read,write\"",
+        "\"stride:0\"",
+        "\"1s\"",
+        "\"0s\"",
+        "\"5%\"",
+        "1",
+        "0",
+        "-1",
+        "99999999999999999999",
+        "true",
+        "[\"bs <= size\"]",
+        "[\"bs >\"]",
+        "\"a/b\"",
+        "\"\\u0000\"",
+        "\"é\"",
+    ];
+    const TABLES: &[&str] = &[
+        "[[sweep]]",
+        "[defaults]",
+        "[repeat]",
+        "[sweep.repeat]",
+        "[[sweeps]]",
+    ];
+
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (0..KEYS.len(), 0..VALUES.len())
+                .prop_map(|(k, v)| format!("{} = {}", KEYS[k], VALUES[v])),
+            (0..TABLES.len()).prop_map(|t| TABLES[t].to_string()),
+            "\\PC{0,20}",
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn any_study_is_planned_or_refused(lines in proptest::collection::vec(line(), 0..24)) {
+            let text = format!("name = \"fuzz\"\n{}", lines.join("\n"));
+            let source = Path::new("fuzz.toml");
+            if let Ok((study, text)) = Study::parse(&text, source) {
+                if let Ok(points) = study.plan(&default_workload(), &text, source) {
+                    prop_assert!(points.len() <= crate::plan::sweep::MAX_POINTS);
+                }
+            }
+        }
+    }
+}

@@ -77,3 +77,72 @@ pub fn parse(text: &str, shown: &str) -> Result<ResultFile, String> {
     serde_json::from_value(value)
         .map_err(|error| format!("{shown} does not match {SCHEMA}: {error}"))
 }
+
+#[cfg(test)]
+mod hostile_input {
+    //! A result file is loaded whole or refused: torn, edited or foreign text
+    //! never panics, and what loads can be shown. (Fuzzed further by
+    //! fuzz/fuzz_targets/result_file.rs.)
+    use super::*;
+    use proptest::prelude::*;
+
+    const REAL: &str = include_str!("../../fuzz/seeds/result_file/run.json");
+
+    fn show(result: ResultFile) {
+        drop(crate::report::table::render(&result));
+        drop(crate::report::table::checks(&result));
+        let files = [("r.json".to_string(), result)];
+        drop(crate::report::html::render(&files));
+        drop(crate::report::export::csv(&files));
+    }
+
+    #[test]
+    fn the_real_file_loads_and_shows() {
+        show(parse(REAL, "run.json").unwrap());
+    }
+
+    proptest! {
+        #[test]
+        fn a_torn_file_is_refused(cut in 0..REAL.len()) {
+            prop_assume!(REAL.is_char_boundary(cut));
+            let torn = &REAL[..cut];
+            // Cut anywhere before the closing brace, the document is incomplete.
+            prop_assume!(torn.trim_end().len() < REAL.trim_end().len());
+            let error = parse(torn, "torn.json").unwrap_err();
+            prop_assert!(error.contains("torn.json"));
+        }
+
+        #[test]
+        fn an_edited_number_is_loaded_or_refused(
+            nth in 0usize..400,
+            with in prop_oneof![
+                Just("-1".to_string()),
+                Just("1e308".to_string()),
+                Just("18446744073709551616".to_string()),
+                Just("0".to_string()),
+                Just("null".to_string()),
+                Just("\"x\"".to_string()),
+                "[0-9]{1,25}",
+            ],
+        ) {
+            // Replace the nth number in the file.
+            let bytes = REAL.as_bytes();
+            let mut starts = (1..bytes.len()).filter(|&i| {
+                bytes[i].is_ascii_digit() && matches!(bytes[i - 1], b' ' | b'[' | b':')
+            });
+            let Some(start) = starts.nth(nth) else { return Ok(()) };
+            let end = (start..bytes.len())
+                .find(|&i| !matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'-' | b'+'))
+                .unwrap_or(bytes.len());
+            let edited = format!("{}{with}{}", &REAL[..start], &REAL[end..]);
+            if let Ok(result) = parse(&edited, "edited.json") {
+                show(result);
+            }
+        }
+
+        #[test]
+        fn foreign_text_is_refused(text in "\\PC{0,300}") {
+            prop_assert!(parse(&text, "x.json").is_err());
+        }
+    }
+}
