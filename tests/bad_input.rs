@@ -369,6 +369,15 @@ const BAD_INPUTS: &[(&str, &str)] = &[
         "good.json already exists",
     ),
     ("run --destroy-data /dev/null", "--file"),
+    // a report beside the result would replace someone's file
+    (
+        "sweep --dir {dir} --engine null --size 64k -o {fix}/notes.json",
+        "notes.html exists and is not an iolab report",
+    ),
+    (
+        "quick --dir {dir} -o {fix}/notes.json",
+        "notes.html exists and is not an iolab report",
+    ),
 ];
 
 /// Writes the fixture files [`BAD_INPUTS`] refer to into `fix`.
@@ -399,6 +408,7 @@ fn fixtures(fix: &std::path::Path, dir: &std::path::Path) {
             "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nbs = \"4k,12q\"\n",
         ),
         ("nosweeps.toml", "name = \"s\"\n"),
+        ("notes.html", "<p>my notes</p>\n"),
         (
             "dup.toml",
             "name = \"s\"\n[[sweep]]\nlabel = \"a\"\n[[sweep]]\nlabel = \"a\"\n",

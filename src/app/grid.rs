@@ -10,6 +10,7 @@ use crate::plan::study::Study;
 use crate::plan::units::format_size;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::record::journal::{self, Entry, Header, JOURNAL, Journal};
+use crate::record::write::Replace;
 use crate::record::{ConvergenceRecord, PlanInfo, ResultFile, build, write};
 use crate::report::units::bytes;
 use crate::run::signals::Interrupt;
@@ -323,6 +324,9 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
     }
     create_results_dir(&grid.output)?;
     check_output(Some(&grid.output))?;
+    if grid.report {
+        super::check_report_beside(&grid.output)?;
+    }
     let mut result = build::new_result_file(command, Some(&grid.dir));
     result.plan = Some(grid.info.clone());
     let journal = new_journal(&journal_path, grid, &result)?;
@@ -406,6 +410,12 @@ fn run_grid(
         mut journal,
         earlier_runs,
     } = distributed::agreed(cluster, started)?;
+    // A result file already there belongs to the sweep being resumed.
+    let mut replace = if grid.output.symlink_metadata().is_ok() {
+        Replace::Own
+    } else {
+        Replace::Never
+    };
     if let Some(cluster) = cluster {
         let mut indices: Vec<usize> = done.iter().copied().collect();
         indices.sort_unstable();
@@ -505,7 +515,7 @@ fn run_grid(
             result.points.push(point);
             bar.inc(1);
             if last_write.elapsed() >= REWRITE_EVERY {
-                write_result(&grid.output, &mut result)?;
+                write_result(&grid.output, &mut result, &mut replace)?;
                 last_write = Instant::now();
             }
         }
@@ -522,7 +532,7 @@ fn run_grid(
         return Ok(ending);
     }
     result.convergence = convergence(&result);
-    write_result(&grid.output, &mut result)?;
+    write_result(&grid.output, &mut result, &mut replace)?;
     if completed == grid.points.len() {
         if let Some(journal) = journal {
             journal
@@ -551,9 +561,16 @@ fn run_grid(
     Ok(super::strict_ending(ending, grid.strict, &result))
 }
 
-fn write_result(path: &Path, result: &mut ResultFile) -> Result<(), AppError> {
-    write::write_atomic(path, result)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()).into())
+fn write_result(
+    path: &Path,
+    result: &mut ResultFile,
+    replace: &mut Replace,
+) -> Result<(), AppError> {
+    write::write_atomic(path, result, *replace)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    // From now on the file there is this grid's own.
+    *replace = Replace::Own;
+    Ok(())
 }
 
 /// Convergence of every series that varies only in file size, over 3 or more sizes.

@@ -11,6 +11,7 @@ use crate::cli::{
 use crate::cluster::Cluster;
 use crate::plan::quick::{DirectSupport, quick_points};
 use crate::plan::{RunPlan, UsageError};
+use crate::record::write::Replace;
 use crate::record::{ResultFile, build, write};
 use crate::report::{activity, table};
 use crate::run::prepare::DirectCapability;
@@ -171,6 +172,9 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         .map_err(run_error)?;
     create_results_dir(&output)?;
     check_output(Some(&output))?;
+    if !args.no_report {
+        check_report_beside(&output)?;
+    }
     let filesystem = session.dir().filesystem();
     let direct = match session.probe_direct().map_err(run_error)? {
         DirectCapability::Supported(_) => DirectSupport::Honoured,
@@ -233,36 +237,91 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         files.push((path.display().to_string(), result));
     }
     match args.format {
-        crate::cli::ReportFormat::Html => write_report(&args.output, &files)?,
+        crate::cli::ReportFormat::Html => write_report(&args.output, &files, Replace::Never)?,
         format => {
             let text = if format == crate::cli::ReportFormat::Markdown {
                 crate::report::export::markdown(&files)
             } else {
                 crate::report::export::csv(&files)
             };
-            std::fs::write(&args.output, text)
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
+            write::write_file(&args.output, Replace::Never, |out| {
+                std::io::Write::write_all(out, text.as_bytes())
+            })
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
         }
     }
     println!("report: {}", args.output.display());
     Ok(Ending::Success)
 }
 
-/// Writes `<result>.html` next to a result file, and says where.
+/// Writes `<result>.html` next to a result file, and says where; an earlier
+/// iolab report there is replaced, anything else is kept.
 pub(crate) fn report_beside(output: &Path, result: &ResultFile) -> Result<(), AppError> {
     let path = output.with_extension("html");
-    write_report(&path, &[(output.display().to_string(), result.clone())])?;
+    check_report_beside(output)?;
+    let replace = if path.symlink_metadata().is_ok() {
+        Replace::Own
+    } else {
+        Replace::Never
+    };
+    write_report(
+        &path,
+        &[(output.display().to_string(), result.clone())],
+        replace,
+    )?;
     eprintln!("iolab: report {}", path.display());
     Ok(())
 }
 
+/// Refuses, before anything is measured, a run whose report beside `output`
+/// (`<output>.html`) would replace a file that is not an earlier iolab report.
+pub(crate) fn check_report_beside(output: &Path) -> Result<(), UsageError> {
+    let path = output.with_extension("html");
+    if path.symlink_metadata().is_err() || is_iolab_report(&path) {
+        return Ok(());
+    }
+    Err(usage!(
+        "--output {}: {} exists and is not an iolab report; iolab does not overwrite it \
+         (use --no-report or another --output)",
+        output.display(),
+        path.display()
+    ))
+}
+
+/// Whether `path` is a regular file (not a link) that iolab's report
+/// renderer wrote: its head carries [`crate::report::html::GENERATOR`].
+fn is_iolab_report(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(fd) = rustix::fs::open(
+        path,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    ) else {
+        return false;
+    };
+    let mut head = [0u8; 512];
+    let mut file = std::fs::File::from(fd);
+    let Ok(read) = file.read(&mut head) else {
+        return false;
+    };
+    let tag = format!(
+        "<meta name=\"generator\" content=\"{}\">",
+        crate::report::html::GENERATOR
+    );
+    String::from_utf8_lossy(&head[..read]).contains(&tag)
+}
+
 /// Writes the HTML report of `files` to `path` (through a temporary file and a rename).
-pub(crate) fn write_report(path: &Path, files: &[(String, ResultFile)]) -> Result<(), AppError> {
+pub(crate) fn write_report(
+    path: &Path,
+    files: &[(String, ResultFile)],
+    replace: Replace,
+) -> Result<(), AppError> {
     let html = crate::report::html::render(files);
-    let temporary = path.with_extension("html.tmp");
-    std::fs::write(&temporary, html)
-        .and_then(|()| std::fs::rename(&temporary, path))
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()).into())
+    write::write_file(path, replace, |out| {
+        std::io::Write::write_all(out, html.as_bytes())
+    })
+    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()).into())
 }
 
 /// `iolab import FIO.json`.
@@ -275,7 +334,7 @@ pub fn import(args: &ImportArgs, command: Vec<String>) -> Result<Ending, AppErro
         eprintln!("iolab: not imported: {line}");
     }
     if let Some(path) = &args.out.output {
-        write::write_atomic(path, &imported.result)
+        write::write_atomic(path, &imported.result, Replace::Never)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     present(
@@ -611,7 +670,7 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
     measurement.wall_s = stats::describe(&walls);
     result.measurements.push(measurement);
     if let Some(path) = output {
-        write::write_atomic(path, &result)
+        write::write_atomic(path, &result, Replace::Never)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     if args.out.json {
@@ -643,6 +702,7 @@ fn execute(
         result.distributed = distributed::record(cluster, session.dir().path());
     }
     let mut ending = Ending::Success;
+    let mut replace = Replace::Never;
     for (measured, planned) in plan.points.iter().enumerate() {
         if speaks && !plan.json && plan.points.len() > 1 {
             eprintln!(
@@ -680,8 +740,10 @@ fn execute(
             }
             result.points.push(point);
             if let Some(path) = &plan.output {
-                write::write_atomic(path, &result)
+                write::write_atomic(path, &result, replace)
                     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                // From now on the file there is this run's own.
+                replace = Replace::Own;
             }
         }
         if let Some(signal) = interrupted(interrupt, cluster) {

@@ -6,10 +6,36 @@ use std::io::Write;
 use std::os::fd::AsFd;
 use std::path::Path;
 
-/// Writes `result` as pretty JSON to `path` atomically: a new temporary file
-/// in the same directory (O_EXCL), fsync, rename over `path`, fsync of the
-/// directory. A crash leaves either the old file or the new one, never a torn one.
-pub fn write_atomic(path: &Path, result: &ResultFile) -> std::io::Result<()> {
+/// Whether a write may replace the file already at its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replace {
+    /// The path must still be free: a file that appeared there since the
+    /// command checked is not iolab's, and is kept.
+    Never,
+    /// The file there is this command's own earlier version (a result file
+    /// rewritten point by point, a resumed sweep's, an earlier iolab report).
+    Own,
+}
+
+/// Writes `result` as pretty JSON to `path` atomically (see [`write_file`]).
+pub fn write_atomic(path: &Path, result: &ResultFile, replace: Replace) -> std::io::Result<()> {
+    write_file(path, replace, |out| {
+        serde_json::to_writer_pretty(&mut *out, result).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
+    })
+}
+
+/// Writes a file atomically: `fill` writes a new temporary file in the same
+/// directory (O_CREAT|O_EXCL|O_NOFOLLOW), which is fsynced and renamed onto
+/// `path`, then the directory is fsynced. A crash leaves the old file or the
+/// new one, never a torn one. With [`Replace::Never`] the rename refuses an
+/// existing file (RENAME_NOREPLACE, or link(2) where that is unsupported), and
+/// the temporary file is kept and named in the error, so nothing is lost.
+pub fn write_file(
+    path: &Path,
+    replace: Replace,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -30,22 +56,53 @@ pub fn write_atomic(path: &Path, result: &ResultFile) -> std::io::Result<()> {
     // Buffered: serde writes token by token, and each unbuffered token would
     // be a system call (thousands per point of a large sweep's file).
     let mut file = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::from(fd));
-    let written = serde_json::to_writer_pretty(&mut file, result)
-        .map_err(std::io::Error::other)
-        .and_then(|()| file.write_all(b"\n"))
+    let written = fill(&mut file)
         .and_then(|()| file.into_inner().map_err(|e| e.into_error()))
         .and_then(|file| file.sync_all());
     if let Err(error) = written {
         let _ = std::fs::remove_file(&temporary);
         return Err(error);
     }
-    if let Err(error) = std::fs::rename(&temporary, path) {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(error);
+    let moved = match replace {
+        Replace::Own => std::fs::rename(&temporary, path),
+        Replace::Never => rename_without_replacing(&temporary, path),
+    };
+    match moved {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(std::io::Error::new(
+                error.kind(),
+                format!(
+                    "{} appeared while iolab ran and is not iolab's to replace; \
+                     the output is kept in {}",
+                    path.display(),
+                    temporary.display()
+                ),
+            ));
+        }
+        Err(error) => {
+            let _ = std::fs::remove_file(&temporary);
+            return Err(error);
+        }
     }
     let directory = std::fs::File::open(dir)?;
     rustix::fs::fsync(directory.as_fd())?;
     Ok(())
+}
+
+/// Renames `from` to `to` only if `to` does not exist, atomically.
+fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags};
+    match rustix::fs::renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(()),
+        // Some file systems (older NFS, FUSE) lack RENAME_NOREPLACE; link(2)
+        // also refuses an existing name.
+        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
+            std::fs::hard_link(from, to)?;
+            std::fs::remove_file(from)
+        }
+        Err(error) => Err(error.into()),
+    }
 }
 
 /// Reads a result file, refusing other schemas and malformed content with a
@@ -76,6 +133,55 @@ pub fn parse(text: &str, shown: &str) -> Result<ResultFile, String> {
     }
     serde_json::from_value(value)
         .map_err(|error| format!("{shown} does not match {SCHEMA}: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fill(
+        text: &'static str,
+    ) -> impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()> {
+        move |out| out.write_all(text.as_bytes())
+    }
+
+    #[test]
+    fn a_new_file_never_replaces_one_that_appeared() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        std::fs::write(&path, b"someone's").unwrap();
+        let error = write_file(&path, Replace::Never, fill("new")).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&path).unwrap(), b"someone's");
+        // Nothing is lost: the output waits in the file the error names.
+        let kept = dir
+            .path()
+            .join(format!(".r.json.tmp-{}", std::process::id()));
+        assert!(
+            error.to_string().contains(&kept.display().to_string()),
+            "{error}"
+        );
+        assert_eq!(std::fs::read(&kept).unwrap(), b"new");
+    }
+
+    #[test]
+    fn an_own_file_is_replaced_and_a_planted_link_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        write_file(&path, Replace::Never, fill("first")).unwrap();
+        write_file(&path, Replace::Own, fill("second")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        // A link planted at the temporary name makes the write fail, not follow it.
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let temporary = dir
+            .path()
+            .join(format!(".r.json.tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &temporary).unwrap();
+        assert!(write_file(&path, Replace::Own, fill("third")).is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,10 @@ use std::fmt::Write;
 /// Series per chart; more make another chart.
 const SERIES_PER_CHART: usize = 8;
 
+/// The generator tag every iolab report carries in its head: iolab replaces
+/// an existing report beside a result file only when it carries this.
+pub const GENERATOR: &str = "iolab report";
+
 /// Escapes text for HTML and SVG content and attribute values.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -76,7 +80,7 @@ pub fn render(files: &[(String, ResultFile)]) -> String {
     let mut html = String::new();
     let _ = write!(
         html,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>iolab report</title><style>{STYLE}</style></head><body>"
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"generator\" content=\"{GENERATOR}\"><title>iolab report</title><style>{STYLE}</style></head><body>"
     );
     let _ = write!(
         html,
