@@ -363,6 +363,7 @@ fn a_read_only_loop_file_system_is_refused_before_anything_is_created() {
             return;
         }
     };
+    std::fs::write(fs.path().join("data"), vec![7u8; 1 << 20]).unwrap();
     fs.remount("ro").unwrap();
     let before = entries(fs.path());
     let output = iolab()
@@ -380,5 +381,22 @@ fn a_read_only_loop_file_system_is_refused_before_anything_is_created() {
     );
     assert_eq!(entries(fs.path()), before);
     assert!(!temp.path().join("ro.json").exists());
+    // Reading a file the user names needs no write access to its directory.
+    let read = iolab()
+        .args(["run", "--bs", "64k", "--file"])
+        .arg(fs.path().join("data"))
+        .arg("-o")
+        .arg(temp.path().join("read.json"))
+        .output()
+        .unwrap();
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert_eq!(
+        first_point(&read_result(&temp.path().join("read.json")))["repetitions"][0]["bytes"],
+        1 << 20
+    );
     fs.remount("rw").unwrap();
 }

@@ -367,3 +367,67 @@ fn an_unwritable_output_directory_is_refused_before_any_io() {
         assert!(output.stdout.is_empty(), "nothing was measured");
     }
 }
+
+#[test]
+fn a_killed_runs_scratch_file_is_removed_by_the_next_run_and_a_live_runs_is_not() {
+    let dir = scratch();
+    let out = scratch();
+    let start = |size: &str, runtime: &str| {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+            .args(["run", "--size", size, "--bs", "1m", "--runtime", runtime])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(
+                out.path()
+                    .join(format!("{}.json", entries(out.path()).len())),
+            )
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let wait_for_files = |count: usize| {
+        let started = std::time::Instant::now();
+        while entries(dir.path()).len() < count {
+            assert!(started.elapsed() < Duration::from_secs(60));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    // A live run, and beside it a run killed with SIGKILL, which cannot
+    // clean up after itself.
+    let mut live = start("8m", "4s");
+    wait_for_files(1);
+    let live_file = entries(dir.path());
+    let mut killed = start("64m", "30s");
+    wait_for_files(2);
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    let leftover: Vec<String> = entries(dir.path())
+        .into_iter()
+        .filter(|name| !live_file.contains(name))
+        .collect();
+    assert_eq!(leftover.len(), 1, "{leftover:?}");
+    // The next run removes the dead run's file, names it, and leaves the live one.
+    let next = iolab()
+        .args(["run", "--engine", "null", "--size", "64k", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&leftover[0]) && stderr.contains("no longer running"),
+        "{stderr}"
+    );
+    assert_eq!(
+        entries(dir.path()),
+        live_file,
+        "only the dead run's file went"
+    );
+    assert!(
+        live.wait().unwrap().success(),
+        "the live run finished undisturbed"
+    );
+    assert!(entries(dir.path()).is_empty());
+}

@@ -440,6 +440,7 @@ fn run_grid(
     for run_id in &earlier_runs {
         session.remove_leftovers(run_id);
     }
+    session.remove_dead_runs();
     if let Some(journal) = journal.as_mut() {
         journal
             .start_run(session.dir().run_id())

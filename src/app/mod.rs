@@ -154,6 +154,9 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     if args.keep {
         session.keep_files();
     }
+    if args.file.is_none() {
+        session.remove_dead_runs();
+    }
     execute(&plan, &mut session, &interrupt, command, cluster)
 }
 
@@ -166,6 +169,8 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
     };
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let mut session = open_session(&args.dir, false, &interrupt, None)?;
+    // A dead run's leftovers would count against the free space.
+    session.remove_dead_runs();
     // Before iolab-results/ is created: a refusal must leave nothing behind.
     session
         .check_free_space(settings.size, 1)

@@ -333,6 +333,26 @@ impl Session {
         Ok(())
     }
 
+    /// Removes, and names, the scratch files that dead runs on this host left
+    /// in this directory (see [`ScratchDir::remove_dead_runs`]). Called once
+    /// the input is accepted: a refusal changes nothing.
+    pub fn remove_dead_runs(&self) {
+        match self.dir.remove_dead_runs() {
+            Ok(removed) => {
+                for name in removed {
+                    eprintln!(
+                        "iolab: removed {}, left by a run that is no longer running",
+                        self.dir.path().join(name).display()
+                    );
+                }
+            }
+            Err(error) => eprintln!(
+                "iolab: could not look for files of dead runs in {}: {error}",
+                self.dir.path().display()
+            ),
+        }
+    }
+
     /// Removes what a killed earlier run `run_id` left in this directory
     /// (see [`ScratchDir::remove_leftovers`]) and says so.
     pub fn remove_leftovers(&self, run_id: &str) {

@@ -89,17 +89,37 @@ impl ScratchDir {
     /// regular files named `iolab-<run_id>-<job>.dat` whose marker holds that
     /// run id, so only files iolab itself created are touched. Returns their names.
     pub fn remove_leftovers(&self, run_id: &str) -> io::Result<Vec<String>> {
-        let prefix = format!("iolab-{run_id}-");
+        self.remove_scratch_where(|id, _| id == run_id)
+    }
+
+    /// Removes the scratch files of other runs on this host that are dead:
+    /// their owner tag ([`OWNER_XATTR`]) names this host and either an
+    /// earlier boot or a process that no longer runs. A live run's files, and
+    /// files of runs on other hosts (a shared directory), are left alone.
+    pub fn remove_dead_runs(&self) -> io::Result<Vec<String>> {
+        let here = owner_tag();
+        self.remove_scratch_where(|id, fd| id != self.run_id && owner_is_dead(fd, &here))
+    }
+
+    /// Removes every regular file named `iolab-<run id>-<job>.dat` that
+    /// carries its run id as marker and for which `remove` says yes, by name
+    /// without following links and only while the name still refers to the
+    /// file examined.
+    fn remove_scratch_where(
+        &self,
+        remove: impl Fn(&str, BorrowedFd<'_>) -> bool,
+    ) -> io::Result<Vec<String>> {
         let mut removed = Vec::new();
         for entry in std::fs::read_dir(&self.path)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            let Some(job) = name
-                .strip_prefix(&prefix)
+            let Some((run_id, job)) = name
+                .strip_prefix("iolab-")
                 .and_then(|n| n.strip_suffix(".dat"))
+                .and_then(|n| n.rsplit_once('-'))
             else {
                 continue;
             };
-            if job.is_empty() || !job.bytes().all(|b| b.is_ascii_digit()) {
+            if run_id.is_empty() || job.is_empty() || !job.bytes().all(|b| b.is_ascii_digit()) {
                 continue;
             }
             let opened = rustix::fs::openat(
@@ -116,6 +136,7 @@ impl ScratchDir {
             if !marked
                 || rustix::fs::FileType::from_raw_mode(stat.st_mode)
                     != rustix::fs::FileType::RegularFile
+                || !remove(run_id, fd.as_fd())
             {
                 continue;
             }
@@ -167,13 +188,15 @@ impl ScratchDir {
         })?;
         let stat = rustix::fs::fstat(&fd)?;
         // File systems without user xattrs leave the file unmarked; it is
-        // still removed at the end, it just cannot be written again later.
+        // still removed at the end, it just cannot be written again later,
+        // nor removed by a later run if this one is killed.
         let _ = rustix::fs::fsetxattr(
             &fd,
             MARKER_XATTR,
             self.run_id.as_bytes(),
             XattrFlags::CREATE,
         );
+        let _ = rustix::fs::fsetxattr(&fd, OWNER_XATTR, owner_tag().as_bytes(), XattrFlags::CREATE);
         Ok(TargetFile {
             path: self.path.join(&name),
             name,
@@ -323,6 +346,72 @@ impl ScratchDir {
             ownership: Ownership::Given { writable: write },
         })
     }
+}
+
+/// The extended attribute naming the process that created a scratch file:
+/// `<hostname> <boot id> <pid> <start time in clock ticks>`, so a later run
+/// can tell a dead run's leftovers from a live run's files.
+pub const OWNER_XATTR: &str = "user.iolab.owner";
+
+/// This process's owner tag (see [`OWNER_XATTR`]).
+fn owner_tag() -> String {
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let pid = std::process::id();
+    let start = process_start(pid).unwrap_or(0);
+    format!("{host} {} {pid} {start}", boot.trim())
+}
+
+/// A process's start time in clock ticks since boot (/proc/PID/stat field
+/// 22): with the pid, it names one process even after the pid is reused.
+fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether the owner tag on `fd` names a process of this host (`here` is
+/// this process's tag) that is gone: another boot, or no process with that
+/// pid and start time. Unknown or foreign-host owners are not dead.
+fn owner_is_dead(fd: BorrowedFd<'_>, here: &str) -> bool {
+    let mut value = [0u8; 256];
+    let Ok(len) = rustix::fs::fgetxattr(fd, OWNER_XATTR, &mut value[..]) else {
+        return false;
+    };
+    let tag = String::from_utf8_lossy(&value[..len]).into_owned();
+    let (Some(owner), Some(this)) = (parse_owner(&tag), parse_owner(here)) else {
+        return false;
+    };
+    if owner.host != this.host {
+        return false;
+    }
+    owner.boot != this.boot || process_start(owner.pid) != Some(owner.start)
+}
+
+/// The fields of an owner tag.
+struct Owner<'a> {
+    host: &'a str,
+    boot: &'a str,
+    pid: u32,
+    start: u64,
+}
+
+fn parse_owner(tag: &str) -> Option<Owner<'_>> {
+    let mut fields = tag.rsplitn(4, ' ');
+    let start = fields.next()?.parse().ok()?;
+    let pid = fields.next()?.parse().ok()?;
+    let boot = fields.next()?;
+    let host = fields.next()?;
+    Some(Owner {
+        host,
+        boot,
+        pid,
+        start,
+    })
 }
 
 /// Whether the open file carries iolab's marker.
@@ -551,6 +640,59 @@ mod tests {
             eprintln!("skip: this file system keeps no user xattrs");
         }
         assert!(created.remove(&dir).unwrap());
+    }
+
+    #[test]
+    fn a_dead_runs_files_go_and_a_live_runs_stay() {
+        let temp = tempfile::tempdir().unwrap();
+        let live = ScratchDir::open(temp.path(), "aaaa0001").unwrap();
+        let file = live.create(0).unwrap();
+        if !has_marker(file.fd()) {
+            eprintln!("skip: this file system keeps no user xattrs");
+            return;
+        }
+        let here = owner_tag();
+        let this = parse_owner(&here).unwrap();
+        // A file whose owner is this host's earlier boot, and one whose pid
+        // runs but started at another time (the pid was reused).
+        let dead = ScratchDir::open(temp.path(), "dead0001").unwrap();
+        let rebooted = dead.create(0).unwrap();
+        let reused = dead.create(1).unwrap();
+        let set = |target: &TargetFile, tag: String| {
+            rustix::fs::fsetxattr(
+                target.fd(),
+                OWNER_XATTR,
+                tag.as_bytes(),
+                XattrFlags::REPLACE,
+            )
+            .unwrap();
+        };
+        set(
+            &rebooted,
+            format!("{} other-boot {} {}", this.host, this.pid, this.start),
+        );
+        set(
+            &reused,
+            format!(
+                "{} {} {} {}",
+                this.host,
+                this.boot,
+                this.pid,
+                this.start + 1
+            ),
+        );
+        // Another host's file in a shared directory is never judged.
+        let foreign = dead.create(2).unwrap();
+        set(&foreign, "elsewhere other-boot 1 1".to_string());
+        let finder = ScratchDir::open(temp.path(), "bbbb0001").unwrap();
+        let mut removed = finder.remove_dead_runs().unwrap();
+        removed.sort();
+        assert_eq!(
+            removed,
+            vec!["iolab-dead0001-0.dat", "iolab-dead0001-1.dat"]
+        );
+        assert!(file.path().exists(), "a live run's file stays");
+        assert!(foreign.path().exists(), "another host's file stays");
     }
 
     #[test]
