@@ -87,47 +87,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             None => None,
         };
         let mut plan = args.plan(file_len)?;
-        let writes = plan.points[0].workload.op.writes();
-        match (&device, &args.destroy_data) {
-            (Some(device), _) if writes => {
-                crate::run::device::check_writable(device, args.destroy_data.as_deref())?;
-            }
-            (Some(device), Some(_)) => {
-                return Err(usage!(
-                    "--destroy-data is for write tests; --op {} only reads {}",
-                    plan.points[0].workload.op.name(),
-                    device.path.display()
-                )
-                .into());
-            }
-            (None, Some(given)) => {
-                return Err(usage!(
-                    "--destroy-data {} is for a block device given with --file; {} is not one",
-                    given.display(),
-                    args.file.as_deref().unwrap_or(Path::new("")).display()
-                )
-                .into());
-            }
-            _ => {}
-        }
-        if let Some(device) = &device {
-            // The device node by its kernel name: a /dev/disk/by-id link
-            // would be refused as a link when the node is opened.
-            plan.dir = PathBuf::from("/dev");
-            if crate::run::device::identify(&device.path)
-                .ok()
-                .flatten()
-                .as_ref()
-                != Some(device)
-            {
-                return Err(usage!(
-                    "--file {}: {} is not the same device",
-                    args.file.as_deref().unwrap_or(Path::new("")).display(),
-                    device.path.display()
-                )
-                .into());
-            }
-        }
+        check_device_use(args, device.as_ref(), &mut plan)?;
         distributed::check_points(cluster, &plan.points)?;
         if distributed::speaks(cluster) {
             check_output(plan.output.as_deref())?;
@@ -158,6 +118,57 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         session.remove_dead_runs();
     }
     execute(&plan, &mut session, &interrupt, command, cluster)
+}
+
+/// Checks `--destroy-data` against what `--file` names: a write test on a
+/// block device needs it and a device free to overwrite; anything else must
+/// not give it. A device is then used through its `/dev/NAME` node.
+fn check_device_use(
+    args: &RunArgs,
+    device: Option<&crate::run::device::BlockDevice>,
+    plan: &mut RunPlan,
+) -> Result<(), AppError> {
+    let op = plan.points[0].workload.op;
+    let file = args.file.as_deref().unwrap_or(Path::new("")).display();
+    match (device, &args.destroy_data) {
+        (Some(device), confirmation) if op.writes() => {
+            crate::run::device::check_writable(device, confirmation.as_deref())?;
+        }
+        (Some(device), Some(_)) => {
+            return Err(usage!(
+                "--destroy-data is for write tests; --op {} only reads {}",
+                op.name(),
+                device.path.display()
+            )
+            .into());
+        }
+        (None, Some(given)) => {
+            return Err(usage!(
+                "--destroy-data {} is for a block device given with --file; {file} is not one",
+                given.display()
+            )
+            .into());
+        }
+        (None, None) | (Some(_), None) => {}
+    }
+    if let Some(device) = device {
+        // The node by its kernel name: a /dev/disk/by-id link would be
+        // refused as a link when the node is opened without following links.
+        if crate::run::device::identify(&device.path)
+            .ok()
+            .flatten()
+            .as_ref()
+            != Some(device)
+        {
+            return Err(usage!(
+                "--file {file}: {} is not the same device",
+                device.path.display()
+            )
+            .into());
+        }
+        plan.dir = PathBuf::from("/dev");
+    }
+    Ok(())
 }
 
 /// `iolab quick`.
