@@ -349,8 +349,10 @@ impl ScratchDir {
 }
 
 /// The extended attribute naming the process that created a scratch file:
-/// `<hostname> <boot id> <pid> <start time in clock ticks>`, so a later run
-/// can tell a dead run's leftovers from a live run's files.
+/// `<hostname> <pid namespace> <boot id> <pid> <start time in clock ticks>`,
+/// so a later run can tell a dead run's leftovers from a live run's files.
+/// Only a run that sees the same pids (same host, boot and pid namespace)
+/// judges; a run in another container leaves the files alone.
 pub const OWNER_XATTR: &str = "user.iolab.owner";
 
 /// This process's owner tag (see [`OWNER_XATTR`]).
@@ -360,9 +362,12 @@ fn owner_tag() -> String {
         .to_string_lossy()
         .into_owned();
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let namespace = std::fs::read_link("/proc/self/ns/pid")
+        .map(|link| link.to_string_lossy().replace(' ', "_"))
+        .unwrap_or_default();
     let pid = std::process::id();
     let start = process_start(pid).unwrap_or(0);
-    format!("{host} {} {pid} {start}", boot.trim())
+    format!("{host} {namespace} {} {pid} {start}", boot.trim())
 }
 
 /// A process's start time in clock ticks since boot (/proc/PID/stat field
@@ -386,7 +391,7 @@ fn owner_is_dead(fd: BorrowedFd<'_>, here: &str) -> bool {
     let (Some(owner), Some(this)) = (parse_owner(&tag), parse_owner(here)) else {
         return false;
     };
-    if owner.host != this.host {
+    if (owner.host, owner.namespace) != (this.host, this.namespace) {
         return false;
     }
     owner.boot != this.boot || process_start(owner.pid) != Some(owner.start)
@@ -395,19 +400,22 @@ fn owner_is_dead(fd: BorrowedFd<'_>, here: &str) -> bool {
 /// The fields of an owner tag.
 struct Owner<'a> {
     host: &'a str,
+    namespace: &'a str,
     boot: &'a str,
     pid: u32,
     start: u64,
 }
 
 fn parse_owner(tag: &str) -> Option<Owner<'_>> {
-    let mut fields = tag.rsplitn(4, ' ');
-    let start = fields.next()?.parse().ok()?;
-    let pid = fields.next()?.parse().ok()?;
-    let boot = fields.next()?;
+    let mut fields = tag.split(' ');
     let host = fields.next()?;
+    let namespace = fields.next()?;
+    let boot = fields.next()?;
+    let pid = fields.next()?.parse().ok()?;
+    let start = fields.next()?.parse().ok()?;
     Some(Owner {
         host,
+        namespace,
         boot,
         pid,
         start,
@@ -667,23 +675,21 @@ mod tests {
             )
             .unwrap();
         };
+        let (host, namespace, boot) = (this.host, this.namespace, this.boot);
         set(
             &rebooted,
-            format!("{} other-boot {} {}", this.host, this.pid, this.start),
+            format!("{host} {namespace} other-boot {} {}", this.pid, this.start),
         );
         set(
             &reused,
-            format!(
-                "{} {} {} {}",
-                this.host,
-                this.boot,
-                this.pid,
-                this.start + 1
-            ),
+            format!("{host} {namespace} {boot} {} {}", this.pid, this.start + 1),
         );
-        // Another host's file in a shared directory is never judged.
+        // Another host's file in a shared directory, and another container's
+        // (whose pids this process cannot see), are never judged.
         let foreign = dead.create(2).unwrap();
-        set(&foreign, "elsewhere other-boot 1 1".to_string());
+        set(&foreign, format!("elsewhere {namespace} other-boot 1 1"));
+        let contained = dead.create(3).unwrap();
+        set(&contained, format!("{host} pid:[1] {boot} 1 1"));
         let finder = ScratchDir::open(temp.path(), "bbbb0001").unwrap();
         let mut removed = finder.remove_dead_runs().unwrap();
         removed.sort();
@@ -693,6 +699,7 @@ mod tests {
         );
         assert!(file.path().exists(), "a live run's file stays");
         assert!(foreign.path().exists(), "another host's file stays");
+        assert!(contained.path().exists(), "another container's file stays");
     }
 
     #[test]
