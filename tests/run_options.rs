@@ -328,6 +328,13 @@ fn a_kept_file_can_be_measured_again_and_a_users_file_is_only_read() {
         "{stderr}"
     );
     let kept_path = dir.path().join(&kept[0]);
+    // A later run in the same directory does not take a kept file for a
+    // dead run's leftover.
+    run_ok(
+        &["run", "--engine", "null", "--size", "64k", "--dir", dir_arg],
+        out.path(),
+    );
+    assert!(kept_path.exists(), "a kept file stays");
     let result = run_ok(
         &[
             "run",

@@ -800,6 +800,7 @@ impl Session {
             for file in set.files {
                 if self.keep && file.ownership() == scratch::Ownership::Created {
                     eprintln!("iolab: kept {}", file.path().display());
+                    file.disown();
                 } else {
                     remove_file(&self.dir, file);
                 }

@@ -517,6 +517,13 @@ impl TargetFile {
         Ok(fd)
     }
 
+    /// Leaves a created file for good (`--keep`): its owner tag goes, so no
+    /// later run takes it for a dead run's leftover. It keeps its marker, so
+    /// a later `--file … --op rewrite` may write it.
+    pub fn disown(self) {
+        let _ = rustix::fs::fremovexattr(&self.fd, OWNER_XATTR);
+    }
+
     /// Removes a file iolab created, if its name still refers to it; returns
     /// whether it did. A given file is never removed.
     pub fn remove(self, dir: &ScratchDir) -> io::Result<bool> {
