@@ -387,11 +387,20 @@ fn a_killed_runs_scratch_file_is_removed_by_the_next_run_and_a_live_runs_is_not(
             .spawn()
             .unwrap()
     };
+    // Files that are being laid out: created, marked, and written to (a file
+    // killed between creation and marking is, rightly, never removed).
     let wait_for_files = |count: usize| {
         let started = std::time::Instant::now();
-        while entries(dir.path()).len() < count {
+        loop {
+            let growing = entries(dir.path())
+                .iter()
+                .filter(|name| std::fs::metadata(dir.path().join(name)).is_ok_and(|m| m.len() > 0))
+                .count();
+            if growing >= count {
+                break;
+            }
             assert!(started.elapsed() < Duration::from_secs(60));
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(Duration::from_millis(5));
         }
     };
     // A live run, and beside it a run killed with SIGKILL, which cannot

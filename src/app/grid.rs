@@ -327,7 +327,11 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
     if grid.report {
         super::check_report_beside(&grid.output)?;
     }
-    let mut result = build::new_result_file(command, Some(&grid.dir));
+    let mut result = build::new_result_file(
+        command,
+        Some(&grid.dir),
+        grid.points.iter().any(|p| p.workload.uses_page_cache()),
+    );
     result.plan = Some(grid.info.clone());
     let journal = new_journal(&journal_path, grid, &result)?;
     Ok(Start {
@@ -398,7 +402,7 @@ fn run_grid(
         start(&grid, command)
     } else {
         Ok(Start {
-            result: build::new_result_file(command, None),
+            result: build::new_result_file(command, None, false),
             done: HashSet::new(),
             journal: None,
             earlier_runs: Vec::new(),

@@ -613,7 +613,7 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
     check_output(output)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let watch = crate::probe::environment::watch(&args.path);
-    let mut result = build::new_result_file(command, Some(&args.path));
+    let mut result = build::new_result_file(command, Some(&args.path), true);
     let interval_s = args.interval.as_secs_f64();
     let mut measurement = crate::record::measurement::Measurement {
         label: args.label.clone().unwrap_or_else(|| args.command.join(" ")),
@@ -713,7 +713,11 @@ fn execute(
     cluster: Option<&Rc<Cluster>>,
 ) -> Result<Ending, AppError> {
     let speaks = distributed::speaks(cluster);
-    let mut result = build::new_result_file(command, Some(session.measured_path()));
+    let mut result = build::new_result_file(
+        command,
+        Some(session.measured_path()),
+        plan.points.iter().any(|p| p.workload.uses_page_cache()),
+    );
     if let Some(cluster) = cluster {
         result.distributed = distributed::record(cluster, session.dir().path());
     }

@@ -196,6 +196,12 @@ impl Workload {
         self.size / self.bs
     }
 
+    /// Whether the workload's data goes through the page cache (buffered I/O
+    /// or mmap on files), whose ceiling is the memory-copy bandwidth.
+    pub fn uses_page_cache(&self) -> bool {
+        self.uses_files() && !self.direct
+    }
+
     /// Whether the engine touches a file at all.
     pub fn uses_files(&self) -> bool {
         self.engine != EngineKind::Null

@@ -5,7 +5,7 @@
 //! business of `stats`.
 
 use super::activity::{self, AppWork};
-use super::environment::environment;
+use super::environment::environment_of;
 use super::{
     CacheState, Cpu, DirectAlignment, Interval, Job, LatencySummary, Percentile, Point, Repetition,
     ResultFile, SCHEMA, Status, Target, Tool, histogram,
@@ -43,13 +43,14 @@ pub fn tool() -> Tool {
 }
 
 /// An empty result file for this program, with the environment of this
-/// machine and of the storage under `dir`.
-pub fn new_result_file(command: Vec<String>, dir: Option<&Path>) -> ResultFile {
+/// machine and of the storage under `dir`; `page_cache` when some of the work
+/// goes through the page cache, which needs the memory-copy ceiling.
+pub fn new_result_file(command: Vec<String>, dir: Option<&Path>, page_cache: bool) -> ResultFile {
     ResultFile {
         schema: SCHEMA.to_string(),
         tool: tool(),
         created: jiff::Timestamp::now().to_string(),
-        environment: environment(dir),
+        environment: environment_of(dir, page_cache),
         command,
         points: Vec::new(),
         measurements: Vec::new(),
