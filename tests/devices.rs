@@ -45,9 +45,8 @@ fn a_device_is_read_and_recorded_as_a_device() {
         return;
     };
     let out = scratch();
-    let result_path = out.path().join("read.json");
-    let output = iolab()
-        .args([
+    let result = run_ok(
+        &[
             "run",
             "--file",
             device.path(),
@@ -55,18 +54,9 @@ fn a_device_is_read_and_recorded_as_a_device() {
             "64k",
             "--cache",
             "cold",
-        ])
-        .arg("-o")
-        .arg(&result_path)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
+        out.path(),
     );
-    let result = read_result(&result_path);
-    check_consistency(&result);
     let point = first_point(&result);
     assert_eq!(
         point["workload"]["size"],
@@ -160,9 +150,8 @@ fn writing_a_device_needs_the_device_repeated_exactly() {
 
     // Confirmed: only the region asked for is written, with O_DIRECT.
     let out = scratch();
-    let result_path = out.path().join("write.json");
-    let output = iolab()
-        .args([
+    let result = run_ok(
+        &[
             "run",
             "--file",
             dev,
@@ -175,17 +164,10 @@ fn writing_a_device_needs_the_device_repeated_exactly() {
             "--size",
             "8m",
             "--direct",
-        ])
-        .arg("-o")
-        .arg(&result_path)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        ],
+        out.path(),
     );
-    let point = first_point(&read_result(&result_path)).clone();
+    let point = first_point(&result);
     assert_eq!(point["repetitions"][0]["bytes"], 8 << 20);
     let image = std::fs::read(device.image()).unwrap();
     assert!(
@@ -263,16 +245,10 @@ fn a_device_with_something_on_it_is_never_written() {
         ],
     );
     // Reading a mounted device is allowed.
-    let read = iolab()
-        .args(["run", "--file", dev, "--size", "1m", "--bs", "64k"])
-        .arg("-o")
-        .arg(temp.path().join("r.json"))
-        .output()
-        .unwrap();
-    assert!(
-        read.status.success(),
-        "{}",
-        String::from_utf8_lossy(&read.stderr)
+    let out = scratch();
+    run_ok(
+        &["run", "--file", dev, "--size", "1m", "--bs", "64k"],
+        out.path(),
     );
     run("umount", &[mount_point.to_str().unwrap()]).unwrap();
     // The file system changed only by its own mount and file: it mounts
@@ -330,8 +306,9 @@ fn a_partitioned_device_is_never_written_and_names_its_mounted_partition() {
     refused.unwrap();
     // The second partition, blank, may be written on its own.
     let second = device.partition(2).unwrap();
-    let output = iolab()
-        .args([
+    let out = scratch();
+    run_ok(
+        &[
             "run",
             "--file",
             &second,
@@ -339,16 +316,12 @@ fn a_partitioned_device_is_never_written_and_names_its_mounted_partition() {
             "rewrite",
             "--destroy-data",
             &second,
-        ])
-        .args(["--size", "1m", "--bs", "64k"])
-        .arg("-o")
-        .arg(temp.path().join("p2.json"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+            "--size",
+            "1m",
+            "--bs",
+            "64k",
+        ],
+        out.path(),
     );
 }
 
@@ -384,21 +357,11 @@ fn a_read_only_loop_file_system_is_refused_before_anything_is_created() {
     assert_eq!(entries(fs.path()), before);
     assert!(!temp.path().join("ro.json").exists());
     // Reading a file the user names needs no write access to its directory.
-    let read = iolab()
-        .args(["run", "--bs", "64k", "--file"])
-        .arg(fs.path().join("data"))
-        .arg("-o")
-        .arg(temp.path().join("read.json"))
-        .output()
-        .unwrap();
-    assert!(
-        read.status.success(),
-        "{}",
-        String::from_utf8_lossy(&read.stderr)
+    let data = fs.path().join("data");
+    let result = run_ok(
+        &["run", "--bs", "64k", "--file", data.to_str().unwrap()],
+        temp.path(),
     );
-    assert_eq!(
-        first_point(&read_result(&temp.path().join("read.json")))["repetitions"][0]["bytes"],
-        1 << 20
-    );
+    assert_eq!(first_point(&result)["repetitions"][0]["bytes"], 1 << 20);
     fs.remount("rw").unwrap();
 }
