@@ -566,29 +566,11 @@ mod hostile_input {
         #[test]
         fn an_edited_value_is_imported_or_refused(
             nth in 0usize..600,
-            with in prop_oneof![
-                Just("-1".to_string()),
-                Just("1e308".to_string()),
-                Just("18446744073709551616".to_string()),
-                Just("0".to_string()),
-                Just("null".to_string()),
-                Just("\"\"".to_string()),
-                Just("\"4q\"".to_string()),
-                Just("{}".to_string()),
-                Just("[]".to_string()),
-                "[0-9]{1,25}",
-            ],
+            with in crate::record::hostile::replacement(),
         ) {
-            // Replace the nth value (after a colon) in the output.
-            let bytes = REAL.as_bytes();
-            let Some(colon) = (0..bytes.len()).filter(|&i| bytes[i] == b':').nth(nth) else {
+            let Some(edited) = crate::record::hostile::replace_value(REAL, nth, &with) else {
                 return Ok(());
             };
-            let start = colon + 1;
-            let end = (start..bytes.len())
-                .find(|&i| matches!(bytes[i], b',' | b'\n' | b'}'))
-                .unwrap_or(bytes.len());
-            let edited = format!("{}{with}{}", &REAL[..start], &REAL[end..]);
             if let Ok(imported) = import(&edited) {
                 let files = [("fio.json".to_string(), imported.result)];
                 drop(crate::report::table::render(&files[0].1));

@@ -9,6 +9,8 @@ pub mod build;
 pub mod distributed;
 pub mod environment;
 pub mod histogram;
+#[cfg(test)]
+pub(crate) mod hostile;
 pub mod journal;
 pub mod measurement;
 pub mod write;

@@ -219,28 +219,13 @@ mod hostile_input {
         }
 
         #[test]
-        fn an_edited_number_is_loaded_or_refused(
+        fn an_edited_value_is_loaded_or_refused(
             nth in 0usize..400,
-            with in prop_oneof![
-                Just("-1".to_string()),
-                Just("1e308".to_string()),
-                Just("18446744073709551616".to_string()),
-                Just("0".to_string()),
-                Just("null".to_string()),
-                Just("\"x\"".to_string()),
-                "[0-9]{1,25}",
-            ],
+            with in crate::record::hostile::replacement(),
         ) {
-            // Replace the nth number in the file.
-            let bytes = REAL.as_bytes();
-            let mut starts = (1..bytes.len()).filter(|&i| {
-                bytes[i].is_ascii_digit() && matches!(bytes[i - 1], b' ' | b'[' | b':')
-            });
-            let Some(start) = starts.nth(nth) else { return Ok(()) };
-            let end = (start..bytes.len())
-                .find(|&i| !matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'-' | b'+'))
-                .unwrap_or(bytes.len());
-            let edited = format!("{}{with}{}", &REAL[..start], &REAL[end..]);
+            let Some(edited) = crate::record::hostile::replace_value(REAL, nth, &with) else {
+                return Ok(());
+            };
             if let Ok(result) = parse(&edited, "edited.json") {
                 show(result);
             }
