@@ -4,16 +4,26 @@ Each workload runs PAIRS times as an (iolab, fio) pair, in A B / B A order,
 so slow drifts of this shared machine hit both tools alike. Reported per workload: the
 median figure of each tool, the median of the per-pair ratios iolab/fio and
 their min-max. Ratios, not single times, are what this noisy 2-core VM can
-support.
+support; a bootstrap interval of the median ratio says how far the noise
+leaves it uncertain.
+
+While each run is in its timed region, the driver also samples the block
+device under the shared file (/proc/diskstats): how many requests it held on
+average, and how many it completed. That is the device's own account of
+each tool's run: it checks the tool's figure, shows page-cache runs did no
+device reads, and tells whether a device-bound workload kept the device
+equally busy with both tools.
 """
 
 import argparse
 import json
 import os
+import random
 import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 KIB = 1024
@@ -25,6 +35,111 @@ def parse_size(text):
     if not match:
         raise SystemExit(f"bad size {text!r}")
     return int(match.group(1)) * {"": 1, "k": KIB, "m": MIB, "g": MIB * KIB, "t": MIB * MIB}[match.group(2)]
+
+
+# Issue 3's targets per workload: (lowest, highest) median ratio iolab/fio.
+TARGETS = {1: (2.0, None), 2: (1.10, None), 3: (1.10, None), 4: (1.00, None),
+           5: (0.97, 1.03), 6: (1.00, None), 7: (0.97, 1.03)}
+
+
+def describe_target(bounds):
+    low, high = bounds
+    return f"{low:.2f}-{high:.2f}" if high is not None else f">= {low:.2f}"
+
+
+def meets(value, bounds):
+    low, high = bounds
+    return value >= low and (high is None or value <= high)
+
+
+def bootstrap_median_interval(ratios, rounds=10_000, seed=1):
+    """95% percentile-bootstrap interval of the median of `ratios` (pairs
+    resampled with replacement; fixed seed, so a rerun prints the same)."""
+    generator = random.Random(seed)
+    medians = sorted(statistics.median(generator.choices(ratios, k=len(ratios))) for _ in range(rounds))
+    return medians[int(0.025 * rounds)], medians[int(0.975 * rounds) - 1]
+
+
+def verdict(row):
+    """"yes" or "no" by the median ratio, as the target is stated, and
+    "(within noise)" when the bootstrap interval reaches across a bound of
+    the target, so that a rerun could well decide the other way."""
+    bounds = TARGETS[row["workload"]]
+    met = meets(row["ratio_median"], bounds)
+    low, high = row["ratio_interval"]
+    if met:
+        settled = meets(low, bounds) and meets(high, bounds)
+    else:
+        settled = high < bounds[0] or (bounds[1] is not None and low > bounds[1])
+    return ("yes" if met else "no") + ("" if settled else " (within noise)")
+
+
+def block_device_of(path):
+    """The /proc/diskstats name of the block device holding `path` (a
+    partition's own name; None for file systems without one, such as tmpfs)."""
+    device = os.stat(path).st_dev
+    uevent = f"/sys/dev/block/{os.major(device)}:{os.minor(device)}/uevent"
+    try:
+        with open(uevent) as file:
+            for line in file:
+                if line.startswith("DEVNAME="):
+                    return line.strip().split("=", 1)[1]
+    except FileNotFoundError:
+        return None
+    return None
+
+
+def diskstats(name):
+    """(reads, sectors read, writes, sectors written, weighted ms in queue) of `name`."""
+    with open("/proc/diskstats") as file:
+        for line in file:
+            fields = line.split()
+            if fields[2] == name:
+                numbers = [int(x) for x in fields[3:]]
+                return numbers[0], numbers[2], numbers[4], numbers[6], numbers[10]
+    raise SystemExit(f"bench/vs-fio: {name} is not in /proc/diskstats")
+
+
+class DeviceSampler:
+    """Samples the device's counters every 0.1 s while a tool runs, and keeps
+    the window that ends 0.5 s before the tool exits and spans the runtime
+    less 1 s: inside the timed region, whatever the tool's set-up took
+    (warming a file can take seconds), as both tools exit within
+    milliseconds of their timed region's end."""
+
+    def __init__(self, name, runtime):
+        self.name, self.span = name, max(runtime - 1.0, 0.5)
+        self.sample = None
+
+    def __enter__(self):
+        if self.name:
+            self.samples, self.stop = [], threading.Event()
+            self.thread = threading.Thread(target=self._collect, daemon=True)
+            self.thread.start()
+        return self
+
+    def _collect(self):
+        while True:
+            self.samples.append((time.monotonic(), diskstats(self.name)))
+            if self.stop.wait(0.1):
+                return
+
+    def __exit__(self, *exc):
+        if not self.name:
+            return
+        self.stop.set()
+        self.thread.join()
+        self.samples.append((time.monotonic(), diskstats(self.name)))
+        end = self.samples[-1][0] - 0.5
+        inside = [sample for sample in self.samples if end - self.span <= sample[0] <= end]
+        if len(inside) < 2:
+            return
+        (t0, before), (t1, after) = inside[0], inside[-1]
+        reads, read_sectors, writes, written_sectors, queue_ms = (b - a for a, b in zip(before, after))
+        seconds = t1 - t0
+        self.sample = {"in_flight": queue_ms / (seconds * 1000), "iops": (reads + writes) / seconds,
+                       "bw": (read_sectors + written_sectors) * 512 / seconds, "reads": reads,
+                       "seconds": seconds}
 
 
 def workloads(args, shared_file):
@@ -65,8 +180,12 @@ def workloads(args, shared_file):
     ], timing_iolab, timing_fio
 
 
-def run_json(command):
-    completed = subprocess.run(command, capture_output=True, text=True)
+def run_json(command, sampler=None):
+    if sampler is None:
+        completed = subprocess.run(command, capture_output=True, text=True)
+    else:
+        with sampler:
+            completed = subprocess.run(command, capture_output=True, text=True)
     if completed.returncode != 0:
         sys.exit(f"failed ({completed.returncode}): {' '.join(command)}\n{completed.stderr}")
     return json.loads(completed.stdout[completed.stdout.index("{"):])
@@ -85,11 +204,12 @@ def settle_for(args, extra):
     return max(args.settle, 10) if "rewrite" in extra or "--rw=write" in extra else args.settle
 
 
-def run_iolab(args, extra, timing):
+def run_iolab(args, extra, timing, device):
     settle(settle_for(args, extra))
-    result = run_json([args.iolab, "run", "--json"] + extra + timing)
+    sampler = DeviceSampler(device, args.runtime)
+    result = run_json([args.iolab, "run", "--json"] + extra + timing, sampler)
     repetition = result["points"][0]["repetitions"][0]
-    return {"iops": repetition["iops"], "bw": repetition["throughput_bps"]}
+    return {"iops": repetition["iops"], "bw": repetition["throughput_bps"], "device": sampler.sample}
 
 
 def warm(path):
@@ -98,13 +218,14 @@ def warm(path):
             pass
 
 
-def run_fio(fio_args, timing, direction, page_cache, shared_file, settle_seconds):
+def run_fio(args, fio_args, timing, direction, page_cache, shared_file, device):
     if page_cache:
         warm(shared_file)  # invalidate=0 keeps what this read puts in the page cache
-    settle(settle_seconds)
-    result = run_json(["fio", "--name=bench", "--output-format=json"] + fio_args + timing)
+    settle(settle_for(args, fio_args))
+    sampler = DeviceSampler(device, args.runtime)
+    result = run_json(["fio", "--name=bench", "--output-format=json"] + fio_args + timing, sampler)
     job = result["jobs"][0][direction]
-    return {"iops": job["iops"], "bw": job["bw_bytes"]}
+    return {"iops": job["iops"], "bw": job["bw_bytes"], "device": sampler.sample}
 
 
 def create_shared_file(args):
@@ -128,6 +249,26 @@ def show(metric, value):
     return f"{value / MIB:,.0f} MiB/s ({value / 1e6:,.0f} MB/s)"
 
 
+def describe_device(row, metric, page_cache):
+    """The device's account of the runs: for page-cache workloads the most
+    reads it served in one run (0: the runs were from the cache); otherwise
+    the medians of requests in flight and of its own rate, beside which each
+    tool's figure can be checked."""
+    iolab_runs = [run for run in row["iolab_device"] if run]
+    fio_runs = [run for run in row["fio_device"] if run]
+    if not iolab_runs or not fio_runs:
+        return "not sampled: runs shorter than the sampling window needs"
+    if page_cache:
+        most = lambda runs: max(run["reads"] for run in runs)  # noqa: E731
+        return (f"reads in the sampled windows, most in one run: iolab {most(iolab_runs)}, "
+                f"fio {most(fio_runs)}")
+
+    def account(runs):
+        rate = statistics.median(run[metric] for run in runs)
+        return f"{statistics.median(run['in_flight'] for run in runs):.2f} requests in flight, {show(metric, rate)}"
+    return f"iolab {account(iolab_runs)}; fio {account(fio_runs)} (medians)"
+
+
 def main():
     parser = argparse.ArgumentParser()
     for flag in ["--iolab", "--memcpy", "--dir", "--size", "--only"]:
@@ -144,34 +285,44 @@ def main():
     print(f"  iolab: {subprocess.run([args.iolab, '--version'], capture_output=True, text=True).stdout.strip()}"
           f"   fio: {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()}"
           f"   kernel: {os.uname().release}   cpus: {os.cpu_count()}")
+    reclaim = json.loads(subprocess.run([args.iolab, "env", "--json", "--path", args.dir], capture_output=True,
+                                        text=True, check=True).stdout)["environment"].get("proactive_reclaim")
+    print(f"  proactive reclaim: {'; '.join(reclaim) if reclaim else 'none found'}")
     ceiling = json.loads(subprocess.run([args.memcpy, str(1 << 30), "2"], capture_output=True, text=True,
                                         check=True).stdout)
     print("  memcpy ceiling: " + ", ".join(f"{int(bs) // KIB} KiB blocks {show('bw', rate)}"
                                            for bs, rate in ceiling.items()))
     shared_file = create_shared_file(args)
-    print(f"  shared file: {shared_file} (written by iolab, used by both tools)")
+    device = block_device_of(shared_file)
+    print(f"  shared file: {shared_file} (written by iolab, used by both tools), "
+          f"on block device {device or 'none (not sampled)'}")
     table, timing_iolab, timing_fio = workloads(args, shared_file)
     rows = []
     for number, name, metric, cached_bs, iolab_args, fio_args, direction in table:
         if chosen and number not in chosen:
             continue
-        iolab_values, fio_values = [], []
+        iolab_runs, fio_runs = [], []
+        sampled = device if number != 1 else None  # the null engine touches no device
         for pair in range(args.pairs):
-            run_a = lambda: iolab_values.append(run_iolab(args, iolab_args, timing_iolab)[metric])  # noqa: E731
-            run_b = lambda: fio_values.append(  # noqa: E731
-                run_fio(fio_args, timing_fio, direction, cached_bs is not None, shared_file,
-                        settle_for(args, fio_args))[metric])
+            run_a = lambda: iolab_runs.append(run_iolab(args, iolab_args, timing_iolab, sampled))  # noqa: E731
+            run_b = lambda: fio_runs.append(  # noqa: E731
+                run_fio(args, fio_args, timing_fio, direction, cached_bs is not None, shared_file, sampled))
             # A B, B A, A B...: which tool goes first alternates, so a drift of
             # the machine or an after-effect of the previous run hits both alike.
             for run in ((run_a, run_b) if pair % 2 == 0 else (run_b, run_a)):
                 run()
+        iolab_values = [run[metric] for run in iolab_runs]
+        fio_values = [run[metric] for run in fio_runs]
         ratios = [a / b for a, b in zip(iolab_values, fio_values)]
         row = {
             "workload": number, "name": name, "metric": metric,
             "iolab_median": statistics.median(iolab_values), "fio_median": statistics.median(fio_values),
             "ratio_median": statistics.median(ratios), "ratio_min": min(ratios), "ratio_max": max(ratios),
+            "ratio_interval": bootstrap_median_interval(ratios),
             "iolab": iolab_values, "fio": fio_values,
+            "iolab_device": [run["device"] for run in iolab_runs], "fio_device": [run["device"] for run in fio_runs],
         }
+        row["met"] = verdict(row)
         if cached_bs is not None:
             rate = ceiling[str(cached_bs)]
             bandwidth = lambda v: v * cached_bs if metric == "iops" else v  # noqa: E731
@@ -182,9 +333,13 @@ def main():
         print(f"   iolab median {show(metric, row['iolab_median'])}")
         print(f"   fio   median {show(metric, row['fio_median'])}")
         print(f"   iolab/fio    {row['ratio_median']:.3f} (median of {args.pairs} pairs; "
-              f"range {row['ratio_min']:.3f}-{row['ratio_max']:.3f})")
+              f"range {row['ratio_min']:.3f}-{row['ratio_max']:.3f}; "
+              f"95% interval {row['ratio_interval'][0]:.3f}-{row['ratio_interval'][1]:.3f})")
+        print(f"   target       {describe_target(TARGETS[number])}: {row['met']}")
         if cached_bs is not None:
             print(f"   of memcpy    iolab {row['iolab_of_memcpy']:.0%}, fio {row['fio_of_memcpy']:.0%}")
+        if sampled:
+            print(f"   device       {describe_device(row, metric, cached_bs is not None)}")
     os.remove(shared_file)
 
     if not chosen or 1 in chosen:
@@ -194,10 +349,12 @@ def main():
                               "--size", str(10_000_000 * 4 * KIB), "--json"])
         print(f"\npeak RSS, null engine: 1,000,000 I/Os {small / KIB:.1f} MiB; 10,000,000 I/Os {large / KIB:.1f} MiB "
               f"({(large - small) / small:+.1%})")
-    print("\nsummary (median iolab/fio ratio, range):")
+    print("\nsummary (median iolab/fio ratio, range, 95% interval of the median, target, met):")
     for row in rows:
         print(f"  {row['workload']}. {row['name']:<46} {row['ratio_median']:.3f}  "
-              f"({row['ratio_min']:.3f}-{row['ratio_max']:.3f})")
+              f"({row['ratio_min']:.3f}-{row['ratio_max']:.3f})  "
+              f"[{row['ratio_interval'][0]:.3f}-{row['ratio_interval'][1]:.3f}]  "
+              f"{describe_target(TARGETS[row['workload']]):<10}  {row['met']}")
     with open(os.path.join(args.dir, "vs-fio.json"), "w") as out:
         json.dump({"created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": rows}, out, indent=1)
 

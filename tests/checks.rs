@@ -3,6 +3,7 @@
 use crate::mounts::{LoopFs, TmpfsMount, have, root_or_skip};
 use crate::util::*;
 use serde_json::Value;
+use std::path::{Path, PathBuf};
 
 fn warnings(result: &Value) -> Vec<String> {
     first_point(result)["checks"]
@@ -204,4 +205,142 @@ fn a_loop_device_over_a_cached_backing_file_is_caught_by_the_disk_below() {
         "{}",
         first_point(&read)["checks"]
     );
+}
+
+/// Whether this machine runs a DAMON scheme that pages out memory, read
+/// from sysfs directly (not through iolab) to know what iolab must report.
+fn damon_pageout_active() -> bool {
+    let root = Path::new("/sys/kernel/mm/damon/admin/kdamonds");
+    let read = |path: PathBuf| std::fs::read_to_string(path).unwrap_or_default();
+    let entries = |dir: PathBuf| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .parse::<u32>()
+                    .is_ok()
+            })
+            .collect()
+    };
+    entries(root.to_path_buf()).into_iter().any(|kdamond| {
+        read(kdamond.join("state")).trim() == "on"
+            && entries(kdamond.join("contexts"))
+                .into_iter()
+                .any(|context| {
+                    entries(context.join("schemes"))
+                        .into_iter()
+                        .any(|scheme| read(scheme.join("action")).trim() == "pageout")
+                })
+    })
+}
+
+#[test]
+fn proactive_reclaim_is_recorded_and_named_for_warm_reads() {
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "8m",
+            "--cache",
+            "warm",
+        ],
+        out.path(),
+    );
+    let recorded = result["environment"]["proactive_reclaim"]
+        .as_array()
+        .cloned();
+    let named = check_codes(first_point(&result)).contains(&"proactive-reclaim".to_string());
+    if damon_pageout_active() {
+        let recorded = recorded.expect("environment.proactive_reclaim recorded");
+        assert!(
+            recorded[0]
+                .as_str()
+                .unwrap()
+                .starts_with("DAMON pageout (kdamond "),
+            "{recorded:?}"
+        );
+        assert!(named, "{}", first_point(&result)["checks"]);
+    } else {
+        eprintln!("no DAMON pageout scheme on this machine: checking that none is reported");
+        assert!(recorded.is_none() && !named, "{}", result["environment"]);
+    }
+}
+
+#[test]
+fn a_warm_read_whose_pages_are_evicted_meanwhile_is_caught() {
+    if !root_or_skip("a loop device") || !have("losetup") || !have("mkfs.ext4") {
+        return;
+    }
+    let dir = scratch();
+    // Direct I/O on the loop device: its counters are the reads that reached it.
+    let fs = LoopFs::with_options(dir.path(), "ext4", 512, true).expect("loop file system");
+    let out = scratch();
+    let target = fs.path().to_str().unwrap();
+    let kept = iolab()
+        .args([
+            "run", "--op", "write", "--size", "64m", "--keep", "--json", "--dir", target,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        kept.status.success(),
+        "{}",
+        String::from_utf8_lossy(&kept.stderr)
+    );
+    let kept: Value = serde_json::from_slice(&kept.stdout).unwrap();
+    let file = PathBuf::from(kept["points"][0]["target"]["files"][0].as_str().unwrap());
+    // The eviction that proactive reclaim does, made on purpose: the file's
+    // pages dropped every 20 ms while a warm run reads it.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let evictor = {
+        let (stop, file) = (stop.clone(), file.clone());
+        std::thread::spawn(move || {
+            let handle = std::fs::File::open(&file).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                rustix::fs::fadvise(&handle, 0, None, rustix::fs::Advice::DontNeed).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let result = run_ok(
+        &[
+            "run",
+            "--file",
+            file.to_str().unwrap(),
+            "--cache",
+            "warm",
+            "--pattern",
+            "random",
+            "--runtime",
+            "2s",
+        ],
+        out.path(),
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    evictor.join().unwrap();
+    let point = first_point(&result);
+    let evicted = point["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == "cache-evicted")
+        .unwrap_or_else(|| panic!("cache-evicted raised: {}", point["checks"]))
+        .clone();
+    let evidence = evicted["evidence"].as_str().unwrap();
+    assert!(
+        evidence.starts_with("the application read ") && evidence.contains("loop"),
+        "{evidence}"
+    );
+    assert_eq!(evicted["severity"], "warning");
+    std::fs::remove_file(file).unwrap();
 }

@@ -11,6 +11,13 @@ use std::collections::BTreeMap;
 const DEVICE_SHARE: f64 = 0.5;
 /// Too little data to judge by device counters (metadata and other processes weigh more).
 const MIN_BYTES: u64 = 4 << 20;
+/// A read meant for the page cache that made the device read at least this
+/// much, keeping it busy for at least [`EVICTED_BUSY`] of the timed region,
+/// had pages missing from the cache.
+const EVICTED_BYTES: u64 = 1 << 20;
+/// See [`EVICTED_BYTES`]: a small share of bytes, but a device read costs a
+/// hundred page-cache reads, so the time it took is what weighs.
+const EVICTED_BUSY: f64 = 0.01;
 
 /// The application's bytes, and the fewest bytes in the same direction that
 /// any layer of the stack carried (the devices of one layer summed, so a
@@ -57,12 +64,42 @@ fn totals(point: &Point, storage: Option<&Storage>) -> Option<(u64, u64, String)
     Some((app, bytes, names.join(" + ")))
 }
 
+/// The highest share of a measured repetition's timed region that any device
+/// of the stack spent busy reading.
+fn busiest(point: &Point) -> f64 {
+    measured(point)
+        .filter_map(|repetition| repetition.activity.as_ref())
+        .flat_map(|activity| &activity.devices)
+        .filter(|device| device.read_bytes > 0)
+        .map(|device| device.busy_fraction)
+        .fold(0.0, f64::max)
+}
+
 /// Runs the device-counter checks.
 pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
     let workload = &point.workload;
     let Some((app, device, name)) = totals(point, storage) else {
         return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
     };
+    if super::meant_for_page_cache(workload) {
+        let busy = busiest(point);
+        if device >= EVICTED_BYTES && busy >= EVICTED_BUSY {
+            found.add(
+                "cache-evicted",
+                Severity::Warning,
+                "a read meant to be served from the page cache made the device read: pages were \
+                 missing from the cache (evicted, or never cached), so part of the figure is device speed"
+                    .to_string(),
+                format!(
+                    "the application read {}, {name} read {} in the same window and was busy up to {:.1}% of it",
+                    bytes(app),
+                    bytes(device),
+                    busy * 100.0
+                ),
+            );
+        }
+        return;
+    }
     if app < MIN_BYTES || (device as f64) >= DEVICE_SHARE * app as f64 {
         return;
     }

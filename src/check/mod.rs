@@ -84,6 +84,16 @@ fn ceiling_checks(
             );
         }
     }
+    if meant_for_page_cache(workload) && !environment.proactive_reclaim.is_empty() {
+        found.add(
+            "proactive-reclaim",
+            Severity::Info,
+            "the kernel pages out file data it judges cold, with memory to spare: \
+             cached pages of the file can be evicted before or during the run"
+                .to_string(),
+            environment.proactive_reclaim.join("; "),
+        );
+    }
     if let Some(storage) = environment
         .storage
         .as_ref()
@@ -195,11 +205,7 @@ fn cache_checks(point: &Point, found: &mut Findings) {
             "no --direct, --sync, --fsync-end or --fsync-every".to_string(),
         );
     }
-    let in_ram = !workload.direct
-        && !workload.op.writes()
-        && workload.engine != EngineKind::Null
-        && (workload.op == Op::Reread || workload.cache != CacheMode::Cold);
-    if in_ram && point.summary.is_some() {
+    if meant_for_page_cache(workload) && point.summary.is_some() {
         found.add(
             "working-set-in-ram",
             Severity::Info,
@@ -215,6 +221,15 @@ fn cache_checks(point: &Point, found: &mut Findings) {
             .to_lowercase(),
         );
     }
+}
+
+/// A buffered read of a file left in the page cache (`--op reread`, `--cache
+/// warm` or `keep`): meant to be served from memory.
+fn meant_for_page_cache(workload: &crate::plan::Workload) -> bool {
+    !workload.direct
+        && !workload.op.writes()
+        && workload.engine != EngineKind::Null
+        && (workload.op == Op::Reread || workload.cache != CacheMode::Cold)
 }
 
 fn timing_checks(point: &Point, found: &mut Findings) {
@@ -443,6 +458,63 @@ mod tests {
             .into_iter()
             .map(|c| c.code)
             .collect()
+    }
+
+    #[test]
+    fn a_warm_read_the_device_served_is_evicted_cache() {
+        let warm_read = |read_bytes: u64, busy: f64| {
+            let mut vda = device(read_bytes, 0);
+            vda["busy_fraction"] = json!(busy);
+            let activity = json!({"elapsed_ns": 1_000_000_000u64, "devices": [vda], "network": []});
+            point(
+                json!({"cache": "warm"}),
+                json!({"activity": activity}),
+                json!({}),
+            )
+        };
+        let found = check(&warm_read(6 << 20, 0.015), None);
+        let evicted = found
+            .iter()
+            .find(|c| c.code == "cache-evicted")
+            .expect("raised");
+        assert_eq!(
+            evicted.evidence.as_deref(),
+            Some(
+                "the application read 64MiB, vda read 6MiB in the same window and was busy up to 1.5% of it"
+            )
+        );
+        assert!(
+            !codes(&warm_read(6 << 20, 0.015)).contains(&"cache-served".to_string()),
+            "a warm read is not judged as a cold one"
+        );
+        for (bytes, busy) in [(6 << 20, 0.005), (512 << 10, 0.5), (0, 0.0)] {
+            assert!(
+                !codes(&warm_read(bytes, busy)).contains(&"cache-evicted".to_string()),
+                "{bytes} bytes, busy {busy}"
+            );
+        }
+    }
+
+    #[test]
+    fn proactive_reclaim_is_named_for_page_cache_reads_only() {
+        let environment: crate::record::environment::Environment = serde_json::from_value(json!({
+            "hostname": "h", "kernel": "k", "kernel_version": "v", "arch": "x86_64", "logical_cpus": 2,
+            "memory_bytes": 1, "virtualization": {"evidence": []},
+            "proactive_reclaim": ["DAMON pageout (kdamond 0)"]
+        }))
+        .unwrap();
+        let warm = point(json!({"cache": "warm"}), json!({}), json!({}));
+        let found = check(&warm, Some(&environment));
+        let reclaim = found
+            .iter()
+            .find(|c| c.code == "proactive-reclaim")
+            .expect("raised");
+        assert_eq!(
+            reclaim.evidence.as_deref(),
+            Some("DAMON pageout (kdamond 0)")
+        );
+        let direct = point(json!({"direct": true}), json!({}), json!({}));
+        assert!(!codes_in(&direct, &environment).contains(&"proactive-reclaim".to_string()));
     }
 
     #[test]

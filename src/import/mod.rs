@@ -306,6 +306,7 @@ pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, 
             memory_bytes: 0,
             memcpy_bps: None,
             clocksource: None,
+            proactive_reclaim: Vec::new(),
             virtualization: Virtualization {
                 hypervisor: None,
                 container: None,

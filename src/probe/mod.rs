@@ -1,4 +1,4 @@
-//! Counters and facts read around a run, never inside its timing loops: CPU usage of the I/O threads, the device stack, diskstats, network, NFS and machine-wide CPU counters, and the environment record.
+//! Counters and facts read around a run, never inside its timing loops: CPU usage of the I/O threads, the device stack, diskstats, network, NFS and machine-wide CPU counters, proactive reclaim, and the environment record.
 //!
 //! Parsers take text so tests can feed them fixtures; `read` functions read the live files.
 
@@ -12,6 +12,7 @@ pub mod mounts;
 pub mod netdev;
 pub mod nfs;
 pub mod procstat;
+pub mod reclaim;
 pub mod sampler;
 pub mod stack;
 pub mod virt;

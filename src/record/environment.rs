@@ -4,7 +4,7 @@ use crate::probe::environment::{
     cpu_model, distribution, memory_bytes, physical_cores, selected_scheduler,
 };
 use crate::probe::stack::{self, DeviceKind, StackDevice, read_attribute};
-use crate::probe::{cgroup, host::HostIdentity, memcopy, mounts, virt};
+use crate::probe::{cgroup, host::HostIdentity, memcopy, mounts, reclaim, virt};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -42,6 +42,11 @@ pub struct Environment {
     /// The kernel's clock source (`tsc`, `kvm-clock`, `hpet`…).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub clocksource: Option<String>,
+    /// Agents that page out memory the kernel judges cold (DAMON `pageout`
+    /// schemes), in words; empty when none is active. They evict cached file
+    /// data with memory to spare, so page-cache figures may include device reads.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub proactive_reclaim: Vec<String>,
     /// Whether this is a virtual machine or a container, and how that was found.
     pub virtualization: Virtualization,
     /// The file system and block devices under the measured directory;
@@ -179,6 +184,7 @@ pub fn environment_of(path: Option<&Path>, measure_memcpy: bool) -> Environment 
         clocksource: read_attribute(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
         )),
+        proactive_reclaim: reclaim::damon_pageout(Path::new("/sys")),
         virtualization: Virtualization {
             hypervisor: detection.hypervisor,
             container: detection.container,

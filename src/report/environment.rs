@@ -44,6 +44,17 @@ pub fn render(tool: &Tool, env: &Environment) -> String {
             env.clocksource.as_deref().unwrap_or("unknown")
         ),
     ];
+    lines.push(format!(
+        "reclaim:        {}",
+        if env.proactive_reclaim.is_empty() {
+            "no proactive reclaim found (DAMON)".to_string()
+        } else {
+            format!(
+                "{}: cached file data can be evicted with memory to spare",
+                env.proactive_reclaim.join("; ")
+            )
+        }
+    ));
     let virt = &env.virtualization;
     let machine = match (&virt.hypervisor, &virt.container) {
         (Some(h), Some(c)) => format!("virtual machine ({h}), inside a {c} container"),
