@@ -285,20 +285,7 @@ fn a_warm_read_whose_pages_are_evicted_meanwhile_is_caught() {
     // Direct I/O on the loop device: its counters are the reads that reached it.
     let fs = LoopFs::with_options(dir.path(), "ext4", 512, true).expect("loop file system");
     let out = scratch();
-    let target = fs.path().to_str().unwrap();
-    let kept = iolab()
-        .args([
-            "run", "--op", "write", "--size", "64m", "--keep", "--json", "--dir", target,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        kept.status.success(),
-        "{}",
-        String::from_utf8_lossy(&kept.stderr)
-    );
-    let kept: Value = serde_json::from_slice(&kept.stdout).unwrap();
-    let file = PathBuf::from(kept["points"][0]["target"]["files"][0].as_str().unwrap());
+    let (file, _) = write_and_keep(fs.path(), &["--size", "64m"]);
     // The eviction that proactive reclaim does, made on purpose: the file's
     // pages dropped every 20 ms while a warm run reads it.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -58,17 +58,7 @@ fn real_fio_output_imports_and_compares_with_iolab() {
         return;
     }
     // A file iolab writes and keeps: both tools read the same bytes.
-    let kept = iolab()
-        .args([
-            "run", "--op", "write", "--bs", "1m", "--size", "8m", "--keep", "--json", "--dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(kept.status.success());
-    let result: Value = serde_json::from_slice(&kept.stdout).unwrap();
-    let file =
-        std::path::PathBuf::from(result["points"][0]["target"]["files"][0].as_str().unwrap());
+    let (file, _) = write_and_keep(dir.path(), &["--bs", "1m", "--size", "8m"]);
 
     let plus = run_fio(&file, "json+", out.path());
     let imported = out.path().join("fio.json.iolab");

@@ -9,6 +9,25 @@ pub fn iolab() -> Command {
     Command::cargo_bin("iolab").expect("the iolab binary is built")
 }
 
+/// Writes one file in `dir` with `iolab run --op write --keep` and the
+/// `extra` options, and returns its path and the run's result (from stdout).
+pub fn write_and_keep(dir: &Path, extra: &[&str]) -> (PathBuf, Value) {
+    let kept = iolab()
+        .args(["run", "--op", "write", "--keep", "--json", "--dir"])
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        kept.status.success(),
+        "{}",
+        String::from_utf8_lossy(&kept.stderr)
+    );
+    let result: Value = serde_json::from_slice(&kept.stdout).unwrap();
+    let path = PathBuf::from(result["points"][0]["target"]["files"][0].as_str().unwrap());
+    (path, result)
+}
+
 /// A fresh directory on the project's disk (not /tmp, which may be tmpfs).
 pub fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new()

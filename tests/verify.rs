@@ -1,7 +1,6 @@
 //! `--verify`: sealed blocks verify clean, and a block corrupted between the write and the read is reported at its offset.
 
 use crate::util::*;
-use serde_json::Value;
 use std::os::unix::fs::FileExt;
 
 #[test]
@@ -39,24 +38,7 @@ fn a_clean_write_verifies_every_block() {
 fn a_corrupted_block_is_reported_at_its_offset() {
     let dir = scratch();
     let out = scratch();
-    let kept = iolab()
-        .args([
-            "run", "--op", "write", "--bs", "64k", "--size", "8m", "--verify", "--keep", "--json",
-            "--dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        kept.status.success(),
-        "{}",
-        String::from_utf8_lossy(&kept.stderr)
-    );
-    let result: Value = serde_json::from_slice(&kept.stdout).unwrap();
-    let path = result["points"][0]["target"]["files"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (path, result) = write_and_keep(dir.path(), &["--bs", "64k", "--size", "8m", "--verify"]);
     assert_eq!(
         result["points"][0]["repetitions"][0]["verify"]["bad_blocks"],
         0
