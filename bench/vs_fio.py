@@ -10,8 +10,8 @@ leaves it uncertain.
 While each run is in its timed region, the driver also samples the block
 device under the shared file (/proc/diskstats): how many requests it held on
 average, and how many it completed. That is the device's own account of
-each tool's run: it checks the tool's figure, shows page-cache runs did no
-device reads, and tells whether a device-bound workload kept the device
+each tool's run: it checks the tool's figure, shows whether page-cache runs
+made device reads, and tells whether a device-bound workload kept the device
 equally busy with both tools.
 """
 
@@ -107,9 +107,9 @@ def diskstats(name):
 def interrupt_cpus(name):
     """The CPUs that take the interrupts of the disk under block device
     `name` (its busiest MSI vector's effective affinity), or None when sysfs
-    does not say. A thread waiting for its I/O on another CPU is woken by an
-    inter-processor call: on this VM a QD1 O_DIRECT read ran at 11-12k IOPS
-    on the other CPU and 17-19k on the interrupt's, with either tool."""
+    does not say. Where the waiting thread runs relative to them changes the
+    figure: on this VM a QD1 O_DIRECT read ran at 11-12k IOPS on the other
+    CPU and 17-19k on the interrupts' CPU, with either tool."""
     disk = os.path.realpath(f"/sys/class/block/{name}")
     if os.path.exists(os.path.join(disk, "partition")):
         disk = os.path.dirname(disk)
@@ -140,7 +140,8 @@ class DeviceSampler:
     the window that ends 0.5 s before the tool exits and spans the runtime
     less 1 s: inside the timed region, whatever the tool's set-up took
     (warming a file can take seconds), as both tools exit within
-    milliseconds of their timed region's end."""
+    milliseconds of their timed region's end (the device's rates agree with
+    each tool's figure within 1% in docs/performance.md)."""
 
     def __init__(self, name, runtime):
         self.name, self.span = name, max(runtime - 1.0, 0.5)
