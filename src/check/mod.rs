@@ -366,6 +366,29 @@ mod tests {
                "writes_per_s": 1.0, "read_bps": 1.0, "write_bps": 1.0, "busy_fraction": 0.5})
     }
 
+    /// An environment of the fields every one has, with `extra` merged in.
+    fn environment(extra: serde_json::Value) -> crate::record::environment::Environment {
+        let mut e = json!({
+            "hostname": "h", "kernel": "k", "kernel_version": "v", "arch": "x86_64", "logical_cpus": 2,
+            "memory_bytes": 1, "virtualization": {"evidence": []}
+        });
+        e.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        serde_json::from_value(e).unwrap()
+    }
+
+    /// The evidence of the finding `code`, which must have been raised.
+    fn evidence<'a>(found: &'a [Check], code: &str) -> &'a str {
+        found
+            .iter()
+            .find(|c| c.code == code)
+            .unwrap_or_else(|| panic!("{code} not raised: {found:?}"))
+            .evidence
+            .as_deref()
+            .unwrap_or_default()
+    }
+
     fn codes(point: &Point) -> Vec<String> {
         check(point, None).into_iter().map(|c| c.code).collect()
     }
@@ -379,14 +402,9 @@ mod tests {
             json!({"activity": activity}),
             json!({}),
         );
-        let found = check(&p, None);
-        let finding = found
-            .iter()
-            .find(|c| c.code == "faster-than-device")
-            .expect("raised");
         assert_eq!(
-            finding.evidence.as_deref(),
-            Some("the application wrote 64MiB, vda wrote 1MiB in the same window")
+            evidence(&check(&p, None), "faster-than-device"),
+            "the application wrote 64MiB, vda wrote 1MiB in the same window"
         );
         // The same with the device carrying it all: nothing.
         let activity = json!({"elapsed_ns": 1_000_000_000u64, "devices": [device(0, 64 << 20)], "network": []});
@@ -420,15 +438,12 @@ mod tests {
 
     #[test]
     fn faster_than_memory_and_cgroup_limits() {
-        let environment: crate::record::environment::Environment = serde_json::from_value(json!({
-            "hostname": "h", "kernel": "k", "kernel_version": "v", "arch": "x86_64", "logical_cpus": 2,
-            "memory_bytes": 1, "memcpy_bps": 10e6,
-            "virtualization": {"evidence": []},
+        let environment = environment(json!({
+            "memcpy_bps": 10e6,
             "storage": {"path": "/d", "mount_point": "/", "filesystem": "ext4", "source": "/dev/vda",
                         "mount_options": "rw", "super_options": "rw", "network": false, "stack": "vda",
                         "devices": [], "io_limits": ["254:0 wbps=1048576"]}
-        }))
-        .unwrap();
+        }));
         // 67 MB/s buffered over 64 MiB against a 10 MB/s copy ceiling.
         let p = point(json!({"size": 64u64 << 20}), json!({}), json!({}));
         let found = check(&p, Some(&environment));
@@ -437,8 +452,7 @@ mod tests {
             codes.contains(&"faster-than-device") && codes.contains(&"throttled"),
             "{codes:?}"
         );
-        let throttled = found.iter().find(|c| c.code == "throttled").unwrap();
-        assert_eq!(throttled.evidence.as_deref(), Some("254:0 wbps=1048576"));
+        assert_eq!(evidence(&found, "throttled"), "254:0 wbps=1048576");
         // With --direct, or for a file small enough for the CPU's caches, the ceiling does not apply.
         let direct = point(
             json!({"direct": true, "size": 64u64 << 20}),
@@ -472,16 +486,9 @@ mod tests {
                 json!({}),
             )
         };
-        let found = check(&warm_read(6 << 20, 0.015), None);
-        let evicted = found
-            .iter()
-            .find(|c| c.code == "cache-evicted")
-            .expect("raised");
         assert_eq!(
-            evicted.evidence.as_deref(),
-            Some(
-                "the application read 64MiB, vda read 6MiB in the same window and was busy up to 1.5% of it"
-            )
+            evidence(&check(&warm_read(6 << 20, 0.015), None), "cache-evicted"),
+            "the application read 64MiB, vda read 6MiB in the same window and was busy up to 1.5% of it"
         );
         assert!(
             !codes(&warm_read(6 << 20, 0.015)).contains(&"cache-served".to_string()),
@@ -497,21 +504,11 @@ mod tests {
 
     #[test]
     fn proactive_reclaim_is_named_for_page_cache_reads_only() {
-        let environment: crate::record::environment::Environment = serde_json::from_value(json!({
-            "hostname": "h", "kernel": "k", "kernel_version": "v", "arch": "x86_64", "logical_cpus": 2,
-            "memory_bytes": 1, "virtualization": {"evidence": []},
-            "proactive_reclaim": ["DAMON pageout (kdamond 0)"]
-        }))
-        .unwrap();
+        let environment = environment(json!({"proactive_reclaim": ["DAMON pageout (kdamond 0)"]}));
         let warm = point(json!({"cache": "warm"}), json!({}), json!({}));
-        let found = check(&warm, Some(&environment));
-        let reclaim = found
-            .iter()
-            .find(|c| c.code == "proactive-reclaim")
-            .expect("raised");
         assert_eq!(
-            reclaim.evidence.as_deref(),
-            Some("DAMON pageout (kdamond 0)")
+            evidence(&check(&warm, Some(&environment)), "proactive-reclaim"),
+            "DAMON pageout (kdamond 0)"
         );
         let direct = point(json!({"direct": true}), json!({}), json!({}));
         assert!(!codes_in(&direct, &environment).contains(&"proactive-reclaim".to_string()));
