@@ -211,7 +211,9 @@ fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetiti
         .get("runtime")
         .and_then(Value::as_u64)
         .unwrap_or(0);
-    let ok = error == 0 && runtime_ms > 0;
+    // A runtime beyond 64-bit nanoseconds (584 years) is a damaged file, not a run.
+    let elapsed_ns = runtime_ms.checked_mul(1_000_000);
+    let ok = error == 0 && runtime_ms > 0 && elapsed_ns.is_some();
     let mut histogram = new_histogram();
     let bins = direction
         .get("clat_ns")
@@ -223,13 +225,19 @@ fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetiti
         }
     }
     let has_latency = ok && !histogram.is_empty();
-    let elapsed_ns = runtime_ms * 1_000_000;
+    let elapsed_ns = elapsed_ns.unwrap_or(0);
     (
         Repetition {
             index: 0,
             warmup: false,
             status: if ok { Status::Ok } else { Status::Failed },
-            error: (!ok).then(|| format!("fio reported error {error} (runtime {runtime_ms} ms)")),
+            error: (!ok).then(|| {
+                if error == 0 && runtime_ms > 0 {
+                    format!("fio reported a runtime of {runtime_ms} ms, too long to be true")
+                } else {
+                    format!("fio reported error {error} (runtime {runtime_ms} ms)")
+                }
+            }),
             bytes,
             ops,
             elapsed_ns: ok.then_some(elapsed_ns),
@@ -517,6 +525,20 @@ mod tests {
                 .checks
                 .iter()
                 .all(|c| c.code != "latency-not-imported")
+        );
+    }
+
+    #[test]
+    fn a_runtime_beyond_64_bit_nanoseconds_is_a_failed_repetition() {
+        let damaged = FIO_JSON.replacen("\"runtime\" : 64", "\"runtime\" : 20000000000000", 1);
+        assert_ne!(damaged, FIO_JSON, "the sample has a runtime to damage");
+        let imported = fio(&damaged, Path::new("f.json"), vec![]).unwrap();
+        let repetition = &imported.result.points[0].repetitions[0];
+        assert_eq!(repetition.status, Status::Failed);
+        assert_eq!(repetition.elapsed_ns, None);
+        assert_eq!(
+            repetition.error.as_deref(),
+            Some("fio reported a runtime of 20000000000000 ms, too long to be true")
         );
     }
 
