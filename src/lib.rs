@@ -13,6 +13,7 @@ pub mod check;
 pub mod cli;
 pub mod cluster;
 pub mod compare;
+pub mod console;
 pub mod engine;
 pub mod import;
 pub mod plan;

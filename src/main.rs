@@ -10,14 +10,22 @@ use clap::error::ErrorKind;
 use iolab::app::{self, AppError, Ending};
 use iolab::cli::{Cli, Command};
 use iolab::cluster;
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let arguments: Vec<String> = std::env::args().collect();
-    let cli = match Cli::try_parse_from(&arguments) {
+    // Arguments as the kernel gave them: a path need not be UTF-8. The
+    // command line is recorded in result files as text, where bytes that are
+    // not UTF-8 show as U+FFFD.
+    let raw: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&raw) {
         Ok(cli) => cli,
-        Err(error) => return argument_error(error),
+        Err(error) => return argument_error(error, &raw),
     };
+    let arguments: Vec<String> = raw
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let ending = match &cli.command {
         Command::Run(args) => app::run(args, arguments),
         Command::Quick(args) => app::quick(args, arguments),
@@ -55,16 +63,29 @@ fn main() -> ExitCode {
 /// rank shares, and another rank prints only its own, with its rank.
 fn report_error(message: &str) {
     if !cluster::is_secondary() {
-        eprintln!("iolab: error: {message}");
+        iolab::say!("iolab: error: {message}");
     } else if !cluster::failure_is_shared() {
-        eprintln!("iolab: rank {}: error: {message}", cluster::own_rank());
+        iolab::say!("iolab: rank {}: error: {message}", cluster::own_rank());
     }
 }
 
 /// Help and version go to stdout with status 0; any other argument error is
-/// folded into one line on stderr with status 2.
-fn argument_error(error: clap::Error) -> ExitCode {
+/// folded into one line on stderr with status 2. clap's own message for an
+/// argument that is not UTF-8 names no value, so the argument is named here.
+fn argument_error(error: clap::Error, raw: &[OsString]) -> ExitCode {
     match error.kind() {
+        ErrorKind::InvalidUtf8 => {
+            let offending = raw
+                .iter()
+                .skip(1)
+                .find(|a| a.to_str().is_none())
+                .map_or_else(String::new, |a| format!("{a:?}"));
+            iolab::say!(
+                "iolab: error: the argument {offending} is not valid UTF-8, which this option needs \
+                 (only paths may hold other bytes)"
+            );
+            ExitCode::from(2)
+        }
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = error.print();
             ExitCode::SUCCESS
@@ -81,7 +102,7 @@ fn argument_error(error: clap::Error) -> ExitCode {
                 .collect::<Vec<_>>()
                 .join(" ");
             let line = line.strip_prefix("error: ").unwrap_or(&line);
-            eprintln!("iolab: error: {line}");
+            iolab::say!("iolab: error: {line}");
             ExitCode::from(2)
         }
     }

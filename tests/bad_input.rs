@@ -32,6 +32,9 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     (&["--runtime", "10x"], "10x"),
     (&["--ramp", "-1s"], "-1s"),
     (&["--interval", "0ms"], "0ms"),
+    (&["--interval", "1ns"], "'1ns' is below the 1ms floor"),
+    (&["--interval", "10ns"], "'10ns' is below the 1ms floor"),
+    (&["--interval", "999us"], "'999us' is below the 1ms floor"),
     (&["--pattern", "stride:0"], "stride:0"),
     (&["--pattern", "sideways"], "sideways"),
     (&["--direct", "--engine", "mmap"], "engine mmap"),
@@ -294,6 +297,7 @@ const BAD_INPUTS: &[(&str, &str)] = &[
     ("study {fix}/axis.toml", "'12q'"),
     ("study {fix}/nosweeps.toml", "no [[sweep]]"),
     ("study {fix}/dup.toml", "sweep label 'a'"),
+    ("study {fix}/interval.toml", "'10ns' is below the 1ms floor"),
     ("study {fix}/missing.toml", "missing.toml: does not exist"),
     ("study {fix}/ok.toml --reorder", "--mpi"),
     // presets
@@ -350,6 +354,14 @@ const BAD_INPUTS: &[(&str, &str)] = &[
     // env and measure
     ("env --path /no/such", "/no/such: does not exist"),
     ("measure --interval 0s -- true", "'0s'"),
+    (
+        "measure --interval 100us -- true",
+        "'100us' is below the 1ms floor",
+    ),
+    (
+        "sweep --dir {dir} --interval 1ns",
+        "'1ns' is below the 1ms floor",
+    ),
     ("measure --repeat 0 -- true", "'0'"),
     ("measure --path {fix}", "<COMMAND>"),
     // quick and run: sizes, engines against flags, paths
@@ -408,6 +420,10 @@ fn fixtures(fix: &std::path::Path, dir: &std::path::Path) {
             "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nbs = \"4k,12q\"\n",
         ),
         ("nosweeps.toml", "name = \"s\"\n"),
+        (
+            "interval.toml",
+            "name = \"s\"\n[defaults]\ninterval = \"10ns\"\n[[sweep]]\nlabel = \"a\"\n",
+        ),
         ("notes.html", "<p>my notes</p>\n"),
         (
             "dup.toml",

@@ -132,14 +132,8 @@ fn interrupt_with(signal: i32, expected_status: i32) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until the scratch file exists and the timed loop is running.
-    for _ in 0..100 {
-        if !entries(dir.path()).is_empty() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(500));
+    // The first repetition is under way once its job thread exists.
+    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(120));
     rustix::process::kill_process(
         rustix::process::Pid::from_child(&child),
         rustix::process::Signal::from_named_raw(signal).unwrap(),
@@ -175,6 +169,164 @@ fn sigterm_stops_cleanly_with_status_143() {
 #[test]
 fn ctrl_c_stops_cleanly_with_status_130() {
     interrupt_with(libc::SIGINT, 130);
+}
+
+#[test]
+fn a_dropped_ssh_session_stops_cleanly_with_status_129() {
+    interrupt_with(libc::SIGHUP, 129);
+}
+
+#[test]
+fn sigusr1_and_sigalrm_stop_cleanly_instead_of_killing_silently() {
+    interrupt_with(libc::SIGUSR1, 128 + libc::SIGUSR1);
+    interrupt_with(libc::SIGALRM, 128 + libc::SIGALRM);
+}
+
+#[test]
+fn a_second_signal_ends_iolab_at_once_even_while_it_waits() {
+    // `measure` waits for its command; this one ignores SIGTERM, so the
+    // first SIGTERM (passed on to it) cannot end the wait. The second must.
+    let dir = scratch();
+    let pid_file = dir.path().join("pid");
+    let script = format!(
+        "echo $$ > {}; trap '' TERM; sleep 60 & wait",
+        pid_file.display()
+    );
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["measure", "--path"])
+        .arg(dir.path())
+        .args(["--", "sh", "-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&pid_file).map_or(true, |t| t.trim().is_empty()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let term = || {
+        rustix::process::kill_process(
+            rustix::process::Pid::from_child(&child),
+            rustix::process::Signal::TERM,
+        )
+        .unwrap()
+    };
+    term();
+    wait_until_delivered(child.id(), libc::SIGTERM);
+    term();
+    let ended = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if ended.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("iolab still waits for its command after a second SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    // The command's shell is left to the test to end.
+    let shell = std::fs::read_to_string(&pid_file).unwrap();
+    let _ = std::process::Command::new("pkill")
+        .args(["-KILL", "-P", shell.trim()])
+        .status();
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", shell.trim()])
+        .status();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+}
+
+#[test]
+fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
+    // 64 jobs under an address-space limit: some thread cannot be started.
+    // The started jobs are sent home and joined, the files removed, and the
+    // run ends with status 1 instead of a panic and a hang.
+    let dir = scratch();
+    let binary = assert_cmd::cargo::cargo_bin("iolab");
+    let script = format!(
+        "ulimit -v 300000 && exec {} run --jobs 64 --size 1m --dir {}",
+        binary.display(),
+        dir.path().display()
+    );
+    let output = iolab_under(&["bash", "-c", &script], Duration::from_secs(120));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot start") && stderr.contains("before any I/O"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    // The same under a limit on processes (root is exempt: run as nobody).
+    if !crate::mounts::have("setpriv") || !rustix::process::geteuid().is_root() {
+        eprintln!("skip: the RLIMIT_NPROC case needs root and setpriv");
+        return;
+    }
+    let open = scratch();
+    std::fs::set_permissions(
+        open.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let script = format!(
+        "ulimit -u 20 && exec {} run --engine null --jobs 64 --dir {}",
+        binary.display(),
+        open.path().display()
+    );
+    let output = iolab_under(
+        &[
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "bash",
+            "-c",
+            &script,
+        ],
+        Duration::from_secs(120),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot start"), "{stderr}");
+    assert!(entries(open.path()).is_empty());
+}
+
+/// Runs `command` and returns its output, failing the test when it does not
+/// end within `limit` (a hang is what the test rules out).
+fn iolab_under(command: &[&str], limit: Duration) -> std::process::Output {
+    let child = std::process::Command::new(command[0])
+        .args(&command[1..])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            while started.elapsed() < limit {
+                if done.load(std::sync::atomic::Ordering::Relaxed) {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            true
+        })
+    };
+    let output = child.wait_with_output().unwrap();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(!watchdog.join().unwrap(), "hung: killed after {limit:?}");
+    output
 }
 
 /// The birth times of the scratch files (`iolab-*.dat`) in `dir`: a new
@@ -403,9 +555,9 @@ fn a_killed_runs_scratch_file_is_removed_by_the_next_run_and_a_live_runs_is_not(
             std::thread::sleep(Duration::from_millis(5));
         }
     };
-    // A live run, and beside it a run killed with SIGKILL, which cannot
-    // clean up after itself.
-    let mut live = start("8m", "4s");
+    // A live run (long enough to outlast the test; stopped at the end), and
+    // beside it a run killed with SIGKILL, which cannot clean up after itself.
+    let mut live = start("8m", "120s");
     wait_for_files(1);
     let live_file = entries(dir.path());
     let mut killed = start("64m", "30s");
@@ -434,9 +586,15 @@ fn a_killed_runs_scratch_file_is_removed_by_the_next_run_and_a_live_runs_is_not(
         live_file,
         "only the dead run's file went"
     );
-    assert!(
-        live.wait().unwrap().success(),
-        "the live run finished undisturbed"
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&live),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    assert_eq!(
+        live.wait().unwrap().code(),
+        Some(130),
+        "the live run was undisturbed until its Ctrl-C"
     );
     assert!(entries(dir.path()).is_empty());
 }

@@ -244,3 +244,50 @@ pub fn null_sweep(dir: &Path, output: &Path, bs: &str, extra: &[&str]) {
         String::from_utf8_lossy(&run.stderr)
     );
 }
+
+/// Waits until process `pid` has a thread whose name starts with `prefix`
+/// (iolab names its threads `iolab-job-N` and `iolab-sampler`): a job thread
+/// exists only while a repetition runs, so this is the moment a repetition
+/// is under way, whatever the machine's speed. Panics after `limit`.
+pub fn wait_for_thread(pid: u32, prefix: &str, limit: std::time::Duration) {
+    let started = std::time::Instant::now();
+    loop {
+        let named = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .any(|task| {
+                std::fs::read_to_string(task.path().join("comm"))
+                    .is_ok_and(|name| name.starts_with(prefix))
+            });
+        if named {
+            return;
+        }
+        assert!(
+            started.elapsed() < limit,
+            "no thread {prefix}* in process {pid} after {limit:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Waits until `signal` is no longer pending for process `pid` (its handler
+/// has run), so that a second one is delivered as a second signal rather
+/// than merged into the first.
+pub fn wait_until_delivered(pid: u32, signal: i32) {
+    let bit = 1u64 << (signal - 1);
+    let started = std::time::Instant::now();
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let pending = status
+            .lines()
+            .filter(|l| l.starts_with("ShdPnd:") || l.starts_with("SigPnd:"))
+            .filter_map(|l| u64::from_str_radix(l.split_whitespace().nth(1)?, 16).ok())
+            .any(|mask| mask & bit != 0);
+        if !pending {
+            return;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}

@@ -432,7 +432,7 @@ fn run_grid(
     let fresh = done.is_empty();
     if done.len() >= grid.points.len() {
         if speaks {
-            eprintln!(
+            crate::say!(
                 "iolab: all {} points of this plan are in {} already",
                 grid.points.len(),
                 grid.output.display()
@@ -451,7 +451,7 @@ fn run_grid(
             .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
     }
     if speaks && !done.is_empty() {
-        eprintln!(
+        crate::say!(
             "iolab: resuming {}: {} of {} points done",
             grid.output.display(),
             done.len(),
@@ -484,7 +484,7 @@ fn run_grid(
             }
             Err(error) => {
                 if speaks {
-                    bar.suspend(|| eprintln!("iolab: {}: {error}", planned.label));
+                    bar.suspend(|| crate::say!("iolab: {}: {error}", planned.label));
                 }
                 ending = Ending::Failed;
                 break;
@@ -545,7 +545,7 @@ fn run_grid(
                 .map_err(|e| anyhow::anyhow!("cannot remove the journal: {e}"))?;
         }
     } else {
-        eprintln!(
+        crate::say!(
             "iolab: {} of {} points complete; run the same command{} to measure the rest",
             completed,
             grid.points.len(),

@@ -105,7 +105,6 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             None => {
                 let name = path
                     .file_name()
-                    .and_then(|n| n.to_str())
                     .ok_or_else(|| usage!("--file {} does not name a file", path.display()))?;
                 session.use_file(name, write)?;
             }
@@ -195,7 +194,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
     let direct = match session.probe_direct().map_err(run_error)? {
         DirectCapability::Supported(_) => DirectSupport::Honoured,
         DirectCapability::AcceptedInMemory | DirectCapability::Refused(_) => {
-            eprintln!(
+            crate::say!(
                 "iolab: the {filesystem} file system at {} cannot bypass the page cache with O_DIRECT; \
                  running buffered, with an fsync inside the timed region of every write test. \
                  Reads are from a cold cache where eviction works.",
@@ -285,7 +284,7 @@ pub(crate) fn report_beside(output: &Path, result: &ResultFile) -> Result<(), Ap
         &[(output.display().to_string(), result.clone())],
         replace,
     )?;
-    eprintln!("iolab: report {}", path.display());
+    crate::say!("iolab: report {}", path.display());
     Ok(())
 }
 
@@ -347,7 +346,7 @@ pub fn import(args: &ImportArgs, command: Vec<String>) -> Result<Ending, AppErro
     check_output(args.out.output.as_deref())?;
     let imported = crate::import::fio(&text, &args.file, command)?;
     for line in &imported.skipped {
-        eprintln!("iolab: not imported: {line}");
+        crate::say!("iolab: not imported: {line}");
     }
     if let Some(path) = &args.out.output {
         write::write_atomic(path, &imported.result, Replace::Never)
@@ -432,7 +431,7 @@ pub fn preset(
                 .unwrap_or(u64::MAX);
             let (text, note) = crate::preset::capped(&(preset.study)(*scale), free);
             if let Some(note) = note {
-                eprintln!("iolab: {name}: {note}");
+                crate::say!("iolab: {name}: {note}");
             }
             grid::study_text(&text, &args, arguments)
         }
@@ -614,10 +613,16 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let watch = crate::probe::environment::watch(&args.path);
     let mut result = build::new_result_file(command, Some(&args.path), true);
-    let interval_s = args.interval.as_secs_f64();
+    // As text for the record (bytes that are not UTF-8 show as U+FFFD); the
+    // command itself is run with its arguments byte for byte.
+    let command_text: Vec<String> = args
+        .command
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let mut measurement = crate::record::measurement::Measurement {
-        label: args.label.clone().unwrap_or_else(|| args.command.join(" ")),
-        command: args.command.clone(),
+        label: args.label.clone().unwrap_or_else(|| command_text.join(" ")),
+        command: command_text.clone(),
         path: std::fs::canonicalize(&args.path)
             .unwrap_or_else(|_| args.path.clone())
             .display()
@@ -633,15 +638,15 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
                 Err(error) if index == 0 => {
                     return Err(usage!(
                         "cannot start {:?}: {}",
-                        args.command[0],
+                        command_text[0],
                         describe_io(&error)
                     )
                     .into());
                 }
                 Err(error) => {
-                    eprintln!(
+                    crate::say!(
                         "iolab: cannot start {:?}: {}",
-                        args.command[0],
+                        command_text[0],
                         describe_io(&error)
                     );
                     ending = Ending::Failed;
@@ -651,16 +656,16 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
         if !outcome.succeeded() {
             let status = match (outcome.exit_code, outcome.signal) {
                 (Some(code), _) => {
-                    eprintln!(
+                    crate::say!(
                         "iolab: {:?} exited with status {code} (run {index})",
-                        args.command[0]
+                        command_text[0]
                     );
                     code
                 }
                 (None, Some(signal)) => {
-                    eprintln!(
+                    crate::say!(
                         "iolab: {:?} was killed by signal {signal} (run {index})",
-                        args.command[0]
+                        command_text[0]
                     );
                     128 + signal
                 }
@@ -670,9 +675,7 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
         }
         measurement
             .runs
-            .push(crate::record::measurement::command_run(
-                index, &outcome, interval_s,
-            ));
+            .push(crate::record::measurement::command_run(index, &outcome));
         if ending != Ending::Success || interrupt.is_set() {
             break;
         }
@@ -725,7 +728,7 @@ fn execute(
     let mut replace = Replace::Never;
     for (measured, planned) in plan.points.iter().enumerate() {
         if speaks && !plan.json && plan.points.len() > 1 {
-            eprintln!(
+            crate::say!(
                 "iolab: measuring {} ({})",
                 planned.label,
                 planned.workload.describe()
@@ -740,7 +743,7 @@ fn execute(
             Err(RunError::Usage(error)) if measured == 0 => return Err(error.into()),
             Err(error) => {
                 if speaks {
-                    eprintln!("iolab: {}: {error}", planned.label);
+                    crate::say!("iolab: {}: {error}", planned.label);
                 }
                 ending = Ending::Failed;
                 break;
@@ -833,7 +836,7 @@ pub(crate) fn record_point(
     point.checks = check::check(&point, environment);
     for repetition in &point.repetitions {
         if let Some(error) = &repetition.error {
-            eprintln!(
+            crate::say!(
                 "iolab: {} repetition {} (index {}) failed: {error}",
                 point.label,
                 repetition.index + 1,
@@ -865,7 +868,7 @@ pub(crate) fn present(
     let _ = stdout.write_all(text.as_bytes());
     if let Some(path) = output {
         if json {
-            eprintln!("iolab: results written to {}", path.display());
+            crate::say!("iolab: results written to {}", path.display());
         } else {
             let _ = writeln!(stdout, "results: {}", path.display());
         }

@@ -69,6 +69,10 @@ pub(crate) fn positive_duration(text: &str) -> Result<Duration, String> {
     parse_positive_duration(text)
 }
 
+pub(crate) fn interval(text: &str) -> Result<Duration, String> {
+    crate::plan::units::parse_interval(text)
+}
+
 fn size(text: &str) -> Result<u64, String> {
     parse_size(text)
 }
@@ -207,7 +211,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Time-series interval.
-    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub interval: Duration,
     /// Writes: seal every block with a header (offset, run, sequence, seed)
     /// and a CRC-32C, and check every block in an untimed pass after each
@@ -411,7 +415,7 @@ pub struct MeasureArgs {
     #[arg(long, default_value = ".", value_name = "PATH")]
     pub path: PathBuf,
     /// Device time-series interval.
-    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub interval: Duration,
     /// Run the command this many times (stops at the first failure).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), value_name = "N")]
@@ -422,9 +426,9 @@ pub struct MeasureArgs {
     /// Output options.
     #[command(flatten)]
     pub out: OutputArgs,
-    /// The command and its arguments, after `--`.
+    /// The command and its arguments, after `--` (passed on byte for byte).
     #[arg(last = true, required = true, num_args = 1.., value_name = "COMMAND")]
-    pub command: Vec<String>,
+    pub command: Vec<std::ffi::OsString>,
 }
 
 impl RunArgs {

@@ -1,6 +1,6 @@
 //! Arguments of `iolab sweep` and `iolab study`, the repetition policy shared with `run`, and their conversion into a sweep.
 
-use super::{OutputArgs, positive_duration};
+use super::{OutputArgs, interval};
 use crate::plan::sweep::{Axis, Constraint, Param, Sweep, parse_axis};
 use crate::plan::{UsageError, Workload};
 use crate::usage;
@@ -147,7 +147,7 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub repetitions: RepeatArgs,
     /// Time-series interval.
-    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub interval: Duration,
     /// With --runtime: stop each point once its throughput is steady (see `iolab run --help`).
     #[arg(long, value_name = "CRITERION")]

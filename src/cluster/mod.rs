@@ -143,13 +143,6 @@ pub fn join(
         .map_err(|e| usage!("--mpi: a rank sent an unreadable introduction: {e}"))?;
     let differing = differing_ranks(&everyone);
     PLACE.with(|p| p.set((transport.rank(), false)));
-    if !differing.is_empty() {
-        // Every rank found the same difference: they all stop with it.
-        PLACE.with(|p| p.set((transport.rank(), true)));
-        return Err(usage!(
-            "--mpi: {differing}; every rank must run the same iolab with the same arguments"
-        ));
-    }
     let rank_hosts: Vec<HostIdentity> = everyone.iter().map(|i| i.host.clone()).collect();
     let hosts = group_hosts(&rank_hosts);
     let size = transport.size();
@@ -164,8 +157,9 @@ pub fn join(
             (true, _) => most_per_host % size,
         },
     };
-    if options.reorder && spread.reorder_shift == 0 && transport.rank() == 0 {
-        eprintln!("iolab: --reorder with one rank: there is no other rank's file to read");
+    if options.reorder && spread.reorder_shift == 0 && transport.rank() == 0 && differing.is_empty()
+    {
+        crate::say!("iolab: --reorder with one rank: there is no other rank's file to read");
     }
     let cluster = Rc::new(Cluster {
         run_id: everyone[0].run_id.clone(),
@@ -178,7 +172,16 @@ pub fn join(
         released_at: Cell::new(0),
         started: Cell::new(false),
     });
+    // Kept even when refused below: `finish` ends every rank together, rank
+    // 0 only after it has said why.
     CURRENT.with(|c| *c.borrow_mut() = Some(cluster.clone()));
+    if !differing.is_empty() {
+        // Every rank found the same difference: they all stop with it.
+        PLACE.with(|p| p.set((cluster.rank(), true)));
+        return Err(usage!(
+            "--mpi: {differing}; every rank must run the same iolab with the same arguments"
+        ));
+    }
     Ok(Some(cluster))
 }
 
@@ -209,7 +212,8 @@ pub fn own_rank() -> u32 {
 /// and returns the status to exit with. `failed_alone` is true when this
 /// rank stopped on an error the others did not agree on: then the whole job
 /// is aborted (no rank waits for it forever). Otherwise every rank got here
-/// the same way, and all exit with rank 0's status.
+/// the same way: rank 0 exits with its status once it has reported, and the
+/// other ranks with 0.
 pub fn finish(code: u8, failed_alone: bool) -> u8 {
     let Some(cluster) = CURRENT.with(|c| c.borrow_mut().take()) else {
         return code;
@@ -217,10 +221,20 @@ pub fn finish(code: u8, failed_alone: bool) -> u8 {
     if failed_alone && !failure_is_shared() {
         cluster.transport.abort(i32::from(code));
     }
+    // Rank 0 has printed everything by now; this waits for it.
     let status = cluster.transport.broadcast(&[code]);
+    let root = cluster.is_root();
     // Dropping the last reference finalizes MPI.
     drop(cluster);
-    status.first().copied().unwrap_or(code)
+    // Only rank 0 exits with the run's status. mpirun aborts the whole job
+    // when any rank exits non-zero, which could kill rank 0 before its
+    // message is forwarded; a rank exiting 0 never does. mpirun and srun exit
+    // with rank 0's status, so the user sees the run's status and its reason.
+    if root {
+        status.first().copied().unwrap_or(code)
+    } else {
+        0
+    }
 }
 
 /// The introductions that differ from rank 0's, described; empty when none do.
@@ -312,7 +326,7 @@ impl Cluster {
     /// when no launcher started it.
     pub fn announce(&self) {
         if self.launcher == NO_LAUNCHER {
-            eprintln!(
+            crate::say!(
                 "iolab: --mpi outside an MPI launcher (no OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE \
                  or SLURM_STEP_NUM_TASKS): running as one rank; start it with mpirun -np N or srun"
             );

@@ -67,6 +67,8 @@ pub struct WireJob {
     pub submit: Option<String>,
     /// Per interval: bytes, I/Os, latency (value, count) pairs.
     pub intervals: Vec<WireInterval>,
+    /// The intervals' length, ns (coarsened on long runs).
+    pub interval_ns: u64,
     /// CPU of the job's thread.
     pub cpu: CpuUsage,
     /// Whether a signal ended it.
@@ -114,6 +116,7 @@ impl WireRepetition {
                         .iter()
                         .map(|i| (i.bytes, i.ops, i.latency_counts.clone()))
                         .collect(),
+                    interval_ns: job.interval_ns,
                     cpu: job.cpu,
                     interrupted: job.interrupted,
                 })
@@ -186,6 +189,7 @@ pub fn merge(
                         latency_counts,
                     })
                     .collect(),
+                interval_ns: job.interval_ns,
                 cpu: job.cpu,
                 failure: None,
                 interrupted: job.interrupted,
@@ -243,6 +247,7 @@ mod tests {
                 ops: latencies.len() as u64,
                 latency_counts: Vec::new(),
             }],
+            interval_ns: 1_000_000_000,
             cpu: CpuUsage::default(),
             failure: None,
             interrupted: false,

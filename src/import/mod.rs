@@ -260,6 +260,7 @@ fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetiti
             rank_spread: None,
             stonewall: None,
             series: Vec::new(),
+            series_interval_s: None,
             jobs: vec![Job {
                 job: 0,
                 file,

@@ -339,8 +339,12 @@ impl Workload {
                 self.op.name()
             ));
         }
-        if self.interval_s <= 0.0 {
-            return Err(usage!("--interval must be positive"));
+        // NaN fails too: a result file's workload is input.
+        if self.interval_s.is_nan() || self.interval_s < units::MIN_INTERVAL.as_secs_f64() {
+            return Err(usage!(
+                "--interval {}s is below the 1ms floor (the device counters count milliseconds)",
+                self.interval_s
+            ));
         }
         if let Some(runtime) = self.runtime_s {
             if runtime <= 0.0 {

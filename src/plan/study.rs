@@ -231,7 +231,7 @@ impl Study {
         };
         let mut start = base.clone();
         if let Some(interval) = &self.defaults.interval {
-            let seconds = crate::plan::units::parse_positive_duration(interval.get_ref())
+            let seconds = crate::plan::units::parse_interval(interval.get_ref())
                 .map_err(|e| usage!("{}: interval: {e}", at(interval.span())))?;
             start.interval_s = seconds.as_secs_f64();
         }

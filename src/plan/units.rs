@@ -103,6 +103,25 @@ pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
     Ok(duration)
 }
 
+/// The shortest time-series interval: 1 ms. /proc/diskstats counts device
+/// time in milliseconds, so a shorter interval cannot carry device figures,
+/// and closing intervals faster would spend the CPU the I/O threads need
+/// (each close sorts a histogram and the sampler reads the counters).
+pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
+
+/// Parses a time-series interval: a duration of at least [`MIN_INTERVAL`].
+pub fn parse_interval(text: &str) -> Result<Duration, String> {
+    let interval = parse_positive_duration(text)?;
+    if interval < MIN_INTERVAL {
+        return Err(format!(
+            "interval '{text}' is below the 1ms floor: the device counters \
+             (/proc/diskstats) count time in milliseconds, and shorter intervals \
+             would take CPU time from the I/O"
+        ));
+    }
+    Ok(interval)
+}
+
 /// Formats a byte count with the largest binary unit that divides it exactly
 /// (`4KiB`, `1MiB`), or plain bytes (`1000B`): labels must round-trip.
 pub fn format_size(bytes: u64) -> String {

@@ -9,9 +9,13 @@ use super::nfs::{self, NfsCounters};
 use super::procstat::{self, CpuTicks};
 use crate::run::clock;
 use std::path::PathBuf;
-use std::sync::Barrier;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
+
+/// An interval in whole ns, at least 1.
+fn interval_ns(interval: Duration) -> u64 {
+    (interval.as_nanos().min(u128::from(u64::MAX)) as u64).max(1)
+}
 
 /// What to sample: the devices of a stack and, for NFS, a mount point.
 #[derive(Clone, Debug, Default)]
@@ -47,6 +51,10 @@ pub struct Samples {
     pub start: Snapshot,
     /// At each interval boundary after the start.
     pub ticks: Vec<Snapshot>,
+    /// The interval between ticks, ns: the asked interval, doubled each time
+    /// the ticks reached their bound and every other one was dropped.
+    #[serde(default)]
+    pub interval_ns: u64,
     /// At the end.
     pub end: Snapshot,
 }
@@ -88,43 +96,63 @@ impl Watch {
     }
 
     /// The sampler thread's body for a timed region that starts `ramp` after
-    /// the barrier releases the jobs (this thread takes part in the barrier),
-    /// with a device snapshot every `interval`, until `done` is dropped.
+    /// the jobs are released (`ready` waits for that with them; false when
+    /// the start was called off), with a device snapshot every `interval`,
+    /// until `done` is dropped.
     pub fn sample_region(
         &self,
         ramp: Duration,
         interval: Duration,
-        barrier: &Barrier,
+        max_ticks: usize,
+        ready: impl FnOnce() -> bool,
         done: &Receiver<()>,
     ) -> Samples {
+        let interval_ns = interval_ns(interval);
         let start = if ramp.is_zero() {
             // Before the release: the region's first I/O must not be missed.
             let start = self.snapshot(true);
-            barrier.wait();
+            if !ready() {
+                return self.finish(start.clone(), Vec::new(), interval_ns, start);
+            }
             start
         } else {
-            barrier.wait();
+            if !ready() {
+                let now = self.snapshot(true);
+                return self.finish(now.clone(), Vec::new(), interval_ns, now);
+            }
             if let Err(RecvTimeoutError::Disconnected) = done.recv_timeout(ramp) {
                 // Everything ended during the ramp.
                 let now = self.snapshot(true);
-                return self.finish(now.clone(), Vec::new(), now);
+                return self.finish(now.clone(), Vec::new(), interval_ns, now);
             }
             self.snapshot(true)
         };
-        self.sample_until(start, interval, done)
+        self.sample_until(start, interval, max_ticks, done)
     }
 
-    /// Takes interval snapshots after `start` until `done` is dropped, then the end snapshot.
+    /// Takes interval snapshots after `start` until `done` is dropped, then
+    /// the end snapshot. At `max_ticks` (made even) every other tick is
+    /// dropped and the interval doubles, as the jobs' series coarsen: the
+    /// counters are cumulative, so the remaining ticks bound exact intervals.
     pub fn sample_until(
         &self,
         start: Snapshot,
         interval: Duration,
+        max_ticks: usize,
         done: &Receiver<()>,
     ) -> Samples {
-        let mut ticks = Vec::new();
-        let interval_ns = interval.as_nanos().max(1) as u64;
+        let max_ticks = max_ticks.max(2) & !1;
+        let mut ticks: Vec<Snapshot> = Vec::new();
+        let mut interval_ns = interval_ns(interval);
         loop {
-            let next = start.at_ns + interval_ns * (ticks.len() as u64 + 1);
+            if ticks.len() >= max_ticks {
+                // Ticks 2, 4, 6… (1-based) stay: the boundaries of the doubled interval.
+                ticks = ticks.into_iter().skip(1).step_by(2).collect();
+                interval_ns = interval_ns.saturating_mul(2);
+            }
+            let next = start
+                .at_ns
+                .saturating_add(interval_ns.saturating_mul(ticks.len() as u64 + 1));
             let wait = Duration::from_nanos(next.saturating_sub(clock::now_ns()));
             match done.recv_timeout(wait) {
                 Err(RecvTimeoutError::Timeout) => ticks.push(self.snapshot(false)),
@@ -132,14 +160,21 @@ impl Watch {
             }
         }
         let end = self.snapshot(true);
-        self.finish(start, ticks, end)
+        self.finish(start, ticks, interval_ns, end)
     }
 
-    fn finish(&self, start: Snapshot, ticks: Vec<Snapshot>, end: Snapshot) -> Samples {
+    fn finish(
+        &self,
+        start: Snapshot,
+        ticks: Vec<Snapshot>,
+        interval_ns: u64,
+        end: Snapshot,
+    ) -> Samples {
         Samples {
             disks: self.disks.clone(),
             start,
             ticks,
+            interval_ns,
             end,
         }
     }
@@ -153,14 +188,18 @@ mod tests {
     #[test]
     fn ticks_arrive_each_interval_and_the_end_closes_the_last() {
         let watch = Watch::default();
-        let barrier = Barrier::new(1);
         let (stop, done) = mpsc::channel::<()>();
         let stopper = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(300));
             drop(stop);
         });
-        let samples =
-            watch.sample_region(Duration::ZERO, Duration::from_millis(50), &barrier, &done);
+        let samples = watch.sample_region(
+            Duration::ZERO,
+            Duration::from_millis(50),
+            64,
+            || true,
+            &done,
+        );
         stopper.join().unwrap();
         // 300 ms with 50 ms intervals: at least one tick even on a loaded machine.
         assert!(!samples.ticks.is_empty());
@@ -173,5 +212,28 @@ mod tests {
         assert!(samples.end.at_ns > *times.last().unwrap());
         assert!(samples.start.cpu.is_some() && samples.end.cpu.is_some());
         assert!(samples.ticks.iter().all(|t| t.cpu.is_none()));
+    }
+
+    #[test]
+    fn ticks_are_thinned_to_their_bound_and_the_interval_doubles() {
+        let watch = Watch::default();
+        let (stop, done) = mpsc::channel::<()>();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(stop);
+        });
+        // A 1 ns interval: every turn of the loop is a tick, thousands of them.
+        let start = watch.snapshot(true);
+        let samples = watch.sample_until(start, Duration::from_nanos(1), 8, &done);
+        stopper.join().unwrap();
+        assert!(samples.ticks.len() <= 8, "{}", samples.ticks.len());
+        assert!(
+            samples.interval_ns >= 2,
+            "coarsened: {}",
+            samples.interval_ns
+        );
+        assert!(samples.interval_ns.is_power_of_two());
+        let times: Vec<u64> = samples.intervals().iter().map(|(a, _)| a.at_ns).collect();
+        assert!(times.windows(2).all(|w| w[0] < w[1]));
     }
 }

@@ -364,6 +364,7 @@ mod tests {
             disks: vec!["vda".into()],
             start: snapshot(1, before, 10_000),
             ticks: vec![],
+            interval_ns: 1_000_000_000,
             end: snapshot(3, after, 60_000),
         };
         let activity = activity(
@@ -402,6 +403,7 @@ mod tests {
             disks: vec!["vda".into()],
             start: snapshot(1, quiet, 0),
             ticks: vec![],
+            interval_ns: 1_000_000_000,
             end: snapshot(2, quiet, 0),
         };
         let vda = &activity(

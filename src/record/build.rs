@@ -12,7 +12,7 @@ use super::{
 };
 use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
-use crate::run::timing::{JobOutcome, new_histogram};
+use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, new_histogram};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
 use std::path::Path;
@@ -140,7 +140,8 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         hosts: Vec::new(),
         rank_spread: None,
         stonewall: None,
-        series: series(jobs, point.workload.interval_s),
+        series: Vec::new(),
+        series_interval_s: None,
         jobs: jobs
             .iter()
             .enumerate()
@@ -157,6 +158,18 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             })
             .collect(),
     };
+    let asked_ns = (point.workload.interval_s * 1e9).round().max(1.0) as u64;
+    // Jobs (and the sampler) coarsen their series on their own; all are
+    // brought to the coarsest interval any of them reached.
+    let interval_ns = jobs
+        .iter()
+        .map(|j| j.interval_ns)
+        .chain(outcome.samples.as_ref().map(|s| s.interval_ns))
+        .fold(asked_ns, u64::max);
+    record.series = series(jobs, interval_ns);
+    if interval_ns != asked_ns {
+        record.series_interval_s = Some(interval_ns as f64 * 1e-9);
+    }
     if status == Status::Ok && !jobs.is_empty() {
         let start = jobs
             .iter()
@@ -203,7 +216,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
                 writes: point.workload.op.writes(),
             };
             record.activity = Some(activity::activity(samples, app));
-            add_interval_devices(&mut record.series, samples, app.writes);
+            add_interval_devices(&mut record.series, samples, interval_ns, app.writes);
         }
     }
     if !outcome.ranks.is_empty() {
@@ -226,12 +239,36 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
 /// Puts the sampler's device figures beside the series interval of the same
 /// index. When the sampler saw one boundary more than the jobs (a region
 /// ending right after a boundary), the remainder joins the last interval, so
-/// the series still adds up to the repetition's activity.
-fn add_interval_devices(series: &mut [Interval], samples: &Samples, writes: bool) {
-    let mut windows = samples.intervals();
+/// the series still adds up to the repetition's activity. Ticks finer than
+/// the series' `interval_ns` are thinned to its boundaries first.
+fn add_interval_devices(
+    series: &mut [Interval],
+    samples: &Samples,
+    interval_ns: u64,
+    writes: bool,
+) {
     if series.is_empty() {
         return;
     }
+    let factor = (interval_ns / samples.interval_ns.max(1)).max(1) as usize;
+    let thinned;
+    let samples = if factor > 1 {
+        thinned = Samples {
+            ticks: samples
+                .ticks
+                .iter()
+                .skip(factor - 1)
+                .step_by(factor)
+                .cloned()
+                .collect(),
+            interval_ns,
+            ..samples.clone()
+        };
+        &thinned
+    } else {
+        samples
+    };
+    let mut windows = samples.intervals();
     if windows.len() > series.len() {
         let last_start = windows[series.len() - 1].0;
         windows.truncate(series.len() - 1);
@@ -277,15 +314,21 @@ pub fn latency_summary(histogram: &Histogram<u64>) -> LatencySummary {
     }
 }
 
-/// Merges the jobs' interval samples by interval index into one series.
-fn series(jobs: &[JobOutcome], interval_s: f64) -> Vec<Interval> {
-    let length = jobs.iter().map(|j| j.intervals.len()).max().unwrap_or(0);
+/// Merges the jobs' interval samples by interval index into one series of
+/// `interval_ns` intervals (each job's series coarsened to it first).
+fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
+    let interval_s = interval_ns as f64 * 1e-9;
+    let coarsened: Vec<Vec<IntervalSample>> = jobs
+        .iter()
+        .map(|j| coarsen_series(&j.intervals, j.interval_ns, interval_ns))
+        .collect();
+    let length = coarsened.iter().map(Vec::len).max().unwrap_or(0);
     (0..length)
         .map(|index| {
             let mut latency = new_histogram();
             let mut bytes = 0;
             let mut ops = 0;
-            for sample in jobs.iter().filter_map(|j| j.intervals.get(index)) {
+            for sample in coarsened.iter().filter_map(|j| j.get(index)) {
                 bytes += sample.bytes;
                 ops += sample.ops;
                 for &(value, count) in &sample.latency_counts {

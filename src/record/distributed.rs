@@ -229,8 +229,7 @@ pub fn shares(point: &PointOutcome, outcome: &RepetitionOutcome, start: u64) -> 
             ratio: if slow > 0.0 { fast / slow } else { 1.0 },
         }
     });
-    let interval_ns = (point.workload.interval_s * 1e9).round().max(1.0) as u64;
-    let stonewall = ok.then(|| stonewall(outcome, start, interval_ns)).flatten();
+    let stonewall = ok.then(|| stonewall(outcome, start)).flatten();
     Shares {
         ranks,
         hosts,
@@ -239,8 +238,9 @@ pub fn shares(point: &PointOutcome, outcome: &RepetitionOutcome, start: u64) -> 
     }
 }
 
-/// The stonewall figures of a completed repetition.
-fn stonewall(outcome: &RepetitionOutcome, start: u64, interval_ns: u64) -> Option<Stonewall> {
+/// The stonewall figures of a completed repetition, resolved to the
+/// coarsest of the jobs' intervals.
+fn stonewall(outcome: &RepetitionOutcome, start: u64) -> Option<Stonewall> {
     let jobs = &outcome.jobs;
     let (first_rank, first_end) = outcome
         .ranks
@@ -255,10 +255,8 @@ fn stonewall(outcome: &RepetitionOutcome, start: u64, interval_ns: u64) -> Optio
             (r.rank, end)
         })
         .min_by_key(|&(_, end)| end)?;
-    let bytes: u64 = jobs
-        .iter()
-        .map(|job| bytes_by(job, first_end, interval_ns))
-        .sum();
+    let bytes: u64 = jobs.iter().map(|job| bytes_by(job, first_end)).sum();
+    let interval_ns = jobs.iter().map(|j| j.interval_ns).max().unwrap_or(1);
     let elapsed_ns = first_end.saturating_sub(start).max(1);
     Some(Stonewall {
         first_rank,
@@ -270,7 +268,8 @@ fn stonewall(outcome: &RepetitionOutcome, start: u64, interval_ns: u64) -> Optio
 }
 
 /// Bytes `job` had completed by `at` (same clock), from its time series.
-fn bytes_by(job: &JobOutcome, at: u64, interval_ns: u64) -> u64 {
+fn bytes_by(job: &JobOutcome, at: u64) -> u64 {
+    let interval_ns = job.interval_ns.max(1);
     if at >= job.end {
         return job.bytes;
     }
@@ -314,6 +313,7 @@ mod tests {
                     latency_counts: Vec::new(),
                 })
                 .collect(),
+            interval_ns: 100,
             cpu: CpuUsage::default(),
             failure: None,
             interrupted: false,
@@ -324,14 +324,14 @@ mod tests {
     fn bytes_by_counts_whole_intervals_and_a_share_of_the_current_one() {
         // Intervals of 100 ns from 1000: [1000,1100) 10 B, [1100,1200) 20 B, [1200,1250] 40 B.
         let job = job(1_000, 1_250, &[10, 20, 40]);
-        assert_eq!(bytes_by(&job, 1_000, 100), 0);
-        assert_eq!(bytes_by(&job, 1_050, 100), 5);
-        assert_eq!(bytes_by(&job, 1_100, 100), 10);
-        assert_eq!(bytes_by(&job, 1_150, 100), 20);
+        assert_eq!(bytes_by(&job, 1_000), 0);
+        assert_eq!(bytes_by(&job, 1_050), 5);
+        assert_eq!(bytes_by(&job, 1_100), 10);
+        assert_eq!(bytes_by(&job, 1_150), 20);
         // The last interval is 50 ns long: half of it is half its bytes.
-        assert_eq!(bytes_by(&job, 1_225, 100), 50);
-        assert_eq!(bytes_by(&job, 1_250, 100), 70);
-        assert_eq!(bytes_by(&job, 9_999, 100), 70);
+        assert_eq!(bytes_by(&job, 1_225), 50);
+        assert_eq!(bytes_by(&job, 1_250), 70);
+        assert_eq!(bytes_by(&job, 9_999), 70);
     }
 
     #[test]
@@ -350,7 +350,7 @@ mod tests {
         // Rank 0 ends at 200, rank 1 (a straggler) at 400.
         outcome.jobs = vec![job(0, 200, &[100, 100]), job(0, 400, &[50, 50, 50, 50])];
         outcome.ranks = vec![rank(0, 0..1), rank(1, 1..2)];
-        let wall = stonewall(&outcome, 0, 100).unwrap();
+        let wall = stonewall(&outcome, 0).unwrap();
         assert_eq!(wall.first_rank, 0);
         assert_eq!(wall.elapsed_ns, 200);
         assert_eq!(wall.bytes, 200 + 100);

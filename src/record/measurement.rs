@@ -58,13 +58,11 @@ pub struct CommandInterval {
 }
 
 /// The record of one run from what the runner measured.
-pub fn command_run(
-    index: u32,
-    outcome: &crate::run::command::CommandOutcome,
-    interval_s: f64,
-) -> CommandRun {
+pub fn command_run(index: u32, outcome: &crate::run::command::CommandOutcome) -> CommandRun {
     use super::activity::{AppWork, activity, devices};
     let samples = &outcome.samples;
+    // The sampler's interval, doubled if a long run's series was coarsened.
+    let interval_s = samples.interval_ns as f64 * 1e-9;
     CommandRun {
         index,
         exit_code: outcome.exit_code,

@@ -233,6 +233,11 @@ pub struct Repetition {
     pub activity: Option<Activity>,
     /// Figures per interval of the timed region (all jobs together).
     pub series: Vec<Interval>,
+    /// The length of the series' intervals, seconds, when it differs from the
+    /// workload's `interval_s`: a long run's series is kept to a bounded
+    /// number of intervals by merging neighbours, which doubles the interval.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub series_interval_s: Option<f64>,
     /// Per-job figures.
     pub jobs: Vec<Job>,
     /// With a steady-state criterion: whether and when it was met.

@@ -31,6 +31,17 @@ impl AlignedBuffer {
         buffer
     }
 
+    /// Like [`AlignedBuffer::with_data`], but `None` when the memory cannot
+    /// be had (an address-space limit), instead of ending the process.
+    pub fn try_with_data(len: usize, align: usize, seed: u64) -> Option<Self> {
+        let layout = Layout::from_size_align(len.max(1), align.max(1)).ok()?;
+        // SAFETY: the layout has a non-zero size.
+        let data = NonNull::new(unsafe { alloc_zeroed(layout) })?;
+        let mut buffer = AlignedBuffer { data, layout };
+        buffer.fill(seed);
+        Some(buffer)
+    }
+
     /// Fills the buffer with pseudo-random bytes from `seed`, so that devices
     /// and file systems that compress or deduplicate zeros see real data.
     pub fn fill(&mut self, seed: u64) {

@@ -195,7 +195,7 @@ mod tests {
         read_range(fd, 500 * page, 10 * page, &interrupt).unwrap();
         let before = residency(fd, 0, len).unwrap().resident_pages;
         if before == pages {
-            eprintln!(
+            crate::say!(
                 "skipped: the file stayed cached after POSIX_FADV_DONTNEED, nothing to reread"
             );
             return;

@@ -38,7 +38,7 @@ impl CommandOutcome {
 /// every `interval`. A SIGINT or SIGTERM that iolab receives is passed on to
 /// the command. Fails only when the command cannot be started.
 pub fn run(
-    command: &[String],
+    command: &[std::ffi::OsString],
     watch: &Watch,
     interval: Duration,
     interrupt: &Interrupt,
@@ -53,7 +53,8 @@ pub fn run(
     let (finished, done) = mpsc::channel::<()>();
     let (stop_forwarding, forwarding_done) = mpsc::channel::<()>();
     let (status, usage, ended, samples) = std::thread::scope(|scope| {
-        let sampler = scope.spawn(move || watch.sample_until(start, interval, &done));
+        let kept = super::timing::intervals_kept_per_job(1);
+        let sampler = scope.spawn(move || watch.sample_until(start, interval, kept, &done));
         let forwarder = scope.spawn(move || forward_signals(pid, interrupt, &forwarding_done));
         wait_for_exit(pid);
         let ended = now_ns();

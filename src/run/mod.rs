@@ -1,5 +1,5 @@
 //! The runner: scratch files and their safety, layout, cache control, worker
-//! threads behind a barrier, and the timing loops.
+//! threads released together, and the timing loops.
 //!
 //! A [`Session`] owns one scratch directory and the files laid out in it; it
 //! measures points one after another and keeps a laid-out file set between
@@ -11,6 +11,7 @@ pub mod cache;
 pub mod clock;
 pub mod command;
 pub mod device;
+pub mod gate;
 pub mod peers;
 pub mod prepare;
 pub mod scratch;
@@ -29,6 +30,7 @@ use crate::probe::sampler::{Samples, Watch};
 use crate::usage;
 use buffer::AlignedBuffer;
 use cache::Residency;
+use gate::StartGate;
 use peers::{Peers, RankOutcome};
 use prepare::{DirectAlignment, DirectCapability};
 use rustix::fd::{AsFd, OwnedFd};
@@ -38,7 +40,7 @@ use signals::Interrupt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Barrier, mpsc};
+use std::sync::mpsc;
 use std::time::Duration;
 use timing::{IoFailure, JobOutcome, LoopSpec};
 
@@ -288,7 +290,7 @@ impl Session {
     /// Measures the existing file `name` in the session's directory instead of
     /// creating one; `write` asks to overwrite it, which only a file carrying
     /// iolab's marker allows.
-    pub fn use_file(&mut self, name: &str, write: bool) -> Result<(), UsageError> {
+    pub fn use_file(&mut self, name: &std::ffi::OsStr, write: bool) -> Result<(), UsageError> {
         self.release_files();
         let file = self.dir.adopt(name, write)?;
         self.use_given(file)
@@ -340,13 +342,13 @@ impl Session {
         match self.dir.remove_dead_runs() {
             Ok(removed) => {
                 for name in removed {
-                    eprintln!(
+                    crate::say!(
                         "iolab: removed {}, left by a run that is no longer running",
                         self.dir.path().join(name).display()
                     );
                 }
             }
-            Err(error) => eprintln!(
+            Err(error) => crate::say!(
                 "iolab: could not look for files of dead runs in {}: {error}",
                 self.dir.path().display()
             ),
@@ -359,10 +361,10 @@ impl Session {
         match self.dir.remove_leftovers(run_id) {
             Ok(removed) => {
                 for name in removed {
-                    eprintln!("iolab: removed {name}, left by the interrupted run {run_id}");
+                    crate::say!("iolab: removed {name}, left by the interrupted run {run_id}");
                 }
             }
-            Err(error) => eprintln!(
+            Err(error) => crate::say!(
                 "iolab: could not look for files of run {run_id} in {}: {error}",
                 self.dir.path().display()
             ),
@@ -708,10 +710,12 @@ impl Session {
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
         outcome.status = RepetitionStatus::Ok;
         let Some(set) = self.files.as_mut() else {
-            (outcome.jobs, outcome.samples, outcome.steady_at) = run_jobs(
+            let run = run_jobs(
                 &self.dir, None, workload, target, &interrupt, true, watch, peers,
             );
-            outcome.status = status_of(&outcome.jobs);
+            outcome.status = run.status();
+            (outcome.jobs, outcome.samples, outcome.steady_at) =
+                (run.outcomes, run.samples, run.steady_at);
             return Ok(outcome);
         };
         if workload.op == Op::Write {
@@ -733,7 +737,7 @@ impl Session {
                 ramp_s: 0.0,
                 ..workload.clone()
             };
-            let (outcomes, _, _) = run_jobs(
+            outcome.status = run_jobs(
                 &self.dir,
                 Some(&targets),
                 &first_read,
@@ -742,8 +746,8 @@ impl Session {
                 false,
                 None,
                 None,
-            );
-            outcome.status = status_of(&outcomes);
+            )
+            .status();
         }
         if !matches!(outcome.status, RepetitionStatus::Ok) {
             return Ok(outcome);
@@ -757,7 +761,7 @@ impl Session {
             total = total + counted;
         }
         outcome.residency = Some(total);
-        (outcome.jobs, outcome.samples, outcome.steady_at) = run_jobs(
+        let run = run_jobs(
             &self.dir,
             Some(&targets),
             workload,
@@ -767,7 +771,9 @@ impl Session {
             watch,
             peers,
         );
-        outcome.status = status_of(&outcome.jobs);
+        outcome.status = run.status();
+        (outcome.jobs, outcome.samples, outcome.steady_at) =
+            (run.outcomes, run.samples, run.steady_at);
         if workload.verify && matches!(outcome.status, RepetitionStatus::Ok) {
             let alignment = target.direct_alignment.map_or(4096, |a| a.memory as usize);
             (outcome.status, outcome.verified) = verify_targets(&targets, workload, alignment);
@@ -799,7 +805,7 @@ impl Session {
         if let Some(set) = self.files.take() {
             for file in set.files {
                 if self.keep && file.ownership() == scratch::Ownership::Created {
-                    eprintln!("iolab: kept {}", file.path().display());
+                    crate::say!("iolab: kept {}", file.path().display());
                     file.disown();
                 } else {
                     remove_file(&self.dir, file);
@@ -822,11 +828,11 @@ fn remove_file(dir: &ScratchDir, file: TargetFile) {
     let path = file.path().to_path_buf();
     match file.remove(dir) {
         Ok(true) => {}
-        Ok(false) => eprintln!(
+        Ok(false) => crate::say!(
             "iolab: {} is no longer the file iolab created; left in place",
             path.display()
         ),
-        Err(error) => eprintln!(
+        Err(error) => crate::say!(
             "iolab: could not remove scratch file {}: {error}",
             path.display()
         ),
@@ -1058,10 +1064,36 @@ fn open_flags(workload: &Workload) -> OFlags {
     flags
 }
 
-/// Runs every job of `workload` on its own thread, released together. With
-/// `watch`, a sampler thread beside the jobs snapshots the watched counters
-/// at the start of the timed region, every interval, and at the end. With
-/// `peers`, this thread waits for the other ranks before the jobs are released.
+/// What the threads of one repetition brought back.
+struct JobsRun {
+    /// Each started job's outcome, in job order.
+    outcomes: Vec<JobOutcome>,
+    /// The sampler's counters, when it sampled.
+    samples: Option<Samples>,
+    /// When every job met the steady-state criterion.
+    steady_at: Option<u64>,
+    /// Why the jobs could not all be started (the kernel refused a thread):
+    /// the started ones were sent home without doing any I/O.
+    start_failure: Option<String>,
+}
+
+impl JobsRun {
+    /// The repetition's status: a start failure first, then the jobs' own.
+    fn status(&self) -> RepetitionStatus {
+        match &self.start_failure {
+            Some(message) => RepetitionStatus::Failed(message.clone()),
+            None => status_of(&self.outcomes),
+        }
+    }
+}
+
+/// Runs every job of `workload` on its own thread (`iolab-job-N`), released
+/// together. With `watch`, a sampler thread (`iolab-sampler`) beside the jobs
+/// snapshots the watched counters at the start of the timed region, every
+/// interval, and at the end. With `peers`, this thread waits for the other
+/// ranks before the jobs are released. When a thread cannot be started, the
+/// start is called off: the threads already started return without I/O and
+/// are joined, and the failure is reported.
 #[allow(clippy::too_many_arguments)]
 fn run_jobs(
     dir: &ScratchDir,
@@ -1072,7 +1104,7 @@ fn run_jobs(
     timed: bool,
     watch: Option<&Watch>,
     peers: Option<&dyn Peers>,
-) -> (Vec<JobOutcome>, Option<Samples>, Option<u64>) {
+) -> JobsRun {
     let met: Vec<AtomicBool> = (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
     let reached_at = AtomicU64::new(0);
     let steady = workload
@@ -1083,7 +1115,7 @@ fn run_jobs(
             met: &met,
             reached_at: &reached_at,
         });
-    let barrier = Barrier::new(
+    let gate = StartGate::new(
         workload.jobs as usize + usize::from(watch.is_some()) + usize::from(peers.is_some()),
     );
     let alignment = target
@@ -1091,39 +1123,81 @@ fn run_jobs(
         .map_or(4096, |a| (a.memory as usize).max(4096));
     let (jobs_done, done) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
-        let sampler = watch.map(|watch| {
-            let barrier = &barrier;
+        let gate = &gate;
+        let refused = |what: String, error: std::io::Error| {
+            gate.call_off();
+            format!(
+                "cannot start {what}: {error} (a limit on threads or memory, such as ulimit -u or -v?); \
+                 the repetition was called off before any I/O"
+            )
+        };
+        let mut start_failure = None;
+        let sampler = watch.and_then(|watch| {
             let ramp = Duration::from_secs_f64(workload.ramp_s);
             let interval = Duration::from_secs_f64(workload.interval_s);
-            scope.spawn(move || watch.sample_region(ramp, interval, barrier, &done))
-        });
-        let handles: Vec<_> = (0..workload.jobs)
-            .map(|job| {
-                let place = targets.map(|targets| targets[job as usize]);
-                let barrier = &barrier;
-                let steady = steady.map(|s| (s, job as usize));
-                scope.spawn(move || {
-                    run_job(
-                        dir, place, job, workload, alignment, interrupt, timed, barrier, steady,
-                    )
+            std::thread::Builder::new()
+                .name("iolab-sampler".to_string())
+                .spawn_scoped(scope, move || {
+                    let kept = timing::intervals_kept_per_job(workload.jobs);
+                    watch.sample_region(ramp, interval, kept, || gate.wait(), &done)
                 })
-            })
-            .collect();
-        if let Some(peers) = peers {
-            // Every local job is ready (or has failed to get ready): wait
-            // for the other ranks, then release them all.
-            peers.start_together();
-            barrier.wait();
+                .map_err(|error| start_failure = Some(refused("the sampler thread".into(), error)))
+                .ok()
+        });
+        let mut handles = Vec::new();
+        for job in 0..workload.jobs {
+            if start_failure.is_some() {
+                break;
+            }
+            let place = targets.map(|targets| targets[job as usize]);
+            let steady = steady.map(|s| (s, job as usize));
+            let spawned = std::thread::Builder::new()
+                .name(format!("iolab-job-{job}"))
+                .spawn_scoped(scope, move || {
+                    run_job(
+                        dir, place, job, workload, alignment, interrupt, timed, gate, steady,
+                    )
+                });
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(error) => {
+                    start_failure = Some(refused(
+                        format!("the thread of job {} of {}", job + 1, workload.jobs),
+                        error,
+                    ));
+                }
+            }
         }
-        let outcomes = handles
-            .into_iter()
-            .map(|h| h.join().expect("a job thread panicked"))
-            .collect();
+        if let Some(peers) = peers {
+            // Every local job is ready (or has failed to get ready, or the
+            // start was called off): wait for the other ranks, then release
+            // them all. Called on every path: the other ranks wait here.
+            peers.start_together();
+            gate.wait();
+        }
+        // A job thread that panicked is a bug; its message is already on
+        // stderr, and the repetition fails rather than iolab hanging or dying.
+        let mut outcomes = Vec::new();
+        for (job, handle) in handles.into_iter().enumerate() {
+            match handle.join() {
+                Ok(outcome) => outcomes.push(outcome),
+                Err(_) => {
+                    start_failure.get_or_insert_with(|| {
+                        format!("job {} stopped on an internal error", job + 1)
+                    });
+                }
+            }
+        }
         drop(jobs_done);
-        let samples = sampler.map(|h| h.join().expect("the sampler thread panicked"));
+        let samples = sampler.and_then(|h| h.join().ok());
         interrupt.clear_steady_stop();
         let steady_at = Some(reached_at.load(Ordering::Relaxed)).filter(|&t| t > 0);
-        (outcomes, samples, steady_at)
+        JobsRun {
+            outcomes,
+            samples,
+            steady_at,
+            start_failure,
+        }
     })
 }
 
@@ -1136,7 +1210,7 @@ fn run_job(
     alignment: usize,
     interrupt: &Interrupt,
     timed: bool,
-    barrier: &Barrier,
+    gate: &StartGate,
     steady: Option<(timing::Steady<'_>, usize)>,
 ) -> JobOutcome {
     let file = place.map(|p| p.file);
@@ -1166,6 +1240,7 @@ fn run_job(
         fsync_every: workload.fsync_every,
         fsync_end: workload.fsync_end,
         interval: Duration::from_secs_f64(workload.interval_s),
+        max_intervals: timing::intervals_kept_per_job(workload.jobs),
         interrupt: interrupt.flag(),
         file: &label,
         steady,
@@ -1176,10 +1251,14 @@ fn run_job(
     } else {
         1
     };
-    let mut buffer = AlignedBuffer::with_data(workload.bs as usize * slots, alignment, spec.seed);
     let setup_failed = |error: std::io::Error| {
-        barrier.wait();
+        gate.wait();
         JobOutcome::setup_failure(&label, error)
+    };
+    let Some(mut buffer) =
+        AlignedBuffer::try_with_data(workload.bs as usize * slots, alignment, spec.seed)
+    else {
+        return setup_failed(std::io::Error::from_raw_os_error(libc::ENOMEM));
     };
     let fd: Option<OwnedFd> = match file {
         Some(file) => match file.reopen(dir, open_flags(workload)) {
@@ -1188,9 +1267,7 @@ fn run_job(
         },
         None => None,
     };
-    let ready = || {
-        barrier.wait();
-    };
+    let ready = || gate.wait();
     let fd = fd.as_ref().map(|fd| fd.as_fd());
     let engine_fd = || fd.expect("engines other than null have a file");
     match workload.engine {
@@ -1251,6 +1328,7 @@ impl JobOutcome {
             latency: timing::new_histogram(),
             submit: None,
             intervals: Vec::new(),
+            interval_ns: 1,
             cpu: Default::default(),
             failure: Some(IoFailure {
                 action: "engine setup",

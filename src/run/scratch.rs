@@ -199,7 +199,7 @@ impl ScratchDir {
         let _ = rustix::fs::fsetxattr(&fd, OWNER_XATTR, owner_tag().as_bytes(), XattrFlags::CREATE);
         Ok(TargetFile {
             path: self.path.join(&name),
-            name,
+            name: name.into(),
             fd,
             identity: (stat.st_dev, stat.st_ino),
             ownership: Ownership::Created,
@@ -252,7 +252,7 @@ impl ScratchDir {
         }
         Ok(TargetFile {
             path,
-            name,
+            name: name.into(),
             fd,
             identity: (stat.st_dev, stat.st_ino),
             ownership: Ownership::Peer { writable: write },
@@ -262,13 +262,15 @@ impl ScratchDir {
     /// Uses the existing regular file `name` in this directory, given by the
     /// user: opened read-only, never removed, and reopened for writing only
     /// when `write` is asked and the file carries iolab's marker.
-    pub fn adopt(&self, name: &str, write: bool) -> Result<TargetFile, UsageError> {
+    pub fn adopt(&self, name: &std::ffi::OsStr, write: bool) -> Result<TargetFile, UsageError> {
         let path = self.path.join(name);
         let shown = path.display();
+        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+        // writer forever; it is refused below as not a regular file.
         let fd = rustix::fs::openat(
             &self.fd,
             name,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )
         .map_err(|error| match error {
@@ -289,7 +291,7 @@ impl ScratchDir {
         }
         Ok(TargetFile {
             path,
-            name: name.to_string(),
+            name: name.to_owned(),
             fd,
             identity: (stat.st_dev, stat.st_ino),
             ownership: Ownership::Given { writable: write },
@@ -340,7 +342,7 @@ impl ScratchDir {
         }
         Ok(TargetFile {
             path,
-            name: name.to_string(),
+            name: name.into(),
             fd,
             identity: (stat.st_dev, stat.st_ino),
             ownership: Ownership::Given { writable: write },
@@ -451,7 +453,7 @@ pub enum Ownership {
 /// user gave, which is never removed.
 #[derive(Debug)]
 pub struct TargetFile {
-    name: String,
+    name: std::ffi::OsString,
     path: PathBuf,
     fd: OwnedFd,
     identity: (u64, u64),
@@ -503,7 +505,7 @@ impl TargetFile {
         };
         let fd = rustix::fs::openat(
             dir.fd(),
-            self.name.as_str(),
+            self.name.as_os_str(),
             access | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra,
             Mode::empty(),
         )?;
@@ -530,10 +532,11 @@ impl TargetFile {
         if self.ownership != Ownership::Created {
             return Ok(false);
         }
-        let current = rustix::fs::statat(dir.fd(), self.name.as_str(), AtFlags::SYMLINK_NOFOLLOW);
+        let current =
+            rustix::fs::statat(dir.fd(), self.name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW);
         match current {
             Ok(stat) if (stat.st_dev, stat.st_ino) == self.identity => {
-                rustix::fs::unlinkat(dir.fd(), self.name.as_str(), AtFlags::empty())?;
+                rustix::fs::unlinkat(dir.fd(), self.name.as_os_str(), AtFlags::empty())?;
                 Ok(true)
             }
             Ok(_) => Ok(false),
@@ -627,12 +630,15 @@ mod tests {
         let marked = has_marker(created.fd());
         let foreign = temp.path().join("data.bin");
         std::fs::write(&foreign, b"the user's data").unwrap();
-        let error = dir.adopt("data.bin", true).unwrap_err().to_string();
+        let error = dir
+            .adopt("data.bin".as_ref(), true)
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("not created by iolab") && error.contains("data.bin"),
             "{error}"
         );
-        let given = dir.adopt("data.bin", false).unwrap();
+        let given = dir.adopt("data.bin".as_ref(), false).unwrap();
         assert!(given.reopen(&dir, OFlags::empty()).is_ok());
         assert!(
             !given.remove(&dir).unwrap(),
@@ -640,13 +646,7 @@ mod tests {
         );
         assert_eq!(std::fs::read(&foreign).unwrap(), b"the user's data");
         if marked {
-            let name = created
-                .path()
-                .file_name()
-                .unwrap()
-                .to_str()
-                .unwrap()
-                .to_string();
+            let name = created.path().file_name().unwrap().to_owned();
             assert!(
                 dir.adopt(&name, true).is_ok(),
                 "iolab's own marked file may be written"

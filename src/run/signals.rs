@@ -1,29 +1,62 @@
-//! Ctrl-C and SIGTERM: turned into a flag the loops poll, so cleanup runs in normal code.
+//! Signals that end a run: turned into a flag the loops poll, so cleanup runs in normal code.
+//!
+//! Every signal whose default action ends the process and that someone may
+//! send to a benchmark ([`ENDING_SIGNALS`]: Ctrl-C, `kill`, a dropped SSH
+//! session's SIGHUP, a stray SIGUSR1 or SIGALRM, the CPU-time limit) sets the
+//! flag: the repetition is recorded as interrupted, scratch files are
+//! removed, and iolab exits with 128 + the signal. A second such signal ends
+//! iolab at once, with the signal's default action: it stays stoppable even
+//! in a system call that does not return (a hung NFS server, say), at the
+//! price of the cleanup.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// The flag's value when a steady-state criterion, not a signal, stops the
 /// jobs: the loops already poll the flag, so stopping early costs no extra
 /// check per I/O. No signal has this number.
 pub const STEADY_STOP: usize = 1 << 20;
 
-/// The number of the first SIGINT or SIGTERM received, or 0.
+/// The signals handled as a request to stop (SIGQUIT keeps its core dump,
+/// SIGKILL and SIGSTOP cannot be caught).
+pub const ENDING_SIGNALS: [i32; 7] = [
+    libc::SIGINT,
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGXCPU,
+];
+
+/// The number of the first ending signal received, or 0.
 #[derive(Clone, Debug, Default)]
 pub struct Interrupt(Arc<AtomicUsize>);
 
+/// The process's one interrupt flag (handlers are process-wide).
+static INSTALLED: OnceLock<Interrupt> = OnceLock::new();
+
 impl Interrupt {
-    /// Installs handlers for SIGINT and SIGTERM that set the flag, and ignores
-    /// SIGXFSZ so that a write past RLIMIT_FSIZE fails with EFBIG (and is
-    /// reported with its offset) instead of killing the process unannounced.
+    /// Installs, once per process, handlers for [`ENDING_SIGNALS`] that set
+    /// the flag, and ignores SIGXFSZ so that a write past RLIMIT_FSIZE fails
+    /// with EFBIG (and is reported with its offset) instead of killing the
+    /// process unannounced. Later calls return the same flag.
     pub fn install() -> std::io::Result<Self> {
+        if let Some(installed) = INSTALLED.get() {
+            return Ok(installed.clone());
+        }
         // SAFETY: setting a signal to SIG_IGN installs no handler code.
         unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
         let interrupt = Interrupt::default();
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let signalled = Arc::new(AtomicBool::new(false));
+        for signal in ENDING_SIGNALS {
+            // In registration order: a second signal finds `signalled` set and
+            // takes the default action; the first only sets the flags.
+            signal_hook::flag::register_conditional_default(signal, Arc::clone(&signalled))?;
             signal_hook::flag::register_usize(signal, Arc::clone(&interrupt.0), signal as usize)?;
+            signal_hook::flag::register(signal, Arc::clone(&signalled))?;
         }
-        Ok(interrupt)
+        Ok(INSTALLED.get_or_init(|| interrupt).clone())
     }
 
     /// The flag itself, for the hot loops (a relaxed load per I/O).

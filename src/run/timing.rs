@@ -30,6 +30,30 @@ pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid histogram bounds")
 }
 
+/// The histogram an interval's latencies are kept in once it closes: 2
+/// significant digits (1% resolution), about a tenth of the (value, count)
+/// pairs of [`new_histogram`], so a long series stays small. The totals are
+/// still recorded at 3 digits.
+fn new_interval_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKED_NS, 2).expect("valid histogram bounds")
+}
+
+/// Time-series intervals all of a repetition's jobs may keep together, and
+/// the most one job keeps: beyond it, neighbouring intervals are merged in
+/// pairs and the interval doubles ([`intervals_kept_per_job`]), so memory is
+/// bounded whatever the runtime (a day at 1 s intervals, or at the 1 ms
+/// floor, ends with at most this many intervals).
+pub const MAX_INTERVALS_PER_REPETITION: usize = 8192;
+
+/// The most intervals one job keeps before its series is coarsened: an even
+/// number between 16 and 1024, the jobs sharing
+/// [`MAX_INTERVALS_PER_REPETITION`]. The sampler keeps as many, so the
+/// device series coarsens with the jobs'.
+pub fn intervals_kept_per_job(jobs: u32) -> usize {
+    let share = MAX_INTERVALS_PER_REPETITION / (jobs.max(1) as usize);
+    share.clamp(16, 1024) & !1
+}
+
 /// What one job's loop does.
 #[derive(Clone, Copy, Debug)]
 pub struct LoopSpec<'a> {
@@ -57,6 +81,9 @@ pub struct LoopSpec<'a> {
     pub fsync_end: bool,
     /// Time-series interval.
     pub interval: Duration,
+    /// The most intervals kept before neighbours are merged and the interval
+    /// doubles (even; see [`intervals_kept_per_job`]).
+    pub max_intervals: usize,
     /// Set by SIGINT/SIGTERM, or to [`STEADY_STOP`] when every job is steady.
     pub interrupt: &'a AtomicUsize,
     /// The file, for error messages.
@@ -230,6 +257,9 @@ pub struct JobOutcome {
     pub submit: Option<Histogram<u64>>,
     /// The time series.
     pub intervals: Vec<IntervalSample>,
+    /// The length of its intervals, ns: the asked interval, doubled each time
+    /// the series reached its bound and was coarsened.
+    pub interval_ns: u64,
     /// CPU used by the job's thread over the timed region.
     pub cpu: CpuUsage,
     /// The first failed or short I/O, which ended the loop.
@@ -244,11 +274,15 @@ struct Recorder<'a> {
     stop: &'a AtomicUsize,
     latency: Histogram<u64>,
     interval_latency: Histogram<u64>,
+    /// Scratch space for an interval's 2-digit histogram when it closes.
+    kept_latency: Histogram<u64>,
     interval_bytes: u64,
     interval_ops: u64,
+    /// The open interval's index; every interval before it is in `intervals`.
     interval_index: u64,
     next_boundary: u64,
     interval_ns: u64,
+    max_intervals: usize,
     start: u64,
     intervals: Vec<IntervalSample>,
     bytes: u64,
@@ -256,19 +290,21 @@ struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    fn new(interval: Duration, steady: Option<(Steady<'a>, usize)>, stop: &'a AtomicUsize) -> Self {
+    fn new(spec: &LoopSpec<'a>) -> Self {
         let now = now_ns();
-        let interval_ns = (interval.as_nanos() as u64).max(1);
+        let interval_ns = (spec.interval.as_nanos().min(u128::from(u64::MAX)) as u64).max(1);
         Recorder {
-            steady,
-            stop,
+            steady: spec.steady,
+            stop: spec.interrupt,
             latency: new_histogram(),
             interval_latency: new_histogram(),
+            kept_latency: new_interval_histogram(),
             interval_bytes: 0,
             interval_ops: 0,
             interval_index: 0,
-            next_boundary: now + interval_ns,
+            next_boundary: now.saturating_add(interval_ns),
             interval_ns,
+            max_intervals: spec.max_intervals.max(2) & !1,
             start: now,
             intervals: Vec::with_capacity(64),
             bytes: 0,
@@ -279,7 +315,7 @@ impl<'a> Recorder<'a> {
     /// Starts the timed region at `start`.
     fn begin(&mut self, start: u64) {
         self.start = start;
-        self.next_boundary = start + self.interval_ns;
+        self.next_boundary = start.saturating_add(self.interval_ns);
     }
 
     #[inline(always)]
@@ -296,32 +332,58 @@ impl<'a> Recorder<'a> {
         self.ops += 1;
     }
 
-    /// Closes the current interval and any empty ones up to the one `now` is in.
+    /// Closes the current interval and any empty ones up to the one `now` is
+    /// in, coarsening the series whenever it reaches its bound.
     #[cold]
     #[inline(never)]
     fn roll_over(&mut self, now: u64) {
-        let target = now.saturating_sub(self.start) / self.interval_ns;
         self.close_interval();
-        while self.interval_index + 1 < target {
+        self.interval_index += 1;
+        loop {
+            self.coarsen_when_full();
+            let target = now.saturating_sub(self.start) / self.interval_ns;
+            if self.interval_index >= target {
+                break;
+            }
             self.intervals.push(IntervalSample::default());
             self.interval_index += 1;
         }
-        self.interval_index = target;
-        self.next_boundary = self
-            .start
-            .saturating_add(self.interval_ns.saturating_mul(target + 1));
+        self.next_boundary = self.start.saturating_add(
+            self.interval_ns
+                .saturating_mul(self.interval_index.saturating_add(1)),
+        );
         if let Some((steady, job)) = self.steady {
             let interval_s = self.interval_ns as f64 * 1e-9;
             steady.update(job, &self.intervals, interval_s, now, self.stop);
         }
     }
 
-    fn close_interval(&mut self) {
-        let latency_counts = self
-            .interval_latency
-            .iter_recorded()
-            .map(|value| (value.value_iterated_to(), value.count_at_value()))
+    /// When the closed intervals reach the bound (an even number, checked
+    /// after every interval closes, while the open one is still empty):
+    /// merges them in pairs and doubles the interval. The open interval's
+    /// index halves with them, so it starts where the merged pair ends.
+    fn coarsen_when_full(&mut self) {
+        if self.intervals.len() < self.max_intervals {
+            return;
+        }
+        let fine = std::mem::take(&mut self.intervals);
+        self.intervals = fine
+            .chunks(2)
+            .map(|pair| merge_samples(pair, &mut self.kept_latency))
             .collect();
+        self.interval_ns = self.interval_ns.saturating_mul(2);
+        self.interval_index = self.intervals.len() as u64;
+    }
+
+    fn close_interval(&mut self) {
+        // The interval keeps its latencies at 2 digits (see
+        // new_interval_histogram); the total gets them at full resolution.
+        for value in self.interval_latency.iter_recorded() {
+            self.kept_latency
+                .saturating_record_n(value.value_iterated_to(), value.count_at_value());
+        }
+        let latency_counts = pairs_of(&self.kept_latency);
+        self.kept_latency.reset();
         self.intervals.push(IntervalSample {
             bytes: self.interval_bytes,
             ops: self.interval_ops,
@@ -353,11 +415,55 @@ impl<'a> Recorder<'a> {
             latency: self.latency,
             submit: None,
             intervals: self.intervals,
+            interval_ns: self.interval_ns,
             cpu,
             failure,
             interrupted,
         }
     }
+}
+
+/// A histogram's recorded values as (value, count) pairs.
+fn pairs_of(histogram: &Histogram<u64>) -> Vec<(u64, u64)> {
+    histogram
+        .iter_recorded()
+        .map(|value| (value.value_iterated_to(), value.count_at_value()))
+        .collect()
+}
+
+/// Neighbouring intervals merged into one: bytes and I/Os added, latency
+/// pairs re-binned through `scratch` (a 2-digit histogram, left empty).
+pub fn merge_samples(samples: &[IntervalSample], scratch: &mut Histogram<u64>) -> IntervalSample {
+    let mut merged = IntervalSample::default();
+    for sample in samples {
+        merged.bytes += sample.bytes;
+        merged.ops += sample.ops;
+        for &(value, count) in &sample.latency_counts {
+            scratch.saturating_record_n(value, count);
+        }
+    }
+    merged.latency_counts = pairs_of(scratch);
+    scratch.reset();
+    merged
+}
+
+/// Brings a series kept at `interval_ns` to the coarser `target_ns` (a
+/// power-of-two multiple, as coarsening makes them), merging each group of
+/// neighbours; a series already at `target_ns` is returned as it is.
+pub fn coarsen_series(
+    series: &[IntervalSample],
+    interval_ns: u64,
+    target_ns: u64,
+) -> Vec<IntervalSample> {
+    let factor = (target_ns / interval_ns.max(1)).max(1) as usize;
+    if factor == 1 {
+        return series.to_vec();
+    }
+    let mut scratch = new_interval_histogram();
+    series
+        .chunks(factor)
+        .map(|group| merge_samples(group, &mut scratch))
+        .collect()
 }
 
 /// The stages of one job's repetition that differ between engines.
@@ -371,12 +477,14 @@ enum Phase {
     Finish,
 }
 
-/// The common shape of a job: set up, wait for the others (`ready`), ramp,
-/// then time the measured phase and its finish. `step` performs one phase with
-/// the engine; it gets the recorder only for the timed phase.
+/// The common shape of a job: set up, wait for the others (`ready`, false
+/// when the start is called off: the job then ends at once, doing no I/O,
+/// as if interrupted), ramp, then time the measured phase and its finish.
+/// `step` performs one phase with the engine; it gets the recorder only for
+/// the timed phase.
 fn ramp_then_time(
     spec: &LoopSpec<'_>,
-    ready: impl FnOnce(),
+    ready: impl FnOnce() -> bool,
     mut step: impl FnMut(
         Phase,
         &mut BlockSequence,
@@ -385,8 +493,10 @@ fn ramp_then_time(
     ) -> Result<Stop, IoFailure>,
 ) -> JobOutcome {
     let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
-    let mut recorder = Recorder::new(spec.interval, spec.steady, spec.interrupt);
-    ready();
+    let mut recorder = Recorder::new(spec);
+    if !ready() {
+        return recorder.finish(now_ns(), CpuUsage::default(), None, true);
+    }
     if !spec.ramp.is_zero() {
         let ramp_end = now_ns() + spec.ramp.as_nanos() as u64;
         if let Err(failure) = step(Phase::Ramp, &mut blocks, None, Some(ramp_end)) {
@@ -413,12 +523,12 @@ fn ramp_then_time(
 /// Runs one job with a synchronous engine: ramp, then the timed region.
 ///
 /// `ready` is called once everything is set up, just before the clock starts;
-/// the runner uses it to release all jobs together through a barrier.
+/// the runner uses it to release all jobs together (see [`super::gate`]).
 pub fn run_blocking<E: BlockIo>(
     engine: &mut E,
     buffer: &mut [u8],
     spec: &LoopSpec<'_>,
-    ready: impl FnOnce(),
+    ready: impl FnOnce() -> bool,
 ) -> JobOutcome {
     ramp_then_time(
         spec,
@@ -548,7 +658,7 @@ pub fn run_uring(
     ring: &mut UringIo,
     depth: u32,
     spec: &LoopSpec<'_>,
-    ready: impl FnOnce(),
+    ready: impl FnOnce() -> bool,
 ) -> JobOutcome {
     let mut submit = new_histogram();
     let mut queue = SlotQueue::new(depth);
@@ -764,6 +874,7 @@ mod tests {
             fsync_every: 0,
             fsync_end: false,
             interval: Duration::from_secs(1),
+            max_intervals: 1024,
             interrupt,
             file: "null",
             steady: None,
@@ -775,7 +886,7 @@ mod tests {
     fn one_pass_counts_every_block_once() {
         let interrupt = AtomicUsize::new(0);
         let mut buffer = vec![0u8; 4096];
-        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec(&interrupt), || {});
+        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec(&interrupt), || true);
         assert_eq!(outcome.ops, 1000);
         assert_eq!(outcome.bytes, 4096 * 1000);
         assert_eq!(outcome.latency.len(), 1000);
@@ -792,24 +903,67 @@ mod tests {
         spec.runtime = Some(Duration::from_millis(120));
         spec.interval = Duration::from_millis(20);
         spec.ramp = Duration::from_millis(10);
-        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec, || {});
+        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec, || true);
         assert!(outcome.ops > 1000, "several passes: {}", outcome.ops);
         let elapsed = outcome.end - outcome.start;
         assert!(elapsed >= 120_000_000, "{elapsed} ns");
+        // At least the 120 ms runtime's six intervals, at most one per 20 ms
+        // that passed (a loaded machine may stretch the run).
+        let most = elapsed / 20_000_000 + 1;
+        let kept = outcome.intervals.len() as u64;
         assert!(
-            (6..=8).contains(&outcome.intervals.len()),
-            "{}",
-            outcome.intervals.len()
+            (6..=most).contains(&kept),
+            "{kept} intervals in {elapsed} ns"
         );
         let series_ops: u64 = outcome.intervals.iter().map(|i| i.ops).sum();
         assert_eq!(series_ops, outcome.ops);
     }
 
     #[test]
+    fn a_long_series_is_coarsened_to_its_bound_and_keeps_every_io() {
+        let interrupt = AtomicUsize::new(0);
+        let mut spec = spec(&interrupt);
+        spec.interval = Duration::from_nanos(10);
+        spec.max_intervals = 8;
+        let mut recorder = Recorder::new(&spec);
+        recorder.begin(1_000);
+        // 100 I/Os, one in the middle of each 10 ns interval, latency k+1.
+        for k in 0..100u64 {
+            recorder.record(1_000 + k * 10 + 5, k + 1, 4096);
+            assert!(recorder.intervals.len() <= 8, "bounded at every step");
+        }
+        let outcome = recorder.finish(2_000, CpuUsage::default(), None, false);
+        // 8 → 4 at 20 ns, … → 160 ns: the 1000 ns span in 7 intervals.
+        assert_eq!(outcome.interval_ns, 160);
+        assert_eq!(outcome.intervals.len(), 7);
+        assert_eq!(outcome.intervals.iter().map(|i| i.ops).sum::<u64>(), 100);
+        assert!(outcome.intervals[..6].iter().all(|i| i.ops == 16));
+        let counted: u64 = outcome.intervals[0]
+            .latency_counts
+            .iter()
+            .map(|p| p.1)
+            .sum();
+        assert_eq!(counted, 16, "every latency stays in its merged interval");
+        assert_eq!(outcome.latency.len(), 100, "the total keeps every I/O");
+        // A finer job's series brought to the same interval matches it.
+        let mut fine = Recorder::new(&spec);
+        fine.max_intervals = 1024;
+        fine.begin(1_000);
+        for k in 0..100u64 {
+            fine.record(1_000 + k * 10 + 5, k + 1, 4096);
+        }
+        let fine = fine.finish(2_000, CpuUsage::default(), None, false);
+        assert_eq!(fine.interval_ns, 10);
+        let coarse = coarsen_series(&fine.intervals, fine.interval_ns, 160);
+        let ops = |s: &[IntervalSample]| s.iter().map(|i| i.ops).collect::<Vec<_>>();
+        assert_eq!(ops(&coarse), ops(&outcome.intervals));
+    }
+
+    #[test]
     fn an_interrupt_stops_the_loop() {
         let interrupt = AtomicUsize::new(15);
         let mut buffer = vec![0u8; 4096];
-        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec(&interrupt), || {});
+        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec(&interrupt), || true);
         assert!(outcome.interrupted);
         assert_eq!(outcome.ops, 1);
     }
@@ -846,7 +1000,7 @@ mod tests {
                 fail_at: 4096 * 7,
                 short,
             };
-            let outcome = run_blocking(&mut engine, &mut buffer, &spec, || {});
+            let outcome = run_blocking(&mut engine, &mut buffer, &spec, || true);
             let failure = outcome.failure.expect("the failure is reported");
             assert_eq!(failure.offset, 4096 * 7);
             assert_eq!(outcome.ops, 7, "only I/Os before the failure count");
