@@ -1,5 +1,12 @@
 //! What iolab writes to its standard streams: each stderr line in one system
-//! call, and stdout written whole with every error but a closed pipe reported.
+//! call, stdout written whole with every error but a closed pipe reported,
+//! and never a control character that came from a file.
+//!
+//! Labels, host names, file names and fio job names come from result files
+//! and fio output, which anyone can write: `\x1b]52;c;…\x07` in a label would
+//! set the terminal's clipboard, `\x1b[2J` clear the screen. Every text iolab
+//! prints, and every Markdown or CSV report it writes, goes through
+//! [`neutralize`], which shows such characters as escapes instead.
 //!
 //! Rust's `eprintln!` writes a line in several `write(2)` calls (one per
 //! formatted piece), so another writer to the same pipe — mpirun forwarding
@@ -8,17 +15,61 @@
 //! a line up to PIPE_BUF (4 KiB) reaches a pipe whole.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set when stdout was closed at start (`iolab … >&-`).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Makes sure descriptors 0, 1 and 2 are open, before anything else is:
+/// a closed one is held by /dev/null, so that no file iolab opens later
+/// (a scratch file, a result) gets its number and receives what was meant
+/// for the terminal. A closed stdout is remembered, because its output
+/// would vanish: [`stdout`] reports it.
+///
+/// Rust's runtime already did the same before `main` (it opens /dev/null
+/// read-write on a closed standard descriptor), so a stdout that is the
+/// null device opened read-write is taken as one that was closed: a shell
+/// redirect (`> /dev/null`) opens it write-only.
+pub fn guard_standard_streams() {
+    if let Ok(stat) = rustix::fs::fstat(rustix::stdio::stdout()) {
+        let null = rustix::fs::FileType::from_raw_mode(stat.st_mode)
+            == rustix::fs::FileType::CharacterDevice
+            && (
+                rustix::fs::major(stat.st_rdev),
+                rustix::fs::minor(stat.st_rdev),
+            ) == (1, 3);
+        let read_write = rustix::fs::fcntl_getfl(rustix::stdio::stdout())
+            .is_ok_and(|flags| flags & rustix::fs::OFlags::RWMODE == rustix::fs::OFlags::RDWR);
+        if null && read_write {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+    for fd in 0..=2 {
+        // SAFETY: F_GETFD on any number only asks whether it is open.
+        let closed = unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1
+            && io::Error::last_os_error().raw_os_error() == Some(libc::EBADF);
+        if !closed {
+            continue;
+        }
+        if fd == 1 {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+        // SAFETY: a valid C string; the lowest free descriptor is `fd`.
+        unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
+    }
+}
 
 /// Writes `text` and a newline to stderr in one `write(2)` call; an error
 /// writing to stderr has nowhere to be reported and is ignored.
 pub fn line(text: &str) {
+    let text = neutralize(text);
     let mut bytes = Vec::with_capacity(text.len() + 1);
     bytes.extend_from_slice(text.as_bytes());
     bytes.push(b'\n');
     let _ = io::stderr().lock().write_all(&bytes);
 }
 
-/// Formats a line and writes it to stderr in one system call (see [`line`]).
+/// Formats a line and writes it to stderr in one system call (see [`line()`]).
 #[macro_export]
 macro_rules! say {
     ($($arg:tt)*) => { $crate::console::line(&format!($($arg)*)) };
@@ -28,9 +79,55 @@ macro_rules! say {
 /// is not an error; anything else (a full disk behind `> file`, `>&-`,
 /// /dev/full) is returned, so that no result is lost silently.
 pub fn stdout(text: &str) -> io::Result<()> {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return Err(io::Error::other("standard output is closed (EBADF)"));
+    }
+    let text = neutralize(text);
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
+    }
+}
+
+/// `text` with every control character but newline and tab, and every
+/// bidirectional override, replaced by its escape (`\u{1b}`): what a file
+/// put in a label reaches a terminal or a report as text, never as a command.
+pub fn neutralize(text: &str) -> std::borrow::Cow<'_, str> {
+    let harmful = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(harmful) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut clean = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if harmful(c) {
+            clean.extend(c.escape_unicode());
+        } else {
+            clean.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::neutralize;
+
+    #[test]
+    fn escape_sequences_become_visible_text() {
+        let clipboard = "label\u{1b}]52;c;ZXZpbA==\u{7}end";
+        assert_eq!(neutralize(clipboard), "label\\u{1b}]52;c;ZXZpbA==\\u{7}end");
+        assert_eq!(
+            neutralize("a\u{1b}[2Jb\r\u{9b}c"),
+            "a\\u{1b}[2Jb\\u{d}\\u{9b}c"
+        );
+        assert_eq!(neutralize("rtl\u{202e}x"), "rtl\\u{202e}x");
+        assert_eq!(
+            neutralize("table │ 1.5 MiB/s\n\tok"),
+            "table │ 1.5 MiB/s\n\tok"
+        );
     }
 }

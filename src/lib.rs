@@ -16,6 +16,8 @@ pub mod compare;
 pub mod console;
 pub mod engine;
 pub mod import;
+pub mod input;
+pub mod owner;
 pub mod plan;
 pub mod preset;
 pub mod probe;

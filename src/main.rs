@@ -14,6 +14,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    iolab::console::guard_standard_streams();
     // Arguments as the kernel gave them: a path need not be UTF-8. The
     // command line is recorded in result files as text, where bytes that are
     // not UTF-8 show as U+FFFD.

@@ -247,6 +247,33 @@ fn bad_quick_arguments_are_refused() {
 }
 
 #[test]
+fn an_output_without_room_for_the_result_is_refused_before_measuring() {
+    let dir = scratch();
+    let out = scratch();
+    let Some(mount) = TmpfsMount::new(out.path(), "tiny", "size=64k") else {
+        return;
+    };
+    let result = mount.path().join("r.json");
+    let args = [
+        "run",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--engine",
+        "null",
+        "--repeat",
+        "20",
+        "--output",
+        result.to_str().unwrap(),
+    ];
+    assert_refused(
+        &args,
+        "bytes free; a result of this plan needs about",
+        mount.path(),
+    );
+    assert!(entries(dir.path()).is_empty());
+}
+
+#[test]
 fn too_little_free_space_is_refused_with_the_numbers() {
     let dir = scratch();
     let Some(mount) = TmpfsMount::new(dir.path(), "small", "size=32m") else {
@@ -298,6 +325,14 @@ const BAD_INPUTS: &[(&str, &str)] = &[
     ("study {fix}/nosweeps.toml", "no [[sweep]]"),
     ("study {fix}/dup.toml", "sweep label 'a'"),
     ("study {fix}/interval.toml", "'10ns' is below the 1ms floor"),
+    ("study {fix}/nul.toml", "control character '\\0'"),
+    ("study {fix}/long.toml", "is 300 bytes long, more than 200"),
+    ("study {fix}/escape.toml", "control character '\\u{1b}'"),
+    (
+        "run --dir {dir} --label a\u{1b}]52;c;x\u{7}",
+        "control character '\\u{1b}'",
+    ),
+    ("measure --label a\u{1b}[2J -- true", "control character"),
     ("study {fix}/missing.toml", "missing.toml: does not exist"),
     ("study {fix}/ok.toml --reorder", "--mpi"),
     // presets
@@ -351,6 +386,10 @@ const BAD_INPUTS: &[(&str, &str)] = &[
         "import {fix}/missing.json -o {fix}/i.json",
         "missing.json: does not exist",
     ),
+    (
+        "import {fix}/bins.json -o {fix}/i.json",
+        "job huge: clat_ns bin 1000 counts 9223372036854775808 I/Os",
+    ),
     // env and measure
     ("env --path /no/such", "/no/such: does not exist"),
     ("measure --interval 0s -- true", "'0s'"),
@@ -381,6 +420,19 @@ const BAD_INPUTS: &[(&str, &str)] = &[
         "good.json already exists",
     ),
     ("run --destroy-data /dev/null", "--file"),
+    // outputs that cannot be written, found before anything is measured
+    (
+        "run --dir {dir} --output /sys/kernel/r.json",
+        "cannot create a file in /sys/kernel",
+    ),
+    (
+        "run --dir {dir} --output /proc/r.json",
+        "cannot create a file in /proc",
+    ),
+    (
+        "run --dir {dir} --output {dir}/LONGNAME.json",
+        "this file system takes names of at most 255",
+    ),
     // a report beside the result would replace someone's file
     (
         "sweep --dir {dir} --engine null --size 64k -o {fix}/notes.json",
@@ -421,6 +473,25 @@ fn fixtures(fix: &std::path::Path, dir: &std::path::Path) {
         ),
         ("nosweeps.toml", "name = \"s\"\n"),
         (
+            "bins.json",
+            r#"{"fio version": "fio-3.33", "jobs": [{"jobname": "huge", "error": 0,
+                "job options": {"rw": "read", "bs": "4k", "size": "1m"},
+                "read": {"io_bytes": 4096, "bw_bytes": 4096, "iops": 1.0, "runtime": 1000,
+                         "total_ios": 1, "clat_ns": {"bins": {"1000": 9223372036854775808}}}}]}"#,
+        ),
+        (
+            "nul.toml",
+            "name = \"a\\u0000b\"\n[[sweep]]\nlabel = \"a\"\n",
+        ),
+        (
+            "long.toml",
+            &format!("name = \"{}\"\n[[sweep]]\nlabel = \"a\"\n", "n".repeat(300)),
+        ),
+        (
+            "escape.toml",
+            "name = \"s\"\n[[sweep]]\nlabel = \"a\\u001b[2J\"\n",
+        ),
+        (
             "interval.toml",
             "name = \"s\"\n[defaults]\ninterval = \"10ns\"\n[[sweep]]\nlabel = \"a\"\n",
         ),
@@ -457,7 +528,12 @@ fn bad_input_to_every_subcommand_is_refused_in_one_line() {
     fixtures(fix.path(), dir.path());
     let dir_text = dir.path().to_str().unwrap();
     let fix_text = fix.path().to_str().unwrap();
-    let fill = |text: &str| text.replace("{dir}", dir_text).replace("{fix}", fix_text);
+    let long_name = "n".repeat(240);
+    let fill = |text: &str| {
+        text.replace("{dir}", dir_text)
+            .replace("{fix}", fix_text)
+            .replace("LONGNAME", &long_name)
+    };
     let subcommands: std::collections::BTreeSet<&str> = BAD_INPUTS
         .iter()
         .map(|(line, _)| line.split(' ').next().unwrap())
@@ -493,5 +569,47 @@ fn bad_input_to_every_subcommand_is_refused_in_one_line() {
             contents(fix.path()) == fixtures_before,
             "{line}: changed {fix_text}"
         );
+    }
+}
+
+/// A FIFO where iolab expects a file it reads (a result, a study, fio
+/// output, a journal, the report beside a result, `--file`) is refused at
+/// once, by type: opening one for reading would wait for a writer forever.
+#[test]
+fn fifos_are_refused_by_type_and_never_block() {
+    let dir = scratch();
+    let fifos = scratch();
+    for name in ["r.json", "s.html", "x.json.journal", "study.toml"] {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            fifos.path().join(name),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+    }
+    let fifo = fifos.path().to_str().unwrap();
+    let dir_text = dir.path().to_str().unwrap();
+    let lines = [
+        format!("sweep --engine null --size 64k --dir {dir_text} -o {fifo}/s.json"),
+        format!("sweep --engine null --size 64k --dir {dir_text} -o {fifo}/x.json --resume"),
+        format!("compare {fifo}/r.json {fifo}/r.json"),
+        format!("report {fifo}/r.json -o {dir_text}/r.html"),
+        format!("import {fifo}/r.json"),
+        format!("study {fifo}/study.toml"),
+        format!("run --file {fifo}/r.json"),
+    ];
+    for line in &lines {
+        let output = iolab()
+            .args(line.split(' '))
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{line}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{line}: {stderr}");
+        assert!(stderr.contains("FIFO"), "{line}: {stderr}");
+        assert!(entries(dir.path()).is_empty(), "{line}");
     }
 }

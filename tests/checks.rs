@@ -16,6 +16,22 @@ fn warnings(result: &Value) -> Vec<String> {
 }
 
 #[test]
+fn the_null_engine_is_never_judged_by_device_counters() {
+    // It moves no data, so a device that read nothing is no cache.
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &["run", "--engine", "null", "--size", "64m", "--dir"]
+            .into_iter()
+            .chain([dir.path().to_str().unwrap()])
+            .collect::<Vec<_>>(),
+        out.path(),
+    );
+    let codes = check_codes(first_point(&result));
+    assert!(!codes.contains(&"cache-served".to_string()), "{codes:?}");
+}
+
+#[test]
 fn a_run_cut_to_10ms_is_too_short() {
     let dir = scratch();
     let out = scratch();

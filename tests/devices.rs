@@ -215,7 +215,10 @@ fn a_device_with_something_on_it_is_never_written() {
     // A swap area, then an active one.
     if have("mkswap") && run("mkswap", &[dev]).is_ok() {
         let before = snapshot();
-        assert_device_refused(&write, &["holds a swap area (signature at byte 4086)"]);
+        assert_device_refused(
+            &write,
+            &["holds a swap area (libblkid: signature at byte 4086)"],
+        );
         match run("swapon", &[dev]) {
             Ok(_) => {
                 assert_device_refused(&write, &[&format!("{dev} is an active swap area")]);
@@ -226,12 +229,51 @@ fn a_device_with_something_on_it_is_never_written() {
         assert!(snapshot() == before, "the swap area is intact");
     }
 
+    // File systems iolab's own list does not know, libblkid does: minix
+    // (util-linux) and erofs (erofs-utils, an image written onto the device).
+    if have("mkfs.minix") {
+        run("mkfs.minix", &[dev]).unwrap();
+        let before = snapshot();
+        assert_device_refused(
+            &write,
+            &["holds a minix file system (libblkid: signature at byte 1040)"],
+        );
+        assert!(snapshot() == before, "the minix file system is intact");
+    }
+    if have("mkfs.erofs") {
+        let tree = temp.path().join("tree");
+        std::fs::create_dir(&tree).unwrap();
+        std::fs::write(tree.join("file"), b"erofs").unwrap();
+        let image = temp.path().join("erofs.img");
+        run(
+            "mkfs.erofs",
+            &["--quiet", image.to_str().unwrap(), tree.to_str().unwrap()],
+        )
+        .unwrap();
+        run(
+            "dd",
+            &[
+                &format!("if={}", image.display()),
+                &format!("of={dev}"),
+                "conv=notrunc,fsync",
+                "status=none",
+            ],
+        )
+        .unwrap();
+        let before = snapshot();
+        assert_device_refused(
+            &write,
+            &["holds an erofs file system (libblkid: signature at byte 1024)"],
+        );
+        assert!(snapshot() == before, "the erofs image is intact");
+    }
+
     // A file system, then the same mounted.
     run("mkfs.ext4", &["-q", "-F", dev]).unwrap();
     let before_mount = snapshot();
     assert_device_refused(
         &write,
-        &["holds an ext2/3/4 file system (signature at byte 1080)"],
+        &["holds an ext4 file system (libblkid: signature at byte 1080)"],
     );
     let mount_point = temp.path().join("mnt");
     std::fs::create_dir(&mount_point).unwrap();
@@ -241,7 +283,7 @@ fn a_device_with_something_on_it_is_never_written() {
         &write,
         &[
             &format!("{dev} is mounted on {}", mount_point.display()),
-            "ext2/3/4",
+            "an ext4 file system",
         ],
     );
     // Reading a mounted device is allowed.
@@ -279,7 +321,7 @@ fn a_partitioned_device_is_never_written_and_names_its_mounted_partition() {
     ];
     assert_device_refused(
         &write,
-        &["holds a GPT partition table (signature at byte 512)"],
+        &["holds a gpt partition table (libblkid: signature at byte 512)"],
     );
     let first = match device.partition(1) {
         Ok(node) => node,
@@ -297,8 +339,8 @@ fn a_partitioned_device_is_never_written_and_names_its_mounted_partition() {
             &write,
             &[
                 &format!("{first} is mounted on {}", mount_point.display()),
-                &format!("{first} holds an ext2/3/4 file system"),
-                "GPT partition table",
+                &format!("{first} holds an ext4 file system"),
+                "gpt partition table",
             ],
         )
     });
@@ -364,4 +406,31 @@ fn a_read_only_loop_file_system_is_refused_before_anything_is_created() {
     );
     assert_eq!(first_point(&result)["repetitions"][0]["bytes"], 1 << 20);
     fs.remount("rw").unwrap();
+}
+
+#[test]
+fn a_read_only_device_is_refused_as_read_only() {
+    let temp = scratch();
+    if !root_or_skip("a loop device") || !have("losetup") {
+        return;
+    }
+    let image = temp.path().join("ro.img");
+    std::fs::write(&image, vec![FILL; 8 << 20]).unwrap();
+    let dev = run(
+        "losetup",
+        &["--read-only", "--find", "--show", image.to_str().unwrap()],
+    )
+    .unwrap();
+    let dev = dev.trim().to_string();
+    let refused = iolab()
+        .args(["run", "--file", &dev, "--op", "rewrite", "--size", "1m"])
+        .arg(format!("--destroy-data={dev}"))
+        .output()
+        .unwrap();
+    run("losetup", &["--detach", &dev]).unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("the device is read-only"), "{stderr}");
+    assert_eq!(std::fs::read(&image).unwrap(), vec![FILL; 8 << 20]);
 }

@@ -598,3 +598,143 @@ fn a_killed_runs_scratch_file_is_removed_by_the_next_run_and_a_live_runs_is_not(
     );
     assert!(entries(dir.path()).is_empty());
 }
+
+/// The `unsaved-*.json` files in `dir/iolab-results`, where a result that
+/// could not be written where asked is kept.
+fn unsaved_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir.join("iolab-results"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .starts_with("unsaved-")
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
+    let dir = scratch();
+    // `--json > /dev/full`, the table to /dev/full, and `>&-`: no --output,
+    // so the measurement would be lost. It is kept, and the line says where.
+    let binary = assert_cmd::cargo::cargo_bin("iolab");
+    let run = format!(
+        "{} run --engine null --size 1m --dir {}",
+        binary.display(),
+        dir.path().display()
+    );
+    for (shell, what) in [
+        (
+            format!("exec {run} --json > /dev/full"),
+            "No space left on device",
+        ),
+        (format!("exec {run} > /dev/full"), "No space left on device"),
+        (
+            format!("exec {run} --json >&-"),
+            "standard output is closed",
+        ),
+    ] {
+        let cwd = scratch();
+        let output = std::process::Command::new("bash")
+            .args(["-c", &shell])
+            .current_dir(cwd.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{shell}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{shell}: {stderr}");
+        assert!(
+            stderr.contains(what)
+                && stderr.contains("the result is kept in iolab-results/unsaved-"),
+            "{shell}: {stderr}"
+        );
+        let kept = unsaved_in(cwd.path());
+        assert_eq!(kept.len(), 1, "{shell}");
+        check_consistency(&read_result(&kept[0]));
+    }
+    // With --output the file holds it: the line says so, and nothing else is written.
+    let cwd = scratch();
+    let path = cwd.path().join("r.json");
+    let shell = format!("exec {run} -o {} > /dev/full", path.display());
+    let output = std::process::Command::new("bash")
+        .args(["-c", &shell])
+        .current_dir(cwd.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("the result is in {}", path.display())),
+        "{stderr}"
+    );
+    read_result(&path);
+    assert!(unsaved_in(cwd.path()).is_empty());
+    // Output that is no measurement fails just the same, and a closed pipe is no error.
+    let compare = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "exec {} compare {p} {p} > /dev/full",
+                binary.display(),
+                p = path.display()
+            ),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(compare.status.code(), Some(1));
+    let piped = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!("set -o pipefail; {run} | head -c 1 > /dev/null"),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        piped.status.success(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+}
+
+#[test]
+fn a_result_the_output_file_system_cannot_take_at_the_end_is_kept_and_named() {
+    use crate::mounts::TmpfsMount;
+    let cwd = scratch();
+    let dir = scratch();
+    let Some(small) = TmpfsMount::new(cwd.path(), "small", "size=1m") else {
+        return;
+    };
+    let path = small.path().join("r.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["run", "--engine", "null", "--runtime", "3s", "--dir"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&path)
+        .current_dir(cwd.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The output passed its checks; now another program fills the disk.
+    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(60));
+    let mut filler = std::fs::File::create(small.path().join("filler")).unwrap();
+    while std::io::Write::write_all(&mut filler, &[7u8; 4096]).is_ok() {}
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot write {}", path.display()))
+            && stderr.contains("the result is kept in iolab-results/unsaved-"),
+        "{stderr}"
+    );
+    let kept = unsaved_in(cwd.path());
+    assert_eq!(kept.len(), 1);
+    check_consistency(&read_result(&kept[0]));
+    assert_eq!(entries(small.path()), ["filler"], "no temporary file left");
+}

@@ -198,3 +198,65 @@ fn markdown_and_csv_carry_the_same_tables() {
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(text.lines().count(), 1 + 18, "a header and a row per point");
 }
+
+#[test]
+fn escape_sequences_in_a_result_file_never_reach_a_terminal_or_a_report_raw() {
+    let dir = crate::util::scratch();
+    let clean = dir.path().join("clean.json");
+    crate::util::iolab()
+        .args(["run", "--engine", "null", "--size", "64k", "--dir"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&clean)
+        .assert()
+        .success();
+    // Someone edits the file: the label sets the clipboard, the host name
+    // clears the screen (both valid JSON strings).
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&clean).unwrap()).unwrap();
+    value["points"][0]["label"] = "x\u{1b}]52;c;ZXZpbA==\u{7}y".into();
+    value["environment"]["hostname"] = "h\u{1b}[2J\u{9b}31m".into();
+    let hostile = dir.path().join("hostile.json");
+    std::fs::write(&hostile, serde_json::to_string(&value).unwrap()).unwrap();
+    let raw = |bytes: &[u8]| {
+        bytes.iter().any(|&b| b == 0x1b || b == 0x07)
+            || String::from_utf8_lossy(bytes).contains('\u{9b}')
+    };
+    for format in ["terminal", "markdown", "csv"] {
+        let out = crate::util::iolab()
+            .arg("compare")
+            .arg(&clean)
+            .arg(&hostile)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !raw(&out.stdout) && !raw(&out.stderr),
+            "compare --format {format}"
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            format == "csv" || text.contains("\\u{1b}") || text.contains("\\u001b"),
+            "shown as an escape: {text}"
+        );
+    }
+    for format in ["markdown", "csv"] {
+        let path = dir.path().join(format!("r.{format}"));
+        crate::util::iolab()
+            .arg("report")
+            .arg(&hostile)
+            .args(["--format", format, "-o"])
+            .arg(&path)
+            .assert()
+            .success();
+        assert!(
+            !raw(&std::fs::read(&path).unwrap()),
+            "report --format {format}"
+        );
+    }
+}

@@ -180,6 +180,44 @@ fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
         "{stderr}"
     );
 
+    // What a crash while the result was being rewritten leaves: a temporary
+    // file tagged with its (dead: another boot) owner. Beside it, one of a
+    // live iolab (this test's own tag) and an untagged one, which stay.
+    let temporary = |pid: u32| out.path().join(format!(".killed.json.tmp-{pid}"));
+    let tag = |path: &std::path::Path, owner: &str| {
+        std::fs::write(path, b"{").unwrap();
+        rustix::fs::setxattr(
+            path,
+            "user.iolab.owner",
+            owner.as_bytes(),
+            rustix::fs::XattrFlags::empty(),
+        )
+    };
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let namespace = std::fs::read_link("/proc/self/ns/pid").unwrap();
+    let namespace = namespace.to_string_lossy().replace(' ', "_");
+    let xattrs = tag(
+        &temporary(4_000_001),
+        &format!("{host} {namespace} another-boot 77 1"),
+    )
+    .is_ok();
+    let me = std::process::id();
+    let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
+    let start = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .to_string();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    let _ = tag(
+        &temporary(4_000_002),
+        &format!("{host} {namespace} {} {me} {start}", boot.trim()),
+    );
+    std::fs::write(temporary(4_000_003), b"{").unwrap();
+
     let resumed = sweep_command(dir.path(), &output, "4k")
         .arg("--resume")
         .output()
@@ -190,6 +228,17 @@ fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
         String::from_utf8_lossy(&resumed.stderr)
     );
     let stderr = String::from_utf8(resumed.stderr).unwrap();
+    if xattrs {
+        assert!(
+            !temporary(4_000_001).exists(),
+            "a dead iolab's temporary goes: {stderr}"
+        );
+        assert!(stderr.contains(".killed.json.tmp-4000001"), "{stderr}");
+        assert!(temporary(4_000_002).exists(), "a live iolab's stays");
+    } else {
+        eprintln!("skip: no user xattrs here, so no owner tags to judge by");
+    }
+    assert!(temporary(4_000_003).exists(), "an untagged file stays");
     assert!(
         stderr.contains(&format!("{journaled} of 60 points done"))
             || stderr.contains("of 60 points done"),
@@ -574,4 +623,91 @@ fn an_interrupted_point_is_measured_again_on_resume() {
             .iter()
             .all(|p| p["repetitions"][0]["status"] == "ok")
     );
+}
+
+#[test]
+fn an_empty_journal_is_no_journal_and_a_second_iolab_on_a_sweep_is_refused_by_name() {
+    let dir = scratch();
+    let out = scratch();
+    // An empty journal (what a full disk left behind in earlier versions).
+    let output = out.path().join("empty.json");
+    std::fs::write(journal(&output), b"").unwrap();
+    let run = iolab()
+        .args([
+            "sweep",
+            "--engine",
+            "null",
+            "--size",
+            "64k,128k",
+            "--no-report",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(labels(&read_result(&output)).len(), 2);
+    assert!(!journal(&output).exists());
+
+    // Two iolabs resuming one sweep: the second is refused, naming the first.
+    let output = out.path().join("busy.json");
+    let sweep = |resume: bool| {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+        command
+            .args([
+                "sweep",
+                "--engine",
+                "null",
+                "--runtime",
+                "1s",
+                "--seed",
+                "0..59/+1",
+            ])
+            .args(["--no-report", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output);
+        if resume {
+            command.arg("--resume");
+        }
+        command
+    };
+    let mut first = sweep(false)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Its run start is journaled once it holds the lock.
+    let started = Instant::now();
+    while std::fs::read_to_string(journal(&output)).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = sweep(true).output().unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("another iolab (pid {} on ", first.id()))
+            && stderr.contains("is running this sweep"),
+        "{stderr}"
+    );
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&first),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    assert_eq!(first.wait().unwrap().code(), Some(130));
+    let journal_text = std::fs::read_to_string(journal(&output)).unwrap();
+    let starts = journal_text
+        .lines()
+        .filter(|l| l.contains("\"run_id\""))
+        .count();
+    assert_eq!(starts, 1, "the refused iolab wrote nothing: {journal_text}");
 }

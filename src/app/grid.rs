@@ -1,9 +1,10 @@
 //! Sweeps and studies: plan a grid, show it (`--dry-run`), run it point by point with a progress bar and a journal, resume it, and find where a size axis converges.
 
-use super::{
-    AppError, Ending, check_output, create_results_dir, default_output, distributed, open_session,
-    present, record_point,
+use super::output::{
+    check_output, check_report_beside, create_results_dir, default_output, expected_result_bytes,
+    present, report_beside,
 };
+use super::{AppError, Ending, distributed, open_session, record_point};
 use crate::cli::sweep::default_workload;
 use crate::cli::{StudyArgs, SweepArgs};
 use crate::plan::study::Study;
@@ -90,7 +91,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
 
 /// `iolab study FILE.toml`.
 pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let text = std::fs::read_to_string(&args.file).map_err(|e| {
+    let text = crate::input::read_to_string(&args.file).map_err(|e| {
         usage!(
             "study {}: {}",
             args.file.display(),
@@ -236,8 +237,7 @@ fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     for (index, point) in grid.points.iter().enumerate() {
         text.push_str(&format!("{:>6}  {}\n", index + 1, point.label));
     }
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    super::output::print(&text)?;
     Ok(Ending::Success)
 }
 
@@ -258,12 +258,28 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
             grid.output.display()
         )
     };
-    if journal_path.exists() {
+    let resumed = if journal_path.symlink_metadata().is_ok() {
+        // Locked from here on; `None` when it held no header (then removed).
+        Journal::resume(&journal_path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::WouldBlock {
+                usage!("--output {}: {e}", grid.output.display())
+            } else {
+                usage!("cannot resume from {}: {e}", journal_path.display())
+            }
+        })?
+    } else {
+        None
+    };
+    if let Some(resumed) = resumed {
         if grid.resume == Resume::Never {
             return Err(refuse_existing("has an unfinished sweep").into());
         }
-        let (journal, header, entries, earlier_runs) = Journal::resume(&journal_path)
-            .map_err(|e| usage!("cannot resume from {}: {e}", journal_path.display()))?;
+        let journal::Resumed {
+            journal,
+            header,
+            entries,
+            runs: earlier_runs,
+        } = resumed;
         same_plan(&header.plan_hash, grid, &journal_path)?;
         let mut result = header.result;
         let mut done = HashSet::new();
@@ -323,9 +339,9 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
         });
     }
     create_results_dir(&grid.output)?;
-    check_output(Some(&grid.output))?;
+    check_output(Some(&grid.output), expected_result_bytes(&grid.points))?;
     if grid.report {
-        super::check_report_beside(&grid.output)?;
+        check_report_beside(&grid.output)?;
     }
     let mut result = build::new_result_file(
         command,
@@ -444,6 +460,9 @@ fn run_grid(
     for run_id in &earlier_runs {
         session.remove_leftovers(run_id);
     }
+    if speaks {
+        remove_dead_temporaries(&grid.output);
+    }
     session.remove_dead_runs();
     if let Some(journal) = journal.as_mut() {
         journal
@@ -558,12 +577,40 @@ fn run_grid(
     }
     present(&result, grid.json, grid.detail, Some(&grid.output))?;
     if !grid.json {
-        print!("{}", render_convergence(&result.convergence));
+        let convergence = render_convergence(&result.convergence);
+        super::output::show_result(&convergence, &result, Some(&grid.output))?;
     }
     if grid.report {
-        super::report_beside(&grid.output, &result)?;
+        report_beside(&grid.output, &result)?;
     }
     Ok(super::strict_ending(ending, grid.strict, &result))
+}
+
+/// Removes what iolab processes that died while writing this grid's files
+/// left beside them (`.NAME.tmp-<pid>` of the result, its report and its
+/// journal), and says so.
+fn remove_dead_temporaries(output: &Path) {
+    let paths = [
+        output.to_path_buf(),
+        output.with_extension("html"),
+        journal::path_for(output),
+    ];
+    for path in paths {
+        match write::remove_dead_temporaries(&path) {
+            Ok(removed) => {
+                for file in removed {
+                    crate::say!(
+                        "iolab: removed {}, left by an iolab that is no longer running",
+                        file.display()
+                    );
+                }
+            }
+            Err(error) => crate::say!(
+                "iolab: could not look for leftovers beside {}: {error}",
+                path.display()
+            ),
+        }
+    }
 }
 
 fn write_result(
@@ -571,8 +618,7 @@ fn write_result(
     result: &mut ResultFile,
     replace: &mut Replace,
 ) -> Result<(), AppError> {
-    write::write_atomic(path, result, *replace)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    super::output::write_result(path, result, *replace)?;
     // From now on the file there is this grid's own.
     *replace = Replace::Own;
     Ok(())

@@ -13,7 +13,6 @@ use crate::plan::quick::{DirectSupport, quick_points};
 use crate::plan::{RunPlan, UsageError};
 use crate::record::write::Replace;
 use crate::record::{ResultFile, build, write};
-use crate::report::{activity, table};
 use crate::run::prepare::DirectCapability;
 use crate::run::scratch::describe_io;
 use crate::run::signals::Interrupt;
@@ -25,6 +24,12 @@ use std::rc::Rc;
 
 pub(crate) mod distributed;
 pub mod grid;
+pub(crate) mod output;
+
+use output::{
+    check_output, check_report_beside, create_results_dir, expected_result_bytes, present,
+    report_beside, write_report, write_result,
+};
 
 /// How a command ended, mapped to the exit status by `main`.
 #[derive(Debug, PartialEq, Eq)]
@@ -82,6 +87,16 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                     .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
                 device = crate::run::device::identify(path)
                     .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
+                if device.is_none() && !metadata.is_file() && !metadata.is_dir() {
+                    let kind = rustix::fs::FileType::from_raw_mode(
+                        std::os::unix::fs::MetadataExt::mode(&metadata),
+                    );
+                    return Err(usage!(
+                        "--file {shown} is {}, not a regular file or a block device",
+                        crate::input::describe(kind)
+                    )
+                    .into());
+                }
                 Some(device.as_ref().map_or(metadata.len(), |d| d.size))
             }
             None => None,
@@ -90,7 +105,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         check_device_use(args, device.as_ref(), &mut plan)?;
         distributed::check_points(cluster, &plan.points)?;
         if distributed::speaks(cluster) {
-            check_output(plan.output.as_deref())?;
+            check_output(plan.output.as_deref(), expected_result_bytes(&plan.points))?;
         }
         Ok(plan)
     })();
@@ -186,7 +201,8 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         .check_free_space(settings.size, 1)
         .map_err(run_error)?;
     create_results_dir(&output)?;
-    check_output(Some(&output))?;
+    let expected = expected_result_bytes(&quick_points(settings, DirectSupport::Honoured));
+    check_output(Some(&output), expected)?;
     if !args.no_report {
         check_report_beside(&output)?;
     }
@@ -235,14 +251,13 @@ pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
     } else {
         crate::report::environment::render(&tool, &environment)
     };
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    output::print(&text)?;
     Ok(Ending::Success)
 }
 
 /// `iolab report RESULTS... -o report.html`.
 pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
-    check_output(Some(&args.output))?;
+    check_output(Some(&args.output), 1 << 20)?;
     let mut files = Vec::new();
     for path in &args.files {
         let result = write::read(path).map_err(|e| usage!("{e}"))?;
@@ -259,98 +274,29 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
             } else {
                 crate::report::export::csv(&files)
             };
+            // Read in a terminal or a spreadsheet: no control character from a file.
+            let text = crate::console::neutralize(&text);
             write::write_file(&args.output, Replace::Never, |out| {
                 std::io::Write::write_all(out, text.as_bytes())
             })
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
         }
     }
-    println!("report: {}", args.output.display());
+    output::print(&format!("report: {}\n", args.output.display()))?;
     Ok(Ending::Success)
-}
-
-/// Writes `<result>.html` next to a result file, and says where; an earlier
-/// iolab report there is replaced, anything else is kept.
-pub(crate) fn report_beside(output: &Path, result: &ResultFile) -> Result<(), AppError> {
-    let path = output.with_extension("html");
-    check_report_beside(output)?;
-    let replace = if path.symlink_metadata().is_ok() {
-        Replace::Own
-    } else {
-        Replace::Never
-    };
-    write_report(
-        &path,
-        &[(output.display().to_string(), result.clone())],
-        replace,
-    )?;
-    crate::say!("iolab: report {}", path.display());
-    Ok(())
-}
-
-/// Refuses, before anything is measured, a run whose report beside `output`
-/// (`<output>.html`) would replace a file that is not an earlier iolab report.
-pub(crate) fn check_report_beside(output: &Path) -> Result<(), UsageError> {
-    let path = output.with_extension("html");
-    if path.symlink_metadata().is_err() || is_iolab_report(&path) {
-        return Ok(());
-    }
-    Err(usage!(
-        "--output {}: {} exists and is not an iolab report; iolab does not overwrite it \
-         (use --no-report or another --output)",
-        output.display(),
-        path.display()
-    ))
-}
-
-/// Whether `path` is a regular file (not a link) that iolab's report
-/// renderer wrote: its head carries [`crate::report::html::GENERATOR`].
-fn is_iolab_report(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(fd) = rustix::fs::open(
-        path,
-        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    ) else {
-        return false;
-    };
-    let mut head = [0u8; 512];
-    let mut file = std::fs::File::from(fd);
-    let Ok(read) = file.read(&mut head) else {
-        return false;
-    };
-    let tag = format!(
-        "<meta name=\"generator\" content=\"{}\">",
-        crate::report::html::GENERATOR
-    );
-    String::from_utf8_lossy(&head[..read]).contains(&tag)
-}
-
-/// Writes the HTML report of `files` to `path` (through a temporary file and a rename).
-pub(crate) fn write_report(
-    path: &Path,
-    files: &[(String, ResultFile)],
-    replace: Replace,
-) -> Result<(), AppError> {
-    let html = crate::report::html::render(files);
-    write::write_file(path, replace, |out| {
-        std::io::Write::write_all(out, html.as_bytes())
-    })
-    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()).into())
 }
 
 /// `iolab import FIO.json`.
 pub fn import(args: &ImportArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let text = std::fs::read_to_string(&args.file)
+    let text = crate::input::read_to_string(&args.file)
         .map_err(|e| usage!("{}: {}", args.file.display(), describe_io(&e)))?;
-    check_output(args.out.output.as_deref())?;
+    check_output(args.out.output.as_deref(), 1 << 20)?;
     let imported = crate::import::fio(&text, &args.file, command)?;
     for line in &imported.skipped {
         crate::say!("iolab: not imported: {line}");
     }
     if let Some(path) = &args.out.output {
-        write::write_atomic(path, &imported.result, Replace::Never)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        write_result(path, &imported.result, Replace::Never)?;
     }
     present(
         &imported.result,
@@ -374,7 +320,6 @@ pub fn preset(
             usage!("no preset '{name}'; the presets are {}", names.join(", "))
         })
     };
-    use std::io::Write;
     match command {
         PresetCommand::List => {
             let mut text = String::new();
@@ -395,13 +340,11 @@ pub fn preset(
                 ));
             }
             text.push_str("\niolab preset show NAME prints one as a study file; iolab preset run NAME --dry-run gives its data volume and time.\n");
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            output::print(&text)?;
             Ok(Ending::Success)
         }
         PresetCommand::Show { name, scale } => {
-            let _ = std::io::stdout()
-                .lock()
-                .write_all((named(name)?.study)(*scale).as_bytes());
+            output::print(&(named(name)?.study)(*scale))?;
             Ok(Ending::Success)
         }
         PresetCommand::Run { name, scale, study } => {
@@ -530,8 +473,7 @@ fn print_comparison(
             serde_json::to_string_pretty(comparison).map_err(anyhow::Error::from)? + "\n"
         }
     };
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    output::print(&text)?;
     Ok(Ending::Success)
 }
 
@@ -591,8 +533,7 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
             serde_json::to_string_pretty(&comparison).map_err(anyhow::Error::from)? + "\n"
         }
     };
-    use std::io::Write;
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    output::print(&text)?;
     Ok(Ending::Success)
 }
 
@@ -605,11 +546,16 @@ fn require_path(path: &Path) -> Result<(), UsageError> {
 /// `iolab measure -- COMMAND...`.
 pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppError> {
     require_path(&args.path)?;
-    if args.label.as_ref().is_some_and(|l| l.trim().is_empty()) {
-        return Err(usage!("--label must not be empty").into());
+    if let Some(label) = &args.label {
+        if label.trim().is_empty() {
+            return Err(usage!("--label must not be empty").into());
+        }
+        if let Some(problem) = crate::plan::text_problem(label, crate::plan::MAX_LABEL_BYTES) {
+            return Err(usage!("--label {} {problem}", crate::plan::quoted(label)).into());
+        }
     }
     let output = args.out.output.as_deref();
-    check_output(output)?;
+    check_output(output, u64::from(args.repeat) * (64 << 10))?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let watch = crate::probe::environment::watch(&args.path);
     let mut result = build::new_result_file(command, Some(&args.path), true);
@@ -689,18 +635,16 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
     measurement.wall_s = stats::describe(&walls);
     result.measurements.push(measurement);
     if let Some(path) = output {
-        write::write_atomic(path, &result, Replace::Never)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        write_result(path, &result, Replace::Never)?;
     }
     if args.out.json {
         present(&result, true, false, output)?;
     } else {
-        use std::io::Write;
         let mut text = crate::report::measurement::render(&result);
         if let Some(path) = output {
             text.push_str(&format!("results: {}\n", path.display()));
         }
-        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        output::show_result(&text, &result, output)?;
     }
     if let Some(signal) = interrupt.signal() {
         return Ok(Ending::Interrupted(signal));
@@ -763,8 +707,7 @@ fn execute(
             }
             result.points.push(point);
             if let Some(path) = &plan.output {
-                write::write_atomic(path, &result, replace)
-                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                write_result(path, &result, replace)?;
                 // From now on the file there is this run's own.
                 replace = Replace::Own;
             }
@@ -847,87 +790,8 @@ pub(crate) fn record_point(
     Ok(point)
 }
 
-pub(crate) fn present(
-    result: &ResultFile,
-    json: bool,
-    detail: bool,
-    output: Option<&Path>,
-) -> Result<(), AppError> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    let text = if json {
-        serde_json::to_string_pretty(result).map_err(anyhow::Error::from)? + "\n"
-    } else if detail {
-        table::render(result)
-            + &crate::report::distributed::render(result)
-            + &activity::render_points(result)
-    } else {
-        table::render(result) + &crate::report::distributed::render(result)
-    };
-    // A closed pipe (`iolab run | head`) is not an error worth reporting.
-    let _ = stdout.write_all(text.as_bytes());
-    if let Some(path) = output {
-        if json {
-            crate::say!("iolab: results written to {}", path.display());
-        } else {
-            let _ = writeln!(stdout, "results: {}", path.display());
-        }
-    }
-    Ok(())
-}
-
-/// Refuses an output path that exists or whose directory is missing or unwritable,
-/// before anything is measured.
-pub(crate) fn check_output(output: Option<&Path>) -> Result<(), UsageError> {
-    let Some(path) = output else { return Ok(()) };
-    if path.symlink_metadata().is_ok() {
-        return Err(usage!(
-            "--output {} already exists; iolab does not overwrite files",
-            path.display()
-        ));
-    }
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(usage!(
-            "--output {}: directory {} does not exist",
-            path.display(),
-            dir.display()
-        ));
-    }
-    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).map_err(|_| {
-        usage!(
-            "--output {}: directory {} is not writable",
-            path.display(),
-            dir.display()
-        )
-    })?;
-    Ok(())
-}
-
 fn default_quick_output() -> PathBuf {
-    default_output("quick")
-}
-
-/// `iolab-results/<kind>-<local timestamp>.json`.
-pub(crate) fn default_output(kind: &str) -> PathBuf {
-    let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
-    PathBuf::from("iolab-results").join(format!("{kind}-{stamp}.json"))
-}
-
-/// Creates `iolab-results/` when `output` is inside it and it is missing.
-pub(crate) fn create_results_dir(output: &Path) -> Result<(), AppError> {
-    if output
-        .parent()
-        .is_some_and(|p| p == Path::new("iolab-results"))
-        && !Path::new("iolab-results").exists()
-    {
-        std::fs::create_dir("iolab-results")
-            .map_err(|e| anyhow::anyhow!("cannot create iolab-results/: {e}"))?;
-    }
-    Ok(())
+    output::default_output("quick")
 }
 
 pub(crate) fn new_run_id() -> String {

@@ -78,6 +78,9 @@ fn busiest(point: &Point) -> f64 {
 /// Runs the device-counter checks.
 pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
     let workload = &point.workload;
+    if !workload.uses_files() {
+        return; // the null engine moves no data: there is nothing for a device to carry
+    }
     let Some((app, device, name)) = totals(point, storage) else {
         return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
     };

@@ -520,6 +520,9 @@ impl RunArgs {
             if label.trim().is_empty() {
                 return Err(usage!("--label must not be empty"));
             }
+            if let Some(problem) = crate::plan::text_problem(label, crate::plan::MAX_LABEL_BYTES) {
+                return Err(usage!("--label {} {problem}", crate::plan::quoted(label)));
+            }
         }
         Ok(RunPlan {
             dir,

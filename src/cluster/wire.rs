@@ -109,8 +109,12 @@ impl WireRepetition {
                     ops: job.ops,
                     start: job.start,
                     end: job.end,
-                    latency: histogram::encode(&job.latency),
-                    submit: job.submit.as_ref().map(histogram::encode),
+                    // A job's buckets count at most its I/Os, far below 2^63.
+                    latency: histogram::encode(&job.latency).unwrap_or_default(),
+                    submit: job
+                        .submit
+                        .as_ref()
+                        .map(|h| histogram::encode(h).unwrap_or_default()),
                     intervals: job
                         .intervals
                         .iter()

@@ -196,7 +196,15 @@ fn workload(
     })
 }
 
-fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetition, bool) {
+/// The repetition fio measured for one direction of `job` (`name`), and
+/// whether it carried json+ latency bins; refused when a bin counts more
+/// I/Os than a histogram holds.
+fn repetition(
+    direction: &Value,
+    job: &Value,
+    file: Option<String>,
+    name: &str,
+) -> Result<(Repetition, bool), String> {
     let number = |value: &Value, key: &str| value.get(key).and_then(Value::as_f64);
     let bytes = direction
         .get("io_bytes")
@@ -219,14 +227,28 @@ fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetiti
         .get("clat_ns")
         .and_then(|c| c.get("bins"))
         .and_then(Value::as_object);
+    let mut total: u64 = 0;
     for (value, count) in bins.into_iter().flatten() {
         if let (Ok(value), Some(count)) = (value.parse::<u64>(), count.as_u64()) {
+            total = total
+                .checked_add(count)
+                .filter(|&t| t <= crate::record::histogram::MAX_COUNT)
+                .ok_or_else(|| {
+                    format!(
+                        "job {name}: clat_ns bin {value} counts {count} I/Os, which brings the \
+                         bins past 2^63 - 1, more than any run has done (a damaged file?)"
+                    )
+                })?;
             histogram.saturating_record_n(value.max(1), count);
         }
     }
     let has_latency = ok && !histogram.is_empty();
+    let latency_ns = match has_latency {
+        true => Some(latency_summary(&histogram).map_err(|e| format!("job {name}: {e}"))?),
+        false => None,
+    };
     let elapsed_ns = elapsed_ns.unwrap_or(0);
-    (
+    Ok((
         Repetition {
             index: 0,
             warmup: false,
@@ -247,7 +269,7 @@ fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetiti
                 None
             },
             iops: if ok { number(direction, "iops") } else { None },
-            latency_ns: has_latency.then(|| latency_summary(&histogram)),
+            latency_ns,
             submit_ns: None,
             cache: None,
             cpu: None,
@@ -270,7 +292,7 @@ fn repetition(direction: &Value, job: &Value, file: Option<String>) -> (Repetiti
             }],
         },
         bins.is_some(),
-    )
+    ))
 }
 
 /// Converts the text of fio's JSON output; `source` names it in errors and in the record.
@@ -363,7 +385,8 @@ pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, 
                 }
             };
             let file = option(&options, "filename").map(str::to_string);
-            let (repetition, had_bins) = repetition(data, job, file.clone());
+            let (repetition, had_bins) =
+                repetition(data, job, file.clone(), name).map_err(|e| usage!("{shown}: {e}"))?;
             let dir = file
                 .as_deref()
                 .and_then(|f| Path::new(f).parent())

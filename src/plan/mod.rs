@@ -34,6 +34,29 @@ macro_rules! usage {
     ($($arg:tt)*) => { $crate::plan::UsageError(format!($($arg)*)) };
 }
 
+/// The longest label of a point or sweep, in bytes.
+pub const MAX_LABEL_BYTES: usize = 1024;
+
+/// What is wrong with a text the user names something with (a label, a
+/// study's name): a control character, which would reach terminals and file
+/// names raw, or more than `max` bytes. `None` when it is fine.
+pub fn text_problem(text: &str, max: usize) -> Option<String> {
+    if let Some(control) = text.chars().find(|c| c.is_control()) {
+        return Some(format!(
+            "holds the control character {:?}; labels and names are printed and become file names",
+            control
+        ));
+    }
+    (text.len() > max).then(|| format!("is {} bytes long, more than {max}", text.len()))
+}
+
+/// `text` quoted for a one-line message: escapes shown, at most 60 characters.
+pub fn quoted(text: &str) -> String {
+    let shown: String = text.chars().take(60).collect();
+    let more = if shown.len() < text.len() { "…" } else { "" };
+    format!("{:?}{more}", shown)
+}
+
 /// The operation a workload times, following IOzone's definitions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

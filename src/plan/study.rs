@@ -176,6 +176,11 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// The longest study name: `<name>.json` and the files beside it
+/// (`.<name>.json.tmp-<pid>`, `<name>.json.journal`) must fit the 255 bytes
+/// file systems allow.
+const MAX_NAME_BYTES: usize = 200;
+
 impl Study {
     /// Parses a study file's text; `source` names it in errors.
     pub fn parse(text: &str, source: &Path) -> Result<(Study, String), UsageError> {
@@ -190,11 +195,21 @@ impl Study {
             )
         })?;
         let name = study.name.get_ref().trim();
-        if name.is_empty() || name.contains('/') {
+        // The name becomes the result file's (`<name>.json`, its journal and
+        // report beside it), and is printed: a path part, a control character
+        // or a name too long for a file system is refused here, not after
+        // the study has run.
+        let problem = if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+            Some("must be non-empty, not . or .., and contain no '/'".to_string())
+        } else {
+            super::text_problem(name, MAX_NAME_BYTES)
+        };
+        if let Some(problem) = problem {
             return Err(usage!(
-                "study {} line {}: name '{name}' must be non-empty and contain no '/'",
+                "study {} line {}: name {} {problem}",
                 source.display(),
-                line_of(text, study.name.span().start)
+                line_of(text, study.name.span().start),
+                super::quoted(name)
             ));
         }
         if study.sweeps.is_empty() {
@@ -205,7 +220,7 @@ impl Study {
 
     /// Reads and parses a study file.
     pub fn read(path: &Path) -> Result<Study, UsageError> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::input::read_to_string(path).map_err(|e| {
             usage!(
                 "study {}: {}",
                 path.display(),
@@ -247,6 +262,13 @@ impl Study {
         let mut labels = std::collections::HashSet::new();
         for sweep in &self.sweeps {
             let label = sweep.label.get_ref().trim().to_string();
+            if let Some(problem) = super::text_problem(&label, super::MAX_LABEL_BYTES) {
+                return Err(usage!(
+                    "{}: sweep label {} {problem}",
+                    at(sweep.label.span()),
+                    super::quoted(&label)
+                ));
+            }
             if label.is_empty() || !labels.insert(label.clone()) {
                 return Err(usage!(
                     "{}: sweep label '{label}' must be non-empty and unique",

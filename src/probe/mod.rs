@@ -2,6 +2,7 @@
 //!
 //! Parsers take text so tests can feed them fixtures; `read` functions read the live files.
 
+pub mod blkid;
 pub mod cgroup;
 pub mod cpu;
 pub mod diskstats;

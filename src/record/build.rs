@@ -185,10 +185,11 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         record.elapsed_ns = Some(elapsed_ns);
         record.throughput_bps = Some(bytes as f64 / seconds);
         record.iops = Some(ops as f64 / seconds);
-        record.latency_ns = Some(latency_summary(&merge(jobs.iter().map(|j| &j.latency))));
+        // A measurement's buckets count at most its I/Os, far below 2^63.
+        record.latency_ns = latency_summary(&merge(jobs.iter().map(|j| &j.latency))).ok();
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
-            record.submit_ns = Some(latency_summary(&merge(submits.into_iter())));
+            record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
         }
         record.cpu = Some(Cpu {
             total_s: cpu.total_s,
@@ -294,10 +295,11 @@ fn merge<'a>(histograms: impl Iterator<Item = &'a Histogram<u64>>) -> Histogram<
     merged
 }
 
-/// Summary figures and the encoded histogram of a latency distribution.
-pub fn latency_summary(histogram: &Histogram<u64>) -> LatencySummary {
+/// Summary figures and the encoded histogram of a latency distribution;
+/// refused only for a bucket beyond the format (see [`histogram::encode`]).
+pub fn latency_summary(histogram: &Histogram<u64>) -> Result<LatencySummary, String> {
     let empty = histogram.is_empty();
-    LatencySummary {
+    Ok(LatencySummary {
         count: histogram.len(),
         min: if empty { 0 } else { histogram.min() },
         max: histogram.max(),
@@ -310,8 +312,8 @@ pub fn latency_summary(histogram: &Histogram<u64>) -> LatencySummary {
                 value: histogram.value_at_percentile(percentile),
             })
             .collect(),
-        histogram: histogram::encode(histogram),
-    }
+        histogram: histogram::encode(histogram)?,
+    })
 }
 
 /// Merges the jobs' interval samples by interval index into one series of

@@ -6,11 +6,17 @@
 //! write(2) call on an O_APPEND file, so kill -9 leaves at most one partial
 //! last line, which resuming cuts off. The kernel keeps written data when the
 //! process dies; an fsync every few seconds bounds what a power cut can take.
+//!
+//! A journal is created whole (header written to a temporary file, renamed
+//! into place), so none is ever left empty; one found empty or with a torn
+//! header (from a crash of an older iolab) is treated as no journal. The
+//! process appending holds an exclusive `flock` on it: a second iolab on the
+//! same sweep is refused, naming the first by pid and host.
 
 use super::{Point, ResultFile};
 use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -41,6 +47,12 @@ pub struct Header {
 pub struct RunStart {
     /// The run id (`iolab-<run id>-<job>.dat`).
     pub run_id: String,
+    /// The process appending from here on, named when another is refused.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub pid: Option<u32>,
+    /// Its host.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub host: Option<String>,
 }
 
 /// One line after the header.
@@ -61,12 +73,28 @@ pub struct Entry {
     pub point: Point,
 }
 
-/// An open journal.
+/// A journal opened to continue it.
+#[derive(Debug)]
+pub struct Resumed {
+    /// The journal, locked and cut after its last whole line.
+    pub journal: Journal,
+    /// Its header.
+    pub header: Header,
+    /// The finished points.
+    pub entries: Vec<Entry>,
+    /// The ids of the runs that appended to it.
+    pub runs: Vec<String>,
+}
+
+/// An open journal, locked by this process while it lives.
 #[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
     file: File,
     synced: Instant,
+    /// A resumed journal's length up to its last whole line: the partial
+    /// line after it is cut off once this run starts appending.
+    cut_at: Option<u64>,
 }
 
 /// The journal path for a result file: `RESULT.journal`.
@@ -77,32 +105,53 @@ pub fn path_for(result: &Path) -> PathBuf {
 }
 
 impl Journal {
-    /// Starts a new journal (refused if one exists) with its header.
+    /// Starts a new journal (refused if one exists) with its header: written
+    /// whole to a temporary file and renamed into place, so that a failure
+    /// (a full disk) leaves no journal rather than an empty one.
     pub fn create(path: &Path, header: &Header) -> io::Result<Journal> {
-        let file = OpenOptions::new()
-            .append(true)
-            .create_new(true)
-            .open(path)?;
-        let mut journal = Journal {
+        let line = serde_json::to_string(header).map_err(io::Error::other)? + "\n";
+        super::write::write_file(path, super::write::Replace::Never, |out| {
+            out.write_all(line.as_bytes())
+        })
+        .inspect_err(|error| {
+            if error.kind() == io::ErrorKind::AlreadyExists {
+                // Another journal appeared meanwhile; this header is not needed.
+                let _ = std::fs::remove_file(super::write::temporary_for(path));
+            }
+        })?;
+        let file = open_locked(path)?;
+        Ok(Journal {
             path: path.to_path_buf(),
             file,
             synced: Instant::now(),
-        };
-        journal.write_line(&serde_json::to_string(header).map_err(io::Error::other)?)?;
-        journal.file.sync_all()?;
-        Ok(journal)
+            cut_at: None,
+        })
     }
 
     /// Opens an existing journal to continue it: returns its header, the
-    /// finished points and the ids of the runs that wrote them, after cutting
-    /// off a partial last line.
-    pub fn resume(path: &Path) -> io::Result<(Journal, Header, Vec<Entry>, Vec<String>)> {
-        let text = std::fs::read_to_string(path)?;
-        let mut lines = text.split_inclusive('\n');
+    /// finished points and the ids of the runs that wrote them (a partial
+    /// last line is cut off when [`Journal::start_run`] is called). `Ok(None)` when it holds no complete header
+    /// (empty, or torn by a crash while it was started): it is removed, and
+    /// the sweep starts as if it had none.
+    pub fn resume(path: &Path) -> io::Result<Option<Resumed>> {
+        let mut file = open_locked(path)?;
+        let mut text = String::new();
+        file.read_to_string(&mut text)?;
         let bad = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
-        let first = lines
-            .next()
-            .ok_or_else(|| bad("empty journal".to_string()))?;
+        let mut lines = text.split_inclusive('\n');
+        let first = match lines.next() {
+            Some(first) if first.ends_with('\n') => first,
+            torn => {
+                let head = torn.unwrap_or_default();
+                if !head.is_empty() && !head.starts_with("{\"journal\":\"iolab.journal/") {
+                    return Err(bad(
+                        "it is not an iolab journal (no header line); move it away".to_string(),
+                    ));
+                }
+                std::fs::remove_file(path)?;
+                return Ok(None);
+            }
+        };
         let header: Header =
             serde_json::from_str(first.trim_end()).map_err(|e| bad(format!("header: {e}")))?;
         if header.journal != JOURNAL {
@@ -123,24 +172,34 @@ impl Journal {
             }
             complete += line.len();
         }
-        let file = OpenOptions::new().append(true).open(path)?;
-        file.set_len(complete as u64)?;
-        Ok((
-            Journal {
+        Ok(Some(Resumed {
+            journal: Journal {
                 path: path.to_path_buf(),
                 file,
                 synced: Instant::now(),
+                cut_at: Some(complete as u64),
             },
             header,
             entries,
             runs,
-        ))
+        }))
     }
 
-    /// Records that a run with id `run_id` starts appending.
+    /// Records that a run with id `run_id` (this process) starts appending,
+    /// after cutting off a partial last line.
     pub fn start_run(&mut self, run_id: &str) -> io::Result<()> {
+        if let Some(length) = self.cut_at.take() {
+            self.file.set_len(length)?;
+        }
         let line = RunStart {
             run_id: run_id.to_string(),
+            pid: Some(std::process::id()),
+            host: Some(
+                rustix::system::uname()
+                    .nodename()
+                    .to_string_lossy()
+                    .into_owned(),
+            ),
         };
         self.write_line(&serde_json::to_string(&line).map_err(io::Error::other)?)?;
         self.file.sync_data()
@@ -171,6 +230,45 @@ impl Journal {
     }
 }
 
+/// Opens the journal at `path` for appending and takes its exclusive lock;
+/// refused (WouldBlock) while another process holds it, naming that process
+/// from the journal's last run start.
+fn open_locked(path: &Path) -> io::Result<File> {
+    use rustix::fs::{FlockOperation, Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDWR | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let kind = rustix::fs::FileType::from_raw_mode(rustix::fs::fstat(&fd)?.st_mode);
+    if kind != rustix::fs::FileType::RegularFile {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("is {}, not a regular file", crate::input::describe(kind)),
+        ));
+    }
+    rustix::fs::fcntl_setfl(&fd, OFlags::APPEND)?;
+    match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(File::from(fd)),
+        Err(rustix::io::Errno::WOULDBLOCK) => {
+            let holder = crate::input::read_to_string(path)
+                .ok()
+                .and_then(|text| {
+                    text.lines()
+                        .rev()
+                        .find_map(|line| serde_json::from_str::<RunStart>(line).ok())
+                })
+                .and_then(|start| Some(format!(" (pid {} on {})", start.pid?, start.host?)))
+                .unwrap_or_default();
+            Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!("another iolab{holder} is running this sweep"),
+            ))
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
 /// FNV-1a, 64 bits, of `bytes`, as 16 hex digits: a stable fingerprint of a
 /// plan (std's hasher may change between Rust versions).
 pub fn fingerprint(bytes: &[u8]) -> String {
@@ -191,6 +289,58 @@ mod tests {
         assert_eq!(fingerprint(b""), "cbf29ce484222325");
         assert_eq!(fingerprint(b"a"), "af63dc4c8601ec8c");
         assert_eq!(fingerprint(b"foobar"), "85944171f73967e8");
+    }
+
+    fn header() -> Header {
+        Header {
+            journal: JOURNAL.to_string(),
+            plan_hash: "0123456789abcdef".to_string(),
+            points: 2,
+            result: crate::record::build::new_result_file(vec!["iolab".into()], None, false),
+        }
+    }
+
+    #[test]
+    fn an_empty_or_torn_journal_is_no_journal_and_a_foreign_file_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json.journal");
+        std::fs::write(&path, b"").unwrap();
+        assert!(Journal::resume(&path).unwrap().is_none());
+        assert!(!path.exists(), "an empty journal is removed");
+        std::fs::write(&path, b"{\"journal\":\"iolab.journal/1\",\"plan").unwrap();
+        assert!(Journal::resume(&path).unwrap().is_none(), "a torn header");
+        assert!(!path.exists());
+        std::fs::write(&path, b"my notes").unwrap();
+        let error = Journal::resume(&path).unwrap_err();
+        assert!(
+            error.to_string().contains("not an iolab journal"),
+            "{error}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"my notes");
+    }
+
+    #[test]
+    fn a_journal_is_created_whole_and_locked_while_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json.journal");
+        let mut journal = Journal::create(&path, &header()).unwrap();
+        journal.start_run("abcd0001").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("{\"journal\""), "{text}");
+        // A second opener (another iolab on the same sweep) is refused by name.
+        let error = Journal::resume(&path).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::WouldBlock);
+        let me = std::process::id();
+        assert!(
+            error.to_string().contains(&format!("pid {me} on ")),
+            "{error}"
+        );
+        assert!(Journal::create(&path, &header()).is_err(), "never replaced");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file left: {leftovers:?}");
+        drop(journal);
+        let resumed = Journal::resume(&path).unwrap().expect("a header");
+        assert_eq!(resumed.runs, ["abcd0001"]);
     }
 
     #[test]

@@ -40,19 +40,21 @@ pub fn write_file(
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other(format!("{} is not a file name", path.display())))?;
-    let temporary = dir.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    if path.file_name().is_none() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a file name",
+            path.display()
+        )));
+    }
+    let temporary = temporary_for(path);
     let fd = rustix::fs::open(
         &temporary,
         OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::WRONLY | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o644),
     )?;
+    // Should iolab die before the rename, a later run can tell the file is
+    // a dead process's leftover ([`remove_dead_temporaries`]).
+    crate::owner::tag(&fd);
     // Buffered: serde writes token by token, and each unbuffered token would
     // be a system call (thousands per point of a large sweep's file).
     let mut file = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::from(fd));
@@ -90,6 +92,66 @@ pub fn write_file(
     Ok(())
 }
 
+/// The temporary file [`write_file`] fills before renaming it onto `path`:
+/// `.NAME.tmp-<pid>` in the same directory.
+pub fn temporary_for(path: &Path) -> std::path::PathBuf {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
+    name.push(format!(".tmp-{}", std::process::id()));
+    dir.join(name)
+}
+
+/// Removes the temporary files of [`write_file`] for `path` (`.NAME.tmp-<pid>`)
+/// that iolab processes left when they died: regular files whose owner tag
+/// names a process of this host that is gone. Returns their paths.
+pub fn remove_dead_temporaries(path: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut prefix = b".".to_vec();
+    prefix.extend_from_slice(path.file_name().unwrap_or_default().as_bytes());
+    prefix.extend_from_slice(b".tmp-");
+    let here = crate::owner::owner_tag();
+    let mut removed = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(pid) = name.as_bytes().strip_prefix(prefix.as_slice()) else {
+            continue;
+        };
+        if pid.is_empty() || !pid.iter().all(u8::is_ascii_digit) {
+            continue;
+        }
+        let candidate = dir.join(&name);
+        let Ok(fd) = rustix::fs::open(
+            &candidate,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) else {
+            continue;
+        };
+        let stat = rustix::fs::fstat(&fd)?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile
+            || !crate::owner::owner_is_dead(fd.as_fd(), &here)
+        {
+            continue;
+        }
+        // Only while the name still refers to the file examined.
+        let now = rustix::fs::lstat(&candidate)?;
+        if (now.st_dev, now.st_ino) == (stat.st_dev, stat.st_ino) {
+            std::fs::remove_file(&candidate)?;
+            removed.push(candidate);
+        }
+    }
+    Ok(removed)
+}
+
 /// Renames `from` to `to` only if `to` does not exist, atomically.
 fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
     use rustix::fs::{CWD, RenameFlags};
@@ -109,7 +171,7 @@ fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
 /// message naming the file.
 pub fn read(path: &Path) -> Result<ResultFile, String> {
     let shown = path.display();
-    let text = std::fs::read_to_string(path).map_err(|error| format!("{shown}: {error}"))?;
+    let text = crate::input::read_to_string(path).map_err(|error| format!("{shown}: {error}"))?;
     parse(&text, &shown.to_string())
 }
 

@@ -4,11 +4,15 @@
 //! What counts as "something lives on it": the device, a partition of it, or
 //! a device stacked on it (device-mapper, md, a loop device it backs) is
 //! mounted or is an active swap area, or the device or a partition holds a
-//! known file-system, swap, RAID, LVM, LUKS or partition-table signature.
-//! All of it is read from /proc/self/mountinfo, /proc/swaps, sysfs and the
-//! device's first 68 KiB. Mounts in other mount namespaces are invisible
-//! there, so the device is also opened with O_EXCL for writing, which the
-//! kernel refuses while any file system (or dm/md) holds it.
+//! signature libblkid knows (the authority `wipefs` and `blkid -p` use:
+//! every file system, RAID, LVM, LUKS, swap and partition table it
+//! recognises; see [`crate::probe::blkid`]), or one of iolab's own list,
+//! kept as a second layer. Without libblkid nothing is written. The rest is
+//! read from /proc/self/mountinfo, /proc/swaps and sysfs. Mounts in other
+//! mount namespaces are invisible there, so the device is also opened with
+//! O_EXCL for writing, which the kernel refuses while any file system (or
+//! dm/md) holds it. A read-only device (`losetup -r`, a write-protected
+//! disk) is refused as such.
 
 use crate::plan::UsageError;
 use crate::usage;
@@ -83,6 +87,13 @@ pub fn check_writable(device: &BlockDevice, confirmation: Option<&Path>) -> Resu
         }
         Some(_) => {}
     }
+    if read_only(Path::new("/sys"), &device.name) {
+        return Err(usage!(
+            "refusing to write {shown}: the device is read-only \
+             (/sys/class/block/{}/ro is 1); a write test needs a writable device",
+            device.name
+        ));
+    }
     let found = in_use(Path::new("/sys"), device);
     if !found.is_empty() {
         return Err(usage!(
@@ -127,12 +138,33 @@ pub fn in_use(sys: &Path, device: &BlockDevice) -> Vec<String> {
         found.push(format!("/dev/{name} is stacked on it"));
     }
     for name in &own {
-        if let Some(signature) = read_signature(&PathBuf::from("/dev").join(name)) {
-            found.push(format!("/dev/{name} holds {signature}"));
+        let node = PathBuf::from("/dev").join(name);
+        let authority: Vec<String> = match crate::probe::blkid::signatures(&node) {
+            Ok(signatures) => signatures
+                .iter()
+                .map(|signature| format!("/dev/{name} holds {signature}"))
+                .collect(),
+            Err(error) => vec![format!(
+                "/dev/{name} could not be checked for data: {error}"
+            )],
+        };
+        // iolab's own list is the second layer: heard only when libblkid,
+        // which knows every format on it, found nothing.
+        if authority.is_empty() {
+            found.extend(
+                read_signature(&node).map(|signature| format!("/dev/{name} holds {signature}")),
+            );
         }
+        found.extend(authority);
     }
     found.dedup();
     found
+}
+
+/// Whether the kernel marks the block device `name` read-only.
+fn read_only(sys: &Path, name: &str) -> bool {
+    std::fs::read_to_string(sys.join("class/block").join(name).join("ro"))
+        .is_ok_and(|text| text.trim() == "1")
 }
 
 /// The partitions of the disk `name` (sysfs subdirectories with a `partition` file).

@@ -111,7 +111,10 @@ pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
         outliers: measured.iter().filter(|r| r.outlier).count() as u32,
         throughput_bps,
         iops,
-        latency_ns: any_latency.then(|| latency_summary(&merged)),
+        latency_ns: match any_latency {
+            true => Some(latency_summary(&merged)?),
+            false => None,
+        },
     }))
 }
 

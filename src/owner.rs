@@ -1,0 +1,87 @@
+//! Owner tags: which process on which host created a file (scratch files,
+//! result files' temporaries), and whether that process is gone, so that a
+//! later run removes a killed run's leftovers and never a live run's.
+
+use rustix::fd::{AsFd, BorrowedFd};
+use rustix::fs::XattrFlags;
+
+/// The extended attribute naming the process that created a file:
+/// `<hostname> <pid namespace> <boot id> <pid> <start time in clock ticks>`,
+/// so a later run can tell a dead run's leftovers from a live run's files.
+/// Only a run that sees the same pids (same host, boot and pid namespace)
+/// judges; a run in another container leaves the files alone.
+pub const OWNER_XATTR: &str = "user.iolab.owner";
+
+/// This process's owner tag (see [`OWNER_XATTR`]).
+pub(crate) fn owner_tag() -> String {
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    let namespace = std::fs::read_link("/proc/self/ns/pid")
+        .map(|link| link.to_string_lossy().replace(' ', "_"))
+        .unwrap_or_default();
+    let pid = std::process::id();
+    let start = process_start(pid).unwrap_or(0);
+    format!("{host} {namespace} {} {pid} {start}", boot.trim())
+}
+
+/// A process's start time in clock ticks since boot (/proc/PID/stat field
+/// 22): with the pid, it names one process even after the pid is reused.
+fn process_start(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether the owner tag on `fd` names a process of this host (`here` is
+/// this process's tag) that is gone: another boot, or no process with that
+/// pid and start time. Unknown or foreign-host owners are not dead.
+pub(crate) fn owner_is_dead(fd: BorrowedFd<'_>, here: &str) -> bool {
+    let mut value = [0u8; 256];
+    let Ok(len) = rustix::fs::fgetxattr(fd, OWNER_XATTR, &mut value[..]) else {
+        return false;
+    };
+    let tag = String::from_utf8_lossy(&value[..len]).into_owned();
+    let (Some(owner), Some(this)) = (parse_owner(&tag), parse_owner(here)) else {
+        return false;
+    };
+    if (owner.host, owner.namespace) != (this.host, this.namespace) {
+        return false;
+    }
+    owner.boot != this.boot || process_start(owner.pid) != Some(owner.start)
+}
+
+/// The fields of an owner tag.
+pub(crate) struct Owner<'a> {
+    pub(crate) host: &'a str,
+    pub(crate) namespace: &'a str,
+    pub(crate) boot: &'a str,
+    pub(crate) pid: u32,
+    pub(crate) start: u64,
+}
+
+pub(crate) fn parse_owner(tag: &str) -> Option<Owner<'_>> {
+    let mut fields = tag.split(' ');
+    let host = fields.next()?;
+    let namespace = fields.next()?;
+    let boot = fields.next()?;
+    let pid = fields.next()?.parse().ok()?;
+    let start = fields.next()?.parse().ok()?;
+    Some(Owner {
+        host,
+        namespace,
+        boot,
+        pid,
+        start,
+    })
+}
+
+/// Tags the open file `fd` with this process's owner tag; a file system
+/// without user xattrs leaves it untagged, and such a file is never judged
+/// dead (kept rather than removed).
+pub(crate) fn tag(fd: impl AsFd) {
+    let _ = rustix::fs::fsetxattr(fd, OWNER_XATTR, owner_tag().as_bytes(), XattrFlags::CREATE);
+}
