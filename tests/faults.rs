@@ -243,26 +243,32 @@ fn a_second_signal_ends_iolab_at_once_even_while_it_waits() {
 
 #[test]
 fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
-    // 64 jobs under an address-space limit: some thread cannot be started.
-    // The started jobs are sent home and joined, the files removed, and the
-    // run ends with status 1 instead of a panic and a hang.
+    // 64 jobs under an address-space limit: where the limit bites (a
+    // thread's stack, a job's buffers) depends on the build and the machine,
+    // so the run may also fit. Either way: no panic, no hang, no abort, no
+    // file left; and when it does not fit, status 1 and one line saying why.
     let dir = scratch();
     let binary = assert_cmd::cargo::cargo_bin("iolab");
     let script = format!(
-        "ulimit -v 300000 && exec {} run --jobs 64 --size 1m --dir {}",
+        "ulimit -v 200000 && exec {} run --jobs 64 --size 1m --dir {}",
         binary.display(),
         dir.path().display()
     );
     let output = iolab_under(&["bash", "-c", &script], Duration::from_secs(120));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("cannot start") && stderr.contains("before any I/O"),
-        "{stderr}"
-    );
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    match output.status.code() {
+        Some(0) => eprintln!("note: 64 jobs fit in 200 MB of address space here"),
+        Some(1) => {
+            assert!(stderr.contains("before any I/O"), "{stderr}");
+            assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        }
+        other => panic!("status {other:?}: {stderr}"),
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
-    // The same under a limit on processes (root is exempt: run as nobody).
+    // A limit on processes (root is exempt: run as nobody) always bites at
+    // the 20th thread: the started jobs are sent home and joined, the files
+    // removed, and the run ends with status 1 instead of a panic and a hang.
     if !crate::mounts::have("setpriv") || !rustix::process::geteuid().is_root() {
         eprintln!("skip: the RLIMIT_NPROC case needs root and setpriv");
         return;
@@ -274,7 +280,7 @@ fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
     )
     .unwrap();
     let script = format!(
-        "ulimit -u 20 && exec {} run --engine null --jobs 64 --dir {}",
+        "ulimit -u 20 && exec {} run --jobs 64 --size 64k --dir {}",
         binary.display(),
         open.path().display()
     );
@@ -292,8 +298,16 @@ fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("cannot start"), "{stderr}");
-    assert!(entries(open.path()).is_empty());
+    assert!(
+        stderr.contains("cannot start the thread of job") && stderr.contains("before any I/O"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        entries(open.path()).is_empty(),
+        "{:?}",
+        entries(open.path())
+    );
 }
 
 /// Runs `command` and returns its output, failing the test when it does not

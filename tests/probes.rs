@@ -241,6 +241,93 @@ fn measure_records_a_command_and_what_the_disk_did() {
 }
 
 #[test]
+fn measure_reports_the_commands_own_peak_rss_as_gnu_time_does() {
+    // iolab holds more than 100 MiB by the time it starts the command (the
+    // memory-copy probe); the command's peak must not include any of it.
+    if !std::path::Path::new("/usr/bin/time").exists() {
+        eprintln!("skip: /usr/bin/time is not installed (scripts/test installs the time package)");
+        return;
+    }
+    let dir = scratch();
+    let median = |mut values: Vec<u64>| {
+        values.sort_unstable();
+        values[values.len() / 2]
+    };
+    // A small program's own peak varies by a tenth from run to run (where
+    // its pages fall), so each side is the median of 11 runs.
+    let commands: [(&[&str], usize); 3] = [
+        (&["true"], 11),
+        (
+            &[
+                "dd",
+                "if=/dev/zero",
+                "of=/dev/null",
+                "bs=1M",
+                "count=16",
+                "status=none",
+            ],
+            11,
+        ),
+        // dd allocates its 512 MiB block and reads into every page of it.
+        (
+            &[
+                "dd",
+                "if=/dev/zero",
+                "of=/dev/null",
+                "bs=512M",
+                "count=1",
+                "status=none",
+            ],
+            3,
+        ),
+    ];
+    for (command, runs) in commands {
+        let gnu: Vec<u64> = (0..runs)
+            .map(|_| {
+                let out = std::process::Command::new("/usr/bin/time")
+                    .args(["-f", "%M"])
+                    .args(command)
+                    .output()
+                    .unwrap();
+                let text = String::from_utf8_lossy(&out.stderr);
+                text.trim()
+                    .lines()
+                    .last()
+                    .unwrap()
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap()
+                    * 1024
+            })
+            .collect();
+        let ours: Vec<u64> = (0..runs)
+            .map(|_| {
+                let out = iolab()
+                    .args(["measure", "--json", "--path"])
+                    .arg(dir.path())
+                    .arg("--")
+                    .args(command)
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                numbers(&result["measurements"][0]["runs"][0], "max_rss_bytes")
+            })
+            .collect();
+        let (gnu, ours) = (median(gnu), median(ours));
+        let ratio = ours as f64 / gnu as f64;
+        assert!(
+            (0.9..=1.1).contains(&ratio),
+            "{command:?}: iolab {ours} bytes, GNU time {gnu} bytes (ratio {ratio:.3})"
+        );
+    }
+}
+
+#[test]
 fn measure_returns_a_failing_commands_status_and_records_it() {
     let dir = scratch();
     let output = dir.path().join("fail.json");

@@ -71,7 +71,7 @@ fn busiest(point: &Point) -> f64 {
         .filter_map(|repetition| repetition.activity.as_ref())
         .flat_map(|activity| &activity.devices)
         .filter(|device| device.read_bytes > 0)
-        .map(|device| device.busy_fraction)
+        .filter_map(|device| device.busy_fraction)
         .fold(0.0, f64::max)
 }
 
@@ -81,6 +81,7 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
     if !workload.uses_files() {
         return; // the null engine moves no data: there is nothing for a device to carry
     }
+    below_resolution(point, found);
     let Some((app, device, name)) = totals(point, storage) else {
         return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
     };
@@ -149,4 +150,38 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
             evidence,
         );
     }
+}
+
+/// Device time figures (await, avio, busy) whose counters moved less than
+/// their resolution while the device completed I/O: said, so that a reader
+/// does not take the bounds shown for measured zeros.
+fn below_resolution(point: &Point, found: &mut Findings) {
+    let mut figures: Vec<String> = Vec::new();
+    for device in measured(point)
+        .filter_map(|repetition| repetition.activity.as_ref())
+        .flat_map(|activity| &activity.devices)
+    {
+        for field in &device.below_resolution {
+            let name = match field.as_str() {
+                "busy_fraction" => "busy",
+                other => other.trim_end_matches("_ns"),
+            };
+            let figure = format!("{name} of {}", device.name);
+            if !figures.contains(&figure) {
+                figures.push(figure);
+            }
+        }
+    }
+    if figures.is_empty() {
+        return;
+    }
+    found.add(
+        "device-below-resolution",
+        Severity::Info,
+        "some device time figures are below what /proc/diskstats resolves in this window \
+         (I/O time in whole ms, busy time in jiffies): they are shown as bounds or \"below res.\", \
+         not as zeros; a longer run measures them"
+            .to_string(),
+        figures.join(", "),
+    );
 }

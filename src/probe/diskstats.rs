@@ -143,12 +143,37 @@ pub struct DiskRates {
     pub write_bps: f64,
     /// Mean bytes per device I/O (reads and writes); None without I/O.
     pub avg_io_bytes: Option<f64>,
-    /// Mean time from issue to completion per I/O (iostat's await), ns.
+    /// Mean time from issue to completion per I/O (iostat's await), ns;
+    /// None without I/O, or below the counter's resolution.
     pub await_ns: Option<f64>,
-    /// Busy time per I/O (atop's avio): io_ms / ios, ns.
+    /// When I/O completed but the read and write time counters did not move
+    /// (they count whole milliseconds): await is below this bound, ns.
+    pub await_below_ns: Option<f64>,
+    /// Busy time per I/O (atop's avio): io_ms / ios, ns; None without I/O or
+    /// below resolution.
     pub avio_ns: Option<f64>,
-    /// Fraction of the elapsed time with I/O in flight (0 to 1).
-    pub busy_fraction: f64,
+    /// Fraction of the elapsed time with I/O in flight (0 to 1); None when
+    /// I/O completed but the busy-time counter (whole jiffies, shown in ms)
+    /// did not move: too small to measure, which is not zero.
+    pub busy_fraction: Option<f64>,
+}
+
+impl DiskRates {
+    /// The figures that are below the resolution of their counter: named as
+    /// in the result file (`await_ns`, `avio_ns`, `busy_fraction`).
+    pub fn below_resolution(&self, ios: u64) -> Vec<&'static str> {
+        let mut below = Vec::new();
+        if self.await_below_ns.is_some() {
+            below.push("await_ns");
+        }
+        if ios > 0 && self.avio_ns.is_none() {
+            below.push("avio_ns");
+        }
+        if self.busy_fraction.is_none() {
+            below.push("busy_fraction");
+        }
+        below
+    }
 }
 
 impl DiskRates {
@@ -163,19 +188,28 @@ impl DiskRates {
         };
         let ios = delta.ios();
         let per_io = |total: f64| (ios > 0).then(|| total / ios as f64);
+        // A counter of whole milliseconds (or jiffies) that did not move while
+        // I/O completed: the time was real but below its resolution.
+        let measured = |ms: u64| ios == 0 || ms > 0;
+        let service_ms = delta.read_ms + delta.write_ms;
         DiskRates {
             reads_per_s: per_s(delta.reads),
             writes_per_s: per_s(delta.writes),
             read_bps: per_s(delta.sectors_read * SECTOR_BYTES),
             write_bps: per_s(delta.sectors_written * SECTOR_BYTES),
             avg_io_bytes: per_io(delta.bytes() as f64),
-            await_ns: per_io((delta.read_ms + delta.write_ms) as f64 * 1e6),
-            avio_ns: per_io(delta.io_ms as f64 * 1e6),
-            busy_fraction: if elapsed_s > 0.0 {
-                (delta.io_ms as f64 / 1e3 / elapsed_s).min(1.0)
-            } else {
-                0.0
-            },
+            await_ns: per_io(service_ms as f64 * 1e6).filter(|_| measured(service_ms)),
+            // The counters accumulate nanoseconds and show whole milliseconds:
+            // a delta of 0 means less than 1 ms in all.
+            await_below_ns: (!measured(service_ms)).then(|| 1e6 / ios as f64),
+            avio_ns: per_io(delta.io_ms as f64 * 1e6).filter(|_| measured(delta.io_ms)),
+            busy_fraction: measured(delta.io_ms).then(|| {
+                if elapsed_s > 0.0 {
+                    (delta.io_ms as f64 / 1e3 / elapsed_s).min(1.0)
+                } else {
+                    0.0
+                }
+            }),
         }
     }
 }
@@ -254,7 +288,35 @@ mod tests {
         );
         assert_eq!(rates.await_ns, Some(200.0 / 200.0 * 1e6));
         assert_eq!(rates.avio_ns, Some(500.0 / 200.0 * 1e6));
-        assert_eq!(rates.busy_fraction, 0.25);
+        assert_eq!(rates.busy_fraction, Some(0.25));
+        assert!(rates.below_resolution(delta.ios()).is_empty());
+    }
+
+    #[test]
+    fn times_the_counters_could_not_resolve_are_bounds_not_zeros() {
+        // A 1 MiB O_DIRECT write in 1.2 ms: 8 requests, no whole millisecond.
+        let before = DiskCounters::default();
+        let after = DiskCounters {
+            writes: 8,
+            sectors_written: 2048,
+            ..before
+        };
+        let delta = after.since(&before);
+        let rates = DiskRates::of(&delta, 0.0012);
+        assert_eq!(rates.await_ns, None);
+        assert_eq!(
+            rates.await_below_ns,
+            Some(125_000.0),
+            "under 1 ms for 8 I/Os"
+        );
+        assert_eq!((rates.avio_ns, rates.busy_fraction), (None, None));
+        assert_eq!(
+            rates.below_resolution(delta.ios()),
+            ["await_ns", "avio_ns", "busy_fraction"]
+        );
+        // An idle device is measured idle: 0% busy, nothing per I/O.
+        let idle = before.since(&before);
+        assert_eq!(DiskRates::of(&idle, 1.0).busy_fraction, Some(0.0));
     }
 
     #[test]

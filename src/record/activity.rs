@@ -57,14 +57,26 @@ pub struct DeviceActivity {
     /// Mean bytes per device I/O; absent without I/O.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub avg_io_bytes: Option<f64>,
-    /// Mean issue-to-completion time per I/O (iostat's await), ns; absent without I/O.
+    /// Mean issue-to-completion time per I/O (iostat's await), ns; absent
+    /// without I/O, or when below resolution (see `below_resolution`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub await_ns: Option<f64>,
-    /// Busy time per I/O (atop's avio), ns; absent without I/O.
+    /// When await is below resolution: the bound it is under, ns (the read
+    /// and write time counters count whole ms, and moved less than one).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub await_below_ns: Option<f64>,
+    /// Busy time per I/O (atop's avio), ns; absent without I/O, or below resolution.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub avio_ns: Option<f64>,
-    /// Fraction of the window with I/O in flight, 0 to 1 (busy %).
-    pub busy_fraction: f64,
+    /// Fraction of the window with I/O in flight, 0 to 1 (busy %); absent
+    /// when below resolution.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub busy_fraction: Option<f64>,
+    /// The figures whose counters moved less than their resolution while
+    /// the device completed I/O (`await_ns`, `avio_ns`, `busy_fraction`):
+    /// too small to measure in this window, which is not zero.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub below_resolution: Vec<String>,
     /// Application I/Os per device I/O in the same direction (writes for a
     /// writing workload, else reads): above 1, merged; below 1, split or extra
     /// I/O such as metadata and journal; absent without such device I/O.
@@ -226,8 +238,14 @@ fn device(name: &str, delta: &DiskCounters, elapsed_s: f64, app: AppWork) -> Dev
         write_bps: rates.write_bps,
         avg_io_bytes: rates.avg_io_bytes,
         await_ns: rates.await_ns,
+        await_below_ns: rates.await_below_ns,
         avio_ns: rates.avio_ns,
         busy_fraction: rates.busy_fraction,
+        below_resolution: rates
+            .below_resolution(delta.ios())
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
         app_ops_per_device_op: ratio(app.ops, device_ops),
         app_bytes_per_device_byte: ratio(app.bytes, device_sectors * SECTOR_BYTES),
     }
@@ -384,7 +402,7 @@ mod tests {
         assert_eq!(vda.writes_per_s, 4.0);
         assert_eq!(vda.avg_io_bytes, Some(131_072.0));
         assert_eq!(vda.await_ns, Some(5e6));
-        assert_eq!(vda.busy_fraction, 0.015);
+        assert_eq!(vda.busy_fraction, Some(0.015));
         assert_eq!(vda.app_ops_per_device_op, Some(32.0));
         assert_eq!(vda.app_bytes_per_device_byte, Some(1.0));
         assert_eq!(activity.network.len(), 1, "idle eth0 is left out");

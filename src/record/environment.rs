@@ -180,7 +180,7 @@ pub fn environment_of(path: Option<&Path>, measure_memcpy: bool) -> Environment 
         logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         physical_cores: physical_cores(&cpuinfo),
         memory_bytes: memory_bytes(&read("/proc/meminfo")).unwrap_or(0),
-        memcpy_bps: measure_memcpy.then(memcopy::bandwidth),
+        memcpy_bps: measure_memcpy.then(memcopy::bandwidth).flatten(),
         clocksource: read_attribute(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
         )),

@@ -1,7 +1,7 @@
 //! The detail view: what each device of the stack, the network, the CPUs and NFS did, per repetition or measured run.
 
 use super::units::{bytes, count, latency, mb_per_s, mib_per_s, significant};
-use crate::record::activity::Activity;
+use crate::record::activity::{Activity, DeviceActivity};
 use crate::record::{ResultFile, Status};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
@@ -148,9 +148,9 @@ fn device_table(activity: &Activity) -> String {
             device
                 .avg_io_bytes
                 .map_or_else(|| "-".into(), |b| bytes(b.round() as u64)),
-            device.await_ns.map_or_else(|| "-".into(), latency),
-            device.avio_ns.map_or_else(|| "-".into(), latency),
-            format!("{:.0}%", device.busy_fraction * 100.0),
+            await_text(device),
+            avio_text(device),
+            busy_text(device),
             format!("{}/{}", device.reads_merged, device.writes_merged),
             ratio(device.app_ops_per_device_op),
             ratio(device.app_bytes_per_device_byte),
@@ -161,5 +161,82 @@ fn device_table(activity: &Activity) -> String {
             column.set_cell_alignment(CellAlignment::Right);
         }
     }
-    table.to_string()
+    let mut text = table.to_string();
+    if activity
+        .devices
+        .iter()
+        .any(|d| !d.below_resolution.is_empty())
+    {
+        text.push('\n');
+        text.push_str(BELOW_RESOLUTION_NOTE);
+    }
+    text
+}
+
+/// Said under a table with a figure below its counter's resolution.
+pub const BELOW_RESOLUTION_NOTE: &str = "below res. = the device completed I/O, but the \
+counter behind the figure moved less than its resolution in this window (/proc/diskstats \
+counts I/O time in whole ms, busy time in jiffies): too short to measure, not zero; \
+<X = under that bound. A longer run measures it.";
+
+/// The await column: measured, a bound when below resolution, or `-` without I/O.
+pub fn await_text(device: &DeviceActivity) -> String {
+    match (device.await_ns, device.await_below_ns) {
+        (Some(value), _) => latency(value),
+        (None, Some(bound)) => format!("<{}", latency(bound)),
+        (None, None) => "-".into(),
+    }
+}
+
+/// The avio column: measured, `below res.`, or `-` without I/O.
+pub fn avio_text(device: &DeviceActivity) -> String {
+    match device.avio_ns {
+        Some(value) => latency(value),
+        None if device.below_resolution.iter().any(|f| f == "avio_ns") => "below res.".into(),
+        None => "-".into(),
+    }
+}
+
+/// The busy column: measured, or `below res.`.
+pub fn busy_text(device: &DeviceActivity) -> String {
+    match device.busy_fraction {
+        Some(busy) => format!("{:.0}%", busy * 100.0),
+        None => "below res.".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::diskstats::DiskCounters;
+    use crate::probe::sampler::{Samples, Snapshot};
+    use crate::record::activity::{AppWork, activity};
+
+    #[test]
+    fn figures_below_the_counters_resolution_are_never_shown_as_zeros() {
+        // A 1 MiB O_DIRECT write over 1.2 ms: 8 requests, no whole millisecond.
+        let before = DiskCounters::default();
+        let after = DiskCounters {
+            writes: 8,
+            sectors_written: 2048,
+            ..before
+        };
+        let at = |ns: u64, disks: DiskCounters| Snapshot {
+            at_ns: ns,
+            disks: vec![disks],
+            ..Snapshot::default()
+        };
+        let samples = Samples {
+            disks: vec!["vda".into()],
+            start: at(0, before),
+            ticks: Vec::new(),
+            interval_ns: 1_000_000_000,
+            end: at(1_200_000, after),
+        };
+        let text = render(&activity(&samples, AppWork::default()), "vda");
+        assert!(text.contains("<125 µs"), "{text}");
+        assert!(text.contains("below res."), "{text}");
+        assert!(text.contains(BELOW_RESOLUTION_NOTE), "{text}");
+        assert!(!text.contains(" 0%") && !text.contains("0 ns"), "{text}");
+    }
 }

@@ -290,7 +290,7 @@ fn points_table(result: &ResultFile) -> String {
                             .as_ref()?
                             .devices
                             .first()
-                            .map(|d| d.busy_fraction)
+                            .and_then(|d| d.busy_fraction)
                     })
                     .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))));
                 html.push_str(&busy.map_or_else(
@@ -310,6 +310,7 @@ fn points_table(result: &ResultFile) -> String {
 /// repetition, when the result recorded it.
 fn devices_table(result: &ResultFile) -> String {
     let mut rows = String::new();
+    let mut below_resolution = false;
     for point in &result.points {
         let Some(activity) = point
             .repetitions
@@ -320,6 +321,7 @@ fn devices_table(result: &ResultFile) -> String {
             continue;
         };
         for device in &activity.devices {
+            below_resolution |= !device.below_resolution.is_empty();
             let optional = |v: Option<f64>, f: &dyn Fn(f64) -> String| {
                 v.map_or_else(|| "<td>-</td>".to_string(), |v| cell_number(v, f(v)))
             };
@@ -333,11 +335,14 @@ fn devices_table(result: &ResultFile) -> String {
                 optional(device.avg_io_bytes, &|b| super::units::bytes(
                     b.round() as u64
                 )),
-                optional(device.await_ns, &latency),
-                cell_number(
-                    device.busy_fraction,
-                    format!("{:.0}%", device.busy_fraction * 100.0)
-                ),
+                match device.await_ns {
+                    Some(value) => cell_number(value, latency(value)),
+                    None => format!("<td>{}</td>", escape(&super::activity::await_text(device))),
+                },
+                match device.busy_fraction {
+                    Some(busy) => cell_number(busy, format!("{:.0}%", busy * 100.0)),
+                    None => format!("<td>{}</td>", super::activity::busy_text(device)),
+                },
                 optional(device.app_ops_per_device_op, &significant),
                 optional(device.app_bytes_per_device_byte, &significant),
             );
@@ -349,7 +354,15 @@ fn devices_table(result: &ResultFile) -> String {
     format!(
         "<h3>Devices</h3><table class=\"sortable devices\"><thead><tr><th>point</th><th>device</th><th>read MiB/s</th>\
          <th>write MiB/s</th><th>avg I/O</th><th>await</th><th>busy</th><th>app I/Os per dev I/O</th>\
-         <th>app bytes per dev byte</th></tr></thead><tbody>{rows}</tbody></table>"
+         <th>app bytes per dev byte</th></tr></thead><tbody>{rows}</tbody></table>{}",
+        if below_resolution {
+            format!(
+                "<p class=\"note\">{}</p>",
+                escape(super::activity::BELOW_RESOLUTION_NOTE)
+            )
+        } else {
+            String::new()
+        }
     )
 }
 

@@ -1,9 +1,10 @@
 //! Runs an external command under the sampler (`iolab measure`): its wall time, exit status and resource usage, and the counters around it.
 
-use super::clock::now_ns;
 use super::signals::Interrupt;
+use super::spawn::Report;
 use crate::probe::sampler::{Samples, Watch};
-use std::io;
+use std::io::{self, Read};
+use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -35,69 +36,85 @@ impl CommandOutcome {
 }
 
 /// Runs `command` with inherited standard streams while `watch` is sampled
-/// every `interval`. A SIGINT or SIGTERM that iolab receives is passed on to
-/// the command. Fails only when the command cannot be started.
+/// every `interval`, through the spawn helper ([`super::spawn`]) so that its
+/// peak RSS is its own. A signal that ends a run, received by iolab, is
+/// passed on to it. Fails only when the command cannot be started.
 pub fn run(
     command: &[std::ffi::OsString],
     watch: &Watch,
     interval: Duration,
     interrupt: &Interrupt,
 ) -> io::Result<CommandOutcome> {
-    let (program, arguments) = command
-        .split_first()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no command given"))?;
+    if command.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "no command given",
+        ));
+    }
+    let (report_read, report_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    // The helper's copy of the write end must survive its exec.
+    let inherited = rustix::io::dup(&report_write)?;
+    drop(report_write);
     let start = watch.snapshot(true);
-    let started = now_ns();
-    let child = Command::new(program).args(arguments).spawn()?;
-    let pid = child.id() as libc::pid_t;
+    let spawned = Command::new(super::spawn::helper_program())
+        .arg0("iolab-spawn")
+        .args(command)
+        .env(
+            super::spawn::HELPER_VARIABLE,
+            std::os::fd::AsRawFd::as_raw_fd(&inherited).to_string(),
+        )
+        .spawn();
+    drop(inherited);
+    let helper =
+        spawned.map_err(|e| io::Error::new(e.kind(), format!("the measuring helper: {e}")))?;
+    let pid = helper.id() as libc::pid_t;
     let (finished, done) = mpsc::channel::<()>();
     let (stop_forwarding, forwarding_done) = mpsc::channel::<()>();
-    let (status, usage, ended, samples) = std::thread::scope(|scope| {
+    let (line, status, samples) = std::thread::scope(|scope| {
         let kept = super::timing::intervals_kept_per_job(1);
         let sampler = scope.spawn(move || watch.sample_until(start, interval, kept, &done));
         let forwarder = scope.spawn(move || forward_signals(pid, interrupt, &forwarding_done));
-        wait_for_exit(pid);
-        let ended = now_ns();
+        // The helper writes its one line just before it exits.
+        let mut line = String::new();
+        let _ = std::fs::File::from(report_read).read_to_string(&mut line);
         drop(finished);
-        // Still a zombie, so the pid cannot have been reused while the forwarder might use it.
         drop(stop_forwarding);
         forwarder.join().expect("the signal forwarder panicked");
-        let (status, usage) = reap(pid);
+        let (status, _) = reap(pid);
         let samples = sampler.join().expect("the sampler thread panicked");
-        (status, usage, ended, samples)
+        (line, status, samples)
     });
-    // The child was reaped by wait4 above; std's handle must not wait again.
-    drop(child);
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    // The helper was reaped by wait4 above; std's handle must not wait again.
+    drop(helper);
+    let report = match Report::parse(&line) {
+        Some(Report::NotStarted(errno)) => return Err(io::Error::from_raw_os_error(errno)),
+        Some(report) => report,
+        None => {
+            return Err(io::Error::other(format!(
+                "the measuring helper ended without a report (wait status {status})"
+            )));
+        }
+    };
+    let Report::Ran {
+        started_ns,
+        ended_ns,
+        status,
+        user_us,
+        system_us,
+        maxrss_kib,
+    } = report
+    else {
+        unreachable!("NotStarted returned above");
+    };
     Ok(CommandOutcome {
         exit_code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
         signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
-        wall_ns: ended.saturating_sub(started),
-        user_s: seconds(usage.ru_utime),
-        system_s: seconds(usage.ru_stime),
-        max_rss_bytes: usage.ru_maxrss.max(0) as u64 * 1024,
+        wall_ns: ended_ns.saturating_sub(started_ns),
+        user_s: user_us as f64 * 1e-6,
+        system_s: system_us as f64 * 1e-6,
+        max_rss_bytes: maxrss_kib.saturating_mul(1024),
         samples,
     })
-}
-
-/// Waits until `pid` has exited without reaping it (waitid with WNOWAIT).
-fn wait_for_exit(pid: libc::pid_t) {
-    loop {
-        // SAFETY: siginfo_t is plain data; zero is a valid value.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: a valid out-pointer; pid is our own child.
-        let result = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOWAIT,
-            )
-        };
-        if result == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return;
-        }
-    }
 }
 
 /// Reaps `pid` with wait4, which also returns its resource usage (std's
@@ -119,7 +136,8 @@ fn reap(pid: libc::pid_t) -> (i32, libc::rusage) {
     }
 }
 
-/// Passes a SIGINT or SIGTERM that reached iolab on to the command, once.
+/// Passes the first signal that reached iolab on to the helper (which passes
+/// it on to the command), once.
 fn forward_signals(pid: libc::pid_t, interrupt: &Interrupt, stop: &mpsc::Receiver<()>) {
     while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(Duration::from_millis(50)) {
         if let Some(signal) = interrupt.signal() {

@@ -16,6 +16,7 @@ pub mod peers;
 pub mod prepare;
 pub mod scratch;
 pub mod signals;
+pub mod spawn;
 pub mod timing;
 pub mod verify;
 
@@ -1131,8 +1132,26 @@ fn run_jobs(
                  the repetition was called off before any I/O"
             )
         };
+        // Every job's memory first, in this thread and fallibly: a run that
+        // cannot have it is refused before any thread starts.
         let mut start_failure = None;
-        let sampler = watch.and_then(|watch| {
+        let mut memories = Vec::new();
+        for job in 0..workload.jobs {
+            match JobResources::allocate(workload, job, alignment) {
+                Some(memory) => memories.push(memory),
+                None => {
+                    gate.call_off();
+                    start_failure = Some(format!(
+                        "cannot allocate the buffers and histograms of job {} of {} \
+                         (a limit on memory, such as ulimit -v?); the repetition was called off before any I/O",
+                        job + 1,
+                        workload.jobs
+                    ));
+                    break;
+                }
+            }
+        }
+        let sampler = watch.filter(|_| start_failure.is_none()).and_then(|watch| {
             let ramp = Duration::from_secs_f64(workload.ramp_s);
             let interval = Duration::from_secs_f64(workload.interval_s);
             std::thread::Builder::new()
@@ -1145,7 +1164,7 @@ fn run_jobs(
                 .ok()
         });
         let mut handles = Vec::new();
-        for job in 0..workload.jobs {
+        for (job, memory) in (0..workload.jobs).zip(memories) {
             if start_failure.is_some() {
                 break;
             }
@@ -1155,7 +1174,7 @@ fn run_jobs(
                 .name(format!("iolab-job-{job}"))
                 .spawn_scoped(scope, move || {
                     run_job(
-                        dir, place, job, workload, alignment, interrupt, timed, gate, steady,
+                        dir, place, job, workload, memory, interrupt, timed, gate, steady,
                     )
                 });
             match spawned {
@@ -1201,13 +1220,38 @@ fn run_jobs(
     })
 }
 
+/// What a job's thread is given: its I/O buffer and its histograms.
+struct JobResources {
+    buffer: AlignedBuffer,
+    memory: timing::JobMemory,
+}
+
+impl JobResources {
+    /// Job `job`'s buffer (`iodepth` blocks for io_uring, filled from the
+    /// job's seed) and histograms, or `None` when the memory cannot be had.
+    fn allocate(workload: &Workload, job: u32, alignment: usize) -> Option<JobResources> {
+        let uring = workload.engine == EngineKind::Uring;
+        let slots = if uring { workload.iodepth as usize } else { 1 };
+        let len = (workload.bs as usize).checked_mul(slots)?;
+        Some(JobResources {
+            buffer: AlignedBuffer::try_with_data(len, alignment, job_seed(workload, job))?,
+            memory: timing::JobMemory::try_new(uring)?,
+        })
+    }
+}
+
+/// The seed of job `job`'s pattern and data.
+fn job_seed(workload: &Workload, job: u32) -> u64 {
+    workload.seed ^ u64::from(job).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn run_job(
     dir: &ScratchDir,
     place: Option<JobTarget<'_>>,
     job: u32,
     workload: &Workload,
-    alignment: usize,
+    resources: JobResources,
     interrupt: &Interrupt,
     timed: bool,
     gate: &StartGate,
@@ -1225,7 +1269,7 @@ fn run_job(
         blocks: workload.blocks(),
         base,
         pattern: workload.pattern,
-        seed: workload.seed ^ u64::from(job).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        seed: job_seed(workload, job),
         runtime: if timed {
             workload.runtime_s.map(Duration::from_secs_f64)
         } else {
@@ -1246,19 +1290,10 @@ fn run_job(
         steady,
         verify: workload.verify.then(|| verify::run_tag(dir.run_id())),
     };
-    let slots = if workload.engine == EngineKind::Uring {
-        workload.iodepth as usize
-    } else {
-        1
-    };
+    let JobResources { mut buffer, memory } = resources;
     let setup_failed = |error: std::io::Error| {
         gate.wait();
         JobOutcome::setup_failure(&label, error)
-    };
-    let Some(mut buffer) =
-        AlignedBuffer::try_with_data(workload.bs as usize * slots, alignment, spec.seed)
-    else {
-        return setup_failed(std::io::Error::from_raw_os_error(libc::ENOMEM));
     };
     let fd: Option<OwnedFd> = match file {
         Some(file) => match file.reopen(dir, open_flags(workload)) {
@@ -1271,29 +1306,33 @@ fn run_job(
     let fd = fd.as_ref().map(|fd| fd.as_fd());
     let engine_fd = || fd.expect("engines other than null have a file");
     match workload.engine {
-        EngineKind::Null => timing::run_blocking(&mut NullIo, buffer.as_mut_slice(), &spec, ready),
+        EngineKind::Null => {
+            timing::run_blocking(&mut NullIo, buffer.as_mut_slice(), &spec, memory, ready)
+        }
         EngineKind::Psync => timing::run_blocking(
             &mut PositionalIo::new(engine_fd()),
             buffer.as_mut_slice(),
             &spec,
+            memory,
             ready,
         ),
         EngineKind::Sync => timing::run_blocking(
             &mut PositionIo::new(engine_fd()),
             buffer.as_mut_slice(),
             &spec,
+            memory,
             ready,
         ),
         EngineKind::Stdio => match StreamIo::new(engine_fd(), spec.write) {
             Ok(mut engine) => {
-                timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready)
+                timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, memory, ready)
             }
             Err(error) => setup_failed(error),
         },
         EngineKind::Mmap => {
             match MappedIo::new(engine_fd(), workload.size, spec.write, workload.sync) {
                 Ok(mut engine) => {
-                    timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, ready)
+                    timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, memory, ready)
                 }
                 Err(error) => setup_failed(error),
             }
@@ -1309,7 +1348,9 @@ fn run_job(
                     workload.bs as usize,
                 )
             } {
-                Ok(mut ring) => timing::run_uring(&mut ring, workload.iodepth, &spec, ready),
+                Ok(mut ring) => {
+                    timing::run_uring(&mut ring, workload.iodepth, &spec, memory, ready)
+                }
                 Err(error) => setup_failed(error),
             }
         }

@@ -38,6 +38,41 @@ fn new_interval_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_TRACKED_NS, 2).expect("valid histogram bounds")
 }
 
+/// The histograms a job's loop records into, allocated before its thread
+/// starts: a machine out of memory (an address-space limit, say) then
+/// refuses the run with a message, instead of Rust ending the process on an
+/// allocation failure inside a running job, with its files left behind.
+#[derive(Debug)]
+pub struct JobMemory {
+    latency: Histogram<u64>,
+    interval_latency: Histogram<u64>,
+    kept_latency: Histogram<u64>,
+    submit: Option<Histogram<u64>>,
+}
+
+impl JobMemory {
+    /// The memory of one job (`uring`: with the submission histogram), or
+    /// `None` when it cannot be had. Histograms allocate infallibly, so the
+    /// same bytes are first reserved fallibly and given back.
+    pub fn try_new(uring: bool) -> Option<JobMemory> {
+        static BUCKETS: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+        let (fine, coarse) = *BUCKETS.get_or_init(|| {
+            (
+                new_histogram().distinct_values(),
+                new_interval_histogram().distinct_values(),
+            )
+        });
+        let counts = fine * (2 + usize::from(uring)) + coarse;
+        Vec::<u64>::new().try_reserve_exact(counts).ok()?;
+        Some(JobMemory {
+            latency: new_histogram(),
+            interval_latency: new_histogram(),
+            kept_latency: new_interval_histogram(),
+            submit: uring.then(new_histogram),
+        })
+    }
+}
+
 /// Time-series intervals all of a repetition's jobs may keep together, and
 /// the most one job keeps: beyond it, neighbouring intervals are merged in
 /// pairs and the interval doubles ([`intervals_kept_per_job`]), so memory is
@@ -290,15 +325,15 @@ struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    fn new(spec: &LoopSpec<'a>) -> Self {
+    fn new(spec: &LoopSpec<'a>, memory: JobMemory) -> Self {
         let now = now_ns();
         let interval_ns = (spec.interval.as_nanos().min(u128::from(u64::MAX)) as u64).max(1);
         Recorder {
             steady: spec.steady,
             stop: spec.interrupt,
-            latency: new_histogram(),
-            interval_latency: new_histogram(),
-            kept_latency: new_interval_histogram(),
+            latency: memory.latency,
+            interval_latency: memory.interval_latency,
+            kept_latency: memory.kept_latency,
             interval_bytes: 0,
             interval_ops: 0,
             interval_index: 0,
@@ -484,6 +519,7 @@ enum Phase {
 /// the timed phase.
 fn ramp_then_time(
     spec: &LoopSpec<'_>,
+    memory: JobMemory,
     ready: impl FnOnce() -> bool,
     mut step: impl FnMut(
         Phase,
@@ -493,7 +529,7 @@ fn ramp_then_time(
     ) -> Result<Stop, IoFailure>,
 ) -> JobOutcome {
     let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
-    let mut recorder = Recorder::new(spec);
+    let mut recorder = Recorder::new(spec, memory);
     if !ready() {
         return recorder.finish(now_ns(), CpuUsage::default(), None, true);
     }
@@ -528,10 +564,12 @@ pub fn run_blocking<E: BlockIo>(
     engine: &mut E,
     buffer: &mut [u8],
     spec: &LoopSpec<'_>,
+    memory: JobMemory,
     ready: impl FnOnce() -> bool,
 ) -> JobOutcome {
     ramp_then_time(
         spec,
+        memory,
         ready,
         |phase, blocks, recorder, deadline| match phase {
             Phase::Finish => finish_writes(engine, spec).map(|()| Stop::Done),
@@ -658,31 +696,34 @@ pub fn run_uring(
     ring: &mut UringIo,
     depth: u32,
     spec: &LoopSpec<'_>,
+    mut memory: JobMemory,
     ready: impl FnOnce() -> bool,
 ) -> JobOutcome {
-    let mut submit = new_histogram();
+    let mut submit = memory.submit.take().unwrap_or_else(new_histogram);
     let mut queue = SlotQueue::new(depth);
-    let mut outcome = ramp_then_time(
-        spec,
-        ready,
-        |phase, blocks, recorder, deadline| match phase {
-            Phase::Ramp => uring_phase(ring, &mut queue, spec, blocks, None, None, deadline),
-            Phase::Timed => uring_phase(
-                ring,
-                &mut queue,
-                spec,
-                blocks,
-                recorder,
-                Some(&mut submit),
-                deadline,
-            ),
-            Phase::Finish if spec.write && spec.fsync_end => ring
-                .sync_all()
-                .map(|()| Stop::Done)
-                .map_err(|error| fsync_failure(spec, error, "fsync")),
-            Phase::Finish => Ok(Stop::Done),
-        },
-    );
+    let mut outcome =
+        ramp_then_time(
+            spec,
+            memory,
+            ready,
+            |phase, blocks, recorder, deadline| match phase {
+                Phase::Ramp => uring_phase(ring, &mut queue, spec, blocks, None, None, deadline),
+                Phase::Timed => uring_phase(
+                    ring,
+                    &mut queue,
+                    spec,
+                    blocks,
+                    recorder,
+                    Some(&mut submit),
+                    deadline,
+                ),
+                Phase::Finish if spec.write && spec.fsync_end => ring
+                    .sync_all()
+                    .map(|()| Stop::Done)
+                    .map_err(|error| fsync_failure(spec, error, "fsync")),
+                Phase::Finish => Ok(Stop::Done),
+            },
+        );
     outcome.submit = Some(submit);
     outcome
 }
@@ -860,6 +901,10 @@ mod tests {
     use super::*;
     use crate::engine::null::NullIo;
 
+    fn memory() -> JobMemory {
+        JobMemory::try_new(false).expect("a few MiB are free")
+    }
+
     fn spec(interrupt: &AtomicUsize) -> LoopSpec<'_> {
         LoopSpec {
             write: false,
@@ -886,7 +931,13 @@ mod tests {
     fn one_pass_counts_every_block_once() {
         let interrupt = AtomicUsize::new(0);
         let mut buffer = vec![0u8; 4096];
-        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec(&interrupt), || true);
+        let outcome = run_blocking(
+            &mut NullIo,
+            &mut buffer,
+            &spec(&interrupt),
+            memory(),
+            || true,
+        );
         assert_eq!(outcome.ops, 1000);
         assert_eq!(outcome.bytes, 4096 * 1000);
         assert_eq!(outcome.latency.len(), 1000);
@@ -903,7 +954,7 @@ mod tests {
         spec.runtime = Some(Duration::from_millis(120));
         spec.interval = Duration::from_millis(20);
         spec.ramp = Duration::from_millis(10);
-        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec, || true);
+        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec, memory(), || true);
         assert!(outcome.ops > 1000, "several passes: {}", outcome.ops);
         let elapsed = outcome.end - outcome.start;
         assert!(elapsed >= 120_000_000, "{elapsed} ns");
@@ -925,7 +976,7 @@ mod tests {
         let mut spec = spec(&interrupt);
         spec.interval = Duration::from_nanos(10);
         spec.max_intervals = 8;
-        let mut recorder = Recorder::new(&spec);
+        let mut recorder = Recorder::new(&spec, memory());
         recorder.begin(1_000);
         // 100 I/Os, one in the middle of each 10 ns interval, latency k+1.
         for k in 0..100u64 {
@@ -946,7 +997,7 @@ mod tests {
         assert_eq!(counted, 16, "every latency stays in its merged interval");
         assert_eq!(outcome.latency.len(), 100, "the total keeps every I/O");
         // A finer job's series brought to the same interval matches it.
-        let mut fine = Recorder::new(&spec);
+        let mut fine = Recorder::new(&spec, memory());
         fine.max_intervals = 1024;
         fine.begin(1_000);
         for k in 0..100u64 {
@@ -963,7 +1014,13 @@ mod tests {
     fn an_interrupt_stops_the_loop() {
         let interrupt = AtomicUsize::new(15);
         let mut buffer = vec![0u8; 4096];
-        let outcome = run_blocking(&mut NullIo, &mut buffer, &spec(&interrupt), || true);
+        let outcome = run_blocking(
+            &mut NullIo,
+            &mut buffer,
+            &spec(&interrupt),
+            memory(),
+            || true,
+        );
         assert!(outcome.interrupted);
         assert_eq!(outcome.ops, 1);
     }
@@ -1000,7 +1057,7 @@ mod tests {
                 fail_at: 4096 * 7,
                 short,
             };
-            let outcome = run_blocking(&mut engine, &mut buffer, &spec, || true);
+            let outcome = run_blocking(&mut engine, &mut buffer, &spec, memory(), || true);
             let failure = outcome.failure.expect("the failure is reported");
             assert_eq!(failure.offset, 4096 * 7);
             assert_eq!(outcome.ops, 7, "only I/Os before the failure count");
