@@ -80,11 +80,18 @@ fn report_error(message: &str) {
 fn argument_error(error: clap::Error, raw: &[OsString]) -> ExitCode {
     match error.kind() {
         ErrorKind::InvalidUtf8 => {
-            let offending = raw
-                .iter()
-                .skip(1)
-                .find(|a| a.to_str().is_none())
-                .map_or_else(String::new, |a| format!("{a:?}"));
+            // The argument clap refused is the one whose UTF-8 stand-in
+            // makes that error go away (paths may hold other bytes).
+            let offending = (1..raw.len())
+                .filter(|&i| raw[i].to_str().is_none())
+                .find(|&i| {
+                    let mut tried = raw.to_vec();
+                    tried[i] = tried[i].to_string_lossy().into_owned().into();
+                    Cli::try_parse_from(&tried)
+                        .err()
+                        .is_none_or(|e| e.kind() != ErrorKind::InvalidUtf8)
+                })
+                .map_or_else(String::new, |i| format!("{:?}", raw[i]));
             iolab::say!(
                 "iolab: error: the argument {offending} is not valid UTF-8, which this option needs \
                  (only paths may hold other bytes)"

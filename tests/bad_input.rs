@@ -613,3 +613,92 @@ fn fifos_are_refused_by_type_and_never_block() {
         assert!(entries(dir.path()).is_empty(), "{line}");
     }
 }
+
+/// Arguments that are not UTF-8 (a path from an old file system, or typed
+/// by mistake): a path reaches the file system byte for byte, text that
+/// must be UTF-8 is refused in one line naming the bytes; never a panic.
+#[test]
+fn arguments_that_are_not_utf8_are_used_as_paths_or_refused_by_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch();
+    let odd = dir.path().join(std::ffi::OsStr::from_bytes(b"x\xff"));
+    // A directory that does not exist: refused as such, not a panic.
+    let missing = iolab().arg("run").arg("--dir").arg(&odd).output().unwrap();
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("does not exist"), "{stderr}");
+    std::fs::create_dir(&odd).unwrap();
+    let result = odd.join(std::ffi::OsStr::from_bytes(b"r\xfe.json"));
+    let sweep = odd.join(std::ffi::OsStr::from_bytes(b"s\xfe.json"));
+    let report = odd.join(std::ffi::OsStr::from_bytes(b"r\xfe.html"));
+    let study = odd.join(std::ffi::OsStr::from_bytes(b"st\xfe.toml"));
+    std::fs::write(
+        &study,
+        "name = \"odd\"\n[[sweep]]\nlabel = \"a\"\nengine = \"null\"\nsize = \"64k\"\n",
+    )
+    .unwrap();
+    let runs: [Vec<&std::ffi::OsStr>; 4] = [
+        vec![
+            "run".as_ref(),
+            "--engine".as_ref(),
+            "null".as_ref(),
+            "--dir".as_ref(),
+            odd.as_os_str(),
+            "-o".as_ref(),
+            result.as_os_str(),
+        ],
+        vec![
+            "sweep".as_ref(),
+            "--engine".as_ref(),
+            "null".as_ref(),
+            "--size".as_ref(),
+            "64k".as_ref(),
+            "--no-report".as_ref(),
+            "--dir".as_ref(),
+            odd.as_os_str(),
+            "-o".as_ref(),
+            sweep.as_os_str(),
+        ],
+        vec![
+            "report".as_ref(),
+            result.as_os_str(),
+            "-o".as_ref(),
+            report.as_os_str(),
+        ],
+        vec![
+            "study".as_ref(),
+            study.as_os_str(),
+            "--dir".as_ref(),
+            odd.as_os_str(),
+            "--no-report".as_ref(),
+            "-o".as_ref(),
+            odd.join("study.json").into_os_string().leak(),
+        ],
+    ];
+    for args in &runs {
+        let out = iolab().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for path in [&result, &sweep, &report] {
+        assert!(path.exists(), "{path:?} written under its own bytes");
+    }
+    // Text that must be UTF-8: one line naming the argument.
+    let label = iolab()
+        .args(["run", "--engine", "null", "--dir"])
+        .arg(&odd)
+        .arg("--label")
+        .arg(std::ffi::OsStr::from_bytes(b"a\xffb"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&label.stderr);
+    assert_eq!(label.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("\"a\\xFFb\" is not valid UTF-8"),
+        "{stderr}"
+    );
+}

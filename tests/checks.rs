@@ -161,7 +161,7 @@ fn a_clean_direct_run_on_a_loop_device_raises_nothing() {
             out.path(),
         );
         let checks = &first_point(&result)["checks"];
-        assert_eq!(checks.as_array().unwrap().len(), 0, "{op}: {checks}");
+        assert!(device_checks(checks).is_empty(), "{op}: {checks}");
     }
     // And a buffered cold read of a file evicted first, in one pass: the device
     // serves it. (A time-based cold read would reread cached data after its
@@ -170,11 +170,21 @@ fn a_clean_direct_run_on_a_loop_device_raises_nothing() {
         &["run", "--dir", target, "--bs", "1m", "--size", "1g"],
         out.path(),
     );
-    assert!(
-        warnings(&cold).is_empty(),
-        "{:?}",
-        first_point(&cold)["checks"]
-    );
+    let checks = &first_point(&cold)["checks"];
+    assert!(device_checks(checks).is_empty(), "{checks}");
+}
+
+/// The checks a clean run on this machine could still raise, whatever the
+/// run: the hypervisor stealing CPU time from this shared VM (`throttled`)
+/// depends on its neighbours, not on iolab; everything else must be absent.
+fn device_checks(checks: &Value) -> Vec<String> {
+    checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["code"] != "throttled")
+        .map(|c| c["code"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]

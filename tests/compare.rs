@@ -214,3 +214,73 @@ fn null_sweep_direct(dir: &Path, output: &Path) {
         String::from_utf8_lossy(&run.stderr)
     );
 }
+
+#[test]
+fn loading_a_result_file_takes_memory_for_its_points_not_its_bytes() {
+    // One point whose series has 60,000 intervals (what iolab wrote before
+    // it bounded its series): about 40 MB of JSON. Loaded whole it took five
+    // times that; streamed, with the series coarsened while read, a few MB.
+    let dir = scratch();
+    let small = dir.path().join("small.json");
+    iolab()
+        .args([
+            "run",
+            "--engine",
+            "null",
+            "--runtime",
+            "200ms",
+            "--interval",
+            "10ms",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&small)
+        .assert()
+        .success();
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&small).unwrap()).unwrap();
+    let repetition = &mut value["points"][0]["repetitions"][0];
+    let interval = repetition["series"][0].clone();
+    let long: Vec<Value> = (0..60_000)
+        .map(|i| {
+            let mut copy = interval.clone();
+            copy["start_s"] = (f64::from(i) * 0.01).into();
+            copy
+        })
+        .collect();
+    repetition["series"] = long.into();
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    let bytes = std::fs::metadata(&big).unwrap().len();
+    let Some((output, peak)) =
+        iolab_peak_rss(&["compare".as_ref(), big.as_os_str(), big.as_os_str()])
+    else {
+        return;
+    };
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        peak < bytes / 2,
+        "compare of a {bytes}-byte file with itself peaked at {peak} bytes"
+    );
+    let report = dir.path().join("r.html");
+    let (output, peak) = iolab_peak_rss(&[
+        "report".as_ref(),
+        big.as_os_str(),
+        "-o".as_ref(),
+        report.as_os_str(),
+    ])
+    .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        peak < bytes / 2,
+        "report peaked at {peak} bytes for {bytes}"
+    );
+}

@@ -287,7 +287,7 @@ mod with_mpi {
         let Some(mut mpirun) = mpirun() else { return };
         let dir = scratch();
         let args = format!(
-            "run --mpi --op write --bs 4k --runtime 20s --fsync-every 1 --dir {}",
+            "run --mpi --op write --bs 4k --runtime 600s --fsync-every 1 --dir {}",
             dir.path().display()
         );
         mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
@@ -295,13 +295,10 @@ mod with_mpi {
         mpirun.arg(format!(
             "{IOLAB} {args} & child=$!; sleep 2; kill -9 $child; wait $child"
         ));
-        let started = Instant::now();
-        let out = within(mpirun, Duration::from_secs(60));
+        // The runtime is 600 s: ending within the 120 s limit, the job was
+        // ended by the kill, whatever the machine's load.
+        let out = within(mpirun, Duration::from_secs(120));
         assert!(!out.status.success(), "{}", text(&out));
-        assert!(
-            started.elapsed() < Duration::from_secs(19),
-            "ended by the kill, not the runtime"
-        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             stderr.contains("signal 9") || stderr.contains("exited"),

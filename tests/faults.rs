@@ -466,13 +466,14 @@ fn interrupt_sweep_with(signal: rustix::process::Signal, expected_status: i32) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Header, run start and two points journaled: the third is in flight.
+    // Header, run start and two points journaled; once a job thread exists
+    // again, the third point's repetition is under way.
     let started = std::time::Instant::now();
     while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 4 {
         assert!(started.elapsed() < Duration::from_secs(60));
         std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(100));
+    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(60));
     rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap();
     let stopped = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&stopped.stderr);

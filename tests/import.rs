@@ -172,3 +172,55 @@ fn bad_fio_files_are_refused() {
     }
     assert!(!out.path().join("never.json").exists());
 }
+
+#[test]
+fn importing_takes_memory_for_the_points_not_the_text() {
+    // A real json+ output whose job is repeated 1500 times, each with 30 KB
+    // of what fio adds on verbose runs and iolab passes over (about 45 MB):
+    // read as a stream, each job converted and dropped, the import takes the
+    // memory of its points, well below the file's size. Loaded whole, it
+    // took the text and its parsed tree: several times the file.
+    if !fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![7u8; 8 << 20]).unwrap();
+    let one = run_fio(&data, "json+", dir.path());
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&one).unwrap()).unwrap();
+    let job = value["jobs"][0].clone();
+    value["jobs"] = (0..1500)
+        .map(|i| {
+            let mut copy = job.clone();
+            copy["jobname"] = format!("job{i}").into();
+            copy["verbose"] = "x".repeat(30_000).into();
+            copy
+        })
+        .collect::<Vec<Value>>()
+        .into();
+    let big = dir.path().join("big-fio.json");
+    std::fs::write(&big, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    let bytes = std::fs::metadata(&big).unwrap().len();
+    let result = dir.path().join("imported.json");
+    let Some((output, peak)) = iolab_peak_rss(&[
+        "import".as_ref(),
+        big.as_os_str(),
+        "-o".as_ref(),
+        result.as_os_str(),
+    ]) else {
+        return;
+    };
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        read_result(&result)["points"].as_array().unwrap().len(),
+        1500
+    );
+    assert!(
+        peak < bytes,
+        "import of a {bytes}-byte file peaked at {peak} bytes"
+    );
+}

@@ -566,12 +566,13 @@ fn an_interrupted_point_is_measured_again_on_resume() {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    // header + run start + 2 points, then stop it in the middle of the third.
+    // header + run start + 2 points, then stop it in the middle of the
+    // third: once a job thread exists again, its repetition is under way.
     while std::fs::read_to_string(journal(&output)).map_or(0, |t| t.lines().count()) < 4 {
         assert!(started.elapsed() < Duration::from_secs(60));
         std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(100));
+    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(60));
     rustix::process::kill_process(
         rustix::process::Pid::from_child(&child),
         rustix::process::Signal::TERM,

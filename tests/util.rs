@@ -291,3 +291,29 @@ pub fn wait_until_delivered(pid: u32, signal: i32) {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
+
+/// Runs iolab with `args` under GNU time and returns its output and peak
+/// RSS in bytes; `None` (with the reason printed) without /usr/bin/time.
+pub fn iolab_peak_rss(args: &[&std::ffi::OsStr]) -> Option<(std::process::Output, u64)> {
+    if !Path::new("/usr/bin/time").exists() {
+        eprintln!("skip: /usr/bin/time is not installed (scripts/test installs the time package)");
+        return None;
+    }
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let output = std::process::Command::new("/usr/bin/time")
+        .args(["-f", "%M", "-o"])
+        .arg(report.path())
+        .arg(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(args)
+        .output()
+        .unwrap();
+    let kib: u64 = std::fs::read_to_string(report.path())
+        .unwrap()
+        .trim()
+        .lines()
+        .last()
+        .unwrap()
+        .parse()
+        .unwrap();
+    Some((output, kib * 1024))
+}

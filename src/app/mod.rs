@@ -260,7 +260,7 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
     check_output(Some(&args.output), 1 << 20)?;
     let mut files = Vec::new();
     for path in &args.files {
-        let result = write::read(path).map_err(|e| usage!("{e}"))?;
+        let result = write::read_to_show(path).map_err(|e| usage!("{e}"))?;
         if result.points.is_empty() {
             return Err(usage!("{} has no measured point to report", path.display()).into());
         }
@@ -288,10 +288,8 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
 
 /// `iolab import FIO.json`.
 pub fn import(args: &ImportArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let text = crate::input::read_to_string(&args.file)
-        .map_err(|e| usage!("{}: {}", args.file.display(), describe_io(&e)))?;
     check_output(args.out.output.as_deref(), 1 << 20)?;
-    let imported = crate::import::fio(&text, &args.file, command)?;
+    let imported = crate::import::fio_file(&args.file, command)?;
     for line in &imported.skipped {
         crate::say!("iolab: not imported: {line}");
     }
@@ -480,7 +478,7 @@ fn print_comparison(
 /// `iolab compare BASE OTHER...`.
 pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     let read = |path: &PathBuf| {
-        let result = write::read(path).map_err(|e| usage!("{e}"))?;
+        let result = write::read_to_show(path).map_err(|e| usage!("{e}"))?;
         if result.points.is_empty() {
             return Err(usage!(
                 "{} has no measured point to compare",

@@ -10,14 +10,15 @@
 
 use crate::check;
 use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload};
-use crate::record::build::{latency_summary, tool};
-use crate::record::environment::{Environment, Virtualization};
-use crate::record::{Check, Job, Point, Repetition, ResultFile, SCHEMA, Severity, Status, Target};
+use crate::record::build::latency_summary;
+use crate::record::{Check, Job, Point, Repetition, ResultFile, Severity, Status, Target};
 use crate::run::timing::new_histogram;
 use crate::stats;
 use crate::usage;
 use serde_json::{Map, Value};
 use std::path::Path;
+
+mod document;
 
 /// What an import produced, and the jobs it could not represent.
 #[derive(Debug)]
@@ -297,148 +298,97 @@ fn repetition(
 
 /// Converts the text of fio's JSON output; `source` names it in errors and in the record.
 pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, UsageError> {
-    let shown = source.display();
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        usage!(
-            "{shown} is not valid JSON ({e}); fio's --output-format=json or json+ output is needed"
-        )
-    })?;
-    let version = value
-        .get("fio version")
-        .and_then(Value::as_str)
-        .ok_or_else(|| usage!("{shown} is not fio JSON output (no \"fio version\")"))?
-        .to_string();
-    let jobs = value
-        .get("jobs")
-        .or_else(|| value.get("client_stats"))
-        .and_then(Value::as_array)
-        .ok_or_else(|| usage!("{shown}: fio output without \"jobs\" or \"client_stats\""))?;
-    let empty = Map::new();
-    let global = value
-        .get("global options")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let hostname = jobs
-        .iter()
-        .find_map(|j| j.get("hostname").and_then(Value::as_str));
-    let mut result = ResultFile {
-        schema: SCHEMA.to_string(),
-        tool: tool(),
-        created: jiff::Timestamp::now().to_string(),
-        environment: Environment {
-            hostname: hostname.unwrap_or("unknown").to_string(),
-            kernel: "unknown".to_string(),
-            kernel_version: "unknown".to_string(),
-            arch: "unknown".to_string(),
-            distribution: None,
-            cpu_model: None,
-            logical_cpus: 1,
-            physical_cores: None,
-            memory_bytes: 0,
-            memcpy_bps: None,
-            clocksource: None,
-            proactive_reclaim: Vec::new(),
-            virtualization: Virtualization {
-                hypervisor: None,
-                container: None,
-                evidence: vec![format!(
-                    "imported from {version} output {shown}: fio does not record the machine"
-                )],
-            },
-            storage: None,
-        },
+    document::read(text.as_bytes(), &source.display().to_string(), command)
+}
+
+/// Converts fio's JSON output in the file `path`, read as a stream.
+pub fn fio_file(path: &Path, command: Vec<String>) -> Result<Imported, UsageError> {
+    let shown = path.display().to_string();
+    let file = crate::input::open_regular(path)
+        .map_err(|e| usage!("{shown}: {}", crate::run::scratch::describe_io(&e)))?;
+    document::read(
+        std::io::BufReader::with_capacity(1 << 20, file),
+        &shown,
         command,
-        points: Vec::new(),
-        measurements: Vec::new(),
-        plan: None,
-        convergence: Vec::new(),
-        source: None,
-        distributed: None,
-    };
+    )
+}
+
+/// The points of one fio job (one per direction that moved data), and what
+/// of it could not be imported, with the reason; `global` is the document's
+/// global options.
+fn convert_job(
+    job: &Value,
+    global: &Map<String, Value>,
+    shown: &str,
+) -> Result<(Vec<Point>, Vec<String>), UsageError> {
+    let mut points = Vec::new();
     let mut skipped = Vec::new();
-    for job in jobs {
-        let name = job.get("jobname").and_then(Value::as_str).unwrap_or("?");
-        if name == "All clients" {
-            continue; // the client/server aggregate of the entries already imported
-        }
-        let mut options = global.clone();
-        if let Some(own) = job.get("job options").and_then(Value::as_object) {
-            options.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
-        }
-        let group_reporting = options.contains_key("group_reporting");
-        for (direction, writes) in [("read", false), ("write", true), ("trim", true)] {
-            let Some(data) = job.get(direction) else {
-                continue;
-            };
-            if data.get("io_bytes").and_then(Value::as_u64).unwrap_or(0) == 0 {
-                continue;
-            }
-            if direction == "trim" {
-                skipped.push(format!("job {name}: trim has no iolab equivalent"));
-                continue;
-            }
-            let workload = match workload(&options, writes, group_reporting) {
-                Ok(workload) => workload,
-                Err(why) => {
-                    skipped.push(format!("job {name} {direction}: {why}"));
-                    continue;
-                }
-            };
-            let file = option(&options, "filename").map(str::to_string);
-            let (repetition, had_bins) =
-                repetition(data, job, file.clone(), name).map_err(|e| usage!("{shown}: {e}"))?;
-            let dir = file
-                .as_deref()
-                .and_then(|f| Path::new(f).parent())
-                .map_or_else(String::new, |p| p.display().to_string());
-            let mut point = Point {
-                label: format!("fio {name}: {}", workload.describe()),
-                workload,
-                target: Target {
-                    dir,
-                    filesystem: "unknown (imported from fio)".to_string(),
-                    files: file.into_iter().collect(),
-                    direct_alignment: None,
-                    direct_in_memory: false,
-                    file_given: true,
-                },
-                repetitions: vec![repetition],
-                summary: None,
-                checks: Vec::new(),
-            };
-            point.summary = stats::summarize(&point).map_err(|e| usage!("{shown}: {e}"))?;
-            point.checks = check::check(&point, None);
-            if !had_bins {
-                point.checks.push(Check {
-                    code: "latency-not-imported".to_string(),
-                    severity: Severity::Info,
-                    message:
-                        "fio's json output has latency percentiles but no histogram; run fio with \
-                              --output-format=json+ to import latency"
-                            .to_string(),
-                    evidence: Some(format!("no clat_ns.bins in {shown}")),
-                });
-            }
-            result.points.push(point);
-        }
+    let name = job.get("jobname").and_then(Value::as_str).unwrap_or("?");
+    if name == "All clients" {
+        // The client/server aggregate of the entries already imported.
+        return Ok((points, skipped));
     }
-    if result.points.is_empty() {
-        return Err(usage!(
-            "{shown}: no job could be imported{}",
-            if skipped.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", skipped.join("; "))
-            }
-        ));
+    let mut options = global.clone();
+    if let Some(own) = job.get("job options").and_then(Value::as_object) {
+        options.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
-    result.source = Some(crate::record::Source {
-        tool: "fio".to_string(),
-        version,
-        file: shown.to_string(),
-        skipped: skipped.clone(),
-    });
-    Ok(Imported { result, skipped })
+    let group_reporting = options.contains_key("group_reporting");
+    for (direction, writes) in [("read", false), ("write", true), ("trim", true)] {
+        let Some(data) = job.get(direction) else {
+            continue;
+        };
+        if data.get("io_bytes").and_then(Value::as_u64).unwrap_or(0) == 0 {
+            continue;
+        }
+        if direction == "trim" {
+            skipped.push(format!("job {name}: trim has no iolab equivalent"));
+            continue;
+        }
+        let workload = match workload(&options, writes, group_reporting) {
+            Ok(workload) => workload,
+            Err(why) => {
+                skipped.push(format!("job {name} {direction}: {why}"));
+                continue;
+            }
+        };
+        let file = option(&options, "filename").map(str::to_string);
+        let (repetition, had_bins) =
+            repetition(data, job, file.clone(), name).map_err(|e| usage!("{shown}: {e}"))?;
+        let dir = file
+            .as_deref()
+            .and_then(|f| Path::new(f).parent())
+            .map_or_else(String::new, |p| p.display().to_string());
+        let mut point = Point {
+            label: format!("fio {name}: {}", workload.describe()),
+            workload,
+            target: Target {
+                dir,
+                filesystem: "unknown (imported from fio)".to_string(),
+                files: file.into_iter().collect(),
+                direct_alignment: None,
+                direct_in_memory: false,
+                file_given: true,
+            },
+            repetitions: vec![repetition],
+            summary: None,
+            checks: Vec::new(),
+        };
+        point.summary = stats::summarize(&point).map_err(|e| usage!("{shown}: {e}"))?;
+        point.checks = check::check(&point, None);
+        if !had_bins {
+            point.checks.push(Check {
+                code: "latency-not-imported".to_string(),
+                severity: Severity::Info,
+                message:
+                    "fio's json output has latency percentiles but no histogram; run fio with \
+                          --output-format=json+ to import latency"
+                        .to_string(),
+                evidence: Some(format!("no clat_ns.bins in {shown}")),
+            });
+        }
+        points.push(point);
+    }
+    Ok((points, skipped))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod histogram;
 pub(crate) mod hostile;
 pub mod journal;
 pub mod measurement;
+pub mod series;
 pub mod write;
 
 use crate::plan::{CacheMode, Workload};
@@ -232,6 +233,7 @@ pub struct Repetition {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub activity: Option<Activity>,
     /// Figures per interval of the timed region (all jobs together).
+    #[serde(deserialize_with = "series::bounded")]
     pub series: Vec<Interval>,
     /// The length of the series' intervals, seconds, when it differs from the
     /// workload's `interval_s`: a long run's series is kept to a bounded

@@ -168,33 +168,92 @@ fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 /// Reads a result file, refusing other schemas and malformed content with a
-/// message naming the file.
+/// message naming the file. Streamed: the file is never held whole in
+/// memory, and a series longer than iolab writes is coarsened as it is read
+/// ([`super::series`]), so memory grows with the points, not with the file
+/// (a 537 MB file of 222 points compares with itself in a tenth of the
+/// memory it took when loaded whole; docs/performance.md).
 pub fn read(path: &Path) -> Result<ResultFile, String> {
-    let shown = path.display();
-    let text = crate::input::read_to_string(path).map_err(|error| format!("{shown}: {error}"))?;
-    parse(&text, &shown.to_string())
+    use std::io::{BufReader, Seek};
+    let shown = path.display().to_string();
+    let mut file = crate::input::open_regular(path).map_err(|error| format!("{shown}: {error}"))?;
+    // Two passes: the schema first (it may come last in a hand-edited
+    // file), so that another format is named as such, not by a field.
+    let schema = {
+        let mut reader =
+            serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, &mut file));
+        schema_of(&mut reader, &shown)?
+    };
+    check_schema(schema.as_deref(), &shown)?;
+    file.rewind().map_err(|error| format!("{shown}: {error}"))?;
+    let mut reader = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, file));
+    document(&mut reader, &shown)
+}
+
+/// Reads a result file to show it (`compare`, `report`): as [`read`], but
+/// the per-interval device figures, which no view shows, are skipped.
+pub fn read_to_show(path: &Path) -> Result<ResultFile, String> {
+    let _lean = super::series::Lean::start();
+    read(path)
 }
 
 /// Parses the text of a result file; `shown` names it in messages. Never
 /// panics: anything but a whole `iolab.result/1` document is an error.
 pub fn parse(text: &str, shown: &str) -> Result<ResultFile, String> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|error| format!("{shown} is not valid JSON ({error}); a truncated file?"))?;
-    match value.get("schema").and_then(|s| s.as_str()) {
-        Some(SCHEMA) => {}
-        Some(other) => {
-            return Err(format!(
-                "{shown} has schema '{other}'; this iolab reads '{SCHEMA}'"
-            ));
-        }
-        None => {
-            return Err(format!(
-                "{shown} is not an iolab result file (no \"schema\" field)"
-            ));
-        }
+    let schema = schema_of(&mut serde_json::Deserializer::from_str(text), shown)?;
+    check_schema(schema.as_deref(), shown)?;
+    document(&mut serde_json::Deserializer::from_str(text), shown)
+}
+
+/// The document's `schema` field, read past everything else without keeping
+/// it; a syntax error anywhere is reported as such.
+fn schema_of<'de, R: serde_json::de::Read<'de>>(
+    reader: &mut serde_json::Deserializer<R>,
+    shown: &str,
+) -> Result<Option<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct SchemaOnly {
+        schema: Option<serde_json::Value>,
     }
-    serde_json::from_value(value)
-        .map_err(|error| format!("{shown} does not match {SCHEMA}: {error}"))
+    let not_json = |error: serde_json::Error| {
+        format!("{shown} is not valid JSON ({error}); a truncated file?")
+    };
+    let found = <SchemaOnly as serde::Deserialize>::deserialize(&mut *reader).map_err(|error| {
+        if error.is_data() {
+            format!("{shown} is not an iolab result file ({error})")
+        } else {
+            not_json(error)
+        }
+    })?;
+    reader.end().map_err(not_json)?;
+    Ok(found
+        .schema
+        .map(|s| s.as_str().map_or_else(|| s.to_string(), str::to_string)))
+}
+
+fn check_schema(schema: Option<&str>, shown: &str) -> Result<(), String> {
+    match schema {
+        Some(SCHEMA) => Ok(()),
+        Some(other) => Err(format!(
+            "{shown} has schema '{other}'; this iolab reads '{SCHEMA}'"
+        )),
+        None => Err(format!(
+            "{shown} is not an iolab result file (no \"schema\" field)"
+        )),
+    }
+}
+
+/// The whole document, its schema already checked.
+fn document<'de, R: serde_json::de::Read<'de>>(
+    reader: &mut serde_json::Deserializer<R>,
+    shown: &str,
+) -> Result<ResultFile, String> {
+    let mismatch = |error: serde_json::Error| format!("{shown} does not match {SCHEMA}: {error}");
+    let mut result =
+        <ResultFile as serde::Deserialize>::deserialize(&mut *reader).map_err(mismatch)?;
+    reader.end().map_err(mismatch)?;
+    super::series::mark_coarsened(&mut result);
+    Ok(result)
 }
 
 #[cfg(test)]
