@@ -17,10 +17,12 @@ use std::path::{Path, PathBuf};
 
 /// Bytes a result file takes beyond its points (tool, environment, plan).
 const RESULT_HEAD_BYTES: u64 = 64 << 10;
-/// Bytes per repetition beyond its series (summary figures, histogram, jobs, activity).
-const REPETITION_BYTES: u64 = 8 << 10;
-/// Bytes per series interval (figures and per-device activity, pretty-printed).
-const INTERVAL_BYTES: u64 = 1 << 10;
+/// Bytes per repetition beyond its series (summary figures, histogram, jobs,
+/// activity): about 3 KiB measured, rounded up.
+const REPETITION_BYTES: u64 = 4 << 10;
+/// Bytes per series interval (figures and per-device activity,
+/// pretty-printed): about 430 bytes measured with one device, rounded up.
+const INTERVAL_BYTES: u64 = 512;
 /// Longest suffix iolab adds to an output's name: `.NAME.tmp-<pid>` for the
 /// atomic rename, `NAME.journal`, `NAME.html`.
 const DERIVED_NAME_BYTES: usize = 16;

@@ -57,7 +57,7 @@ pub fn run(
     drop(report_write);
     let start = watch.snapshot(true);
     let spawned = Command::new(super::spawn::helper_program())
-        .arg0("iolab-spawn")
+        .arg0(super::spawn::HELPER_NAME)
         .args(command)
         .env(
             super::spawn::HELPER_VARIABLE,

@@ -81,10 +81,19 @@ impl Report {
     }
 }
 
-/// When this process was started as the helper: runs the command given as
-/// its arguments and returns the exit status for `main`; `None` otherwise.
-/// Must be the first thing `main` does, before anything grows the process.
+/// The name iolab gives the helper process (its argv[0]).
+pub const HELPER_NAME: &str = "iolab-spawn";
+
+/// When this process was started as the helper (named [`HELPER_NAME`], with
+/// [`HELPER_VARIABLE`] set: a stray variable alone never turns iolab into
+/// one), runs the command given as its arguments and returns the exit
+/// status for `main`; `None` otherwise. Must be the first thing `main`
+/// does, before anything grows the process.
 pub fn run_if_helper() -> Option<u8> {
+    let name = std::env::args_os().next()?;
+    if std::path::Path::new(&name).file_name()? != HELPER_NAME {
+        return None;
+    }
     let fd: c_int = std::env::var(HELPER_VARIABLE).ok()?.parse().ok()?;
     // SAFETY: single-threaded here (the first thing main does), so no other
     // thread reads the environment meanwhile.
