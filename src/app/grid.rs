@@ -461,7 +461,7 @@ fn run_grid(
         session.remove_leftovers(run_id);
     }
     if speaks {
-        remove_dead_temporaries(&grid.output);
+        super::output::remove_dead_temporaries(&grid.output);
     }
     session.remove_dead_runs();
     if let Some(journal) = journal.as_mut() {
@@ -584,33 +584,6 @@ fn run_grid(
         report_beside(&grid.output, &result)?;
     }
     Ok(super::strict_ending(ending, grid.strict, &result))
-}
-
-/// Removes what iolab processes that died while writing this grid's files
-/// left beside them (`.NAME.tmp-<pid>` of the result, its report and its
-/// journal), and says so.
-fn remove_dead_temporaries(output: &Path) {
-    let paths = [
-        output.to_path_buf(),
-        output.with_extension("html"),
-        journal::path_for(output),
-    ];
-    for path in paths {
-        match write::remove_dead_temporaries(&path) {
-            Ok(removed) => {
-                for file in removed {
-                    crate::say!(
-                        "iolab: removed {}, left by an iolab that is no longer running",
-                        file.display()
-                    );
-                }
-            }
-            Err(error) => crate::say!(
-                "iolab: could not look for leftovers beside {}: {error}",
-                path.display()
-            ),
-        }
-    }
 }
 
 fn write_result(

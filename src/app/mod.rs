@@ -545,12 +545,7 @@ fn require_path(path: &Path) -> Result<(), UsageError> {
 pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppError> {
     require_path(&args.path)?;
     if let Some(label) = &args.label {
-        if label.trim().is_empty() {
-            return Err(usage!("--label must not be empty").into());
-        }
-        if let Some(problem) = crate::plan::text_problem(label, crate::plan::MAX_LABEL_BYTES) {
-            return Err(usage!("--label {} {problem}", crate::plan::quoted(label)).into());
-        }
+        crate::plan::check_label(label)?;
     }
     let output = args.out.output.as_deref();
     check_output(output, u64::from(args.repeat) * (64 << 10))?;
@@ -668,6 +663,9 @@ fn execute(
     }
     let mut ending = Ending::Success;
     let mut replace = Replace::Never;
+    if let (true, Some(output)) = (speaks, &plan.output) {
+        output::remove_dead_temporaries(output);
+    }
     for (measured, planned) in plan.points.iter().enumerate() {
         if speaks && !plan.json && plan.points.len() > 1 {
             crate::say!(

@@ -240,6 +240,33 @@ pub(crate) fn print(text: &str) -> Result<(), AppError> {
         .map_err(|error| anyhow::anyhow!("cannot write to standard output: {error}").into())
 }
 
+/// Removes what iolab processes that died while writing `output` left
+/// beside it (`.NAME.tmp-<pid>` of the result, its report and its journal),
+/// and says so. Called once the input is accepted.
+pub(crate) fn remove_dead_temporaries(output: &Path) {
+    let paths = [
+        output.to_path_buf(),
+        output.with_extension("html"),
+        crate::record::journal::path_for(output),
+    ];
+    for path in paths {
+        match write::remove_dead_temporaries(&path) {
+            Ok(removed) => {
+                for file in removed {
+                    crate::say!(
+                        "iolab: removed {}, left by an iolab that is no longer running",
+                        file.display()
+                    );
+                }
+            }
+            Err(error) => crate::say!(
+                "iolab: could not look for leftovers beside {}: {error}",
+                path.display()
+            ),
+        }
+    }
+}
+
 /// `iolab-results/<kind>-<local timestamp>.json`.
 pub(crate) fn default_output(kind: &str) -> PathBuf {
     let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();

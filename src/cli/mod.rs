@@ -517,12 +517,7 @@ impl RunArgs {
             None => self.dir.clone(),
         };
         if let Some(label) = &self.label {
-            if label.trim().is_empty() {
-                return Err(usage!("--label must not be empty"));
-            }
-            if let Some(problem) = crate::plan::text_problem(label, crate::plan::MAX_LABEL_BYTES) {
-                return Err(usage!("--label {} {problem}", crate::plan::quoted(label)));
-            }
+            crate::plan::check_label(label)?;
         }
         Ok(RunPlan {
             dir,

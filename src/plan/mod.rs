@@ -50,6 +50,17 @@ pub fn text_problem(text: &str, max: usize) -> Option<String> {
     (text.len() > max).then(|| format!("is {} bytes long, more than {max}", text.len()))
 }
 
+/// Refuses a `--label` that is empty, holds a control character or is too long.
+pub fn check_label(label: &str) -> Result<(), UsageError> {
+    if label.trim().is_empty() {
+        return Err(usage!("--label must not be empty"));
+    }
+    match text_problem(label, MAX_LABEL_BYTES) {
+        Some(problem) => Err(usage!("--label {} {problem}", quoted(label))),
+        None => Ok(()),
+    }
+}
+
 /// `text` quoted for a one-line message: escapes shown, at most 60 characters.
 pub fn quoted(text: &str) -> String {
     let shown: String = text.chars().take(60).collect();

@@ -84,6 +84,15 @@ fn library() -> Result<&'static Library, String> {
         .map_err(Clone::clone)
 }
 
+/// The library's function `name` (NUL-terminated), of type `T`.
+///
+/// # Safety
+/// `T` must be the function's C signature.
+unsafe fn symbol<'l, T>(library: &'l Library, name: &[u8]) -> Result<Symbol<'l, T>, String> {
+    // SAFETY: the caller names the symbol's true type.
+    unsafe { library.get(name) }.map_err(|e| format!("{LIBRARY}: {e}"))
+}
+
 /// Every signature on `device` (superblocks of file systems, RAID, LVM,
 /// LUKS, swap…, and partition tables), as `wipefs --no-act` lists them.
 /// An error when libblkid is missing or cannot read the device: the caller
@@ -94,30 +103,18 @@ pub fn signatures(device: &Path) -> Result<Vec<Signature>, String> {
     // SAFETY: the symbols have the C signatures of libblkid's public API
     // (blkid.h), and the probe is used only between its creation and free.
     unsafe {
-        let new_probe: Symbol<NewProbe> = library
-            .get(b"blkid_new_probe_from_filename\0")
-            .map_err(|e| format!("{LIBRARY}: {e}"))?;
-        let free_probe: Symbol<FreeProbe> = library
-            .get(b"blkid_free_probe\0")
-            .map_err(|e| format!("{LIBRARY}: {e}"))?;
-        let enable_superblocks: Symbol<SetInt> = library
-            .get(b"blkid_probe_enable_superblocks\0")
-            .map_err(|e| format!("{LIBRARY}: {e}"))?;
-        let superblock_flags: Symbol<SetInt> = library
-            .get(b"blkid_probe_set_superblocks_flags\0")
-            .map_err(|e| format!("{LIBRARY}: {e}"))?;
-        let enable_partitions: Symbol<SetInt> = library
-            .get(b"blkid_probe_enable_partitions\0")
-            .map_err(|e| format!("{LIBRARY}: {e}"))?;
-        let partition_flags: Symbol<SetInt> = library
-            .get(b"blkid_probe_set_partitions_flags\0")
-            .map_err(|e| format!("{LIBRARY}: {e}"))?;
-        let do_probe: Symbol<DoProbe> = library
-            .get(b"blkid_do_probe\0")
-            .map_err(|e| format!("{LIBRARY}: {e}"))?;
-        let lookup: Symbol<Lookup> = library
-            .get(b"blkid_probe_lookup_value\0")
-            .map_err(|e| format!("{LIBRARY}: {e}"))?;
+        let new_probe: Symbol<NewProbe> = symbol(library, b"blkid_new_probe_from_filename\0")?;
+        let free_probe: Symbol<FreeProbe> = symbol(library, b"blkid_free_probe\0")?;
+        let enable_superblocks: Symbol<SetInt> =
+            symbol(library, b"blkid_probe_enable_superblocks\0")?;
+        let superblock_flags: Symbol<SetInt> =
+            symbol(library, b"blkid_probe_set_superblocks_flags\0")?;
+        let enable_partitions: Symbol<SetInt> =
+            symbol(library, b"blkid_probe_enable_partitions\0")?;
+        let partition_flags: Symbol<SetInt> =
+            symbol(library, b"blkid_probe_set_partitions_flags\0")?;
+        let do_probe: Symbol<DoProbe> = symbol(library, b"blkid_do_probe\0")?;
+        let lookup: Symbol<Lookup> = symbol(library, b"blkid_probe_lookup_value\0")?;
         let path = CString::new(device.as_os_str().as_bytes())
             .map_err(|_| format!("{shown}: the path holds a NUL byte"))?;
         let probe = new_probe(path.as_ptr());
