@@ -81,7 +81,7 @@ impl Report {
     }
 }
 
-/// The name iolab gives the helper process (its argv[0]).
+/// The name iolab gives the helper process (its `argv[0]`).
 pub const HELPER_NAME: &str = "iolab-spawn";
 
 /// When this process was started as the helper (named [`HELPER_NAME`], with
