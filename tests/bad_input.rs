@@ -39,7 +39,10 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     (&["--pattern", "sideways"], "sideways"),
     (&["--direct", "--engine", "mmap"], "engine mmap"),
     (&["--direct", "--engine", "stdio"], "engine stdio"),
-    (&["--op", "read", "--fsync-every", "4"], "op read"),
+    (
+        &["--op", "read", "--fsync-every", "4"],
+        "--fsync-every 4 applies to writes; op read",
+    ),
     (&["--fsync-every", "0"], "'0'"),
     (&["--sync", "always"], "always"),
     (&["--repeat", "0"], "--repeat 0"),

@@ -57,10 +57,11 @@ fn two_sweeps_give_a_matrix_with_intervals_and_verdicts() {
             low <= high && m["base"]["n"] == 3 && m["p_value"].is_number(),
             "{m}"
         );
-        let expected = (m["base"]["mean"].as_f64().unwrap() - m["other"]["mean"].as_f64().unwrap())
+        // Throughput: Δ% is how much faster the other is.
+        let expected = (m["other"]["mean"].as_f64().unwrap() - m["base"]["mean"].as_f64().unwrap())
             / m["base"]["mean"].as_f64().unwrap()
             * 100.0;
-        assert!((m["percent_difference"].as_f64().unwrap() - expected).abs() < 1e-9);
+        assert!((m["delta_percent"].as_f64().unwrap() - expected).abs() < 1e-9);
         assert!(m["verdict"].is_string());
     }
     let flipped: Value = serde_json::from_slice(
@@ -283,4 +284,96 @@ fn loading_a_result_file_takes_memory_for_its_points_not_its_bytes() {
         peak < bytes / 2,
         "report peaked at {peak} bytes for {bytes}"
     );
+}
+
+#[test]
+fn files_whose_points_differ_in_a_parameter_compare_with_ignore() {
+    let dir = scratch();
+    let out = scratch();
+    let run = |engine: &str| {
+        let path = out.path().join(format!("{engine}.json"));
+        iolab()
+            .args([
+                "run", "--op", "write", "--size", "1m", "--bs", "64k", "--repeat", "2",
+            ])
+            .args(["--engine", engine, "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&path)
+            .assert()
+            .success();
+        path
+    };
+    let (psync, stdio) = (run("psync"), run("stdio"));
+    let refused = compare(&[&psync, &stdio], &[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no point in common") && stderr.contains("--ignore"),
+        "{stderr}"
+    );
+    let matched = compare(
+        &[&psync, &stdio],
+        &["--ignore", "engine", "--format", "json"],
+    );
+    assert!(
+        matched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&matched.stderr)
+    );
+    let json: Value = serde_json::from_slice(&matched.stdout).unwrap();
+    assert_eq!(
+        json["pairings"][0]["matched"].as_array().unwrap().len(),
+        1,
+        "{json}"
+    );
+    let bad = compare(&[&psync, &stdio], &["--ignore", "colour"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn time_is_compared_with_the_studys_formula_and_an_interval_that_agrees_with_the_verdict() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("d.json");
+    null_sweep_direct(dir.path(), &output);
+    let run = compare(
+        &[&output],
+        &["--by", "direct", "--metric", "time", "--format", "json"],
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let json: Value = serde_json::from_slice(&run.stdout).unwrap();
+    for m in json["pairings"][0]["matched"].as_array().unwrap() {
+        let (base, other) = (
+            m["base"]["mean"].as_f64().unwrap(),
+            m["other"]["mean"].as_f64().unwrap(),
+        );
+        let delta = m["delta_percent"].as_f64().unwrap();
+        assert!((delta - (base - other) / base * 100.0).abs() < 1e-9, "{m}");
+        if let (Some(low), Some(high), Some(p)) = (
+            m["ratio_low"].as_f64(),
+            m["ratio_high"].as_f64(),
+            m["p_value"].as_f64(),
+        ) {
+            let significant = m["verdict"] == "better" || m["verdict"] == "worse";
+            assert_eq!(!(low..=high).contains(&1.0), significant, "{m}");
+            assert_eq!(significant, p < 0.05, "{m}");
+        }
+    }
+    for format in ["terminal", "markdown"] {
+        let text = compare(
+            &[&output],
+            &["--by", "direct", "--metric", "time", "--format", format],
+        );
+        let text = String::from_utf8(text.stdout).unwrap();
+        assert!(
+            text.contains("Δ% = (base − other) / base × 100 of the time")
+                && text.contains("Fieller"),
+            "{format}: {text}"
+        );
+    }
 }

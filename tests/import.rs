@@ -224,3 +224,88 @@ fn importing_takes_memory_for_the_points_not_the_text() {
         "import of a {bytes}-byte file peaked at {peak} bytes"
     );
 }
+
+#[test]
+fn a_numjobs_job_is_one_point_of_that_many_jobs_as_iolab_runs_it() {
+    // fio without group_reporting writes one entry per clone; they are one
+    // workload of 4 jobs, as `iolab run --jobs 4`, with each clone a job.
+    if !fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("numjobs.json");
+    let run = std::process::Command::new("fio")
+        .args([
+            "--name=four",
+            "--rw=write",
+            "--bs=64k",
+            "--size=2m",
+            "--numjobs=4",
+        ])
+        .args(["--ioengine=psync", "--output-format=json+"])
+        .arg(format!("--directory={}", dir.path().display()))
+        .arg(format!("--output={}", output.display()))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let imported = out.path().join("imported.json");
+    let run = import(&output, &imported);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let value = read_result(&imported);
+    let points = value["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "one point, not one per clone: {value}");
+    let point = &points[0];
+    assert_eq!(point["workload"]["jobs"], 4);
+    let repetition = &point["repetitions"][0];
+    assert_eq!(repetition["bytes"], 4 * (2 << 20));
+    assert_eq!(repetition["ops"], 4 * 32);
+    assert_eq!(repetition["jobs"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        repetition["latency_ns"]["count"],
+        4 * 32,
+        "the clones' bins added"
+    );
+    check_consistency(&value);
+    // The same workload run by iolab matches it point for point.
+    // fio lays its files out before writing them: iolab's rewrite.
+    let ours = out.path().join("ours.json");
+    iolab()
+        .args([
+            "run", "--op", "rewrite", "--bs", "64k", "--size", "2m", "--jobs", "4", "--dir",
+        ])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&ours)
+        .assert()
+        .success();
+    let compared = iolab()
+        .arg("compare")
+        .arg(&ours)
+        .arg(&imported)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        compared.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compared.stderr)
+    );
+    let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    assert_eq!(
+        comparison["pairings"][0]["matched"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "{comparison}"
+    );
+}

@@ -429,3 +429,22 @@ fn a_long_series_is_kept_to_its_bound_with_every_io() {
     );
     // check_consistency (in run_ok) checked that the series holds every I/O.
 }
+
+#[test]
+fn reads_may_be_opened_with_o_sync_as_a_study_did() {
+    // O_RDONLY|O_SYNC: accepted, recorded, and the check says what it means.
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run", "--op", "read", "--sync", "osync", "--size", "1m", "--bs", "128k", "--dir",
+        ]
+        .into_iter()
+        .chain([dir.path().to_str().unwrap()])
+        .collect::<Vec<_>>(),
+        out.path(),
+    );
+    let point = first_point(&result);
+    assert_eq!(point["workload"]["sync"], "osync");
+    assert!(check_codes(point).contains(&"sync-on-read".to_string()));
+}

@@ -389,12 +389,7 @@ fn compare_within(args: &CompareArgs, by: &str, result: ResultFile) -> Result<En
         )
         .into());
     }
-    let mut fields = Vec::new();
-    for name in by.split(',') {
-        let param = crate::plan::sweep::Param::from_name(name.trim())
-            .ok_or_else(|| usage!("--by {by}: '{}' is not a parameter", name.trim()))?;
-        fields.push(param.name().replace('-', "_"));
-    }
+    let fields = workload_fields("--by", by)?;
     // The first parameter splits base from other; all of them are ignored
     // when matching (direct-vs-buffered's O_DIRECT writes also use O_SYNC).
     let setting = |w: &crate::plan::Workload| {
@@ -475,6 +470,18 @@ fn print_comparison(
     Ok(Ending::Success)
 }
 
+/// The result-file field names of the workload parameters listed in `list`
+/// (`engine,direct`), refused by name when one is not a parameter.
+fn workload_fields(flag: &str, list: &str) -> Result<Vec<String>, UsageError> {
+    list.split(',')
+        .map(|name| {
+            crate::plan::sweep::Param::from_name(name.trim())
+                .map(|param| param.name().replace('-', "_"))
+                .ok_or_else(|| usage!("{flag} {list}: '{}' is not a parameter", name.trim()))
+        })
+        .collect()
+}
+
 /// `iolab compare BASE OTHER...`.
 pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     let read = |path: &PathBuf| {
@@ -493,21 +500,32 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     if let Some(by) = &args.by {
         return compare_within(args, by, read(&args.files[0])?);
     }
+    let ignored = match &args.ignore {
+        Some(list) => workload_fields("--ignore", list)?,
+        None => Vec::new(),
+    };
+    let key = |w: &crate::plan::Workload| crate::compare::key_without(w, &ignored);
     let base = read(&args.files[0])?;
     let mut pairings = Vec::new();
     for path in &args.files[1..] {
         let other = read(path)?;
-        let pairing = crate::compare::pair(
+        let pairing = crate::compare::pair_by(
             &base,
             &other,
             &path.display().to_string(),
             args.metric,
             args.alpha,
             args.orientation,
+            &key,
         );
         if pairing.matched.is_empty() {
+            let hint = if ignored.is_empty() {
+                "; --ignore PARAMS matches points that differ in those parameters"
+            } else {
+                ""
+            };
             return Err(usage!(
-                "{} and {} have no point in common (points match by their workload parameters)",
+                "{} and {} have no point in common (points match by their workload parameters{hint})",
                 args.files[0].display(),
                 path.display()
             )

@@ -158,6 +158,20 @@ fn measured(point: &Point) -> impl Iterator<Item = &crate::record::Repetition> +
 
 fn cache_checks(point: &Point, found: &mut Findings) {
     let workload = &point.workload;
+    if !workload.op.writes() && workload.sync != crate::plan::SyncMode::None {
+        found.add(
+            "sync-on-read",
+            Severity::Info,
+            "reads opened with O_SYNC or O_DSYNC: Linux accepts the flag (O_RSYNC is O_SYNC) \
+             but makes reads wait for nothing more, so the figure is that of a plain read"
+                .to_string(),
+            format!(
+                "--sync {} on op {}",
+                workload.sync.name(),
+                workload.op.name()
+            ),
+        );
+    }
     let meant_for_device =
         workload.op == Op::Read && (workload.cache == CacheMode::Cold || workload.direct);
     let worst_residency = measured(point)

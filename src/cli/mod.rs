@@ -363,6 +363,10 @@ pub struct CompareArgs {
     /// setting found) from other; all are ignored when matching points.
     #[arg(long, value_name = "PARAMS")]
     pub by: Option<String>,
+    /// Across files: match points ignoring these parameters, e.g. `engine`
+    /// to compare a psync run with a stdio run of the same I/O.
+    #[arg(long, value_name = "PARAMS", conflicts_with = "by")]
+    pub ignore: Option<String>,
     /// What to compare.
     #[arg(long, value_enum, default_value_t = crate::compare::Metric::Throughput)]
     pub metric: crate::compare::Metric,

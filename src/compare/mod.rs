@@ -1,11 +1,12 @@
-//! Comparing result files: points matched by workload, ratios with 95% intervals (Welch, bootstrap), verdicts, grids and the environment difference.
+//! Comparing result files: points matched by workload, ratios with intervals and verdicts from one rule (Welch's test, Fieller's interval at its level), grids and the environment difference.
 //!
 //! The comparison reads only result files; it is the analysis stage for
 //! several runs, as `stats` is for one.
 
 use crate::plan::Workload;
 use crate::record::{Point, ResultFile, Status};
-use crate::stats::{bootstrap, welch};
+use crate::stats::fieller::{self, RatioInterval};
+use crate::stats::welch;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -23,12 +24,44 @@ pub enum Metric {
     P99,
     /// CPU time of the I/O threads over wall time.
     Cpu,
+    /// Seconds a repetition took, start to end of the timed region (the
+    /// completion time the studies report).
+    Time,
 }
 
 impl Metric {
     /// Whether a larger value is better.
     pub fn higher_is_better(self) -> bool {
         matches!(self, Metric::Throughput | Metric::Iops)
+    }
+
+    /// How much better `other` is than `base`, percent of the base: positive
+    /// when the other is better, whichever way the metric improves.
+    pub fn delta_percent(self, base: f64, other: f64) -> f64 {
+        if self.higher_is_better() {
+            (other - base) / base * 100.0
+        } else {
+            (base - other) / base * 100.0
+        }
+    }
+
+    /// Δ% in words, for every header that shows it.
+    pub fn delta_definition(self) -> &'static str {
+        match self {
+            Metric::Throughput | Metric::Iops => {
+                "Δ% = (other − base) / base × 100: how much faster the other is"
+            }
+            Metric::Time => {
+                "Δ% = (base − other) / base × 100 of the time: how much faster the other is \
+                 (the O_DIRECT study's \"% direct faster\" when base is normal, other direct)"
+            }
+            Metric::P50 | Metric::P99 => {
+                "Δ% = (base − other) / base × 100 of the latency: how much lower the other's is"
+            }
+            Metric::Cpu => {
+                "Δ% = (base − other) / base × 100 of the CPU: how much less the other uses"
+            }
+        }
     }
 
     /// The metric's value in each measured repetition that completed.
@@ -50,6 +83,7 @@ impl Metric {
                     })
                 }
                 Metric::Cpu => r.cpu.as_ref().map(|c| c.utilization),
+                Metric::Time => r.elapsed_ns.map(|ns| ns as f64 * 1e-9),
             })
             .collect()
     }
@@ -104,14 +138,23 @@ pub struct Matched {
     pub other: Side,
     /// The ratio in the chosen orientation.
     pub ratio: f64,
-    /// Its 95% interval by the percentile bootstrap; absent with n < 2.
+    /// Its interval at confidence 1 − α: Fieller's, with Welch's degrees of
+    /// freedom, so that it excludes 1 exactly when the verdict is a
+    /// significant difference; absent with n < 2 or when unbounded.
     pub ratio_low: Option<f64>,
     /// Upper end.
     pub ratio_high: Option<f64>,
+    /// The interval is unbounded: the denominator's mean is not known to
+    /// differ from zero at this level.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ratio_unbounded: bool,
     /// Welch's two-sided p-value for a difference of the means; absent with n < 2.
     pub p_value: Option<f64>,
-    /// (base − other) / base × 100, seed 004's formula.
-    pub percent_difference: f64,
+    /// How much better the other file is, percent of the base (see
+    /// [`Metric::delta_definition`]): (other − base) / base × 100 for
+    /// throughput and IOPS; (base − other) / base × 100 for time, latency
+    /// and CPU — for time, the "% faster" of the O_DIRECT study.
+    pub delta_percent: f64,
     /// The verdict at the chosen level.
     pub verdict: Verdict,
 }
@@ -265,18 +308,19 @@ fn compare_point(
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (base_mean, other_mean) = (mean(&a), mean(&b));
-    let interval = bootstrap::ratio_interval(&a, &b);
-    let (ratio, low, high) = match orientation {
-        Orientation::OtherOverBase => (
-            other_mean / base_mean,
-            interval.map(|i| i.0),
-            interval.map(|i| i.1),
-        ),
-        Orientation::BaseOverOther => (
-            base_mean / other_mean,
-            interval.map(|i| 1.0 / i.1),
-            interval.map(|i| 1.0 / i.0),
-        ),
+    // One rule: the verdict is Welch's test at α, and the interval is
+    // Fieller's at 1 − α with the test's degrees of freedom.
+    let interval = match orientation {
+        Orientation::OtherOverBase => fieller::ratio_interval(&a, &b, alpha),
+        Orientation::BaseOverOther => fieller::ratio_interval(&b, &a, alpha),
+    };
+    let ratio = match orientation {
+        Orientation::OtherOverBase => other_mean / base_mean,
+        Orientation::BaseOverOther => base_mean / other_mean,
+    };
+    let (low, high) = match interval {
+        Some(RatioInterval::Bounded(low, high)) => (Some(low), Some(high)),
+        _ => (None, None),
     };
     let test = welch::test(&a, &b);
     let verdict = match test {
@@ -299,8 +343,9 @@ fn compare_point(
         ratio,
         ratio_low: low,
         ratio_high: high,
+        ratio_unbounded: interval == Some(RatioInterval::Unbounded),
         p_value: test.map(|t| t.p),
-        percent_difference: (base_mean - other_mean) / base_mean * 100.0,
+        delta_percent: metric.delta_percent(base_mean, other_mean),
         verdict,
     })
 }
@@ -417,6 +462,52 @@ fn grid_title(label: &str, workload: &Workload) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delta_is_the_studys_percent_direct_faster_for_time() {
+        // The O_DIRECT study's own rows: (normal, direct) → % direct faster.
+        for (normal, direct, published) in [
+            (0.262, 0.254, 3.05),
+            (0.398, 0.376, 5.53),
+            (0.429, 0.141, 67.13),
+            (0.279, 0.296, -6.09),
+            (1.838, 1.860, -1.2),
+            (14.682, 14.610, 0.49),
+        ] {
+            let delta = Metric::Time.delta_percent(normal, direct);
+            assert!(
+                (delta - published).abs() < 0.01,
+                "{normal} {direct}: {delta}"
+            );
+        }
+        // Throughput: the same runs as rates give the same sign.
+        let (normal, direct) = (1.0 / 0.429, 1.0 / 0.141);
+        assert!(Metric::Throughput.delta_percent(normal, direct) > 0.0);
+        assert!(
+            Metric::P99.delta_percent(2.0, 1.0) > 0.0,
+            "lower latency is better"
+        );
+    }
+
+    #[test]
+    fn the_time_metric_is_the_timed_regions_length() {
+        let result = crate::record::write::parse(
+            include_str!("../../fuzz/seeds/result_file/run.json"),
+            "run.json",
+        )
+        .unwrap();
+        let point = &result.points[0];
+        let times = Metric::Time.values(point);
+        let expected: Vec<f64> = point
+            .repetitions
+            .iter()
+            .filter(|r| !r.warmup && r.status == Status::Ok)
+            .filter_map(|r| r.elapsed_ns)
+            .map(|ns| ns as f64 * 1e-9)
+            .collect();
+        assert!(!times.is_empty());
+        assert_eq!(times, expected);
+    }
 
     #[test]
     fn the_key_ignores_how_a_point_was_measured() {

@@ -26,6 +26,21 @@ struct Converted {
     hostname: Option<String>,
 }
 
+/// The entries of one fio job run with `numjobs` > 1 and no group_reporting:
+/// fio writes one entry per clone, with the same name and options.
+struct Clones {
+    /// The name and options that make an entry one of these clones.
+    key: String,
+    /// The entries merged so far, as group_reporting would have reported them.
+    merged: Value,
+    /// Entries merged.
+    count: u64,
+    /// `numjobs`.
+    expected: u64,
+    /// In `jobs` (rather than `client_stats`).
+    in_jobs: bool,
+}
+
 /// Everything read so far.
 struct Reading<'a> {
     shown: &'a str,
@@ -39,10 +54,14 @@ struct Reading<'a> {
     client_stats: Converted,
     /// A job that could not be converted: the import stops with it.
     failure: Option<UsageError>,
+    /// Clones of a `numjobs` job still being gathered.
+    clones: Option<Clones>,
 }
 
 impl Reading<'_> {
-    /// Converts one job of `list`.
+    /// Takes one job entry of `list`: converted at once, or, as one of the
+    /// clones of a `numjobs` job without group_reporting, merged with its
+    /// siblings into the one point `iolab run --jobs N` would give.
     fn job(&mut self, job: Value, in_jobs: bool) -> Result<(), ()> {
         let list = if in_jobs {
             &mut self.jobs
@@ -55,7 +74,60 @@ impl Reading<'_> {
                 .and_then(Value::as_str)
                 .map(str::to_string);
         }
-        match convert_job(&job, &self.global, self.shown) {
+        let Some((key, expected)) = clone_key(&job, &self.global) else {
+            self.flush()?;
+            return self.convert(&job, in_jobs);
+        };
+        match &mut self.clones {
+            Some(clones) if clones.key == key && clones.in_jobs == in_jobs => {
+                merge_clone(&mut clones.merged, &job);
+                clones.count += 1;
+            }
+            _ => {
+                self.flush()?;
+                let mut job = job;
+                record_clone(&mut job, None);
+                self.clones = Some(Clones {
+                    key,
+                    merged: job,
+                    count: 1,
+                    expected,
+                    in_jobs,
+                });
+            }
+        }
+        if self.clones.as_ref().is_some_and(|c| c.count >= c.expected) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Converts the clones gathered so far (all of them, or what a cut-short
+    /// file holds) as one job.
+    fn flush(&mut self) -> Result<(), ()> {
+        let Some(clones) = self.clones.take() else {
+            return Ok(());
+        };
+        let mut merged = clones.merged;
+        // Reported as group_reporting reports them: one job of `count` threads.
+        if let Some(options) = merged.get_mut("job options").and_then(Value::as_object_mut) {
+            options.insert("group_reporting".to_string(), Value::String(String::new()));
+            options.insert(
+                "numjobs".to_string(),
+                Value::String(clones.count.to_string()),
+            );
+        }
+        self.convert(&merged, clones.in_jobs)
+    }
+
+    /// Converts one (possibly merged) job entry into its points.
+    fn convert(&mut self, job: &Value, in_jobs: bool) -> Result<(), ()> {
+        let list = if in_jobs {
+            &mut self.jobs
+        } else {
+            &mut self.client_stats
+        };
+        match convert_job(job, &self.global, self.shown) {
             Ok((points, skipped)) => {
                 list.points.extend(points);
                 list.skipped.extend(skipped);
@@ -84,12 +156,16 @@ pub fn read(
         jobs: Converted::default(),
         client_stats: Converted::default(),
         failure: None,
+        clones: None,
     });
     let mut deserializer = serde_json::Deserializer::from_reader(reader);
     let parsed = Top(&reading)
         .deserialize(&mut deserializer)
         .and_then(|()| deserializer.end());
     let mut reading = reading.into_inner();
+    if parsed.is_ok() {
+        let _ = reading.flush();
+    }
     if let Some(failure) = reading.failure.take() {
         return Err(failure);
     }
@@ -143,6 +219,103 @@ pub fn read(
         result,
         skipped: list.skipped,
     })
+}
+
+/// For an entry of a job run with `numjobs` > 1 and without group_reporting:
+/// what makes its clones one (name and options), and how many there are.
+fn clone_key(job: &Value, global: &Map<String, Value>) -> Option<(String, u64)> {
+    let own = job.get("job options").and_then(Value::as_object);
+    let option = |key: &str| {
+        own.and_then(|o| o.get(key))
+            .or_else(|| global.get(key))
+            .and_then(Value::as_str)
+    };
+    let numjobs: u64 = option("numjobs")?.trim().parse().ok()?;
+    if numjobs < 2 || option("group_reporting").is_some() {
+        return None;
+    }
+    let name = job.get("jobname").and_then(Value::as_str).unwrap_or("?");
+    let options = own
+        .map(|o| Value::Object(o.clone()).to_string())
+        .unwrap_or_default();
+    Some((format!("{name}\u{0}{options}"), numjobs))
+}
+
+/// Adds a clone's figures to `merged` the way fio's group_reporting sums its
+/// threads: bytes, I/Os and latency bins added, the longest runtime kept,
+/// bandwidth and IOPS over that runtime, the first error kept.
+/// Notes one clone's own figures under each direction's `iolab_clones` of
+/// `merged` (`clone` itself when None), so each stays a job of its own.
+fn record_clone(merged: &mut Value, clone: Option<&Value>) {
+    for direction in ["read", "write", "trim"] {
+        let own = clone.unwrap_or(merged).get(direction).map(|d| {
+            serde_json::json!({
+                "io_bytes": d.get("io_bytes").and_then(Value::as_u64).unwrap_or(0),
+                "total_ios": d.get("total_ios").and_then(Value::as_u64).unwrap_or(0),
+                "runtime": d.get("runtime").and_then(Value::as_u64).unwrap_or(0),
+            })
+        });
+        let (Some(own), Some(into)) = (
+            own,
+            merged.get_mut(direction).and_then(Value::as_object_mut),
+        ) else {
+            continue;
+        };
+        match into.get_mut("iolab_clones").and_then(Value::as_array_mut) {
+            Some(list) => list.push(own),
+            None => {
+                into.insert("iolab_clones".into(), Value::Array(vec![own]));
+            }
+        }
+    }
+}
+
+fn merge_clone(merged: &mut Value, clone: &Value) {
+    record_clone(merged, Some(clone));
+    if merged.get("error").and_then(Value::as_i64).unwrap_or(0) == 0 {
+        if let (Some(error), Some(slot)) = (clone.get("error"), merged.get_mut("error")) {
+            *slot = error.clone();
+        }
+    }
+    for direction in ["read", "write", "trim"] {
+        let (Some(into), Some(from)) = (
+            merged.get_mut(direction).and_then(Value::as_object_mut),
+            clone.get(direction).and_then(Value::as_object),
+        ) else {
+            continue;
+        };
+        let number =
+            |map: &Map<String, Value>, key: &str| map.get(key).and_then(Value::as_u64).unwrap_or(0);
+        let bytes = number(into, "io_bytes").saturating_add(number(from, "io_bytes"));
+        let ios = number(into, "total_ios").saturating_add(number(from, "total_ios"));
+        let runtime = number(into, "runtime").max(number(from, "runtime"));
+        into.insert("io_bytes".into(), bytes.into());
+        into.insert("total_ios".into(), ios.into());
+        into.insert("runtime".into(), runtime.into());
+        if runtime > 0 {
+            let seconds = runtime as f64 / 1e3;
+            into.insert("bw_bytes".into(), ((bytes as f64 / seconds) as u64).into());
+            into.insert("iops".into(), (ios as f64 / seconds).into());
+        }
+        // Latency bins: counts added per bin (exact, as HdrHistograms merge).
+        let from_bins = from
+            .get("clat_ns")
+            .and_then(|c| c.get("bins"))
+            .and_then(Value::as_object)
+            .cloned();
+        if let (Some(from_bins), Some(bins)) = (
+            from_bins,
+            into.get_mut("clat_ns")
+                .and_then(|c| c.get_mut("bins"))
+                .and_then(Value::as_object_mut),
+        ) {
+            for (value, count) in from_bins {
+                let add = count.as_u64().unwrap_or(0);
+                let slot = bins.entry(value).or_insert(Value::from(0u64));
+                *slot = slot.as_u64().unwrap_or(0).saturating_add(add).into();
+            }
+        }
+    }
 }
 
 /// The environment of an imported file: fio records no machine.

@@ -197,6 +197,42 @@ fn workload(
     })
 }
 
+/// The per-job records of one direction: one per clone of a `numjobs` job
+/// (gathered by the import, `iolab_clones`), else one for the whole entry
+/// (fio's group_reporting gives only totals).
+fn jobs_of(
+    direction: &Value,
+    file: Option<String>,
+    bytes: u64,
+    ops: u64,
+    elapsed_ns: u64,
+) -> Vec<Job> {
+    let clones = direction.get("iolab_clones").and_then(Value::as_array);
+    match clones {
+        Some(clones) if !clones.is_empty() => clones
+            .iter()
+            .enumerate()
+            .map(|(index, clone)| {
+                let number = |key: &str| clone.get(key).and_then(Value::as_u64).unwrap_or(0);
+                Job {
+                    job: index as u32,
+                    file: file.clone(),
+                    bytes: number("io_bytes"),
+                    ops: number("total_ios"),
+                    elapsed_ns: number("runtime").saturating_mul(1_000_000),
+                }
+            })
+            .collect(),
+        _ => vec![Job {
+            job: 0,
+            file,
+            bytes,
+            ops,
+            elapsed_ns,
+        }],
+    }
+}
+
 /// The repetition fio measured for one direction of `job` (`name`), and
 /// whether it carried json+ latency bins; refused when a bin counts more
 /// I/Os than a histogram holds.
@@ -284,13 +320,7 @@ fn repetition(
             stonewall: None,
             series: Vec::new(),
             series_interval_s: None,
-            jobs: vec![Job {
-                job: 0,
-                file,
-                bytes,
-                ops,
-                elapsed_ns: if ok { elapsed_ns } else { 0 },
-            }],
+            jobs: jobs_of(direction, file, bytes, ops, if ok { elapsed_ns } else { 0 }),
         },
         bins.is_some(),
     ))

@@ -26,14 +26,27 @@ fn value(metric: Metric, v: f64) -> String {
         Metric::Iops => count(v),
         Metric::P50 | Metric::P99 => latency(v),
         Metric::Cpu => format!("{:.0}%", v * 100.0),
+        Metric::Time => format!("{} s", significant(v)),
     }
 }
 
 fn ratio_text(m: &Matched) -> String {
     match (m.ratio_low, m.ratio_high) {
         (Some(low), Some(high)) => format!("{:.3} [{:.3}–{:.3}]", m.ratio, low, high),
+        _ if m.ratio_unbounded => format!("{:.3} [unbounded]", m.ratio),
         _ => format!("{:.3}", m.ratio),
     }
+}
+
+/// The inference rule and Δ%, said wherever a comparison is shown.
+pub fn rule_text(metric: Metric, alpha: f64) -> String {
+    format!(
+        "{}. Verdict: Welch's test at α = {alpha} (faster/slower, less/more CPU when p < α). \
+         The ratio's interval is Fieller's at {:.0}% with the same degrees of freedom, so it \
+         excludes 1 exactly when the verdict is a significant difference.",
+        metric.delta_definition(),
+        (1.0 - alpha) * 100.0
+    )
 }
 
 fn verdict_text(verdict: Verdict, metric: Metric) -> &'static str {
@@ -66,15 +79,20 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
     let mut text = String::new();
     for pairing in &comparison.pairings {
         let heading = format!(
-            "{} vs {}: {:?}, ratio = {orientation} with its 95% bootstrap interval, Welch's test at α = {}",
-            comparison.base, pairing.file, comparison.metric, comparison.alpha
+            "{} vs {}: {:?}, ratio = {orientation} with its {:.0}% interval, Welch's test at α = {}",
+            comparison.base,
+            pairing.file,
+            comparison.metric,
+            (1.0 - comparison.alpha) * 100.0,
+            comparison.alpha
         );
         text.push_str(&match style {
             Style::Terminal => format!("{heading}\n"),
             Style::Markdown => format!("## {heading}\n\n"),
         });
         text.push_str(&environment(pairing, style));
-        text.push_str(&points(pairing, comparison.metric, style));
+        text.push_str(&format!("{}\n", comparison.metric.delta_definition()));
+        text.push_str(&points(pairing, comparison.metric, comparison.alpha, style));
         for (title, cells) in grids(&pairing.matched) {
             text.push_str(&matrix(&title, &cells, style));
         }
@@ -92,10 +110,8 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
         }
         text.push('\n');
     }
-    text.push_str(
-        "Δ% = (base − other) / base × 100. Verdicts: faster/slower (less/more CPU) when Welch's p < α; \
-         the interval is the 2.5th–97.5th percentile of 10,000 bootstrap ratios of the means.\n",
-    );
+    text.push_str(&rule_text(comparison.metric, comparison.alpha));
+    text.push('\n');
     text
 }
 
@@ -115,13 +131,14 @@ fn environment(pairing: &Pairing, style: Style) -> String {
     format!("{table}\n\n")
 }
 
-fn points(pairing: &Pairing, metric: Metric, style: Style) -> String {
+fn points(pairing: &Pairing, metric: Metric, alpha: f64, style: Style) -> String {
     let mut table = new_table(style);
+    let interval = format!("ratio [{:.0}% CI]", (1.0 - alpha) * 100.0);
     table.set_header(vec![
         "point",
         "base",
         "other",
-        "ratio [95% CI]",
+        interval.as_str(),
         "Δ%",
         "p",
         "n",
@@ -133,7 +150,7 @@ fn points(pairing: &Pairing, metric: Metric, style: Style) -> String {
             value(metric, m.base.mean),
             value(metric, m.other.mean),
             ratio_text(m),
-            format!("{:+.1}", m.percent_difference),
+            format!("{:+.1}", m.delta_percent),
             m.p_value
                 .map_or_else(|| "-".to_string(), |p| format!("{p:.3}")),
             format!("{}/{}", m.base.n, m.other.n),
@@ -177,7 +194,7 @@ fn matrix(title: &str, cells: &[&Matched], style: Style) -> String {
         }
         table.add_row(row);
     }
-    format!("\n{title} (ratio and 95% interval; + better, − worse, significant)\n{table}\n")
+    format!("\n{title} (ratio and its interval; + better, − worse, significant)\n{table}\n")
 }
 
 fn csv_field(text: &str) -> String {
@@ -192,7 +209,7 @@ fn csv_field(text: &str) -> String {
 pub fn csv(comparison: &Comparison) -> String {
     let mut text = String::from(
         "base,other,point,op,pattern,engine,bs,size,iodepth,jobs,direct,metric,base_n,base_mean,other_n,other_mean,\
-         ratio,ratio_low,ratio_high,p_value,percent_difference,verdict\n",
+         ratio,ratio_low,ratio_high,p_value,delta_percent,verdict\n",
     );
     let metric = serde_json::to_value(comparison.metric).expect("serializes");
     for pairing in &comparison.pairings {
@@ -221,7 +238,7 @@ pub fn csv(comparison: &Comparison) -> String {
                 optional(m.ratio_low),
                 optional(m.ratio_high),
                 optional(m.p_value),
-                m.percent_difference.to_string(),
+                m.delta_percent.to_string(),
                 verdict.as_str().unwrap_or_default().to_string(),
             ];
             text.push_str(&fields.join(","));

@@ -736,13 +736,15 @@ fn comparisons(files: &[(String, ResultFile)]) -> String {
                 escape(&m.label),
                 cell_number(m.ratio, format!("{:.3}", m.ratio)),
                 interval,
-                cell_number(
-                    m.percent_difference,
-                    format!("{:+.1}", m.percent_difference)
-                )
+                cell_number(m.delta_percent, format!("{:+.1}", m.delta_percent))
             );
         }
         html.push_str("</tbody></table>");
+        let _ = write!(
+            html,
+            "<p class=\"note\">{}</p>",
+            escape(&super::compare::rule_text(Metric::Throughput, 0.05))
+        );
         for (title, cells) in compare::grids(&pairing.matched) {
             let sizes: std::collections::BTreeSet<u64> =
                 cells.iter().map(|m| m.workload.size).collect();

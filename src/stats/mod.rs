@@ -9,8 +9,8 @@ use crate::record::{Point, Stat, Status, Summary, histogram};
 use crate::run::timing::new_histogram;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-pub mod bootstrap;
 pub mod convergence;
+pub mod fieller;
 pub mod outliers;
 pub mod welch;
 
