@@ -11,7 +11,8 @@ fn every_preset_runs_at_the_test_scale() {
     let names: Vec<String> = list
         .lines()
         .take_while(|l| !l.is_empty())
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l.split(':').next().unwrap().to_string())
         .collect();
     assert_eq!(names.len(), 7, "{list}");
     for name in &names {
@@ -39,6 +40,18 @@ fn every_preset_runs_at_the_test_scale() {
             "{name}: {}",
             String::from_utf8_lossy(&run.stderr)
         );
+        // Each study prints its own table, named by its publication.
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        let title = match name.as_str() {
+            "dd-blocksize" => "CLOSER 2011, Table 1",
+            "dd-datasize" => "CLOSER 2011, Table 2",
+            "seq-device" => "Varlyakov 2013, atop per layer",
+            "netfs-micro" => "Radkov et al., FAST 2004, Table 4",
+            "iozone-auto" => "\"Re-writer report\" in KiB/s",
+            "direct-vs-buffered" => "I/O Measurements 2017: write time",
+            _ => "",
+        };
+        assert!(stdout.contains(title), "{name}: {stdout}");
         let result = read_result(&output);
         check_consistency(&result);
         let points = result["points"].as_array().unwrap();

@@ -539,3 +539,72 @@ fn sigterm_reaches_the_measured_command_and_is_recorded() {
     assert_eq!(runs.len(), 1, "no new run starts after the signal");
     assert_eq!(runs[0]["signal"], libc::SIGTERM);
 }
+
+#[test]
+fn measure_shows_the_atop_table_with_logical_to_physical_ratios() {
+    if !root_or_skip("a loop file system for a two-layer stack") {
+        return;
+    }
+    let dir = scratch();
+    // O_DIRECT in the loop device: the disk below sees the loop's writes
+    // as they happen, so both layers count them in the window.
+    let fs = LoopFs::with_options(dir.path(), "ext4", 256, true).expect("loop file system");
+    let file = fs.path().join("ddfile");
+    let output = dir.path().join("measure.json");
+    // The study's write: dd bs=8k from /dev/zero (here with an fsync, so
+    // that the writes reach both layers before dd exits).
+    let run = iolab()
+        .args(["measure", "-o"])
+        .arg(&output)
+        .arg("--path")
+        .arg(fs.path())
+        .args([
+            "--",
+            "dd",
+            "if=/dev/zero",
+            "bs=8k",
+            "count=4096",
+            "conv=fsync",
+            "status=none",
+        ])
+        .arg(format!("of={}", file.display()))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result = read_result(&output);
+    let measured = &result["measurements"][0]["runs"][0];
+    let io = &measured["process_io"];
+    // dd's own calls: 4096 reads of /dev/zero, 4096 writes to the file.
+    assert!(io["write_calls"].as_u64().unwrap() >= 4096, "{io}");
+    assert!(io["write_chars"].as_u64().unwrap() >= 32 << 20, "{io}");
+    let devices = measured["activity"]["devices"].as_array().unwrap();
+    assert!(devices.len() >= 2, "loop over the disk: {devices:?}");
+    let top = &devices[0];
+    assert_eq!(top["name"], fs.device_name().as_str());
+    let ratio = top["app_ops_per_device_op"]
+        .as_f64()
+        .expect("an application ratio");
+    let top_writes = top["writes"].as_u64().unwrap() as f64;
+    let app_writes = io["write_calls"].as_u64().unwrap() as f64;
+    assert!(
+        (ratio - app_writes / top_writes).abs() < 1e-6 * ratio,
+        "{ratio}"
+    );
+    assert!(
+        ratio > 1.0,
+        "8 KiB writes merge into larger requests: {ratio}"
+    );
+    assert!(stdout.contains("application : this"), "{stdout}");
+    assert!(stdout.contains("layer above : this"), "{stdout}");
+    // The layer-to-layer ratio is printed for the disk under the loop.
+    let lower = stdout
+        .lines()
+        .find(|l| l.contains(devices[1]["name"].as_str().unwrap()) && l.contains(":1"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(lower.matches(":1").count() == 2, "{lower}");
+}

@@ -260,3 +260,97 @@ fn escape_sequences_in_a_result_file_never_reach_a_terminal_or_a_report_raw() {
         );
     }
 }
+
+#[test]
+fn the_studys_own_table_is_in_every_report_format() {
+    let dir = scratch();
+    let out = scratch();
+    // Two runs of the O_DIRECT study: one row per medium, as the study's table.
+    let files: Vec<PathBuf> = ["first", "second"]
+        .iter()
+        .map(|name| {
+            let output = out.path().join(format!("{name}.json"));
+            let run = iolab()
+                .args([
+                    "preset",
+                    "run",
+                    "direct-vs-buffered",
+                    "--scale",
+                    "test",
+                    "--no-report",
+                    "--dir",
+                ])
+                .arg(dir.path())
+                .arg("-o")
+                .arg(&output)
+                .output()
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            output
+        })
+        .collect();
+    let report = |format: &str, name: &str| {
+        let path = out.path().join(name);
+        let run = iolab()
+            .arg("report")
+            .args(&files)
+            .args(["--format", format, "-o"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        std::fs::read_to_string(path).unwrap()
+    };
+    let markdown = report("markdown", "r.md");
+    assert!(markdown.contains("## The study's own tables"), "{markdown}");
+    assert!(
+        markdown.contains("| Storage medium | Read | Direct R. | % direct I/O faster |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| Storage medium | Write | Direct W. | % direct I/O faster |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("O_RDONLY|O_SYNC against O_RDONLY|O_DIRECT|O_SYNC")
+            || markdown.contains("O_RDONLY\\|O_SYNC against O_RDONLY\\|O_DIRECT\\|O_SYNC"),
+        "{markdown}"
+    );
+    let csv = report("study-csv", "r.csv");
+    let blocks: Vec<&str> = csv.split("\n\n").collect();
+    assert_eq!(blocks.len(), 2, "the read table and the write table: {csv}");
+    for block in blocks {
+        // A header, then a row per file; the figures are plain numbers.
+        let lines: Vec<&str> = block.lines().collect();
+        assert_eq!(lines.len(), 3, "{block}");
+        let percent: f64 = lines[1].rsplit(',').next().unwrap().parse().unwrap();
+        assert!(percent.is_finite(), "{block}");
+    }
+    let html = report("html", "r.html");
+    assert!(
+        html.contains("<h2>The study's own tables</h2>")
+            && html.contains("<table class=\"study\">")
+    );
+    // A file not run from a study has no such table: refused, nothing written.
+    let plain = out.path().join("plain.json");
+    sweep(dir.path(), &plain, &["--no-report"]);
+    let refused = out.path().join("refused.csv");
+    let run = iolab()
+        .arg("report")
+        .arg(&plain)
+        .args(["--format", "study-csv", "-o"])
+        .arg(&refused)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("study-csv"));
+    assert!(!refused.exists());
+}

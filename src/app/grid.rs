@@ -7,7 +7,7 @@ use super::output::{
 use super::{AppError, Ending, distributed, open_session, record_point};
 use crate::cli::sweep::default_workload;
 use crate::cli::{StudyArgs, SweepArgs};
-use crate::plan::study::Study;
+use crate::plan::study::{Study, StudyTable};
 use crate::plan::units::format_size;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::record::journal::{self, Entry, Header, JOURNAL, Journal};
@@ -122,13 +122,16 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         .clone()
         .unwrap_or_else(|| PathBuf::from("iolab-results").join(format!("{name}.json")));
     let grid = Grid {
-        info: plan_info(
-            "study",
-            Some(name),
-            study.description.clone(),
-            &points,
-            &dir,
-        ),
+        info: PlanInfo {
+            table: study.table,
+            ..plan_info(
+                "study",
+                Some(name),
+                study.description.clone(),
+                &points,
+                &dir,
+            )
+        },
         points,
         dir,
         output,
@@ -167,6 +170,7 @@ fn plan_info(
         kind: kind.to_string(),
         name,
         description,
+        table: None,
         hash: journal::fingerprint(text.as_bytes()),
         points: points.len() as u32,
     }
@@ -174,26 +178,13 @@ fn plan_info(
 
 /// Prints the plan and what it would cost; runs nothing.
 fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
-    let mut moved = 0u128;
-    let mut timed_s = 0.0;
-    let mut one_pass_bytes = 0u128;
-    let mut largest = 0u64;
-    for point in &grid.points {
-        let w = &point.workload;
-        let repetitions = u128::from(w.warmup + w.max_repeat.unwrap_or(w.repeat).max(w.repeat));
-        let per_repetition = u128::from(w.size) * u128::from(w.jobs);
-        largest = largest.max(w.size.saturating_mul(u64::from(w.jobs)));
-        match w.runtime_s {
-            Some(runtime) => timed_s += (runtime + w.ramp_s) * repetitions as f64,
-            None => {
-                one_pass_bytes += per_repetition * repetitions;
-                moved += per_repetition * repetitions;
-            }
-        }
-        if w.op.needs_layout() {
-            moved += per_repetition; // the untimed layout, at most once per file set
-        }
-    }
+    let crate::plan::Cost {
+        one_pass_bytes,
+        moved_bytes: moved,
+        timed_s,
+        largest_bytes: largest,
+        adaptive,
+    } = crate::plan::cost(&grid.points);
     let name = grid
         .info
         .name
@@ -212,8 +203,7 @@ fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         bytes(largest),
         format_size(FREE_SPACE_MARGIN)
     ));
-    let at = 100.0 * 1048576.0;
-    let adaptive = grid.points.iter().any(|p| p.workload.until_ci.is_some());
+    let at = crate::plan::ASSUMED_BPS;
     let bound = if adaptive { "at most " } else { "" };
     text.push_str(&format!(
         "  data: one-pass points move {bound}{} (plus layouts, about {} in all): {bound}{:.0} s at 100 MiB/s\n",
@@ -576,7 +566,11 @@ fn run_grid(
         );
     }
     present(&result, grid.json, grid.detail, Some(&grid.output))?;
-    if !grid.json {
+    let in_study_table = matches!(
+        grid.info.table,
+        Some(StudyTable::DdBlocksize | StudyTable::DdDatasize)
+    );
+    if !grid.json && !in_study_table {
         let convergence = render_convergence(&result.convergence);
         super::output::show_result(&convergence, &result, Some(&grid.output))?;
     }

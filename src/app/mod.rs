@@ -269,10 +269,20 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
     match args.format {
         crate::cli::ReportFormat::Html => write_report(&args.output, &files, Replace::Never)?,
         format => {
-            let text = if format == crate::cli::ReportFormat::Markdown {
-                crate::report::export::markdown(&files)
-            } else {
-                crate::report::export::csv(&files)
+            let text = match format {
+                crate::cli::ReportFormat::Markdown => crate::report::export::markdown(&files),
+                crate::cli::ReportFormat::StudyCsv => {
+                    let text = crate::report::export::study_csv(&files);
+                    if text.is_empty() {
+                        return Err(usage!(
+                            "--format study-csv: no file given was run from a study with a table \
+                             (its plan.table is empty); use --format csv"
+                        )
+                        .into());
+                    }
+                    text
+                }
+                _ => crate::report::export::csv(&files),
             };
             // Read in a terminal or a spreadsheet: no control character from a file.
             let text = crate::console::neutralize(&text);
@@ -322,22 +332,28 @@ pub fn preset(
         PresetCommand::List => {
             let mut text = String::new();
             for preset in &PRESETS {
-                let study = (preset.study)(Scale::Quick);
-                let (parsed, study) =
-                    crate::plan::study::Study::parse(&study, Path::new(preset.name))?;
-                let points = parsed.plan(
-                    &crate::cli::sweep::default_workload(),
-                    &study,
-                    Path::new(preset.name),
-                )?;
-                text.push_str(&format!(
-                    "{:<20} {:>4} points at --scale quick  {}\n",
-                    preset.name,
-                    points.len(),
-                    preset.description
-                ));
+                text.push_str(&format!("{}: {}\n", preset.name, preset.description));
+                for scale in [Scale::Quick, Scale::Full] {
+                    let study = (preset.study)(scale);
+                    let (parsed, study) =
+                        crate::plan::study::Study::parse(&study, Path::new(preset.name))?;
+                    let points = parsed.plan(
+                        &crate::cli::sweep::default_workload(),
+                        &study,
+                        Path::new(preset.name),
+                    )?;
+                    let cost = crate::plan::cost(&points);
+                    text.push_str(&format!(
+                        "  --scale {:<5} {:>4} points, moves {:>9}, files up to {:>9}, about {} at 100 MiB/s\n",
+                        scale.name(),
+                        points.len(),
+                        crate::report::units::bytes(cost.moved_bytes.min(u128::from(u64::MAX)) as u64),
+                        crate::report::units::bytes(cost.largest_bytes),
+                        crate::report::units::duration(cost.seconds())
+                    ));
+                }
             }
-            text.push_str("\niolab preset show NAME prints one as a study file; iolab preset run NAME --dry-run gives its data volume and time.\n");
+            text.push_str("\niolab preset show NAME prints one as a study file; iolab preset run NAME --dry-run gives its plan, data volume and time.\n");
             output::print(&text)?;
             Ok(Ending::Success)
         }

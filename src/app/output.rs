@@ -207,6 +207,17 @@ pub(crate) fn present(
     } else {
         table::render(result) + &crate::report::distributed::render(result)
     };
+    if !json {
+        // The study's own table, after iolab's, as the publication printed it.
+        let name = output
+            .and_then(|p| p.file_name())
+            .map_or_else(|| "this run".into(), |n| n.to_string_lossy());
+        text.push_str(&crate::report::studies::terminal(
+            &name,
+            result,
+            crate::compare::DEFAULT_ALPHA,
+        ));
+    }
     if let (Some(path), false) = (output, json) {
         text.push_str(&format!("results: {}\n", path.display()));
     }

@@ -339,6 +339,8 @@ pub enum ReportFormat {
     Markdown,
     /// One CSV row per point.
     Csv,
+    /// The studies' own tables (of files run from a study with `table`) as CSV.
+    StudyCsv,
 }
 
 /// Arguments of `iolab import`.
@@ -371,7 +373,7 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = crate::compare::Metric::Throughput)]
     pub metric: crate::compare::Metric,
     /// Significance level of Welch's test.
-    #[arg(long, default_value_t = 0.05, value_parser = alpha, value_name = "LEVEL")]
+    #[arg(long, default_value_t = crate::compare::DEFAULT_ALPHA, value_parser = alpha, value_name = "LEVEL")]
     pub alpha: f64,
     /// Which way ratios are expressed.
     #[arg(long, value_enum, default_value_t = crate::compare::Orientation::OtherOverBase)]

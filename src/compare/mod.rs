@@ -10,6 +10,9 @@ use crate::stats::welch;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// The significance level when none is given (`--alpha`): 5%, a 95% interval.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
 /// What is compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

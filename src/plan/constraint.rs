@@ -1,14 +1,24 @@
-//! Constraints on sweep points (`--where 'bs<=size && engine==uring'`): parsing and evaluation.
+//! Constraints on sweep points (`--where 'bs<=size && engine==uring'`,
+//! `--where 'size<=32m || bs>=64k'`): parsing and evaluation. `&&` binds
+//! more tightly than `||`.
 
 use super::UsageError;
 use super::Workload;
 use super::sweep::{Operand, Param};
 use crate::usage;
 
-/// A comparison that every point must satisfy, such as `bs<=size` or `engine==uring`.
+/// A condition every point must satisfy: comparisons such as `bs<=size` or
+/// `engine==uring`, joined by `&&`, with alternatives joined by `||`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Constraint {
     text: String,
+    /// Any of these holds when all of its tests do.
+    alternatives: Vec<Vec<Test>>,
+}
+
+/// One comparison.
+#[derive(Clone, Debug, PartialEq)]
+struct Test {
     left: Term,
     op: Comparison,
     right: Term,
@@ -31,15 +41,39 @@ enum Comparison {
 }
 
 impl Constraint {
-    /// Parses `A OP B` where A and B are parameter names or values and OP is
-    /// one of `<= < >= > == !=`; `&&` joins several.
+    /// Parses comparisons `A OP B`, where A and B are parameter names or
+    /// values and OP is one of `<= < >= > == !=`, joined by `&&` and `||`.
     pub fn parse_all(text: &str) -> Result<Vec<Constraint>, UsageError> {
-        text.split("&&")
-            .map(|part| Constraint::parse(part.trim(), text))
-            .collect()
+        let alternatives = text
+            .split("||")
+            .map(|alternative| {
+                alternative
+                    .split("&&")
+                    .map(|part| Test::parse(part.trim(), text))
+                    .collect::<Result<Vec<Test>, UsageError>>()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(vec![Constraint {
+            text: text.trim().to_string(),
+            alternatives,
+        }])
     }
 
-    fn parse(part: &str, whole: &str) -> Result<Constraint, UsageError> {
+    /// Whether `workload` satisfies it.
+    pub fn holds(&self, workload: &Workload) -> bool {
+        self.alternatives
+            .iter()
+            .any(|tests| tests.iter().all(|test| test.holds(workload)))
+    }
+
+    /// The constraint as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl Test {
+    fn parse(part: &str, whole: &str) -> Result<Test, UsageError> {
         const OPERATORS: [(&str, Comparison); 6] = [
             ("<=", Comparison::Le),
             (">=", Comparison::Ge),
@@ -62,8 +96,7 @@ impl Constraint {
             }
             Ok(Param::from_name(text).map_or_else(|| Term::Literal(text.to_string()), Term::Param))
         };
-        let constraint = Constraint {
-            text: part.to_string(),
+        let constraint = Test {
             left: term(left)?,
             op: *op,
             right: term(right)?,
@@ -83,7 +116,7 @@ impl Constraint {
     }
 
     /// Whether `workload` satisfies it.
-    pub fn holds(&self, workload: &Workload) -> bool {
+    fn holds(&self, workload: &Workload) -> bool {
         let param = match (&self.left, &self.right) {
             (Term::Param(p), _) | (_, Term::Param(p)) => *p,
             _ => unreachable!("checked when parsed"),
@@ -115,10 +148,5 @@ impl Constraint {
                 _ => false,
             },
         }
-    }
-
-    /// The constraint as written.
-    pub fn text(&self) -> &str {
-        &self.text
     }
 }

@@ -476,6 +476,59 @@ pub struct PlannedPoint {
     pub workload: Workload,
 }
 
+/// What a plan will cost before it runs: the data its one-pass points move,
+/// everything moved with the untimed layouts, the time of its time-based
+/// points, and the largest file set it needs at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cost {
+    /// Bytes the one-pass points read or write (every repetition, at most).
+    pub one_pass_bytes: u128,
+    /// The same with the untimed layouts of files to be read.
+    pub moved_bytes: u128,
+    /// Seconds of timed I/O and ramps of the time-based points.
+    pub timed_s: f64,
+    /// The largest set of scratch files one point needs, bytes.
+    pub largest_bytes: u64,
+    /// Some repetitions are adaptive (`--until-ci`): the figures are bounds.
+    pub adaptive: bool,
+}
+
+/// The speed [`Cost::seconds`] assumes for one-pass points: a modest disk.
+pub const ASSUMED_BPS: f64 = 100.0 * 1_048_576.0;
+
+impl Cost {
+    /// Seconds the plan takes at [`ASSUMED_BPS`] for its one-pass data
+    /// (layouts included) plus its time-based points.
+    pub fn seconds(&self) -> f64 {
+        self.moved_bytes as f64 / ASSUMED_BPS + self.timed_s
+    }
+}
+
+/// The cost of `points` (see [`Cost`]).
+pub fn cost(points: &[PlannedPoint]) -> Cost {
+    let mut cost = Cost::default();
+    for point in points {
+        let w = &point.workload;
+        cost.adaptive |= w.until_ci.is_some();
+        let repetitions = u128::from(w.warmup + w.max_repeat.unwrap_or(w.repeat).max(w.repeat));
+        let per_repetition = u128::from(w.size) * u128::from(w.jobs);
+        cost.largest_bytes = cost
+            .largest_bytes
+            .max(w.size.saturating_mul(u64::from(w.jobs)));
+        match w.runtime_s {
+            Some(runtime) => cost.timed_s += (runtime + w.ramp_s) * repetitions as f64,
+            None => {
+                cost.one_pass_bytes += per_repetition * repetitions;
+                cost.moved_bytes += per_repetition * repetitions;
+            }
+        }
+        if w.op.needs_layout() {
+            cost.moved_bytes += per_repetition; // the untimed layout, at most once per file set
+        }
+    }
+    cost
+}
+
 #[cfg(test)]
 pub(crate) fn example_workload() -> Workload {
     Workload {

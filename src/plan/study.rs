@@ -150,6 +150,30 @@ with_parameters! {
     }
 }
 
+/// The table a study's publication printed, which iolab prints for its
+/// result in the same shape (`table = "…"` in a study file; every preset
+/// sets it). The result file records it (`plan.table`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StudyTable {
+    /// CLOSER 2011, Table 1: time and speed per block size, for dd's
+    /// buffered and O_DIRECT writes and reads.
+    DdBlocksize,
+    /// CLOSER 2011, Table 2: time and speed per data size with 1 MiB blocks.
+    DdDatasize,
+    /// Varlyakov 2013: atop's line per layer of the device stack, and the
+    /// logical to physical I/O ratios between layers.
+    AtopLayers,
+    /// Radkov et al., FAST 2004, Table 4: completion time, network messages
+    /// and bytes of sequential and random 4 KiB reads and writes.
+    Table4,
+    /// Pinilla: IOzone's `-R` report, one file size × record size matrix per operation.
+    IozoneReport,
+    /// "I/O Measurements" 2017: normal against O_DIRECT time per run, and
+    /// the percentage O_DIRECT is faster.
+    DirectVsNormal,
+}
+
 /// A whole study file.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -158,6 +182,8 @@ pub struct Study {
     pub name: Spanned<String>,
     /// What the study is for.
     pub description: Option<String>,
+    /// The publication's table to print for the result.
+    pub table: Option<StudyTable>,
     /// Scratch directory (the command line's `--dir` wins).
     pub dir: Option<String>,
     /// The repetition policy of every sweep without its own.

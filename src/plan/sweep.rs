@@ -475,8 +475,9 @@ fn normalize(workload: &mut Workload, base: &Workload) {
     } else if workload.batch > workload.iodepth {
         workload.batch = workload.iodepth.min(base.batch.max(1));
     }
+    // Reads keep --sync: a study opened them O_RDONLY|O_SYNC (Linux gives
+    // that no effect on reads, and the sync-on-read check says so).
     if !workload.op.writes() {
-        workload.sync = SyncMode::None;
         workload.fsync_every = 0;
         workload.fsync_end = false;
     }
@@ -650,6 +651,29 @@ mod tests {
         )
         .unwrap();
         assert_eq!(points.len(), 3);
+        // IOzone -a's rule: records under 64 KiB only for files up to 32 MiB.
+        let points = sweep(
+            &[(Param::Size, "16m..64m"), (Param::Bs, "32k..128k")],
+            "size<=32m || bs>=64k",
+        )
+        .unwrap();
+        let cells: Vec<(u64, u64)> = points
+            .iter()
+            .map(|p| (p.workload.size >> 20, p.workload.bs >> 10))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                (16, 32),
+                (16, 64),
+                (16, 128),
+                (32, 32),
+                (32, 64),
+                (32, 128),
+                (64, 64),
+                (64, 128)
+            ]
+        );
         let error = sweep(&[(Param::Bs, "4k..64k")], "bs>1m")
             .unwrap_err()
             .to_string();

@@ -1,4 +1,4 @@
-//! Presets: the studies of ../shared/seeds/ as study files, at a full scale (the study's own sizes), a quick one (minutes here) or a tiny test one.
+//! Presets: the published studies iolab reproduces, as study files, at a full scale (the study's own sizes), a quick one (minutes here) or a tiny test one.
 //!
 //! Each preset is plain study-file text, so `iolab preset show` prints
 //! something a user can copy, edit and run with `iolab study`.
@@ -69,33 +69,43 @@ pub fn capped(text: &str, free: u64) -> (String, Option<String>) {
 }
 
 fn dd_blocksize(scale: Scale) -> String {
-    let size = scale.pick("1g", "256m", "1m");
-    // At the quick scale O_DIRECT points run for a second each (passes
-    // repeat): one pass of 512-byte O_DIRECT writes would take minutes.
-    // Buffered points make one pass, as dd does: a time-based buffered run
-    // would reread cached data, and the checks would rightly say so.
-    let runtime = scale.pick("", "runtime = \"1s\"\n", "");
     format!(
         r#"name = "dd-blocksize-{s}"
-description = "Seed 000, experiment 1: write and read a fixed volume with block sizes 512 B to 1 MiB, buffered and O_DIRECT"
+description = "CLOSER 2011 (dd in native and paravirtualized hosts), experiment 1, Table 1: a fixed volume written and read with dd at block sizes 512 B to 1 MiB; dd's buffered write (no sync), oflag=direct write (no sync), iflag=direct read and buffered read"
+table = "dd-blocksize"
 
 [repeat]
 count = {r}
 
 [defaults]
-op = ["write", "read"]
 size = "{size}"
 bs = "512..1m"
-fsync-end = true
 
+# dd if=/dev/zero of=F bs=X count=N: a new file, no fsync; the writeback
+# check says what such a figure means.
 [[sweep]]
-label = "buffered"
+label = "write"
+op = "write"
 
+# dd ... oflag=direct: a new file, no fsync.
 [[sweep]]
-label = "direct"
+label = "O_DIRECT write"
+op = "write"
 direct = true
-{runtime}"#,
+
+# dd if=F of=/dev/null bs=X iflag=direct
+[[sweep]]
+label = "O_DIRECT read"
+op = "read"
+direct = true
+
+# dd if=F of=/dev/null bs=X, after the file's pages were evicted
+[[sweep]]
+label = "read"
+op = "read"
+"#,
         s = scale.name(),
+        size = scale.pick("1g", "64m", "1m"),
         r = scale.pick("3", "2", "1")
     )
 }
@@ -104,7 +114,8 @@ fn dd_datasize(scale: Scale) -> String {
     let sizes = scale.pick("1m..16g", "1m..256m", "1m..4m");
     format!(
         r#"name = "dd-datasize-{s}"
-description = "Seed 000, experiment 2: 1 MiB blocks, data size {sizes}; buffered write, O_DIRECT write and read; where the results converge"
+description = "CLOSER 2011 (dd in native and paravirtualized hosts), experiment 2, Table 2: 1 MiB blocks, data size {sizes}; dd's buffered write (no sync), oflag=direct write and iflag=direct read; where the results converge"
+table = "dd-datasize"
 
 [repeat]
 count = {r}
@@ -114,13 +125,17 @@ bs = "1m"
 size = "{sizes}"
 
 [[sweep]]
-label = "buffered"
+label = "write"
 op = "write"
-fsync-end = true
 
 [[sweep]]
-label = "direct"
-op = ["write", "read"]
+label = "O_DIRECT write"
+op = "write"
+direct = true
+
+[[sweep]]
+label = "O_DIRECT read"
+op = "read"
 direct = true
 "#,
         s = scale.name(),
@@ -131,26 +146,34 @@ direct = true
 fn seq_device(scale: Scale) -> String {
     format!(
         r#"name = "seq-device-{s}"
-description = "Seed 001: dd-like 8 KiB sequential write of a large file, then a sequential read, with the device-stack view (IOPS, MB/s, average I/O size, avio, busy, logical to physical I/O ratio per layer)"
+description = "Varlyakov 2013 (CentOS 6.3 on Hyper-V, storage performance): dd if=/dev/zero bs=8k without sync, then cat of the file (sequential reads in cat's 128 KiB buffer), seen as atop sees each layer of the device stack, with the logical to physical I/O ratios"
+table = "atop-layers"
 
 [defaults]
-bs = "8k"
 size = "{size}"
-fsync-end = true
 
+# time sh -c "dd if=/dev/zero of=ddfile bs=8k count=1M": no sync
 [[sweep]]
-label = "dd"
-op = ["write", "read"]
+label = "dd bs=8k"
+op = "write"
+bs = "8k"
+
+# time sh -c "cat ddfile > /dev/null": coreutils' cat reads 128 KiB at a time
+[[sweep]]
+label = "cat"
+op = "read"
+bs = "128k"
 "#,
         s = scale.name(),
-        size = scale.pick("4g", "512m", "4m")
+        size = scale.pick("8g", "512m", "4m")
     )
 }
 
 fn netfs_micro(scale: Scale) -> String {
     format!(
         r#"name = "netfs-micro-{s}"
-description = "Seed 002: a file in 4 KiB chunks, sequential and random reads with a cold cache, then sequential and random writes to a new file; time, network messages and bytes"
+description = "Radkov, Yin, Goyal, Sarkar, Shenoy, A Performance Comparison of NFS and iSCSI for IP-Networked Storage, USENIX FAST 2004, Table 4: a {size} file in 4 KiB chunks, read sequentially and in a random permutation of its blocks from a cold cache, then written to a new file sequentially and in a random permutation; completion time, network messages and bytes"
+table = "table4"
 
 [defaults]
 bs = "4k"
@@ -161,10 +184,11 @@ pattern = ["seq", "random"]
 label = "read"
 op = "read"
 
+# A new file each time; the completion time is the application's (no sync),
+# as the study measured it.
 [[sweep]]
 label = "write"
 op = "write"
-fsync-end = true
 "#,
         s = scale.name(),
         size = scale.pick("128m", "32m", "1m")
@@ -174,21 +198,25 @@ fsync-end = true
 fn iozone_auto(scale: Scale) -> String {
     format!(
         r#"name = "iozone-auto-{s}"
-description = "Seed 003: IOzone -a: write, rewrite, read, reread with write(2)/read(2) and with the C library's fwrite/fread, file 64 KiB to {max}, record 4 KiB to 16 MiB"
+description = "Pinilla, Study of file system performance varying the operating environment (UPC): IOzone -a, file 64 KiB to {max}, record 4 KiB to 16 MiB: write a new file, rewrite it, read it, reread it, with write(2)/read(2) and with the C library's fwrite/fread; no cache drop between them and no fsync, as IOzone without -e or -c"
+table = "iozone-report"
 
 [defaults]
 op = ["write", "rewrite", "read", "reread"]
 size = "64k..{max}"
 bs = "4k..16m"
-fsync-end = true
+cache = "keep"
 
 [[sweep]]
 label = "syscalls"
 engine = "sync"
+# IOzone -a: records under 64 KiB only for files up to 32 MiB
+where = ["size<=32m || bs>=64k"]
 
 [[sweep]]
 label = "stdio"
 engine = "stdio"
+where = ["size<=32m || bs>=64k"]
 "#,
         s = scale.name(),
         max = scale.pick("128m", "16m", "128k")
@@ -198,28 +226,32 @@ engine = "stdio"
 fn direct_vs_buffered(scale: Scale) -> String {
     format!(
         r#"name = "direct-vs-buffered-{s}"
-description = "Seed 004: 128 KiB blocks at random offsets over a large file, read and write, normal against O_DIRECT with O_SYNC, several runs"
+description = "I/O Measurements, 2017 (O_DIRECT against normal random I/O): an existing {size} file, {n} blocks of 128 KiB at uniformly random offsets per run; reads open O_RDONLY|O_SYNC against O_RDONLY|O_DIRECT|O_SYNC, writes O_WRONLY|O_SYNC against O_WRONLY|O_DIRECT|O_SYNC; the time of each run and the percentage O_DIRECT is faster"
+table = "direct-vs-normal"
 
 [repeat]
 count = {r}
 
+# The study's program opens the file and runs; it does not drop caches.
 [defaults]
 bs = "128k"
 size = "{size}"
 pattern = "uniform"
-op = ["rewrite", "read"]
+op = ["read", "rewrite"]
+sync = "osync"
+cache = "keep"
 
 [[sweep]]
 label = "normal"
-fsync-end = true
 
 [[sweep]]
 label = "direct"
 direct = true
-sync = "osync"
 "#,
         s = scale.name(),
-        size = scale.pick("2g", "256m", "1m"),
+        // dd bs=1024 count=2000000: 2,048,000,000 bytes, 15,625 blocks of 128 KiB.
+        size = scale.pick("2048000000", "256m", "1m"),
+        n = scale.pick("15,625", "2,048", "8"),
         r = scale.pick("5", "3", "2")
     )
 }
@@ -269,32 +301,32 @@ pattern = "random"
 pub const PRESETS: [Preset; 7] = [
     Preset {
         name: "dd-blocksize",
-        description: "seed 000 exp. 1: speed against block size, buffered and O_DIRECT",
+        description: "CLOSER 2011, Table 1: dd's speed against block size, buffered and O_DIRECT",
         study: dd_blocksize,
     },
     Preset {
         name: "dd-datasize",
-        description: "seed 000 exp. 2: speed against data size, and where it converges",
+        description: "CLOSER 2011, Table 2: dd's speed against data size, and where it converges",
         study: dd_datasize,
     },
     Preset {
         name: "seq-device",
-        description: "seed 001: 8 KiB sequential write and read with the device-stack view",
+        description: "Varlyakov 2013: dd bs=8k and cat, as atop sees each layer of the stack",
         study: seq_device,
     },
     Preset {
         name: "netfs-micro",
-        description: "seed 002: 4 KiB sequential and random reads and writes, with network counters",
+        description: "Radkov et al., FAST 2004, Table 4: 4 KiB sequential and random I/O on a network file system",
         study: netfs_micro,
     },
     Preset {
         name: "iozone-auto",
-        description: "seed 003: IOzone's file size × record size matrix, syscalls and stdio",
+        description: "Pinilla (UPC): IOzone -a's file size × record size matrix, syscalls and stdio",
         study: iozone_auto,
     },
     Preset {
         name: "direct-vs-buffered",
-        description: "seed 004: 128 KiB random I/O, normal against O_DIRECT + O_SYNC",
+        description: "I/O Measurements 2017: 128 KiB random I/O, O_SYNC against O_DIRECT|O_SYNC",
         study: direct_vs_buffered,
     },
     Preset {

@@ -41,10 +41,71 @@ pub struct CommandRun {
     pub system_s: f64,
     /// Largest resident set of the command or one of its children, bytes.
     pub max_rss_bytes: u64,
-    /// What the devices, network and CPUs did while it ran.
+    /// What the command and the descendants it waited for asked of the
+    /// kernel (`/proc/PID/io`); absent without task I/O accounting.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub process_io: Option<ProcessIo>,
+    /// What the devices, network and CPUs did while it ran; each device's
+    /// application ratios use `process_io` in the direction the top layer
+    /// moved more bytes.
     pub activity: Activity,
     /// Device figures per interval while it ran.
     pub series: Vec<CommandInterval>,
+}
+
+/// A process's I/O accounting, `/proc/PID/io`: calls and bytes asked for,
+/// and bytes that went to or came from storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessIo {
+    /// Bytes read by read-like calls, from any file, pipe or device (`rchar`).
+    pub read_chars: u64,
+    /// Bytes written by write-like calls (`wchar`).
+    pub write_chars: u64,
+    /// Read-like system calls (`syscr`).
+    pub read_calls: u64,
+    /// Write-like system calls (`syscw`).
+    pub write_calls: u64,
+    /// Bytes fetched from storage for it (`read_bytes`).
+    pub read_bytes: u64,
+    /// Bytes it caused to be sent to storage, including dirtied page cache (`write_bytes`).
+    pub write_bytes: u64,
+}
+
+impl ProcessIo {
+    /// Reads the text of `/proc/PID/io`; `None` when a field is missing.
+    pub fn parse(text: &str) -> Option<ProcessIo> {
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+                .and_then(|value| value.trim().parse().ok())
+        };
+        Some(ProcessIo {
+            read_chars: field("rchar")?,
+            write_chars: field("wchar")?,
+            read_calls: field("syscr")?,
+            write_calls: field("syscw")?,
+            read_bytes: field("read_bytes")?,
+            write_bytes: field("write_bytes")?,
+        })
+    }
+
+    /// The application's work in one direction, for the device ratios.
+    pub fn work(&self, writes: bool) -> super::activity::AppWork {
+        super::activity::AppWork {
+            ops: if writes {
+                self.write_calls
+            } else {
+                self.read_calls
+            },
+            bytes: if writes {
+                self.write_chars
+            } else {
+                self.read_chars
+            },
+            writes,
+        }
+    }
 }
 
 /// One interval of a measured command's run.
@@ -55,6 +116,26 @@ pub struct CommandInterval {
     pub start_s: f64,
     /// The stack's devices over the interval.
     pub devices: Vec<DeviceActivity>,
+}
+
+/// What the command did in the direction its storage moved more bytes (the
+/// top layer's): `dd if=/dev/zero of=F` reads as much as it writes, so the
+/// calls alone cannot say which side is the storage's.
+fn app_work(
+    samples: &crate::probe::sampler::Samples,
+    io: Option<ProcessIo>,
+) -> super::activity::AppWork {
+    let Some(io) = io else {
+        return super::activity::AppWork::default();
+    };
+    let top = samples
+        .start
+        .disks
+        .first()
+        .zip(samples.end.disks.first())
+        .map(|(from, to)| to.since(from));
+    let writes = top.is_some_and(|d| d.sectors_written > d.sectors_read);
+    io.work(writes)
 }
 
 /// The record of one run from what the runner measured.
@@ -71,7 +152,8 @@ pub fn command_run(index: u32, outcome: &crate::run::command::CommandOutcome) ->
         user_s: outcome.user_s,
         system_s: outcome.system_s,
         max_rss_bytes: outcome.max_rss_bytes,
-        activity: activity(samples, AppWork::default()),
+        process_io: outcome.process_io,
+        activity: activity(samples, app_work(samples, outcome.process_io)),
         series: samples
             .intervals()
             .into_iter()

@@ -85,6 +85,11 @@ pub struct PlanInfo {
     /// The study's description.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub description: Option<String>,
+    /// The table of the study's publication, printed for the result in
+    /// the same shape: `dd-blocksize`, `dd-datasize`, `atop-layers`,
+    /// `table4`, `iozone-report` or `direct-vs-normal`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub table: Option<crate::plan::study::StudyTable>,
     /// Fingerprint (FNV-1a 64) of every planned point's label and workload and
     /// the directory: a resume must match it.
     pub hash: String,

@@ -40,6 +40,11 @@ fn stack_of(result: &ResultFile) -> &str {
 
 /// One window's activity: a device table, then network, CPU and NFS lines.
 pub fn render(activity: &Activity, stack: &str) -> String {
+    render_devices(activity, stack) + &render_beyond_devices(activity)
+}
+
+/// The device part of [`render`].
+pub fn render_devices(activity: &Activity, stack: &str) -> String {
     let mut text = String::new();
     if activity.devices.is_empty() {
         text.push_str("  devices: none under this path (no block device: tmpfs, network or FUSE file system)\n");
@@ -56,6 +61,12 @@ pub fn render(activity: &Activity, stack: &str) -> String {
         text.push_str(&device_table(activity));
         text.push('\n');
     }
+    text
+}
+
+/// The network, CPU and NFS part of [`render`].
+pub fn render_beyond_devices(activity: &Activity) -> String {
+    let mut text = String::new();
     if activity.network.is_empty() {
         text.push_str("  network: no packets\n");
     }

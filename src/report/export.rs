@@ -12,6 +12,15 @@ pub fn markdown(files: &[(String, ResultFile)]) -> String {
         "# iolab report\n\nMiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; ± is the 95% confidence interval of the mean.\n",
     );
     let cell = |t: &str| t.replace('|', "\\|");
+    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, r)| (n.as_str(), r)).collect();
+    let tables = super::studies::tables(&named, compare::DEFAULT_ALPHA);
+    if !tables.is_empty() {
+        text.push_str("\n## The study's own tables\n");
+        for table in &tables {
+            text.push('\n');
+            text.push_str(&table.markdown());
+        }
+    }
     for (name, result) in files {
         let env = &result.environment;
         let _ = write!(
@@ -114,6 +123,17 @@ pub fn markdown(files: &[(String, ResultFile)]) -> String {
         ));
     }
     text
+}
+
+/// The studies' own tables as CSV: per table a header row whose first
+/// field is the table's title, then its rows; a blank line between tables.
+pub fn study_csv(files: &[(String, ResultFile)]) -> String {
+    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, r)| (n.as_str(), r)).collect();
+    super::studies::tables(&named, compare::DEFAULT_ALPHA)
+        .iter()
+        .map(|t| t.csv())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One CSV row per point of every file.

@@ -39,7 +39,7 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
 th{background:#f3f3f3;cursor:pointer}td.num{text-align:right}code{background:#f6f6f6;padding:2px 4px}\
 svg.chart{max-width:760px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
-svg .title{font-size:13px;font-weight:bold}svg .axis line{stroke:#444}.check-warning{color:#a60}.check-error{color:#c00}";
+svg .title{font-size:13px;font-weight:bold}svg .axis line{stroke:#444}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}";
 
 /// Sorting by clicking a header; `#selftest` sorts the first table by its
 /// second column and records the outcome in `body[data-selftest]` for the browser test.
@@ -88,6 +88,7 @@ pub fn render(files: &[(String, ResultFile)]) -> String {
          error bars and ± are 95% confidence intervals of the mean over repetitions.</p>",
         files.len()
     );
+    html.push_str(&study_tables(files));
     for (index, (name, result)) in files.iter().enumerate() {
         html.push_str(&section(index, name, result));
     }
@@ -95,6 +96,21 @@ pub fn render(files: &[(String, ResultFile)]) -> String {
         html.push_str(&comparisons(files));
     }
     let _ = writeln!(html, "<script>{SCRIPT}</script></body></html>");
+    html
+}
+
+/// The studies' own tables first: what the publication printed, from these files.
+fn study_tables(files: &[(String, ResultFile)]) -> String {
+    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, r)| (n.as_str(), r)).collect();
+    let tables = super::studies::tables(&named, crate::compare::DEFAULT_ALPHA);
+    if tables.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from("<section class=\"studies\"><h2>The study's own tables</h2>");
+    for table in &tables {
+        html.push_str(&table.html());
+    }
+    html.push_str("</section>");
     html
 }
 

@@ -1,6 +1,7 @@
 //! The terminal view of measured commands: wall time, exit status and resource use per run, with the activity beneath.
 
 use super::activity;
+use super::studies::atop::{AppIo, layer_table};
 use super::units::{bytes, latency, significant};
 use crate::record::ResultFile;
 
@@ -32,7 +33,35 @@ pub fn render(result: &ResultFile) -> String {
                 significant(run.system_s),
                 bytes(run.max_rss_bytes)
             ));
-            text.push_str(&activity::render(&run.activity, stack));
+            if let Some(io) = &run.process_io {
+                text.push_str(&format!(
+                    "  the command's I/O calls: {} reads of {}, {} writes of {}; from storage {}, to storage {} (/proc/PID/io)\n",
+                    io.read_calls,
+                    bytes(io.read_chars),
+                    io.write_calls,
+                    bytes(io.write_chars),
+                    bytes(io.read_bytes),
+                    bytes(io.write_bytes)
+                ));
+            }
+            if run.activity.devices.is_empty() {
+                text.push_str(&activity::render_devices(&run.activity, stack));
+            } else {
+                // The device stack as atop shows it, with the logical:physical ratios.
+                let top = run.activity.devices.first();
+                let writes = top.is_some_and(|d| d.write_bytes > d.read_bytes);
+                let app = run.process_io.map(|io| AppIo {
+                    ops: if writes {
+                        io.write_calls
+                    } else {
+                        io.read_calls
+                    },
+                    writes,
+                });
+                let title = format!("  run {} per layer, stack {stack}", run.index);
+                text.push_str(&layer_table(title, &run.activity, app).terminal());
+            }
+            text.push_str(&activity::render_beyond_devices(&run.activity));
         }
         if let Some(wall) = &measurement.wall_s {
             let interval = match (wall.ci95_low, wall.ci95_high) {

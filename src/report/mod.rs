@@ -7,6 +7,8 @@ pub mod environment;
 pub mod export;
 pub mod html;
 pub mod measurement;
+pub mod studies;
 pub mod svg;
 pub mod table;
+pub mod text_table;
 pub mod units;

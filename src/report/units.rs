@@ -22,6 +22,23 @@ pub fn significant(value: f64) -> String {
     }
 }
 
+/// Decimals that give `value` about three significant digits (none at 100
+/// and above, at most nine).
+pub fn decimals_for(value: f64) -> usize {
+    let magnitude = value.abs();
+    if magnitude >= 100.0 || magnitude == 0.0 || !magnitude.is_finite() {
+        0
+    } else {
+        (2 - magnitude.log10().floor() as i64).clamp(0, 9) as usize
+    }
+}
+
+/// A figure with three significant digits at every magnitude (`0.00123`,
+/// `4.56`, `789`): for times in seconds, which can be far below one.
+pub fn digits3(value: f64) -> String {
+    format!("{value:.*}", decimals_for(value))
+}
+
 /// A duration in ns shown in ns, µs, ms or s.
 pub fn latency(ns: f64) -> String {
     if ns < 1e3 {
@@ -51,6 +68,17 @@ pub fn bytes(value: u64) -> String {
     }
 }
 
+/// A length of time for people: `45 s`, `12 min`, `3.5 h`.
+pub fn duration(seconds: f64) -> String {
+    if seconds < 90.0 {
+        format!("{:.0} s", seconds.max(1.0))
+    } else if seconds < 90.0 * 60.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{} h", significant(seconds / 3600.0))
+    }
+}
+
 /// A count such as IOPS with a k or M suffix.
 pub fn count(value: f64) -> String {
     if value >= 1e6 {
@@ -75,6 +103,14 @@ mod tests {
         assert_eq!(count(19_000.0), "19.0k");
         assert_eq!(count(2_500_000.0), "2.50M");
         assert_eq!(count(950.0), "950");
+        assert_eq!(duration(0.2), "1 s");
+        assert_eq!(duration(45.0), "45 s");
+        assert_eq!(duration(720.0), "12 min");
+        assert_eq!(duration(12600.0), "3.50 h");
+        assert_eq!(digits3(0.001234), "0.00123");
+        assert_eq!(digits3(0.262), "0.262");
+        assert_eq!(digits3(10.07), "10.1");
+        assert_eq!(digits3(925.0), "925");
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(4096), "4.00 KiB");
         assert_eq!(bytes(3 << 29), "1.50 GiB");

@@ -26,6 +26,8 @@ pub struct CommandOutcome {
     pub max_rss_bytes: u64,
     /// Counters at the start, every interval, and the end.
     pub samples: Samples,
+    /// Its I/O accounting with that of the descendants it waited for.
+    pub process_io: Option<super::spawn::ProcessIo>,
 }
 
 impl CommandOutcome {
@@ -102,6 +104,7 @@ pub fn run(
         user_us,
         system_us,
         maxrss_kib,
+        io,
     } = report
     else {
         unreachable!("NotStarted returned above");
@@ -114,6 +117,7 @@ pub fn run(
         system_s: system_us as f64 * 1e-6,
         max_rss_bytes: maxrss_kib.saturating_mul(1024),
         samples,
+        process_io: io,
     })
 }
 

@@ -57,6 +57,10 @@ pub enum Report {
         system_us: u64,
         /// Largest resident set among them, KiB (wait4's ru_maxrss).
         maxrss_kib: u64,
+        /// Its I/O calls and bytes, with those of the descendants it waited
+        /// for, read from `/proc/PID/io` before reaping; absent when the
+        /// kernel has no task I/O accounting.
+        io: Option<ProcessIo>,
     },
     /// The command could not be started: exec failed with this errno.
     NotStarted(i32),
@@ -66,20 +70,35 @@ impl Report {
     /// Parses the helper's line.
     pub fn parse(line: &str) -> Option<Report> {
         let fields: Vec<&str> = line.split_whitespace().collect();
+        let number = |text: &str| text.parse::<u64>().ok();
         match fields.as_slice() {
             ["exec", errno] => Some(Report::NotStarted(errno.parse().ok()?)),
-            [started, ended, status, user, system, maxrss] => Some(Report::Ran {
-                started_ns: started.parse().ok()?,
-                ended_ns: ended.parse().ok()?,
+            [started, ended, status, user, system, maxrss, io @ ..] => Some(Report::Ran {
+                started_ns: number(started)?,
+                ended_ns: number(ended)?,
                 status: status.parse().ok()?,
-                user_us: user.parse().ok()?,
-                system_us: system.parse().ok()?,
-                maxrss_kib: maxrss.parse().ok()?,
+                user_us: number(user)?,
+                system_us: number(system)?,
+                maxrss_kib: number(maxrss)?,
+                io: match io {
+                    [] => None,
+                    [rchar, wchar, syscr, syscw, read_bytes, write_bytes] => Some(ProcessIo {
+                        read_chars: number(rchar)?,
+                        write_chars: number(wchar)?,
+                        read_calls: number(syscr)?,
+                        write_calls: number(syscw)?,
+                        read_bytes: number(read_bytes)?,
+                        write_bytes: number(write_bytes)?,
+                    }),
+                    _ => return None,
+                },
             }),
             _ => None,
         }
     }
 }
+
+pub use crate::record::measurement::ProcessIo;
 
 /// The name iolab gives the helper process (its `argv[0]`).
 pub const HELPER_NAME: &str = "iolab-spawn";
@@ -181,6 +200,22 @@ fn run_command(command: &[OsString]) -> Result<String, i32> {
         }
     }
     let ended_ns = now_ns();
+    // Exited but not reaped: its /proc entry still holds its I/O accounting,
+    // with that of every descendant it reaped (`sh -c "dd …"` counts dd's).
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()
+        .and_then(|text| ProcessIo::parse(&text))
+        .map_or_else(String::new, |io| {
+            format!(
+                " {} {} {} {} {} {}",
+                io.read_chars,
+                io.write_chars,
+                io.read_calls,
+                io.write_calls,
+                io.read_bytes,
+                io.write_bytes
+            )
+        });
     let mut status = 0;
     // SAFETY: rusage is plain data; zero is valid.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -190,7 +225,7 @@ fn run_command(command: &[OsString]) -> Result<String, i32> {
     {}
     let micros = |t: libc::timeval| t.tv_sec.max(0) as u64 * 1_000_000 + t.tv_usec.max(0) as u64;
     Ok(format!(
-        "{started_ns} {ended_ns} {status} {} {} {}",
+        "{started_ns} {ended_ns} {status} {} {} {}{io}",
         micros(usage.ru_utime),
         micros(usage.ru_stime),
         usage.ru_maxrss.max(0)
@@ -241,9 +276,17 @@ mod tests {
                 status: 0,
                 user_us: 5,
                 system_us: 6,
-                maxrss_kib: 1080
+                maxrss_kib: 1080,
+                io: None,
             })
         );
+        let Some(Report::Ran { io: Some(io), .. }) =
+            Report::parse("10 20 0 5 6 1080 100 200 3 4 4096 8192")
+        else {
+            panic!("the I/O fields are read");
+        };
+        assert_eq!((io.read_calls, io.write_calls, io.write_chars), (3, 4, 200));
+        assert_eq!(Report::parse("10 20 0 5 6 1080 100 200"), None);
         assert_eq!(Report::parse("exec 2"), Some(Report::NotStarted(2)));
         assert_eq!(Report::parse("garbage"), None);
         assert_eq!(Report::parse(""), None);

@@ -1,0 +1,201 @@
+//! The published studies' own tables, built from result files: the rows, columns, units and derived figures each publication printed.
+//!
+//! A study file (and so a preset) names its table with `table = "…"`; the
+//! result file records it in `plan.table`, and every view (terminal,
+//! `report --format markdown|csv`, the HTML report) shows the tables built
+//! here. Points are found by their workload (op, direct, pattern, sizes),
+//! never by their labels, so a user's own study file with the same
+//! workloads gets the same table.
+
+pub mod atop;
+mod dd;
+mod direct;
+mod iozone;
+mod table4;
+
+use super::text_table::TextTable;
+use super::units::decimals_for;
+use crate::plan::study::StudyTable;
+use crate::record::{Point, Repetition, ResultFile, Stat, Status};
+use crate::stats::describe;
+
+/// The study tables of `files` (name, result), in the order given; files
+/// of the direct-vs-normal and Table 4 kinds are gathered into one table
+/// with one row (or column group) per file, as the studies compared media.
+pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
+    let of_kind = |kind: StudyTable| -> Vec<(&str, &ResultFile)> {
+        files
+            .iter()
+            .filter(|(_, file)| file.plan.as_ref().and_then(|p| p.table) == Some(kind))
+            .copied()
+            .collect()
+    };
+    let mut tables = Vec::new();
+    for (name, file) in files {
+        let Some(kind) = file.plan.as_ref().and_then(|p| p.table) else {
+            continue;
+        };
+        match kind {
+            StudyTable::DdBlocksize | StudyTable::DdDatasize => {
+                tables.extend(dd::table(kind, name, file));
+            }
+            StudyTable::AtopLayers => tables.extend(atop::tables(name, file)),
+            StudyTable::IozoneReport => tables.extend(iozone::tables(name, file)),
+            // Gathered: built once, at the first file of the kind.
+            StudyTable::Table4 | StudyTable::DirectVsNormal => {
+                let group = of_kind(kind);
+                if group.first().map(|(first, _)| *first) != Some(*name) {
+                    continue;
+                }
+                tables.extend(match kind {
+                    StudyTable::Table4 => table4::table(&group).into_iter().collect(),
+                    _ => direct::tables(&group, alpha),
+                });
+            }
+        }
+    }
+    tables
+}
+
+/// The study tables of one result file, as text for the terminal.
+pub fn terminal(name: &str, file: &ResultFile, alpha: f64) -> String {
+    tables(&[(name, file)], alpha)
+        .iter()
+        .map(|t| format!("\n{}", t.terminal()))
+        .collect()
+}
+
+/// The repetitions that count: measured (not warm-up) and completed.
+pub(crate) fn measured(point: &Point) -> impl Iterator<Item = &Repetition> {
+    point
+        .repetitions
+        .iter()
+        .filter(|r| !r.warmup && r.status == Status::Ok)
+}
+
+/// Each counted repetition's elapsed time, in seconds.
+pub(crate) fn seconds(point: &Point) -> Vec<f64> {
+    measured(point)
+        .filter_map(|r| r.elapsed_ns)
+        .map(|ns| ns as f64 / 1e9)
+        .collect()
+}
+
+/// Each counted repetition's throughput, in bytes per second.
+pub(crate) fn throughputs(point: &Point) -> Vec<f64> {
+    measured(point).filter_map(|r| r.throughput_bps).collect()
+}
+
+/// `mean ±half` of `values` scaled by `scale` (the half width of the 95%
+/// interval of the mean), `mean` alone with one value, `-` with none.
+pub(crate) fn mean_pm(values: &[f64], scale: f64) -> (Option<f64>, String) {
+    match describe(values) {
+        None => (None, "-".into()),
+        Some(stat) => (Some(stat.mean * scale), pm_text(&stat, scale)),
+    }
+}
+
+/// The mean with three significant digits, and ± to the same decimals.
+fn pm_text(stat: &Stat, scale: f64) -> String {
+    let mean = stat.mean * scale;
+    let decimals = decimals_for(mean);
+    match stat.ci95_low.zip(stat.ci95_high) {
+        Some((low, high)) => {
+            let half = (high - low) / 2.0 * scale;
+            format!("{mean:.decimals$} ±{half:.decimals$}")
+        }
+        None => format!("{mean:.decimals$}"),
+    }
+}
+
+/// A file's medium in a few words: its file system and what it is on.
+pub(crate) fn medium(name: &str, file: &ResultFile) -> String {
+    match &file.environment.storage {
+        Some(storage) if !storage.stack.is_empty() => {
+            format!(
+                "{} on {} ({})",
+                storage.filesystem, storage.source, storage.stack
+            )
+        }
+        Some(storage) => format!("{} on {}", storage.filesystem, storage.source),
+        None => name.to_string(),
+    }
+}
+
+/// The note on ± said under every table that has one.
+pub(crate) const INTERVAL_NOTE: &str = "± = half the 95% confidence interval of the mean over the repetitions (Student t); none with one repetition.";
+
+/// The note on units said under every table with throughputs.
+pub(crate) const UNITS_NOTE: &str = "MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; time (s) = the wall time of the timed I/O of one repetition.";
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Result files made by hand for the tables' unit tests.
+    use crate::plan::Workload;
+    use crate::plan::study::StudyTable;
+    use crate::record::{PlanInfo, Point, Repetition, ResultFile, Status, Target};
+
+    /// A result file of `table` with no points.
+    pub fn file(table: StudyTable) -> ResultFile {
+        let mut file = crate::record::build::new_result_file(vec!["iolab".into()], None, false);
+        file.plan = Some(PlanInfo {
+            kind: "study".into(),
+            name: Some("t".into()),
+            description: None,
+            table: Some(table),
+            hash: "0".into(),
+            points: 0,
+        });
+        file
+    }
+
+    /// A point of `workload` whose repetitions took `seconds` each, moving
+    /// `workload.size` bytes in `workload.size / workload.bs` I/Os.
+    pub fn point(workload: Workload, seconds: &[f64]) -> Point {
+        let repetitions = seconds
+            .iter()
+            .enumerate()
+            .map(|(index, s)| Repetition {
+                index: index as u32,
+                warmup: false,
+                status: Status::Ok,
+                error: None,
+                bytes: workload.size,
+                ops: workload.size / workload.bs,
+                elapsed_ns: Some((s * 1e9) as u64),
+                throughput_bps: Some(workload.size as f64 / s),
+                iops: Some((workload.size / workload.bs) as f64 / s),
+                latency_ns: None,
+                submit_ns: None,
+                cache: None,
+                cpu: None,
+                activity: None,
+                series: Vec::new(),
+                series_interval_s: None,
+                jobs: Vec::new(),
+                steady: None,
+                verify: None,
+                outlier: false,
+                ranks: Vec::new(),
+                hosts: Vec::new(),
+                rank_spread: None,
+                stonewall: None,
+            })
+            .collect();
+        Point {
+            label: "p".into(),
+            workload,
+            target: Target {
+                dir: ".".into(),
+                filesystem: "ext4".into(),
+                files: Vec::new(),
+                direct_alignment: None,
+                direct_in_memory: false,
+                file_given: false,
+            },
+            repetitions,
+            summary: None,
+            checks: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Table 4 of Radkov et al., FAST 2004 (NFS against iSCSI): sequential and random reads and writes, with completion time, network messages and bytes on the wire.
+
+use super::{INTERVAL_NOTE, mean_pm, measured, medium, seconds};
+use crate::plan::Op;
+use crate::plan::pattern::Pattern;
+use crate::record::activity::Activity;
+use crate::record::{Point, ResultFile};
+use crate::report::text_table::{Cell, TextTable};
+use crate::report::units::{bytes, count, significant};
+
+/// The study's rows: a name, the op's direction and the pattern.
+const ROWS: [(&str, bool, Pattern); 4] = [
+    ("sequential read", false, Pattern::Seq),
+    ("random read", false, Pattern::Random),
+    ("sequential write", true, Pattern::Seq),
+    ("random write", true, Pattern::Random),
+];
+
+/// Messages and bytes a window put on the network. A loopback packet is
+/// counted as sent and as received by `lo`; it is one message, so `lo`
+/// counts once (its sends); other interfaces count both directions.
+pub(crate) fn wire(activity: &Activity) -> (u64, u64) {
+    activity
+        .network
+        .iter()
+        .fold((0, 0), |(messages, total), interface| {
+            if interface.name == "lo" {
+                (messages + interface.tx_packets, total + interface.tx_bytes)
+            } else {
+                (
+                    messages + interface.rx_packets + interface.tx_packets,
+                    total + interface.rx_bytes + interface.tx_bytes,
+                )
+            }
+        })
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = values.fold((0.0, 0u32), |(s, n), v| (s + v, n + 1));
+    (n > 0).then(|| sum / f64::from(n))
+}
+
+/// One file's figures for one row: time, messages, bytes, RPCs.
+fn cells(point: &Point) -> [Cell; 5] {
+    let (time, time_text) = mean_pm(&seconds(point), 1.0);
+    let windows: Vec<&Activity> = measured(point)
+        .filter_map(|r| r.activity.as_ref())
+        .collect();
+    let messages = mean(windows.iter().map(|a| wire(a).0 as f64));
+    let on_wire = mean(windows.iter().map(|a| wire(a).1 as f64));
+    let rpcs = mean(
+        windows
+            .iter()
+            .filter_map(|a| a.nfs.as_ref())
+            .map(|nfs| nfs.operations.iter().map(|o| o.ops).sum::<u64>() as f64),
+    );
+    let per_message = messages
+        .zip(on_wire)
+        .and_then(|(m, b)| (m > 0.0).then(|| b / m));
+    [
+        time.map_or_else(Cell::empty, |t| Cell::number(t, time_text)),
+        messages.map_or_else(|| Cell::text("-"), |m| Cell::number(m, count(m))),
+        on_wire.map_or_else(
+            || Cell::text("-"),
+            |b| Cell::number(b, bytes(b.round() as u64)),
+        ),
+        per_message.map_or_else(
+            || Cell::text("-"),
+            |b| Cell::number(b, bytes(b.round() as u64)),
+        ),
+        rpcs.map_or_else(|| Cell::text("-"), |r| Cell::number(r, significant(r))),
+    ]
+}
+
+/// Table 4, with a column group per file (the study had NFS v3 and iSCSI).
+pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
+    let size = files
+        .iter()
+        .flat_map(|(_, f)| f.points.first())
+        .map(|p| (p.workload.size, p.workload.bs))
+        .next()?;
+    let mut header = vec!["".to_string()];
+    for (name, file) in files {
+        let what = if files.len() > 1 {
+            format!("{}: ", medium(name, file))
+        } else {
+            String::new()
+        };
+        for column in [
+            "completion time (s)",
+            "network messages",
+            "bytes on the wire",
+            "bytes per message",
+            "NFS RPCs",
+        ] {
+            header.push(format!("{what}{column}"));
+        }
+    }
+    let single = files
+        .first()
+        .filter(|_| files.len() == 1)
+        .map(|(name, file)| format!(" — {}", medium(name, file)));
+    let mut table = TextTable {
+        title: format!(
+            "Radkov et al., FAST 2004, Table 4: sequential and random reads and writes of a {} file in {} chunks{}",
+            crate::plan::units::format_size(size.0),
+            crate::plan::units::format_size(size.1),
+            single.unwrap_or_default()
+        ),
+        header,
+        rows: Vec::new(),
+        notes: Vec::new(),
+    };
+    for (row_name, writes, pattern) in ROWS {
+        let mut row = vec![Cell::text(row_name)];
+        let mut any = false;
+        for (_, file) in files {
+            let point = file.points.iter().find(|p| {
+                p.workload.op.writes() == writes
+                    && p.workload.pattern == pattern
+                    && (p.workload.op == Op::Write || !writes)
+            });
+            match point {
+                Some(point) => {
+                    any = true;
+                    row.extend(cells(point));
+                }
+                None => row.extend(std::iter::repeat_with(Cell::empty).take(5)),
+            }
+        }
+        if any {
+            table.rows.push(row);
+        }
+    }
+    if table.rows.is_empty() {
+        return None;
+    }
+    table.notes.push(
+        "completion time: the application's, from the first I/O to the last (no sync after writes, \
+         as the study timed them); random = a permutation of the file's blocks; reads from a cold cache, \
+         writes to a new file."
+            .into(),
+    );
+    table.notes.push(
+        "network messages and bytes: packets and bytes on every interface during the timed I/O, \
+         a loopback packet counted once; they include any other traffic of the machine in that window."
+            .into(),
+    );
+    table.notes.push(
+        "NFS RPCs: from the kernel NFS client's counters (/proc/self/mountstats); `-` where the \
+         file system is not kernel NFS (sshfs's SFTP requests are not counted)."
+            .into(),
+    );
+    table.notes.push(INTERVAL_NOTE.into());
+    Some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{file, point};
+    use super::*;
+    use crate::plan::study::StudyTable;
+    use crate::plan::{Workload, example_workload};
+    use crate::record::activity::InterfaceActivity;
+
+    fn interface(name: &str, packets: u64, bytes: u64) -> InterfaceActivity {
+        InterfaceActivity {
+            name: name.into(),
+            rx_bytes: bytes,
+            rx_packets: packets,
+            tx_bytes: bytes,
+            tx_packets: packets,
+            errors: 0,
+            dropped: 0,
+        }
+    }
+
+    #[test]
+    fn rows_are_the_studys_and_loopback_packets_count_once() {
+        let mut result = file(StudyTable::Table4);
+        for (op, pattern) in [
+            (Op::Read, Pattern::Seq),
+            (Op::Read, Pattern::Random),
+            (Op::Write, Pattern::Seq),
+            (Op::Write, Pattern::Random),
+        ] {
+            let workload = Workload {
+                op,
+                pattern,
+                bs: 4096,
+                size: 128 << 20,
+                ..example_workload()
+            };
+            let mut point = point(workload, &[2.0]);
+            point.repetitions[0].activity = Some(Activity {
+                elapsed_ns: 2_000_000_000,
+                devices: Vec::new(),
+                network: vec![interface("lo", 1000, 1_000_000), interface("eth0", 10, 500)],
+                cpu: None,
+                nfs: None,
+            });
+            result.points.push(point);
+        }
+        let table = table(&[("sshfs", &result)]).expect("a table");
+        let names: Vec<&str> = table.rows.iter().map(|r| r[0].text.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "sequential read",
+                "random read",
+                "sequential write",
+                "random write"
+            ]
+        );
+        let row = &table.rows[1];
+        assert_eq!(row[1].value, Some(2.0));
+        // lo: 1000 once; eth0: 10 received + 10 sent.
+        assert_eq!(row[2].value, Some(1020.0));
+        assert_eq!(row[3].value, Some(1_001_000.0));
+        assert_eq!(row[5].text, "-");
+        assert!(
+            table.title.contains("128MiB file in 4KiB chunks"),
+            "{}",
+            table.title
+        );
+    }
+}

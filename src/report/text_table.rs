@@ -1,0 +1,230 @@
+//! A table built once and shown four ways: terminal text, Markdown, CSV and HTML.
+//!
+//! The studies' own tables are built as rows of cells here, so that the
+//! terminal, `report --format markdown|csv` and the HTML report show the
+//! same rows and columns from one place.
+
+use super::html::escape;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, Table};
+use std::fmt::Write;
+
+/// One cell: its text, and the number behind it when it has one (numeric
+/// cells are right-aligned, and sort by that number in the HTML report).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// What is shown.
+    pub text: String,
+    /// The value sorted by.
+    pub value: Option<f64>,
+}
+
+impl Cell {
+    /// A cell of text.
+    pub fn text(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            value: None,
+        }
+    }
+
+    /// A numeric cell shown as `text`.
+    pub fn number(value: f64, text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            value: Some(value),
+        }
+    }
+
+    /// An empty cell (no such figure).
+    pub fn empty() -> Cell {
+        Cell::text("")
+    }
+}
+
+/// A titled table with notes below it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextTable {
+    /// What the table is, as its publication titled it.
+    pub title: String,
+    /// Column headings.
+    pub header: Vec<String>,
+    /// The rows, each as long as the header.
+    pub rows: Vec<Vec<Cell>>,
+    /// Lines said under the table: units, definitions, what differs.
+    pub notes: Vec<String>,
+}
+
+impl TextTable {
+    /// A table with a title and header, no rows yet.
+    pub fn new(title: impl Into<String>, header: &[&str]) -> TextTable {
+        TextTable {
+            title: title.into(),
+            header: header.iter().map(|h| (*h).to_string()).collect(),
+            rows: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn numeric_column(&self, column: usize) -> bool {
+        self.rows
+            .iter()
+            .any(|row| row.get(column).is_some_and(|c| c.value.is_some()))
+    }
+
+    /// Box-drawn text for a terminal, title above, notes below.
+    pub fn terminal(&self) -> String {
+        let mut table = Table::new();
+        table.load_style(UTF8_FULL_CONDENSED);
+        table.set_header(self.header.clone());
+        for row in &self.rows {
+            table.add_row(row.iter().map(|c| c.text.clone()).collect::<Vec<_>>());
+        }
+        for column in 0..self.header.len() {
+            if self.numeric_column(column) {
+                if let Some(column) = table.column_mut(column) {
+                    column.set_cell_alignment(CellAlignment::Right);
+                }
+            }
+        }
+        let mut text = format!("{}\n{table}\n", self.title);
+        for note in &self.notes {
+            text.push_str(note);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// A Markdown pipe table with its title as a heading.
+    pub fn markdown(&self) -> String {
+        let cell = |text: &str| text.replace('|', "\\|");
+        let mut text = format!("### {}\n\n|", cell(&self.title));
+        for heading in &self.header {
+            let _ = write!(text, " {} |", cell(heading));
+        }
+        text.push_str("\n|");
+        for column in 0..self.header.len() {
+            text.push_str(if self.numeric_column(column) {
+                "---:|"
+            } else {
+                "---|"
+            });
+        }
+        text.push('\n');
+        for row in &self.rows {
+            text.push('|');
+            for c in row {
+                let _ = write!(text, " {} |", cell(&c.text));
+            }
+            text.push('\n');
+        }
+        for note in &self.notes {
+            let _ = write!(text, "\n{}\n", cell(note));
+        }
+        text
+    }
+
+    /// CSV: a header row whose first field is the title, then the rows;
+    /// numeric cells as plain numbers, so a spreadsheet computes with them.
+    pub fn csv(&self) -> String {
+        let field = |text: &str| {
+            if text.contains([',', '"', '\n']) {
+                format!("\"{}\"", text.replace('"', "\"\""))
+            } else {
+                text.to_string()
+            }
+        };
+        let mut text = String::new();
+        let mut header = vec![field(&self.title)];
+        header.extend(self.header.iter().map(|h| field(h)));
+        text.push_str(&header.join(","));
+        text.push('\n');
+        for row in &self.rows {
+            let mut fields = vec![String::new()];
+            fields.extend(row.iter().map(|c| match c.value {
+                Some(value) => value.to_string(),
+                None => field(&c.text),
+            }));
+            text.push_str(&fields.join(","));
+            text.push('\n');
+        }
+        text
+    }
+
+    /// An HTML table in the publication's row order, its title as a heading and notes below.
+    pub fn html(&self) -> String {
+        let mut html = format!(
+            "<h3>{}</h3><table class=\"study\"><thead><tr>",
+            escape(&self.title)
+        );
+        for heading in &self.header {
+            let _ = write!(html, "<th>{}</th>", escape(heading));
+        }
+        html.push_str("</tr></thead><tbody>");
+        for row in &self.rows {
+            html.push_str("<tr>");
+            for c in row {
+                match c.value {
+                    Some(value) if value.is_finite() => {
+                        let _ = write!(
+                            html,
+                            "<td class=\"num\" data-value=\"{value}\">{}</td>",
+                            escape(&c.text)
+                        );
+                    }
+                    _ => {
+                        let _ = write!(html, "<td>{}</td>", escape(&c.text));
+                    }
+                }
+            }
+            html.push_str("</tr>");
+        }
+        html.push_str("</tbody></table>");
+        for note in &self.notes {
+            let _ = write!(html, "<p class=\"note\">{}</p>", escape(note));
+        }
+        html
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> TextTable {
+        let mut table = TextTable::new("Table 9: a, b", &["size", "MiB/s"]);
+        table
+            .rows
+            .push(vec![Cell::text("1 MiB"), Cell::number(37.3, "37.3")]);
+        table
+            .rows
+            .push(vec![Cell::text("2 MiB"), Cell::number(67.7, "67.7")]);
+        table.notes.push("MiB/s = 2^20 bytes/s".into());
+        table
+    }
+
+    #[test]
+    fn one_table_four_ways() {
+        let table = table();
+        let text = table.terminal();
+        assert!(
+            text.starts_with("Table 9: a, b\n")
+                && text.contains("37.3")
+                && text.ends_with("MiB/s = 2^20 bytes/s\n")
+        );
+        let markdown = table.markdown();
+        assert!(
+            markdown.contains("| size | MiB/s |\n|---|---:|\n| 1 MiB | 37.3 |"),
+            "{markdown}"
+        );
+        assert_eq!(
+            table.csv(),
+            "\"Table 9: a, b\",size,MiB/s\n,1 MiB,37.3\n,2 MiB,67.7\n"
+        );
+        let html = table.html();
+        assert!(
+            html.contains("<td class=\"num\" data-value=\"67.7\">67.7</td>"),
+            "{html}"
+        );
+    }
+}
