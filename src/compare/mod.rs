@@ -99,7 +99,7 @@ pub enum Orientation {
     #[value(name = "other/base")]
     #[serde(rename = "other/base")]
     OtherOverBase,
-    /// base / other, as seed 003 divides the guest's figure by the host's.
+    /// base / other, as the UPC IOzone study divides the base OS's figure by the VM's.
     #[value(name = "base/other")]
     #[serde(rename = "base/other")]
     BaseOverOther,

@@ -1,4 +1,4 @@
-//! Comparison output: a table per file pair, ratio matrices for grids (seed 003's Table 4), the environment difference; as terminal text, Markdown or CSV.
+//! Comparison output: a table per file pair, ratio matrices for grids (the UPC IOzone study's Table 4), the environment difference; as terminal text, Markdown or CSV.
 
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
 use crate::compare::{Comparison, Matched, Metric, Orientation, Pairing, Verdict, grids};

@@ -59,7 +59,20 @@ fn cells(point: &Point) -> [Cell; 5] {
         .and_then(|(m, b)| (m > 0.0).then(|| b / m));
     [
         time.map_or_else(Cell::empty, |t| Cell::number(t, time_text)),
-        messages.map_or_else(|| Cell::text("-"), |m| Cell::number(m, count(m))),
+        messages.map_or_else(
+            || Cell::text("-"),
+            // A whole count as such (0 packets is a measured 0: the counters are exact).
+            |m| {
+                Cell::number(
+                    m,
+                    if m.fract() == 0.0 && m < 1e4 {
+                        format!("{m:.0}")
+                    } else {
+                        count(m)
+                    },
+                )
+            },
+        ),
         on_wire.map_or_else(
             || Cell::text("-"),
             |b| Cell::number(b, bytes(b.round() as u64)),
