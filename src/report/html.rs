@@ -37,7 +37,7 @@ pub fn escape(text: &str) -> String {
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
-th{background:#f3f3f3;cursor:pointer}td.num{text-align:right}code{background:#f6f6f6;padding:2px 4px}\
+th{background:#f3f3f3;cursor:pointer}td.num{text-align:right;white-space:nowrap}code{background:#f6f6f6;padding:2px 4px}\
 svg.chart{max-width:760px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
 svg .title{font-size:13px;font-weight:bold}svg .axis line{stroke:#444}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}";
 
