@@ -100,19 +100,7 @@ fn real_fio_output_imports_and_compares_with_iolab() {
         "{}",
         String::from_utf8_lossy(&measured.stderr)
     );
-    let compared = iolab()
-        .arg("compare")
-        .arg(&ours)
-        .arg(&imported)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        compared.status.success(),
-        "{}",
-        String::from_utf8_lossy(&compared.stderr)
-    );
-    let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let comparison = compare_json(&ours, &imported);
     let matched = &comparison["pairings"][0]["matched"];
     assert_eq!(matched.as_array().unwrap().len(), 1, "{comparison}");
     assert_eq!(matched[0]["other"]["n"], 1);
@@ -287,19 +275,7 @@ fn a_numjobs_job_is_one_point_of_that_many_jobs_as_iolab_runs_it() {
         .arg(&ours)
         .assert()
         .success();
-    let compared = iolab()
-        .arg("compare")
-        .arg(&ours)
-        .arg(&imported)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        compared.status.success(),
-        "{}",
-        String::from_utf8_lossy(&compared.stderr)
-    );
-    let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let comparison = compare_json(&ours, &imported);
     assert_eq!(
         comparison["pairings"][0]["matched"]
             .as_array()
@@ -308,4 +284,21 @@ fn a_numjobs_job_is_one_point_of_that_many_jobs_as_iolab_runs_it() {
         1,
         "{comparison}"
     );
+}
+
+/// `iolab compare BASE OTHER --format json`, which must succeed.
+fn compare_json(base: &std::path::Path, other: &std::path::Path) -> Value {
+    let compared = iolab()
+        .arg("compare")
+        .arg(base)
+        .arg(other)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        compared.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compared.stderr)
+    );
+    serde_json::from_slice(&compared.stdout).unwrap()
 }

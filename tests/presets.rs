@@ -49,12 +49,51 @@ fn every_preset_runs_at_the_test_scale() {
             "netfs-micro" => "Radkov et al., FAST 2004, Table 4",
             "iozone-auto" => "\"Re-writer report\" in KiB/s",
             "direct-vs-buffered" => "I/O Measurements 2017: write time",
-            _ => "",
+            "quick" => "",
+            other => panic!("a preset without its expected table: {other}"),
         };
         assert!(stdout.contains(title), "{name}: {stdout}");
         let result = read_result(&output);
+        // The table the result file names is the one printed (quick has none).
+        assert_eq!(
+            result["plan"]["table"].is_null(),
+            title.is_empty(),
+            "{name}: {}",
+            result["plan"]
+        );
         check_consistency(&result);
         let points = result["points"].as_array().unwrap();
+        // The studies' setups: no fsync where dd and IOzone had none, the
+        // O_DIRECT study's O_SYNC on reads and writes, IOzone's order on one file.
+        let all = |field: &str, value: serde_json::Value| {
+            points.iter().all(|p| p["workload"][field] == value)
+        };
+        match name.as_str() {
+            "dd-blocksize" | "dd-datasize" | "seq-device" | "netfs-micro" => {
+                assert!(
+                    all("fsync_end", false.into()) && all("sync", "none".into()),
+                    "{name}"
+                );
+            }
+            "iozone-auto" => {
+                assert!(
+                    all("fsync_end", false.into()) && all("cache", "keep".into()),
+                    "{name}"
+                );
+                let ops: Vec<&str> = points[..4]
+                    .iter()
+                    .map(|p| p["workload"]["op"].as_str().unwrap())
+                    .collect();
+                assert_eq!(ops, ["write", "rewrite", "read", "reread"]);
+            }
+            "direct-vs-buffered" => {
+                assert!(
+                    all("sync", "osync".into()) && all("cache", "keep".into()),
+                    "{name}"
+                );
+            }
+            _ => {}
+        }
         assert_eq!(
             points.len() as u64,
             result["plan"]["points"].as_u64().unwrap(),

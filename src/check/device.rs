@@ -1,6 +1,6 @@
 //! Checks that hold the application's figures against what each layer of the device stack counted during the same window.
 
-use super::{Findings, measured};
+use super::Findings;
 use crate::plan::units::format_size as bytes;
 use crate::plan::{CacheMode, Op, SyncMode};
 use crate::record::environment::Storage;
@@ -35,7 +35,7 @@ fn totals(point: &Point, storage: Option<&Storage>) -> Option<(u64, u64, String)
     let mut app = 0;
     let mut layers: BTreeMap<u32, (u64, Vec<String>)> = BTreeMap::new();
     let mut recorded = false;
-    for repetition in measured(point) {
+    for repetition in point.measured() {
         let Some(activity) = repetition
             .activity
             .as_ref()
@@ -67,7 +67,8 @@ fn totals(point: &Point, storage: Option<&Storage>) -> Option<(u64, u64, String)
 /// The highest share of a measured repetition's timed region that any device
 /// of the stack spent busy reading.
 fn busiest(point: &Point) -> f64 {
-    measured(point)
+    point
+        .measured()
         .filter_map(|repetition| repetition.activity.as_ref())
         .flat_map(|activity| &activity.devices)
         .filter(|device| device.read_bytes > 0)
@@ -157,7 +158,8 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
 /// does not take the bounds shown for measured zeros.
 fn below_resolution(point: &Point, found: &mut Findings) {
     let mut figures: Vec<String> = Vec::new();
-    for device in measured(point)
+    for device in point
+        .measured()
         .filter_map(|repetition| repetition.activity.as_ref())
         .flat_map(|activity| &activity.devices)
     {

@@ -149,13 +149,6 @@ fn outcome_checks(point: &Point, found: &mut Findings) {
     }
 }
 
-fn measured(point: &Point) -> impl Iterator<Item = &crate::record::Repetition> + Clone {
-    point
-        .repetitions
-        .iter()
-        .filter(|r| !r.warmup && r.status == Status::Ok)
-}
-
 fn cache_checks(point: &Point, found: &mut Findings) {
     let workload = &point.workload;
     if !workload.op.writes() && workload.sync != crate::plan::SyncMode::None {
@@ -174,7 +167,8 @@ fn cache_checks(point: &Point, found: &mut Findings) {
     }
     let meant_for_device =
         workload.op == Op::Read && (workload.cache == CacheMode::Cold || workload.direct);
-    let worst_residency = measured(point)
+    let worst_residency = point
+        .measured()
         .filter_map(|r| r.cache.as_ref().map(|c| c.resident_fraction))
         .fold(0.0f64, f64::max);
     if meant_for_device && worst_residency > RESIDENT_TOLERANCE {
@@ -248,7 +242,7 @@ fn meant_for_page_cache(workload: &crate::plan::Workload) -> bool {
 
 fn timing_checks(point: &Point, found: &mut Findings) {
     let workload = &point.workload;
-    let shortest = measured(point).filter_map(|r| r.elapsed_ns).min();
+    let shortest = point.measured().filter_map(|r| r.elapsed_ns).min();
     if let Some(shortest) =
         shortest.filter(|&ns| ns < TOO_SHORT_NS && workload.engine != EngineKind::Null)
     {
@@ -262,7 +256,8 @@ fn timing_checks(point: &Point, found: &mut Findings) {
             format!("shortest timed region {:.1} ms", shortest as f64 / 1e6),
         );
     }
-    let steal = measured(point)
+    let steal = point
+        .measured()
         .filter_map(|r| r.activity.as_ref()?.cpu.as_ref().map(|c| c.steal))
         .fold(0.0f64, f64::max);
     if steal > STEAL_LIMIT {
@@ -275,7 +270,8 @@ fn timing_checks(point: &Point, found: &mut Findings) {
             format!("CPU steal up to {:.1}% of all CPUs' time", steal * 100.0),
         );
     }
-    let unsteady: Vec<String> = measured(point)
+    let unsteady: Vec<String> = point
+        .measured()
         .filter(|r| r.steady.as_ref().is_some_and(|s| !s.reached))
         .map(|r| r.index.to_string())
         .collect();

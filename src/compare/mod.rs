@@ -4,7 +4,7 @@
 //! several runs, as `stats` is for one.
 
 use crate::plan::Workload;
-use crate::record::{Point, ResultFile, Status};
+use crate::record::{Point, ResultFile};
 use crate::stats::fieller::{self, RatioInterval};
 use crate::stats::welch;
 use serde::Serialize;
@@ -70,9 +70,7 @@ impl Metric {
     /// The metric's value in each measured repetition that completed.
     pub fn values(self, point: &Point) -> Vec<f64> {
         point
-            .repetitions
-            .iter()
-            .filter(|r| !r.warmup && r.status == Status::Ok)
+            .measured()
             .filter_map(|r| match self {
                 Metric::Throughput => r.throughput_bps,
                 Metric::Iops => r.iops,
@@ -502,9 +500,7 @@ mod tests {
         let point = &result.points[0];
         let times = Metric::Time.values(point);
         let expected: Vec<f64> = point
-            .repetitions
-            .iter()
-            .filter(|r| !r.warmup && r.status == Status::Ok)
+            .measured()
             .filter_map(|r| r.elapsed_ns)
             .map(|ns| ns as f64 * 1e-9)
             .collect();

@@ -241,9 +241,6 @@ fn clone_key(job: &Value, global: &Map<String, Value>) -> Option<(String, u64)> 
     Some((format!("{name}\u{0}{options}"), numjobs))
 }
 
-/// Adds a clone's figures to `merged` the way fio's group_reporting sums its
-/// threads: bytes, I/Os and latency bins added, the longest runtime kept,
-/// bandwidth and IOPS over that runtime, the first error kept.
 /// Notes one clone's own figures under each direction's `iolab_clones` of
 /// `merged` (`clone` itself when None), so each stays a job of its own.
 fn record_clone(merged: &mut Value, clone: Option<&Value>) {
@@ -270,6 +267,9 @@ fn record_clone(merged: &mut Value, clone: Option<&Value>) {
     }
 }
 
+/// Adds a clone's figures to `merged` the way fio's group_reporting sums its
+/// threads: bytes, I/Os and latency bins added, the longest runtime kept,
+/// bandwidth and IOPS over that runtime, the first error kept.
 fn merge_clone(merged: &mut Value, clone: &Value) {
     record_clone(merged, Some(clone));
     if merged.get("error").and_then(Value::as_i64).unwrap_or(0) == 0 {

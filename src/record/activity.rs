@@ -198,6 +198,16 @@ pub struct AppWork {
     pub writes: bool,
 }
 
+/// Whether the stack's top layer wrote more bytes than it read in the
+/// window: the direction its logical:physical ratios compare when the
+/// application's own direction is not known (`dd if=/dev/zero of=F` reads
+/// as much as it writes).
+pub fn top_layer_writes(devices: &[DeviceActivity]) -> bool {
+    devices
+        .first()
+        .is_some_and(|top| top.write_bytes > top.read_bytes)
+}
+
 /// Device figures for the window between two snapshots.
 pub fn devices(
     names: &[String],

@@ -118,24 +118,23 @@ pub struct CommandInterval {
     pub devices: Vec<DeviceActivity>,
 }
 
-/// What the command did in the direction its storage moved more bytes (the
-/// top layer's): `dd if=/dev/zero of=F` reads as much as it writes, so the
-/// calls alone cannot say which side is the storage's.
+/// What the command did in the direction its storage moved more bytes
+/// ([`super::activity::top_layer_writes`]).
 fn app_work(
     samples: &crate::probe::sampler::Samples,
     io: Option<ProcessIo>,
 ) -> super::activity::AppWork {
+    use super::activity::{AppWork, devices, top_layer_writes};
     let Some(io) = io else {
-        return super::activity::AppWork::default();
+        return AppWork::default();
     };
-    let top = samples
-        .start
-        .disks
-        .first()
-        .zip(samples.end.disks.first())
-        .map(|(from, to)| to.since(from));
-    let writes = top.is_some_and(|d| d.sectors_written > d.sectors_read);
-    io.work(writes)
+    let plain = devices(
+        &samples.disks,
+        &samples.start,
+        &samples.end,
+        AppWork::default(),
+    );
+    io.work(top_layer_writes(&plain))
 }
 
 /// The record of one run from what the runner measured.

@@ -151,6 +151,15 @@ pub struct Point {
     pub checks: Vec<Check>,
 }
 
+impl Point {
+    /// The repetitions that count: measured (not warm-up) and completed.
+    pub fn measured(&self) -> impl Iterator<Item = &Repetition> + Clone {
+        self.repetitions
+            .iter()
+            .filter(|r| !r.warmup && r.status == Status::Ok)
+    }
+}
+
 /// The file system target of a point.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,6 +1,6 @@
 //! Comparison output: a table per file pair, ratio matrices for grids (the UPC IOzone study's Table 4), the environment difference; as terminal text, Markdown or CSV.
 
-use super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use super::units::{count, digits3, latency, mb_per_s, mib_per_s, significant};
 use crate::compare::{Comparison, Matched, Metric, Orientation, Pairing, Verdict, grids};
 use crate::plan::units::format_size;
 use comfy_table::presets::{ASCII_MARKDOWN, UTF8_FULL_CONDENSED};
@@ -26,25 +26,38 @@ fn value(metric: Metric, v: f64) -> String {
         Metric::Iops => count(v),
         Metric::P50 | Metric::P99 => latency(v),
         Metric::Cpu => format!("{:.0}%", v * 100.0),
-        Metric::Time => format!("{} s", significant(v)),
+        // Three significant digits at any size: a 0.3 ms run is not "0.00 s".
+        Metric::Time => format!("{} s", digits3(v)),
     }
 }
 
 fn ratio_text(m: &Matched) -> String {
+    match interval_text(m) {
+        Some(interval) => format!("{:.3} [{interval}]", m.ratio),
+        None => format!("{:.3}", m.ratio),
+    }
+}
+
+/// A ratio's interval (`0.912–1.044`, or `unbounded`); `None` without one (n < 2).
+pub fn interval_text(m: &Matched) -> Option<String> {
     match (m.ratio_low, m.ratio_high) {
-        (Some(low), Some(high)) => format!("{:.3} [{:.3}–{:.3}]", m.ratio, low, high),
-        _ if m.ratio_unbounded => format!("{:.3} [unbounded]", m.ratio),
-        _ => format!("{:.3}", m.ratio),
+        (Some(low), Some(high)) => Some(format!("{low:.3}–{high:.3}")),
+        _ if m.ratio_unbounded => Some("unbounded".into()),
+        _ => None,
     }
 }
 
 /// The inference rule and Δ%, said wherever a comparison is shown.
 pub fn rule_text(metric: Metric, alpha: f64) -> String {
+    format!("{}. {}", metric.delta_definition(), inference_rule(alpha))
+}
+
+/// The one inference rule of every comparison.
+fn inference_rule(alpha: f64) -> String {
     format!(
-        "{}. Verdict: Welch's test at α = {alpha} (faster/slower, less/more CPU when p < α). \
+        "Verdict: Welch's test at α = {alpha} (faster/slower, less/more CPU when p < α). \
          The ratio's interval is Fieller's at {:.0}% with the same degrees of freedom, so it \
          excludes 1 exactly when the verdict is a significant difference.",
-        metric.delta_definition(),
         (1.0 - alpha) * 100.0
     )
 }
@@ -110,7 +123,8 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
         }
         text.push('\n');
     }
-    text.push_str(&rule_text(comparison.metric, comparison.alpha));
+    // Δ% was defined above each table; the rule closes the comparison.
+    text.push_str(&inference_rule(comparison.alpha));
     text.push('\n');
     text
 }
@@ -246,4 +260,39 @@ pub fn csv(comparison: &Comparison) -> String {
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::Side;
+
+    fn matched(low: Option<f64>, high: Option<f64>, unbounded: bool) -> Matched {
+        Matched {
+            label: "p".into(),
+            workload: crate::plan::example_workload(),
+            base: Side { n: 3, mean: 2.0 },
+            other: Side { n: 3, mean: 1.0 },
+            ratio: 0.5,
+            ratio_low: low,
+            ratio_high: high,
+            ratio_unbounded: unbounded,
+            p_value: Some(0.01),
+            delta_percent: 50.0,
+            verdict: Verdict::Better,
+        }
+    }
+
+    #[test]
+    fn intervals_say_when_they_are_unbounded_and_times_keep_their_digits() {
+        assert_eq!(
+            ratio_text(&matched(Some(0.4), Some(0.6), false)),
+            "0.500 [0.400–0.600]"
+        );
+        assert_eq!(ratio_text(&matched(None, None, true)), "0.500 [unbounded]");
+        assert_eq!(ratio_text(&matched(None, None, false)), "0.500");
+        // A 0.32 ms run is not "0.00 s".
+        assert_eq!(value(Metric::Time, 0.000322), "0.000322 s");
+        assert_eq!(value(Metric::Time, 10.07), "10.1 s");
+    }
 }

@@ -12,8 +12,7 @@ pub fn markdown(files: &[(String, ResultFile)]) -> String {
         "# iolab report\n\nMiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; ± is the 95% confidence interval of the mean.\n",
     );
     let cell = |t: &str| t.replace('|', "\\|");
-    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, r)| (n.as_str(), r)).collect();
-    let tables = super::studies::tables(&named, compare::DEFAULT_ALPHA);
+    let tables = super::studies::tables_of_report(files);
     if !tables.is_empty() {
         text.push_str("\n## The study's own tables\n");
         for table in &tables {
@@ -99,7 +98,7 @@ pub fn markdown(files: &[(String, ResultFile)]) -> String {
     if files.len() > 1 {
         let comparison = compare::Comparison {
             metric: Metric::Throughput,
-            alpha: 0.05,
+            alpha: compare::DEFAULT_ALPHA,
             orientation: Orientation::OtherOverBase,
             base: files[0].0.clone(),
             pairings: files[1..]
@@ -110,7 +109,7 @@ pub fn markdown(files: &[(String, ResultFile)]) -> String {
                         other,
                         name,
                         Metric::Throughput,
-                        0.05,
+                        compare::DEFAULT_ALPHA,
                         Orientation::OtherOverBase,
                     )
                 })
@@ -128,8 +127,7 @@ pub fn markdown(files: &[(String, ResultFile)]) -> String {
 /// The studies' own tables as CSV: per table a header row whose first
 /// field is the table's title, then its rows; a blank line between tables.
 pub fn study_csv(files: &[(String, ResultFile)]) -> String {
-    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, r)| (n.as_str(), r)).collect();
-    super::studies::tables(&named, compare::DEFAULT_ALPHA)
+    super::studies::tables_of_report(files)
         .iter()
         .map(|t| t.csv())
         .collect::<Vec<_>>()

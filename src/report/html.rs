@@ -101,8 +101,7 @@ pub fn render(files: &[(String, ResultFile)]) -> String {
 
 /// The studies' own tables first: what the publication printed, from these files.
 fn study_tables(files: &[(String, ResultFile)]) -> String {
-    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, r)| (n.as_str(), r)).collect();
-    let tables = super::studies::tables(&named, crate::compare::DEFAULT_ALPHA);
+    let tables = super::studies::tables_of_report(files);
     if tables.is_empty() {
         return String::new();
     }
@@ -717,7 +716,7 @@ fn comparisons(files: &[(String, ResultFile)]) -> String {
             other,
             name,
             Metric::Throughput,
-            0.05,
+            crate::compare::DEFAULT_ALPHA,
             Orientation::OtherOverBase,
         );
         let _ = write!(html, "<h3>{} / {}</h3>", escape(name), escape(base_name));
@@ -736,10 +735,7 @@ fn comparisons(files: &[(String, ResultFile)]) -> String {
         }
         html.push_str("<table class=\"sortable ratios\"><thead><tr><th>point</th><th>ratio</th><th>95% interval</th><th>Δ%</th><th>verdict</th></tr></thead><tbody>");
         for m in &pairing.matched {
-            let interval = m
-                .ratio_low
-                .zip(m.ratio_high)
-                .map_or_else(|| "-".to_string(), |(l, h)| format!("{l:.3}–{h:.3}"));
+            let interval = super::compare::interval_text(m).unwrap_or_else(|| "-".into());
             let verdict = match m.verdict {
                 Verdict::Better => "faster",
                 Verdict::Worse => "slower",
@@ -759,7 +755,10 @@ fn comparisons(files: &[(String, ResultFile)]) -> String {
         let _ = write!(
             html,
             "<p class=\"note\">{}</p>",
-            escape(&super::compare::rule_text(Metric::Throughput, 0.05))
+            escape(&super::compare::rule_text(
+                Metric::Throughput,
+                crate::compare::DEFAULT_ALPHA
+            ))
         );
         for (title, cells) in compare::grids(&pairing.matched) {
             let sizes: std::collections::BTreeSet<u64> =

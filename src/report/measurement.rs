@@ -1,7 +1,7 @@
 //! The terminal view of measured commands: wall time, exit status and resource use per run, with the activity beneath.
 
 use super::activity;
-use super::studies::atop::{AppIo, layer_table};
+use super::studies::atop::layer_table;
 use super::units::{bytes, latency, significant};
 use crate::record::ResultFile;
 
@@ -48,18 +48,10 @@ pub fn render(result: &ResultFile) -> String {
                 text.push_str(&activity::render_devices(&run.activity, stack));
             } else {
                 // The device stack as atop shows it, with the logical:physical ratios.
-                let top = run.activity.devices.first();
-                let writes = top.is_some_and(|d| d.write_bytes > d.read_bytes);
-                let app = run.process_io.map(|io| AppIo {
-                    ops: if writes {
-                        io.write_calls
-                    } else {
-                        io.read_calls
-                    },
-                    writes,
-                });
+                let writes = crate::record::activity::top_layer_writes(&run.activity.devices);
                 let title = format!("  run {} per layer, stack {stack}", run.index);
-                text.push_str(&layer_table(title, &run.activity, app).terminal());
+                let counted = run.process_io.is_some();
+                text.push_str(&layer_table(title, &run.activity, writes, counted).terminal());
             }
             text.push_str(&activity::render_beyond_devices(&run.activity));
         }

@@ -77,11 +77,7 @@ fn row(point: &Point) -> Vec<String> {
         lat.and_then(|l| l.percentiles.iter().find(|q| q.percentile == p))
             .map_or_else(|| "-".to_string(), |q| latency(q.value as f64))
     };
-    let measured: Vec<_> = point
-        .repetitions
-        .iter()
-        .filter(|r| !r.warmup && r.status == Status::Ok)
-        .collect();
+    let measured: Vec<_> = point.measured().collect();
     let cpu = measured
         .iter()
         .filter_map(|r| r.cpu.as_ref())

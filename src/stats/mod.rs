@@ -85,11 +85,7 @@ pub fn mark_outliers(point: &mut Point) {
 /// The summary of a point over its measured repetitions that completed:
 /// throughput and IOPS described, latency from the exactly merged histograms.
 pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
-    let measured: Vec<_> = point
-        .repetitions
-        .iter()
-        .filter(|r| !r.warmup && r.status == Status::Ok)
-        .collect();
+    let measured: Vec<_> = point.measured().collect();
     let throughput: Vec<f64> = measured.iter().filter_map(|r| r.throughput_bps).collect();
     let iops: Vec<f64> = measured.iter().filter_map(|r| r.iops).collect();
     let (Some(throughput_bps), Some(iops)) = (describe(&throughput), describe(&iops)) else {

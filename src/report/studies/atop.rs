@@ -1,20 +1,10 @@
 //! Varlyakov 2013's atop view: per layer of the device stack (dm/LVM, loop, disk), busy, rates, avio and I/O size, with the logical:physical I/O ratios between layers and from the application.
 
-use super::measured;
 use crate::record::ResultFile;
 use crate::record::activity::{Activity, DeviceActivity};
 use crate::report::activity::{BELOW_RESOLUTION_NOTE, avio_text, busy_text};
 use crate::report::text_table::{Cell, TextTable};
 use crate::report::units::{bytes, count, latency, mb_per_s, mib_per_s, significant};
-
-/// What the application did in the window, when known.
-#[derive(Clone, Copy, Debug)]
-pub struct AppIo {
-    /// Its I/O calls in the direction that counts.
-    pub ops: u64,
-    /// Whether that direction is writing.
-    pub writes: bool,
-}
 
 /// One table per point of the file: the first measured repetition's window.
 pub fn tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
@@ -26,34 +16,42 @@ pub fn tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
     file.points
         .iter()
         .filter_map(|point| {
-            let repetition = measured(point).find(|r| r.activity.is_some())?;
+            let repetition = point.measured().find(|r| r.activity.is_some())?;
             let activity = repetition.activity.as_ref()?;
-            let app = AppIo {
-                ops: repetition.ops,
-                writes: point.workload.op.writes(),
-            };
             let title = format!(
                 "Varlyakov 2013, atop per layer: {} (repetition {}) — {name}, stack {}",
                 point.label,
                 repetition.index,
                 if stack.is_empty() { "none" } else { stack }
             );
-            Some(layer_table(title, activity, Some(app)))
+            Some(layer_table(
+                title,
+                activity,
+                point.workload.op.writes(),
+                true,
+            ))
         })
         .collect()
 }
 
-/// `upper` I/Os per `lower` I/O as the study wrote it (`24:1`).
-fn ratio(upper: u64, lower: u64) -> Cell {
-    if upper == 0 || lower == 0 {
-        return Cell::text("-");
-    }
-    let value = upper as f64 / lower as f64;
-    Cell::number(value, format!("{}:1", significant(value)))
+/// A logical:physical ratio as the study wrote it (`24:1`), `-` without one.
+fn ratio(value: Option<f64>) -> Cell {
+    value.map_or_else(
+        || Cell::text("-"),
+        |value| Cell::number(value, format!("{}:1", significant(value))),
+    )
 }
 
-/// The atop-shaped table of one window; `app` adds the application's ratios.
-pub fn layer_table(title: String, activity: &Activity, app: Option<AppIo>) -> TextTable {
+/// The atop-shaped table of one window. `writes` is the direction the
+/// layer-to-layer ratios compare; the application's ratios are those
+/// recorded with each device (`app_counted`: the application's calls were
+/// counted at all).
+pub fn layer_table(
+    title: String,
+    activity: &Activity,
+    writes: bool,
+    app_counted: bool,
+) -> TextTable {
     let mut table = TextTable::new(
         title,
         &[
@@ -68,11 +66,6 @@ pub fn layer_table(title: String, activity: &Activity, app: Option<AppIo>) -> Te
             "layer above : this",
             "application : this",
         ],
-    );
-    // The direction compared: the application's, or whichever the top layer did more of.
-    let writes = app.map_or_else(
-        || activity.devices.first().is_some_and(|d| d.writes > d.reads),
-        |a| a.writes,
     );
     let ios = |d: &DeviceActivity| if writes { d.writes } else { d.reads };
     let rate = |bps: f64| {
@@ -102,8 +95,11 @@ pub fn layer_table(title: String, activity: &Activity, app: Option<AppIo>) -> Te
                 || Cell::text("-"),
                 |b| Cell::number(b, bytes(b.round() as u64)),
             ),
-            above.map_or_else(|| Cell::text("-"), |upper| ratio(upper, ios(device))),
-            app.map_or_else(|| Cell::text("-"), |a| ratio(a.ops, ios(device))),
+            ratio(above.and_then(|upper: u64| {
+                let this = ios(device);
+                (upper > 0 && this > 0).then(|| upper as f64 / this as f64)
+            })),
+            ratio(device.app_ops_per_device_op),
         ]);
         above = Some(ios(device));
     }
@@ -113,8 +109,7 @@ pub fn layer_table(title: String, activity: &Activity, app: Option<AppIo>) -> Te
          at this layer: the study's logical:physical ratio (24:1 and 127:1 for dd's writes).",
         if writes { "write" } else { "read" }
     ));
-    if app.is_some_and(|a| a.writes && a.ops > 0) && activity.devices.iter().all(|d| d.writes == 0)
-    {
+    if writes && app_counted && activity.devices.iter().all(|d| d.writes == 0) {
         table.notes.push(
             "no layer saw a write while the application wrote: the page cache held all of it \
              (buffered, no sync); the study's 8 GiB outgrew the dirty limits, so writeback ran \
@@ -127,7 +122,7 @@ pub fn layer_table(title: String, activity: &Activity, app: Option<AppIo>) -> Te
          avio = busy time per I/O (atop's avio); avg I/O = bytes per request.",
         latency(activity.elapsed_ns as f64)
     ));
-    if app.is_none() {
+    if !app_counted {
         table.notes.push(
             "application : this is `-`: the measured command's own I/O calls were not counted."
                 .into(),
@@ -181,12 +176,14 @@ mod tests {
                 vec![layer(1_179_003, 943_600), layer(47_864, 943_800)],
             ),
         };
-        let window = activity(&samples, AppWork::default());
-        let app = AppIo {
+        // dd bs=8k count=1M: 1 Mi write calls of 8 KiB.
+        let app = AppWork {
             ops: 1 << 20,
+            bytes: 8 << 30,
             writes: true,
         };
-        let table = layer_table("t".into(), &window, Some(app));
+        let window = activity(&samples, app);
+        let table = layer_table("t".into(), &window, true, true);
         assert_eq!(table.rows.len(), 2);
         assert_eq!(table.rows[0][8].text, "-", "nothing above the top layer");
         assert_eq!(table.rows[1][8].text, "24.6:1");

@@ -16,7 +16,7 @@ mod table4;
 use super::text_table::TextTable;
 use super::units::decimals_for;
 use crate::plan::study::StudyTable;
-use crate::record::{Point, Repetition, ResultFile, Stat, Status};
+use crate::record::{Point, ResultFile, Stat};
 use crate::stats::describe;
 
 /// The study tables of `files` (name, result), in the order given; files
@@ -31,8 +31,9 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
             .collect()
     };
     let mut tables = Vec::new();
-    for (name, file) in files {
-        let Some(kind) = file.plan.as_ref().and_then(|p| p.table) else {
+    let kind_of = |file: &ResultFile| file.plan.as_ref().and_then(|p| p.table);
+    for (index, (name, file)) in files.iter().enumerate() {
+        let Some(kind) = kind_of(file) else {
             continue;
         };
         match kind {
@@ -43,10 +44,10 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
             StudyTable::IozoneReport => tables.extend(iozone::tables(name, file)),
             // Gathered: built once, at the first file of the kind.
             StudyTable::Table4 | StudyTable::DirectVsNormal => {
-                let group = of_kind(kind);
-                if group.first().map(|(first, _)| *first) != Some(*name) {
+                if files[..index].iter().any(|(_, f)| kind_of(f) == Some(kind)) {
                     continue;
                 }
+                let group = of_kind(kind);
                 tables.extend(match kind {
                     StudyTable::Table4 => table4::table(&group).into_iter().collect(),
                     _ => direct::tables(&group, alpha),
@@ -57,6 +58,12 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
     tables
 }
 
+/// The study tables of the files a report shows, at the default level.
+pub fn tables_of_report(files: &[(String, ResultFile)]) -> Vec<TextTable> {
+    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, r)| (n.as_str(), r)).collect();
+    tables(&named, crate::compare::DEFAULT_ALPHA)
+}
+
 /// The study tables of one result file, as text for the terminal.
 pub fn terminal(name: &str, file: &ResultFile, alpha: f64) -> String {
     tables(&[(name, file)], alpha)
@@ -65,17 +72,10 @@ pub fn terminal(name: &str, file: &ResultFile, alpha: f64) -> String {
         .collect()
 }
 
-/// The repetitions that count: measured (not warm-up) and completed.
-pub(crate) fn measured(point: &Point) -> impl Iterator<Item = &Repetition> {
-    point
-        .repetitions
-        .iter()
-        .filter(|r| !r.warmup && r.status == Status::Ok)
-}
-
 /// Each counted repetition's elapsed time, in seconds.
 pub(crate) fn seconds(point: &Point) -> Vec<f64> {
-    measured(point)
+    point
+        .measured()
         .filter_map(|r| r.elapsed_ns)
         .map(|ns| ns as f64 / 1e9)
         .collect()
@@ -83,7 +83,7 @@ pub(crate) fn seconds(point: &Point) -> Vec<f64> {
 
 /// Each counted repetition's throughput, in bytes per second.
 pub(crate) fn throughputs(point: &Point) -> Vec<f64> {
-    measured(point).filter_map(|r| r.throughput_bps).collect()
+    point.measured().filter_map(|r| r.throughput_bps).collect()
 }
 
 /// `mean ±half` of `values` scaled by `scale` (the half width of the 95%

@@ -1,6 +1,6 @@
 //! Table 4 of Radkov et al., FAST 2004 (NFS against iSCSI): sequential and random reads and writes, with completion time, network messages and bytes on the wire.
 
-use super::{INTERVAL_NOTE, mean_pm, measured, medium, seconds};
+use super::{INTERVAL_NOTE, mean_pm, medium, seconds};
 use crate::plan::Op;
 use crate::plan::pattern::Pattern;
 use crate::record::activity::Activity;
@@ -43,7 +43,8 @@ fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
 /// One file's figures for one row: time, messages, bytes, RPCs.
 fn cells(point: &Point) -> [Cell; 5] {
     let (time, time_text) = mean_pm(&seconds(point), 1.0);
-    let windows: Vec<&Activity> = measured(point)
+    let windows: Vec<&Activity> = point
+        .measured()
         .filter_map(|r| r.activity.as_ref())
         .collect();
     let messages = mean(windows.iter().map(|a| wire(a).0 as f64));
