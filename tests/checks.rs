@@ -1,6 +1,6 @@
 //! Checks planted for real: each condition is created on a real file system and its code must be raised; a clean run must raise no warning.
 
-use crate::mounts::{LoopFs, TmpfsMount, have, root_or_skip};
+use crate::mounts::{LoopFs, SshfsMount, TmpfsMount, have, root_or_skip};
 use crate::util::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -356,4 +356,88 @@ fn a_warm_read_whose_pages_are_evicted_meanwhile_is_caught() {
     );
     assert_eq!(evicted["severity"], "warning");
     std::fs::remove_file(file).unwrap();
+}
+
+#[test]
+fn a_cold_read_faster_than_the_same_runs_direct_reads_was_served_below_the_machine() {
+    if !root_or_skip("a loop device over sshfs")
+        || !have("losetup")
+        || !have("mkfs.ext4")
+        || !have("sshd")
+        || !have("sshfs")
+        || !have("fusermount3")
+    {
+        return;
+    }
+    if !Path::new("/dev/fuse").exists() {
+        eprintln!("skip: /dev/fuse is missing (no FUSE in this kernel or container)");
+        return;
+    }
+    // A cache no counter of this machine can see: the loop device's backing
+    // file lives on sshfs, so the loop device is the bottom of the stack iolab
+    // finds, and the FUSE page cache of the backing file (kept across opens
+    // with kernel_cache) is below it. The O_DIRECT read goes over ssh and
+    // leaves the backing file's pages cached; the cold buffered read after it
+    // finds nothing of its file in its own page cache (mincore 0%), the loop
+    // device counts every byte, and the data comes from that cache.
+    let dir = scratch();
+    let remote = SshfsMount::with_options(dir.path(), "kernel_cache").expect("sshfs over loopback");
+    let fs = LoopFs::new(remote.path(), "ext4", 400).expect("loop file system on sshfs");
+    // An atime update would write through the loop device, change the backing
+    // file's mtime and make FUSE drop its cached pages.
+    fs.remount("noatime").expect("remount noatime");
+    let out = scratch();
+    let output = out.path().join("below.json");
+    let ran = iolab()
+        .args([
+            "sweep",
+            "--dir",
+            fs.path().to_str().unwrap(),
+            "--op",
+            "read",
+        ])
+        .args([
+            "--direct",
+            "on,off",
+            "--bs",
+            "1m",
+            "--size",
+            "128m",
+            "--no-report",
+        ])
+        .arg("--output")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let result = read_result(&output);
+    let points = result["points"].as_array().unwrap();
+    let codes = |index: usize| check_codes(&points[index]);
+    assert_eq!(points[0]["workload"]["direct"], true);
+    assert!(
+        !codes(0).contains(&"cache-below-machine".to_string()),
+        "{:?}",
+        codes(0)
+    );
+    let finding = points[1]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == "cache-below-machine")
+        .unwrap_or_else(|| panic!("not raised: {}", points[1]["checks"]));
+    let evidence = finding["evidence"].as_str().unwrap();
+    assert!(
+        evidence.contains("with 0.0% of the file resident"),
+        "{evidence}"
+    );
+    // Only the new check names it: no layer of the stack saw the cache.
+    assert!(
+        !codes(1).contains(&"cache-served".to_string()),
+        "{:?}",
+        codes(1)
+    );
 }

@@ -160,6 +160,12 @@ pub struct SshfsMount {
 impl SshfsMount {
     /// Starts sshd with keys made in `parent` and mounts `parent/remote` on `parent/mnt`.
     pub fn new(parent: &Path) -> Result<SshfsMount, String> {
+        SshfsMount::with_options(parent, "")
+    }
+
+    /// As [`SshfsMount::new`], with sshfs `-o` options added (`kernel_cache`
+    /// keeps file pages cached in this kernel across opens).
+    pub fn with_options(parent: &Path, extra: &str) -> Result<SshfsMount, String> {
         let at = |name: &str| parent.join(name).to_str().unwrap().to_string();
         let mut fixture = SshfsMount {
             mount_point: parent.join("mnt"),
@@ -206,10 +212,13 @@ impl SshfsMount {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let options = format!(
+        let mut options = format!(
             "IdentityFile={},StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,port={port},BatchMode=yes",
             at("client_key")
         );
+        if !extra.is_empty() {
+            options = format!("{options},{extra}");
+        }
         run(
             "sshfs",
             &[

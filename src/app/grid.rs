@@ -278,6 +278,7 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
                 result.points.push(entry.point);
             }
         }
+        crate::check::across(&mut result.points);
         return Ok(Start {
             result,
             done,
@@ -527,6 +528,7 @@ fn run_grid(
                 ending = Ending::Failed;
             }
             result.points.push(point);
+            crate::check::across(&mut result.points);
             bar.inc(1);
             if last_write.elapsed() >= REWRITE_EVERY {
                 write_result(&grid.output, &mut result, &mut replace)?;

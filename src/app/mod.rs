@@ -736,6 +736,7 @@ fn execute(
                 ending = Ending::Failed;
             }
             result.points.push(point);
+            check::across(&mut result.points);
             if let Some(path) = &plan.output {
                 write_result(path, &result, replace)?;
                 // From now on the file there is this run's own.

@@ -4,7 +4,10 @@
 //! seems, and shows the figures that made it say so. Codes are stable so
 //! scripts can rely on them; docs/checks.md explains each and what to do.
 
+mod across;
 mod device;
+
+pub use across::{CACHE_BELOW, across};
 
 use crate::plan::{CacheMode, EngineKind, Op, SyncMode};
 use crate::record::{Check, Point, Severity, Status};
@@ -339,7 +342,7 @@ mod tests {
 
     /// A point of one completed repetition with `extra` fields merged into
     /// the workload, the repetition and the summary.
-    fn point(
+    pub(super) fn point(
         workload: serde_json::Value,
         repetition: serde_json::Value,
         summary: serde_json::Value,
