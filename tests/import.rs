@@ -286,6 +286,44 @@ fn a_numjobs_job_is_one_point_of_that_many_jobs_as_iolab_runs_it() {
     );
 }
 
+#[test]
+fn group_reporting_on_fios_command_line_is_one_point_of_numjobs_jobs() {
+    // `--group_reporting` given on fio's command line is not among the job's
+    // options in its JSON: the lone entry is the total of all 4 threads.
+    if !fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("grouped.json");
+    let run = std::process::Command::new("fio")
+        .args(["--name=four", "--rw=write", "--bs=64k", "--size=2m"])
+        .args(["--numjobs=4", "--group_reporting", "--ioengine=psync"])
+        .arg("--output-format=json+")
+        .arg(format!("--directory={}", dir.path().display()))
+        .arg(format!("--output={}", output.display()))
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let imported = out.path().join("imported.json");
+    let run = import(&output, &imported);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let value = read_result(&imported);
+    let points = value["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{value}");
+    assert_eq!(points[0]["workload"]["jobs"], 4, "{value}");
+    assert_eq!(points[0]["repetitions"][0]["bytes"], 4 * (2 << 20));
+    check_consistency(&value);
+}
+
 /// `iolab compare BASE OTHER --format json`, which must succeed.
 fn compare_json(base: &std::path::Path, other: &std::path::Path) -> Value {
     let compared = iolab()

@@ -26,8 +26,10 @@ struct Converted {
     hostname: Option<String>,
 }
 
-/// The entries of one fio job run with `numjobs` > 1 and no group_reporting:
-/// fio writes one entry per clone, with the same name and options.
+/// The entries of one fio job run with `numjobs` > 1 and no group_reporting
+/// among its options: fio writes one entry per clone, with the same name and
+/// options, or one entry in all when group_reporting was given on its
+/// command line.
 struct Clones {
     /// The name and options that make an entry one of these clones.
     key: String,
@@ -109,13 +111,24 @@ impl Reading<'_> {
             return Ok(());
         };
         let mut merged = clones.merged;
-        // Reported as group_reporting reports them: one job of `count` threads.
+        // A lone entry of a `numjobs` job is fio's group_reporting total of
+        // all its threads: `--group_reporting` on fio's command line is not
+        // listed among the job's options. Its threads' own figures are not
+        // in the file.
+        let threads = if clones.count == 1 {
+            for direction in ["read", "write", "trim"] {
+                if let Some(data) = merged.get_mut(direction).and_then(Value::as_object_mut) {
+                    data.remove("iolab_clones");
+                }
+            }
+            clones.expected
+        } else {
+            clones.count
+        };
+        // Reported as group_reporting reports them: one job of `threads` threads.
         if let Some(options) = merged.get_mut("job options").and_then(Value::as_object_mut) {
             options.insert("group_reporting".to_string(), Value::String(String::new()));
-            options.insert(
-                "numjobs".to_string(),
-                Value::String(clones.count.to_string()),
-            );
+            options.insert("numjobs".to_string(), Value::String(threads.to_string()));
         }
         self.convert(&merged, clones.in_jobs)
     }

@@ -254,7 +254,8 @@ pub struct Repetition {
     /// number of intervals by merging neighbours, which doubles the interval.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub series_interval_s: Option<f64>,
-    /// Per-job figures.
+    /// Per-job figures, one per job; an imported fio entry reported with
+    /// group_reporting has only its threads' totals, recorded as one.
     pub jobs: Vec<Job>,
     /// With a steady-state criterion: whether and when it was met.
     #[serde(skip_serializing_if = "Option::is_none", default)]
