@@ -113,6 +113,17 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
         dom.contains(r#"data-selftest="sorted""#),
         "sorting by a header click works"
     );
+    // Measured by the browser: no tick labels overlap, no text is cut.
+    assert!(
+        dom.contains(r#"data-layout="ok""#),
+        "{}",
+        dom.split("data-layout=")
+            .nth(1)
+            .map_or("no layout check ran".to_string(), |v| v
+                .chars()
+                .take(120)
+                .collect())
+    );
     // Per file: throughput by block size (6 series: 2 ops × 3 file sizes), by
     // file size (6: 2 ops × 3 blocks), and latency by percentile for its 18
     // points (8 + 8 + 2). The null engine's runs are too short for a series.
@@ -137,6 +148,48 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
         4 * 6 + 2 * 18 + 2 * 18
     );
     assert!(dom.contains("environment.kernel") || dom.contains("Compared with"));
+}
+
+#[test]
+fn chromium_draws_a_19_tick_axis_without_overlapping_labels() {
+    // File sizes 4 KiB to 1 GiB: 19 powers of two, about 34 px apart, where
+    // a label such as "256KiB" is wider than that.
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("wide.json");
+    let run = iolab()
+        .args(["sweep", "--engine", "null", "--op", "read", "--bs", "4k"])
+        .args(["--size", "4k..1g", "--dir"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report = out.path().join("wide.html");
+    let Some(browser) = chromium() else { return };
+    let profile = tempfile::tempdir().unwrap();
+    let dumped = headless(&browser, profile.path())
+        .arg("--dump-dom")
+        .arg(format!("file://{}#selftest", report.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dumped.stdout);
+    assert!(dom.contains(r#"aria-label="Throughput by file size""#));
+    assert!(
+        dom.contains(r#"data-layout="ok""#),
+        "{}",
+        dom.split("data-layout=")
+            .nth(1)
+            .map_or("no layout check ran".to_string(), |v| v
+                .chars()
+                .take(120)
+                .collect())
+    );
 }
 
 #[test]
@@ -339,6 +392,27 @@ fn the_studys_own_table_is_in_every_report_format() {
         html.contains("<h2>The study's own tables</h2>")
             && html.contains("<table class=\"study\">")
     );
+    if let Some(browser) = chromium() {
+        // Drawn by a browser: the study's tables come before everything
+        // else, and nothing in the charts overlaps or is cut.
+        let profile = tempfile::tempdir().unwrap();
+        let dumped = headless(&browser, profile.path())
+            .arg("--dump-dom")
+            .arg(format!(
+                "file://{}#selftest",
+                out.path().join("r.html").display()
+            ))
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&dumped.stdout);
+        let study = dom
+            .find("<table class=\"study\">")
+            .expect("study table in the DOM");
+        let first_section = dom.find("<h2>").expect("a heading");
+        assert!(dom[first_section..].starts_with("<h2>The study's own tables</h2>"));
+        assert!(study < dom.find("Environment").unwrap_or(usize::MAX));
+        assert!(dom.contains(r#"data-layout="ok""#), "{dom}");
+    }
     // A file not run from a study has no such table: refused, nothing written.
     let plain = out.path().join("plain.json");
     sweep(dir.path(), &plain, &["--no-report"]);

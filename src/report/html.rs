@@ -39,7 +39,7 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
 th{background:#f3f3f3;cursor:pointer}td.num{text-align:right;white-space:nowrap}code{background:#f6f6f6;padding:2px 4px}\
 svg.chart{max-width:760px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
-svg .title{font-size:13px;font-weight:bold}svg .axis line{stroke:#444}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}";
+svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}";
 
 /// Sorting by clicking a header; `#selftest` sorts the first table by its
 /// second column and records the outcome in `body[data-selftest]` for the browser test.
@@ -65,6 +65,25 @@ if (location.hash == "#selftest") {
     ok = values.every((v, i) => i == 0 || values[i - 1] >= v) ? "sorted" : "unsorted";
   }
   document.body.dataset.selftest = ok;
+  // Layout as drawn: no two x-axis labels of a line chart overlap, and no
+  // unrotated text reaches past its chart's edges.
+  let layout = "ok";
+  document.querySelectorAll("svg.chart[data-kind=line]").forEach(svg => {
+    const name = svg.getAttribute("aria-label");
+    const box = svg.viewBox.baseVal;
+    const ticks = Array.from(svg.querySelectorAll(".x-axis text:not(.label)")).map(t => t.getBBox());
+    ticks.sort((a, b) => a.x - b.x);
+    for (let i = 1; i < ticks.length; i++) {
+      if (ticks[i].x < ticks[i - 1].x + ticks[i - 1].width) layout = "overlap in " + name;
+    }
+    svg.querySelectorAll("text:not([transform])").forEach(t => {
+      const b = t.getBBox();
+      if (b.x < 0 || b.x + b.width > box.width + 0.5 || b.y + b.height > box.height + 0.5) {
+        layout = "cut in " + name + ": " + t.textContent;
+      }
+    });
+  });
+  document.body.dataset.layout = layout;
 }
 "##;
 
@@ -543,7 +562,14 @@ fn charts(result: &ResultFile) -> String {
                 .flat_map(|s| s.points.iter().map(|p| p.0 as u64));
             let (min, max) = xs.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)));
             let scale = svg::XScale::sizes(min, max);
-            html.push_str(&svg::line_chart(&title, axis, "MiB/s", &scale, chunk));
+            html.push_str(&svg::line_chart(
+                &title,
+                axis,
+                "MiB/s",
+                &scale,
+                svg::YAxis::Linear,
+                chunk,
+            ));
         }
     }
     html.push_str(&latency_curves(result));
@@ -589,6 +615,7 @@ fn latency_curves(result: &ResultFile) -> String {
             "percentile",
             "µs",
             &scale,
+            svg::YAxis::Log10,
             chunk,
         ));
     }
@@ -641,6 +668,7 @@ fn latency_histograms(result: &ResultFile) -> String {
             "latency",
             "% of I/Os",
             &scale,
+            svg::YAxis::Linear,
             chunk,
         ));
     }
@@ -658,7 +686,10 @@ fn time_series(result: &ResultFile) -> String {
                 .iter()
                 .find(|r| !r.warmup && r.status == crate::record::Status::Ok)?;
             let elapsed_s = repetition.elapsed_ns? as f64 / 1e9;
-            let interval_s = p.workload.interval_s;
+            // A long run's series is merged to fewer, longer intervals.
+            let interval_s = repetition
+                .series_interval_s
+                .unwrap_or(p.workload.interval_s);
             // The last interval is as long as what was left of the run; a
             // sliver of one would plot as a spurious drop, so it is left out.
             let points: Vec<_> = repetition
@@ -698,6 +729,7 @@ fn time_series(result: &ResultFile) -> String {
             "time",
             "MiB/s",
             &scale,
+            svg::YAxis::Linear,
             chunk,
         ));
     }

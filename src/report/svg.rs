@@ -10,11 +10,13 @@ use crate::plan::units::format_size;
 use std::fmt::Write;
 
 const WIDTH: f64 = 720.0;
-const HEIGHT: f64 = 360.0;
+/// Height of the plotting area of a line chart.
+const PLOT_HEIGHT: f64 = 280.0;
 const LEFT: f64 = 70.0;
-const RIGHT: f64 = 190.0;
+const RIGHT: f64 = 45.0;
 const TOP: f64 = 30.0;
-const BOTTOM: f64 = 50.0;
+/// Below the plot: tick labels and the axis name; the legend follows.
+const BOTTOM: f64 = 46.0;
 /// Colour-blind-safe series colours (Okabe–Ito).
 const COLOURS: [&str; 8] = [
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
@@ -49,12 +51,33 @@ impl XScale {
     }
 }
 
-/// A line chart; `y_label` names the unit.
+/// Pixels per character of an 11 px label, generously: tick labels closer
+/// than their width are thinned so they never overlap.
+const CHAR_WIDTH: f64 = 7.0;
+/// Height of one legend line, below the plot.
+const LEGEND_LINE: f64 = 15.0;
+/// Characters of a legend line that fit the chart's width; longer names are
+/// shortened with "…" and given whole in a tooltip.
+const LEGEND_CHARS: usize = 96;
+
+/// The y axis of a line chart: linear from 0, or log₁₀ (latency, which spans
+/// orders of magnitude).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum YAxis {
+    /// Linear from 0, ticks at 1, 2 or 5 × 10^k.
+    Linear,
+    /// Log₁₀ between the decades around the data, a tick at each decade.
+    Log10,
+}
+
+/// A line chart; `y_label` names the unit. The legend goes below the plot,
+/// one series per line, so long names are never cut by the plot's edge.
 pub fn line_chart(
     title: &str,
     x_label: &str,
     y_label: &str,
     scale: &XScale,
+    y_axis: YAxis,
     series: &[Series],
 ) -> String {
     let xs: Vec<f64> = series
@@ -67,28 +90,63 @@ pub fn line_chart(
     if series.is_empty() || !x_min.is_finite() {
         return String::new();
     }
-    let y_max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.3.unwrap_or(p.1).max(p.1)))
-        .fold(0.0f64, f64::max)
-        .max(f64::MIN_POSITIVE)
-        * 1.08;
-    let map = |v: f64| {
+    let values = || {
+        series.iter().flat_map(|s| {
+            s.points
+                .iter()
+                .flat_map(|p| [Some(p.1), p.2, p.3])
+                .flatten()
+        })
+    };
+    let y_top = values().fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+    // Log: whole decades around the data; linear: from 0 with headroom.
+    let (y_low, y_high, y_ticks) = match y_axis {
+        YAxis::Log10 => {
+            let positive_min = values()
+                .filter(|v| *v > 0.0)
+                .fold(f64::INFINITY, f64::min)
+                .min(y_top);
+            let low = positive_min.log10().floor();
+            let high = y_top.log10().ceil().max(low + 1.0);
+            let ticks: Vec<f64> = (low as i32..=high as i32).map(|k| 10f64.powi(k)).collect();
+            (low, high, ticks)
+        }
+        YAxis::Linear => {
+            let top = y_top * 1.08;
+            let raw = top / 5.0;
+            let magnitude = 10f64.powf(raw.log10().floor());
+            let step = [1.0, 2.0, 5.0, 10.0]
+                .iter()
+                .map(|m| m * magnitude)
+                .find(|s| *s >= raw)
+                .unwrap_or(10.0 * magnitude);
+            let ticks = (0..=((top / step).floor() as u32))
+                .map(|i| step * f64::from(i))
+                .collect();
+            (0.0, top, ticks)
+        }
+    };
+    let map_x = |v: f64| {
         if scale.log2 {
             v.max(f64::MIN_POSITIVE).log2()
         } else {
             v
         }
     };
-    let (lx_min, lx_max) = (map(x_min), map(x_max).max(map(x_min) + 1e-9));
+    let map_y = |v: f64| match y_axis {
+        YAxis::Log10 => v.max(10f64.powf(y_low)).log10(),
+        YAxis::Linear => v,
+    };
+    let (lx_min, lx_max) = (map_x(x_min), map_x(x_max).max(map_x(x_min) + 1e-9));
     let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = HEIGHT - TOP - BOTTOM;
-    let x = |v: f64| LEFT + (map(v) - lx_min) / (lx_max - lx_min) * plot_w;
-    let y = |v: f64| TOP + plot_h - v / y_max * plot_h;
+    let plot_h = PLOT_HEIGHT;
+    let height = TOP + plot_h + BOTTOM + LEGEND_LINE * series.len() as f64 + 6.0;
+    let x = |v: f64| LEFT + (map_x(v) - lx_min) / (lx_max - lx_min) * plot_w;
+    let y = |v: f64| TOP + plot_h - (map_y(v) - y_low) / (y_high - y_low) * plot_h;
     let mut svg = String::new();
     let _ = write!(
         svg,
-        r#"<svg class="chart" data-kind="line" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{t}"><title>{t}</title>"#,
+        r#"<svg class="chart" data-kind="line" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{t}"><title>{t}</title>"#,
         t = escape(title)
     );
     let _ = write!(
@@ -102,53 +160,64 @@ pub fn line_chart(
         b = TOP + plot_h,
         r = LEFT + plot_w
     );
+    // A label is drawn only where it clears the one drawn before it; every
+    // tick keeps its mark.
+    let mut clear_from = f64::NEG_INFINITY;
     for (position, label) in &scale.ticks {
+        let p = x(*position);
+        let half = label.chars().count() as f64 * CHAR_WIDTH / 2.0;
         let _ = write!(
             svg,
-            r#"<line x1="{p}" y1="{b}" x2="{p}" y2="{b2}"/><text x="{p}" y="{ty}" text-anchor="middle">{}</text>"#,
-            escape(label),
-            p = x(*position),
+            r#"<line x1="{p}" y1="{b}" x2="{p}" y2="{b2}"/>"#,
             b = TOP + plot_h,
             b2 = TOP + plot_h + 5.0,
-            ty = TOP + plot_h + 18.0
         );
+        if p - half >= clear_from {
+            let _ = write!(
+                svg,
+                r#"<text x="{p}" y="{ty}" text-anchor="middle">{}</text>"#,
+                escape(label),
+                ty = TOP + plot_h + 18.0
+            );
+            clear_from = p + half + CHAR_WIDTH;
+        }
     }
     let _ = write!(
         svg,
         r#"<text x="{cx}" y="{ly}" text-anchor="middle" class="label">{}</text></g>"#,
         escape(x_label),
         cx = LEFT + plot_w / 2.0,
-        ly = HEIGHT - 8.0
+        ly = TOP + plot_h + 38.0
     );
     let _ = write!(
         svg,
         r#"<g class="axis y-axis"><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{b}"/>"#,
         b = TOP + plot_h
     );
-    // Ticks at round steps (1, 2 or 5 × 10^k) up to the top.
-    let raw = y_max / 5.0;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * magnitude);
-    for i in 0..=((y_max / step).floor() as u32) {
-        let v = step * f64::from(i);
+    for v in y_ticks {
+        // Decades print whole: 0.01, 1, 1000; linear ticks with three digits.
+        let label = match y_axis {
+            YAxis::Log10 => format!("{v:.*}", (-v.log10().round()).max(0.0) as usize),
+            YAxis::Linear => super::units::significant(v),
+        };
         let _ = write!(
             svg,
             r#"<line x1="{l}" y1="{p}" x2="{LEFT}" y2="{p}"/><text x="{tx}" y="{ty}" text-anchor="end">{}</text>"#,
-            super::units::significant(v),
+            label,
             l = LEFT - 5.0,
             p = y(v),
             tx = LEFT - 8.0,
             ty = y(v) + 4.0
         );
     }
+    let axis_name = match y_axis {
+        YAxis::Log10 => format!("{y_label} (log scale)"),
+        YAxis::Linear => y_label.to_string(),
+    };
     let _ = write!(
         svg,
         r#"<text transform="translate(16 {cy}) rotate(-90)" text-anchor="middle" class="label">{}</text></g>"#,
-        escape(y_label),
+        escape(&axis_name),
         cy = TOP + plot_h / 2.0
     );
     for (index, s) in series.iter().enumerate() {
@@ -181,14 +250,19 @@ pub fn line_chart(
                 );
             }
         }
-        let ly = TOP + 14.0 * index as f64;
+        let ly = TOP + plot_h + BOTTOM + LEGEND_LINE * (index as f64 + 1.0);
+        let shown: String = if s.name.chars().count() > LEGEND_CHARS {
+            s.name.chars().take(LEGEND_CHARS - 1).chain(['…']).collect()
+        } else {
+            s.name.clone()
+        };
         let _ = write!(
             svg,
-            r#"<rect x="{lx}" y="{ry}" width="10" height="10" fill="{colour}"/><text x="{tx}" y="{ty}" class="legend">{}</text></g>"#,
+            r#"<rect x="{LEFT}" y="{ry}" width="10" height="10" fill="{colour}"/><text x="{tx}" y="{ty}" class="legend"><title>{}</title>{}</text></g>"#,
             escape(&s.name),
-            lx = WIDTH - RIGHT + 12.0,
+            escape(&shown),
             ry = ly - 9.0,
-            tx = WIDTH - RIGHT + 26.0,
+            tx = LEFT + 14.0,
             ty = ly
         );
     }
@@ -271,13 +345,58 @@ mod tests {
             ],
         }];
         let scale = XScale::sizes(4096, 1 << 20);
-        let svg = line_chart("MiB/s by block", "block size", "MiB/s", &scale, &series);
+        let svg = line_chart(
+            "MiB/s by block",
+            "block size",
+            "MiB/s",
+            &scale,
+            YAxis::Linear,
+            &series,
+        );
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert!(svg.contains(r#"class="axis x-axis""#) && svg.contains(r#"class="axis y-axis""#));
         assert!(svg.contains(">4KiB<") && svg.contains(">1MiB<") && svg.contains(">64KiB<"));
         assert_eq!(svg.matches("class=\"error-bar\"").count(), 2);
         assert!(svg.contains("read &lt;direct&gt; &amp; co") && !svg.contains("<direct>"));
-        assert_eq!(line_chart("t", "x", "y", &scale, &[]), "");
+        assert_eq!(line_chart("t", "x", "y", &scale, YAxis::Linear, &[]), "");
+    }
+
+    #[test]
+    fn crowded_ticks_are_thinned_long_legends_shortened_and_latency_is_on_decades() {
+        let name = "x".repeat(150);
+        let series = vec![Series {
+            name: name.clone(),
+            points: vec![
+                (512.0, 3.0, None, None),
+                ((1u64 << 30) as f64, 4000.0, None, None),
+            ],
+        }];
+        // 512 B to 1 GiB: 22 ticks, far more than fit side by side.
+        let scale = XScale::sizes(512, 1 << 30);
+        let svg = line_chart("t", "x", "µs", &scale, YAxis::Log10, &series);
+        let marks = svg.matches(r#"y2="315""#).count();
+        let labels = svg.matches(r#"text-anchor="middle">"#).count() - 1; // less the axis name
+        assert_eq!(marks, 22, "every tick keeps its mark");
+        assert!(labels < marks && labels >= 6, "{labels} labels");
+        // Labels drawn never overlap: each centre at least one label width from the last.
+        let centres: Vec<f64> = svg
+            .split(r#"<text x=""#)
+            .skip(1)
+            .filter(|t| t.contains(r#"y="333" text-anchor="middle""#))
+            .map(|t| t.split('"').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(
+            centres.windows(2).all(|w| w[1] - w[0] >= 5.0 * CHAR_WIDTH),
+            "{centres:?}"
+        );
+        // Decades from 1 to 10,000 µs, named as a log scale.
+        for tick in [">1<", ">10<", ">100<", ">1000<", ">10000<"] {
+            assert!(svg.contains(tick), "{tick} missing");
+        }
+        assert!(svg.contains("µs (log scale)"));
+        // The legend keeps the whole name in its tooltip and shortens the text.
+        assert!(svg.contains(&format!("<title>{name}</title>")));
+        assert!(svg.contains(&format!("{}…</text>", "x".repeat(LEGEND_CHARS - 1))));
     }
 
     #[test]

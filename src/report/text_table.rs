@@ -154,7 +154,7 @@ impl TextTable {
     /// An HTML table in the publication's row order, its title as a heading and notes below.
     pub fn html(&self) -> String {
         let mut html = format!(
-            "<h3>{}</h3><table class=\"study\"><thead><tr>",
+            "<h3>{}</h3><div class=\"wide\"><table class=\"study\"><thead><tr>",
             escape(&self.title)
         );
         for heading in &self.header {
@@ -179,7 +179,7 @@ impl TextTable {
             }
             html.push_str("</tr>");
         }
-        html.push_str("</tbody></table>");
+        html.push_str("</tbody></table></div>");
         for note in &self.notes {
             let _ = write!(html, "<p class=\"note\">{}</p>", escape(note));
         }
