@@ -77,7 +77,7 @@ fn every_preset_runs_at_the_test_scale() {
             }
             "iozone-auto" => {
                 assert!(
-                    all("fsync_end", false.into()) && all("cache", "keep".into()),
+                    all("fsync_end", false.into()) && all("cache", "clean".into()),
                     "{name}"
                 );
                 let ops: Vec<&str> = points[..4]
@@ -120,4 +120,91 @@ fn every_preset_runs_at_the_test_scale() {
     );
     let unknown = iolab().args(["preset", "run", "nope"]).output().unwrap();
     assert_eq!(unknown.status.code(), Some(2));
+}
+
+#[test]
+fn table_4_on_sshfs_counts_the_messages_and_bytes_on_the_wire() {
+    use crate::mounts::{SshfsMount, have, root_or_skip};
+    if !root_or_skip("mounting sshfs") || !have("sshd") || !have("sshfs") || !have("fusermount3") {
+        return;
+    }
+    if !std::path::Path::new("/dev/fuse").exists() {
+        eprintln!("skip: /dev/fuse is missing (no FUSE in this kernel or container)");
+        return;
+    }
+    // Radkov et al.'s Table 4 on a network file system here: sshfs over
+    // loopback. Every row must have moved messages and bytes on the wire.
+    let dir = scratch();
+    let mount = SshfsMount::new(dir.path()).expect("sshfs over loopback");
+    let out = scratch();
+    let output = out.path().join("table4.json");
+    let run = iolab()
+        .args([
+            "preset",
+            "run",
+            "netfs-micro",
+            "--scale",
+            "test",
+            "--no-report",
+        ])
+        .arg("--dir")
+        .arg(mount.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv_path = out.path().join("table4.csv");
+    let csv = iolab()
+        .arg("report")
+        .arg(&output)
+        .args(["--format", "study-csv", "-o"])
+        .arg(&csv_path)
+        .output()
+        .unwrap();
+    assert!(
+        csv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&csv.stderr)
+    );
+    let text = std::fs::read_to_string(&csv_path).unwrap();
+    let mut lines = text.lines();
+    // The first cell names the table (quoted: it holds commas); rows start
+    // with the medium's cell, empty here, then the row's name.
+    let first = lines.next().unwrap();
+    let after_title = first.rsplit_once("\",").map_or(first, |(_, rest)| rest);
+    let header: Vec<&str> = std::iter::once("title")
+        .chain(after_title.split(','))
+        .collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h.contains(name))
+            .unwrap_or_else(|| panic!("no {name} column: {header:?}"))
+    };
+    let (messages, bytes) = (column("messages"), column("bytes on the wire"));
+    let rows: Vec<Vec<&str>> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(',').collect())
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r[1]).collect();
+    assert_eq!(
+        names,
+        [
+            "sequential read",
+            "random read",
+            "sequential write",
+            "random write"
+        ],
+        "{text}"
+    );
+    for row in &rows {
+        let count: f64 = row[messages].parse().unwrap_or(0.0);
+        let wire: f64 = row[bytes].parse().unwrap_or(0.0);
+        assert!(count > 0.0 && wire > 0.0, "{}: {text}", row[1]);
+    }
 }

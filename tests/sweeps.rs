@@ -712,3 +712,69 @@ fn an_empty_journal_is_no_journal_and_a_second_iolab_on_a_sweep_is_refused_by_na
         .count();
     assert_eq!(starts, 1, "the refused iolab wrote nothing: {journal_text}");
 }
+
+/// Bytes the command read through read(2) and its kin, as `iolab measure`
+/// recorded them from /proc/PID/io.
+fn bytes_read_by(args: &[&str], out: &Path, name: &str) -> u64 {
+    let output = out.join(format!("{name}.json"));
+    let binary = assert_cmd::cargo::cargo_bin("iolab");
+    iolab()
+        .args(["measure", "--path"])
+        .arg(out)
+        .arg("-o")
+        .arg(&output)
+        .arg("--")
+        .arg(&binary)
+        .args(args)
+        .assert()
+        .success();
+    let result = read_result(&output);
+    result["measurements"][0]["runs"][0]["process_io"]["read_chars"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn a_reread_right_after_a_read_is_the_second_read_as_iozones() {
+    // IOzone's reread is the read right after its read pass. In a sweep in
+    // IOzone's order with the cache kept, the read point is that read: the
+    // reread must not read the file a third time first (the second read of
+    // a file pays for moving its pages to the active list; a third does not).
+    let dir = scratch();
+    let out = scratch();
+    let size = 16u64 << 20;
+    let sweep = |cache: &str, name: &str| {
+        let result = out.path().join(format!("{name}-sweep.json"));
+        let args = [
+            "sweep",
+            "--op",
+            "write,rewrite,read,reread",
+            "--engine",
+            "sync",
+            "--bs",
+            "64k",
+            "--size",
+            "16m",
+            "--no-report",
+            "--cache",
+            cache,
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "-o",
+            result.to_str().unwrap(),
+        ];
+        bytes_read_by(&args, out.path(), name)
+    };
+    // Two passes (read, reread), plus what iolab reads of /proc meanwhile.
+    let clean = sweep("clean", "clean");
+    assert!(
+        (2 * size..2 * size + size / 2).contains(&clean),
+        "{clean} bytes read for a read and a reread of {size}"
+    );
+    // A cold cache drops the pages: the reread reads once untimed, then once timed.
+    let cold = sweep("cold", "cold");
+    assert!(
+        (3 * size..3 * size + size / 2).contains(&cold),
+        "{cold} bytes read for a read, an untimed read and a reread of {size}"
+    );
+}

@@ -204,7 +204,7 @@ pub struct RunArgs {
     /// Repetitions.
     #[command(flatten)]
     pub repetitions: RepeatArgs,
-    /// Page cache before each repetition: cold (evict, verify), warm (read first), keep.
+    /// Page cache before each repetition: cold (evict, verify), warm (read first), keep, clean (fsync, keep cached).
     #[arg(long, value_enum, default_value_t = CacheMode::Cold)]
     pub cache: CacheMode,
     /// Seed of random patterns and written data.

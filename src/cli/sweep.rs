@@ -133,7 +133,7 @@ pub struct SweepArgs {
     /// Unmeasured lead-in.
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub ramp: Option<String>,
-    /// Page cache before each repetition: cold, warm, keep.
+    /// Page cache before each repetition: cold, warm, keep, clean.
     #[arg(long, value_name = "LIST")]
     pub cache: Option<String>,
     /// Seeds: 0..9/+1.

@@ -78,7 +78,10 @@ pub enum Op {
     Rewrite,
     /// Read a laid-out file.
     Read,
-    /// Read a file again right after a (untimed) read, with the cache as it left it.
+    /// Read a file again right after a read, with the cache as it left it:
+    /// the read of the point before when it read the same files the same
+    /// way and the cache is kept (`keep`, `clean`), as IOzone's reread
+    /// follows its read; else an untimed read of its own first.
     Reread,
 }
 
@@ -169,6 +172,11 @@ pub enum CacheMode {
     Warm,
     /// Touch nothing.
     Keep,
+    /// Write dirty pages back (fsync, untimed) and keep them cached:
+    /// IOzone's state at the start of each phase, which ends every write
+    /// pass and starts every read pass with an untimed fsync. Overwriting a
+    /// clean cached page costs more than overwriting a dirty one.
+    Clean,
 }
 
 /// Everything one measured point does, with every default applied.

@@ -47,6 +47,12 @@ pub fn evict(fd: BorrowedFd<'_>) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes the file's dirty pages back and leaves them cached (`--cache clean`).
+pub fn write_back(fd: BorrowedFd<'_>) -> io::Result<()> {
+    rustix::fs::fsync(fd)?;
+    Ok(())
+}
+
 /// Rereads of pages still missing after warming; see [`warm`].
 const WARM_REPAIRS: usize = 3;
 

@@ -189,6 +189,34 @@ struct FileSet {
     shared: bool,
     /// Under `--reorder`, the files of another rank that reads go to.
     others: Vec<TargetFile>,
+    /// The whole read pass that was the last thing done to these files, if
+    /// any: a reread right after it reads them for the second time, as
+    /// IOzone's reread does, with no untimed read of its own.
+    read_pass: Option<ReadPass>,
+}
+
+/// How a whole read pass read the files: a reread inherits its cache state
+/// only when it reads them the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ReadPass {
+    engine: EngineKind,
+    pattern: Pattern,
+    bs: u64,
+    jobs: u32,
+}
+
+impl ReadPass {
+    /// The pass `workload` makes: every block once (no time limit, a
+    /// pattern that visits each block once), else none.
+    fn of(workload: &Workload) -> Option<ReadPass> {
+        let whole = workload.runtime_s.is_none() && workload.pattern != Pattern::Uniform;
+        whole.then_some(ReadPass {
+            engine: workload.engine,
+            pattern: workload.pattern,
+            bs: workload.bs,
+            jobs: workload.jobs,
+        })
+    }
 }
 
 /// Where one job does its I/O: a file and the offset of its region.
@@ -332,6 +360,7 @@ impl Session {
             given: true,
             shared: false,
             others: Vec::new(),
+            read_pass: None,
         });
         Ok(())
     }
@@ -587,6 +616,7 @@ impl Session {
             given: false,
             shared,
             others: Vec::new(),
+            read_pass: None,
         });
         Ok(())
     }
@@ -693,6 +723,7 @@ impl Session {
         }
         set.laid_out = true;
         set.fresh = false;
+        set.read_pass = None;
         Ok(())
     }
 
@@ -722,6 +753,13 @@ impl Session {
         if workload.op == Op::Write {
             renew_files(&self.dir, set, workload, layout, peers)?;
         }
+        // IOzone's reread is the read right after a read: when the last
+        // thing done to these files was that read, made the same way, and
+        // the cache is left as it was, it is not read again first.
+        let read_just_before = matches!(workload.cache, CacheMode::Keep | CacheMode::Clean)
+            && set.read_pass.is_some()
+            && set.read_pass == ReadPass::of(workload);
+        set.read_pass = None;
         let targets = job_targets(set, workload, layout);
         if let Err(message) = treat_cache(&targets, workload, &interrupt) {
             // Warming reads the whole file and stops early on a signal.
@@ -731,7 +769,10 @@ impl Session {
                 RepetitionStatus::Failed(message)
             };
         }
-        if workload.op == Op::Reread && matches!(outcome.status, RepetitionStatus::Ok) {
+        if workload.op == Op::Reread
+            && !read_just_before
+            && matches!(outcome.status, RepetitionStatus::Ok)
+        {
             // The read whose cache the timed reread inherits: same engine and pattern, one pass.
             let first_read = Workload {
                 runtime_s: None,
@@ -790,6 +831,11 @@ impl Session {
                         .is_ok_and(|len| len >= job.base + workload.size)
                 });
             set.laid_out = written;
+        }
+        if matches!(workload.op, Op::Read | Op::Reread)
+            && matches!(outcome.status, RepetitionStatus::Ok)
+        {
+            set.read_pass = ReadPass::of(workload);
         }
         Ok(outcome)
     }
@@ -964,6 +1010,7 @@ fn treat_cache(
             CacheMode::Cold => cache::evict(fd),
             CacheMode::Warm => cache::warm(fd, job.base, workload.size, interrupt.flag()),
             CacheMode::Keep => Ok(()),
+            CacheMode::Clean => cache::write_back(fd),
         };
         result.map_err(|error| {
             format!(
