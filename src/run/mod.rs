@@ -203,6 +203,8 @@ struct ReadPass {
     pattern: Pattern,
     bs: u64,
     jobs: u32,
+    /// An O_DIRECT read leaves the page cache as it found it.
+    direct: bool,
 }
 
 impl ReadPass {
@@ -215,6 +217,7 @@ impl ReadPass {
             pattern: workload.pattern,
             bs: workload.bs,
             jobs: workload.jobs,
+            direct: workload.direct,
         })
     }
 }
