@@ -388,31 +388,18 @@ fn a_cold_read_faster_than_the_same_runs_direct_reads_was_served_below_the_machi
     fs.remount("noatime").expect("remount noatime");
     let out = scratch();
     let output = out.path().join("below.json");
-    let ran = iolab()
-        .args([
-            "sweep",
-            "--dir",
-            fs.path().to_str().unwrap(),
-            "--op",
-            "read",
-        ])
-        .args([
-            "--direct",
-            "on,off",
-            "--bs",
-            "1m",
-            "--size",
-            "128m",
-            "--no-report",
-        ])
-        .arg("--output")
-        .arg(&output)
-        .output()
-        .unwrap();
-    assert!(
-        ran.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ran.stderr)
+    succeed(
+        iolab()
+            .args([
+                "sweep",
+                "--dir",
+                fs.path().to_str().unwrap(),
+                "--op",
+                "read",
+            ])
+            .args(["--direct", "on,off", "--bs", "1m", "--size", "128m"])
+            .args(["--no-report", "--output"])
+            .arg(&output),
     );
     let result = read_result(&output);
     let points = result["points"].as_array().unwrap();

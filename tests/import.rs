@@ -223,24 +223,7 @@ fn a_numjobs_job_is_one_point_of_that_many_jobs_as_iolab_runs_it() {
     let dir = scratch();
     let out = scratch();
     let output = out.path().join("numjobs.json");
-    let run = std::process::Command::new("fio")
-        .args([
-            "--name=four",
-            "--rw=write",
-            "--bs=64k",
-            "--size=2m",
-            "--numjobs=4",
-        ])
-        .args(["--ioengine=psync", "--output-format=json+"])
-        .arg(format!("--directory={}", dir.path().display()))
-        .arg(format!("--output={}", output.display()))
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    fio_four_writers(dir.path(), &output, &[]);
     let imported = out.path().join("imported.json");
     let run = import(&output, &imported);
     assert!(
@@ -296,32 +279,33 @@ fn group_reporting_on_fios_command_line_is_one_point_of_numjobs_jobs() {
     let dir = scratch();
     let out = scratch();
     let output = out.path().join("grouped.json");
-    let run = std::process::Command::new("fio")
-        .args(["--name=four", "--rw=write", "--bs=64k", "--size=2m"])
-        .args(["--numjobs=4", "--group_reporting", "--ioengine=psync"])
-        .arg("--output-format=json+")
-        .arg(format!("--directory={}", dir.path().display()))
-        .arg(format!("--output={}", output.display()))
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    fio_four_writers(dir.path(), &output, &["--group_reporting"]);
     let imported = out.path().join("imported.json");
-    let run = import(&output, &imported);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    succeed(iolab().arg("import").arg(&output).arg("-o").arg(&imported));
     let value = read_result(&imported);
     let points = value["points"].as_array().unwrap();
     assert_eq!(points.len(), 1, "{value}");
     assert_eq!(points[0]["workload"]["jobs"], 4, "{value}");
     assert_eq!(points[0]["repetitions"][0]["bytes"], 4 * (2 << 20));
     check_consistency(&value);
+}
+
+/// Runs fio writing four 2 MiB files in 64 KiB blocks (`numjobs=4`,
+/// json+) into `dir`, its JSON to `output`, with `extra` options.
+fn fio_four_writers(dir: &Path, output: &Path, extra: &[&str]) {
+    let mut fio = std::process::Command::new("fio");
+    fio.args([
+        "--name=four",
+        "--rw=write",
+        "--bs=64k",
+        "--size=2m",
+        "--numjobs=4",
+    ])
+    .args(["--ioengine=psync", "--output-format=json+"])
+    .args(extra)
+    .arg(format!("--directory={}", dir.display()))
+    .arg(format!("--output={}", output.display()));
+    succeed(&mut assert_cmd::Command::from_std(fio));
 }
 
 /// `iolab compare BASE OTHER --format json`, which must succeed.

@@ -138,38 +138,28 @@ fn table_4_on_sshfs_counts_the_messages_and_bytes_on_the_wire() {
     let mount = SshfsMount::new(dir.path()).expect("sshfs over loopback");
     let out = scratch();
     let output = out.path().join("table4.json");
-    let run = iolab()
-        .args([
-            "preset",
-            "run",
-            "netfs-micro",
-            "--scale",
-            "test",
-            "--no-report",
-        ])
-        .arg("--dir")
-        .arg(mount.path())
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    succeed(
+        iolab()
+            .args([
+                "preset",
+                "run",
+                "netfs-micro",
+                "--scale",
+                "test",
+                "--no-report",
+            ])
+            .arg("--dir")
+            .arg(mount.path())
+            .arg("-o")
+            .arg(&output),
     );
     let csv_path = out.path().join("table4.csv");
-    let csv = iolab()
-        .arg("report")
-        .arg(&output)
-        .args(["--format", "study-csv", "-o"])
-        .arg(&csv_path)
-        .output()
-        .unwrap();
-    assert!(
-        csv.status.success(),
-        "{}",
-        String::from_utf8_lossy(&csv.stderr)
+    succeed(
+        iolab()
+            .arg("report")
+            .arg(&output)
+            .args(["--format", "study-csv", "-o"])
+            .arg(&csv_path),
     );
     let text = std::fs::read_to_string(&csv_path).unwrap();
     let mut lines = text.lines();

@@ -34,6 +34,38 @@ fn headless(browser: &Path, profile: &Path) -> Command {
     command
 }
 
+/// The DOM of `report` after its scripts ran with `#selftest` (sorting and
+/// the layout measurements), and what the browser printed on stderr; None
+/// when Chromium is not installed.
+fn selftest_dom(report: &Path) -> Option<(String, String)> {
+    let browser = chromium()?;
+    let profile = tempfile::tempdir().unwrap();
+    let mut command = headless(&browser, profile.path());
+    command
+        .arg("--dump-dom")
+        .arg(format!("file://{}#selftest", report.display()));
+    let dumped = succeed(&mut assert_cmd::Command::from_std(command));
+    Some((
+        String::from_utf8_lossy(&dumped.stdout).into_owned(),
+        String::from_utf8_lossy(&dumped.stderr).into_owned(),
+    ))
+}
+
+/// Asserts the layout measured in the browser (see the report's script):
+/// no two tick labels overlap, no text is cut at a chart's edge.
+fn assert_layout_ok(dom: &str) {
+    assert!(
+        dom.contains(r#"data-layout="ok""#),
+        "{}",
+        dom.split("data-layout=")
+            .nth(1)
+            .map_or("no layout check ran".to_string(), |v| v
+                .chars()
+                .take(120)
+                .collect())
+    );
+}
+
 fn sweep(dir: &Path, output: &Path, extra: &[&str]) {
     null_sweep(dir, output, "4k..16k", extra);
 }
@@ -85,20 +117,9 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
         "nothing is fetched"
     );
 
-    let Some(browser) = chromium() else { return };
-    let profile = tempfile::tempdir().unwrap();
-    let dumped = headless(&browser, profile.path())
-        .arg("--dump-dom")
-        .arg(format!("file://{}#selftest", report.display()))
-        .output()
-        .unwrap();
-    assert!(
-        dumped.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dumped.stderr)
-    );
-    let dom = String::from_utf8(dumped.stdout).unwrap();
-    let stderr = String::from_utf8_lossy(&dumped.stderr);
+    let Some((dom, stderr)) = selftest_dom(&report) else {
+        return;
+    };
     assert!(!stderr.contains("Uncaught"), "a script error: {stderr}");
     // The browser shows the markup as text: it is escaped in the DOM and
     // no element was made of it.
@@ -114,16 +135,7 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
         "sorting by a header click works"
     );
     // Measured by the browser: no tick labels overlap, no text is cut.
-    assert!(
-        dom.contains(r#"data-layout="ok""#),
-        "{}",
-        dom.split("data-layout=")
-            .nth(1)
-            .map_or("no layout check ran".to_string(), |v| v
-                .chars()
-                .take(120)
-                .collect())
-    );
+    assert_layout_ok(&dom);
     // Per file: throughput by block size (6 series: 2 ops × 3 file sizes), by
     // file size (6: 2 ops × 3 blocks), and latency by percentile for its 18
     // points (8 + 8 + 2). The null engine's runs are too short for a series.
@@ -157,39 +169,20 @@ fn chromium_draws_a_19_tick_axis_without_overlapping_labels() {
     let dir = scratch();
     let out = scratch();
     let output = out.path().join("wide.json");
-    let run = iolab()
-        .args(["sweep", "--engine", "null", "--op", "read", "--bs", "4k"])
-        .args(["--size", "4k..1g", "--dir"])
-        .arg(dir.path())
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    succeed(
+        iolab()
+            .args(["sweep", "--engine", "null", "--op", "read", "--bs", "4k"])
+            .args(["--size", "4k..1g", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output),
     );
     let report = out.path().join("wide.html");
-    let Some(browser) = chromium() else { return };
-    let profile = tempfile::tempdir().unwrap();
-    let dumped = headless(&browser, profile.path())
-        .arg("--dump-dom")
-        .arg(format!("file://{}#selftest", report.display()))
-        .output()
-        .unwrap();
-    let dom = String::from_utf8_lossy(&dumped.stdout);
+    let Some((dom, _)) = selftest_dom(&report) else {
+        return;
+    };
     assert!(dom.contains(r#"aria-label="Throughput by file size""#));
-    assert!(
-        dom.contains(r#"data-layout="ok""#),
-        "{}",
-        dom.split("data-layout=")
-            .nth(1)
-            .map_or("no layout check ran".to_string(), |v| v
-                .chars()
-                .take(120)
-                .collect())
-    );
+    assert_layout_ok(&dom);
 }
 
 #[test]
@@ -392,26 +385,16 @@ fn the_studys_own_table_is_in_every_report_format() {
         html.contains("<h2>The study's own tables</h2>")
             && html.contains("<table class=\"study\">")
     );
-    if let Some(browser) = chromium() {
-        // Drawn by a browser: the study's tables come before everything
-        // else, and nothing in the charts overlaps or is cut.
-        let profile = tempfile::tempdir().unwrap();
-        let dumped = headless(&browser, profile.path())
-            .arg("--dump-dom")
-            .arg(format!(
-                "file://{}#selftest",
-                out.path().join("r.html").display()
-            ))
-            .output()
-            .unwrap();
-        let dom = String::from_utf8_lossy(&dumped.stdout);
+    // Drawn by a browser: the study's tables come before everything else,
+    // and nothing in the charts overlaps or is cut.
+    if let Some((dom, _)) = selftest_dom(&out.path().join("r.html")) {
         let study = dom
             .find("<table class=\"study\">")
             .expect("study table in the DOM");
         let first_section = dom.find("<h2>").expect("a heading");
         assert!(dom[first_section..].starts_with("<h2>The study's own tables</h2>"));
         assert!(study < dom.find("Environment").unwrap_or(usize::MAX));
-        assert!(dom.contains(r#"data-layout="ok""#), "{dom}");
+        assert_layout_ok(&dom);
     }
     // A file not run from a study has no such table: refused, nothing written.
     let plain = out.path().join("plain.json");

@@ -64,6 +64,20 @@ pub fn run_ok(args: &[&str], out_dir: &Path) -> Value {
     result
 }
 
+/// Runs `command` (`iolab()`, or another program through
+/// `Command::from_std`) and expects it to succeed, showing its stderr when
+/// it does not.
+pub fn succeed(command: &mut Command) -> std::process::Output {
+    let output = command.output().expect("the program starts");
+    assert!(
+        output.status.success(),
+        "{command:?} failed with {:?}: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 /// Reads a result file and validates it against the shipped JSON Schema.
 pub fn read_result(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("result file written");
