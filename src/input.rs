@@ -61,6 +61,15 @@ pub fn describe(kind: FileType) -> &'static str {
     }
 }
 
+/// Describes an I/O error in a few words with its errno name.
+pub fn describe_io(error: &io::Error) -> String {
+    match error.kind() {
+        io::ErrorKind::NotFound => "does not exist".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => error.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

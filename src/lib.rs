@@ -11,10 +11,12 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod clock;
 pub mod cluster;
 pub mod compare;
 pub mod console;
 pub mod engine;
+pub mod gather;
 pub mod import;
 pub mod input;
 pub mod owner;

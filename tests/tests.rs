@@ -13,6 +13,7 @@ mod distributed;
 mod engines;
 mod faults;
 mod import;
+mod layering;
 mod presets;
 mod probes;
 mod quick;

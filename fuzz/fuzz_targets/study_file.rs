@@ -10,6 +10,6 @@ fuzz_target!(|data: &[u8]| {
     };
     let source = Path::new("fuzz.toml");
     if let Ok((study, text)) = iolab::plan::study::Study::parse(text, source) {
-        let _ = study.plan(&iolab::cli::sweep::default_workload(), &text, source);
+        let _ = study.plan(&iolab::plan::default_workload(), &text, source);
     }
 });

@@ -5,14 +5,15 @@ use super::output::{
     present, report_beside,
 };
 use super::{AppError, Ending, distributed, open_session, record_point};
-use crate::cli::sweep::default_workload;
 use crate::cli::{StudyArgs, SweepArgs};
+use crate::gather::build;
+use crate::plan::default_workload;
 use crate::plan::study::{Study, StudyTable};
 use crate::plan::units::format_size;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::record::journal::{self, Entry, Header, JOURNAL, Journal};
 use crate::record::write::Replace;
-use crate::record::{ConvergenceRecord, PlanInfo, ResultFile, build, write};
+use crate::record::{ConvergenceRecord, PlanInfo, ResultFile, write};
 use crate::report::units::bytes;
 use crate::run::signals::Interrupt;
 use crate::run::{FREE_SPACE_MARGIN, RunError};
@@ -95,7 +96,7 @@ pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError>
         usage!(
             "study {}: {}",
             args.file.display(),
-            crate::run::scratch::describe_io(&e)
+            crate::input::describe_io(&e)
         )
     })?;
     study_text(&text, args, command)

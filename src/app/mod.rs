@@ -9,12 +9,13 @@ use crate::cli::{
     CompareArgs, CompareFormat, EnvArgs, ImportArgs, MeasureArgs, QuickArgs, ReportArgs, RunArgs,
 };
 use crate::cluster::Cluster;
+use crate::gather::build;
+use crate::input::describe_io;
 use crate::plan::quick::{DirectSupport, quick_points};
 use crate::plan::{RunPlan, UsageError};
 use crate::record::write::Replace;
-use crate::record::{ResultFile, build, write};
+use crate::record::{ResultFile, write};
 use crate::run::prepare::DirectCapability;
-use crate::run::scratch::describe_io;
 use crate::run::signals::Interrupt;
 use crate::run::{RunError, Session};
 use crate::stats;
@@ -234,7 +235,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
 /// `iolab env`.
 pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
     require_path(&args.path)?;
-    let environment = crate::record::environment::environment(Some(&args.path));
+    let environment = crate::gather::environment::environment(Some(&args.path));
     let tool = build::tool();
     let text = if args.json {
         // A struct rather than json!: fields stay in the result file's order.
@@ -338,7 +339,7 @@ pub fn preset(
                     let (parsed, study) =
                         crate::plan::study::Study::parse(&study, Path::new(preset.name))?;
                     let points = parsed.plan(
-                        &crate::cli::sweep::default_workload(),
+                        &crate::plan::default_workload(),
                         &study,
                         Path::new(preset.name),
                     )?;
@@ -648,7 +649,7 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
         }
         measurement
             .runs
-            .push(crate::record::measurement::command_run(index, &outcome));
+            .push(crate::gather::measurement::command_run(index, &outcome));
         if ending != Ending::Success || interrupt.is_set() {
             break;
         }

@@ -2,16 +2,11 @@
 
 use super::{OutputArgs, interval};
 use crate::plan::sweep::{Axis, Constraint, Param, Sweep, parse_axis};
-use crate::plan::{UsageError, Workload};
+use crate::plan::{DEFAULT_MAX_REPEAT, DEFAULT_MIN_REPEAT, UsageError, Workload, default_workload};
 use crate::usage;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// The fewest repetitions of `--until-ci` unless `--min-repeat` says otherwise.
-pub const DEFAULT_MIN_REPEAT: u32 = 3;
-/// The most repetitions of `--until-ci` unless `--max-repeat` says otherwise.
-pub const DEFAULT_MAX_REPEAT: u32 = 20;
 
 fn percent(text: &str) -> Result<f64, String> {
     let number = text.trim().trim_end_matches('%');
@@ -194,35 +189,6 @@ pub struct StudyArgs {
     /// Output options; the output defaults to `iolab-results/<study name>.json`.
     #[command(flatten)]
     pub out: OutputArgs,
-}
-
-/// The default values of every parameter, as `iolab run` has them.
-pub fn default_workload() -> Workload {
-    Workload {
-        op: crate::plan::Op::Read,
-        pattern: crate::plan::Pattern::Seq,
-        bs: 4096,
-        size: 256 << 20,
-        engine: crate::plan::EngineKind::Psync,
-        iodepth: 1,
-        batch: 1,
-        jobs: 1,
-        direct: false,
-        sync: crate::plan::SyncMode::None,
-        fsync_end: false,
-        fsync_every: 0,
-        runtime_s: None,
-        ramp_s: 0.0,
-        repeat: 1,
-        until_ci: None,
-        max_repeat: None,
-        warmup: 0,
-        cache: crate::plan::CacheMode::Cold,
-        seed: 0,
-        interval_s: 1.0,
-        steady: None,
-        verify: false,
-    }
 }
 
 /// Builds a sweep from `(parameter, specification)` pairs over `base`: a

@@ -12,9 +12,10 @@ pub mod wire;
 #[cfg(feature = "mpi")]
 mod mpi_transport;
 
+use crate::clock;
 use crate::plan::UsageError;
+use crate::run::RepetitionOutcome;
 use crate::run::peers::{Peers, Spread};
-use crate::run::{RepetitionOutcome, clock};
 use crate::usage;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -120,7 +121,7 @@ pub fn join(
         .map(|(_, launcher)| launcher.to_string());
     let transport = start_transport()?;
     let launcher = launcher.unwrap_or_else(|| NO_LAUNCHER.to_string());
-    let tool = crate::record::build::tool();
+    let tool = crate::gather::build::tool();
     let introduction = Introduction {
         version: tool.version,
         commit: tool.git_commit,
@@ -363,7 +364,7 @@ impl Cluster {
     ) -> Option<Vec<crate::record::environment::Environment>> {
         let mine = self
             .samples_host()
-            .then(|| crate::record::environment::environment(Some(dir)));
+            .then(|| crate::gather::environment::environment(Some(dir)));
         let bytes = serde_json::to_vec(&mine).expect("an environment serializes");
         let gathered = self.transport.gather(&bytes)?;
         Some(

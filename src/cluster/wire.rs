@@ -232,7 +232,7 @@ pub fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::timing::new_histogram;
+    use crate::record::histogram::new_histogram;
 
     fn job(start: u64, end: u64, bytes: u64, latencies: &[u64]) -> JobOutcome {
         let mut latency = new_histogram();

@@ -4,8 +4,8 @@
 //! file of 23,000 jobs: docs/performance.md).
 
 use super::{Imported, convert_job};
+use crate::gather::build::tool;
 use crate::plan::UsageError;
-use crate::record::build::tool;
 use crate::record::environment::{Environment, Virtualization};
 use crate::record::{Point, ResultFile, SCHEMA};
 use crate::usage;

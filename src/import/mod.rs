@@ -10,9 +10,9 @@
 
 use crate::check;
 use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload};
-use crate::record::build::latency_summary;
+use crate::record::histogram::latency_summary;
+use crate::record::histogram::new_histogram;
 use crate::record::{Check, Job, Point, Repetition, ResultFile, Severity, Status, Target};
-use crate::run::timing::new_histogram;
 use crate::stats;
 use crate::usage;
 use serde_json::{Map, Value};
@@ -335,7 +335,7 @@ pub fn fio(text: &str, source: &Path, command: Vec<String>) -> Result<Imported, 
 pub fn fio_file(path: &Path, command: Vec<String>) -> Result<Imported, UsageError> {
     let shown = path.display().to_string();
     let file = crate::input::open_regular(path)
-        .map_err(|e| usage!("{shown}: {}", crate::run::scratch::describe_io(&e)))?;
+        .map_err(|e| usage!("{shown}: {}", crate::input::describe_io(&e)))?;
     document::read(
         std::io::BufReader::with_capacity(1 << 20, file),
         &shown,

@@ -179,6 +179,40 @@ pub enum CacheMode {
     Clean,
 }
 
+/// The fewest repetitions of `--until-ci` unless `--min-repeat` says otherwise.
+pub const DEFAULT_MIN_REPEAT: u32 = 3;
+/// The most repetitions of `--until-ci` unless `--max-repeat` says otherwise.
+pub const DEFAULT_MAX_REPEAT: u32 = 20;
+
+/// The default values of every parameter, as `iolab run` has them.
+pub fn default_workload() -> Workload {
+    Workload {
+        op: crate::plan::Op::Read,
+        pattern: crate::plan::Pattern::Seq,
+        bs: 4096,
+        size: 256 << 20,
+        engine: crate::plan::EngineKind::Psync,
+        iodepth: 1,
+        batch: 1,
+        jobs: 1,
+        direct: false,
+        sync: crate::plan::SyncMode::None,
+        fsync_end: false,
+        fsync_every: 0,
+        runtime_s: None,
+        ramp_s: 0.0,
+        repeat: 1,
+        until_ci: None,
+        max_repeat: None,
+        warmup: 0,
+        cache: crate::plan::CacheMode::Cold,
+        seed: 0,
+        interval_s: 1.0,
+        steady: None,
+        verify: false,
+    }
+}
+
 /// Everything one measured point does, with every default applied.
 ///
 /// Sizes are in bytes and durations in seconds, as everywhere in the result file.

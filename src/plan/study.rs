@@ -244,18 +244,6 @@ impl Study {
         Ok((study, text.to_string()))
     }
 
-    /// Reads and parses a study file.
-    pub fn read(path: &Path) -> Result<Study, UsageError> {
-        let text = crate::input::read_to_string(path).map_err(|e| {
-            usage!(
-                "study {}: {}",
-                path.display(),
-                crate::run::scratch::describe_io(&e)
-            )
-        })?;
-        Study::parse(&text, path).map(|(study, _)| study)
-    }
-
     /// Every point of every sweep, in order; `text` is the file's text (for line numbers).
     pub fn plan(
         &self,
@@ -378,8 +366,8 @@ fn policy(
                 )
             })?;
             workload.until_ci = Some(percent / 100.0);
-            workload.repeat = spec.min.unwrap_or(crate::cli::sweep::DEFAULT_MIN_REPEAT);
-            workload.max_repeat = Some(spec.max.unwrap_or(crate::cli::sweep::DEFAULT_MAX_REPEAT));
+            workload.repeat = spec.min.unwrap_or(super::DEFAULT_MIN_REPEAT);
+            workload.max_repeat = Some(spec.max.unwrap_or(super::DEFAULT_MAX_REPEAT));
             Ok(())
         }
         (None, None) => {
@@ -392,7 +380,7 @@ fn policy(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::sweep::default_workload;
+    use crate::plan::default_workload;
 
     const IOZONE: &str = r#"
 name = "iozone-matrix"
@@ -498,7 +486,7 @@ mod hostile_input {
     //! odd its keys, values or sizes, panics or expands without bound.
     //! (Fuzzed further by fuzz/fuzz_targets/study_file.rs.)
     use super::*;
-    use crate::cli::sweep::default_workload;
+    use crate::plan::default_workload;
     use proptest::prelude::*;
 
     const KEYS: &[&str] = &[

@@ -357,7 +357,7 @@ mod tests {
                 let (study, text) = Study::parse(&text, Path::new(preset.name)).unwrap();
                 let points = study
                     .plan(
-                        &crate::cli::sweep::default_workload(),
+                        &crate::plan::default_workload(),
                         &text,
                         Path::new(preset.name),
                     )

@@ -7,7 +7,7 @@ use super::diskstats::{self, DiskCounters};
 use super::netdev::{self, NetTable};
 use super::nfs::{self, NfsCounters};
 use super::procstat::{self, CpuTicks};
-use crate::run::clock;
+use crate::clock;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;

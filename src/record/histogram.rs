@@ -3,10 +3,20 @@
 //! This is the format HdrHistogram's own libraries (Java, C, Go, Rust) read
 //! and write, so histograms from repetitions, jobs and hosts merge exactly.
 
+use super::{LatencySummary, Percentile};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+
+/// The largest latency the histograms hold exactly: one hour, in ns; longer
+/// values are clamped to it.
+pub const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
+
+/// A latency histogram in ns with 3 significant digits (0.1% resolution).
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid histogram bounds")
+}
 
 /// The largest count one bucket may hold: the V2 format stores counts as
 /// signed 64-bit numbers.
@@ -43,10 +53,36 @@ pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
         .map_err(|error| format!("histogram cannot be decoded: {error:?}"))
 }
 
+/// The percentiles recorded for every latency distribution.
+pub const PERCENTILES: [f64; 11] = [
+    1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99,
+];
+
+/// Summary figures and the encoded histogram of a latency distribution;
+/// refused only for a bucket beyond the format (see [`encode`]).
+pub fn latency_summary(histogram: &Histogram<u64>) -> Result<LatencySummary, String> {
+    let empty = histogram.is_empty();
+    Ok(LatencySummary {
+        count: histogram.len(),
+        min: if empty { 0 } else { histogram.min() },
+        max: histogram.max(),
+        mean: if empty { 0.0 } else { histogram.mean() },
+        stdev: if empty { 0.0 } else { histogram.stdev() },
+        percentiles: PERCENTILES
+            .iter()
+            .map(|&percentile| Percentile {
+                percentile,
+                value: histogram.value_at_percentile(percentile),
+            })
+            .collect(),
+        histogram: encode(histogram)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    use super::new_histogram;
     use super::*;
-    use crate::run::timing::new_histogram;
 
     #[test]
     fn histograms_round_trip_exactly() {

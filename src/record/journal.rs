@@ -296,7 +296,7 @@ mod tests {
             journal: JOURNAL.to_string(),
             plan_hash: "0123456789abcdef".to_string(),
             points: 2,
-            result: crate::record::build::new_result_file(vec!["iolab".into()], None, false),
+            result: crate::gather::build::new_result_file(vec!["iolab".into()], None, false),
         }
     }
 

@@ -5,7 +5,6 @@
 //! by the tests. Units inside the file are bytes, bytes/s, ns and s only.
 
 pub mod activity;
-pub mod build;
 pub mod distributed;
 pub mod environment;
 pub mod histogram;

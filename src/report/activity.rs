@@ -219,9 +219,10 @@ pub fn busy_text(device: &DeviceActivity) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gather::activity::activity;
     use crate::probe::diskstats::DiskCounters;
     use crate::probe::sampler::{Samples, Snapshot};
-    use crate::record::activity::{AppWork, activity};
+    use crate::record::activity::AppWork;
 
     #[test]
     fn figures_below_the_counters_resolution_are_never_shown_as_zeros() {

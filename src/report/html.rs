@@ -3,6 +3,7 @@
 //! Self-contained: styles and the few lines of sorting script are inline,
 //! nothing is fetched. Every text that comes from a result file is escaped.
 
+use super::escape::escape;
 use super::svg::{self, Series};
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
 use crate::compare::{self, Metric, Orientation, Verdict};
@@ -18,22 +19,6 @@ const SERIES_PER_CHART: usize = 8;
 /// The generator tag every iolab report carries in its head: iolab replaces
 /// an existing report beside a result file only when it carries this.
 pub const GENERATOR: &str = "iolab report";
-
-/// Escapes text for HTML and SVG content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
@@ -830,17 +815,4 @@ fn comparisons(files: &[(String, ResultFile)]) -> String {
     }
     html.push_str("</section>");
     html
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escaping() {
-        assert_eq!(
-            escape(r#"<a href="x">&'"#),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
-        );
-    }
 }

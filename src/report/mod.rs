@@ -4,6 +4,7 @@ pub mod activity;
 pub mod compare;
 pub mod distributed;
 pub mod environment;
+pub mod escape;
 pub mod export;
 pub mod html;
 pub mod measurement;

@@ -5,7 +5,7 @@
 //! layout to the browser and keeps the report and the binary small. All text
 //! is escaped.
 
-use super::html::escape;
+use super::escape::escape;
 use crate::plan::units::format_size;
 use std::fmt::Write;
 

@@ -4,7 +4,7 @@
 //! terminal, `report --format markdown|csv` and the HTML report show the
 //! same rows and columns from one place.
 
-use super::html::escape;
+use super::escape::escape;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 use std::fmt::Write;

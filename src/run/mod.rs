@@ -8,7 +8,6 @@
 
 pub mod buffer;
 pub mod cache;
-pub mod clock;
 pub mod command;
 pub mod device;
 pub mod gate;
@@ -1410,13 +1409,13 @@ fn run_job(
 impl JobOutcome {
     /// An outcome for a job whose engine could not be set up.
     fn setup_failure(file: &str, error: std::io::Error) -> JobOutcome {
-        let now = clock::now_ns();
+        let now = crate::clock::now_ns();
         JobOutcome {
             bytes: 0,
             ops: 0,
             start: now,
             end: now,
-            latency: timing::new_histogram(),
+            latency: crate::record::histogram::new_histogram(),
             submit: None,
             intervals: Vec::new(),
             interval_ns: 1,

@@ -9,6 +9,7 @@
 //! marker ([`MARKER_XATTR`]); a file the user names with `--file` is opened
 //! read-only, and for writing only when it carries that marker.
 
+use crate::input::describe_io;
 use crate::owner::{OWNER_XATTR, owner_is_dead, owner_tag};
 use crate::plan::UsageError;
 use crate::usage;
@@ -499,15 +500,6 @@ pub fn filesystem_name(magic: u64) -> String {
         other => return format!("unknown (0x{other:x})"),
     };
     name.to_string()
-}
-
-/// Describes an I/O error in a few words with its errno name.
-pub fn describe_io(error: &io::Error) -> String {
-    match error.kind() {
-        io::ErrorKind::NotFound => "does not exist".to_string(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => error.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -7,28 +7,20 @@
 //! closed only when a completion crosses an interval boundary.
 
 use super::buffer::stamp;
-use super::clock::now_ns;
 use super::signals::STEADY_STOP;
+use crate::clock::now_ns;
 use crate::engine::BlockIo;
 use crate::engine::uring::UringIo;
 use crate::plan::Pattern;
 use crate::plan::pattern::BlockSequence;
 use crate::plan::steady::{SteadyCriterion, SteadyMetric};
 use crate::probe::cpu::CpuUsage;
+use crate::record::histogram::{MAX_TRACKED_NS, new_histogram};
 use hdrhistogram::Histogram;
 use std::fmt;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
-
-/// The largest latency the histograms hold exactly: one hour, in ns; longer
-/// values are clamped to it.
-pub const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
-
-/// A latency histogram in ns with 3 significant digits (0.1% resolution).
-pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid histogram bounds")
-}
 
 /// The histogram an interval's latencies are kept in once it closes: 2
 /// significant digits (1% resolution), about a tenth of the (value, count)

@@ -117,7 +117,7 @@ pub fn verify_file(
     bs: u64,
     alignment: usize,
 ) -> io::Result<Verified> {
-    let start = super::clock::now_ns();
+    let start = crate::clock::now_ns();
     let mut buffer = AlignedBuffer::new(bs as usize, alignment.max(4096));
     let mut verified = Verified::default();
     let mut offset = base;
@@ -143,7 +143,7 @@ pub fn verify_file(
         }
         offset += bs;
     }
-    verified.elapsed_ns = super::clock::now_ns().saturating_sub(start);
+    verified.elapsed_ns = crate::clock::now_ns().saturating_sub(start);
     Ok(verified)
 }
 

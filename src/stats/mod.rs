@@ -4,9 +4,9 @@
 //! mean ± t(0.975, n−1) · s/√n (Student, "The probable error of a mean",
 //! Biometrika 6, 1908), with the t quantile from statrs.
 
-use crate::record::build::latency_summary;
+use crate::record::histogram::latency_summary;
+use crate::record::histogram::new_histogram;
 use crate::record::{Point, Stat, Status, Summary, histogram};
-use crate::run::timing::new_histogram;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 pub mod convergence;

@@ -147,9 +147,10 @@ pub fn layer_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gather::activity::activity;
     use crate::probe::diskstats::DiskCounters;
     use crate::probe::sampler::{Samples, Snapshot};
-    use crate::record::activity::{AppWork, activity};
+    use crate::record::activity::AppWork;
 
     #[test]
     fn ratios_between_layers_and_from_the_application() {

@@ -137,7 +137,7 @@ pub(crate) mod testing {
 
     /// A result file of `table` with no points.
     pub fn file(table: StudyTable) -> ResultFile {
-        let mut file = crate::record::build::new_result_file(vec!["iolab".into()], None, false);
+        let mut file = crate::gather::build::new_result_file(vec!["iolab".into()], None, false);
         file.plan = Some(PlanInfo {
             kind: "study".into(),
             name: Some("t".into()),

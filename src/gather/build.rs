@@ -4,23 +4,20 @@
 //! last end, merged histograms and series. Figures over repetitions are the
 //! business of `stats`.
 
-use super::activity::{self, AppWork};
-use super::environment::environment_of;
-use super::{
-    CacheState, Cpu, DirectAlignment, Interval, Job, LatencySummary, Percentile, Point, Repetition,
-    ResultFile, SCHEMA, Status, Target, Tool, histogram,
-};
+use crate::gather::activity;
+use crate::gather::environment::environment_of;
 use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
-use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, new_histogram};
+use crate::record::activity::AppWork;
+use crate::record::histogram::{latency_summary, new_histogram};
+use crate::record::{
+    CacheState, Cpu, DirectAlignment, Interval, Job, Point, Repetition, ResultFile, SCHEMA, Status,
+    Target, Tool,
+};
+use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
 use std::path::Path;
-
-/// The percentiles recorded for every latency distribution.
-pub const PERCENTILES: [f64; 11] = [
-    1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99,
-];
 
 /// This program: version, commit and build.
 pub fn tool() -> Tool {
@@ -124,7 +121,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         cpu: None,
         activity: None,
         steady: None,
-        verify: (!outcome.verified.is_empty()).then(|| super::Verification {
+        verify: (!outcome.verified.is_empty()).then(|| crate::record::Verification {
             blocks: outcome.verified.iter().map(|v| v.blocks).sum(),
             bad_blocks: outcome.verified.iter().map(|v| v.bad_blocks).sum(),
             first_mismatches: outcome
@@ -202,7 +199,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             major_faults: cpu.major_faults,
         });
         if let Some(criterion) = point.workload.steady {
-            record.steady = Some(super::SteadyState {
+            record.steady = Some(crate::record::SteadyState {
                 criterion: criterion.to_string(),
                 reached: outcome.steady_at.is_some(),
                 at_s: outcome
@@ -222,7 +219,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
     }
     if !outcome.ranks.is_empty() {
         let start = jobs.iter().map(|j| j.start).min().unwrap_or(0);
-        let shares = super::distributed::shares(point, outcome, start);
+        let shares = crate::gather::distributed::shares(point, outcome, start);
         if shares.hosts.len() > 1 {
             // The samples are rank 0's host's: compare them with that
             // host's work only, and leave per-interval device figures out.
@@ -293,27 +290,6 @@ fn merge<'a>(histograms: impl Iterator<Item = &'a Histogram<u64>>) -> Histogram<
             .expect("histograms share their bounds");
     }
     merged
-}
-
-/// Summary figures and the encoded histogram of a latency distribution;
-/// refused only for a bucket beyond the format (see [`histogram::encode`]).
-pub fn latency_summary(histogram: &Histogram<u64>) -> Result<LatencySummary, String> {
-    let empty = histogram.is_empty();
-    Ok(LatencySummary {
-        count: histogram.len(),
-        min: if empty { 0 } else { histogram.min() },
-        max: histogram.max(),
-        mean: if empty { 0.0 } else { histogram.mean() },
-        stdev: if empty { 0.0 } else { histogram.stdev() },
-        percentiles: PERCENTILES
-            .iter()
-            .map(|&percentile| Percentile {
-                percentile,
-                value: histogram.value_at_percentile(percentile),
-            })
-            .collect(),
-        histogram: histogram::encode(histogram)?,
-    })
 }
 
 /// Merges the jobs' interval samples by interval index into one series of

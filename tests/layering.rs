@@ -1,0 +1,212 @@
+//! The import rules of docs/ARCHITECTURE.md, enforced: each top-level module of `src/` may name only the modules its row allows.
+//!
+//! Every `crate::NAME` path outside test code counts (`use` lines and paths
+//! written inline alike). Root macros, called or imported, count as their
+//! home module: `say` as `console`, `usage` and `param_fields` as `plan`. Test code — an inline
+//! `#[cfg(test)] mod … { … }` and files declared as `#[cfg(test)] mod …;` —
+//! may reach anything.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Module → the modules it may name. `*` allows all (the top: `app`, and
+/// the crate root files).
+const RULES: &[(&str, &[&str])] = &[
+    // Utilities at the bottom: they name nothing of the crate.
+    ("clock", &[]),
+    ("console", &[]),
+    ("input", &[]),
+    ("owner", &[]),
+    // What to measure, and the file format.
+    ("plan", &[]),
+    ("record", &["plan", "input", "owner"]),
+    ("engine", &["plan"]),
+    ("probe", &["plan", "clock", "input"]),
+    // Figures and judgements over records.
+    ("stats", &["plan", "record"]),
+    ("check", &["plan", "record"]),
+    ("compare", &["plan", "record", "stats"]),
+    // Measuring, and turning measurements into records.
+    (
+        "run",
+        &[
+            "plan", "record", "engine", "probe", "clock", "input", "owner", "console",
+        ],
+    ),
+    ("gather", &["plan", "record", "probe", "run", "stats"]),
+    (
+        "cluster",
+        &[
+            "plan", "record", "run", "probe", "gather", "clock", "console",
+        ],
+    ),
+    // Reading other tools' results, presenting results.
+    (
+        "import",
+        &["plan", "record", "stats", "check", "gather", "input"],
+    ),
+    ("report", &["plan", "record", "stats", "compare", "check"]),
+    // The command line and the commands.
+    ("preset", &["plan"]),
+    ("cli", &["plan", "preset", "compare", "cluster"]),
+    ("app", &["*"]),
+    ("lib", &["*"]),
+    ("main", &["*"]),
+    ("bin", &["*"]),
+];
+
+/// Root macros, named as `crate::NAME!`, and the module that owns each.
+const MACRO_HOMES: &[(&str, &str)] = &[
+    ("say", "console"),
+    ("usage", "plan"),
+    ("param_fields", "plan"),
+];
+
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// Whether `line` opens a module: `mod NAME {` or `mod NAME;` (any visibility).
+fn module_declaration(line: &str) -> Option<(&str, bool)> {
+    let rest = line.trim_start();
+    let rest = rest
+        .strip_prefix("pub(crate) ")
+        .or_else(|| rest.strip_prefix("pub(super) "))
+        .or_else(|| rest.strip_prefix("pub "))
+        .unwrap_or(rest);
+    let rest = rest.strip_prefix("mod ")?;
+    let name_end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+    let (name, after) = rest.split_at(name_end);
+    match after.trim() {
+        ";" => Some((name, false)),
+        "{" => Some((name, true)),
+        _ => None,
+    }
+}
+
+/// The `crate::NAME` paths `text` names outside test code, with line numbers,
+/// and the files it declares as test-only modules.
+fn named_modules(text: &str) -> (Vec<(usize, String)>, Vec<String>) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut named = Vec::new();
+    let mut test_files = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        if line.trim() == "#[cfg(test)]" {
+            if let Some((name, inline)) = lines.get(index + 1).and_then(|l| module_declaration(l)) {
+                if !inline {
+                    test_files.push(name.to_string());
+                    index += 2;
+                    continue;
+                }
+                // Skip the inline module to its closing brace.
+                let mut depth = 0i64;
+                index += 1;
+                while index < lines.len() {
+                    depth += lines[index].matches('{').count() as i64;
+                    depth -= lines[index].matches('}').count() as i64;
+                    index += 1;
+                    if depth <= 0 {
+                        break;
+                    }
+                }
+                continue;
+            }
+        }
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            let after = &rest[at + "crate::".len()..];
+            let end = after
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let name = &after[..end];
+            let macro_home = MACRO_HOMES
+                .iter()
+                .find(|(m, _)| *m == name)
+                .map(|(_, home)| *home);
+            named.push((index + 1, macro_home.unwrap_or(name).to_string()));
+            rest = &after[end..];
+        }
+        index += 1;
+    }
+    (named, test_files)
+}
+
+#[test]
+fn each_module_names_only_what_its_row_allows() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let rules: BTreeMap<&str, BTreeSet<&str>> = RULES
+        .iter()
+        .map(|(module, allowed)| (*module, allowed.iter().copied().collect()))
+        .collect();
+    let mut test_only: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut scanned = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let (named, test_files) = named_modules(&text);
+        let dir = if path
+            .file_name()
+            .is_some_and(|n| n == "mod.rs" || n == "lib.rs")
+        {
+            path.parent().unwrap().to_path_buf()
+        } else {
+            path.with_extension("")
+        };
+        test_only.extend(test_files.iter().map(|name| dir.join(format!("{name}.rs"))));
+        scanned.push((path.clone(), named));
+    }
+    let mut broken = Vec::new();
+    for (path, named) in scanned {
+        if test_only.contains(&path) {
+            continue;
+        }
+        let relative = path.strip_prefix(&src).unwrap();
+        let first = relative
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_str()
+            .unwrap();
+        let module = first.strip_suffix(".rs").unwrap_or(first);
+        let allowed = rules
+            .get(module)
+            .unwrap_or_else(|| panic!("src/{module} has no row in the rules (tests/layering.rs)"));
+        for (line, name) in named {
+            if name != module && !allowed.contains("*") && !allowed.contains(name.as_str()) {
+                broken.push(format!(
+                    "src/{}:{line}: {module} names {name}",
+                    relative.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "imports against the rules of docs/ARCHITECTURE.md:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn a_forbidden_path_is_found_and_test_code_is_not() {
+    let text = "use crate::plan::Workload;\nfn f() { crate::run::go(); crate::say!(\"x\"); }\n\
+                #[cfg(test)]\nmod tests {\n    use crate::app::x;\n    fn g() { let s = \"{}\"; }\n}\n\
+                #[cfg(test)]\npub mod hostile;\n";
+    let (named, test_files) = named_modules(text);
+    let names: Vec<&str> = named.iter().map(|(_, n)| n.as_str()).collect();
+    assert_eq!(names, ["plan", "run", "console"]);
+    assert_eq!(test_files, ["hostile"]);
+}
