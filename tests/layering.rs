@@ -17,10 +17,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("console", &[]),
     ("input", &[]),
     ("owner", &[]),
-    // What to measure, and the file format.
-    ("plan", &[]),
+    // The engines and what each can do; what to measure; the file format.
+    ("engine", &[]),
+    ("plan", &["engine"]),
     ("record", &["plan", "input", "owner"]),
-    ("engine", &["plan"]),
     ("probe", &["plan", "clock", "input"]),
     // Figures and judgements over records.
     ("stats", &["plan", "record"]),
@@ -209,4 +209,31 @@ fn a_forbidden_path_is_found_and_test_code_is_not() {
     let names: Vec<&str> = named.iter().map(|(_, n)| n.as_str()).collect();
     assert_eq!(names, ["plan", "run", "console"]);
     assert_eq!(test_files, ["hostile"]);
+}
+
+#[test]
+fn only_engine_compares_engines() {
+    // Outside `engine/`, code asks for a capability
+    // (`engine.capabilities().queued`), never whether an engine is a given one.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut found = Vec::new();
+    for path in files.iter().filter(|p| !p.starts_with(src.join("engine"))) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("\n#[cfg(test)]\nmod tests {").next().unwrap();
+        for (index, line) in code.lines().enumerate() {
+            let compares = line.contains("== EngineKind::")
+                || line.contains("!= EngineKind::")
+                || (line.contains("matches!(") && line.contains("EngineKind::"));
+            if compares && !line.trim_start().starts_with("//") {
+                found.push(format!("{}:{}: {}", path.display(), index + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "engines compared outside engine/:\n{}",
+        found.join("\n")
+    );
 }

@@ -320,8 +320,11 @@ fn measure_reports_the_commands_own_peak_rss_as_gnu_time_does() {
             .collect();
         let (gnu, ours) = (median(gnu), median(ours));
         let ratio = ours as f64 / gnu as f64;
+        // The fault this guards against, iolab's own 100 MiB counted as the
+        // command's, is a ratio of 2 to 100; a loaded machine moved a small
+        // program's median by more than a tenth (once in four full runs).
         assert!(
-            (0.9..=1.1).contains(&ratio),
+            (0.75..=1.33).contains(&ratio),
             "{command:?}: iolab {ours} bytes, GNU time {gnu} bytes (ratio {ratio:.3})"
         );
     }

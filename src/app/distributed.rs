@@ -5,7 +5,7 @@
 use super::AppError;
 use crate::cli::DistributedArgs;
 use crate::cluster::{self, Cluster};
-use crate::plan::{EngineKind, PlannedPoint};
+use crate::plan::PlannedPoint;
 use crate::record::distributed::{Distributed, DistributedHost};
 use crate::run::peers::Peers;
 use crate::usage;
@@ -71,7 +71,7 @@ pub(crate) fn check_points(
             .into());
         }
         if cluster.spread().shared_file {
-            if workload.engine == EngineKind::Mmap {
+            if workload.engine.capabilities().maps_file {
                 return Err(usage!(
                     "--engine mmap cannot be used with --shared-file: it maps the file from offset 0"
                 )

@@ -8,7 +8,7 @@
 //! nothing caches in this machine, and a cold buffered read well above that
 //! was served by something faster than the device.
 
-use crate::plan::{CacheMode, EngineKind, Op};
+use crate::plan::{CacheMode, Op};
 use crate::record::{Check, Point, Severity};
 
 /// The stable code of this check.
@@ -47,7 +47,7 @@ fn cache_below(point: &Point, points: &[Point]) -> Option<Check> {
     let cold_buffered = workload.op == Op::Read
         && workload.cache == CacheMode::Cold
         && !workload.direct
-        && workload.engine != EngineKind::Null;
+        && workload.engine.capabilities().moves_data;
     // Page-cache residency or a visible layer already explains a fast read.
     let explained = point
         .checks
@@ -98,7 +98,7 @@ fn device_bound_direct_read(other: &Point, of: &Point) -> bool {
         .saturating_mul(u64::from(workload.jobs.max(1)));
     workload.direct
         && matches!(workload.op, Op::Read | Op::Reread)
-        && workload.engine != EngineKind::Null
+        && workload.engine.capabilities().moves_data
         && in_flight >= DIRECT_IN_FLIGHT
         && !other.target.direct_in_memory
         && other.target.dir == of.target.dir

@@ -9,7 +9,7 @@ mod device;
 
 pub use across::{CACHE_BELOW, across};
 
-use crate::plan::{CacheMode, EngineKind, Op, SyncMode};
+use crate::plan::{CacheMode, Op, SyncMode};
 use crate::record::{Check, Point, Severity, Status};
 
 /// A timed region shorter than this is dominated by timer and scheduler noise.
@@ -68,7 +68,7 @@ fn ceiling_checks(
     // Files that fit in the CPU's caches are copied faster than DRAM allows:
     // the ceiling applies only to working sets well beyond them.
     let page_cache = !workload.direct
-        && workload.engine != EngineKind::Null
+        && workload.engine.capabilities().moves_data
         && workload.size.saturating_mul(u64::from(workload.jobs)) >= CACHE_RESIDENT_LIMIT;
     if let (true, Some(ceiling), Some(summary)) =
         (page_cache, environment.memcpy_bps, &point.summary)
@@ -201,7 +201,7 @@ fn cache_checks(point: &Point, found: &mut Findings) {
     // Only a figure that exists can be misleading.
     let unsynced = point.summary.is_some()
         && workload.op.writes()
-        && workload.engine != EngineKind::Null
+        && workload.engine.capabilities().moves_data
         && !workload.direct
         && workload.sync == SyncMode::None
         && !workload.fsync_end
@@ -239,7 +239,7 @@ fn cache_checks(point: &Point, found: &mut Findings) {
 fn meant_for_page_cache(workload: &crate::plan::Workload) -> bool {
     !workload.direct
         && !workload.op.writes()
-        && workload.engine != EngineKind::Null
+        && workload.engine.capabilities().moves_data
         && (workload.op == Op::Reread || workload.cache != CacheMode::Cold)
 }
 
@@ -247,7 +247,7 @@ fn timing_checks(point: &Point, found: &mut Findings) {
     let workload = &point.workload;
     let shortest = point.measured().filter_map(|r| r.elapsed_ns).min();
     if let Some(shortest) =
-        shortest.filter(|&ns| ns < TOO_SHORT_NS && workload.engine != EngineKind::Null)
+        shortest.filter(|&ns| ns < TOO_SHORT_NS && workload.engine.capabilities().moves_data)
     {
         found.add(
             "too-short",

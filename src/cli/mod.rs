@@ -452,14 +452,14 @@ impl RunArgs {
             }
             (None, None) => 256 << 20,
         };
-        if self.engine != EngineKind::Uring && self.iodepth.is_some() {
+        if !self.engine.capabilities().queued && self.iodepth.is_some() {
             return Err(usage!(
                 "--iodepth {} needs --engine uring; engine {} is synchronous",
                 self.iodepth.unwrap_or_default(),
                 self.engine.name()
             ));
         }
-        if self.engine != EngineKind::Uring && self.batch.is_some() {
+        if !self.engine.capabilities().queued && self.batch.is_some() {
             return Err(usage!(
                 "--batch {} needs --engine uring; engine {} is synchronous",
                 self.batch.unwrap_or_default(),

@@ -1,7 +1,6 @@
 //! The mmap engine: memcpy from and to a shared mapping of the whole file.
 
 use super::BlockIo;
-use crate::plan::SyncMode;
 use rustix::fd::BorrowedFd;
 use rustix::mm::{MapFlags, MsyncFlags, ProtFlags};
 use std::io;
@@ -17,9 +16,16 @@ pub struct MappedIo {
 }
 
 impl MappedIo {
-    /// Maps `len` bytes of `fd`, writable when `writable`. The file must already
-    /// be at least `len` bytes long.
-    pub fn new(fd: BorrowedFd<'_>, len: u64, writable: bool, sync: SyncMode) -> io::Result<Self> {
+    /// Maps `len` bytes of `fd`, writable when `writable`; with
+    /// `sync_each_write` every write is msync'ed (the file was opened with
+    /// O_SYNC or O_DSYNC, which a mapping does not honour by itself). The
+    /// file must already be at least `len` bytes long.
+    pub fn new(
+        fd: BorrowedFd<'_>,
+        len: u64,
+        writable: bool,
+        sync_each_write: bool,
+    ) -> io::Result<Self> {
         let len = usize::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::FileTooLarge))?;
         let mut protection = ProtFlags::READ;
         if writable {
@@ -39,7 +45,7 @@ impl MappedIo {
         Ok(MappedIo {
             base: NonNull::new(base.cast()).expect("mmap returned a null mapping"),
             len,
-            sync_each_write: sync != SyncMode::None,
+            sync_each_write,
         })
     }
 

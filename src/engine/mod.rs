@@ -6,6 +6,7 @@
 //! dispatch on the hot path. io_uring, being asynchronous, has its own
 //! queue-shaped interface in [`uring`].
 
+pub mod kind;
 pub mod mmap;
 pub mod null;
 pub mod psync;

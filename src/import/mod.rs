@@ -139,7 +139,7 @@ fn workload(
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(default)
     };
-    let iodepth = if engine == EngineKind::Uring {
+    let iodepth = if engine.capabilities().queued {
         number("iodepth", 1) as u32
     } else {
         1
@@ -162,7 +162,7 @@ fn workload(
         size,
         engine,
         iodepth,
-        batch: if engine == EngineKind::Uring {
+        batch: if engine.capabilities().queued {
             number("iodepth_batch_submit", 1).max(1) as u32
         } else {
             1

@@ -107,37 +107,7 @@ impl Op {
     }
 }
 
-/// The interface used to move data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// read(2)/write(2) on the file position, with lseek(2) when not sequential.
-    Sync,
-    /// pread(2)/pwrite(2).
-    Psync,
-    /// The C library's fread/fwrite on a FILE stream.
-    Stdio,
-    /// memcpy from/to a shared mapping of the file.
-    Mmap,
-    /// io_uring with `iodepth` requests in flight.
-    Uring,
-    /// No system call at all: measures iolab's own cost.
-    Null,
-}
-
-impl EngineKind {
-    /// The engine's name as used on the command line and in the result file.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Sync => "sync",
-            EngineKind::Psync => "psync",
-            EngineKind::Stdio => "stdio",
-            EngineKind::Mmap => "mmap",
-            EngineKind::Uring => "uring",
-            EngineKind::Null => "null",
-        }
-    }
-}
+pub use crate::engine::kind::EngineKind;
 
 /// Synchronous-write flags the file is opened with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
@@ -291,7 +261,7 @@ impl Workload {
 
     /// Whether the engine touches a file at all.
     pub fn uses_files(&self) -> bool {
-        self.engine != EngineKind::Null
+        self.engine.capabilities().moves_data
     }
 
     /// A short human label: `read random 4KiB psync direct`.
@@ -303,7 +273,7 @@ impl Workload {
             units::format_size(self.bs),
             self.engine.name()
         );
-        if self.engine == EngineKind::Uring {
+        if self.engine.capabilities().queued {
             text.push_str(&format!(" qd{}", self.iodepth));
             if self.batch > 1 {
                 text.push_str(&format!(" batch{}", self.batch));
@@ -351,14 +321,14 @@ impl Workload {
         if self.iodepth == 0 {
             return Err(usage!("--iodepth 0: a queue holds at least one I/O"));
         }
-        if self.engine != EngineKind::Uring && self.iodepth != 1 {
+        if !self.engine.capabilities().queued && self.iodepth != 1 {
             return Err(usage!(
                 "--iodepth {} needs --engine uring; engine {} is synchronous",
                 self.iodepth,
                 self.engine.name()
             ));
         }
-        if self.engine != EngineKind::Uring && self.batch != 1 {
+        if !self.engine.capabilities().queued && self.batch != 1 {
             return Err(usage!(
                 "--batch {} needs --engine uring; engine {} is synchronous",
                 self.batch,
@@ -404,20 +374,10 @@ impl Workload {
                 ));
             }
         }
-        if self.direct && matches!(self.engine, EngineKind::Stdio | EngineKind::Mmap) {
+        if let (true, Some(reason)) = (self.direct, self.engine.no_direct_reason()) {
             return Err(usage!(
-                "--direct cannot be honoured by engine {}: {}",
-                self.engine.name(),
-                if self.engine == EngineKind::Mmap {
-                    "a mapping always goes through the page cache"
-                } else {
-                    "the C library buffers the stream in memory it allocates"
-                }
-            ));
-        }
-        if self.direct && self.engine == EngineKind::Null {
-            return Err(usage!(
-                "--direct means nothing with engine null, which does no I/O"
+                "--direct cannot be honoured by engine {}: {reason}",
+                self.engine.name()
             ));
         }
         // O_SYNC and O_DSYNC are accepted on reads (a study opened its files
@@ -450,7 +410,7 @@ impl Workload {
                  than uniform and no --runtime"
             ));
         }
-        if self.verify && self.engine == EngineKind::Null {
+        if self.verify && !self.engine.capabilities().moves_data {
             return Err(usage!("--verify needs a file; engine null has none"));
         }
         if self.verify && (self.bs as usize) < VERIFY_HEADER_BYTES {

@@ -469,7 +469,7 @@ fn advance(index: &mut [usize], axes: &[&Axis]) {
 
 /// Puts parameters that mean nothing for this point back to their base values.
 fn normalize(workload: &mut Workload, base: &Workload) {
-    if workload.engine != EngineKind::Uring {
+    if !workload.engine.capabilities().queued {
         workload.iodepth = 1;
         workload.batch = 1;
     } else if workload.batch > workload.iodepth {

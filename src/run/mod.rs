@@ -443,11 +443,7 @@ impl Session {
             files: Vec::new(),
             file_given: false,
         };
-        let engine_ready = if workload.engine == EngineKind::Uring {
-            check_uring_available()
-        } else {
-            Ok(())
-        };
+        let engine_ready = workload.engine.available().map_err(RunError::Setup);
         self.together(engine_ready)?;
         if workload.uses_files() {
             self.prepare_files(workload, &mut target)?;
@@ -989,7 +985,7 @@ fn prepare_new_files(
             set.files.push(dir.create(job).map_err(|e| e.to_string())?);
         }
     }
-    if workload.engine == EngineKind::Mmap {
+    if workload.engine.capabilities().maps_file {
         // A mapping cannot grow a file; give it its length (sparse), untimed.
         for file in &set.files {
             rustix::fs::ftruncate(file.fd(), workload.size)
@@ -1093,12 +1089,6 @@ fn direct_capability(dir: &ScratchDir, file: &TargetFile) -> DirectCapability {
         },
         Err(error) => DirectCapability::Refused(error.raw_os_error().unwrap_or(libc::EINVAL)),
     }
-}
-
-fn check_uring_available() -> Result<(), RunError> {
-    io_uring::IoUring::new(1).map(drop).map_err(|error| {
-        RunError::Setup(format!("io_uring is not available on this kernel: {error}"))
-    })
 }
 
 fn open_flags(workload: &Workload) -> OFlags {
@@ -1279,12 +1269,12 @@ impl JobResources {
     /// Job `job`'s buffer (`iodepth` blocks for io_uring, filled from the
     /// job's seed) and histograms, or `None` when the memory cannot be had.
     fn allocate(workload: &Workload, job: u32, alignment: usize) -> Option<JobResources> {
-        let uring = workload.engine == EngineKind::Uring;
-        let slots = if uring { workload.iodepth as usize } else { 1 };
+        let queued = workload.engine.capabilities().queued;
+        let slots = if queued { workload.iodepth as usize } else { 1 };
         let len = (workload.bs as usize).checked_mul(slots)?;
         Some(JobResources {
             buffer: AlignedBuffer::try_with_data(len, alignment, job_seed(workload, job))?,
-            memory: timing::JobMemory::try_new(uring)?,
+            memory: timing::JobMemory::try_new(queued)?,
         })
     }
 }
@@ -1379,7 +1369,12 @@ fn run_job(
             Err(error) => setup_failed(error),
         },
         EngineKind::Mmap => {
-            match MappedIo::new(engine_fd(), workload.size, spec.write, workload.sync) {
+            match MappedIo::new(
+                engine_fd(),
+                workload.size,
+                spec.write,
+                workload.sync != SyncMode::None,
+            ) {
                 Ok(mut engine) => {
                     timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, memory, ready)
                 }

@@ -8,7 +8,7 @@ use crate::report::units::significant;
 
 /// IOzone's report names for an engine's four ops, write(2)/read(2) or the C library's.
 fn report_name(engine: EngineKind, op: Op) -> String {
-    let stdio = engine == EngineKind::Stdio;
+    let stdio = engine.capabilities().library_stream;
     let name = match (op, stdio) {
         (Op::Write, false) => "Writer",
         (Op::Rewrite, false) => "Re-writer",

@@ -1,0 +1,153 @@
+//! The engines iolab has, by name, and what each can do: the one place an engine's capabilities are declared.
+//!
+//! Everything outside `engine/` asks [`EngineKind::capabilities`] instead of
+//! naming an engine; only the dispatch in `run` (which engine type runs a
+//! job) and the engines' own names and fio's mapping name them. A new
+//! engine is its file, a variant here with its capabilities, and its arm in
+//! that dispatch.
+
+use serde::{Deserialize, Serialize};
+
+/// The interface used to move data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// read(2)/write(2) on the file position, with lseek(2) when not sequential.
+    Sync,
+    /// pread(2)/pwrite(2).
+    Psync,
+    /// The C library's fread/fwrite on a FILE stream.
+    Stdio,
+    /// memcpy from/to a shared mapping of the file.
+    Mmap,
+    /// io_uring with `iodepth` requests in flight.
+    Uring,
+    /// No system call at all: measures iolab's own cost.
+    Null,
+}
+
+impl EngineKind {
+    /// The engine's name as used on the command line and in the result file.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::Psync => "psync",
+            EngineKind::Stdio => "stdio",
+            EngineKind::Mmap => "mmap",
+            EngineKind::Uring => "uring",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
+/// What an engine can do, declared once per engine (after fio's
+/// `ioengine_ops.flags`), so the rest of iolab asks for a capability rather
+/// than naming engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Moves data through a file: false for `null`, which makes no system
+    /// call, so no file, cache treatment, device counter or check about data
+    /// applies to it.
+    pub moves_data: bool,
+    /// Keeps several requests in flight: `iodepth` and `batch` apply.
+    pub queued: bool,
+    /// Can open the file with O_DIRECT.
+    pub direct: bool,
+    /// Reaches the file through a memory mapping, which cannot grow a file:
+    /// a new file gets its length before it is written.
+    pub maps_file: bool,
+    /// Goes through the C library's stream buffer (fwrite/fread), which
+    /// IOzone reports apart (its Fwrite and Fread columns).
+    pub library_stream: bool,
+}
+
+impl EngineKind {
+    /// Every engine, in the order `--help` lists them.
+    pub const ALL: [EngineKind; 6] = [
+        EngineKind::Sync,
+        EngineKind::Psync,
+        EngineKind::Stdio,
+        EngineKind::Mmap,
+        EngineKind::Uring,
+        EngineKind::Null,
+    ];
+
+    /// Whether this kernel offers the engine's interface: io_uring can be
+    /// missing or disabled (`kernel.io_uring_disabled`); the rest are
+    /// system calls every Linux has.
+    pub fn available(self) -> Result<(), String> {
+        match self {
+            EngineKind::Uring => io_uring::IoUring::new(1)
+                .map(drop)
+                .map_err(|error| format!("io_uring is not available on this kernel: {error}")),
+            _ => Ok(()),
+        }
+    }
+
+    /// Why O_DIRECT cannot be honoured by this engine, when it cannot.
+    pub const fn no_direct_reason(self) -> Option<&'static str> {
+        let capabilities = self.capabilities();
+        if capabilities.direct {
+            None
+        } else if !capabilities.moves_data {
+            Some("it does no I/O")
+        } else if capabilities.maps_file {
+            Some("a mapping always goes through the page cache")
+        } else {
+            Some("the C library buffers the stream in memory it allocates")
+        }
+    }
+
+    /// What this engine can do.
+    pub const fn capabilities(self) -> Capabilities {
+        let base = Capabilities {
+            moves_data: true,
+            queued: false,
+            direct: true,
+            maps_file: false,
+            library_stream: false,
+        };
+        match self {
+            EngineKind::Sync | EngineKind::Psync => base,
+            EngineKind::Stdio => Capabilities {
+                direct: false,
+                library_stream: true,
+                ..base
+            },
+            EngineKind::Mmap => Capabilities {
+                direct: false,
+                maps_file: true,
+                ..base
+            },
+            EngineKind::Uring => Capabilities {
+                queued: true,
+                ..base
+            },
+            EngineKind::Null => Capabilities {
+                moves_data: false,
+                direct: false,
+                ..base
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_engine_has_a_name_and_capabilities() {
+        for engine in EngineKind::ALL {
+            let capabilities = engine.capabilities();
+            assert!(!engine.name().is_empty());
+            // A mapping or a stream buffer cannot do O_DIRECT; only a queued
+            // engine keeps requests in flight.
+            assert!(
+                !(capabilities.direct && (capabilities.maps_file || capabilities.library_stream))
+            );
+            assert_eq!(capabilities.queued, engine == EngineKind::Uring);
+        }
+        assert!(!EngineKind::Null.capabilities().moves_data);
+    }
+}
