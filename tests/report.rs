@@ -316,25 +316,13 @@ fn the_studys_own_table_is_in_every_report_format() {
         .iter()
         .map(|name| {
             let output = out.path().join(format!("{name}.json"));
-            let run = iolab()
-                .args([
-                    "preset",
-                    "run",
-                    "direct-vs-buffered",
-                    "--scale",
-                    "test",
-                    "--no-report",
-                    "--dir",
-                ])
-                .arg(dir.path())
-                .arg("-o")
-                .arg(&output)
-                .output()
-                .unwrap();
-            assert!(
-                run.status.success(),
-                "{}",
-                String::from_utf8_lossy(&run.stderr)
+            succeed(
+                iolab()
+                    .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
+                    .args(["--no-report", "--dir"])
+                    .arg(dir.path())
+                    .arg("-o")
+                    .arg(&output),
             );
             output
         })

@@ -106,21 +106,9 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         resident_fraction: residency.fraction(),
     });
     let mut record = Repetition {
-        index: outcome.index,
         warmup: outcome.warmup,
-        status,
         error,
-        bytes,
-        ops,
-        elapsed_ns: None,
-        throughput_bps: None,
-        iops: None,
-        latency_ns: None,
-        submit_ns: None,
         cache,
-        cpu: None,
-        activity: None,
-        steady: None,
         verify: (!outcome.verified.is_empty()).then(|| crate::record::Verification {
             blocks: outcome.verified.iter().map(|v| v.blocks).sum(),
             bad_blocks: outcome.verified.iter().map(|v| v.bad_blocks).sum(),
@@ -132,13 +120,6 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
                 .collect(),
             elapsed_ns: outcome.verified.iter().map(|v| v.elapsed_ns).sum(),
         }),
-        outlier: false,
-        ranks: Vec::new(),
-        hosts: Vec::new(),
-        rank_spread: None,
-        stonewall: None,
-        series: Vec::new(),
-        series_interval_s: None,
         jobs: jobs
             .iter()
             .enumerate()
@@ -154,6 +135,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
                 elapsed_ns: job.end.saturating_sub(job.start),
             })
             .collect(),
+        ..Repetition::new(outcome.index, status, bytes, ops)
     };
     let asked_ns = (point.workload.interval_s * 1e9).round().max(1.0) as u64;
     // Jobs (and the sampler) coarsen their series on their own; all are

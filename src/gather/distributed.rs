@@ -7,6 +7,19 @@ use crate::record::distributed::*;
 use crate::run::timing::JobOutcome;
 use crate::run::{PointOutcome, RepetitionOutcome};
 
+/// The distributed parts of one merged repetition, whose jobs started at
+/// `start` and took `elapsed_ns` in all.
+pub struct Shares {
+    /// Per rank.
+    pub ranks: Vec<RankShare>,
+    /// Per host.
+    pub hosts: Vec<HostShare>,
+    /// Slowest and fastest rank, when every rank measured.
+    pub spread: Option<RankSpread>,
+    /// The stonewall figures, when every rank measured.
+    pub stonewall: Option<Stonewall>,
+}
+
 /// Each rank's and host's share of `outcome` (rank 0's merge of all ranks).
 pub fn shares(point: &PointOutcome, outcome: &RepetitionOutcome, start: u64) -> Shares {
     let jobs = &outcome.jobs;

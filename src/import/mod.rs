@@ -287,9 +287,6 @@ fn repetition(
     let elapsed_ns = elapsed_ns.unwrap_or(0);
     Ok((
         Repetition {
-            index: 0,
-            warmup: false,
-            status: if ok { Status::Ok } else { Status::Failed },
             error: (!ok).then(|| {
                 if error == 0 && runtime_ms > 0 {
                     format!("fio reported a runtime of {runtime_ms} ms, too long to be true")
@@ -297,8 +294,6 @@ fn repetition(
                     format!("fio reported error {error} (runtime {runtime_ms} ms)")
                 }
             }),
-            bytes,
-            ops,
             elapsed_ns: ok.then_some(elapsed_ns),
             throughput_bps: if ok {
                 number(direction, "bw_bytes")
@@ -307,20 +302,8 @@ fn repetition(
             },
             iops: if ok { number(direction, "iops") } else { None },
             latency_ns,
-            submit_ns: None,
-            cache: None,
-            cpu: None,
-            activity: None,
-            steady: None,
-            verify: None,
-            outlier: false,
-            ranks: Vec::new(),
-            hosts: Vec::new(),
-            rank_spread: None,
-            stonewall: None,
-            series: Vec::new(),
-            series_interval_s: None,
             jobs: jobs_of(direction, file, bytes, ops, if ok { elapsed_ns } else { 0 }),
+            ..Repetition::new(0, if ok { Status::Ok } else { Status::Failed }, bytes, ops)
         },
         bins.is_some(),
     ))

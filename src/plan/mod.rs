@@ -531,32 +531,12 @@ pub fn cost(points: &[PlannedPoint]) -> Cost {
     cost
 }
 
+/// The defaults on a 1 MiB file: small enough for unit tests to build on.
 #[cfg(test)]
 pub(crate) fn example_workload() -> Workload {
     Workload {
-        op: Op::Read,
-        pattern: Pattern::Seq,
-        bs: 4096,
         size: 1 << 20,
-        engine: EngineKind::Psync,
-        iodepth: 1,
-        batch: 1,
-        jobs: 1,
-        direct: false,
-        sync: SyncMode::None,
-        fsync_end: false,
-        fsync_every: 0,
-        runtime_s: None,
-        ramp_s: 0.0,
-        repeat: 1,
-        until_ci: None,
-        max_repeat: None,
-        warmup: 0,
-        cache: CacheMode::Cold,
-        seed: 0,
-        interval_s: 1.0,
-        steady: None,
-        verify: false,
+        ..default_workload()
     }
 }
 

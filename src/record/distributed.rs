@@ -115,16 +115,3 @@ pub struct Stonewall {
     /// interval's bytes per job (lower `--interval` for a finer figure).
     pub resolution_ns: u64,
 }
-
-/// The distributed parts of one merged repetition, whose jobs started at
-/// `start` and took `elapsed_ns` in all.
-pub struct Shares {
-    /// Per rank.
-    pub ranks: Vec<RankShare>,
-    /// Per host.
-    pub hosts: Vec<HostShare>,
-    /// Slowest and fastest rank, when every rank measured.
-    pub spread: Option<RankSpread>,
-    /// The stonewall figures, when every rank measured.
-    pub stonewall: Option<Stonewall>,
-}

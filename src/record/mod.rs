@@ -281,6 +281,41 @@ pub struct Repetition {
     pub stonewall: Option<distributed::Stonewall>,
 }
 
+impl Repetition {
+    /// Repetition `index`, measured (not warm-up), that ended with `status`
+    /// after moving `bytes` in `ops` I/Os, with nothing else recorded yet: no
+    /// time, latency, cache state, activity, series, jobs or ranks. Callers
+    /// fill in what they measured with struct update syntax.
+    pub fn new(index: u32, status: Status, bytes: u64, ops: u64) -> Repetition {
+        Repetition {
+            index,
+            warmup: false,
+            status,
+            error: None,
+            bytes,
+            ops,
+            elapsed_ns: None,
+            throughput_bps: None,
+            iops: None,
+            latency_ns: None,
+            submit_ns: None,
+            cache: None,
+            cpu: None,
+            activity: None,
+            series: Vec::new(),
+            series_interval_s: None,
+            jobs: Vec::new(),
+            steady: None,
+            verify: None,
+            outlier: false,
+            ranks: Vec::new(),
+            hosts: Vec::new(),
+            rank_spread: None,
+            stonewall: None,
+        }
+    }
+}
+
 /// Page-cache residency at the start of a timed region, measured with mincore(2).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

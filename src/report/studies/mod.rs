@@ -156,30 +156,15 @@ pub(crate) mod testing {
             .iter()
             .enumerate()
             .map(|(index, s)| Repetition {
-                index: index as u32,
-                warmup: false,
-                status: Status::Ok,
-                error: None,
-                bytes: workload.size,
-                ops: workload.size / workload.bs,
                 elapsed_ns: Some((s * 1e9) as u64),
                 throughput_bps: Some(workload.size as f64 / s),
                 iops: Some((workload.size / workload.bs) as f64 / s),
-                latency_ns: None,
-                submit_ns: None,
-                cache: None,
-                cpu: None,
-                activity: None,
-                series: Vec::new(),
-                series_interval_s: None,
-                jobs: Vec::new(),
-                steady: None,
-                verify: None,
-                outlier: false,
-                ranks: Vec::new(),
-                hosts: Vec::new(),
-                rank_spread: None,
-                stonewall: None,
+                ..Repetition::new(
+                    index as u32,
+                    Status::Ok,
+                    workload.size,
+                    workload.size / workload.bs,
+                )
             })
             .collect();
         Point {
