@@ -216,9 +216,15 @@ def workloads(args, shared_file):
     ], timing_iolab, timing_fio
 
 
-def pinned(cpus, command):
-    """`command` run on `cpus` (a CPU list) with taskset, or as it is."""
-    return ["taskset", "-c", cpus] + command if cpus else command
+def iolab_pinned(cpus):
+    """iolab's flag pinning its I/O threads to `cpus` (a CPU list as taskset
+    writes it, 0-1,3), or nothing."""
+    return ["--cpus", cpus.replace(",", "+")] if cpus else []
+
+
+def fio_pinned(cpus):
+    """fio's option pinning its jobs to `cpus`, or nothing."""
+    return [f"--cpus_allowed={cpus}"] if cpus else []
 
 
 def run_json(command, sampler=None):
@@ -248,7 +254,7 @@ def settle_for(args, extra):
 def run_iolab(args, extra, timing, device, pin):
     settle(settle_for(args, extra))
     sampler = DeviceSampler(device, args.runtime)
-    result = run_json(pinned(pin, [args.iolab, "run", "--json"] + extra + timing), sampler)
+    result = run_json([args.iolab, "run", "--json"] + extra + timing + iolab_pinned(pin), sampler)
     repetition = result["points"][0]["repetitions"][0]
     return {"iops": repetition["iops"], "bw": repetition["throughput_bps"], "device": sampler.sample}
 
@@ -264,7 +270,7 @@ def run_fio(args, fio_args, timing, direction, page_cache, shared_file, device, 
         warm(shared_file)  # invalidate=0 keeps what this read puts in the page cache
     settle(settle_for(args, fio_args))
     sampler = DeviceSampler(device, args.runtime)
-    result = run_json(pinned(pin, ["fio", "--name=bench", "--output-format=json"] + fio_args + timing), sampler)
+    result = run_json(["fio", "--name=bench", "--output-format=json"] + fio_args + timing + fio_pinned(pin), sampler)
     job = result["jobs"][0][direction]
     return {"iops": job["iops"], "bw": job["bw_bytes"], "device": sampler.sample}
 
@@ -341,7 +347,7 @@ def main():
     # disk's interrupts: where the scheduler puts the waiting thread otherwise
     # moves a QD1 figure by a third, run to run, whichever the tool.
     pin = args.pin if args.pin != "auto" else (interrupt_cpus(device) if device else None)
-    print(f"  device-bound workloads 5-7: both tools on CPU(s) {pin} (taskset)" if pin and pin != "none"
+    print(f"  device-bound workloads 5-7: I/O threads on CPU(s) {pin} (iolab --cpus, fio cpus_allowed)" if pin and pin != "none"
           else "  device-bound workloads 5-7: not pinned")
     pin = None if pin == "none" else pin
     table, timing_iolab, timing_fio = workloads(args, shared_file)

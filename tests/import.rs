@@ -324,3 +324,25 @@ fn compare_json(base: &std::path::Path, other: &std::path::Path) -> Value {
     );
     serde_json::from_slice(&compared.stdout).unwrap()
 }
+
+/// fio's `cpus_allowed` (commas between ranges) becomes iolab's `--cpus`
+/// (ranges joined by `+`), from fio's real output.
+#[test]
+fn cpus_allowed_imports_as_cpus() {
+    if !fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("pinned.json");
+    fio_four_writers(
+        dir.path(),
+        &output,
+        &["--group_reporting", "--cpus_allowed=0"],
+    );
+    let imported = out.path().join("imported.json");
+    succeed(iolab().arg("import").arg(&output).arg("-o").arg(&imported));
+    let value = read_result(&imported);
+    validate_schema(&value);
+    assert_eq!(value["points"][0]["workload"]["cpus"], "0", "{value}");
+}

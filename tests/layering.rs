@@ -2,7 +2,7 @@
 //!
 //! Every `crate::NAME` path outside test code counts (`use` lines and paths
 //! written inline alike). Root macros, called or imported, count as their
-//! home module: `say` as `console`, `usage` and `param_fields` as `plan`. Test code — an inline
+//! home module: `say` as `console`, `usage` and `for_each_parameter` as `plan`. Test code — an inline
 //! `#[cfg(test)] mod … { … }` and files declared as `#[cfg(test)] mod …;` —
 //! may reach anything.
 
@@ -59,7 +59,7 @@ const RULES: &[(&str, &[&str])] = &[
 const MACRO_HOMES: &[(&str, &str)] = &[
     ("say", "console"),
     ("usage", "plan"),
-    ("param_fields", "plan"),
+    ("for_each_parameter", "plan"),
 ];
 
 fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {

@@ -448,3 +448,140 @@ fn reads_may_be_opened_with_o_sync_as_a_study_did() {
     assert_eq!(point["workload"]["sync"], "osync");
     assert!(check_codes(point).contains(&"sync-on-read".to_string()));
 }
+
+/// The CPUs this process may run on, from /proc/self/status.
+fn offered_cpus() -> Vec<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    list.split(',')
+        .flat_map(|part| match part.split_once('-') {
+            Some((a, b)) => (a.parse().unwrap()..=b.parse().unwrap()).collect::<Vec<usize>>(),
+            None => vec![part.parse().unwrap()],
+        })
+        .collect()
+}
+
+/// `--cpus` pins the I/O threads: two CPU-bound jobs pinned to one CPU
+/// cannot use more than that CPU's time, whatever else runs.
+#[test]
+fn cpus_pin_the_io_threads_and_are_recorded() {
+    let offered = offered_cpus();
+    if offered.len() < 2 {
+        eprintln!("skipped: this process may run on one CPU only, so pinning cannot be told apart");
+        return;
+    }
+    let cpu = offered[offered.len() - 1].to_string();
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--engine",
+            "null",
+            "--jobs",
+            "2",
+            "--runtime",
+            "1s",
+            "--cpus",
+            &cpu,
+        ],
+        out.path(),
+    );
+    validate_schema(&result);
+    let point = first_point(&result);
+    assert_eq!(point["workload"]["cpus"], cpu.as_str());
+    let utilization = point["repetitions"][0]["cpu"]["utilization"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        utilization <= 1.1,
+        "two busy threads on CPU {cpu} used {utilization} CPUs"
+    );
+}
+
+/// The parameter table carries `--cpus` through every path: a sweep axis
+/// with its labels, a study-file key, `compare --by`.
+#[test]
+fn cpus_is_a_sweep_axis_a_study_key_and_a_comparison() {
+    let offered = offered_cpus();
+    let (first, last) = (offered[0], offered[offered.len() - 1]);
+    let dir = scratch();
+    let out = scratch();
+    let sweep = out.path().join("sweep.json");
+    let axis = format!("{first},{first}-{last}");
+    succeed(
+        iolab()
+            .args(["sweep", "--engine", "null", "--size", "1m", "--repeat", "3"])
+            .args(["--cpus", &axis, "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&sweep)
+            .arg("--no-report"),
+    );
+    let result = read_result(&sweep);
+    let labels: Vec<&str> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    let whole = if first == last {
+        format!("{first}")
+    } else {
+        format!("{first}-{last}")
+    };
+    assert_eq!(
+        labels.len(),
+        if first == last { 1 } else { 2 },
+        "{labels:?}"
+    );
+    assert!(labels[0].ends_with(&format!("cpus={first}")), "{labels:?}");
+    assert!(labels.last().unwrap().ends_with(&format!("cpus={whole}")));
+    if first != last {
+        let compared = succeed(
+            iolab()
+                .args(["compare", "--by", "cpus", "--format", "json"])
+                .arg(&sweep),
+        );
+        let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+        assert_eq!(
+            comparison["pairings"][0]["matched"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+    let study = out.path().join("study.toml");
+    std::fs::write(
+        &study,
+        format!(
+            "name = \"pinned\"\n[defaults]\nengine = \"null\"\nsize = \"1m\"\n\
+             [[sweep]]\nlabel = \"pinned\"\ncpus = [\"{first}\"]\n"
+        ),
+    )
+    .unwrap();
+    let studied = out.path().join("study.json");
+    succeed(
+        iolab()
+            .arg("study")
+            .arg(&study)
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&studied)
+            .arg("--no-report"),
+    );
+    let result = read_result(&studied);
+    assert_eq!(
+        first_point(&result)["workload"]["cpus"],
+        first.to_string().as_str()
+    );
+}

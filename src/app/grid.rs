@@ -399,7 +399,9 @@ fn run_grid(
     cluster: Option<&std::rc::Rc<crate::cluster::Cluster>>,
 ) -> Result<Ending, AppError> {
     let speaks = distributed::speaks(cluster);
-    let checked = distributed::check_points(cluster, &grid.points);
+    let checked = crate::run::affinity::check_points(&grid.points)
+        .map_err(AppError::from)
+        .and_then(|()| distributed::check_points(cluster, &grid.points));
     distributed::agreed(cluster, checked)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.

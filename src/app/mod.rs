@@ -104,6 +104,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         };
         let mut plan = args.plan(file_len)?;
         check_device_use(args, device.as_ref(), &mut plan)?;
+        crate::run::affinity::check_points(&plan.points)?;
         distributed::check_points(cluster, &plan.points)?;
         if distributed::speaks(cluster) {
             check_output(plan.output.as_deref(), expected_result_bytes(&plan.points))?;
@@ -493,7 +494,7 @@ fn workload_fields(flag: &str, list: &str) -> Result<Vec<String>, UsageError> {
     list.split(',')
         .map(|name| {
             crate::plan::sweep::Param::from_name(name.trim())
-                .map(|param| param.name().replace('-', "_"))
+                .map(|param| param.field().to_string())
                 .ok_or_else(|| usage!("{flag} {list}: '{}' is not a parameter", name.trim()))
         })
         .collect()

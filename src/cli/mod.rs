@@ -4,17 +4,18 @@
 //! validated before any file is touched.
 
 use crate::plan::quick::QuickSettings;
+use crate::plan::sweep::Param;
 use crate::plan::units::{format_size, parse_positive_duration, parse_size};
-use crate::plan::{
-    CacheMode, EngineKind, Op, Pattern, PlannedPoint, RunPlan, SyncMode, UsageError, Workload,
-};
+use crate::plan::{Op, PlannedPoint, RunPlan, UsageError, Workload, default_workload};
 use crate::usage;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub mod params;
 pub mod sweep;
 
+pub use params::ParamFlags;
 pub use sweep::{RepeatArgs, StudyArgs, SweepArgs};
 
 /// iolab: a laboratory for storage I/O experiments on Linux.
@@ -75,18 +76,6 @@ pub(crate) fn interval(text: &str) -> Result<Duration, String> {
 
 fn size(text: &str) -> Result<u64, String> {
     parse_size(text)
-}
-
-fn pattern(text: &str) -> Result<Pattern, String> {
-    text.parse()
-}
-
-fn positive_count(text: &str) -> Result<u64, String> {
-    match text.parse::<u64>() {
-        Ok(0) => Err(format!("'{text}' must be at least 1")),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!("'{text}' is not a whole number")),
-    }
 }
 
 /// Where results go and how they are shown.
@@ -159,57 +148,12 @@ pub struct RunArgs {
     /// Leave the scratch file in place at the end and print its path.
     #[arg(long)]
     pub keep: bool,
-    /// Timed operation (IOzone's definitions).
-    #[arg(long, value_enum, default_value_t = Op::Read)]
-    pub op: Op,
-    /// Access pattern: seq, reverse, random (each block once per pass), uniform, stride:N.
-    #[arg(long, value_parser = pattern, default_value = "seq")]
-    pub pattern: Pattern,
-    /// Bytes per I/O: 4k = 4KiB = 4096, 4kB = 4000.
-    #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "4k", value_name = "SIZE")]
-    pub bs: u64,
-    /// File size per job [default: 256m, or the length of --file].
-    #[arg(long, value_parser = size, allow_hyphen_values = true, value_name = "SIZE")]
-    pub size: Option<u64>,
-    /// I/O engine.
-    #[arg(long, value_enum, default_value_t = EngineKind::Psync)]
-    pub engine: EngineKind,
-    /// Requests in flight (uring only).
-    #[arg(long, value_name = "N")]
-    pub iodepth: Option<u32>,
-    /// Requests per submitting system call (uring only; default 1, as fio's iodepth_batch_submit).
-    #[arg(long, value_name = "N")]
-    pub batch: Option<u32>,
-    /// Threads, each with its own file, started together.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub jobs: u32,
-    /// Open with O_DIRECT (bypass the page cache).
-    #[arg(long)]
-    pub direct: bool,
-    /// Synchronous-write open flag.
-    #[arg(long, value_enum, default_value_t = SyncMode::None)]
-    pub sync: SyncMode,
-    /// End the timed region with an fsync (IOzone -e).
-    #[arg(long)]
-    pub fsync_end: bool,
-    /// fsync after every N writes, inside the timed region.
-    #[arg(long, value_parser = positive_count, value_name = "N")]
-    pub fsync_every: Option<u64>,
-    /// Run for this long (passes repeat), instead of one pass over the file.
-    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, value_name = "DURATION")]
-    pub runtime: Option<Duration>,
-    /// Unmeasured I/O before measuring starts.
-    #[arg(long, value_parser = duration, allow_hyphen_values = true, value_name = "DURATION")]
-    pub ramp: Option<Duration>,
+    /// The workload's parameters.
+    #[command(flatten)]
+    pub params: ParamFlags,
     /// Repetitions.
     #[command(flatten)]
     pub repetitions: RepeatArgs,
-    /// Page cache before each repetition: cold (evict, verify), warm (read first), keep, clean (fsync, keep cached).
-    #[arg(long, value_enum, default_value_t = CacheMode::Cold)]
-    pub cache: CacheMode,
-    /// Seed of random patterns and written data.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
     /// Time-series interval.
     #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub interval: Duration,
@@ -441,57 +385,33 @@ impl RunArgs {
     /// The workload these arguments describe, validated; `file_len` is the
     /// length of `--file`, which is the default size when one is given.
     pub fn workload(&self, file_len: Option<u64>) -> Result<Workload, UsageError> {
-        let size = match (self.size, file_len) {
-            (Some(size), _) => size,
-            (None, Some(len)) if len >= self.bs => len - len % self.bs,
-            (None, Some(len)) => {
+        let mut workload = default_workload();
+        self.params.apply_single(&mut workload)?;
+        if let (None, Some(len)) = (self.params.get(Param::Size), file_len) {
+            if len < workload.bs {
                 return Err(usage!(
                     "--file holds {len} bytes, less than one --bs {} block",
-                    self.bs
+                    workload.bs
                 ));
             }
-            (None, None) => 256 << 20,
-        };
-        if !self.engine.capabilities().queued && self.iodepth.is_some() {
-            return Err(usage!(
-                "--iodepth {} needs --engine uring; engine {} is synchronous",
-                self.iodepth.unwrap_or_default(),
-                self.engine.name()
-            ));
+            workload.size = len - len % workload.bs;
         }
-        if !self.engine.capabilities().queued && self.batch.is_some() {
-            return Err(usage!(
-                "--batch {} needs --engine uring; engine {} is synchronous",
-                self.batch.unwrap_or_default(),
-                self.engine.name()
-            ));
+        for param in [Param::Iodepth, Param::Batch] {
+            if let (false, Some(given)) = (
+                workload.engine.capabilities().queued,
+                self.params.get(param),
+            ) {
+                return Err(usage!(
+                    "--{} {given} needs a queued engine (uring); engine {} is synchronous",
+                    param.name(),
+                    workload.engine.name()
+                ));
+            }
         }
-        let policy = self.repetitions.policy();
-        let workload = Workload {
-            op: self.op,
-            pattern: self.pattern,
-            bs: self.bs,
-            size,
-            engine: self.engine,
-            iodepth: self.iodepth.unwrap_or(1),
-            batch: self.batch.unwrap_or(1),
-            jobs: self.jobs,
-            direct: self.direct,
-            sync: self.sync,
-            fsync_end: self.fsync_end,
-            fsync_every: self.fsync_every.unwrap_or(0),
-            runtime_s: self.runtime.map(|d| d.as_secs_f64()),
-            ramp_s: self.ramp.unwrap_or_default().as_secs_f64(),
-            repeat: policy.repeat,
-            until_ci: policy.until_ci,
-            max_repeat: policy.max_repeat,
-            warmup: policy.warmup,
-            cache: self.cache,
-            seed: self.seed,
-            interval_s: self.interval.as_secs_f64(),
-            steady: self.steady,
-            verify: self.verify,
-        };
+        self.repetitions.policy().apply(&mut workload);
+        workload.interval_s = self.interval.as_secs_f64();
+        workload.steady = self.steady;
+        workload.verify = self.verify;
         workload.validate()?;
         Ok(workload)
     }

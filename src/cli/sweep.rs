@@ -86,54 +86,11 @@ pub struct SweepArgs {
     /// Directory for the scratch files.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
-    /// Operations, run in IOzone's order per file: write,rewrite,read,reread.
-    #[arg(long, value_name = "LIST")]
-    pub op: Option<String>,
-    /// Access patterns: seq, reverse, random, uniform, stride:N.
-    #[arg(long, value_name = "LIST")]
-    pub pattern: Option<String>,
-    /// Block sizes: 4k,64k or 512..1m (doubling).
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub bs: Option<String>,
-    /// File sizes per job [default: 256m]: 64k..128m.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub size: Option<String>,
-    /// Engines: sync, psync, stdio, mmap, uring, null.
-    #[arg(long, value_name = "LIST")]
-    pub engine: Option<String>,
-    /// Queue depths (uring points only): 1..32.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub iodepth: Option<String>,
-    /// Requests per submission (uring points only).
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub batch: Option<String>,
-    /// Threads: 1,2,4.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub jobs: Option<String>,
-    /// O_DIRECT: on, off or on,off (`--direct` alone is on).
-    #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "on")]
-    pub direct: Option<String>,
-    /// Open flags for writes: none, osync, odsync.
-    #[arg(long, value_name = "LIST")]
-    pub sync: Option<String>,
-    /// fsync ending each write's timed region: on, off or on,off (`--fsync-end` alone is on).
-    #[arg(long, value_name = "LIST", num_args = 0..=1, default_missing_value = "on")]
-    pub fsync_end: Option<String>,
-    /// fsync after every N writes.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub fsync_every: Option<String>,
-    /// Time-based runs: 5s,10s.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub runtime: Option<String>,
-    /// Unmeasured lead-in.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub ramp: Option<String>,
-    /// Page cache before each repetition: cold, warm, keep, clean.
-    #[arg(long, value_name = "LIST")]
-    pub cache: Option<String>,
-    /// Seeds: 0..9/+1.
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    pub seed: Option<String>,
+    /// The workload's parameters, each one value, a list (4k,64k) or a
+    /// range of sizes, counts or durations (512..1m doubles; 0..9/+1 adds;
+    /// 1..1000/*10 multiplies).
+    #[command(flatten)]
+    pub params: super::ParamFlags,
     /// Keep only points where this holds, e.g. 'bs>=16k' or 'engine==uring && iodepth<=8'; repeatable.
     /// Points whose block is larger than their file are always dropped.
     #[arg(long = "where", value_name = "EXPR")]
@@ -221,10 +178,7 @@ pub fn build_sweep(
 impl SweepArgs {
     /// The `(parameter, specification)` pairs given on the command line.
     pub fn specs(&self) -> Vec<(Param, String)> {
-        crate::param_fields!(self)
-            .into_iter()
-            .filter_map(|(param, spec)| spec.clone().map(|s| (param, s)))
-            .collect()
+        self.params.given.clone()
     }
 
     /// The sweep these arguments describe.

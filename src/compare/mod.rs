@@ -4,6 +4,7 @@
 //! several runs, as `stats` is for one.
 
 use crate::plan::Workload;
+use crate::plan::param::Param;
 use crate::record::{Point, ResultFile};
 use crate::stats::fieller::{self, RatioInterval};
 use crate::stats::welch;
@@ -206,8 +207,9 @@ pub struct Comparison {
 /// do not, so a one-pass fio job matches a time-based iolab run of the same I/O.
 pub fn match_key(workload: &Workload) -> String {
     let mut key = workload.clone();
-    key.runtime_s = None;
-    key.ramp_s = 0.0;
+    for param in Param::ALL.iter().filter(|p| !p.identifies()) {
+        param.reset(&mut key);
+    }
     key.repeat = 1;
     key.warmup = 0;
     key.until_ci = None;

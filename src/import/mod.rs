@@ -9,7 +9,10 @@
 //! latency and a `latency-not-imported` check says why.
 
 use crate::check;
-use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload};
+use crate::plan::param::{Param, Value as ParamValue};
+use crate::plan::{
+    CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload, default_workload,
+};
 use crate::record::histogram::latency_summary;
 use crate::record::histogram::new_histogram;
 use crate::record::{Check, Job, Point, Repetition, ResultFile, Severity, Status, Target};
@@ -80,121 +83,170 @@ fn truthy(options: &Map<String, Value>, key: &str) -> bool {
 }
 
 /// The workload a job's options describe for one direction; Err names what
-/// iolab cannot represent.
+/// iolab cannot represent. Every parameter of the table is taken from fio's
+/// options or left at iolab's default.
 fn workload(
     options: &Map<String, Value>,
     writes: bool,
     group_reporting: bool,
 ) -> Result<Workload, String> {
-    let kb_base = option(options, "kb_base")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1024);
-    let rw = option(options, "rw")
-        .or_else(|| option(options, "readwrite"))
-        .unwrap_or("read");
-    let (op, pattern) = match (rw, writes) {
-        ("read", false) => (Op::Read, Pattern::Seq),
-        ("randread", false) => (Op::Read, Pattern::Random),
-        // fio lays a file out before writing it, so its writes overwrite: iolab's rewrite.
-        ("write", true) => (Op::Rewrite, Pattern::Seq),
-        ("randwrite", true) => (Op::Rewrite, Pattern::Random),
-        (other, _) => {
-            return Err(format!(
-                "rw={other} has no iolab equivalent (mixed or trim workloads)"
-            ));
+    let job = FioJob {
+        options,
+        writes,
+        group_reporting,
+        kb_base: option(options, "kb_base")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1024),
+    };
+    let mut workload = default_workload();
+    for &param in Param::ALL {
+        if let Some(value) = job.value(param, &workload)? {
+            let value = param
+                .check(value)
+                .map_err(|e| format!("{} ({}): {e}", param.fio_options(), param.name()))?;
+            param.apply(&mut workload, value);
         }
-    };
-    let pattern = if pattern == Pattern::Random && truthy(options, "norandommap") {
-        Pattern::Uniform
-    } else {
-        pattern
-    };
-    // bs=4k or bs=4k,64k (read,write): the direction's own.
-    let bs_text = option(options, "bs")
-        .or_else(|| option(options, "blocksize"))
-        .unwrap_or("4k");
-    let parts: Vec<&str> = bs_text.split(',').collect();
-    let bs_part = if writes {
-        parts.get(1).or(parts.first())
-    } else {
-        parts.first()
-    };
-    let bs = bs_part
-        .and_then(|b| fio_size(b, kb_base))
-        .ok_or_else(|| format!("bs={bs_text} is not a size iolab reads"))?;
-    let size = option(options, "size")
-        .or_else(|| option(options, "filesize"))
-        .and_then(|s| fio_size(s, kb_base))
-        .ok_or_else(|| "no size= option: the file size is unknown".to_string())?;
-    let engine = match option(options, "ioengine").unwrap_or("psync") {
-        "psync" | "pvsync" => EngineKind::Psync,
-        "sync" => EngineKind::Sync,
-        "io_uring" => EngineKind::Uring,
-        "mmap" => EngineKind::Mmap,
-        "null" => EngineKind::Null,
-        other => return Err(format!("ioengine={other} has no iolab equivalent")),
-    };
-    let number = |key: &str, default: u64| {
-        option(options, key)
+    }
+    Ok(workload)
+}
+
+/// One job's options, for one direction.
+struct FioJob<'a> {
+    options: &'a Map<String, Value>,
+    writes: bool,
+    group_reporting: bool,
+    kb_base: u64,
+}
+
+impl FioJob<'_> {
+    fn option(&self, key: &str) -> Option<&str> {
+        option(self.options, key)
+    }
+
+    fn number(&self, key: &str, default: u64) -> u64 {
+        self.option(key)
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(default)
-    };
-    let iodepth = if engine.capabilities().queued {
-        number("iodepth", 1) as u32
-    } else {
-        1
-    };
-    let time_based = options.contains_key("time_based");
-    let runtime_s = if time_based {
-        option(options, "runtime").and_then(fio_seconds)
-    } else {
-        None
-    };
-    let sync = match option(options, "sync") {
-        Some("1") | Some("sync") => SyncMode::Osync,
-        Some("dsync") => SyncMode::Odsync,
-        _ => SyncMode::None,
-    };
-    Ok(Workload {
-        op,
-        pattern,
-        bs,
-        size,
-        engine,
-        iodepth,
-        batch: if engine.capabilities().queued {
-            number("iodepth_batch_submit", 1).max(1) as u32
-        } else {
-            1
-        },
-        jobs: if group_reporting {
-            number("numjobs", 1) as u32
-        } else {
-            1
-        },
-        direct: truthy(options, "direct"),
-        sync: if writes { sync } else { SyncMode::None },
-        fsync_end: writes && truthy(options, "end_fsync"),
-        fsync_every: if writes { number("fsync", 0) } else { 0 },
-        runtime_s,
-        ramp_s: option(options, "ramp_time")
-            .and_then(fio_seconds)
-            .unwrap_or(0.0),
-        repeat: 1,
-        until_ci: None,
-        max_repeat: None,
-        warmup: 0,
-        // fio invalidates the file's cache before a job unless invalidate=0.
-        cache: if option(options, "invalidate") == Some("0") {
-            CacheMode::Keep
-        } else {
-            CacheMode::Cold
-        },
-        seed: 0,
-        interval_s: 1.0,
-        steady: None,
-        verify: false,
-    })
+    }
+
+    /// `rw=randread` → (read, random); fio lays a file out before writing
+    /// it, so its writes overwrite: iolab's rewrite.
+    fn op_and_pattern(&self) -> Result<(Op, Pattern), String> {
+        let rw = self
+            .option("rw")
+            .or_else(|| self.option("readwrite"))
+            .unwrap_or("read");
+        let (op, pattern) = match (rw, self.writes) {
+            ("read", false) => (Op::Read, Pattern::Seq),
+            ("randread", false) => (Op::Read, Pattern::Random),
+            ("write", true) => (Op::Rewrite, Pattern::Seq),
+            ("randwrite", true) => (Op::Rewrite, Pattern::Random),
+            (other, _) => {
+                return Err(format!(
+                    "rw={other} has no iolab equivalent (mixed or trim workloads)"
+                ));
+            }
+        };
+        if pattern == Pattern::Random && truthy(self.options, "norandommap") {
+            return Ok((op, Pattern::Uniform));
+        }
+        Ok((op, pattern))
+    }
+
+    /// The value of `param` this job gives (`None`: iolab's default), with
+    /// the parameters before it in the table already set in `so_far`.
+    fn value(&self, param: Param, so_far: &Workload) -> Result<Option<ParamValue>, String> {
+        let writes = self.writes;
+        let queued = so_far.engine.capabilities().queued;
+        Ok(Some(match param {
+            Param::Direct => ParamValue::Flag(truthy(self.options, "direct")),
+            Param::Sync => ParamValue::Sync(match self.option("sync") {
+                Some("1") | Some("sync") if writes => SyncMode::Osync,
+                Some("dsync") if writes => SyncMode::Odsync,
+                _ => SyncMode::None,
+            }),
+            Param::Engine => ParamValue::Engine(match self.option("ioengine").unwrap_or("psync") {
+                "psync" | "pvsync" => EngineKind::Psync,
+                "sync" => EngineKind::Sync,
+                "io_uring" => EngineKind::Uring,
+                "mmap" => EngineKind::Mmap,
+                "null" => EngineKind::Null,
+                other => return Err(format!("ioengine={other} has no iolab equivalent")),
+            }),
+            // fio invalidates the file's cache before a job unless invalidate=0.
+            Param::Cache => ParamValue::Cache(if self.option("invalidate") == Some("0") {
+                CacheMode::Keep
+            } else {
+                CacheMode::Cold
+            }),
+            // Without group_reporting each clone of a numjobs job is an entry of its own.
+            Param::Jobs if self.group_reporting => ParamValue::Number(self.number("numjobs", 1)),
+            Param::Jobs => return Ok(None),
+            Param::Cpus => match self.option("cpus_allowed") {
+                None => return Ok(None),
+                Some(_) if self.option("cpus_allowed_policy") == Some("split") => {
+                    return Err(
+                        "cpus_allowed_policy=split (a CPU per job) has no iolab equivalent"
+                            .to_string(),
+                    );
+                }
+                // fio's list is 0-3,6; iolab joins ranges with +.
+                Some(list) => ParamValue::Cpus(
+                    list.replace(',', "+")
+                        .parse()
+                        .map_err(|e| format!("cpus_allowed={list}: {e}"))?,
+                ),
+            },
+            Param::Iodepth if queued => ParamValue::Number(self.number("iodepth", 1).max(1)),
+            Param::Batch if queued => {
+                ParamValue::Number(self.number("iodepth_batch_submit", 1).max(1))
+            }
+            Param::Iodepth | Param::Batch => return Ok(None),
+            Param::Pattern => ParamValue::Pattern(self.op_and_pattern()?.1),
+            Param::FsyncEnd => ParamValue::Flag(writes && truthy(self.options, "end_fsync")),
+            Param::FsyncEvery => {
+                ParamValue::Number(if writes { self.number("fsync", 0) } else { 0 })
+            }
+            Param::Runtime => match self.option("runtime").and_then(fio_seconds) {
+                Some(seconds) if self.options.contains_key("time_based") && seconds > 0.0 => {
+                    ParamValue::Seconds(seconds)
+                }
+                _ => return Ok(None),
+            },
+            Param::Ramp => ParamValue::Seconds(
+                self.option("ramp_time")
+                    .and_then(fio_seconds)
+                    .unwrap_or(0.0),
+            ),
+            // fio's random generator is not iolab's: a seed would not
+            // reproduce fio's offsets, so iolab's default is kept.
+            Param::Seed => return Ok(None),
+            Param::Size => ParamValue::Number(
+                self.option("size")
+                    .or_else(|| self.option("filesize"))
+                    .and_then(|s| fio_size(s, self.kb_base))
+                    .ok_or_else(|| "no size= option: the file size is unknown".to_string())?,
+            ),
+            // bs=4k or bs=4k,64k (read,write): the direction's own.
+            Param::Bs => {
+                let text = self
+                    .option("bs")
+                    .or_else(|| self.option("blocksize"))
+                    .unwrap_or("4k");
+                let parts: Vec<&str> = text.split(',').collect();
+                let part = if writes {
+                    parts.get(1).or(parts.first())
+                } else {
+                    parts.first()
+                };
+                ParamValue::Number(
+                    part.and_then(|b| fio_size(b, self.kb_base))
+                        .ok_or_else(|| format!("bs={text} is not a size iolab reads"))?,
+                )
+            }
+            Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
+        }))
+    }
 }
 
 /// The per-job records of one direction: one per clone of a `numjobs` job
@@ -527,6 +579,48 @@ mod tests {
             repetition.error.as_deref(),
             Some("fio reported a runtime of 20000000000000 ms, too long to be true")
         );
+    }
+
+    #[test]
+    fn each_parameter_comes_from_its_fio_options() {
+        let options = |pairs: &[(&str, &str)]| -> Map<String, Value> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+                .collect()
+        };
+        let job = options(&[
+            ("rw", "randwrite"),
+            ("size", "1m"),
+            ("cpus_allowed", "0-1,3"),
+            ("numjobs", "2"),
+            ("ioengine", "io_uring"),
+            ("iodepth", "8"),
+        ]);
+        let imported = workload(&job, true, true).unwrap();
+        assert_eq!(
+            imported.cpus.map(|c| c.to_string()).as_deref(),
+            Some("0-1+3")
+        );
+        assert_eq!((imported.jobs, imported.iodepth), (2, 8));
+        assert_eq!(
+            (imported.op, imported.pattern),
+            (Op::Rewrite, Pattern::Random)
+        );
+        for (key, value, needle) in [
+            ("cpus_allowed_policy", "split", "cpus_allowed_policy=split"),
+            (
+                "numjobs",
+                "100000",
+                "numjobs (jobs): 100000 must be between 1 and 4096",
+            ),
+            ("iodepth", "99999999999", "iodepth (iodepth)"),
+        ] {
+            let mut refused = job.clone();
+            refused.insert(key.to_string(), Value::String(value.to_string()));
+            let error = workload(&refused, true, true).unwrap_err();
+            assert!(error.contains(needle), "{error}");
+        }
     }
 
     #[test]

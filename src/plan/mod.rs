@@ -6,6 +6,8 @@
 //! points by their parameters.
 
 pub mod constraint;
+pub mod cpus;
+pub mod param;
 pub mod pattern;
 pub mod quick;
 pub mod steady;
@@ -13,6 +15,7 @@ pub mod study;
 pub mod sweep;
 pub mod units;
 
+pub use cpus::CpuSet;
 pub use pattern::Pattern;
 
 use serde::{Deserialize, Serialize};
@@ -154,98 +157,72 @@ pub const DEFAULT_MIN_REPEAT: u32 = 3;
 /// The most repetitions of `--until-ci` unless `--max-repeat` says otherwise.
 pub const DEFAULT_MAX_REPEAT: u32 = 20;
 
-/// The default values of every parameter, as `iolab run` has them.
-pub fn default_workload() -> Workload {
-    Workload {
-        op: crate::plan::Op::Read,
-        pattern: crate::plan::Pattern::Seq,
-        bs: 4096,
-        size: 256 << 20,
-        engine: crate::plan::EngineKind::Psync,
-        iodepth: 1,
-        batch: 1,
-        jobs: 1,
-        direct: false,
-        sync: crate::plan::SyncMode::None,
-        fsync_end: false,
-        fsync_every: 0,
-        runtime_s: None,
-        ramp_s: 0.0,
-        repeat: 1,
-        until_ci: None,
-        max_repeat: None,
-        warmup: 0,
-        cache: crate::plan::CacheMode::Cold,
-        seed: 0,
-        interval_s: 1.0,
-        steady: None,
-        verify: false,
-    }
+macro_rules! workload_struct {
+    (
+        []
+        $(
+            $(#[doc = $help:literal])+
+            $variant:ident $field:ident : $ty:ty = $flag:literal {
+                kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
+                $(#[$attr:meta])*
+            }
+        )*
+    ) => {
+        /// Everything one measured point does, with every default applied.
+        ///
+        /// Sizes are in bytes and durations in seconds, as everywhere in the
+        /// result file. The parameters' fields come from the parameter table
+        /// ([`param`]), in its order; the measurement policy's follow.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Workload {
+            $(
+                $(#[doc = $help])+
+                $(#[$attr])*
+                pub $field: $ty,
+            )*
+            /// Measured repetitions; with `until_ci`, the fewest.
+            pub repeat: u32,
+            /// Adaptive repetitions: after `repeat` of them, more run until the 95%
+            /// confidence interval of the mean throughput is within ± this fraction of
+            /// the mean (`--until-ci 2%` = 0.02), or `max_repeat` is reached.
+            #[serde(skip_serializing_if = "Option::is_none", default)]
+            pub until_ci: Option<f64>,
+            /// With `until_ci`: the most measured repetitions.
+            #[serde(skip_serializing_if = "Option::is_none", default)]
+            pub max_repeat: Option<u32>,
+            /// Unmeasured repetitions run before the measured ones.
+            pub warmup: u32,
+            /// Length of one time-series interval, seconds.
+            pub interval_s: f64,
+            /// Seal every written block with a header and a CRC-32C, and check every
+            /// block in an untimed pass after each repetition.
+            #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+            pub verify: bool,
+            /// Stop a time-based run early once every job's throughput is steady
+            /// (`bw:slope<1%/10s`); `runtime_s` is then the upper bound.
+            #[serde(skip_serializing_if = "Option::is_none", default)]
+            pub steady: Option<steady::SteadyCriterion>,
+        }
+
+        /// The default values of every parameter, as `iolab run` has them,
+        /// and one repetition of one pass, cold, with 1 s intervals.
+        pub fn default_workload() -> Workload {
+            Workload {
+                $($field: param::default_of::<$ty>(param::Param::$variant),)*
+                repeat: 1,
+                until_ci: None,
+                max_repeat: None,
+                warmup: 0,
+                interval_s: 1.0,
+                steady: None,
+                verify: false,
+            }
+        }
+    };
 }
 
-/// Everything one measured point does, with every default applied.
-///
-/// Sizes are in bytes and durations in seconds, as everywhere in the result file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Workload {
-    /// The timed operation.
-    pub op: Op,
-    /// The order in which blocks are visited.
-    pub pattern: Pattern,
-    /// Bytes per I/O.
-    pub bs: u64,
-    /// File size per job, bytes.
-    pub size: u64,
-    /// The I/O interface.
-    pub engine: EngineKind,
-    /// Requests kept in flight (1 for synchronous engines).
-    pub iodepth: u32,
-    /// io_uring: requests handed to the kernel per submitting system call
-    /// (fio's iodepth_batch_submit). Batches are plugged together in the block
-    /// layer, where adjacent requests merge; 1 for synchronous engines.
-    pub batch: u32,
-    /// Concurrent threads, each with its own file.
-    pub jobs: u32,
-    /// Whether files are opened with O_DIRECT.
-    pub direct: bool,
-    /// Synchronous-write open flag.
-    pub sync: SyncMode,
-    /// Whether an fsync (msync for mmap) ends the timed region.
-    pub fsync_end: bool,
-    /// An fsync after every this many writes inside the timed region; 0 = never.
-    pub fsync_every: u64,
-    /// Time-based run length in seconds: passes repeat until it is up. Absent = one pass.
-    pub runtime_s: Option<f64>,
-    /// Seconds of I/O before measuring starts, excluded from every figure.
-    pub ramp_s: f64,
-    /// Measured repetitions; with `until_ci`, the fewest.
-    pub repeat: u32,
-    /// Adaptive repetitions: after `repeat` of them, more run until the 95%
-    /// confidence interval of the mean throughput is within ± this fraction of
-    /// the mean (`--until-ci 2%` = 0.02), or `max_repeat` is reached.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub until_ci: Option<f64>,
-    /// With `until_ci`: the most measured repetitions.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub max_repeat: Option<u32>,
-    /// Unmeasured repetitions run before the measured ones.
-    pub warmup: u32,
-    /// Page-cache treatment before each repetition.
-    pub cache: CacheMode,
-    /// Seed of the random patterns and of the data written.
-    pub seed: u64,
-    /// Length of one time-series interval, seconds.
-    pub interval_s: f64,
-    /// Seal every written block with a header and a CRC-32C, and check every
-    /// block in an untimed pass after each repetition.
-    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
-    pub verify: bool,
-    /// Stop a time-based run early once every job's throughput is steady
-    /// (`bw:slope<1%/10s`); `runtime_s` is then the upper bound.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub steady: Option<steady::SteadyCriterion>,
-}
+crate::for_each_parameter!(workload_struct);
 
 impl Workload {
     /// The number of blocks in one job's file.

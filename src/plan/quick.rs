@@ -1,6 +1,6 @@
 //! The `iolab quick` suite: the four classic desktop-benchmark tests at two queue depths.
 
-use super::{CacheMode, EngineKind, Op, Pattern, PlannedPoint, SyncMode, Workload};
+use super::{EngineKind, Op, Pattern, PlannedPoint, Workload};
 
 /// How the quick suite may bypass the page cache on the target file system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,23 +45,12 @@ pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<Plann
                 size: settings.size,
                 engine,
                 iodepth,
-                batch: 1,
-                jobs: 1,
                 direct: !buffered,
-                sync: SyncMode::None,
                 fsync_end: buffered && op.writes(),
-                fsync_every: 0,
                 runtime_s: Some(settings.runtime_s),
                 ramp_s: settings.ramp_s,
-                repeat: 1,
-                until_ci: None,
-                max_repeat: None,
-                warmup: 0,
-                cache: CacheMode::Cold,
                 seed: settings.seed,
-                interval_s: 1.0,
-                steady: None,
-                verify: false,
+                ..super::default_workload()
             };
             let verb = if op.writes() { "write" } else { "read" };
             points.push(PlannedPoint {

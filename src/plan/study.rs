@@ -69,53 +69,36 @@ pub struct RepeatSpec {
     pub warmup: Option<u32>,
 }
 
+/// A study-file table's struct: its own fields, then one optional key per
+/// workload parameter of the parameter table (`fsync-every`, also
+/// `fsync_every`), each a value, a list or a range.
 macro_rules! with_parameters {
-    ($(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty,)* }) => {
+    (
+        [$(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty,)* }]
+        $(
+            $(#[doc = $help:literal])+
+            $variant:ident $pfield:ident : $pty:ty = $flag:literal {
+                kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
+                $(#[$attr:meta])*
+            }
+        )*
+    ) => {
         $(#[$meta])*
         #[derive(Clone, Debug, Deserialize)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $($(#[$fmeta])* pub $field: $ty,)*
-            /// `op = ["write", "read"]`
-            pub op: Option<Spanned<ParamValue>>,
-            /// `pattern = "random"`
-            pub pattern: Option<Spanned<ParamValue>>,
-            /// `bs = "4k..16m"`
-            pub bs: Option<Spanned<ParamValue>>,
-            /// `size = "64k..128m"`
-            pub size: Option<Spanned<ParamValue>>,
-            /// `engine = ["psync", "uring"]`
-            pub engine: Option<Spanned<ParamValue>>,
-            /// `iodepth = "1..32"`
-            pub iodepth: Option<Spanned<ParamValue>>,
-            /// `batch = 1`
-            pub batch: Option<Spanned<ParamValue>>,
-            /// `jobs = [1, 2, 4]`
-            pub jobs: Option<Spanned<ParamValue>>,
-            /// `direct = [true, false]`
-            pub direct: Option<Spanned<ParamValue>>,
-            /// `sync = "osync"`
-            pub sync: Option<Spanned<ParamValue>>,
-            /// `fsync-end = true`
-            #[serde(rename = "fsync-end", alias = "fsync_end")]
-            pub fsync_end: Option<Spanned<ParamValue>>,
-            /// `fsync-every = 16`
-            #[serde(rename = "fsync-every", alias = "fsync_every")]
-            pub fsync_every: Option<Spanned<ParamValue>>,
-            /// `runtime = "5s"`
-            pub runtime: Option<Spanned<ParamValue>>,
-            /// `ramp = "1s"`
-            pub ramp: Option<Spanned<ParamValue>>,
-            /// `cache = "cold"`
-            pub cache: Option<Spanned<ParamValue>>,
-            /// `seed = "0..4/+1"`
-            pub seed: Option<Spanned<ParamValue>>,
+            $(
+                #[doc = concat!("`", $flag, "`:", $($help),+)]
+                #[serde(rename = $flag)]
+                pub $pfield: Option<Spanned<ParamValue>>,
+            )*
         }
 
         impl $name {
             /// The parameters set here with their values.
             pub fn parameters(&self) -> Vec<(Param, &Spanned<ParamValue>)> {
-                $crate::param_fields!(self)
+                [$((Param::$variant, &self.$pfield),)*]
                     .into_iter()
                     .filter_map(|(param, value)| value.as_ref().map(|v| (param, v)))
                     .collect()
@@ -124,7 +107,8 @@ macro_rules! with_parameters {
     };
 }
 
-with_parameters! {
+crate::for_each_parameter! {
+    with_parameters,
     /// Parameters every sweep of the study starts from.
     #[derive(Default)]
     Defaults {
@@ -135,7 +119,8 @@ with_parameters! {
     }
 }
 
-with_parameters! {
+crate::for_each_parameter! {
+    with_parameters,
     /// One sweep: a label, its parameters (values, lists or ranges) and constraints.
     SweepSpec {
         /// Names the sweep's points in tables (`"buffered: write seq 4KiB …"`).

@@ -7,8 +7,9 @@
 //! size outside the record size.
 
 pub use super::constraint::Constraint;
-use super::units::{format_size, parse_duration, parse_size};
-use super::{CacheMode, EngineKind, Op, Pattern, PlannedPoint, SyncMode, UsageError, Workload};
+pub use super::param::{Operand, Param, Value};
+use super::units::format_size;
+use super::{Op, PlannedPoint, UsageError, Workload};
 use crate::usage;
 use std::collections::HashSet;
 
@@ -16,243 +17,6 @@ use std::collections::HashSet;
 pub const MAX_AXIS_VALUES: usize = 100_000;
 /// The most points a sweep may have.
 pub const MAX_POINTS: usize = 100_000;
-
-/// A workload parameter that can vary along an axis.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Param {
-    /// `--direct on,off`
-    Direct,
-    /// `--sync none,osync,odsync`
-    Sync,
-    /// `--engine psync,uring`
-    Engine,
-    /// `--cache cold,warm,keep`
-    Cache,
-    /// `--jobs 1,2,4`
-    Jobs,
-    /// `--iodepth 1..32`
-    Iodepth,
-    /// `--batch 1,8`
-    Batch,
-    /// `--pattern seq,random`
-    Pattern,
-    /// `--fsync-end on,off`
-    FsyncEnd,
-    /// `--fsync-every 1,16`
-    FsyncEvery,
-    /// `--runtime 5s,10s`
-    Runtime,
-    /// `--ramp 0s,1s`
-    Ramp,
-    /// `--seed 0..9/+1`
-    Seed,
-    /// `--size 64k..128m`
-    Size,
-    /// `--bs 4k..16m`
-    Bs,
-    /// `--op write,rewrite,read,reread`
-    Op,
-}
-
-/// Every parameter, outermost axis first: the nesting order of the cross product.
-pub const NESTING: [Param; 16] = [
-    Param::Direct,
-    Param::Sync,
-    Param::Engine,
-    Param::Cache,
-    Param::Jobs,
-    Param::Iodepth,
-    Param::Batch,
-    Param::Pattern,
-    Param::FsyncEnd,
-    Param::FsyncEvery,
-    Param::Runtime,
-    Param::Ramp,
-    Param::Seed,
-    Param::Size,
-    Param::Bs,
-    Param::Op,
-];
-
-/// A struct's sixteen parameter fields, one per [`Param`] and named like
-/// it, paired with their parameter in [`NESTING`] order. Used by the sweep
-/// arguments and the study file, which hold the same parameters as
-/// different types.
-#[macro_export]
-macro_rules! param_fields {
-    ($s:expr) => {{
-        use $crate::plan::sweep::Param;
-        [
-            (Param::Direct, &$s.direct),
-            (Param::Sync, &$s.sync),
-            (Param::Engine, &$s.engine),
-            (Param::Cache, &$s.cache),
-            (Param::Jobs, &$s.jobs),
-            (Param::Iodepth, &$s.iodepth),
-            (Param::Batch, &$s.batch),
-            (Param::Pattern, &$s.pattern),
-            (Param::FsyncEnd, &$s.fsync_end),
-            (Param::FsyncEvery, &$s.fsync_every),
-            (Param::Runtime, &$s.runtime),
-            (Param::Ramp, &$s.ramp),
-            (Param::Seed, &$s.seed),
-            (Param::Size, &$s.size),
-            (Param::Bs, &$s.bs),
-            (Param::Op, &$s.op),
-        ]
-    }};
-}
-
-/// One value of an axis.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Value {
-    /// A byte size or a count.
-    Number(u64),
-    /// A duration, seconds.
-    Seconds(f64),
-    /// on/off.
-    Flag(bool),
-    /// An operation.
-    Op(Op),
-    /// An engine.
-    Engine(EngineKind),
-    /// A sync mode.
-    Sync(SyncMode),
-    /// A cache treatment.
-    Cache(CacheMode),
-    /// An access pattern.
-    Pattern(Pattern),
-}
-
-impl Param {
-    /// The flag name without dashes (`fsync-every`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Param::Direct => "direct",
-            Param::Sync => "sync",
-            Param::Engine => "engine",
-            Param::Cache => "cache",
-            Param::Jobs => "jobs",
-            Param::Iodepth => "iodepth",
-            Param::Batch => "batch",
-            Param::Pattern => "pattern",
-            Param::FsyncEnd => "fsync-end",
-            Param::FsyncEvery => "fsync-every",
-            Param::Runtime => "runtime",
-            Param::Ramp => "ramp",
-            Param::Seed => "seed",
-            Param::Size => "size",
-            Param::Bs => "bs",
-            Param::Op => "op",
-        }
-    }
-
-    /// The parameter named `name` (`fsync-every` or `fsync_every`).
-    pub fn from_name(name: &str) -> Option<Param> {
-        let name = name.replace('_', "-");
-        NESTING.iter().copied().find(|p| p.name() == name)
-    }
-
-    fn ranged(self) -> bool {
-        matches!(
-            self,
-            Param::Jobs
-                | Param::Iodepth
-                | Param::Batch
-                | Param::FsyncEvery
-                | Param::Runtime
-                | Param::Ramp
-                | Param::Seed
-                | Param::Size
-                | Param::Bs
-        )
-    }
-
-    /// Parses one value.
-    pub fn parse_value(self, text: &str) -> Result<Value, String> {
-        let text = text.trim();
-        let count = |text: &str| {
-            text.parse::<u64>()
-                .map_err(|_| format!("'{text}' is not a whole number"))
-        };
-        let flag = |text: &str| match text.to_ascii_lowercase().as_str() {
-            "on" | "true" | "yes" | "1" => Ok(true),
-            "off" | "false" | "no" | "0" => Ok(false),
-            _ => Err(format!("'{text}' is not on or off")),
-        };
-        fn parse_enum<T: clap::ValueEnum>(text: &str, what: &str) -> Result<T, String> {
-            T::from_str(text, true).map_err(|_| format!("'{text}' is not a valid {what}"))
-        }
-        Ok(match self {
-            Param::Direct | Param::FsyncEnd => Value::Flag(flag(text)?),
-            Param::Sync => Value::Sync(parse_enum(text, "sync mode")?),
-            Param::Engine => Value::Engine(parse_enum(text, "engine")?),
-            Param::Cache => Value::Cache(parse_enum(text, "cache treatment")?),
-            Param::Op => Value::Op(parse_enum(text, "op")?),
-            Param::Pattern => Value::Pattern(text.parse()?),
-            Param::Jobs | Param::Iodepth | Param::Batch | Param::FsyncEvery | Param::Seed => {
-                Value::Number(count(text)?)
-            }
-            Param::Size | Param::Bs => Value::Number(parse_size(text)?),
-            Param::Runtime | Param::Ramp => Value::Seconds(parse_duration(text)?.as_secs_f64()),
-        })
-    }
-
-    /// Sets this parameter of `workload` to `value`.
-    pub fn apply(self, workload: &mut Workload, value: Value) {
-        match (self, value) {
-            (Param::Direct, Value::Flag(on)) => workload.direct = on,
-            (Param::FsyncEnd, Value::Flag(on)) => workload.fsync_end = on,
-            (Param::Sync, Value::Sync(mode)) => workload.sync = mode,
-            (Param::Engine, Value::Engine(engine)) => workload.engine = engine,
-            (Param::Cache, Value::Cache(cache)) => workload.cache = cache,
-            (Param::Op, Value::Op(op)) => workload.op = op,
-            (Param::Pattern, Value::Pattern(pattern)) => workload.pattern = pattern,
-            (Param::Jobs, Value::Number(n)) => workload.jobs = n as u32,
-            (Param::Iodepth, Value::Number(n)) => workload.iodepth = n as u32,
-            (Param::Batch, Value::Number(n)) => workload.batch = n as u32,
-            (Param::FsyncEvery, Value::Number(n)) => workload.fsync_every = n,
-            (Param::Seed, Value::Number(n)) => workload.seed = n,
-            (Param::Size, Value::Number(n)) => workload.size = n,
-            (Param::Bs, Value::Number(n)) => workload.bs = n,
-            (Param::Runtime, Value::Seconds(s)) => workload.runtime_s = Some(s),
-            (Param::Ramp, Value::Seconds(s)) => workload.ramp_s = s,
-            (param, value) => unreachable!("{value:?} is not a value of {}", param.name()),
-        }
-    }
-
-    /// This parameter's value in `workload`, as a number for comparisons
-    /// (booleans are 0 and 1) or as text for names.
-    pub fn read(self, workload: &Workload) -> Operand {
-        match self {
-            Param::Direct => Operand::Number(f64::from(u8::from(workload.direct))),
-            Param::FsyncEnd => Operand::Number(f64::from(u8::from(workload.fsync_end))),
-            Param::Sync => Operand::Text(format!("{:?}", workload.sync).to_lowercase()),
-            Param::Engine => Operand::Text(workload.engine.name().to_string()),
-            Param::Cache => Operand::Text(format!("{:?}", workload.cache).to_lowercase()),
-            Param::Op => Operand::Text(workload.op.name().to_string()),
-            Param::Pattern => Operand::Text(workload.pattern.to_string()),
-            Param::Jobs => Operand::Number(f64::from(workload.jobs)),
-            Param::Iodepth => Operand::Number(f64::from(workload.iodepth)),
-            Param::Batch => Operand::Number(f64::from(workload.batch)),
-            Param::FsyncEvery => Operand::Number(workload.fsync_every as f64),
-            Param::Seed => Operand::Number(workload.seed as f64),
-            Param::Size => Operand::Number(workload.size as f64),
-            Param::Bs => Operand::Number(workload.bs as f64),
-            Param::Runtime => Operand::Number(workload.runtime_s.unwrap_or(0.0)),
-            Param::Ramp => Operand::Number(workload.ramp_s),
-        }
-    }
-}
-
-/// One side of a comparison in a constraint.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Operand {
-    /// Sizes, counts, seconds, booleans as 0/1.
-    Number(f64),
-    /// Names of ops, engines, patterns, modes.
-    Text(String),
-}
 
 /// The values one parameter takes in a sweep.
 #[derive(Clone, Debug, PartialEq)]
@@ -285,7 +49,7 @@ pub fn parse_axis(param: Param, spec: &str) -> Result<Axis, UsageError> {
             None => values.push(
                 param
                     .parse_value(item)
-                    .map_err(|e| usage!("--{flag}: {e}"))?,
+                    .map_err(|e| usage!("--{flag} {item}: {e}"))?,
             ),
         }
         if values.len() > MAX_AXIS_VALUES {
@@ -339,7 +103,7 @@ fn expand_range(
     let (add, factor) = match step {
         None => (0.0, 2.0),
         Some(step) => match (step.strip_prefix('+'), step.strip_prefix('*')) {
-            (Some(n), _) => (number(param.parse_value(n)?), 1.0),
+            (Some(n), _) => (step_size(param, n)?, 1.0),
             (_, Some(n)) => (
                 0.0,
                 n.trim()
@@ -357,10 +121,13 @@ fn expand_range(
     }
     let mut value = start;
     while value <= end * (1.0 + 1e-12) {
-        values.push(match param {
-            Param::Runtime | Param::Ramp => Value::Seconds(value),
-            _ => Value::Number(value.round() as u64),
-        });
+        let text = match param.kind() {
+            super::param::Kind::Duration { .. } => format!("{value}s"),
+            _ => format!("{}", value.round() as u64),
+        };
+        // Each value is checked as if given alone: a range may not step
+        // outside what the parameter accepts.
+        values.push(param.parse_value(&text)?);
         if values.len() > MAX_AXIS_VALUES {
             return Err(format!("more than {MAX_AXIS_VALUES} values"));
         }
@@ -369,12 +136,27 @@ fn expand_range(
     Ok(())
 }
 
+/// The amount an adding step (`+4k`, `+1`, `+500ms`) adds, in the
+/// parameter's unit; zero is let through to be refused as not advancing.
+fn step_size(param: Param, text: &str) -> Result<f64, String> {
+    use super::param::Kind;
+    let text = text.trim();
+    match param.kind() {
+        Kind::Size => super::units::parse_size(text).map(|n| n as f64),
+        Kind::Duration { .. } => super::units::parse_duration(text).map(|d| d.as_secs_f64()),
+        _ => text
+            .parse::<u64>()
+            .map(|n| n as f64)
+            .map_err(|_| format!("'{text}' is not a whole number")),
+    }
+}
+
 /// A grid: fixed parameters in `base`, varying ones in `axes`.
 #[derive(Clone, Debug)]
 pub struct Sweep {
     /// Every parameter that does not vary, defaults applied.
     pub base: Workload,
-    /// The parameters that vary, in any order (expansion nests them by [`NESTING`]).
+    /// The parameters that vary, in any order (expansion nests them in [`Param::ALL`]'s order).
     pub axes: Vec<Axis>,
     /// Conditions every point must meet.
     pub constraints: Vec<Constraint>,
@@ -390,7 +172,7 @@ impl Sweep {
     /// (IOzone's rule); an empty result is an error.
     pub fn expand(&self) -> Result<Vec<PlannedPoint>, UsageError> {
         let mut axes: Vec<&Axis> = self.axes.iter().collect();
-        axes.sort_by_key(|axis| NESTING.iter().position(|p| *p == axis.param));
+        axes.sort_by_key(|axis| Param::ALL.iter().position(|p| *p == axis.param));
         for axis in &axes {
             if axis.values.is_empty() {
                 return Err(usage!(
@@ -488,23 +270,9 @@ fn normalize(workload: &mut Workload, base: &Workload) {
 fn label(workload: &Workload, varying: &[Param], prefix: Option<&str>) -> String {
     let mut text = workload.describe();
     text.push_str(&format!(" file {}", format_size(workload.size)));
-    for param in varying {
-        let extra = match param {
-            Param::Cache => Some(format!(
-                "cache={}",
-                format!("{:?}", workload.cache).to_lowercase()
-            )),
-            Param::FsyncEvery if workload.fsync_every > 0 => {
-                Some(format!("fsync-every={}", workload.fsync_every))
-            }
-            Param::Runtime => workload.runtime_s.map(|s| format!("runtime={s}s")),
-            Param::Ramp => Some(format!("ramp={}s", workload.ramp_s)),
-            Param::Seed => Some(format!("seed={}", workload.seed)),
-            _ => None,
-        };
-        if let Some(extra) = extra {
-            text.push(' ');
-            text.push_str(&extra);
+    for param in varying.iter().filter(|p| !p.described()) {
+        if let Some(value) = param.value_in(workload) {
+            text.push_str(&format!(" {}={}", param.name(), param.format_value(value)));
         }
     }
     match prefix {

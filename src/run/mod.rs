@@ -6,6 +6,7 @@
 //! points of the same size and job count, so a sweep or the quick suite lays
 //! out once. Everything is removed when the session is dropped.
 
+pub mod affinity;
 pub mod buffer;
 pub mod cache;
 pub mod command;
@@ -1334,6 +1335,11 @@ fn run_job(
         gate.wait();
         JobOutcome::setup_failure(&label, error)
     };
+    if let Some(cpus) = &workload.cpus {
+        if let Err(error) = affinity::pin(cpus) {
+            return setup_failed(error);
+        }
+    }
     let fd: Option<OwnedFd> = match file {
         Some(file) => match file.reopen(dir, open_flags(workload)) {
             Ok(fd) => Some(fd),

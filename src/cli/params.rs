@@ -1,0 +1,98 @@
+//! The workload parameters' flags, built from the parameter table: `--bs`, `--op`, `--cpus` … for `run` (one value each) and `sweep` (lists and ranges).
+
+use crate::plan::sweep::{Param, parse_axis};
+use crate::plan::{UsageError, Workload};
+use crate::usage;
+use clap::{Arg, ArgAction, ArgMatches, Command};
+
+/// The parameter flags given on a command line, as written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParamFlags {
+    /// `(parameter, text)` in the table's order.
+    pub given: Vec<(Param, String)>,
+}
+
+impl ParamFlags {
+    /// The text given for `param`.
+    pub fn get(&self, param: Param) -> Option<&str> {
+        self.given
+            .iter()
+            .find(|(p, _)| *p == param)
+            .map(|(_, text)| text.as_str())
+    }
+
+    /// Sets every parameter given to its one value in `workload` (`run`):
+    /// a list or a range is refused, naming the flag.
+    pub fn apply_single(&self, workload: &mut Workload) -> Result<(), UsageError> {
+        for (param, text) in &self.given {
+            let axis = parse_axis(*param, text)?;
+            match axis.values.as_slice() {
+                [value] => param.apply(workload, *value),
+                _ => {
+                    return Err(usage!(
+                        "--{} '{text}': run measures one point; give one value, or use iolab sweep{}",
+                        param.name(),
+                        if param.kind() == crate::plan::param::Kind::Cpus {
+                            " (CPUs of one set are joined with +: 0+2)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn flag(param: Param) -> Arg {
+    let mut help = param.help().trim_end_matches('.').to_string();
+    if let Some(default) = param.default_text() {
+        help.push_str(&format!(" [default: {default}]"));
+    }
+    let arg = Arg::new(param.name())
+        .long(param.name())
+        .value_name(param.value_name())
+        .help(help)
+        .action(ArgAction::Set);
+    match param.kind() {
+        // `--direct` alone is on; the next flag is not its value.
+        crate::plan::param::Kind::Flag => arg.num_args(0..=1).default_missing_value("on"),
+        // `--bs -4k` reaches the parser, which refuses it naming the flag.
+        _ => arg.num_args(1).allow_hyphen_values(true),
+    }
+}
+
+impl clap::FromArgMatches for ParamFlags {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut flags = ParamFlags::default();
+        flags.update_from_arg_matches(matches)?;
+        Ok(flags)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        for &param in Param::ALL {
+            if let Some(text) = matches.get_one::<String>(param.name()) {
+                self.given.retain(|(p, _)| *p != param);
+                self.given.push((param, text.clone()));
+            }
+        }
+        self.given
+            .sort_by_key(|(param, _)| Param::ALL.iter().position(|p| p == param));
+        Ok(())
+    }
+}
+
+impl clap::Args for ParamFlags {
+    fn augment_args(command: Command) -> Command {
+        // Innermost axis first: op, bs, size … read best in a help text.
+        Param::ALL
+            .iter()
+            .rev()
+            .fold(command, |command, &param| command.arg(flag(param)))
+    }
+
+    fn augment_args_for_update(command: Command) -> Command {
+        Self::augment_args(command)
+    }
+}

@@ -1,0 +1,632 @@
+//! The workload parameters: one table, from which the command-line flags, sweep axes, study-file keys, defaults, the result's workload fields and compare's matching are derived.
+//!
+//! [`for_each_parameter!`](crate::for_each_parameter) holds the table. Each entry gives a parameter's
+//! help (its doc comment: the flag's help and the result field's doc), the
+//! variant of [`Param`], the [`Workload`] field and its type, the flag
+//! name, how values are written ([`Kind`]), the default, whether it
+//! identifies a point when results are compared, and the fio options it
+//! comes from. Macros elsewhere expand the same table: the [`Workload`]
+//! struct (`plan`), the study file's keys (`plan::study`). The flags of
+//! `run` and `sweep` are built from [`Param::ALL`] (`cli::params`), and
+//! `import` maps fio's options with one exhaustive `match` over [`Param`].
+//! docs/ARCHITECTURE.md has the recipe for a new parameter.
+
+use super::cpus::CpuSet;
+use super::units::{format_size, parse_duration, parse_size};
+use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
+
+/// Expands `$callback! { [ARGS] ENTRIES }` with the table of every workload
+/// parameter, outermost sweep axis first: the order is the nesting of a
+/// sweep's cross product (the file size outside the record size, the op
+/// innermost so the ops of one file run together).
+#[macro_export]
+macro_rules! for_each_parameter {
+    ($callback:ident $(, $($args:tt)*)?) => {
+        $callback! {
+            [$($($args)*)?]
+            /// Open the files with O_DIRECT, bypassing the page cache.
+            Direct direct: bool = "direct" {
+                kind: Flag, default: Some("off"), identifies: true, fio: "direct",
+            }
+            /// Synchronous-write open flag: none, osync (O_SYNC), odsync (O_DSYNC).
+            Sync sync: SyncMode = "sync" {
+                kind: Sync, default: Some("none"), identifies: true, fio: "sync",
+            }
+            /// The I/O interface: sync (read/write), psync (pread/pwrite), stdio
+            /// (fread/fwrite), mmap (memcpy on a mapping), uring (io_uring), null (none).
+            Engine engine: EngineKind = "engine" {
+                kind: Engine, default: Some("psync"), identifies: true, fio: "ioengine",
+            }
+            /// Page cache before each repetition: cold (evict, verify), warm (read
+            /// first), keep (touch nothing), clean (fsync untimed, keep cached).
+            Cache cache: CacheMode = "cache" {
+                kind: Cache, default: Some("cold"), identifies: true, fio: "invalidate",
+            }
+            /// Threads, each with its own file, started together.
+            Jobs jobs: u32 = "jobs" {
+                kind: Count { min: 1, max: 4096 }, default: Some("1"), identifies: true, fio: "numjobs",
+            }
+            /// CPUs the I/O threads may run on, as 0-3+6 (ranges joined by +);
+            /// every thread may use every CPU of the set (fio's cpus_allowed with
+            /// cpus_allowed_policy=shared). Absent: wherever the scheduler puts them.
+            Cpus cpus: Option<CpuSet> = "cpus" {
+                kind: Cpus, default: None, identifies: true, fio: "cpus_allowed",
+                #[serde(skip_serializing_if = "Option::is_none", default)]
+            }
+            /// Requests kept in flight (queued engines; 1 for synchronous ones).
+            Iodepth iodepth: u32 = "iodepth" {
+                kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth",
+            }
+            /// Requests handed to the kernel per submitting system call (queued
+            /// engines; fio's iodepth_batch_submit). Batches are plugged together in
+            /// the block layer, where adjacent requests merge.
+            Batch batch: u32 = "batch" {
+                kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth_batch_submit",
+            }
+            /// The order blocks are visited in: seq, reverse, random (each block once
+            /// per pass, in a seeded order), uniform (independent draws), stride:N.
+            Pattern pattern: Pattern = "pattern" {
+                kind: Pattern, default: Some("seq"), identifies: true, fio: "rw, norandommap",
+            }
+            /// An fsync (msync for mmap) ends each write's timed region (IOzone -e).
+            FsyncEnd fsync_end: bool = "fsync-end" {
+                kind: Flag, default: Some("off"), identifies: true, fio: "end_fsync",
+            }
+            /// An fsync after every N writes, inside the timed region; 0 = never.
+            FsyncEvery fsync_every: u64 = "fsync-every" {
+                kind: Count { min: 0, max: u64::MAX }, default: Some("0"), identifies: true, fio: "fsync",
+            }
+            /// Time-based run length in seconds: passes repeat until it is up.
+            /// Absent: one pass over the file.
+            Runtime runtime_s: Option<f64> = "runtime" {
+                kind: Duration { positive: true }, default: None, identifies: false, fio: "runtime, time_based",
+            }
+            /// Seconds of I/O before measuring starts, excluded from every figure.
+            Ramp ramp_s: f64 = "ramp" {
+                kind: Duration { positive: false }, default: Some("0s"), identifies: false, fio: "ramp_time",
+            }
+            /// Seed of the random patterns and of the data written.
+            Seed seed: u64 = "seed" {
+                kind: Count { min: 0, max: u64::MAX }, default: Some("0"), identifies: true, fio: "none: fio's random generator is not iolab's",
+            }
+            /// File size per job, bytes (4k = 4KiB = 4096, 4kB = 4000); with
+            /// `run --file`, the file's length unless given.
+            Size size: u64 = "size" {
+                kind: Size, default: Some("256m"), identifies: true, fio: "size",
+            }
+            /// Bytes per I/O.
+            Bs bs: u64 = "bs" {
+                kind: Size, default: Some("4k"), identifies: true, fio: "bs",
+            }
+            /// The timed operation, as IOzone defines them: write (a new file),
+            /// rewrite, read, reread.
+            Op op: Op = "op" {
+                kind: Op, default: Some("read"), identifies: true, fio: "rw",
+            }
+        }
+    };
+}
+
+/// How a parameter's values are written on the command line and stored.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// on/off (true/false, yes/no, 1/0); `--direct` alone is on.
+    Flag,
+    /// A whole number between `min` and `max`.
+    Count {
+        /// The least accepted.
+        min: u64,
+        /// The most accepted.
+        max: u64,
+    },
+    /// A byte size: `4k`, `1m`.
+    Size,
+    /// A duration: `500ms`, `10s`; `positive` refuses zero.
+    Duration {
+        /// Whether zero is refused.
+        positive: bool,
+    },
+    /// An [`Op`].
+    Op,
+    /// An [`EngineKind`].
+    Engine,
+    /// A [`SyncMode`].
+    Sync,
+    /// A [`CacheMode`].
+    Cache,
+    /// A [`Pattern`].
+    Pattern,
+    /// A [`CpuSet`].
+    Cpus,
+}
+
+/// One value of a parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// A byte size or a count.
+    Number(u64),
+    /// A duration, seconds.
+    Seconds(f64),
+    /// on/off.
+    Flag(bool),
+    /// An operation.
+    Op(Op),
+    /// An engine.
+    Engine(EngineKind),
+    /// A sync mode.
+    Sync(SyncMode),
+    /// A cache treatment.
+    Cache(CacheMode),
+    /// An access pattern.
+    Pattern(Pattern),
+    /// A set of CPUs.
+    Cpus(CpuSet),
+}
+
+/// One side of a comparison in a constraint.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// Sizes, counts, seconds, booleans as 0/1.
+    Number(f64),
+    /// Names of ops, engines, patterns, modes, CPU sets.
+    Text(String),
+}
+
+/// A [`Workload`] field's type: how a [`Value`] is kept in it.
+pub trait Stored: Sized {
+    /// The field holding `value`; `None` when the value is of another kind.
+    fn store(value: Value) -> Option<Self>;
+    /// The value the field holds; `None` when it is absent.
+    fn load(&self) -> Option<Value>;
+    /// The field when the parameter is not set: `None` unless the type can be absent.
+    fn absent() -> Option<Self> {
+        None
+    }
+}
+
+macro_rules! stored {
+    ($($ty:ty => $variant:ident ($bind:ident) $into:expr, $from:expr;)*) => {$(
+        impl Stored for $ty {
+            fn store(value: Value) -> Option<Self> {
+                match value {
+                    Value::$variant($bind) => $into,
+                    _ => None,
+                }
+            }
+            fn load(&self) -> Option<Value> {
+                let $bind = *self;
+                Some(Value::$variant($from))
+            }
+        }
+    )*};
+}
+
+stored! {
+    bool => Flag(on) Some(on), on;
+    u32 => Number(n) u32::try_from(n).ok(), u64::from(n);
+    u64 => Number(n) Some(n), n;
+    f64 => Seconds(s) Some(s), s;
+    Op => Op(op) Some(op), op;
+    EngineKind => Engine(engine) Some(engine), engine;
+    SyncMode => Sync(mode) Some(mode), mode;
+    CacheMode => Cache(mode) Some(mode), mode;
+    Pattern => Pattern(pattern) Some(pattern), pattern;
+    CpuSet => Cpus(set) Some(set), set;
+}
+
+impl<T: Stored> Stored for Option<T> {
+    fn store(value: Value) -> Option<Self> {
+        T::store(value).map(Some)
+    }
+    fn load(&self) -> Option<Value> {
+        self.as_ref().and_then(T::load)
+    }
+    fn absent() -> Option<Self> {
+        Some(None)
+    }
+}
+
+macro_rules! param_enum {
+    (
+        [$($args:tt)*]
+        $(
+            $(#[doc = $help:literal])+
+            $variant:ident $field:ident : $ty:ty = $flag:literal {
+                kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
+                $(#[$attr:meta])*
+            }
+        )*
+    ) => {
+        /// A workload parameter: a flag of `run` and `sweep`, a sweep axis, a
+        /// study-file key and a field of the result's workload.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Param {
+            $($(#[doc = $help])+ $variant,)*
+        }
+
+        impl Param {
+            /// Every parameter, outermost sweep axis first.
+            pub const ALL: &'static [Param] = &[$(Param::$variant,)*];
+
+            /// The flag name without dashes (`fsync-every`), also the study-file key.
+            pub fn name(self) -> &'static str {
+                match self { $(Param::$variant => $flag,)* }
+            }
+
+            /// The name of the [`Workload`] field in the result file (`runtime_s`).
+            pub fn field(self) -> &'static str {
+                match self { $(Param::$variant => stringify!($field),)* }
+            }
+
+            /// The help: what the parameter means, one paragraph.
+            pub fn help(self) -> String {
+                let lines: &[&str] = match self { $(Param::$variant => &[$($help),+],)* };
+                lines.iter().map(|line| line.trim()).collect::<Vec<_>>().join(" ")
+            }
+
+            /// How its values are written.
+            pub fn kind(self) -> Kind {
+                use Kind::*;
+                match self { $(Param::$variant => $kind,)* }
+            }
+
+            /// Its default as written on the command line; `None`: absent by default.
+            pub fn default_text(self) -> Option<&'static str> {
+                match self { $(Param::$variant => $default,)* }
+            }
+
+            /// Whether two points differing in it are different workloads
+            /// (compare matches points on these); how long a point was
+            /// measured does not identify it.
+            pub fn identifies(self) -> bool {
+                match self { $(Param::$variant => $identifies,)* }
+            }
+
+            /// The fio job options it is imported from.
+            pub fn fio_options(self) -> &'static str {
+                match self { $(Param::$variant => $fio,)* }
+            }
+
+            /// Sets this parameter of `workload` to `value`, a value of its kind.
+            pub fn apply(self, workload: &mut Workload, value: Value) {
+                match self {
+                    $(Param::$variant => {
+                        workload.$field = Stored::store(value).unwrap_or_else(|| {
+                            unreachable!("{value:?} is not a value of {}", $flag)
+                        });
+                    })*
+                }
+            }
+
+            /// Puts this parameter of `workload` back to its default.
+            pub fn reset(self, workload: &mut Workload) {
+                match self {
+                    $(Param::$variant => {
+                        workload.$field = default_of::<$ty>(self);
+                    })*
+                }
+            }
+
+            /// The value this parameter has in `workload`; `None` when absent.
+            pub fn value_in(self, workload: &Workload) -> Option<Value> {
+                match self { $(Param::$variant => workload.$field.load(),)* }
+            }
+        }
+    };
+}
+
+crate::for_each_parameter!(param_enum);
+
+/// A field's default: the parameter's default text parsed, or absent.
+pub fn default_of<T: Stored>(param: Param) -> T {
+    let stored = match param.default_text() {
+        Some(text) => param.parse_value(text).ok().and_then(T::store),
+        None => T::absent(),
+    };
+    stored.unwrap_or_else(|| unreachable!("the default of {} is of its kind", param.name()))
+}
+
+impl Param {
+    /// The parameter named `name` (`fsync-every` or `fsync_every`, or the
+    /// result field's name, `runtime_s`).
+    pub fn from_name(name: &str) -> Option<Param> {
+        let dashed = name.replace('_', "-");
+        Param::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name() == dashed || p.field() == name)
+    }
+
+    /// Whether sweep axes of it may be ranges (`512..1m`).
+    pub fn ranged(self) -> bool {
+        matches!(
+            self.kind(),
+            Kind::Count { .. } | Kind::Size | Kind::Duration { .. }
+        )
+    }
+
+    /// Whether a point's description (`write seq 4KiB psync qd4 x2 direct`,
+    /// then `file SIZE`) shows it; a sweep's labels add `name=value` for the
+    /// varying parameters it does not.
+    pub fn described(self) -> bool {
+        matches!(
+            self,
+            Param::Op
+                | Param::Pattern
+                | Param::Bs
+                | Param::Size
+                | Param::Engine
+                | Param::Iodepth
+                | Param::Batch
+                | Param::Jobs
+                | Param::Direct
+                | Param::Sync
+                | Param::FsyncEnd
+        )
+    }
+
+    /// What its values look like, for help texts: `SIZE`, `on|off`.
+    pub fn value_name(self) -> String {
+        match self.kind() {
+            Kind::Flag => "on|off".to_string(),
+            Kind::Count { .. } => "N".to_string(),
+            Kind::Size => "SIZE".to_string(),
+            Kind::Duration { .. } => "DURATION".to_string(),
+            Kind::Pattern => "PATTERN".to_string(),
+            Kind::Cpus => "CPUS".to_string(),
+            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache => self.choices().join("|"),
+        }
+    }
+
+    /// The names a value of an enumerated kind may take (empty for others).
+    pub fn choices(self) -> Vec<String> {
+        fn names<T: clap::ValueEnum>() -> Vec<String> {
+            T::value_variants()
+                .iter()
+                .filter_map(|v| v.to_possible_value())
+                .map(|v| v.get_name().to_string())
+                .collect()
+        }
+        match self.kind() {
+            Kind::Op => names::<Op>(),
+            Kind::Engine => names::<EngineKind>(),
+            Kind::Sync => names::<SyncMode>(),
+            Kind::Cache => names::<CacheMode>(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Parses one value.
+    pub fn parse_value(self, text: &str) -> Result<Value, String> {
+        let text = text.trim();
+        fn parse_enum<T: clap::ValueEnum>(text: &str, what: &str) -> Result<T, String> {
+            T::from_str(text, true).map_err(|_| format!("'{text}' is not a valid {what}"))
+        }
+        Ok(match self.kind() {
+            Kind::Flag => Value::Flag(match text.to_ascii_lowercase().as_str() {
+                "on" | "true" | "yes" | "1" => true,
+                "off" | "false" | "no" | "0" => false,
+                _ => return Err(format!("'{text}' is not on or off")),
+            }),
+            Kind::Count { min, max } => {
+                let n = text
+                    .parse::<u64>()
+                    .map_err(|_| format!("'{text}' is not a whole number"))?;
+                if !(min..=max).contains(&n) {
+                    return Err(format!("must be between {min} and {max}"));
+                }
+                Value::Number(n)
+            }
+            Kind::Size => Value::Number(parse_size(text)?),
+            Kind::Duration { positive } => {
+                let seconds = parse_duration(text)?.as_secs_f64();
+                if positive && seconds == 0.0 {
+                    return Err("must be longer than zero".to_string());
+                }
+                Value::Seconds(seconds)
+            }
+            Kind::Op => Value::Op(parse_enum(text, "op")?),
+            Kind::Engine => Value::Engine(parse_enum(text, "engine")?),
+            Kind::Sync => Value::Sync(parse_enum(text, "sync mode")?),
+            Kind::Cache => Value::Cache(parse_enum(text, "cache treatment")?),
+            Kind::Pattern => Value::Pattern(text.parse()?),
+            Kind::Cpus => Value::Cpus(text.parse()?),
+        })
+    }
+
+    /// Refuses a value its field cannot hold or the parameter does not
+    /// accept (a count out of bounds, a negative duration), as
+    /// [`Param::parse_value`] would: for values built from other sources,
+    /// such as fio's options.
+    pub fn check(self, value: Value) -> Result<Value, String> {
+        match (self.kind(), value) {
+            (Kind::Count { min, max }, Value::Number(n)) if !(min..=max).contains(&n) => {
+                Err(format!("{n} must be between {min} and {max}"))
+            }
+            (Kind::Size, Value::Number(0)) => Err("a size of 0".to_string()),
+            (Kind::Duration { positive }, Value::Seconds(s))
+                if !s.is_finite() || s < 0.0 || (positive && s == 0.0) =>
+            {
+                Err(format!("{s} s is not a duration it takes"))
+            }
+            _ => Ok(value),
+        }
+    }
+
+    /// A value as written on the command line, for labels (`4KiB`, `5s`, `on`).
+    pub fn format_value(self, value: Value) -> String {
+        match value {
+            Value::Number(n) if self.kind() == Kind::Size => format_size(n),
+            Value::Number(n) => n.to_string(),
+            Value::Seconds(s) => format!("{s}s"),
+            Value::Flag(on) => if on { "on" } else { "off" }.to_string(),
+            Value::Op(op) => op.name().to_string(),
+            Value::Engine(engine) => engine.name().to_string(),
+            Value::Sync(mode) => mode.name().to_string(),
+            Value::Cache(mode) => format!("{mode:?}").to_lowercase(),
+            Value::Pattern(pattern) => pattern.to_string(),
+            Value::Cpus(set) => set.to_string(),
+        }
+    }
+
+    /// This parameter's value in `workload`, as a number for comparisons
+    /// (booleans are 0 and 1; an absent duration 0) or as text for names
+    /// (an absent CPU set is `all`).
+    pub fn read(self, workload: &Workload) -> Operand {
+        match self.value_in(workload) {
+            Some(Value::Number(n)) => Operand::Number(n as f64),
+            Some(Value::Seconds(s)) => Operand::Number(s),
+            Some(Value::Flag(on)) => Operand::Number(f64::from(u8::from(on))),
+            Some(value) => Operand::Text(self.format_value(value)),
+            None if self.kind() == Kind::Cpus => Operand::Text("all".to_string()),
+            None => Operand::Number(0.0),
+        }
+    }
+
+    /// The JSON Schema of its field in the result file's workload.
+    pub fn schema(self) -> serde_json::Value {
+        use serde_json::json;
+        match self.kind() {
+            Kind::Flag => json!({ "type": "boolean" }),
+            Kind::Count { min: 0, .. } => json!({ "$ref": "#/$defs/count" }),
+            Kind::Count { min, .. } => json!({ "type": "integer", "minimum": min }),
+            Kind::Size => json!({ "type": "integer", "minimum": 1 }),
+            Kind::Duration { positive: true } => {
+                json!({ "type": ["number", "null"], "exclusiveMinimum": 0 })
+            }
+            Kind::Duration { positive: false } => json!({ "$ref": "#/$defs/nonneg" }),
+            Kind::Pattern => json!({
+                "type": "string",
+                "pattern": "^(seq|reverse|random|uniform|stride:[1-9][0-9]*)$"
+            }),
+            Kind::Cpus => json!({
+                "type": "string",
+                "pattern": "^[0-9]+(-[0-9]+)?(\\+[0-9]+(-[0-9]+)?)*$"
+            }),
+            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache => json!({ "enum": self.choices() }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::default_workload;
+
+    #[test]
+    fn every_default_is_of_its_kind_and_reads_back() {
+        let defaults = default_workload();
+        for &param in Param::ALL {
+            let mut workload = defaults.clone();
+            param.reset(&mut workload);
+            assert_eq!(workload, defaults, "{}", param.name());
+            if let Some(value) = param.value_in(&defaults) {
+                let text = param.format_value(value);
+                assert_eq!(param.parse_value(&text), Ok(value), "{}", param.name());
+            }
+            assert_eq!(Param::from_name(param.name()), Some(param));
+            assert_eq!(Param::from_name(param.field()), Some(param));
+            assert!(!param.help().is_empty() && !param.fio_options().is_empty());
+            if let Kind::Count { min, max } = param.kind() {
+                // The field holds every value the parameter accepts.
+                for n in [min, max] {
+                    let mut workload = defaults.clone();
+                    param.apply(&mut workload, Value::Number(n));
+                    assert_eq!(param.value_in(&workload), Some(Value::Number(n)));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn counts_refuse_what_their_field_cannot_hold() {
+        assert!(Param::Jobs.parse_value("4294967297").is_err());
+        assert!(Param::Jobs.parse_value("0").is_err());
+        assert!(Param::Runtime.parse_value("0s").is_err());
+        assert_eq!(Param::Ramp.parse_value("0s"), Ok(Value::Seconds(0.0)));
+        assert_eq!(
+            Param::Cpus
+                .parse_value("0-1")
+                .map(|v| Param::Cpus.format_value(v)),
+            Ok("0-1".to_string())
+        );
+    }
+
+    /// The result schema's workload: every parameter's field has the
+    /// schema its kind gives, and is required exactly when it is always
+    /// written; every other field is one of the measurement policy's.
+    #[test]
+    fn the_result_schema_holds_every_parameter_as_its_kind_says() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("schema/iolab.result-1.schema.json");
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let workload = &schema["$defs"]["workload"];
+        let required: Vec<&str> = workload["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        let written = serde_json::to_value(default_workload()).unwrap();
+        for &param in Param::ALL {
+            let field = param.field();
+            assert_eq!(
+                workload["properties"][field],
+                param.schema(),
+                "schema of workload.{field}"
+            );
+            assert_eq!(
+                required.contains(&field),
+                written.get(field).is_some(),
+                "workload.{field} is required exactly when always written"
+            );
+        }
+        let policy = [
+            "repeat",
+            "warmup",
+            "until_ci",
+            "max_repeat",
+            "interval_s",
+            "steady",
+            "verify",
+        ];
+        for (field, _) in workload["properties"].as_object().unwrap() {
+            assert!(
+                Param::from_name(field).is_some() || policy.contains(&field.as_str()),
+                "workload.{field} in the schema is neither a parameter nor a policy field"
+            );
+        }
+    }
+
+    /// The README's flag table, the study-file keys and the result-schema
+    /// document name every parameter.
+    #[test]
+    fn the_documentation_names_every_parameter() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let schema_doc = std::fs::read_to_string(root.join("docs/result-schema.md")).unwrap();
+        let study_doc = std::fs::read_to_string(root.join("docs/study-files.md")).unwrap();
+        for &param in Param::ALL {
+            let flag = format!("`--{}", param.name());
+            assert!(
+                readme
+                    .lines()
+                    .any(|l| l.starts_with('|') && l.contains(&flag)),
+                "README.md's flag table lacks {flag}`"
+            );
+            assert!(
+                study_doc
+                    .lines()
+                    .any(|l| l.starts_with('|') && l.contains(&format!("`{}`", param.name()))),
+                "docs/study-files.md's key table lacks `{}`",
+                param.name()
+            );
+            assert!(
+                schema_doc.contains(&format!("`{}`", param.field())),
+                "docs/result-schema.md lacks workload.{}",
+                param.field()
+            );
+        }
+    }
+}
