@@ -232,6 +232,26 @@ fn markdown_and_csv_carry_the_same_tables() {
         "a points table per file"
     );
     assert!(text.contains("ratio [95% CI]"), "the comparison");
+    // The user's level reaches the comparison, in Markdown and in HTML.
+    for (format, name, needle) in [
+        ("markdown", "r80.md", "ratio [80% CI]"),
+        ("html", "r80.html", "80% interval"),
+    ] {
+        let path = out.path().join(name);
+        succeed(
+            iolab()
+                .arg("report")
+                .arg(&a)
+                .arg(&b)
+                .args(["--alpha", "0.2", "--format", format, "-o"])
+                .arg(&path),
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(needle) && text.contains("α = 0.2"),
+            "{format}: {text}"
+        );
+    }
     let csv = out.path().join("r.csv");
     let run = iolab()
         .arg("report")

@@ -9,8 +9,9 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(imported) = iolab::import::fio(text, std::path::Path::new("fuzz.json"), Vec::new()) {
         // What an import produces must also survive being shown.
-        let files = [("fuzz.json".to_string(), imported.result)];
-        let _ = iolab::report::table::render(&files[0].1);
-        let _ = iolab::report::html::render(&files);
+        use iolab::report::render::{Html, Render, ReportView};
+        let _ = iolab::report::table::render(&imported.result);
+        let view = ReportView::new(vec![("fuzz.json", &imported.result)], 0.05, true);
+        let _ = Html.render(&view);
     }
 });

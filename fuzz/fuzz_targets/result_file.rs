@@ -12,9 +12,13 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(result) = iolab::record::write::parse(text, "fuzz.json") {
         let _ = iolab::report::table::render(&result);
         let _ = iolab::report::table::checks(&result);
-        let files = [("fuzz.json".to_string(), result)];
-        let _ = iolab::report::html::render(&files);
-        let _ = iolab::report::export::markdown(&files);
-        let _ = iolab::report::export::csv(&files);
+        use iolab::report::render::*;
+        let view = ReportView::new(vec![("fuzz.json", &result)], 0.05, true);
+        let _ = Terminal.render(&view);
+        let _ = Json.render(&view);
+        let _ = Markdown.render(&view);
+        let _ = Csv.render(&view);
+        let _ = StudyCsv.render(&view);
+        let _ = Html.render(&view);
     }
 });

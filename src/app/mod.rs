@@ -29,7 +29,7 @@ pub(crate) mod output;
 
 use output::{
     check_output, check_report_beside, create_results_dir, expected_result_bytes, present,
-    report_beside, write_report, write_result,
+    report_beside, write_result,
 };
 
 /// How a command ended, mapped to the exit status by `main`.
@@ -268,32 +268,37 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         }
         files.push((path.display().to_string(), result));
     }
-    match args.format {
-        crate::cli::ReportFormat::Html => write_report(&args.output, &files, Replace::Never)?,
-        format => {
-            let text = match format {
-                crate::cli::ReportFormat::Markdown => crate::report::export::markdown(&files),
-                crate::cli::ReportFormat::StudyCsv => {
-                    let text = crate::report::export::study_csv(&files);
-                    if text.is_empty() {
-                        return Err(usage!(
-                            "--format study-csv: no file given was run from a study with a table \
-                             (its plan.table is empty); use --format csv"
-                        )
-                        .into());
-                    }
-                    text
-                }
-                _ => crate::report::export::csv(&files),
-            };
-            // Read in a terminal or a spreadsheet: no control character from a file.
-            let text = crate::console::neutralize(&text);
-            write::write_file(&args.output, Replace::Never, |out| {
-                std::io::Write::write_all(out, text.as_bytes())
-            })
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
-        }
+    use crate::cli::ReportFormat;
+    use crate::report::render::{Csv, Html, Markdown, Render, ReportView, StudyCsv};
+    let view = ReportView::new(
+        files.iter().map(|(n, r)| (n.as_str(), r)).collect(),
+        args.alpha,
+        false,
+    );
+    let renderer: &dyn for<'a> Render<ReportView<'a>> = match args.format {
+        ReportFormat::Html => &Html,
+        ReportFormat::Markdown => &Markdown,
+        ReportFormat::Csv => &Csv,
+        ReportFormat::StudyCsv => &StudyCsv,
+    };
+    let text = renderer.render(&view).map_err(anyhow::Error::from)?;
+    if args.format == ReportFormat::StudyCsv && text.is_empty() {
+        return Err(usage!(
+            "--format study-csv: no file given was run from a study with a table \
+             (its plan.table is empty); use --format csv"
+        )
+        .into());
     }
+    // HTML escapes what it shows; text read in a terminal or a spreadsheet
+    // gets no control character from a file.
+    let text = match args.format {
+        ReportFormat::Html => text,
+        _ => crate::console::neutralize(&text).into_owned(),
+    };
+    write::write_file(&args.output, Replace::Never, |out| {
+        std::io::Write::write_all(out, text.as_bytes())
+    })
+    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
     output::print(&format!("report: {}\n", args.output.display()))?;
     Ok(Ending::Success)
 }
@@ -475,15 +480,14 @@ fn print_comparison(
     comparison: &crate::compare::Comparison,
     format: CompareFormat,
 ) -> Result<Ending, AppError> {
-    use crate::report::compare::{Style, csv, render};
+    use crate::report::render::{Csv, Json, Markdown, Render, Terminal};
     let text = match format {
-        CompareFormat::Terminal => render(comparison, Style::Terminal),
-        CompareFormat::Markdown => render(comparison, Style::Markdown),
-        CompareFormat::Csv => csv(comparison),
-        CompareFormat::Json => {
-            serde_json::to_string_pretty(comparison).map_err(anyhow::Error::from)? + "\n"
-        }
-    };
+        CompareFormat::Terminal => Terminal.render(comparison),
+        CompareFormat::Markdown => Markdown.render(comparison),
+        CompareFormat::Csv => Csv.render(comparison),
+        CompareFormat::Json => Json.render(comparison),
+    }
+    .map_err(anyhow::Error::from)?;
     output::print(&text)?;
     Ok(Ending::Success)
 }

@@ -11,7 +11,6 @@ use super::AppError;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::record::ResultFile;
 use crate::record::write::{self, Replace};
-use crate::report::{activity, table};
 use crate::usage;
 use std::path::{Path, PathBuf};
 
@@ -198,26 +197,18 @@ pub(crate) fn present(
     detail: bool,
     output: Option<&Path>,
 ) -> Result<(), AppError> {
+    use crate::report::render::{Json, Render, ReportView, Terminal};
+    let name = output
+        .and_then(|p| p.file_name())
+        .map_or_else(|| "this run".into(), |n| n.to_string_lossy());
+    // The study's own table follows iolab's, as the publication printed it.
+    let view = ReportView::new(vec![(&name, result)], crate::compare::DEFAULT_ALPHA, detail);
     let mut text = if json {
-        serde_json::to_string_pretty(result).map_err(anyhow::Error::from)? + "\n"
-    } else if detail {
-        table::render(result)
-            + &crate::report::distributed::render(result)
-            + &activity::render_points(result)
+        Json.render(&view)
     } else {
-        table::render(result) + &crate::report::distributed::render(result)
-    };
-    if !json {
-        // The study's own table, after iolab's, as the publication printed it.
-        let name = output
-            .and_then(|p| p.file_name())
-            .map_or_else(|| "this run".into(), |n| n.to_string_lossy());
-        text.push_str(&crate::report::studies::terminal(
-            &name,
-            result,
-            crate::compare::DEFAULT_ALPHA,
-        ));
+        Terminal.render(&view)
     }
+    .map_err(anyhow::Error::from)?;
     if let (Some(path), false) = (output, json) {
         text.push_str(&format!("results: {}\n", path.display()));
     }
@@ -307,11 +298,13 @@ pub(crate) fn report_beside(output: &Path, result: &ResultFile) -> Result<(), Ap
     } else {
         Replace::Never
     };
-    write_report(
-        &path,
-        &[(output.display().to_string(), result.clone())],
-        replace,
-    )?;
+    let name = output.display().to_string();
+    let view = crate::report::render::ReportView::new(
+        vec![(&name, result)],
+        crate::compare::DEFAULT_ALPHA,
+        false,
+    );
+    write_report(&path, &view, replace)?;
     crate::say!("iolab: report {}", path.display());
     Ok(())
 }
@@ -374,12 +367,13 @@ fn is_iolab_report(path: &Path) -> bool {
 }
 
 /// Writes the HTML report of `files` to `path` (through a temporary file and a rename).
-pub(crate) fn write_report(
+fn write_report(
     path: &Path,
-    files: &[(String, ResultFile)],
+    view: &crate::report::render::ReportView<'_>,
     replace: Replace,
 ) -> Result<(), AppError> {
-    let html = crate::report::html::render(files);
+    use crate::report::render::{Html, Render};
+    let html = Html.render(view).map_err(anyhow::Error::from)?;
     write::write_file(path, replace, |out| {
         std::io::Write::write_all(out, html.as_bytes())
     })

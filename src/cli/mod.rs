@@ -272,6 +272,10 @@ pub struct ReportArgs {
     /// HTML with charts, or the same content as Markdown or CSV tables.
     #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
     pub format: ReportFormat,
+    /// Significance level of the comparisons' Welch tests and of the
+    /// studies' verdicts; their intervals are at 1 − LEVEL.
+    #[arg(long, default_value_t = crate::compare::DEFAULT_ALPHA, value_parser = alpha, value_name = "LEVEL")]
+    pub alpha: f64,
 }
 
 /// Formats of `iolab report`.

@@ -77,12 +77,10 @@ impl Metric {
                 Metric::Iops => r.iops,
                 Metric::P50 | Metric::P99 => {
                     let wanted = if self == Metric::P50 { 50.0 } else { 99.0 };
-                    r.latency_ns.as_ref().and_then(|l| {
-                        l.percentiles
-                            .iter()
-                            .find(|p| p.percentile == wanted)
-                            .map(|p| p.value as f64)
-                    })
+                    r.latency_ns
+                        .as_ref()
+                        .and_then(|l| l.percentile(wanted))
+                        .map(|ns| ns as f64)
                 }
                 Metric::Cpu => r.cpu.as_ref().map(|c| c.utilization),
                 Metric::Time => r.elapsed_ns.map(|ns| ns as f64 * 1e-9),

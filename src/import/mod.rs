@@ -676,9 +676,10 @@ mod hostile_input {
                 return Ok(());
             };
             if let Ok(imported) = import(&edited) {
-                let files = [("fio.json".to_string(), imported.result)];
-                drop(crate::report::table::render(&files[0].1));
-                drop(crate::report::html::render(&files));
+                use crate::report::render::{Html, Render, ReportView};
+                drop(crate::report::table::render(&imported.result));
+                let view = ReportView::new(vec![("fio.json", &imported.result)], 0.05, true);
+                drop(Html.render(&view));
             }
         }
 

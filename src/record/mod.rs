@@ -440,6 +440,16 @@ pub struct LatencySummary {
     pub histogram: String,
 }
 
+impl LatencySummary {
+    /// The value of percentile `p` (one of those recorded), ns.
+    pub fn percentile(&self, p: f64) -> Option<u64> {
+        self.percentiles
+            .iter()
+            .find(|q| q.percentile == p)
+            .map(|q| q.value)
+    }
+}
+
 /// One percentile of a latency distribution.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -318,9 +318,21 @@ mod hostile_input {
     fn show(result: ResultFile) {
         drop(crate::report::table::render(&result));
         drop(crate::report::table::checks(&result));
-        let files = [("r.json".to_string(), result)];
-        drop(crate::report::html::render(&files));
-        drop(crate::report::export::csv(&files));
+        use crate::report::render::*;
+        // Shown alone and compared with itself, in every format.
+        for files in [vec![("r.json", &result)], vec![("r.json", &result); 2]] {
+            let view = ReportView::new(files, 0.05, true);
+            drop(Terminal.render(&view));
+            drop(Json.render(&view));
+            drop(Markdown.render(&view));
+            drop(Csv.render(&view));
+            drop(StudyCsv.render(&view));
+            drop(Html.render(&view));
+            if let Some(comparison) = &view.comparison {
+                drop(Terminal.render(comparison));
+                drop(Csv.render(comparison));
+            }
+        }
     }
 
     #[test]

@@ -1,21 +1,21 @@
 //! The report's content as tables without charts: Markdown (per file environment, points and checks; the comparisons) and CSV (one row per point).
 
+use super::render::ReportView;
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
-use crate::compare::{self, Metric, Orientation};
 use crate::record::ResultFile;
 use std::fmt::Write;
 
 /// The report's tables as Markdown: per file its environment, checks and points;
 /// across files, the comparisons with the first.
-pub fn markdown(files: &[(String, ResultFile)]) -> String {
+pub fn markdown(view: &ReportView<'_>) -> String {
+    let files = &view.files;
     let mut text = String::from(
         "# iolab report\n\nMiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; ± is the 95% confidence interval of the mean.\n",
     );
     let cell = |t: &str| t.replace('|', "\\|");
-    let tables = super::studies::tables_of_report(files);
-    if !tables.is_empty() {
+    if !view.study_tables.is_empty() {
         text.push_str("\n## The study's own tables\n");
-        for table in &tables {
+        for table in &view.study_tables {
             text.push('\n');
             text.push_str(&table.markdown());
         }
@@ -57,8 +57,8 @@ pub fn markdown(files: &[(String, ResultFile)]) -> String {
                 summary
                     .latency_ns
                     .as_ref()
-                    .and_then(|l| l.percentiles.iter().find(|q| q.percentile == p))
-                    .map_or_else(|| "-".to_string(), |q| latency(q.value as f64))
+                    .and_then(|l| l.percentile(p))
+                    .map_or_else(|| "-".to_string(), |ns| latency(ns as f64))
             };
             let half = t.ci95_high.zip(t.ci95_low).map_or_else(
                 || "-".to_string(),
@@ -95,47 +95,18 @@ pub fn markdown(files: &[(String, ResultFile)]) -> String {
             let _ = write!(text, "\nChecks:\n\n{}\n", checks.join("\n"));
         }
     }
-    if files.len() > 1 {
-        let comparison = compare::Comparison {
-            metric: Metric::Throughput,
-            alpha: compare::DEFAULT_ALPHA,
-            orientation: Orientation::OtherOverBase,
-            base: files[0].0.clone(),
-            pairings: files[1..]
-                .iter()
-                .map(|(name, other)| {
-                    compare::pair(
-                        &files[0].1,
-                        other,
-                        name,
-                        Metric::Throughput,
-                        compare::DEFAULT_ALPHA,
-                        Orientation::OtherOverBase,
-                    )
-                })
-                .collect(),
-        };
+    if let Some(comparison) = &view.comparison {
         text.push('\n');
         text.push_str(&super::compare::render(
-            &comparison,
+            comparison,
             super::compare::Style::Markdown,
         ));
     }
     text
 }
 
-/// The studies' own tables as CSV: per table a header row whose first
-/// field is the table's title, then its rows; a blank line between tables.
-pub fn study_csv(files: &[(String, ResultFile)]) -> String {
-    super::studies::tables_of_report(files)
-        .iter()
-        .map(|t| t.csv())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// One CSV row per point of every file.
-pub fn csv(files: &[(String, ResultFile)]) -> String {
+pub fn csv(files: &[(&str, &ResultFile)]) -> String {
     let mut text = String::from(
         "file,point,op,pattern,engine,bs,size,iodepth,jobs,direct,n,throughput_bps_mean,throughput_bps_ci95_low,\
          throughput_bps_ci95_high,iops_mean,latency_p50_ns,latency_p99_ns\n",
@@ -159,8 +130,8 @@ pub fn csv(files: &[(String, ResultFile)]) -> String {
                 summary
                     .latency_ns
                     .as_ref()
-                    .and_then(|l| l.percentiles.iter().find(|q| q.percentile == p))
-                    .map_or_else(String::new, |q| q.value.to_string())
+                    .and_then(|l| l.percentile(p))
+                    .map_or_else(String::new, |ns| ns.to_string())
             };
             let _ = writeln!(
                 text,

@@ -4,9 +4,10 @@
 //! nothing is fetched. Every text that comes from a result file is escaped.
 
 use super::escape::escape;
+use super::render::ReportView;
 use super::svg::{self, Series};
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
-use crate::compare::{self, Metric, Orientation, Verdict};
+use crate::compare::{self, Comparison, Verdict};
 use crate::plan::Workload;
 use crate::plan::units::format_size;
 use crate::record::{Point, ResultFile};
@@ -79,8 +80,9 @@ fn cell_number(value: f64, text: String) -> String {
     )
 }
 
-/// The report of `files` (name, result), the first being the base of the comparisons.
-pub fn render(files: &[(String, ResultFile)]) -> String {
+/// The report of a view's files, the first being the base of the comparisons.
+pub fn render(view: &ReportView<'_>) -> String {
+    let files = &view.files;
     let mut html = String::new();
     let _ = write!(
         html,
@@ -92,25 +94,24 @@ pub fn render(files: &[(String, ResultFile)]) -> String {
          error bars and ± are 95% confidence intervals of the mean over repetitions.</p>",
         files.len()
     );
-    html.push_str(&study_tables(files));
+    html.push_str(&study_tables(&view.study_tables));
     for (index, (name, result)) in files.iter().enumerate() {
         html.push_str(&section(index, name, result));
     }
-    if files.len() > 1 {
-        html.push_str(&comparisons(files));
+    if let Some(comparison) = &view.comparison {
+        html.push_str(&comparisons(comparison));
     }
     let _ = writeln!(html, "<script>{SCRIPT}</script></body></html>");
     html
 }
 
 /// The studies' own tables first: what the publication printed, from these files.
-fn study_tables(files: &[(String, ResultFile)]) -> String {
-    let tables = super::studies::tables_of_report(files);
+fn study_tables(tables: &[super::text_table::TextTable]) -> String {
     if tables.is_empty() {
         return String::new();
     }
     let mut html = String::from("<section class=\"studies\"><h2>The study's own tables</h2>");
-    for table in &tables {
+    for table in tables {
         html.push_str(&table.html());
     }
     html.push_str("</section>");
@@ -280,8 +281,8 @@ fn points_table(result: &ResultFile) -> String {
                     summary
                         .latency_ns
                         .as_ref()
-                        .and_then(|l| l.percentiles.iter().find(|q| q.percentile == p))
-                        .map(|q| q.value as f64)
+                        .and_then(|l| l.percentile(p))
+                        .map(|ns| ns as f64)
                 };
                 html.push_str(&cell_number(t.mean, significant(mib_per_s(t.mean))));
                 html.push_str(&cell_number(t.mean, significant(mb_per_s(t.mean))));
@@ -721,22 +722,19 @@ fn time_series(result: &ResultFile) -> String {
     html
 }
 
-fn comparisons(files: &[(String, ResultFile)]) -> String {
-    let (base_name, base) = &files[0];
+fn comparisons(comparison: &Comparison) -> String {
+    let base_name = &comparison.base;
     let mut html = format!(
         "<section class=\"comparisons\"><h2>Compared with {}</h2>",
         escape(base_name)
     );
-    for (name, other) in &files[1..] {
-        let pairing = compare::pair(
-            base,
-            other,
-            name,
-            Metric::Throughput,
-            crate::compare::DEFAULT_ALPHA,
-            Orientation::OtherOverBase,
+    for pairing in &comparison.pairings {
+        let _ = write!(
+            html,
+            "<h3>{} / {}</h3>",
+            escape(&pairing.file),
+            escape(base_name)
         );
-        let _ = write!(html, "<h3>{} / {}</h3>", escape(name), escape(base_name));
         if !pairing.environment.is_empty() {
             html.push_str("<table class=\"environment-difference\"><tr><th>differs</th><th>base</th><th>other</th></tr>");
             for d in &pairing.environment {
@@ -750,7 +748,12 @@ fn comparisons(files: &[(String, ResultFile)]) -> String {
             }
             html.push_str("</table>");
         }
-        html.push_str("<table class=\"sortable ratios\"><thead><tr><th>point</th><th>ratio</th><th>95% interval</th><th>Δ%</th><th>verdict</th></tr></thead><tbody>");
+        let _ = write!(
+            html,
+            "<table class=\"sortable ratios\"><thead><tr><th>point</th><th>ratio</th><th>{:.0}% interval</th>\
+             <th>Δ%</th><th>verdict</th></tr></thead><tbody>",
+            (1.0 - comparison.alpha) * 100.0
+        );
         for m in &pairing.matched {
             let interval = super::compare::interval_text(m).unwrap_or_else(|| "-".into());
             let verdict = match m.verdict {
@@ -773,8 +776,8 @@ fn comparisons(files: &[(String, ResultFile)]) -> String {
             html,
             "<p class=\"note\">{}</p>",
             escape(&super::compare::rule_text(
-                Metric::Throughput,
-                crate::compare::DEFAULT_ALPHA
+                comparison.metric,
+                comparison.alpha
             ))
         );
         for (title, cells) in compare::grids(&pairing.matched) {
@@ -809,7 +812,7 @@ fn comparisons(files: &[(String, ResultFile)]) -> String {
                 "<p>Not matched: {} only in the base, {} only in {}.</p>",
                 pairing.only_in_base.len(),
                 pairing.only_in_other.len(),
-                escape(name)
+                escape(&pairing.file)
             );
         }
     }

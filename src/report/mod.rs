@@ -8,6 +8,7 @@ pub mod escape;
 pub mod export;
 pub mod html;
 pub mod measurement;
+pub mod render;
 pub mod studies;
 pub mod svg;
 pub mod table;

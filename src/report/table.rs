@@ -74,8 +74,8 @@ fn row(point: &Point) -> Vec<String> {
     let throughput = &summary.throughput_bps;
     let lat = summary.latency_ns.as_ref();
     let percentile = |p: f64| {
-        lat.and_then(|l| l.percentiles.iter().find(|q| q.percentile == p))
-            .map_or_else(|| "-".to_string(), |q| latency(q.value as f64))
+        lat.and_then(|l| l.percentile(p))
+            .map_or_else(|| "-".to_string(), |ns| latency(ns as f64))
     };
     let measured: Vec<_> = point.measured().collect();
     let cpu = measured

@@ -58,20 +58,6 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
     tables
 }
 
-/// The study tables of the files a report shows, at the default level.
-pub fn tables_of_report(files: &[(String, ResultFile)]) -> Vec<TextTable> {
-    let named: Vec<(&str, &ResultFile)> = files.iter().map(|(n, r)| (n.as_str(), r)).collect();
-    tables(&named, crate::compare::DEFAULT_ALPHA)
-}
-
-/// The study tables of one result file, as text for the terminal.
-pub fn terminal(name: &str, file: &ResultFile, alpha: f64) -> String {
-    tables(&[(name, file)], alpha)
-        .iter()
-        .map(|t| format!("\n{}", t.terminal()))
-        .collect()
-}
-
 /// Each counted repetition's elapsed time, in seconds.
 pub(crate) fn seconds(point: &Point) -> Vec<f64> {
     point

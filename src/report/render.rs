@@ -1,0 +1,170 @@
+//! Every output format behind one trait, [`Render`]: a format renders a view computed once — the result files, their comparison at the user's metric and level, the studies' tables — and recomputes nothing.
+//!
+//! The formats are unit types (`Terminal`, `Json`, `Markdown`, `Csv`,
+//! `StudyCsv`, `Html`); a view is either a [`ReportView`] (result files:
+//! what `run`, `sweep`, `study` and `report` show) or a
+//! [`Comparison`] (what `compare` shows). A new format is a type with an
+//! `impl Render<…>` for each view it can show.
+
+use super::text_table::TextTable;
+use crate::compare::{self, Comparison, Metric, Orientation};
+use crate::record::ResultFile;
+
+/// A format that can show views of kind `V`.
+pub trait Render<V: ?Sized> {
+    /// The view as this format's text; JSON alone can fail to serialize.
+    fn render(&self, view: &V) -> Result<String, serde_json::Error>;
+}
+
+/// Result files as they are shown, with what is derived from them computed once.
+pub struct ReportView<'a> {
+    /// (name, result) of each file; the first is the base of the comparison.
+    pub files: Vec<(&'a str, &'a ResultFile)>,
+    /// Every other file compared with the first (throughput, other / base), at the user's level.
+    pub comparison: Option<Comparison>,
+    /// The publications' own tables built from the files, at the user's level.
+    pub study_tables: Vec<TextTable>,
+    /// Show per repetition what the devices, the network and the CPUs did (`--detail`).
+    pub detail: bool,
+}
+
+impl<'a> ReportView<'a> {
+    /// The view of `files` with comparisons and study verdicts at level `alpha`.
+    pub fn new(files: Vec<(&'a str, &'a ResultFile)>, alpha: f64, detail: bool) -> ReportView<'a> {
+        let comparison = (files.len() > 1).then(|| {
+            let (base_name, base) = files[0];
+            Comparison {
+                metric: Metric::Throughput,
+                alpha,
+                orientation: Orientation::OtherOverBase,
+                base: base_name.to_string(),
+                pairings: files[1..]
+                    .iter()
+                    .map(|(name, other)| {
+                        compare::pair(
+                            base,
+                            other,
+                            name,
+                            Metric::Throughput,
+                            alpha,
+                            Orientation::OtherOverBase,
+                        )
+                    })
+                    .collect(),
+            }
+        });
+        ReportView {
+            study_tables: super::studies::tables(&files, alpha),
+            files,
+            comparison,
+            detail,
+        }
+    }
+}
+
+/// Tables for a terminal.
+pub struct Terminal;
+/// JSON: the result file itself, or the whole comparison.
+pub struct Json;
+/// Markdown pipe tables.
+pub struct Markdown;
+/// CSV: one row per point, or per matched point of a comparison.
+pub struct Csv;
+/// The studies' own tables as CSV.
+pub struct StudyCsv;
+/// The one-file HTML report with charts.
+pub struct Html;
+
+impl Render<ReportView<'_>> for Terminal {
+    /// Each file's table (and with `detail` its activity), then the studies' tables.
+    fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
+        let mut text = String::new();
+        for (_, result) in &view.files {
+            text.push_str(&super::table::render(result));
+            text.push_str(&super::distributed::render(result));
+            if view.detail {
+                text.push_str(&super::activity::render_points(result));
+            }
+        }
+        for table in &view.study_tables {
+            text.push('\n');
+            text.push_str(&table.terminal());
+        }
+        Ok(text)
+    }
+}
+
+impl Render<ReportView<'_>> for Json {
+    /// The result file as written (one file), or an array of them.
+    fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
+        let text = match view.files.as_slice() {
+            [(_, only)] => serde_json::to_string_pretty(only)?,
+            files => {
+                let all: Vec<&ResultFile> = files.iter().map(|(_, r)| *r).collect();
+                serde_json::to_string_pretty(&all)?
+            }
+        };
+        Ok(text + "\n")
+    }
+}
+
+impl Render<ReportView<'_>> for Markdown {
+    fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
+        Ok(super::export::markdown(view))
+    }
+}
+
+impl Render<ReportView<'_>> for Csv {
+    fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
+        Ok(super::export::csv(&view.files))
+    }
+}
+
+impl Render<ReportView<'_>> for StudyCsv {
+    /// Per table a header row whose first field is the table's title, then
+    /// its rows; a blank line between tables. Empty when no file has a study table.
+    fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
+        Ok(view
+            .study_tables
+            .iter()
+            .map(|t| t.csv())
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+}
+
+impl Render<ReportView<'_>> for Html {
+    fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
+        Ok(super::html::render(view))
+    }
+}
+
+impl Render<Comparison> for Terminal {
+    fn render(&self, view: &Comparison) -> Result<String, serde_json::Error> {
+        Ok(super::compare::render(
+            view,
+            super::compare::Style::Terminal,
+        ))
+    }
+}
+
+impl Render<Comparison> for Markdown {
+    fn render(&self, view: &Comparison) -> Result<String, serde_json::Error> {
+        Ok(super::compare::render(
+            view,
+            super::compare::Style::Markdown,
+        ))
+    }
+}
+
+impl Render<Comparison> for Csv {
+    fn render(&self, view: &Comparison) -> Result<String, serde_json::Error> {
+        Ok(super::compare::csv(view))
+    }
+}
+
+impl Render<Comparison> for Json {
+    fn render(&self, view: &Comparison) -> Result<String, serde_json::Error> {
+        Ok(serde_json::to_string_pretty(view)? + "\n")
+    }
+}
