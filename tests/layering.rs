@@ -48,7 +48,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("report", &["plan", "record", "stats", "compare", "check"]),
     // The command line and the commands.
     ("preset", &["plan"]),
-    ("cli", &["plan", "preset", "compare", "cluster"]),
+    ("cli", &["plan", "preset", "compare"]),
     ("app", &["*"]),
     ("lib", &["*"]),
     ("main", &["*"]),

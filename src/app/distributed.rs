@@ -7,47 +7,105 @@ use crate::cli::DistributedArgs;
 use crate::cluster::{self, Cluster};
 use crate::plan::PlannedPoint;
 use crate::record::distributed::{Distributed, DistributedHost};
-use crate::run::peers::Peers;
+use crate::run::peers::{Alone, Peers, agree_on};
 use crate::usage;
 use std::path::Path;
 use std::rc::Rc;
 
-/// Joins the MPI job when `--mpi` was given; `None` otherwise.
-pub(crate) fn join(
-    args: &DistributedArgs,
-    command: &[String],
-) -> Result<Option<Rc<Cluster>>, AppError> {
-    Ok(cluster::join(
-        args.mpi,
-        args.options(),
-        command,
-        &super::new_run_id(),
-    )?)
+/// The ranks this process measures with: itself alone ([`Alone`]), or one
+/// rank of an MPI job. Every step that involves the others goes through
+/// [`Peers`], the same calls alone or not; only the run's record and the
+/// checks of what a distributed run cannot do need the MPI job itself.
+#[derive(Clone)]
+pub(crate) struct Ranks {
+    peers: Rc<dyn Peers>,
+    cluster: Option<Rc<Cluster>>,
 }
 
-/// Whether this process prints and writes: alone, or rank 0.
-pub(crate) fn speaks(cluster: Option<&Rc<Cluster>>) -> bool {
-    cluster.is_none_or(|c| c.is_root())
-}
+impl Ranks {
+    /// Joins the MPI job when `--mpi` was given; alone otherwise.
+    pub(crate) fn join(args: &DistributedArgs, command: &[String]) -> Result<Ranks, AppError> {
+        let options = cluster::Options {
+            shared_file: args.shared_file,
+            reorder: args.reorder,
+            stonewall: args.stonewall,
+        };
+        let cluster = cluster::join(args.mpi, options, command, &super::new_run_id())?;
+        Ok(match cluster {
+            Some(cluster) => Ranks {
+                peers: cluster.clone(),
+                cluster: Some(cluster),
+            },
+            None => Ranks::alone(),
+        })
+    }
 
-/// Every rank's `local` result of a check made before measuring: the first
-/// failure, on every rank, so all stop together. A rank keeps its own error;
-/// the others report the failing rank's, named.
-pub(crate) fn agreed<T>(
-    cluster: Option<&Rc<Cluster>>,
-    local: Result<T, AppError>,
-) -> Result<T, AppError> {
-    let Some(cluster) = cluster else {
-        return local;
-    };
-    let message = local.as_ref().err().map(|e| match e {
-        AppError::Usage(usage) => usage.to_string(),
-        AppError::Other(other) => format!("{other:#}"),
-    });
-    match (cluster.agree(message.map_or(Ok(()), Err)), local) {
-        (Ok(()), local) => local,
-        (Err(_), Err(own)) => Err(own),
-        (Err(theirs), Ok(_)) => Err(usage!("{theirs}").into()),
+    /// A single-host run.
+    pub(crate) fn alone() -> Ranks {
+        Ranks {
+            peers: Rc::new(Alone),
+            cluster: None,
+        }
+    }
+
+    /// The other ranks, for the runner.
+    pub(crate) fn peers(&self) -> Rc<dyn Peers> {
+        self.peers.clone()
+    }
+
+    /// Whether this process prints and writes: rank 0 (alone, the only one).
+    pub(crate) fn speaks(&self) -> bool {
+        self.peers.rank() == 0
+    }
+
+    /// Every rank's `local` result of a check made before measuring: the
+    /// first failure, on every rank, so all stop together. A rank keeps its
+    /// own error; the others report the failing rank's, named, as bad input.
+    pub(crate) fn agreed<T>(&self, local: Result<T, AppError>) -> Result<T, AppError> {
+        agree_on(
+            self.peers.as_ref(),
+            local,
+            |e| match e {
+                AppError::Usage(usage) => usage.to_string(),
+                AppError::Other(other) => format!("{other:#}"),
+            },
+            |theirs| usage!("{theirs}").into(),
+        )
+    }
+
+    /// The signal that stopped this process or any rank (SIGTERM for a rank
+    /// that was not signalled itself): every rank stops at the same point.
+    pub(crate) fn interrupted(&self, interrupt: &crate::run::signals::Interrupt) -> Option<i32> {
+        let own = interrupt.signal();
+        self.peers
+            .any(own.is_some())
+            .then(|| own.unwrap_or(libc::SIGTERM))
+    }
+
+    /// The run's id: the MPI job's, the same on every rank, or a new one.
+    pub(crate) fn run_id(&self) -> String {
+        self.cluster
+            .as_ref()
+            .map_or_else(super::new_run_id, |c| c.run_id().to_string())
+    }
+
+    /// Rank 0's `indices` on every rank (the points a resumed grid has done).
+    pub(crate) fn share_indices(&self, indices: &[usize]) -> Vec<usize> {
+        match &self.cluster {
+            Some(cluster) => cluster.share_indices(indices),
+            None => indices.to_vec(),
+        }
+    }
+
+    /// The record of a distributed run (collective: every host's environment
+    /// is gathered to rank 0, which alone gets `Some`); `None` alone.
+    pub(crate) fn record(&self, dir: &Path) -> Option<Distributed> {
+        record(self.cluster.as_deref()?, dir)
+    }
+
+    /// See [`check_points`].
+    pub(crate) fn check_points(&self, points: &[PlannedPoint]) -> Result<(), AppError> {
+        check_points(self.cluster.as_deref(), points)
     }
 }
 
@@ -55,10 +113,7 @@ pub(crate) fn agreed<T>(
 /// stop on its own), and with `--shared-file` the mmap engine (which maps the
 /// file from 0) and sizes that are not a multiple of 4 KiB (regions start on
 /// page boundaries).
-pub(crate) fn check_points(
-    cluster: Option<&Rc<Cluster>>,
-    points: &[PlannedPoint],
-) -> Result<(), AppError> {
+fn check_points(cluster: Option<&Cluster>, points: &[PlannedPoint]) -> Result<(), AppError> {
     let Some(cluster) = cluster else {
         return Ok(());
     };
@@ -89,9 +144,7 @@ pub(crate) fn check_points(
     Ok(())
 }
 
-/// The record of the run (collective: every host's environment is gathered
-/// to rank 0, which alone gets `Some`).
-pub(crate) fn record(cluster: &Cluster, dir: &Path) -> Option<Distributed> {
+fn record(cluster: &Cluster, dir: &Path) -> Option<Distributed> {
     cluster.announce();
     let environments = cluster.host_environments(dir)?;
     let hosts = cluster

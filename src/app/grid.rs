@@ -1,10 +1,11 @@
 //! Sweeps and studies: plan a grid, show it (`--dry-run`), run it point by point with a progress bar and a journal, resume it, and find where a size axis converges.
 
+use super::distributed::Ranks;
 use super::output::{
     check_output, check_report_beside, create_results_dir, default_output, expected_result_bytes,
     present, report_beside,
 };
-use super::{AppError, Ending, distributed, open_session, record_point};
+use super::{AppError, Ending, open_session, record_point};
 use crate::cli::{StudyArgs, SweepArgs};
 use crate::gather::build;
 use crate::plan::default_workload;
@@ -56,10 +57,9 @@ struct Grid {
 
 /// `iolab sweep`.
 pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let cluster = distributed::join(&args.distributed, &command)?;
-    let cluster = cluster.as_ref();
+    let ranks = Ranks::join(&args.distributed, &command)?;
     let expanded = args.sweep().and_then(|s| s.expand());
-    let points = distributed::agreed(cluster, expanded.map_err(AppError::from))?;
+    let points = ranks.agreed(expanded.map_err(AppError::from))?;
     let output = args
         .out
         .output
@@ -81,13 +81,13 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         strict: args.out.strict,
     };
     if args.dry_run {
-        return if distributed::speaks(cluster) {
+        return if ranks.speaks() {
             dry_run(&grid)
         } else {
             Ok(Ending::Success)
         };
     }
-    run_grid(grid, command, cluster)
+    run_grid(grid, command, &ranks)
 }
 
 /// `iolab study FILE.toml`.
@@ -104,13 +104,12 @@ pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError>
 
 /// Runs the study in `text` (named by `args.file` in messages): a study file's, or a preset's.
 pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let cluster = distributed::join(&args.distributed, &command)?;
-    let cluster = cluster.as_ref();
+    let ranks = Ranks::join(&args.distributed, &command)?;
     let planned = Study::parse(text, &args.file).and_then(|(study, text)| {
         let points = study.plan(&default_workload(), &text, &args.file)?;
         Ok((study, points))
     });
-    let (study, points) = distributed::agreed(cluster, planned.map_err(AppError::from))?;
+    let (study, points) = ranks.agreed(planned.map_err(AppError::from))?;
     let dir = args
         .dir
         .clone()
@@ -144,14 +143,14 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         strict: args.out.strict,
     };
     if args.dry_run {
-        return if distributed::speaks(cluster) {
+        return if ranks.speaks() {
             dry_run(&grid)
         } else {
             Ok(Ending::Success)
         };
     }
     let _ = args.resume; // the same as the default for studies; accepted for symmetry with sweep
-    run_grid(grid, command, cluster)
+    run_grid(grid, command, &ranks)
 }
 
 fn plan_info(
@@ -393,20 +392,16 @@ fn progress_bar(grid: &Grid, done: usize, speaks: bool) -> indicatif::ProgressBa
     bar
 }
 
-fn run_grid(
-    grid: Grid,
-    command: Vec<String>,
-    cluster: Option<&std::rc::Rc<crate::cluster::Cluster>>,
-) -> Result<Ending, AppError> {
-    let speaks = distributed::speaks(cluster);
+fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, AppError> {
+    let speaks = ranks.speaks();
     let checked = crate::run::affinity::check_points(&grid.points)
         .map_err(AppError::from)
-        .and_then(|()| distributed::check_points(cluster, &grid.points));
-    distributed::agreed(cluster, checked)?;
+        .and_then(|()| ranks.check_points(&grid.points));
+    ranks.agreed(checked)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
-    let opened = open_session(&grid.dir, false, &interrupt, cluster).map_err(AppError::from);
-    let mut session = distributed::agreed(cluster, opened)?;
+    let opened = open_session(&grid.dir, false, &interrupt, ranks).map_err(AppError::from);
+    let mut session = ranks.agreed(opened)?;
     // Rank 0 alone keeps the journal and the result file.
     let started = if speaks {
         start(&grid, command)
@@ -423,21 +418,20 @@ fn run_grid(
         mut done,
         mut journal,
         earlier_runs,
-    } = distributed::agreed(cluster, started)?;
+    } = ranks.agreed(started)?;
     // A result file already there belongs to the sweep being resumed.
     let mut replace = if grid.output.symlink_metadata().is_ok() {
         Replace::Own
     } else {
         Replace::Never
     };
-    if let Some(cluster) = cluster {
-        let mut indices: Vec<usize> = done.iter().copied().collect();
-        indices.sort_unstable();
-        done = cluster.share_indices(&indices).into_iter().collect();
-        let record = distributed::record(cluster, &grid.dir);
-        if speaks && result.distributed.is_none() {
-            result.distributed = record;
-        }
+    // Every rank resumes from rank 0's journal.
+    let mut indices: Vec<usize> = done.iter().copied().collect();
+    indices.sort_unstable();
+    done = ranks.share_indices(&indices).into_iter().collect();
+    let record = ranks.record(&grid.dir);
+    if speaks && result.distributed.is_none() {
+        result.distributed = record;
     }
     let fresh = done.is_empty();
     if done.len() >= grid.points.len() {
@@ -538,7 +532,7 @@ fn run_grid(
                 last_write = Instant::now();
             }
         }
-        if let Some(signal) = super::interrupted(&interrupt, cluster) {
+        if let Some(signal) = ranks.interrupted(&interrupt) {
             ending = Ending::Interrupted(signal);
             break;
         }

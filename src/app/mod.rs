@@ -8,7 +8,6 @@ use crate::check;
 use crate::cli::{
     CompareArgs, CompareFormat, EnvArgs, ImportArgs, MeasureArgs, QuickArgs, ReportArgs, RunArgs,
 };
-use crate::cluster::Cluster;
 use crate::gather::build;
 use crate::input::describe_io;
 use crate::plan::quick::{DirectSupport, quick_points};
@@ -20,8 +19,8 @@ use crate::run::signals::Interrupt;
 use crate::run::{RunError, Session};
 use crate::stats;
 use crate::usage;
+use distributed::Ranks;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 pub(crate) mod distributed;
 pub mod grid;
@@ -77,8 +76,7 @@ pub enum AppError {
 
 /// `iolab run`.
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    let cluster = distributed::join(&args.distributed, &command)?;
-    let cluster = cluster.as_ref();
+    let ranks = Ranks::join(&args.distributed, &command)?;
     let mut device = None;
     let planned = (|| -> Result<RunPlan, AppError> {
         let file_len = match &args.file {
@@ -105,16 +103,16 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         let mut plan = args.plan(file_len)?;
         check_device_use(args, device.as_ref(), &mut plan)?;
         crate::run::affinity::check_points(&plan.points)?;
-        distributed::check_points(cluster, &plan.points)?;
-        if distributed::speaks(cluster) {
+        ranks.check_points(&plan.points)?;
+        if ranks.speaks() {
             check_output(plan.output.as_deref(), expected_result_bytes(&plan.points))?;
         }
         Ok(plan)
     })();
-    let plan = distributed::agreed(cluster, planned)?;
+    let plan = ranks.agreed(planned)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let opened = open_session(&plan.dir, args.file.is_some(), &interrupt, cluster);
-    let mut session = distributed::agreed(cluster, opened.map_err(AppError::from))?;
+    let opened = open_session(&plan.dir, args.file.is_some(), &interrupt, &ranks);
+    let mut session = ranks.agreed(opened.map_err(AppError::from))?;
     if let Some(path) = &args.file {
         let write = plan.points[0].workload.op.writes();
         match &device {
@@ -133,7 +131,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     if args.file.is_none() {
         session.remove_dead_runs();
     }
-    execute(&plan, &mut session, &interrupt, command, cluster)
+    execute(&plan, &mut session, &interrupt, command, &ranks)
 }
 
 /// Checks `--destroy-data` against what `--file` names: a write test on a
@@ -195,7 +193,8 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         None => default_quick_output(),
     };
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let mut session = open_session(&args.dir, false, &interrupt, None)?;
+    let ranks = Ranks::alone();
+    let mut session = open_session(&args.dir, false, &interrupt, &ranks)?;
     // A dead run's leftovers would count against the free space.
     session.remove_dead_runs();
     // Before iolab-results/ is created: a refusal must leave nothing behind.
@@ -230,7 +229,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         report: !args.no_report,
         strict: args.strict,
     };
-    execute(&plan, &mut session, &interrupt, command, None)
+    execute(&plan, &mut session, &interrupt, command, &ranks)
 }
 
 /// `iolab env`.
@@ -690,17 +689,15 @@ fn execute(
     session: &mut Session,
     interrupt: &Interrupt,
     command: Vec<String>,
-    cluster: Option<&Rc<Cluster>>,
+    ranks: &Ranks,
 ) -> Result<Ending, AppError> {
-    let speaks = distributed::speaks(cluster);
+    let speaks = ranks.speaks();
     let mut result = build::new_result_file(
         command,
         Some(session.measured_path()),
         plan.points.iter().any(|p| p.workload.uses_page_cache()),
     );
-    if let Some(cluster) = cluster {
-        result.distributed = distributed::record(cluster, session.dir().path());
-    }
+    result.distributed = ranks.record(session.dir().path());
     let mut ending = Ending::Success;
     let mut replace = Replace::Never;
     if let (true, Some(output)) = (speaks, &plan.output) {
@@ -749,7 +746,7 @@ fn execute(
                 replace = Replace::Own;
             }
         }
-        if let Some(signal) = interrupted(interrupt, cluster) {
+        if let Some(signal) = ranks.interrupted(interrupt) {
             ending = Ending::Interrupted(signal);
             break;
         }
@@ -767,20 +764,6 @@ fn execute(
     Ok(strict_ending(ending, plan.strict, &result))
 }
 
-/// The signal that stopped this process or, in a distributed run, any rank
-/// (SIGTERM for a rank that was not signalled itself): every rank stops at
-/// the same point.
-pub(crate) fn interrupted(interrupt: &Interrupt, cluster: Option<&Rc<Cluster>>) -> Option<i32> {
-    let own = interrupt.signal();
-    match cluster {
-        Some(cluster) if crate::run::peers::Peers::any(cluster.as_ref(), own.is_some()) => {
-            Some(own.unwrap_or(libc::SIGTERM))
-        }
-        Some(_) => None,
-        None => own,
-    }
-}
-
 /// A session in `dir` whose adaptive repetitions stop by the statistics' rule.
 /// In a distributed run, the session is one rank's, with the run's id.
 /// `given` when the run measures a file or device the user named, whose
@@ -789,18 +772,16 @@ pub(crate) fn open_session(
     dir: &Path,
     given: bool,
     interrupt: &Interrupt,
-    cluster: Option<&Rc<Cluster>>,
+    ranks: &Ranks,
 ) -> Result<Session, UsageError> {
-    let run_id = cluster.map_or_else(new_run_id, |c| c.run_id().to_string());
+    let run_id = ranks.run_id();
     let mut session = if given {
         Session::open_given(dir, &run_id, interrupt.clone())?
     } else {
         Session::open(dir, &run_id, interrupt.clone())?
     };
     session.set_enough_rule(stats::ci_within);
-    if let Some(cluster) = cluster {
-        session.distribute(cluster.clone());
-    }
+    session.distribute(ranks.peers());
     Ok(session)
 }
 

@@ -118,17 +118,6 @@ pub struct DistributedArgs {
     pub stonewall: bool,
 }
 
-impl DistributedArgs {
-    /// The options of the cluster.
-    pub fn options(&self) -> crate::cluster::Options {
-        crate::cluster::Options {
-            shared_file: self.shared_file,
-            reorder: self.reorder,
-            stonewall: self.stonewall,
-        }
-    }
-}
-
 /// Arguments of `iolab run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {

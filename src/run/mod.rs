@@ -240,7 +240,7 @@ pub struct Session {
     /// run, only the lowest rank on each host does).
     sample: bool,
     enough: EnoughRule,
-    peers: Option<Rc<dyn Peers>>,
+    peers: Rc<dyn Peers>,
 }
 
 impl Session {
@@ -269,7 +269,7 @@ impl Session {
             watch,
             sample: true,
             enough: |_, _| false,
-            peers: None,
+            peers: Rc::new(peers::Alone),
         }
     }
 
@@ -279,7 +279,7 @@ impl Session {
     pub fn distribute(&mut self, peers: Rc<dyn Peers>) {
         // Another rank on this host may count its devices.
         self.sample = peers.samples_host();
-        self.peers = Some(peers);
+        self.peers = peers;
     }
 
     /// Sets the rule that ends adaptive repetitions (`--until-ci`); without
@@ -461,19 +461,18 @@ impl Session {
         let mut throughputs = Vec::new();
         for index in 0..workload.warmup + measured_at_most {
             let interrupted = self.interrupt.is_set();
-            if peers.as_ref().map_or(interrupted, |p| p.any(interrupted)) {
+            if peers.any(interrupted) {
                 break;
             }
-            let repetition = match (self.run_repetition(workload, &target, index), &peers) {
-                (Ok(repetition), Some(peers)) => peers.gather(repetition),
-                (Ok(repetition), None) => repetition,
+            let repetition = match self.run_repetition(workload, &target, index) {
+                Ok(repetition) => peers.gather(repetition),
+                Err(error) if peers.alone() => return Err(error),
                 // The other ranks are at the common start: meet them there.
-                (Err(error), Some(peers)) => peers.gather(RepetitionOutcome::failed_early(
+                Err(error) => peers.gather(RepetitionOutcome::failed_early(
                     index,
                     index < workload.warmup,
                     error.to_string(),
                 )),
-                (Err(error), None) => return Err(error),
             };
             let mut stop = !matches!(repetition.status, RepetitionStatus::Ok);
             if !repetition.warmup {
@@ -485,7 +484,7 @@ impl Session {
                     && (self.enough)(&throughputs, target);
             }
             // Rank 0 holds every rank's throughput; its word is the rule.
-            if peers.as_ref().map_or(stop, |p| p.decide(stop)) {
+            if peers.decide(stop) {
                 break;
             }
         }
@@ -503,14 +502,12 @@ impl Session {
     /// In a distributed run, every rank's `local` result (see [`Peers::agree`]);
     /// alone, `local` itself.
     fn together<T>(&self, local: Result<T, RunError>) -> Result<T, RunError> {
-        together(self.peers.as_deref(), local)
+        together(self.peers.as_ref(), local)
     }
 
     /// Where this rank's jobs do their I/O for `workload`.
     fn layout(&self, workload: &Workload) -> Layout {
-        let Some(peers) = &self.peers else {
-            return Layout::default();
-        };
+        let peers = &self.peers;
         let shift = peers.spread().reorder_shift;
         Layout {
             first_job: peers.rank() * workload.jobs,
@@ -521,7 +518,7 @@ impl Session {
 
     /// Whether all ranks use one file.
     fn shared(&self) -> bool {
-        self.peers.as_ref().is_some_and(|p| p.spread().shared_file)
+        self.peers.spread().shared_file
     }
 
     fn prepare_files(
@@ -553,10 +550,7 @@ impl Session {
             set.given || (set.size == workload.size && set.files.len() == wanted_files)
         });
         // Ranks agree, so they all create (or all keep) their files together.
-        let reusable = match &self.peers {
-            Some(peers) => !peers.any(!reusable),
-            None => reusable,
-        };
+        let reusable = !self.peers.any(!reusable);
         let layout = self.layout(workload);
         if !reusable {
             self.release_files();
@@ -735,7 +729,7 @@ impl Session {
         let warmup = index < workload.warmup;
         let interrupt = self.interrupt.clone();
         let peers = self.peers.clone();
-        let peers = peers.as_deref();
+        let peers = peers.as_ref();
         let layout = self.layout(workload);
         let watch = self.sample.then_some(&self.watch);
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
@@ -786,7 +780,8 @@ impl Session {
                 &interrupt,
                 false,
                 None,
-                None,
+                // The untimed read is each rank's own: no common start.
+                &peers::Alone,
             )
             .status();
         }
@@ -885,23 +880,10 @@ fn remove_file(dir: &ScratchDir, file: TargetFile) {
     }
 }
 
-/// In a distributed run, every rank's `local` result (see [`Peers::agree`]);
-/// alone, `local` itself. A failure keeps its kind (bad input or setup).
-fn together<T>(peers: Option<&dyn Peers>, local: Result<T, RunError>) -> Result<T, RunError> {
-    let Some(peers) = peers else {
-        return local;
-    };
-    let usage = matches!(local, Err(RunError::Usage(_)));
-    let (value, shared) = match local {
-        Ok(value) => (Some(value), Ok(())),
-        Err(error) => (None, Err(error.to_string())),
-    };
-    match (peers.agree(shared), value) {
-        (Ok(()), Some(value)) => Ok(value),
-        (Err(message), _) if usage => Err(RunError::Usage(UsageError(message))),
-        (Err(message), _) => Err(RunError::Setup(message)),
-        (Ok(()), None) => unreachable!("agree is Ok only when every rank is"),
-    }
+/// Every rank's `local` result ([`peers::agree_on`]): the others' failure
+/// is a setup failure here.
+fn together<T>(peers: &dyn Peers, local: Result<T, RunError>) -> Result<T, RunError> {
+    peers::agree_on(peers, local, |e| e.to_string(), RunError::Setup)
 }
 
 /// Which jobs of all ranks' this rank runs and reads.
@@ -944,7 +926,7 @@ fn renew_files(
     set: &mut FileSet,
     workload: &Workload,
     layout: Layout,
-    peers: Option<&dyn Peers>,
+    peers: &dyn Peers,
 ) -> Result<(), RunError> {
     let follower = set.shared && layout.first_job != 0;
     let reopen = follower && !set.fresh;
@@ -1144,7 +1126,7 @@ fn run_jobs(
     interrupt: &Interrupt,
     timed: bool,
     watch: Option<&Watch>,
-    peers: Option<&dyn Peers>,
+    peers: &dyn Peers,
 ) -> JobsRun {
     let met: Vec<AtomicBool> = (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
     let reached_at = AtomicU64::new(0);
@@ -1157,7 +1139,7 @@ fn run_jobs(
             reached_at: &reached_at,
         });
     let gate = StartGate::new(
-        workload.jobs as usize + usize::from(watch.is_some()) + usize::from(peers.is_some()),
+        workload.jobs as usize + usize::from(watch.is_some()) + usize::from(!peers.alone()),
     );
     let alignment = target
         .direct_alignment
@@ -1227,7 +1209,7 @@ fn run_jobs(
                 }
             }
         }
-        if let Some(peers) = peers {
+        if !peers.alone() {
             // Every local job is ready (or has failed to get ready, or the
             // start was called off): wait for the other ranks, then release
             // them all. Called on every path: the other ranks wait here.

@@ -1,7 +1,9 @@
-//! What the runner asks of the other ranks of a distributed run, and how the
-//! ranks split the files between them.
+//! What the runner asks of the other ranks of a distributed run, how the
+//! ranks split the files between them, and [`Alone`], the one rank of a
+//! single-host run.
 //!
-//! The runner only knows this trait; `cluster` implements it over MPI. Every
+//! The runner only knows this trait; `cluster` implements it over MPI, and
+//! a run without `--mpi` goes through the same calls to [`Alone`]. Every
 //! method is collective: every rank calls it the same number of times in the
 //! same order, which is why the runner calls them at fixed places (once per
 //! phase of a point, a few times per repetition) and never on an error path
@@ -35,6 +37,62 @@ pub trait Peers {
     /// Whether this rank samples its host's counters: the lowest rank on each
     /// host does, so each host's devices are counted once, not once per rank.
     fn samples_host(&self) -> bool;
+    /// Whether this is the only rank: nobody waits for it, so a failure it
+    /// meets ends the point with its own error, of its own kind.
+    fn alone(&self) -> bool {
+        self.size() == 1
+    }
+}
+
+/// Every rank's `local` result, agreed (see [`Peers::agree`]): `Ok` when
+/// every rank's is; a rank that failed keeps its own error, of its own kind;
+/// the others get the first failing rank's message (`describe` makes an
+/// error a message), made an error by `theirs`. The one rule of agreement,
+/// for the runner's steps and the pipeline's checks.
+pub fn agree_on<T, E>(
+    peers: &dyn Peers,
+    local: Result<T, E>,
+    describe: impl FnOnce(&E) -> String,
+    theirs: impl FnOnce(String) -> E,
+) -> Result<T, E> {
+    let shared = local.as_ref().map(|_| ()).map_err(describe);
+    match (peers.agree(shared), local) {
+        (Ok(()), local) => local,
+        (Err(_), Err(own)) => Err(own),
+        (Err(message), Ok(_)) => Err(theirs(message)),
+    }
+}
+
+/// The one rank of a single-host run: every collective returns what it is given.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alone;
+
+impl Peers for Alone {
+    fn rank(&self) -> u32 {
+        0
+    }
+    fn size(&self) -> u32 {
+        1
+    }
+    fn spread(&self) -> Spread {
+        Spread::default()
+    }
+    fn agree(&self, local: Result<(), String>) -> Result<(), String> {
+        local
+    }
+    fn start_together(&self) {}
+    fn gather(&self, local: RepetitionOutcome) -> RepetitionOutcome {
+        local
+    }
+    fn decide(&self, decision: bool) -> bool {
+        decision
+    }
+    fn any(&self, local: bool) -> bool {
+        local
+    }
+    fn samples_host(&self) -> bool {
+        true
+    }
 }
 
 /// How the ranks of a distributed run divide the files.
