@@ -5,7 +5,7 @@ use super::output::{
     check_output, check_report_beside, create_results_dir, default_output, expected_result_bytes,
     present, report_beside,
 };
-use super::{AppError, Ending, open_session, record_point};
+use super::{AppError, Ending, driver, open_session};
 use crate::cli::{StudyArgs, SweepArgs};
 use crate::gather::build;
 use crate::plan::default_workload;
@@ -16,14 +16,14 @@ use crate::record::journal::{self, Entry, Header, JOURNAL, Journal};
 use crate::record::write::Replace;
 use crate::record::{ConvergenceRecord, PlanInfo, ResultFile, write};
 use crate::report::units::bytes;
+use crate::run::FREE_SPACE_MARGIN;
 use crate::run::signals::Interrupt;
-use crate::run::{FREE_SPACE_MARGIN, RunError};
 use crate::stats::convergence::{SizePoint, converge};
 use crate::usage;
 use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How often the result file is rewritten while a grid runs (the journal
 /// keeps every point in between).
@@ -420,7 +420,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         earlier_runs,
     } = ranks.agreed(started)?;
     // A result file already there belongs to the sweep being resumed.
-    let mut replace = if grid.output.symlink_metadata().is_ok() {
+    let replace = if grid.output.symlink_metadata().is_ok() {
         Replace::Own
     } else {
         Replace::Never
@@ -465,87 +465,39 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
             grid.points.len()
         );
     }
-    let bar = progress_bar(&grid, done.len(), speaks);
-    let mut ending = Ending::Success;
-    let mut last_write = Instant::now();
-    let mut completed = done.len();
-    let mut measured = 0;
-    for (index, planned) in grid.points.iter().enumerate() {
-        if done.contains(&index) {
-            continue;
-        }
-        bar.set_message(planned.label.clone());
-        let outcome = match session.run_point(&planned.label, &planned.workload) {
-            Ok(outcome) => outcome,
-            Err(RunError::Interrupted(signal)) => {
-                ending = Ending::Interrupted(signal);
-                break;
-            }
-            Err(RunError::Usage(error)) if fresh && measured == 0 => {
-                // Bad input found at the first point: leave nothing behind.
-                bar.finish_and_clear();
-                if let Some(journal) = journal.take() {
-                    let _ = journal.finish();
-                }
-                return Err(error.into());
-            }
-            Err(error) => {
-                if speaks {
-                    bar.suspend(|| crate::say!("iolab: {}: {error}", planned.label));
-                }
-                ending = Ending::Failed;
-                break;
-            }
-        };
-        measured += 1;
-        let finished = !outcome.failed() && !outcome.interrupted();
-        if outcome.failed() {
-            ending = Ending::Failed;
-        }
-        if finished {
-            completed += 1;
-        }
-        if speaks {
-            let point = bar.suspend(|| record_point(&outcome, Some(&result.environment)))?;
-            // A failed or interrupted point stays in the result file but not in
-            // the journal, so a resume measures it again.
-            if let (true, Some(journal)) = (finished, journal.as_mut()) {
-                journal
-                    .append(&Entry {
-                        index,
-                        point: point.clone(),
-                    })
-                    .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
-            }
-            if point
-                .checks
-                .iter()
-                .any(|c| c.severity == crate::record::Severity::Error)
-            {
-                ending = Ending::Failed;
-            }
-            result.points.push(point);
-            crate::check::across(&mut result.points);
-            bar.inc(1);
-            if last_write.elapsed() >= REWRITE_EVERY {
-                write_result(&grid.output, &mut result, &mut replace)?;
-                last_write = Instant::now();
-            }
-        }
-        if let Some(signal) = ranks.interrupted(&interrupt) {
-            ending = Ending::Interrupted(signal);
-            break;
-        }
+    let mut progress = driver::Progress(progress_bar(&grid, done.len(), speaks));
+    let mut writer = driver::ResultWriter::new(grid.output.clone(), replace, REWRITE_EVERY);
+    let mut journaled = journal.as_mut().map(JournalListener);
+    let mut listeners: Vec<&mut dyn driver::Listener> = vec![&mut progress];
+    if let Some(journaled) = journaled.as_mut() {
+        listeners.push(journaled);
     }
-    bar.finish_and_clear();
-    if let Some(signal) = interrupt.signal() {
-        ending = Ending::Interrupted(signal);
-    }
+    listeners.push(&mut writer);
+    let driven = driver::drive(
+        &grid.points,
+        &done,
+        fresh,
+        (&mut session, &interrupt, ranks),
+        &mut result,
+        &mut listeners,
+    );
+    drop(listeners);
+    let driven = match driven {
+        Ok(driven) => driven,
+        Err(error) => {
+            // Bad input found at the first point: leave nothing behind.
+            if let Some(journal) = journal.take() {
+                let _ = journal.finish();
+            }
+            return Err(error);
+        }
+    };
+    let (ending, completed) = (driven.ending, done.len() + driven.finished);
     if !speaks {
         return Ok(ending);
     }
     result.convergence = convergence(&result);
-    write_result(&grid.output, &mut result, &mut replace)?;
+    writer.write(&result)?;
     if completed == grid.points.len() {
         if let Some(journal) = journal {
             journal
@@ -579,15 +531,28 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     Ok(super::strict_ending(ending, grid.strict, &result))
 }
 
-fn write_result(
-    path: &Path,
-    result: &mut ResultFile,
-    replace: &mut Replace,
-) -> Result<(), AppError> {
-    super::output::write_result(path, result, *replace)?;
-    // From now on the file there is this grid's own.
-    *replace = Replace::Own;
-    Ok(())
+/// Appends each point measured to the end to the journal, so a resume
+/// skips it; a failed or interrupted point stays in the result file but not
+/// in the journal, so a resume measures it again.
+struct JournalListener<'a>(&'a mut Journal);
+
+impl driver::Listener for JournalListener<'_> {
+    fn recorded(
+        &mut self,
+        index: usize,
+        point: &crate::record::Point,
+        finished: bool,
+    ) -> Result<(), AppError> {
+        if finished {
+            self.0
+                .append(&Entry {
+                    index,
+                    point: point.clone(),
+                })
+                .map_err(|e| anyhow::anyhow!("cannot write the journal: {e}"))?;
+        }
+        Ok(())
+    }
 }
 
 /// Convergence of every series that varies only in file size, over 3 or more sizes.

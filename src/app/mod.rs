@@ -20,9 +20,12 @@ use crate::run::{RunError, Session};
 use crate::stats;
 use crate::usage;
 use distributed::Ranks;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub(crate) mod distributed;
+mod driver;
 pub mod grid;
 pub(crate) mod output;
 
@@ -698,70 +701,37 @@ fn execute(
         plan.points.iter().any(|p| p.workload.uses_page_cache()),
     );
     result.distributed = ranks.record(session.dir().path());
-    let mut ending = Ending::Success;
-    let mut replace = Replace::Never;
     if let (true, Some(output)) = (speaks, &plan.output) {
         output::remove_dead_temporaries(output);
     }
-    for (measured, planned) in plan.points.iter().enumerate() {
-        if speaks && !plan.json && plan.points.len() > 1 {
-            crate::say!(
-                "iolab: measuring {} ({})",
-                planned.label,
-                planned.workload.describe()
-            );
-        }
-        let outcome = match session.run_point(&planned.label, &planned.workload) {
-            Ok(outcome) => outcome,
-            Err(RunError::Interrupted(signal)) => {
-                ending = Ending::Interrupted(signal);
-                break;
-            }
-            Err(RunError::Usage(error)) if measured == 0 => return Err(error.into()),
-            Err(error) => {
-                if speaks {
-                    crate::say!("iolab: {}: {error}", planned.label);
-                }
-                ending = Ending::Failed;
-                break;
-            }
-        };
-        if outcome.failed() {
-            ending = Ending::Failed;
-        }
-        if speaks {
-            let point = record_point(&outcome, Some(&result.environment))?;
-            if point
-                .checks
-                .iter()
-                .any(|c| c.severity == crate::record::Severity::Error)
-            {
-                ending = Ending::Failed;
-            }
-            result.points.push(point);
-            check::across(&mut result.points);
-            if let Some(path) = &plan.output {
-                write_result(path, &result, replace)?;
-                // From now on the file there is this run's own.
-                replace = Replace::Own;
-            }
-        }
-        if let Some(signal) = ranks.interrupted(interrupt) {
-            ending = Ending::Interrupted(signal);
-            break;
-        }
+    let mut announcer = driver::Announcer;
+    let mut writer = plan
+        .output
+        .clone()
+        .map(|path| driver::ResultWriter::new(path, Replace::Never, Duration::ZERO));
+    let mut listeners: Vec<&mut dyn driver::Listener> = Vec::new();
+    if speaks && !plan.json && plan.points.len() > 1 {
+        listeners.push(&mut announcer);
     }
-    if let Some(signal) = interrupt.signal() {
-        ending = Ending::Interrupted(signal);
+    if let Some(writer) = writer.as_mut() {
+        listeners.push(writer);
     }
+    let driven = driver::drive(
+        &plan.points,
+        &HashSet::new(),
+        true,
+        (session, interrupt, ranks),
+        &mut result,
+        &mut listeners,
+    )?;
     if !speaks {
-        return Ok(ending);
+        return Ok(driven.ending);
     }
     present(&result, plan.json, plan.detail, plan.output.as_deref())?;
     if let (true, Some(output)) = (plan.report, &plan.output) {
         report_beside(output, &result)?;
     }
-    Ok(strict_ending(ending, plan.strict, &result))
+    Ok(strict_ending(driven.ending, plan.strict, &result))
 }
 
 /// A session in `dir` whose adaptive repetitions stop by the statistics' rule.

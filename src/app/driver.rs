@@ -1,0 +1,223 @@
+//! The one per-point driver of `run`, `quick`, `sweep`, `study` and `preset`: measures the planned points in order, records each, and tells its listeners (announcements, progress bar, journal, result writer).
+
+use super::{AppError, Ending, distributed::Ranks, record_point};
+use crate::plan::PlannedPoint;
+use crate::record::write::Replace;
+use crate::record::{Point, ResultFile, Severity};
+use crate::run::signals::Interrupt;
+use crate::run::{RunError, Session};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Something that follows the points as they are measured. Listeners are
+/// called in the order given, on rank 0 only for `recorded` and `kept`.
+pub(crate) trait Listener {
+    /// Before point `index` is measured.
+    fn starting(&mut self, _index: usize, _planned: &PlannedPoint) {}
+    /// Runs `show`, which writes to stderr, so that it does not tear what
+    /// this listener draws (the progress bar hides itself meanwhile).
+    fn around(&self, show: &mut dyn FnMut()) {
+        show()
+    }
+    /// Point `index` was measured and recorded, before it joins the result;
+    /// `finished` is false when it failed or was interrupted.
+    fn recorded(&mut self, _index: usize, _point: &Point, _finished: bool) -> Result<(), AppError> {
+        Ok(())
+    }
+    /// The result holds the point now (and the checks across points ran).
+    fn kept(&mut self, _result: &ResultFile) -> Result<(), AppError> {
+        Ok(())
+    }
+    /// The points are over, measured or not; the final result is written by
+    /// the caller.
+    fn stopped(&mut self) {}
+}
+
+/// What the points came to.
+pub(crate) struct Driven {
+    /// How the run ends so far: failed, interrupted or a success.
+    pub ending: Ending,
+    /// Points measured to the end, without failure, this time.
+    pub finished: usize,
+}
+
+/// Measures `points` (but those in `done`) into `result` with `session`,
+/// telling `listeners`. Bad input found at the first point measured is
+/// returned as such when `refuse_at_first` (nothing kept yet); every rank
+/// stops at the same point on an interruption.
+pub(crate) fn drive(
+    points: &[PlannedPoint],
+    done: &HashSet<usize>,
+    refuse_at_first: bool,
+    (session, interrupt, ranks): (&mut Session, &Interrupt, &Ranks),
+    result: &mut ResultFile,
+    listeners: &mut [&mut dyn Listener],
+) -> Result<Driven, AppError> {
+    let speaks = ranks.speaks();
+    let mut ending = Ending::Success;
+    let mut finished = 0;
+    let mut measured = 0;
+    for (index, planned) in points.iter().enumerate() {
+        if done.contains(&index) {
+            continue;
+        }
+        for listener in listeners.iter_mut() {
+            listener.starting(index, planned);
+        }
+        let outcome = match session.run_point(&planned.label, &planned.workload) {
+            Ok(outcome) => outcome,
+            Err(RunError::Interrupted(signal)) => {
+                ending = Ending::Interrupted(signal);
+                break;
+            }
+            Err(RunError::Usage(error)) if refuse_at_first && measured == 0 => {
+                for listener in listeners.iter_mut() {
+                    listener.stopped();
+                }
+                return Err(error.into());
+            }
+            Err(error) => {
+                if speaks {
+                    quietly(listeners, || {
+                        crate::say!("iolab: {}: {error}", planned.label)
+                    });
+                }
+                ending = Ending::Failed;
+                break;
+            }
+        };
+        measured += 1;
+        let complete = !outcome.failed() && !outcome.interrupted();
+        if outcome.failed() {
+            ending = Ending::Failed;
+        }
+        finished += usize::from(complete);
+        if speaks {
+            let environment = &result.environment;
+            let point = quietly(listeners, || record_point(&outcome, Some(environment)))?;
+            if point.checks.iter().any(|c| c.severity == Severity::Error) {
+                ending = Ending::Failed;
+            }
+            for listener in listeners.iter_mut() {
+                listener.recorded(index, &point, complete)?;
+            }
+            result.points.push(point);
+            crate::check::across(&mut result.points);
+            for listener in listeners.iter_mut() {
+                listener.kept(result)?;
+            }
+        }
+        if let Some(signal) = ranks.interrupted(interrupt) {
+            ending = Ending::Interrupted(signal);
+            break;
+        }
+    }
+    for listener in listeners.iter_mut() {
+        listener.stopped();
+    }
+    if let Some(signal) = interrupt.signal() {
+        ending = Ending::Interrupted(signal);
+    }
+    Ok(Driven { ending, finished })
+}
+
+/// Runs `show` inside every listener's [`Listener::around`].
+fn quietly<R>(listeners: &mut [&mut dyn Listener], show: impl FnOnce() -> R) -> R {
+    let mut show = Some(show);
+    let mut shown = None;
+    nest(listeners, &mut || {
+        if let Some(show) = show.take() {
+            shown = Some(show());
+        }
+    });
+    // A listener that did not run `show` breaks its contract; run it here.
+    match (shown, show) {
+        (Some(value), _) => value,
+        (None, Some(show)) => show(),
+        (None, None) => unreachable!("show ran but left no value"),
+    }
+}
+
+fn nest(listeners: &mut [&mut dyn Listener], show: &mut dyn FnMut()) {
+    match listeners.split_first_mut() {
+        None => show(),
+        Some((first, rest)) => first.around(&mut || nest(rest, show)),
+    }
+}
+
+/// Announces each point on stderr before it is measured (`run` and
+/// `quick` with several points, when the result is not JSON).
+pub(crate) struct Announcer;
+
+impl Listener for Announcer {
+    fn starting(&mut self, _index: usize, planned: &PlannedPoint) {
+        crate::say!(
+            "iolab: measuring {} ({})",
+            planned.label,
+            planned.workload.describe()
+        );
+    }
+}
+
+/// The progress bar of a grid: points done of all, the point under way.
+pub(crate) struct Progress(pub indicatif::ProgressBar);
+
+impl Listener for Progress {
+    fn starting(&mut self, _index: usize, planned: &PlannedPoint) {
+        self.0.set_message(planned.label.clone());
+    }
+    fn around(&self, show: &mut dyn FnMut()) {
+        self.0.suspend(show)
+    }
+    fn kept(&mut self, _result: &ResultFile) -> Result<(), AppError> {
+        self.0.inc(1);
+        Ok(())
+    }
+    fn stopped(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// Rewrites the result file as points are kept: after every point
+/// (`every` zero) or at most once per `every`, so that a long grid stays
+/// linear; the caller writes the final one.
+pub(crate) struct ResultWriter {
+    /// The result file.
+    pub path: PathBuf,
+    /// Whether the file there is this run's own (from an earlier write or a resumed grid).
+    pub replace: Replace,
+    /// The least time between two rewrites.
+    pub every: Duration,
+    last: Option<Instant>,
+}
+
+impl ResultWriter {
+    /// A writer of `path`, which replaces it only when `replace` says so.
+    pub(crate) fn new(path: PathBuf, replace: Replace, every: Duration) -> ResultWriter {
+        ResultWriter {
+            path,
+            replace,
+            every,
+            last: None,
+        }
+    }
+
+    /// Writes `result` now.
+    pub(crate) fn write(&mut self, result: &ResultFile) -> Result<(), AppError> {
+        super::output::write_result(&self.path, result, self.replace)?;
+        // From now on the file there is this run's own.
+        self.replace = Replace::Own;
+        self.last = Some(Instant::now());
+        Ok(())
+    }
+}
+
+impl Listener for ResultWriter {
+    fn kept(&mut self, result: &ResultFile) -> Result<(), AppError> {
+        match self.last {
+            Some(last) if last.elapsed() < self.every => Ok(()),
+            _ => self.write(result),
+        }
+    }
+}
