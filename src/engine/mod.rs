@@ -3,8 +3,9 @@
 //! Engines know only the descriptor they are given; they do not time,
 //! count or check anything. The timing loop in `run` is generic over
 //! [`BlockIo`] so each engine is compiled into its own loop with no dynamic
-//! dispatch on the hot path. io_uring, being asynchronous, has its own
-//! queue-shaped interface in [`uring`].
+//! dispatch on the hot path. Engines that keep requests in flight (io_uring)
+//! implement [`QueuedIo`], over which the queue-depth loop is generic the
+//! same way.
 
 pub mod kind;
 pub mod mmap;
@@ -28,4 +29,29 @@ pub trait BlockIo {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+}
+
+/// An engine that keeps several requests in flight (io_uring; libaio and
+/// network clients next). Each in-flight request owns a slot: its buffer,
+/// and the tag its completion comes back with. The timing loop fills a
+/// slot, queues it, submits, and reaps completions; it never waits on one
+/// request.
+pub trait QueuedIo {
+    /// Queues one read or write of slot `slot`'s buffer at `offset`, tagged
+    /// with the slot; false when the submission queue is full.
+    fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool;
+    /// Slot `slot`'s buffer, to fill before queueing a write; the slot must
+    /// not be in flight.
+    fn slot_buffer(&mut self, slot: u32) -> &mut [u8];
+    /// Hands every queued request to the kernel without waiting; returns how many it took.
+    fn submit(&mut self) -> io::Result<usize>;
+    /// Waits until at least `count` completions are ready.
+    fn wait(&mut self, count: usize) -> io::Result<()>;
+    /// Whether completions are waiting to be reaped.
+    fn has_completions(&mut self) -> bool;
+    /// Calls `each(slot, result)` for every ready completion; `result` is
+    /// the byte count or a negated errno.
+    fn reap(&mut self, each: impl FnMut(u32, i32));
+    /// Makes everything written so far durable, outside the queue.
+    fn sync_all(&self) -> io::Result<()>;
 }

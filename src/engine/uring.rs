@@ -1,6 +1,7 @@
 //! The io_uring engine: a ring with a registered file and registered buffers,
-//! driven by the queue-depth loop in `run`.
+//! behind [`QueuedIo`], driven by the queue-depth loop in `run`.
 
+use super::QueuedIo;
 use io_uring::{IoUring, opcode, squeue, types};
 use rustix::fd::{AsRawFd, BorrowedFd};
 use std::io;
@@ -12,7 +13,7 @@ const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
 ///
 /// The buffer memory is passed in as a raw region because the kernel keeps
 /// using it between submission and completion: the caller must keep it alive
-/// and must reap every submitted request ([`UringIo::wait`] + [`UringIo::reap`])
+/// and must reap every submitted request ([`QueuedIo::wait`] + [`QueuedIo::reap`])
 /// before freeing it or dropping this value.
 pub struct UringIo {
     ring: IoUring,
@@ -66,28 +67,6 @@ impl UringIo {
         self.fixed_buffers
     }
 
-    /// Queues one read or write of slot `slot`'s buffer at `offset`, tagged
-    /// with the slot number; returns false when the submission queue is full.
-    #[inline]
-    pub fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
-        let entry = self.entry(slot, offset, write);
-        // SAFETY: the entry points into the caller's buffer region, kept alive
-        // until the request completes (see the type's contract).
-        unsafe { self.ring.submission().push(&entry).is_ok() }
-    }
-
-    /// Slot `slot`'s buffer, to fill before queueing a write; the slot must
-    /// not be in flight (the kernel may still read a queued one).
-    #[inline]
-    pub fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
-        assert!((slot as usize) < self.depth, "slot {slot} out of range");
-        // SAFETY: the slot lies within the region (checked above) and the
-        // caller only asks for free slots, which no request uses.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.buffers.add(slot as usize * self.bs), self.bs)
-        }
-    }
-
     #[inline]
     fn entry(&self, slot: u32, offset: u64, write: bool) -> squeue::Entry {
         // SAFETY: slot < depth, so the buffer lies within the region.
@@ -106,6 +85,30 @@ impl UringIo {
         };
         entry.user_data(slot as u64)
     }
+}
+
+impl QueuedIo for UringIo {
+    /// Queues one read or write of slot `slot`'s buffer at `offset`, tagged
+    /// with the slot number; returns false when the submission queue is full.
+    #[inline]
+    fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
+        let entry = self.entry(slot, offset, write);
+        // SAFETY: the entry points into the caller's buffer region, kept alive
+        // until the request completes (see the type's contract).
+        unsafe { self.ring.submission().push(&entry).is_ok() }
+    }
+
+    /// Slot `slot`'s buffer, to fill before queueing a write; the slot must
+    /// not be in flight (the kernel may still read a queued one).
+    #[inline]
+    fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
+        assert!((slot as usize) < self.depth, "slot {slot} out of range");
+        // SAFETY: the slot lies within the region (checked above) and the
+        // caller only asks for free slots, which no request uses.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.buffers.add(slot as usize * self.bs), self.bs)
+        }
+    }
 
     /// Submits every queued request without waiting; returns how many were taken.
     ///
@@ -113,7 +116,7 @@ impl UringIo {
     /// completion work runs in the same system call and completions that are
     /// already due can be reaped without another one.
     #[inline]
-    pub fn submit(&mut self) -> io::Result<usize> {
+    fn submit(&mut self) -> io::Result<usize> {
         let queued = self.ring.submission().len() as u32;
         // SAFETY: plain io_uring_enter with no argument struct.
         unsafe {
@@ -125,27 +128,27 @@ impl UringIo {
 
     /// Waits until at least `count` completions are ready.
     #[inline]
-    pub fn wait(&mut self, count: usize) -> io::Result<()> {
+    fn wait(&mut self, count: usize) -> io::Result<()> {
         self.ring.submit_and_wait(count).map(|_| ())
     }
 
     /// Whether completions are waiting to be reaped.
     #[inline]
-    pub fn has_completions(&mut self) -> bool {
+    fn has_completions(&mut self) -> bool {
         !self.ring.completion().is_empty()
     }
 
     /// Calls `each(slot, result)` for every ready completion; `result` is the
     /// byte count or a negated errno.
     #[inline]
-    pub fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
+    fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
         for completion in self.ring.completion() {
             each(completion.user_data() as u32, completion.result());
         }
     }
 
     /// fsync(2) of the file, outside the ring.
-    pub fn sync_all(&self) -> io::Result<()> {
+    fn sync_all(&self) -> io::Result<()> {
         // SAFETY: the descriptor outlives this value (it was borrowed for its lifetime).
         let fd = unsafe { BorrowedFd::borrow_raw(self.raw_fd) };
         Ok(rustix::fs::fsync(fd)?)

@@ -1371,7 +1371,7 @@ fn run_job(
         }
         EngineKind::Uring => {
             // SAFETY: `buffer` holds iodepth * bs bytes and outlives the ring,
-            // and run_uring reaps every request before returning.
+            // and run_queued reaps every request before returning.
             match unsafe {
                 UringIo::new(
                     engine_fd(),
@@ -1381,7 +1381,7 @@ fn run_job(
                 )
             } {
                 Ok(mut ring) => {
-                    timing::run_uring(&mut ring, workload.iodepth, &spec, memory, ready)
+                    timing::run_queued(&mut ring, workload.iodepth, &spec, memory, ready)
                 }
                 Err(error) => setup_failed(error),
             }

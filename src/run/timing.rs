@@ -10,7 +10,7 @@ use super::buffer::stamp;
 use super::signals::STEADY_STOP;
 use crate::clock::now_ns;
 use crate::engine::BlockIo;
-use crate::engine::uring::UringIo;
+use crate::engine::QueuedIo;
 use crate::plan::Pattern;
 use crate::plan::pattern::BlockSequence;
 use crate::plan::steady::{SteadyCriterion, SteadyMetric};
@@ -684,8 +684,8 @@ fn transfer_failure(
 }
 
 /// Runs one job on io_uring with `depth` requests in flight: ramp, then the timed region.
-pub fn run_uring(
-    ring: &mut UringIo,
+pub fn run_queued<Q: QueuedIo>(
+    ring: &mut Q,
     depth: u32,
     spec: &LoopSpec<'_>,
     mut memory: JobMemory,
@@ -699,8 +699,8 @@ pub fn run_uring(
             memory,
             ready,
             |phase, blocks, recorder, deadline| match phase {
-                Phase::Ramp => uring_phase(ring, &mut queue, spec, blocks, None, None, deadline),
-                Phase::Timed => uring_phase(
+                Phase::Ramp => queued_phase(ring, &mut queue, spec, blocks, None, None, deadline),
+                Phase::Timed => queued_phase(
                     ring,
                     &mut queue,
                     spec,
@@ -748,8 +748,8 @@ impl SlotQueue {
 /// it: every submitted request is reaped before returning, also on failure,
 /// because the kernel uses the buffers until completion.
 #[inline(never)]
-fn uring_phase(
-    ring: &mut UringIo,
+fn queued_phase<Q: QueuedIo>(
+    ring: &mut Q,
     queue: &mut SlotQueue,
     spec: &LoopSpec<'_>,
     blocks: &mut BlockSequence,
@@ -864,8 +864,8 @@ fn uring_phase(
 /// (`submitted_at`, just before the system call) and records the time the call
 /// took once per request; returns the time after the call.
 #[inline]
-fn submit_batch(
-    ring: &mut UringIo,
+fn submit_batch<Q: QueuedIo>(
+    ring: &mut Q,
     queue: &mut SlotQueue,
     spec: &LoopSpec<'_>,
     submit: Option<&mut Histogram<u64>>,
