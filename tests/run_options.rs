@@ -497,6 +497,8 @@ fn cpus_pin_the_io_threads_and_are_recorded() {
     validate_schema(&result);
     let point = first_point(&result);
     assert_eq!(point["workload"]["cpus"], cpu.as_str());
+    let label = point["label"].as_str().unwrap();
+    assert!(label.contains(&format!(" cpus={cpu}")), "{label}");
     let utilization = point["repetitions"][0]["cpu"]["utilization"]
         .as_f64()
         .unwrap();
@@ -542,8 +544,8 @@ fn cpus_is_a_sweep_axis_a_study_key_and_a_comparison() {
         if first == last { 1 } else { 2 },
         "{labels:?}"
     );
-    assert!(labels[0].ends_with(&format!("cpus={first}")), "{labels:?}");
-    assert!(labels.last().unwrap().ends_with(&format!("cpus={whole}")));
+    assert!(labels[0].contains(&format!(" cpus={first} ")), "{labels:?}");
+    assert!(labels.last().unwrap().contains(&format!(" cpus={whole} ")));
     if first != last {
         let compared = succeed(
             iolab()

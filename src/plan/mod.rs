@@ -241,7 +241,7 @@ impl Workload {
         self.engine.capabilities().moves_data
     }
 
-    /// A short human label: `read random 4KiB psync direct`.
+    /// A short human label: `read random 4KiB psync x2 cpus=0-1 direct`.
     pub fn describe(&self) -> String {
         let mut text = format!(
             "{} {} {} {}",
@@ -258,6 +258,9 @@ impl Workload {
         }
         if self.jobs > 1 {
             text.push_str(&format!(" x{}", self.jobs));
+        }
+        if let Some(cpus) = self.cpus {
+            text.push_str(&format!(" cpus={cpus}"));
         }
         if self.direct {
             text.push_str(" direct");
@@ -574,5 +577,11 @@ mod tests {
         workload.iodepth = 32;
         workload.direct = true;
         assert_eq!(workload.describe(), "read seq 4KiB uring qd32 direct");
+        workload.jobs = 2;
+        workload.cpus = "0-1+3".parse().ok();
+        assert_eq!(
+            workload.describe(),
+            "read seq 4KiB uring qd32 x2 cpus=0-1+3 direct"
+        );
     }
 }

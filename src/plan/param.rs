@@ -359,6 +359,7 @@ impl Param {
                 | Param::Iodepth
                 | Param::Batch
                 | Param::Jobs
+                | Param::Cpus
                 | Param::Direct
                 | Param::Sync
                 | Param::FsyncEnd

@@ -37,10 +37,13 @@ pub trait Peers {
     /// Whether this rank samples its host's counters: the lowest rank on each
     /// host does, so each host's devices are counted once, not once per rank.
     fn samples_host(&self) -> bool;
-    /// Whether this is the only rank: nobody waits for it, so a failure it
-    /// meets ends the point with its own error, of its own kind.
+    /// Whether this is a run without an MPI job ([`Alone`]): nobody waits
+    /// for it, so a failure it meets ends the point with its own error, and
+    /// its jobs need no common start. An MPI job of one rank is not alone:
+    /// its collectives keep their bookkeeping (the release time a
+    /// repetition's figures are measured from).
     fn alone(&self) -> bool {
-        self.size() == 1
+        false
     }
 }
 
@@ -91,6 +94,9 @@ impl Peers for Alone {
         local
     }
     fn samples_host(&self) -> bool {
+        true
+    }
+    fn alone(&self) -> bool {
         true
     }
 }
