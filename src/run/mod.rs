@@ -12,6 +12,7 @@ pub mod cache;
 pub mod command;
 pub mod device;
 pub mod gate;
+mod jobs;
 pub mod peers;
 pub mod prepare;
 pub mod scratch;
@@ -20,30 +21,19 @@ pub mod spawn;
 pub mod timing;
 pub mod verify;
 
-use crate::engine::{
-    mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo, sync::PositionIo,
-    uring::UringIo,
-};
-use crate::plan::{
-    CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload, units::format_size,
-};
+use crate::plan::{CacheMode, EngineKind, Op, Pattern, UsageError, Workload, units::format_size};
 use crate::probe::sampler::{Samples, Watch};
 use crate::usage;
-use buffer::AlignedBuffer;
 use cache::Residency;
-use gate::StartGate;
 use peers::{Peers, RankOutcome};
 use prepare::{DirectAlignment, DirectCapability};
-use rustix::fd::{AsFd, OwnedFd};
+use rustix::fd::AsFd;
 use rustix::fs::OFlags;
 use scratch::{ScratchDir, TargetFile};
 use signals::Interrupt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
-use std::time::Duration;
-use timing::{IoFailure, JobOutcome, LoopSpec};
+use timing::JobOutcome;
 
 /// Free space kept in reserve beyond the scratch files themselves.
 pub const FREE_SPACE_MARGIN: u64 = 64 << 20;
@@ -735,7 +725,7 @@ impl Session {
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
         outcome.status = RepetitionStatus::Ok;
         let Some(set) = self.files.as_mut() else {
-            let run = run_jobs(
+            let run = jobs::run_jobs(
                 &self.dir, None, workload, target, &interrupt, true, watch, peers,
             );
             outcome.status = run.status();
@@ -772,7 +762,7 @@ impl Session {
                 ramp_s: 0.0,
                 ..workload.clone()
             };
-            outcome.status = run_jobs(
+            outcome.status = jobs::run_jobs(
                 &self.dir,
                 Some(&targets),
                 &first_read,
@@ -797,7 +787,7 @@ impl Session {
             total = total + counted;
         }
         outcome.residency = Some(total);
-        let run = run_jobs(
+        let run = jobs::run_jobs(
             &self.dir,
             Some(&targets),
             workload,
@@ -1045,16 +1035,6 @@ fn verify_targets(
     (RepetitionStatus::Ok, verified)
 }
 
-fn status_of(jobs: &[JobOutcome]) -> RepetitionStatus {
-    if let Some(failure) = jobs.iter().find_map(|job| job.failure.as_ref()) {
-        RepetitionStatus::Failed(failure.to_string())
-    } else if jobs.iter().any(|job| job.interrupted) {
-        RepetitionStatus::Interrupted
-    } else {
-        RepetitionStatus::Ok
-    }
-}
-
 fn direct_capability(dir: &ScratchDir, file: &TargetFile) -> DirectCapability {
     // devtmpfs, where device nodes live, has tmpfs's magic number.
     let in_memory_fs = dir.filesystem() == "tmpfs" || dir.filesystem() == "ramfs";
@@ -1071,347 +1051,5 @@ fn direct_capability(dir: &ScratchDir, file: &TargetFile) -> DirectCapability {
             Err(errno) => DirectCapability::Refused(errno),
         },
         Err(error) => DirectCapability::Refused(error.raw_os_error().unwrap_or(libc::EINVAL)),
-    }
-}
-
-fn open_flags(workload: &Workload) -> OFlags {
-    let mut flags = OFlags::empty();
-    if workload.direct {
-        flags |= OFlags::DIRECT;
-    }
-    match workload.sync {
-        SyncMode::None => {}
-        SyncMode::Osync => flags |= OFlags::SYNC,
-        SyncMode::Odsync => flags |= OFlags::DSYNC,
-    }
-    flags
-}
-
-/// What the threads of one repetition brought back.
-struct JobsRun {
-    /// Each started job's outcome, in job order.
-    outcomes: Vec<JobOutcome>,
-    /// The sampler's counters, when it sampled.
-    samples: Option<Samples>,
-    /// When every job met the steady-state criterion.
-    steady_at: Option<u64>,
-    /// Why the jobs could not all be started (the kernel refused a thread):
-    /// the started ones were sent home without doing any I/O.
-    start_failure: Option<String>,
-}
-
-impl JobsRun {
-    /// The repetition's status: a start failure first, then the jobs' own.
-    fn status(&self) -> RepetitionStatus {
-        match &self.start_failure {
-            Some(message) => RepetitionStatus::Failed(message.clone()),
-            None => status_of(&self.outcomes),
-        }
-    }
-}
-
-/// Runs every job of `workload` on its own thread (`iolab-job-N`), released
-/// together. With `watch`, a sampler thread (`iolab-sampler`) beside the jobs
-/// snapshots the watched counters at the start of the timed region, every
-/// interval, and at the end. With `peers`, this thread waits for the other
-/// ranks before the jobs are released. When a thread cannot be started, the
-/// start is called off: the threads already started return without I/O and
-/// are joined, and the failure is reported.
-#[allow(clippy::too_many_arguments)]
-fn run_jobs(
-    dir: &ScratchDir,
-    targets: Option<&[JobTarget<'_>]>,
-    workload: &Workload,
-    target: &TargetInfo,
-    interrupt: &Interrupt,
-    timed: bool,
-    watch: Option<&Watch>,
-    peers: &dyn Peers,
-) -> JobsRun {
-    let met: Vec<AtomicBool> = (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
-    let reached_at = AtomicU64::new(0);
-    let steady = workload
-        .steady
-        .filter(|_| timed)
-        .map(|criterion| timing::Steady {
-            criterion,
-            met: &met,
-            reached_at: &reached_at,
-        });
-    let gate = StartGate::new(
-        workload.jobs as usize + usize::from(watch.is_some()) + usize::from(!peers.alone()),
-    );
-    let alignment = target
-        .direct_alignment
-        .map_or(4096, |a| (a.memory as usize).max(4096));
-    let (jobs_done, done) = mpsc::channel::<()>();
-    std::thread::scope(|scope| {
-        let gate = &gate;
-        let refused = |what: String, error: std::io::Error| {
-            gate.call_off();
-            format!(
-                "cannot start {what}: {error} (a limit on threads or memory, such as ulimit -u or -v?); \
-                 the repetition was called off before any I/O"
-            )
-        };
-        // Every job's memory first, in this thread and fallibly: a run that
-        // cannot have it is refused before any thread starts.
-        let mut start_failure = None;
-        let mut memories = Vec::new();
-        for job in 0..workload.jobs {
-            match JobResources::allocate(workload, job, alignment) {
-                Some(memory) => memories.push(memory),
-                None => {
-                    gate.call_off();
-                    start_failure = Some(format!(
-                        "cannot allocate the buffers and histograms of job {} of {} \
-                         (a limit on memory, such as ulimit -v?); the repetition was called off before any I/O",
-                        job + 1,
-                        workload.jobs
-                    ));
-                    break;
-                }
-            }
-        }
-        let sampler = watch.filter(|_| start_failure.is_none()).and_then(|watch| {
-            let ramp = Duration::from_secs_f64(workload.ramp_s);
-            let interval = Duration::from_secs_f64(workload.interval_s);
-            std::thread::Builder::new()
-                .name("iolab-sampler".to_string())
-                .spawn_scoped(scope, move || {
-                    let kept = timing::intervals_kept_per_job(workload.jobs);
-                    watch.sample_region(ramp, interval, kept, || gate.wait(), &done)
-                })
-                .map_err(|error| start_failure = Some(refused("the sampler thread".into(), error)))
-                .ok()
-        });
-        let mut handles = Vec::new();
-        for (job, memory) in (0..workload.jobs).zip(memories) {
-            if start_failure.is_some() {
-                break;
-            }
-            let place = targets.map(|targets| targets[job as usize]);
-            let steady = steady.map(|s| (s, job as usize));
-            let spawned = std::thread::Builder::new()
-                .name(format!("iolab-job-{job}"))
-                .spawn_scoped(scope, move || {
-                    run_job(
-                        dir, place, job, workload, memory, interrupt, timed, gate, steady,
-                    )
-                });
-            match spawned {
-                Ok(handle) => handles.push(handle),
-                Err(error) => {
-                    start_failure = Some(refused(
-                        format!("the thread of job {} of {}", job + 1, workload.jobs),
-                        error,
-                    ));
-                }
-            }
-        }
-        if !peers.alone() {
-            // Every local job is ready (or has failed to get ready, or the
-            // start was called off): wait for the other ranks, then release
-            // them all. Called on every path: the other ranks wait here.
-            peers.start_together();
-            gate.wait();
-        }
-        // A job thread that panicked is a bug; its message is already on
-        // stderr, and the repetition fails rather than iolab hanging or dying.
-        let mut outcomes = Vec::new();
-        for (job, handle) in handles.into_iter().enumerate() {
-            match handle.join() {
-                Ok(outcome) => outcomes.push(outcome),
-                Err(_) => {
-                    start_failure.get_or_insert_with(|| {
-                        format!("job {} stopped on an internal error", job + 1)
-                    });
-                }
-            }
-        }
-        drop(jobs_done);
-        let samples = sampler.and_then(|h| h.join().ok());
-        interrupt.clear_steady_stop();
-        let steady_at = Some(reached_at.load(Ordering::Relaxed)).filter(|&t| t > 0);
-        JobsRun {
-            outcomes,
-            samples,
-            steady_at,
-            start_failure,
-        }
-    })
-}
-
-/// What a job's thread is given: its I/O buffer and its histograms.
-struct JobResources {
-    buffer: AlignedBuffer,
-    memory: timing::JobMemory,
-}
-
-impl JobResources {
-    /// Job `job`'s buffer (`iodepth` blocks for io_uring, filled from the
-    /// job's seed) and histograms, or `None` when the memory cannot be had.
-    fn allocate(workload: &Workload, job: u32, alignment: usize) -> Option<JobResources> {
-        let queued = workload.engine.capabilities().queued;
-        let slots = if queued { workload.iodepth as usize } else { 1 };
-        let len = (workload.bs as usize).checked_mul(slots)?;
-        Some(JobResources {
-            buffer: AlignedBuffer::try_with_data(len, alignment, job_seed(workload, job))?,
-            memory: timing::JobMemory::try_new(queued)?,
-        })
-    }
-}
-
-/// The seed of job `job`'s pattern and data.
-fn job_seed(workload: &Workload, job: u32) -> u64 {
-    workload.seed ^ u64::from(job).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_job(
-    dir: &ScratchDir,
-    place: Option<JobTarget<'_>>,
-    job: u32,
-    workload: &Workload,
-    resources: JobResources,
-    interrupt: &Interrupt,
-    timed: bool,
-    gate: &StartGate,
-    steady: Option<(timing::Steady<'_>, usize)>,
-) -> JobOutcome {
-    let file = place.map(|p| p.file);
-    let base = place.map_or(0, |p| p.base);
-    let label = file.map_or_else(
-        || "(null engine)".to_string(),
-        |f| f.path().display().to_string(),
-    );
-    let spec = LoopSpec {
-        write: workload.op.writes(),
-        bs: workload.bs,
-        blocks: workload.blocks(),
-        base,
-        pattern: workload.pattern,
-        seed: job_seed(workload, job),
-        runtime: if timed {
-            workload.runtime_s.map(Duration::from_secs_f64)
-        } else {
-            None
-        },
-        ramp: if timed {
-            Duration::from_secs_f64(workload.ramp_s)
-        } else {
-            Duration::ZERO
-        },
-        batch: workload.batch,
-        fsync_every: workload.fsync_every,
-        fsync_end: workload.fsync_end,
-        interval: Duration::from_secs_f64(workload.interval_s),
-        max_intervals: timing::intervals_kept_per_job(workload.jobs),
-        interrupt: interrupt.flag(),
-        file: &label,
-        steady,
-        verify: workload.verify.then(|| verify::run_tag(dir.run_id())),
-    };
-    let JobResources { mut buffer, memory } = resources;
-    let setup_failed = |error: std::io::Error| {
-        gate.wait();
-        JobOutcome::setup_failure(&label, error)
-    };
-    if let Some(cpus) = &workload.cpus {
-        if let Err(error) = affinity::pin(cpus) {
-            return setup_failed(error);
-        }
-    }
-    let fd: Option<OwnedFd> = match file {
-        Some(file) => match file.reopen(dir, open_flags(workload)) {
-            Ok(fd) => Some(fd),
-            Err(error) => return setup_failed(error),
-        },
-        None => None,
-    };
-    let ready = || gate.wait();
-    let fd = fd.as_ref().map(|fd| fd.as_fd());
-    let engine_fd = || fd.expect("engines other than null have a file");
-    match workload.engine {
-        EngineKind::Null => {
-            timing::run_blocking(&mut NullIo, buffer.as_mut_slice(), &spec, memory, ready)
-        }
-        EngineKind::Psync => timing::run_blocking(
-            &mut PositionalIo::new(engine_fd()),
-            buffer.as_mut_slice(),
-            &spec,
-            memory,
-            ready,
-        ),
-        EngineKind::Sync => timing::run_blocking(
-            &mut PositionIo::new(engine_fd()),
-            buffer.as_mut_slice(),
-            &spec,
-            memory,
-            ready,
-        ),
-        EngineKind::Stdio => match StreamIo::new(engine_fd(), spec.write) {
-            Ok(mut engine) => {
-                timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, memory, ready)
-            }
-            Err(error) => setup_failed(error),
-        },
-        EngineKind::Mmap => {
-            match MappedIo::new(
-                engine_fd(),
-                workload.size,
-                spec.write,
-                workload.sync != SyncMode::None,
-            ) {
-                Ok(mut engine) => {
-                    timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, memory, ready)
-                }
-                Err(error) => setup_failed(error),
-            }
-        }
-        EngineKind::Uring => {
-            // SAFETY: `buffer` holds iodepth * bs bytes and outlives the ring,
-            // and run_queued reaps every request before returning.
-            match unsafe {
-                UringIo::new(
-                    engine_fd(),
-                    workload.iodepth,
-                    buffer.as_mut_ptr(),
-                    workload.bs as usize,
-                )
-            } {
-                Ok(mut ring) => {
-                    timing::run_queued(&mut ring, workload.iodepth, &spec, memory, ready)
-                }
-                Err(error) => setup_failed(error),
-            }
-        }
-    }
-}
-
-impl JobOutcome {
-    /// An outcome for a job whose engine could not be set up.
-    fn setup_failure(file: &str, error: std::io::Error) -> JobOutcome {
-        let now = crate::clock::now_ns();
-        JobOutcome {
-            bytes: 0,
-            ops: 0,
-            start: now,
-            end: now,
-            latency: crate::record::histogram::new_histogram(),
-            submit: None,
-            intervals: Vec::new(),
-            interval_ns: 1,
-            cpu: Default::default(),
-            failure: Some(IoFailure {
-                action: "engine setup",
-                file: file.to_string(),
-                offset: 0,
-                bs: 0,
-                moved: None,
-                error: Some(error),
-            }),
-            interrupted: false,
-        }
     }
 }
