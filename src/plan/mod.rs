@@ -164,6 +164,7 @@ macro_rules! workload_struct {
             $(#[doc = $help:literal])+
             $variant:ident $field:ident : $ty:ty = $flag:literal {
                 kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
+                $(study_alias: $alias:literal,)?
                 $(#[$attr:meta])*
             }
         )*

@@ -4,9 +4,10 @@
 //! help (its doc comment: the flag's help and the result field's doc), the
 //! variant of [`Param`], the [`Workload`] field and its type, the flag
 //! name, how values are written ([`Kind`]), the default, whether it
-//! identifies a point when results are compared, and the fio options it
-//! comes from. Macros elsewhere expand the same table: the [`Workload`]
-//! struct (`plan`), the study file's keys (`plan::study`). The flags of
+//! identifies a point when results are compared, the fio options it
+//! comes from, and another spelling study files may use for its key.
+//! Macros elsewhere expand the same table: the [`Workload`] struct
+//! (`plan`), the study file's keys (`plan::study`). The flags of
 //! `run` and `sweep` are built from [`Param::ALL`] (`cli::params`), and
 //! `import` maps fio's options with one exhaustive `match` over [`Param`].
 //! docs/ARCHITECTURE.md has the recipe for a new parameter.
@@ -71,10 +72,12 @@ macro_rules! for_each_parameter {
             /// An fsync (msync for mmap) ends each write's timed region (IOzone -e).
             FsyncEnd fsync_end: bool = "fsync-end" {
                 kind: Flag, default: Some("off"), identifies: true, fio: "end_fsync",
+                study_alias: "fsync_end",
             }
             /// An fsync after every N writes, inside the timed region; 0 = never.
             FsyncEvery fsync_every: u64 = "fsync-every" {
                 kind: Count { min: 0, max: u64::MAX }, default: Some("0"), identifies: true, fio: "fsync",
+                study_alias: "fsync_every",
             }
             /// Time-based run length in seconds: passes repeat until it is up.
             /// Absent: one pass over the file.
@@ -233,6 +236,7 @@ macro_rules! param_enum {
             $(#[doc = $help:literal])+
             $variant:ident $field:ident : $ty:ty = $flag:literal {
                 kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
+                $(study_alias: $alias:literal,)?
                 $(#[$attr:meta])*
             }
         )*

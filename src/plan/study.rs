@@ -79,6 +79,7 @@ macro_rules! with_parameters {
             $(#[doc = $help:literal])+
             $variant:ident $pfield:ident : $pty:ty = $flag:literal {
                 kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
+                $(study_alias: $alias:literal,)?
                 $(#[$attr:meta])*
             }
         )*
@@ -90,7 +91,7 @@ macro_rules! with_parameters {
             $($(#[$fmeta])* pub $field: $ty,)*
             $(
                 #[doc = concat!("`", $flag, "`:", $($help),+)]
-                #[serde(rename = $flag)]
+                #[serde(rename = $flag $(, alias = $alias)?)]
                 pub $pfield: Option<Spanned<ParamValue>>,
             )*
         }
@@ -409,6 +410,17 @@ where = ["bs>=4k"]
             points.len(),
             "the same file, the same plan"
         );
+    }
+
+    #[test]
+    fn keys_are_the_flags_names_and_their_underscore_spellings() {
+        for key in ["fsync-every", "fsync_every"] {
+            let text = format!(
+                "name = \"x\"\n[[sweep]]\nlabel = \"a\"\nop = \"write\"\nsize = \"64k\"\n{key} = 4\n"
+            );
+            let points = plan(&text).unwrap();
+            assert_eq!(points[0].workload.fsync_every, 4, "{key}");
+        }
     }
 
     #[test]
