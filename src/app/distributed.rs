@@ -103,8 +103,11 @@ impl Ranks {
         record(self.cluster.as_deref()?, dir)
     }
 
-    /// See [`check_points`].
+    /// Refuses, before anything is created, points this rank cannot
+    /// measure: `--cpus` naming a CPU this process may not use, and what a
+    /// distributed run cannot do ([`check_points`]).
     pub(crate) fn check_points(&self, points: &[PlannedPoint]) -> Result<(), AppError> {
+        crate::run::affinity::check_points(points)?;
         check_points(self.cluster.as_deref(), points)
     }
 }

@@ -394,9 +394,7 @@ fn progress_bar(grid: &Grid, done: usize, speaks: bool) -> indicatif::ProgressBa
 
 fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, AppError> {
     let speaks = ranks.speaks();
-    let checked = crate::run::affinity::check_points(&grid.points)
-        .map_err(AppError::from)
-        .and_then(|()| ranks.check_points(&grid.points));
+    let checked = ranks.check_points(&grid.points);
     ranks.agreed(checked)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.

@@ -105,7 +105,6 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         };
         let mut plan = args.plan(file_len)?;
         check_device_use(args, device.as_ref(), &mut plan)?;
-        crate::run::affinity::check_points(&plan.points)?;
         ranks.check_points(&plan.points)?;
         if ranks.speaks() {
             check_output(plan.output.as_deref(), expected_result_bytes(&plan.points))?;

@@ -162,11 +162,9 @@ macro_rules! workload_struct {
         []
         $(
             $(#[doc = $help:literal])+
-            $variant:ident $field:ident : $ty:ty = $flag:literal {
-                kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
-                $(study_alias: $alias:literal,)?
-                $(#[$attr:meta])*
-            }
+            $variant:ident $field:ident : $ty:ty = $flag:literal $info:tt
+            $(serde($($serde:tt)*))?
+            $(study_alias($alias:literal))?
         )*
     ) => {
         /// Everything one measured point does, with every default applied.
@@ -179,7 +177,7 @@ macro_rules! workload_struct {
         pub struct Workload {
             $(
                 $(#[doc = $help])+
-                $(#[$attr])*
+                $(#[serde($($serde)*)])?
                 pub $field: $ty,
             )*
             /// Measured repetitions; with `until_ci`, the fewest.

@@ -52,8 +52,7 @@ macro_rules! for_each_parameter {
             /// cpus_allowed_policy=shared). Absent: wherever the scheduler puts them.
             Cpus cpus: Option<CpuSet> = "cpus" {
                 kind: Cpus, default: None, identifies: true, fio: "cpus_allowed",
-                #[serde(skip_serializing_if = "Option::is_none", default)]
-            }
+            } serde(skip_serializing_if = "Option::is_none", default)
             /// Requests kept in flight (queued engines; 1 for synchronous ones).
             Iodepth iodepth: u32 = "iodepth" {
                 kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth",
@@ -72,13 +71,11 @@ macro_rules! for_each_parameter {
             /// An fsync (msync for mmap) ends each write's timed region (IOzone -e).
             FsyncEnd fsync_end: bool = "fsync-end" {
                 kind: Flag, default: Some("off"), identifies: true, fio: "end_fsync",
-                study_alias: "fsync_end",
-            }
+            } study_alias("fsync_end")
             /// An fsync after every N writes, inside the timed region; 0 = never.
             FsyncEvery fsync_every: u64 = "fsync-every" {
                 kind: Count { min: 0, max: u64::MAX }, default: Some("0"), identifies: true, fio: "fsync",
-                study_alias: "fsync_every",
-            }
+            } study_alias("fsync_every")
             /// Time-based run length in seconds: passes repeat until it is up.
             /// Absent: one pass over the file.
             Runtime runtime_s: Option<f64> = "runtime" {
@@ -236,9 +233,9 @@ macro_rules! param_enum {
             $(#[doc = $help:literal])+
             $variant:ident $field:ident : $ty:ty = $flag:literal {
                 kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
-                $(study_alias: $alias:literal,)?
-                $(#[$attr:meta])*
             }
+            $(serde($($serde:tt)*))?
+            $(study_alias($alias:literal))?
         )*
     ) => {
         /// A workload parameter: a flag of `run` and `sweep`, a sweep axis, a

@@ -77,11 +77,9 @@ macro_rules! with_parameters {
         [$(#[$meta:meta])* $name:ident { $($(#[$fmeta:meta])* $field:ident : $ty:ty,)* }]
         $(
             $(#[doc = $help:literal])+
-            $variant:ident $pfield:ident : $pty:ty = $flag:literal {
-                kind: $kind:expr, default: $default:expr, identifies: $identifies:expr, fio: $fio:literal,
-                $(study_alias: $alias:literal,)?
-                $(#[$attr:meta])*
-            }
+            $variant:ident $pfield:ident : $pty:ty = $flag:literal $info:tt
+            $(serde($($serde:tt)*))?
+            $(study_alias($alias:literal))?
         )*
     ) => {
         $(#[$meta])*
