@@ -49,6 +49,10 @@ pub struct Capabilities {
     /// call, so no file, cache treatment, device counter or check about data
     /// applies to it.
     pub moves_data: bool,
+    /// Does its I/O on a local descriptor, which the runner opens from the
+    /// target with the workload's flags: false for `null`, and for network
+    /// clients that reach their target themselves.
+    pub local_fd: bool,
     /// Keeps several requests in flight: `iodepth` and `batch` apply.
     pub queued: bool,
     /// Can open the file with O_DIRECT.
@@ -102,6 +106,7 @@ impl EngineKind {
     pub const fn capabilities(self) -> Capabilities {
         let base = Capabilities {
             moves_data: true,
+            local_fd: true,
             queued: false,
             direct: true,
             maps_file: false,
@@ -125,6 +130,7 @@ impl EngineKind {
             },
             EngineKind::Null => Capabilities {
                 moves_data: false,
+                local_fd: false,
                 direct: false,
                 ..base
             },

@@ -277,11 +277,13 @@ fn run_job(
         }
     }
     let fd: Option<OwnedFd> = match file {
-        Some(file) => match file.reopen(dir, open_flags(workload)) {
-            Ok(fd) => Some(fd),
-            Err(error) => return setup_failed(error),
-        },
-        None => None,
+        Some(file) if workload.engine.capabilities().local_fd => {
+            match file.open(open_flags(workload)) {
+                Ok(fd) => Some(fd),
+                Err(error) => return setup_failed(error),
+            }
+        }
+        _ => None,
     };
     let ready = || gate.wait();
     let fd = fd.as_ref().map(|fd| fd.as_fd());

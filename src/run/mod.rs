@@ -18,6 +18,7 @@ pub mod prepare;
 pub mod scratch;
 pub mod signals;
 pub mod spawn;
+pub mod target;
 pub mod timing;
 pub mod verify;
 
@@ -27,12 +28,11 @@ use crate::usage;
 use cache::Residency;
 use peers::{Peers, RankOutcome};
 use prepare::{DirectAlignment, DirectCapability};
-use rustix::fd::AsFd;
-use rustix::fs::OFlags;
-use scratch::{ScratchDir, TargetFile};
+use scratch::ScratchDir;
 use signals::Interrupt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use target::{DeviceTarget, LocalFile, Target, TargetKind};
 use timing::JobOutcome;
 
 /// Free space kept in reserve beyond the scratch files themselves.
@@ -169,7 +169,7 @@ impl PointOutcome {
 #[derive(Debug)]
 struct FileSet {
     size: u64,
-    files: Vec<TargetFile>,
+    files: Vec<Box<dyn Target>>,
     laid_out: bool,
     /// Created for this point and not yet written by a timed repetition.
     fresh: bool,
@@ -178,7 +178,7 @@ struct FileSet {
     /// `files` is the one file all ranks share (`--shared-file`).
     shared: bool,
     /// Under `--reorder`, the files of another rank that reads go to.
-    others: Vec<TargetFile>,
+    others: Vec<Box<dyn Target>>,
     /// The whole read pass that was the last thing done to these files, if
     /// any: a reread right after it reads them for the second time, as
     /// IOzone's reread does, with no untimed read of its own.
@@ -215,7 +215,7 @@ impl ReadPass {
 /// Where one job does its I/O: a file and the offset of its region.
 #[derive(Clone, Copy)]
 struct JobTarget<'a> {
-    file: &'a TargetFile,
+    file: &'a dyn Target,
     base: u64,
 }
 
@@ -315,7 +315,7 @@ impl Session {
     pub fn use_file(&mut self, name: &std::ffi::OsStr, write: bool) -> Result<(), UsageError> {
         self.release_files();
         let file = self.dir.adopt(name, write)?;
-        self.use_given(file)
+        self.use_given(Box::new(LocalFile::new(file)))
     }
 
     /// Measures the block device `device`, whose node is in the session's
@@ -329,19 +329,21 @@ impl Session {
         self.release_files();
         let file = self.dir.adopt_device(&device.name, device, write)?;
         self.watch = crate::probe::environment::watch(&device.path);
-        self.use_given(file)
+        self.use_given(Box::new(DeviceTarget::new(file)))
     }
 
     /// The path whose storage the result describes: the device under test,
     /// or the directory.
     pub fn measured_path(&self) -> &Path {
         match &self.files {
-            Some(set) if set.given && set.files[0].is_device() => set.files[0].path(),
+            Some(set) if set.given && set.files[0].kind() == TargetKind::BlockDevice => {
+                set.files[0].path()
+            }
             _ => self.dir.path(),
         }
     }
 
-    fn use_given(&mut self, file: TargetFile) -> Result<(), UsageError> {
+    fn use_given(&mut self, file: Box<dyn Target>) -> Result<(), UsageError> {
         let size = file
             .length()
             .map_err(|e| usage!("--file {}: {e}", file.path().display()))?;
@@ -406,8 +408,9 @@ impl Session {
             .dir
             .create(u32::MAX)
             .map_err(|e| RunError::Setup(e.to_string()))?;
-        let capability = direct_capability(&self.dir, &file);
-        remove_file(&self.dir, file);
+        let file: Box<dyn Target> = Box::new(LocalFile::new(file));
+        let capability = file.direct_capability();
+        file.release(false);
         Ok(capability)
     }
 
@@ -426,7 +429,9 @@ impl Session {
         let mut target = TargetInfo {
             dir: self.dir.path().to_path_buf(),
             filesystem: match &self.files {
-                Some(set) if set.given && set.files[0].is_device() => "block device".to_string(),
+                Some(set) if set.given && set.files[0].kind() == TargetKind::BlockDevice => {
+                    "block device".to_string()
+                }
                 _ => self.dir.filesystem(),
             },
             direct_alignment: None,
@@ -583,11 +588,11 @@ impl Session {
         };
         let mut files = Vec::new();
         for job in numbers {
-            match self.dir.create(job) {
+            match create(&self.dir, job) {
                 Ok(file) => files.push(file),
                 Err(error) => {
-                    files.into_iter().for_each(|f| remove_file(&self.dir, f));
-                    return Err(RunError::Setup(error.to_string()));
+                    files.into_iter().for_each(|f| f.release(false));
+                    return Err(RunError::Setup(error));
                 }
             }
         }
@@ -608,10 +613,7 @@ impl Session {
     fn open_shared(&mut self) -> Result<(), RunError> {
         let set = self.files.as_mut().expect("files were just prepared");
         if set.files.is_empty() {
-            let file = self
-                .dir
-                .open_peer(0, true)
-                .map_err(|e| RunError::Setup(e.to_string()))?;
+            let file = open_peer(&self.dir, 0, true).map_err(RunError::Setup)?;
             set.files.push(file);
         }
         Ok(())
@@ -624,11 +626,7 @@ impl Session {
             .expect("only called when reordering");
         let mut others = Vec::new();
         for job in first..first + workload.jobs {
-            others.push(
-                self.dir
-                    .open_peer(job, false)
-                    .map_err(|e| RunError::Setup(e.to_string()))?,
-            );
+            others.push(open_peer(&self.dir, job, false).map_err(RunError::Setup)?);
         }
         self.files.as_mut().expect("files were prepared").others = others;
         Ok(())
@@ -645,7 +643,7 @@ impl Session {
         if !workload.direct {
             return Ok(());
         }
-        match direct_capability(&self.dir, &set.files[0]) {
+        match set.files[0].direct_capability() {
             DirectCapability::Refused(errno) => {
                 let filesystem = &target.filesystem;
                 self.discard_files();
@@ -692,17 +690,13 @@ impl Session {
         };
         for job in job_targets(set, workload, own) {
             let (file, base) = (job.file, job.base);
-            prepare::lay_out(
-                file.fd(),
-                base,
-                workload.size,
-                workload.seed,
-                self.interrupt.flag(),
-            )
-            .map_err(|error| match self.interrupt.signal() {
-                Some(signal) => RunError::Interrupted(signal),
-                None => RunError::Setup(format!("laying out {}: {error}", file.path().display())),
-            })?;
+            file.lay_out(base, workload.size, workload.seed, self.interrupt.flag())
+                .map_err(|error| match self.interrupt.signal() {
+                    Some(signal) => RunError::Interrupted(signal),
+                    None => {
+                        RunError::Setup(format!("laying out {}: {error}", file.path().display()))
+                    }
+                })?;
         }
         set.laid_out = true;
         set.fresh = false;
@@ -778,15 +772,15 @@ impl Session {
         if !matches!(outcome.status, RepetitionStatus::Ok) {
             return Ok(outcome);
         }
-        let mut total = Residency::default();
+        let mut total = Some(Residency::default());
         for job in &targets {
-            let counted =
-                cache::residency(job.file.fd(), job.base, workload.size).map_err(|e| {
-                    RunError::Setup(format!("mincore {}: {e}", job.file.path().display()))
-                })?;
-            total = total + counted;
+            let counted = job.file.residency(job.base, workload.size).map_err(|e| {
+                RunError::Setup(format!("mincore {}: {e}", job.file.path().display()))
+            })?;
+            // One target whose cache cannot be seen leaves the total unknown.
+            total = total.zip(counted).map(|(total, counted)| total + counted);
         }
-        outcome.residency = Some(total);
+        outcome.residency = total;
         let run = jobs::run_jobs(
             &self.dir,
             Some(&targets),
@@ -835,12 +829,7 @@ impl Session {
     fn release_files(&mut self) {
         if let Some(set) = self.files.take() {
             for file in set.files {
-                if self.keep && file.ownership() == scratch::Ownership::Created {
-                    crate::say!("iolab: kept {}", file.path().display());
-                    file.disown();
-                } else {
-                    remove_file(&self.dir, file);
-                }
+                file.release(self.keep);
             }
         }
     }
@@ -852,22 +841,16 @@ impl Drop for Session {
     }
 }
 
-fn remove_file(dir: &ScratchDir, file: TargetFile) {
-    if file.ownership() != scratch::Ownership::Created {
-        return; // the user's file: never removed
-    }
-    let path = file.path().to_path_buf();
-    match file.remove(dir) {
-        Ok(true) => {}
-        Ok(false) => crate::say!(
-            "iolab: {} is no longer the file iolab created; left in place",
-            path.display()
-        ),
-        Err(error) => crate::say!(
-            "iolab: could not remove scratch file {}: {error}",
-            path.display()
-        ),
-    }
+/// Creates job `job`'s scratch file in `dir`, as a target.
+fn create(dir: &ScratchDir, job: u32) -> Result<Box<dyn Target>, String> {
+    let file = dir.create(job).map_err(|e| e.to_string())?;
+    Ok(Box::new(LocalFile::new(file)))
+}
+
+/// Opens job `job`'s file, which another rank created, as a target.
+fn open_peer(dir: &ScratchDir, job: u32, write: bool) -> Result<Box<dyn Target>, String> {
+    let file = dir.open_peer(job, write).map_err(|e| e.to_string())?;
+    Ok(Box::new(LocalFile::new(file)))
 }
 
 /// Every rank's `local` result ([`peers::agree_on`]): the others' failure
@@ -893,15 +876,15 @@ fn job_targets<'a>(set: &'a FileSet, workload: &Workload, layout: Layout) -> Vec
     (0..workload.jobs as usize)
         .map(|job| match (set.shared, layout.reordered_first_job) {
             (true, _) => JobTarget {
-                file: &set.files[0],
+                file: set.files[0].as_ref(),
                 base: (u64::from(first) + job as u64) * set.size,
             },
             (false, Some(_)) => JobTarget {
-                file: &set.others[job],
+                file: set.others[job].as_ref(),
                 base: 0,
             },
             (false, None) => JobTarget {
-                file: &set.files[job],
+                file: set.files[job].as_ref(),
                 base: 0,
             },
         })
@@ -930,9 +913,9 @@ fn renew_files(
     together(peers, renewed)?;
     if set.shared {
         let reopened = if reopen {
-            dir.open_peer(0, true)
+            open_peer(dir, 0, true)
                 .map(|file| set.files = vec![file])
-                .map_err(|e| RunError::Setup(e.to_string()))
+                .map_err(RunError::Setup)
         } else {
             Ok(())
         };
@@ -952,16 +935,16 @@ fn prepare_new_files(
     if !set.fresh {
         let jobs = set.files.len() as u32;
         for file in std::mem::take(&mut set.files) {
-            remove_file(dir, file);
+            file.release(false);
         }
         for job in first_job..first_job + jobs {
-            set.files.push(dir.create(job).map_err(|e| e.to_string())?);
+            set.files.push(create(dir, job)?);
         }
     }
     if workload.engine.capabilities().maps_file {
         // A mapping cannot grow a file; give it its length (sparse), untimed.
         for file in &set.files {
-            rustix::fs::ftruncate(file.fd(), workload.size)
+            file.set_length(workload.size)
                 .map_err(|e| format!("ftruncate {}: {e}", file.path().display()))?;
         }
     }
@@ -976,13 +959,9 @@ fn treat_cache(
     interrupt: &Interrupt,
 ) -> Result<(), String> {
     for job in targets {
-        let fd = job.file.fd();
-        let result = match workload.cache {
-            CacheMode::Cold => cache::evict(fd),
-            CacheMode::Warm => cache::warm(fd, job.base, workload.size, interrupt.flag()),
-            CacheMode::Keep => Ok(()),
-            CacheMode::Clean => cache::write_back(fd),
-        };
+        let result =
+            job.file
+                .treat_cache(workload.cache, job.base, workload.size, interrupt.flag());
         result.map_err(|error| {
             format!(
                 "cache {:?} of {}: {error}",
@@ -1005,15 +984,9 @@ fn verify_targets(
     let mut verified = Vec::new();
     for job in targets {
         let path = job.file.path().display();
-        let checked = cache::evict(job.file.fd()).and_then(|()| {
-            verify::verify_file(
-                job.file.fd(),
-                job.base,
-                workload.size,
-                workload.bs,
-                alignment,
-            )
-        });
+        let checked = job
+            .file
+            .verify(job.base, workload.size, workload.bs, alignment);
         match checked {
             Ok(result) if result.bad_blocks > 0 => {
                 let status = RepetitionStatus::Failed(format!(
@@ -1033,23 +1006,4 @@ fn verify_targets(
         }
     }
     (RepetitionStatus::Ok, verified)
-}
-
-fn direct_capability(dir: &ScratchDir, file: &TargetFile) -> DirectCapability {
-    // devtmpfs, where device nodes live, has tmpfs's magic number.
-    let in_memory_fs = dir.filesystem() == "tmpfs" || dir.filesystem() == "ramfs";
-    if in_memory_fs && !file.is_device() {
-        // tmpfs takes O_DIRECT since Linux 6.6 but serves it from memory.
-        return match file.reopen(dir, OFlags::DIRECT) {
-            Ok(_) => DirectCapability::AcceptedInMemory,
-            Err(error) => DirectCapability::Refused(error.raw_os_error().unwrap_or(libc::EINVAL)),
-        };
-    }
-    match file.reopen(dir, OFlags::DIRECT) {
-        Ok(fd) => match prepare::direct_alignment(fd.as_fd()) {
-            Ok(alignment) => DirectCapability::Supported(alignment),
-            Err(errno) => DirectCapability::Refused(errno),
-        },
-        Err(error) => DirectCapability::Refused(error.raw_os_error().unwrap_or(libc::EINVAL)),
-    }
 }

@@ -17,6 +17,7 @@ use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{Access, AtFlags, Mode, OFlags, XattrFlags};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The extended attribute iolab sets on every file it creates; its value is the run id.
 pub const MARKER_XATTR: &str = "user.iolab.scratch";
@@ -25,7 +26,9 @@ pub const MARKER_XATTR: &str = "user.iolab.scratch";
 #[derive(Debug)]
 pub struct ScratchDir {
     path: PathBuf,
-    fd: OwnedFd,
+    /// Shared with every file opened through it, which reopens and removes
+    /// itself through the same descriptor.
+    fd: Arc<OwnedFd>,
     run_id: String,
 }
 
@@ -72,7 +75,7 @@ impl ScratchDir {
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         Ok(ScratchDir {
             path,
-            fd,
+            fd: Arc::new(fd),
             run_id: run_id.to_string(),
         })
     }
@@ -204,6 +207,7 @@ impl ScratchDir {
             name: name.into(),
             fd,
             identity: (stat.st_dev, stat.st_ino),
+            dir: self.fd.clone(),
             ownership: Ownership::Created,
         })
     }
@@ -257,6 +261,7 @@ impl ScratchDir {
             name: name.into(),
             fd,
             identity: (stat.st_dev, stat.st_ino),
+            dir: self.fd.clone(),
             ownership: Ownership::Peer { writable: write },
         })
     }
@@ -296,6 +301,7 @@ impl ScratchDir {
             name: name.to_owned(),
             fd,
             identity: (stat.st_dev, stat.st_ino),
+            dir: self.fd.clone(),
             ownership: Ownership::Given { writable: write },
         })
     }
@@ -347,6 +353,7 @@ impl ScratchDir {
             name: name.into(),
             fd,
             identity: (stat.st_dev, stat.st_ino),
+            dir: self.fd.clone(),
             ownership: Ownership::Given { writable: write },
         })
     }
@@ -385,6 +392,8 @@ pub struct TargetFile {
     path: PathBuf,
     fd: OwnedFd,
     identity: (u64, u64),
+    /// The directory it was opened in, through which it is reopened and removed.
+    dir: Arc<OwnedFd>,
     ownership: Ownership,
 }
 
@@ -422,7 +431,7 @@ impl TargetFile {
 
     /// Opens the file again with extra flags (O_DIRECT, O_SYNC…) and checks the
     /// new descriptor refers to the very file created, not one put in its place.
-    pub fn reopen(&self, dir: &ScratchDir, extra: OFlags) -> io::Result<OwnedFd> {
+    pub fn reopen(&self, extra: OFlags) -> io::Result<OwnedFd> {
         let access = match self.ownership {
             Ownership::Created
             | Ownership::Given { writable: true }
@@ -432,7 +441,7 @@ impl TargetFile {
             }
         };
         let fd = rustix::fs::openat(
-            dir.fd(),
+            &self.dir,
             self.name.as_os_str(),
             access | OFlags::NOFOLLOW | OFlags::CLOEXEC | extra,
             Mode::empty(),
@@ -456,15 +465,15 @@ impl TargetFile {
 
     /// Removes a file iolab created, if its name still refers to it; returns
     /// whether it did. A given file is never removed.
-    pub fn remove(self, dir: &ScratchDir) -> io::Result<bool> {
+    pub fn remove(self) -> io::Result<bool> {
         if self.ownership != Ownership::Created {
             return Ok(false);
         }
         let current =
-            rustix::fs::statat(dir.fd(), self.name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW);
+            rustix::fs::statat(&self.dir, self.name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW);
         match current {
             Ok(stat) if (stat.st_dev, stat.st_ino) == self.identity => {
-                rustix::fs::unlinkat(dir.fd(), self.name.as_os_str(), AtFlags::empty())?;
+                rustix::fs::unlinkat(&self.dir, self.name.as_os_str(), AtFlags::empty())?;
                 Ok(true)
             }
             Ok(_) => Ok(false),
@@ -524,7 +533,7 @@ mod tests {
             dir.create(1).is_err(),
             "an existing file must not be reopened"
         );
-        assert!(file.remove(&dir).unwrap());
+        assert!(file.remove().unwrap());
         assert!(!temp.path().join("iolab-t1-1.dat").exists());
     }
 
@@ -536,8 +545,8 @@ mod tests {
         let path = file.path().to_path_buf();
         std::fs::remove_file(&path).unwrap();
         std::fs::write(&path, b"someone else's").unwrap();
-        assert!(file.reopen(&dir, OFlags::empty()).is_err());
-        assert!(!file.remove(&dir).unwrap());
+        assert!(file.reopen(OFlags::empty()).is_err());
+        assert!(!file.remove().unwrap());
         assert_eq!(std::fs::read(&path).unwrap(), b"someone else's");
     }
 
@@ -558,11 +567,8 @@ mod tests {
             "{error}"
         );
         let given = dir.adopt("data.bin".as_ref(), false).unwrap();
-        assert!(given.reopen(&dir, OFlags::empty()).is_ok());
-        assert!(
-            !given.remove(&dir).unwrap(),
-            "a given file is never removed"
-        );
+        assert!(given.reopen(OFlags::empty()).is_ok());
+        assert!(!given.remove().unwrap(), "a given file is never removed");
         assert_eq!(std::fs::read(&foreign).unwrap(), b"the user's data");
         if marked {
             let name = created.path().file_name().unwrap().to_owned();
@@ -573,7 +579,7 @@ mod tests {
         } else {
             eprintln!("skip: this file system keeps no user xattrs");
         }
-        assert!(created.remove(&dir).unwrap());
+        assert!(created.remove().unwrap());
     }
 
     #[test]

@@ -1,0 +1,336 @@
+//! Where a job's I/O goes: the [`Target`] trait (open for I/O, lay out,
+//! treat and check the cache, verify data, release) and its two local
+//! implementations, a file ([`LocalFile`]) and a block device ([`DeviceTarget`]).
+//!
+//! The session lays out, treats the cache, counts residency and verifies
+//! through this trait only, and a job opens its target through it, so a
+//! target reached without a local descriptor (a file on an NFS export
+//! through libnfs, an iSCSI LUN through libiscsi) is one more implementation:
+//! it overrides the provided methods, which work on a local descriptor, and
+//! says through [`Target::residency`] that the client's cache cannot be seen.
+
+use super::cache::{self, Residency};
+use super::prepare::{self, DirectCapability};
+use super::scratch::{Ownership, TargetFile};
+use super::verify::{self, Verified};
+use crate::plan::CacheMode;
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::fs::OFlags;
+use std::fmt;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::AtomicUsize;
+
+/// What a target is, for the record and for what the runner watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A regular file in a directory: its file system is the one recorded.
+    File,
+    /// A whole block device, whose own counters are watched.
+    BlockDevice,
+}
+
+/// A file or device a job does its I/O on, with everything the runner does
+/// to it outside the timed region.
+///
+/// The provided methods work on [`Target::local`], the descriptor of a local
+/// file or device; a target without one overrides them all.
+pub trait Target: Send + Sync + fmt::Debug {
+    /// Its path (or URL), for messages and the record.
+    fn path(&self) -> &Path;
+
+    /// What it is.
+    fn kind(&self) -> TargetKind;
+
+    /// Who made it, which decides whether iolab may write and remove it.
+    fn ownership(&self) -> Ownership;
+
+    /// Its length in bytes (a device's capacity).
+    fn length(&self) -> io::Result<u64>;
+
+    /// Whether O_DIRECT works on it, and with which alignment.
+    fn direct_capability(&self) -> DirectCapability;
+
+    /// The local file or device behind it, when there is one.
+    fn local(&self) -> Option<&TargetFile>;
+
+    /// Removes it if iolab created it, or with `keep` leaves it and says
+    /// where; a file the user gave or another rank made is left alone.
+    fn release(self: Box<Self>, keep: bool);
+
+    /// A new descriptor for an engine that works on one, with `extra` flags
+    /// (O_DIRECT, O_SYNC…), checked to be the very file opened first.
+    fn open(&self, extra: OFlags) -> io::Result<OwnedFd> {
+        self.need_local()?.reopen(extra)
+    }
+
+    /// Gives a new file `len` bytes without writing them (sparse), for an
+    /// engine that maps it and so cannot grow it.
+    fn set_length(&self, len: u64) -> io::Result<()> {
+        Ok(rustix::fs::ftruncate(self.need_local()?.fd(), len)?)
+    }
+
+    /// Writes `len` bytes of seeded data from `base` and makes them durable,
+    /// untimed; stops early with `Interrupted` when `interrupt` is set.
+    fn lay_out(&self, base: u64, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+        prepare::lay_out(self.need_local()?.fd(), base, len, seed, interrupt)
+    }
+
+    /// Puts the `len` bytes from `base` in the cache state `mode` asks for.
+    fn treat_cache(
+        &self,
+        mode: CacheMode,
+        base: u64,
+        len: u64,
+        interrupt: &AtomicUsize,
+    ) -> io::Result<()> {
+        let fd = self.need_local()?.fd();
+        match mode {
+            CacheMode::Cold => cache::evict(fd),
+            CacheMode::Warm => cache::warm(fd, base, len, interrupt),
+            CacheMode::Keep => Ok(()),
+            CacheMode::Clean => cache::write_back(fd),
+        }
+    }
+
+    /// How much of the `len` bytes from `base` is in this host's page
+    /// cache, or `None` when that cannot be seen.
+    fn residency(&self, base: u64, len: u64) -> io::Result<Option<Residency>> {
+        cache::residency(self.need_local()?.fd(), base, len).map(Some)
+    }
+
+    /// Checks every `bs` block of the `len` bytes from `base` as stored
+    /// (written back and evicted first, untimed), reading into buffers
+    /// aligned to `alignment`.
+    fn verify(&self, base: u64, len: u64, bs: u64, alignment: usize) -> io::Result<Verified> {
+        let fd = self.need_local()?.fd();
+        cache::evict(fd)?;
+        verify::verify_file(fd, base, len, bs, alignment)
+    }
+
+    /// The local file, or an error saying this target has none.
+    fn need_local(&self) -> io::Result<&TargetFile> {
+        self.local().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("{} is not a local file", self.path().display()),
+            )
+        })
+    }
+}
+
+/// A regular file in a local directory (any file system mounted here,
+/// network ones included): created by iolab, given by the user, or made by
+/// another rank.
+#[derive(Debug)]
+pub struct LocalFile(TargetFile);
+
+impl LocalFile {
+    /// The target of `file`.
+    pub fn new(file: TargetFile) -> LocalFile {
+        LocalFile(file)
+    }
+}
+
+impl Target for LocalFile {
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    fn kind(&self) -> TargetKind {
+        TargetKind::File
+    }
+
+    fn ownership(&self) -> Ownership {
+        self.0.ownership()
+    }
+
+    fn length(&self) -> io::Result<u64> {
+        self.0.length()
+    }
+
+    fn direct_capability(&self) -> DirectCapability {
+        let in_memory = rustix::fs::fstatfs(self.0.fd()).is_ok_and(|stats| {
+            let name = super::scratch::filesystem_name(stats.f_type as u64);
+            name == "tmpfs" || name == "ramfs"
+        });
+        if in_memory {
+            // tmpfs takes O_DIRECT since Linux 6.6 but serves it from memory.
+            return match self.0.reopen(OFlags::DIRECT) {
+                Ok(_) => DirectCapability::AcceptedInMemory,
+                Err(error) => refused(&error),
+            };
+        }
+        direct_on(&self.0)
+    }
+
+    fn local(&self) -> Option<&TargetFile> {
+        Some(&self.0)
+    }
+
+    fn release(self: Box<Self>, keep: bool) {
+        let file = self.0;
+        if file.ownership() != Ownership::Created {
+            return; // the user's file, or another rank's: never removed here
+        }
+        if keep {
+            crate::say!("iolab: kept {}", file.path().display());
+            file.disown();
+            return;
+        }
+        let path = file.path().to_path_buf();
+        match file.remove() {
+            Ok(true) => {}
+            Ok(false) => crate::say!(
+                "iolab: {} is no longer the file iolab created; left in place",
+                path.display()
+            ),
+            Err(error) => crate::say!(
+                "iolab: could not remove scratch file {}: {error}",
+                path.display()
+            ),
+        }
+    }
+}
+
+/// A whole block device the user named with `--file`: never created or
+/// removed, written only with consent ([`super::device::check_writable`]).
+#[derive(Debug)]
+pub struct DeviceTarget(TargetFile);
+
+impl DeviceTarget {
+    /// The target of the device opened as `file`.
+    pub fn new(file: TargetFile) -> DeviceTarget {
+        DeviceTarget(file)
+    }
+}
+
+impl Target for DeviceTarget {
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    fn kind(&self) -> TargetKind {
+        TargetKind::BlockDevice
+    }
+
+    fn ownership(&self) -> Ownership {
+        self.0.ownership()
+    }
+
+    fn length(&self) -> io::Result<u64> {
+        self.0.length()
+    }
+
+    fn direct_capability(&self) -> DirectCapability {
+        // The node lives on devtmpfs, which has tmpfs's magic number, but
+        // O_DIRECT goes to the device itself.
+        direct_on(&self.0)
+    }
+
+    fn local(&self) -> Option<&TargetFile> {
+        Some(&self.0)
+    }
+
+    fn release(self: Box<Self>, _keep: bool) {
+        // The user's device: nothing to remove or keep.
+    }
+}
+
+/// What O_DIRECT does on a local file or device that stores its data.
+fn direct_on(file: &TargetFile) -> DirectCapability {
+    match file.reopen(OFlags::DIRECT) {
+        Ok(fd) => match prepare::direct_alignment(fd.as_fd()) {
+            Ok(alignment) => DirectCapability::Supported(alignment),
+            Err(errno) => DirectCapability::Refused(errno),
+        },
+        Err(error) => refused(&error),
+    }
+}
+
+fn refused(error: &io::Error) -> DirectCapability {
+    DirectCapability::Refused(error.raw_os_error().unwrap_or(libc::EINVAL))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::scratch::ScratchDir;
+
+    #[test]
+    fn a_local_file_lays_out_verifies_and_is_removed_by_release() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = ScratchDir::open(temp.path(), "tg1").unwrap();
+        let target: Box<dyn Target> = Box::new(LocalFile::new(dir.create(0).unwrap()));
+        let stop = AtomicUsize::new(0);
+        target.lay_out(0, 1 << 20, 7, &stop).unwrap();
+        assert_eq!(target.length().unwrap(), 1 << 20);
+        target
+            .treat_cache(CacheMode::Cold, 0, 1 << 20, &stop)
+            .unwrap();
+        let residency = target.residency(0, 1 << 20).unwrap().unwrap();
+        assert_eq!(
+            residency.total_pages,
+            (1 << 20) / rustix::param::page_size() as u64
+        );
+        // Laid-out data carries no verification headers: every block fails.
+        let verified = target.verify(0, 1 << 20, 4096, 4096).unwrap();
+        assert_eq!((verified.blocks, verified.bad_blocks), (256, 256));
+        let path = target.path().to_path_buf();
+        target.release(false);
+        assert!(!path.exists(), "a created file is removed on release");
+    }
+
+    #[test]
+    fn released_given_files_stay() {
+        let temp = tempfile::tempdir().unwrap();
+        std::fs::write(temp.path().join("mine"), b"the user's").unwrap();
+        let dir = ScratchDir::open(temp.path(), "tg2").unwrap();
+        let target = Box::new(LocalFile::new(dir.adopt("mine".as_ref(), false).unwrap()));
+        assert_eq!(target.kind(), TargetKind::File);
+        target.release(false);
+        assert_eq!(
+            std::fs::read(temp.path().join("mine")).unwrap(),
+            b"the user's"
+        );
+    }
+
+    /// A target with no local descriptor, as a network client's is.
+    #[derive(Debug)]
+    struct Remote;
+
+    impl Target for Remote {
+        fn path(&self) -> &Path {
+            Path::new("nfs://127.0.0.1/export/f")
+        }
+        fn kind(&self) -> TargetKind {
+            TargetKind::File
+        }
+        fn ownership(&self) -> Ownership {
+            Ownership::Created
+        }
+        fn length(&self) -> io::Result<u64> {
+            Ok(0)
+        }
+        fn direct_capability(&self) -> DirectCapability {
+            DirectCapability::Refused(libc::EINVAL)
+        }
+        fn local(&self) -> Option<&TargetFile> {
+            None
+        }
+        fn release(self: Box<Self>, _keep: bool) {}
+    }
+
+    #[test]
+    fn a_target_without_a_local_file_refuses_the_local_operations_by_name() {
+        let error = Remote.open(OFlags::empty()).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::Unsupported);
+        assert!(
+            error.to_string().contains("nfs://127.0.0.1/export/f"),
+            "{error}"
+        );
+        let stop = AtomicUsize::new(0);
+        assert!(Remote.lay_out(0, 4096, 1, &stop).is_err());
+        assert!(Remote.residency(0, 4096).is_err());
+    }
+}
