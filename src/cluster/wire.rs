@@ -6,12 +6,13 @@
 //! sender's CLOCK_MONOTONIC with the moment it left the common start, and are
 //! moved onto rank 0's clock only when the sender is on another host.
 
+use crate::plan::direction::Direction;
 use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
 use crate::record::histogram;
 use crate::run::cache::Residency;
 use crate::run::peers::RankOutcome;
-use crate::run::timing::{IntervalSample, JobOutcome};
+use crate::run::timing::{DirectionOutcome, IntervalSample, JobOutcome};
 use crate::run::verify::Verified;
 use crate::run::{RepetitionOutcome, RepetitionStatus};
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,10 @@ pub struct WireJob {
     pub cpu: CpuUsage,
     /// Whether a signal ended it.
     pub interrupted: bool,
+    /// When it took both directions: each one's bytes, I/Os and latency
+    /// histogram (V2 base64).
+    #[serde(default)]
+    pub directions: Vec<(Direction, u64, u64, String)>,
 }
 
 /// One rank's repetition.
@@ -123,6 +128,14 @@ impl WireRepetition {
                     interval_ns: job.interval_ns,
                     cpu: job.cpu,
                     interrupted: job.interrupted,
+                    directions: job
+                        .directions
+                        .iter()
+                        .map(|d| {
+                            let latency = histogram::encode(&d.latency).unwrap_or_default();
+                            (d.direction, d.bytes, d.ops, latency)
+                        })
+                        .collect(),
                 })
                 .collect(),
             residency: outcome.residency,
@@ -197,6 +210,18 @@ pub fn merge(
                 cpu: job.cpu,
                 failure: None,
                 interrupted: job.interrupted,
+                directions: job
+                    .directions
+                    .into_iter()
+                    .map(|(direction, bytes, ops, latency)| {
+                        Ok(DirectionOutcome {
+                            direction,
+                            bytes,
+                            ops,
+                            latency: histogram::decode(&latency)?,
+                        })
+                    })
+                    .collect::<Result<_, String>>()?,
             });
         }
         let error = match &report.status {
@@ -255,6 +280,7 @@ mod tests {
             cpu: CpuUsage::default(),
             failure: None,
             interrupted: false,
+            directions: Vec::new(),
         }
     }
 
@@ -279,7 +305,25 @@ mod tests {
             vec![job(1_000, 2_000, 100, &[10, 20])],
             RepetitionStatus::Ok,
         );
-        let r1 = repetition(vec![job(50_000, 52_000, 300, &[30])], RepetitionStatus::Ok);
+        // Rank 1's job mixed directions: its shares travel with it.
+        let mut mixed = job(50_000, 52_000, 300, &[30]);
+        let mut write_latency = new_histogram();
+        write_latency.record(30).unwrap();
+        mixed.directions = vec![
+            DirectionOutcome {
+                direction: Direction::Read,
+                bytes: 0,
+                ops: 0,
+                latency: new_histogram(),
+            },
+            DirectionOutcome {
+                direction: Direction::Write,
+                bytes: 300,
+                ops: 1,
+                latency: write_latency,
+            },
+        ];
+        let r1 = repetition(vec![mixed], RepetitionStatus::Ok);
         let r2 = repetition(vec![job(1_100, 2_500, 200, &[40])], RepetitionStatus::Ok);
         let reports = vec![
             WireRepetition::of(0, 900, &r0),
@@ -302,6 +346,14 @@ mod tests {
         let count: u64 = merged.jobs.iter().map(|j| j.latency.len()).sum();
         assert_eq!(count, 4);
         assert_eq!(merged.jobs[0].latency.max(), 20);
+        let shares = &merged.jobs[1].directions;
+        assert_eq!(shares.len(), 2);
+        assert_eq!(
+            (shares[1].direction, shares[1].bytes, shares[1].ops),
+            (Direction::Write, 300, 1)
+        );
+        assert_eq!(shares[1].latency.max(), 30);
+        assert!(merged.jobs[0].directions.is_empty());
         assert_eq!(merged.ranks.len(), 3);
         assert_eq!(merged.ranks[1].host, "b");
         assert_eq!(merged.ranks[2].jobs, 2..3);

@@ -6,13 +6,14 @@
 
 use crate::gather::activity;
 use crate::gather::environment::environment_of;
+use crate::plan::direction::Direction;
 use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
 use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
 use crate::record::{
-    CacheState, Cpu, DirectAlignment, Interval, Job, Point, Repetition, ResultFile, SCHEMA, Status,
-    Target, Tool,
+    CacheState, Cpu, DirectAlignment, DirectionShare, Interval, Job, Point, Repetition, ResultFile,
+    SCHEMA, Status, Target, Tool,
 };
 use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
@@ -166,6 +167,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         record.iops = Some(ops as f64 / seconds);
         // A measurement's buckets count at most its I/Os, far below 2^63.
         record.latency_ns = latency_summary(&merge(jobs.iter().map(|j| &j.latency))).ok();
+        record.directions = direction_shares(jobs, seconds);
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
@@ -214,6 +216,35 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         record.stonewall = shares.stonewall;
     }
     record
+}
+
+/// Each direction's share of the jobs' I/O, over the repetition's
+/// `seconds`, when any job took both directions; empty otherwise.
+fn direction_shares(jobs: &[JobOutcome], seconds: f64) -> Vec<DirectionShare> {
+    if jobs.iter().all(|job| job.directions.is_empty()) {
+        return Vec::new();
+    }
+    Direction::ALL
+        .into_iter()
+        .map(|direction| {
+            let shares: Vec<_> = jobs
+                .iter()
+                .flat_map(|job| &job.directions)
+                .filter(|share| share.direction == direction)
+                .collect();
+            let bytes = shares.iter().map(|share| share.bytes).sum::<u64>();
+            let ops = shares.iter().map(|share| share.ops).sum::<u64>();
+            let latency = merge(shares.iter().map(|share| &share.latency));
+            DirectionShare {
+                direction,
+                bytes,
+                ops,
+                throughput_bps: Some(bytes as f64 / seconds),
+                iops: Some(ops as f64 / seconds),
+                latency_ns: (ops > 0).then(|| latency_summary(&latency).ok()).flatten(),
+            }
+        })
+        .collect()
 }
 
 /// Puts the sampler's device figures beside the series interval of the same
@@ -307,4 +338,87 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::null::NullIo;
+    use crate::plan::Pattern;
+    use crate::plan::direction::DirectionMix;
+    use crate::run::timing::{JobMemory, LoopSpec, run_blocking};
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
+
+    /// A real loop's outcome: 1000 null I/Os, 30% of them writes.
+    fn mixed_job(seed: u64) -> JobOutcome {
+        let interrupt = AtomicUsize::new(0);
+        let mix = DirectionMix::with_write_percent(30).unwrap();
+        let spec = LoopSpec {
+            directions: mix,
+            bs: 4096,
+            blocks: 1000,
+            base: 0,
+            pattern: Pattern::Random,
+            seed,
+            runtime: None,
+            ramp: Duration::ZERO,
+            batch: 1,
+            fsync_every: 0,
+            fsync_end: false,
+            interval: Duration::from_secs(1),
+            max_intervals: 16,
+            interrupt: &interrupt,
+            file: "null",
+            steady: None,
+            verify: None,
+        };
+        let memory = JobMemory::try_new(false, mix).unwrap();
+        run_blocking(&mut NullIo, &mut vec![0u8; 4096], &spec, memory, || true)
+    }
+
+    #[test]
+    fn mixed_jobs_give_per_direction_shares_that_add_up_and_fit_the_schema() {
+        let jobs = [mixed_job(1), mixed_job(2)];
+        let shares = direction_shares(&jobs, 2.0);
+        let [read, write] = &shares[..] else {
+            panic!("{shares:?}")
+        };
+        assert_eq!(
+            (read.direction, write.direction),
+            (Direction::Read, Direction::Write)
+        );
+        assert_eq!(read.ops + write.ops, 2000);
+        assert_eq!(read.bytes + write.bytes, 2000 * 4096);
+        assert_eq!(write.iops, Some(write.ops as f64 / 2.0));
+        let job_writes: u64 = jobs.iter().map(|j| j.directions[1].ops).sum();
+        assert_eq!(write.ops, job_writes);
+        assert_eq!(write.latency_ns.as_ref().unwrap().count, write.ops);
+        let record = Repetition {
+            directions: shares,
+            elapsed_ns: Some(2_000_000_000),
+            throughput_bps: Some(2000.0 * 4096.0 / 2.0),
+            iops: Some(1000.0),
+            ..Repetition::new(0, Status::Ok, 2000 * 4096, 2000)
+        };
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schema/iolab.result-1.schema.json"
+        );
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let repetition =
+            serde_json::json!({"$defs": schema["$defs"], "$ref": "#/$defs/repetition"});
+        let validator = jsonschema::validator_for(&repetition).unwrap();
+        let value = serde_json::to_value(&record).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        // Unmixed jobs give no shares.
+        let mut unmixed = mixed_job(3);
+        unmixed.directions.clear();
+        assert!(direction_shares(&[unmixed], 1.0).is_empty());
+    }
 }

@@ -207,6 +207,7 @@ mod tests {
             cpu: CpuUsage::default(),
             failure: None,
             interrupted: false,
+            directions: Vec::new(),
         }
     }
 

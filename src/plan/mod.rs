@@ -7,6 +7,7 @@
 
 pub mod constraint;
 pub mod cpus;
+pub mod direction;
 pub mod param;
 pub mod pattern;
 pub mod quick;
@@ -233,6 +234,16 @@ impl Workload {
     /// or mmap on files), whose ceiling is the memory-copy bandwidth.
     pub fn uses_page_cache(&self) -> bool {
         self.uses_files() && !self.direct
+    }
+
+    /// The directions its I/Os take: one per op today (a read/write mix is
+    /// a share of [`direction::DirectionMix`], which the loop draws per I/O).
+    pub fn directions(&self) -> direction::DirectionMix {
+        direction::DirectionMix::only(if self.op.writes() {
+            direction::Direction::Write
+        } else {
+            direction::Direction::Read
+        })
     }
 
     /// Whether the engine touches a file at all.

@@ -235,6 +235,11 @@ pub struct Repetition {
     /// io_uring only: time in the submitting system call, per I/O submitted, ns.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub submit_ns: Option<LatencySummary>,
+    /// When its I/Os took both directions: each direction's share (read,
+    /// then write). Absent when they all went one way: the totals are then
+    /// that direction's.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub directions: Vec<DirectionShare>,
     /// Page-cache state of the files just before the timed region.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cache: Option<CacheState>,
@@ -299,6 +304,7 @@ impl Repetition {
             iops: None,
             latency_ns: None,
             submit_ns: None,
+            directions: Vec::new(),
             cache: None,
             cpu: None,
             activity: None,
@@ -314,6 +320,27 @@ impl Repetition {
             stonewall: None,
         }
     }
+}
+
+/// One direction's share of a repetition whose I/Os took both.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionShare {
+    /// Which direction: `read` or `write`.
+    pub direction: crate::plan::direction::Direction,
+    /// Bytes completed in this direction in the timed region.
+    pub bytes: u64,
+    /// I/Os completed in this direction.
+    pub ops: u64,
+    /// `bytes` over the repetition's elapsed time, bytes/s; only when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub throughput_bps: Option<f64>,
+    /// `ops` over the repetition's elapsed time, I/Os per second; only when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub iops: Option<f64>,
+    /// The latency of this direction's I/Os, ns; only when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_ns: Option<LatencySummary>,
 }
 
 /// Page-cache residency at the start of a timed region, measured with mincore(2).

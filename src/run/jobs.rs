@@ -211,7 +211,7 @@ impl JobResources {
         let len = (workload.bs as usize).checked_mul(slots)?;
         Some(JobResources {
             buffer: AlignedBuffer::try_with_data(len, alignment, job_seed(workload, job))?,
-            memory: timing::JobMemory::try_new(queued)?,
+            memory: timing::JobMemory::try_new(queued, workload.directions())?,
         })
     }
 }
@@ -240,7 +240,7 @@ fn run_job(
         |f| f.path().display().to_string(),
     );
     let spec = LoopSpec {
-        write: workload.op.writes(),
+        directions: workload.directions(),
         bs: workload.bs,
         blocks: workload.blocks(),
         base,
@@ -306,7 +306,7 @@ fn run_job(
             memory,
             ready,
         ),
-        EngineKind::Stdio => match StreamIo::new(engine_fd(), spec.write) {
+        EngineKind::Stdio => match StreamIo::new(engine_fd(), spec.directions.writes()) {
             Ok(mut engine) => {
                 timing::run_blocking(&mut engine, buffer.as_mut_slice(), &spec, memory, ready)
             }
@@ -316,7 +316,7 @@ fn run_job(
             match MappedIo::new(
                 engine_fd(),
                 workload.size,
-                spec.write,
+                spec.directions.writes(),
                 workload.sync != SyncMode::None,
             ) {
                 Ok(mut engine) => {
@@ -368,6 +368,7 @@ impl JobOutcome {
                 error: Some(error),
             }),
             interrupted: false,
+            directions: Vec::new(),
         }
     }
 }

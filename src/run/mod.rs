@@ -15,6 +15,7 @@ pub mod gate;
 mod jobs;
 pub mod peers;
 pub mod prepare;
+mod recorder;
 pub mod scratch;
 pub mod signals;
 pub mod spawn;

@@ -1,91 +1,37 @@
 //! The timing loops: the hot path that issues I/O, checks every result and records latency.
 //!
-//! Per I/O: one clock read (the completion of one synchronous I/O is the start
-//! of the next), one histogram record (into the current interval, which joins
-//! the total when it closes), a relaxed load of the interrupt flag, no
-//! allocation, no lock and no system call beyond the I/O itself. Interval figures are accumulated and
-//! closed only when a completion crosses an interval boundary.
+//! Per I/O: its block and its direction from the plan's draws, one clock
+//! read (the completion of one synchronous I/O is the start of the next),
+//! one record into the job's recorder (`run/recorder.rs`), a relaxed load
+//! of the interrupt flag, no allocation, no lock and no system call beyond
+//! the I/O itself.
 
 use super::buffer::stamp;
+use super::recorder::Recorder;
+pub use super::recorder::{
+    DirectionOutcome, IntervalSample, JobMemory, JobOutcome, MAX_INTERVALS_PER_REPETITION, Steady,
+    coarsen_series, intervals_kept_per_job, merge_samples,
+};
 use super::signals::STEADY_STOP;
 use crate::clock::now_ns;
 use crate::engine::BlockIo;
 use crate::engine::QueuedIo;
 use crate::plan::Pattern;
+use crate::plan::direction::{Direction, DirectionDraws, DirectionMix};
 use crate::plan::pattern::BlockSequence;
-use crate::plan::steady::{SteadyCriterion, SteadyMetric};
 use crate::probe::cpu::CpuUsage;
-use crate::record::histogram::{MAX_TRACKED_NS, new_histogram};
+use crate::record::histogram::new_histogram;
 use hdrhistogram::Histogram;
 use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-
-/// The histogram an interval's latencies are kept in once it closes: 2
-/// significant digits (1% resolution), about a tenth of the (value, count)
-/// pairs of [`new_histogram`], so a long series stays small. The totals are
-/// still recorded at 3 digits.
-fn new_interval_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, MAX_TRACKED_NS, 2).expect("valid histogram bounds")
-}
-
-/// The histograms a job's loop records into, allocated before its thread
-/// starts: a machine out of memory (an address-space limit, say) then
-/// refuses the run with a message, instead of Rust ending the process on an
-/// allocation failure inside a running job, with its files left behind.
-#[derive(Debug)]
-pub struct JobMemory {
-    latency: Histogram<u64>,
-    interval_latency: Histogram<u64>,
-    kept_latency: Histogram<u64>,
-    submit: Option<Histogram<u64>>,
-}
-
-impl JobMemory {
-    /// The memory of one job (`uring`: with the submission histogram), or
-    /// `None` when it cannot be had. Histograms allocate infallibly, so the
-    /// same bytes are first reserved fallibly and given back.
-    pub fn try_new(uring: bool) -> Option<JobMemory> {
-        static BUCKETS: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
-        let (fine, coarse) = *BUCKETS.get_or_init(|| {
-            (
-                new_histogram().distinct_values(),
-                new_interval_histogram().distinct_values(),
-            )
-        });
-        let counts = fine * (2 + usize::from(uring)) + coarse;
-        Vec::<u64>::new().try_reserve_exact(counts).ok()?;
-        Some(JobMemory {
-            latency: new_histogram(),
-            interval_latency: new_histogram(),
-            kept_latency: new_interval_histogram(),
-            submit: uring.then(new_histogram),
-        })
-    }
-}
-
-/// Time-series intervals all of a repetition's jobs may keep together, and
-/// the most one job keeps: beyond it, neighbouring intervals are merged in
-/// pairs and the interval doubles ([`intervals_kept_per_job`]), so memory is
-/// bounded whatever the runtime (a day at 1 s intervals, or at the 1 ms
-/// floor, ends with at most this many intervals).
-pub const MAX_INTERVALS_PER_REPETITION: usize = 8192;
-
-/// The most intervals one job keeps before its series is coarsened: an even
-/// number between 16 and 1024, the jobs sharing
-/// [`MAX_INTERVALS_PER_REPETITION`]. The sampler keeps as many, so the
-/// device series coarsens with the jobs'.
-pub fn intervals_kept_per_job(jobs: u32) -> usize {
-    let share = MAX_INTERVALS_PER_REPETITION / (jobs.max(1) as usize);
-    share.clamp(16, 1024) & !1
-}
 
 /// What one job's loop does.
 #[derive(Clone, Copy, Debug)]
 pub struct LoopSpec<'a> {
-    /// Whether the I/O writes.
-    pub write: bool,
+    /// The directions of its I/Os, drawn per I/O from `seed`.
+    pub directions: DirectionMix,
     /// Bytes per I/O.
     pub bs: u64,
     /// Blocks in the file.
@@ -137,44 +83,6 @@ fn prepare_write(block: &mut [u8], spec: &LoopSpec<'_>, offset: u64, generation:
             },
         ),
         None => stamp(block, offset, generation),
-    }
-}
-
-/// What the jobs of a repetition share to stop together at steady state.
-#[derive(Clone, Copy, Debug)]
-pub struct Steady<'a> {
-    /// The criterion each job applies to its own interval series.
-    pub criterion: SteadyCriterion,
-    /// Per job: whether its last closed intervals meet the criterion.
-    pub met: &'a [AtomicBool],
-    /// When all jobs first met it (CLOCK_MONOTONIC ns), 0 until then.
-    pub reached_at: &'a AtomicU64,
-}
-
-impl Steady<'_> {
-    /// Called when a job closes an interval (cold path): updates its flag and,
-    /// when every job is steady, stops them all through the interrupt flag.
-    fn update(
-        &self,
-        job: usize,
-        intervals: &[IntervalSample],
-        interval_s: f64,
-        now: u64,
-        stop: &AtomicUsize,
-    ) {
-        let metric = self.criterion.metric;
-        let values = intervals.iter().map(move |i| match metric {
-            SteadyMetric::Bandwidth => i.bytes as f64,
-            SteadyMetric::Iops => i.ops as f64,
-        });
-        let met = self.criterion.met(values, interval_s);
-        self.met[job].store(met, Ordering::Relaxed);
-        if met && self.met.iter().all(|m| m.load(Ordering::Relaxed)) {
-            let _ = self
-                .reached_at
-                .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
-            let _ = stop.compare_exchange(0, STEADY_STOP, Ordering::Relaxed, Ordering::Relaxed);
-        }
     }
 }
 
@@ -255,242 +163,27 @@ pub fn errno_name(errno: i32) -> String {
     name.to_string()
 }
 
-/// One closed time-series interval of one job.
-#[derive(Clone, Debug, Default)]
-pub struct IntervalSample {
-    /// Bytes completed in the interval.
-    pub bytes: u64,
-    /// I/Os completed in the interval.
-    pub ops: u64,
-    /// The interval's latency histogram as (value, count) pairs, so jobs can be
-    /// merged exactly without keeping one full histogram per interval.
-    pub latency_counts: Vec<(u64, u64)>,
+/// Where and which way a job's I/Os go, one after the other.
+struct Draws {
+    blocks: BlockSequence,
+    directions: DirectionDraws,
 }
 
-/// What one job measured in one repetition.
-#[derive(Debug)]
-pub struct JobOutcome {
-    /// Bytes completed in the timed region.
-    pub bytes: u64,
-    /// I/Os completed in the timed region.
-    pub ops: u64,
-    /// Start of the timed region (after the ramp), ns on CLOCK_MONOTONIC.
-    pub start: u64,
-    /// End of the timed region, after the final flush and fsync, ns on CLOCK_MONOTONIC.
-    pub end: u64,
-    /// Latency of every I/O, ns (for io_uring: submission to completion).
-    pub latency: Histogram<u64>,
-    /// io_uring only: time spent in each submitting system call, ns, once per I/O submitted.
-    pub submit: Option<Histogram<u64>>,
-    /// The time series.
-    pub intervals: Vec<IntervalSample>,
-    /// The length of its intervals, ns: the asked interval, doubled each time
-    /// the series reached its bound and was coarsened.
-    pub interval_ns: u64,
-    /// CPU used by the job's thread over the timed region.
-    pub cpu: CpuUsage,
-    /// The first failed or short I/O, which ended the loop.
-    pub failure: Option<IoFailure>,
-    /// Whether a signal ended the loop early.
-    pub interrupted: bool,
-}
-
-/// Accumulates completions into the totals and the current interval.
-struct Recorder<'a> {
-    steady: Option<(Steady<'a>, usize)>,
-    stop: &'a AtomicUsize,
-    latency: Histogram<u64>,
-    interval_latency: Histogram<u64>,
-    /// Scratch space for an interval's 2-digit histogram when it closes.
-    kept_latency: Histogram<u64>,
-    interval_bytes: u64,
-    interval_ops: u64,
-    /// The open interval's index; every interval before it is in `intervals`.
-    interval_index: u64,
-    next_boundary: u64,
-    interval_ns: u64,
-    max_intervals: usize,
-    start: u64,
-    intervals: Vec<IntervalSample>,
-    bytes: u64,
-    ops: u64,
-}
-
-impl<'a> Recorder<'a> {
-    fn new(spec: &LoopSpec<'a>, memory: JobMemory) -> Self {
-        let now = now_ns();
-        let interval_ns = (spec.interval.as_nanos().min(u128::from(u64::MAX)) as u64).max(1);
-        Recorder {
-            steady: spec.steady,
-            stop: spec.interrupt,
-            latency: memory.latency,
-            interval_latency: memory.interval_latency,
-            kept_latency: memory.kept_latency,
-            interval_bytes: 0,
-            interval_ops: 0,
-            interval_index: 0,
-            next_boundary: now.saturating_add(interval_ns),
-            interval_ns,
-            max_intervals: spec.max_intervals.max(2) & !1,
-            start: now,
-            intervals: Vec::with_capacity(64),
-            bytes: 0,
-            ops: 0,
-        }
-    }
-
-    /// Starts the timed region at `start`.
-    fn begin(&mut self, start: u64) {
-        self.start = start;
-        self.next_boundary = start.saturating_add(self.interval_ns);
-    }
-
+impl Draws {
+    /// The next I/O's block and direction; `None` at the end of a pass,
+    /// where a time-based phase starts the next one (`endless`).
     #[inline(always)]
-    fn record(&mut self, now: u64, latency_ns: u64, bytes: u64) {
-        if now >= self.next_boundary {
-            self.roll_over(now);
-        }
-        // Recorded once, into the interval; the interval is added to the
-        // total when it closes (exact: histograms add bucket by bucket).
-        self.interval_latency.saturating_record(latency_ns);
-        self.interval_bytes += bytes;
-        self.interval_ops += 1;
-        self.bytes += bytes;
-        self.ops += 1;
-    }
-
-    /// Closes the current interval and any empty ones up to the one `now` is
-    /// in, coarsening the series whenever it reaches its bound.
-    #[cold]
-    #[inline(never)]
-    fn roll_over(&mut self, now: u64) {
-        self.close_interval();
-        self.interval_index += 1;
-        loop {
-            self.coarsen_when_full();
-            let target = now.saturating_sub(self.start) / self.interval_ns;
-            if self.interval_index >= target {
-                break;
+    fn next(&mut self, endless: bool) -> Option<(u64, Direction)> {
+        let block = match self.blocks.next_block() {
+            Some(block) => block,
+            None if endless => {
+                self.blocks.start_next_pass();
+                self.blocks.next_block()?
             }
-            self.intervals.push(IntervalSample::default());
-            self.interval_index += 1;
-        }
-        self.next_boundary = self.start.saturating_add(
-            self.interval_ns
-                .saturating_mul(self.interval_index.saturating_add(1)),
-        );
-        if let Some((steady, job)) = self.steady {
-            let interval_s = self.interval_ns as f64 * 1e-9;
-            steady.update(job, &self.intervals, interval_s, now, self.stop);
-        }
+            None => return None,
+        };
+        Some((block, self.directions.next()))
     }
-
-    /// When the closed intervals reach the bound (an even number, checked
-    /// after every interval closes, while the open one is still empty):
-    /// merges them in pairs and doubles the interval. The open interval's
-    /// index halves with them, so it starts where the merged pair ends.
-    fn coarsen_when_full(&mut self) {
-        if self.intervals.len() < self.max_intervals {
-            return;
-        }
-        let fine = std::mem::take(&mut self.intervals);
-        self.intervals = fine
-            .chunks(2)
-            .map(|pair| merge_samples(pair, &mut self.kept_latency))
-            .collect();
-        self.interval_ns = self.interval_ns.saturating_mul(2);
-        self.interval_index = self.intervals.len() as u64;
-    }
-
-    fn close_interval(&mut self) {
-        // The interval keeps its latencies at 2 digits (see
-        // new_interval_histogram); the total gets them at full resolution.
-        for value in self.interval_latency.iter_recorded() {
-            self.kept_latency
-                .saturating_record_n(value.value_iterated_to(), value.count_at_value());
-        }
-        let latency_counts = pairs_of(&self.kept_latency);
-        self.kept_latency.reset();
-        self.intervals.push(IntervalSample {
-            bytes: self.interval_bytes,
-            ops: self.interval_ops,
-            latency_counts,
-        });
-        self.latency
-            .add(&self.interval_latency)
-            .expect("the interval and total histograms share their bounds");
-        self.interval_latency.reset();
-        self.interval_bytes = 0;
-        self.interval_ops = 0;
-    }
-
-    fn finish(
-        mut self,
-        end: u64,
-        cpu: CpuUsage,
-        failure: Option<IoFailure>,
-        interrupted: bool,
-    ) -> JobOutcome {
-        if self.interval_ops > 0 || self.intervals.is_empty() {
-            self.close_interval();
-        }
-        JobOutcome {
-            bytes: self.bytes,
-            ops: self.ops,
-            start: self.start,
-            end,
-            latency: self.latency,
-            submit: None,
-            intervals: self.intervals,
-            interval_ns: self.interval_ns,
-            cpu,
-            failure,
-            interrupted,
-        }
-    }
-}
-
-/// A histogram's recorded values as (value, count) pairs.
-fn pairs_of(histogram: &Histogram<u64>) -> Vec<(u64, u64)> {
-    histogram
-        .iter_recorded()
-        .map(|value| (value.value_iterated_to(), value.count_at_value()))
-        .collect()
-}
-
-/// Neighbouring intervals merged into one: bytes and I/Os added, latency
-/// pairs re-binned through `scratch` (a 2-digit histogram, left empty).
-pub fn merge_samples(samples: &[IntervalSample], scratch: &mut Histogram<u64>) -> IntervalSample {
-    let mut merged = IntervalSample::default();
-    for sample in samples {
-        merged.bytes += sample.bytes;
-        merged.ops += sample.ops;
-        for &(value, count) in &sample.latency_counts {
-            scratch.saturating_record_n(value, count);
-        }
-    }
-    merged.latency_counts = pairs_of(scratch);
-    scratch.reset();
-    merged
-}
-
-/// Brings a series kept at `interval_ns` to the coarser `target_ns` (a
-/// power-of-two multiple, as coarsening makes them), merging each group of
-/// neighbours; a series already at `target_ns` is returned as it is.
-pub fn coarsen_series(
-    series: &[IntervalSample],
-    interval_ns: u64,
-    target_ns: u64,
-) -> Vec<IntervalSample> {
-    let factor = (target_ns / interval_ns.max(1)).max(1) as usize;
-    if factor == 1 {
-        return series.to_vec();
-    }
-    let mut scratch = new_interval_histogram();
-    series
-        .chunks(factor)
-        .map(|group| merge_samples(group, &mut scratch))
-        .collect()
 }
 
 /// The stages of one job's repetition that differ between engines.
@@ -515,12 +208,15 @@ fn ramp_then_time(
     ready: impl FnOnce() -> bool,
     mut step: impl FnMut(
         Phase,
-        &mut BlockSequence,
+        &mut Draws,
         Option<&mut Recorder>,
         Option<u64>,
     ) -> Result<Stop, IoFailure>,
 ) -> JobOutcome {
-    let mut blocks = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
+    let mut blocks = Draws {
+        blocks: BlockSequence::new(spec.pattern, spec.blocks, spec.seed),
+        directions: spec.directions.draws(spec.seed),
+    };
     let mut recorder = Recorder::new(spec, memory);
     if !ready() {
         return recorder.finish(now_ns(), CpuUsage::default(), None, true);
@@ -530,7 +226,7 @@ fn ramp_then_time(
         if let Err(failure) = step(Phase::Ramp, &mut blocks, None, Some(ramp_end)) {
             return recorder.finish(now_ns(), CpuUsage::default(), Some(failure), false);
         }
-        blocks.start_next_pass();
+        blocks.blocks.start_next_pass();
     }
     let cpu_before = CpuUsage::of_this_thread();
     let start = now_ns();
@@ -580,7 +276,7 @@ enum Stop {
 }
 
 fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), IoFailure> {
-    if !spec.write {
+    if !spec.directions.writes() {
         return Ok(());
     }
     engine
@@ -612,7 +308,7 @@ fn blocking_phase<E: BlockIo>(
     engine: &mut E,
     buffer: &mut [u8],
     spec: &LoopSpec<'_>,
-    blocks: &mut BlockSequence,
+    draws: &mut Draws,
     mut recorder: Option<&mut Recorder>,
     deadline: Option<u64>,
 ) -> Result<Stop, IoFailure> {
@@ -620,34 +316,40 @@ fn blocking_phase<E: BlockIo>(
     let mut last = now_ns();
     let mut writes_since_fsync = 0u64;
     loop {
-        let block = match blocks.next_block() {
-            Some(block) => block,
-            None if deadline.is_some() => {
-                blocks.start_next_pass();
-                continue;
-            }
-            None => return Ok(Stop::Done),
+        let Some((block, direction)) = draws.next(deadline.is_some()) else {
+            return Ok(Stop::Done);
         };
         let offset = spec.base + block * bs;
-        let moved = if spec.write {
-            // The previous completion time serves as the generation: it
-            // changes per I/O and costs no extra clock read.
-            prepare_write(buffer, spec, offset, last);
-            engine.write_at(buffer, offset)
-        } else {
-            engine.read_at(buffer, offset)
+        let moved = match direction {
+            Direction::Write => {
+                // The previous completion time serves as the generation: it
+                // changes per I/O and costs no extra clock read.
+                prepare_write(buffer, spec, offset, last);
+                engine.write_at(buffer, offset)
+            }
+            Direction::Read => engine.read_at(buffer, offset),
         };
         let now = now_ns();
         match moved {
             Ok(moved) if moved as u64 == bs => {}
-            Ok(moved) => return Err(transfer_failure(spec, offset, Some(moved as u64), None)),
-            Err(error) => return Err(transfer_failure(spec, offset, None, Some(error))),
+            Ok(moved) => {
+                return Err(transfer_failure(
+                    spec,
+                    direction,
+                    offset,
+                    Some(moved as u64),
+                    None,
+                ));
+            }
+            Err(error) => {
+                return Err(transfer_failure(spec, direction, offset, None, Some(error)));
+            }
         }
         if let Some(recorder) = recorder.as_deref_mut() {
-            recorder.record(now, now - last, bs);
+            recorder.record(now, now - last, bs, direction);
         }
         last = now;
-        if spec.fsync_every > 0 {
+        if spec.fsync_every > 0 && direction == Direction::Write {
             writes_since_fsync += 1;
             if writes_since_fsync == spec.fsync_every {
                 writes_since_fsync = 0;
@@ -669,12 +371,13 @@ fn blocking_phase<E: BlockIo>(
 
 fn transfer_failure(
     spec: &LoopSpec<'_>,
+    direction: Direction,
     offset: u64,
     moved: Option<u64>,
     error: Option<io::Error>,
 ) -> IoFailure {
     IoFailure {
-        action: if spec.write { "write" } else { "read" },
+        action: direction.name(),
         file: spec.file.to_string(),
         offset,
         bs: spec.bs,
@@ -709,7 +412,7 @@ pub fn run_queued<Q: QueuedIo>(
                     Some(&mut submit),
                     deadline,
                 ),
-                Phase::Finish if spec.write && spec.fsync_end => ring
+                Phase::Finish if spec.directions.writes() && spec.fsync_end => ring
                     .sync_all()
                     .map(|()| Stop::Done)
                     .map_err(|error| fsync_failure(spec, error, "fsync")),
@@ -720,10 +423,11 @@ pub fn run_queued<Q: QueuedIo>(
     outcome
 }
 
-/// Free buffer slots and, per slot, the offset and submission time of its request.
+/// Free buffer slots and, per slot, the offset, direction and submission time of its request.
 struct SlotQueue {
     free: Vec<u32>,
     offsets: Vec<u64>,
+    directions: Vec<Direction>,
     started: Vec<u64>,
     just_queued: Vec<u32>,
 }
@@ -734,6 +438,7 @@ impl SlotQueue {
         SlotQueue {
             free: (0..depth).rev().collect(),
             offsets: vec![0; depth as usize],
+            directions: vec![Direction::Read; depth as usize],
             started: vec![now; depth as usize],
             just_queued: Vec::with_capacity(depth as usize),
         }
@@ -752,7 +457,7 @@ fn queued_phase<Q: QueuedIo>(
     ring: &mut Q,
     queue: &mut SlotQueue,
     spec: &LoopSpec<'_>,
-    blocks: &mut BlockSequence,
+    draws: &mut Draws,
     mut recorder: Option<&mut Recorder>,
     mut submit: Option<&mut Histogram<u64>>,
     deadline: Option<u64>,
@@ -762,6 +467,7 @@ fn queued_phase<Q: QueuedIo>(
     let mut stop = Stop::Done;
     let mut exhausted = false;
     let mut writes_since_fsync = 0u64;
+    let mut pending = None;
     let mut now = now_ns();
     let batch = spec.batch.max(1) as usize;
     loop {
@@ -773,28 +479,27 @@ fn queued_phase<Q: QueuedIo>(
             let Some(&slot) = queue.free.last() else {
                 break;
             };
-            let block = match blocks.next_block() {
-                Some(block) => block,
-                None if deadline.is_some() => {
-                    blocks.start_next_pass();
-                    continue;
-                }
-                None => {
-                    exhausted = true;
-                    break;
-                }
+            let Some((block, direction)) =
+                pending.take().or_else(|| draws.next(deadline.is_some()))
+            else {
+                exhausted = true;
+                break;
             };
             let offset = spec.base + block * bs;
-            if spec.write {
+            let write = direction == Direction::Write;
+            if write {
                 prepare_write(ring.slot_buffer(slot), spec, offset, now);
             }
-            if !ring.queue(slot, offset, spec.write) {
+            if !ring.queue(slot, offset, write) {
+                // The submission queue is full: this I/O goes next.
+                pending = Some((block, direction));
                 break;
             }
             queue.free.pop();
             queue.offsets[slot as usize] = offset;
+            queue.directions[slot as usize] = direction;
             queue.just_queued.push(slot);
-            writes_since_fsync += u64::from(spec.write);
+            writes_since_fsync += u64::from(write);
             if queue.just_queued.len() == batch {
                 now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
             }
@@ -819,7 +524,14 @@ fn queued_phase<Q: QueuedIo>(
                 }
                 // The ring cannot be waited on; the buffers stay allocated by the
                 // caller, so report and stop rather than free memory in use.
-                return Err(transfer_failure(spec, 0, None, Some(error)));
+                return Err(IoFailure {
+                    action: "wait for completions",
+                    file: spec.file.to_string(),
+                    offset: 0,
+                    bs: 0,
+                    moved: None,
+                    error: Some(error),
+                });
             }
         }
         now = now_ns();
@@ -827,22 +539,19 @@ fn queued_phase<Q: QueuedIo>(
             let slot_index = slot as usize;
             queue.free.push(slot);
             let offset = queue.offsets[slot_index];
+            let direction = queue.directions[slot_index];
             if result < 0 {
                 failure.get_or_insert_with(|| {
-                    transfer_failure(
-                        spec,
-                        offset,
-                        None,
-                        Some(io::Error::from_raw_os_error(-result)),
-                    )
+                    let error = io::Error::from_raw_os_error(-result);
+                    transfer_failure(spec, direction, offset, None, Some(error))
                 });
             } else if result as u64 != bs {
                 failure.get_or_insert_with(|| {
-                    transfer_failure(spec, offset, Some(result as u64), None)
+                    transfer_failure(spec, direction, offset, Some(result as u64), None)
                 });
             } else if let Some(recorder) = recorder.as_deref_mut() {
                 let latency = now.saturating_sub(queue.started[slot_index]);
-                recorder.record(now, latency, bs);
+                recorder.record(now, latency, bs, direction);
             }
         });
         if deadline.is_some_and(|deadline| now >= deadline) {
@@ -873,8 +582,9 @@ fn submit_batch<Q: QueuedIo>(
     failure: &mut Option<IoFailure>,
 ) -> u64 {
     if let Err(error) = ring.submit() {
-        let offset = queue.offsets[queue.just_queued[0] as usize];
-        failure.get_or_insert(transfer_failure(spec, offset, None, Some(error)));
+        let slot = queue.just_queued[0] as usize;
+        let (offset, direction) = (queue.offsets[slot], queue.directions[slot]);
+        failure.get_or_insert(transfer_failure(spec, direction, offset, None, Some(error)));
     }
     let after_submit = now_ns();
     if let Some(submit) = submit {
@@ -889,17 +599,19 @@ fn submit_batch<Q: QueuedIo>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::engine::null::NullIo;
 
-    fn memory() -> JobMemory {
-        JobMemory::try_new(false).expect("a few MiB are free")
+    /// A read job's memory.
+    pub(in crate::run) fn memory() -> JobMemory {
+        JobMemory::try_new(false, DirectionMix::only(Direction::Read)).expect("a few MiB are free")
     }
 
-    fn spec(interrupt: &AtomicUsize) -> LoopSpec<'_> {
+    /// One pass of random 4 KiB reads over 1000 blocks.
+    pub(in crate::run) fn spec(interrupt: &AtomicUsize) -> LoopSpec<'_> {
         LoopSpec {
-            write: false,
+            directions: DirectionMix::only(Direction::Read),
             bs: 4096,
             blocks: 1000,
             base: 0,
@@ -960,46 +672,6 @@ mod tests {
         );
         let series_ops: u64 = outcome.intervals.iter().map(|i| i.ops).sum();
         assert_eq!(series_ops, outcome.ops);
-    }
-
-    #[test]
-    fn a_long_series_is_coarsened_to_its_bound_and_keeps_every_io() {
-        let interrupt = AtomicUsize::new(0);
-        let mut spec = spec(&interrupt);
-        spec.interval = Duration::from_nanos(10);
-        spec.max_intervals = 8;
-        let mut recorder = Recorder::new(&spec, memory());
-        recorder.begin(1_000);
-        // 100 I/Os, one in the middle of each 10 ns interval, latency k+1.
-        for k in 0..100u64 {
-            recorder.record(1_000 + k * 10 + 5, k + 1, 4096);
-            assert!(recorder.intervals.len() <= 8, "bounded at every step");
-        }
-        let outcome = recorder.finish(2_000, CpuUsage::default(), None, false);
-        // 8 → 4 at 20 ns, … → 160 ns: the 1000 ns span in 7 intervals.
-        assert_eq!(outcome.interval_ns, 160);
-        assert_eq!(outcome.intervals.len(), 7);
-        assert_eq!(outcome.intervals.iter().map(|i| i.ops).sum::<u64>(), 100);
-        assert!(outcome.intervals[..6].iter().all(|i| i.ops == 16));
-        let counted: u64 = outcome.intervals[0]
-            .latency_counts
-            .iter()
-            .map(|p| p.1)
-            .sum();
-        assert_eq!(counted, 16, "every latency stays in its merged interval");
-        assert_eq!(outcome.latency.len(), 100, "the total keeps every I/O");
-        // A finer job's series brought to the same interval matches it.
-        let mut fine = Recorder::new(&spec, memory());
-        fine.max_intervals = 1024;
-        fine.begin(1_000);
-        for k in 0..100u64 {
-            fine.record(1_000 + k * 10 + 5, k + 1, 4096);
-        }
-        let fine = fine.finish(2_000, CpuUsage::default(), None, false);
-        assert_eq!(fine.interval_ns, 10);
-        let coarse = coarsen_series(&fine.intervals, fine.interval_ns, 160);
-        let ops = |s: &[IntervalSample]| s.iter().map(|i| i.ops).collect::<Vec<_>>();
-        assert_eq!(ops(&coarse), ops(&outcome.intervals));
     }
 
     #[test]
@@ -1067,5 +739,158 @@ mod tests {
                 "{message}"
             );
         }
+    }
+
+    /// Counts what reaches it, by direction and block.
+    #[derive(Default)]
+    struct CountingIo {
+        reads: u64,
+        writes: u64,
+    }
+
+    impl BlockIo for CountingIo {
+        fn read_at(&mut self, buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+            self.reads += 1;
+            Ok(buf.len())
+        }
+        fn write_at(&mut self, buf: &[u8], _offset: u64) -> io::Result<usize> {
+            self.writes += 1;
+            Ok(buf.len())
+        }
+        fn sync_all(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn mixed_memory(mix: DirectionMix, queued: bool) -> JobMemory {
+        JobMemory::try_new(queued, mix).expect("a few MiB are free")
+    }
+
+    /// Checks a mixed job's outcome against what the engine saw.
+    fn check_shares(outcome: &JobOutcome, reads: u64, writes: u64) {
+        assert!(outcome.failure.is_none(), "{:?}", outcome.failure);
+        assert_eq!(outcome.ops, 10_000);
+        let [read, write] = &outcome.directions[..] else {
+            panic!("a mixed job has both shares: {:?}", outcome.directions);
+        };
+        assert_eq!(
+            (read.direction, write.direction),
+            (Direction::Read, Direction::Write)
+        );
+        assert_eq!(
+            (read.ops, write.ops),
+            (reads, writes),
+            "as the engine saw them"
+        );
+        assert_eq!(read.bytes + write.bytes, outcome.bytes);
+        assert_eq!((read.latency.len(), write.latency.len()), (reads, writes));
+        assert_eq!(outcome.latency.len(), 10_000, "the total holds both");
+        // 30% writes, within 5 standard deviations of a binomial draw.
+        let sd = (10_000.0f64 * 0.3 * 0.7).sqrt();
+        assert!(
+            (writes as f64 - 3_000.0).abs() < 5.0 * sd,
+            "{writes} writes"
+        );
+    }
+
+    #[test]
+    fn a_mixed_job_draws_each_direction_and_records_both_shares() {
+        let interrupt = AtomicUsize::new(0);
+        let mix = DirectionMix::with_write_percent(30).unwrap();
+        let mut spec = spec(&interrupt);
+        (spec.directions, spec.blocks) = (mix, 10_000);
+        let mut engine = CountingIo::default();
+        let mut buffer = vec![0u8; 4096];
+        let outcome = run_blocking(
+            &mut engine,
+            &mut buffer,
+            &spec,
+            mixed_memory(mix, false),
+            || true,
+        );
+        check_shares(&outcome, engine.reads, engine.writes);
+        // An unmixed job keeps no shares: its totals are its direction's.
+        spec.directions = DirectionMix::only(Direction::Write);
+        let outcome = run_blocking(
+            &mut CountingIo::default(),
+            &mut buffer,
+            &spec,
+            memory(),
+            || true,
+        );
+        assert!(outcome.directions.is_empty() && outcome.ops == 10_000);
+    }
+
+    /// A queue that completes every request at once, refuses every third
+    /// one as if its submission queue were full, and counts what it took.
+    struct InstantRing {
+        buffers: Vec<Vec<u8>>,
+        queued: Vec<(u32, bool, u64)>,
+        done: Vec<u32>,
+        calls: u64,
+        reads: u64,
+        writes: u64,
+        offsets: std::collections::HashSet<u64>,
+    }
+
+    impl QueuedIo for InstantRing {
+        fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
+            self.calls += 1;
+            if self.calls % 3 == 0 {
+                return false;
+            }
+            self.queued.push((slot, write, offset));
+            true
+        }
+        fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
+            &mut self.buffers[slot as usize]
+        }
+        fn submit(&mut self) -> io::Result<usize> {
+            let taken = self.queued.len();
+            for (slot, write, offset) in self.queued.drain(..) {
+                *if write {
+                    &mut self.writes
+                } else {
+                    &mut self.reads
+                } += 1;
+                assert!(self.offsets.insert(offset), "block {offset} issued twice");
+                self.done.push(slot);
+            }
+            Ok(taken)
+        }
+        fn wait(&mut self, _count: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn has_completions(&mut self) -> bool {
+            !self.done.is_empty()
+        }
+        fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
+            for slot in self.done.drain(..) {
+                each(slot, 4096);
+            }
+        }
+        fn sync_all(&self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_queued_mixed_job_loses_no_block_when_the_queue_is_full() {
+        let interrupt = AtomicUsize::new(0);
+        let mix = DirectionMix::with_write_percent(30).unwrap();
+        let mut spec = spec(&interrupt);
+        (spec.directions, spec.blocks) = (mix, 10_000);
+        let mut ring = InstantRing {
+            buffers: vec![vec![0u8; 4096]; 8],
+            queued: Vec::new(),
+            done: Vec::new(),
+            calls: 0,
+            reads: 0,
+            writes: 0,
+            offsets: Default::default(),
+        };
+        let outcome = run_queued(&mut ring, 8, &spec, mixed_memory(mix, true), || true);
+        assert_eq!(ring.offsets.len(), 10_000, "every block once");
+        check_shares(&outcome, ring.reads, ring.writes);
     }
 }

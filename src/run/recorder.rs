@@ -1,0 +1,472 @@
+//! What a job's loop records: totals and histograms per direction, the time
+//! series of closed intervals (bounded, coarsened as it grows), the steady-state
+//! check at each interval's close, and the memory for all of it, allocated
+//! before the job starts.
+//!
+//! Per I/O, [`Recorder::record`] does one histogram record (into the open
+//! interval of the I/O's direction) and four additions; everything else
+//! happens when an interval closes.
+
+use super::signals::STEADY_STOP;
+use super::timing::{IoFailure, LoopSpec};
+use crate::clock::now_ns;
+use crate::plan::direction::{Direction, DirectionMix};
+use crate::plan::steady::{SteadyCriterion, SteadyMetric};
+use crate::probe::cpu::CpuUsage;
+use crate::record::histogram::{MAX_TRACKED_NS, new_histogram};
+use hdrhistogram::Histogram;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+/// The histogram an interval's latencies are kept in once it closes: 2
+/// significant digits (1% resolution), about a tenth of the (value, count)
+/// pairs of [`new_histogram`], so a long series stays small. The totals are
+/// still recorded at 3 digits.
+fn new_interval_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKED_NS, 2).expect("valid histogram bounds")
+}
+
+/// The histograms a job's loop records into, allocated before its thread
+/// starts: a machine out of memory (an address-space limit, say) then
+/// refuses the run with a message, instead of Rust ending the process on an
+/// allocation failure inside a running job, with its files left behind.
+#[derive(Debug)]
+pub struct JobMemory {
+    /// Per direction (see [`Direction::index`]): the totals.
+    latency: [Histogram<u64>; 2],
+    /// Per direction: the open interval's.
+    interval_latency: [Histogram<u64>; 2],
+    kept_latency: Histogram<u64>,
+    /// io_uring: the submitting calls' times.
+    pub(super) submit: Option<Histogram<u64>>,
+    directions: DirectionMix,
+}
+
+impl JobMemory {
+    /// The memory of one job whose I/Os go in `directions` (`uring`: with
+    /// the submission histogram), or `None` when it cannot be had.
+    /// Histograms allocate infallibly, so the same bytes are first reserved
+    /// fallibly and given back. A direction the job never takes gets an
+    /// empty, self-sizing histogram of a few KiB instead of two full ones.
+    pub fn try_new(uring: bool, directions: DirectionMix) -> Option<JobMemory> {
+        static BUCKETS: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
+        let (fine, coarse) = *BUCKETS.get_or_init(|| {
+            (
+                new_histogram().distinct_values(),
+                new_interval_histogram().distinct_values(),
+            )
+        });
+        let taken = usize::from(directions.reads()) + usize::from(directions.writes());
+        let counts = fine * (2 * taken + usize::from(uring)) + coarse;
+        Vec::<u64>::new().try_reserve_exact(counts).ok()?;
+        let taken = |direction: Direction| match directions.sole() {
+            Some(sole) if sole != direction => unused_histogram(),
+            _ => new_histogram(),
+        };
+        let [read, write] = Direction::ALL.map(taken);
+        let [interval_read, interval_write] = Direction::ALL.map(taken);
+        Some(JobMemory {
+            latency: [read, write],
+            interval_latency: [interval_read, interval_write],
+            kept_latency: new_interval_histogram(),
+            submit: uring.then(new_histogram),
+            directions,
+        })
+    }
+}
+
+/// The histogram of a direction a job never takes: never recorded into.
+fn unused_histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("valid histogram precision")
+}
+
+/// Time-series intervals all of a repetition's jobs may keep together, and
+/// the most one job keeps: beyond it, neighbouring intervals are merged in
+/// pairs and the interval doubles ([`intervals_kept_per_job`]), so memory is
+/// bounded whatever the runtime (a day at 1 s intervals, or at the 1 ms
+/// floor, ends with at most this many intervals).
+pub const MAX_INTERVALS_PER_REPETITION: usize = 8192;
+
+/// The most intervals one job keeps before its series is coarsened: an even
+/// number between 16 and 1024, the jobs sharing
+/// [`MAX_INTERVALS_PER_REPETITION`]. The sampler keeps as many, so the
+/// device series coarsens with the jobs'.
+pub fn intervals_kept_per_job(jobs: u32) -> usize {
+    let share = MAX_INTERVALS_PER_REPETITION / (jobs.max(1) as usize);
+    share.clamp(16, 1024) & !1
+}
+
+/// What the jobs of a repetition share to stop together at steady state.
+#[derive(Clone, Copy, Debug)]
+pub struct Steady<'a> {
+    /// The criterion each job applies to its own interval series.
+    pub criterion: SteadyCriterion,
+    /// Per job: whether its last closed intervals meet the criterion.
+    pub met: &'a [AtomicBool],
+    /// When all jobs first met it (CLOCK_MONOTONIC ns), 0 until then.
+    pub reached_at: &'a AtomicU64,
+}
+
+impl Steady<'_> {
+    /// Called when a job closes an interval (cold path): updates its flag and,
+    /// when every job is steady, stops them all through the interrupt flag.
+    fn update(
+        &self,
+        job: usize,
+        intervals: &[IntervalSample],
+        interval_s: f64,
+        now: u64,
+        stop: &AtomicUsize,
+    ) {
+        let metric = self.criterion.metric;
+        let values = intervals.iter().map(move |i| match metric {
+            SteadyMetric::Bandwidth => i.bytes as f64,
+            SteadyMetric::Iops => i.ops as f64,
+        });
+        let met = self.criterion.met(values, interval_s);
+        self.met[job].store(met, Ordering::Relaxed);
+        if met && self.met.iter().all(|m| m.load(Ordering::Relaxed)) {
+            let _ = self
+                .reached_at
+                .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = stop.compare_exchange(0, STEADY_STOP, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One closed time-series interval of one job.
+#[derive(Clone, Debug, Default)]
+pub struct IntervalSample {
+    /// Bytes completed in the interval.
+    pub bytes: u64,
+    /// I/Os completed in the interval.
+    pub ops: u64,
+    /// The interval's latency histogram as (value, count) pairs, so jobs can be
+    /// merged exactly without keeping one full histogram per interval.
+    pub latency_counts: Vec<(u64, u64)>,
+}
+
+/// What one job measured in one direction, when it took both.
+#[derive(Debug)]
+pub struct DirectionOutcome {
+    /// Which direction.
+    pub direction: Direction,
+    /// Bytes it completed in that direction.
+    pub bytes: u64,
+    /// I/Os it completed in that direction.
+    pub ops: u64,
+    /// Their latencies, ns.
+    pub latency: Histogram<u64>,
+}
+
+/// What one job measured in one repetition.
+#[derive(Debug)]
+pub struct JobOutcome {
+    /// Bytes completed in the timed region.
+    pub bytes: u64,
+    /// I/Os completed in the timed region.
+    pub ops: u64,
+    /// Start of the timed region (after the ramp), ns on CLOCK_MONOTONIC.
+    pub start: u64,
+    /// End of the timed region, after the final flush and fsync, ns on CLOCK_MONOTONIC.
+    pub end: u64,
+    /// Latency of every I/O, ns (for io_uring: submission to completion).
+    pub latency: Histogram<u64>,
+    /// io_uring only: time spent in each submitting system call, ns, once per I/O submitted.
+    pub submit: Option<Histogram<u64>>,
+    /// The time series.
+    pub intervals: Vec<IntervalSample>,
+    /// The length of its intervals, ns: the asked interval, doubled each time
+    /// the series reached its bound and was coarsened.
+    pub interval_ns: u64,
+    /// CPU used by the job's thread over the timed region.
+    pub cpu: CpuUsage,
+    /// The first failed or short I/O, which ended the loop.
+    pub failure: Option<IoFailure>,
+    /// Whether a signal ended the loop early.
+    pub interrupted: bool,
+    /// When its I/Os took both directions: the share of each (read, then
+    /// write); empty when they all went one way, which the totals then are.
+    pub directions: Vec<DirectionOutcome>,
+}
+
+/// Accumulates completions into the totals and the current interval.
+pub(super) struct Recorder<'a> {
+    steady: Option<(Steady<'a>, usize)>,
+    stop: &'a AtomicUsize,
+    /// Per direction: the totals of the closed intervals.
+    latency: [Histogram<u64>; 2],
+    /// Per direction: the open interval's.
+    interval_latency: [Histogram<u64>; 2],
+    /// Scratch space for an interval's 2-digit histogram when it closes.
+    kept_latency: Histogram<u64>,
+    interval_bytes: u64,
+    interval_ops: u64,
+    /// The open interval's index; every interval before it is in `intervals`.
+    interval_index: u64,
+    next_boundary: u64,
+    interval_ns: u64,
+    max_intervals: usize,
+    start: u64,
+    pub(super) intervals: Vec<IntervalSample>,
+    /// Per direction.
+    bytes: [u64; 2],
+    /// Per direction.
+    ops: [u64; 2],
+    directions: DirectionMix,
+}
+
+impl<'a> Recorder<'a> {
+    pub(super) fn new(spec: &LoopSpec<'a>, memory: JobMemory) -> Self {
+        let now = now_ns();
+        let interval_ns = (spec.interval.as_nanos().min(u128::from(u64::MAX)) as u64).max(1);
+        Recorder {
+            steady: spec.steady,
+            stop: spec.interrupt,
+            latency: memory.latency,
+            interval_latency: memory.interval_latency,
+            kept_latency: memory.kept_latency,
+            interval_bytes: 0,
+            interval_ops: 0,
+            interval_index: 0,
+            next_boundary: now.saturating_add(interval_ns),
+            interval_ns,
+            max_intervals: spec.max_intervals.max(2) & !1,
+            start: now,
+            intervals: Vec::with_capacity(64),
+            bytes: [0; 2],
+            ops: [0; 2],
+            directions: memory.directions,
+        }
+    }
+
+    /// Starts the timed region at `start`.
+    pub(super) fn begin(&mut self, start: u64) {
+        self.start = start;
+        self.next_boundary = start.saturating_add(self.interval_ns);
+    }
+
+    /// Records one I/O in `direction` that completed at `now`.
+    #[inline(always)]
+    pub(super) fn record(&mut self, now: u64, latency_ns: u64, bytes: u64, direction: Direction) {
+        if now >= self.next_boundary {
+            self.roll_over(now);
+        }
+        let d = direction.index();
+        // Recorded once, into the interval; the interval is added to the
+        // total when it closes (exact: histograms add bucket by bucket).
+        self.interval_latency[d].saturating_record(latency_ns);
+        self.interval_bytes += bytes;
+        self.interval_ops += 1;
+        self.bytes[d] += bytes;
+        self.ops[d] += 1;
+    }
+
+    /// Closes the current interval and any empty ones up to the one `now` is
+    /// in, coarsening the series whenever it reaches its bound.
+    #[cold]
+    #[inline(never)]
+    fn roll_over(&mut self, now: u64) {
+        self.close_interval();
+        self.interval_index += 1;
+        loop {
+            self.coarsen_when_full();
+            let target = now.saturating_sub(self.start) / self.interval_ns;
+            if self.interval_index >= target {
+                break;
+            }
+            self.intervals.push(IntervalSample::default());
+            self.interval_index += 1;
+        }
+        self.next_boundary = self.start.saturating_add(
+            self.interval_ns
+                .saturating_mul(self.interval_index.saturating_add(1)),
+        );
+        if let Some((steady, job)) = self.steady {
+            let interval_s = self.interval_ns as f64 * 1e-9;
+            steady.update(job, &self.intervals, interval_s, now, self.stop);
+        }
+    }
+
+    /// When the closed intervals reach the bound (an even number, checked
+    /// after every interval closes, while the open one is still empty):
+    /// merges them in pairs and doubles the interval. The open interval's
+    /// index halves with them, so it starts where the merged pair ends.
+    fn coarsen_when_full(&mut self) {
+        if self.intervals.len() < self.max_intervals {
+            return;
+        }
+        let fine = std::mem::take(&mut self.intervals);
+        self.intervals = fine
+            .chunks(2)
+            .map(|pair| merge_samples(pair, &mut self.kept_latency))
+            .collect();
+        self.interval_ns = self.interval_ns.saturating_mul(2);
+        self.interval_index = self.intervals.len() as u64;
+    }
+
+    fn close_interval(&mut self) {
+        // The interval keeps its latencies at 2 digits (see
+        // new_interval_histogram); the total gets them at full resolution.
+        for interval in self.interval_latency.iter().filter(|h| !h.is_empty()) {
+            for value in interval.iter_recorded() {
+                self.kept_latency
+                    .saturating_record_n(value.value_iterated_to(), value.count_at_value());
+            }
+        }
+        let latency_counts = pairs_of(&self.kept_latency);
+        self.kept_latency.reset();
+        self.intervals.push(IntervalSample {
+            bytes: self.interval_bytes,
+            ops: self.interval_ops,
+            latency_counts,
+        });
+        for (total, interval) in self.latency.iter_mut().zip(&mut self.interval_latency) {
+            if !interval.is_empty() {
+                total
+                    .add(&*interval)
+                    .expect("the interval and total histograms share their bounds");
+                interval.reset();
+            }
+        }
+        self.interval_bytes = 0;
+        self.interval_ops = 0;
+    }
+
+    pub(super) fn finish(
+        mut self,
+        end: u64,
+        cpu: CpuUsage,
+        failure: Option<IoFailure>,
+        interrupted: bool,
+    ) -> JobOutcome {
+        if self.interval_ops > 0 || self.intervals.is_empty() {
+            self.close_interval();
+        }
+        let [read_latency, write_latency] = self.latency;
+        let (latency, directions) = match self.directions.sole() {
+            Some(Direction::Read) => (read_latency, Vec::new()),
+            Some(Direction::Write) => (write_latency, Vec::new()),
+            None => {
+                let mut total = read_latency.clone();
+                total
+                    .add(&write_latency)
+                    .expect("both directions' histograms share their bounds");
+                let share = |direction: Direction, latency| DirectionOutcome {
+                    direction,
+                    bytes: self.bytes[direction.index()],
+                    ops: self.ops[direction.index()],
+                    latency,
+                };
+                let directions = vec![
+                    share(Direction::Read, read_latency),
+                    share(Direction::Write, write_latency),
+                ];
+                (total, directions)
+            }
+        };
+        JobOutcome {
+            bytes: self.bytes.iter().sum(),
+            ops: self.ops.iter().sum(),
+            start: self.start,
+            end,
+            latency,
+            submit: None,
+            intervals: self.intervals,
+            interval_ns: self.interval_ns,
+            cpu,
+            failure,
+            interrupted,
+            directions,
+        }
+    }
+}
+
+/// A histogram's recorded values as (value, count) pairs.
+fn pairs_of(histogram: &Histogram<u64>) -> Vec<(u64, u64)> {
+    histogram
+        .iter_recorded()
+        .map(|value| (value.value_iterated_to(), value.count_at_value()))
+        .collect()
+}
+
+/// Neighbouring intervals merged into one: bytes and I/Os added, latency
+/// pairs re-binned through `scratch` (a 2-digit histogram, left empty).
+pub fn merge_samples(samples: &[IntervalSample], scratch: &mut Histogram<u64>) -> IntervalSample {
+    let mut merged = IntervalSample::default();
+    for sample in samples {
+        merged.bytes += sample.bytes;
+        merged.ops += sample.ops;
+        for &(value, count) in &sample.latency_counts {
+            scratch.saturating_record_n(value, count);
+        }
+    }
+    merged.latency_counts = pairs_of(scratch);
+    scratch.reset();
+    merged
+}
+
+/// Brings a series kept at `interval_ns` to the coarser `target_ns` (a
+/// power-of-two multiple, as coarsening makes them), merging each group of
+/// neighbours; a series already at `target_ns` is returned as it is.
+pub fn coarsen_series(
+    series: &[IntervalSample],
+    interval_ns: u64,
+    target_ns: u64,
+) -> Vec<IntervalSample> {
+    let factor = (target_ns / interval_ns.max(1)).max(1) as usize;
+    if factor == 1 {
+        return series.to_vec();
+    }
+    let mut scratch = new_interval_histogram();
+    series
+        .chunks(factor)
+        .map(|group| merge_samples(group, &mut scratch))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::timing::tests::{memory, spec};
+    use std::time::Duration;
+
+    #[test]
+    fn a_long_series_is_coarsened_to_its_bound_and_keeps_every_io() {
+        let interrupt = AtomicUsize::new(0);
+        let mut spec = spec(&interrupt);
+        spec.interval = Duration::from_nanos(10);
+        spec.max_intervals = 8;
+        let mut recorder = Recorder::new(&spec, memory());
+        recorder.begin(1_000);
+        // 100 I/Os, one in the middle of each 10 ns interval, latency k+1.
+        for k in 0..100u64 {
+            recorder.record(1_000 + k * 10 + 5, k + 1, 4096, Direction::Read);
+            assert!(recorder.intervals.len() <= 8, "bounded at every step");
+        }
+        let outcome = recorder.finish(2_000, CpuUsage::default(), None, false);
+        // 8 → 4 at 20 ns, … → 160 ns: the 1000 ns span in 7 intervals.
+        assert_eq!(outcome.interval_ns, 160);
+        assert_eq!(outcome.intervals.len(), 7);
+        assert_eq!(outcome.intervals.iter().map(|i| i.ops).sum::<u64>(), 100);
+        assert!(outcome.intervals[..6].iter().all(|i| i.ops == 16));
+        let counted: u64 = outcome.intervals[0]
+            .latency_counts
+            .iter()
+            .map(|p| p.1)
+            .sum();
+        assert_eq!(counted, 16, "every latency stays in its merged interval");
+        assert_eq!(outcome.latency.len(), 100, "the total keeps every I/O");
+        // A finer job's series brought to the same interval matches it.
+        let mut fine = Recorder::new(&spec, memory());
+        fine.max_intervals = 1024;
+        fine.begin(1_000);
+        for k in 0..100u64 {
+            fine.record(1_000 + k * 10 + 5, k + 1, 4096, Direction::Read);
+        }
+        let fine = fine.finish(2_000, CpuUsage::default(), None, false);
+        assert_eq!(fine.interval_ns, 10);
+        let coarse = coarsen_series(&fine.intervals, fine.interval_ns, 160);
+        let ops = |s: &[IntervalSample]| s.iter().map(|i| i.ops).collect::<Vec<_>>();
+        assert_eq!(ops(&coarse), ops(&outcome.intervals));
+    }
+}
