@@ -1,4 +1,4 @@
-//! The one per-point driver of `run`, `quick`, `sweep`, `study` and `preset`: measures the planned points in order, records each, and tells its listeners (announcements, progress bar, journal, result writer).
+//! The one per-point driver of `run`, `quick`, `sweep`, `study` and `preset`: measures the planned points in order, records each, and tells its listeners (announcements, progress bar, journal, result writer, and the presenter that shows the result at the end).
 
 use super::{AppError, Ending, distributed::Ranks, record_point};
 use crate::plan::PlannedPoint;
@@ -29,9 +29,25 @@ pub(crate) trait Listener {
     fn kept(&mut self, _result: &ResultFile) -> Result<(), AppError> {
         Ok(())
     }
-    /// The points are over, measured or not; the final result is written by
-    /// the caller.
+    /// The points are over, measured or not.
     fn stopped(&mut self) {}
+    /// The result is final (on the rank that speaks): [`finish`] passes it
+    /// to every listener in order, after the caller completed it.
+    fn finished(&mut self, _result: &ResultFile) -> Result<(), AppError> {
+        Ok(())
+    }
+}
+
+/// Hands the final `result` to every listener in order ([`Listener::finished`]):
+/// the writer writes it, then the presenter shows it.
+pub(crate) fn finish(
+    listeners: &mut [&mut dyn Listener],
+    result: &ResultFile,
+) -> Result<(), AppError> {
+    for listener in listeners.iter_mut() {
+        listener.finished(result)?;
+    }
+    Ok(())
 }
 
 /// What the points came to.
@@ -219,5 +235,38 @@ impl Listener for ResultWriter {
             Some(last) if last.elapsed() < self.every => Ok(()),
             _ => self.write(result),
         }
+    }
+    fn finished(&mut self, result: &ResultFile) -> Result<(), AppError> {
+        self.write(result)
+    }
+}
+
+/// Shows the final result: iolab's table (with the study's own after it)
+/// or JSON on stdout, then `after_table` (a grid's convergence), then the
+/// HTML report beside the result file when asked.
+pub(crate) struct Presenter {
+    /// JSON instead of the table.
+    pub json: bool,
+    /// The table with `--detail`'s figures.
+    pub detail: bool,
+    /// Where the result file is, named after the table.
+    pub output: Option<PathBuf>,
+    /// Write `<output>.html` too.
+    pub report: bool,
+    /// Text shown after the table (not with JSON).
+    pub after_table: Option<String>,
+}
+
+impl Listener for Presenter {
+    fn finished(&mut self, result: &ResultFile) -> Result<(), AppError> {
+        let output = self.output.as_deref();
+        super::output::present(result, self.json, self.detail, output)?;
+        if let (Some(text), false) = (&self.after_table, self.json) {
+            super::output::show_result(text, result, output)?;
+        }
+        if let (true, Some(output)) = (self.report, output) {
+            super::output::report_beside(output, result)?;
+        }
+        Ok(())
     }
 }

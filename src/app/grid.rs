@@ -3,7 +3,6 @@
 use super::distributed::Ranks;
 use super::output::{
     check_output, check_report_beside, create_results_dir, default_output, expected_result_bytes,
-    present, report_beside,
 };
 use super::{AppError, Ending, driver, open_session};
 use crate::cli::{StudyArgs, SweepArgs};
@@ -439,7 +438,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
                 grid.points.len(),
                 grid.output.display()
             );
-            present(&result, grid.json, grid.detail, Some(&grid.output))?;
+            driver::finish(&mut [&mut presenter(&grid, None)], &result)?;
         }
         return Ok(Ending::Success);
     }
@@ -495,7 +494,15 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         return Ok(ending);
     }
     result.convergence = convergence(&result);
-    writer.write(&result)?;
+    let in_study_table = matches!(
+        grid.info.table,
+        Some(StudyTable::DdBlocksize | StudyTable::DdDatasize)
+    );
+    let after_table = (!in_study_table).then(|| render_convergence(&result.convergence));
+    let mut presenter = presenter(&grid, after_table);
+    // The result is written before the journal goes, so a failed write
+    // leaves the journal to resume from.
+    driver::finish(&mut [&mut writer], &result)?;
     if completed == grid.points.len() {
         if let Some(journal) = journal {
             journal
@@ -514,19 +521,19 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
             }
         );
     }
-    present(&result, grid.json, grid.detail, Some(&grid.output))?;
-    let in_study_table = matches!(
-        grid.info.table,
-        Some(StudyTable::DdBlocksize | StudyTable::DdDatasize)
-    );
-    if !grid.json && !in_study_table {
-        let convergence = render_convergence(&result.convergence);
-        super::output::show_result(&convergence, &result, Some(&grid.output))?;
-    }
-    if grid.report {
-        report_beside(&grid.output, &result)?;
-    }
+    driver::finish(&mut [&mut presenter], &result)?;
     Ok(super::strict_ending(ending, grid.strict, &result))
+}
+
+/// What shows a grid's result at the end.
+fn presenter(grid: &Grid, after_table: Option<String>) -> driver::Presenter {
+    driver::Presenter {
+        json: grid.json,
+        detail: grid.detail,
+        output: Some(grid.output.clone()),
+        report: grid.report,
+        after_table,
+    }
 }
 
 /// Appends each point measured to the end to the journal, so a resume

@@ -31,7 +31,7 @@ pub(crate) mod output;
 
 use output::{
     check_output, check_report_beside, create_results_dir, expected_result_bytes, present,
-    report_beside, write_result,
+    write_result,
 };
 
 /// How a command ended, mapped to the exit status by `main`.
@@ -726,10 +726,16 @@ fn execute(
     if !speaks {
         return Ok(driven.ending);
     }
-    present(&result, plan.json, plan.detail, plan.output.as_deref())?;
-    if let (true, Some(output)) = (plan.report, &plan.output) {
-        report_beside(output, &result)?;
-    }
+    let mut presenter = driver::Presenter {
+        json: plan.json,
+        detail: plan.detail,
+        output: plan.output.clone(),
+        report: plan.report,
+        after_table: None,
+    };
+    // The writer wrote the result at every point kept: nothing is left for
+    // it, and a run stopped before its first point leaves no file.
+    driver::finish(&mut [&mut presenter], &result)?;
     Ok(strict_ending(driven.ending, plan.strict, &result))
 }
 
