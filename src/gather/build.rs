@@ -344,11 +344,10 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
 mod tests {
     use super::*;
     use crate::engine::null::NullIo;
-    use crate::plan::Pattern;
     use crate::plan::direction::DirectionMix;
+    use crate::run::timing::tests::spec;
     use crate::run::timing::{JobMemory, LoopSpec, run_blocking};
     use std::sync::atomic::AtomicUsize;
-    use std::time::Duration;
 
     /// A real loop's outcome: 1000 null I/Os, 30% of them writes.
     fn mixed_job(seed: u64) -> JobOutcome {
@@ -356,22 +355,8 @@ mod tests {
         let mix = DirectionMix::with_write_percent(30).unwrap();
         let spec = LoopSpec {
             directions: mix,
-            bs: 4096,
-            blocks: 1000,
-            base: 0,
-            pattern: Pattern::Random,
             seed,
-            runtime: None,
-            ramp: Duration::ZERO,
-            batch: 1,
-            fsync_every: 0,
-            fsync_end: false,
-            interval: Duration::from_secs(1),
-            max_intervals: 16,
-            interrupt: &interrupt,
-            file: "null",
-            steady: None,
-            verify: None,
+            ..spec(&interrupt)
         };
         let memory = JobMemory::try_new(false, mix).unwrap();
         run_blocking(&mut NullIo, &mut vec![0u8; 4096], &spec, memory, || true)

@@ -599,17 +599,17 @@ fn submit_batch<Q: QueuedIo>(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::null::NullIo;
 
     /// A read job's memory.
-    pub(in crate::run) fn memory() -> JobMemory {
+    pub(crate) fn memory() -> JobMemory {
         JobMemory::try_new(false, DirectionMix::only(Direction::Read)).expect("a few MiB are free")
     }
 
     /// One pass of random 4 KiB reads over 1000 blocks.
-    pub(in crate::run) fn spec(interrupt: &AtomicUsize) -> LoopSpec<'_> {
+    pub(crate) fn spec(interrupt: &AtomicUsize) -> LoopSpec<'_> {
         LoopSpec {
             directions: DirectionMix::only(Direction::Read),
             bs: 4096,
