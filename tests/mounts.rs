@@ -398,3 +398,95 @@ impl Drop for LoopDevice {
         let _ = std::fs::remove_file(&self.image);
     }
 }
+
+/// The NFSv3 server and iSCSI target of `scripts/netlab`, in a network
+/// namespace of their own, stopped (by the pids netlab recorded) and removed
+/// when dropped, also when a test panics.
+pub struct NetLab {
+    /// The namespace: clients run inside it (`ip netns exec`).
+    pub netns: String,
+    /// `nfs://127.0.0.1/export?version=3`.
+    pub nfs: String,
+    /// `iscsi://127.0.0.1:3260/IQN/1`.
+    pub iscsi: String,
+    /// The exported directory, as the server sees it.
+    pub export: PathBuf,
+    dir: PathBuf,
+}
+
+impl NetLab {
+    /// Starts the servers, or `None` with the reason printed when the tests
+    /// do not run as root or a package is missing (scripts/test installs them).
+    pub fn start(lun_size: &str) -> Option<NetLab> {
+        if !root_or_skip("the NFS and iSCSI servers")
+            || !["rpcbind", "ganesha.nfsd", "tgtd", "ethtool"]
+                .iter()
+                .all(|program| have(program))
+        {
+            return None;
+        }
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let netns = format!("iolab-t{}-{n}", std::process::id());
+        let dir = std::env::temp_dir().join(&netns);
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/netlab");
+        let output = Command::new(&script)
+            .args(["start", "--name", &netns, "--lun-size", lun_size, "--dir"])
+            .arg(&dir)
+            .output()
+            .expect("scripts/netlab runs");
+        let mut lab = NetLab {
+            netns,
+            nfs: String::new(),
+            iscsi: String::new(),
+            export: dir.join("export"),
+            dir,
+        };
+        // From here on, dropping `lab` stops whatever started.
+        assert!(
+            output.status.success(),
+            "scripts/netlab start failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let value = |key: &str| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(&format!("{key}=")))
+                .unwrap_or_else(|| panic!("scripts/netlab printed no {key}=: {text}"))
+                .to_string()
+        };
+        (lab.nfs, lab.iscsi) = (value("nfs"), value("iscsi"));
+        Some(lab)
+    }
+
+    /// A command that runs `program` inside the namespace.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new("ip");
+        command.args(["netns", "exec", &self.netns]).arg(program);
+        command
+    }
+
+    /// The servers' pids (rpcbind, ganesha, tgtd), as netlab recorded them.
+    pub fn pids(&self) -> Vec<u32> {
+        ["rpcbind", "ganesha", "tgtd"]
+            .iter()
+            .filter_map(|server| {
+                std::fs::read_to_string(self.dir.join(format!("{server}.pid"))).ok()
+            })
+            .filter_map(|pid| pid.trim().parse().ok())
+            .collect()
+    }
+}
+
+impl Drop for NetLab {
+    fn drop(&mut self) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/netlab");
+        let stopped = Command::new(script)
+            .args(["stop", "--name", &self.netns, "--dir"])
+            .arg(&self.dir)
+            .status();
+        if !stopped.is_ok_and(|s| s.success()) {
+            eprintln!("scripts/netlab stop --name {} failed", self.netns);
+        }
+    }
+}

@@ -14,6 +14,7 @@ mod engines;
 mod faults;
 mod import;
 mod layering;
+mod netlab;
 mod presets;
 mod probes;
 mod quick;
