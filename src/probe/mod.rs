@@ -16,6 +16,7 @@ pub mod procstat;
 pub mod reclaim;
 pub mod sampler;
 pub mod stack;
+pub mod tcp;
 pub mod virt;
 
 #[cfg(test)]
