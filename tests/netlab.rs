@@ -58,3 +58,126 @@ fn netlab_serves_nfs_v3_and_iscsi_inside_its_namespace_and_leaves_nothing() {
         "its directory is removed"
     );
 }
+
+/// Runs `body` on a thread that entered `lab`'s network namespace (setns
+/// moves only the calling thread), so a client library in this process
+/// reaches the servers there.
+fn inside<T: Send>(lab: &NetLab, body: impl FnOnce() -> T + Send) -> T {
+    let path = format!("/var/run/netns/{}", lab.netns);
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let namespace = std::fs::File::open(&path).unwrap();
+                use std::os::fd::AsRawFd;
+                // SAFETY: a valid namespace descriptor; only this thread moves.
+                let status = unsafe { libc::setns(namespace.as_raw_fd(), libc::CLONE_NEWNET) };
+                assert_eq!(
+                    status,
+                    0,
+                    "setns {path}: {}",
+                    std::io::Error::last_os_error()
+                );
+                body()
+            })
+            .join()
+            .unwrap()
+    })
+}
+
+/// The timing loop's spec of one pass over `blocks` 4 KiB blocks.
+fn pass(
+    directions: iolab::plan::direction::DirectionMix,
+    pattern: iolab::plan::Pattern,
+    blocks: u64,
+    interrupt: &std::sync::atomic::AtomicUsize,
+) -> iolab::run::timing::LoopSpec<'_> {
+    iolab::run::timing::LoopSpec {
+        directions,
+        bs: 4096,
+        blocks,
+        base: 0,
+        pattern,
+        seed: 11,
+        runtime: None,
+        ramp: std::time::Duration::ZERO,
+        batch: 4,
+        fsync_every: 0,
+        fsync_end: true,
+        interval: std::time::Duration::from_secs(1),
+        max_intervals: 16,
+        interrupt,
+        file: "nfs",
+        steady: None,
+        verify: Some(iolab::run::verify::run_tag("netlab")),
+    }
+}
+
+#[test]
+fn the_nfs_engine_writes_and_reads_through_the_export_with_every_rpc_counted() {
+    use iolab::engine::nfs::{NfsIo, libnfs::Context, url::NfsUrl};
+    use iolab::plan::Pattern;
+    use iolab::plan::direction::{Direction, DirectionMix};
+    use iolab::run::timing::{JobMemory, run_queued};
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    const BLOCKS: u64 = 256;
+    let url = NfsUrl::parse(&lab.nfs).unwrap();
+    let (writes, reads, commits) = inside(&lab, || {
+        let context = Context::connect(&url).unwrap();
+        assert_eq!(
+            (context.export.as_str(), context.dir.as_str()),
+            ("/export", "")
+        );
+        let path = context.path_of("engine.dat");
+        let file = context.create_new(&path).unwrap();
+        assert!(
+            context.create_new(&path).is_err(),
+            "an existing file is never created over"
+        );
+        let interrupt = std::sync::atomic::AtomicUsize::new(0);
+        let mut buffers = vec![0u8; 8 * 4096];
+        let mut run = |directions: DirectionMix, pattern| {
+            // SAFETY: 8 slots of 4 KiB, reaped by run_queued before it returns.
+            let mut io = unsafe { NfsIo::new(&file, 8, buffers.as_mut_ptr(), 4096) }.unwrap();
+            let spec = pass(directions, pattern, BLOCKS, &interrupt);
+            let memory = JobMemory::try_new(true, directions).unwrap();
+            let outcome = run_queued(&mut io, 8, &spec, memory, || true);
+            assert!(outcome.failure.is_none(), "{:?}", outcome.failure);
+            assert_eq!(outcome.ops, BLOCKS);
+            io.counts()
+        };
+        let writes = run(DirectionMix::only(Direction::Write), Pattern::Seq);
+        let reads = run(DirectionMix::only(Direction::Read), Pattern::Random);
+        assert_eq!(file.length().unwrap(), BLOCKS * 4096);
+        // Every block the engine wrote is on the server, sealed for its own
+        // offset, and a READ through the client brings the same bytes.
+        let stored = std::fs::read(lab.export.join("engine.dat")).unwrap();
+        let mut block = vec![0u8; 4096];
+        for (index, expected) in stored.chunks(4096).enumerate() {
+            let offset = index as u64 * 4096;
+            iolab::run::verify::check_block(expected, offset).unwrap();
+            assert_eq!(file.read_at(&mut block, offset).unwrap(), 4096);
+            assert_eq!(block, expected, "block {index} read back");
+        }
+        (writes, reads, context.unlink(&path))
+    });
+    assert_eq!(
+        (writes.write.calls, writes.write.bytes),
+        (BLOCKS, BLOCKS * 4096)
+    );
+    assert_eq!(writes.commit.calls, 1, "--fsync-end is one COMMIT");
+    assert_eq!(
+        (reads.read.calls, reads.read.bytes, reads.write.calls),
+        (BLOCKS, BLOCKS * 4096, 0)
+    );
+    commits.unwrap();
+    assert!(
+        !lab.export.join("engine.dat").exists(),
+        "removed through the export"
+    );
+}

@@ -9,6 +9,7 @@
 
 pub mod kind;
 pub mod mmap;
+pub mod nfs;
 pub mod null;
 pub mod psync;
 pub mod stdio;

@@ -1,0 +1,290 @@
+//! The `nfs` engine: NFSv3 through libnfs's asynchronous calls, `iodepth`
+//! requests in flight on one TCP connection per job, every reply checked,
+//! and the RPCs counted by procedure as they complete.
+//!
+//! Each request is one READ or WRITE RPC (the block size is refused above
+//! the server's rsize or wsize, so libnfs never splits one), so the I/O's
+//! latency is the RPC's round trip as this client sees it. Writes are
+//! UNSTABLE; [`QueuedIo::sync_all`] sends a COMMIT.
+
+pub mod libnfs;
+pub mod url;
+
+use super::QueuedIo;
+use libnfs::{Callback, File};
+use std::cell::{Cell, UnsafeCell};
+use std::ffi::{c_int, c_void};
+use std::io;
+
+/// Calls and payload bytes of one NFS procedure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProcedureCount {
+    /// Calls that completed (successfully or not).
+    pub calls: u64,
+    /// Payload bytes moved by the successful ones.
+    pub bytes: u64,
+}
+
+/// The RPCs a job's engine sent, by procedure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RpcCounts {
+    /// READ.
+    pub read: ProcedureCount,
+    /// WRITE.
+    pub write: ProcedureCount,
+    /// COMMIT.
+    pub commit: ProcedureCount,
+}
+
+/// What a completion callback needs: where the reply goes.
+struct Tag {
+    done: *const UnsafeCell<Vec<(u32, i32)>>,
+    slot: u32,
+    destination: *mut u8,
+    len: usize,
+}
+
+/// One job's NFS client: a mounted context's open file, `depth` slots of
+/// `len` bytes, and the completions libnfs's callbacks left.
+pub struct NfsIo<'f> {
+    file: &'f File<'f>,
+    buffers: *mut u8,
+    len: usize,
+    tags: Box<[Tag]>,
+    done: Box<UnsafeCell<Vec<(u32, i32)>>>,
+    queued: Vec<(u32, u64, bool)>,
+    writes_in_flight: Vec<bool>,
+    counts: RpcCounts,
+    commits: Cell<u64>,
+}
+
+impl<'f> NfsIo<'f> {
+    /// The engine for `file` with `depth` slots of `len` bytes from `buffers`.
+    ///
+    /// # Safety
+    /// `buffers` must hold `depth * len` bytes and outlive the engine, and
+    /// every queued request must be reaped before the engine is dropped
+    /// (the timing loop does both).
+    pub unsafe fn new(
+        file: &'f File<'f>,
+        depth: u32,
+        buffers: *mut u8,
+        len: usize,
+    ) -> io::Result<NfsIo<'f>> {
+        let context = file.context;
+        let most = context.read_max().min(context.write_max());
+        if len as u64 > most {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "--bs {len} is larger than the server's rsize/wsize ({most} bytes): one I/O must be one RPC"
+                ),
+            ));
+        }
+        let done = Box::new(UnsafeCell::new(Vec::with_capacity(depth as usize)));
+        let tags = (0..depth)
+            .map(|slot| Tag {
+                done: &*done,
+                slot,
+                // SAFETY: within `buffers`, by the caller's promise.
+                destination: unsafe { buffers.add(slot as usize * len) },
+                len,
+            })
+            .collect();
+        Ok(NfsIo {
+            file,
+            buffers,
+            len,
+            tags,
+            done,
+            queued: Vec::with_capacity(depth as usize),
+            writes_in_flight: vec![false; depth as usize],
+            counts: RpcCounts::default(),
+            commits: Cell::new(0),
+        })
+    }
+
+    /// The RPCs completed so far, by procedure.
+    pub fn counts(&self) -> RpcCounts {
+        RpcCounts {
+            commit: ProcedureCount {
+                calls: self.commits.get(),
+                bytes: 0,
+            },
+            ..self.counts
+        }
+    }
+
+    fn done(&mut self) -> &mut Vec<(u32, i32)> {
+        self.done.get_mut()
+    }
+
+    /// Sends what can be sent and handles the replies that arrived, waiting
+    /// at most `timeout_ms` for the socket.
+    fn service(&mut self, timeout_ms: c_int) -> io::Result<()> {
+        let context = self.file.context;
+        let functions = context.functions;
+        // SAFETY: live context.
+        let (fd, events) = unsafe {
+            (
+                (functions.get_fd)(context.raw),
+                (functions.which_events)(context.raw),
+            )
+        };
+        let mut poll = libc::pollfd {
+            fd,
+            events: events as libc::c_short,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut poll, 1, timeout_ms) };
+        if ready < 0 {
+            let error = io::Error::last_os_error();
+            return if error.kind() == io::ErrorKind::Interrupted {
+                Ok(())
+            } else {
+                Err(error)
+            };
+        }
+        // Serviced also when nothing is ready: libnfs times out calls there.
+        // SAFETY: live context; the callbacks it runs only push to `done`.
+        let status = unsafe { (functions.service)(context.raw, c_int::from(poll.revents)) };
+        if status < 0 {
+            return Err(context.error(status, "the connection to the server"));
+        }
+        Ok(())
+    }
+}
+
+/// libnfs's completion of a WRITE (and the end of a READ's): notes the slot and its status.
+unsafe extern "C" fn completed(
+    status: c_int,
+    _nfs: *mut c_void,
+    data: *mut c_void,
+    tag: *mut c_void,
+) {
+    let _ = data;
+    // SAFETY: `tag` is the slot's Tag given at submission, alive until reaped.
+    let tag = unsafe { &*(tag as *const Tag) };
+    // SAFETY: `done` outlives every request, and libnfs calls back on the
+    // thread that services it, never during another access.
+    unsafe { (*(*tag.done).get()).push((tag.slot, status)) };
+}
+
+/// libnfs's completion of a READ: the data is copied into the slot first.
+unsafe extern "C" fn read_completed(
+    status: c_int,
+    nfs: *mut c_void,
+    data: *mut c_void,
+    tag: *mut c_void,
+) {
+    // SAFETY: as in `completed`; the reply holds `status` bytes at `data`.
+    unsafe {
+        let slot = &*(tag as *const Tag);
+        if status > 0 && !data.is_null() {
+            let copied = (status as usize).min(slot.len);
+            std::ptr::copy_nonoverlapping(data as *const u8, slot.destination, copied);
+        }
+        completed(status, nfs, data, tag);
+    }
+}
+
+impl QueuedIo for NfsIo<'_> {
+    fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
+        if self.queued.len() == self.queued.capacity() {
+            return false;
+        }
+        self.queued.push((slot, offset, write));
+        true
+    }
+
+    fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
+        // SAFETY: within `buffers`; the slot is not in flight (the caller's contract).
+        unsafe {
+            std::slice::from_raw_parts_mut(self.buffers.add(slot as usize * self.len), self.len)
+        }
+    }
+
+    fn submit(&mut self) -> io::Result<usize> {
+        let context = self.file.context;
+        let functions = context.functions;
+        let mut taken = 0;
+        for index in 0..self.queued.len() {
+            let (slot, offset, write) = self.queued[index];
+            let tag = &self.tags[slot as usize] as *const Tag as *mut c_void;
+            let len = self.len as u64;
+            // SAFETY: live context and handle; the slot's buffer and tag stay
+            // valid until its completion is reaped.
+            let status = unsafe {
+                if write {
+                    let source = self.buffers.add(slot as usize * self.len);
+                    (functions.pwrite_async)(
+                        context.raw,
+                        self.file.raw,
+                        offset,
+                        len,
+                        source.cast(),
+                        completed as Callback,
+                        tag,
+                    )
+                } else {
+                    (functions.pread_async)(
+                        context.raw,
+                        self.file.raw,
+                        offset,
+                        len,
+                        read_completed as Callback,
+                        tag,
+                    )
+                }
+            };
+            self.writes_in_flight[slot as usize] = write;
+            if status < 0 {
+                // libnfs will not call back: complete it here, failed, so
+                // the loop reaps it like any other reply.
+                self.done().push((slot, status));
+            }
+            taken += 1;
+        }
+        self.queued.clear();
+        Ok(taken)
+    }
+
+    fn wait(&mut self, count: usize) -> io::Result<()> {
+        while self.done.get_mut().len() < count {
+            self.service(100)?;
+        }
+        Ok(())
+    }
+
+    fn has_completions(&mut self) -> bool {
+        if self.done.get_mut().is_empty() {
+            // A failed connection shows in `wait`, which the loop calls next.
+            let _ = self.service(0);
+        }
+        !self.done.get_mut().is_empty()
+    }
+
+    fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
+        let done = std::mem::take(self.done.get_mut());
+        for &(slot, status) in &done {
+            let procedure = if self.writes_in_flight[slot as usize] {
+                &mut self.counts.write
+            } else {
+                &mut self.counts.read
+            };
+            procedure.calls += 1;
+            procedure.bytes += status.max(0) as u64;
+            each(slot, status);
+        }
+        // The vector goes back, emptied, so its capacity is kept.
+        let mut done = done;
+        done.clear();
+        *self.done.get_mut() = done;
+    }
+
+    fn sync_all(&self) -> io::Result<()> {
+        self.commits.set(self.commits.get() + 1);
+        self.file.commit()
+    }
+}
