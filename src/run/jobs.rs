@@ -2,7 +2,6 @@
 
 use super::gate::StartGate;
 use super::peers::Peers;
-use super::scratch::ScratchDir;
 use super::signals::Interrupt;
 use super::timing::{self, IoFailure, JobOutcome, LoopSpec};
 use super::{JobTarget, RepetitionStatus, TargetInfo, affinity, buffer::AlignedBuffer, verify};
@@ -73,7 +72,7 @@ impl JobsRun {
 /// are joined, and the failure is reported.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_jobs(
-    dir: &ScratchDir,
+    run_id: &str,
     targets: Option<&[JobTarget<'_>]>,
     workload: &Workload,
     target: &TargetInfo,
@@ -150,7 +149,7 @@ pub(super) fn run_jobs(
                 .name(format!("iolab-job-{job}"))
                 .spawn_scoped(scope, move || {
                     run_job(
-                        dir, place, job, workload, memory, interrupt, timed, gate, steady,
+                        run_id, place, job, workload, memory, interrupt, timed, gate, steady,
                     )
                 });
             match spawned {
@@ -223,7 +222,7 @@ fn job_seed(workload: &Workload, job: u32) -> u64 {
 
 #[allow(clippy::too_many_arguments)]
 fn run_job(
-    dir: &ScratchDir,
+    run_id: &str,
     place: Option<JobTarget<'_>>,
     job: u32,
     workload: &Workload,
@@ -264,7 +263,7 @@ fn run_job(
         interrupt: interrupt.flag(),
         file: &label,
         steady,
-        verify: workload.verify.then(|| verify::run_tag(dir.run_id())),
+        verify: workload.verify.then(|| verify::run_tag(run_id)),
     };
     let JobResources { mut buffer, memory } = resources;
     let setup_failed = |error: std::io::Error| {

@@ -18,6 +18,7 @@ pub mod prepare;
 mod recorder;
 pub mod scratch;
 pub mod signals;
+pub mod space;
 pub mod spawn;
 pub mod target;
 pub mod timing;
@@ -31,6 +32,7 @@ use peers::{Peers, RankOutcome};
 use prepare::{DirectAlignment, DirectCapability};
 use scratch::ScratchDir;
 use signals::Interrupt;
+use space::Space;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use target::{DeviceTarget, LocalFile, Target, TargetKind};
@@ -222,7 +224,7 @@ struct JobTarget<'a> {
 
 /// Runs points in one scratch directory and cleans up after them.
 pub struct Session {
-    dir: ScratchDir,
+    dir: Box<dyn Space>,
     interrupt: Interrupt,
     files: Option<FileSet>,
     keep: bool,
@@ -238,20 +240,21 @@ impl Session {
     /// Opens `dir` for scratch files of run `run_id`; refuses a missing or
     /// unwritable directory without creating anything.
     pub fn open(dir: &Path, run_id: &str, interrupt: Interrupt) -> Result<Self, UsageError> {
-        Ok(Session::in_dir(ScratchDir::open(dir, run_id)?, interrupt))
+        let dir = ScratchDir::open(dir, run_id)?;
+        let watch = crate::probe::environment::watch(dir.path());
+        Ok(Session::in_space(Box::new(dir), watch, interrupt))
     }
 
     /// Opens the directory of a file or device the user gives with `--file`
     /// ([`Session::use_file`], [`Session::use_device`]); it need not be writable.
     pub fn open_given(dir: &Path, run_id: &str, interrupt: Interrupt) -> Result<Self, UsageError> {
-        Ok(Session::in_dir(
-            ScratchDir::open_given(dir, run_id)?,
-            interrupt,
-        ))
+        let dir = ScratchDir::open_given(dir, run_id)?;
+        let watch = crate::probe::environment::watch(dir.path());
+        Ok(Session::in_space(Box::new(dir), watch, interrupt))
     }
 
-    fn in_dir(dir: ScratchDir, interrupt: Interrupt) -> Self {
-        let watch = crate::probe::environment::watch(dir.path());
+    /// A session whose files go in `dir`, sampling `watch` around each repetition.
+    pub fn in_space(dir: Box<dyn Space>, watch: Watch, interrupt: Interrupt) -> Self {
         Session {
             dir,
             interrupt,
@@ -315,7 +318,7 @@ impl Session {
     /// iolab's marker allows.
     pub fn use_file(&mut self, name: &std::ffi::OsStr, write: bool) -> Result<(), UsageError> {
         self.release_files();
-        let file = self.dir.adopt(name, write)?;
+        let file = self.local_dir()?.adopt(name, write)?;
         self.use_given(Box::new(LocalFile::new(file)))
     }
 
@@ -328,7 +331,9 @@ impl Session {
         write: bool,
     ) -> Result<(), UsageError> {
         self.release_files();
-        let file = self.dir.adopt_device(&device.name, device, write)?;
+        let file = self
+            .local_dir()?
+            .adopt_device(&device.name, device, write)?;
         self.watch = crate::probe::environment::watch(&device.path);
         self.use_given(Box::new(DeviceTarget::new(file)))
     }
@@ -397,19 +402,22 @@ impl Session {
         }
     }
 
-    /// The scratch directory.
-    pub fn dir(&self) -> &ScratchDir {
-        &self.dir
+    /// Where the files go.
+    pub fn dir(&self) -> &dyn Space {
+        self.dir.as_ref()
+    }
+
+    /// The local directory, for what only one has (`--file`).
+    fn local_dir(&self) -> Result<&ScratchDir, UsageError> {
+        self.dir
+            .local()
+            .ok_or_else(|| usage!("--file names a local file; it cannot go with a network target"))
     }
 
     /// Finds out whether O_DIRECT works here by creating (then removing) one scratch file.
     pub fn probe_direct(&mut self) -> Result<DirectCapability, RunError> {
         self.release_files();
-        let file = self
-            .dir
-            .create(u32::MAX)
-            .map_err(|e| RunError::Setup(e.to_string()))?;
-        let file: Box<dyn Target> = Box::new(LocalFile::new(file));
+        let file = self.dir.create(u32::MAX).map_err(RunError::Setup)?;
         let capability = file.direct_capability();
         file.release(false);
         Ok(capability)
@@ -589,7 +597,7 @@ impl Session {
         };
         let mut files = Vec::new();
         for job in numbers {
-            match create(&self.dir, job) {
+            match self.dir.create(job) {
                 Ok(file) => files.push(file),
                 Err(error) => {
                     files.into_iter().for_each(|f| f.release(false));
@@ -614,7 +622,7 @@ impl Session {
     fn open_shared(&mut self) -> Result<(), RunError> {
         let set = self.files.as_mut().expect("files were just prepared");
         if set.files.is_empty() {
-            let file = open_peer(&self.dir, 0, true).map_err(RunError::Setup)?;
+            let file = self.dir.open_peer(0, true).map_err(RunError::Setup)?;
             set.files.push(file);
         }
         Ok(())
@@ -627,7 +635,7 @@ impl Session {
             .expect("only called when reordering");
         let mut others = Vec::new();
         for job in first..first + workload.jobs {
-            others.push(open_peer(&self.dir, job, false).map_err(RunError::Setup)?);
+            others.push(self.dir.open_peer(job, false).map_err(RunError::Setup)?);
         }
         self.files.as_mut().expect("files were prepared").others = others;
         Ok(())
@@ -721,7 +729,14 @@ impl Session {
         outcome.status = RepetitionStatus::Ok;
         let Some(set) = self.files.as_mut() else {
             let run = jobs::run_jobs(
-                &self.dir, None, workload, target, &interrupt, true, watch, peers,
+                self.dir.run_id(),
+                None,
+                workload,
+                target,
+                &interrupt,
+                true,
+                watch,
+                peers,
             );
             outcome.status = run.status();
             (outcome.jobs, outcome.samples, outcome.steady_at) =
@@ -729,7 +744,7 @@ impl Session {
             return Ok(outcome);
         };
         if workload.op == Op::Write {
-            renew_files(&self.dir, set, workload, layout, peers)?;
+            renew_files(self.dir.as_ref(), set, workload, layout, peers)?;
         }
         // IOzone's reread is the read right after a read: when the last
         // thing done to these files was that read, made the same way, and
@@ -758,7 +773,7 @@ impl Session {
                 ..workload.clone()
             };
             outcome.status = jobs::run_jobs(
-                &self.dir,
+                self.dir.run_id(),
                 Some(&targets),
                 &first_read,
                 target,
@@ -783,7 +798,7 @@ impl Session {
         }
         outcome.residency = total;
         let run = jobs::run_jobs(
-            &self.dir,
+            self.dir.run_id(),
             Some(&targets),
             workload,
             target,
@@ -842,18 +857,6 @@ impl Drop for Session {
     }
 }
 
-/// Creates job `job`'s scratch file in `dir`, as a target.
-fn create(dir: &ScratchDir, job: u32) -> Result<Box<dyn Target>, String> {
-    let file = dir.create(job).map_err(|e| e.to_string())?;
-    Ok(Box::new(LocalFile::new(file)))
-}
-
-/// Opens job `job`'s file, which another rank created, as a target.
-fn open_peer(dir: &ScratchDir, job: u32, write: bool) -> Result<Box<dyn Target>, String> {
-    let file = dir.open_peer(job, write).map_err(|e| e.to_string())?;
-    Ok(Box::new(LocalFile::new(file)))
-}
-
 /// Every rank's `local` result ([`peers::agree_on`]): the others' failure
 /// is a setup failure here.
 fn together<T>(peers: &dyn Peers, local: Result<T, RunError>) -> Result<T, RunError> {
@@ -896,7 +899,7 @@ fn job_targets<'a>(set: &'a FileSet, workload: &Workload, layout: Layout) -> Vec
 /// writing a new file. The shared file is made anew by rank 0 and opened
 /// again by the others once it exists.
 fn renew_files(
-    dir: &ScratchDir,
+    dir: &dyn Space,
     set: &mut FileSet,
     workload: &Workload,
     layout: Layout,
@@ -914,7 +917,7 @@ fn renew_files(
     together(peers, renewed)?;
     if set.shared {
         let reopened = if reopen {
-            open_peer(dir, 0, true)
+            dir.open_peer(0, true)
                 .map(|file| set.files = vec![file])
                 .map_err(RunError::Setup)
         } else {
@@ -928,7 +931,7 @@ fn renew_files(
 /// Replaces the files of a write op with new, empty ones: `write` measures
 /// writing a new file, so every repetition after the first gets a fresh one.
 fn prepare_new_files(
-    dir: &ScratchDir,
+    dir: &dyn Space,
     set: &mut FileSet,
     workload: &Workload,
     first_job: u32,
@@ -939,7 +942,7 @@ fn prepare_new_files(
             file.release(false);
         }
         for job in first_job..first_job + jobs {
-            set.files.push(create(dir, job)?);
+            set.files.push(dir.create(job)?);
         }
     }
     if workload.engine.capabilities().maps_file {
