@@ -181,3 +181,168 @@ fn the_nfs_engine_writes_and_reads_through_the_export_with_every_rpc_counted() {
         "removed through the export"
     );
 }
+
+/// `iolab run ARGS` inside `lab`'s namespace.
+fn iolab_inside(lab: &NetLab, args: &[&str]) -> std::process::Output {
+    lab.command(env!("CARGO_BIN_EXE_iolab"))
+        .args(args)
+        .output()
+        .expect("iolab runs")
+}
+
+#[test]
+fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let out = crate::util::scratch();
+    let result_of = |name: &str, extra: &[&str]| {
+        let path = out.path().join(name);
+        let path_text = path.to_str().unwrap();
+        let mut args = vec![
+            "run", "--engine", "nfs", "--target", &lab.nfs, "--size", "8m",
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--json", "--output", path_text]);
+        let output = iolab_inside(&lab, &args);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let result = crate::util::read_result(&path);
+        crate::util::validate_schema(&result);
+        crate::util::check_consistency(&result);
+        result
+    };
+    // Writes sealed and committed, every block checked afterwards through the server.
+    let written = result_of(
+        "write.json",
+        &[
+            "--op",
+            "write",
+            "--bs",
+            "64k",
+            "--iodepth",
+            "4",
+            "--verify",
+            "--fsync-end",
+        ],
+    );
+    let point = crate::util::first_point(&written);
+    assert_eq!(point["target"]["filesystem"], "nfs3 (libnfs)");
+    assert!(
+        point["target"]["files"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("nfs://127.0.0.1/export/iolab-")
+    );
+    let repetition = &point["repetitions"][0];
+    assert_eq!(
+        (repetition["status"].as_str(), repetition["bytes"].as_u64()),
+        (Some("ok"), Some(8 << 20))
+    );
+    assert_eq!(repetition["verify"]["bad_blocks"], 0);
+    assert_eq!(repetition["verify"]["blocks"], 128);
+    // Random reads of a laid-out file, queued 16 deep, twice.
+    let read = result_of(
+        "read.json",
+        &[
+            "--op",
+            "read",
+            "--pattern",
+            "random",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "16",
+            "--repeat",
+            "2",
+        ],
+    );
+    for repetition in crate::util::first_point(&read)["repetitions"]
+        .as_array()
+        .unwrap()
+    {
+        assert_eq!(
+            (repetition["status"].as_str(), repetition["ops"].as_u64()),
+            (Some("ok"), Some(2048))
+        );
+        // The client's cache state cannot be seen: none is claimed.
+        assert!(repetition.get("cache").is_none(), "{repetition}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "iolab removed its files from the export: {left:?}"
+    );
+}
+
+#[test]
+fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let cwd = crate::util::scratch();
+    for (args, expected) in [
+        (
+            vec!["--target", "nfs://127.0.0.1/nosuch"],
+            "--target nfs://127.0.0.1/nosuch: mount /nosuch",
+        ),
+        (
+            vec!["--target", "nfs://10.9.9.9/export"],
+            "--target nfs://10.9.9.9/export: mount /export",
+        ),
+        (vec!["--target", "nfs://127.0.0.1"], "no export named"),
+        (
+            vec!["--target", "nfs://127.0.0.1/export?version=4"],
+            "speaks NFSv3",
+        ),
+        (
+            vec!["--target", "nfs://127.0.0.1/export", "--direct"],
+            "--direct cannot be honoured by engine nfs",
+        ),
+    ] {
+        let mut all = vec!["run", "--engine", "nfs", "--size", "1m"];
+        all.extend(args.iter().copied());
+        let output = lab
+            .command(env!("CARGO_BIN_EXE_iolab"))
+            .args(&all)
+            .current_dir(cwd.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{all:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+        assert!(stderr.contains(expected), "{all:?}: {stderr}");
+    }
+    for (engine, target, expected) in [
+        (
+            "mmap",
+            Some(lab.nfs.as_str()),
+            "is reached with --engine nfs, not --engine mmap",
+        ),
+        ("nfs", None, "--engine nfs needs --target nfs://"),
+    ] {
+        let mut all = vec!["run", "--engine", engine, "--size", "1m"];
+        all.extend(target.iter().flat_map(|t| ["--target", *t]));
+        let output = iolab_inside(&lab, &all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{all:?}: {stderr}");
+        assert!(stderr.contains(expected), "{all:?}: {stderr}");
+    }
+    assert!(
+        crate::util::entries(cwd.path()).is_empty(),
+        "nothing created here"
+    );
+    let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
+    assert!(left.is_empty(), "nothing created on the export: {left:?}");
+}

@@ -81,6 +81,7 @@ pub enum AppError {
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let ranks = Ranks::join(&args.distributed, &command)?;
     let mut device = None;
+    let mut target = None;
     let planned = (|| -> Result<RunPlan, AppError> {
         let file_len = match &args.file {
             Some(path) => {
@@ -104,6 +105,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             None => None,
         };
         let mut plan = args.plan(file_len)?;
+        target = network_target(args.target.as_deref(), &plan.points)?;
         check_device_use(args, device.as_ref(), &mut plan)?;
         ranks.check_points(&plan.points)?;
         if ranks.speaks() {
@@ -113,7 +115,10 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     })();
     let plan = ranks.agreed(planned)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
-    let opened = open_session(&plan.dir, args.file.is_some(), &interrupt, &ranks);
+    let opened = match &target {
+        Some(url) => open_network_session(url, &interrupt, &ranks),
+        None => open_session(&plan.dir, args.file.is_some(), &interrupt, &ranks),
+    };
     let mut session = ranks.agreed(opened.map_err(AppError::from))?;
     if let Some(path) = &args.file {
         let write = plan.points[0].workload.op.writes();
@@ -737,6 +742,60 @@ fn execute(
     // it, and a run stopped before its first point leaves no file.
     driver::finish(&mut [&mut presenter], &result)?;
     Ok(strict_ending(driven.ending, plan.strict, &result))
+}
+
+/// The `--target` URL, checked against the points' engines: a network
+/// target needs a network engine at every point, and a network engine a target.
+fn network_target(
+    target: Option<&str>,
+    points: &[crate::plan::PlannedPoint],
+) -> Result<Option<crate::engine::nfs::url::NfsUrl>, AppError> {
+    let url = target
+        .map(crate::engine::nfs::url::NfsUrl::parse)
+        .transpose()
+        .map_err(|message| usage!("{message}"))?;
+    for point in points {
+        let engine = point.workload.engine;
+        match (&url, engine.capabilities().network) {
+            (Some(url), false) => {
+                return Err(usage!(
+                    "--target {} is reached with --engine nfs, not --engine {}",
+                    url.text,
+                    engine.name()
+                )
+                .into());
+            }
+            (None, true) => {
+                return Err(usage!(
+                    "--engine {} needs --target nfs://HOST/EXPORT[/DIR]",
+                    engine.name()
+                )
+                .into());
+            }
+            _ => {}
+        }
+    }
+    Ok(url)
+}
+
+/// A session whose files go in the directory of an NFS export `url`,
+/// reached with libnfs; a server that cannot be reached or mounted is bad
+/// input, named with the URL.
+fn open_network_session(
+    url: &crate::engine::nfs::url::NfsUrl,
+    interrupt: &Interrupt,
+    ranks: &Ranks,
+) -> Result<Session, UsageError> {
+    crate::engine::kind::EngineKind::Nfs
+        .available()
+        .map_err(|reason| usage!("--target {}: {reason}", url.text))?;
+    let space = crate::run::remote::NfsSpace::connect(url.clone(), &ranks.run_id())
+        .map_err(|message| usage!("{message}"))?;
+    let watch = crate::probe::sampler::Watch::default();
+    let mut session = Session::in_space(Box::new(space), watch, interrupt.clone());
+    session.set_enough_rule(stats::ci_within);
+    session.distribute(ranks.peers());
+    Ok(session)
 }
 
 /// A session in `dir` whose adaptive repetitions stop by the statistics' rule.

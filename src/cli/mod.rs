@@ -129,6 +129,13 @@ pub struct RunArgs {
     /// --keep) or on a device confirmed with --destroy-data; never removed.
     #[arg(long, value_name = "PATH", conflicts_with = "mpi")]
     pub file: Option<PathBuf>,
+    /// Measure a directory on an NFS export through iolab's own NFSv3 client
+    /// (libnfs, no mount needed), with --engine nfs: nfs://HOST/EXPORT/DIR,
+    /// where :PORT may follow HOST, DIR is optional, and version=3,
+    /// mountport=N and timeout=MS may follow a '?'. Files are created there
+    /// and removed at the end, as in --dir.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["file", "dir", "mpi"])]
+    pub target: Option<String>,
     /// Allow a write test on the block device given with --file, destroying
     /// its data: repeat it as /dev/NAME. Refused while anything is mounted,
     /// swapped or stacked on it, or it holds a file system or partition table.

@@ -22,6 +22,9 @@ pub enum EngineKind {
     Mmap,
     /// io_uring with `iodepth` requests in flight.
     Uring,
+    /// NFSv3 through libnfs, with no local mount: `iodepth` READ/WRITE RPCs
+    /// in flight on one connection per job (`--target nfs://…`).
+    Nfs,
     /// No system call at all: measures iolab's own cost.
     Null,
 }
@@ -35,6 +38,7 @@ impl EngineKind {
             EngineKind::Stdio => "stdio",
             EngineKind::Mmap => "mmap",
             EngineKind::Uring => "uring",
+            EngineKind::Nfs => "nfs",
             EngineKind::Null => "null",
         }
     }
@@ -55,6 +59,9 @@ pub struct Capabilities {
     pub local_fd: bool,
     /// Keeps several requests in flight: `iodepth` and `batch` apply.
     pub queued: bool,
+    /// Reaches its target over the network with its own client (a URL
+    /// given with `--target`), not through a local file.
+    pub network: bool,
     /// Can open the file with O_DIRECT.
     pub direct: bool,
     /// Reaches the file through a memory mapping, which cannot grow a file:
@@ -67,12 +74,13 @@ pub struct Capabilities {
 
 impl EngineKind {
     /// Every engine, in the order `--help` lists them.
-    pub const ALL: [EngineKind; 6] = [
+    pub const ALL: [EngineKind; 7] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Stdio,
         EngineKind::Mmap,
         EngineKind::Uring,
+        EngineKind::Nfs,
         EngineKind::Null,
     ];
 
@@ -84,6 +92,7 @@ impl EngineKind {
             EngineKind::Uring => io_uring::IoUring::new(1)
                 .map(drop)
                 .map_err(|error| format!("io_uring is not available on this kernel: {error}")),
+            EngineKind::Nfs => super::nfs::libnfs::available(),
             _ => Ok(()),
         }
     }
@@ -95,6 +104,8 @@ impl EngineKind {
             None
         } else if !capabilities.moves_data {
             Some("it does no I/O")
+        } else if capabilities.network {
+            Some("it is a network client that keeps no cache to bypass")
         } else if capabilities.maps_file {
             Some("a mapping always goes through the page cache")
         } else {
@@ -108,6 +119,7 @@ impl EngineKind {
             moves_data: true,
             local_fd: true,
             queued: false,
+            network: false,
             direct: true,
             maps_file: false,
             library_stream: false,
@@ -126,6 +138,13 @@ impl EngineKind {
             },
             EngineKind::Uring => Capabilities {
                 queued: true,
+                ..base
+            },
+            EngineKind::Nfs => Capabilities {
+                local_fd: false,
+                queued: true,
+                network: true,
+                direct: false,
                 ..base
             },
             EngineKind::Null => Capabilities {
@@ -152,7 +171,15 @@ mod tests {
             assert!(
                 !(capabilities.direct && (capabilities.maps_file || capabilities.library_stream))
             );
-            assert_eq!(capabilities.queued, engine == EngineKind::Uring);
+            assert_eq!(
+                capabilities.queued,
+                matches!(engine, EngineKind::Uring | EngineKind::Nfs)
+            );
+            // A network client has no local descriptor; every other mover has one.
+            assert_eq!(
+                capabilities.network,
+                !capabilities.local_fd && capabilities.moves_data
+            );
         }
         assert!(!EngineKind::Null.capabilities().moves_data);
     }

@@ -324,6 +324,16 @@ fn run_job(
                 Err(error) => setup_failed(error),
             }
         }
+        EngineKind::Nfs => {
+            let remote = file.and_then(|f| f.as_any().downcast_ref::<super::remote::NfsFile>());
+            let Some(remote) = remote else {
+                return setup_failed(std::io::Error::other(
+                    "the nfs engine measures a file on an export: give --target nfs://HOST/EXPORT",
+                ));
+            };
+            nfs_job(remote, workload, &spec, memory, &mut buffer, ready)
+                .unwrap_or_else(&setup_failed)
+        }
         EngineKind::Uring => {
             // SAFETY: `buffer` holds iodepth * bs bytes and outlives the ring,
             // and run_queued reaps every request before returning.
@@ -342,6 +352,38 @@ fn run_job(
             }
         }
     }
+}
+
+/// One job of the nfs engine: its own connection and open file, then the
+/// queued loop. An error is a setup failure (connect, mount, open, rsize).
+fn nfs_job(
+    remote: &super::remote::NfsFile,
+    workload: &Workload,
+    spec: &LoopSpec<'_>,
+    memory: timing::JobMemory,
+    buffer: &mut AlignedBuffer,
+    ready: impl FnOnce() -> bool,
+) -> std::io::Result<JobOutcome> {
+    use crate::engine::nfs::{NfsIo, libnfs::Context};
+    let context = Context::connect(remote.url())?;
+    let file = context.open(remote.nfs_path(), workload.directions().writes())?;
+    // SAFETY: `buffer` holds iodepth * bs bytes and outlives the engine,
+    // and run_queued reaps every request before returning.
+    let mut io = unsafe {
+        NfsIo::new(
+            &file,
+            workload.iodepth,
+            buffer.as_mut_ptr(),
+            workload.bs as usize,
+        )?
+    };
+    Ok(timing::run_queued(
+        &mut io,
+        workload.iodepth,
+        spec,
+        memory,
+        ready,
+    ))
 }
 
 impl JobOutcome {

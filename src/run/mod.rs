@@ -16,6 +16,7 @@ mod jobs;
 pub mod peers;
 pub mod prepare;
 mod recorder;
+pub mod remote;
 pub mod scratch;
 pub mod signals;
 pub mod space;

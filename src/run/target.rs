@@ -54,6 +54,10 @@ pub trait Target: Send + Sync + fmt::Debug {
     /// The local file or device behind it, when there is one.
     fn local(&self) -> Option<&TargetFile>;
 
+    /// Itself, for the one dispatch that hands an engine its own kind of
+    /// target (a network client's file).
+    fn as_any(&self) -> &dyn std::any::Any;
+
     /// Removes it if iolab created it, or with `keep` leaves it and says
     /// where; a file the user gave or another rank made is left alone.
     fn release(self: Box<Self>, keep: bool);
@@ -168,6 +172,10 @@ impl Target for LocalFile {
         Some(&self.0)
     }
 
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn release(self: Box<Self>, keep: bool) {
         let file = self.0;
         if file.ownership() != Ownership::Created {
@@ -230,6 +238,10 @@ impl Target for DeviceTarget {
 
     fn local(&self) -> Option<&TargetFile> {
         Some(&self.0)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn release(self: Box<Self>, _keep: bool) {
@@ -317,6 +329,9 @@ mod tests {
         }
         fn local(&self) -> Option<&TargetFile> {
             None
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
         }
         fn release(self: Box<Self>, _keep: bool) {}
     }

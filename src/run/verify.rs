@@ -117,6 +117,24 @@ pub fn verify_file(
     bs: u64,
     alignment: usize,
 ) -> io::Result<Verified> {
+    verify_blocks(
+        |block, offset| Ok(rustix::io::pread(fd, block, offset)?),
+        base,
+        size,
+        bs,
+        alignment,
+    )
+}
+
+/// Checks every `bs` block of the `size` bytes from `base`, each read with
+/// `read(buffer, offset)` (which returns the bytes read, 0 at the end).
+pub fn verify_blocks(
+    mut read: impl FnMut(&mut [u8], u64) -> io::Result<usize>,
+    base: u64,
+    size: u64,
+    bs: u64,
+    alignment: usize,
+) -> io::Result<Verified> {
     let start = crate::clock::now_ns();
     let mut buffer = AlignedBuffer::new(bs as usize, alignment.max(4096));
     let mut verified = Verified::default();
@@ -125,7 +143,7 @@ pub fn verify_file(
         let block = buffer.as_mut_slice();
         let mut done = 0;
         while done < block.len() {
-            let n = rustix::io::pread(fd, &mut block[done..], offset + done as u64)?;
+            let n = read(&mut block[done..], offset + done as u64)?;
             if n == 0 {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,

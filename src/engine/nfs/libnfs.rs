@@ -41,6 +41,30 @@ struct Stat64 {
     used: u64,
 }
 
+/// `struct nfs_statvfs_64`.
+#[repr(C)]
+#[derive(Default)]
+struct StatVfs64 {
+    bsize: u64,
+    frsize: u64,
+    blocks: u64,
+    bfree: u64,
+    bavail: u64,
+    files: u64,
+    ffree: u64,
+    favail: u64,
+    fsid: u64,
+    flag: u64,
+    namemax: u64,
+}
+
+/// The head of `struct nfsdirent` (the fields iolab reads).
+#[repr(C)]
+struct DirEntry {
+    next: *mut DirEntry,
+    name: *mut c_char,
+}
+
 /// `struct nfs_url`.
 #[repr(C)]
 struct Url {
@@ -73,6 +97,11 @@ pub(super) struct Functions {
     fsync: unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int,
     fstat64: unsafe extern "C" fn(*mut c_void, *mut c_void, *mut Stat64) -> c_int,
     unlink: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
+    statvfs64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut StatVfs64) -> c_int,
+    opendir: unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_void) -> c_int,
+    readdir: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut DirEntry,
+    closedir: unsafe extern "C" fn(*mut c_void, *mut c_void),
+    ftruncate: unsafe extern "C" fn(*mut c_void, *mut c_void, u64) -> c_int,
     pub(super) pread_async:
         unsafe extern "C" fn(*mut c_void, *mut c_void, u64, u64, Callback, *mut c_void) -> c_int,
     pub(super) pwrite_async: unsafe extern "C" fn(
@@ -137,6 +166,11 @@ fn load() -> Result<Functions, String> {
         fsync: symbol!("nfs_fsync"),
         fstat64: symbol!("nfs_fstat64"),
         unlink: symbol!("nfs_unlink"),
+        statvfs64: symbol!("nfs_statvfs64"),
+        opendir: symbol!("nfs_opendir"),
+        readdir: symbol!("nfs_readdir"),
+        closedir: symbol!("nfs_closedir"),
+        ftruncate: symbol!("nfs_ftruncate"),
         pread_async: symbol!("nfs_pread_async"),
         pwrite_async: symbol!("nfs_pwrite_async"),
         get_fd: symbol!("nfs_get_fd"),
@@ -275,6 +309,45 @@ impl Context {
         self.check(status, &format!("remove {path}"))
     }
 
+    /// Bytes an unprivileged writer may still use in the export's directory (FSSTAT).
+    pub fn available_bytes(&self) -> io::Result<u64> {
+        let path = c_string(&self.path_of(""))?;
+        let mut stat = StatVfs64::default();
+        // SAFETY: live context, NUL-terminated path, `stat` is the struct libnfs fills.
+        let status = unsafe { (self.functions.statvfs64)(self.raw, path.as_ptr(), &mut stat) };
+        self.check(status, "FSSTAT")?;
+        Ok(stat.bavail.saturating_mul(stat.frsize.max(stat.bsize)))
+    }
+
+    /// The names in the URL's directory (READDIRPLUS).
+    pub fn list(&self) -> io::Result<Vec<String>> {
+        let path = c_string(&self.path_of(""))?;
+        let mut dir = std::ptr::null_mut();
+        // SAFETY: live context, NUL-terminated path, `dir` written on success.
+        let status = unsafe { (self.functions.opendir)(self.raw, path.as_ptr(), &mut dir) };
+        self.check(status, "READDIR")?;
+        let mut names = Vec::new();
+        loop {
+            // SAFETY: `dir` is open until closedir below; entries live as long.
+            let entry = unsafe { (self.functions.readdir)(self.raw, dir) };
+            if entry.is_null() {
+                break;
+            }
+            // SAFETY: a live entry's NUL-terminated name, copied at once.
+            let name = unsafe { (*entry).name };
+            if !name.is_null() {
+                names.push(
+                    unsafe { CStr::from_ptr(name) }
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+        // SAFETY: `dir` is open and not used after this.
+        unsafe { (self.functions.closedir)(self.raw, dir) };
+        Ok(names)
+    }
+
     /// `status` as a result: libnfs returns a negated errno, with its own message.
     pub(super) fn check(&self, status: c_int, what: &str) -> io::Result<()> {
         if status >= 0 {
@@ -297,7 +370,12 @@ impl Context {
         };
         let errno = if status < 0 { -status } else { libc::EIO };
         let os = io::Error::from_raw_os_error(errno);
-        io::Error::new(os.kind(), format!("{what}: {} ({os})", message.trim()))
+        // libnfs's message says what failed; its status is often a bare -1.
+        let message = match message.trim() {
+            "" => os.to_string(),
+            text => text.to_string(),
+        };
+        io::Error::new(os.kind(), format!("{what}: {message}"))
     }
 }
 
@@ -349,6 +427,16 @@ impl File<'_> {
         let c = self.context;
         // SAFETY: live context and handle.
         c.check(unsafe { (c.functions.fsync)(c.raw, self.raw) }, "COMMIT")
+    }
+
+    /// Sets the file's length (SETATTR).
+    pub fn set_length(&self, length: u64) -> io::Result<()> {
+        let c = self.context;
+        // SAFETY: live context and handle.
+        c.check(
+            unsafe { (c.functions.ftruncate)(c.raw, self.raw, length) },
+            "SETATTR size",
+        )
     }
 
     /// The file's length (GETATTR).

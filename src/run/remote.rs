@@ -1,0 +1,296 @@
+//! Files on an NFS export reached through libnfs, with no local mount: the
+//! [`NfsSpace`] a session creates its files in, and [`NfsFile`], their target.
+//!
+//! The session's own context does the untimed work (create, lay out, verify,
+//! remove); each job connects on its own (`engine::nfs`). libnfs keeps no
+//! cache here, so what a cold run could leave cached is on the server: when
+//! it runs on this machine its page cache is not evicted by iolab, and the
+//! residency of the files is recorded as unknown rather than guessed.
+
+use super::cache::Residency;
+use super::prepare::DirectCapability;
+use super::scratch::{Ownership, TargetFile};
+use super::space::Space;
+use super::target::{Target, TargetKind};
+use super::verify::{self, Verified};
+use crate::engine::nfs::libnfs::Context;
+use crate::engine::nfs::url::NfsUrl;
+use crate::plan::CacheMode;
+use std::any::Any;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A directory on an NFS export, mounted by libnfs.
+pub struct NfsSpace {
+    url: NfsUrl,
+    shown: PathBuf,
+    run_id: String,
+    context: Arc<Mutex<Context>>,
+}
+
+impl NfsSpace {
+    /// Connects to `url`'s server and mounts its export for run `run_id`;
+    /// the error names the URL and what failed.
+    pub fn connect(url: NfsUrl, run_id: &str) -> Result<NfsSpace, String> {
+        let context = Context::connect(&url).map_err(|e| format!("--target {}: {e}", url.text))?;
+        Ok(NfsSpace {
+            shown: PathBuf::from(&url.text),
+            url,
+            run_id: run_id.to_string(),
+            context: Arc::new(Mutex::new(context)),
+        })
+    }
+
+    fn file(&self, job: u32, ownership: Ownership) -> NfsFile {
+        let name = format!("iolab-{}-{job}.dat", self.run_id);
+        let path = lock(&self.context).path_of(&name);
+        NfsFile {
+            url: self.url.clone(),
+            shown: PathBuf::from(format!(
+                "{}/{name}",
+                self.url.text.split('?').next().unwrap_or("")
+            )),
+            path,
+            context: self.context.clone(),
+            ownership,
+        }
+    }
+}
+
+/// The session's context; a job that panicked holding it does not make it unusable.
+fn lock(context: &Mutex<Context>) -> std::sync::MutexGuard<'_, Context> {
+    context
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Space for NfsSpace {
+    fn path(&self) -> &Path {
+        &self.shown
+    }
+
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    fn filesystem(&self) -> String {
+        "nfs3 (libnfs)".to_string()
+    }
+
+    fn available_bytes(&self) -> io::Result<u64> {
+        lock(&self.context).available_bytes()
+    }
+
+    fn create(&self, job: u32) -> Result<Box<dyn Target>, String> {
+        let file = self.file(job, Ownership::Created);
+        lock(&self.context)
+            .create_new(&file.path)
+            .map_err(|e| format!("cannot create {}: {e}", file.shown.display()))?;
+        Ok(Box::new(file))
+    }
+
+    fn open_peer(&self, job: u32, write: bool) -> Result<Box<dyn Target>, String> {
+        let file = self.file(job, Ownership::Peer { writable: write });
+        lock(&self.context).open(&file.path, write).map_err(|e| {
+            format!(
+                "cannot open {}, another rank's file: {e}",
+                file.shown.display()
+            )
+        })?;
+        Ok(Box::new(file))
+    }
+
+    fn remove_leftovers(&self, run_id: &str) -> io::Result<Vec<String>> {
+        // Without extended attributes over NFSv3, the name with its run id
+        // (from the journal) is what marks a file as that run's.
+        let context = lock(&self.context);
+        let prefix = format!("iolab-{run_id}-");
+        let mut removed = Vec::new();
+        for name in context.list()? {
+            let job = name
+                .strip_prefix(&prefix)
+                .and_then(|n| n.strip_suffix(".dat"));
+            if job.is_some_and(|j| !j.is_empty() && j.bytes().all(|b| b.is_ascii_digit())) {
+                context.unlink(&context.path_of(&name))?;
+                removed.push(name);
+            }
+        }
+        Ok(removed)
+    }
+
+    fn remove_dead_runs(&self) -> io::Result<Vec<String>> {
+        // No owner tag can be kept on the server's files: a file of another
+        // run may belong to a live client elsewhere, so none is removed.
+        Ok(Vec::new())
+    }
+
+    fn local(&self) -> Option<&super::scratch::ScratchDir> {
+        None
+    }
+}
+
+/// A file on the export: created by this run, or another rank's.
+pub struct NfsFile {
+    url: NfsUrl,
+    shown: PathBuf,
+    path: String,
+    context: Arc<Mutex<Context>>,
+    ownership: Ownership,
+}
+
+impl std::fmt::Debug for NfsFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NfsFile({})", self.shown.display())
+    }
+}
+
+impl NfsFile {
+    /// The URL of the export, for a job's own connection.
+    pub fn url(&self) -> &NfsUrl {
+        &self.url
+    }
+
+    /// The file's path inside the export, as libnfs takes it.
+    pub fn nfs_path(&self) -> &str {
+        &self.path
+    }
+
+    fn writable(&self) -> bool {
+        matches!(
+            self.ownership,
+            Ownership::Created
+                | Ownership::Given { writable: true }
+                | Ownership::Peer { writable: true }
+        )
+    }
+
+    /// Reads the `len` bytes from `base` through the server, in its largest READs.
+    fn read_through(&self, base: u64, len: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+        let context = lock(&self.context);
+        let file = context.open(&self.path, false)?;
+        let chunk = context.read_max().clamp(4096, 1 << 20);
+        let mut buffer = vec![0u8; chunk as usize];
+        let mut offset = base;
+        while offset < base + len {
+            if interrupt.load(Ordering::Relaxed) != 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let want = (base + len - offset).min(chunk) as usize;
+            match file.read_at(&mut buffer[..want], offset)? {
+                0 => break,
+                got => offset += got as u64,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Target for NfsFile {
+    fn path(&self) -> &Path {
+        &self.shown
+    }
+
+    fn kind(&self) -> TargetKind {
+        TargetKind::File
+    }
+
+    fn ownership(&self) -> Ownership {
+        self.ownership
+    }
+
+    fn length(&self) -> io::Result<u64> {
+        let context = lock(&self.context);
+        context.open(&self.path, false)?.length()
+    }
+
+    fn direct_capability(&self) -> DirectCapability {
+        // libnfs keeps no cache to bypass; the engine refuses --direct.
+        DirectCapability::Refused(libc::EINVAL)
+    }
+
+    fn local(&self) -> Option<&TargetFile> {
+        None
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn release(self: Box<Self>, keep: bool) {
+        if self.ownership != Ownership::Created {
+            return;
+        }
+        if keep {
+            crate::say!("iolab: kept {}", self.shown.display());
+            return;
+        }
+        if let Err(error) = lock(&self.context).unlink(&self.path) {
+            crate::say!("iolab: could not remove {}: {error}", self.shown.display());
+        }
+    }
+
+    fn set_length(&self, len: u64) -> io::Result<()> {
+        let context = lock(&self.context);
+        context.open(&self.path, self.writable())?.set_length(len)
+    }
+
+    fn lay_out(&self, base: u64, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+        let context = lock(&self.context);
+        let file = context.open(&self.path, true)?;
+        let chunk = context.write_max().clamp(4096, 1 << 20).min(len.max(1));
+        let data = super::buffer::AlignedBuffer::with_data(chunk as usize, 4096, seed);
+        let mut offset = base;
+        while offset < base + len {
+            if interrupt.load(Ordering::Relaxed) != 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let want = (base + len - offset).min(chunk) as usize;
+            let written = file.write_at(&data.as_slice()[..want], offset)?;
+            if written == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    format!("WRITE at {offset} wrote nothing"),
+                ));
+            }
+            offset += written as u64;
+        }
+        file.commit()
+    }
+
+    fn treat_cache(
+        &self,
+        mode: CacheMode,
+        base: u64,
+        len: u64,
+        interrupt: &AtomicUsize,
+    ) -> io::Result<()> {
+        match mode {
+            // Nothing is cached on this side; the server's cache is its own.
+            CacheMode::Cold | CacheMode::Keep => Ok(()),
+            // Reading the range once puts it in the server's cache.
+            CacheMode::Warm => self.read_through(base, len, interrupt),
+            CacheMode::Clean => {
+                let context = lock(&self.context);
+                context.open(&self.path, self.writable())?.commit()
+            }
+        }
+    }
+
+    fn residency(&self, _base: u64, _len: u64) -> io::Result<Option<Residency>> {
+        Ok(None)
+    }
+
+    fn verify(&self, base: u64, len: u64, bs: u64, alignment: usize) -> io::Result<Verified> {
+        let context = lock(&self.context);
+        let file = context.open(&self.path, false)?;
+        verify::verify_blocks(
+            |block, offset| file.read_at(block, offset),
+            base,
+            len,
+            bs,
+            alignment,
+        )
+    }
+}
