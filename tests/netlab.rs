@@ -275,6 +275,24 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
         // The client's cache state cannot be seen: none is claimed.
         assert!(repetition.get("cache").is_none(), "{repetition}");
     }
+    // UNSTABLE writes never committed are flagged; FILE_SYNC writes are not.
+    let unstable = result_of("unstable.json", &["--op", "write", "--bs", "64k"]);
+    let codes = crate::util::check_codes(crate::util::first_point(&unstable));
+    assert!(
+        codes.contains(&"writeback-pending".to_string()),
+        "{codes:?}"
+    );
+    let message = crate::util::first_point(&unstable)["checks"].to_string();
+    assert!(message.contains("UNSTABLE"), "{message}");
+    let file_sync = result_of(
+        "filesync.json",
+        &["--op", "write", "--bs", "64k", "--sync", "osync"],
+    );
+    let codes = crate::util::check_codes(crate::util::first_point(&file_sync));
+    assert!(
+        !codes.contains(&"writeback-pending".to_string()),
+        "{codes:?}"
+    );
     let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
     assert!(
         left.is_empty(),
@@ -309,6 +327,17 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
         (
             vec!["--target", "nfs://127.0.0.1/export", "--direct"],
             "--direct cannot be honoured by engine nfs",
+        ),
+        (
+            vec![
+                "--target",
+                "nfs://127.0.0.1/export",
+                "--op",
+                "write",
+                "--sync",
+                "odsync",
+            ],
+            "--sync odsync",
         ),
     ] {
         let mut all = vec!["run", "--engine", "nfs", "--size", "1m"];

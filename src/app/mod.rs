@@ -774,6 +774,12 @@ fn network_target(
             }
             _ => {}
         }
+        if url.is_some() && point.workload.sync == crate::plan::SyncMode::Odsync {
+            return Err(usage!(
+                "--sync odsync: iolab's NFS client writes FILE_SYNC (--sync osync) or UNSTABLE, not DATA_SYNC"
+            )
+            .into());
+        }
     }
     Ok(url)
 }

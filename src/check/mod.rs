@@ -206,7 +206,16 @@ fn cache_checks(point: &Point, found: &mut Findings) {
         && workload.sync == SyncMode::None
         && !workload.fsync_end
         && workload.fsync_every == 0;
-    if unsynced {
+    if unsynced && workload.engine.capabilities().network {
+        found.add(
+            "writeback-pending",
+            Severity::Warning,
+            "NFS writes sent UNSTABLE and never committed: the server may not have them on stable storage; \
+             add --fsync-end (a COMMIT in the timed region) or --sync osync (FILE_SYNC writes)"
+                .to_string(),
+            "no --sync, --fsync-end or --fsync-every".to_string(),
+        );
+    } else if unsynced {
         found.add(
             "writeback-pending",
             Severity::Warning,

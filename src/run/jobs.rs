@@ -366,7 +366,9 @@ fn nfs_job(
 ) -> std::io::Result<JobOutcome> {
     use crate::engine::nfs::{NfsIo, libnfs::Context};
     let context = Context::connect(remote.url())?;
-    let file = context.open(remote.nfs_path(), workload.directions().writes())?;
+    // --sync osync: FILE_SYNC writes (odsync is refused before: libnfs has no DATA_SYNC).
+    let file_sync = workload.sync != SyncMode::None;
+    let file = context.open_with(remote.nfs_path(), workload.directions().writes(), file_sync)?;
     // SAFETY: `buffer` holds iodepth * bs bytes and outlives the engine,
     // and run_queued reaps every request before returning.
     let mut io = unsafe {

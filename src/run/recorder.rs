@@ -169,7 +169,7 @@ pub struct JobOutcome {
     pub start: u64,
     /// End of the timed region, after the final flush and fsync, ns on CLOCK_MONOTONIC.
     pub end: u64,
-    /// Latency of every I/O, ns (for io_uring: submission to completion).
+    /// Latency of every I/O, ns (queued engines: submission to completion).
     pub latency: Histogram<u64>,
     /// io_uring only: time spent in each submitting system call, ns, once per I/O submitted.
     pub submit: Option<Histogram<u64>>,

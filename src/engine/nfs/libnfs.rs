@@ -292,9 +292,18 @@ impl Context {
 
     /// Opens the existing `path`, for writing too when `write`.
     pub fn open(&self, path: &str, write: bool) -> io::Result<File<'_>> {
+        self.open_with(path, write, false)
+    }
+
+    /// Opens the existing `path`, for writing too when `write`; with
+    /// `file_sync` every WRITE is FILE_SYNC (libnfs's O_SYNC) instead of UNSTABLE.
+    pub fn open_with(&self, path: &str, write: bool, file_sync: bool) -> io::Result<File<'_>> {
         let name = c_string(path)?;
         let mut raw = std::ptr::null_mut();
-        let flags = if write { libc::O_RDWR } else { libc::O_RDONLY };
+        let mut flags = if write { libc::O_RDWR } else { libc::O_RDONLY };
+        if file_sync {
+            flags |= libc::O_SYNC;
+        }
         // SAFETY: live context, NUL-terminated path, `raw` written on success.
         let status = unsafe { (self.functions.open)(self.raw, name.as_ptr(), flags, &mut raw) };
         self.check(status, &format!("open {path}"))?;
