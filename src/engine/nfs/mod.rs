@@ -53,6 +53,7 @@ pub struct NfsIo<'f> {
     tags: Box<[Tag]>,
     done: Box<UnsafeCell<Vec<(u32, i32)>>>,
     queued: Vec<(u32, u64, bool)>,
+    depth: usize,
     writes_in_flight: Vec<bool>,
     counts: RpcCounts,
     commits: Cell<u64>,
@@ -98,6 +99,7 @@ impl<'f> NfsIo<'f> {
             tags,
             done,
             queued: Vec::with_capacity(depth as usize),
+            depth: depth as usize,
             writes_in_flight: vec![false; depth as usize],
             counts: RpcCounts::default(),
             commits: Cell::new(0),
@@ -191,7 +193,7 @@ unsafe extern "C" fn read_completed(
 
 impl QueuedIo for NfsIo<'_> {
     fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
-        if self.queued.len() == self.queued.capacity() {
+        if self.queued.len() == self.depth {
             return false;
         }
         self.queued.push((slot, offset, write));
