@@ -248,6 +248,22 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
     );
     assert_eq!(repetition["verify"]["bad_blocks"], 0);
     assert_eq!(repetition["verify"]["blocks"], 128);
+    // The engine's calls, and TCP's own account on an MTU-1500 loopback:
+    // every payload byte acknowledged, in segments of at most 1448 bytes.
+    let network = &repetition["client_network"];
+    assert_eq!(
+        network["rpcs"],
+        serde_json::json!([
+            {"procedure": "WRITE", "calls": 128, "bytes": 8 << 20},
+            {"procedure": "COMMIT", "calls": 1, "bytes": 0},
+        ])
+    );
+    let tcp = &network["tcp"];
+    assert!(tcp["bytes_acked"].as_u64().unwrap() > 8 << 20, "{tcp}");
+    assert!(
+        tcp["data_segs_out"].as_u64().unwrap() >= (8 << 20) / 1448,
+        "{tcp}"
+    );
     // Random reads of a laid-out file, queued 16 deep, twice.
     let read = result_of(
         "read.json",
@@ -274,6 +290,15 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
         );
         // The client's cache state cannot be seen: none is claimed.
         assert!(repetition.get("cache").is_none(), "{repetition}");
+        let network = &repetition["client_network"];
+        assert_eq!(
+            network["rpcs"],
+            serde_json::json!([{"procedure": "READ", "calls": 2048, "bytes": 8 << 20}])
+        );
+        assert!(
+            network["tcp"]["bytes_received"].as_u64().unwrap() > 8 << 20,
+            "{network}"
+        );
     }
     // UNSTABLE writes never committed are flagged; FILE_SYNC writes are not.
     let unstable = result_of("unstable.json", &["--op", "write", "--bs", "64k"]);

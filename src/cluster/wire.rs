@@ -222,6 +222,8 @@ pub fn merge(
                         })
                     })
                     .collect::<Result<_, String>>()?,
+                // Network targets are refused with --mpi.
+                network: None,
             });
         }
         let error = match &report.status {
@@ -281,6 +283,7 @@ mod tests {
             failure: None,
             interrupted: false,
             directions: Vec::new(),
+            network: None,
         }
     }
 

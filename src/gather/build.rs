@@ -12,8 +12,8 @@ use crate::probe::sampler::Samples;
 use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
 use crate::record::{
-    CacheState, Cpu, DirectAlignment, DirectionShare, Interval, Job, Point, Repetition, ResultFile,
-    SCHEMA, Status, Target, Tool,
+    CacheState, ClientNetwork, Cpu, DirectAlignment, DirectionShare, Interval, Job, Point,
+    Repetition, ResultFile, RpcCount, SCHEMA, Status, Target, TcpCounts, Tool,
 };
 use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
@@ -168,6 +168,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         // A measurement's buckets count at most its I/Os, far below 2^63.
         record.latency_ns = latency_summary(&merge(jobs.iter().map(|j| &j.latency))).ok();
         record.directions = direction_shares(jobs, seconds);
+        record.client_network = client_network(jobs);
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
@@ -216,6 +217,49 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         record.stonewall = shares.stonewall;
     }
     record
+}
+
+/// The network client engine's calls and TCP traffic, all jobs together;
+/// `None` when no job had any (local engines).
+fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
+    let traffic: Vec<_> = jobs.iter().filter_map(|job| job.network).collect();
+    if traffic.is_empty() {
+        return None;
+    }
+    let procedures = [
+        (
+            "READ",
+            traffic.iter().map(|t| t.rpcs.read).collect::<Vec<_>>(),
+        ),
+        ("WRITE", traffic.iter().map(|t| t.rpcs.write).collect()),
+        ("COMMIT", traffic.iter().map(|t| t.rpcs.commit).collect()),
+    ];
+    let rpcs = procedures
+        .into_iter()
+        .map(|(procedure, counts)| RpcCount {
+            procedure: procedure.to_string(),
+            calls: counts.iter().map(|c| c.calls).sum(),
+            bytes: counts.iter().map(|c| c.bytes).sum(),
+        })
+        .filter(|count| count.calls > 0)
+        .collect();
+    // Every connection's counters, or none: a partial sum would mislead.
+    let tcp = traffic
+        .iter()
+        .map(|t| t.tcp)
+        .try_fold(TcpCounts::default(), |sum, tcp| {
+            let t = tcp?;
+            Some(TcpCounts {
+                segs_out: sum.segs_out + t.segs_out,
+                segs_in: sum.segs_in + t.segs_in,
+                data_segs_out: sum.data_segs_out + t.data_segs_out,
+                data_segs_in: sum.data_segs_in + t.data_segs_in,
+                bytes_acked: sum.bytes_acked + t.bytes_acked,
+                bytes_received: sum.bytes_received + t.bytes_received,
+                retransmits: sum.retransmits + t.retransmits,
+            })
+        });
+    Some(ClientNetwork { rpcs, tcp })
 }
 
 /// Each direction's share of the jobs' I/O, over the repetition's

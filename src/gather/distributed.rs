@@ -208,6 +208,7 @@ mod tests {
             failure: None,
             interrupted: false,
             directions: Vec::new(),
+            network: None,
         }
     }
 

@@ -240,6 +240,10 @@ pub struct Repetition {
     /// that direction's.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub directions: Vec<DirectionShare>,
+    /// A network client engine's (`nfs`) calls and its connections' TCP
+    /// traffic over the timed region; absent for local engines.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub client_network: Option<ClientNetwork>,
     /// Page-cache state of the files just before the timed region.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cache: Option<CacheState>,
@@ -305,6 +309,7 @@ impl Repetition {
             latency_ns: None,
             submit_ns: None,
             directions: Vec::new(),
+            client_network: None,
             cache: None,
             cpu: None,
             activity: None,
@@ -320,6 +325,50 @@ impl Repetition {
             stonewall: None,
         }
     }
+}
+
+/// What a network client engine's jobs sent and received, counted by the
+/// engine (calls) and by TCP (segments and bytes), all jobs together.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientNetwork {
+    /// Calls by procedure (`READ`, `WRITE`, `COMMIT`), those made only.
+    pub rpcs: Vec<RpcCount>,
+    /// The connections' own counters (TCP_INFO); absent when they could not be read.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tcp: Option<TcpCounts>,
+}
+
+/// Calls of one procedure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RpcCount {
+    /// The procedure: `READ`, `WRITE`, `COMMIT`.
+    pub procedure: String,
+    /// Calls completed, failed ones included.
+    pub calls: u64,
+    /// Payload bytes of the successful ones.
+    pub bytes: u64,
+}
+
+/// TCP's account of connections, from TCP_INFO around the loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpCounts {
+    /// Segments sent, acknowledgements and retransmissions included.
+    pub segs_out: u64,
+    /// Segments received.
+    pub segs_in: u64,
+    /// Segments sent that carried data.
+    pub data_segs_out: u64,
+    /// Segments received that carried data.
+    pub data_segs_in: u64,
+    /// Bytes sent that the server acknowledged.
+    pub bytes_acked: u64,
+    /// Bytes received in order.
+    pub bytes_received: u64,
+    /// Segments retransmitted.
+    pub retransmits: u64,
 }
 
 /// One direction's share of a repetition whose I/Os took both.

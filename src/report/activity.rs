@@ -2,7 +2,7 @@
 
 use super::units::{bytes, count, latency, mb_per_s, mib_per_s, significant};
 use crate::record::activity::{Activity, DeviceActivity};
-use crate::record::{ResultFile, Status};
+use crate::record::{ClientNetwork, ResultFile, Status};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 
@@ -25,6 +25,50 @@ pub fn render_points(result: &ResultFile) -> String {
                 bytes(repetition.bytes)
             ));
             text.push_str(&render(activity, stack_of(result)));
+            if let Some(network) = &repetition.client_network {
+                text.push_str(&render_client_network(network));
+            }
+        }
+    }
+    text
+}
+
+/// A network client engine's calls and its connections' TCP counters.
+pub fn render_client_network(network: &ClientNetwork) -> String {
+    let calls: Vec<String> = network
+        .rpcs
+        .iter()
+        .map(|rpc| match rpc.bytes {
+            0 => format!("{} {}", rpc.procedure, rpc.calls),
+            moved => format!("{} {} ({})", rpc.procedure, rpc.calls, bytes(moved)),
+        })
+        .collect();
+    let mut text = format!(
+        "  client calls: {}
+",
+        calls.join(", ")
+    );
+    let total_calls: u64 = network.rpcs.iter().map(|rpc| rpc.calls).sum();
+    match &network.tcp {
+        Some(tcp) => {
+            text.push_str(&format!(
+                "  client TCP: sent {} segments ({} with data, {} acknowledged), received {} ({} with data, {}), {} retransmitted",
+                tcp.segs_out,
+                tcp.data_segs_out,
+                bytes(tcp.bytes_acked),
+                tcp.segs_in,
+                tcp.data_segs_in,
+                bytes(tcp.bytes_received),
+                tcp.retransmits,
+            ));
+            if total_calls > 0 {
+                let per_call = (tcp.segs_out + tcp.segs_in) as f64 / total_calls as f64;
+                text.push_str(&format!("; {} segments per call", significant(per_call)));
+            }
+            text.push('\n');
+        }
+        None => {
+            text.push_str("  client TCP: counters not available (TCP_INFO could not be read)\n")
         }
     }
     text

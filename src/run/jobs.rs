@@ -379,13 +379,19 @@ fn nfs_job(
             workload.bs as usize,
         )?
     };
-    Ok(timing::run_queued(
-        &mut io,
-        workload.iodepth,
-        spec,
-        memory,
-        ready,
-    ))
+    let socket = context.socket();
+    // The connection's counters around the loop: after the open, so only
+    // the loop's own calls (its ramp's too) are on the wire between them.
+    let tcp_before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
+    let mut outcome = timing::run_queued(&mut io, workload.iodepth, spec, memory, ready);
+    let tcp_after = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
+    outcome.network = Some(super::remote::ClientTraffic {
+        rpcs: io.counts(),
+        tcp: tcp_before
+            .zip(tcp_after)
+            .map(|(before, after)| after.since(before)),
+    });
+    Ok(outcome)
 }
 
 impl JobOutcome {
@@ -412,6 +418,7 @@ impl JobOutcome {
             }),
             interrupted: false,
             directions: Vec::new(),
+            network: None,
         }
     }
 }

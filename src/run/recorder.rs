@@ -187,6 +187,8 @@ pub struct JobOutcome {
     /// When its I/Os took both directions: the share of each (read, then
     /// write); empty when they all went one way, which the totals then are.
     pub directions: Vec<DirectionOutcome>,
+    /// A network client engine's calls and TCP traffic; `None` for local engines.
+    pub network: Option<super::remote::ClientTraffic>,
 }
 
 /// Accumulates completions into the totals and the current interval.
@@ -377,6 +379,7 @@ impl<'a> Recorder<'a> {
             failure,
             interrupted,
             directions,
+            network: None,
         }
     }
 }

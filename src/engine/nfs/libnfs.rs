@@ -257,6 +257,14 @@ impl Context {
         Err(last.unwrap_or_else(|| io::Error::other("the URL names no export")))
     }
 
+    /// The connection's socket, while there is one.
+    pub fn socket(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        // SAFETY: live context; the descriptor stays open as long as it.
+        let fd = unsafe { (self.functions.get_fd)(self.raw) };
+        // SAFETY: a descriptor libnfs owns, borrowed no longer than the context.
+        (fd >= 0).then(|| unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) })
+    }
+
     /// The largest READ the server takes, bytes.
     pub fn read_max(&self) -> u64 {
         // SAFETY: live context.
