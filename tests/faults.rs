@@ -753,3 +753,45 @@ fn a_result_the_output_file_system_cannot_take_at_the_end_is_kept_and_named() {
     check_consistency(&read_result(&kept[0]));
     assert_eq!(entries(small.path()), ["filler"], "no temporary file left");
 }
+
+#[test]
+fn an_nfs_server_killed_mid_run_fails_the_repetition_naming_the_url() {
+    let Some(lab) = crate::mounts::NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let out = scratch();
+    let result_path = out.path().join("r.json");
+    // A short reply timeout, so the dead server is found in seconds.
+    let url = lab.nfs.replace("version=3", "version=3&timeout=2000");
+    let child = lab
+        .command(assert_cmd::cargo::cargo_bin("iolab"))
+        .args([
+            "run", "--engine", "nfs", "--target", &url, "--size", "16m", "--bs", "4k",
+        ])
+        .args(["--iodepth", "4", "--runtime", "60s", "--output"])
+        .arg(&result_path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("iolab starts");
+    wait_for_thread(child.id(), "iolab-job-", Duration::from_secs(60));
+    lab.kill("ganesha");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("nfs://127.0.0.1/export/iolab-"),
+        "the file's URL: {stderr}"
+    );
+    let result = read_result(&result_path);
+    let repetition = &first_point(&result)["repetitions"][0];
+    assert_eq!(repetition["status"], "failed");
+    assert!(
+        repetition.get("elapsed_ns").is_none(),
+        "a failure is never timed"
+    );
+}

@@ -466,6 +466,19 @@ impl NetLab {
         command
     }
 
+    /// Kills `server` (`rpcbind`, `ganesha` or `tgtd`) at once, as a crash would.
+    pub fn kill(&self, server: &str) {
+        let pid = std::fs::read_to_string(self.dir.join(format!("{server}.pid")))
+            .expect("netlab recorded the pid");
+        let pid: i32 = pid.trim().parse().expect("a pid");
+        // SAFETY: a plain kill(2) of the server this fixture started.
+        assert_eq!(
+            unsafe { libc::kill(pid, libc::SIGKILL) },
+            0,
+            "kill {server} ({pid})"
+        );
+    }
+
     /// The servers' pids (rpcbind, ganesha, tgtd), as netlab recorded them.
     pub fn pids(&self) -> Vec<u32> {
         ["rpcbind", "ganesha", "tgtd"]

@@ -300,6 +300,12 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
             "{network}"
         );
     }
+    // The server's cache is not iolab's to evict, and the result says so.
+    let codes = crate::util::check_codes(crate::util::first_point(&read));
+    assert!(
+        codes.contains(&"cache-uncontrolled".to_string()),
+        "{codes:?}"
+    );
     // UNSTABLE writes never committed are flagged; FILE_SYNC writes are not.
     let unstable = result_of("unstable.json", &["--op", "write", "--bs", "64k"]);
     let codes = crate::util::check_codes(crate::util::first_point(&unstable));

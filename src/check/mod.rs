@@ -225,6 +225,21 @@ fn cache_checks(point: &Point, found: &mut Findings) {
             "no --direct, --sync, --fsync-end or --fsync-every".to_string(),
         );
     }
+    let network = workload.engine.capabilities().network;
+    if network
+        && !workload.op.writes()
+        && workload.cache == CacheMode::Cold
+        && point.summary.is_some()
+    {
+        found.add(
+            "cache-uncontrolled",
+            Severity::Info,
+            "a cold read through a network client: the client keeps no cache, but the server's was not \
+             evicted by iolab, so reads may come from the server's memory"
+                .to_string(),
+            format!("engine {}, cache cold, server cache not controlled", workload.engine.name()),
+        );
+    }
     if meant_for_page_cache(workload) && point.summary.is_some() {
         found.add(
             "working-set-in-ram",
