@@ -406,3 +406,62 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
     let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
     assert!(left.is_empty(), "nothing created on the export: {left:?}");
 }
+
+#[test]
+fn the_table_4_preset_runs_on_the_nfs_export_with_the_clients_own_counts() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let cwd = crate::util::scratch();
+    let output = lab
+        .command(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "preset",
+            "run",
+            "netfs-micro",
+            "--scale",
+            "test",
+            "--target",
+            &lab.nfs,
+        ])
+        .args(["--output", "t4.json", "--no-report"])
+        .current_dir(cwd.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("Radkov et al., FAST 2004, Table 4"),
+        "{stdout}"
+    );
+    let result = crate::util::read_result(&cwd.path().join("t4.json"));
+    crate::util::validate_schema(&result);
+    for point in result["points"].as_array().unwrap() {
+        assert_eq!(
+            point["workload"]["engine"], "nfs",
+            "the target chose the engine"
+        );
+        let repetition = &point["repetitions"][0];
+        let blocks = point["workload"]["size"].as_u64().unwrap() / 4096;
+        let calls: u64 = repetition["client_network"]["rpcs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|rpc| rpc["calls"].as_u64().unwrap())
+            .sum();
+        assert_eq!(calls, blocks, "one RPC per 4 KiB block: {}", point["label"]);
+    }
+    // Each row's RPC count is the file's block count, shown in the table.
+    let blocks = result["points"][0]["workload"]["size"].as_u64().unwrap() / 4096;
+    assert!(stdout.contains(&format!("┆ {blocks:>8} │")), "{stdout}");
+    let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -7,7 +7,6 @@ use super::output::{
 use super::{AppError, Ending, driver, open_session};
 use crate::cli::{StudyArgs, SweepArgs};
 use crate::gather::build;
-use crate::plan::default_workload;
 use crate::plan::study::{Study, StudyTable};
 use crate::plan::units::format_size;
 use crate::plan::{PlannedPoint, UsageError};
@@ -44,7 +43,10 @@ enum Resume {
 /// A planned grid and how to run it.
 struct Grid {
     points: Vec<PlannedPoint>,
+    /// The scratch directory, or the network target's URL.
     dir: PathBuf,
+    /// The network target (`--target`), instead of a local directory.
+    target: Option<crate::engine::nfs::url::NfsUrl>,
     output: PathBuf,
     info: PlanInfo,
     resume: Resume,
@@ -59,15 +61,18 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
     let ranks = Ranks::join(&args.distributed, &command)?;
     let expanded = args.sweep().and_then(|s| s.expand());
     let points = ranks.agreed(expanded.map_err(AppError::from))?;
+    let target = super::network_target(args.target.as_deref(), &points)?;
+    let dir = place(&args.dir, target.as_ref());
     let output = args
         .out
         .output
         .clone()
         .unwrap_or_else(|| default_output("sweep"));
     let grid = Grid {
-        info: plan_info("sweep", None, None, &points, &args.dir),
+        info: plan_info("sweep", None, None, &points, &dir),
         points,
-        dir: args.dir.clone(),
+        dir,
+        target,
         output,
         resume: if args.resume {
             Resume::WhenSamePlan
@@ -105,15 +110,18 @@ pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError>
 pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let ranks = Ranks::join(&args.distributed, &command)?;
     let planned = Study::parse(text, &args.file).and_then(|(study, text)| {
-        let points = study.plan(&default_workload(), &text, &args.file)?;
+        let base = crate::plan::base_workload(args.target.is_some());
+        let points = study.plan(&base, &text, &args.file)?;
         Ok((study, points))
     });
     let (study, points) = ranks.agreed(planned.map_err(AppError::from))?;
+    let target = super::network_target(args.target.as_deref(), &points)?;
     let dir = args
         .dir
         .clone()
         .or_else(|| study.dir.as_ref().map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("."));
+    let dir = place(&dir, target.as_ref());
     let name = study.name.get_ref().trim().to_string();
     let output = args
         .out
@@ -133,6 +141,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         },
         points,
         dir,
+        target,
         output,
         // Re-running a study continues it: its output name is stable.
         resume: Resume::WhenSamePlan,
@@ -150,6 +159,12 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
     }
     let _ = args.resume; // the same as the default for studies; accepted for symmetry with sweep
     run_grid(grid, command, &ranks)
+}
+
+/// Where a grid's files go, as recorded and fingerprinted: the directory,
+/// or the network target's URL.
+fn place(dir: &Path, target: Option<&crate::engine::nfs::url::NfsUrl>) -> PathBuf {
+    target.map_or_else(|| dir.to_path_buf(), |url| PathBuf::from(&url.text))
 }
 
 fn plan_info(
@@ -193,9 +208,12 @@ fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     if let Some(description) = &grid.info.description {
         text.push_str(&format!("  {description}\n"));
     }
-    let free = rustix::fs::statvfs(&grid.dir)
-        .map(|s| format!("{} free there now", bytes(s.f_bavail * s.f_frsize)))
-        .unwrap_or_else(|_| "directory not there yet".to_string());
+    let free = match &grid.target {
+        Some(_) => "free space asked of the server when it runs".to_string(),
+        None => rustix::fs::statvfs(&grid.dir)
+            .map(|s| format!("{} free there now", bytes(s.f_bavail * s.f_frsize)))
+            .unwrap_or_else(|_| "directory not there yet".to_string()),
+    };
     text.push_str(&format!(
         "  directory: {} ({free})\n  disk space: at most {} of scratch files at once, plus a {} margin\n",
         grid.dir.display(),
@@ -397,7 +415,11 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     ranks.agreed(checked)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
-    let opened = open_session(&grid.dir, false, &interrupt, ranks).map_err(AppError::from);
+    let opened = match &grid.target {
+        Some(url) => super::open_network_session(url, &interrupt, ranks),
+        None => open_session(&grid.dir, false, &interrupt, ranks),
+    }
+    .map_err(AppError::from);
     let mut session = ranks.agreed(opened)?;
     // Rank 0 alone keeps the journal and the result file.
     let started = if speaks {

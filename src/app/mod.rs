@@ -379,6 +379,7 @@ pub fn preset(
             let args = crate::cli::StudyArgs {
                 file: PathBuf::from(format!("preset {name}")),
                 dir: Some(study.dir.clone()),
+                target: study.target.clone(),
                 dry_run: study.dry_run,
                 resume: true,
                 no_report: study.no_report,
@@ -746,7 +747,7 @@ fn execute(
 
 /// The `--target` URL, checked against the points' engines: a network
 /// target needs a network engine at every point, and a network engine a target.
-fn network_target(
+pub(crate) fn network_target(
     target: Option<&str>,
     points: &[crate::plan::PlannedPoint],
 ) -> Result<Option<crate::engine::nfs::url::NfsUrl>, AppError> {
@@ -787,7 +788,7 @@ fn network_target(
 /// A session whose files go in the directory of an NFS export `url`,
 /// reached with libnfs; a server that cannot be reached or mounted is bad
 /// input, named with the URL.
-fn open_network_session(
+pub(crate) fn open_network_session(
     url: &crate::engine::nfs::url::NfsUrl,
     interrupt: &Interrupt,
     ranks: &Ranks,

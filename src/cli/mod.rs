@@ -6,7 +6,7 @@
 use crate::plan::quick::QuickSettings;
 use crate::plan::sweep::Param;
 use crate::plan::units::{format_size, parse_positive_duration, parse_size};
-use crate::plan::{Op, PlannedPoint, RunPlan, UsageError, Workload, default_workload};
+use crate::plan::{Op, PlannedPoint, RunPlan, UsageError, Workload};
 use crate::usage;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -242,6 +242,10 @@ pub struct PresetRunArgs {
     /// Scratch directory.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
+    /// Measure a directory on an NFS export with --engine nfs instead of
+    /// --dir (see `iolab run --help`).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
+    pub target: Option<String>,
     /// Print the plan, data volume, space and time; run nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -385,7 +389,7 @@ impl RunArgs {
     /// The workload these arguments describe, validated; `file_len` is the
     /// length of `--file`, which is the default size when one is given.
     pub fn workload(&self, file_len: Option<u64>) -> Result<Workload, UsageError> {
-        let mut workload = default_workload();
+        let mut workload = crate::plan::base_workload(self.target.is_some());
         self.params.apply_single(&mut workload)?;
         if let (None, Some(len)) = (self.params.get(Param::Size), file_len) {
             if len < workload.bs {

@@ -2,7 +2,7 @@
 
 use super::{OutputArgs, interval};
 use crate::plan::sweep::{Axis, Constraint, Param, Sweep, parse_axis};
-use crate::plan::{DEFAULT_MAX_REPEAT, DEFAULT_MIN_REPEAT, UsageError, Workload, default_workload};
+use crate::plan::{DEFAULT_MAX_REPEAT, DEFAULT_MIN_REPEAT, UsageError, Workload};
 use crate::usage;
 use clap::Args;
 use std::path::PathBuf;
@@ -86,6 +86,10 @@ pub struct SweepArgs {
     /// Directory for the scratch files.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
+    /// Measure a directory on an NFS export with --engine nfs instead of
+    /// --dir (see `iolab run --help`).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
+    pub target: Option<String>,
     /// The workload's parameters, each one value, a list (4k,64k) or a
     /// range of sizes, counts or durations (512..1m doubles; 0..9/+1 adds;
     /// 1..1000/*10 multiplies).
@@ -130,6 +134,10 @@ pub struct StudyArgs {
     /// Scratch directory, instead of the study's `dir` (default `.`).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Measure a directory on an NFS export with --engine nfs instead of
+    /// --dir (see `iolab run --help`).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
+    pub target: Option<String>,
     /// Print the plan, data volume, space and time it would take; run nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -183,7 +191,7 @@ impl SweepArgs {
 
     /// The sweep these arguments describe.
     pub fn sweep(&self) -> Result<Sweep, UsageError> {
-        let mut base = default_workload();
+        let mut base = crate::plan::base_workload(self.target.is_some());
         self.repetitions.policy().apply(&mut base);
         base.interval_s = self.interval.as_secs_f64();
         base.steady = self.steady;
@@ -196,7 +204,6 @@ impl SweepArgs {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::cli::{Cli, Command};
     use clap::Parser;
 
@@ -209,7 +216,7 @@ mod tests {
         let Command::Run(run) = parse(&["run"]).command else {
             panic!()
         };
-        assert_eq!(run.workload(None).unwrap(), default_workload());
+        assert_eq!(run.workload(None).unwrap(), crate::plan::default_workload());
     }
 
     #[test]

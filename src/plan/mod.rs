@@ -224,6 +224,17 @@ macro_rules! workload_struct {
 
 crate::for_each_parameter!(workload_struct);
 
+/// The workload a plan starts from: the defaults, with the `nfs` engine
+/// when the files are on a network target (`--target`), so that a sweep,
+/// a study or a preset that names no engine reaches it.
+pub fn base_workload(network_target: bool) -> Workload {
+    let mut workload = default_workload();
+    if network_target {
+        workload.engine = EngineKind::Nfs;
+    }
+    workload
+}
+
 impl Workload {
     /// The number of blocks in one job's file.
     pub fn blocks(&self) -> u64 {

@@ -43,18 +43,46 @@ fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
 /// One file's figures for one row: time, messages, bytes, RPCs.
 fn cells(point: &Point) -> [Cell; 5] {
     let (time, time_text) = mean_pm(&seconds(point), 1.0);
+    // iolab's own network client counts its connections' TCP segments and
+    // its calls; a kernel client's traffic is read off the interfaces and
+    // its RPCs off mountstats.
+    let clients: Vec<_> = point
+        .measured()
+        .filter_map(|r| r.client_network.as_ref())
+        .collect();
     let windows: Vec<&Activity> = point
         .measured()
         .filter_map(|r| r.activity.as_ref())
         .collect();
-    let messages = mean(windows.iter().map(|a| wire(a).0 as f64));
-    let on_wire = mean(windows.iter().map(|a| wire(a).1 as f64));
-    let rpcs = mean(
-        windows
-            .iter()
-            .filter_map(|a| a.nfs.as_ref())
-            .map(|nfs| nfs.operations.iter().map(|o| o.ops).sum::<u64>() as f64),
-    );
+    let tcp: Vec<_> = clients.iter().filter_map(|c| c.tcp).collect();
+    let (messages, on_wire) = if tcp.is_empty() {
+        (
+            mean(windows.iter().map(|a| wire(a).0 as f64)),
+            mean(windows.iter().map(|a| wire(a).1 as f64)),
+        )
+    } else {
+        (
+            mean(tcp.iter().map(|t| (t.segs_out + t.segs_in) as f64)),
+            mean(
+                tcp.iter()
+                    .map(|t| (t.bytes_acked + t.bytes_received) as f64),
+            ),
+        )
+    };
+    let rpcs = if clients.is_empty() {
+        mean(
+            windows
+                .iter()
+                .filter_map(|a| a.nfs.as_ref())
+                .map(|nfs| nfs.operations.iter().map(|o| o.ops).sum::<u64>() as f64),
+        )
+    } else {
+        mean(
+            clients
+                .iter()
+                .map(|c| c.rpcs.iter().map(|r| r.calls).sum::<u64>() as f64),
+        )
+    };
     let per_message = messages
         .zip(on_wire)
         .and_then(|(m, b)| (m > 0.0).then(|| b / m));
@@ -156,13 +184,15 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
             .into(),
     );
     table.notes.push(
-        "network messages and bytes: packets and bytes on every interface during the timed I/O, \
-         a loopback packet counted once; they include any other traffic of the machine in that window."
+        "network messages and bytes: with iolab's own client (--engine nfs), the TCP segments both \
+         ways and the payload bytes of its connections (TCP_INFO); otherwise packets and bytes on \
+         every interface during the timed I/O, a loopback packet counted once, including any other \
+         traffic of the machine in that window."
             .into(),
     );
     table.notes.push(
-        "NFS RPCs: from the kernel NFS client's counters (/proc/self/mountstats); `-` where the \
-         file system is not kernel NFS (sshfs's SFTP requests are not counted)."
+        "NFS RPCs: the calls iolab's client made (--engine nfs), or the kernel NFS client's counters \
+         (/proc/self/mountstats); `-` where neither exists (sshfs's SFTP requests are not counted)."
             .into(),
     );
     table.notes.push(INTERVAL_NOTE.into());
