@@ -57,6 +57,10 @@ pub struct NfsIo<'f> {
     writes_in_flight: Vec<bool>,
     counts: RpcCounts,
     commits: Cell<u64>,
+    /// Requests libnfs took and has not called back for yet, as of the last reap.
+    outstanding: usize,
+    /// Entries of `done` that failed to be sent (no callback will come for them).
+    unsent: usize,
 }
 
 impl<'f> NfsIo<'f> {
@@ -103,6 +107,8 @@ impl<'f> NfsIo<'f> {
             writes_in_flight: vec![false; depth as usize],
             counts: RpcCounts::default(),
             commits: Cell::new(0),
+            outstanding: 0,
+            unsent: 0,
         })
     }
 
@@ -183,11 +189,30 @@ unsafe extern "C" fn read_completed(
     // SAFETY: as in `completed`; the reply holds `status` bytes at `data`.
     unsafe {
         let slot = &*(tag as *const Tag);
-        if status > 0 && !data.is_null() {
+        // A request abandoned with its engine has no destination any more.
+        if status > 0 && !data.is_null() && !slot.destination.is_null() {
             let copied = (status as usize).min(slot.len);
             std::ptr::copy_nonoverlapping(data as *const u8, slot.destination, copied);
         }
         completed(status, nfs, data, tag);
+    }
+}
+
+impl Drop for NfsIo<'_> {
+    /// Requests still with libnfs (the loop stopped on a dead connection)
+    /// will be called back when the file is closed or the context destroyed:
+    /// their tags and the completion list are left allocated for that, and
+    /// no reply is copied into buffers that are about to be freed.
+    fn drop(&mut self) {
+        let called_back = self.done.get_mut().len() - self.unsent;
+        if self.outstanding > called_back {
+            for tag in self.tags.iter_mut() {
+                tag.destination = std::ptr::null_mut();
+            }
+            std::mem::forget(std::mem::take(&mut self.tags));
+            let empty = Box::new(UnsafeCell::new(Vec::new()));
+            std::mem::forget(std::mem::replace(&mut self.done, empty));
+        }
     }
 }
 
@@ -245,6 +270,9 @@ impl QueuedIo for NfsIo<'_> {
                 // libnfs will not call back: complete it here, failed, so
                 // the loop reaps it like any other reply.
                 self.done().push((slot, status));
+                self.unsent += 1;
+            } else {
+                self.outstanding += 1;
             }
             taken += 1;
         }
@@ -269,6 +297,8 @@ impl QueuedIo for NfsIo<'_> {
 
     fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
         let done = std::mem::take(self.done.get_mut());
+        self.outstanding -= done.len() - self.unsent;
+        self.unsent = 0;
         for &(slot, status) in &done {
             let procedure = if self.writes_in_flight[slot as usize] {
                 &mut self.counts.write
