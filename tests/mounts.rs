@@ -411,6 +411,8 @@ pub struct NetLab {
     pub iscsi: String,
     /// The exported directory, as the server sees it.
     pub export: PathBuf,
+    /// The LUN's backing file, as the target sees it.
+    pub lun: PathBuf,
     dir: PathBuf,
 }
 
@@ -440,6 +442,7 @@ impl NetLab {
             nfs: String::new(),
             iscsi: String::new(),
             export: dir.join("export"),
+            lun: dir.join("lun.img"),
             dir,
         };
         // From here on, dropping `lab` stops whatever started.
@@ -464,6 +467,15 @@ impl NetLab {
         let mut command = Command::new("ip");
         command.args(["netns", "exec", &self.netns]).arg(program);
         command
+    }
+
+    /// `iolab ARGS` inside the namespace, from `cwd`.
+    pub fn iolab(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
+        self.command(env!("CARGO_BIN_EXE_iolab"))
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .expect("iolab runs")
     }
 
     /// Kills `server` (`rpcbind`, `ganesha` or `tgtd`) at once, as a crash would.

@@ -251,13 +251,15 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
     // The engine's calls, and TCP's own account on an MTU-1500 loopback:
     // every payload byte acknowledged, in segments of at most 1448 bytes.
     let network = &repetition["client_network"];
+    assert_eq!(network["protocol"], "NFSv3");
     assert_eq!(
-        network["rpcs"],
+        network["requests"],
         serde_json::json!([
-            {"procedure": "WRITE", "calls": 128, "bytes": 8 << 20},
-            {"procedure": "COMMIT", "calls": 1, "bytes": 0},
+            {"name": "WRITE", "count": 128, "bytes": 8 << 20},
+            {"name": "COMMIT", "count": 1, "bytes": 0},
         ])
     );
+    assert!(network.get("pdus").is_none(), "NFS has no PDUs: {network}");
     let tcp = &network["tcp"];
     assert!(tcp["bytes_acked"].as_u64().unwrap() > 8 << 20, "{tcp}");
     assert!(
@@ -292,8 +294,8 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
         assert!(repetition.get("cache").is_none(), "{repetition}");
         let network = &repetition["client_network"];
         assert_eq!(
-            network["rpcs"],
-            serde_json::json!([{"procedure": "READ", "calls": 2048, "bytes": 8 << 20}])
+            network["requests"],
+            serde_json::json!([{"name": "READ", "count": 2048, "bytes": 8 << 20}])
         );
         assert!(
             network["tcp"]["bytes_received"].as_u64().unwrap() > 8 << 20,
@@ -451,17 +453,21 @@ fn the_table_4_preset_runs_on_the_nfs_export_with_the_clients_own_counts() {
         );
         let repetition = &point["repetitions"][0];
         let blocks = point["workload"]["size"].as_u64().unwrap() / 4096;
-        let calls: u64 = repetition["client_network"]["rpcs"]
+        let calls: u64 = repetition["client_network"]["requests"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|rpc| rpc["calls"].as_u64().unwrap())
+            .map(|rpc| rpc["count"].as_u64().unwrap())
             .sum();
         assert_eq!(calls, blocks, "one RPC per 4 KiB block: {}", point["label"]);
     }
-    // Each row's RPC count is the file's block count, shown in the table.
+    // Each row's RPC count is the file's block count, shown in the table
+    // with 4 KiB of payload per request.
     let blocks = result["points"][0]["workload"]["size"].as_u64().unwrap() / 4096;
-    assert!(stdout.contains(&format!("┆ {blocks:>8} │")), "{stdout}");
+    let rows = stdout.lines().filter(|line| {
+        line.contains(&format!(" {blocks} ┆")) && line.trim_end().ends_with("4.00 KiB │")
+    });
+    assert_eq!(rows.count(), 4, "{stdout}");
     let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
 }

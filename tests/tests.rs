@@ -13,6 +13,7 @@ mod distributed;
 mod engines;
 mod faults;
 mod import;
+mod iscsi;
 mod layering;
 mod netlab;
 mod presets;

@@ -169,7 +169,8 @@ pub fn check_consistency(result: &Value) {
                 "{label}: the series accounts for every I/O"
             );
             // A network client's cache cannot be seen; no residency is claimed for it.
-            if uses_files && workload["engine"] != "nfs" {
+            if uses_files && !["nfs", "iscsi"].contains(&workload["engine"].as_str().unwrap_or(""))
+            {
                 let fraction = rep["cache"]["resident_fraction"].as_f64();
                 assert!(
                     fraction.is_some(),

@@ -46,7 +46,9 @@ struct Grid {
     /// The scratch directory, or the network target's URL.
     dir: PathBuf,
     /// The network target (`--target`), instead of a local directory.
-    target: Option<crate::engine::nfs::url::NfsUrl>,
+    target: Option<crate::engine::url::NetworkUrl>,
+    /// `--destroy-data` repeated the target (an iSCSI LUN) to allow writing it.
+    destroy_data: bool,
     output: PathBuf,
     info: PlanInfo,
     resume: Resume,
@@ -61,7 +63,11 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
     let ranks = Ranks::join(&args.distributed, &command)?;
     let expanded = args.sweep().and_then(|s| s.expand());
     let points = ranks.agreed(expanded.map_err(AppError::from))?;
-    let target = super::network_target(args.target.as_deref(), &points)?;
+    let target = super::network_target(
+        args.target.as_deref(),
+        args.destroy_data.as_deref(),
+        &points,
+    )?;
     let dir = place(&args.dir, target.as_ref());
     let output = args
         .out
@@ -73,6 +79,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         points,
         dir,
         target,
+        destroy_data: args.destroy_data.is_some(),
         output,
         resume: if args.resume {
             Resume::WhenSamePlan
@@ -110,12 +117,16 @@ pub fn study(args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError>
 pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let ranks = Ranks::join(&args.distributed, &command)?;
     let planned = Study::parse(text, &args.file).and_then(|(study, text)| {
-        let base = crate::plan::base_workload(args.target.is_some());
+        let base = crate::plan::base_workload(args.target.as_deref());
         let points = study.plan(&base, &text, &args.file)?;
         Ok((study, points))
     });
     let (study, points) = ranks.agreed(planned.map_err(AppError::from))?;
-    let target = super::network_target(args.target.as_deref(), &points)?;
+    let target = super::network_target(
+        args.target.as_deref(),
+        args.destroy_data.as_deref(),
+        &points,
+    )?;
     let dir = args
         .dir
         .clone()
@@ -142,6 +153,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         points,
         dir,
         target,
+        destroy_data: args.destroy_data.is_some(),
         output,
         // Re-running a study continues it: its output name is stable.
         resume: Resume::WhenSamePlan,
@@ -163,8 +175,8 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
 
 /// Where a grid's files go, as recorded and fingerprinted: the directory,
 /// or the network target's URL.
-fn place(dir: &Path, target: Option<&crate::engine::nfs::url::NfsUrl>) -> PathBuf {
-    target.map_or_else(|| dir.to_path_buf(), |url| PathBuf::from(&url.text))
+fn place(dir: &Path, target: Option<&crate::engine::url::NetworkUrl>) -> PathBuf {
+    target.map_or_else(|| dir.to_path_buf(), |url| PathBuf::from(url.text()))
 }
 
 fn plan_info(
@@ -416,7 +428,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
     let opened = match &grid.target {
-        Some(url) => super::open_network_session(url, &interrupt, ranks),
+        Some(url) => super::open_network_session(url, grid.destroy_data, &interrupt, ranks),
         None => open_session(&grid.dir, false, &interrupt, ranks),
     }
     .map_err(AppError::from);

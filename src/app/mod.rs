@@ -20,6 +20,7 @@ use crate::run::{RunError, Session};
 use crate::stats;
 use crate::usage;
 use distributed::Ranks;
+use network::{network_target, open_network_session};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,6 +28,7 @@ use std::time::Duration;
 pub(crate) mod distributed;
 mod driver;
 pub mod grid;
+mod network;
 pub(crate) mod output;
 
 use output::{
@@ -105,8 +107,14 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             None => None,
         };
         let mut plan = args.plan(file_len)?;
-        target = network_target(args.target.as_deref(), &plan.points)?;
-        check_device_use(args, device.as_ref(), &mut plan)?;
+        target = network_target(
+            args.target.as_deref(),
+            args.destroy_data.as_deref(),
+            &plan.points,
+        )?;
+        if target.is_none() {
+            check_device_use(args, device.as_ref(), &mut plan)?;
+        }
         ranks.check_points(&plan.points)?;
         if ranks.speaks() {
             check_output(plan.output.as_deref(), expected_result_bytes(&plan.points))?;
@@ -116,7 +124,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let plan = ranks.agreed(planned)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let opened = match &target {
-        Some(url) => open_network_session(url, &interrupt, &ranks),
+        Some(url) => open_network_session(url, args.destroy_data.is_some(), &interrupt, &ranks),
         None => open_session(&plan.dir, args.file.is_some(), &interrupt, &ranks),
     };
     let mut session = ranks.agreed(opened.map_err(AppError::from))?;
@@ -165,7 +173,7 @@ fn check_device_use(
         }
         (None, Some(given)) => {
             return Err(usage!(
-                "--destroy-data {} is for a block device given with --file; {file} is not one",
+                "--destroy-data {} is for a block device given with --file or an iSCSI LUN given with --target; {file} is neither",
                 given.display()
             )
             .into());
@@ -380,6 +388,7 @@ pub fn preset(
                 file: PathBuf::from(format!("preset {name}")),
                 dir: Some(study.dir.clone()),
                 target: study.target.clone(),
+                destroy_data: study.destroy_data.clone(),
                 dry_run: study.dry_run,
                 resume: true,
                 no_report: study.no_report,
@@ -743,66 +752,6 @@ fn execute(
     // it, and a run stopped before its first point leaves no file.
     driver::finish(&mut [&mut presenter], &result)?;
     Ok(strict_ending(driven.ending, plan.strict, &result))
-}
-
-/// The `--target` URL, checked against the points' engines: a network
-/// target needs a network engine at every point, and a network engine a target.
-pub(crate) fn network_target(
-    target: Option<&str>,
-    points: &[crate::plan::PlannedPoint],
-) -> Result<Option<crate::engine::nfs::url::NfsUrl>, AppError> {
-    let url = target
-        .map(crate::engine::nfs::url::NfsUrl::parse)
-        .transpose()
-        .map_err(|message| usage!("{message}"))?;
-    for point in points {
-        let engine = point.workload.engine;
-        match (&url, engine.capabilities().network) {
-            (Some(url), false) => {
-                return Err(usage!(
-                    "--target {} is reached with --engine nfs, not --engine {}",
-                    url.text,
-                    engine.name()
-                )
-                .into());
-            }
-            (None, true) => {
-                return Err(usage!(
-                    "--engine {} needs --target nfs://HOST/EXPORT[/DIR]",
-                    engine.name()
-                )
-                .into());
-            }
-            _ => {}
-        }
-        if url.is_some() && point.workload.sync == crate::plan::SyncMode::Odsync {
-            return Err(usage!(
-                "--sync odsync: iolab's NFS client writes FILE_SYNC (--sync osync) or UNSTABLE, not DATA_SYNC"
-            )
-            .into());
-        }
-    }
-    Ok(url)
-}
-
-/// A session whose files go in the directory of an NFS export `url`,
-/// reached with libnfs; a server that cannot be reached or mounted is bad
-/// input, named with the URL.
-pub(crate) fn open_network_session(
-    url: &crate::engine::nfs::url::NfsUrl,
-    interrupt: &Interrupt,
-    ranks: &Ranks,
-) -> Result<Session, UsageError> {
-    crate::engine::kind::EngineKind::Nfs
-        .available()
-        .map_err(|reason| usage!("--target {}: {reason}", url.text))?;
-    let space = crate::run::remote::NfsSpace::connect(url.clone(), &ranks.run_id())
-        .map_err(|message| usage!("{message}"))?;
-    let watch = crate::probe::sampler::Watch::default();
-    let mut session = Session::in_space(Box::new(space), watch, interrupt.clone());
-    session.set_enough_rule(stats::ci_within);
-    session.distribute(ranks.peers());
-    Ok(session)
 }
 
 /// A session in `dir` whose adaptive repetitions stop by the statistics' rule.

@@ -206,12 +206,23 @@ fn cache_checks(point: &Point, found: &mut Findings) {
         && workload.sync == SyncMode::None
         && !workload.fsync_end
         && workload.fsync_every == 0;
-    if unsynced && workload.engine.capabilities().network {
+    let network = workload.engine.capabilities().network;
+    if unsynced && network == Some("nfs") {
         found.add(
             "writeback-pending",
             Severity::Warning,
             "NFS writes sent UNSTABLE and never committed: the server may not have them on stable storage; \
              add --fsync-end (a COMMIT in the timed region) or --sync osync (FILE_SYNC writes)"
+                .to_string(),
+            "no --sync, --fsync-end or --fsync-every".to_string(),
+        );
+    } else if unsynced && network.is_some() {
+        found.add(
+            "writeback-pending",
+            Severity::Warning,
+            "iSCSI writes acknowledged without Force Unit Access and never followed by SYNCHRONIZE CACHE: \
+             the target may hold them in a volatile cache; add --fsync-end (SYNCHRONIZE CACHE in the timed \
+             region) or --sync osync (FUA on every WRITE)"
                 .to_string(),
             "no --sync, --fsync-end or --fsync-every".to_string(),
         );
@@ -225,8 +236,7 @@ fn cache_checks(point: &Point, found: &mut Findings) {
             "no --direct, --sync, --fsync-end or --fsync-every".to_string(),
         );
     }
-    let network = workload.engine.capabilities().network;
-    if network
+    if network.is_some()
         && !workload.op.writes()
         && workload.cache == CacheMode::Cold
         && point.summary.is_some()

@@ -129,17 +129,21 @@ pub struct RunArgs {
     /// --keep) or on a device confirmed with --destroy-data; never removed.
     #[arg(long, value_name = "PATH", conflicts_with = "mpi")]
     pub file: Option<PathBuf>,
-    /// Measure a directory on an NFS export through iolab's own NFSv3 client
-    /// (libnfs, no mount needed), with --engine nfs: nfs://HOST/EXPORT/DIR,
-    /// where :PORT may follow HOST, DIR is optional, and version=3,
-    /// mountport=N and timeout=MS may follow a '?'. Files are created there
-    /// and removed at the end, as in --dir.
+    /// Measure over the network with iolab's own clients, no mount or
+    /// kernel initiator needed: a directory on an NFS export,
+    /// nfs://HOST[:PORT]/EXPORT[/DIR][?version=3&mountport=N&timeout=MS]
+    /// (--engine nfs, libnfs; files are created there and removed at the
+    /// end, as in --dir), or an iSCSI LUN,
+    /// iscsi://HOST[:PORT]/IQN/LUN[?initiator=IQN&timeout=MS] (--engine
+    /// iscsi, libiscsi; read as it is, written only with --destroy-data).
     #[arg(long, value_name = "URL", conflicts_with_all = ["file", "dir", "mpi"])]
     pub target: Option<String>,
-    /// Allow a write test on the block device given with --file, destroying
-    /// its data: repeat it as /dev/NAME. Refused while anything is mounted,
-    /// swapped or stacked on it, or it holds a file system or partition table.
-    #[arg(long, value_name = "DEVICE", requires = "file")]
+    /// Allow writing the block device given with --file (a write test) or
+    /// the iSCSI LUN given with --target (a write test, or laying out what
+    /// its reads read), destroying its data: repeat it as /dev/NAME or as
+    /// its URL. Refused while anything is mounted, swapped or stacked on
+    /// it, or it holds a file system or partition table.
+    #[arg(long, value_name = "DEVICE|URL")]
     pub destroy_data: Option<PathBuf>,
     /// Leave the scratch file in place at the end and print its path.
     #[arg(long)]
@@ -242,10 +246,14 @@ pub struct PresetRunArgs {
     /// Scratch directory.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
-    /// Measure a directory on an NFS export with --engine nfs instead of
-    /// --dir (see `iolab run --help`).
+    /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
+    /// (see `iolab run --help`).
     #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
     pub target: Option<String>,
+    /// Allow writing the iSCSI LUN given with --target, destroying its
+    /// data: repeat its URL (see `iolab run --help`).
+    #[arg(long, value_name = "URL", requires = "target")]
+    pub destroy_data: Option<PathBuf>,
     /// Print the plan, data volume, space and time; run nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -389,7 +397,7 @@ impl RunArgs {
     /// The workload these arguments describe, validated; `file_len` is the
     /// length of `--file`, which is the default size when one is given.
     pub fn workload(&self, file_len: Option<u64>) -> Result<Workload, UsageError> {
-        let mut workload = crate::plan::base_workload(self.target.is_some());
+        let mut workload = crate::plan::base_workload(self.target.as_deref());
         self.params.apply_single(&mut workload)?;
         if let (None, Some(len)) = (self.params.get(Param::Size), file_len) {
             if len < workload.bs {
@@ -428,9 +436,14 @@ impl RunArgs {
                 "--op write creates a new file; with --file use --op rewrite, read or reread"
             ));
         }
-        if workload.verify && !workload.op.writes() && self.file.is_none() {
+        // A LUN keeps what an earlier run wrote in place, as a kept file does.
+        let lun = self
+            .target
+            .as_deref()
+            .is_some_and(|t| t.starts_with("iscsi://"));
+        if workload.verify && !workload.op.writes() && self.file.is_none() && !lun {
             return Err(usage!(
-                "--verify on a read checks a file written with --verify (and kept with --keep); give it with --file"
+                "--verify on a read checks a file written with --verify (and kept with --keep) or an iSCSI LUN's region; give it with --file or --target iscsi://…"
             ));
         }
         if self.file.is_some() && workload.jobs != 1 {

@@ -86,10 +86,14 @@ pub struct SweepArgs {
     /// Directory for the scratch files.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
-    /// Measure a directory on an NFS export with --engine nfs instead of
-    /// --dir (see `iolab run --help`).
+    /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
+    /// (see `iolab run --help`).
     #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
     pub target: Option<String>,
+    /// Allow writing the iSCSI LUN given with --target, destroying its
+    /// data: repeat its URL (see `iolab run --help`).
+    #[arg(long, value_name = "URL", requires = "target")]
+    pub destroy_data: Option<PathBuf>,
     /// The workload's parameters, each one value, a list (4k,64k) or a
     /// range of sizes, counts or durations (512..1m doubles; 0..9/+1 adds;
     /// 1..1000/*10 multiplies).
@@ -134,10 +138,14 @@ pub struct StudyArgs {
     /// Scratch directory, instead of the study's `dir` (default `.`).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Measure a directory on an NFS export with --engine nfs instead of
-    /// --dir (see `iolab run --help`).
+    /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
+    /// (see `iolab run --help`).
     #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
     pub target: Option<String>,
+    /// Allow writing the iSCSI LUN given with --target, destroying its
+    /// data: repeat its URL (see `iolab run --help`).
+    #[arg(long, value_name = "URL", requires = "target")]
+    pub destroy_data: Option<PathBuf>,
     /// Print the plan, data volume, space and time it would take; run nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -191,7 +199,7 @@ impl SweepArgs {
 
     /// The sweep these arguments describe.
     pub fn sweep(&self) -> Result<Sweep, UsageError> {
-        let mut base = crate::plan::base_workload(self.target.is_some());
+        let mut base = crate::plan::base_workload(self.target.as_deref());
         self.repetitions.policy().apply(&mut base);
         base.interval_s = self.interval.as_secs_f64();
         base.steady = self.steady;

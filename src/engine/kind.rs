@@ -25,6 +25,10 @@ pub enum EngineKind {
     /// NFSv3 through libnfs, with no local mount: `iodepth` READ/WRITE RPCs
     /// in flight on one connection per job (`--target nfs://…`).
     Nfs,
+    /// SCSI over iSCSI through libiscsi, with no kernel initiator:
+    /// `iodepth` READ(16)/WRITE(16) commands in flight on one session per
+    /// job (`--target iscsi://…`).
+    Iscsi,
     /// No system call at all: measures iolab's own cost.
     Null,
 }
@@ -39,6 +43,7 @@ impl EngineKind {
             EngineKind::Mmap => "mmap",
             EngineKind::Uring => "uring",
             EngineKind::Nfs => "nfs",
+            EngineKind::Iscsi => "iscsi",
             EngineKind::Null => "null",
         }
     }
@@ -59,9 +64,10 @@ pub struct Capabilities {
     pub local_fd: bool,
     /// Keeps several requests in flight: `iodepth` and `batch` apply.
     pub queued: bool,
-    /// Reaches its target over the network with its own client (a URL
-    /// given with `--target`), not through a local file.
-    pub network: bool,
+    /// Reaches its target over the network with its own client, named by
+    /// a URL of this scheme given with `--target` (`nfs`, `iscsi`), not
+    /// through a local file.
+    pub network: Option<&'static str>,
     /// Can open the file with O_DIRECT.
     pub direct: bool,
     /// Reaches the file through a memory mapping, which cannot grow a file:
@@ -74,15 +80,25 @@ pub struct Capabilities {
 
 impl EngineKind {
     /// Every engine, in the order `--help` lists them.
-    pub const ALL: [EngineKind; 7] = [
+    pub const ALL: [EngineKind; 8] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Stdio,
         EngineKind::Mmap,
         EngineKind::Uring,
         EngineKind::Nfs,
+        EngineKind::Iscsi,
         EngineKind::Null,
     ];
+
+    /// The network engine that reaches targets named by `url`, by its
+    /// scheme (`nfs://…`, `iscsi://…`).
+    pub fn for_url(url: &str) -> Option<EngineKind> {
+        let scheme = url.split_once("://")?.0;
+        EngineKind::ALL
+            .into_iter()
+            .find(|engine| engine.capabilities().network == Some(scheme))
+    }
 
     /// Whether this kernel offers the engine's interface: io_uring can be
     /// missing or disabled (`kernel.io_uring_disabled`); the rest are
@@ -93,6 +109,7 @@ impl EngineKind {
                 .map(drop)
                 .map_err(|error| format!("io_uring is not available on this kernel: {error}")),
             EngineKind::Nfs => super::nfs::libnfs::available(),
+            EngineKind::Iscsi => super::iscsi::libiscsi::available(),
             _ => Ok(()),
         }
     }
@@ -104,7 +121,7 @@ impl EngineKind {
             None
         } else if !capabilities.moves_data {
             Some("it does no I/O")
-        } else if capabilities.network {
+        } else if capabilities.network.is_some() {
             Some("it is a network client that keeps no cache to bypass")
         } else if capabilities.maps_file {
             Some("a mapping always goes through the page cache")
@@ -119,7 +136,7 @@ impl EngineKind {
             moves_data: true,
             local_fd: true,
             queued: false,
-            network: false,
+            network: None,
             direct: true,
             maps_file: false,
             library_stream: false,
@@ -143,7 +160,14 @@ impl EngineKind {
             EngineKind::Nfs => Capabilities {
                 local_fd: false,
                 queued: true,
-                network: true,
+                network: Some("nfs"),
+                direct: false,
+                ..base
+            },
+            EngineKind::Iscsi => Capabilities {
+                local_fd: false,
+                queued: true,
+                network: Some("iscsi"),
                 direct: false,
                 ..base
             },
@@ -173,14 +197,23 @@ mod tests {
             );
             assert_eq!(
                 capabilities.queued,
-                matches!(engine, EngineKind::Uring | EngineKind::Nfs)
+                matches!(
+                    engine,
+                    EngineKind::Uring | EngineKind::Nfs | EngineKind::Iscsi
+                )
             );
             // A network client has no local descriptor; every other mover has one.
             assert_eq!(
-                capabilities.network,
+                capabilities.network.is_some(),
                 !capabilities.local_fd && capabilities.moves_data
             );
         }
         assert!(!EngineKind::Null.capabilities().moves_data);
+        assert_eq!(EngineKind::for_url("nfs://h/e"), Some(EngineKind::Nfs));
+        assert_eq!(
+            EngineKind::for_url("iscsi://h/iqn.x:y/1"),
+            Some(EngineKind::Iscsi)
+        );
+        assert_eq!(EngineKind::for_url("http://h/"), None);
     }
 }

@@ -3,10 +3,11 @@
 //! Engines know only the descriptor they are given; they do not time,
 //! count or check anything. The timing loop in `run` is generic over
 //! [`BlockIo`] so each engine is compiled into its own loop with no dynamic
-//! dispatch on the hot path. Engines that keep requests in flight (io_uring)
-//! implement [`QueuedIo`], over which the queue-depth loop is generic the
+//! dispatch on the hot path. Engines that keep requests in flight (io_uring,
+//! the NFS and iSCSI clients) implement [`QueuedIo`], over which the queue-depth loop is generic the
 //! same way.
 
+pub mod iscsi;
 pub mod kind;
 pub mod mmap;
 pub mod nfs;
@@ -15,6 +16,7 @@ pub mod psync;
 pub mod stdio;
 pub mod sync;
 pub mod uring;
+pub mod url;
 
 use std::io;
 
@@ -53,6 +55,13 @@ pub trait QueuedIo {
     /// Calls `each(slot, result)` for every ready completion; `result` is
     /// the byte count or a negated errno.
     fn reap(&mut self, each: impl FnMut(u32, i32));
+    /// The error of slot `slot`'s failed request (`result` below 0), in the
+    /// engine's own words when it kept them (a SCSI sense key, an NFS
+    /// status); called once per failure, after its reap.
+    fn failure(&mut self, slot: u32, result: i32) -> io::Error {
+        let _ = slot;
+        io::Error::from_raw_os_error(-result)
+    }
     /// Makes everything written so far durable, outside the queue.
     fn sync_all(&self) -> io::Result<()>;
 }

@@ -12,8 +12,8 @@ use crate::probe::sampler::Samples;
 use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
 use crate::record::{
-    CacheState, ClientNetwork, Cpu, DirectAlignment, DirectionShare, Interval, Job, Point,
-    Repetition, ResultFile, RpcCount, SCHEMA, Status, Target, TcpCounts, Tool,
+    CacheState, ClientNetwork, Cpu, DirectAlignment, DirectionShare, Interval, Job, PduCount,
+    Point, Repetition, RequestCount, ResultFile, SCHEMA, Status, Target, TcpCounts, Tool,
 };
 use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
@@ -219,30 +219,58 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
     record
 }
 
-/// The network client engine's calls and TCP traffic, all jobs together;
-/// `None` when no job had any (local engines).
+/// The network client engine's requests, PDUs and TCP traffic, all jobs
+/// together; `None` when no job had any (local engines).
 fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
-    let traffic: Vec<_> = jobs.iter().filter_map(|job| job.network).collect();
-    if traffic.is_empty() {
-        return None;
+    let traffic: Vec<_> = jobs.iter().filter_map(|job| job.network.as_ref()).collect();
+    let first = traffic.first()?;
+    let mut requests: Vec<RequestCount> = Vec::new();
+    let mut pdus: Vec<PduCount> = Vec::new();
+    let mut pdus_not_counted = None;
+    for job in &traffic {
+        for tally in job.requests.iter().filter(|t| t.count > 0) {
+            match requests.iter_mut().find(|r| r.name == tally.name) {
+                Some(sum) => {
+                    (sum.count, sum.bytes) = (sum.count + tally.count, sum.bytes + tally.bytes)
+                }
+                None => requests.push(RequestCount {
+                    name: tally.name.to_string(),
+                    count: tally.count,
+                    bytes: tally.bytes,
+                }),
+            }
+        }
+        match &job.pdus {
+            Some(Ok(tallies)) => {
+                for tally in tallies {
+                    let direction = if tally.sent { "sent" } else { "received" };
+                    match pdus
+                        .iter_mut()
+                        .find(|p| p.opcode == tally.opcode && p.direction == direction)
+                    {
+                        Some(sum) => {
+                            (sum.count, sum.bytes) =
+                                (sum.count + tally.count, sum.bytes + tally.bytes)
+                        }
+                        None => pdus.push(PduCount {
+                            direction: direction.to_string(),
+                            opcode: tally.opcode,
+                            name: tally.name.to_string(),
+                            count: tally.count,
+                            bytes: tally.bytes,
+                        }),
+                    }
+                }
+            }
+            Some(Err(why)) => pdus_not_counted = pdus_not_counted.or_else(|| Some(why.clone())),
+            None => {}
+        }
     }
-    let procedures = [
-        (
-            "READ",
-            traffic.iter().map(|t| t.rpcs.read).collect::<Vec<_>>(),
-        ),
-        ("WRITE", traffic.iter().map(|t| t.rpcs.write).collect()),
-        ("COMMIT", traffic.iter().map(|t| t.rpcs.commit).collect()),
-    ];
-    let rpcs = procedures
-        .into_iter()
-        .map(|(procedure, counts)| RpcCount {
-            procedure: procedure.to_string(),
-            calls: counts.iter().map(|c| c.calls).sum(),
-            bytes: counts.iter().map(|c| c.bytes).sum(),
-        })
-        .filter(|count| count.calls > 0)
-        .collect();
+    // Counts of some jobs only would mislead: all or none.
+    if pdus_not_counted.is_some() {
+        pdus.clear();
+    }
+    pdus.sort_by_key(|p| (p.direction != "sent", p.opcode));
     // Every connection's counters, or none: a partial sum would mislead.
     let tcp = traffic
         .iter()
@@ -259,7 +287,14 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
                 retransmits: sum.retransmits + t.retransmits,
             })
         });
-    Some(ClientNetwork { rpcs, tcp })
+    Some(ClientNetwork {
+        protocol: first.protocol.to_string(),
+        requests,
+        pdus,
+        pdus_not_counted,
+        status_in_data: traffic.iter().map(|t| t.status_in_data).sum(),
+        tcp,
+    })
 }
 
 /// Each direction's share of the jobs' I/O, over the repetition's

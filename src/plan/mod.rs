@@ -224,13 +224,14 @@ macro_rules! workload_struct {
 
 crate::for_each_parameter!(workload_struct);
 
-/// The workload a plan starts from: the defaults, with the `nfs` engine
-/// when the files are on a network target (`--target`), so that a sweep,
-/// a study or a preset that names no engine reaches it.
-pub fn base_workload(network_target: bool) -> Workload {
+/// The workload a plan starts from: the defaults, with the engine that
+/// reaches the network target (`--target nfs://…` or `iscsi://…`), so that
+/// a sweep, a study or a preset that names no engine reaches it. A URL no
+/// engine reaches keeps the default, and is refused where it is checked.
+pub fn base_workload(network_target: Option<&str>) -> Workload {
     let mut workload = default_workload();
-    if network_target {
-        workload.engine = EngineKind::Nfs;
+    if let Some(engine) = network_target.and_then(EngineKind::for_url) {
+        workload.engine = engine;
     }
     workload
 }

@@ -33,22 +33,53 @@ pub fn render_points(result: &ResultFile) -> String {
     text
 }
 
-/// A network client engine's calls and its connections' TCP counters.
+/// A network client engine's requests, (iSCSI) PDUs, and its connections' TCP counters.
 pub fn render_client_network(network: &ClientNetwork) -> String {
-    let calls: Vec<String> = network
-        .rpcs
+    let kind = match network.protocol.as_str() {
+        "iSCSI" => "SCSI commands",
+        _ => "RPCs",
+    };
+    let requests: Vec<String> = network
+        .requests
         .iter()
-        .map(|rpc| match rpc.bytes {
-            0 => format!("{} {}", rpc.procedure, rpc.calls),
-            moved => format!("{} {} ({})", rpc.procedure, rpc.calls, bytes(moved)),
+        .map(|request| match request.bytes {
+            0 => format!("{} {}", request.name, request.count),
+            moved => format!("{} {} ({})", request.name, request.count, bytes(moved)),
         })
         .collect();
     let mut text = format!(
-        "  client calls: {}
-",
-        calls.join(", ")
+        "  client {} {kind}: {}\n",
+        network.protocol,
+        if requests.is_empty() {
+            "none".to_string()
+        } else {
+            requests.join(", ")
+        }
     );
-    let total_calls: u64 = network.rpcs.iter().map(|rpc| rpc.calls).sum();
+    let total_requests: u64 = network.requests.iter().map(|r| r.count).sum();
+    for direction in ["sent", "received"] {
+        let pdus: Vec<String> = network
+            .pdus
+            .iter()
+            .filter(|pdu| pdu.direction == direction)
+            .map(|pdu| format!("{} {} ({})", pdu.name, pdu.count, bytes(pdu.bytes)))
+            .collect();
+        if !pdus.is_empty() {
+            text.push_str(&format!(
+                "  client iSCSI PDUs {direction}: {}\n",
+                pdus.join(", ")
+            ));
+        }
+    }
+    if network.status_in_data > 0 {
+        text.push_str(&format!(
+            "  client iSCSI: {} Data-In PDUs carried their command's status (no SCSI Response followed)\n",
+            network.status_in_data
+        ));
+    }
+    if let Some(why) = &network.pdus_not_counted {
+        text.push_str(&format!("  client iSCSI PDUs: not counted ({why})\n"));
+    }
     match &network.tcp {
         Some(tcp) => {
             text.push_str(&format!(
@@ -61,9 +92,13 @@ pub fn render_client_network(network: &ClientNetwork) -> String {
                 bytes(tcp.bytes_received),
                 tcp.retransmits,
             ));
-            if total_calls > 0 {
-                let per_call = (tcp.segs_out + tcp.segs_in) as f64 / total_calls as f64;
-                text.push_str(&format!("; {} segments per call", significant(per_call)));
+            if total_requests > 0 {
+                let per_request = (tcp.segs_out + tcp.segs_in) as f64 / total_requests as f64;
+                let unit = if kind == "RPCs" { "call" } else { "command" };
+                text.push_str(&format!(
+                    "; {} segments per {unit}",
+                    significant(per_request)
+                ));
             }
             text.push('\n');
         }

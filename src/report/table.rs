@@ -46,7 +46,7 @@ pub fn render(result: &ResultFile) -> String {
     }
     let mut text = table.to_string();
     text.push('\n');
-    text.push_str("MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; latency per I/O (io_uring, nfs: submission to completion); \
+    text.push_str("MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; latency per I/O (queued engines — io_uring, nfs, iscsi — from submission to completion); \
 CPU = I/O threads' CPU time over wall time (100% = one core).\n");
     text.push_str(&checks(result));
     text

@@ -11,7 +11,7 @@ use crate::engine::{
 };
 use crate::plan::{EngineKind, SyncMode, Workload};
 use crate::probe::sampler::{Samples, Watch};
-use rustix::fd::{AsFd, OwnedFd};
+use rustix::fd::{AsFd, AsRawFd, OwnedFd};
 use rustix::fs::OFlags;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -334,6 +334,16 @@ fn run_job(
             nfs_job(remote, workload, &spec, memory, &mut buffer, ready)
                 .unwrap_or_else(&setup_failed)
         }
+        EngineKind::Iscsi => {
+            let lun = file.and_then(|f| f.as_any().downcast_ref::<super::lun::IscsiLun>());
+            let Some(lun) = lun else {
+                return setup_failed(std::io::Error::other(
+                    "the iscsi engine measures a LUN: give --target iscsi://HOST/IQN/LUN",
+                ));
+            };
+            iscsi_job(lun, workload, &spec, memory, &mut buffer, ready)
+                .unwrap_or_else(&setup_failed)
+        }
         EngineKind::Uring => {
             // SAFETY: `buffer` holds iodepth * bs bytes and outlives the ring,
             // and run_queued reaps every request before returning.
@@ -385,12 +395,53 @@ fn nfs_job(
     let tcp_before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
     let mut outcome = timing::run_queued(&mut io, workload.iodepth, spec, memory, ready);
     let tcp_after = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
-    outcome.network = Some(super::remote::ClientTraffic {
-        rpcs: io.counts(),
-        tcp: tcp_before
-            .zip(tcp_after)
-            .map(|(before, after)| after.since(before)),
-    });
+    let tcp = tcp_before
+        .zip(tcp_after)
+        .map(|(before, after)| after.since(before));
+    outcome.network = Some(super::client::ClientTraffic::nfs(io.counts(), tcp));
+    Ok(outcome)
+}
+
+/// One job of the iscsi engine: its own login, then the queued loop with
+/// its PDUs counted as libiscsi moves them. An error is a setup failure
+/// (connect, login, block size).
+fn iscsi_job(
+    lun: &super::lun::IscsiLun,
+    workload: &Workload,
+    spec: &LoopSpec<'_>,
+    memory: timing::JobMemory,
+    buffer: &mut AlignedBuffer,
+    ready: impl FnOnce() -> bool,
+) -> std::io::Result<JobOutcome> {
+    use crate::engine::iscsi::{IscsiIo, libiscsi::Context, wire};
+    let context = Context::connect(lun.url())?;
+    let socket = context.socket();
+    // SAFETY: `buffer` holds iodepth * bs bytes and outlives the context
+    // (dropped at the end of this function), and run_queued reaps every
+    // request before returning unless the connection failed.
+    let mut io = unsafe {
+        IscsiIo::new(
+            &context,
+            workload.iodepth,
+            buffer.as_mut_ptr(),
+            workload.bs as usize,
+        )?
+    };
+    // --sync osync or odsync: every WRITE(16) with FUA, durable when it completes.
+    io.force_unit_access(workload.sync != SyncMode::None);
+    let counting = match (wire::counting_available(), socket) {
+        (Ok(()), Some(fd)) => Ok(wire::Counting::start(fd.as_raw_fd())),
+        (Ok(()), None) => Err("the session has no socket".to_string()),
+        (Err(why), _) => Err(why),
+    };
+    let tcp_before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
+    let mut outcome = timing::run_queued(&mut io, workload.iodepth, spec, memory, ready);
+    let tcp_after = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
+    let tcp = tcp_before
+        .zip(tcp_after)
+        .map(|(before, after)| after.since(before));
+    let wire = counting.as_ref().map(|c| c.wire()).map_err(Clone::clone);
+    outcome.network = Some(super::client::ClientTraffic::iscsi(io.counts(), wire, tcp));
     Ok(outcome)
 }
 

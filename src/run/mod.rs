@@ -9,10 +9,12 @@
 pub mod affinity;
 pub mod buffer;
 pub mod cache;
+pub mod client;
 pub mod command;
 pub mod device;
 pub mod gate;
 mod jobs;
+pub mod lun;
 pub mod peers;
 pub mod prepare;
 mod recorder;
@@ -31,7 +33,7 @@ use crate::usage;
 use cache::Residency;
 use peers::{Peers, RankOutcome};
 use prepare::{DirectAlignment, DirectCapability};
-use scratch::ScratchDir;
+use scratch::{Ownership, ScratchDir};
 use signals::Interrupt;
 use space::Space;
 use std::path::{Path, PathBuf};
@@ -339,21 +341,34 @@ impl Session {
         self.use_given(Box::new(DeviceTarget::new(file)))
     }
 
-    /// The path whose storage the result describes: the device under test,
-    /// or the directory.
+    /// The path whose storage the result describes: the device or LUN
+    /// under test, or the directory.
     pub fn measured_path(&self) -> &Path {
         match &self.files {
-            Some(set) if set.given && set.files[0].kind() == TargetKind::BlockDevice => {
+            Some(set) if set.given && set.files[0].kind() != TargetKind::File => {
                 set.files[0].path()
             }
             _ => self.dir.path(),
         }
     }
 
+    /// Measures the LUN `lun` (`--target iscsi://…`). When it may be
+    /// written, the first point that reads lays its region out first (the
+    /// study's reads read data it wrote); otherwise it is read as it is.
+    pub fn use_lun(&mut self, lun: Box<dyn Target>) -> Result<(), UsageError> {
+        self.release_files();
+        let writable = matches!(lun.ownership(), Ownership::Given { writable: true });
+        self.use_given(lun)?;
+        if let Some(set) = self.files.as_mut() {
+            set.laid_out = !writable;
+        }
+        Ok(())
+    }
+
     fn use_given(&mut self, file: Box<dyn Target>) -> Result<(), UsageError> {
         let size = file
             .length()
-            .map_err(|e| usage!("--file {}: {e}", file.path().display()))?;
+            .map_err(|e| usage!("{}: {e}", given_flag(file.as_ref())))?;
         self.files = Some(FileSet {
             size,
             files: vec![file],
@@ -532,20 +547,38 @@ impl Session {
         target: &mut TargetInfo,
     ) -> Result<(), RunError> {
         if let Some(set) = self.files.as_ref().filter(|set| set.given) {
-            let file = set.files[0].path().display();
-            if workload.op == Op::Write || workload.jobs != 1 {
+            let given = given_flag(set.files[0].as_ref());
+            // A LUN is written in place: its region is the "new file".
+            let lun = set.files[0].kind() == TargetKind::Lun;
+            if workload.jobs != 1 {
+                return Err(usage!("{given} serves one job, not --jobs {}", workload.jobs).into());
+            }
+            if workload.op == Op::Write && !lun {
                 return Err(usage!(
-                    "--file {file} is one existing file: it serves one job and no --op write"
+                    "{given} is one existing file: --op write creates a new one; use --op rewrite"
                 )
                 .into());
             }
             if workload.size > set.size {
                 return Err(usage!(
-                    "--size {} is larger than --file {file} ({} bytes)",
+                    "--size {} is larger than {given} ({} bytes)",
                     workload.size,
                     set.size
                 )
                 .into());
+            }
+            if let Some(unit) = set.files[0].io_unit() {
+                let flag = match (workload.bs % unit, workload.size % unit) {
+                    (0, 0) => None,
+                    (0, _) => Some(("--size", workload.size)),
+                    _ => Some(("--bs", workload.bs)),
+                };
+                if let Some((flag, value)) = flag {
+                    return Err(usage!(
+                        "{flag} {value} is not a whole number of the LUN's {unit}-byte blocks ({given})"
+                    )
+                    .into());
+                }
             }
             target.file_given = true;
         }
@@ -744,7 +777,7 @@ impl Session {
                 (run.outcomes, run.samples, run.steady_at);
             return Ok(outcome);
         };
-        if workload.op == Op::Write {
+        if workload.op == Op::Write && !set.given {
             renew_files(self.dir.as_ref(), set, workload, layout, peers)?;
         }
         // IOzone's reread is the read right after a read: when the last
@@ -899,6 +932,14 @@ fn job_targets<'a>(set: &'a FileSet, workload: &Workload, layout: Layout) -> Vec
 /// Gives a write op new, empty files before a repetition: `write` measures
 /// writing a new file. The shared file is made anew by rank 0 and opened
 /// again by the others once it exists.
+/// The flag that named a given target, for messages: `--file PATH` or `--target URL`.
+fn given_flag(target: &dyn Target) -> String {
+    match target.kind() {
+        TargetKind::Lun => format!("--target {}", target.path().display()),
+        _ => format!("--file {}", target.path().display()),
+    }
+}
+
 fn renew_files(
     dir: &dyn Space,
     set: &mut FileSet,

@@ -188,7 +188,7 @@ pub struct JobOutcome {
     /// write); empty when they all went one way, which the totals then are.
     pub directions: Vec<DirectionOutcome>,
     /// A network client engine's calls and TCP traffic; `None` for local engines.
-    pub network: Option<super::remote::ClientTraffic>,
+    pub network: Option<super::client::ClientTraffic>,
 }
 
 /// Accumulates completions into the totals and the current interval.

@@ -22,17 +22,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// What a network client engine's job sent and received over the timed
-/// region (with a ramp, the ramp's I/O too): the engine's own calls by
-/// procedure, and its connection's TCP counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClientTraffic {
-    /// The RPCs the engine completed, by procedure.
-    pub rpcs: crate::engine::nfs::RpcCounts,
-    /// The connection's segments and bytes, when TCP_INFO could be read.
-    pub tcp: Option<crate::probe::tcp::TcpTraffic>,
-}
-
 /// A directory on an NFS export, mounted by libnfs.
 pub struct NfsSpace {
     url: NfsUrl,

@@ -28,6 +28,9 @@ pub enum TargetKind {
     File,
     /// A whole block device, whose own counters are watched.
     BlockDevice,
+    /// A logical unit reached over the network (iSCSI): no file system,
+    /// no local device, written only with consent.
+    Lun,
 }
 
 /// A file or device a job does its I/O on, with everything the runner does
@@ -53,6 +56,12 @@ pub trait Target: Send + Sync + fmt::Debug {
 
     /// The local file or device behind it, when there is one.
     fn local(&self) -> Option<&TargetFile>;
+
+    /// The size every I/O and region must be a whole number of, when the
+    /// target imposes one (a LUN's logical block); files impose none.
+    fn io_unit(&self) -> Option<u64> {
+        None
+    }
 
     /// Itself, for the one dispatch that hands an engine its own kind of
     /// target (a network client's file).

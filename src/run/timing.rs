@@ -535,16 +535,16 @@ fn queued_phase<Q: QueuedIo>(
             }
         }
         now = now_ns();
+        let mut failed = None;
         ring.reap(|slot, result| {
             let slot_index = slot as usize;
             queue.free.push(slot);
             let offset = queue.offsets[slot_index];
             let direction = queue.directions[slot_index];
             if result < 0 {
-                failure.get_or_insert_with(|| {
-                    let error = io::Error::from_raw_os_error(-result);
-                    transfer_failure(spec, direction, offset, None, Some(error))
-                });
+                if failure.is_none() && failed.is_none() {
+                    failed = Some((slot, result));
+                }
             } else if result as u64 != bs {
                 failure.get_or_insert_with(|| {
                     transfer_failure(spec, direction, offset, Some(result as u64), None)
@@ -554,6 +554,17 @@ fn queued_phase<Q: QueuedIo>(
                 recorder.record(now, latency, bs, direction);
             }
         });
+        if let Some((slot, result)) = failed {
+            // The first failure is the one reported, in the engine's words.
+            let (offset, direction) = (
+                queue.offsets[slot as usize],
+                queue.directions[slot as usize],
+            );
+            let error = ring.failure(slot, result);
+            failure.get_or_insert_with(|| {
+                transfer_failure(spec, direction, offset, None, Some(error))
+            });
+        }
         if deadline.is_some_and(|deadline| now >= deadline) {
             exhausted = true;
         }

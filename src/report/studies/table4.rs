@@ -40,8 +40,12 @@ fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     (n > 0).then(|| sum / f64::from(n))
 }
 
-/// One file's figures for one row: time, messages, bytes, RPCs.
-fn cells(point: &Point) -> [Cell; 5] {
+/// The columns of each file.
+const COLUMNS: usize = 6;
+
+/// One file's figures for one row: time, messages, bytes, bytes per
+/// message, requests, payload bytes per request.
+fn cells(point: &Point) -> [Cell; COLUMNS] {
     let (time, time_text) = mean_pm(&seconds(point), 1.0);
     // iolab's own network client counts its connections' TCP segments and
     // its calls; a kernel client's traffic is read off the interfaces and
@@ -69,20 +73,34 @@ fn cells(point: &Point) -> [Cell; 5] {
             ),
         )
     };
-    let rpcs = if clients.is_empty() {
-        mean(
-            windows
-                .iter()
-                .filter_map(|a| a.nfs.as_ref())
-                .map(|nfs| nfs.operations.iter().map(|o| o.ops).sum::<u64>() as f64),
+    let (requests, payload) = if clients.is_empty() {
+        let operations = |a: &&Activity| a.nfs.as_ref().map(|nfs| nfs.operations.clone());
+        (
+            mean(
+                windows
+                    .iter()
+                    .filter_map(operations)
+                    .map(|ops| ops.iter().map(|o| o.ops).sum::<u64>() as f64),
+            ),
+            None,
         )
     } else {
-        mean(
-            clients
-                .iter()
-                .map(|c| c.rpcs.iter().map(|r| r.calls).sum::<u64>() as f64),
+        (
+            mean(
+                clients
+                    .iter()
+                    .map(|c| c.requests.iter().map(|r| r.count).sum::<u64>() as f64),
+            ),
+            mean(
+                clients
+                    .iter()
+                    .map(|c| c.requests.iter().map(|r| r.bytes).sum::<u64>() as f64),
+            ),
         )
     };
+    let per_request = requests
+        .zip(payload)
+        .and_then(|(n, b)| (n > 0.0).then(|| b / n));
     let per_message = messages
         .zip(on_wire)
         .and_then(|(m, b)| (m > 0.0).then(|| b / m));
@@ -110,7 +128,11 @@ fn cells(point: &Point) -> [Cell; 5] {
             || Cell::text("-"),
             |b| Cell::number(b, bytes(b.round() as u64)),
         ),
-        rpcs.map_or_else(|| Cell::text("-"), |r| Cell::number(r, significant(r))),
+        requests.map_or_else(|| Cell::text("-"), |r| Cell::number(r, significant(r))),
+        per_request.map_or_else(
+            || Cell::text("-"),
+            |b| Cell::number(b, bytes(b.round() as u64)),
+        ),
     ]
 }
 
@@ -133,7 +155,8 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
             "network messages",
             "bytes on the wire",
             "bytes per message",
-            "NFS RPCs",
+            "requests (NFS RPCs, SCSI commands)",
+            "payload per request",
         ] {
             header.push(format!("{what}{column}"));
         }
@@ -167,7 +190,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
                     any = true;
                     row.extend(cells(point));
                 }
-                None => row.extend(std::iter::repeat_with(Cell::empty).take(5)),
+                None => row.extend(std::iter::repeat_with(Cell::empty).take(COLUMNS)),
             }
         }
         if any {
@@ -184,15 +207,17 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
             .into(),
     );
     table.notes.push(
-        "network messages and bytes: with iolab's own client (--engine nfs), the TCP segments both \
-         ways and the payload bytes of its connections (TCP_INFO); otherwise packets and bytes on \
-         every interface during the timed I/O, a loopback packet counted once, including any other \
+        "network messages and bytes: with iolab's own clients (--engine nfs, iscsi), the TCP segments \
+         both ways and the payload bytes of their connections (TCP_INFO); otherwise packets and bytes \
+         on every interface during the timed I/O, a loopback packet counted once, including any other \
          traffic of the machine in that window."
             .into(),
     );
     table.notes.push(
-        "NFS RPCs: the calls iolab's client made (--engine nfs), or the kernel NFS client's counters \
-         (/proc/self/mountstats); `-` where neither exists (sshfs's SFTP requests are not counted)."
+        "requests: the NFS calls or SCSI commands iolab's client made (--engine nfs, iscsi; its PDUs \
+         are in --detail), or the kernel NFS client's counters (/proc/self/mountstats); payload per \
+         request is the data they moved over their number (the study's \"mean request size\"); `-` \
+         where it is not known (sshfs's SFTP requests are not counted)."
             .into(),
     );
     table.notes.push(INTERVAL_NOTE.into());

@@ -1,0 +1,64 @@
+//! The URLs the network engines reach their targets by, told apart by
+//! scheme: `nfs://HOST/EXPORT[/DIR]` and `iscsi://HOST[:PORT]/IQN/LUN`.
+
+use super::iscsi::url::IscsiUrl;
+use super::kind::EngineKind;
+use super::nfs::url::NfsUrl;
+
+/// A checked `--target` URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetworkUrl {
+    /// A directory on an NFS export.
+    Nfs(NfsUrl),
+    /// An iSCSI LUN.
+    Iscsi(IscsiUrl),
+}
+
+impl NetworkUrl {
+    /// Checks `text`; the error names the URL and what is wrong with it.
+    pub fn parse(text: &str) -> Result<NetworkUrl, String> {
+        match EngineKind::for_url(text) {
+            Some(EngineKind::Nfs) => NfsUrl::parse(text).map(NetworkUrl::Nfs),
+            Some(EngineKind::Iscsi) => IscsiUrl::parse(text).map(NetworkUrl::Iscsi),
+            _ => Err(format!(
+                "--target {text}: iolab reaches nfs://HOST/EXPORT[/DIR] and iscsi://HOST[:PORT]/IQN/LUN"
+            )),
+        }
+    }
+
+    /// The URL as the user wrote it.
+    pub fn text(&self) -> &str {
+        match self {
+            NetworkUrl::Nfs(url) => &url.text,
+            NetworkUrl::Iscsi(url) => &url.text,
+        }
+    }
+
+    /// The engine that reaches it.
+    pub fn engine(&self) -> EngineKind {
+        match self {
+            NetworkUrl::Nfs(_) => EngineKind::Nfs,
+            NetworkUrl::Iscsi(_) => EngineKind::Iscsi,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scheme_picks_the_engine_and_anything_else_is_refused() {
+        let nfs = NetworkUrl::parse("nfs://h/export").unwrap();
+        assert_eq!(nfs.engine(), EngineKind::Nfs);
+        let iscsi = NetworkUrl::parse("iscsi://h/iqn.2004-01.com.example:d/0").unwrap();
+        assert_eq!(
+            (iscsi.engine(), iscsi.text()),
+            (EngineKind::Iscsi, "iscsi://h/iqn.2004-01.com.example:d/0")
+        );
+        for text in ["smb://h/share", "/mnt/nfs", "nfs:/h/export", ""] {
+            let error = NetworkUrl::parse(text).unwrap_err();
+            assert!(error.contains("iolab reaches nfs://"), "{text}: {error}");
+        }
+    }
+}

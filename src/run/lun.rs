@@ -1,0 +1,318 @@
+//! An iSCSI LUN reached through libiscsi, with no kernel initiator: the
+//! [`IscsiLun`] target and the [`IscsiPortal`] a session stands in.
+//!
+//! A LUN is measured as a block device given with `--file` is: it is read
+//! freely, written only when the user repeats its URL with
+//! `--destroy-data` and nothing lives on it (libblkid finds no signature in
+//! its first 8 MiB and its last 1 MiB), never created nor removed. The
+//! session's own connection does the untimed work (layout, cache,
+//! verification); each job logs in on its own (`engine::iscsi`). The
+//! initiator keeps no cache, so what a cold run could leave cached is the
+//! target's own and is recorded as not seen.
+
+use super::cache::Residency;
+use super::prepare::DirectCapability;
+use super::scratch::{Ownership, ScratchDir, TargetFile};
+use super::space::Space;
+use super::target::{Target, TargetKind};
+use super::verify::{self, Verified};
+use crate::engine::iscsi::libiscsi::Context;
+use crate::engine::iscsi::url::IscsiUrl;
+use crate::plan::CacheMode;
+use std::any::Any;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The largest command the untimed passes send: small enough for any
+/// target's MAXIMUM TRANSFER LENGTH we know, large enough to be quick.
+const UNTIMED_CHUNK: u64 = 256 * 1024;
+
+/// Where libblkid's probes look: every superblock and partition table it
+/// knows starts within the first 8 MiB (VMFS, the farthest, at 1 MiB) or
+/// lies in the last 1 MiB (GPT's backup, md 0.90 and 1.0, ZFS's last labels).
+const PROBED_HEAD: u64 = 8 << 20;
+const PROBED_TAIL: u64 = 1 << 20;
+
+/// The portal of a session on a LUN: it holds no files, so it creates none;
+/// the LUN itself is the session's given target.
+pub struct IscsiPortal {
+    shown: PathBuf,
+    run_id: String,
+}
+
+impl IscsiPortal {
+    /// The portal of `url` for run `run_id`.
+    pub fn new(url: &IscsiUrl, run_id: &str) -> IscsiPortal {
+        IscsiPortal {
+            shown: PathBuf::from(&url.text),
+            run_id: run_id.to_string(),
+        }
+    }
+}
+
+impl Space for IscsiPortal {
+    fn path(&self) -> &Path {
+        &self.shown
+    }
+
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    fn filesystem(&self) -> String {
+        "iSCSI LUN (libiscsi)".to_string()
+    }
+
+    fn available_bytes(&self) -> io::Result<u64> {
+        Ok(0)
+    }
+
+    fn create(&self, _job: u32) -> Result<Box<dyn Target>, String> {
+        Err(format!(
+            "{} is a LUN: iolab creates no files on it",
+            self.shown.display()
+        ))
+    }
+
+    fn open_peer(&self, job: u32, write: bool) -> Result<Box<dyn Target>, String> {
+        let _ = (job, write);
+        self.create(job)
+    }
+
+    fn remove_leftovers(&self, _run_id: &str) -> io::Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+
+    fn remove_dead_runs(&self) -> io::Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+
+    fn local(&self) -> Option<&ScratchDir> {
+        None
+    }
+}
+
+/// A LUN as a target: read freely, written with consent.
+pub struct IscsiLun {
+    url: IscsiUrl,
+    shown: PathBuf,
+    context: Arc<Mutex<Context>>,
+    writable: bool,
+}
+
+impl std::fmt::Debug for IscsiLun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IscsiLun({})", self.url.text)
+    }
+}
+
+/// The session's context; a job that panicked holding it does not make it unusable.
+fn lock(context: &Mutex<Context>) -> std::sync::MutexGuard<'_, Context> {
+    context
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl IscsiLun {
+    /// Logs in to `url`'s LUN; `writable` only once the user consented and
+    /// [`IscsiLun::refuse_if_in_use`] found nothing on it. The error names
+    /// the URL and what failed.
+    pub fn connect(url: IscsiUrl) -> Result<IscsiLun, String> {
+        let context = Context::connect(&url).map_err(|e| format!("--target {}: {e}", url.text))?;
+        Ok(IscsiLun {
+            shown: PathBuf::from(&url.text),
+            url,
+            context: Arc::new(Mutex::new(context)),
+            writable: false,
+        })
+    }
+
+    /// The URL, for a job's own login.
+    pub fn url(&self) -> &IscsiUrl {
+        &self.url
+    }
+
+    /// The LUN's logical block size, bytes.
+    pub fn block_size(&self) -> u32 {
+        lock(&self.context).block_size
+    }
+
+    /// Allows writing once nothing lives on the LUN: libblkid probes an
+    /// image of its first 8 MiB and last 1 MiB (the rest left sparse), the
+    /// regions its superblocks and partition tables live in. The refusal
+    /// names what was found; without libblkid nothing is written.
+    pub fn refuse_if_in_use(&mut self) -> Result<(), String> {
+        let shown = &self.url.text;
+        let signatures = self.probe_signatures().map_err(|why| {
+            format!(
+                "refusing to write {shown}: cannot check it for data ({why}); nothing was written"
+            )
+        })?;
+        if !signatures.is_empty() {
+            let found: Vec<String> = signatures.iter().map(ToString::to_string).collect();
+            return Err(format!(
+                "refusing to write {shown}: it holds {}; nothing was written",
+                found.join(", ")
+            ));
+        }
+        self.writable = true;
+        Ok(())
+    }
+
+    /// The signatures libblkid finds in an image of the probed regions.
+    fn probe_signatures(&self) -> Result<Vec<crate::probe::blkid::Signature>, String> {
+        let context = lock(&self.context);
+        let capacity = context.capacity;
+        let image = rustix::fs::memfd_create("iolab-lun-probe", rustix::fs::MemfdFlags::CLOEXEC)
+            .map_err(|e| format!("memfd_create: {e}"))?;
+        rustix::fs::ftruncate(&image, capacity).map_err(|e| format!("a sparse image: {e}"))?;
+        let tail_start = capacity.saturating_sub(PROBED_TAIL) / u64::from(context.block_size)
+            * u64::from(context.block_size);
+        let mut buffer = vec![0u8; UNTIMED_CHUNK as usize];
+        for (start, end) in [(0, PROBED_HEAD.min(capacity)), (tail_start, capacity)] {
+            let mut offset = start;
+            while offset < end {
+                let len = (end - offset).min(UNTIMED_CHUNK) as usize;
+                let read = context
+                    .read_at(&mut buffer[..len], offset)
+                    .map_err(|e| e.to_string())?;
+                rustix::io::pwrite(&image, &buffer[..read], offset)
+                    .map_err(|e| format!("the image: {e}"))?;
+                offset += len as u64;
+            }
+        }
+        let path = PathBuf::from(format!(
+            "/proc/self/fd/{}",
+            rustix::fd::AsRawFd::as_raw_fd(&image)
+        ));
+        crate::probe::blkid::signatures(&path)
+    }
+
+    /// Reads the `len` bytes from `base` through the target, in large commands.
+    fn read_through(&self, base: u64, len: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+        let context = lock(&self.context);
+        let mut buffer = vec![0u8; UNTIMED_CHUNK as usize];
+        let mut offset = base;
+        while offset < base + len {
+            if interrupt.load(Ordering::Relaxed) != 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let want = (base + len - offset).min(UNTIMED_CHUNK) as usize;
+            offset += context.read_at(&mut buffer[..want], offset)? as u64;
+        }
+        Ok(())
+    }
+}
+
+impl Target for IscsiLun {
+    fn path(&self) -> &Path {
+        &self.shown
+    }
+
+    fn kind(&self) -> TargetKind {
+        TargetKind::Lun
+    }
+
+    fn ownership(&self) -> Ownership {
+        Ownership::Given {
+            writable: self.writable,
+        }
+    }
+
+    fn length(&self) -> io::Result<u64> {
+        Ok(lock(&self.context).capacity)
+    }
+
+    fn direct_capability(&self) -> DirectCapability {
+        // The initiator keeps no cache to bypass; the engine refuses --direct.
+        DirectCapability::Refused(libc::EINVAL)
+    }
+
+    fn local(&self) -> Option<&TargetFile> {
+        None
+    }
+
+    fn io_unit(&self) -> Option<u64> {
+        Some(u64::from(self.block_size()))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn release(self: Box<Self>, _keep: bool) {
+        // The user's LUN: never removed, nothing to keep.
+    }
+
+    fn set_length(&self, _len: u64) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "a LUN's length is its capacity",
+        ))
+    }
+
+    fn lay_out(&self, base: u64, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+        if !self.writable {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} may not be written without --destroy-data",
+                    self.url.text
+                ),
+            ));
+        }
+        let context = lock(&self.context);
+        let chunk = UNTIMED_CHUNK.min(len.max(u64::from(context.block_size)));
+        let data = super::buffer::AlignedBuffer::with_data(chunk as usize, 4096, seed);
+        let mut offset = base;
+        while offset < base + len {
+            if interrupt.load(Ordering::Relaxed) != 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let want = (base + len - offset).min(chunk) as usize;
+            let written = context.write_at(&data.as_slice()[..want], offset)?;
+            if written == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    format!("WRITE(16) at byte {offset} wrote nothing"),
+                ));
+            }
+            offset += written as u64;
+        }
+        context.synchronize_cache()
+    }
+
+    fn treat_cache(
+        &self,
+        mode: CacheMode,
+        base: u64,
+        len: u64,
+        interrupt: &AtomicUsize,
+    ) -> io::Result<()> {
+        match mode {
+            // Nothing is cached on this side; the target's cache is its own.
+            CacheMode::Cold | CacheMode::Keep => Ok(()),
+            // Reading the range once puts it in whatever cache the target has.
+            CacheMode::Warm => self.read_through(base, len, interrupt),
+            CacheMode::Clean if self.writable => lock(&self.context).synchronize_cache(),
+            CacheMode::Clean => Ok(()),
+        }
+    }
+
+    fn residency(&self, _base: u64, _len: u64) -> io::Result<Option<Residency>> {
+        Ok(None)
+    }
+
+    fn verify(&self, base: u64, len: u64, bs: u64, alignment: usize) -> io::Result<Verified> {
+        let context = lock(&self.context);
+        verify::verify_blocks(
+            |block, offset| context.read_at(block, offset),
+            base,
+            len,
+            bs,
+            alignment,
+        )
+    }
+}

@@ -1,0 +1,413 @@
+//! The iscsi engine against a real target: `scripts/netlab`'s tgtd, in a network namespace of its own.
+
+use crate::mounts::NetLab;
+use crate::util::{check_codes, first_point, read_result, scratch, validate_schema};
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// Starts netlab with a LUN of `size`, or `None` (and why) when it cannot run here.
+fn lab(size: &str) -> Option<NetLab> {
+    let lab = NetLab::start(size)?;
+    if let Err(reason) = iolab::engine::iscsi::libiscsi::available() {
+        eprintln!("skip: {reason}");
+        return None;
+    }
+    Some(lab)
+}
+
+/// `iolab ARGS --json --output NAME` inside the lab, expected to succeed;
+/// its result, checked against the schema and its own arithmetic.
+fn measured(lab: &NetLab, cwd: &Path, name: &str, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["--json", "--output", name]);
+    let output = lab.iolab(cwd, &all);
+    assert!(
+        output.status.success(),
+        "{all:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = read_result(&cwd.join(name));
+    validate_schema(&result);
+    crate::util::check_consistency(&result);
+    result
+}
+
+/// The PDUs of one direction, as (name, count, bytes).
+fn pdus(network: &Value, direction: &str) -> Vec<(String, u64, u64)> {
+    network["pdus"]
+        .as_array()
+        .unwrap_or_else(|| panic!("PDUs counted: {network}"))
+        .iter()
+        .filter(|pdu| pdu["direction"] == direction)
+        .map(|pdu| {
+            (
+                pdu["name"].as_str().unwrap().to_string(),
+                pdu["count"].as_u64().unwrap(),
+                pdu["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() {
+    let Some(lab) = lab("64M") else {
+        return;
+    };
+    let cwd = scratch();
+    let lun = lab.iscsi.as_str();
+    let consent = format!("--destroy-data={lun}");
+    // Random writes queued 8 deep, sealed, made durable inside the timed
+    // region, and every block checked through the target afterwards.
+    let written = measured(
+        &lab,
+        cwd.path(),
+        "write.json",
+        &[
+            "run",
+            "--target",
+            lun,
+            &consent,
+            "--op",
+            "write",
+            "--pattern",
+            "random",
+            "--bs",
+            "4k",
+            "--size",
+            "8m",
+            "--iodepth",
+            "8",
+            "--verify",
+            "--fsync-end",
+        ],
+    );
+    let point = first_point(&written);
+    assert_eq!(
+        point["workload"]["engine"], "iscsi",
+        "the URL chose the engine"
+    );
+    assert_eq!(point["target"]["filesystem"], "iSCSI LUN (libiscsi)");
+    let repetition = &point["repetitions"][0];
+    assert_eq!(repetition["status"], "ok");
+    assert_eq!(
+        (
+            repetition["verify"]["blocks"].as_u64(),
+            repetition["verify"]["bad_blocks"].as_u64()
+        ),
+        (Some(2048), Some(0))
+    );
+    let network = &repetition["client_network"];
+    assert_eq!(network["protocol"], "iSCSI");
+    assert_eq!(
+        network["requests"],
+        json!([
+            {"name": "WRITE(16)", "count": 2048, "bytes": 8 << 20},
+            {"name": "SYNCHRONIZE CACHE(16)", "count": 1, "bytes": 0},
+        ])
+    );
+    // One SCSI Command PDU per command, and one status per command back
+    // (in a SCSI Response: writes move no Data-In).
+    let sent = pdus(network, "sent");
+    let received = pdus(network, "received");
+    let command = sent
+        .iter()
+        .find(|p| p.0 == "SCSI Command")
+        .expect("commands");
+    assert_eq!(command.1, 2049, "{sent:?}");
+    let responses = received
+        .iter()
+        .find(|p| p.0 == "SCSI Response")
+        .expect("responses");
+    assert_eq!(responses.1, 2049, "{received:?}");
+    // Every byte the PDUs carried is a byte TCP carried, and the data is
+    // there once: 48-byte headers plus 8 MiB, whether it went as immediate
+    // data or as Data-Out after an R2T.
+    let sent_bytes: u64 = sent.iter().map(|p| p.2).sum();
+    let sent_pdus: u64 = sent.iter().map(|p| p.1).sum();
+    assert_eq!(sent_bytes, (8 << 20) + 48 * sent_pdus, "{sent:?}");
+    let tcp = &network["tcp"];
+    assert_eq!(tcp["bytes_acked"].as_u64(), Some(sent_bytes), "{tcp}");
+    let received_bytes: u64 = received.iter().map(|p| p.2).sum();
+    assert_eq!(
+        tcp["bytes_received"].as_u64(),
+        Some(received_bytes),
+        "{tcp}"
+    );
+    // The blocks are on the target's disk, each sealed for its own offset.
+    let image = std::fs::read(&lab.lun).unwrap();
+    for (index, block) in image[..8 << 20].chunks(4096).enumerate() {
+        iolab::run::verify::check_block(block, index as u64 * 4096)
+            .unwrap_or_else(|e| panic!("block {index}: {e:?}"));
+    }
+    // Reading it back needs no consent: the LUN is only read, every block
+    // checked, READ(16) after READ(16) queued 16 deep.
+    let read = measured(
+        &lab,
+        cwd.path(),
+        "read.json",
+        &[
+            "run",
+            "--target",
+            lun,
+            "--op",
+            "read",
+            "--pattern",
+            "random",
+            "--bs",
+            "4k",
+            "--size",
+            "8m",
+            "--iodepth",
+            "16",
+            "--verify",
+        ],
+    );
+    let repetition = &first_point(&read)["repetitions"][0];
+    assert_eq!(repetition["verify"]["bad_blocks"], 0);
+    let network = &repetition["client_network"];
+    assert_eq!(
+        network["requests"],
+        json!([{"name": "READ(16)", "count": 2048, "bytes": 8 << 20}])
+    );
+    let data_in: u64 = pdus(network, "received")
+        .iter()
+        .filter(|p| p.0 == "SCSI Data-In")
+        .map(|p| p.1)
+        .sum();
+    assert!(data_in >= 2048, "at least one Data-In per READ: {network}");
+    // The target's cache is not iolab's to evict, and the result says so;
+    // the initiator's state is not claimed either.
+    assert!(repetition.get("cache").is_none(), "{repetition}");
+    assert!(check_codes(first_point(&read)).contains(&"cache-uncontrolled".to_string()));
+    // FUA on every WRITE(16) is O_SYNC's promise: no writeback warning then.
+    let synced = measured(
+        &lab,
+        cwd.path(),
+        "fua.json",
+        &[
+            "run", "--target", lun, &consent, "--op", "rewrite", "--size", "1m", "--sync", "osync",
+        ],
+    );
+    assert!(!check_codes(first_point(&synced)).contains(&"writeback-pending".to_string()));
+    let unsynced = measured(
+        &lab,
+        cwd.path(),
+        "unsynced.json",
+        &[
+            "run", "--target", lun, &consent, "--op", "rewrite", "--size", "1m",
+        ],
+    );
+    let message = first_point(&unsynced)["checks"].to_string();
+    assert!(message.contains("Force Unit Access"), "{message}");
+}
+
+#[test]
+fn a_lun_is_written_only_with_consent_and_never_over_a_signature() {
+    let Some(lab) = lab("32M") else {
+        return;
+    };
+    let cwd = scratch();
+    let lun = lab.iscsi.as_str();
+    let write = ["run", "--target", lun, "--op", "rewrite", "--size", "1m"];
+    let refused = |extra: &[&str], expected: &str| {
+        let mut args = write.to_vec();
+        args.extend_from_slice(extra);
+        let output = lab.iolab(cwd.path(), &args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    };
+    refused(&[], "add --destroy-data=iscsi://127.0.0.1:3260/");
+    let almost = lun.replace(":3260", "");
+    refused(
+        &[&format!("--destroy-data={almost}")],
+        "does not repeat the LUN under test",
+    );
+    // A file system on the LUN: found by libblkid, named, nothing written.
+    let mkfs = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F"])
+        .arg(&lab.lun)
+        .status();
+    if !mkfs.is_ok_and(|s| s.success()) {
+        eprintln!("skip the signature case: mkfs.ext4 is not installed");
+        return;
+    }
+    let before = std::fs::read(&lab.lun).unwrap();
+    refused(
+        &[&format!("--destroy-data={lun}")],
+        "it holds an ext4 file system (libblkid: signature at byte 1080); nothing was written",
+    );
+    // A GPT's backup header lives in the LUN's last sector: found too.
+    assert_eq!(
+        std::fs::read(&lab.lun).unwrap(),
+        before,
+        "the LUN is as it was"
+    );
+    assert!(
+        crate::util::entries(cwd.path()).is_empty(),
+        "nothing created here"
+    );
+}
+
+#[test]
+fn bad_iscsi_targets_are_refused_with_the_url_named() {
+    let Some(lab) = lab("16M") else {
+        return;
+    };
+    let cwd = scratch();
+    let lun = lab.iscsi.as_str();
+    let wrong_iqn = lun.replace("netlab/1", "nosuch/1");
+    let wrong_lun = lun.replace("netlab/1", "netlab/7");
+    let no_lun = lun.trim_end_matches("/1").to_string();
+    for (args, expected) in [
+        (
+            vec!["--target", &wrong_iqn],
+            "log in to iqn.2026-11.org.iolab:nosuch LUN 1",
+        ),
+        (vec!["--target", &wrong_lun], "LUN 7"),
+        (
+            vec![
+                "--target",
+                "iscsi://10.9.9.9/iqn.2026-11.org.iolab:netlab/1",
+            ],
+            "--target iscsi://10.9.9.9/iqn.2026-11.org.iolab:netlab/1: log in",
+        ),
+        (vec!["--target", &no_lun], "no target and LUN named"),
+        (
+            vec!["--target", lun, "--direct"],
+            "--direct cannot be honoured by engine iscsi",
+        ),
+        (
+            vec!["--target", lun, "--engine", "mmap"],
+            "is reached with --engine iscsi, not --engine mmap",
+        ),
+        (
+            vec!["--engine", "iscsi"],
+            "--engine iscsi needs --target iscsi://",
+        ),
+        (
+            vec!["--target", lun, "--jobs", "2"],
+            "serves one job, not --jobs 2",
+        ),
+        (
+            vec!["--target", lun, "--size", "32m"],
+            "--size 33554432 is larger than --target",
+        ),
+        (
+            vec!["--target", lun, "--bs", "1000", "--size", "1000k"],
+            "--bs 1000 is not a whole number of the LUN's 512-byte blocks",
+        ),
+        (
+            vec!["--target", &lab.nfs, &format!("--destroy-data={}", lab.nfs)],
+            "--destroy-data is for a block device or an iSCSI LUN",
+        ),
+    ] {
+        let mut all = vec!["run", "--op", "read"];
+        if !args.contains(&"--size") {
+            all.extend(["--size", "1m"]);
+        }
+        all.extend(args.iter().copied());
+        let output = lab.iolab(cwd.path(), &all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            matches!(output.status.code(), Some(1 | 2)),
+            "{all:?}: {stderr}"
+        );
+        assert!(stderr.contains(expected), "{all:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    }
+    assert!(
+        crate::util::entries(cwd.path()).is_empty(),
+        "nothing created here"
+    );
+}
+
+#[test]
+fn table_4_runs_on_nfs_and_iscsi_and_compare_sets_them_side_by_side() {
+    let Some(lab) = lab("64M") else {
+        return;
+    };
+    let cwd = scratch();
+    let lun = lab.iscsi.as_str();
+    for (target, output, consent) in [
+        (lab.nfs.as_str(), "nfs.json", None),
+        (lun, "iscsi.json", Some(format!("--destroy-data={lun}"))),
+    ] {
+        let mut args = vec![
+            "preset",
+            "run",
+            "netfs-micro",
+            "--scale",
+            "test",
+            "--target",
+            target,
+            "--output",
+            output,
+            "--no-report",
+        ];
+        args.extend(consent.as_deref());
+        let run = lab.iolab(cwd.path(), &args);
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        assert!(
+            stdout.contains("Radkov et al., FAST 2004, Table 4"),
+            "{stdout}"
+        );
+        let result = read_result(&cwd.path().join(output));
+        validate_schema(&result);
+        for point in result["points"].as_array().unwrap() {
+            // One request per 4 KiB block, as the study's clients sent them
+            // (here without a page cache to gather them).
+            let blocks = point["workload"]["size"].as_u64().unwrap() / 4096;
+            let requests: u64 = point["repetitions"][0]["client_network"]["requests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["count"].as_u64().unwrap())
+                .sum();
+            assert_eq!(requests, blocks, "{output}: {}", point["label"]);
+        }
+    }
+    // The study's comparison: NFS against iSCSI, point by point, whatever
+    // the engine that reached each.
+    let compared = crate::util::succeed(crate::util::iolab().current_dir(cwd.path()).args([
+        "compare",
+        "nfs.json",
+        "iscsi.json",
+        "--ignore",
+        "engine",
+        "--metric",
+        "time",
+    ]));
+    let text = String::from_utf8_lossy(&compared.stdout);
+    assert!(text.matches("4KiB").count() >= 4, "{text}");
+    // One report of both files: Table 4 with a column group per protocol.
+    crate::util::succeed(crate::util::iolab().current_dir(cwd.path()).args([
+        "report",
+        "nfs.json",
+        "iscsi.json",
+        "--format",
+        "markdown",
+        "--output",
+        "t4.md",
+    ]));
+    let markdown = std::fs::read_to_string(cwd.path().join("t4.md")).unwrap();
+    let title = markdown
+        .lines()
+        .find(|line| line.contains("Table 4"))
+        .unwrap_or_else(|| panic!("Table 4 in the report: {markdown}"));
+    assert!(title.contains("4KiB chunks"), "{title}");
+    let header = markdown
+        .lines()
+        .find(|line| line.contains("completion time (s)"))
+        .expect("the table's header");
+    assert_eq!(header.matches("completion time (s)").count(), 2, "{header}");
+    let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
+    assert!(left.is_empty(), "nothing left on the export: {left:?}");
+}
