@@ -44,8 +44,14 @@ pub(crate) fn owner_is_dead(fd: BorrowedFd<'_>, here: &str) -> bool {
     let Ok(len) = rustix::fs::fgetxattr(fd, OWNER_XATTR, &mut value[..]) else {
         return false;
     };
-    let tag = String::from_utf8_lossy(&value[..len]).into_owned();
-    let (Some(owner), Some(this)) = (parse_owner(&tag), parse_owner(here)) else {
+    tag_is_dead(&String::from_utf8_lossy(&value[..len]), here)
+}
+
+/// Whether the owner tag `tag` names a process of this host (`here` is this
+/// process's tag) that is gone; a tag that does not parse, or names another
+/// host or pid namespace, is not dead.
+pub(crate) fn tag_is_dead(tag: &str, here: &str) -> bool {
+    let (Some(owner), Some(this)) = (parse_owner(tag), parse_owner(here)) else {
         return false;
     };
     if (owner.host, owner.namespace) != (this.host, this.namespace) {

@@ -713,3 +713,56 @@ fn arguments_that_are_not_utf8_are_used_as_paths_or_refused_by_name() {
         "{stderr}"
     );
 }
+
+#[test]
+fn network_targets_are_checked_before_anything_is_sent_or_created() {
+    let dir = scratch();
+    let lun = "iscsi://127.0.0.1/iqn.2026-11.org.iolab:x/1";
+    let cases: &[(&[&str], &str)] = &[
+        (&["--target", "smb://host/share"], "iolab reaches nfs://"),
+        (&["--target", "nfs://host"], "no export named"),
+        (&["--target", "nfs://host/e?version=4"], "speaks NFSv3"),
+        (
+            &["--target", "iscsi://host/iqn.2026-11.org.iolab:x"],
+            "no target and LUN named",
+        ),
+        (&["--target", "iscsi://host/disk/1"], "not an iSCSI name"),
+        (
+            &[
+                "--target",
+                "iscsi://me%secret@host/iqn.2026-11.org.iolab:x/1",
+            ],
+            "LIBISCSI_CHAP_USERNAME",
+        ),
+        (&["--target", lun, "--op", "write"], "add --destroy-data="),
+        (
+            &["--target", lun, "--direct"],
+            "--direct cannot be honoured by engine iscsi",
+        ),
+        (
+            &["--target", lun, "--engine", "uring"],
+            "not --engine uring",
+        ),
+        (
+            &["--engine", "iscsi"],
+            "--engine iscsi needs --target iscsi://",
+        ),
+        (
+            &["--destroy-data", "/dev/null"],
+            "is for a block device given with --file or an iSCSI LUN",
+        ),
+    ];
+    for (extra, expected) in cases {
+        let mut args = vec!["run", "--size", "64k"];
+        args.extend_from_slice(extra);
+        assert_refused(&args, expected, dir.path());
+    }
+    for command in [&["sweep"][..], &["preset", "run", "netfs-micro"]] {
+        let mut args = command.to_vec();
+        args.extend(["--target", "iscsi://host/iqn.2026-11.org.iolab:x/0/1"]);
+        assert_refused(&args, "nothing more", dir.path());
+        let mut args = command.to_vec();
+        args.extend(["--destroy-data", lun]);
+        assert_refused(&args, "--target", dir.path());
+    }
+}

@@ -795,3 +795,48 @@ fn an_nfs_server_killed_mid_run_fails_the_repetition_naming_the_url() {
         "a failure is never timed"
     );
 }
+
+#[test]
+fn an_iscsi_target_killed_mid_run_fails_the_repetition_naming_the_url() {
+    let Some(lab) = crate::mounts::NetLab::start("64M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::iscsi::libiscsi::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let out = scratch();
+    let result_path = out.path().join("r.json");
+    // A short command timeout, so a target that stops answering is found in seconds.
+    let url = format!("{}?timeout=2000", lab.iscsi);
+    let child = lab
+        .command(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["run", "--target", &url, "--op", "read", "--size", "32m"])
+        .args([
+            "--bs",
+            "4k",
+            "--iodepth",
+            "4",
+            "--runtime",
+            "60s",
+            "--output",
+        ])
+        .arg(&result_path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("iolab starts");
+    wait_for_thread(child.id(), "iolab-job-", Duration::from_secs(60));
+    lab.kill("tgtd");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&lab.iscsi), "the LUN's URL: {stderr}");
+    let result = read_result(&result_path);
+    let repetition = &first_point(&result)["repetitions"][0];
+    assert_eq!(repetition["status"], "failed");
+    assert!(
+        repetition.get("elapsed_ns").is_none(),
+        "a failure is never timed"
+    );
+}

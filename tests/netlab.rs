@@ -471,3 +471,53 @@ fn the_table_4_preset_runs_on_the_nfs_export_with_the_clients_own_counts() {
     let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_run_killed_on_the_export_is_cleaned_up_by_the_next_run_from_this_host() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let cwd = crate::util::scratch();
+    let mut child = lab
+        .command(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "run",
+            "--target",
+            &lab.nfs,
+            "--size",
+            "8m",
+            "--runtime",
+            "60s",
+        ])
+        .current_dir(cwd.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    crate::util::wait_for_thread(child.id(), "iolab-job-", std::time::Duration::from_secs(60));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut left: Vec<String> = crate::util::entries(&lab.export);
+    left.sort();
+    assert_eq!(left.len(), 2, "its file and its owner marker: {left:?}");
+    assert!(
+        left[0].ends_with("-0.dat") && left[1].ends_with(".owner"),
+        "{left:?}"
+    );
+    // The next run finds the owner gone, removes both and says so.
+    let next = lab.iolab(cwd.path(), &["run", "--target", &lab.nfs, "--size", "1m"]);
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    for name in &left {
+        assert!(stderr.contains(name.as_str()), "{name} removed: {stderr}");
+    }
+    assert!(crate::util::entries(&lab.export).is_empty(), "nothing left");
+}

@@ -28,6 +28,23 @@ pub struct NfsSpace {
     shown: PathBuf,
     run_id: String,
     context: Arc<Mutex<Context>>,
+    /// Whether this run's owner marker is on the export.
+    marked: std::sync::atomic::AtomicBool,
+}
+
+/// The name of run `run_id`'s owner marker: a small file beside the run's
+/// files holding its owner tag (NFSv3 has no extended attributes to carry
+/// it), so that a later run on this host removes what a run killed with
+/// its server left behind, and never a live run's files.
+fn marker_name(run_id: &str) -> String {
+    format!("iolab-{run_id}.owner")
+}
+
+/// Whether `name` is one of run `run_id`'s data files (`iolab-<run id>-<job>.dat`).
+fn is_run_file(name: &str, run_id: &str) -> bool {
+    name.strip_prefix(&format!("iolab-{run_id}-"))
+        .and_then(|n| n.strip_suffix(".dat"))
+        .is_some_and(|job| !job.is_empty() && job.bytes().all(|b| b.is_ascii_digit()))
 }
 
 impl NfsSpace {
@@ -40,6 +57,7 @@ impl NfsSpace {
             url,
             run_id: run_id.to_string(),
             context: Arc::new(Mutex::new(context)),
+            marked: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -55,6 +73,46 @@ impl NfsSpace {
             path,
             context: self.context.clone(),
             ownership,
+        }
+    }
+
+    /// Puts this run's owner marker on the export before its first file.
+    fn mark(&self) -> Result<(), String> {
+        if self.marked.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let context = lock(&self.context);
+        let path = context.path_of(&marker_name(&self.run_id));
+        let tag = crate::owner::owner_tag();
+        let file = context
+            .create_new(&path)
+            .map_err(|e| format!("cannot create {path} on {}: {e}", self.url.text))?;
+        file.write_at(tag.as_bytes(), 0)
+            .and_then(|_| file.commit())
+            .map_err(|e| format!("cannot write {path} on {}: {e}", self.url.text))?;
+        self.marked.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The owner tag in run `run_id`'s marker, when it can be read.
+    fn owner_of(context: &Context, run_id: &str) -> Option<String> {
+        let file = context
+            .open(&context.path_of(&marker_name(run_id)), false)
+            .ok()?;
+        let mut tag = [0u8; 256];
+        let len = file.read_at(&mut tag, 0).ok()?;
+        Some(String::from_utf8_lossy(&tag[..len]).into_owned())
+    }
+}
+
+impl Drop for NfsSpace {
+    /// The marker goes when the run's files have gone (or were kept on
+    /// purpose); a server that is no longer there keeps both, for the next
+    /// run on this host to remove.
+    fn drop(&mut self) {
+        if self.marked.load(Ordering::Relaxed) {
+            let context = lock(&self.context);
+            let _ = context.unlink(&context.path_of(&marker_name(&self.run_id)));
         }
     }
 }
@@ -84,6 +142,7 @@ impl Space for NfsSpace {
     }
 
     fn create(&self, job: u32) -> Result<Box<dyn Target>, String> {
+        self.mark()?;
         let file = self.file(job, Ownership::Created);
         lock(&self.context)
             .create_new(&file.path)
@@ -106,13 +165,9 @@ impl Space for NfsSpace {
         // Without extended attributes over NFSv3, the name with its run id
         // (from the journal) is what marks a file as that run's.
         let context = lock(&self.context);
-        let prefix = format!("iolab-{run_id}-");
         let mut removed = Vec::new();
         for name in context.list()? {
-            let job = name
-                .strip_prefix(&prefix)
-                .and_then(|n| n.strip_suffix(".dat"));
-            if job.is_some_and(|j| !j.is_empty() && j.bytes().all(|b| b.is_ascii_digit())) {
+            if is_run_file(&name, run_id) || name == marker_name(run_id) {
                 context.unlink(&context.path_of(&name))?;
                 removed.push(name);
             }
@@ -121,9 +176,33 @@ impl Space for NfsSpace {
     }
 
     fn remove_dead_runs(&self) -> io::Result<Vec<String>> {
-        // No owner tag can be kept on the server's files: a file of another
-        // run may belong to a live client elsewhere, so none is removed.
-        Ok(Vec::new())
+        // A run's marker holds its owner tag: only a run of this host whose
+        // process is gone is removed; another client's files are its own.
+        let context = lock(&self.context);
+        let here = crate::owner::owner_tag();
+        let names = context.list()?;
+        let mut removed = Vec::new();
+        for marker in &names {
+            let Some(run_id) = marker
+                .strip_prefix("iolab-")
+                .and_then(|n| n.strip_suffix(".owner"))
+                .filter(|id| *id != self.run_id && !id.is_empty())
+            else {
+                continue;
+            };
+            let dead = Self::owner_of(&context, run_id)
+                .is_some_and(|tag| crate::owner::tag_is_dead(&tag, &here));
+            if !dead {
+                continue;
+            }
+            for name in names.iter().filter(|n| is_run_file(n, run_id)) {
+                context.unlink(&context.path_of(name))?;
+                removed.push(name.clone());
+            }
+            context.unlink(&context.path_of(marker))?;
+            removed.push(marker.clone());
+        }
+        Ok(removed)
     }
 
     fn local(&self) -> Option<&super::scratch::ScratchDir> {
@@ -227,7 +306,10 @@ impl Target for NfsFile {
             return;
         }
         if let Err(error) = lock(&self.context).unlink(&self.path) {
-            crate::say!("iolab: could not remove {}: {error}", self.shown.display());
+            crate::say!(
+                "iolab: could not remove {}: {error}; the next iolab run on this export from this host removes it",
+                self.shown.display()
+            );
         }
     }
 

@@ -116,16 +116,18 @@ pub struct IoFailure {
 impl fmt::Display for IoFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.error, self.moved) {
-            (Some(error), _) => write!(
-                f,
-                "{} of {} bytes at offset {} in {} failed: {} (errno {})",
-                self.action,
-                self.bs,
-                self.offset,
-                self.file,
-                error,
-                error.raw_os_error().map_or("?".to_string(), errno_name)
-            ),
+            (Some(error), _) => {
+                write!(
+                    f,
+                    "{} of {} bytes at offset {} in {} failed: {}",
+                    self.action, self.bs, self.offset, self.file, error,
+                )?;
+                // An engine's own message (a SCSI sense key, an NFS status) has no errno.
+                match error.raw_os_error() {
+                    Some(errno) => write!(f, " (errno {})", errno_name(errno)),
+                    None => Ok(()),
+                }
+            }
             (None, moved) => write!(
                 f,
                 "short {}: {} of {} bytes at offset {} in {}",

@@ -36,12 +36,14 @@ pub struct RpcCounts {
     pub commit: ProcedureCount,
 }
 
-/// What a completion callback needs: where the reply goes.
+/// What a completion callback needs: where the reply goes, and where the
+/// message of a failed call is kept.
 struct Tag {
     done: *const UnsafeCell<Vec<(u32, i32)>>,
     slot: u32,
     destination: *mut u8,
     len: usize,
+    failure: UnsafeCell<Option<String>>,
 }
 
 /// One job's NFS client: a mounted context's open file, `depth` slots of
@@ -94,6 +96,7 @@ impl<'f> NfsIo<'f> {
                 // SAFETY: within `buffers`, by the caller's promise.
                 destination: unsafe { buffers.add(slot as usize * len) },
                 len,
+                failure: UnsafeCell::new(None),
             })
             .collect();
         Ok(NfsIo {
@@ -164,16 +167,25 @@ impl<'f> NfsIo<'f> {
     }
 }
 
-/// libnfs's completion of a WRITE (and the end of a READ's): notes the slot and its status.
+/// libnfs's completion of a WRITE (and the end of a READ's): notes the
+/// slot and its status, and for a failed call libnfs's message, which it
+/// passes as the data.
 unsafe extern "C" fn completed(
     status: c_int,
     _nfs: *mut c_void,
     data: *mut c_void,
     tag: *mut c_void,
 ) {
-    let _ = data;
     // SAFETY: `tag` is the slot's Tag given at submission, alive until reaped.
     let tag = unsafe { &*(tag as *const Tag) };
+    if status < 0 && !data.is_null() {
+        // SAFETY: on failure libnfs passes a NUL-terminated message, valid
+        // for the callback; the tag is not read meanwhile.
+        unsafe {
+            let message = std::ffi::CStr::from_ptr(data as *const std::ffi::c_char);
+            *tag.failure.get() = Some(message.to_string_lossy().into_owned());
+        }
+    }
     // SAFETY: `done` outlives every request, and libnfs calls back on the
     // thread that services it, never during another access.
     unsafe { (*(*tag.done).get()).push((tag.slot, status)) };
@@ -313,6 +325,23 @@ impl QueuedIo for NfsIo<'_> {
         let mut done = done;
         done.clear();
         *self.done.get_mut() = done;
+    }
+
+    fn failure(&mut self, slot: u32, result: i32) -> io::Error {
+        let why = self
+            .tags
+            .get_mut(slot as usize)
+            .and_then(|tag| tag.failure.get_mut().take());
+        let procedure = if self.writes_in_flight.get(slot as usize) == Some(&true) {
+            "WRITE"
+        } else {
+            "READ"
+        };
+        let os = io::Error::from_raw_os_error(-result);
+        match why {
+            Some(why) => io::Error::new(os.kind(), format!("{procedure}: {why}")),
+            None => os,
+        }
     }
 
     fn sync_all(&self) -> io::Result<()> {
