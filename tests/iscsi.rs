@@ -176,6 +176,21 @@ fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() 
         .map(|p| p.1)
         .sum();
     assert!(data_in >= 2048, "at least one Data-In per READ: {network}");
+    // Per interval, the connection's own counters, which add up to the
+    // repetition's (there is no ramp to leave out).
+    for field in ["segs_out", "segs_in", "bytes_acked", "bytes_received"] {
+        let per_interval: u64 = repetition["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|interval| interval["client_tcp"][field].as_u64().expect("client_tcp"))
+            .sum();
+        assert_eq!(
+            Some(per_interval),
+            network["tcp"][field].as_u64(),
+            "{field}"
+        );
+    }
     // The target's cache is not iolab's to evict, and the result says so;
     // the initiator's state is not claimed either.
     assert!(repetition.get("cache").is_none(), "{repetition}");

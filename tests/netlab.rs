@@ -109,6 +109,7 @@ fn pass(
         file: "nfs",
         steady: None,
         verify: Some(iolab::run::verify::run_tag("netlab")),
+        socket: None,
     }
 }
 

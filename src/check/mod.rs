@@ -211,8 +211,10 @@ fn cache_checks(point: &Point, found: &mut Findings) {
         found.add(
             "writeback-pending",
             Severity::Warning,
-            "NFS writes sent UNSTABLE and never committed: the server may not have them on stable storage; \
-             add --fsync-end (a COMMIT in the timed region) or --sync osync (FILE_SYNC writes)"
+            "NFS writes sent UNSTABLE and not committed in the timed region: the figure is the server \
+             accepting them, not their reaching stable storage (libnfs commits them when the file is closed, \
+             after the clock stopped); add --fsync-end (a COMMIT in the timed region) or --sync osync \
+             (FILE_SYNC writes)"
                 .to_string(),
             "no --sync, --fsync-end or --fsync-every".to_string(),
         );

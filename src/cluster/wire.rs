@@ -201,6 +201,8 @@ pub fn merge(
                     .intervals
                     .into_iter()
                     .map(|(bytes, ops, latency_counts)| IntervalSample {
+                        // Network targets are not distributed.
+                        tcp: None,
                         bytes,
                         ops,
                         latency_counts,
@@ -277,6 +279,7 @@ mod tests {
                 bytes,
                 ops: latencies.len() as u64,
                 latency_counts: Vec::new(),
+                tcp: None,
             }],
             interval_ns: 1_000_000_000,
             cpu: CpuUsage::default(),

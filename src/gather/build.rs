@@ -9,6 +9,7 @@ use crate::gather::environment::environment_of;
 use crate::plan::direction::Direction;
 use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
+use crate::probe::tcp::TcpTraffic;
 use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
 use crate::record::{
@@ -271,22 +272,7 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
         pdus.clear();
     }
     pdus.sort_by_key(|p| (p.direction != "sent", p.opcode));
-    // Every connection's counters, or none: a partial sum would mislead.
-    let tcp = traffic
-        .iter()
-        .map(|t| t.tcp)
-        .try_fold(TcpCounts::default(), |sum, tcp| {
-            let t = tcp?;
-            Some(TcpCounts {
-                segs_out: sum.segs_out + t.segs_out,
-                segs_in: sum.segs_in + t.segs_in,
-                data_segs_out: sum.data_segs_out + t.data_segs_out,
-                data_segs_in: sum.data_segs_in + t.data_segs_in,
-                bytes_acked: sum.bytes_acked + t.bytes_acked,
-                bytes_received: sum.bytes_received + t.bytes_received,
-                retransmits: sum.retransmits + t.retransmits,
-            })
-        });
+    let tcp = tcp_sum(traffic.iter().map(|t| t.tcp));
     Some(ClientNetwork {
         protocol: first.protocol.to_string(),
         requests,
@@ -294,6 +280,25 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
         pdus_not_counted,
         status_in_data: traffic.iter().map(|t| t.status_in_data).sum(),
         tcp,
+    })
+}
+
+/// Every connection's counters added up, or `None` when one is missing: a
+/// partial sum would mislead.
+fn tcp_sum(mut parts: impl Iterator<Item = Option<TcpTraffic>>) -> Option<TcpCounts> {
+    let mut any = false;
+    let sum = parts.try_fold(TcpTraffic::default(), |sum, part| {
+        any = true;
+        Some(sum + part?)
+    })?;
+    any.then_some(TcpCounts {
+        segs_out: sum.segs_out,
+        segs_in: sum.segs_in,
+        data_segs_out: sum.data_segs_out,
+        data_segs_in: sum.data_segs_in,
+        bytes_acked: sum.bytes_acked,
+        bytes_received: sum.bytes_received,
+        retransmits: sum.retransmits,
     })
 }
 
@@ -398,6 +403,12 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
             let mut latency = new_histogram();
             let mut bytes = 0;
             let mut ops = 0;
+            // A job whose series ended early carried nothing in the interval.
+            let client_tcp = tcp_sum(coarsened.iter().map(|j| match j.get(index) {
+                Some(sample) => sample.tcp,
+                None if j.first().is_some_and(|s| s.tcp.is_some()) => Some(TcpTraffic::default()),
+                None => None,
+            }));
             for sample in coarsened.iter().filter_map(|j| j.get(index)) {
                 bytes += sample.bytes;
                 ops += sample.ops;
@@ -414,6 +425,7 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
                 latency_p99_ns: recorded.then(|| latency.value_at_percentile(99.0)),
                 latency_max_ns: recorded.then(|| latency.max()),
                 devices: Vec::new(),
+                client_tcp,
             }
         })
         .collect()

@@ -201,6 +201,7 @@ mod tests {
                     bytes,
                     ops: 1,
                     latency_counts: Vec::new(),
+                    tcp: None,
                 })
                 .collect(),
             interval_ns: 100,

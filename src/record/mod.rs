@@ -516,6 +516,11 @@ pub struct Interval {
     /// The stack's devices over the same interval (as sampled beside the I/O threads).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub devices: Vec<DeviceActivity>,
+    /// A network client engine's connections over the interval (TCP_INFO
+    /// read by each job when its interval closed), all jobs together;
+    /// absent for local engines.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub client_tcp: Option<TcpCounts>,
 }
 
 /// One job's share of a repetition.

@@ -56,6 +56,8 @@ struct LeanInterval {
     #[serde(default)]
     #[allow(dead_code)]
     devices: IgnoredAny,
+    #[serde(default)]
+    client_tcp: Option<super::TcpCounts>,
 }
 
 /// The most intervals a repetition's series keeps when read: twice what
@@ -118,6 +120,7 @@ fn next<'de, A: SeqAccess<'de>>(seq: &mut A, lean: bool) -> Result<Option<Interv
         latency_p99_ns: i.latency_p99_ns,
         latency_max_ns: i.latency_max_ns,
         devices: Vec::new(),
+        client_tcp: i.client_tcp,
     }))
 }
 
@@ -131,6 +134,19 @@ fn merge_into(into: &mut Interval, next: &Interval) {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
     };
+    // TCP counts add up; an interval without them makes the sum unknown.
+    into.client_tcp = into
+        .client_tcp
+        .zip(next.client_tcp)
+        .map(|(a, b)| super::TcpCounts {
+            segs_out: a.segs_out.saturating_add(b.segs_out),
+            segs_in: a.segs_in.saturating_add(b.segs_in),
+            data_segs_out: a.data_segs_out.saturating_add(b.data_segs_out),
+            data_segs_in: a.data_segs_in.saturating_add(b.data_segs_in),
+            bytes_acked: a.bytes_acked.saturating_add(b.bytes_acked),
+            bytes_received: a.bytes_received.saturating_add(b.bytes_received),
+            retransmits: a.retransmits.saturating_add(b.retransmits),
+        });
 }
 
 /// Neighbouring intervals as one.

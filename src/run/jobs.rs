@@ -264,6 +264,7 @@ fn run_job(
         file: &label,
         steady,
         verify: workload.verify.then(|| verify::run_tag(run_id)),
+        socket: None,
     };
     let JobResources { mut buffer, memory } = resources;
     let setup_failed = |error: std::io::Error| {
@@ -390,6 +391,7 @@ fn nfs_job(
         )?
     };
     let socket = context.socket();
+    let spec = &LoopSpec { socket, ..*spec };
     // The connection's counters around the loop: after the open, so only
     // the loop's own calls (its ramp's too) are on the wire between them.
     let tcp_before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
@@ -434,6 +436,7 @@ fn iscsi_job(
         (Ok(()), None) => Err("the session has no socket".to_string()),
         (Err(why), _) => Err(why),
     };
+    let spec = &LoopSpec { socket, ..*spec };
     let tcp_before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
     let mut outcome = timing::run_queued(&mut io, workload.iodepth, spec, memory, ready);
     let tcp_after = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());

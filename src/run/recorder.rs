@@ -143,6 +143,8 @@ pub struct IntervalSample {
     /// The interval's latency histogram as (value, count) pairs, so jobs can be
     /// merged exactly without keeping one full histogram per interval.
     pub latency_counts: Vec<(u64, u64)>,
+    /// A network engine's connection: what TCP carried in the interval.
+    pub tcp: Option<crate::probe::tcp::TcpTraffic>,
 }
 
 /// What one job measured in one direction, when it took both.
@@ -215,6 +217,11 @@ pub(super) struct Recorder<'a> {
     /// Per direction.
     ops: [u64; 2],
     directions: DirectionMix,
+    /// A network engine's connection, and its counters at the open interval's start.
+    socket: Option<(
+        rustix::fd::BorrowedFd<'a>,
+        Option<crate::probe::tcp::TcpSnapshot>,
+    )>,
 }
 
 impl<'a> Recorder<'a> {
@@ -238,6 +245,7 @@ impl<'a> Recorder<'a> {
             bytes: [0; 2],
             ops: [0; 2],
             directions: memory.directions,
+            socket: spec.socket.map(|fd| (fd, None)),
         }
     }
 
@@ -245,6 +253,19 @@ impl<'a> Recorder<'a> {
     pub(super) fn begin(&mut self, start: u64) {
         self.start = start;
         self.next_boundary = start.saturating_add(self.interval_ns);
+        if let Some((fd, at_start)) = &mut self.socket {
+            *at_start = crate::probe::tcp::TcpSnapshot::of(*fd).ok();
+        }
+    }
+
+    /// What the connection carried since the open interval started, and
+    /// the counters the next one starts from.
+    fn tcp_since_boundary(&mut self) -> Option<crate::probe::tcp::TcpTraffic> {
+        let (fd, at_start) = self.socket.as_mut()?;
+        let now = crate::probe::tcp::TcpSnapshot::of(*fd).ok();
+        let carried = at_start.zip(now).map(|(before, after)| after.since(before));
+        *at_start = now;
+        carried
     }
 
     /// Records one I/O in `direction` that completed at `now`.
@@ -317,10 +338,12 @@ impl<'a> Recorder<'a> {
         }
         let latency_counts = pairs_of(&self.kept_latency);
         self.kept_latency.reset();
+        let tcp = self.tcp_since_boundary();
         self.intervals.push(IntervalSample {
             bytes: self.interval_bytes,
             ops: self.interval_ops,
             latency_counts,
+            tcp,
         });
         for (total, interval) in self.latency.iter_mut().zip(&mut self.interval_latency) {
             if !interval.is_empty() {
@@ -395,7 +418,15 @@ fn pairs_of(histogram: &Histogram<u64>) -> Vec<(u64, u64)> {
 /// Neighbouring intervals merged into one: bytes and I/Os added, latency
 /// pairs re-binned through `scratch` (a 2-digit histogram, left empty).
 pub fn merge_samples(samples: &[IntervalSample], scratch: &mut Histogram<u64>) -> IntervalSample {
-    let mut merged = IntervalSample::default();
+    let mut merged = IntervalSample {
+        // TCP figures for the merged interval only when every part has them.
+        tcp: samples
+            .iter()
+            .try_fold(crate::probe::tcp::TcpTraffic::default(), |sum, s| {
+                Some(sum + s.tcp?)
+            }),
+        ..IntervalSample::default()
+    };
     for sample in samples {
         merged.bytes += sample.bytes;
         merged.ops += sample.ops;

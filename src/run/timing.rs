@@ -65,6 +65,9 @@ pub struct LoopSpec<'a> {
     pub steady: Option<(Steady<'a>, usize)>,
     /// With `--verify`: the run's tag, sealed into every written block.
     pub verify: Option<u64>,
+    /// A network engine's connection, whose TCP counters each interval
+    /// records when it closes (the cold path: one `getsockopt` per interval).
+    pub socket: Option<rustix::fd::BorrowedFd<'a>>,
 }
 
 /// Prepares a block for writing: sealed with a verification header, or
@@ -641,6 +644,7 @@ pub(crate) mod tests {
             file: "null",
             steady: None,
             verify: None,
+            socket: None,
         }
     }
 
