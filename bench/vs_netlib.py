@@ -35,6 +35,9 @@ import time
 
 MIB = 1024 * 1024
 TICKS = os.sysconf("SC_CLK_TCK")
+# With --pin: the prefix that puts a tool on CPU 1, and iolab's flag for it.
+CLIENT = []
+PIN = []
 
 
 def bootstrap_median_interval(ratios, rounds=10_000, seed=1):
@@ -68,6 +71,11 @@ class Lab:
         self.pids = {server: int(open(f"{self.dir}/{server}.pid").read())
                      for server in ("ganesha", "tgtd")}
 
+    def pin_servers(self, cpu):
+        """Puts every thread of the servers on `cpu`, so the clients have the other."""
+        for pid in self.pids.values():
+            subprocess.run(["taskset", "-a", "-p", "-c", str(cpu), str(pid)], capture_output=True, check=True)
+
     def command(self, *args):
         return ["ip", "netns", "exec", self.name, *args]
 
@@ -96,7 +104,7 @@ def timed(lab, server, args):
 def iolab_rate(lab, server, iolab, args):
     """iolab's throughput (bytes/s) and IOPS over its timed region, with the
     server's and the I/O threads' CPU as fractions of one core over that region."""
-    out, wall, server_cpu, _ = timed(lab, server, [iolab, "run", *args, "--json"])
+    out, wall, server_cpu, _ = timed(lab, server, [iolab, "run", *args, *PIN, "--json"])
     repetition = json.loads(out)["points"][0]["repetitions"][0]
     elapsed = repetition["elapsed_ns"] / 1e9
     return {
@@ -110,7 +118,7 @@ def iolab_rate(lab, server, iolab, args):
 def iscsi_perf_rate(lab, depth, runtime):
     """iscsi-perf's own average over its run, and CPU shares over the wall time."""
     out, wall, server_cpu, client_cpu = timed(
-        lab, "tgtd", ["iscsi-perf", "-m", str(depth), "-b", "8", "-t", str(runtime), lab.iscsi])
+        lab, "tgtd", [*CLIENT, "iscsi-perf", "-m", str(depth), "-b", "8", "-t", str(runtime), lab.iscsi])
     final = [line for line in out.replace("\r", "\n").splitlines() if line.startswith("iops average")]
     iops = int(final[-1].split()[2])
     return {"bps": iops * 4096, "iops": iops, "server": server_cpu / wall, "client": client_cpu / wall}
@@ -130,7 +138,7 @@ def nfs_cp_rate(lab, direction, small, big, scratch):
             source, destination = f"{scratch}/source-{size}", f"{lab.nfs.split('?')[0]}/{name}"
         else:
             source, destination = f"{lab.nfs.split('?')[0]}/src-{size}.dat", f"{scratch}/{name}"
-        _, wall, server_cpu, client_cpu = timed(lab, "ganesha", ["nfs-cp", source, destination])
+        _, wall, server_cpu, client_cpu = timed(lab, "ganesha", [*CLIENT, "nfs-cp", source, destination])
         walls.append(wall)
         server, client = server + server_cpu, client + client_cpu
         os.remove(f"{lab.export}/{name}" if direction == "write" else f"{scratch}/{name}")
@@ -148,12 +156,20 @@ def main():
     parser.add_argument("--small", type=int, default=64, help="MiB")
     parser.add_argument("--big", type=int, default=320, help="MiB")
     parser.add_argument("--only", default="1,2,3,4")
+    parser.add_argument("--pin", action="store_true",
+                        help="servers on CPU 0, clients on CPU 1 (less noise on a 2-core machine)")
     args = parser.parse_args()
     only = {int(x) for x in args.only.split(",")}
     scratch = "/dev/shm/iolab-bench-netlib"
     os.makedirs(scratch, exist_ok=True)
     lab = Lab(args.root, f"{args.big}M")
+    # Pinned, each client runs alone on CPU 1: iolab's I/O thread with
+    # --cpus, the tools under taskset.
+    CLIENT.extend(["taskset", "-c", "1"] if args.pin else [])
+    PIN.extend(["--cpus", "1"] if args.pin else [])
     try:
+        if args.pin:
+            lab.pin_servers(0)
         # Sources for nfs-cp: local files to write from, and files on the
         # export to read (laid out through the export's directory).
         for size in (args.small, args.big):

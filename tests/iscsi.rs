@@ -426,3 +426,67 @@ fn table_4_runs_on_nfs_and_iscsi_and_compare_sets_them_side_by_side() {
     let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
     assert!(left.is_empty(), "nothing left on the export: {left:?}");
 }
+
+#[test]
+fn with_the_servers_storage_on_this_machine_cold_reads_are_cold_and_counted() {
+    let Some(lab) = lab("32M") else {
+        return;
+    };
+    let cwd = scratch();
+    let lun = format!("{}?server_path={}", lab.iscsi, lab.lun.display());
+    let nfs = format!("{}&server_path={}", lab.nfs, lab.export.display());
+    let consent = format!("--destroy-data={lun}");
+    for (name, target, extra) in [
+        ("lun.json", lun.as_str(), Some(consent.as_str())),
+        ("nfs.json", nfs.as_str(), None),
+    ] {
+        let mut args = vec![
+            "run", "--target", target, "--op", "read", "--size", "8m", "--repeat", "2",
+        ];
+        args.extend(extra);
+        let result = measured(&lab, cwd.path(), name, &args);
+        let point = first_point(&result);
+        for repetition in point["repetitions"].as_array().unwrap() {
+            // The server's cached pages of the data were evicted and counted.
+            let cache = &repetition["cache"];
+            assert_eq!(cache["treatment"], "cold", "{name}: {repetition}");
+            assert_eq!(cache["total_pages"].as_u64(), Some(2048), "{name}: {cache}");
+            assert!(
+                cache["resident_pages"].as_u64().unwrap() <= 20,
+                "{name}: {cache}"
+            );
+        }
+        assert!(
+            !check_codes(point).contains(&"cache-uncontrolled".to_string()),
+            "{name}"
+        );
+    }
+    // A server_path that is not the server's storage is refused by name.
+    let elsewhere = scratch();
+    for (target, expected) in [
+        (
+            format!(
+                "{}?server_path={}",
+                lab.iscsi,
+                cwd.path().join("nfs.json").display()
+            ),
+            "not its backing file",
+        ),
+        (
+            format!(
+                "{}&server_path={}",
+                lab.nfs,
+                elsewhere.path().join("none").display()
+            ),
+            "is not a directory here",
+        ),
+    ] {
+        let output = lab.iolab(
+            cwd.path(),
+            &["run", "--target", &target, "--op", "read", "--size", "1m"],
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}

@@ -121,12 +121,15 @@ impl IscsiLun {
     /// the URL and what failed.
     pub fn connect(url: IscsiUrl) -> Result<IscsiLun, String> {
         let context = Context::connect(&url).map_err(|e| format!("--target {}: {e}", url.text))?;
-        Ok(IscsiLun {
+        let lun = IscsiLun {
             shown: PathBuf::from(&url.text),
             url,
             context: Arc::new(Mutex::new(context)),
             writable: false,
-        })
+        };
+        lun.server_copy()
+            .map_err(|e| format!("--target {}: {e}", lun.url.text))?;
+        Ok(lun)
     }
 
     /// The URL, for a job's own login.
@@ -188,6 +191,36 @@ impl IscsiLun {
             rustix::fd::AsRawFd::as_raw_fd(&image)
         ));
         crate::probe::blkid::signatures(&path)
+    }
+
+    /// The target's own backing file, when it runs on this machine and the
+    /// URL says where it is (`server_path=`): opened read-only, and checked
+    /// to be as long as the LUN.
+    fn server_copy(&self) -> io::Result<Option<rustix::fd::OwnedFd>> {
+        let Some(path) = &self.url.server_path else {
+            return Ok(None);
+        };
+        let shown = path.display();
+        let fd = rustix::fs::open(
+            path,
+            rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::NOFOLLOW
+                | rustix::fs::OFlags::CLOEXEC
+                | rustix::fs::OFlags::NONBLOCK,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| io::Error::new(e.kind(), format!("server_path: {shown}: {e}")))?;
+        let length = rustix::fs::fstat(&fd)?.st_size as u64;
+        let capacity = lock(&self.context).capacity;
+        if length != capacity {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "server_path: {shown} holds {length} bytes, the LUN {capacity}: not its backing file"
+                ),
+            ));
+        }
+        Ok(Some(fd))
     }
 
     /// Reads the `len` bytes from `base` through the target, in large commands.
@@ -292,8 +325,13 @@ impl Target for IscsiLun {
         interrupt: &AtomicUsize,
     ) -> io::Result<()> {
         match mode {
-            // Nothing is cached on this side; the target's cache is its own.
-            CacheMode::Cold | CacheMode::Keep => Ok(()),
+            // Nothing is cached on this side; a target on this machine has
+            // its cached pages of the backing file evicted.
+            CacheMode::Cold => match self.server_copy()? {
+                Some(fd) => super::cache::evict(rustix::fd::AsFd::as_fd(&fd)),
+                None => Ok(()),
+            },
+            CacheMode::Keep => Ok(()),
             // Reading the range once puts it in whatever cache the target has.
             CacheMode::Warm => self.read_through(base, len, interrupt),
             CacheMode::Clean if self.writable => lock(&self.context).synchronize_cache(),
@@ -301,8 +339,12 @@ impl Target for IscsiLun {
         }
     }
 
-    fn residency(&self, _base: u64, _len: u64) -> io::Result<Option<Residency>> {
-        Ok(None)
+    fn residency(&self, base: u64, len: u64) -> io::Result<Option<Residency>> {
+        // The target's page cache of its backing file, when it can be seen.
+        match self.server_copy()? {
+            Some(fd) => super::cache::residency(rustix::fd::AsFd::as_fd(&fd), base, len).map(Some),
+            None => Ok(None),
+        }
     }
 
     fn verify(&self, base: u64, len: u64, bs: u64, alignment: usize) -> io::Result<Verified> {

@@ -51,6 +51,15 @@ impl NfsSpace {
     /// Connects to `url`'s server and mounts its export for run `run_id`;
     /// the error names the URL and what failed.
     pub fn connect(url: NfsUrl, run_id: &str) -> Result<NfsSpace, String> {
+        if let Some(dir) = &url.server_path {
+            if !dir.is_dir() {
+                return Err(format!(
+                    "--target {}: server_path={} is not a directory here",
+                    url.text,
+                    dir.display()
+                ));
+            }
+        }
         let context = Context::connect(&url).map_err(|e| format!("--target {}: {e}", url.text))?;
         Ok(NfsSpace {
             shown: PathBuf::from(&url.text),
@@ -266,6 +275,45 @@ impl NfsFile {
     }
 }
 
+impl NfsFile {
+    /// The server's own copy of the file, when the server runs on this
+    /// machine and the URL says where its directory is (`server_path=`):
+    /// opened read-only, and checked to be the very file the export serves
+    /// (the same inode number as the NFS file id, the same length).
+    fn server_copy(&self) -> io::Result<Option<rustix::fd::OwnedFd>> {
+        let Some(dir) = &self.url.server_path else {
+            return Ok(None);
+        };
+        let name = Path::new(&self.path).file_name().unwrap_or_default();
+        let local = dir.join(name);
+        let shown = local.display();
+        let fd = rustix::fs::open(
+            &local,
+            rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::NOFOLLOW
+                | rustix::fs::OFlags::CLOEXEC
+                | rustix::fs::OFlags::NONBLOCK,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| io::Error::new(e.kind(), format!("server_path: {shown}: {e}")))?;
+        let stat = rustix::fs::fstat(&fd)?;
+        let (id, length) = {
+            let context = lock(&self.context);
+            context.open(&self.path, false)?.identity()?
+        };
+        if stat.st_ino != id || stat.st_size as u64 != length {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "server_path: {shown} is not the file the export serves (inode {} and {} bytes here, file id {id} and {length} bytes there)",
+                    stat.st_ino, stat.st_size
+                ),
+            ));
+        }
+        Ok(Some(fd))
+    }
+}
+
 impl Target for NfsFile {
     fn path(&self) -> &Path {
         &self.shown
@@ -349,8 +397,13 @@ impl Target for NfsFile {
         interrupt: &AtomicUsize,
     ) -> io::Result<()> {
         match mode {
-            // Nothing is cached on this side; the server's cache is its own.
-            CacheMode::Cold | CacheMode::Keep => Ok(()),
+            // Nothing is cached on this side; a server on this machine has
+            // its cached pages of the file evicted, as a local file would.
+            CacheMode::Cold => match self.server_copy()? {
+                Some(fd) => super::cache::evict(rustix::fd::AsFd::as_fd(&fd)),
+                None => Ok(()),
+            },
+            CacheMode::Keep => Ok(()),
             // Reading the range once puts it in the server's cache.
             CacheMode::Warm => self.read_through(base, len, interrupt),
             CacheMode::Clean => {
@@ -360,8 +413,12 @@ impl Target for NfsFile {
         }
     }
 
-    fn residency(&self, _base: u64, _len: u64) -> io::Result<Option<Residency>> {
-        Ok(None)
+    fn residency(&self, base: u64, len: u64) -> io::Result<Option<Residency>> {
+        // The server's page cache, when it can be seen; the client keeps none.
+        match self.server_copy()? {
+            Some(fd) => super::cache::residency(rustix::fd::AsFd::as_fd(&fd), base, len).map(Some),
+            None => Ok(None),
+        }
     }
 
     fn verify(&self, base: u64, len: u64, bs: u64, alignment: usize) -> io::Result<Verified> {

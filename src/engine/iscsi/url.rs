@@ -1,5 +1,5 @@
-//! `iscsi://HOST[:PORT]/IQN/LUN[?initiator=IQN&timeout=MS]`: the iSCSI LUN
-//! a user names, checked before anything is sent.
+//! `iscsi://HOST[:PORT]/IQN/LUN[?initiator=IQN&timeout=MS&server_path=FILE]`:
+//! the iSCSI LUN a user names, checked before anything is sent.
 //!
 //! CHAP credentials are not taken in the URL, which iolab records with the
 //! command line: libiscsi's own environment variables carry them
@@ -32,6 +32,10 @@ pub struct IscsiUrl {
     pub initiator: String,
     /// How long one command may wait for the target before it fails, ms.
     pub timeout_ms: i32,
+    /// When the target runs on this machine with a file-backed LUN: that
+    /// file (`server_path=`), whose cached pages iolab then evicts before a
+    /// cold read and counts.
+    pub server_path: Option<std::path::PathBuf>,
 }
 
 impl IscsiUrl {
@@ -75,6 +79,7 @@ impl IscsiUrl {
             lun,
             initiator: DEFAULT_INITIATOR.to_string(),
             timeout_ms: DEFAULT_TIMEOUT_MS,
+            server_path: None,
         };
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -92,9 +97,13 @@ impl IscsiUrl {
                             bad(&format!("timeout={value}: milliseconds, 1 to 3600000"))
                         })?;
                 }
+                "server_path" => {
+                    url.server_path =
+                        Some(crate::engine::nfs::url::absolute(value).map_err(|e| bad(&e))?);
+                }
                 other => {
                     return Err(bad(&format!(
-                        "unknown argument '{other}' (initiator, timeout)"
+                        "unknown argument '{other}' (initiator, timeout, server_path)"
                     )));
                 }
             }

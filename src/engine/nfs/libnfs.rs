@@ -458,6 +458,17 @@ impl File<'_> {
 
     /// The file's length (GETATTR).
     pub fn length(&self) -> io::Result<u64> {
+        Ok(self.attributes()?.size)
+    }
+
+    /// The file's id on the server (its inode number, for a server that
+    /// exports a local file system) and its length (GETATTR).
+    pub fn identity(&self) -> io::Result<(u64, u64)> {
+        let stat = self.attributes()?;
+        Ok((stat.ino, stat.size))
+    }
+
+    fn attributes(&self) -> io::Result<Stat64> {
         let c = self.context;
         let mut stat = Stat64::default();
         // SAFETY: live context and handle; `stat` is the struct libnfs fills.
@@ -465,7 +476,7 @@ impl File<'_> {
             unsafe { (c.functions.fstat64)(c.raw, self.raw, &mut stat) },
             "GETATTR",
         )?;
-        Ok(stat.size)
+        Ok(stat)
     }
 }
 

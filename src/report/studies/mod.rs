@@ -104,7 +104,12 @@ pub(crate) fn medium(name: &str, file: &ResultFile) -> String {
             )
         }
         Some(storage) => format!("{} on {}", storage.filesystem, storage.source),
-        None => name.to_string(),
+        // A network target has no local storage to describe: its client
+        // and protocol are what the points measured.
+        None => match file.points.first() {
+            Some(point) if !point.target.filesystem.is_empty() => point.target.filesystem.clone(),
+            _ => name.to_string(),
+        },
     }
 }
 

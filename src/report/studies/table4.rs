@@ -203,7 +203,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
     table.notes.push(
         "completion time: the application's, from the first I/O to the last (no sync after writes, \
          as the study timed them); random = a permutation of the file's blocks; reads from a cold cache, \
-         writes to a new file."
+         writes to a new file (on an iSCSI LUN, to the same region of the LUN)."
             .into(),
     );
     table.notes.push(
