@@ -63,6 +63,17 @@ impl JobsRun {
     }
 }
 
+/// What the jobs of one pass over the files share: the run (whose tag
+/// `--verify` seals into blocks), the workload, the signal flag, and
+/// whether the pass is timed (false for the untimed first read of a reread).
+#[derive(Clone, Copy)]
+pub(super) struct Pass<'a> {
+    pub(super) run_id: &'a str,
+    pub(super) workload: &'a Workload,
+    pub(super) interrupt: &'a Interrupt,
+    pub(super) timed: bool,
+}
+
 /// Runs every job of `workload` on its own thread (`iolab-job-N`), released
 /// together. With `watch`, a sampler thread (`iolab-sampler`) beside the jobs
 /// snapshots the watched counters at the start of the timed region, every
@@ -70,17 +81,19 @@ impl JobsRun {
 /// ranks before the jobs are released. When a thread cannot be started, the
 /// start is called off: the threads already started return without I/O and
 /// are joined, and the failure is reported.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn run_jobs(
-    run_id: &str,
+    pass: Pass<'_>,
     targets: Option<&[JobTarget<'_>]>,
-    workload: &Workload,
     target: &TargetInfo,
-    interrupt: &Interrupt,
-    timed: bool,
     watch: Option<&Watch>,
     peers: &dyn Peers,
 ) -> JobsRun {
+    let Pass {
+        workload,
+        interrupt,
+        timed,
+        ..
+    } = pass;
     let met: Vec<AtomicBool> = (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
     let reached_at = AtomicU64::new(0);
     let steady = workload
@@ -148,9 +161,7 @@ pub(super) fn run_jobs(
             let spawned = std::thread::Builder::new()
                 .name(format!("iolab-job-{job}"))
                 .spawn_scoped(scope, move || {
-                    run_job(
-                        run_id, place, job, workload, memory, interrupt, timed, gate, steady,
-                    )
+                    run_job(pass, place, job, memory, gate, steady)
                 });
             match spawned {
                 Ok(handle) => handles.push(handle),
@@ -220,18 +231,20 @@ fn job_seed(workload: &Workload, job: u32) -> u64 {
     workload.seed ^ u64::from(job).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_job(
-    run_id: &str,
+    pass: Pass<'_>,
     place: Option<JobTarget<'_>>,
     job: u32,
-    workload: &Workload,
     resources: JobResources,
-    interrupt: &Interrupt,
-    timed: bool,
     gate: &StartGate,
     steady: Option<(timing::Steady<'_>, usize)>,
 ) -> JobOutcome {
+    let Pass {
+        run_id,
+        workload,
+        interrupt,
+        timed,
+    } = pass;
     let file = place.map(|p| p.file);
     let base = place.map_or(0, |p| p.base);
     let label = file.map_or_else(

@@ -1,0 +1,315 @@
+//! The files of a point: creating them (one per job, or the shared file),
+//! checking O_DIRECT on them, laying them out, renewing them for each
+//! repetition of a write, and where each job's region is.
+
+use super::peers::Peers;
+use super::prepare::DirectCapability;
+use super::space::Space;
+use super::target::{Target, TargetKind};
+use super::{FileSet, JobTarget, Layout, RunError, Session, TargetInfo, timing, together};
+use crate::plan::{Op, Workload};
+use crate::usage;
+
+impl Session {
+    pub(super) fn prepare_files(
+        &mut self,
+        workload: &Workload,
+        target: &mut TargetInfo,
+    ) -> Result<(), RunError> {
+        if let Some(set) = self.files.as_ref().filter(|set| set.given) {
+            let given = given_flag(set.files[0].as_ref());
+            // A LUN is written in place: its region is the "new file".
+            let lun = set.files[0].kind() == TargetKind::Lun;
+            if workload.jobs != 1 {
+                return Err(usage!("{given} serves one job, not --jobs {}", workload.jobs).into());
+            }
+            if workload.op == Op::Write && !lun {
+                return Err(usage!(
+                    "{given} is one existing file: --op write creates a new one; use --op rewrite"
+                )
+                .into());
+            }
+            if workload.size > set.size {
+                return Err(usage!(
+                    "--size {} is larger than {given} ({} bytes)",
+                    workload.size,
+                    set.size
+                )
+                .into());
+            }
+            if let Some(unit) = set.files[0].io_unit() {
+                let flag = match (workload.bs % unit, workload.size % unit) {
+                    (0, 0) => None,
+                    (0, _) => Some(("--size", workload.size)),
+                    _ => Some(("--bs", workload.bs)),
+                };
+                if let Some((flag, value)) = flag {
+                    return Err(usage!(
+                        "{flag} {value} is not a whole number of the LUN's {unit}-byte blocks ({given})"
+                    )
+                    .into());
+                }
+            }
+            target.file_given = true;
+        }
+        let shared = self.shared();
+        let wanted_files = if shared { 1 } else { workload.jobs as usize };
+        let reusable = self.files.as_ref().is_some_and(|set| {
+            set.given || (set.size == workload.size && set.files.len() == wanted_files)
+        });
+        // Ranks agree, so they all create (or all keep) their files together.
+        let reusable = !self.peers.any(!reusable);
+        let layout = self.layout(workload);
+        if !reusable {
+            self.release_files();
+            let created = self.create_files(workload, layout, shared);
+            self.together(created)?;
+            if shared {
+                // Rank 0 created the file above; the others open it now.
+                let opened = self.open_shared();
+                self.together(opened)?;
+            }
+        }
+        let checked = self.check_direct(workload, target);
+        let laid_out = checked.and_then(|()| self.lay_out(workload, layout));
+        self.together(laid_out)?;
+        if layout.reordered_first_job.is_some() && !shared {
+            // After every rank laid out: the files this rank reads.
+            let opened = self.open_others(workload, layout);
+            self.together(opened)?;
+            let set = self.files.as_ref().expect("files were prepared");
+            target.files = set.others.iter().map(|f| f.path().to_path_buf()).collect();
+        }
+        Ok(())
+    }
+
+    /// Creates this rank's files: one per job, or the shared file on rank 0.
+    fn create_files(
+        &mut self,
+        workload: &Workload,
+        layout: Layout,
+        shared: bool,
+    ) -> Result<(), RunError> {
+        // Each rank checks room for its own share (its files, or its regions
+        // of the shared file); ranks on one file system share the free space.
+        self.check_free_space(workload.size, workload.jobs)?;
+        let first = layout.first_job;
+        let numbers: Vec<u32> = match (shared, first) {
+            (true, 0) => vec![0],
+            (true, _) => Vec::new(),
+            (false, _) => (first..first + workload.jobs).collect(),
+        };
+        let mut files = Vec::new();
+        for job in numbers {
+            match self.dir.create(job) {
+                Ok(file) => files.push(file),
+                Err(error) => {
+                    files.into_iter().for_each(|f| f.release(false));
+                    return Err(RunError::Setup(error));
+                }
+            }
+        }
+        self.files = Some(FileSet {
+            size: workload.size,
+            files,
+            laid_out: false,
+            fresh: true,
+            given: false,
+            shared,
+            others: Vec::new(),
+            read_pass: None,
+        });
+        Ok(())
+    }
+
+    /// On ranks other than 0: opens the shared file rank 0 created.
+    fn open_shared(&mut self) -> Result<(), RunError> {
+        let set = self.files.as_mut().expect("files were just prepared");
+        if set.files.is_empty() {
+            let file = self.dir.open_peer(0, true).map_err(RunError::Setup)?;
+            set.files.push(file);
+        }
+        Ok(())
+    }
+
+    /// Under `--reorder`: opens the files of the rank whose data this one reads.
+    fn open_others(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
+        let first = layout
+            .reordered_first_job
+            .expect("only called when reordering");
+        let mut others = Vec::new();
+        for job in first..first + workload.jobs {
+            others.push(self.dir.open_peer(job, false).map_err(RunError::Setup)?);
+        }
+        self.files.as_mut().expect("files were prepared").others = others;
+        Ok(())
+    }
+
+    /// Checks O_DIRECT on the files and notes the alignment in `target`.
+    fn check_direct(
+        &mut self,
+        workload: &Workload,
+        target: &mut TargetInfo,
+    ) -> Result<(), RunError> {
+        let set = self.files.as_ref().expect("files were just prepared");
+        target.files = set.files.iter().map(|f| f.path().to_path_buf()).collect();
+        if !workload.direct {
+            return Ok(());
+        }
+        match set.files[0].direct_capability() {
+            DirectCapability::Refused(errno) => {
+                let filesystem = &target.filesystem;
+                self.discard_files();
+                Err(usage!(
+                    "the {filesystem} file system at {} refuses O_DIRECT ({}); run without --direct",
+                    target.dir.display(),
+                    timing::errno_name(errno)
+                )
+                .into())
+            }
+            DirectCapability::AcceptedInMemory => {
+                target.direct_in_memory = true;
+                Ok(())
+            }
+            DirectCapability::Supported(alignment) => {
+                let align = u64::from(alignment.offset);
+                if workload.bs % align != 0 {
+                    self.discard_files();
+                    return Err(usage!(
+                        "--bs {} is not a multiple of the O_DIRECT alignment of {} ({} bytes, from {})",
+                        workload.bs,
+                        target.dir.display(),
+                        align,
+                        alignment.source
+                    )
+                    .into());
+                }
+                target.direct_alignment = Some(alignment);
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes the files (or this rank's regions of the shared file) when the
+    /// op reads existing data.
+    fn lay_out(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
+        let set = self.files.as_mut().expect("files were just prepared");
+        if !workload.op.needs_layout() || set.laid_out {
+            return Ok(());
+        }
+        let own = Layout {
+            reordered_first_job: None,
+            ..layout
+        };
+        for job in job_targets(set, workload, own) {
+            let (file, base) = (job.file, job.base);
+            file.lay_out(base, workload.size, workload.seed, self.interrupt.flag())
+                .map_err(|error| match self.interrupt.signal() {
+                    Some(signal) => RunError::Interrupted(signal),
+                    None => {
+                        RunError::Setup(format!("laying out {}: {error}", file.path().display()))
+                    }
+                })?;
+        }
+        set.laid_out = true;
+        set.fresh = false;
+        set.read_pass = None;
+        Ok(())
+    }
+}
+
+/// The flag that named a given target, for messages: `--file PATH` or `--target URL`.
+pub(super) fn given_flag(target: &dyn Target) -> String {
+    match target.kind() {
+        TargetKind::Lun => format!("--target {}", target.path().display()),
+        _ => format!("--file {}", target.path().display()),
+    }
+}
+
+/// Where each local job does its I/O: its own file, its region of the shared
+/// file, or under `--reorder` another rank's file or region.
+pub(super) fn job_targets<'a>(
+    set: &'a FileSet,
+    workload: &Workload,
+    layout: Layout,
+) -> Vec<JobTarget<'a>> {
+    let first = layout.reordered_first_job.unwrap_or(layout.first_job);
+    (0..workload.jobs as usize)
+        .map(|job| match (set.shared, layout.reordered_first_job) {
+            (true, _) => JobTarget {
+                file: set.files[0].as_ref(),
+                base: (u64::from(first) + job as u64) * set.size,
+            },
+            (false, Some(_)) => JobTarget {
+                file: set.others[job].as_ref(),
+                base: 0,
+            },
+            (false, None) => JobTarget {
+                file: set.files[job].as_ref(),
+                base: 0,
+            },
+        })
+        .collect()
+}
+
+/// Gives a write op new, empty files before a repetition: `write` measures
+/// writing a new file. The shared file is made anew by rank 0 and opened
+/// again by the others once it exists.
+pub(super) fn renew_files(
+    dir: &dyn Space,
+    set: &mut FileSet,
+    workload: &Workload,
+    layout: Layout,
+    peers: &dyn Peers,
+) -> Result<(), RunError> {
+    let follower = set.shared && layout.first_job != 0;
+    let reopen = follower && !set.fresh;
+    let renewed = if follower {
+        set.laid_out = false;
+        set.fresh = false;
+        Ok(())
+    } else {
+        prepare_new_files(dir, set, workload, layout.first_job).map_err(RunError::Setup)
+    };
+    together(peers, renewed)?;
+    if set.shared {
+        let reopened = if reopen {
+            dir.open_peer(0, true)
+                .map(|file| set.files = vec![file])
+                .map_err(RunError::Setup)
+        } else {
+            Ok(())
+        };
+        together(peers, reopened)?;
+    }
+    Ok(())
+}
+
+/// Replaces the files of a write op with new, empty ones: `write` measures
+/// writing a new file, so every repetition after the first gets a fresh one.
+fn prepare_new_files(
+    dir: &dyn Space,
+    set: &mut FileSet,
+    workload: &Workload,
+    first_job: u32,
+) -> Result<(), String> {
+    if !set.fresh {
+        let jobs = set.files.len() as u32;
+        for file in std::mem::take(&mut set.files) {
+            file.release(false);
+        }
+        for job in first_job..first_job + jobs {
+            set.files.push(dir.create(job)?);
+        }
+    }
+    if workload.engine.capabilities().maps_file {
+        // A mapping cannot grow a file; give it its length (sparse), untimed.
+        for file in &set.files {
+            file.set_length(workload.size)
+                .map_err(|e| format!("ftruncate {}: {e}", file.path().display()))?;
+        }
+    }
+    set.laid_out = false;
+    set.fresh = false;
+    Ok(())
+}
