@@ -423,6 +423,13 @@ fn table_4_runs_on_nfs_and_iscsi_and_compare_sets_them_side_by_side() {
         .find(|line| line.contains("completion time (s)"))
         .expect("the table's header");
     assert_eq!(header.matches("completion time (s)").count(), 2, "{header}");
+    // Each file's clients' traffic, with the PDUs of the iSCSI one.
+    assert!(
+        markdown.contains("What the network clients sent and received"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("SCSI Command 256"), "{markdown}");
+    assert!(markdown.contains("NFSv3: READ 256"), "{markdown}");
     let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
     assert!(left.is_empty(), "nothing left on the export: {left:?}");
 }

@@ -131,11 +131,14 @@ pub struct RunArgs {
     pub file: Option<PathBuf>,
     /// Measure over the network with iolab's own clients, no mount or
     /// kernel initiator needed: a directory on an NFS export,
-    /// nfs://HOST[:PORT]/EXPORT[/DIR][?version=3&mountport=N&timeout=MS]
-    /// (--engine nfs, libnfs; files are created there and removed at the
-    /// end, as in --dir), or an iSCSI LUN,
-    /// iscsi://HOST[:PORT]/IQN/LUN[?initiator=IQN&timeout=MS] (--engine
-    /// iscsi, libiscsi; read as it is, written only with --destroy-data).
+    /// nfs://HOST/EXPORT/DIR (--engine nfs, libnfs; files are created there
+    /// and removed at the end, as in --dir; DIR is optional; version=3,
+    /// mountport=N, timeout=MS may follow a '?'), or an iSCSI LUN,
+    /// iscsi://HOST/IQN/LUN (--engine iscsi, libiscsi; read as it is,
+    /// written only with --destroy-data; initiator=IQN, timeout=MS may
+    /// follow a '?'). A :PORT may follow HOST; with server_path=PATH (the
+    /// export's directory, or the LUN's backing file, on this machine) a
+    /// cold read evicts and counts the server's cached pages.
     #[arg(long, value_name = "URL", conflicts_with_all = ["file", "dir", "mpi"])]
     pub target: Option<String>,
     /// Allow writing the block device given with --file (a write test) or

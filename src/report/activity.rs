@@ -1,5 +1,6 @@
 //! The detail view: what each device of the stack, the network, the CPUs and NFS did, per repetition or measured run.
 
+use super::text_table::{Cell, TextTable};
 use super::units::{bytes, count, latency, mb_per_s, mib_per_s, significant};
 use crate::record::activity::{Activity, DeviceActivity};
 use crate::record::{ClientNetwork, ResultFile, Status};
@@ -107,6 +108,88 @@ pub fn render_client_network(network: &ClientNetwork) -> String {
         }
     }
     text
+}
+
+/// The network client engines' traffic, one row per point (its first
+/// measured repetition): requests, PDUs, and TCP's segments and bytes each
+/// way; `None` when no point used a network client.
+pub fn client_network_table(result: &ResultFile) -> Option<TextTable> {
+    let mut table = TextTable::new(
+        "What the network clients sent and received",
+        &[
+            "point",
+            "requests",
+            "PDUs sent",
+            "PDUs received",
+            "TCP segments out",
+            "TCP segments in",
+            "TCP bytes out",
+            "TCP bytes in",
+            "retransmits",
+            "segments per request",
+        ],
+    );
+    for point in &result.points {
+        let Some(network) = point.measured().find_map(|r| r.client_network.as_ref()) else {
+            continue;
+        };
+        let joined = |direction: &str| {
+            let pdus: Vec<String> = network
+                .pdus
+                .iter()
+                .filter(|pdu| pdu.direction == direction)
+                .map(|pdu| format!("{} {}", pdu.name, pdu.count))
+                .collect();
+            match (&network.pdus_not_counted, pdus.is_empty()) {
+                (Some(_), _) => "not counted".to_string(),
+                (None, true) => "-".to_string(),
+                (None, false) => pdus.join(", "),
+            }
+        };
+        let requests: Vec<String> = network
+            .requests
+            .iter()
+            .map(|r| format!("{} {}", r.name, r.count))
+            .collect();
+        let total: u64 = network.requests.iter().map(|r| r.count).sum();
+        let mut row = vec![
+            Cell::text(point.label.clone()),
+            Cell::text(format!("{}: {}", network.protocol, requests.join(", "))),
+            Cell::text(joined("sent")),
+            Cell::text(joined("received")),
+        ];
+        match &network.tcp {
+            Some(tcp) => {
+                let number = |n: u64| Cell::number(n as f64, n.to_string());
+                let size = |n: u64| Cell::number(n as f64, bytes(n));
+                let segments = (tcp.segs_out + tcp.segs_in) as f64;
+                row.extend([
+                    number(tcp.segs_out),
+                    number(tcp.segs_in),
+                    size(tcp.bytes_acked),
+                    size(tcp.bytes_received),
+                    number(tcp.retransmits),
+                    match total {
+                        0 => Cell::text("-"),
+                        n => Cell::number(segments / n as f64, significant(segments / n as f64)),
+                    },
+                ]);
+            }
+            None => row.extend(std::iter::repeat_with(|| Cell::text("-")).take(6)),
+        }
+        table.rows.push(row);
+    }
+    if table.rows.is_empty() {
+        return None;
+    }
+    table.notes.push(
+        "requests: NFS calls by procedure or SCSI commands by operation, as the engine completed them; \
+         PDUs: iSCSI's, by opcode, as libiscsi sent and received them; TCP: the connections' own \
+         counters (TCP_INFO), bytes out as acknowledged by the server, bytes in as received; \
+         per interval in each repetition's series (client_tcp)"
+            .into(),
+    );
+    Some(table)
 }
 
 fn stack_of(result: &ResultFile) -> &str {

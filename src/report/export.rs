@@ -94,6 +94,10 @@ pub fn markdown(view: &ReportView<'_>) -> String {
         if !checks.is_empty() {
             let _ = write!(text, "\nChecks:\n\n{}\n", checks.join("\n"));
         }
+        if let Some(table) = super::activity::client_network_table(result) {
+            text.push('\n');
+            text.push_str(&table.markdown());
+        }
     }
     if let Some(comparison) = &view.comparison {
         text.push('\n');

@@ -154,6 +154,9 @@ fn section(index: usize, name: &str, result: &ResultFile) -> String {
     html.push_str(&checks(result));
     html.push_str(&points_table(result));
     html.push_str(&devices_table(result));
+    if let Some(table) = super::activity::client_network_table(result) {
+        html.push_str(&table.html());
+    }
     html.push_str(&ranks_table(result));
     html.push_str(&charts(result));
     html.push_str("</section>");
