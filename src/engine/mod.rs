@@ -7,6 +7,7 @@
 //! the NFS and iSCSI clients) implement [`QueuedIo`], over which the queue-depth loop is generic the
 //! same way.
 
+mod callbacks;
 pub mod iscsi;
 pub mod kind;
 pub mod mmap;

@@ -43,6 +43,35 @@ impl NetworkUrl {
     }
 }
 
+/// A `PORT`: 1 to 65535.
+pub(crate) fn parse_port(text: &str) -> Result<u16, String> {
+    text.parse::<u16>()
+        .ok()
+        .filter(|&port| port > 0)
+        .ok_or_else(|| format!("port '{text}' is not 1 to 65535"))
+}
+
+/// A `timeout=MS` value: milliseconds, 1 to an hour.
+pub(crate) fn parse_timeout(value: &str) -> Result<i32, String> {
+    value
+        .parse::<i32>()
+        .ok()
+        .filter(|ms| (1..=3_600_000).contains(ms))
+        .ok_or_else(|| format!("timeout={value}: milliseconds, 1 to 3600000"))
+}
+
+/// A `server_path=` value: an absolute path on this machine.
+pub(crate) fn parse_server_path(value: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(value);
+    if path.is_absolute() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "server_path={value}: an absolute path on this machine"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,6 +47,47 @@ pub fn evict(fd: BorrowedFd<'_>) -> io::Result<()> {
     Ok(())
 }
 
+/// Reads the `len` bytes from `base` through `read(buffer, offset)` (which
+/// returns the bytes read, 0 at the end) in chunks of at most `chunk`
+/// bytes, untimed: warming a network target's server cache. Stops early
+/// with `Interrupted` when `interrupt` is set.
+pub fn read_through(
+    mut read: impl FnMut(&mut [u8], u64) -> io::Result<usize>,
+    base: u64,
+    len: u64,
+    chunk: u64,
+    interrupt: &AtomicUsize,
+) -> io::Result<()> {
+    let mut buffer = vec![0u8; len.min(chunk).max(1) as usize];
+    let mut offset = base;
+    while offset < base + len {
+        if interrupt.load(Ordering::Relaxed) != 0 {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        let want = (base + len - offset).min(buffer.len() as u64) as usize;
+        match read(&mut buffer[..want], offset)? {
+            0 => break,
+            got => offset += got as u64,
+        }
+    }
+    Ok(())
+}
+
+/// Opens a server's own copy of a network target's data on this machine
+/// (`server_path=`) read-only, to evict and count its cached pages: never
+/// written, and never a link followed.
+pub fn open_server_copy(path: &std::path::Path) -> io::Result<rustix::fd::OwnedFd> {
+    rustix::fs::open(
+        path,
+        rustix::fs::OFlags::RDONLY
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::CLOEXEC
+            | rustix::fs::OFlags::NONBLOCK,
+        rustix::fs::Mode::empty(),
+    )
+    .map_err(|e| io::Error::new(e.kind(), format!("server_path: {}: {e}", path.display())))
+}
+
 /// Writes the file's dirty pages back and leaves them cached (`--cache clean`).
 pub fn write_back(fd: BorrowedFd<'_>) -> io::Result<()> {
     rustix::fs::fsync(fd)?;

@@ -403,18 +403,32 @@ fn nfs_job(
             workload.bs as usize,
         )?
     };
-    let socket = context.socket();
-    let spec = &LoopSpec { socket, ..*spec };
-    // The connection's counters around the loop: after the open, so only
-    // the loop's own calls (its ramp's too) are on the wire between them.
-    let tcp_before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
-    let mut outcome = timing::run_queued(&mut io, workload.iodepth, spec, memory, ready);
-    let tcp_after = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
-    let tcp = tcp_before
-        .zip(tcp_after)
-        .map(|(before, after)| after.since(before));
+    let (mut outcome, tcp) =
+        run_on_connection(&mut io, context.socket(), workload, spec, memory, ready);
     outcome.network = Some(super::client::ClientTraffic::nfs(io.counts(), tcp));
     Ok(outcome)
+}
+
+/// The queued loop of a network engine whose connection is `socket`, with
+/// the connection's TCP counters read around it (after the open, so only
+/// the loop's own traffic, its ramp's included, is between them) and at
+/// every interval's close.
+fn run_on_connection<Q: crate::engine::QueuedIo>(
+    io: &mut Q,
+    socket: Option<rustix::fd::BorrowedFd<'_>>,
+    workload: &Workload,
+    spec: &LoopSpec<'_>,
+    memory: timing::JobMemory,
+    ready: impl FnOnce() -> bool,
+) -> (JobOutcome, Option<crate::probe::tcp::TcpTraffic>) {
+    let spec = &LoopSpec { socket, ..*spec };
+    let snapshot = || socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
+    let before = snapshot();
+    let outcome = timing::run_queued(io, workload.iodepth, spec, memory, ready);
+    let tcp = before
+        .zip(snapshot())
+        .map(|(before, after)| after.since(before));
+    (outcome, tcp)
 }
 
 /// One job of the iscsi engine: its own login, then the queued loop with
@@ -449,13 +463,7 @@ fn iscsi_job(
         (Ok(()), None) => Err("the session has no socket".to_string()),
         (Err(why), _) => Err(why),
     };
-    let spec = &LoopSpec { socket, ..*spec };
-    let tcp_before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
-    let mut outcome = timing::run_queued(&mut io, workload.iodepth, spec, memory, ready);
-    let tcp_after = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
-    let tcp = tcp_before
-        .zip(tcp_after)
-        .map(|(before, after)| after.since(before));
+    let (mut outcome, tcp) = run_on_connection(&mut io, socket, workload, spec, memory, ready);
     let wire = counting.as_ref().map(|c| c.wire()).map_err(Clone::clone);
     outcome.network = Some(super::client::ClientTraffic::iscsi(io.counts(), wire, tcp));
     Ok(outcome)

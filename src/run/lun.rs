@@ -22,7 +22,7 @@ use crate::plan::CacheMode;
 use std::any::Any;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 
 /// The largest command the untimed passes send: small enough for any
@@ -201,15 +201,7 @@ impl IscsiLun {
             return Ok(None);
         };
         let shown = path.display();
-        let fd = rustix::fs::open(
-            path,
-            rustix::fs::OFlags::RDONLY
-                | rustix::fs::OFlags::NOFOLLOW
-                | rustix::fs::OFlags::CLOEXEC
-                | rustix::fs::OFlags::NONBLOCK,
-            rustix::fs::Mode::empty(),
-        )
-        .map_err(|e| io::Error::new(e.kind(), format!("server_path: {shown}: {e}")))?;
+        let fd = super::cache::open_server_copy(path)?;
         let length = rustix::fs::fstat(&fd)?.st_size as u64;
         let capacity = lock(&self.context).capacity;
         if length != capacity {
@@ -226,16 +218,8 @@ impl IscsiLun {
     /// Reads the `len` bytes from `base` through the target, in large commands.
     fn read_through(&self, base: u64, len: u64, interrupt: &AtomicUsize) -> io::Result<()> {
         let context = lock(&self.context);
-        let mut buffer = vec![0u8; UNTIMED_CHUNK as usize];
-        let mut offset = base;
-        while offset < base + len {
-            if interrupt.load(Ordering::Relaxed) != 0 {
-                return Err(io::ErrorKind::Interrupted.into());
-            }
-            let want = (base + len - offset).min(UNTIMED_CHUNK) as usize;
-            offset += context.read_at(&mut buffer[..want], offset)? as u64;
-        }
-        Ok(())
+        let read = |buffer: &mut [u8], at| context.read_at(buffer, at);
+        super::cache::read_through(read, base, len, UNTIMED_CHUNK, interrupt)
     }
 }
 
@@ -297,23 +281,8 @@ impl Target for IscsiLun {
             ));
         }
         let context = lock(&self.context);
-        let chunk = UNTIMED_CHUNK.min(len.max(u64::from(context.block_size)));
-        let data = super::buffer::AlignedBuffer::with_data(chunk as usize, 4096, seed);
-        let mut offset = base;
-        while offset < base + len {
-            if interrupt.load(Ordering::Relaxed) != 0 {
-                return Err(io::ErrorKind::Interrupted.into());
-            }
-            let want = (base + len - offset).min(chunk) as usize;
-            let written = context.write_at(&data.as_slice()[..want], offset)?;
-            if written == 0 {
-                return Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    format!("WRITE(16) at byte {offset} wrote nothing"),
-                ));
-            }
-            offset += written as u64;
-        }
+        let write = |block: &[u8], at| context.write_at(block, at);
+        super::prepare::write_seeded(write, base, len, seed, UNTIMED_CHUNK, interrupt)?;
         context.synchronize_cache()
     }
 

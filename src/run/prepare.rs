@@ -80,8 +80,8 @@ fn logical_block_size(fd: BorrowedFd<'_>) -> Option<u32> {
     .find_map(|path| std::fs::read_to_string(path).ok()?.trim().parse().ok())
 }
 
-/// Writes `len` bytes from `base` sequentially with `chunk`-sized writes of
-/// seeded data, then fsyncs so later timing does not pay for it.
+/// Writes `len` bytes of seeded data from `base` to `fd` and makes them
+/// durable, untimed; stops early with `Interrupted` when `interrupt` is set.
 pub fn lay_out(
     fd: BorrowedFd<'_>,
     base: u64,
@@ -89,22 +89,47 @@ pub fn lay_out(
     seed: u64,
     interrupt: &AtomicUsize,
 ) -> io::Result<()> {
-    let chunk = len.min(1 << 20) as usize;
-    let buffer = AlignedBuffer::with_data(chunk, 4096, seed);
-    let mut offset = base;
-    let len = base + len;
-    while offset < len {
-        if interrupt.load(Ordering::Relaxed) != 0 {
-            return Err(io::Error::from(io::ErrorKind::Interrupted));
-        }
-        let want = (len - offset).min(chunk as u64) as usize;
-        let written =
-            rustix::io::pwrite(fd, &buffer.as_slice()[..want], offset).map_err(|error| {
+    write_seeded(
+        |block, offset| {
+            rustix::io::pwrite(fd, block, offset).map_err(|error| {
                 io::Error::new(
                     io::Error::from(error).kind(),
                     format!("layout write at offset {offset} failed: {error}"),
                 )
-            })?;
+            })
+        },
+        base,
+        len,
+        seed,
+        1 << 20,
+        interrupt,
+    )?;
+    rustix::fs::fsync(fd)?;
+    Ok(())
+}
+
+/// Writes `len` bytes of seeded data from `base` through `write(block,
+/// offset)` (which returns the bytes written) in chunks of at most `chunk`
+/// bytes, untimed: the layout of a local file and of a network target alike.
+/// Stops early with `Interrupted` when `interrupt` is set.
+pub fn write_seeded(
+    mut write: impl FnMut(&[u8], u64) -> io::Result<usize>,
+    base: u64,
+    len: u64,
+    seed: u64,
+    chunk: u64,
+    interrupt: &AtomicUsize,
+) -> io::Result<()> {
+    let chunk = len.min(chunk).max(1) as usize;
+    let buffer = AlignedBuffer::with_data(chunk, 4096, seed);
+    let mut offset = base;
+    let end = base + len;
+    while offset < end {
+        if interrupt.load(Ordering::Relaxed) != 0 {
+            return Err(io::Error::from(io::ErrorKind::Interrupted));
+        }
+        let want = (end - offset).min(chunk as u64) as usize;
+        let written = write(&buffer.as_slice()[..want], offset)?;
         if written == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::WriteZero,
@@ -113,7 +138,6 @@ pub fn lay_out(
         }
         offset += written as u64;
     }
-    rustix::fs::fsync(fd)?;
     Ok(())
 }
 

@@ -259,19 +259,13 @@ impl NfsFile {
         let context = lock(&self.context);
         let file = context.open(&self.path, false)?;
         let chunk = context.read_max().clamp(4096, 1 << 20);
-        let mut buffer = vec![0u8; chunk as usize];
-        let mut offset = base;
-        while offset < base + len {
-            if interrupt.load(Ordering::Relaxed) != 0 {
-                return Err(io::ErrorKind::Interrupted.into());
-            }
-            let want = (base + len - offset).min(chunk) as usize;
-            match file.read_at(&mut buffer[..want], offset)? {
-                0 => break,
-                got => offset += got as u64,
-            }
-        }
-        Ok(())
+        super::cache::read_through(
+            |buffer, at| file.read_at(buffer, at),
+            base,
+            len,
+            chunk,
+            interrupt,
+        )
     }
 }
 
@@ -287,15 +281,7 @@ impl NfsFile {
         let name = Path::new(&self.path).file_name().unwrap_or_default();
         let local = dir.join(name);
         let shown = local.display();
-        let fd = rustix::fs::open(
-            &local,
-            rustix::fs::OFlags::RDONLY
-                | rustix::fs::OFlags::NOFOLLOW
-                | rustix::fs::OFlags::CLOEXEC
-                | rustix::fs::OFlags::NONBLOCK,
-            rustix::fs::Mode::empty(),
-        )
-        .map_err(|e| io::Error::new(e.kind(), format!("server_path: {shown}: {e}")))?;
+        let fd = super::cache::open_server_copy(&local)?;
         let stat = rustix::fs::fstat(&fd)?;
         let (id, length) = {
             let context = lock(&self.context);
@@ -369,23 +355,9 @@ impl Target for NfsFile {
     fn lay_out(&self, base: u64, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
         let context = lock(&self.context);
         let file = context.open(&self.path, true)?;
-        let chunk = context.write_max().clamp(4096, 1 << 20).min(len.max(1));
-        let data = super::buffer::AlignedBuffer::with_data(chunk as usize, 4096, seed);
-        let mut offset = base;
-        while offset < base + len {
-            if interrupt.load(Ordering::Relaxed) != 0 {
-                return Err(io::ErrorKind::Interrupted.into());
-            }
-            let want = (base + len - offset).min(chunk) as usize;
-            let written = file.write_at(&data.as_slice()[..want], offset)?;
-            if written == 0 {
-                return Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    format!("WRITE at {offset} wrote nothing"),
-                ));
-            }
-            offset += written as u64;
-        }
+        let chunk = context.write_max().clamp(4096, 1 << 20);
+        let write = |block: &[u8], at| file.write_at(block, at);
+        super::prepare::write_seeded(write, base, len, seed, chunk, interrupt)?;
         file.commit()
     }
 

@@ -14,6 +14,7 @@ pub mod url;
 pub mod wire;
 
 use super::QueuedIo;
+use super::callbacks::{CompletionList, Completions, wait_for_socket};
 use libiscsi::{Callback, Context, ScsiIovec};
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_int, c_void};
@@ -42,7 +43,7 @@ pub struct CommandCounts {
 /// One slot's request: where its completion goes, its buffer as an
 /// iovec, and the message of its last failure.
 struct Tag {
-    done: *const UnsafeCell<Vec<(u32, i32)>>,
+    done: *const CompletionList,
     slot: u32,
     iov: UnsafeCell<ScsiIovec>,
     failure: UnsafeCell<Option<String>>,
@@ -55,18 +56,11 @@ pub struct IscsiIo<'c> {
     buffers: *mut u8,
     len: usize,
     tags: Box<[Tag]>,
-    done: Box<UnsafeCell<Vec<(u32, i32)>>>,
-    queued: Vec<(u32, u64, bool)>,
-    depth: usize,
-    writes_in_flight: Vec<bool>,
+    completions: Completions,
     counts: CommandCounts,
     synchronizations: Cell<u64>,
     /// Whether every WRITE(16) has Force Unit Access set.
     fua: bool,
-    /// Requests libiscsi took and has not called back for yet, as of the last reap.
-    outstanding: usize,
-    /// Entries of `done` that failed to be sent (no callback will come for them).
-    unsent: usize,
 }
 
 impl<'c> IscsiIo<'c> {
@@ -90,10 +84,10 @@ impl<'c> IscsiIo<'c> {
                 format!("--bs {len} is not a whole number of the LUN's {block}-byte blocks"),
             ));
         }
-        let done = Box::new(UnsafeCell::new(Vec::with_capacity(depth as usize)));
+        let completions = Completions::new(depth);
         let tags = (0..depth)
             .map(|slot| Tag {
-                done: &*done,
+                done: completions.list(),
                 slot,
                 iov: UnsafeCell::new(ScsiIovec {
                     // SAFETY: within `buffers`, by the caller's promise.
@@ -108,15 +102,10 @@ impl<'c> IscsiIo<'c> {
             buffers,
             len,
             tags,
-            done,
-            queued: Vec::with_capacity(depth as usize),
-            depth: depth as usize,
-            writes_in_flight: vec![false; depth as usize],
+            completions,
             counts: CommandCounts::default(),
             synchronizations: Cell::new(0),
             fua: false,
-            outstanding: 0,
-            unsent: 0,
         })
     }
 
@@ -158,24 +147,10 @@ impl<'c> IscsiIo<'c> {
                 ),
             ));
         }
-        let mut poll = libc::pollfd {
-            fd,
-            events: events as libc::c_short,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let ready = unsafe { libc::poll(&mut poll, 1, timeout_ms) };
-        if ready < 0 {
-            let error = io::Error::last_os_error();
-            return if error.kind() == io::ErrorKind::Interrupted {
-                Ok(())
-            } else {
-                Err(error)
-            };
-        }
+        let revents = wait_for_socket(fd, events, timeout_ms)?;
         // Serviced also when nothing is ready: libiscsi times out commands there.
-        // SAFETY: live context; the callbacks it runs only touch the tags and `done`.
-        let status = unsafe { (functions.service)(context.raw, c_int::from(poll.revents)) };
+        // SAFETY: live context; the callbacks it runs only touch the tags and the list.
+        let status = unsafe { (functions.service)(context.raw, revents) };
         if status < 0 {
             return Err(context.error("the connection to the target"));
         }
@@ -214,28 +189,22 @@ unsafe extern "C" fn completed(
 impl Drop for IscsiIo<'_> {
     /// Requests still with libiscsi (the loop stopped on a dead connection)
     /// are called back, cancelled, when the context logs out or is
-    /// destroyed: their tags and the completion list are left allocated
-    /// for that, and their iovecs emptied so no reply lands in a buffer.
+    /// destroyed: their tags are left allocated for that (see
+    /// [`Completions::abandon`]), and their iovecs emptied so no reply
+    /// lands in a buffer.
     fn drop(&mut self) {
-        let called_back = self.done.get_mut().len() - self.unsent;
-        if self.outstanding > called_back {
+        if self.completions.abandon() {
             for tag in self.tags.iter_mut() {
                 tag.iov.get_mut().len = 0;
             }
             std::mem::forget(std::mem::take(&mut self.tags));
-            let empty = Box::new(UnsafeCell::new(Vec::new()));
-            std::mem::forget(std::mem::replace(&mut self.done, empty));
         }
     }
 }
 
 impl QueuedIo for IscsiIo<'_> {
     fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
-        if self.queued.len() == self.depth {
-            return false;
-        }
-        self.queued.push((slot, offset, write));
-        true
+        self.completions.queue(slot, offset, write)
     }
 
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
@@ -250,12 +219,12 @@ impl QueuedIo for IscsiIo<'_> {
         let functions = context.functions;
         let block = u64::from(context.block_size);
         let fua = c_int::from(self.fua);
-        let mut taken = 0;
-        for index in 0..self.queued.len() {
-            let (slot, offset, write) = self.queued[index];
-            let tag = &self.tags[slot as usize];
+        let (len, tags) = (self.len as u32, &self.tags);
+        // libiscsi writes the commands to the socket when it is next
+        // serviced for POLLOUT: in `has_completions`, which the loop calls next.
+        Ok(self.completions.submit(|slot, offset, write| {
+            let tag = &tags[slot as usize];
             let private = tag as *const Tag as *mut c_void;
-            let len = self.len as u32;
             // SAFETY: live context; the slot's iovec, buffer and tag stay
             // valid until its completion is reaped.
             let task = unsafe {
@@ -296,58 +265,41 @@ impl QueuedIo for IscsiIo<'_> {
                     )
                 }
             };
-            self.writes_in_flight[slot as usize] = write;
             if task.is_null() {
-                // libiscsi will not call back: complete it here, failed, so
-                // the loop reaps it like any other reply.
-                // SAFETY: the tag is not in flight.
+                // SAFETY: the slot is not in flight; nothing else reads its tag.
                 unsafe { *tag.failure.get() = Some(context.last_error()) };
-                self.done.get_mut().push((slot, -libc::EIO));
-                self.unsent += 1;
-            } else {
-                self.outstanding += 1;
             }
-            taken += 1;
-        }
-        self.queued.clear();
-        // libiscsi writes the commands to the socket when it is next
-        // serviced for POLLOUT: in `has_completions`, which the loop calls next.
-        Ok(taken)
+            !task.is_null()
+        }))
     }
 
     fn wait(&mut self, count: usize) -> io::Result<()> {
-        while self.done.get_mut().len() < count {
+        while self.completions.ready() < count {
             self.service(100)?;
         }
         Ok(())
     }
 
     fn has_completions(&mut self) -> bool {
-        if self.done.get_mut().is_empty() {
+        if self.completions.ready() == 0 {
             // A failed connection shows in `wait`, which the loop calls next.
             let _ = self.service(0);
         }
-        !self.done.get_mut().is_empty()
+        self.completions.ready() > 0
     }
 
     fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
-        let done = std::mem::take(self.done.get_mut());
-        self.outstanding -= done.len() - self.unsent;
-        self.unsent = 0;
-        for &(slot, result) in &done {
-            let operation = if self.writes_in_flight[slot as usize] {
-                &mut self.counts.write
+        let counts = &mut self.counts;
+        self.completions.reap(|slot, result, write| {
+            let operation = if write {
+                &mut counts.write
             } else {
-                &mut self.counts.read
+                &mut counts.read
             };
             operation.commands += 1;
             operation.bytes += result.max(0) as u64;
             each(slot, result);
-        }
-        // The vector goes back, emptied, so its capacity is kept.
-        let mut done = done;
-        done.clear();
-        *self.done.get_mut() = done;
+        });
     }
 
     fn failure(&mut self, slot: u32, result: i32) -> io::Error {
@@ -355,7 +307,7 @@ impl QueuedIo for IscsiIo<'_> {
             .tags
             .get_mut(slot as usize)
             .and_then(|tag| tag.failure.get_mut().take());
-        let command = if self.writes_in_flight.get(slot as usize) == Some(&true) {
+        let command = if self.completions.was_write(slot) {
             "WRITE(16)"
         } else {
             "READ(16)"

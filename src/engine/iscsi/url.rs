@@ -5,6 +5,8 @@
 //! command line: libiscsi's own environment variables carry them
 //! (`LIBISCSI_CHAP_USERNAME`, `LIBISCSI_CHAP_PASSWORD`).
 
+use crate::engine::url::{parse_port, parse_server_path, parse_timeout};
+
 /// The port iSCSI targets listen on unless told otherwise (RFC 7143).
 pub const DEFAULT_PORT: u16 = 3260;
 
@@ -88,18 +90,9 @@ impl IscsiUrl {
                     check_name(value).map_err(|e| bad(&format!("initiator: {e}")))?;
                     url.initiator = value.to_string();
                 }
-                "timeout" => {
-                    url.timeout_ms = value
-                        .parse::<i32>()
-                        .ok()
-                        .filter(|ms| (1..=3_600_000).contains(ms))
-                        .ok_or_else(|| {
-                            bad(&format!("timeout={value}: milliseconds, 1 to 3600000"))
-                        })?;
-                }
+                "timeout" => url.timeout_ms = parse_timeout(value).map_err(|e| bad(&e))?,
                 "server_path" => {
-                    url.server_path =
-                        Some(crate::engine::nfs::url::absolute(value).map_err(|e| bad(&e))?);
+                    url.server_path = Some(parse_server_path(value).map_err(|e| bad(&e))?)
                 }
                 other => {
                     return Err(bad(&format!(
@@ -161,13 +154,6 @@ fn check_name(name: &str) -> Result<(), String> {
         Some(c) => Err(format!("'{name}' holds '{c}', which iSCSI names may not")),
         None => Ok(()),
     }
-}
-
-fn parse_port(text: &str) -> Result<u16, String> {
-    text.parse::<u16>()
-        .ok()
-        .filter(|&port| port > 0)
-        .ok_or_else(|| format!("port '{text}' is not 1 to 65535"))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod libnfs;
 pub mod url;
 
 use super::QueuedIo;
+use super::callbacks::{CompletionList, Completions, wait_for_socket};
 use libnfs::{Callback, File};
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_int, c_void};
@@ -39,7 +40,7 @@ pub struct RpcCounts {
 /// What a completion callback needs: where the reply goes, and where the
 /// message of a failed call is kept.
 struct Tag {
-    done: *const UnsafeCell<Vec<(u32, i32)>>,
+    done: *const CompletionList,
     slot: u32,
     destination: *mut u8,
     len: usize,
@@ -53,16 +54,9 @@ pub struct NfsIo<'f> {
     buffers: *mut u8,
     len: usize,
     tags: Box<[Tag]>,
-    done: Box<UnsafeCell<Vec<(u32, i32)>>>,
-    queued: Vec<(u32, u64, bool)>,
-    depth: usize,
-    writes_in_flight: Vec<bool>,
+    completions: Completions,
     counts: RpcCounts,
     commits: Cell<u64>,
-    /// Requests libnfs took and has not called back for yet, as of the last reap.
-    outstanding: usize,
-    /// Entries of `done` that failed to be sent (no callback will come for them).
-    unsent: usize,
 }
 
 impl<'f> NfsIo<'f> {
@@ -88,10 +82,10 @@ impl<'f> NfsIo<'f> {
                 ),
             ));
         }
-        let done = Box::new(UnsafeCell::new(Vec::with_capacity(depth as usize)));
+        let completions = Completions::new(depth);
         let tags = (0..depth)
             .map(|slot| Tag {
-                done: &*done,
+                done: completions.list(),
                 slot,
                 // SAFETY: within `buffers`, by the caller's promise.
                 destination: unsafe { buffers.add(slot as usize * len) },
@@ -104,14 +98,9 @@ impl<'f> NfsIo<'f> {
             buffers,
             len,
             tags,
-            done,
-            queued: Vec::with_capacity(depth as usize),
-            depth: depth as usize,
-            writes_in_flight: vec![false; depth as usize],
+            completions,
             counts: RpcCounts::default(),
             commits: Cell::new(0),
-            outstanding: 0,
-            unsent: 0,
         })
     }
 
@@ -126,10 +115,6 @@ impl<'f> NfsIo<'f> {
         }
     }
 
-    fn done(&mut self) -> &mut Vec<(u32, i32)> {
-        self.done.get_mut()
-    }
-
     /// Sends what can be sent and handles the replies that arrived, waiting
     /// at most `timeout_ms` for the socket.
     fn service(&mut self, timeout_ms: c_int) -> io::Result<()> {
@@ -142,24 +127,10 @@ impl<'f> NfsIo<'f> {
                 (functions.which_events)(context.raw),
             )
         };
-        let mut poll = libc::pollfd {
-            fd,
-            events: events as libc::c_short,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let ready = unsafe { libc::poll(&mut poll, 1, timeout_ms) };
-        if ready < 0 {
-            let error = io::Error::last_os_error();
-            return if error.kind() == io::ErrorKind::Interrupted {
-                Ok(())
-            } else {
-                Err(error)
-            };
-        }
+        let revents = wait_for_socket(fd, events, timeout_ms)?;
         // Serviced also when nothing is ready: libnfs times out calls there.
-        // SAFETY: live context; the callbacks it runs only push to `done`.
-        let status = unsafe { (functions.service)(context.raw, c_int::from(poll.revents)) };
+        // SAFETY: live context; the callbacks it runs only push to the list.
+        let status = unsafe { (functions.service)(context.raw, revents) };
         if status < 0 {
             return Err(context.error(status, "the connection to the server"));
         }
@@ -186,7 +157,7 @@ unsafe extern "C" fn completed(
             *tag.failure.get() = Some(message.to_string_lossy().into_owned());
         }
     }
-    // SAFETY: `done` outlives every request, and libnfs calls back on the
+    // SAFETY: the list outlives every request, and libnfs calls back on the
     // thread that services it, never during another access.
     unsafe { (*(*tag.done).get()).push((tag.slot, status)) };
 }
@@ -213,28 +184,21 @@ unsafe extern "C" fn read_completed(
 impl Drop for NfsIo<'_> {
     /// Requests still with libnfs (the loop stopped on a dead connection)
     /// will be called back when the file is closed or the context destroyed:
-    /// their tags and the completion list are left allocated for that, and
-    /// no reply is copied into buffers that are about to be freed.
+    /// their tags are left allocated for that (see [`Completions::abandon`]),
+    /// and no reply is copied into buffers that are about to be freed.
     fn drop(&mut self) {
-        let called_back = self.done.get_mut().len() - self.unsent;
-        if self.outstanding > called_back {
+        if self.completions.abandon() {
             for tag in self.tags.iter_mut() {
                 tag.destination = std::ptr::null_mut();
             }
             std::mem::forget(std::mem::take(&mut self.tags));
-            let empty = Box::new(UnsafeCell::new(Vec::new()));
-            std::mem::forget(std::mem::replace(&mut self.done, empty));
         }
     }
 }
 
 impl QueuedIo for NfsIo<'_> {
     fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
-        if self.queued.len() == self.depth {
-            return false;
-        }
-        self.queued.push((slot, offset, write));
-        true
+        self.completions.queue(slot, offset, write)
     }
 
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
@@ -247,84 +211,71 @@ impl QueuedIo for NfsIo<'_> {
     fn submit(&mut self) -> io::Result<usize> {
         let context = self.file.context;
         let functions = context.functions;
-        let mut taken = 0;
-        for index in 0..self.queued.len() {
-            let (slot, offset, write) = self.queued[index];
-            let tag = &self.tags[slot as usize] as *const Tag as *mut c_void;
-            let len = self.len as u64;
-            // SAFETY: live context and handle; the slot's buffer and tag stay
-            // valid until its completion is reaped.
+        let (file, buffers, len, tags) = (self.file, self.buffers, self.len, &self.tags);
+        Ok(self.completions.submit(|slot, offset, write| {
+            let entry = &tags[slot as usize];
+            let tag = entry as *const Tag as *mut c_void;
+            // SAFETY: live context and handle; the slot's buffer and tag
+            // stay valid until its completion is reaped.
             let status = unsafe {
                 if write {
-                    let source = self.buffers.add(slot as usize * self.len);
                     (functions.pwrite_async)(
                         context.raw,
-                        self.file.raw,
+                        file.raw,
                         offset,
-                        len,
-                        source.cast(),
+                        len as u64,
+                        buffers.add(slot as usize * len).cast(),
                         completed as Callback,
                         tag,
                     )
                 } else {
                     (functions.pread_async)(
                         context.raw,
-                        self.file.raw,
+                        file.raw,
                         offset,
-                        len,
+                        len as u64,
                         read_completed as Callback,
                         tag,
                     )
                 }
             };
-            self.writes_in_flight[slot as usize] = write;
             if status < 0 {
-                // libnfs will not call back: complete it here, failed, so
-                // the loop reaps it like any other reply.
-                self.done().push((slot, status));
-                self.unsent += 1;
-            } else {
-                self.outstanding += 1;
+                // SAFETY: the slot is not in flight; nothing else reads its tag.
+                unsafe {
+                    *entry.failure.get() = Some(context.error(status, "not sent").to_string())
+                };
             }
-            taken += 1;
-        }
-        self.queued.clear();
-        Ok(taken)
+            status >= 0
+        }))
     }
 
     fn wait(&mut self, count: usize) -> io::Result<()> {
-        while self.done.get_mut().len() < count {
+        while self.completions.ready() < count {
             self.service(100)?;
         }
         Ok(())
     }
 
     fn has_completions(&mut self) -> bool {
-        if self.done.get_mut().is_empty() {
+        if self.completions.ready() == 0 {
             // A failed connection shows in `wait`, which the loop calls next.
             let _ = self.service(0);
         }
-        !self.done.get_mut().is_empty()
+        self.completions.ready() > 0
     }
 
     fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
-        let done = std::mem::take(self.done.get_mut());
-        self.outstanding -= done.len() - self.unsent;
-        self.unsent = 0;
-        for &(slot, status) in &done {
-            let procedure = if self.writes_in_flight[slot as usize] {
-                &mut self.counts.write
+        let counts = &mut self.counts;
+        self.completions.reap(|slot, status, write| {
+            let procedure = if write {
+                &mut counts.write
             } else {
-                &mut self.counts.read
+                &mut counts.read
             };
             procedure.calls += 1;
             procedure.bytes += status.max(0) as u64;
             each(slot, status);
-        }
-        // The vector goes back, emptied, so its capacity is kept.
-        let mut done = done;
-        done.clear();
-        *self.done.get_mut() = done;
+        });
     }
 
     fn failure(&mut self, slot: u32, result: i32) -> io::Error {
@@ -332,7 +283,7 @@ impl QueuedIo for NfsIo<'_> {
             .tags
             .get_mut(slot as usize)
             .and_then(|tag| tag.failure.get_mut().take());
-        let procedure = if self.writes_in_flight.get(slot as usize) == Some(&true) {
+        let procedure = if self.completions.was_write(slot) {
             "WRITE"
         } else {
             "READ"

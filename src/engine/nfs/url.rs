@@ -1,6 +1,8 @@
 //! `nfs://HOST[:PORT]/EXPORT[/DIR][?version=3&mountport=N&timeout=MS&server_path=DIR]`:
 //! the NFS target a user names, checked before anything is sent.
 
+use crate::engine::url::{parse_port, parse_server_path, parse_timeout};
+
 /// A checked NFS URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NfsUrl {
@@ -74,16 +76,10 @@ impl NfsUrl {
                     )));
                 }
                 "mountport" => url.mount_port = Some(parse_port(value).map_err(|e| bad(&e))?),
-                "timeout" => {
-                    url.timeout_ms = value
-                        .parse::<i32>()
-                        .ok()
-                        .filter(|ms| (1..=3_600_000).contains(ms))
-                        .ok_or_else(|| {
-                            bad(&format!("timeout={value}: milliseconds, 1 to 3600000"))
-                        })?;
+                "timeout" => url.timeout_ms = parse_timeout(value).map_err(|e| bad(&e))?,
+                "server_path" => {
+                    url.server_path = Some(parse_server_path(value).map_err(|e| bad(&e))?)
                 }
-                "server_path" => url.server_path = Some(absolute(value).map_err(|e| bad(&e))?),
                 other => {
                     return Err(bad(&format!(
                         "unknown argument '{other}' (version, mountport, timeout, server_path)"
@@ -121,25 +117,6 @@ impl NfsUrl {
             .map(|n| (format!("/{}", parts[..n].join("/")), parts[n..].join("/")))
             .collect()
     }
-}
-
-/// A `server_path=` value: an absolute path on this machine.
-pub(crate) fn absolute(value: &str) -> Result<std::path::PathBuf, String> {
-    let path = std::path::PathBuf::from(value);
-    if path.is_absolute() {
-        Ok(path)
-    } else {
-        Err(format!(
-            "server_path={value}: an absolute path on this machine"
-        ))
-    }
-}
-
-fn parse_port(text: &str) -> Result<u16, String> {
-    text.parse::<u16>()
-        .ok()
-        .filter(|&port| port > 0)
-        .ok_or_else(|| format!("port '{text}' is not 1 to 65535"))
 }
 
 #[cfg(test)]
