@@ -173,7 +173,7 @@ fn check_device_use(
         }
         (None, Some(given)) => {
             return Err(usage!(
-                "--destroy-data {} is for a block device given with --file or an iSCSI LUN given with --target; {file} is neither",
+                "--destroy-data {} is for a block device given with --file or an iSCSI LUN given with --target; {file} is not one",
                 given.display()
             )
             .into());

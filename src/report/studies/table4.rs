@@ -155,7 +155,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
             "network messages",
             "bytes on the wire",
             "bytes per message",
-            "requests (NFS RPCs, SCSI commands)",
+            "requests (NFS RPCs or SCSI commands)",
             "payload per request",
         ] {
             header.push(format!("{what}{column}"));
