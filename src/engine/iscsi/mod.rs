@@ -190,7 +190,7 @@ impl Drop for IscsiIo<'_> {
     /// Requests still with libiscsi (the loop stopped on a dead connection)
     /// are called back, cancelled, when the context logs out or is
     /// destroyed: their tags are left allocated for that (see
-    /// [`Completions::abandon`]), and their iovecs emptied so no reply
+    /// `Completions::abandon`), and their iovecs emptied so no reply
     /// lands in a buffer.
     fn drop(&mut self) {
         if self.completions.abandon() {

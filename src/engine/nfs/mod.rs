@@ -184,7 +184,7 @@ unsafe extern "C" fn read_completed(
 impl Drop for NfsIo<'_> {
     /// Requests still with libnfs (the loop stopped on a dead connection)
     /// will be called back when the file is closed or the context destroyed:
-    /// their tags are left allocated for that (see [`Completions::abandon`]),
+    /// their tags are left allocated for that (see `Completions::abandon`),
     /// and no reply is copied into buffers that are about to be freed.
     fn drop(&mut self) {
         if self.completions.abandon() {
