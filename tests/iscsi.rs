@@ -140,7 +140,22 @@ fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() 
         iolab::run::verify::check_block(block, index as u64 * 4096)
             .unwrap_or_else(|e| panic!("block {index}: {e:?}"));
     }
-    // Reading it back needs no consent: the LUN is only read, every block
+    // Reading it back with consent lays nothing out over what was written:
+    // a read that verifies reads the region as it is.
+    let consented = measured(
+        &lab,
+        cwd.path(),
+        "reread.json",
+        &[
+            "run", "--target", lun, &consent, "--op", "read", "--bs", "4k", "--size", "8m",
+            "--verify",
+        ],
+    );
+    assert_eq!(
+        first_point(&consented)["repetitions"][0]["verify"]["bad_blocks"],
+        0
+    );
+    // Nor does it need consent: the LUN is only read, every block
     // checked, READ(16) after READ(16) queued 16 deep.
     let read = measured(
         &lab,

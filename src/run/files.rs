@@ -194,7 +194,10 @@ impl Session {
     /// op reads existing data.
     fn lay_out(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
         let set = self.files.as_mut().expect("files were just prepared");
-        if !workload.op.needs_layout() || set.laid_out {
+        // A read that verifies checks what an earlier --verify write left:
+        // laying the files out would replace it.
+        let verifying_read = workload.verify && !workload.op.writes();
+        if !workload.op.needs_layout() || set.laid_out || verifying_read {
             return Ok(());
         }
         let own = Layout {

@@ -29,9 +29,10 @@ use std::sync::{Arc, Mutex};
 /// target's MAXIMUM TRANSFER LENGTH we know, large enough to be quick.
 const UNTIMED_CHUNK: u64 = 256 * 1024;
 
-/// Where libblkid's probes look: every superblock and partition table it
-/// knows starts within the first 8 MiB (VMFS, the farthest, at 1 MiB) or
-/// lies in the last 1 MiB (GPT's backup, md 0.90 and 1.0, ZFS's last labels).
+/// Where libblkid's probes look: the superblocks and partition tables it
+/// knows start within the first 8 MiB (the farthest we know of is VMFS's
+/// file-system magic, at 2 MiB) or lie in the last 1 MiB (GPT's backup,
+/// md 0.90 and 1.0, ZFS's last labels, DRBD's internal metadata).
 const PROBED_HEAD: u64 = 8 << 20;
 const PROBED_TAIL: u64 = 1 << 20;
 
