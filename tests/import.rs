@@ -4,7 +4,7 @@ use crate::util::*;
 use serde_json::Value;
 use std::path::Path;
 
-fn fio_available() -> bool {
+pub fn fio_available() -> bool {
     let found = std::process::Command::new("fio")
         .arg("--version")
         .output()

@@ -23,3 +23,4 @@ mod report;
 mod run_options;
 mod sweeps;
 mod verify;
+mod workloads;

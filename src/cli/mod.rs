@@ -328,8 +328,10 @@ pub struct CompareArgs {
     /// to compare a psync run with a stdio run of the same I/O.
     #[arg(long, value_name = "PARAMS", conflicts_with = "by")]
     pub ignore: Option<String>,
-    /// What to compare.
-    #[arg(long, value_enum, default_value_t = crate::compare::Metric::Throughput)]
+    /// What to compare: throughput, iops, p50, p99, cpu or time; for one
+    /// direction of a mixed workload, read.FIGURE or write.FIGURE (throughput,
+    /// iops, p50, p99), e.g. `read.p99`.
+    #[arg(long, default_value = "throughput", value_name = "METRIC")]
     pub metric: crate::compare::Metric,
     /// Significance level of Welch's test.
     #[arg(long, default_value_t = crate::compare::DEFAULT_ALPHA, value_parser = alpha, value_name = "LEVEL")]

@@ -203,6 +203,8 @@ pub fn merge(
                     .map(|(bytes, ops, latency_counts)| IntervalSample {
                         // Network targets are not distributed.
                         tcp: None,
+                        // The wire carries an interval's totals only.
+                        directions: Vec::new(),
                         bytes,
                         ops,
                         latency_counts,
@@ -280,6 +282,7 @@ mod tests {
                 ops: latencies.len() as u64,
                 latency_counts: Vec::new(),
                 tcp: None,
+                directions: Vec::new(),
             }],
             interval_ns: 1_000_000_000,
             cpu: CpuUsage::default(),

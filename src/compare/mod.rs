@@ -11,83 +11,11 @@ use crate::stats::welch;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+pub mod metric;
+pub use metric::{Figure, Metric};
+
 /// The significance level when none is given (`--alpha`): 5%, a 95% interval.
 pub const DEFAULT_ALPHA: f64 = 0.05;
-
-/// What is compared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Metric {
-    /// Bytes per second.
-    Throughput,
-    /// I/Os per second.
-    Iops,
-    /// Median latency, ns.
-    P50,
-    /// 99th percentile latency, ns.
-    P99,
-    /// CPU time of the I/O threads over wall time.
-    Cpu,
-    /// Seconds a repetition took, start to end of the timed region (the
-    /// completion time the studies report).
-    Time,
-}
-
-impl Metric {
-    /// Whether a larger value is better.
-    pub fn higher_is_better(self) -> bool {
-        matches!(self, Metric::Throughput | Metric::Iops)
-    }
-
-    /// How much better `other` is than `base`, percent of the base: positive
-    /// when the other is better, whichever way the metric improves.
-    pub fn delta_percent(self, base: f64, other: f64) -> f64 {
-        if self.higher_is_better() {
-            (other - base) / base * 100.0
-        } else {
-            (base - other) / base * 100.0
-        }
-    }
-
-    /// Δ% in words, for every header that shows it.
-    pub fn delta_definition(self) -> &'static str {
-        match self {
-            Metric::Throughput | Metric::Iops => {
-                "Δ% = (other − base) / base × 100: how much faster the other is"
-            }
-            Metric::Time => {
-                "Δ% = (base − other) / base × 100 of the time: how much faster the other is \
-                 (the O_DIRECT study's \"% direct faster\" when base is normal, other direct)"
-            }
-            Metric::P50 | Metric::P99 => {
-                "Δ% = (base − other) / base × 100 of the latency: how much lower the other's is"
-            }
-            Metric::Cpu => {
-                "Δ% = (base − other) / base × 100 of the CPU: how much less the other uses"
-            }
-        }
-    }
-
-    /// The metric's value in each measured repetition that completed.
-    pub fn values(self, point: &Point) -> Vec<f64> {
-        point
-            .measured()
-            .filter_map(|r| match self {
-                Metric::Throughput => r.throughput_bps,
-                Metric::Iops => r.iops,
-                Metric::P50 | Metric::P99 => {
-                    let wanted = if self == Metric::P50 { 50.0 } else { 99.0 };
-                    r.latency_ns
-                        .as_ref()
-                        .and_then(|l| l.percentile(wanted))
-                        .map(|ns| ns as f64)
-                }
-                Metric::Cpu => r.cpu.as_ref().map(|c| c.utilization),
-                Metric::Time => r.elapsed_ns.map(|ns| ns as f64 * 1e-9),
-            })
-            .collect()
-    }
-}
 
 /// Which way ratios are expressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -475,7 +403,7 @@ mod tests {
             (1.838, 1.860, -1.2),
             (14.682, 14.610, 0.49),
         ] {
-            let delta = Metric::Time.delta_percent(normal, direct);
+            let delta = Metric::from(Figure::Time).delta_percent(normal, direct);
             assert!(
                 (delta - published).abs() < 0.01,
                 "{normal} {direct}: {delta}"
@@ -483,9 +411,9 @@ mod tests {
         }
         // Throughput: the same runs as rates give the same sign.
         let (normal, direct) = (1.0 / 0.429, 1.0 / 0.141);
-        assert!(Metric::Throughput.delta_percent(normal, direct) > 0.0);
+        assert!(Metric::from(Figure::Throughput).delta_percent(normal, direct) > 0.0);
         assert!(
-            Metric::P99.delta_percent(2.0, 1.0) > 0.0,
+            Metric::from(Figure::P99).delta_percent(2.0, 1.0) > 0.0,
             "lower latency is better"
         );
     }
@@ -498,7 +426,7 @@ mod tests {
         )
         .unwrap();
         let point = &result.points[0];
-        let times = Metric::Time.values(point);
+        let times = Metric::from(Figure::Time).values(point);
         let expected: Vec<f64> = point
             .measured()
             .filter_map(|r| r.elapsed_ns)

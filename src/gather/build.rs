@@ -13,10 +13,11 @@ use crate::probe::tcp::TcpTraffic;
 use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
 use crate::record::{
-    CacheState, ClientNetwork, Cpu, DirectAlignment, DirectionShare, Interval, Job, PduCount,
-    Point, Repetition, RequestCount, ResultFile, SCHEMA, Status, Target, TcpCounts, Tool,
+    CacheState, ClientNetwork, Cpu, DirectAlignment, DirectionShare, Interval, IntervalDirection,
+    Job, PduCount, Point, Repetition, RequestCount, ResultFile, SCHEMA, Status, Target, TcpCounts,
+    Tool,
 };
-use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series};
+use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, merge_directions};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
 use std::path::Path;
@@ -398,6 +399,7 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
         .map(|j| coarsen_series(&j.intervals, j.interval_ns, interval_ns))
         .collect();
     let length = coarsened.iter().map(Vec::len).max().unwrap_or(0);
+    let mut scratch = new_histogram();
     (0..length)
         .map(|index| {
             let mut latency = new_histogram();
@@ -417,6 +419,29 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
                 }
             }
             let recorded = !latency.is_empty();
+            let samples: Vec<IntervalSample> = coarsened
+                .iter()
+                .filter_map(|j| j.get(index).cloned())
+                .collect();
+            let directions = merge_directions(&samples, &mut scratch)
+                .into_iter()
+                .zip(Direction::ALL)
+                .map(|(part, direction)| {
+                    let mut latency = new_histogram();
+                    for &(value, count) in &part.latency_counts {
+                        latency.saturating_record_n(value, count);
+                    }
+                    let recorded = !latency.is_empty();
+                    IntervalDirection {
+                        direction,
+                        bytes: part.bytes,
+                        ops: part.ops,
+                        latency_p50_ns: recorded.then(|| latency.value_at_percentile(50.0)),
+                        latency_p99_ns: recorded.then(|| latency.value_at_percentile(99.0)),
+                        latency_max_ns: recorded.then(|| latency.max()),
+                    }
+                })
+                .collect();
             Interval {
                 start_s: index as f64 * interval_s,
                 bytes,
@@ -426,6 +451,7 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
                 latency_max_ns: recorded.then(|| latency.max()),
                 devices: Vec::new(),
                 client_tcp,
+                directions,
             }
         })
         .collect()
@@ -470,8 +496,22 @@ mod tests {
         let job_writes: u64 = jobs.iter().map(|j| j.directions[1].ops).sum();
         assert_eq!(write.ops, job_writes);
         assert_eq!(write.latency_ns.as_ref().unwrap().count, write.ops);
+        // The series keeps each direction's part of every interval, and the
+        // parts add up to the interval and to the direction's total.
+        let series = series(&jobs, jobs[0].interval_ns);
+        assert!(!series.is_empty());
+        for interval in &series {
+            let [read, write] = &interval.directions[..] else {
+                panic!("{interval:?}")
+            };
+            assert_eq!(read.ops + write.ops, interval.ops);
+            assert_eq!(read.bytes + write.bytes, interval.bytes);
+        }
+        let series_writes: u64 = series.iter().map(|i| i.directions[1].ops).sum();
+        assert_eq!(series_writes, write.ops);
         let record = Repetition {
             directions: shares,
+            series,
             elapsed_ns: Some(2_000_000_000),
             throughput_bps: Some(2000.0 * 4096.0 / 2.0),
             iops: Some(1000.0),

@@ -202,6 +202,7 @@ mod tests {
                     ops: 1,
                     latency_counts: Vec::new(),
                     tcp: None,
+                    directions: Vec::new(),
                 })
                 .collect(),
             interval_ns: 100,

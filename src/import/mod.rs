@@ -1,6 +1,7 @@
 //! Importing fio's `--output-format=json` and `json+` output into `iolab.result/1`, so fio results can be compared and reported like iolab's.
 //!
-//! One point per job and direction that moved data. Units are converted
+//! One point per job and direction that moved data (one for a read/write
+//! mix, its directions as shares). Units are converted
 //! exactly: fio's `io_bytes` and `bw_bytes` are bytes and bytes/s, `runtime`
 //! is in ms, latencies in ns. What fio does not report (the machine, the
 //! per-interval series, page-cache residency, the split of context switches)
@@ -9,13 +10,17 @@
 //! latency and a `latency-not-imported` check says why.
 
 use crate::check;
+use crate::plan::direction::Direction;
 use crate::plan::param::{Param, Value as ParamValue};
 use crate::plan::{
-    CacheMode, EngineKind, Op, Pattern, SyncMode, UsageError, Workload, default_workload,
+    CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, UsageError, Workload,
+    default_workload,
 };
 use crate::record::histogram::latency_summary;
 use crate::record::histogram::new_histogram;
-use crate::record::{Check, Job, Point, Repetition, ResultFile, Severity, Status, Target};
+use crate::record::{
+    Check, DirectionShare, Job, Point, Repetition, ResultFile, Severity, Status, Target,
+};
 use crate::stats;
 use crate::usage;
 use serde_json::{Map, Value};
@@ -129,21 +134,37 @@ impl FioJob<'_> {
             .unwrap_or(default)
     }
 
-    /// `rw=randread` → (read, random); fio lays a file out before writing
-    /// it, so its writes overwrite: iolab's rewrite.
-    fn op_and_pattern(&self) -> Result<(Op, Pattern), String> {
-        let rw = self
-            .option("rw")
+    /// fio's `rw` (or `readwrite`), `read` when absent.
+    fn rw(&self) -> &str {
+        self.option("rw")
             .or_else(|| self.option("readwrite"))
-            .unwrap_or("read");
-        let (op, pattern) = match (rw, self.writes) {
+            .unwrap_or("read")
+    }
+
+    /// `rw=randread` → (read, random); fio lays a file out before writing
+    /// it, so its writes overwrite: iolab's rewrite. `randrw` and
+    /// `readwrite` (`rw`) are a mix, imported as one point.
+    fn op_and_pattern(&self) -> Result<(Op, Pattern), String> {
+        let (op, pattern) = match (self.rw(), self.writes) {
             ("read", false) => (Op::Read, Pattern::Seq),
             ("randread", false) => (Op::Read, Pattern::Random),
             ("write", true) => (Op::Rewrite, Pattern::Seq),
             ("randwrite", true) => (Op::Rewrite, Pattern::Random),
+            ("rw" | "readwrite" | "randrw", writes) => {
+                let pattern = match self.rw() {
+                    "randrw" => Pattern::Random,
+                    _ => Pattern::Seq,
+                };
+                // rwmixread=100 (or 0) is one direction, imported as such.
+                match self.mix()?.sole() {
+                    None => (Op::Mix, pattern),
+                    Some(_) if writes => (Op::Rewrite, pattern),
+                    Some(_) => (Op::Read, pattern),
+                }
+            }
             (other, _) => {
                 return Err(format!(
-                    "rw={other} has no iolab equivalent (mixed or trim workloads)"
+                    "rw={other} has no iolab equivalent (trim workloads)"
                 ));
             }
         };
@@ -151,6 +172,28 @@ impl FioJob<'_> {
             return Ok((op, Pattern::Uniform));
         }
         Ok((op, pattern))
+    }
+
+    /// A mix's shares from `rwmixread` or `rwmixwrite` (fio: 50/50 when
+    /// neither is given; `rwmixread` wins when both are).
+    fn mix(&self) -> Result<DirectionMix, String> {
+        let percent = |key: &str| -> Result<Option<u8>, String> {
+            self.option(key)
+                .map(|text| {
+                    text.trim()
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|p| *p <= 100)
+                        .ok_or_else(|| format!("{key}={text} is not a percent from 0 to 100"))
+                })
+                .transpose()
+        };
+        let write = match (percent("rwmixread")?, percent("rwmixwrite")?) {
+            (Some(read), _) => 100 - read,
+            (None, Some(write)) => write,
+            (None, None) => 50,
+        };
+        Ok(DirectionMix::with_write_percent(write).expect("a percent up to 100"))
     }
 
     /// The value of `param` this job gives (`None`: iolab's default), with
@@ -244,6 +287,8 @@ impl FioJob<'_> {
                         .ok_or_else(|| format!("bs={text} is not a size iolab reads"))?,
                 )
             }
+            Param::Mix if self.op_and_pattern()?.0 == Op::Mix => ParamValue::Mix(self.mix()?),
+            Param::Mix => return Ok(None),
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
         }))
     }
@@ -378,7 +423,8 @@ pub fn fio_file(path: &Path, command: Vec<String>) -> Result<Imported, UsageErro
     )
 }
 
-/// The points of one fio job (one per direction that moved data), and what
+/// The points of one fio job (one per direction that moved data, or one
+/// for a mix of both), and what
 /// of it could not be imported, with the reason; `global` is the document's
 /// global options.
 fn convert_job(
@@ -398,27 +444,49 @@ fn convert_job(
         options.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     let group_reporting = options.contains_key("group_reporting");
-    for (direction, writes) in [("read", false), ("write", true), ("trim", true)] {
-        let Some(data) = job.get(direction) else {
-            continue;
-        };
-        if data.get("io_bytes").and_then(Value::as_u64).unwrap_or(0) == 0 {
-            continue;
-        }
-        if direction == "trim" {
-            skipped.push(format!("job {name}: trim has no iolab equivalent"));
-            continue;
-        }
-        let workload = match workload(&options, writes, group_reporting) {
-            Ok(workload) => workload,
-            Err(why) => {
-                skipped.push(format!("job {name} {direction}: {why}"));
-                continue;
+    let file = option(&options, "filename").map(str::to_string);
+    let moved = |direction: &str| {
+        job.get(direction)
+            .filter(|data| data.get("io_bytes").and_then(Value::as_u64).unwrap_or(0) > 0)
+    };
+    let mut measured = Vec::new();
+    let mixed = matches!(
+        option(&options, "rw").or_else(|| option(&options, "readwrite")),
+        Some("randrw" | "rw" | "readwrite")
+    );
+    if let (true, Some(read), Some(write)) = (mixed, moved("read"), moved("write")) {
+        // One point: both directions' figures are shares of one repetition.
+        match workload(&options, true, group_reporting) {
+            Ok(workload) => {
+                let repetition = mixed_repetition(read, write, job, file.clone(), name)
+                    .map_err(|e| usage!("{shown}: {e}"))?;
+                measured.push((workload, repetition));
             }
-        };
-        let file = option(&options, "filename").map(str::to_string);
-        let (repetition, had_bins) =
-            repetition(data, job, file.clone(), name).map_err(|e| usage!("{shown}: {e}"))?;
+            Err(why) => skipped.push(format!("job {name}: {why}")),
+        }
+    } else {
+        for (direction, writes) in [("read", false), ("write", true)] {
+            let Some(data) = moved(direction) else {
+                continue;
+            };
+            match workload(&options, writes, group_reporting) {
+                Ok(workload) if workload.op == Op::Mix => skipped.push(format!(
+                    "job {name}: rw={} moved data in one direction only; a mix needs both",
+                    option(&options, "rw").unwrap_or("readwrite")
+                )),
+                Ok(workload) => {
+                    let repetition = repetition(data, job, file.clone(), name)
+                        .map_err(|e| usage!("{shown}: {e}"))?;
+                    measured.push((workload, repetition));
+                }
+                Err(why) => skipped.push(format!("job {name} {direction}: {why}")),
+            }
+        }
+    }
+    if moved("trim").is_some() {
+        skipped.push(format!("job {name}: trim has no iolab equivalent"));
+    }
+    for (workload, (repetition, had_bins)) in measured {
         let dir = file
             .as_deref()
             .and_then(|f| Path::new(f).parent())
@@ -429,7 +497,7 @@ fn convert_job(
             target: Target {
                 dir,
                 filesystem: "unknown (imported from fio)".to_string(),
-                files: file.into_iter().collect(),
+                files: file.clone().into_iter().collect(),
                 direct_alignment: None,
                 direct_in_memory: false,
                 file_given: true,
@@ -454,6 +522,77 @@ fn convert_job(
         points.push(point);
     }
     Ok((points, skipped))
+}
+
+/// The one repetition of a mixed job (`rw=randrw`): fio reports each
+/// direction on its own; iolab's totals add them (both ran over the same
+/// time, so throughputs and IOPS add), the latency histograms merge, and
+/// each direction's figures become its share.
+fn mixed_repetition(
+    read: &Value,
+    write: &Value,
+    job: &Value,
+    file: Option<String>,
+    name: &str,
+) -> Result<(Repetition, bool), String> {
+    let (read_rep, read_bins) = repetition(read, job, file.clone(), name)?;
+    let (write_rep, write_bins) = repetition(write, job, file, name)?;
+    let ok = read_rep.status == Status::Ok && write_rep.status == Status::Ok;
+    let add = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a + b).filter(|_| ok);
+    let latency_ns = match (&read_rep.latency_ns, &write_rep.latency_ns) {
+        (Some(r), Some(w)) if ok => {
+            let mut merged = crate::record::histogram::decode(&r.histogram)?;
+            merged
+                .add(crate::record::histogram::decode(&w.histogram)?)
+                .map_err(|e| format!("job {name}: cannot merge the directions' bins: {e:?}"))?;
+            Some(latency_summary(&merged).map_err(|e| format!("job {name}: {e}"))?)
+        }
+        _ => None,
+    };
+    let share = |direction, rep: &Repetition| DirectionShare {
+        direction,
+        bytes: rep.bytes,
+        ops: rep.ops,
+        throughput_bps: rep.throughput_bps.filter(|_| ok),
+        iops: rep.iops.filter(|_| ok),
+        latency_ns: rep.latency_ns.clone().filter(|_| ok),
+    };
+    let jobs = read_rep
+        .jobs
+        .iter()
+        .zip(&write_rep.jobs)
+        .map(|(r, w)| Job {
+            bytes: r.bytes + w.bytes,
+            ops: r.ops + w.ops,
+            elapsed_ns: r.elapsed_ns.max(w.elapsed_ns),
+            ..r.clone()
+        })
+        .collect();
+    let status = if ok { Status::Ok } else { Status::Failed };
+    Ok((
+        Repetition {
+            error: read_rep.error.clone().or_else(|| write_rep.error.clone()),
+            elapsed_ns: read_rep
+                .elapsed_ns
+                .zip(write_rep.elapsed_ns)
+                .map(|(r, w)| r.max(w)),
+            throughput_bps: add(read_rep.throughput_bps, write_rep.throughput_bps),
+            iops: add(read_rep.iops, write_rep.iops),
+            latency_ns,
+            directions: vec![
+                share(Direction::Read, &read_rep),
+                share(Direction::Write, &write_rep),
+            ],
+            jobs,
+            ..Repetition::new(
+                0,
+                status,
+                read_rep.bytes + write_rep.bytes,
+                read_rep.ops + write_rep.ops,
+            )
+        },
+        read_bins && write_bins,
+    ))
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! The direction of each I/O, read or write: which directions a workload
 //! issues, in what shares, and the per-I/O draw the timing loop takes them from.
 //!
-//! Today every op issues one direction (reads, or writes); the loop already
-//! asks for the direction of every I/O, so a read/write mix is a new share
-//! here, not a change to the loop or the record.
+//! Every op but `mix` issues one direction; `--op mix --mix read=70,write=30`
+//! (fio's `randrw` with `rwmixread=70`) draws each I/O's direction from its
+//! share, and the loop and the record keep each direction's figures apart.
 
 use serde::{Deserialize, Serialize};
 
@@ -37,8 +37,11 @@ impl Direction {
 }
 
 /// The share of writes among a job's I/Os, in whole percent: 0 reads only,
-/// 100 writes only, anything between a mix drawn per I/O.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// 100 writes only, anything between a mix drawn per I/O. Written
+/// `read=70,write=30` (or with `+` between the shares, as a sweep's values
+/// are separated by commas); the shares are whole percents adding up to 100.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct DirectionMix {
     write_percent: u8,
 }
@@ -63,6 +66,16 @@ impl DirectionMix {
                 write_percent: percent,
             })
         }
+    }
+
+    /// The percent of I/Os that write.
+    pub const fn write_percent(self) -> u8 {
+        self.write_percent
+    }
+
+    /// The percent of I/Os that read.
+    pub const fn read_percent(self) -> u8 {
+        100 - self.write_percent
     }
 
     /// Whether any I/O writes.
@@ -96,6 +109,85 @@ impl DirectionMix {
             // Apart from the seed's use for offsets and data.
             state: seed ^ 0xD1B5_4A32_D192_ED03,
         }
+    }
+}
+
+impl std::str::FromStr for DirectionMix {
+    type Err = String;
+
+    /// `read=70,write=30`, `read=70+write=30`, `write=100`: each direction at
+    /// most once, whole percents adding up to 100 (`rewrite` is accepted for
+    /// `write`: a mix overwrites a laid-out file).
+    fn from_str(text: &str) -> Result<DirectionMix, String> {
+        let mut shares: [Option<u8>; 2] = [None, None];
+        for item in text.split([',', '+']) {
+            let item = item.trim();
+            let Some((name, percent)) = item.split_once('=') else {
+                return Err(format!(
+                    "'{item}' is not a share: write read=PERCENT,write=PERCENT"
+                ));
+            };
+            let direction = match name.trim().to_ascii_lowercase().as_str() {
+                "read" => Direction::Read,
+                "write" | "rewrite" => Direction::Write,
+                other => {
+                    return Err(format!(
+                        "'{other}' is not a direction of a mix: read or write"
+                    ));
+                }
+            };
+            let percent = percent
+                .trim()
+                .trim_end_matches('%')
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= 100)
+                .ok_or_else(|| format!("'{item}': a share is a whole percent from 0 to 100"))?;
+            if shares[direction.index()].replace(percent).is_some() {
+                return Err(format!(
+                    "'{text}' gives the {} share twice",
+                    direction.name()
+                ));
+            }
+        }
+        let [read, write] = shares;
+        let total = u32::from(read.unwrap_or(0)) + u32::from(write.unwrap_or(0));
+        if total != 100 {
+            return Err(format!(
+                "the shares of '{text}' add up to {total}%, not 100%"
+            ));
+        }
+        Ok(DirectionMix {
+            write_percent: write.unwrap_or(0),
+        })
+    }
+}
+
+impl std::fmt::Display for DirectionMix {
+    /// `read=70,write=30`; a direction with no share is left out.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.sole() {
+            Some(direction) => write!(f, "{}=100", direction.name()),
+            None => write!(
+                f,
+                "read={},write={}",
+                self.read_percent(),
+                self.write_percent
+            ),
+        }
+    }
+}
+
+impl TryFrom<String> for DirectionMix {
+    type Error = String;
+    fn try_from(text: String) -> Result<DirectionMix, String> {
+        text.parse()
+    }
+}
+
+impl From<DirectionMix> for String {
+    fn from(mix: DirectionMix) -> String {
+        mix.to_string()
     }
 }
 
@@ -149,6 +241,34 @@ mod tests {
         );
         assert!(!DirectionMix::only(Direction::Read).mixed());
         assert!(DirectionMix::with_write_percent(101).is_none());
+    }
+
+    #[test]
+    fn mixes_are_written_as_shares_adding_up_to_100() {
+        let mix: DirectionMix = "read=70,write=30".parse().unwrap();
+        assert_eq!((mix.read_percent(), mix.write_percent()), (70, 30));
+        assert_eq!(mix.to_string(), "read=70,write=30");
+        assert_eq!("write=30+read=70".parse::<DirectionMix>(), Ok(mix));
+        assert_eq!("READ=70, rewrite=30%".parse::<DirectionMix>(), Ok(mix));
+        assert_eq!(
+            "read=100".parse::<DirectionMix>().unwrap().to_string(),
+            "read=100"
+        );
+        for bad in [
+            "read=70",
+            "read=70,write=40",
+            "read=70,read=30",
+            "trim=10,read=90",
+            "read=-1,write=101",
+            "read70",
+            "",
+        ] {
+            assert!(bad.parse::<DirectionMix>().is_err(), "{bad} accepted");
+        }
+        let json = serde_json::to_string(&mix).unwrap();
+        assert_eq!(json, "\"read=70,write=30\"");
+        assert_eq!(serde_json::from_str::<DirectionMix>(&json).unwrap(), mix);
+        assert!(serde_json::from_str::<DirectionMix>("\"read=7\"").is_err());
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod sweep;
 pub mod units;
 
 pub use cpus::CpuSet;
+pub use direction::DirectionMix;
 pub use pattern::Pattern;
 
 use serde::{Deserialize, Serialize};
@@ -87,12 +88,20 @@ pub enum Op {
     /// way and the cache is kept (`keep`, `clean`), as IOzone's reread
     /// follows its read; else an untimed read of its own first.
     Reread,
+    /// Read and overwrite a laid-out file, each I/O's direction drawn from
+    /// the `--mix` shares (fio's `randrw`/`readwrite` with `rwmixread`).
+    Mix,
 }
 
 impl Op {
     /// Whether the timed I/O writes.
     pub fn writes(self) -> bool {
-        matches!(self, Op::Write | Op::Rewrite)
+        matches!(self, Op::Write | Op::Rewrite | Op::Mix)
+    }
+
+    /// Whether the timed I/O reads (a mix does both).
+    pub fn reads(self) -> bool {
+        matches!(self, Op::Read | Op::Reread | Op::Mix)
     }
 
     /// Whether the op needs the file laid out (fully written) before timing.
@@ -107,6 +116,7 @@ impl Op {
             Op::Rewrite => "rewrite",
             Op::Read => "read",
             Op::Reread => "reread",
+            Op::Mix => "mix",
         }
     }
 }
@@ -248,14 +258,17 @@ impl Workload {
         self.uses_files() && !self.direct
     }
 
-    /// The directions its I/Os take: one per op today (a read/write mix is
-    /// a share of [`direction::DirectionMix`], which the loop draws per I/O).
+    /// The directions its I/Os take: one per op, or the `--mix` shares of
+    /// `op mix`, which the loop draws per I/O.
     pub fn directions(&self) -> direction::DirectionMix {
-        direction::DirectionMix::only(if self.op.writes() {
-            direction::Direction::Write
-        } else {
-            direction::Direction::Read
-        })
+        match (self.op, self.mix) {
+            (Op::Mix, Some(mix)) => mix,
+            (op, _) => direction::DirectionMix::only(if op.writes() {
+                direction::Direction::Write
+            } else {
+                direction::Direction::Read
+            }),
+        }
     }
 
     /// Whether the engine touches a file at all.
@@ -265,9 +278,12 @@ impl Workload {
 
     /// A short human label: `read random 4KiB psync x2 cpus=0-1 direct`.
     pub fn describe(&self) -> String {
+        let op = match (self.op, self.mix) {
+            (Op::Mix, Some(mix)) => format!("mix {mix}"),
+            (op, _) => op.name().to_string(),
+        };
         let mut text = format!(
-            "{} {} {} {}",
-            self.op.name(),
+            "{op} {} {} {}",
             self.pattern,
             units::format_size(self.bs),
             self.engine.name()
@@ -410,6 +426,32 @@ impl Workload {
             return Err(usage!(
                 "--verify checks every block, so a write must cover each block once: use a pattern other \
                  than uniform and no --runtime"
+            ));
+        }
+        match (self.op, self.mix) {
+            (Op::Mix, None) => {
+                return Err(usage!(
+                    "--op mix needs its shares: --mix read=PERCENT,write=PERCENT"
+                ));
+            }
+            (Op::Mix, Some(mix)) if !mix.mixed() => {
+                let op = if mix.writes() { "rewrite" } else { "read" };
+                return Err(usage!(
+                    "--mix {mix} is one direction: use --op {op} (a mix has both)"
+                ));
+            }
+            (Op::Mix, Some(_)) | (_, None) => {}
+            (op, Some(mix)) => {
+                return Err(usage!(
+                    "--mix {mix} draws each I/O's direction, so it is op mix; op {} is one direction",
+                    op.name()
+                ));
+            }
+        }
+        if self.verify && self.op == Op::Mix {
+            return Err(usage!(
+                "--verify with --op mix: the check after a mix cannot tell which blocks it overwrote; \
+                 verify a write, then read it back"
             ));
         }
         if self.verify && !self.engine.capabilities().moves_data {

@@ -13,6 +13,7 @@
 //! docs/ARCHITECTURE.md has the recipe for a new parameter.
 
 use super::cpus::CpuSet;
+use super::direction::DirectionMix;
 use super::units::{format_size, parse_duration, parse_size};
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
 
@@ -98,8 +99,15 @@ macro_rules! for_each_parameter {
             Bs bs: u64 = "bs" {
                 kind: Size, default: Some("4k"), identifies: true, fio: "bs",
             }
+            /// The shares of a mix, read=70,write=30 (whole percents adding up to
+            /// 100): each I/O's direction is drawn from them, on a laid-out file.
+            /// Giving it makes the op mix.
+            Mix mix: Option<DirectionMix> = "mix" {
+                kind: Mix, default: None, identifies: true, fio: "rwmixread, rwmixwrite",
+            } serde(skip_serializing_if = "Option::is_none", default)
             /// The timed operation, as IOzone defines them: write (a new file),
-            /// rewrite, read, reread.
+            /// rewrite, read, reread; or mix (reads and overwrites, drawn per I/O
+            /// from --mix).
             Op op: Op = "op" {
                 kind: Op, default: Some("read"), identifies: true, fio: "rw",
             }
@@ -138,6 +146,8 @@ pub enum Kind {
     Pattern,
     /// A [`CpuSet`].
     Cpus,
+    /// A [`DirectionMix`].
+    Mix,
 }
 
 /// One value of a parameter.
@@ -161,6 +171,8 @@ pub enum Value {
     Pattern(Pattern),
     /// A set of CPUs.
     Cpus(CpuSet),
+    /// The shares of a read/write mix.
+    Mix(DirectionMix),
 }
 
 /// One side of a comparison in a constraint.
@@ -212,6 +224,7 @@ stored! {
     CacheMode => Cache(mode) Some(mode), mode;
     Pattern => Pattern(pattern) Some(pattern), pattern;
     CpuSet => Cpus(set) Some(set), set;
+    DirectionMix => Mix(mix) Some(mix), mix;
 }
 
 impl<T: Stored> Stored for Option<T> {
@@ -297,6 +310,7 @@ macro_rules! param_enum {
                         });
                     })*
                 }
+                self.imply(workload);
             }
 
             /// Puts this parameter of `workload` back to its default.
@@ -328,6 +342,17 @@ pub fn default_of<T: Stored>(param: Param) -> T {
 }
 
 impl Param {
+    /// What setting this parameter says of another: shares of a mix make
+    /// the op `mix`, wherever they come from (a flag, a sweep axis, a study
+    /// file, an import). An op given beside them is applied after (the op
+    /// is the table's last entry) and, when it is not `mix`, refused by
+    /// [`Workload::validate`].
+    fn imply(self, workload: &mut Workload) {
+        if self == Param::Mix && workload.mix.is_some() {
+            workload.op = Op::Mix;
+        }
+    }
+
     /// The parameter named `name` (`fsync-every` or `fsync_every`, or the
     /// result field's name, `runtime_s`).
     pub fn from_name(name: &str) -> Option<Param> {
@@ -361,6 +386,7 @@ impl Param {
                 | Param::Batch
                 | Param::Jobs
                 | Param::Cpus
+                | Param::Mix
                 | Param::Direct
                 | Param::Sync
                 | Param::FsyncEnd
@@ -376,6 +402,7 @@ impl Param {
             Kind::Duration { .. } => "DURATION".to_string(),
             Kind::Pattern => "PATTERN".to_string(),
             Kind::Cpus => "CPUS".to_string(),
+            Kind::Mix => "read=R,write=W".to_string(),
             Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache => self.choices().join("|"),
         }
     }
@@ -433,6 +460,7 @@ impl Param {
             Kind::Cache => Value::Cache(parse_enum(text, "cache treatment")?),
             Kind::Pattern => Value::Pattern(text.parse()?),
             Kind::Cpus => Value::Cpus(text.parse()?),
+            Kind::Mix => Value::Mix(text.parse()?),
         })
     }
 
@@ -468,6 +496,7 @@ impl Param {
             Value::Cache(mode) => format!("{mode:?}").to_lowercase(),
             Value::Pattern(pattern) => pattern.to_string(),
             Value::Cpus(set) => set.to_string(),
+            Value::Mix(mix) => mix.to_string(),
         }
     }
 
@@ -504,6 +533,10 @@ impl Param {
             Kind::Cpus => json!({
                 "type": "string",
                 "pattern": "^[0-9]+(-[0-9]+)?(\\+[0-9]+(-[0-9]+)?)*$"
+            }),
+            Kind::Mix => json!({
+                "type": "string",
+                "pattern": "^(read=[1-9][0-9]?,write=[1-9][0-9]?|read=100|write=100)$"
             }),
             Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache => json!({ "enum": self.choices() }),
         }

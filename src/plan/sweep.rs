@@ -27,11 +27,39 @@ pub struct Axis {
     pub values: Vec<Value>,
 }
 
+/// The values of an axis as written, split at its commas; the shares of a
+/// mix (`read=70,write=30`) hold commas of their own, so consecutive shares
+/// are one value until they make a whole mix, or name every direction (then
+/// the value's parse says what is wrong with it).
+fn axis_items(param: Param, spec: &str) -> Vec<String> {
+    let items = spec.split(',').map(str::to_string);
+    if param.kind() != super::param::Kind::Mix {
+        return items.collect();
+    }
+    let mut values = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    for item in items {
+        pending.push(item);
+        let joined = pending.join(",");
+        if joined.trim().is_empty()
+            || param.parse_value(&joined).is_ok()
+            || pending.len() == super::direction::Direction::ALL.len()
+        {
+            values.push(joined);
+            pending.clear();
+        }
+    }
+    if !pending.is_empty() {
+        values.push(pending.join(","));
+    }
+    values
+}
+
 /// Parses an axis specification such as `4k,64k`, `512..1m` or `0..9/+1`.
 pub fn parse_axis(param: Param, spec: &str) -> Result<Axis, UsageError> {
     let flag = param.name();
     let mut values = Vec::new();
-    for item in spec.split(',') {
+    for item in axis_items(param, spec) {
         let item = item.trim();
         if item.is_empty() {
             return Err(usage!(
@@ -294,6 +322,23 @@ mod tests {
                 other => panic!("{other:?}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn mix_axes_keep_each_mix_whole() {
+        let axis = parse_axis(Param::Mix, "read=100,read=70,write=30,write=50,read=50").unwrap();
+        let shown: Vec<String> = axis
+            .values
+            .iter()
+            .map(|v| Param::Mix.format_value(*v))
+            .collect();
+        assert_eq!(shown, ["read=100", "read=70,write=30", "read=50,write=50"]);
+        let error = parse_axis(Param::Mix, "read=70,write=40")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("add up to 110%"), "{error}");
+        let error = parse_axis(Param::Mix, "read=60").unwrap_err().to_string();
+        assert!(error.contains("add up to 60%"), "{error}");
     }
 
     #[test]

@@ -521,6 +521,31 @@ pub struct Interval {
     /// absent for local engines.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub client_tcp: Option<TcpCounts>,
+    /// When the I/Os took both directions (`op mix`): each direction's part
+    /// of the interval, read then write.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub directions: Vec<IntervalDirection>,
+}
+
+/// One direction's part of an interval.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntervalDirection {
+    /// Which direction: `read` or `write`.
+    pub direction: crate::plan::direction::Direction,
+    /// Bytes completed in this direction in the interval.
+    pub bytes: u64,
+    /// I/Os completed in this direction in the interval.
+    pub ops: u64,
+    /// Median latency of this direction's I/Os in the interval, ns.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_p50_ns: Option<u64>,
+    /// Their 99th percentile latency, ns.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_p99_ns: Option<u64>,
+    /// Their largest latency, ns.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_max_ns: Option<u64>,
 }
 
 /// One job's share of a repetition.
@@ -592,6 +617,10 @@ pub struct Summary {
     /// ns; absent when no repetition has a latency histogram (imported fio json).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
+    /// When the I/Os took both directions (`op mix`): each direction's
+    /// figures over the repetitions, read then write.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub directions: Vec<DirectionSummary>,
     /// Measured repetitions marked as outliers (still counted above).
     pub outliers: u32,
     /// With `--until-ci`: the target half-width of the throughput interval, as a fraction of the mean.
@@ -600,6 +629,22 @@ pub struct Summary {
     /// With `--until-ci`: whether the interval reached the target (false: `max_repeat` ran out first).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub ci_target_met: Option<bool>,
+}
+
+/// One direction's figures over a point's repetitions.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionSummary {
+    /// Which direction: `read` or `write`.
+    pub direction: crate::plan::direction::Direction,
+    /// This direction's throughput over repetitions, bytes/s.
+    pub throughput_bps: Stat,
+    /// This direction's IOPS over repetitions.
+    pub iops: Stat,
+    /// The latency of this direction's I/Os in all measured repetitions, from
+    /// the merged histograms, ns.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_ns: Option<LatencySummary>,
 }
 
 /// Descriptive statistics of one figure over repetitions.

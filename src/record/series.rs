@@ -58,6 +58,8 @@ struct LeanInterval {
     devices: IgnoredAny,
     #[serde(default)]
     client_tcp: Option<super::TcpCounts>,
+    #[serde(default)]
+    directions: Vec<super::IntervalDirection>,
 }
 
 /// The most intervals a repetition's series keeps when read: twice what
@@ -121,6 +123,7 @@ fn next<'de, A: SeqAccess<'de>>(seq: &mut A, lean: bool) -> Result<Option<Interv
         latency_max_ns: i.latency_max_ns,
         devices: Vec::new(),
         client_tcp: i.client_tcp,
+        directions: i.directions,
     }))
 }
 
@@ -130,10 +133,19 @@ fn merge_into(into: &mut Interval, next: &Interval) {
     strip(into);
     into.bytes = into.bytes.saturating_add(next.bytes);
     into.ops = into.ops.saturating_add(next.ops);
-    into.latency_max_ns = match (into.latency_max_ns, next.latency_max_ns) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    };
+    into.latency_max_ns = larger(into.latency_max_ns, next.latency_max_ns);
+    // Per direction when both kept them, matched by direction.
+    if into.directions.len() == next.directions.len() {
+        for (into, next) in into.directions.iter_mut().zip(&next.directions) {
+            if into.direction == next.direction {
+                into.bytes = into.bytes.saturating_add(next.bytes);
+                into.ops = into.ops.saturating_add(next.ops);
+                into.latency_max_ns = larger(into.latency_max_ns, next.latency_max_ns);
+            }
+        }
+    } else {
+        into.directions.clear();
+    }
     // TCP counts add up; an interval without them makes the sum unknown.
     into.client_tcp = into
         .client_tcp
@@ -147,6 +159,13 @@ fn merge_into(into: &mut Interval, next: &Interval) {
             bytes_received: a.bytes_received.saturating_add(b.bytes_received),
             retransmits: a.retransmits.saturating_add(b.retransmits),
         });
+}
+
+fn larger(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Neighbouring intervals as one.
@@ -163,6 +182,10 @@ fn strip(interval: &mut Interval) {
     interval.latency_p50_ns = None;
     interval.latency_p99_ns = None;
     interval.devices.clear();
+    for direction in &mut interval.directions {
+        direction.latency_p50_ns = None;
+        direction.latency_p99_ns = None;
+    }
 }
 
 /// Records in `series_interval_s` the interval of every series that was

@@ -1,7 +1,7 @@
 //! Comparison output: a table per file pair, ratio matrices for grids (the UPC IOzone study's Table 4), the environment difference; as terminal text, Markdown or CSV.
 
 use super::units::{count, digits3, latency, mb_per_s, mib_per_s, significant};
-use crate::compare::{Comparison, Matched, Metric, Orientation, Pairing, Verdict, grids};
+use crate::compare::{Comparison, Figure, Matched, Metric, Orientation, Pairing, Verdict, grids};
 use crate::plan::units::format_size;
 use comfy_table::presets::{ASCII_MARKDOWN, UTF8_FULL_CONDENSED};
 use comfy_table::{CellAlignment, Table};
@@ -17,17 +17,17 @@ pub enum Style {
 }
 
 fn value(metric: Metric, v: f64) -> String {
-    match metric {
-        Metric::Throughput => format!(
+    match metric.figure {
+        Figure::Throughput => format!(
             "{} MiB/s ({} MB/s)",
             significant(mib_per_s(v)),
             significant(mb_per_s(v))
         ),
-        Metric::Iops => count(v),
-        Metric::P50 | Metric::P99 => latency(v),
-        Metric::Cpu => format!("{:.0}%", v * 100.0),
+        Figure::Iops => count(v),
+        Figure::P50 | Figure::P99 => latency(v),
+        Figure::Cpu => format!("{:.0}%", v * 100.0),
         // Three significant digits at any size: a 0.3 ms run is not "0.00 s".
-        Metric::Time => format!("{} s", digits3(v)),
+        Figure::Time => format!("{} s", digits3(v)),
     }
 }
 
@@ -63,7 +63,7 @@ fn inference_rule(alpha: f64) -> String {
 }
 
 fn verdict_text(verdict: Verdict, metric: Metric) -> &'static str {
-    let cpu = metric == Metric::Cpu;
+    let cpu = metric.figure == Figure::Cpu;
     match verdict {
         Verdict::Better if cpu => "less CPU",
         Verdict::Worse if cpu => "more CPU",
@@ -292,7 +292,7 @@ mod tests {
         assert_eq!(ratio_text(&matched(None, None, true)), "0.500 [unbounded]");
         assert_eq!(ratio_text(&matched(None, None, false)), "0.500");
         // A 0.32 ms run is not "0.00 s".
-        assert_eq!(value(Metric::Time, 0.000322), "0.000322 s");
-        assert_eq!(value(Metric::Time, 10.07), "10.1 s");
+        assert_eq!(value(Metric::from(Figure::Time), 0.000322), "0.000322 s");
+        assert_eq!(value(Metric::from(Figure::Time), 10.07), "10.1 s");
     }
 }

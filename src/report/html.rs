@@ -153,6 +153,7 @@ fn section(index: usize, name: &str, result: &ResultFile) -> String {
     html.push_str(&environment(result));
     html.push_str(&checks(result));
     html.push_str(&points_table(result));
+    html.push_str(&directions_table(result));
     html.push_str(&devices_table(result));
     if let Some(table) = super::activity::client_network_table(result) {
         html.push_str(&table.html());
@@ -324,6 +325,58 @@ fn points_table(result: &ResultFile) -> String {
             None => html.push_str("<td colspan=\"8\">no completed repetition</td>"),
         }
         html.push_str("</tr>");
+    }
+    html.push_str("</tbody></table>");
+    html
+}
+
+/// Each direction's figures of the mixed points (`op mix`), when there are any.
+fn directions_table(result: &ResultFile) -> String {
+    let mixed: Vec<_> = result
+        .points
+        .iter()
+        .filter_map(|p| Some((p, p.summary.as_ref()?)))
+        .filter(|(_, s)| !s.directions.is_empty())
+        .collect();
+    if mixed.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from(
+        "<h3>Read/write mixes, per direction</h3><table class=\"sortable directions\"><thead><tr>\
+         <th>point</th><th>direction</th><th>share of I/Os</th><th>MiB/s</th><th>MB/s</th><th>IOPS</th>\
+         <th>lat p50</th><th>lat p99</th><th>± CI95</th></tr></thead><tbody>",
+    );
+    for (point, summary) in mixed {
+        for d in &summary.directions {
+            let t = &d.throughput_bps;
+            let share = d.iops.mean / summary.iops.mean.max(f64::MIN_POSITIVE) * 100.0;
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td>{}</td>",
+                escape(&point.label),
+                d.direction.name()
+            );
+            html.push_str(&cell_number(share, format!("{share:.1}%")));
+            html.push_str(&cell_number(t.mean, significant(mib_per_s(t.mean))));
+            html.push_str(&cell_number(t.mean, significant(mb_per_s(t.mean))));
+            html.push_str(&cell_number(d.iops.mean, count(d.iops.mean)));
+            for p in [50.0, 99.0] {
+                let value = d.latency_ns.as_ref().and_then(|l| l.percentile(p));
+                html.push_str(&match value {
+                    Some(ns) => cell_number(ns as f64, latency(ns as f64)),
+                    None => "<td>-</td>".to_string(),
+                });
+            }
+            let half = t
+                .ci95_high
+                .zip(t.ci95_low)
+                .map(|(h, l)| (h - l) / 2.0 / t.mean * 100.0);
+            html.push_str(&half.map_or_else(
+                || "<td>-</td>".to_string(),
+                |h| cell_number(h, format!("±{h:.1}%")),
+            ));
+            html.push_str("</tr>");
+        }
     }
     html.push_str("</tbody></table>");
     html

@@ -7,7 +7,7 @@
 //! `impl Render<…>` for each view it can show.
 
 use super::text_table::TextTable;
-use crate::compare::{self, Comparison, Metric, Orientation};
+use crate::compare::{self, Comparison, Figure, Metric, Orientation};
 use crate::record::ResultFile;
 
 /// A format that can show views of kind `V`.
@@ -34,7 +34,7 @@ impl<'a> ReportView<'a> {
         let comparison = (files.len() > 1).then(|| {
             let (base_name, base) = files[0];
             Comparison {
-                metric: Metric::Throughput,
+                metric: Metric::from(Figure::Throughput),
                 alpha,
                 orientation: Orientation::OtherOverBase,
                 base: base_name.to_string(),
@@ -45,7 +45,7 @@ impl<'a> ReportView<'a> {
                             base,
                             other,
                             name,
-                            Metric::Throughput,
+                            Metric::from(Figure::Throughput),
                             alpha,
                             Orientation::OtherOverBase,
                         )

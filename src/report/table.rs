@@ -1,7 +1,9 @@
-//! The terminal table of a result: one row per point, both MiB/s and MB/s, and the checks.
+//! The terminal table of a result: one row per point (and one per direction
+//! under a mixed point), both MiB/s and MB/s, and the checks.
 
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
-use crate::record::{Point, ResultFile, Severity, Status};
+use crate::plan::direction::Direction;
+use crate::record::{Point, ResultFile, Severity, Stat, Status};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 
@@ -33,11 +35,14 @@ pub fn render(result: &ResultFile) -> String {
     let first_figure = header.len() - 9;
     table.set_header(header);
     for point in &result.points {
-        let mut cells = row(point);
-        if !labelled {
-            cells.remove(1);
+        let mut rows = vec![row(point)];
+        rows.extend(direction_rows(point));
+        for mut cells in rows {
+            if !labelled {
+                cells.remove(1);
+            }
+            table.add_row(cells);
         }
-        table.add_row(cells);
     }
     for column in first_figure..first_figure + 9 {
         if let Some(column) = table.column_mut(column) {
@@ -91,16 +96,6 @@ fn row(point: &Point) -> Vec<String> {
         .fold(None, |worst: Option<f64>, f| {
             Some(worst.map_or(f, |w| w.max(f)))
         });
-    let interval = match (throughput.ci95_low, throughput.ci95_high) {
-        (Some(low), Some(high)) if throughput.mean > 0.0 => {
-            format!(
-                "{} ±{:.1}%",
-                throughput.n,
-                (high - low) / 2.0 / throughput.mean * 100.0
-            )
-        }
-        _ => throughput.n.to_string(),
-    };
     cells.extend([
         significant(mib_per_s(throughput.mean)),
         significant(mb_per_s(throughput.mean)),
@@ -114,9 +109,63 @@ fn row(point: &Point) -> Vec<String> {
             "-".to_string()
         },
         cached.map_or_else(|| "-".to_string(), |f| format!("{:.1}%", f * 100.0)),
-        interval,
+        interval(throughput),
     ]);
     cells
+}
+
+/// A mixed point's rows under its own, one per direction: that direction's
+/// throughput, IOPS, latency and interval; CPU and cache belong to the whole.
+fn direction_rows(point: &Point) -> Vec<Vec<String>> {
+    let Some(summary) = &point.summary else {
+        return Vec::new();
+    };
+    let mix = point.workload.directions();
+    summary
+        .directions
+        .iter()
+        .map(|d| {
+            let share = match d.direction {
+                Direction::Read => mix.read_percent(),
+                Direction::Write => mix.write_percent(),
+            };
+            let percentile = |p: f64| {
+                d.latency_ns
+                    .as_ref()
+                    .and_then(|l| l.percentile(p))
+                    .map_or_else(|| "-".to_string(), |ns| latency(ns as f64))
+            };
+            vec![
+                format!(
+                    "  ↳ {} {:.1}% of I/Os (asked {share}%)",
+                    d.direction.name(),
+                    d.iops.mean / summary.iops.mean.max(f64::MIN_POSITIVE) * 100.0
+                ),
+                String::new(),
+                significant(mib_per_s(d.throughput_bps.mean)),
+                significant(mb_per_s(d.throughput_bps.mean)),
+                count(d.iops.mean),
+                percentile(50.0),
+                percentile(99.0),
+                d.latency_ns
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
+                String::new(),
+                String::new(),
+                interval(&d.throughput_bps),
+            ]
+        })
+        .collect()
+}
+
+/// `n ±half-width%` of the 95% interval of the mean, or `n` without one.
+fn interval(stat: &Stat) -> String {
+    match (stat.ci95_low, stat.ci95_high) {
+        (Some(low), Some(high)) if stat.mean > 0.0 => {
+            format!("{} ±{:.1}%", stat.n, (high - low) / 2.0 / stat.mean * 100.0)
+        }
+        _ => stat.n.to_string(),
+    }
 }
 
 /// The checks of every point, one line each, most serious first.

@@ -145,6 +145,20 @@ pub struct IntervalSample {
     pub latency_counts: Vec<(u64, u64)>,
     /// A network engine's connection: what TCP carried in the interval.
     pub tcp: Option<crate::probe::tcp::TcpTraffic>,
+    /// A job whose I/Os take both directions: each direction's part of the
+    /// interval, read then write; empty for an unmixed job.
+    pub directions: Vec<DirectionSample>,
+}
+
+/// One direction's part of an interval.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DirectionSample {
+    /// Bytes completed in this direction in the interval.
+    pub bytes: u64,
+    /// I/Os completed in this direction in the interval.
+    pub ops: u64,
+    /// Their latencies as (value, count) pairs at 2 significant digits.
+    pub latency_counts: Vec<(u64, u64)>,
 }
 
 /// What one job measured in one direction, when it took both.
@@ -216,6 +230,8 @@ pub(super) struct Recorder<'a> {
     bytes: [u64; 2],
     /// Per direction.
     ops: [u64; 2],
+    /// Per direction: `bytes` and `ops` when the last interval closed.
+    closed: [(u64, u64); 2],
     directions: DirectionMix,
     /// A network engine's connection, and its counters at the open interval's start.
     socket: Option<(
@@ -244,6 +260,7 @@ impl<'a> Recorder<'a> {
             intervals: Vec::with_capacity(64),
             bytes: [0; 2],
             ops: [0; 2],
+            closed: [(0, 0); 2],
             directions: memory.directions,
             socket: spec.socket.map(|fd| (fd, None)),
         }
@@ -339,11 +356,16 @@ impl<'a> Recorder<'a> {
         let latency_counts = pairs_of(&self.kept_latency);
         self.kept_latency.reset();
         let tcp = self.tcp_since_boundary();
+        let directions = match self.directions.mixed() {
+            true => Direction::ALL.map(|d| self.direction_sample(d)).into(),
+            false => Vec::new(),
+        };
         self.intervals.push(IntervalSample {
             bytes: self.interval_bytes,
             ops: self.interval_ops,
             latency_counts,
             tcp,
+            directions,
         });
         for (total, interval) in self.latency.iter_mut().zip(&mut self.interval_latency) {
             if !interval.is_empty() {
@@ -355,6 +377,25 @@ impl<'a> Recorder<'a> {
         }
         self.interval_bytes = 0;
         self.interval_ops = 0;
+    }
+
+    /// `direction`'s part of the interval closing now (before its histogram
+    /// is added to the total), at the series' 2 digits.
+    fn direction_sample(&mut self, direction: Direction) -> DirectionSample {
+        let d = direction.index();
+        let (bytes, ops) = self.closed[d];
+        self.closed[d] = (self.bytes[d], self.ops[d]);
+        for value in self.interval_latency[d].iter_recorded() {
+            self.kept_latency
+                .saturating_record_n(value.value_iterated_to(), value.count_at_value());
+        }
+        let latency_counts = pairs_of(&self.kept_latency);
+        self.kept_latency.reset();
+        DirectionSample {
+            bytes: self.bytes[d] - bytes,
+            ops: self.ops[d] - ops,
+            latency_counts,
+        }
     }
 
     pub(super) fn finish(
@@ -436,7 +477,40 @@ pub fn merge_samples(samples: &[IntervalSample], scratch: &mut Histogram<u64>) -
     }
     merged.latency_counts = pairs_of(scratch);
     scratch.reset();
+    merged.directions = merge_directions(samples, scratch);
     merged
+}
+
+/// The per-direction parts of `samples` added up, when they were kept: every
+/// sample that saw I/O kept both directions' (an empty interval has none to
+/// keep); otherwise empty.
+pub fn merge_directions(
+    samples: &[IntervalSample],
+    scratch: &mut Histogram<u64>,
+) -> Vec<DirectionSample> {
+    let kept = |s: &IntervalSample| s.directions.len() == Direction::ALL.len();
+    if !samples.iter().any(kept) || !samples.iter().all(|s| kept(s) || s.ops == 0) {
+        return Vec::new();
+    }
+    Direction::ALL
+        .map(|direction| {
+            let parts = samples
+                .iter()
+                .filter(|s| kept(s))
+                .map(|s| &s.directions[direction.index()]);
+            let mut part = DirectionSample::default();
+            for sample in parts {
+                part.bytes += sample.bytes;
+                part.ops += sample.ops;
+                for &(value, count) in &sample.latency_counts {
+                    scratch.saturating_record_n(value, count);
+                }
+            }
+            part.latency_counts = pairs_of(scratch);
+            scratch.reset();
+            part
+        })
+        .into()
 }
 
 /// Brings a series kept at `interval_ns` to the coarser `target_ns` (a

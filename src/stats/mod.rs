@@ -4,9 +4,12 @@
 //! mean ± t(0.975, n−1) · s/√n (Student, "The probable error of a mean",
 //! Biometrika 6, 1908), with the t quantile from statrs.
 
+use crate::plan::direction::Direction;
 use crate::record::histogram::latency_summary;
 use crate::record::histogram::new_histogram;
-use crate::record::{Point, Stat, Status, Summary, histogram};
+use crate::record::{
+    DirectionSummary, LatencySummary, Point, Repetition, Stat, Status, Summary, histogram,
+};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 pub mod convergence;
@@ -91,15 +94,10 @@ pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
     let (Some(throughput_bps), Some(iops)) = (describe(&throughput), describe(&iops)) else {
         return Ok(None);
     };
-    let mut merged = new_histogram();
-    let mut any_latency = false;
-    for latency in measured.iter().filter_map(|r| r.latency_ns.as_ref()) {
-        any_latency = true;
-        let decoded = histogram::decode(&latency.histogram)?;
-        merged
-            .add(decoded)
-            .map_err(|error| format!("cannot merge histograms: {error:?}"))?;
-    }
+    let latencies: Vec<_> = measured
+        .iter()
+        .filter_map(|r| r.latency_ns.as_ref())
+        .collect();
     let ci_target = point.workload.until_ci;
     Ok(Some(Summary {
         ci_target_met: ci_target.map(|target| ci_within(&throughput, target)),
@@ -107,11 +105,56 @@ pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
         outliers: measured.iter().filter(|r| r.outlier).count() as u32,
         throughput_bps,
         iops,
-        latency_ns: match any_latency {
-            true => Some(latency_summary(&merged)?),
-            false => None,
-        },
+        latency_ns: merged_latency(&latencies)?,
+        directions: Direction::ALL
+            .into_iter()
+            .map(|direction| summarize_direction(&measured, direction))
+            .filter_map(Result::transpose)
+            .collect::<Result<_, _>>()?,
     }))
+}
+
+/// One direction's summary over the repetitions that kept its share; `None`
+/// when none did (an unmixed workload, whose totals are its one direction's).
+fn summarize_direction(
+    measured: &[&Repetition],
+    direction: Direction,
+) -> Result<Option<DirectionSummary>, String> {
+    let shares: Vec<_> = measured
+        .iter()
+        .filter_map(|r| r.directions.iter().find(|d| d.direction == direction))
+        .collect();
+    let throughput: Vec<f64> = shares.iter().filter_map(|d| d.throughput_bps).collect();
+    let iops: Vec<f64> = shares.iter().filter_map(|d| d.iops).collect();
+    let (Some(throughput_bps), Some(iops)) = (describe(&throughput), describe(&iops)) else {
+        return Ok(None);
+    };
+    let latencies: Vec<_> = shares
+        .iter()
+        .filter_map(|d| d.latency_ns.as_ref())
+        .collect();
+    Ok(Some(DirectionSummary {
+        direction,
+        throughput_bps,
+        iops,
+        latency_ns: merged_latency(&latencies)?,
+    }))
+}
+
+/// The latency of every I/O behind `latencies`, merged exactly from their
+/// histograms; `None` when there are none (imported fio json).
+fn merged_latency(latencies: &[&LatencySummary]) -> Result<Option<LatencySummary>, String> {
+    if latencies.is_empty() {
+        return Ok(None);
+    }
+    let mut merged = new_histogram();
+    for latency in latencies {
+        let decoded = histogram::decode(&latency.histogram)?;
+        merged
+            .add(decoded)
+            .map_err(|error| format!("cannot merge histograms: {error:?}"))?;
+    }
+    latency_summary(&merged).map(Some)
 }
 
 #[cfg(test)]

@@ -18,6 +18,8 @@ fn report_name(engine: EngineKind, op: Op) -> String {
         (Op::Rewrite, true) => "Re-Fwrite",
         (Op::Read, true) => "Fread",
         (Op::Reread, true) => "Re-Fread",
+        // IOzone has no mixed op; a mix is reported under iolab's name.
+        (Op::Mix, _) => "Mix",
     };
     match engine {
         EngineKind::Sync | EngineKind::Stdio => format!("{name} report"),

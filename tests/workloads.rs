@@ -1,0 +1,276 @@
+//! Workload shapes beyond one op: a read/write mix drawn per I/O, from the
+//! command line, a sweep, a study file and fio's `randrw`, with each
+//! direction's figures kept apart and compared.
+
+use crate::util::*;
+use serde_json::Value;
+
+/// The repetition's ops in each direction, read then write.
+fn direction_ops(repetition: &Value) -> (u64, u64) {
+    let shares = repetition["directions"].as_array().expect("directions");
+    assert_eq!(shares.len(), 2, "{shares:?}");
+    assert_eq!(shares[0]["direction"], "read");
+    assert_eq!(shares[1]["direction"], "write");
+    (
+        shares[0]["ops"].as_u64().unwrap(),
+        shares[1]["ops"].as_u64().unwrap(),
+    )
+}
+
+/// Whether `writes` of `n` draws at share `p` lie within 5 standard
+/// deviations of the binomial mean (false about once in 3.5 million).
+fn within_binomial(writes: u64, n: u64, p: f64) -> bool {
+    let mean = n as f64 * p;
+    let sd = (n as f64 * p * (1.0 - p)).sqrt();
+    (writes as f64 - mean).abs() <= 5.0 * sd
+}
+
+#[test]
+fn a_mix_draws_its_shares_per_io_within_binomial_bounds() {
+    let dir = scratch();
+    for seed in ["0", "1", "2"] {
+        let output = iolab()
+            .args(["run", "--engine", "null", "--mix", "read=70,write=30"])
+            .args(["--size", "1g", "--bs", "4k", "--json", "--seed", seed])
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+        validate_schema(&result);
+        let repetition = &first_point(&result)["repetitions"][0];
+        let (reads, writes) = direction_ops(repetition);
+        let n = repetition["ops"].as_u64().unwrap();
+        assert_eq!(n, 1 << 18);
+        assert_eq!(reads + writes, n);
+        assert!(
+            within_binomial(writes, n, 0.3),
+            "seed {seed}: {writes} writes of {n}"
+        );
+    }
+}
+
+#[test]
+fn a_mix_keeps_each_direction_apart_in_every_figure_and_compares_by_direction() {
+    let dir = scratch();
+    let out = scratch();
+    let args = [
+        "run",
+        "--mix",
+        "read=70,write=30",
+        "--pattern",
+        "random",
+        "--size",
+        "8m",
+        "--bs",
+        "4k",
+        "--repeat",
+        "2",
+        "--cache",
+        "keep",
+        "--dir",
+        dir.path().to_str().unwrap(),
+    ];
+    let base = run_ok(&args, out.path());
+    let point = first_point(&base);
+    assert_eq!(point["workload"]["op"], "mix");
+    assert_eq!(point["workload"]["mix"], "read=70,write=30");
+    assert_eq!(point["label"], "mix read=70,write=30 random 4KiB psync");
+    for repetition in point["repetitions"].as_array().unwrap() {
+        let (reads, writes) = direction_ops(repetition);
+        assert_eq!(reads + writes, 2048);
+        assert!(within_binomial(writes, 2048, 0.3), "{writes} writes");
+        let shares = repetition["directions"].as_array().unwrap();
+        for share in shares {
+            assert_eq!(
+                share["bytes"].as_u64().unwrap(),
+                share["ops"].as_u64().unwrap() * 4096
+            );
+            assert_eq!(share["latency_ns"]["count"], share["ops"]);
+        }
+        // Every interval splits its I/Os by direction, adding up.
+        let mut series_writes = 0;
+        for interval in repetition["series"].as_array().unwrap() {
+            let parts = interval["directions"].as_array().expect("per direction");
+            let ops: u64 = parts.iter().map(|p| p["ops"].as_u64().unwrap()).sum();
+            assert_eq!(ops, interval["ops"].as_u64().unwrap());
+            series_writes += parts[1]["ops"].as_u64().unwrap();
+        }
+        assert_eq!(series_writes, writes);
+    }
+    // The summary describes each direction over the repetitions.
+    let summary = &point["summary"]["directions"];
+    assert_eq!(summary[0]["direction"], "read");
+    assert_eq!(summary[1]["iops"]["n"], 2);
+    let total: u64 = point["repetitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| direction_ops(r).1)
+        .sum();
+    assert_eq!(summary[1]["latency_ns"]["count"], total);
+
+    // The table prints a row per direction under the point.
+    let table = iolab().args(args).output().unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("↳ read"), "{text}");
+    assert!(text.contains("of I/Os (asked 30%)"), "{text}");
+
+    // compare: a direction's figure of the same workload in two files.
+    let other = run_ok(&args, out.path());
+    let files: Vec<_> = ["result-0.json", "result-1.json"]
+        .iter()
+        .map(|f| out.path().join(f))
+        .collect();
+    assert_eq!(first_point(&other)["workload"], point["workload"]);
+    for metric in ["write.iops", "read.p99", "throughput"] {
+        let compared = succeed(
+            iolab()
+                .args(["compare", "--format", "json", "--metric", metric])
+                .args(&files),
+        );
+        let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+        assert_eq!(comparison["metric"], metric);
+        let matched = &comparison["pairings"][0]["matched"][0];
+        assert_eq!(matched["base"]["n"], 2, "{metric}: {comparison}");
+        if metric == "write.iops" {
+            let mean = summary[1]["iops"]["mean"].as_f64().unwrap();
+            let compared = matched["base"]["mean"].as_f64().unwrap();
+            assert!((compared - mean).abs() <= mean * 1e-9, "{compared} {mean}");
+        }
+    }
+    let report = out.path().join("report.html");
+    succeed(iolab().arg("report").arg(&files[0]).arg("-o").arg(&report));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("Read/write mixes, per direction"));
+    assert!(html.contains("<td>write</td>"));
+    let refused = iolab()
+        .args(["compare", "--metric", "read.cpu"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+}
+
+#[test]
+fn mixes_are_a_sweep_axis_and_a_study_key() {
+    let dir = scratch();
+    let out = scratch();
+    let sweep = out.path().join("sweep.json");
+    succeed(
+        iolab()
+            .args(["sweep", "--engine", "null", "--size", "1m"])
+            .args(["--mix", "read=70,write=30,read=50+write=50", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&sweep)
+            .arg("--no-report"),
+    );
+    let result = read_result(&sweep);
+    let mixes: Vec<&str> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["workload"]["mix"].as_str().unwrap())
+        .collect();
+    assert_eq!(mixes, ["read=70,write=30", "read=50,write=50"]);
+
+    let study = out.path().join("study.toml");
+    std::fs::write(
+        &study,
+        "name = \"mixes\"\n[defaults]\nengine = \"null\"\nsize = \"1m\"\n\
+         [[sweep]]\nlabel = \"oltp\"\nmix = [\"read=70,write=30\", \"read=90,write=10\"]\n",
+    )
+    .unwrap();
+    let studied = out.path().join("study.json");
+    succeed(
+        iolab()
+            .arg("study")
+            .arg(&study)
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&studied)
+            .arg("--no-report"),
+    );
+    let result = read_result(&studied);
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[1]["workload"]["mix"], "read=90,write=10");
+    assert_eq!(points[1]["workload"]["op"], "mix");
+}
+
+#[test]
+fn fios_randrw_imports_as_one_mixed_point_and_compares_by_direction() {
+    let dir = scratch();
+    let out = scratch();
+    if !crate::import::fio_available() || !direct_io_works(dir.path()) {
+        return;
+    }
+    let (file, _) = write_and_keep(dir.path(), &["--bs", "1m", "--size", "8m"]);
+    let fio_output = out.path().join("fio.json");
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.args([
+            "--name=oltp",
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--bs=4k",
+            "--size=8m",
+            "--ioengine=psync",
+            "--direct=1",
+            "--output-format=json+",
+        ])
+        .arg(format!("--filename={}", file.display()))
+        .arg(format!("--output={}", fio_output.display()));
+        fio
+    }));
+    let imported = out.path().join("fio.iolab.json");
+    succeed(
+        iolab()
+            .arg("import")
+            .arg(&fio_output)
+            .arg("-o")
+            .arg(&imported),
+    );
+    let value = read_result(&imported);
+    let points = value["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "one point for both directions");
+    let point = &points[0];
+    assert_eq!(point["workload"]["op"], "mix");
+    assert_eq!(point["workload"]["mix"], "read=70,write=30");
+    assert_eq!(point["workload"]["pattern"], "random");
+    let repetition = &point["repetitions"][0];
+    let (reads, writes) = direction_ops(repetition);
+    assert_eq!(
+        reads + writes,
+        2048,
+        "fio's randommap visits each block once"
+    );
+    assert!(within_binomial(writes, 2048, 0.3), "{writes} writes");
+    for share in repetition["directions"].as_array().unwrap() {
+        assert_eq!(share["latency_ns"]["count"], share["ops"], "json+ bins");
+    }
+
+    let ours = out.path().join("iolab.json");
+    succeed(
+        iolab()
+            .args(["run", "--mix", "read=70,write=30", "--pattern", "random"])
+            .args(["--bs", "4k", "--direct", "--repeat", "2", "--file"])
+            .arg(&file)
+            .arg("-o")
+            .arg(&ours),
+    );
+    let compared = succeed(
+        iolab()
+            .args(["compare", "--format", "json", "--metric", "read.p99"])
+            .arg(&ours)
+            .arg(&imported),
+    );
+    let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let matched = comparison["pairings"][0]["matched"].as_array().unwrap();
+    assert_eq!(matched.len(), 1, "{comparison}");
+    assert_eq!(matched[0]["other"]["n"], 1);
+    std::fs::remove_file(&file).unwrap();
+}
