@@ -104,10 +104,18 @@ impl DirectionMix {
 
     /// The per-I/O draw of a job whose data seed is `seed`.
     pub const fn draws(self, seed: u64) -> DirectionDraws {
+        // Apart from the seed's use for offsets and data; xorshift needs a
+        // nonzero state.
+        let state = seed ^ 0xD1B5_4A32_D192_ED03;
         DirectionDraws {
             write_percent: self.write_percent as u64,
-            // Apart from the seed's use for offsets and data.
-            state: seed ^ 0xD1B5_4A32_D192_ED03,
+            // A write when the draw is below share/100 of the u64 range.
+            write_below: ((self.write_percent as u128) << 64).div_ceil(100) as u64,
+            state: if state == 0 {
+                0x9E37_79B9_7F4A_7C15
+            } else {
+                state
+            },
         }
     }
 }
@@ -192,11 +200,13 @@ impl From<DirectionMix> for String {
 }
 
 /// The directions of one job's I/Os, one per call to [`DirectionDraws::next`]:
-/// a constant for an unmixed share (no draw at all), otherwise a SplitMix64
-/// draw against the write share.
+/// a constant for an unmixed share (no draw at all), otherwise an xorshift64
+/// draw (Marsaglia 2003: three shifts and three XORs, no multiply) compared
+/// with the write share's threshold.
 #[derive(Clone, Debug)]
 pub struct DirectionDraws {
     write_percent: u64,
+    write_below: u64,
     state: u64,
 }
 
@@ -208,14 +218,13 @@ impl DirectionDraws {
         match self.write_percent {
             0 => Direction::Read,
             100 => Direction::Write,
-            share => {
-                self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = self.state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                z ^= z >> 31;
-                // The high bits, scaled to 0..100 without a division.
-                if ((z >> 32) * 100) >> 32 < share {
+            _ => {
+                let mut x = self.state;
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                self.state = x;
+                if x < self.write_below {
                     Direction::Write
                 } else {
                     Direction::Read
