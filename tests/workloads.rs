@@ -112,10 +112,26 @@ fn a_mix_keeps_each_direction_apart_in_every_figure_and_compares_by_direction() 
     assert_eq!(summary[1]["latency_ns"]["count"], total);
 
     // The table prints a row per direction under the point.
-    let table = iolab().args(args).output().unwrap();
+    // Beside, not in, `out`: run_ok numbers its files by what `out` holds.
+    let beside = scratch();
+    let shown = beside.path().join("shown.json");
+    let table = iolab().args(args).arg("-o").arg(&shown).output().unwrap();
     let text = String::from_utf8_lossy(&table.stdout);
     assert!(text.contains("↳ read"), "{text}");
-    assert!(text.contains("of I/Os (asked 30%)"), "{text}");
+    // The share printed is the measured one: write I/Os over all I/Os.
+    let shown = read_result(&shown);
+    let repetitions = first_point(&shown)["repetitions"].as_array().unwrap();
+    let (all, writes) = repetitions.iter().fold((0, 0), |(all, writes), r| {
+        (
+            all + r["ops"].as_u64().unwrap(),
+            writes + direction_ops(r).1,
+        )
+    });
+    let share = format!(
+        "↳ write {:.1}% of I/Os (asked 30%)",
+        writes as f64 / all as f64 * 100.0
+    );
+    assert!(text.contains(&share), "{share} in\n{text}");
 
     // compare: a direction's figure of the same workload in two files.
     let other = run_ok(&args, out.path());

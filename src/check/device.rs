@@ -1,6 +1,7 @@
 //! Checks that hold the application's figures against what each layer of the device stack counted during the same window.
 
 use super::Findings;
+use crate::plan::direction::Direction;
 use crate::plan::units::format_size as bytes;
 use crate::plan::{CacheMode, Op, SyncMode};
 use crate::record::environment::Storage;
@@ -19,20 +20,24 @@ const EVICTED_BYTES: u64 = 1 << 20;
 /// hundred page-cache reads, so the time it took is what weighs.
 const EVICTED_BUSY: f64 = 0.01;
 
-/// The application's bytes, and the fewest bytes in the same direction that
-/// any layer of the stack carried (the devices of one layer summed, so a
-/// RAID0's disks count together), summed over the measured repetitions that
-/// recorded device activity. The layer that moved least is the one that
-/// shows a cache: a loop device over a cached backing file counts every read,
-/// the disk below it none.
-fn totals(point: &Point, storage: Option<&Storage>) -> Option<(u64, u64, String)> {
-    let writes = point.workload.op.writes();
+/// The application's bytes in `counted` directions, and the fewest bytes in
+/// the same directions that any layer of the stack carried (the devices of
+/// one layer summed, so a RAID0's disks count together), summed over the
+/// measured repetitions that recorded device activity. The layer that moved
+/// least is the one that shows a cache: a loop device over a cached backing
+/// file counts every read, the disk below it none.
+fn totals(
+    point: &Point,
+    storage: Option<&Storage>,
+    counted: &[Direction],
+) -> Option<(u64, u64, String)> {
     let depth_of = |name: &str, index: usize| {
         storage
             .and_then(|s| s.devices.iter().find(|d| d.name == name))
             .map_or(index as u32, |d| d.depth)
     };
-    let mut app = 0;
+    let sole = point.workload.directions().sole();
+    let mut app = 0u64;
     let mut layers: BTreeMap<u32, (u64, Vec<String>)> = BTreeMap::new();
     let mut recorded = false;
     for repetition in point.measured() {
@@ -44,14 +49,24 @@ fn totals(point: &Point, storage: Option<&Storage>) -> Option<(u64, u64, String)
             continue;
         };
         recorded = true;
-        app += repetition.bytes;
+        app += match sole {
+            Some(direction) if counted.contains(&direction) => repetition.bytes,
+            Some(_) => 0,
+            None => repetition
+                .directions
+                .iter()
+                .filter(|share| counted.contains(&share.direction))
+                .map(|share| share.bytes)
+                .sum(),
+        };
         for (index, device) in activity.devices.iter().enumerate() {
             let layer = layers.entry(depth_of(&device.name, index)).or_default();
-            layer.0 += if writes {
-                device.write_bytes
-            } else {
-                device.read_bytes
-            };
+            for direction in counted {
+                layer.0 += match direction {
+                    Direction::Read => device.read_bytes,
+                    Direction::Write => device.write_bytes,
+                };
+            }
             if !layer.1.contains(&device.name) {
                 layer.1.push(device.name.clone());
             }
@@ -62,6 +77,16 @@ fn totals(point: &Point, storage: Option<&Storage>) -> Option<(u64, u64, String)
     }
     let (bytes, names) = layers.into_values().min_by_key(|(bytes, _)| *bytes)?;
     Some((app, bytes, names.join(" + ")))
+}
+
+/// What the application and the device did in `counted` directions, as
+/// evidence reads: "read", "wrote", or "read and wrote".
+fn verb(counted: &[Direction]) -> &'static str {
+    match counted {
+        [Direction::Read] => "read",
+        [Direction::Write] => "wrote",
+        _ => "read and wrote",
+    }
 }
 
 /// The highest share of a measured repetition's timed region that any device
@@ -83,10 +108,10 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         return; // the null engine moves no data: there is nothing for a device to carry
     }
     below_resolution(point, found);
-    let Some((app, device, name)) = totals(point, storage) else {
-        return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
-    };
     if super::meant_for_page_cache(workload) {
+        let Some((app, device, name)) = totals(point, storage, &[Direction::Read]) else {
+            return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
+        };
         let busy = busiest(point);
         if device >= EVICTED_BYTES && busy >= EVICTED_BUSY {
             found.add(
@@ -105,52 +130,54 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         }
         return;
     }
+    let synced = workload.fsync_end || workload.fsync_every > 0 || workload.sync != SyncMode::None;
+    // Which directions a finding is about: O_DIRECT bypasses the cache both
+    // ways, so it counts all the workload's I/O; a sync only forces writes out, so
+    // a synced mix counts its writes alone (its reads may be cache hits).
+    let own: &[Direction] = match workload.directions().sole() {
+        Some(Direction::Read) => &[Direction::Read],
+        Some(Direction::Write) => &[Direction::Write],
+        None => &Direction::ALL,
+    };
+    let (code, summary, counted): (&str, &str, &[Direction]) = if workload.direct {
+        (
+            "direct-not-honoured",
+            "O_DIRECT was asked for, but the device did not see the I/O: a layer below the file system cached it",
+            own,
+        )
+    } else if workload.op == Op::Read && workload.cache == CacheMode::Cold {
+        (
+            "cache-served",
+            "a cold read the device did not serve: the data came from a cache (page cache, a cache below it, or read-ahead before the timed region)",
+            &[Direction::Read],
+        )
+    } else if workload.op.writes() && synced {
+        (
+            "faster-than-device",
+            "synced writes reported done that the device did not receive in the timed region: \
+             the figure is faster than the device stack could have carried",
+            &[Direction::Write],
+        )
+    } else {
+        return;
+    };
+    let Some((app, device, name)) = totals(point, storage, counted) else {
+        return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
+    };
     if app < MIN_BYTES || (device as f64) >= DEVICE_SHARE * app as f64 {
         return;
     }
-    let evidence = format!(
-        "the application {} {}, {name} {} {} in the same window",
-        if workload.op.writes() {
-            "wrote"
-        } else {
-            "read"
-        },
-        bytes(app),
-        if workload.op.writes() {
-            "wrote"
-        } else {
-            "read"
-        },
-        bytes(device)
+    let verb = verb(counted);
+    found.add(
+        code,
+        Severity::Warning,
+        summary.to_string(),
+        format!(
+            "the application {verb} {}, {name} {verb} {} in the same window",
+            bytes(app),
+            bytes(device)
+        ),
     );
-    if workload.direct {
-        found.add(
-            "direct-not-honoured",
-            Severity::Warning,
-            "O_DIRECT was asked for, but the device did not see the I/O: a layer below the file system cached it"
-                .to_string(),
-            evidence,
-        );
-    } else if workload.op == Op::Read && workload.cache == CacheMode::Cold {
-        found.add(
-            "cache-served",
-            Severity::Warning,
-            "a cold read the device did not serve: the data came from a cache (page cache, a cache below it, or read-ahead before the timed region)"
-                .to_string(),
-            evidence,
-        );
-    } else if workload.op.writes()
-        && (workload.fsync_end || workload.fsync_every > 0 || workload.sync != SyncMode::None)
-    {
-        found.add(
-            "faster-than-device",
-            Severity::Warning,
-            "synced writes reported done that the device did not receive in the timed region: \
-             the figure is faster than the device stack could have carried"
-                .to_string(),
-            evidence,
-        );
-    }
 }
 
 /// Device time figures (await, avio, busy) whose counters moved less than

@@ -470,6 +470,55 @@ mod tests {
     }
 
     #[test]
+    fn a_mix_is_held_against_the_devices_reads_and_writes() {
+        // 64 MiB in a 70/30 mix that drew 48 MiB of reads and 16 MiB of writes.
+        let (read, written) = (48u64 << 20, 16u64 << 20);
+        let shares = json!([
+            {"direction": "read", "bytes": read, "ops": 12288},
+            {"direction": "write", "bytes": written, "ops": 4096}
+        ]);
+        let mixed = |workload: serde_json::Value, device_read: u64, device_written: u64| {
+            let activity = json!({"elapsed_ns": 1_000_000_000u64,
+                                  "devices": [device(device_read, device_written)], "network": []});
+            let mut w = json!({"op": "mix", "mix": "read=70,write=30"});
+            w.as_object_mut()
+                .unwrap()
+                .extend(workload.as_object().unwrap().clone());
+            point(
+                w,
+                json!({"activity": activity, "directions": shares}),
+                json!({}),
+            )
+        };
+        // O_DIRECT, the device carrying both directions: nothing.
+        let direct = json!({"direct": true});
+        assert!(
+            !codes(&mixed(direct.clone(), read, written))
+                .contains(&"direct-not-honoured".to_string())
+        );
+        // O_DIRECT whose reads a cache below served: the device wrote only.
+        assert_eq!(
+            evidence(
+                &check(&mixed(direct, 0, written), None),
+                "direct-not-honoured"
+            ),
+            "the application read and wrote 64MiB, vda read and wrote 16MiB in the same window"
+        );
+        // A synced buffered mix is judged by its writes: reads from the page cache are no fault.
+        let synced = json!({"fsync_end": true});
+        assert!(
+            !codes(&mixed(synced.clone(), 0, written)).contains(&"faster-than-device".to_string())
+        );
+        assert_eq!(
+            evidence(
+                &check(&mixed(synced, 0, 1 << 20), None),
+                "faster-than-device"
+            ),
+            "the application wrote 16MiB, vda wrote 1MiB in the same window"
+        );
+    }
+
+    #[test]
     fn steal_is_throttling_and_a_wide_interval_is_noise() {
         let cpu = json!({"user": 0.2, "system": 0.1, "iowait": 0.0, "steal": 0.12, "idle": 0.58});
         let activity =

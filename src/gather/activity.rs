@@ -1,5 +1,6 @@
 //! Computing the activity records (devices, network, CPUs, NFS over a window) from probe samples.
 
+use crate::plan::direction::Direction;
 use crate::probe::diskstats::{DiskCounters, DiskRates, SECTOR_BYTES};
 use crate::probe::nfs::NfsCounters;
 use crate::probe::procstat::CpuTicks;
@@ -25,10 +26,13 @@ fn device(name: &str, delta: &DiskCounters, elapsed_s: f64, app: AppWork) -> Dev
     let rates = DiskRates::of(delta, elapsed_s);
     // Without application figures (a measured command) there is no ratio to give.
     let ratio = |app: u64, device: u64| (device > 0 && app > 0).then(|| app as f64 / device as f64);
-    let (device_ops, device_sectors) = if app.writes {
-        (delta.writes, delta.sectors_written)
-    } else {
-        (delta.reads, delta.sectors_read)
+    let (device_ops, device_sectors) = match app.directions.sole() {
+        Some(Direction::Write) => (delta.writes, delta.sectors_written),
+        Some(Direction::Read) => (delta.reads, delta.sectors_read),
+        None => (
+            delta.reads.saturating_add(delta.writes),
+            delta.sectors_read.saturating_add(delta.sectors_written),
+        ),
     };
     DeviceActivity {
         name: name.to_string(),
@@ -146,6 +150,7 @@ fn nfs(delta: &NfsCounters) -> NfsActivity {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::direction::DirectionMix;
     use crate::probe::netdev::NetCounters;
 
     fn snapshot(at_s: u64, disk: DiskCounters, lo_rx: u64) -> Snapshot {
@@ -198,7 +203,7 @@ mod tests {
             AppWork {
                 ops: 256,
                 bytes: 256 * 4096,
-                writes: true,
+                directions: DirectionMix::only(Direction::Write),
             },
         );
         assert_eq!(activity.elapsed_ns, 2_000_000_000);
@@ -223,6 +228,39 @@ mod tests {
     }
 
     #[test]
+    fn a_mix_is_compared_with_the_devices_reads_and_writes_together() {
+        // 700 reads and 300 writes of 4 KiB, one device I/O each.
+        let before = DiskCounters::default();
+        let after = DiskCounters {
+            reads: 700,
+            sectors_read: 700 * 8,
+            writes: 300,
+            sectors_written: 300 * 8,
+            ..before
+        };
+        let samples = Samples {
+            disks: vec!["vda".into()],
+            start: snapshot(1, before, 0),
+            ticks: vec![],
+            interval_ns: 1_000_000_000,
+            end: snapshot(2, after, 0),
+        };
+        let app = |directions| AppWork {
+            ops: 1000,
+            bytes: 1000 * 4096,
+            directions,
+        };
+        let mixed = DirectionMix::with_write_percent(30).unwrap();
+        let vda = &activity(&samples, app(mixed)).devices[0];
+        assert_eq!(vda.app_ops_per_device_op, Some(1.0));
+        assert_eq!(vda.app_bytes_per_device_byte, Some(1.0));
+        // Compared with the writes alone, the same work looked 3.3 times larger.
+        let writes = DirectionMix::only(Direction::Write);
+        let vda = &activity(&samples, app(writes)).devices[0];
+        assert_eq!(vda.app_ops_per_device_op, Some(1000.0 / 300.0));
+    }
+
+    #[test]
     fn no_device_io_gives_no_ratios() {
         let quiet = DiskCounters::default();
         let samples = Samples {
@@ -237,7 +275,7 @@ mod tests {
             AppWork {
                 ops: 5,
                 bytes: 5,
-                writes: false,
+                directions: DirectionMix::default(),
             },
         )
         .devices[0];

@@ -6,7 +6,7 @@
 
 use crate::gather::activity;
 use crate::gather::environment::environment_of;
-use crate::plan::direction::Direction;
+use crate::plan::direction::{Direction, DirectionMix};
 use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
 use crate::probe::tcp::TcpTraffic;
@@ -17,7 +17,7 @@ use crate::record::{
     Job, PduCount, Point, Repetition, RequestCount, ResultFile, SCHEMA, Status, Target, TcpCounts,
     Tool,
 };
-use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, merge_directions};
+use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
 use std::path::Path;
@@ -198,10 +198,10 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             let app = AppWork {
                 ops,
                 bytes,
-                writes: point.workload.op.writes(),
+                directions: point.workload.directions(),
             };
             record.activity = Some(activity::activity(samples, app));
-            add_interval_devices(&mut record.series, samples, interval_ns, app.writes);
+            add_interval_devices(&mut record.series, samples, interval_ns, app.directions);
         }
     }
     if !outcome.ranks.is_empty() {
@@ -341,7 +341,7 @@ fn add_interval_devices(
     series: &mut [Interval],
     samples: &Samples,
     interval_ns: u64,
-    writes: bool,
+    directions: DirectionMix,
 ) {
     if series.is_empty() {
         return;
@@ -374,7 +374,7 @@ fn add_interval_devices(
         let app = AppWork {
             ops: interval.ops,
             bytes: interval.bytes,
-            writes,
+            directions,
         };
         interval.devices = activity::devices(&samples.disks, from, to, app);
     }
@@ -402,59 +402,63 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
     let mut scratch = new_histogram();
     (0..length)
         .map(|index| {
-            let mut latency = new_histogram();
-            let mut bytes = 0;
-            let mut ops = 0;
             // A job whose series ended early carried nothing in the interval.
             let client_tcp = tcp_sum(coarsened.iter().map(|j| match j.get(index) {
                 Some(sample) => sample.tcp,
                 None if j.first().is_some_and(|s| s.tcp.is_some()) => Some(TcpTraffic::default()),
                 None => None,
             }));
-            for sample in coarsened.iter().filter_map(|j| j.get(index)) {
-                bytes += sample.bytes;
-                ops += sample.ops;
-                for &(value, count) in &sample.latency_counts {
-                    latency.saturating_record_n(value, count);
-                }
-            }
-            let recorded = !latency.is_empty();
             let samples: Vec<IntervalSample> = coarsened
                 .iter()
                 .filter_map(|j| j.get(index).cloned())
                 .collect();
-            let directions = merge_directions(&samples, &mut scratch)
-                .into_iter()
+            let merged = merge_samples(&samples, &mut scratch);
+            let [p50, p99, max] = quantiles(&merged.latency_counts, &mut scratch);
+            let directions = merged
+                .directions
+                .iter()
                 .zip(Direction::ALL)
                 .map(|(part, direction)| {
-                    let mut latency = new_histogram();
-                    for &(value, count) in &part.latency_counts {
-                        latency.saturating_record_n(value, count);
-                    }
-                    let recorded = !latency.is_empty();
+                    let [p50, p99, max] = quantiles(&part.latency_counts, &mut scratch);
                     IntervalDirection {
                         direction,
                         bytes: part.bytes,
                         ops: part.ops,
-                        latency_p50_ns: recorded.then(|| latency.value_at_percentile(50.0)),
-                        latency_p99_ns: recorded.then(|| latency.value_at_percentile(99.0)),
-                        latency_max_ns: recorded.then(|| latency.max()),
+                        latency_p50_ns: p50,
+                        latency_p99_ns: p99,
+                        latency_max_ns: max,
                     }
                 })
                 .collect();
             Interval {
                 start_s: index as f64 * interval_s,
-                bytes,
-                ops,
-                latency_p50_ns: recorded.then(|| latency.value_at_percentile(50.0)),
-                latency_p99_ns: recorded.then(|| latency.value_at_percentile(99.0)),
-                latency_max_ns: recorded.then(|| latency.max()),
+                bytes: merged.bytes,
+                ops: merged.ops,
+                latency_p50_ns: p50,
+                latency_p99_ns: p99,
+                latency_max_ns: max,
                 devices: Vec::new(),
                 client_tcp,
                 directions,
             }
         })
         .collect()
+}
+
+/// The median, 99th percentile and largest of latency pairs, through
+/// `scratch` (left empty); none without a latency.
+fn quantiles(pairs: &[(u64, u64)], scratch: &mut Histogram<u64>) -> [Option<u64>; 3] {
+    for &(value, count) in pairs {
+        scratch.saturating_record_n(value, count);
+    }
+    let recorded = !scratch.is_empty();
+    let figures = [
+        recorded.then(|| scratch.value_at_percentile(50.0)),
+        recorded.then(|| scratch.value_at_percentile(99.0)),
+        recorded.then(|| scratch.max()),
+    ];
+    scratch.reset();
+    figures
 }
 
 #[cfg(test)]

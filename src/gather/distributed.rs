@@ -89,7 +89,7 @@ pub fn shares(point: &PointOutcome, outcome: &RepetitionOutcome, start: u64) -> 
             let app = AppWork {
                 ops: own.iter().map(|r| r.ops).sum(),
                 bytes: host.bytes,
-                writes: point.workload.op.writes(),
+                directions: point.workload.directions(),
             };
             host.activity = Some(activity::activity(samples, app));
         }

@@ -40,7 +40,7 @@ impl Direction {
 /// 100 writes only, anything between a mix drawn per I/O. Written
 /// `read=70,write=30` (or with `+` between the shares, as a sweep's values
 /// are separated by commas); the shares are whole percents adding up to 100.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct DirectionMix {
     write_percent: u8,

@@ -189,9 +189,9 @@ pub struct AppWork {
     pub ops: u64,
     /// Bytes the application moved.
     pub bytes: u64,
-    /// Whether they were writes: the ratios then compare with the device's
-    /// writes, else with its reads.
-    pub writes: bool,
+    /// The directions they took: the ratios compare with the device's
+    /// writes, its reads, or (a read/write mix) both.
+    pub directions: crate::plan::direction::DirectionMix,
 }
 
 /// Whether the stack's top layer wrote more bytes than it read in the

@@ -103,7 +103,11 @@ impl ProcessIo {
             } else {
                 self.read_chars
             },
-            writes,
+            directions: crate::plan::direction::DirectionMix::only(if writes {
+                crate::plan::direction::Direction::Write
+            } else {
+                crate::plan::direction::Direction::Read
+            }),
         }
     }
 }

@@ -157,6 +157,23 @@ impl Point {
             .iter()
             .filter(|r| !r.warmup && r.status == Status::Ok)
     }
+
+    /// The share of the measured repetitions' I/Os that went in `direction`
+    /// (0 to 1), from their counts; `None` when none kept direction shares.
+    pub fn ops_share(&self, direction: crate::plan::direction::Direction) -> Option<f64> {
+        let (mut own, mut all) = (0u64, 0u64);
+        for repetition in self.measured().filter(|r| !r.directions.is_empty()) {
+            all = all.saturating_add(repetition.ops);
+            let shares = repetition.directions.iter();
+            own = own.saturating_add(
+                shares
+                    .filter(|d| d.direction == direction)
+                    .map(|d| d.ops)
+                    .sum(),
+            );
+        }
+        (all > 0).then(|| own as f64 / all as f64)
+    }
 }
 
 /// The file system target of a point.

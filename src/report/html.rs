@@ -10,7 +10,7 @@ use super::units::{count, latency, mb_per_s, mib_per_s, significant};
 use crate::compare::{self, Comparison, Verdict};
 use crate::plan::Workload;
 use crate::plan::units::format_size;
-use crate::record::{Point, ResultFile};
+use crate::record::{LatencySummary, Point, ResultFile, Stat};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -281,31 +281,9 @@ fn points_table(result: &ResultFile) -> String {
         match &point.summary {
             Some(summary) => {
                 let t = &summary.throughput_bps;
-                let percentile = |p: f64| {
-                    summary
-                        .latency_ns
-                        .as_ref()
-                        .and_then(|l| l.percentile(p))
-                        .map(|ns| ns as f64)
-                };
-                html.push_str(&cell_number(t.mean, significant(mib_per_s(t.mean))));
-                html.push_str(&cell_number(t.mean, significant(mb_per_s(t.mean))));
-                html.push_str(&cell_number(summary.iops.mean, count(summary.iops.mean)));
-                for p in [50.0, 99.0] {
-                    html.push_str(&match percentile(p) {
-                        Some(v) => cell_number(v, latency(v)),
-                        None => "<td>-</td>".to_string(),
-                    });
-                }
+                html.push_str(&rate_cells(t, &summary.iops, summary.latency_ns.as_ref()));
                 html.push_str(&cell_number(f64::from(t.n), t.n.to_string()));
-                let half = t
-                    .ci95_high
-                    .zip(t.ci95_low)
-                    .map(|(h, l)| (h - l) / 2.0 / t.mean * 100.0);
-                html.push_str(&half.map_or_else(
-                    || "<td>-</td>".to_string(),
-                    |h| cell_number(h, format!("±{h:.1}%")),
-                ));
+                html.push_str(&interval_cell(t));
                 let busy = point
                     .repetitions
                     .iter()
@@ -330,6 +308,36 @@ fn points_table(result: &ResultFile) -> String {
     html
 }
 
+/// The MiB/s, MB/s, IOPS, latency p50 and p99 cells of a point or of one
+/// of its directions.
+fn rate_cells(throughput: &Stat, iops: &Stat, lat: Option<&LatencySummary>) -> String {
+    let mut html = cell_number(throughput.mean, significant(mib_per_s(throughput.mean)));
+    html.push_str(&cell_number(
+        throughput.mean,
+        significant(mb_per_s(throughput.mean)),
+    ));
+    html.push_str(&cell_number(iops.mean, count(iops.mean)));
+    for p in [50.0, 99.0] {
+        html.push_str(&match lat.and_then(|l| l.percentile(p)) {
+            Some(ns) => cell_number(ns as f64, latency(ns as f64)),
+            None => "<td>-</td>".to_string(),
+        });
+    }
+    html
+}
+
+/// The ± half-width of the 95% interval of the mean, percent of it.
+fn interval_cell(t: &Stat) -> String {
+    let half = t
+        .ci95_high
+        .zip(t.ci95_low)
+        .map(|(h, l)| (h - l) / 2.0 / t.mean * 100.0);
+    half.map_or_else(
+        || "<td>-</td>".to_string(),
+        |h| cell_number(h, format!("±{h:.1}%")),
+    )
+}
+
 /// Each direction's figures of the mixed points (`op mix`), when there are any.
 fn directions_table(result: &ResultFile) -> String {
     let mixed: Vec<_> = result
@@ -348,8 +356,7 @@ fn directions_table(result: &ResultFile) -> String {
     );
     for (point, summary) in mixed {
         for d in &summary.directions {
-            let t = &d.throughput_bps;
-            let share = d.iops.mean / summary.iops.mean.max(f64::MIN_POSITIVE) * 100.0;
+            let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
             let _ = write!(
                 html,
                 "<tr><td>{}</td><td>{}</td>",
@@ -357,24 +364,12 @@ fn directions_table(result: &ResultFile) -> String {
                 d.direction.name()
             );
             html.push_str(&cell_number(share, format!("{share:.1}%")));
-            html.push_str(&cell_number(t.mean, significant(mib_per_s(t.mean))));
-            html.push_str(&cell_number(t.mean, significant(mb_per_s(t.mean))));
-            html.push_str(&cell_number(d.iops.mean, count(d.iops.mean)));
-            for p in [50.0, 99.0] {
-                let value = d.latency_ns.as_ref().and_then(|l| l.percentile(p));
-                html.push_str(&match value {
-                    Some(ns) => cell_number(ns as f64, latency(ns as f64)),
-                    None => "<td>-</td>".to_string(),
-                });
-            }
-            let half = t
-                .ci95_high
-                .zip(t.ci95_low)
-                .map(|(h, l)| (h - l) / 2.0 / t.mean * 100.0);
-            html.push_str(&half.map_or_else(
-                || "<td>-</td>".to_string(),
-                |h| cell_number(h, format!("±{h:.1}%")),
+            html.push_str(&rate_cells(
+                &d.throughput_bps,
+                &d.iops,
+                d.latency_ns.as_ref(),
             ));
+            html.push_str(&interval_cell(&d.throughput_bps));
             html.push_str("</tr>");
         }
     }

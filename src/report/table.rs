@@ -3,7 +3,7 @@
 
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
 use crate::plan::direction::Direction;
-use crate::record::{Point, ResultFile, Severity, Stat, Status};
+use crate::record::{LatencySummary, Point, ResultFile, Severity, Stat, Status};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 
@@ -78,10 +78,6 @@ fn row(point: &Point) -> Vec<String> {
     };
     let throughput = &summary.throughput_bps;
     let lat = summary.latency_ns.as_ref();
-    let percentile = |p: f64| {
-        lat.and_then(|l| l.percentile(p))
-            .map_or_else(|| "-".to_string(), |ns| latency(ns as f64))
-    };
     let measured: Vec<_> = point.measured().collect();
     let cpu = measured
         .iter()
@@ -100,8 +96,8 @@ fn row(point: &Point) -> Vec<String> {
         significant(mib_per_s(throughput.mean)),
         significant(mb_per_s(throughput.mean)),
         count(summary.iops.mean),
-        percentile(50.0),
-        percentile(99.0),
+        percentile(lat, 50.0),
+        percentile(lat, 99.0),
         lat.map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
         if measured.iter().any(|r| r.cpu.is_some()) {
             format!("{:.0}%", cpu * 100.0)
@@ -125,37 +121,36 @@ fn direction_rows(point: &Point) -> Vec<Vec<String>> {
         .directions
         .iter()
         .map(|d| {
-            let share = match d.direction {
+            let asked = match d.direction {
                 Direction::Read => mix.read_percent(),
                 Direction::Write => mix.write_percent(),
             };
-            let percentile = |p: f64| {
-                d.latency_ns
-                    .as_ref()
-                    .and_then(|l| l.percentile(p))
-                    .map_or_else(|| "-".to_string(), |ns| latency(ns as f64))
-            };
+            let lat = d.latency_ns.as_ref();
+            let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
             vec![
                 format!(
-                    "  ↳ {} {:.1}% of I/Os (asked {share}%)",
-                    d.direction.name(),
-                    d.iops.mean / summary.iops.mean.max(f64::MIN_POSITIVE) * 100.0
+                    "  ↳ {} {share:.1}% of I/Os (asked {asked}%)",
+                    d.direction.name()
                 ),
                 String::new(),
                 significant(mib_per_s(d.throughput_bps.mean)),
                 significant(mb_per_s(d.throughput_bps.mean)),
                 count(d.iops.mean),
-                percentile(50.0),
-                percentile(99.0),
-                d.latency_ns
-                    .as_ref()
-                    .map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
+                percentile(lat, 50.0),
+                percentile(lat, 99.0),
+                lat.map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
                 String::new(),
                 String::new(),
                 interval(&d.throughput_bps),
             ]
         })
         .collect()
+}
+
+/// Percentile `p` of `lat`, or `-` without one.
+fn percentile(lat: Option<&LatencySummary>, p: f64) -> String {
+    lat.and_then(|l| l.percentile(p))
+        .map_or_else(|| "-".to_string(), |ns| latency(ns as f64))
 }
 
 /// `n ±half-width%` of the 95% interval of the mean, or `n` without one.

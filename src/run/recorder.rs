@@ -468,23 +468,42 @@ pub fn merge_samples(samples: &[IntervalSample], scratch: &mut Histogram<u64>) -
             }),
         ..IntervalSample::default()
     };
-    for sample in samples {
-        merged.bytes += sample.bytes;
-        merged.ops += sample.ops;
-        for &(value, count) in &sample.latency_counts {
+    let total = added(
+        samples
+            .iter()
+            .map(|s| (s.bytes, s.ops, s.latency_counts.as_slice())),
+        scratch,
+    );
+    merged.bytes = total.bytes;
+    merged.ops = total.ops;
+    merged.latency_counts = total.latency_counts;
+    merged.directions = merge_directions(samples, scratch);
+    merged
+}
+
+/// Parts (bytes, I/Os, latency pairs) added up, the pairs re-binned
+/// through `scratch` (left empty).
+fn added<'a>(
+    parts: impl Iterator<Item = (u64, u64, &'a [(u64, u64)])>,
+    scratch: &mut Histogram<u64>,
+) -> DirectionSample {
+    let mut sum = DirectionSample::default();
+    for (bytes, ops, latency_counts) in parts {
+        sum.bytes += bytes;
+        sum.ops += ops;
+        for &(value, count) in latency_counts {
             scratch.saturating_record_n(value, count);
         }
     }
-    merged.latency_counts = pairs_of(scratch);
+    sum.latency_counts = pairs_of(scratch);
     scratch.reset();
-    merged.directions = merge_directions(samples, scratch);
-    merged
+    sum
 }
 
 /// The per-direction parts of `samples` added up, when they were kept: every
 /// sample that saw I/O kept both directions' (an empty interval has none to
 /// keep); otherwise empty.
-pub fn merge_directions(
+fn merge_directions(
     samples: &[IntervalSample],
     scratch: &mut Histogram<u64>,
 ) -> Vec<DirectionSample> {
@@ -494,21 +513,11 @@ pub fn merge_directions(
     }
     Direction::ALL
         .map(|direction| {
-            let parts = samples
-                .iter()
-                .filter(|s| kept(s))
-                .map(|s| &s.directions[direction.index()]);
-            let mut part = DirectionSample::default();
-            for sample in parts {
-                part.bytes += sample.bytes;
-                part.ops += sample.ops;
-                for &(value, count) in &sample.latency_counts {
-                    scratch.saturating_record_n(value, count);
-                }
-            }
-            part.latency_counts = pairs_of(scratch);
-            scratch.reset();
-            part
+            let parts = samples.iter().filter(|s| kept(s)).map(|s| {
+                let part = &s.directions[direction.index()];
+                (part.bytes, part.ops, part.latency_counts.as_slice())
+            });
+            added(parts, scratch)
         })
         .into()
 }

@@ -10,7 +10,7 @@ use super::buffer::stamp;
 use super::recorder::Recorder;
 pub use super::recorder::{
     DirectionOutcome, IntervalSample, JobMemory, JobOutcome, MAX_INTERVALS_PER_REPETITION, Steady,
-    coarsen_series, intervals_kept_per_job, merge_directions, merge_samples,
+    coarsen_series, intervals_kept_per_job, merge_samples,
 };
 use super::signals::STEADY_STOP;
 use crate::clock::now_ns;

@@ -181,7 +181,9 @@ mod tests {
         let app = AppWork {
             ops: 1 << 20,
             bytes: 8 << 30,
-            writes: true,
+            directions: crate::plan::direction::DirectionMix::only(
+                crate::plan::direction::Direction::Write,
+            ),
         };
         let window = activity(&samples, app);
         let table = layer_table("t".into(), &window, true, true);
