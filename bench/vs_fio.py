@@ -39,11 +39,12 @@ def parse_size(text):
 
 # Issue 3's targets per workload (8: issue 21's): (lowest, highest) median ratio iolab/fio.
 TARGETS = {1: (2.0, None), 2: (1.10, None), 3: (1.10, None), 4: (1.00, None),
-           5: (0.97, 1.03), 6: (1.00, None), 7: (0.97, 1.03), 8: (1.10, None)}
+           5: (0.97, 1.03), 6: (1.00, None), 7: (0.97, 1.03), 8: (1.10, None),
+           9: (1.10, None), 10: (0.97, 1.03)}
 
 
 # Workloads the device limits, whose figures move most from run to run.
-DEVICE_BOUND = {5, 6, 7}
+DEVICE_BOUND = {5, 6, 7, 10}
 
 
 def describe_target(bounds):
@@ -179,7 +180,7 @@ class DeviceSampler:
 
 
 def workloads(args, shared_file):
-    """The seven workloads of issue 3 and the mix of issue 21: (number, name, metric, page-cache block
+    """The seven workloads of issue 3 and the mix and skew of issue 21: (number, name, metric, page-cache block
     size or None, iolab args, fio args, fio direction). Every file workload of
     both tools uses `shared_file`: on a VM (and on SSDs) a file's recent history
     changes what writes and reads cost, so the tools must share it."""
@@ -219,6 +220,15 @@ def workloads(args, shared_file):
          ["--mix", "read=70,write=30", "--engine", "psync", "--pattern", "random", "--bs", "4k",
           "--cache", "warm"] + file_iolab,
          ["--ioengine=psync", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--invalidate=0"] + file_fio, "both"),
+        # Skewed offsets: fio's zipf draw against iolab's (rand_distr's
+        # rejection-inversion), both scattering the hot ranks over the file.
+        (9, "4 KiB zipf:1.2 random read, psync, page cache", "iops", 4 * KIB,
+         ["--engine", "psync", "--pattern", "zipf:1.2", "--bs", "4k", "--cache", "warm"] + file_iolab,
+         ["--ioengine=psync", "--rw=randread", "--random_distribution=zipf:1.2", "--bs=4k",
+          "--invalidate=0"] + file_fio, "read"),
+        (10, "4 KiB random read, O_DIRECT, libaio QD32", "iops", None,
+         ["--engine", "libaio", "--iodepth", "32", "--pattern", "random", "--bs", "4k", "--direct"] + file_iolab,
+         ["--ioengine=libaio", "--iodepth=32", "--rw=randread", "--bs=4k", "--direct=1"] + file_fio, "read"),
     ], timing_iolab, timing_fio
 
 
@@ -335,7 +345,7 @@ def main():
     os.makedirs(args.dir, exist_ok=True)
     chosen = {int(n) for n in args.only.split(",") if n}
 
-    print(f"bench/vs-fio: {args.pairs} pairs per workload ({args.device_pairs} for 5-7), "
+    print(f"bench/vs-fio: {args.pairs} pairs per workload ({args.device_pairs} for 5-7 and 10), "
           f"{args.runtime} s each after a {args.ramp} s ramp and a {args.settle} s settle, "
           f"files of {args.size} in {args.dir}")
     print(f"  iolab: {subprocess.run([args.iolab, '--version'], capture_output=True, text=True).stdout.strip()}"
@@ -356,8 +366,8 @@ def main():
     # disk's interrupts: where the scheduler puts the waiting thread otherwise
     # moves a QD1 figure by a third, run to run, whichever the tool.
     pin = args.pin if args.pin != "auto" else (interrupt_cpus(device) if device else None)
-    print(f"  device-bound workloads 5-7: I/O threads on CPU(s) {pin} (iolab --cpus, fio cpus_allowed)" if pin and pin != "none"
-          else "  device-bound workloads 5-7: not pinned")
+    print(f"  device-bound workloads 5-7 and 10: I/O threads on CPU(s) {pin} (iolab --cpus, fio cpus_allowed)" if pin and pin != "none"
+          else "  device-bound workloads 5-7 and 10: not pinned")
     pin = None if pin == "none" else pin
     table, timing_iolab, timing_fio = workloads(args, shared_file)
     rows = []

@@ -37,6 +37,16 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     (&["--interval", "999us"], "'999us' is below the 1ms floor"),
     (&["--pattern", "stride:0"], "stride:0"),
     (&["--pattern", "sideways"], "sideways"),
+    (&["--pattern", "zipf:0"], "zipf:0"),
+    (&["--data", "compressible:0"], "compressible:0"),
+    (&["--data", "sparse"], "'sparse'"),
+    (
+        &["--data", "zeros", "--verify"],
+        "--verify with --data zeros",
+    ),
+    (&["--pattern", "pareto:1"], "pareto:1"),
+    (&["--pattern", "normal:101"], "normal:101"),
+    (&["--pattern", "zoned:60/10:30/20"], "zoned:60/10:30/20"),
     (&["--direct", "--engine", "mmap"], "engine mmap"),
     (&["--direct", "--engine", "stdio"], "engine stdio"),
     (

@@ -2,7 +2,7 @@
 
 use crate::util::*;
 
-const ENGINES: [&str; 6] = ["sync", "psync", "stdio", "mmap", "uring", "null"];
+const ENGINES: [&str; 7] = ["sync", "psync", "stdio", "mmap", "uring", "libaio", "null"];
 const OPS: [&str; 4] = ["write", "rewrite", "read", "reread"];
 
 #[test]
@@ -20,7 +20,8 @@ fn every_engine_and_op_gives_a_consistent_valid_result() {
                 "run", "--dir", dir_arg, "--op", op, "--engine", engine, "--size", "1m", "--bs",
                 "4k",
             ];
-            if engine == "uring" {
+            let queued = engine == "uring" || engine == "libaio";
+            if queued {
                 args.extend(["--iodepth", "4"]);
             }
             let result = run_ok(&args, out.path());
@@ -30,7 +31,7 @@ fn every_engine_and_op_gives_a_consistent_valid_result() {
             let rep = &point["repetitions"][0];
             assert_eq!(rep["status"], "ok", "{engine} {op}");
             assert_eq!(rep["ops"], 256, "{engine} {op}: 1 MiB in 4 KiB blocks");
-            if engine == "uring" {
+            if queued {
                 assert!(
                     rep["submit_ns"]["count"].as_u64().unwrap() >= 256,
                     "submission time per I/O"
@@ -52,7 +53,7 @@ fn every_engine_and_op_gives_a_consistent_valid_result() {
 }
 
 #[test]
-fn direct_io_with_psync_and_uring_reaches_the_device_aligned() {
+fn direct_io_with_psync_uring_and_libaio_reaches_the_device_aligned() {
     let dir = scratch();
     let out = scratch();
     if !direct_io_works(dir.path()) {
@@ -60,6 +61,15 @@ fn direct_io_with_psync_and_uring_reaches_the_device_aligned() {
     }
     let dir_arg = dir.path().to_str().unwrap();
     let mut engines = vec![vec!["--engine", "psync"], vec!["--engine", "sync"]];
+    engines.push(vec!["--engine", "libaio", "--iodepth", "16"]);
+    engines.push(vec![
+        "--engine",
+        "libaio",
+        "--iodepth",
+        "16",
+        "--batch",
+        "8",
+    ]);
     if uring_works() {
         engines.push(vec!["--engine", "uring", "--iodepth", "16"]);
         engines.push(vec![
@@ -160,4 +170,41 @@ fn unsynced_buffered_writes_are_flagged_as_memory_speed() {
         codes.contains(&"too-short".to_string()),
         "a 1 MiB write is over in milliseconds: {codes:?}"
     );
+}
+
+/// libaio keeps a queue only with O_DIRECT: written and read back through
+/// it with --verify, and buffered it is said to have kept none.
+#[test]
+fn libaio_verifies_with_o_direct_and_is_flagged_without_it() {
+    let dir = scratch();
+    let out = scratch();
+    let dir_arg = dir.path().to_str().unwrap();
+    let libaio = [
+        "--engine",
+        "libaio",
+        "--iodepth",
+        "8",
+        "--bs",
+        "4k",
+        "--size",
+        "4m",
+    ];
+    if direct_io_works(dir.path()) {
+        let mut args = vec![
+            "run", "--dir", dir_arg, "--op", "write", "--direct", "--verify",
+        ];
+        args.extend(libaio);
+        args.extend(["--pattern", "random"]);
+        let result = run_ok(&args, out.path());
+        let point = first_point(&result);
+        let repetition = &point["repetitions"][0];
+        assert_eq!(repetition["verify"]["bad_blocks"], 0, "{repetition}");
+        assert_eq!(repetition["latency_ns"]["count"], 1024);
+        assert!(!check_codes(point).contains(&"queue-not-kept".to_string()));
+    }
+    let mut args = vec!["run", "--dir", dir_arg, "--op", "read"];
+    args.extend(libaio);
+    let result = run_ok(&args, out.path());
+    let codes = check_codes(first_point(&result));
+    assert!(codes.contains(&"queue-not-kept".to_string()), "{codes:?}");
 }

@@ -97,6 +97,7 @@ fn pass(
         blocks,
         base: 0,
         pattern,
+        data: iolab::plan::DataPattern::Unique,
         seed: 11,
         runtime: None,
         ramp: std::time::Duration::ZERO,

@@ -290,3 +290,263 @@ fn fios_randrw_imports_as_one_mixed_point_and_compares_by_direction() {
     assert_eq!(matched[0]["other"]["n"], 1);
     std::fs::remove_file(&file).unwrap();
 }
+
+#[test]
+fn a_skewed_pattern_records_the_hot_set_it_touched() {
+    let dir = scratch();
+    let run = |pattern: &str| -> Value {
+        let output = succeed(
+            iolab()
+                .args(["run", "--pattern", pattern, "--size", "64m", "--bs", "4k"])
+                .args(["--cache", "keep", "--json", "--dir"])
+                .arg(dir.path()),
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    // One pass: 16384 draws of zipf:1.2 over 16384 blocks come back to the hot ones.
+    let result = run("zipf:1.2");
+    validate_schema(&result);
+    let point = first_point(&result);
+    assert_eq!(point["workload"]["pattern"], "zipf:1.2");
+    let repetition = &point["repetitions"][0];
+    assert_eq!(repetition["ops"], 16384);
+    let coverage = &repetition["coverage"];
+    assert_eq!(coverage["blocks"], 16384, "{coverage}");
+    let touched = coverage["blocks_touched"].as_u64().unwrap();
+    assert!((100..8192).contains(&touched), "{coverage}");
+    let fraction = coverage["fraction"].as_f64().unwrap();
+    assert!((fraction - touched as f64 / 16384.0).abs() < 1e-9);
+    let codes: Vec<&str> = point["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"hot-set"), "{codes:?}");
+    // A permutation touches every block: nothing to measure, nothing recorded.
+    let result = run("random");
+    let repetition = &first_point(&result)["repetitions"][0];
+    assert!(repetition.get("coverage").is_none(), "{repetition}");
+}
+
+#[test]
+fn skewed_patterns_are_a_sweep_axis_and_import_from_fios_random_distribution() {
+    let dir = scratch();
+    let out = scratch();
+    let sweep = out.path().join("sweep.json");
+    succeed(
+        iolab()
+            .args(["sweep", "--engine", "null", "--size", "1m"])
+            .args(["--pattern", "zipf:1.2,zoned:90/10:10/90,random", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&sweep)
+            .arg("--no-report"),
+    );
+    let result = read_result(&sweep);
+    let patterns: Vec<&str> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["workload"]["pattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(patterns, ["zipf:1.2", "zoned:90/10:10/90", "random"]);
+
+    if !crate::import::fio_available() {
+        return;
+    }
+    for (index, (fio, ours)) in [
+        ("zipf:1.2", "zipf:1.2"),
+        ("pareto:0.9", "pareto:0.9"),
+        ("normal:10:0.5", "normal:10"),
+        ("zoned:60/10:30/20:10/70", "zoned:60/10:30/20:10/70"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let fio_output = out.path().join(format!("fio-{index}.json"));
+        succeed(&mut assert_cmd::Command::from_std({
+            let mut command = std::process::Command::new("fio");
+            command
+                .args(["--name=hot", "--rw=randread", "--bs=4k", "--size=4m"])
+                .arg(format!("--random_distribution={fio}"))
+                .args(["--ioengine=psync", "--output-format=json"])
+                .arg(format!("--directory={}", dir.path().display()))
+                .arg(format!("--output={}", fio_output.display()));
+            command
+        }));
+        let imported = out.path().join(format!("fio-{index}.iolab.json"));
+        succeed(
+            iolab()
+                .arg("import")
+                .arg(&fio_output)
+                .arg("-o")
+                .arg(&imported),
+        );
+        let value = read_result(&imported);
+        assert_eq!(value["points"][0]["workload"]["pattern"], ours, "{fio}");
+    }
+    // A hot spot placed by hand has no iolab equivalent: named, refused.
+    let fio_output = out.path().join("centered.json");
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut command = std::process::Command::new("fio");
+        command
+            .args(["--name=hot", "--rw=randread", "--bs=4k", "--size=4m"])
+            .args([
+                "--random_distribution=zipf:1.2:0.25",
+                "--output-format=json",
+            ])
+            .arg(format!("--directory={}", dir.path().display()))
+            .arg(format!("--output={}", fio_output.display()));
+        command
+    }));
+    let refused = iolab()
+        .arg("import")
+        .arg(&fio_output)
+        .arg("-o")
+        .arg(out.path().join("no.json"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("random_distribution=zipf:1.2:0.25"),
+        "{stderr}"
+    );
+    assert!(!out.path().join("no.json").exists());
+}
+
+/// The bytes of a file iolab kept.
+fn kept_bytes(path: &std::path::Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::remove_file(path).unwrap();
+    bytes
+}
+
+/// How many bytes gzip makes of `bytes`, over their length.
+fn gzip_ratio(bytes: &[u8]) -> f64 {
+    use std::io::Write;
+    let mut gzip = std::process::Command::new("gzip")
+        .args(["-c", "-6"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("gzip is on every Debian system");
+    let mut stdin = gzip.stdin.take().unwrap();
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input).unwrap());
+    let output = gzip.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output.stdout.len() as f64 / bytes.len() as f64
+}
+
+#[test]
+fn written_data_takes_the_shape_asked_for_as_gzip_and_a_block_count_see_it() {
+    let dir = scratch();
+    // Unique: gzip saves at most the stamps, 16 low-entropy bytes of
+    // every 512 (3.1%); the rest is random.
+    let (path, result) = write_and_keep(dir.path(), &["--size", "4m", "--bs", "64k"]);
+    assert!(first_point(&result)["workload"].get("data").is_none());
+    let ratio = gzip_ratio(&kept_bytes(&path));
+    assert!(ratio > 0.96, "unique data compressed to {ratio}");
+    // compressible:75: a quarter of each 512-byte chunk random, the rest zeros.
+    let (path, result) = write_and_keep(
+        dir.path(),
+        &["--size", "4m", "--bs", "64k", "--data", "compressible:75"],
+    );
+    validate_schema(&result);
+    assert_eq!(first_point(&result)["workload"]["data"], "compressible:75");
+    let ratio = gzip_ratio(&kept_bytes(&path));
+    assert!(
+        (0.22..0.32).contains(&ratio),
+        "compressible:75 compressed to {ratio}"
+    );
+    // dedupe:40: 40% of the 4 KiB blocks written are one and the same.
+    let (path, _) = write_and_keep(
+        dir.path(),
+        &["--size", "4m", "--bs", "4k", "--data", "dedupe:40"],
+    );
+    let bytes = kept_bytes(&path);
+    let distinct: std::collections::HashSet<&[u8]> = bytes.chunks(4096).collect();
+    let repeated = 1024 - (distinct.len() - 1);
+    assert!(
+        within_binomial(repeated as u64, 1024, 0.4),
+        "{repeated} of 1024 blocks repeated"
+    );
+    // A read lays its file out in the same shape: zeros.
+    let kept = succeed(
+        iolab()
+            .args(["run", "--op", "read", "--data", "zeros", "--size", "1m"])
+            .args(["--keep", "--json", "--dir"])
+            .arg(dir.path()),
+    );
+    let result: Value = serde_json::from_slice(&kept.stdout).unwrap();
+    let path =
+        std::path::PathBuf::from(result["points"][0]["target"]["files"][0].as_str().unwrap());
+    assert!(kept_bytes(&path).iter().all(|&b| b == 0));
+}
+
+#[test]
+fn data_shapes_are_a_sweep_axis_and_import_from_fios_buffer_options() {
+    let dir = scratch();
+    let out = scratch();
+    let sweep = out.path().join("sweep.json");
+    succeed(
+        iolab()
+            .args(["sweep", "--op", "read", "--size", "1m"])
+            .args(["--data", "unique,zeros,dedupe:50", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&sweep)
+            .arg("--no-report"),
+    );
+    let result = read_result(&sweep);
+    let shapes: Vec<&str> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["workload"]["data"].as_str().unwrap_or("unique"))
+        .collect();
+    assert_eq!(shapes, ["unique", "zeros", "dedupe:50"]);
+
+    if !crate::import::fio_available() {
+        return;
+    }
+    for (index, (option, ours)) in [
+        ("--buffer_compress_percentage=50", "compressible:50"),
+        ("--dedupe_percentage=30", "dedupe:30"),
+        // fio 3.33's JSON drops a bare --zero_buffers from "job options";
+        // only the spelled-out value reaches an import.
+        ("--zero_buffers=1", "zeros"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let fio_output = out.path().join(format!("fio-{index}.json"));
+        succeed(&mut assert_cmd::Command::from_std({
+            let mut command = std::process::Command::new("fio");
+            command
+                .args([
+                    "--name=shaped",
+                    "--rw=write",
+                    "--bs=4k",
+                    "--size=1m",
+                    option,
+                ])
+                .args(["--ioengine=psync", "--output-format=json"])
+                .arg(format!("--directory={}", dir.path().display()))
+                .arg(format!("--output={}", fio_output.display()));
+            command
+        }));
+        let imported = out.path().join(format!("fio-{index}.iolab.json"));
+        succeed(
+            iolab()
+                .arg("import")
+                .arg(&fio_output)
+                .arg("-o")
+                .arg(&imported),
+        );
+        let value = read_result(&imported);
+        assert_eq!(value["points"][0]["workload"]["data"], ours, "{option}");
+    }
+}

@@ -26,7 +26,7 @@ const EVICTED_BUSY: f64 = 0.01;
 /// measured repetitions that recorded device activity. The layer that moved
 /// least is the one that shows a cache: a loop device over a cached backing
 /// file counts every read, the disk below it none.
-fn totals(
+pub(super) fn totals(
     point: &Point,
     storage: Option<&Storage>,
     counted: &[Direction],
@@ -164,7 +164,13 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
     let Some((app, device, name)) = totals(point, storage, counted) else {
         return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
     };
-    if app < MIN_BYTES || (device as f64) >= DEVICE_SHARE * app as f64 {
+    // A cold read that came back to blocks it had read found them cached
+    // rightly: the device owes only the distinct blocks a skewed draw touched.
+    let owed = match touched_bytes(point) {
+        Some(distinct) if code == "cache-served" => app.min(distinct),
+        _ => app,
+    };
+    if owed < MIN_BYTES || (device as f64) >= DEVICE_SHARE * owed as f64 {
         return;
     }
     let verb = verb(counted);
@@ -178,6 +184,19 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
             bytes(device)
         ),
     );
+}
+
+/// The bytes of the distinct blocks the measured repetitions that recorded
+/// device activity touched, when every one of them recorded its coverage
+/// (patterns that draw blocks independently).
+fn touched_bytes(point: &Point) -> Option<u64> {
+    let mut distinct = 0u64;
+    for repetition in point.measured().filter(|r| r.activity.is_some()) {
+        let coverage = repetition.coverage?;
+        distinct =
+            distinct.saturating_add(coverage.blocks_touched.saturating_mul(point.workload.bs));
+    }
+    Some(distinct)
 }
 
 /// Device time figures (await, avio, busy) whose counters moved less than

@@ -6,6 +6,7 @@
 
 mod across;
 mod device;
+mod hot_set;
 
 pub use across::{CACHE_BELOW, across};
 
@@ -51,6 +52,7 @@ pub fn check(
     outcome_checks(point, &mut found);
     cache_checks(point, &mut found);
     device::checks(point, storage, &mut found);
+    hot_set::checks(point, storage, &mut found);
     timing_checks(point, &mut found);
     if let Some(environment) = environment {
         ceiling_checks(point, environment, &mut found);
@@ -165,6 +167,27 @@ fn cache_checks(point: &Point, found: &mut Findings) {
                 "--sync {} on op {}",
                 workload.sync.name(),
                 workload.op.name()
+            ),
+        );
+    }
+    let capabilities = workload.engine.capabilities();
+    if capabilities.queued
+        && !capabilities.queues_buffered
+        && !workload.direct
+        && workload.iodepth > 1
+    {
+        found.add(
+            "queue-not-kept",
+            Severity::Warning,
+            format!(
+                "the {} engine completes buffered requests inside the submitting call: \
+                 the queue never held more than one, so this is a queue depth of 1",
+                workload.engine.name()
+            ),
+            format!(
+                "--engine {} --iodepth {} without --direct",
+                workload.engine.name(),
+                workload.iodepth
             ),
         );
     }
@@ -574,6 +597,61 @@ mod tests {
             .into_iter()
             .map(|c| c.code)
             .collect()
+    }
+
+    #[test]
+    fn buffered_libaio_is_said_to_keep_no_queue() {
+        let libaio = |direct: bool, iodepth: u32| {
+            codes(&point(
+                json!({"engine": "libaio", "direct": direct, "iodepth": iodepth}),
+                json!({}),
+                json!({}),
+            ))
+            .contains(&"queue-not-kept".to_string())
+        };
+        assert!(libaio(false, 32));
+        assert!(!libaio(true, 32));
+        assert!(!libaio(false, 1));
+        let uring = codes(&point(
+            json!({"engine": "uring", "iodepth": 32}),
+            json!({}),
+            json!({}),
+        ));
+        assert!(!uring.contains(&"queue-not-kept".to_string()));
+    }
+
+    #[test]
+    fn a_skewed_cold_read_owes_the_device_its_hot_set_only() {
+        // 64 MiB read from a 16 Ki-block file in 4 KiB blocks, touching 2048
+        // distinct blocks (8 MiB): re-reads of them are rightly cache hits.
+        let skewed = |device_read: u64| {
+            let activity = json!({"elapsed_ns": 1_000_000_000u64,
+                                  "devices": [device(device_read, 0)], "network": []});
+            point(
+                json!({"pattern": "zipf:1.2", "cache": "cold", "size": 64u64 << 20}),
+                json!({"activity": activity,
+                       "coverage": {"blocks_touched": 2048, "blocks": 16384, "fraction": 0.125}}),
+                json!({}),
+            )
+        };
+        let served = skewed(8 << 20);
+        assert!(!codes(&served).contains(&"cache-served".to_string()));
+        assert_eq!(
+            check(&served, None)
+                .into_iter()
+                .find(|c| c.code == "hot-set")
+                .map(|c| c.message),
+            Some(
+                "the I/Os touched 12.5% of the file's blocks: the working set is that hot set, \
+                 not the file; the page cache served at least 87.5% of the bytes read"
+                    .to_string()
+            )
+        );
+        // The device read less than half the hot set: a cache below served it.
+        assert_eq!(
+            evidence(&check(&skewed(2 << 20), None), "cache-served"),
+            "the application read 64MiB, vda read 2MiB in the same window"
+        );
     }
 
     #[test]

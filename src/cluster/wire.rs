@@ -78,6 +78,9 @@ pub struct WireJob {
     /// histogram (V2 base64).
     #[serde(default)]
     pub directions: Vec<(Direction, u64, u64, String)>,
+    /// For patterns that may leave blocks untouched: blocks touched, blocks.
+    #[serde(default)]
+    pub coverage: Option<(u64, u64)>,
 }
 
 /// One rank's repetition.
@@ -136,6 +139,7 @@ impl WireRepetition {
                             (d.direction, d.bytes, d.ops, latency)
                         })
                         .collect(),
+                    coverage: job.coverage.map(|c| (c.touched, c.blocks)),
                 })
                 .collect(),
             residency: outcome.residency,
@@ -228,6 +232,12 @@ pub fn merge(
                     .collect::<Result<_, String>>()?,
                 // Network targets are refused with --mpi.
                 network: None,
+                coverage: job.coverage.map(|(touched, blocks)| {
+                    crate::run::coverage::BlockCoverage {
+                        touched: touched.min(blocks),
+                        blocks,
+                    }
+                }),
             });
         }
         let error = match &report.status {
@@ -290,6 +300,7 @@ mod tests {
             interrupted: false,
             directions: Vec::new(),
             network: None,
+            coverage: None,
         }
     }
 

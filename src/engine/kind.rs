@@ -22,6 +22,9 @@ pub enum EngineKind {
     Mmap,
     /// io_uring with `iodepth` requests in flight.
     Uring,
+    /// Linux native AIO (io_submit/io_getevents) with `iodepth` requests in
+    /// flight, as fio's `libaio`; asynchronous only with O_DIRECT.
+    Libaio,
     /// NFSv3 through libnfs, with no local mount: `iodepth` READ/WRITE RPCs
     /// in flight on one connection per job (`--target nfs://…`).
     Nfs,
@@ -42,6 +45,7 @@ impl EngineKind {
             EngineKind::Stdio => "stdio",
             EngineKind::Mmap => "mmap",
             EngineKind::Uring => "uring",
+            EngineKind::Libaio => "libaio",
             EngineKind::Nfs => "nfs",
             EngineKind::Iscsi => "iscsi",
             EngineKind::Null => "null",
@@ -64,6 +68,10 @@ pub struct Capabilities {
     pub local_fd: bool,
     /// Keeps several requests in flight: `iodepth` and `batch` apply.
     pub queued: bool,
+    /// Keeps requests in flight without O_DIRECT too: false for libaio,
+    /// whose buffered requests complete inside the submitting call, so its
+    /// queue never holds more than one.
+    pub queues_buffered: bool,
     /// Reaches its target over the network with its own client, named by
     /// a URL of this scheme given with `--target` (`nfs`, `iscsi`), not
     /// through a local file.
@@ -80,12 +88,13 @@ pub struct Capabilities {
 
 impl EngineKind {
     /// Every engine, in the order `--help` lists them.
-    pub const ALL: [EngineKind; 8] = [
+    pub const ALL: [EngineKind; 9] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Stdio,
         EngineKind::Mmap,
         EngineKind::Uring,
+        EngineKind::Libaio,
         EngineKind::Nfs,
         EngineKind::Iscsi,
         EngineKind::Null,
@@ -136,6 +145,7 @@ impl EngineKind {
             moves_data: true,
             local_fd: true,
             queued: false,
+            queues_buffered: true,
             network: None,
             direct: true,
             maps_file: false,
@@ -155,6 +165,11 @@ impl EngineKind {
             },
             EngineKind::Uring => Capabilities {
                 queued: true,
+                ..base
+            },
+            EngineKind::Libaio => Capabilities {
+                queued: true,
+                queues_buffered: false,
                 ..base
             },
             EngineKind::Nfs => Capabilities {
@@ -199,9 +214,11 @@ mod tests {
                 capabilities.queued,
                 matches!(
                     engine,
-                    EngineKind::Uring | EngineKind::Nfs | EngineKind::Iscsi
+                    EngineKind::Uring | EngineKind::Libaio | EngineKind::Nfs | EngineKind::Iscsi
                 )
             );
+            // Only a queued engine can fail to queue buffered requests.
+            assert!(capabilities.queues_buffered || capabilities.queued);
             // A network client has no local descriptor; every other mover has one.
             assert_eq!(
                 capabilities.network.is_some(),

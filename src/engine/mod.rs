@@ -4,12 +4,13 @@
 //! count or check anything. The timing loop in `run` is generic over
 //! [`BlockIo`] so each engine is compiled into its own loop with no dynamic
 //! dispatch on the hot path. Engines that keep requests in flight (io_uring,
-//! the NFS and iSCSI clients) implement [`QueuedIo`], over which the queue-depth loop is generic the
+//! libaio, the NFS and iSCSI clients) implement [`QueuedIo`], over which the queue-depth loop is generic the
 //! same way.
 
 mod callbacks;
 pub mod iscsi;
 pub mod kind;
+pub mod libaio;
 pub mod mmap;
 pub mod nfs;
 pub mod null;
@@ -35,8 +36,8 @@ pub trait BlockIo {
     }
 }
 
-/// An engine that keeps several requests in flight (io_uring; libaio and
-/// network clients next). Each in-flight request owns a slot: its buffer,
+/// An engine that keeps several requests in flight (io_uring, libaio, the
+/// network clients). Each in-flight request owns a slot: its buffer,
 /// and the tag its completion comes back with. The timing loop fills a
 /// slot, queues it, submits, and reaps completions; it never waits on one
 /// request.

@@ -13,9 +13,9 @@ use crate::probe::tcp::TcpTraffic;
 use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
 use crate::record::{
-    CacheState, ClientNetwork, Cpu, DirectAlignment, DirectionShare, Interval, IntervalDirection,
-    Job, PduCount, Point, Repetition, RequestCount, ResultFile, SCHEMA, Status, Target, TcpCounts,
-    Tool,
+    CacheState, ClientNetwork, Coverage, Cpu, DirectAlignment, DirectionShare, Interval,
+    IntervalDirection, Job, PduCount, Point, Repetition, RequestCount, ResultFile, SCHEMA, Status,
+    Target, TcpCounts, Tool,
 };
 use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
@@ -171,6 +171,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         record.latency_ns = latency_summary(&merge(jobs.iter().map(|j| &j.latency))).ok();
         record.directions = direction_shares(jobs, seconds);
         record.client_network = client_network(jobs);
+        record.coverage = coverage(jobs);
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
@@ -281,6 +282,19 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
         pdus_not_counted,
         status_in_data: traffic.iter().map(|t| t.status_in_data).sum(),
         tcp,
+    })
+}
+
+/// The blocks the jobs touched, together; `None` unless every job counted.
+fn coverage(jobs: &[JobOutcome]) -> Option<Coverage> {
+    let (touched, blocks) = jobs.iter().try_fold((0u64, 0u64), |(t, b), job| {
+        let c = job.coverage?;
+        Some((t + c.touched, b + c.blocks))
+    })?;
+    (blocks > 0).then(|| Coverage {
+        blocks_touched: touched,
+        blocks,
+        fraction: touched as f64 / blocks as f64,
     })
 }
 

@@ -211,6 +211,7 @@ mod tests {
             interrupted: false,
             directions: Vec::new(),
             network: None,
+            coverage: None,
         }
     }
 

@@ -10,8 +10,10 @@
 //! latency and a `latency-not-imported` check says why.
 
 use crate::check;
+use crate::plan::data::DataPattern;
 use crate::plan::direction::Direction;
 use crate::plan::param::{Param, Value as ParamValue};
+use crate::plan::pattern::Skew;
 use crate::plan::{
     CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, UsageError, Workload,
     default_workload,
@@ -168,10 +170,97 @@ impl FioJob<'_> {
                 ));
             }
         };
-        if pattern == Pattern::Random && truthy(self.options, "norandommap") {
-            return Ok((op, Pattern::Uniform));
+        if pattern == Pattern::Random {
+            if let Some(skewed) = self.distribution()? {
+                return Ok((op, skewed));
+            }
+            if truthy(self.options, "norandommap") {
+                return Ok((op, Pattern::Uniform));
+            }
         }
         Ok((op, pattern))
+    }
+
+    /// fio's `random_distribution` as a skewed pattern (`None`: uniform).
+    /// fio ignores it for sequential jobs, and so does the import. Its
+    /// non-uniform draws are independent, as iolab's are, whether or not
+    /// `norandommap` is set.
+    fn distribution(&self) -> Result<Option<Pattern>, String> {
+        let Some(text) = self.option("random_distribution") else {
+            return Ok(None);
+        };
+        let refuse = |why: &str| format!("random_distribution={text}: {why}");
+        let (name, parameter) = text.split_once(':').unwrap_or((text, ""));
+        let parameter = match name {
+            "random" => return Ok(None),
+            "zoned_abs" => return Err(refuse("zones in absolute sizes have no iolab equivalent")),
+            _ if text.contains(',') => {
+                return Err(refuse(
+                    "a distribution per direction has no iolab equivalent",
+                ));
+            }
+            // fio's optional center places the hottest blocks: by default at
+            // random for zipf and pareto (iolab scatters the ranks too) and
+            // mid-file for normal (as iolab does).
+            "normal" => match parameter.split_once(':') {
+                Some((sigma, center)) if center.parse::<f64>().ok() == Some(0.5) => sigma,
+                Some(_) => return Err(refuse("a center other than 0.5 has no iolab equivalent")),
+                None => parameter,
+            },
+            "zipf" | "pareto" if parameter.contains(':') => {
+                return Err(refuse("a fixed center has no iolab equivalent"));
+            }
+            _ => parameter,
+        };
+        match Skew::parse(name, parameter) {
+            Some(Ok(skew)) => Ok(Some(Pattern::Skewed(skew))),
+            Some(Err(e)) => Err(refuse(&e)),
+            None => Err(refuse("not a distribution fio 3.33 knows")),
+        }
+    }
+
+    /// The shape of the data fio wrote and laid out: `zero_buffers`,
+    /// `buffer_compress_percentage` (in fio's default 512-byte chunks) or
+    /// `dedupe_percentage`.
+    fn data(&self) -> Result<DataPattern, String> {
+        let percent = |key: &str| -> Result<u8, String> {
+            self.option(key).map_or(Ok(0), |text| {
+                text.trim()
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(|| format!("{key}={text} is not a percent from 0 to 100"))
+            })
+        };
+        let (compress, dedupe) = (
+            percent("buffer_compress_percentage")?,
+            percent("dedupe_percentage")?,
+        );
+        if let Some(chunk) = self.option("buffer_compress_chunk") {
+            if compress > 0 && fio_size(chunk, self.kb_base) != Some(512) {
+                return Err(format!(
+                    "buffer_compress_chunk={chunk} has no iolab equivalent (its chunks are 512 bytes)"
+                ));
+            }
+        }
+        Ok(match (compress, dedupe) {
+            _ if truthy(self.options, "zero_buffers") => DataPattern::Zeros,
+            (0, 0) => DataPattern::Unique,
+            (100, 0) => DataPattern::Zeros,
+            (percent, 0) => DataPattern::Compressible(percent),
+            (0, 100) => {
+                return Err(
+                    "dedupe_percentage=100 (every block alike) has no iolab equivalent".to_string(),
+                );
+            }
+            (0, percent) => DataPattern::Dedupe(percent),
+            _ => {
+                return Err(
+                    "buffer_compress_percentage with dedupe_percentage has no iolab equivalent"
+                        .to_string(),
+                );
+            }
+        })
     }
 
     /// A mix's shares from `rwmixread` or `rwmixwrite` (fio: 50/50 when
@@ -212,6 +301,7 @@ impl FioJob<'_> {
                 "psync" | "pvsync" => EngineKind::Psync,
                 "sync" => EngineKind::Sync,
                 "io_uring" => EngineKind::Uring,
+                "libaio" => EngineKind::Libaio,
                 "mmap" => EngineKind::Mmap,
                 "null" => EngineKind::Null,
                 other => return Err(format!("ioengine={other} has no iolab equivalent")),
@@ -287,6 +377,7 @@ impl FioJob<'_> {
                         .ok_or_else(|| format!("bs={text} is not a size iolab reads"))?,
                 )
             }
+            Param::Data => ParamValue::Data(self.data()?),
             Param::Mix if self.op_and_pattern()?.0 == Op::Mix => ParamValue::Mix(self.mix()?),
             Param::Mix => return Ok(None),
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
@@ -613,7 +704,7 @@ mod tests {
         assert_eq!(fio_seconds("2m"), Some(120.0));
     }
 
-    /// Shaped after fio 3.x plain json output: percentiles but no bins, a mixed job, a libaio job.
+    /// Shaped after fio 3.x plain json output: percentiles but no bins, a mixed job without shares (50/50), a posixaio job.
     const FIO_JSON: &str = r#"{
   "fio version" : "fio-3.28",
   "global options" : { "size" : "64m", "direct" : "1" },
@@ -625,7 +716,7 @@ mod tests {
       "usr_cpu" : 1.5, "sys_cpu" : 20.0, "job_runtime" : 64 },
     { "jobname" : "mixed", "error" : 0, "job options" : { "rw" : "randrw" },
       "read" : { "io_bytes" : 4096, "runtime" : 1, "total_ios" : 1 } },
-    { "jobname" : "aio", "error" : 0, "job options" : { "rw" : "randread", "ioengine" : "libaio" },
+    { "jobname" : "aio", "error" : 0, "job options" : { "rw" : "randread", "ioengine" : "posixaio" },
       "read" : { "io_bytes" : 4096, "runtime" : 1, "total_ios" : 1 } }
   ]
 }"#;
@@ -648,7 +739,7 @@ mod tests {
                 .any(|c| c.code == "latency-not-imported")
         );
         assert_eq!(imported.skipped.len(), 2);
-        assert!(imported.skipped[0].contains("randrw") && imported.skipped[1].contains("libaio"));
+        assert!(imported.skipped[0].contains("randrw") && imported.skipped[1].contains("posixaio"));
     }
 
     /// Shaped after fio 3.x client/server output (`fio --client=host job.fio

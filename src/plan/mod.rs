@@ -7,16 +7,19 @@
 
 pub mod constraint;
 pub mod cpus;
+pub mod data;
 pub mod direction;
 pub mod param;
 pub mod pattern;
 pub mod quick;
+pub mod skew;
 pub mod steady;
 pub mod study;
 pub mod sweep;
 pub mod units;
 
 pub use cpus::CpuSet;
+pub use data::DataPattern;
 pub use direction::DirectionMix;
 pub use pattern::Pattern;
 
@@ -421,11 +424,11 @@ impl Workload {
         }
         if self.verify
             && self.op.writes()
-            && (self.pattern == Pattern::Uniform || self.runtime_s.is_some())
+            && (!self.pattern.covers_every_block() || self.runtime_s.is_some())
         {
             return Err(usage!(
-                "--verify checks every block, so a write must cover each block once: use a pattern other \
-                 than uniform and no --runtime"
+                "--verify checks every block, so a write must cover each block once: use a pattern that \
+                 visits every block (not uniform or a skewed one) and no --runtime"
             ));
         }
         match (self.op, self.mix) {
@@ -452,6 +455,14 @@ impl Workload {
             return Err(usage!(
                 "--verify with --op mix: the check after a mix cannot tell which blocks it overwrote; \
                  verify a write, then read it back"
+            ));
+        }
+        if self.verify && !self.data.is_unique() {
+            return Err(usage!(
+                "--verify with --data {}: the check seals a header into every block, so the data \
+                 would not be {}; verify with the default --data unique",
+                self.data,
+                self.data
             ));
         }
         if self.verify && !self.engine.capabilities().moves_data {

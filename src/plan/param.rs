@@ -13,6 +13,7 @@
 //! docs/ARCHITECTURE.md has the recipe for a new parameter.
 
 use super::cpus::CpuSet;
+use super::data::DataPattern;
 use super::direction::DirectionMix;
 use super::units::{format_size, parse_duration, parse_size};
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
@@ -65,9 +66,12 @@ macro_rules! for_each_parameter {
                 kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth_batch_submit",
             }
             /// The order blocks are visited in: seq, reverse, random (each block once
-            /// per pass, in a seeded order), uniform (independent draws), stride:N.
+            /// per pass, in a seeded order), uniform (independent draws), stride:N;
+            /// or skewed independent draws: zipf:θ, pareto:h, normal:σ% (hot blocks
+            /// scattered over the file), zoned:A/S:A/S… (A% of the I/Os to the next
+            /// S% of the file).
             Pattern pattern: Pattern = "pattern" {
-                kind: Pattern, default: Some("seq"), identifies: true, fio: "rw, norandommap",
+                kind: Pattern, default: Some("seq"), identifies: true, fio: "rw, norandommap, random_distribution",
             }
             /// An fsync (msync for mmap) ends each write's timed region (IOzone -e).
             FsyncEnd fsync_end: bool = "fsync-end" {
@@ -99,6 +103,14 @@ macro_rules! for_each_parameter {
             Bs bs: u64 = "bs" {
                 kind: Size, default: Some("4k"), identifies: true, fio: "bs",
             }
+            /// What the written bytes look like: unique (random, each 512-byte
+            /// sector stamped with its offset and the write), zeros,
+            /// compressible:PCT (each 512-byte chunk PCT% zeros) or dedupe:PCT
+            /// (PCT% of the blocks written carry the same bytes). Files laid
+            /// out for reading get the same shape.
+            Data data: DataPattern = "data" {
+                kind: Data, default: Some("unique"), identifies: true, fio: "zero_buffers, buffer_compress_percentage, dedupe_percentage",
+            } serde(skip_serializing_if = "DataPattern::is_unique", default)
             /// The shares of a mix, read=70,write=30 (whole percents adding up to
             /// 100): each I/O's direction is drawn from them, on a laid-out file.
             /// Giving it makes the op mix.
@@ -148,6 +160,8 @@ pub enum Kind {
     Cpus,
     /// A [`DirectionMix`].
     Mix,
+    /// A [`DataPattern`].
+    Data,
 }
 
 /// One value of a parameter.
@@ -173,6 +187,8 @@ pub enum Value {
     Cpus(CpuSet),
     /// The shares of a read/write mix.
     Mix(DirectionMix),
+    /// The shape of the data written.
+    Data(DataPattern),
 }
 
 /// One side of a comparison in a constraint.
@@ -225,6 +241,7 @@ stored! {
     Pattern => Pattern(pattern) Some(pattern), pattern;
     CpuSet => Cpus(set) Some(set), set;
     DirectionMix => Mix(mix) Some(mix), mix;
+    DataPattern => Data(data) Some(data), data;
 }
 
 impl<T: Stored> Stored for Option<T> {
@@ -403,6 +420,7 @@ impl Param {
             Kind::Pattern => "PATTERN".to_string(),
             Kind::Cpus => "CPUS".to_string(),
             Kind::Mix => "read=R,write=W".to_string(),
+            Kind::Data => "unique|zeros|compressible:PCT|dedupe:PCT".to_string(),
             Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache => self.choices().join("|"),
         }
     }
@@ -461,6 +479,7 @@ impl Param {
             Kind::Pattern => Value::Pattern(text.parse()?),
             Kind::Cpus => Value::Cpus(text.parse()?),
             Kind::Mix => Value::Mix(text.parse()?),
+            Kind::Data => Value::Data(text.parse()?),
         })
     }
 
@@ -497,6 +516,7 @@ impl Param {
             Value::Pattern(pattern) => pattern.to_string(),
             Value::Cpus(set) => set.to_string(),
             Value::Mix(mix) => mix.to_string(),
+            Value::Data(data) => data.to_string(),
         }
     }
 
@@ -528,7 +548,7 @@ impl Param {
             Kind::Duration { positive: false } => json!({ "$ref": "#/$defs/nonneg" }),
             Kind::Pattern => json!({
                 "type": "string",
-                "pattern": "^(seq|reverse|random|uniform|stride:[1-9][0-9]*)$"
+                "pattern": "^(seq|reverse|random|uniform|stride:[1-9][0-9]*|(zipf|pareto|normal):[0-9]*(\\.[0-9]{1,3})?|zoned:[0-9]+/[0-9]+(:[0-9]+/[0-9]+)*)$"
             }),
             Kind::Cpus => json!({
                 "type": "string",
@@ -537,6 +557,10 @@ impl Param {
             Kind::Mix => json!({
                 "type": "string",
                 "pattern": "^(read=[1-9][0-9]?,write=[1-9][0-9]?|read=100|write=100)$"
+            }),
+            Kind::Data => json!({
+                "type": "string",
+                "pattern": "^(unique|zeros|(compressible|dedupe):[1-9][0-9]?)$"
             }),
             Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache => json!({ "enum": self.choices() }),
         }

@@ -5,8 +5,11 @@
 //! keyed pseudo-random permutation (a Feistel network with cycle walking, the
 //! construction of format-preserving encryption, see Black & Rogaway,
 //! "Ciphers with Arbitrary Finite Domains", CT-RSA 2002) rather than a shuffled
-//! table.
+//! table. The skewed distributions (zipf, pareto, normal, zoned) draw
+//! blocks independently, as `uniform` does; their draws live in `plan::skew`.
 
+pub use super::skew::Skew;
+use super::skew::SkewedDraws;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -25,6 +28,18 @@ pub enum Pattern {
     Uniform,
     /// Every N-th block, wrapping around so that a pass still covers every block.
     Stride(u64),
+    /// Independent draws skewed towards hot blocks: zipf:θ, pareto:h,
+    /// normal:σ%, zoned:A/S:A/S… (fio's `random_distribution`).
+    Skewed(Skew),
+}
+
+impl Pattern {
+    /// Whether a pass visits every block exactly once; `uniform` and the
+    /// skewed patterns draw each block independently, so some repeat and
+    /// some are never touched.
+    pub fn covers_every_block(self) -> bool {
+        !matches!(self, Pattern::Uniform | Pattern::Skewed(_))
+    }
 }
 
 impl fmt::Display for Pattern {
@@ -35,6 +50,7 @@ impl fmt::Display for Pattern {
             Pattern::Random => f.write_str("random"),
             Pattern::Uniform => f.write_str("uniform"),
             Pattern::Stride(n) => write!(f, "stride:{n}"),
+            Pattern::Skewed(skew) => skew.fmt(f),
         }
     }
 }
@@ -48,9 +64,15 @@ impl FromStr for Pattern {
             "random" | "rand" => Ok(Pattern::Random),
             "uniform" => Ok(Pattern::Uniform),
             other => {
+                if let Some((name, parameter)) = other.split_once(':') {
+                    if let Some(skew) = Skew::parse(name, parameter) {
+                        return skew.map(Pattern::Skewed);
+                    }
+                }
                 let stride = other.strip_prefix("stride:").ok_or_else(|| {
                     format!(
-                        "unknown pattern '{text}' (use seq, reverse, random, uniform or stride:N)"
+                        "unknown pattern '{text}' (use seq, reverse, random, uniform, stride:N, \
+                         zipf:θ, pareto:h, normal:σ% or zoned:A/S:A/S…)"
                     )
                 })?;
                 match stride.parse::<u64>() {
@@ -87,6 +109,7 @@ pub struct BlockSequence {
     pass: u64,
     permutation: Permutation,
     rng: SplitMix64,
+    skewed: Option<SkewedDraws>,
 }
 
 impl BlockSequence {
@@ -101,6 +124,10 @@ impl BlockSequence {
             pass: 0,
             permutation: Permutation::new(blocks, mix(seed)),
             rng: SplitMix64(mix(seed ^ 0x5EED)),
+            skewed: match pattern {
+                Pattern::Skewed(skew) => Some(SkewedDraws::new(skew, blocks, seed)),
+                _ => None,
+            },
         }
     }
 
@@ -118,6 +145,10 @@ impl BlockSequence {
             Pattern::Random => self.permutation.apply(i),
             Pattern::Uniform => self.rng.below(self.blocks),
             Pattern::Stride(stride) => stride_block(i, stride, self.blocks),
+            Pattern::Skewed(_) => match &mut self.skewed {
+                Some(draws) => draws.next_block(),
+                None => unreachable!("a skewed sequence has its draws"),
+            },
         })
     }
 
@@ -151,7 +182,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 /// SplitMix64 finalizer (Steele, Lea & Flood, "Fast splittable pseudorandom
 /// number generators", OOPSLA 2014): a strong 64-bit mixing function.
 #[inline]
-fn mix(mut z: u64) -> u64 {
+pub(super) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -160,11 +191,11 @@ fn mix(mut z: u64) -> u64 {
 
 /// The SplitMix64 generator.
 #[derive(Clone, Debug)]
-struct SplitMix64(u64);
+pub(super) struct SplitMix64(pub(super) u64);
 
 impl SplitMix64 {
     #[inline]
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         mix(self.0)
     }
@@ -173,7 +204,7 @@ impl SplitMix64 {
     /// generation in an interval", ACM TOMACS 2019; the rare rejection step is
     /// omitted, leaving a bias below 2^-64 * bound).
     #[inline]
-    fn below(&mut self, bound: u64) -> u64 {
+    pub(super) fn below(&mut self, bound: u64) -> u64 {
         ((self.next() as u128 * bound as u128) >> 64) as u64
     }
 }
@@ -181,7 +212,7 @@ impl SplitMix64 {
 /// A keyed bijection on `0..domain`: a balanced Feistel network on the
 /// smallest even power of two covering the domain, with cycle walking.
 #[derive(Clone, Debug)]
-struct Permutation {
+pub(super) struct Permutation {
     domain: u64,
     half_bits: u32,
     half_mask: u64,
@@ -191,7 +222,7 @@ struct Permutation {
 }
 
 impl Permutation {
-    fn new(domain: u64, key: u64) -> Self {
+    pub(super) fn new(domain: u64, key: u64) -> Self {
         let bits = (64 - (domain.max(2) - 1).leading_zeros()).max(2);
         let half_bits = bits.div_ceil(2);
         Permutation {
@@ -204,7 +235,7 @@ impl Permutation {
     }
 
     #[inline]
-    fn apply(&self, index: u64) -> u64 {
+    pub(super) fn apply(&self, index: u64) -> u64 {
         // The Feistel network permutes 0..2^(2*half_bits), less than 4x the
         // domain, so cycle walking takes a handful of rounds on average.
         let mut value = index;
@@ -303,7 +334,15 @@ mod tests {
 
     #[test]
     fn pattern_names_round_trip() {
-        for text in ["seq", "reverse", "random", "uniform", "stride:16"] {
+        for text in [
+            "seq",
+            "reverse",
+            "random",
+            "uniform",
+            "stride:16",
+            "zipf:1.2",
+            "zoned:60/10:40/90",
+        ] {
             assert_eq!(text.parse::<Pattern>().unwrap().to_string(), text);
         }
         for bad in ["stride:0", "stride:", "stride:x", "sideways"] {

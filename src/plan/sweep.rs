@@ -30,9 +30,27 @@ pub struct Axis {
 /// The values of an axis as written, split at its commas; the shares of a
 /// mix (`read=70,write=30`) hold commas of their own, so consecutive shares
 /// are one value until they make a whole mix, or name every direction (then
-/// the value's parse says what is wrong with it).
+/// the value's parse says what is wrong with it); so may a zoned pattern's
+/// zones (`zoned:60/10,40/90`): a zone joins the value before it.
 fn axis_items(param: Param, spec: &str) -> Vec<String> {
     let items = spec.split(',').map(str::to_string);
+    if param.kind() == super::param::Kind::Pattern {
+        let mut values: Vec<String> = Vec::new();
+        for item in items {
+            match values.last_mut() {
+                Some(last)
+                    if last.trim_start().starts_with("zoned:")
+                        && item.contains('/')
+                        && !item.contains(':') =>
+                {
+                    last.push(',');
+                    last.push_str(&item);
+                }
+                _ => values.push(item),
+            }
+        }
+        return values;
+    }
     if param.kind() != super::param::Kind::Mix {
         return items.collect();
     }
@@ -322,6 +340,17 @@ mod tests {
                 other => panic!("{other:?}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn zoned_axes_keep_their_zones() {
+        let axis = parse_axis(Param::Pattern, "random,zoned:60/10,40/90,zipf:1.2").unwrap();
+        let names: Vec<String> = axis
+            .values
+            .iter()
+            .map(|v| Param::Pattern.format_value(*v))
+            .collect();
+        assert_eq!(names, ["random", "zoned:60/10:40/90", "zipf:1.2"]);
     }
 
     #[test]

@@ -261,6 +261,12 @@ pub struct Repetition {
     /// traffic over the timed region; absent for local engines.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub client_network: Option<ClientNetwork>,
+    /// Which share of the blocks the timed I/Os touched, all jobs together:
+    /// for patterns that draw blocks independently (uniform, zipf, pareto,
+    /// normal, zoned), which may leave some untouched; absent for the others
+    /// (a pass touches every block) and for jobs over 2^28 blocks.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub coverage: Option<Coverage>,
     /// Page-cache state of the files just before the timed region.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cache: Option<CacheState>,
@@ -327,6 +333,7 @@ impl Repetition {
             submit_ns: None,
             directions: Vec::new(),
             client_network: None,
+            coverage: None,
             cache: None,
             cpu: None,
             activity: None,
@@ -446,6 +453,18 @@ pub struct DirectionShare {
     /// The latency of this direction's I/Os, ns; only when `ok`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
+}
+
+/// The blocks a repetition's I/Os touched: its hot set, as measured.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Coverage {
+    /// Distinct blocks at least one timed I/O went to.
+    pub blocks_touched: u64,
+    /// Blocks in the jobs' files (or regions of a shared file).
+    pub blocks: u64,
+    /// `blocks_touched` / `blocks`.
+    pub fraction: f64,
 }
 
 /// Page-cache residency at the start of a timed region, measured with mincore(2).

@@ -3,10 +3,10 @@
 //! repetition of a write, and where each job's region is.
 
 use super::peers::Peers;
-use super::prepare::DirectCapability;
+use super::prepare::{DirectCapability, Fill};
 use super::space::Space;
 use super::target::{Target, TargetKind};
-use super::{FileSet, JobTarget, Layout, RunError, Session, TargetInfo, timing, together};
+use super::{FileSet, JobTarget, Laid, Layout, RunError, Session, TargetInfo, timing, together};
 use crate::plan::{Op, Workload};
 use crate::usage;
 
@@ -112,7 +112,7 @@ impl Session {
         self.files = Some(FileSet {
             size: workload.size,
             files,
-            laid_out: false,
+            laid_out: Laid::No,
             fresh: true,
             given: false,
             shared,
@@ -197,7 +197,7 @@ impl Session {
         // A read that verifies checks what an earlier --verify write left:
         // laying the files out would replace it.
         let verifying_read = workload.verify && !workload.op.writes();
-        if !workload.op.needs_layout() || set.laid_out || verifying_read {
+        if !workload.op.needs_layout() || set.laid_out.holds(workload.data) || verifying_read {
             return Ok(());
         }
         let own = Layout {
@@ -206,15 +206,18 @@ impl Session {
         };
         for job in job_targets(set, workload, own) {
             let (file, base) = (job.file, job.base);
-            file.lay_out(base, workload.size, workload.seed, self.interrupt.flag())
-                .map_err(|error| match self.interrupt.signal() {
-                    Some(signal) => RunError::Interrupted(signal),
-                    None => {
-                        RunError::Setup(format!("laying out {}: {error}", file.path().display()))
-                    }
-                })?;
+            file.lay_out(
+                base,
+                workload.size,
+                Fill::of(workload),
+                self.interrupt.flag(),
+            )
+            .map_err(|error| match self.interrupt.signal() {
+                Some(signal) => RunError::Interrupted(signal),
+                None => RunError::Setup(format!("laying out {}: {error}", file.path().display())),
+            })?;
         }
-        set.laid_out = true;
+        set.laid_out = Laid::With(workload.data);
         set.fresh = false;
         set.read_pass = None;
         Ok(())
@@ -268,7 +271,7 @@ pub(super) fn renew_files(
     let follower = set.shared && layout.first_job != 0;
     let reopen = follower && !set.fresh;
     let renewed = if follower {
-        set.laid_out = false;
+        set.laid_out = Laid::No;
         set.fresh = false;
         Ok(())
     } else {
@@ -312,7 +315,7 @@ fn prepare_new_files(
                 .map_err(|e| format!("ftruncate {}: {e}", file.path().display()))?;
         }
     }
-    set.laid_out = false;
+    set.laid_out = Laid::No;
     set.fresh = false;
     Ok(())
 }

@@ -6,8 +6,8 @@ use super::signals::Interrupt;
 use super::timing::{self, IoFailure, JobOutcome, LoopSpec};
 use super::{JobTarget, RepetitionStatus, TargetInfo, affinity, buffer::AlignedBuffer, verify};
 use crate::engine::{
-    mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo, sync::PositionIo,
-    uring::UringIo,
+    libaio::LibaioIo, mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo,
+    sync::PositionIo, uring::UringIo,
 };
 use crate::plan::{EngineKind, SyncMode, Workload};
 use crate::probe::sampler::{Samples, Watch};
@@ -219,8 +219,10 @@ impl JobResources {
         let queued = workload.engine.capabilities().queued;
         let slots = if queued { workload.iodepth as usize } else { 1 };
         let len = (workload.bs as usize).checked_mul(slots)?;
+        let mut buffer = AlignedBuffer::try_with_data(len, alignment, job_seed(workload, job))?;
+        workload.data.shape(buffer.as_mut_slice());
         Some(JobResources {
-            buffer: AlignedBuffer::try_with_data(len, alignment, job_seed(workload, job))?,
+            buffer,
             memory: timing::JobMemory::try_new(queued, workload.directions())?,
         })
     }
@@ -277,6 +279,7 @@ fn run_job(
         file: &label,
         steady,
         verify: workload.verify.then(|| verify::run_tag(run_id)),
+        data: workload.data,
         socket: None,
     };
     let JobResources { mut buffer, memory } = resources;
@@ -372,6 +375,21 @@ fn run_job(
                 Ok(mut ring) => {
                     timing::run_queued(&mut ring, workload.iodepth, &spec, memory, ready)
                 }
+                Err(error) => setup_failed(error),
+            }
+        }
+        EngineKind::Libaio => {
+            // SAFETY: as for io_uring: `buffer` holds iodepth * bs bytes and
+            // outlives the context, and run_queued reaps every request.
+            match unsafe {
+                LibaioIo::new(
+                    engine_fd(),
+                    workload.iodepth,
+                    buffer.as_mut_ptr(),
+                    workload.bs as usize,
+                )
+            } {
+                Ok(mut aio) => timing::run_queued(&mut aio, workload.iodepth, &spec, memory, ready),
                 Err(error) => setup_failed(error),
             }
         }
@@ -494,6 +512,7 @@ impl JobOutcome {
             interrupted: false,
             directions: Vec::new(),
             network: None,
+            coverage: None,
         }
     }
 }

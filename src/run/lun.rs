@@ -11,7 +11,7 @@
 //! target's own and is recorded as not seen.
 
 use super::cache::Residency;
-use super::prepare::DirectCapability;
+use super::prepare::{DirectCapability, Fill};
 use super::scratch::{Ownership, ScratchDir, TargetFile};
 use super::space::Space;
 use super::target::{Target, TargetKind};
@@ -271,7 +271,7 @@ impl Target for IscsiLun {
         ))
     }
 
-    fn lay_out(&self, base: u64, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+    fn lay_out(&self, base: u64, len: u64, fill: Fill, interrupt: &AtomicUsize) -> io::Result<()> {
         if !self.writable {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
@@ -283,7 +283,7 @@ impl Target for IscsiLun {
         }
         let context = lock(&self.context);
         let write = |block: &[u8], at| context.write_at(block, at);
-        super::prepare::write_seeded(write, base, len, seed, UNTIMED_CHUNK, interrupt)?;
+        super::prepare::write_seeded(write, base, len, fill, UNTIMED_CHUNK, interrupt)?;
         context.synchronize_cache()
     }
 

@@ -11,6 +11,7 @@ pub mod buffer;
 pub mod cache;
 pub mod client;
 pub mod command;
+pub mod coverage;
 pub mod device;
 mod files;
 pub mod gate;
@@ -28,6 +29,7 @@ pub mod target;
 pub mod timing;
 pub mod verify;
 
+use crate::plan::data::DataPattern;
 use crate::plan::{CacheMode, EngineKind, Op, Pattern, UsageError, Workload, units::format_size};
 use crate::probe::sampler::{Samples, Watch};
 use crate::usage;
@@ -178,7 +180,9 @@ impl PointOutcome {
 struct FileSet {
     size: u64,
     files: Vec<Box<dyn Target>>,
-    laid_out: bool,
+    /// What the files hold, which decides whether a point that reads them
+    /// lays them out first.
+    laid_out: Laid,
     /// Created for this point and not yet written by a timed repetition.
     fresh: bool,
     /// A file the user gave: used as it is, never created, laid out or removed.
@@ -191,6 +195,30 @@ struct FileSet {
     /// any: a reread right after it reads them for the second time, as
     /// IOzone's reread does, with no untimed read of its own.
     read_pass: Option<ReadPass>,
+}
+
+/// What a file set holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Laid {
+    /// Nothing known to be whole: a point that reads lays the files out.
+    No,
+    /// Every block, written in this shape of data (`--data`): a point that
+    /// reads data of another shape lays them out again.
+    With(DataPattern),
+    /// Data that is not iolab's to replace (a given file, a LUN without
+    /// consent): read as it is.
+    AsGiven,
+}
+
+impl Laid {
+    /// Whether a point writing `data` finds the files as it needs them.
+    fn holds(self, data: DataPattern) -> bool {
+        match self {
+            Laid::No => false,
+            Laid::With(held) => held == data,
+            Laid::AsGiven => true,
+        }
+    }
 }
 
 /// How a whole read pass read the files: a reread inherits its cache state
@@ -209,7 +237,7 @@ impl ReadPass {
     /// The pass `workload` makes: every block once (no time limit, a
     /// pattern that visits each block once), else none.
     fn of(workload: &Workload) -> Option<ReadPass> {
-        let whole = workload.runtime_s.is_none() && workload.pattern != Pattern::Uniform;
+        let whole = workload.runtime_s.is_none() && workload.pattern.covers_every_block();
         whole.then_some(ReadPass {
             engine: workload.engine,
             pattern: workload.pattern,
@@ -362,7 +390,7 @@ impl Session {
         let writable = matches!(lun.ownership(), Ownership::Given { writable: true });
         self.use_given(lun)?;
         if let Some(set) = self.files.as_mut() {
-            set.laid_out = !writable;
+            set.laid_out = if writable { Laid::No } else { Laid::AsGiven };
         }
         Ok(())
     }
@@ -374,7 +402,7 @@ impl Session {
         self.files = Some(FileSet {
             size,
             files: vec![file],
-            laid_out: true,
+            laid_out: Laid::AsGiven,
             fresh: false,
             given: true,
             shared: false,
@@ -654,13 +682,20 @@ impl Session {
             // A time-based write of a new file may stop before its end: only
             // a file written to its full length is laid out.
             let written = matches!(outcome.status, RepetitionStatus::Ok)
-                && workload.pattern != Pattern::Uniform
+                && workload.pattern.covers_every_block()
                 && targets.iter().all(|job| {
                     job.file
                         .length()
                         .is_ok_and(|len| len >= job.base + workload.size)
                 });
-            set.laid_out = written;
+            set.laid_out = if written {
+                Laid::With(workload.data)
+            } else {
+                Laid::No
+            };
+        } else if workload.op.writes() && !set.laid_out.holds(workload.data) {
+            // Overwrites of another shape of data leave the files mixed.
+            set.laid_out = Laid::No;
         }
         if matches!(workload.op, Op::Read | Op::Reread)
             && matches!(outcome.status, RepetitionStatus::Ok)

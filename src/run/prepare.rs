@@ -1,6 +1,7 @@
 //! Getting files ready before timing: O_DIRECT alignment and support, and layout.
 
-use super::buffer::AlignedBuffer;
+use super::buffer::{AlignedBuffer, stamp};
+use crate::plan::data::{DataPattern, WriteStamp};
 use rustix::fd::BorrowedFd;
 use rustix::fs::{AtFlags, StatxFlags};
 use serde::{Deserialize, Serialize};
@@ -80,13 +81,36 @@ fn logical_block_size(fd: BorrowedFd<'_>) -> Option<u32> {
     .find_map(|path| std::fs::read_to_string(path).ok()?.trim().parse().ok())
 }
 
+/// What a layout writes: seeded data in the workload's shape (`--data`),
+/// drawn per block of `bs` bytes as the timed writes draw it.
+#[derive(Clone, Copy, Debug)]
+pub struct Fill {
+    /// Seed of the random bytes and of the per-block draws.
+    pub seed: u64,
+    /// The shape of the data.
+    pub data: DataPattern,
+    /// The workload's block size: the unit a `dedupe` share is drawn in.
+    pub bs: u64,
+}
+
+impl Fill {
+    /// The fill of `workload`'s files.
+    pub fn of(workload: &crate::plan::Workload) -> Fill {
+        Fill {
+            seed: workload.seed,
+            data: workload.data,
+            bs: workload.bs,
+        }
+    }
+}
+
 /// Writes `len` bytes of seeded data from `base` to `fd` and makes them
 /// durable, untimed; stops early with `Interrupted` when `interrupt` is set.
 pub fn lay_out(
     fd: BorrowedFd<'_>,
     base: u64,
     len: u64,
-    seed: u64,
+    fill: Fill,
     interrupt: &AtomicUsize,
 ) -> io::Result<()> {
     write_seeded(
@@ -100,7 +124,7 @@ pub fn lay_out(
         },
         base,
         len,
-        seed,
+        fill,
         1 << 20,
         interrupt,
     )?;
@@ -111,17 +135,24 @@ pub fn lay_out(
 /// Writes `len` bytes of seeded data from `base` through `write(block,
 /// offset)` (which returns the bytes written) in chunks of at most `chunk`
 /// bytes, untimed: the layout of a local file and of a network target alike.
+/// Each block of `fill.bs` bytes is stamped as a timed write of the same
+/// shape would be (unique per sector, or for `dedupe` the repeated bytes
+/// by the same share), so no two sectors of a unique layout are alike.
 /// Stops early with `Interrupted` when `interrupt` is set.
 pub fn write_seeded(
     mut write: impl FnMut(&[u8], u64) -> io::Result<usize>,
     base: u64,
     len: u64,
-    seed: u64,
+    fill: Fill,
     chunk: u64,
     interrupt: &AtomicUsize,
 ) -> io::Result<()> {
-    let chunk = len.min(chunk).max(1) as usize;
-    let buffer = AlignedBuffer::with_data(chunk, 4096, seed);
+    let bs = fill.bs.clamp(1, 1 << 20) as usize;
+    // Whole blocks per chunk, so that each block is drawn once.
+    let chunk = (len.min(chunk).max(1) as usize).div_ceil(bs) * bs;
+    let mut buffer = AlignedBuffer::with_data(chunk, 4096, fill.seed);
+    fill.data.shape(buffer.as_mut_slice());
+    let mut draws = fill.data.draws(fill.seed);
     let mut offset = base;
     let end = base + len;
     while offset < end {
@@ -129,6 +160,14 @@ pub fn write_seeded(
             return Err(io::Error::from(io::ErrorKind::Interrupted));
         }
         let want = (end - offset).min(chunk as u64) as usize;
+        for (index, block) in buffer.as_mut_slice()[..want].chunks_mut(bs).enumerate() {
+            let at = offset + (index * bs) as u64;
+            match draws.next() {
+                WriteStamp::Unique => stamp(block, at, fill.seed),
+                WriteStamp::Repeat => stamp(block, 0, 0),
+                WriteStamp::None => {}
+            }
+        }
         let written = write(&buffer.as_slice()[..want], offset)?;
         if written == 0 {
             return Err(io::Error::new(
@@ -161,7 +200,19 @@ mod tests {
     #[test]
     fn layout_writes_the_whole_length() {
         let file = tempfile::tempfile().unwrap();
-        lay_out(file.as_fd(), 0, (3 << 20) + 4096, 9, &AtomicUsize::new(0)).unwrap();
+        let fill = Fill {
+            seed: 9,
+            data: DataPattern::Unique,
+            bs: 4096,
+        };
+        lay_out(
+            file.as_fd(),
+            0,
+            (3 << 20) + 4096,
+            fill,
+            &AtomicUsize::new(0),
+        )
+        .unwrap();
         assert_eq!(file.metadata().unwrap().len(), (3 << 20) + 4096);
     }
 }

@@ -205,6 +205,9 @@ pub struct JobOutcome {
     pub directions: Vec<DirectionOutcome>,
     /// A network client engine's calls and TCP traffic; `None` for local engines.
     pub network: Option<super::client::ClientTraffic>,
+    /// The blocks its timed I/Os touched, for patterns that may leave some
+    /// untouched (and files small enough to track).
+    pub coverage: Option<super::coverage::BlockCoverage>,
 }
 
 /// Accumulates completions into the totals and the current interval.
@@ -444,6 +447,7 @@ impl<'a> Recorder<'a> {
             interrupted,
             directions,
             network: None,
+            coverage: None,
         }
     }
 }

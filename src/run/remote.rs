@@ -8,7 +8,7 @@
 //! residency of the files is recorded as unknown rather than guessed.
 
 use super::cache::Residency;
-use super::prepare::DirectCapability;
+use super::prepare::{DirectCapability, Fill};
 use super::scratch::{Ownership, TargetFile};
 use super::space::Space;
 use super::target::{Target, TargetKind};
@@ -352,12 +352,12 @@ impl Target for NfsFile {
         context.open(&self.path, self.writable())?.set_length(len)
     }
 
-    fn lay_out(&self, base: u64, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
+    fn lay_out(&self, base: u64, len: u64, fill: Fill, interrupt: &AtomicUsize) -> io::Result<()> {
         let context = lock(&self.context);
         let file = context.open(&self.path, true)?;
         let chunk = context.write_max().clamp(4096, 1 << 20);
         let write = |block: &[u8], at| file.write_at(block, at);
-        super::prepare::write_seeded(write, base, len, seed, chunk, interrupt)?;
+        super::prepare::write_seeded(write, base, len, fill, chunk, interrupt)?;
         file.commit()
     }
 

@@ -10,7 +10,7 @@
 //! says through [`Target::residency`] that the client's cache cannot be seen.
 
 use super::cache::{self, Residency};
-use super::prepare::{self, DirectCapability};
+use super::prepare::{self, DirectCapability, Fill};
 use super::scratch::{Ownership, TargetFile};
 use super::verify::{self, Verified};
 use crate::plan::CacheMode;
@@ -85,8 +85,8 @@ pub trait Target: Send + Sync + fmt::Debug {
 
     /// Writes `len` bytes of seeded data from `base` and makes them durable,
     /// untimed; stops early with `Interrupted` when `interrupt` is set.
-    fn lay_out(&self, base: u64, len: u64, seed: u64, interrupt: &AtomicUsize) -> io::Result<()> {
-        prepare::lay_out(self.need_local()?.fd(), base, len, seed, interrupt)
+    fn lay_out(&self, base: u64, len: u64, fill: Fill, interrupt: &AtomicUsize) -> io::Result<()> {
+        prepare::lay_out(self.need_local()?.fd(), base, len, fill, interrupt)
     }
 
     /// Puts the `len` bytes from `base` in the cache state `mode` asks for.
@@ -284,7 +284,12 @@ mod tests {
         let dir = ScratchDir::open(temp.path(), "tg1").unwrap();
         let target: Box<dyn Target> = Box::new(LocalFile::new(dir.create(0).unwrap()));
         let stop = AtomicUsize::new(0);
-        target.lay_out(0, 1 << 20, 7, &stop).unwrap();
+        let fill = Fill {
+            seed: 7,
+            data: crate::plan::data::DataPattern::Unique,
+            bs: 4096,
+        };
+        target.lay_out(0, 1 << 20, fill, &stop).unwrap();
         assert_eq!(target.length().unwrap(), 1 << 20);
         target
             .treat_cache(CacheMode::Cold, 0, 1 << 20, &stop)
@@ -354,7 +359,12 @@ mod tests {
             "{error}"
         );
         let stop = AtomicUsize::new(0);
-        assert!(Remote.lay_out(0, 4096, 1, &stop).is_err());
+        let fill = Fill {
+            seed: 1,
+            data: crate::plan::data::DataPattern::Unique,
+            bs: 4096,
+        };
+        assert!(Remote.lay_out(0, 4096, fill, &stop).is_err());
         assert!(Remote.residency(0, 4096).is_err());
     }
 }

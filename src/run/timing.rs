@@ -7,6 +7,7 @@
 //! the I/O itself.
 
 use super::buffer::stamp;
+use super::coverage::Touched;
 use super::recorder::Recorder;
 pub use super::recorder::{
     DirectionOutcome, IntervalSample, JobMemory, JobOutcome, MAX_INTERVALS_PER_REPETITION, Steady,
@@ -17,6 +18,7 @@ use crate::clock::now_ns;
 use crate::engine::BlockIo;
 use crate::engine::QueuedIo;
 use crate::plan::Pattern;
+use crate::plan::data::{DataDraws, DataPattern, WriteStamp};
 use crate::plan::direction::{Direction, DirectionDraws, DirectionMix};
 use crate::plan::pattern::BlockSequence;
 use crate::probe::cpu::CpuUsage;
@@ -65,15 +67,24 @@ pub struct LoopSpec<'a> {
     pub steady: Option<(Steady<'a>, usize)>,
     /// With `--verify`: the run's tag, sealed into every written block.
     pub verify: Option<u64>,
+    /// The shape of the data written (`--data`): how each write is stamped.
+    pub data: DataPattern,
     /// A network engine's connection, whose TCP counters each interval
     /// records when it closes (the cold path: one `getsockopt` per interval).
     pub socket: Option<rustix::fd::BorrowedFd<'a>>,
 }
 
 /// Prepares a block for writing: sealed with a verification header, or
-/// stamped so that no two writes carry the same bytes.
+/// stamped as `--data` draws it (so that no two unique writes carry the
+/// same bytes).
 #[inline]
-fn prepare_write(block: &mut [u8], spec: &LoopSpec<'_>, offset: u64, generation: u64) {
+fn prepare_write(
+    block: &mut [u8],
+    spec: &LoopSpec<'_>,
+    data: &mut DataDraws,
+    offset: u64,
+    generation: u64,
+) {
     match spec.verify {
         Some(run) => super::verify::seal(
             block,
@@ -85,7 +96,11 @@ fn prepare_write(block: &mut [u8], spec: &LoopSpec<'_>, offset: u64, generation:
                 block_size: spec.bs,
             },
         ),
-        None => stamp(block, offset, generation),
+        None => match data.next() {
+            WriteStamp::Unique => stamp(block, offset, generation),
+            WriteStamp::Repeat => stamp(block, 0, 0),
+            WriteStamp::None => {}
+        },
     }
 }
 
@@ -168,10 +183,13 @@ pub fn errno_name(errno: i32) -> String {
     name.to_string()
 }
 
-/// Where and which way a job's I/Os go, one after the other.
+/// Where and which way a job's I/Os go, one after the other, and which
+/// blocks they went to when the pattern may leave some untouched.
 struct Draws {
     blocks: BlockSequence,
     directions: DirectionDraws,
+    touched: Option<Touched>,
+    data: DataDraws,
 }
 
 impl Draws {
@@ -187,6 +205,9 @@ impl Draws {
             }
             None => return None,
         };
+        if let Some(touched) = &mut self.touched {
+            touched.mark(block);
+        }
         Some((block, self.directions.next()))
     }
 }
@@ -221,6 +242,8 @@ fn ramp_then_time(
     let mut blocks = Draws {
         blocks: BlockSequence::new(spec.pattern, spec.blocks, spec.seed),
         directions: spec.directions.draws(spec.seed),
+        touched: Touched::for_pattern(spec.pattern, spec.blocks),
+        data: spec.data.draws(spec.seed),
     };
     let mut recorder = Recorder::new(spec, memory);
     if !ready() {
@@ -232,6 +255,9 @@ fn ramp_then_time(
             return recorder.finish(now_ns(), CpuUsage::default(), Some(failure), false);
         }
         blocks.blocks.start_next_pass();
+        if let Some(touched) = &mut blocks.touched {
+            touched.clear();
+        }
     }
     let cpu_before = CpuUsage::of_this_thread();
     let start = now_ns();
@@ -246,7 +272,9 @@ fn ramp_then_time(
     }
     let end = now_ns();
     let cpu = CpuUsage::of_this_thread() - cpu_before;
-    recorder.finish(end, cpu, result.err(), interrupted)
+    let mut outcome = recorder.finish(end, cpu, result.err(), interrupted);
+    outcome.coverage = blocks.touched.as_ref().map(Touched::count);
+    outcome
 }
 
 /// Runs one job with a synchronous engine: ramp, then the timed region.
@@ -329,7 +357,7 @@ fn blocking_phase<E: BlockIo>(
             Direction::Write => {
                 // The previous completion time serves as the generation: it
                 // changes per I/O and costs no extra clock read.
-                prepare_write(buffer, spec, offset, last);
+                prepare_write(buffer, spec, &mut draws.data, offset, last);
                 engine.write_at(buffer, offset)
             }
             Direction::Read => engine.read_at(buffer, offset),
@@ -493,7 +521,7 @@ fn queued_phase<Q: QueuedIo>(
             let offset = spec.base + block * bs;
             let write = direction == Direction::Write;
             if write {
-                prepare_write(ring.slot_buffer(slot), spec, offset, now);
+                prepare_write(ring.slot_buffer(slot), spec, &mut draws.data, offset, now);
             }
             if !ring.queue(slot, offset, write) {
                 // The submission queue is full: this I/O goes next.
@@ -644,6 +672,7 @@ pub(crate) mod tests {
             file: "null",
             steady: None,
             verify: None,
+            data: DataPattern::Unique,
             socket: None,
         }
     }
