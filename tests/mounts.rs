@@ -236,6 +236,18 @@ impl SshfsMount {
     pub fn path(&self) -> &Path {
         &self.mount_point
     }
+
+    /// The pid of the sshfs daemon serving the mount (to stop it on purpose).
+    pub fn daemon_pid(&self) -> Option<u32> {
+        let pattern = format!("^sshfs .*{}$", self.mount_point.display());
+        run("pgrep", &["-f", &pattern])
+            .ok()?
+            .lines()
+            .next()?
+            .trim()
+            .parse()
+            .ok()
+    }
 }
 
 impl Drop for SshfsMount {

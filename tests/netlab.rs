@@ -98,6 +98,7 @@ fn pass(
         base: 0,
         pattern,
         data: iolab::plan::DataPattern::Unique,
+        pace: iolab::plan::pace::Pace::NONE,
         seed: 11,
         runtime: None,
         ramp: std::time::Duration::ZERO,

@@ -16,6 +16,7 @@ mod import;
 mod iscsi;
 mod layering;
 mod netlab;
+mod pacing;
 mod presets;
 mod probes;
 mod quick;

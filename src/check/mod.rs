@@ -7,6 +7,7 @@
 mod across;
 mod device;
 mod hot_set;
+mod pacing;
 
 pub use across::{CACHE_BELOW, across};
 
@@ -53,6 +54,7 @@ pub fn check(
     cache_checks(point, &mut found);
     device::checks(point, storage, &mut found);
     hot_set::checks(point, storage, &mut found);
+    pacing::checks(point, &mut found);
     timing_checks(point, &mut found);
     if let Some(environment) = environment {
         ceiling_checks(point, environment, &mut found);

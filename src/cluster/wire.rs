@@ -66,6 +66,9 @@ pub struct WireJob {
     pub latency: String,
     /// io_uring submission histogram, V2 base64.
     pub submit: Option<String>,
+    /// A paced job's latency from intended issue, V2 base64.
+    #[serde(default)]
+    pub from_intended: Option<String>,
     /// Per interval: bytes, I/Os, latency (value, count) pairs.
     pub intervals: Vec<WireInterval>,
     /// The intervals' length, ns (coarsened on long runs).
@@ -121,6 +124,10 @@ impl WireRepetition {
                     latency: histogram::encode(&job.latency).unwrap_or_default(),
                     submit: job
                         .submit
+                        .as_ref()
+                        .map(|h| histogram::encode(h).unwrap_or_default()),
+                    from_intended: job
+                        .from_intended
                         .as_ref()
                         .map(|h| histogram::encode(h).unwrap_or_default()),
                     intervals: job
@@ -201,6 +208,11 @@ pub fn merge(
                 end: moved(job.end),
                 latency: histogram::decode(&job.latency)?,
                 submit: job.submit.as_deref().map(histogram::decode).transpose()?,
+                from_intended: job
+                    .from_intended
+                    .as_deref()
+                    .map(histogram::decode)
+                    .transpose()?,
                 intervals: job
                     .intervals
                     .into_iter()
@@ -287,6 +299,7 @@ mod tests {
             end,
             latency,
             submit: None,
+            from_intended: None,
             intervals: vec![IntervalSample {
                 bytes,
                 ops: latencies.len() as u64,

@@ -132,6 +132,26 @@ impl QueuedIo for UringIo {
         self.ring.submit_and_wait(count).map(|_| ())
     }
 
+    /// Waits in `io_uring_enter` with a timeout (IORING_ENTER_EXT_ARG,
+    /// Linux 5.11): the kernel posts some completions only when the task
+    /// enters it, so polling the completion queue from user space would see
+    /// them late. ETIME is the timeout, not a failure.
+    fn wait_until(&mut self, deadline_ns: u64) -> io::Result<()> {
+        let left = deadline_ns.saturating_sub(crate::clock::now_ns());
+        if left == 0 || self.has_completions() {
+            return Ok(());
+        }
+        let timeout = types::Timespec::new()
+            .sec(left / 1_000_000_000)
+            .nsec((left % 1_000_000_000) as u32);
+        let args = types::SubmitArgs::new().timespec(&timeout);
+        match self.ring.submitter().submit_with_args(1, &args) {
+            Ok(_) => Ok(()),
+            Err(error) if matches!(error.raw_os_error(), Some(libc::ETIME | libc::EINTR)) => Ok(()),
+            Err(error) => Err(error),
+        }
+    }
+
     /// Whether completions are waiting to be reaped.
     #[inline]
     fn has_completions(&mut self) -> bool {

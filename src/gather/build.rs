@@ -6,6 +6,7 @@
 
 use crate::gather::activity;
 use crate::gather::environment::environment_of;
+use crate::plan::Workload;
 use crate::plan::direction::{Direction, DirectionMix};
 use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
@@ -14,8 +15,8 @@ use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
 use crate::record::{
     CacheState, ClientNetwork, Coverage, Cpu, DirectAlignment, DirectionShare, Interval,
-    IntervalDirection, Job, PduCount, Point, Repetition, RequestCount, ResultFile, SCHEMA, Status,
-    Target, TcpCounts, Tool,
+    IntervalDirection, Job, Pacing, PduCount, Point, Repetition, RequestCount, ResultFile, SCHEMA,
+    Status, Target, TcpCounts, Tool,
 };
 use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
@@ -172,6 +173,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         record.directions = direction_shares(jobs, seconds);
         record.client_network = client_network(jobs);
         record.coverage = coverage(jobs);
+        record.pacing = pacing(&point.workload, jobs, ops as f64 / seconds);
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
@@ -286,6 +288,24 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
 }
 
 /// The blocks the jobs touched, together; `None` unless every job counted.
+/// How a paced repetition kept its rate; `None` when no rate was set.
+fn pacing(workload: &Workload, jobs: &[JobOutcome], iops: f64) -> Option<Pacing> {
+    let target_iops = workload.target_iops()? * jobs.len() as f64;
+    let histograms: Vec<_> = jobs
+        .iter()
+        .filter_map(|j| j.from_intended.as_ref())
+        .collect();
+    Some(Pacing {
+        target_iops,
+        achieved_fraction: iops / target_iops,
+        latency_from_intended_ns: if histograms.is_empty() {
+            None
+        } else {
+            latency_summary(&merge(histograms.into_iter())).ok()
+        },
+    })
+}
+
 fn coverage(jobs: &[JobOutcome]) -> Option<Coverage> {
     let (touched, blocks) = jobs.iter().try_fold((0u64, 0u64), |(t, b), job| {
         let c = job.coverage?;

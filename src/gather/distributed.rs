@@ -195,6 +195,7 @@ mod tests {
             end,
             latency: new_histogram(),
             submit: None,
+            from_intended: None,
             intervals: per_interval
                 .iter()
                 .map(|&bytes| IntervalSample {

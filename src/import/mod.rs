@@ -15,8 +15,8 @@ use crate::plan::direction::Direction;
 use crate::plan::param::{Param, Value as ParamValue};
 use crate::plan::pattern::Skew;
 use crate::plan::{
-    CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, UsageError, Workload,
-    default_workload,
+    Arrivals, CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, ThinkTime, UsageError,
+    Workload, default_workload,
 };
 use crate::record::histogram::latency_summary;
 use crate::record::histogram::new_histogram;
@@ -79,6 +79,15 @@ fn fio_seconds(text: &str) -> Option<f64> {
         "h" => number * 3600.0,
         _ => return None,
     })
+}
+
+/// fio's time notation for thinktime: microseconds unless suffixed.
+fn fio_micros(text: &str) -> Option<f64> {
+    let text = text.trim();
+    if text.ends_with(|c: char| c.is_ascii_digit()) {
+        return text.parse::<f64>().ok().map(|us| us / 1e6);
+    }
+    fio_seconds(text)
 }
 
 fn option<'a>(options: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
@@ -222,6 +231,59 @@ impl FioJob<'_> {
     /// The shape of the data fio wrote and laid out: `zero_buffers`,
     /// `buffer_compress_percentage` (in fio's default 512-byte chunks) or
     /// `dedupe_percentage`.
+    /// A per-direction option (`rate=10m` or `rate=10m,5m`, reads then
+    /// writes): the job's direction's value, or for a mix the one value both
+    /// share; a mix with two different values cannot be represented. An
+    /// empty or zero part is no limit.
+    fn directional(&self, key: &str) -> Result<Option<&str>, String> {
+        let Some(text) = self.option(key) else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let read = parts
+            .first()
+            .copied()
+            .filter(|p| !p.is_empty() && *p != "0");
+        let write = parts
+            .get(1)
+            .copied()
+            .or(read)
+            .filter(|p| !p.is_empty() && *p != "0");
+        let mixed = self.op_and_pattern()?.0 == Op::Mix;
+        Ok(match (mixed, self.writes) {
+            (true, _) if read != write => {
+                return Err(format!(
+                    "{key}={text} (a rate per direction of a mix) has no iolab equivalent"
+                ));
+            }
+            (true, _) | (false, false) => read,
+            (false, true) => write,
+        })
+    }
+
+    /// thinktime (microseconds unless suffixed) with thinktime_blocks; the
+    /// spinning and I/O-time variants are not represented.
+    fn think(&self) -> Result<Option<ThinkTime>, String> {
+        for key in ["thinktime_spin", "thinktime_iotime"] {
+            if let Some(value) = self.option(key).filter(|v| *v != "0") {
+                return Err(format!("{key}={value} has no iolab equivalent"));
+            }
+        }
+        let Some(text) = self.option("thinktime").filter(|v| *v != "0") else {
+            return Ok(None);
+        };
+        let seconds = fio_micros(text)
+            .filter(|s| *s > 0.0)
+            .ok_or_else(|| format!("thinktime={text} is not a time iolab reads"))?;
+        let every = self.number("thinktime_blocks", 1).max(1);
+        let every =
+            u32::try_from(every).map_err(|_| format!("thinktime_blocks={every} is too large"))?;
+        Ok(Some(ThinkTime {
+            ns: (seconds * 1e9).round() as u64,
+            every,
+        }))
+    }
+
     fn data(&self) -> Result<DataPattern, String> {
         let percent = |key: &str| -> Result<u8, String> {
             self.option(key).map_or(Ok(0), |text| {
@@ -378,6 +440,33 @@ impl FioJob<'_> {
                 )
             }
             Param::Data => ParamValue::Data(self.data()?),
+            Param::Rate => match self.directional("rate")? {
+                Some(text) => ParamValue::Number(
+                    fio_size(text, self.kb_base)
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| format!("rate={text} is not a rate iolab reads"))?,
+                ),
+                None => return Ok(None),
+            },
+            Param::RateIops => match self.directional("rate_iops")? {
+                Some(text) => ParamValue::Number(
+                    text.trim()
+                        .parse()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| format!("rate_iops={text} is not a count"))?,
+                ),
+                None => return Ok(None),
+            },
+            Param::Arrivals => ParamValue::Arrivals(match self.option("rate_process") {
+                None | Some("linear") => Arrivals::Uniform,
+                Some("poisson") => Arrivals::Poisson,
+                Some(other) => return Err(format!("rate_process={other} has no iolab equivalent")),
+            }),
+            Param::Think => match self.think()? {
+                Some(think) => ParamValue::Think(think),
+                None => return Ok(None),
+            },
             Param::Mix if self.op_and_pattern()?.0 == Op::Mix => ParamValue::Mix(self.mix()?),
             Param::Mix => return Ok(None),
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),

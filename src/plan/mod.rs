@@ -9,6 +9,7 @@ pub mod constraint;
 pub mod cpus;
 pub mod data;
 pub mod direction;
+pub mod pace;
 pub mod param;
 pub mod pattern;
 pub mod quick;
@@ -21,6 +22,7 @@ pub mod units;
 pub use cpus::CpuSet;
 pub use data::DataPattern;
 pub use direction::DirectionMix;
+pub use pace::{Arrivals, ThinkTime};
 pub use pattern::Pattern;
 
 use serde::{Deserialize, Serialize};
@@ -261,6 +263,26 @@ impl Workload {
         self.uses_files() && !self.direct
     }
 
+    /// The I/Os per second each job is paced to (`--rate` over the block
+    /// size, or `--rate-iops`); `None` when it runs as fast as it goes.
+    pub fn target_iops(&self) -> Option<f64> {
+        match (self.rate, self.rate_iops) {
+            (_, Some(iops)) => Some(iops as f64),
+            (Some(rate), None) => Some(rate as f64 / self.bs.max(1) as f64),
+            (None, None) => None,
+        }
+    }
+
+    /// How each job's I/Os are paced (`--rate`, `--rate-iops`,
+    /// `--arrivals`, `--think`).
+    pub fn pace(&self) -> pace::Pace {
+        pace::Pace {
+            iops: self.target_iops(),
+            arrivals: self.arrivals,
+            think: self.think,
+        }
+    }
+
     /// The directions its I/Os take: one per op, or the `--mix` shares of
     /// `op mix`, which the loop draws per I/O.
     pub fn directions(&self) -> direction::DirectionMix {
@@ -313,6 +335,18 @@ impl Workload {
         }
         if self.fsync_end {
             text.push_str(" fsync-end");
+        }
+        if let Some(rate) = self.rate {
+            text.push_str(&format!(" rate={}", units::format_rate(rate)));
+        }
+        if let Some(iops) = self.rate_iops {
+            text.push_str(&format!(" rate={iops}iops"));
+        }
+        if !self.arrivals.is_uniform() {
+            text.push_str(&format!(" {}", self.arrivals.name()));
+        }
+        if let Some(think) = self.think {
+            text.push_str(&format!(" think={think}"));
         }
         text
     }
@@ -450,6 +484,18 @@ impl Workload {
                     op.name()
                 ));
             }
+        }
+        if let (Some(rate), Some(iops)) = (self.rate, self.rate_iops) {
+            return Err(usage!(
+                "--rate {} and --rate-iops {iops} both set the pace: give one",
+                units::format_rate(rate)
+            ));
+        }
+        if !self.arrivals.is_uniform() && self.target_iops().is_none() {
+            return Err(usage!(
+                "--arrivals {} draws the gaps of a rate: give --rate or --rate-iops",
+                self.arrivals.name()
+            ));
         }
         if self.verify && self.op == Op::Mix {
             return Err(usage!(

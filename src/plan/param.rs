@@ -15,7 +15,8 @@
 use super::cpus::CpuSet;
 use super::data::DataPattern;
 use super::direction::DirectionMix;
-use super::units::{format_size, parse_duration, parse_size};
+use super::pace::{Arrivals, MAX_RATE_IOPS, ThinkTime};
+use super::units::{format_rate, format_size, parse_duration, parse_rate, parse_size};
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
 
 /// Expands `$callback! { [ARGS] ENTRIES }` with the table of every workload
@@ -65,6 +66,26 @@ macro_rules! for_each_parameter {
             Batch batch: u32 = "batch" {
                 kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth_batch_submit",
             }
+            /// Bytes per second each job issues at most (50MiB/s, 50m): I/O k is
+            /// due at k × bs / rate after the start, and its latency is also
+            /// measured from then. Absent: as fast as the device goes.
+            Rate rate: Option<u64> = "rate" {
+                kind: Rate, default: None, identifies: true, fio: "rate",
+            } serde(skip_serializing_if = "Option::is_none", default)
+            /// I/Os per second each job issues at most, as --rate in I/Os.
+            RateIops rate_iops: Option<u64> = "rate-iops" {
+                kind: Count { min: 1, max: MAX_RATE_IOPS }, default: None, identifies: true, fio: "rate_iops",
+            } serde(skip_serializing_if = "Option::is_none", default) study_alias("rate_iops")
+            /// How the gaps between a rate's issue times are drawn: uniform
+            /// (even) or poisson (exponential, of the same mean).
+            Arrivals arrivals: Arrivals = "arrivals" {
+                kind: Arrivals, default: Some("uniform"), identifies: true, fio: "rate_process",
+            } serde(skip_serializing_if = "Arrivals::is_uniform", default)
+            /// A pause after every N completed I/Os, outside every latency:
+            /// 100us or 100us:every=N.
+            Think think: Option<ThinkTime> = "think" {
+                kind: Think, default: None, identifies: true, fio: "thinktime, thinktime_blocks",
+            } serde(skip_serializing_if = "Option::is_none", default)
             /// The order blocks are visited in: seq, reverse, random (each block once
             /// per pass, in a seeded order), uniform (independent draws), stride:N;
             /// or skewed independent draws: zipf:θ, pareto:h, normal:σ% (hot blocks
@@ -162,6 +183,12 @@ pub enum Kind {
     Mix,
     /// A [`DataPattern`].
     Data,
+    /// Bytes per second: `50MiB/s`, `50m`.
+    Rate,
+    /// An [`Arrivals`] law.
+    Arrivals,
+    /// A [`ThinkTime`].
+    Think,
 }
 
 /// One value of a parameter.
@@ -189,6 +216,10 @@ pub enum Value {
     Mix(DirectionMix),
     /// The shape of the data written.
     Data(DataPattern),
+    /// An arrival law.
+    Arrivals(Arrivals),
+    /// A think time.
+    Think(ThinkTime),
 }
 
 /// One side of a comparison in a constraint.
@@ -242,6 +273,8 @@ stored! {
     CpuSet => Cpus(set) Some(set), set;
     DirectionMix => Mix(mix) Some(mix), mix;
     DataPattern => Data(data) Some(data), data;
+    Arrivals => Arrivals(law) Some(law), law;
+    ThinkTime => Think(think) Some(think), think;
 }
 
 impl<T: Stored> Stored for Option<T> {
@@ -384,7 +417,7 @@ impl Param {
     pub fn ranged(self) -> bool {
         matches!(
             self.kind(),
-            Kind::Count { .. } | Kind::Size | Kind::Duration { .. }
+            Kind::Count { .. } | Kind::Size | Kind::Rate | Kind::Duration { .. }
         )
     }
 
@@ -407,6 +440,10 @@ impl Param {
                 | Param::Direct
                 | Param::Sync
                 | Param::FsyncEnd
+                | Param::Rate
+                | Param::RateIops
+                | Param::Arrivals
+                | Param::Think
         )
     }
 
@@ -421,7 +458,11 @@ impl Param {
             Kind::Cpus => "CPUS".to_string(),
             Kind::Mix => "read=R,write=W".to_string(),
             Kind::Data => "unique|zeros|compressible:PCT|dedupe:PCT".to_string(),
-            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache => self.choices().join("|"),
+            Kind::Rate => "BYTES/s".to_string(),
+            Kind::Think => "DURATION[:every=N]".to_string(),
+            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals => {
+                self.choices().join("|")
+            }
         }
     }
 
@@ -439,6 +480,7 @@ impl Param {
             Kind::Engine => names::<EngineKind>(),
             Kind::Sync => names::<SyncMode>(),
             Kind::Cache => names::<CacheMode>(),
+            Kind::Arrivals => names::<Arrivals>(),
             _ => Vec::new(),
         }
     }
@@ -480,6 +522,9 @@ impl Param {
             Kind::Cpus => Value::Cpus(text.parse()?),
             Kind::Mix => Value::Mix(text.parse()?),
             Kind::Data => Value::Data(text.parse()?),
+            Kind::Rate => Value::Number(parse_rate(text)?),
+            Kind::Arrivals => Value::Arrivals(parse_enum(text, "arrival law")?),
+            Kind::Think => Value::Think(text.parse()?),
         })
     }
 
@@ -493,6 +538,7 @@ impl Param {
                 Err(format!("{n} must be between {min} and {max}"))
             }
             (Kind::Size, Value::Number(0)) => Err("a size of 0".to_string()),
+            (Kind::Rate, Value::Number(0)) => Err("a rate of 0".to_string()),
             (Kind::Duration { positive }, Value::Seconds(s))
                 if !s.is_finite() || s < 0.0 || (positive && s == 0.0) =>
             {
@@ -506,6 +552,7 @@ impl Param {
     pub fn format_value(self, value: Value) -> String {
         match value {
             Value::Number(n) if self.kind() == Kind::Size => format_size(n),
+            Value::Number(n) if self.kind() == Kind::Rate => format_rate(n),
             Value::Number(n) => n.to_string(),
             Value::Seconds(s) => format!("{s}s"),
             Value::Flag(on) => if on { "on" } else { "off" }.to_string(),
@@ -517,6 +564,8 @@ impl Param {
             Value::Cpus(set) => set.to_string(),
             Value::Mix(mix) => mix.to_string(),
             Value::Data(data) => data.to_string(),
+            Value::Arrivals(law) => law.name().to_string(),
+            Value::Think(think) => think.to_string(),
         }
     }
 
@@ -562,7 +611,14 @@ impl Param {
                 "type": "string",
                 "pattern": "^(unique|zeros|(compressible|dedupe):[1-9][0-9]?)$"
             }),
-            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache => json!({ "enum": self.choices() }),
+            Kind::Rate => json!({ "type": "integer", "minimum": 1 }),
+            Kind::Think => json!({
+                "type": "string",
+                "pattern": "^[0-9]+(ns|us|ms|s)(:every=[1-9][0-9]*)?$"
+            }),
+            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals => {
+                json!({ "enum": self.choices() })
+            }
         }
     }
 }

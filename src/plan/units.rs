@@ -135,6 +135,31 @@ pub fn format_size(bytes: u64) -> String {
     format!("{value}{}", UNITS[unit])
 }
 
+/// Formats a nanosecond count with the largest unit that divides it
+/// exactly (`100us`, `2ms`, `1s`), which [`parse_duration`] reads back.
+pub fn format_duration_ns(ns: u64) -> String {
+    match ns {
+        0 => "0s".to_string(),
+        _ if ns % 1_000_000_000 == 0 => format!("{}s", ns / 1_000_000_000),
+        _ if ns % 1_000_000 == 0 => format!("{}ms", ns / 1_000_000),
+        _ if ns % 1_000 == 0 => format!("{}us", ns / 1_000),
+        _ => format!("{ns}ns"),
+    }
+}
+
+/// Parses a rate in bytes per second: a size, optionally ending in `/s`
+/// (`50MiB/s`, `50m`, `100MB/s`).
+pub fn parse_rate(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let size = trimmed.strip_suffix("/s").unwrap_or(trimmed);
+    parse_size(size).map_err(|error| format!("rate '{text}': {error}"))
+}
+
+/// Formats a rate in bytes per second as [`parse_rate`] reads it (`50MiB/s`).
+pub fn format_rate(bytes_per_second: u64) -> String {
+    format!("{}/s", format_size(bytes_per_second))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +170,18 @@ mod tests {
             assert_eq!(parse_size(text), Ok(4096), "{text}");
         }
         assert_eq!(parse_size("512"), Ok(512));
+        assert_eq!(parse_rate("50MiB/s"), Ok(50 << 20));
+        assert_eq!(parse_rate("1MB/s"), Ok(1_000_000));
+        assert_eq!(format_rate(50 << 20), "50MiB/s");
+        assert!(parse_rate("0/s").is_err() && parse_rate("fast").is_err());
+        for ns in [1, 1_500, 2_000_000, 3_000_000_000] {
+            let text = format_duration_ns(ns);
+            assert_eq!(
+                parse_duration(&text).map(|d| d.as_nanos() as u64),
+                Ok(ns),
+                "{text}"
+            );
+        }
         assert_eq!(parse_size("512B"), Ok(512));
         assert_eq!(parse_size("1m"), Ok(1 << 20));
         assert_eq!(parse_size("2g"), Ok(2 << 30));

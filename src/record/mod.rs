@@ -267,6 +267,10 @@ pub struct Repetition {
     /// (a pass touches every block) and for jobs over 2^28 blocks.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub coverage: Option<Coverage>,
+    /// With `--rate` or `--rate-iops`: the rate asked, the share of it
+    /// achieved, and latency from each I/O's intended issue time.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub pacing: Option<Pacing>,
     /// Page-cache state of the files just before the timed region.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cache: Option<CacheState>,
@@ -334,6 +338,7 @@ impl Repetition {
             directions: Vec::new(),
             client_network: None,
             coverage: None,
+            pacing: None,
             cache: None,
             cpu: None,
             activity: None,
@@ -453,6 +458,21 @@ pub struct DirectionShare {
     /// The latency of this direction's I/Os, ns; only when `ok`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
+}
+
+/// How a paced repetition kept its rate.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pacing {
+    /// I/Os per second asked of all jobs together (per job × jobs).
+    pub target_iops: f64,
+    /// The repetition's IOPS over `target_iops`: 1 when the rate was kept.
+    pub achieved_fraction: f64,
+    /// Each I/O's latency from the time the rate meant it to be issued, ns:
+    /// coordinated omission corrected, so time spent behind schedule counts
+    /// (`latency_ns` is from the actual issue).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_from_intended_ns: Option<LatencySummary>,
 }
 
 /// The blocks a repetition's I/Os touched: its hot set, as measured.

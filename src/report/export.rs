@@ -98,6 +98,10 @@ pub fn markdown(view: &ReportView<'_>) -> String {
             text.push('\n');
             text.push_str(&table.markdown());
         }
+        if let Some(table) = super::pacing::pacing_table(result) {
+            text.push('\n');
+            text.push_str(&table.markdown());
+        }
     }
     if let Some(comparison) = &view.comparison {
         text.push('\n');

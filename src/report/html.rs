@@ -158,6 +158,9 @@ fn section(index: usize, name: &str, result: &ResultFile) -> String {
     if let Some(table) = super::activity::client_network_table(result) {
         html.push_str(&table.html());
     }
+    if let Some(table) = super::pacing::pacing_table(result) {
+        html.push_str(&table.html());
+    }
     html.push_str(&ranks_table(result));
     html.push_str(&charts(result));
     html.push_str("</section>");

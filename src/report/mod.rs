@@ -8,6 +8,7 @@ pub mod escape;
 pub mod export;
 pub mod html;
 pub mod measurement;
+pub mod pacing;
 pub mod render;
 pub mod studies;
 pub mod svg;

@@ -82,6 +82,10 @@ impl Render<ReportView<'_>> for Terminal {
         for (_, result) in &view.files {
             text.push_str(&super::table::render(result));
             text.push_str(&super::distributed::render(result));
+            if let Some(table) = super::pacing::pacing_table(result) {
+                text.push('\n');
+                text.push_str(&table.terminal());
+            }
             if view.detail {
                 text.push_str(&super::activity::render_points(result));
             }

@@ -223,7 +223,12 @@ impl JobResources {
         workload.data.shape(buffer.as_mut_slice());
         Some(JobResources {
             buffer,
-            memory: timing::JobMemory::try_new(queued, workload.directions())?,
+            memory: match workload.pace().iops {
+                Some(_) => {
+                    timing::JobMemory::try_new(queued, workload.directions())?.with_pacing()?
+                }
+                None => timing::JobMemory::try_new(queued, workload.directions())?,
+            },
         })
     }
 }
@@ -280,6 +285,12 @@ fn run_job(
         steady,
         verify: workload.verify.then(|| verify::run_tag(run_id)),
         data: workload.data,
+        // Untimed passes (laying out, warming) run as fast as they go.
+        pace: if timed {
+            workload.pace()
+        } else {
+            crate::plan::pace::Pace::NONE
+        },
         socket: None,
     };
     let JobResources { mut buffer, memory } = resources;
@@ -498,6 +509,7 @@ impl JobOutcome {
             end: now,
             latency: crate::record::histogram::new_histogram(),
             submit: None,
+            from_intended: None,
             intervals: Vec::new(),
             interval_ns: 1,
             cpu: Default::default(),

@@ -17,6 +17,7 @@ mod files;
 pub mod gate;
 mod jobs;
 pub mod lun;
+mod pacer;
 pub mod peers;
 pub mod prepare;
 mod recorder;

@@ -38,6 +38,8 @@ pub struct JobMemory {
     kept_latency: Histogram<u64>,
     /// io_uring: the submitting calls' times.
     pub(super) submit: Option<Histogram<u64>>,
+    /// A paced job: latency from each I/O's intended issue time.
+    pub(super) from_intended: Option<Histogram<u64>>,
     directions: DirectionMix,
 }
 
@@ -69,8 +71,18 @@ impl JobMemory {
             interval_latency: [interval_read, interval_write],
             kept_latency: new_interval_histogram(),
             submit: uring.then(new_histogram),
+            from_intended: None,
             directions,
         })
+    }
+
+    /// The same memory with the histogram of a paced job's latency from
+    /// intended issue; `None` when it cannot be had.
+    pub fn with_pacing(mut self) -> Option<JobMemory> {
+        let fine = new_histogram().distinct_values();
+        Vec::<u64>::new().try_reserve_exact(fine).ok()?;
+        self.from_intended = Some(new_histogram());
+        Some(self)
     }
 }
 
@@ -189,6 +201,9 @@ pub struct JobOutcome {
     pub latency: Histogram<u64>,
     /// io_uring only: time spent in each submitting system call, ns, once per I/O submitted.
     pub submit: Option<Histogram<u64>>,
+    /// With a rate: each I/O's latency from the time it was meant to be
+    /// issued (coordinated omission corrected), ns.
+    pub from_intended: Option<Histogram<u64>>,
     /// The time series.
     pub intervals: Vec<IntervalSample>,
     /// The length of its intervals, ns: the asked interval, doubled each time
@@ -440,6 +455,7 @@ impl<'a> Recorder<'a> {
             end,
             latency,
             submit: None,
+            from_intended: None,
             intervals: self.intervals,
             interval_ns: self.interval_ns,
             cpu,

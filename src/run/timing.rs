@@ -8,6 +8,7 @@
 
 use super::buffer::stamp;
 use super::coverage::Touched;
+use super::pacer::{Paced, Pacer, Unpaced, tighten_timer_slack, wait_until};
 use super::recorder::Recorder;
 pub use super::recorder::{
     DirectionOutcome, IntervalSample, JobMemory, JobOutcome, MAX_INTERVALS_PER_REPETITION, Steady,
@@ -20,6 +21,7 @@ use crate::engine::QueuedIo;
 use crate::plan::Pattern;
 use crate::plan::data::{DataDraws, DataPattern, WriteStamp};
 use crate::plan::direction::{Direction, DirectionDraws, DirectionMix};
+use crate::plan::pace::Pace;
 use crate::plan::pattern::BlockSequence;
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::new_histogram;
@@ -69,6 +71,8 @@ pub struct LoopSpec<'a> {
     pub verify: Option<u64>,
     /// The shape of the data written (`--data`): how each write is stamped.
     pub data: DataPattern,
+    /// When its I/Os are issued: as fast as they go, at a rate, with think time.
+    pub pace: Pace,
     /// A network engine's connection, whose TCP counters each interval
     /// records when it closes (the cold path: one `getsockopt` per interval).
     pub socket: Option<rustix::fd::BorrowedFd<'a>>,
@@ -285,20 +289,48 @@ pub fn run_blocking<E: BlockIo>(
     engine: &mut E,
     buffer: &mut [u8],
     spec: &LoopSpec<'_>,
-    memory: JobMemory,
+    mut memory: JobMemory,
     ready: impl FnOnce() -> bool,
 ) -> JobOutcome {
-    ramp_then_time(
-        spec,
-        memory,
-        ready,
-        |phase, blocks, recorder, deadline| match phase {
-            Phase::Finish => finish_writes(engine, spec).map(|()| Stop::Done),
-            Phase::Ramp | Phase::Timed => {
-                blocking_phase(engine, buffer, spec, blocks, recorder, deadline)
-            }
-        },
-    )
+    match pacer_of(spec, &mut memory) {
+        None => blocking_with(engine, buffer, spec, memory, ready, Unpaced),
+        Some(pacer) => blocking_with(engine, buffer, spec, memory, ready, pacer),
+    }
+}
+
+/// The pacer of a paced job (its histogram taken from the job's memory);
+/// `None` when nothing paces it and the loops take their unpaced form.
+fn pacer_of(spec: &LoopSpec<'_>, memory: &mut JobMemory) -> Option<Paced> {
+    if !spec.pace.paces() {
+        return None;
+    }
+    tighten_timer_slack();
+    let histogram = memory.from_intended.take().unwrap_or_else(new_histogram);
+    Some(Paced::new(spec.pace, spec.seed, histogram))
+}
+
+fn blocking_with<E: BlockIo, P: Pacer>(
+    engine: &mut E,
+    buffer: &mut [u8],
+    spec: &LoopSpec<'_>,
+    memory: JobMemory,
+    ready: impl FnOnce() -> bool,
+    mut pacer: P,
+) -> JobOutcome {
+    let mut outcome =
+        ramp_then_time(
+            spec,
+            memory,
+            ready,
+            |phase, blocks, recorder, deadline| match phase {
+                Phase::Finish => finish_writes(engine, spec).map(|()| Stop::Done),
+                Phase::Ramp | Phase::Timed => {
+                    blocking_phase(engine, buffer, spec, blocks, recorder, deadline, &mut pacer)
+                }
+            },
+        );
+    outcome.from_intended = pacer.into_histogram();
+    outcome
 }
 
 /// Why a phase ended without failure.
@@ -337,21 +369,42 @@ fn fsync_failure(spec: &LoopSpec<'_>, error: io::Error, action: &'static str) ->
 /// Issues I/O until the pass ends (one-pass runs) or `deadline` passes;
 /// records completions when a recorder is given (not during the ramp).
 #[inline(never)]
-fn blocking_phase<E: BlockIo>(
+fn blocking_phase<E: BlockIo, P: Pacer>(
     engine: &mut E,
     buffer: &mut [u8],
     spec: &LoopSpec<'_>,
     draws: &mut Draws,
     mut recorder: Option<&mut Recorder>,
     deadline: Option<u64>,
+    pacer: &mut P,
 ) -> Result<Stop, IoFailure> {
     let bs = spec.bs;
     let mut last = now_ns();
     let mut writes_since_fsync = 0u64;
+    if P::PACED {
+        pacer.start(last);
+    }
     loop {
         let Some((block, direction)) = draws.next(deadline.is_some()) else {
             return Ok(Stop::Done);
         };
+        // Unpaced, an I/O starts when the one before it completed; paced,
+        // when it is due, or at once when the job is behind.
+        let mut intended = last;
+        if P::PACED {
+            let due = pacer.due();
+            if due > last {
+                let (woke, reached) = wait_until(due, deadline, spec.interrupt);
+                if !reached {
+                    return Ok(match spec.interrupt.load(Ordering::Relaxed) {
+                        0 => Stop::Done,
+                        flag => stop_for(flag),
+                    });
+                }
+                last = woke;
+            }
+            intended = pacer.issue(last);
+        }
         let offset = spec.base + block * bs;
         let moved = match direction {
             Direction::Write => {
@@ -380,6 +433,9 @@ fn blocking_phase<E: BlockIo>(
         }
         if let Some(recorder) = recorder.as_deref_mut() {
             recorder.record(now, now - last, bs, direction);
+        }
+        if P::PACED {
+            pacer.completed(now, intended, recorder.is_some());
         }
         last = now;
         if spec.fsync_every > 0 && direction == Direction::Write {
@@ -427,6 +483,20 @@ pub fn run_queued<Q: QueuedIo>(
     mut memory: JobMemory,
     ready: impl FnOnce() -> bool,
 ) -> JobOutcome {
+    match pacer_of(spec, &mut memory) {
+        None => queued_with(ring, depth, spec, memory, ready, Unpaced),
+        Some(pacer) => queued_with(ring, depth, spec, memory, ready, pacer),
+    }
+}
+
+fn queued_with<Q: QueuedIo, P: Pacer>(
+    ring: &mut Q,
+    depth: u32,
+    spec: &LoopSpec<'_>,
+    mut memory: JobMemory,
+    ready: impl FnOnce() -> bool,
+    mut pacer: P,
+) -> JobOutcome {
     let mut submit = memory.submit.take().unwrap_or_else(new_histogram);
     let mut queue = SlotQueue::new(depth);
     let mut outcome =
@@ -435,15 +505,23 @@ pub fn run_queued<Q: QueuedIo>(
             memory,
             ready,
             |phase, blocks, recorder, deadline| match phase {
-                Phase::Ramp => queued_phase(ring, &mut queue, spec, blocks, None, None, deadline),
+                Phase::Ramp => queued_phase(
+                    ring,
+                    &mut queue,
+                    spec,
+                    blocks,
+                    (None, None),
+                    deadline,
+                    &mut pacer,
+                ),
                 Phase::Timed => queued_phase(
                     ring,
                     &mut queue,
                     spec,
                     blocks,
-                    recorder,
-                    Some(&mut submit),
+                    (recorder, Some(&mut submit)),
                     deadline,
+                    &mut pacer,
                 ),
                 Phase::Finish if spec.directions.writes() && spec.fsync_end => ring
                     .sync_all()
@@ -453,15 +531,18 @@ pub fn run_queued<Q: QueuedIo>(
             },
         );
     outcome.submit = Some(submit);
+    outcome.from_intended = pacer.into_histogram();
     outcome
 }
 
-/// Free buffer slots and, per slot, the offset, direction and submission time of its request.
+/// Free buffer slots and, per slot, the offset, direction, submission time
+/// and (paced) intended issue time of its request.
 struct SlotQueue {
     free: Vec<u32>,
     offsets: Vec<u64>,
     directions: Vec<Direction>,
     started: Vec<u64>,
+    intended: Vec<u64>,
     just_queued: Vec<u32>,
 }
 
@@ -473,6 +554,7 @@ impl SlotQueue {
             offsets: vec![0; depth as usize],
             directions: vec![Direction::Read; depth as usize],
             started: vec![now; depth as usize],
+            intended: vec![now; depth as usize],
             just_queued: Vec::with_capacity(depth as usize),
         }
     }
@@ -486,14 +568,14 @@ impl SlotQueue {
 /// it: every submitted request is reaped before returning, also on failure,
 /// because the kernel uses the buffers until completion.
 #[inline(never)]
-fn queued_phase<Q: QueuedIo>(
+fn queued_phase<Q: QueuedIo, P: Pacer>(
     ring: &mut Q,
     queue: &mut SlotQueue,
     spec: &LoopSpec<'_>,
     draws: &mut Draws,
-    mut recorder: Option<&mut Recorder>,
-    mut submit: Option<&mut Histogram<u64>>,
+    (mut recorder, mut submit): (Option<&mut Recorder>, Option<&mut Histogram<u64>>),
     deadline: Option<u64>,
+    pacer: &mut P,
 ) -> Result<Stop, IoFailure> {
     let bs = spec.bs;
     let mut failure: Option<IoFailure> = None;
@@ -503,6 +585,9 @@ fn queued_phase<Q: QueuedIo>(
     let mut pending = None;
     let mut now = now_ns();
     let batch = spec.batch.max(1) as usize;
+    if P::PACED {
+        pacer.start(now);
+    }
     loop {
         // Queue: fill every free slot, `batch` requests per system call,
         // unless stopping or an fsync is due.
@@ -512,6 +597,9 @@ fn queued_phase<Q: QueuedIo>(
             let Some(&slot) = queue.free.last() else {
                 break;
             };
+            if P::PACED && pending.is_none() && pacer.due() > now {
+                break;
+            }
             let Some((block, direction)) =
                 pending.take().or_else(|| draws.next(deadline.is_some()))
             else {
@@ -531,6 +619,9 @@ fn queued_phase<Q: QueuedIo>(
             queue.free.pop();
             queue.offsets[slot as usize] = offset;
             queue.directions[slot as usize] = direction;
+            if P::PACED {
+                queue.intended[slot as usize] = pacer.issue(now);
+            }
             queue.just_queued.push(slot);
             writes_since_fsync += u64::from(write);
             if queue.just_queued.len() == batch {
@@ -548,7 +639,41 @@ fn queued_phase<Q: QueuedIo>(
                 now = now_ns();
                 continue;
             }
+            if P::PACED && !exhausted && failure.is_none() {
+                // Nothing in flight and the next I/O not yet due.
+                let (woke, _) = wait_until(pacer.due(), deadline, spec.interrupt);
+                now = woke;
+                exhausted = stop_pacing(spec, deadline, now, &mut stop);
+                continue;
+            }
             break;
+        }
+        if P::PACED
+            && !exhausted
+            && failure.is_none()
+            && !queue.free.is_empty()
+            && !ring.has_completions()
+        {
+            // Requests in flight, a slot free, the next I/O due later: wait
+            // for a completion or the due time, whichever comes first (a
+            // plain wait could oversleep the due time). With no slot free,
+            // nothing can be issued before a completion: the wait below.
+            let due = pacer.due();
+            if let Err(error) = ring.wait_until(due.min(deadline.unwrap_or(u64::MAX))) {
+                return Err(IoFailure {
+                    action: "wait for completions",
+                    file: spec.file.to_string(),
+                    offset: 0,
+                    bs: 0,
+                    moved: None,
+                    error: Some(error),
+                });
+            }
+            now = now_ns();
+            if !ring.has_completions() {
+                exhausted = stop_pacing(spec, deadline, now, &mut stop);
+                continue;
+            }
         }
         if !ring.has_completions() {
             if let Err(error) = ring.wait(1) {
@@ -582,9 +707,14 @@ fn queued_phase<Q: QueuedIo>(
                 failure.get_or_insert_with(|| {
                     transfer_failure(spec, direction, offset, Some(result as u64), None)
                 });
-            } else if let Some(recorder) = recorder.as_deref_mut() {
-                let latency = now.saturating_sub(queue.started[slot_index]);
-                recorder.record(now, latency, bs, direction);
+            } else {
+                if let Some(recorder) = recorder.as_deref_mut() {
+                    let latency = now.saturating_sub(queue.started[slot_index]);
+                    recorder.record(now, latency, bs, direction);
+                }
+                if P::PACED {
+                    pacer.completed(now, queue.intended[slot_index], recorder.is_some());
+                }
             }
         });
         if let Some((slot, result)) = failed {
@@ -611,6 +741,17 @@ fn queued_phase<Q: QueuedIo>(
         Some(failure) => Err(failure),
         None => Ok(stop),
     }
+}
+
+/// Whether a paced queued loop stops queueing at `now`: its deadline has
+/// passed, or an interrupt came (then `stop` says which).
+fn stop_pacing(spec: &LoopSpec<'_>, deadline: Option<u64>, now: u64, stop: &mut Stop) -> bool {
+    let flag = spec.interrupt.load(Ordering::Relaxed);
+    if flag != 0 {
+        *stop = stop_for(flag);
+        return true;
+    }
+    deadline.is_some_and(|deadline| now >= deadline)
 }
 
 /// Submits the requests queued since the last submission, stamps their start
@@ -673,6 +814,7 @@ pub(crate) mod tests {
             steady: None,
             verify: None,
             data: DataPattern::Unique,
+            pace: Pace::NONE,
             socket: None,
         }
     }

@@ -1,0 +1,299 @@
+//! Rates, arrivals and think time: the rate kept and recorded, think time
+//! that bounds the I/Os, and latency from intended issue that shows a
+//! file system stalled on purpose (sshfs with its daemon stopped mid-run),
+//! where latency from issue hides it.
+
+use crate::mounts::{SshfsMount, have, root_or_skip, run};
+use crate::util::*;
+use serde_json::Value;
+
+/// The measured repetitions' `pacing` objects.
+fn pacings(point: &Value) -> Vec<&Value> {
+    point["repetitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["warmup"] == false)
+        .map(|r| &r["pacing"])
+        .collect()
+}
+
+/// A percentile of a latency summary, ns.
+fn percentile(latency: &Value, p: f64) -> u64 {
+    latency["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["percentile"].as_f64() == Some(p))
+        .and_then(|q| q["value"].as_u64())
+        .unwrap_or_else(|| panic!("no p{p} in {latency}"))
+}
+
+/// 5000 I/Os per second on the null engine, uniform and Poisson: the
+/// schedule is absolute, so the achieved rate is the asked one to within
+/// 1% (the best of three repetitions, so one preempted at its end on a
+/// busy machine does not decide), never above it by more than one I/O.
+#[test]
+fn a_rate_is_kept_and_recorded_with_latency_from_intended_issue() {
+    let out = scratch();
+    for arrivals in ["uniform", "poisson"] {
+        let result = run_ok(
+            &[
+                "run",
+                "--engine",
+                "null",
+                "--rate-iops",
+                "5000",
+                "--arrivals",
+                arrivals,
+                "--runtime",
+                "1",
+                "--repeat",
+                "3",
+            ],
+            out.path(),
+        );
+        validate_schema(&result);
+        let point = first_point(&result);
+        assert_eq!(point["workload"]["rate_iops"], 5000);
+        let pacings = pacings(point);
+        assert_eq!(pacings.len(), 3);
+        let best = pacings
+            .iter()
+            .map(|p| p["achieved_fraction"].as_f64().unwrap())
+            .min_by(|a, b| (a - 1.0).abs().total_cmp(&(b - 1.0).abs()))
+            .unwrap();
+        assert!((0.99..=1.01).contains(&best), "{arrivals}: achieved {best}");
+        for pacing in &pacings {
+            assert_eq!(pacing["target_iops"], 5000.0);
+            let fraction = pacing["achieved_fraction"].as_f64().unwrap();
+            assert!(fraction <= 1.0 + 1.0 / 4000.0, "{arrivals}: {fraction}");
+            let from_intended = &pacing["latency_from_intended_ns"];
+            assert!(from_intended["count"].as_u64().unwrap() > 4000);
+        }
+        let codes = check_codes(point);
+        assert!(
+            codes
+                .iter()
+                .any(|c| c == "rate-kept" || c == "rate-not-kept"),
+            "{codes:?}"
+        );
+    }
+}
+
+/// A byte rate is the I/O rate times the block size; a sweep of rates is
+/// points; think time caps the I/Os a second can hold.
+#[test]
+fn byte_rates_sweep_and_think_time_bounds_the_ios() {
+    let out = scratch();
+    let sweep = out.path().join("rates.json");
+    succeed(
+        iolab()
+            .args([
+                "sweep",
+                "--engine",
+                "null",
+                "--bs",
+                "64k",
+                "--runtime",
+                "0.5",
+            ])
+            .args(["--rate", "64m,128MiB/s", "--no-report", "-o"])
+            .arg(&sweep),
+    );
+    let result = read_result(&sweep);
+    validate_schema(&result);
+    let targets: Vec<f64> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["repetitions"][0]["pacing"]["target_iops"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(targets, [1024.0, 2048.0]);
+
+    // 2 ms after every 2 I/Os: at most one pause per 2 I/Os fits.
+    let result = run_ok(
+        &[
+            "run",
+            "--engine",
+            "null",
+            "--think",
+            "2ms:every=2",
+            "--runtime",
+            "1",
+        ],
+        out.path(),
+    );
+    validate_schema(&result);
+    let point = first_point(&result);
+    assert_eq!(point["workload"]["think"], "2ms:every=2");
+    let repetition = &point["repetitions"][0];
+    let ops = repetition["ops"].as_u64().unwrap();
+    assert!((2..=1002).contains(&ops), "{ops} I/Os in 1 s");
+    assert!(repetition.get("pacing").is_none(), "think time is no rate");
+}
+
+/// A file on sshfs over loopback whose FUSE daemon is stopped (SIGSTOP)
+/// for 500 ms in the middle of a 500 I/O/s cold random read: the reads due
+/// meanwhile are issued late, so their latency from issue is short, and
+/// only the read in flight sees the stall; latency from intended issue
+/// sees all 250. (The kernel here has no device-mapper to suspend a block
+/// device with; a stopped FUSE daemon stalls the file the same way.)
+#[test]
+fn latency_from_intended_issue_shows_a_stall_that_latency_from_issue_hides() {
+    if !root_or_skip("mounting sshfs")
+        || !have("sshd")
+        || !have("sshfs")
+        || !have("fusermount3")
+        || !have("pgrep")
+    {
+        return;
+    }
+    let temp = scratch();
+    let mount = match SshfsMount::new(temp.path()) {
+        Ok(mount) => mount,
+        Err(error) => {
+            eprintln!("skip: cannot mount sshfs here: {error}");
+            return;
+        }
+    };
+    let daemon = mount.daemon_pid().expect("the sshfs daemon runs");
+    // Written first, so that the read's only job thread is its timed one.
+    let (file, _) = write_and_keep(mount.path(), &["--size", "32m", "--bs", "1m"]);
+    let out = scratch();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["run", "--file"])
+        .arg(&file)
+        .args(["--op", "read", "--pattern", "random", "--bs", "4k"])
+        .args([
+            "--rate-iops",
+            "500",
+            "--runtime",
+            "4",
+            "--cache",
+            "cold",
+            "--json",
+        ])
+        .current_dir(out.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_thread(child.id(), "iolab-job", std::time::Duration::from_secs(60));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    run("kill", &["-STOP", &daemon.to_string()]).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    run("kill", &["-CONT", &daemon.to_string()]).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    validate_schema(&result);
+    let repetition = &first_point(&result)["repetitions"][0];
+    let from_issue = percentile(&repetition["latency_ns"], 99.0);
+    let pacing = &repetition["pacing"];
+    let from_intended = percentile(&pacing["latency_from_intended_ns"], 99.0);
+    assert!(
+        from_intended >= 250_000_000,
+        "p99 from intended issue {from_intended} ns after a 500 ms stall"
+    );
+    assert!(
+        from_issue * 10 < from_intended,
+        "p99 from issue {from_issue} ns, from intended issue {from_intended} ns"
+    );
+    assert!(repetition["latency_ns"]["max"].as_u64().unwrap() >= 400_000_000);
+    std::fs::remove_file(&file).unwrap();
+}
+
+/// fio's output after a paced job with think time; `None` when fio is missing.
+fn fio_json(dir: &std::path::Path, name: &str, options: &[&str]) -> Option<std::path::PathBuf> {
+    if !crate::import::fio_available() {
+        return None;
+    }
+    let output = dir.join(format!("{name}.json"));
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut command = std::process::Command::new("fio");
+        command
+            .arg(format!("--name={name}"))
+            .args([
+                "--ioengine=null",
+                "--bs=4k",
+                "--size=1m",
+                "--output-format=json",
+            ])
+            .args(options)
+            .arg(format!("--output={}", output.display()));
+        command
+    }));
+    Some(output)
+}
+
+/// fio's rate_iops, rate, rate_process, thinktime and thinktime_blocks
+/// import to the same pace; a rate per direction of a mix is listed as
+/// not imported, by option and value.
+#[test]
+fn fios_rates_and_think_time_import_to_the_same_pace() {
+    let out = scratch();
+    let Some(paced) = fio_json(
+        out.path(),
+        "paced",
+        &[
+            "--rw=randread",
+            "--rate_iops=500",
+            "--rate_process=poisson",
+            "--thinktime=100",
+            "--thinktime_blocks=4",
+            "--runtime=1",
+            "--time_based",
+        ],
+    ) else {
+        return;
+    };
+    let imported = out.path().join("paced.iolab.json");
+    succeed(iolab().arg("import").arg(&paced).arg("-o").arg(&imported));
+    let result = read_result(&imported);
+    validate_schema(&result);
+    let workload = &first_point(&result)["workload"];
+    assert_eq!(workload["rate_iops"], 500, "{workload}");
+    assert_eq!(workload["arrivals"], "poisson");
+    assert_eq!(workload["think"], "100us:every=4");
+
+    let byte_rate = fio_json(
+        out.path(),
+        "byterate",
+        &["--rw=write", "--rate=1m", "--runtime=1", "--time_based"],
+    )
+    .unwrap();
+    let imported = out.path().join("byterate.iolab.json");
+    succeed(
+        iolab()
+            .arg("import")
+            .arg(&byte_rate)
+            .arg("-o")
+            .arg(&imported),
+    );
+    assert_eq!(
+        first_point(&read_result(&imported))["workload"]["rate"],
+        1 << 20
+    );
+
+    let split = fio_json(
+        out.path(),
+        "split",
+        &["--rw=randrw", "--rate=1m,2m", "--runtime=1", "--time_based"],
+    )
+    .unwrap();
+    let refused = iolab()
+        .arg("import")
+        .arg(&split)
+        .arg("-o")
+        .arg(out.path().join("no.json"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("rate=1m,2m"), "{stderr}");
+}
