@@ -3,7 +3,7 @@
 //! file system stalled on purpose (sshfs with its daemon stopped mid-run),
 //! where latency from issue hides it.
 
-use crate::mounts::{SshfsMount, have, root_or_skip, run};
+use crate::mounts::{SshfsMount, have, root_or_skip};
 use crate::util::*;
 use serde_json::Value;
 
@@ -185,9 +185,12 @@ fn latency_from_intended_issue_shows_a_stall_that_latency_from_issue_hides() {
         .unwrap();
     wait_for_thread(child.id(), "iolab-job", std::time::Duration::from_secs(60));
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    run("kill", &["-STOP", &daemon.to_string()]).unwrap();
+    let daemon = daemon as libc::pid_t;
+    // SAFETY: kill(2) with a pid this test looked up and a stop/continue signal.
+    assert_eq!(unsafe { libc::kill(daemon, libc::SIGSTOP) }, 0);
     std::thread::sleep(std::time::Duration::from_millis(500));
-    run("kill", &["-CONT", &daemon.to_string()]).unwrap();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(daemon, libc::SIGCONT) }, 0);
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success(), "{output:?}");
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
