@@ -300,3 +300,130 @@ fn fios_rates_and_think_time_import_to_the_same_pace() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("rate=1m,2m"), "{stderr}");
 }
+
+/// A blkio cgroup (v1) whose read IOPS on one device are limited; removed
+/// when dropped (after the processes in it have ended).
+struct Throttle {
+    dir: std::path::PathBuf,
+}
+
+impl Throttle {
+    /// Limits reads of block device `name` (`loop3`) to `iops` for the
+    /// processes put in the cgroup; `None` when this kernel has no cgroup v1
+    /// blkio hierarchy.
+    fn new(name: &str, iops: u32) -> Option<Throttle> {
+        let root = std::path::Path::new("/sys/fs/cgroup/blkio");
+        if !root.join("blkio.throttle.read_iops_device").exists() {
+            return None;
+        }
+        let dir = root.join(format!("iolab-knee-{}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        let throttle = Throttle { dir };
+        let dev = std::fs::read_to_string(format!("/sys/class/block/{name}/dev")).ok()?;
+        std::fs::write(
+            throttle.dir.join("blkio.throttle.read_iops_device"),
+            format!("{} {iops}\n", dev.trim()),
+        )
+        .ok()?;
+        Some(throttle)
+    }
+
+    /// `iolab ARGS`, started inside the cgroup.
+    fn iolab(&self, args: &[&str]) -> std::process::Output {
+        let binary = assert_cmd::cargo::cargo_bin("iolab");
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(r#"echo $$ > "$0/cgroup.procs" && exec "$@""#)
+            .arg(&self.dir)
+            .arg(binary)
+            .args(args)
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Throttle {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// A knee search on a device slowed on purpose: an ext4 loop device whose
+/// reads the block layer throttles to 200 I/O/s. The throttle releases
+/// I/Os in bursts once per 100 ms slice, so every depth's p99 is about
+/// 100 ms; the median shows the queue: at depth 16 most I/Os wait for the
+/// next slice. Deeper queues add no IOPS, only wait, so the knee under
+/// p50<=10ms is a shallow queue, and the curve, the choice and the
+/// report's chart are recorded.
+#[test]
+fn a_knee_search_finds_where_a_throttled_device_stops_giving_iops() {
+    if !root_or_skip("a throttled loop device") || !have("losetup") || !have("mkfs.ext4") {
+        return;
+    }
+    let temp = scratch();
+    let fs = match crate::mounts::LoopFs::new(temp.path(), "ext4", 128) {
+        Ok(fs) => fs,
+        Err(error) => {
+            eprintln!("skip: cannot mount a loop device here: {error}");
+            return;
+        }
+    };
+    let Some(throttle) = Throttle::new(&fs.device_name(), 200) else {
+        eprintln!("skip: no cgroup v1 blkio throttle on this kernel");
+        return;
+    };
+    let out = scratch();
+    let output_file = out.path().join("knee.json");
+    let output = throttle.iolab(&[
+        "sweep",
+        "--dir",
+        fs.path().to_str().unwrap(),
+        "--op",
+        "read",
+        "--pattern",
+        "random",
+        "--bs",
+        "4k",
+        "--size",
+        "16m",
+        "--direct",
+        "on",
+        "--engine",
+        "uring",
+        "--iodepth",
+        "1,4,16",
+        "--runtime",
+        "2",
+        "--knee",
+        "p50<=10ms",
+        "-o",
+        output_file.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("knee (p50<=10ms)"), "{stdout}");
+    let result = read_result(&output_file);
+    validate_schema(&result);
+    let knee = &result["knee"];
+    let curve = knee["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 3, "{knee}");
+    let iops: Vec<f64> = curve.iter().map(|s| s["iops"].as_f64().unwrap()).collect();
+    let p50: Vec<u64> = curve
+        .iter()
+        .map(|s| s["latency_ns"].as_u64().unwrap())
+        .collect();
+    // The throttle caps every depth near 200 I/O/s; the wait grows with it.
+    assert!(iops.iter().all(|&x| x < 260.0), "{iops:?}");
+    assert!(p50[2] > 10_000_000 && p50[2] > p50[0], "{p50:?}");
+    let chosen = knee["chosen"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no knee under 10 ms: {stdout}"));
+    let index = curve.iter().position(|s| s["label"] == chosen).unwrap();
+    assert!(index < 2 && p50[index] <= 10_000_000, "{p50:?}");
+    assert!(
+        (0..3).all(|i| p50[i] > 10_000_000 || iops[i] <= iops[index]),
+        "the knee has the most IOPS within the target: {iops:?} {p50:?}"
+    );
+    let report = std::fs::read_to_string(out.path().join("knee.html")).unwrap();
+    assert!(report.contains("Knee search: p50 against IOPS"));
+}

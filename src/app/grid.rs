@@ -7,13 +7,14 @@ use super::output::{
 use super::{AppError, Ending, driver, open_session};
 use crate::cli::{StudyArgs, SweepArgs};
 use crate::gather::build;
+use crate::plan::knee::KneeTarget;
 use crate::plan::study::{Study, StudyTable};
 use crate::plan::units::format_size;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::record::journal::{self, Entry, Header, JOURNAL, Journal};
 use crate::record::write::Replace;
-use crate::record::{ConvergenceRecord, PlanInfo, ResultFile, write};
-use crate::report::units::bytes;
+use crate::record::{ConvergenceRecord, KneeRecord, KneeStep, PlanInfo, ResultFile, write};
+use crate::report::units::{bytes, latency, significant};
 use crate::run::FREE_SPACE_MARGIN;
 use crate::run::signals::Interrupt;
 use crate::stats::convergence::{SizePoint, converge};
@@ -56,6 +57,8 @@ struct Grid {
     detail: bool,
     report: bool,
     strict: bool,
+    /// `--knee`: the latency target a knee is chosen under.
+    knee: Option<KneeTarget>,
 }
 
 /// `iolab sweep`.
@@ -90,6 +93,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         detail: args.out.detail,
         report: !args.no_report,
         strict: args.out.strict,
+        knee: args.knee,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -161,6 +165,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         detail: args.out.detail,
         report: !args.no_report,
         strict: args.out.strict,
+        knee: None,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -528,11 +533,18 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         return Ok(ending);
     }
     result.convergence = convergence(&result);
+    result.knee = grid.knee.map(|target| knee(&result, target));
     let in_study_table = matches!(
         grid.info.table,
         Some(StudyTable::DdBlocksize | StudyTable::DdDatasize)
     );
-    let after_table = (!in_study_table).then(|| render_convergence(&result.convergence));
+    let after_table = (!in_study_table).then(|| {
+        let mut text = render_convergence(&result.convergence);
+        if let Some(knee) = &result.knee {
+            text.push_str(&render_knee(knee));
+        }
+        text
+    });
     let mut presenter = presenter(&grid, after_table);
     // The result is written before the journal goes, so a failed write
     // leaves the journal to resume from.
@@ -592,6 +604,73 @@ impl driver::Listener for JournalListener<'_> {
         }
         Ok(())
     }
+}
+
+/// The knee of the points measured: each one's mean IOPS and the target's
+/// percentile of its merged latency, and the one with the most IOPS within
+/// the target.
+fn knee(result: &ResultFile, target: KneeTarget) -> KneeRecord {
+    let curve: Vec<KneeStep> = result
+        .points
+        .iter()
+        .filter_map(|point| {
+            let summary = point.summary.as_ref()?;
+            Some(KneeStep {
+                label: point.label.clone(),
+                iops: summary.iops.mean,
+                latency_ns: summary.latency_ns.as_ref()?.percentile(target.percentile)?,
+            })
+        })
+        .collect();
+    let steps: Vec<(f64, u64)> = curve.iter().map(|s| (s.iops, s.latency_ns)).collect();
+    let chosen = crate::plan::knee::choose(&steps, target).map(|i| curve[i].label.clone());
+    KneeRecord {
+        target,
+        curve,
+        chosen,
+    }
+}
+
+/// The knee's curve, one line per point, and the choice.
+fn render_knee(knee: &KneeRecord) -> String {
+    let percentile = format!("p{}", knee.target.percentile);
+    let mut text = format!(
+        "
+knee ({}): ",
+        knee.target
+    );
+    match knee
+        .chosen
+        .as_deref()
+        .and_then(|label| knee.curve.iter().find(|step| step.label == label))
+    {
+        Some(step) => text.push_str(&format!(
+            "{} — {} IOPS at {percentile} {}\n",
+            step.label,
+            significant(step.iops),
+            latency(step.latency_ns as f64)
+        )),
+        None => text.push_str("every point is over the target\n"),
+    }
+    for step in &knee.curve {
+        let over = if step.latency_ns > knee.target.limit_ns {
+            "  over"
+        } else {
+            ""
+        };
+        let mark = if knee.chosen.as_deref() == Some(step.label.as_str()) {
+            "  ← knee"
+        } else {
+            over
+        };
+        text.push_str(&format!(
+            "  {:>10} IOPS  {percentile} {:>9}  {}{mark}\n",
+            significant(step.iops),
+            latency(step.latency_ns as f64),
+            step.label
+        ));
+    }
+    text
 }
 
 /// Convergence of every series that varies only in file size, over 3 or more sizes.

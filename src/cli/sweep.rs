@@ -112,6 +112,12 @@ pub struct SweepArgs {
     /// With --runtime: stop each point once its throughput is steady (see `iolab run --help`).
     #[arg(long, value_name = "CRITERION")]
     pub steady: Option<crate::plan::steady::SteadyCriterion>,
+    /// Search the knee: after the sweep, choose the point with the most IOPS
+    /// whose latency percentile stays within the target (p99<=2ms), print
+    /// the curve of IOPS against it, and draw it in the report. Sweep what
+    /// loads the device: --iodepth 1..256, --rate-iops 1000..64000, --jobs.
+    #[arg(long, value_name = "pNN<=DURATION")]
+    pub knee: Option<crate::plan::knee::KneeTarget>,
     /// Continue the sweep in --output where it stopped (the plan must be the same).
     #[arg(long, requires = "output")]
     pub resume: bool,

@@ -66,14 +66,15 @@ pub trait QueuedIo {
     }
     /// Makes everything written so far durable, outside the queue.
     fn sync_all(&self) -> io::Result<()>;
-    /// Waits until a completion is ready or `deadline_ns` (CLOCK_MONOTONIC)
-    /// passes, for a paced loop whose next I/O is due then. The default
-    /// polls [`QueuedIo::has_completions`], right for engines whose
-    /// completions appear without entering the kernel (libaio's ring) or
-    /// whose check enters it (the network engines' poll); an engine whose
-    /// completions wait for a system call overrides it.
-    fn wait_until(&mut self, deadline_ns: u64) -> io::Result<()> {
-        while !self.has_completions() && crate::clock::now_ns() < deadline_ns {
+    /// Waits until a completion is ready or `timeout` passes, for a paced
+    /// loop whose next I/O is due then. The default polls
+    /// [`QueuedIo::has_completions`], right for engines whose completions
+    /// appear without entering the kernel (libaio's ring) or whose check
+    /// enters it (the network engines' poll); an engine whose completions
+    /// wait for a system call overrides it.
+    fn wait_for(&mut self, timeout: std::time::Duration) -> io::Result<()> {
+        let start = std::time::Instant::now();
+        while !self.has_completions() && start.elapsed() < timeout {
             std::hint::spin_loop();
         }
         Ok(())

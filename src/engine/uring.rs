@@ -136,14 +136,11 @@ impl QueuedIo for UringIo {
     /// Linux 5.11): the kernel posts some completions only when the task
     /// enters it, so polling the completion queue from user space would see
     /// them late. ETIME is the timeout, not a failure.
-    fn wait_until(&mut self, deadline_ns: u64) -> io::Result<()> {
-        let left = deadline_ns.saturating_sub(crate::clock::now_ns());
-        if left == 0 || self.has_completions() {
+    fn wait_for(&mut self, timeout: std::time::Duration) -> io::Result<()> {
+        if timeout.is_zero() || self.has_completions() {
             return Ok(());
         }
-        let timeout = types::Timespec::new()
-            .sec(left / 1_000_000_000)
-            .nsec((left % 1_000_000_000) as u32);
+        let timeout = types::Timespec::from(timeout);
         let args = types::SubmitArgs::new().timespec(&timeout);
         match self.ring.submitter().submit_with_args(1, &args) {
             Ok(_) => Ok(()),

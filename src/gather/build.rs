@@ -57,6 +57,7 @@ pub fn new_result_file(command: Vec<String>, dir: Option<&Path>, page_cache: boo
         measurements: Vec::new(),
         plan: None,
         convergence: Vec::new(),
+        knee: None,
         source: None,
         distributed: None,
     }

@@ -220,6 +220,7 @@ pub fn read(
         measurements: Vec::new(),
         plan: None,
         convergence: Vec::new(),
+        knee: None,
         source: Some(crate::record::Source {
             tool: "fio".to_string(),
             version,

@@ -9,6 +9,7 @@ pub mod constraint;
 pub mod cpus;
 pub mod data;
 pub mod direction;
+pub mod knee;
 pub mod pace;
 pub mod param;
 pub mod pattern;

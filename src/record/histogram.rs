@@ -85,6 +85,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_knee_target_may_name_every_recorded_percentile_and_no_other() {
+        assert_eq!(crate::plan::knee::PERCENTILES, PERCENTILES);
+    }
+
+    #[test]
     fn histograms_round_trip_exactly() {
         let mut histogram = new_histogram();
         for value in [1u64, 50, 999, 12_345, 7_000_000, 3_000_000_000] {

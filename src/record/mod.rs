@@ -49,6 +49,10 @@ pub struct ResultFile {
     /// For a sweep over sizes: where the results stop changing with the size.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub convergence: Vec<ConvergenceRecord>,
+    /// For a sweep with `--knee`: IOPS against the target's latency
+    /// percentile per point, and the knee chosen.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub knee: Option<KneeRecord>,
     /// For a file made by `iolab import`: the other tool's output it came from.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub source: Option<Source>,
@@ -94,6 +98,34 @@ pub struct PlanInfo {
     pub hash: String,
     /// Points in the plan; fewer in `points` means the run is unfinished.
     pub points: u32,
+}
+
+/// A knee search's outcome: the curve of IOPS against a latency
+/// percentile over a sweep's points, and the point with the most IOPS
+/// within the target.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KneeRecord {
+    /// The target, as given: `p99<=2ms`.
+    pub target: crate::plan::knee::KneeTarget,
+    /// Every point with a summary, in the sweep's order.
+    pub curve: Vec<KneeStep>,
+    /// The chosen point's label; absent when every point is over the target.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub chosen: Option<String>,
+}
+
+/// One point of a knee curve.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KneeStep {
+    /// The point's label.
+    pub label: String,
+    /// Its mean IOPS over the measured repetitions.
+    pub iops: f64,
+    /// The target's percentile of its latency (all measured repetitions
+    /// merged), ns.
+    pub latency_ns: u64,
 }
 
 /// Where one series of a size sweep converges (see `stats::convergence`).

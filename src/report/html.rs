@@ -612,6 +612,7 @@ fn charts(result: &ResultFile) -> String {
             ));
         }
     }
+    html.push_str(&knee_chart(result));
     html.push_str(&latency_curves(result));
     html.push_str(&latency_histograms(result));
     html.push_str(&time_series(result));
@@ -660,6 +661,59 @@ fn latency_curves(result: &ResultFile) -> String {
         ));
     }
     html
+}
+
+/// A knee search's curve: the target's latency percentile against IOPS,
+/// one mark per point in IOPS order, the target as a line and the knee as
+/// a point of its own.
+fn knee_chart(result: &ResultFile) -> String {
+    let Some(knee) = &result.knee else {
+        return String::new();
+    };
+    let mut steps: Vec<(f64, f64)> = knee
+        .curve
+        .iter()
+        .map(|s| (s.iops, s.latency_ns as f64 / 1e3))
+        .collect();
+    steps.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
+        return String::new();
+    };
+    let (low, high) = (first.0, last.0);
+    let percentile = format!("p{}", knee.target.percentile);
+    let limit_us = knee.target.limit_ns as f64 / 1e3;
+    let mut series = vec![
+        Series {
+            name: format!("{percentile} of each point"),
+            points: steps.iter().map(|&(x, y)| (x, y, None, None)).collect(),
+        },
+        Series {
+            name: format!("target: {}", knee.target),
+            points: vec![(low, limit_us, None, None), (high, limit_us, None, None)],
+        },
+    ];
+    if let Some(step) = knee
+        .chosen
+        .as_deref()
+        .and_then(|label| knee.curve.iter().find(|s| s.label == label))
+    {
+        series.push(Series {
+            name: format!("knee: {}", step.label),
+            points: vec![(step.iops, step.latency_ns as f64 / 1e3, None, None)],
+        });
+    }
+    let ticks = (0..=4)
+        .map(|k| low + (high - low) * f64::from(k) / 4.0)
+        .map(|x| (x, super::units::significant(x)))
+        .collect();
+    svg::line_chart(
+        &format!("Knee search: {percentile} against IOPS"),
+        "IOPS",
+        "µs",
+        &svg::XScale { log2: false, ticks },
+        svg::YAxis::Log10,
+        &series,
+    )
 }
 
 /// The latency distribution of each point: the share of its I/Os in each

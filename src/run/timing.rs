@@ -658,8 +658,9 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             // for a completion or the due time, whichever comes first (a
             // plain wait could oversleep the due time). With no slot free,
             // nothing can be issued before a completion: the wait below.
-            let due = pacer.due();
-            if let Err(error) = ring.wait_until(due.min(deadline.unwrap_or(u64::MAX))) {
+            let until = pacer.due().min(deadline.unwrap_or(u64::MAX));
+            let timeout = Duration::from_nanos(until.saturating_sub(now_ns()));
+            if let Err(error) = ring.wait_for(timeout) {
                 return Err(IoFailure {
                     action: "wait for completions",
                     file: spec.file.to_string(),
