@@ -289,15 +289,7 @@ fn fios_rates_and_think_time_import_to_the_same_pace() {
         &["--rw=randrw", "--rate=1m,2m", "--runtime=1", "--time_based"],
     )
     .unwrap();
-    let refused = iolab()
-        .arg("import")
-        .arg(&split)
-        .arg("-o")
-        .arg(out.path().join("no.json"))
-        .output()
-        .unwrap();
-    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
-    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let stderr = import_refused(&split, out.path());
     assert!(stderr.contains("rate=1m,2m"), "{stderr}");
 }
 

@@ -342,3 +342,42 @@ pub fn iolab_peak_rss(args: &[&std::ffi::OsStr]) -> Option<(std::process::Output
         .unwrap();
     Some((output, kib * 1024))
 }
+
+/// Runs `iolab sweep ARGS --dir DIR` (its result in `out`, no report) and
+/// returns its points' `workload[field]`, `absent` where a point leaves the
+/// field out (a default that is not written).
+pub fn swept(dir: &Path, out: &Path, args: &[&str], field: &str, absent: &str) -> Vec<String> {
+    let sweep = out.join("sweep.json");
+    succeed(
+        iolab()
+            .arg("sweep")
+            .args(args)
+            .arg("--dir")
+            .arg(dir)
+            .arg("-o")
+            .arg(&sweep)
+            .arg("--no-report"),
+    );
+    read_result(&sweep)["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["workload"][field].as_str().unwrap_or(absent).to_string())
+        .collect()
+}
+
+/// Runs `iolab import FIO_OUTPUT` expecting a refusal: exit status 2 and no
+/// result created; returns the error it printed.
+pub fn import_refused(fio_output: &Path, out: &Path) -> String {
+    let refused_result = out.join("refused.iolab.json");
+    let refused = iolab()
+        .arg("import")
+        .arg(fio_output)
+        .arg("-o")
+        .arg(&refused_result)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(!refused_result.exists());
+    String::from_utf8_lossy(&refused.stderr).into_owned()
+}

@@ -173,23 +173,20 @@ fn a_mix_keeps_each_direction_apart_in_every_figure_and_compares_by_direction() 
 fn mixes_are_a_sweep_axis_and_a_study_key() {
     let dir = scratch();
     let out = scratch();
-    let sweep = out.path().join("sweep.json");
-    succeed(
-        iolab()
-            .args(["sweep", "--engine", "null", "--size", "1m"])
-            .args(["--mix", "read=70,write=30,read=50+write=50", "--dir"])
-            .arg(dir.path())
-            .arg("-o")
-            .arg(&sweep)
-            .arg("--no-report"),
+    let mixes = swept(
+        dir.path(),
+        out.path(),
+        &[
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--mix",
+            "read=70,write=30,read=50+write=50",
+        ],
+        "mix",
+        "-",
     );
-    let result = read_result(&sweep);
-    let mixes: Vec<&str> = result["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["workload"]["mix"].as_str().unwrap())
-        .collect();
     assert_eq!(mixes, ["read=70,write=30", "read=50,write=50"]);
 
     let study = out.path().join("study.toml");
@@ -333,23 +330,20 @@ fn a_skewed_pattern_records_the_hot_set_it_touched() {
 fn skewed_patterns_are_a_sweep_axis_and_import_from_fios_random_distribution() {
     let dir = scratch();
     let out = scratch();
-    let sweep = out.path().join("sweep.json");
-    succeed(
-        iolab()
-            .args(["sweep", "--engine", "null", "--size", "1m"])
-            .args(["--pattern", "zipf:1.2,zoned:90/10:10/90,random", "--dir"])
-            .arg(dir.path())
-            .arg("-o")
-            .arg(&sweep)
-            .arg("--no-report"),
+    let patterns = swept(
+        dir.path(),
+        out.path(),
+        &[
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--pattern",
+            "zipf:1.2,zoned:90/10:10/90,random",
+        ],
+        "pattern",
+        "-",
     );
-    let result = read_result(&sweep);
-    let patterns: Vec<&str> = result["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["workload"]["pattern"].as_str().unwrap())
-        .collect();
     assert_eq!(patterns, ["zipf:1.2", "zoned:90/10:10/90", "random"]);
 
     if !crate::import::fio_available() {
@@ -400,20 +394,11 @@ fn skewed_patterns_are_a_sweep_axis_and_import_from_fios_random_distribution() {
             .arg(format!("--output={}", fio_output.display()));
         command
     }));
-    let refused = iolab()
-        .arg("import")
-        .arg(&fio_output)
-        .arg("-o")
-        .arg(out.path().join("no.json"))
-        .output()
-        .unwrap();
-    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
-    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let stderr = import_refused(&fio_output, out.path());
     assert!(
         stderr.contains("random_distribution=zipf:1.2:0.25"),
         "{stderr}"
     );
-    assert!(!out.path().join("no.json").exists());
 }
 
 /// The bytes of a file iolab kept.
@@ -490,23 +475,20 @@ fn written_data_takes_the_shape_asked_for_as_gzip_and_a_block_count_see_it() {
 fn data_shapes_are_a_sweep_axis_and_import_from_fios_buffer_options() {
     let dir = scratch();
     let out = scratch();
-    let sweep = out.path().join("sweep.json");
-    succeed(
-        iolab()
-            .args(["sweep", "--op", "read", "--size", "1m"])
-            .args(["--data", "unique,zeros,dedupe:50", "--dir"])
-            .arg(dir.path())
-            .arg("-o")
-            .arg(&sweep)
-            .arg("--no-report"),
+    let shapes = swept(
+        dir.path(),
+        out.path(),
+        &[
+            "--op",
+            "read",
+            "--size",
+            "1m",
+            "--data",
+            "unique,zeros,dedupe:50",
+        ],
+        "data",
+        "unique",
     );
-    let result = read_result(&sweep);
-    let shapes: Vec<&str> = result["points"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["workload"]["data"].as_str().unwrap_or("unique"))
-        .collect();
     assert_eq!(shapes, ["unique", "zeros", "dedupe:50"]);
 
     if !crate::import::fio_available() {

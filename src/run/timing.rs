@@ -355,6 +355,12 @@ fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), 
     Ok(())
 }
 
+/// The queue could not be waited on: the loop stops with its requests'
+/// buffers still allocated by the caller (the kernel may use them).
+fn wait_failure(spec: &LoopSpec<'_>, error: io::Error) -> IoFailure {
+    fsync_failure(spec, error, "wait for completions")
+}
+
 fn fsync_failure(spec: &LoopSpec<'_>, error: io::Error, action: &'static str) -> IoFailure {
     IoFailure {
         action,
@@ -661,14 +667,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             let until = pacer.due().min(deadline.unwrap_or(u64::MAX));
             let timeout = Duration::from_nanos(until.saturating_sub(now_ns()));
             if let Err(error) = ring.wait_for(timeout) {
-                return Err(IoFailure {
-                    action: "wait for completions",
-                    file: spec.file.to_string(),
-                    offset: 0,
-                    bs: 0,
-                    moved: None,
-                    error: Some(error),
-                });
+                return Err(wait_failure(spec, error));
             }
             now = now_ns();
             if !ring.has_completions() {
@@ -683,14 +682,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 }
                 // The ring cannot be waited on; the buffers stay allocated by the
                 // caller, so report and stop rather than free memory in use.
-                return Err(IoFailure {
-                    action: "wait for completions",
-                    file: spec.file.to_string(),
-                    offset: 0,
-                    bs: 0,
-                    moved: None,
-                    error: Some(error),
-                });
+                return Err(wait_failure(spec, error));
             }
         }
         now = now_ns();
