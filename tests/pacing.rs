@@ -199,6 +199,9 @@ fn latency_from_intended_issue_shows_a_stall_that_latency_from_issue_hides() {
     let from_issue = percentile(&repetition["latency_ns"], 99.0);
     let pacing = &repetition["pacing"];
     let from_intended = percentile(&pacing["latency_from_intended_ns"], 99.0);
+    eprintln!(
+        "stalled 500 ms: p99 from issue {from_issue} ns, from intended issue {from_intended} ns"
+    );
     assert!(
         from_intended >= 250_000_000,
         "p99 from intended issue {from_intended} ns after a 500 ms stall"
