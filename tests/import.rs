@@ -15,6 +15,38 @@ pub fn fio_available() -> bool {
     found
 }
 
+/// Runs `fio --name=NAME --output-format=json ARGS` (ARGS say where its
+/// files go) and returns the path of its output in `out`.
+pub fn fio_json(out: &Path, name: &str, args: &[&str]) -> std::path::PathBuf {
+    let output = out.join(format!("{name}.fio.json"));
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut command = std::process::Command::new("fio");
+        command
+            .arg(format!("--name={name}"))
+            .arg("--output-format=json")
+            .args(args)
+            .arg(format!("--output={}", output.display()));
+        command
+    }));
+    output
+}
+
+/// Imports `fio_output` (into `out`) and returns its first point's workload.
+pub fn imported_workload(fio_output: &Path, out: &Path) -> Value {
+    let imported = out.join("imported.iolab.json");
+    let _ = std::fs::remove_file(&imported);
+    succeed(
+        iolab()
+            .arg("import")
+            .arg(fio_output)
+            .arg("-o")
+            .arg(&imported),
+    );
+    let result = read_result(&imported);
+    validate_schema(&result);
+    result["points"][0]["workload"].clone()
+}
+
 /// Runs fio on `file` with `format` (json or json+) and returns the path of its output.
 fn run_fio(file: &Path, format: &str, out: &Path) -> std::path::PathBuf {
     let output = out.join(format!("fio-{format}.json"));

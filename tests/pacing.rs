@@ -3,6 +3,7 @@
 //! file system stalled on purpose (sshfs with its daemon stopped mid-run),
 //! where latency from issue hides it.
 
+use crate::import::{fio_available, fio_json, imported_workload};
 use crate::mounts::{SshfsMount, have, root_or_skip};
 use crate::util::*;
 use serde_json::Value;
@@ -214,37 +215,27 @@ fn latency_from_intended_issue_shows_a_stall_that_latency_from_issue_hides() {
     std::fs::remove_file(&file).unwrap();
 }
 
-/// fio's output after a paced job with think time; `None` when fio is missing.
-fn fio_json(dir: &std::path::Path, name: &str, options: &[&str]) -> Option<std::path::PathBuf> {
-    if !crate::import::fio_available() {
-        return None;
-    }
-    let output = dir.join(format!("{name}.json"));
-    succeed(&mut assert_cmd::Command::from_std({
-        let mut command = std::process::Command::new("fio");
-        command
-            .arg(format!("--name={name}"))
-            .args([
-                "--ioengine=null",
-                "--bs=4k",
-                "--size=1m",
-                "--output-format=json",
-            ])
-            .args(options)
-            .arg(format!("--output={}", output.display()));
-        command
-    }));
-    Some(output)
-}
-
 /// fio's rate_iops, rate, rate_process, thinktime and thinktime_blocks
 /// import to the same pace; a rate per direction of a mix is listed as
 /// not imported, by option and value.
 #[test]
 fn fios_rates_and_think_time_import_to_the_same_pace() {
+    if !fio_available() {
+        return;
+    }
     let out = scratch();
-    let Some(paced) = fio_json(
-        out.path(),
+    // fio's null engine: its jobs are paced, not stored.
+    let null_job = |name: &str, options: &[&str]| {
+        let common = [
+            "--ioengine=null",
+            "--bs=4k",
+            "--size=1m",
+            "--runtime=1",
+            "--time_based",
+        ];
+        fio_json(out.path(), name, &[&common[..], options].concat())
+    };
+    let paced = null_job(
         "paced",
         &[
             "--rw=randread",
@@ -252,46 +243,17 @@ fn fios_rates_and_think_time_import_to_the_same_pace() {
             "--rate_process=poisson",
             "--thinktime=100",
             "--thinktime_blocks=4",
-            "--runtime=1",
-            "--time_based",
         ],
-    ) else {
-        return;
-    };
-    let imported = out.path().join("paced.iolab.json");
-    succeed(iolab().arg("import").arg(&paced).arg("-o").arg(&imported));
-    let result = read_result(&imported);
-    validate_schema(&result);
-    let workload = &first_point(&result)["workload"];
+    );
+    let workload = imported_workload(&paced, out.path());
     assert_eq!(workload["rate_iops"], 500, "{workload}");
     assert_eq!(workload["arrivals"], "poisson");
     assert_eq!(workload["think"], "100us:every=4");
 
-    let byte_rate = fio_json(
-        out.path(),
-        "byterate",
-        &["--rw=write", "--rate=1m", "--runtime=1", "--time_based"],
-    )
-    .unwrap();
-    let imported = out.path().join("byterate.iolab.json");
-    succeed(
-        iolab()
-            .arg("import")
-            .arg(&byte_rate)
-            .arg("-o")
-            .arg(&imported),
-    );
-    assert_eq!(
-        first_point(&read_result(&imported))["workload"]["rate"],
-        1 << 20
-    );
+    let byte_rate = null_job("byterate", &["--rw=write", "--rate=1m"]);
+    assert_eq!(imported_workload(&byte_rate, out.path())["rate"], 1 << 20);
 
-    let split = fio_json(
-        out.path(),
-        "split",
-        &["--rw=randrw", "--rate=1m,2m", "--runtime=1", "--time_based"],
-    )
-    .unwrap();
+    let split = null_job("split", &["--rw=randrw", "--rate=1m,2m"]);
     let stderr = import_refused(&split, out.path());
     assert!(stderr.contains("rate=1m,2m"), "{stderr}");
 }

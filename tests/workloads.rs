@@ -2,6 +2,7 @@
 //! command line, a sweep, a study file and fio's `randrw`, with each
 //! direction's figures kept apart and compared.
 
+use crate::import::{fio_json, imported_workload};
 use crate::util::*;
 use serde_json::Value;
 
@@ -349,51 +350,27 @@ fn skewed_patterns_are_a_sweep_axis_and_import_from_fios_random_distribution() {
     if !crate::import::fio_available() {
         return;
     }
-    for (index, (fio, ours)) in [
+    let directory = format!("--directory={}", dir.path().display());
+    let hot = |distribution: &str| {
+        let option = format!("--random_distribution={distribution}");
+        let args = ["--rw=randread", "--bs=4k", "--size=4m", "--ioengine=psync"];
+        fio_json(
+            out.path(),
+            "hot",
+            &[&args[..], &[&option, &directory]].concat(),
+        )
+    };
+    for (fio, ours) in [
         ("zipf:1.2", "zipf:1.2"),
         ("pareto:0.9", "pareto:0.9"),
         ("normal:10:0.5", "normal:10"),
         ("zoned:60/10:30/20:10/70", "zoned:60/10:30/20:10/70"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let fio_output = out.path().join(format!("fio-{index}.json"));
-        succeed(&mut assert_cmd::Command::from_std({
-            let mut command = std::process::Command::new("fio");
-            command
-                .args(["--name=hot", "--rw=randread", "--bs=4k", "--size=4m"])
-                .arg(format!("--random_distribution={fio}"))
-                .args(["--ioengine=psync", "--output-format=json"])
-                .arg(format!("--directory={}", dir.path().display()))
-                .arg(format!("--output={}", fio_output.display()));
-            command
-        }));
-        let imported = out.path().join(format!("fio-{index}.iolab.json"));
-        succeed(
-            iolab()
-                .arg("import")
-                .arg(&fio_output)
-                .arg("-o")
-                .arg(&imported),
-        );
-        let value = read_result(&imported);
-        assert_eq!(value["points"][0]["workload"]["pattern"], ours, "{fio}");
+    ] {
+        let workload = imported_workload(&hot(fio), out.path());
+        assert_eq!(workload["pattern"], ours, "{fio}");
     }
     // A hot spot placed by hand has no iolab equivalent: named, refused.
-    let fio_output = out.path().join("centered.json");
-    succeed(&mut assert_cmd::Command::from_std({
-        let mut command = std::process::Command::new("fio");
-        command
-            .args(["--name=hot", "--rw=randread", "--bs=4k", "--size=4m"])
-            .args([
-                "--random_distribution=zipf:1.2:0.25",
-                "--output-format=json",
-            ])
-            .arg(format!("--directory={}", dir.path().display()))
-            .arg(format!("--output={}", fio_output.display()));
-        command
-    }));
+    let fio_output = hot("zipf:1.2:0.25");
     let stderr = import_refused(&fio_output, out.path());
     assert!(
         stderr.contains("random_distribution=zipf:1.2:0.25"),
@@ -494,41 +471,21 @@ fn data_shapes_are_a_sweep_axis_and_import_from_fios_buffer_options() {
     if !crate::import::fio_available() {
         return;
     }
-    for (index, (option, ours)) in [
+    let directory = format!("--directory={}", dir.path().display());
+    for (option, ours) in [
         ("--buffer_compress_percentage=50", "compressible:50"),
         ("--dedupe_percentage=30", "dedupe:30"),
         // fio 3.33's JSON drops a bare --zero_buffers from "job options";
         // only the spelled-out value reaches an import.
         ("--zero_buffers=1", "zeros"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let fio_output = out.path().join(format!("fio-{index}.json"));
-        succeed(&mut assert_cmd::Command::from_std({
-            let mut command = std::process::Command::new("fio");
-            command
-                .args([
-                    "--name=shaped",
-                    "--rw=write",
-                    "--bs=4k",
-                    "--size=1m",
-                    option,
-                ])
-                .args(["--ioengine=psync", "--output-format=json"])
-                .arg(format!("--directory={}", dir.path().display()))
-                .arg(format!("--output={}", fio_output.display()));
-            command
-        }));
-        let imported = out.path().join(format!("fio-{index}.iolab.json"));
-        succeed(
-            iolab()
-                .arg("import")
-                .arg(&fio_output)
-                .arg("-o")
-                .arg(&imported),
+    ] {
+        let args = ["--rw=write", "--bs=4k", "--size=1m", "--ioengine=psync"];
+        let fio_output = fio_json(
+            out.path(),
+            "shaped",
+            &[&args[..], &[option, &directory]].concat(),
         );
-        let value = read_result(&imported);
-        assert_eq!(value["points"][0]["workload"]["data"], ours, "{option}");
+        let workload = imported_workload(&fio_output, out.path());
+        assert_eq!(workload["data"], ours, "{option}");
     }
 }

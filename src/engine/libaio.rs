@@ -9,6 +9,7 @@
 //! user).
 
 use super::QueuedIo;
+use super::slots::SlotRegion;
 use rustix::fd::{AsRawFd, BorrowedFd};
 use std::io;
 
@@ -81,9 +82,7 @@ pub struct LibaioIo {
     ready: usize,
     /// Requests the kernel took and has not completed to us yet.
     in_kernel: usize,
-    buffers: *mut u8,
-    depth: usize,
-    bs: usize,
+    slots: SlotRegion,
     raw_fd: i32,
 }
 
@@ -127,12 +126,13 @@ impl LibaioIo {
             });
         }
         let raw_fd = fd.as_raw_fd();
-        let iocbs = (0..depth as usize)
+        // SAFETY: the caller vouches for the region.
+        let slots = unsafe { SlotRegion::new(buffers, depth as usize, bs) };
+        let iocbs = (0..slots.depth())
             .map(|slot| Iocb {
                 data: slot as u64,
                 fildes: raw_fd as u32,
-                // SAFETY: within the region the caller vouched for.
-                buf: unsafe { buffers.add(slot * bs) } as u64,
+                buf: slots.pointer(slot) as u64,
                 nbytes: bs as u64,
                 ..Iocb::default()
             })
@@ -144,9 +144,7 @@ impl LibaioIo {
             events: vec![IoEvent::default(); depth as usize],
             ready: 0,
             in_kernel: 0,
-            buffers,
-            depth: depth as usize,
-            bs,
+            slots,
             raw_fd,
         })
     }
@@ -199,7 +197,7 @@ impl LibaioIo {
     /// Fetches completions into `events` after the ready ones: at least
     /// `min` (0: only those already done), at most what fits.
     fn get_events(&mut self, min: usize) -> io::Result<()> {
-        let room = self.depth - self.ready;
+        let room = self.slots.depth() - self.ready;
         let timeout = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,
@@ -244,7 +242,7 @@ impl LibaioIo {
 impl QueuedIo for LibaioIo {
     #[inline]
     fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
-        if self.pending.len() == self.depth {
+        if self.pending.len() == self.slots.depth() {
             return false;
         }
         let iocb = &mut self.iocbs[slot as usize];
@@ -260,12 +258,7 @@ impl QueuedIo for LibaioIo {
 
     #[inline]
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
-        assert!((slot as usize) < self.depth, "slot {slot} out of range");
-        // SAFETY: the slot lies within the region (checked above) and the
-        // caller only asks for free slots, which no request uses.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.buffers.add(slot as usize * self.bs), self.bs)
-        }
+        self.slots.slot(slot as usize)
     }
 
     #[inline]

@@ -15,6 +15,7 @@ pub mod mmap;
 pub mod nfs;
 pub mod null;
 pub mod psync;
+mod slots;
 pub mod stdio;
 pub mod sync;
 pub mod uring;

@@ -2,6 +2,7 @@
 //! behind [`QueuedIo`], driven by the queue-depth loop in `run`.
 
 use super::QueuedIo;
+use super::slots::SlotRegion;
 use io_uring::{IoUring, opcode, squeue, types};
 use rustix::fd::{AsRawFd, BorrowedFd};
 use std::io;
@@ -17,9 +18,7 @@ const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
 /// before freeing it or dropping this value.
 pub struct UringIo {
     ring: IoUring,
-    buffers: *mut u8,
-    depth: usize,
-    bs: usize,
+    slots: SlotRegion,
     fixed_buffers: bool,
     raw_fd: i32,
 }
@@ -41,10 +40,11 @@ impl UringIo {
         ring.submitter().register_files(&[fd.as_raw_fd()])?;
         // Saves a file-table lookup in every io_uring_enter; optional (Linux 6.3+).
         let _ = ring.submitter().register_ring_fd();
-        let iovecs: Vec<libc::iovec> = (0..depth as usize)
+        // SAFETY: the caller vouches for the region.
+        let slots = unsafe { SlotRegion::new(buffers, depth as usize, bs) };
+        let iovecs: Vec<libc::iovec> = (0..slots.depth())
             .map(|slot| libc::iovec {
-                // SAFETY: within the region the caller vouched for.
-                iov_base: unsafe { buffers.add(slot * bs) }.cast(),
+                iov_base: slots.pointer(slot).cast(),
                 iov_len: bs,
             })
             .collect();
@@ -54,9 +54,7 @@ impl UringIo {
         let fixed_buffers = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         Ok(UringIo {
             ring,
-            buffers,
-            depth: depth as usize,
-            bs,
+            slots,
             fixed_buffers,
             raw_fd: fd.as_raw_fd(),
         })
@@ -69,9 +67,8 @@ impl UringIo {
 
     #[inline]
     fn entry(&self, slot: u32, offset: u64, write: bool) -> squeue::Entry {
-        // SAFETY: slot < depth, so the buffer lies within the region.
-        let buffer = unsafe { self.buffers.add(slot as usize * self.bs) };
-        let len = self.bs as u32;
+        let buffer = self.slots.pointer(slot as usize);
+        let len = self.slots.bs() as u32;
         let file = types::Fixed(0);
         let entry = match (write, self.fixed_buffers) {
             (false, true) => opcode::ReadFixed::new(file, buffer, len, slot as u16)
@@ -102,12 +99,7 @@ impl QueuedIo for UringIo {
     /// not be in flight (the kernel may still read a queued one).
     #[inline]
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
-        assert!((slot as usize) < self.depth, "slot {slot} out of range");
-        // SAFETY: the slot lies within the region (checked above) and the
-        // caller only asks for free slots, which no request uses.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.buffers.add(slot as usize * self.bs), self.bs)
-        }
+        self.slots.slot(slot as usize)
     }
 
     /// Submits every queued request without waiting; returns how many were taken.
