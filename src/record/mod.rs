@@ -278,7 +278,7 @@ pub struct Repetition {
     /// ops / elapsed, I/Os per second; only when `ok`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub iops: Option<f64>,
-    /// Per-I/O latency, ns (queued engines — io_uring, nfs, iscsi — from submission to completion); only when `ok`.
+    /// Per-I/O latency, ns (queued engines — uring, libaio, nfs, iscsi — from submission to completion); only when `ok`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
     /// io_uring only: time in the submitting system call, per I/O submitted, ns.

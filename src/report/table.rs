@@ -51,8 +51,17 @@ pub fn render(result: &ResultFile) -> String {
     }
     let mut text = table.to_string();
     text.push('\n');
-    text.push_str("MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; latency per I/O (queued engines — io_uring, nfs, iscsi — from submission to completion); \
-CPU = I/O threads' CPU time over wall time (100% = one core).\n");
+    // The queued engines as the registry declares them, so a new one is named here too.
+    let queued: Vec<&str> = crate::plan::EngineKind::ALL
+        .iter()
+        .filter(|engine| engine.capabilities().queued)
+        .map(|engine| engine.name())
+        .collect();
+    text.push_str(&format!(
+        "MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; latency per I/O (queued engines — {} — from \
+         submission to completion); CPU = I/O threads' CPU time over wall time (100% = one core).\n",
+        queued.join(", ")
+    ));
     text.push_str(&checks(result));
     text
 }
