@@ -94,6 +94,7 @@ fn pass(
     iolab::run::timing::LoopSpec {
         directions,
         bs: 4096,
+        sizes: None,
         blocks,
         base: 0,
         pattern,

@@ -6,6 +6,7 @@ mod mounts;
 mod util;
 
 mod bad_input;
+mod block_sizes;
 mod checks;
 mod compare;
 mod devices;

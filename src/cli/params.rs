@@ -55,6 +55,11 @@ fn flag(param: Param) -> Arg {
         .value_name(param.value_name())
         .help(help)
         .action(ArgAction::Set);
+    // A split sets the block sizes; --bs beside it would be overridden.
+    let arg = match param {
+        Param::Bssplit => arg.conflicts_with(Param::Bs.name()),
+        _ => arg,
+    };
     match param.kind() {
         // `--direct` alone is on; the next flag is not its value.
         crate::plan::param::Kind::Flag => arg.num_args(0..=1).default_missing_value("on"),
@@ -71,8 +76,14 @@ impl clap::FromArgMatches for ParamFlags {
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
-        for &param in Param::ALL {
-            if let Some(text) = matches.get_one::<String>(param.name()) {
+        for &flag in Param::ALL {
+            if let Some(text) = matches.get_one::<String>(flag.name()) {
+                // `--bs 4k=60,64k=40` is a block-size split: fio users write
+                // its sizes where the block size goes.
+                let param = match flag {
+                    Param::Bs if text.contains(['=', '/']) => Param::Bssplit,
+                    other => other,
+                };
                 self.given.retain(|(p, _)| *p != param);
                 self.given.push((param, text.clone()));
             }

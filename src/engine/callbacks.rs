@@ -23,7 +23,7 @@ pub(super) type CompletionList = UnsafeCell<Vec<(u32, i32)>>;
 /// The bookkeeping of `depth` slots.
 pub(super) struct Completions {
     list: Box<CompletionList>,
-    queued: Vec<(u32, u64, bool)>,
+    queued: Vec<(u32, u64, u32, bool)>,
     depth: usize,
     writes: Vec<bool>,
     /// Requests the library took and has not called back for, as of the last reap.
@@ -54,24 +54,24 @@ impl Completions {
 
     /// Queues slot `slot`'s request until the next submission; false when
     /// `depth` requests are already queued.
-    pub(super) fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
+    pub(super) fn queue(&mut self, slot: u32, offset: u64, len: u32, write: bool) -> bool {
         if self.queued.len() == self.depth {
             return false;
         }
-        self.queued.push((slot, offset, write));
+        self.queued.push((slot, offset, len, write));
         true
     }
 
-    /// The queued requests, each handed to `send(slot, offset, write)`,
+    /// The queued requests, each handed to `send(slot, offset, len, write)`,
     /// which returns whether the library took it; one it did not take is
     /// completed at once with `-EIO`, so the loop reaps it like any other.
     /// Returns how many were handed over.
-    pub(super) fn submit(&mut self, mut send: impl FnMut(u32, u64, bool) -> bool) -> usize {
+    pub(super) fn submit(&mut self, mut send: impl FnMut(u32, u64, u32, bool) -> bool) -> usize {
         let taken = self.queued.len();
         for index in 0..taken {
-            let (slot, offset, write) = self.queued[index];
+            let (slot, offset, len, write) = self.queued[index];
             self.writes[slot as usize] = write;
-            if send(slot, offset, write) {
+            if send(slot, offset, len, write) {
                 self.outstanding += 1;
             } else {
                 self.list.get_mut().push((slot, -libc::EIO));
@@ -148,11 +148,18 @@ mod tests {
     #[test]
     fn every_request_is_reaped_once_and_unsent_ones_fail_at_once() {
         let mut completions = Completions::new(4);
-        assert!(completions.queue(0, 0, true) && completions.queue(1, 4096, false));
-        assert!(completions.queue(2, 8192, false) && completions.queue(3, 12288, false));
-        assert!(!completions.queue(0, 0, false), "four slots");
-        // The library takes all but slot 2.
-        let taken = completions.submit(|slot, _, _| slot != 2);
+        assert!(completions.queue(0, 0, 4096, true) && completions.queue(1, 4096, 4096, false));
+        assert!(
+            completions.queue(2, 8192, 4096, false) && completions.queue(3, 12288, 8192, false)
+        );
+        assert!(!completions.queue(0, 0, 4096, false), "four slots");
+        // The library takes all but slot 2, each with its own length.
+        let mut lens = Vec::new();
+        let taken = completions.submit(|slot, _, len, _| {
+            lens.push(len);
+            slot != 2
+        });
+        assert_eq!(lens, [4096, 4096, 4096, 8192]);
         assert_eq!((taken, completions.ready()), (4, 1));
         // Two callbacks come.
         let list = completions.list();

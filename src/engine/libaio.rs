@@ -8,8 +8,8 @@
 //! one (the capability `queues_buffered` says so, and a check tells the
 //! user).
 
-use super::QueuedIo;
 use super::slots::SlotRegion;
+use super::{Direction, QueuedIo};
 use rustix::fd::{AsRawFd, BorrowedFd};
 use std::io;
 
@@ -241,12 +241,14 @@ impl LibaioIo {
 
 impl QueuedIo for LibaioIo {
     #[inline]
-    fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
+    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
         if self.pending.len() == self.slots.depth() {
             return false;
         }
+        debug_assert!(len as usize <= self.slots.bs());
         let iocb = &mut self.iocbs[slot as usize];
-        iocb.lio_opcode = if write {
+        iocb.nbytes = u64::from(len);
+        iocb.lio_opcode = if direction == Direction::Write {
             IOCB_CMD_PWRITE
         } else {
             IOCB_CMD_PREAD
@@ -353,8 +355,8 @@ mod tests {
             unsafe { LibaioIo::new(rustix::fd::AsFd::as_fd(&file), 2, memory.as_mut_ptr(), 4096) }
                 .unwrap();
         aio.slot_buffer(1).fill(9);
-        assert!(aio.queue(0, 0, false));
-        assert!(aio.queue(1, 4096, true));
+        assert!(aio.queue(0, 0, 4096, Direction::Read));
+        assert!(aio.queue(1, 4096, 4096, Direction::Write));
         assert_eq!(aio.submit().unwrap(), 2);
         aio.wait(2).unwrap();
         let mut done = Vec::new();
@@ -362,7 +364,7 @@ mod tests {
         done.sort();
         assert_eq!(done, [(0, 4096), (1, 4096)]);
         assert_eq!(aio.slot_buffer(0)[0], 7);
-        assert!(aio.queue(0, u64::MAX, false));
+        assert!(aio.queue(0, u64::MAX, 4096, Direction::Read));
         aio.submit().unwrap();
         assert!(aio.has_completions());
         let mut refused = Vec::new();

@@ -21,7 +21,37 @@ pub mod sync;
 pub mod uring;
 pub mod url;
 
+use serde::{Deserialize, Serialize};
 use std::io;
+
+/// Whether one I/O reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// Moves data from the target.
+    Read = 0,
+    /// Moves data to the target.
+    Write = 1,
+}
+
+impl Direction {
+    /// Both directions, in index order.
+    pub const ALL: [Direction; 2] = [Direction::Read, Direction::Write];
+
+    /// Its position in per-direction arrays (read 0, write 1).
+    #[inline(always)]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// "read" or "write".
+    pub const fn name(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
+}
 
 /// A synchronous engine: one call moves one block and returns the bytes moved.
 pub trait BlockIo {
@@ -43,9 +73,10 @@ pub trait BlockIo {
 /// slot, queues it, submits, and reaps completions; it never waits on one
 /// request.
 pub trait QueuedIo {
-    /// Queues one read or write of slot `slot`'s buffer at `offset`, tagged
-    /// with the slot; false when the submission queue is full.
-    fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool;
+    /// Queues one I/O of `len` bytes of slot `slot`'s buffer (at most the
+    /// slot's size) at `offset` in `direction`, tagged with the slot; false
+    /// when the submission queue is full.
+    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool;
     /// Slot `slot`'s buffer, to fill before queueing a write; the slot must
     /// not be in flight.
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8];

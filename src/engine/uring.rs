@@ -1,8 +1,8 @@
 //! The io_uring engine: a ring with a registered file and registered buffers,
 //! behind [`QueuedIo`], driven by the queue-depth loop in `run`.
 
-use super::QueuedIo;
 use super::slots::SlotRegion;
+use super::{Direction, QueuedIo};
 use io_uring::{IoUring, opcode, squeue, types};
 use rustix::fd::{AsRawFd, BorrowedFd};
 use std::io;
@@ -66,9 +66,9 @@ impl UringIo {
     }
 
     #[inline]
-    fn entry(&self, slot: u32, offset: u64, write: bool) -> squeue::Entry {
+    fn entry(&self, slot: u32, offset: u64, len: u32, write: bool) -> squeue::Entry {
         let buffer = self.slots.pointer(slot as usize);
-        let len = self.slots.bs() as u32;
+        debug_assert!(len as usize <= self.slots.bs());
         let file = types::Fixed(0);
         let entry = match (write, self.fixed_buffers) {
             (false, true) => opcode::ReadFixed::new(file, buffer, len, slot as u16)
@@ -88,8 +88,8 @@ impl QueuedIo for UringIo {
     /// Queues one read or write of slot `slot`'s buffer at `offset`, tagged
     /// with the slot number; returns false when the submission queue is full.
     #[inline]
-    fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
-        let entry = self.entry(slot, offset, write);
+    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+        let entry = self.entry(slot, offset, len, direction == Direction::Write);
         // SAFETY: the entry points into the caller's buffer region, kept alive
         // until the request completes (see the type's contract).
         unsafe { self.ring.submission().push(&entry).is_ok() }

@@ -14,6 +14,7 @@ use crate::plan::data::DataPattern;
 use crate::plan::direction::Direction;
 use crate::plan::param::{Param, Value as ParamValue};
 use crate::plan::pattern::Skew;
+use crate::plan::split::BlockSplit;
 use crate::plan::{
     Arrivals, CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, ThinkTime, UsageError,
     Workload, default_workload,
@@ -61,6 +62,41 @@ pub fn fio_size(text: &str, kb_base: u64) -> Option<u64> {
         _ => return None,
     };
     number.checked_mul(base.checked_pow(power)?)
+}
+
+/// fio's bssplit for one direction, `4k/60:64k/30:1m/`: sizes in fio's
+/// notation, a share left blank taking an equal part of what the others
+/// leave (fio's rule).
+fn fio_split(text: &str, kb_base: u64) -> Result<BlockSplit, String> {
+    let refused = || format!("bssplit={text} is not a split iolab reads");
+    let mut entries = Vec::new();
+    for item in text.split(':') {
+        let (size, percent) = item.split_once('/').unwrap_or((item, ""));
+        let size = fio_size(size, kb_base).ok_or_else(refused)?;
+        let percent = match percent.trim() {
+            "" => None,
+            p => Some(p.parse::<u32>().map_err(|_| refused())?),
+        };
+        entries.push((size, percent));
+    }
+    let given: u32 = entries.iter().filter_map(|(_, p)| *p).sum();
+    let blanks = entries.iter().filter(|(_, p)| p.is_none()).count() as u32;
+    let left = 100u32.checked_sub(given).ok_or_else(refused)?;
+    let mut shares = Vec::new();
+    for (i, (size, percent)) in entries.iter().enumerate() {
+        let percent = percent.unwrap_or_else(|| {
+            // The first blank takes the remainder of an uneven division.
+            let first_blank = entries.iter().position(|(_, p)| p.is_none()) == Some(i);
+            left / blanks + if first_blank { left % blanks } else { 0 }
+        });
+        if percent > 0 {
+            shares.push(format!("{size}={percent}"));
+        }
+    }
+    shares
+        .join(",")
+        .parse()
+        .map_err(|e| format!("bssplit={text}: {e}"))
 }
 
 /// fio's time notation for runtime and ramp_time: seconds unless suffixed.
@@ -253,7 +289,7 @@ impl FioJob<'_> {
         Ok(match (mixed, self.writes) {
             (true, _) if read != write => {
                 return Err(format!(
-                    "{key}={text} (a rate per direction of a mix) has no iolab equivalent"
+                    "{key}={text} (one value per direction of a mix) has no iolab equivalent"
                 ));
             }
             (true, _) | (false, false) => read,
@@ -439,6 +475,10 @@ impl FioJob<'_> {
                         .ok_or_else(|| format!("bs={text} is not a size iolab reads"))?,
                 )
             }
+            Param::Bssplit => match self.directional("bssplit")? {
+                Some(text) => ParamValue::Split(fio_split(text, self.kb_base)?),
+                None => return Ok(None),
+            },
             Param::Data => ParamValue::Data(self.data()?),
             Param::Rate => match self.directional("rate")? {
                 Some(text) => ParamValue::Number(

@@ -7,34 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Whether one I/O reads or writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Moves data from the target.
-    Read = 0,
-    /// Moves data to the target.
-    Write = 1,
-}
-
-impl Direction {
-    /// Both directions, in index order.
-    pub const ALL: [Direction; 2] = [Direction::Read, Direction::Write];
-
-    /// Its position in per-direction arrays (read 0, write 1).
-    #[inline(always)]
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    /// "read" or "write".
-    pub const fn name(self) -> &'static str {
-        match self {
-            Direction::Read => "read",
-            Direction::Write => "write",
-        }
-    }
-}
+pub use crate::engine::Direction;
 
 /// The share of writes among a job's I/Os, in whole percent: 0 reads only,
 /// 100 writes only, anything between a mix drawn per I/O. Written

@@ -15,6 +15,7 @@ pub mod param;
 pub mod pattern;
 pub mod quick;
 pub mod skew;
+pub mod split;
 pub mod steady;
 pub mod study;
 pub mod sweep;
@@ -25,6 +26,7 @@ pub use data::DataPattern;
 pub use direction::DirectionMix;
 pub use pace::{Arrivals, ThinkTime};
 pub use pattern::Pattern;
+pub use split::BlockSplit;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -258,6 +260,17 @@ impl Workload {
         self.size / self.bs
     }
 
+    /// The bytes of its largest I/O: `bs`, or a block-size split's largest
+    /// size, which every I/O buffer holds.
+    pub fn largest_io(&self) -> u64 {
+        self.bssplit.map_or(self.bs, |split| split.largest())
+    }
+
+    /// The mean bytes per I/O: `bs`, or a split's shares' mean.
+    pub fn mean_io(&self) -> f64 {
+        self.bssplit.map_or(self.bs as f64, |split| split.mean())
+    }
+
     /// Whether the workload's data goes through the page cache (buffered I/O
     /// or mmap on files), whose ceiling is the memory-copy bandwidth.
     pub fn uses_page_cache(&self) -> bool {
@@ -269,7 +282,7 @@ impl Workload {
     pub fn target_iops(&self) -> Option<f64> {
         match (self.rate, self.rate_iops) {
             (_, Some(iops)) => Some(iops as f64),
-            (Some(rate), None) => Some(rate as f64 / self.bs.max(1) as f64),
+            (Some(rate), None) => Some(rate as f64 / self.mean_io().max(1.0)),
             (None, None) => None,
         }
     }
@@ -308,12 +321,11 @@ impl Workload {
             (Op::Mix, Some(mix)) => format!("mix {mix}"),
             (op, _) => op.name().to_string(),
         };
-        let mut text = format!(
-            "{op} {} {} {}",
-            self.pattern,
-            units::format_size(self.bs),
-            self.engine.name()
-        );
+        let sizes = match self.bssplit {
+            Some(split) => format!("bs={split}"),
+            None => units::format_size(self.bs),
+        };
+        let mut text = format!("{op} {} {sizes} {}", self.pattern, self.engine.name());
         if self.engine.capabilities().queued {
             text.push_str(&format!(" qd{}", self.iodepth));
             if self.batch > 1 {
@@ -373,6 +385,24 @@ impl Workload {
         }
         if self.bs > u32::MAX as u64 / 2 {
             return Err(usage!("--bs {} is larger than 2 GiB", self.bs));
+        }
+        if let Some(split) = self.bssplit {
+            if split.smallest() != self.bs {
+                return Err(usage!(
+                    "--bs {} beside --bssplit {split}: a split's smallest size is the block size; leave out --bs",
+                    units::format_size(self.bs)
+                ));
+            }
+            if split.largest() > self.size {
+                return Err(usage!(
+                    "--bssplit {split}: {} is larger than --size {}",
+                    units::format_size(split.largest()),
+                    units::format_size(self.size)
+                ));
+            }
+            if split.largest() > u32::MAX as u64 / 2 {
+                return Err(usage!("--bssplit {split}: a size is larger than 2 GiB"));
+            }
         }
         if self.iodepth == 0 {
             return Err(usage!("--iodepth 0: a queue holds at least one I/O"));

@@ -16,6 +16,7 @@ use super::cpus::CpuSet;
 use super::data::DataPattern;
 use super::direction::DirectionMix;
 use super::pace::{Arrivals, MAX_RATE_IOPS, ThinkTime};
+use super::split::BlockSplit;
 use super::units::{format_rate, format_size, parse_duration, parse_rate, parse_size};
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
 
@@ -124,6 +125,13 @@ macro_rules! for_each_parameter {
             Bs bs: u64 = "bs" {
                 kind: Size, default: Some("4k"), identifies: true, fio: "bs",
             }
+            /// Mixed block sizes, 4k=60,64k=30,1m=10 (whole percents adding up to
+            /// 100, each size a multiple of the smallest): each I/O's length is
+            /// drawn from them, and the smallest becomes --bs, the grid I/Os start
+            /// on. --bs written as a split means this.
+            Bssplit bssplit: Option<BlockSplit> = "bssplit" {
+                kind: Split, default: None, identifies: true, fio: "bssplit",
+            } serde(skip_serializing_if = "Option::is_none", default)
             /// What the written bytes look like: unique (random, each 512-byte
             /// sector stamped with its offset and the write), zeros,
             /// compressible:PCT (each 512-byte chunk PCT% zeros) or dedupe:PCT
@@ -183,6 +191,8 @@ pub enum Kind {
     Mix,
     /// A [`DataPattern`].
     Data,
+    /// A [`BlockSplit`].
+    Split,
     /// Bytes per second: `50MiB/s`, `50m`.
     Rate,
     /// An [`Arrivals`] law.
@@ -216,6 +226,8 @@ pub enum Value {
     Mix(DirectionMix),
     /// The shape of the data written.
     Data(DataPattern),
+    /// Mixed block sizes.
+    Split(BlockSplit),
     /// An arrival law.
     Arrivals(Arrivals),
     /// A think time.
@@ -273,6 +285,7 @@ stored! {
     CpuSet => Cpus(set) Some(set), set;
     DirectionMix => Mix(mix) Some(mix), mix;
     DataPattern => Data(data) Some(data), data;
+    BlockSplit => Split(split) Some(split), split;
     Arrivals => Arrivals(law) Some(law), law;
     ThinkTime => Think(think) Some(think), think;
 }
@@ -401,6 +414,9 @@ impl Param {
         if self == Param::Mix && workload.mix.is_some() {
             workload.op = Op::Mix;
         }
+        if let (Param::Bssplit, Some(split)) = (self, workload.bssplit) {
+            workload.bs = split.smallest();
+        }
     }
 
     /// The parameter named `name` (`fsync-every` or `fsync_every`, or the
@@ -457,6 +473,7 @@ impl Param {
             Kind::Pattern => "PATTERN".to_string(),
             Kind::Cpus => "CPUS".to_string(),
             Kind::Mix => "read=R,write=W".to_string(),
+            Kind::Split => "SIZE=PCT,SIZE=PCT…".to_string(),
             Kind::Data => "unique|zeros|compressible:PCT|dedupe:PCT".to_string(),
             Kind::Rate => "BYTES/s".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
@@ -522,6 +539,7 @@ impl Param {
             Kind::Cpus => Value::Cpus(text.parse()?),
             Kind::Mix => Value::Mix(text.parse()?),
             Kind::Data => Value::Data(text.parse()?),
+            Kind::Split => Value::Split(text.parse()?),
             Kind::Rate => Value::Number(parse_rate(text)?),
             Kind::Arrivals => Value::Arrivals(parse_enum(text, "arrival law")?),
             Kind::Think => Value::Think(text.parse()?),
@@ -564,6 +582,7 @@ impl Param {
             Value::Cpus(set) => set.to_string(),
             Value::Mix(mix) => mix.to_string(),
             Value::Data(data) => data.to_string(),
+            Value::Split(split) => split.to_string(),
             Value::Arrivals(law) => law.name().to_string(),
             Value::Think(think) => think.to_string(),
         }
@@ -610,6 +629,10 @@ impl Param {
             Kind::Data => json!({
                 "type": "string",
                 "pattern": "^(unique|zeros|(compressible|dedupe):[1-9][0-9]?)$"
+            }),
+            Kind::Split => json!({
+                "type": "string",
+                "pattern": "^[0-9]+(B|KiB|MiB|GiB|TiB)=[1-9][0-9]*(,[0-9]+(B|KiB|MiB|GiB|TiB)=[1-9][0-9]*)*$"
             }),
             Kind::Rate => json!({ "type": "integer", "minimum": 1 }),
             Kind::Think => json!({

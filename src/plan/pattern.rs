@@ -110,6 +110,77 @@ pub struct BlockSequence {
     permutation: Permutation,
     rng: SplitMix64,
     skewed: Option<SkewedDraws>,
+    /// With mixed I/O lengths on a pattern that visits each block once per
+    /// pass (random, stride): the blocks this pass's I/Os covered, one bit
+    /// each, so that no two of its I/Os overlap (as fio's random map).
+    covered: Option<CoverMap>,
+}
+
+/// The blocks a pass's I/Os covered, one bit each, and how many.
+#[derive(Clone, Debug)]
+struct CoverMap {
+    words: Vec<u64>,
+    count: u64,
+    blocks: u64,
+}
+
+impl CoverMap {
+    /// An empty map of `blocks` blocks; `None` when the memory cannot be had.
+    fn new(blocks: u64) -> Option<CoverMap> {
+        let words = usize::try_from(blocks.div_ceil(64)).ok()?;
+        let mut map = CoverMap {
+            words: Vec::new(),
+            count: 0,
+            blocks,
+        };
+        map.words.try_reserve_exact(words).ok()?;
+        map.words.resize(words, 0);
+        map.clear();
+        Some(map)
+    }
+
+    fn is_covered(&self, block: u64) -> bool {
+        self.words[(block / 64) as usize] & (1 << (block % 64)) != 0
+    }
+
+    fn cover(&mut self, first: u64, len: u64) {
+        for block in first..first + len {
+            self.words[(block / 64) as usize] |= 1 << (block % 64);
+        }
+        self.count += len;
+    }
+
+    /// `from` if it is free, else the next free block after it, wrapping
+    /// to the start; the map must have a free block.
+    fn next_free(&self, from: u64) -> u64 {
+        if !self.is_covered(from) {
+            return from;
+        }
+        let words = self.words.len();
+        let first = (from / 64) as usize;
+        // The bits after `from` in its word, then whole words, wrapping.
+        let after = self.words[first] | (u64::MAX >> (63 - from % 64));
+        if after != u64::MAX {
+            return first as u64 * 64 + u64::from(after.trailing_ones());
+        }
+        (1..=words)
+            .map(|step| (first + step) % words)
+            .find(|&word| self.words[word] != u64::MAX)
+            .map(|word| word as u64 * 64 + u64::from(self.words[word].trailing_ones()))
+            .expect("a free block while the pass is not complete")
+    }
+
+    fn clear(&mut self) {
+        self.words.fill(0);
+        self.count = 0;
+        // The bits past the last block count as covered, so that the search
+        // for a free block never lands there.
+        if self.blocks % 64 != 0 {
+            if let Some(last) = self.words.last_mut() {
+                *last = !((1u64 << (self.blocks % 64)) - 1);
+            }
+        }
+    }
 }
 
 impl BlockSequence {
@@ -128,7 +199,20 @@ impl BlockSequence {
                 Pattern::Skewed(skew) => Some(SkewedDraws::new(skew, blocks, seed)),
                 _ => None,
             },
+            covered: None,
         }
+    }
+
+    /// Prepares the sequence for [`BlockSequence::next_extent`]: a pattern
+    /// that visits each block once per pass in a scattered order (random,
+    /// stride) gets its map of covered blocks, so that a pass still writes
+    /// every block exactly once. `None` when the map's memory (one bit per
+    /// block) cannot be had.
+    pub fn for_extents(mut self) -> Option<Self> {
+        if matches!(self.pattern, Pattern::Random | Pattern::Stride(_)) {
+            self.covered = Some(CoverMap::new(self.blocks)?);
+        }
+        Some(self)
     }
 
     /// The next block of the current pass, or `None` when the pass is complete.
@@ -152,10 +236,67 @@ impl BlockSequence {
         })
     }
 
+    /// The next I/O of a block-size split: its first block and its length
+    /// in blocks, `want` or, where that would run past the end of the file
+    /// (past its start, walking in reverse) or the pass, `fit(room)` blocks. The I/O
+    /// takes the place of that many blocks in the pass, so a pass moves
+    /// the file's size and a sequential one stays contiguous. `None` when
+    /// the pass is complete.
+    #[inline]
+    pub fn next_extent(&mut self, want: u64, fit: impl FnOnce(u64) -> u64) -> Option<(u64, u64)> {
+        if self.covered.is_some() {
+            return self.next_uncovered_extent(want, fit);
+        }
+        let block = self.next_block()?;
+        let reverse = self.pattern == Pattern::Reverse;
+        // Walking in reverse, `block` is the last block of the I/O; and the
+        // pass has `left` blocks' worth of I/O still to move, this one's
+        // included.
+        let left = self.blocks - (self.position - 1);
+        let room = left.min(if reverse {
+            block + 1
+        } else {
+            self.blocks - block
+        });
+        let len = if want <= room { want } else { fit(room) }.clamp(1, room);
+        self.position = self.position.saturating_add(len - 1);
+        Some((if reverse { block + 1 - len } else { block }, len))
+    }
+
+    /// [`BlockSequence::next_extent`] on a covering pattern: the order's
+    /// next block starts the I/O or, when an earlier I/O of the pass
+    /// covered it, the next block none did (fio's `axmap_next_free`); the
+    /// I/O runs at most to the next covered block (fio's `axmap_set_nr`
+    /// trims it the same way). Each I/O covers at least one new block, so
+    /// the pass ends when every block is covered, each once.
+    fn next_uncovered_extent(
+        &mut self,
+        want: u64,
+        fit: impl FnOnce(u64) -> u64,
+    ) -> Option<(u64, u64)> {
+        if self.covered.as_ref()?.count == self.blocks {
+            self.position = self.blocks;
+            return None;
+        }
+        let drawn = self.next_block()?;
+        let map = self.covered.as_mut()?;
+        let block = map.next_free(drawn);
+        let mut room = 1;
+        while room < want && block + room < self.blocks && !map.is_covered(block + room) {
+            room += 1;
+        }
+        let len = if want <= room { want } else { fit(room) }.clamp(1, room);
+        map.cover(block, len);
+        Some((block, len))
+    }
+
     /// Starts another pass; `random` uses a fresh permutation for each pass.
     pub fn start_next_pass(&mut self) {
         self.pass += 1;
         self.position = 0;
+        if let Some(map) = &mut self.covered {
+            map.clear();
+        }
         if self.pattern == Pattern::Random {
             self.permutation = Permutation::new(self.blocks, mix(self.seed ^ mix(self.pass)));
         }
@@ -285,6 +426,50 @@ mod tests {
     fn seq_and_reverse_are_ordered() {
         assert_eq!(one_pass(Pattern::Seq, 4, 0), vec![0, 1, 2, 3]);
         assert_eq!(one_pass(Pattern::Reverse, 4, 0), vec![3, 2, 1, 0]);
+    }
+
+    /// One pass of extents wanting `want` blocks each, the largest that
+    /// fits otherwise being the room itself.
+    fn extents(pattern: Pattern, blocks: u64, want: u64) -> Vec<(u64, u64)> {
+        let mut sequence = BlockSequence::new(pattern, blocks, 3)
+            .for_extents()
+            .unwrap();
+        std::iter::from_fn(|| sequence.next_extent(want, |room| room)).collect()
+    }
+
+    #[test]
+    fn extents_stay_contiguous_in_order_and_a_pass_moves_the_file() {
+        assert_eq!(extents(Pattern::Seq, 10, 4), vec![(0, 4), (4, 4), (8, 2)]);
+        assert_eq!(
+            extents(Pattern::Reverse, 10, 4),
+            vec![(6, 4), (2, 4), (0, 2)]
+        );
+        for pattern in [Pattern::Random, Pattern::Stride(3)] {
+            let mut pass = extents(pattern, 1000, 7);
+            assert!(pass.iter().any(|&(_, len)| len == 7), "{pattern}: {pass:?}");
+            pass.sort_unstable();
+            let mut next = 0;
+            for (start, len) in pass {
+                assert_eq!(start, next, "{pattern}: a gap or an overlap");
+                next = start + len;
+            }
+            assert_eq!(next, 1000, "{pattern}: every block once");
+        }
+        for pattern in [
+            Pattern::Random,
+            Pattern::Uniform,
+            Pattern::Stride(3),
+            "zipf:1.2".parse().unwrap(),
+        ] {
+            let pass = extents(pattern, 1000, 7);
+            let moved: u64 = pass.iter().map(|&(_, len)| len).sum();
+            assert_eq!(moved, 1000, "{pattern}: a pass moves the file's blocks");
+            assert!(
+                pass.iter()
+                    .all(|&(start, len)| len >= 1 && start + len <= 1000),
+                "{pattern}: an extent past the end"
+            );
+        }
     }
 
     #[test]

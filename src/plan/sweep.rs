@@ -31,7 +31,9 @@ pub struct Axis {
 /// mix (`read=70,write=30`) hold commas of their own, so consecutive shares
 /// are one value until they make a whole mix, or name every direction (then
 /// the value's parse says what is wrong with it); so may a zoned pattern's
-/// zones (`zoned:60/10,40/90`): a zone joins the value before it.
+/// zones (`zoned:60/10,40/90`): a zone joins the value before it; and a
+/// block-size split's sizes (`4k=60,64k=40`) are one value until they
+/// add up to a whole split.
 fn axis_items(param: Param, spec: &str) -> Vec<String> {
     let items = spec.split(',').map(str::to_string);
     if param.kind() == super::param::Kind::Pattern {
@@ -51,7 +53,8 @@ fn axis_items(param: Param, spec: &str) -> Vec<String> {
         }
         return values;
     }
-    if param.kind() != super::param::Kind::Mix {
+    let kind = param.kind();
+    if kind != super::param::Kind::Mix && kind != super::param::Kind::Split {
         return items.collect();
     }
     let mut values = Vec::new();
@@ -61,7 +64,8 @@ fn axis_items(param: Param, spec: &str) -> Vec<String> {
         let joined = pending.join(",");
         if joined.trim().is_empty()
             || param.parse_value(&joined).is_ok()
-            || pending.len() == super::direction::Direction::ALL.len()
+            || (kind == super::param::Kind::Mix
+                && pending.len() == super::direction::Direction::ALL.len())
         {
             values.push(joined);
             pending.clear();
@@ -248,7 +252,7 @@ impl Sweep {
             }
             advance(&mut index, &axes);
             normalize(&mut workload, &self.base);
-            if workload.bs > workload.size {
+            if workload.largest_io() > workload.size {
                 continue;
             }
             if !self.constraints.iter().all(|c| c.holds(&workload)) {

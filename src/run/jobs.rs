@@ -213,12 +213,12 @@ struct JobResources {
 }
 
 impl JobResources {
-    /// Job `job`'s buffer (`iodepth` blocks for io_uring, filled from the
+    /// Job `job`'s buffer (`iodepth` of the largest I/O for a queued engine, filled from the
     /// job's seed) and histograms, or `None` when the memory cannot be had.
     fn allocate(workload: &Workload, job: u32, alignment: usize) -> Option<JobResources> {
         let queued = workload.engine.capabilities().queued;
         let slots = if queued { workload.iodepth as usize } else { 1 };
-        let len = (workload.bs as usize).checked_mul(slots)?;
+        let len = (workload.largest_io() as usize).checked_mul(slots)?;
         let mut buffer = AlignedBuffer::try_with_data(len, alignment, job_seed(workload, job))?;
         workload.data.shape(buffer.as_mut_slice());
         Some(JobResources {
@@ -261,6 +261,7 @@ fn run_job(
     let spec = LoopSpec {
         directions: workload.directions(),
         bs: workload.bs,
+        sizes: workload.bssplit,
         blocks: workload.blocks(),
         base,
         pattern: workload.pattern,
@@ -373,14 +374,14 @@ fn run_job(
                 .unwrap_or_else(&setup_failed)
         }
         EngineKind::Uring => {
-            // SAFETY: `buffer` holds iodepth * bs bytes and outlives the ring,
+            // SAFETY: `buffer` holds iodepth * largest_io bytes and outlives the ring,
             // and run_queued reaps every request before returning.
             match unsafe {
                 UringIo::new(
                     engine_fd(),
                     workload.iodepth,
                     buffer.as_mut_ptr(),
-                    workload.bs as usize,
+                    workload.largest_io() as usize,
                 )
             } {
                 Ok(mut ring) => {
@@ -390,14 +391,14 @@ fn run_job(
             }
         }
         EngineKind::Libaio => {
-            // SAFETY: as for io_uring: `buffer` holds iodepth * bs bytes and
+            // SAFETY: as for io_uring: `buffer` holds iodepth * largest_io bytes and
             // outlives the context, and run_queued reaps every request.
             match unsafe {
                 LibaioIo::new(
                     engine_fd(),
                     workload.iodepth,
                     buffer.as_mut_ptr(),
-                    workload.bs as usize,
+                    workload.largest_io() as usize,
                 )
             } {
                 Ok(mut aio) => timing::run_queued(&mut aio, workload.iodepth, &spec, memory, ready),
@@ -422,14 +423,14 @@ fn nfs_job(
     // --sync osync: FILE_SYNC writes (odsync is refused before: libnfs has no DATA_SYNC).
     let file_sync = workload.sync != SyncMode::None;
     let file = context.open_with(remote.nfs_path(), workload.directions().writes(), file_sync)?;
-    // SAFETY: `buffer` holds iodepth * bs bytes and outlives the engine,
+    // SAFETY: `buffer` holds iodepth * largest_io bytes and outlives the engine,
     // and run_queued reaps every request before returning.
     let mut io = unsafe {
         NfsIo::new(
             &file,
             workload.iodepth,
             buffer.as_mut_ptr(),
-            workload.bs as usize,
+            workload.largest_io() as usize,
         )?
     };
     let (mut outcome, tcp) =
@@ -474,7 +475,7 @@ fn iscsi_job(
     use crate::engine::iscsi::{IscsiIo, libiscsi::Context, wire};
     let context = Context::connect(lun.url())?;
     let socket = context.socket();
-    // SAFETY: `buffer` holds iodepth * bs bytes and outlives the context
+    // SAFETY: `buffer` holds iodepth * largest_io bytes and outlives the context
     // (dropped at the end of this function), and run_queued reaps every
     // request before returning unless the connection failed.
     let mut io = unsafe {
@@ -482,7 +483,7 @@ fn iscsi_job(
             &context,
             workload.iodepth,
             buffer.as_mut_ptr(),
-            workload.bs as usize,
+            workload.largest_io() as usize,
         )?
     };
     // --sync osync or odsync: every WRITE(16) with FUA, durable when it completes.

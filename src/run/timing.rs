@@ -23,6 +23,7 @@ use crate::plan::data::{DataDraws, DataPattern, WriteStamp};
 use crate::plan::direction::{Direction, DirectionDraws, DirectionMix};
 use crate::plan::pace::Pace;
 use crate::plan::pattern::BlockSequence;
+use crate::plan::split::{BlockSplit, SizeDraws};
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::new_histogram;
 use hdrhistogram::Histogram;
@@ -36,8 +37,11 @@ use std::time::Duration;
 pub struct LoopSpec<'a> {
     /// The directions of its I/Os, drawn per I/O from `seed`.
     pub directions: DirectionMix,
-    /// Bytes per I/O.
+    /// Bytes per I/O; with a block-size split, its smallest size, the grid
+    /// I/Os start on.
     pub bs: u64,
+    /// A block-size split: each I/O's length drawn from it, per I/O.
+    pub sizes: Option<BlockSplit>,
     /// Blocks in the file.
     pub blocks: u64,
     /// Byte offset of block 0: 0, or the job's region of a shared file.
@@ -78,7 +82,8 @@ pub struct LoopSpec<'a> {
     pub socket: Option<rustix::fd::BorrowedFd<'a>>,
 }
 
-/// Prepares a block for writing: sealed with a verification header, or
+/// Prepares an I/O's bytes for writing: each of its blocks sealed with a
+/// verification header (the check reads the file back block by block), or
 /// stamped as `--data` draws it (so that no two unique writes carry the
 /// same bytes).
 #[inline]
@@ -90,16 +95,20 @@ fn prepare_write(
     generation: u64,
 ) {
     match spec.verify {
-        Some(run) => super::verify::seal(
-            block,
-            &super::verify::Header {
-                offset,
-                run,
-                sequence: generation,
-                seed: spec.seed,
-                block_size: spec.bs,
-            },
-        ),
+        Some(run) => {
+            for (index, sealed) in block.chunks_exact_mut(spec.bs as usize).enumerate() {
+                super::verify::seal(
+                    sealed,
+                    &super::verify::Header {
+                        offset: offset + index as u64 * spec.bs,
+                        run,
+                        sequence: generation,
+                        seed: spec.seed,
+                        block_size: spec.bs,
+                    },
+                );
+            }
+        }
         None => match data.next() {
             WriteStamp::Unique => stamp(block, offset, generation),
             WriteStamp::Repeat => stamp(block, 0, 0),
@@ -187,32 +196,61 @@ pub fn errno_name(errno: i32) -> String {
     name.to_string()
 }
 
-/// Where and which way a job's I/Os go, one after the other, and which
-/// blocks they went to when the pattern may leave some untouched.
+/// Where, how long and which way a job's I/Os go, one after the other,
+/// and which blocks they went to when the pattern may leave some untouched.
 struct Draws {
     blocks: BlockSequence,
     directions: DirectionDraws,
+    sizes: Option<SizeDraws>,
     touched: Option<Touched>,
     data: DataDraws,
 }
 
+/// One I/O as drawn: where, how long, which way.
+#[derive(Clone, Copy, Debug)]
+struct Io {
+    /// Its first block (of `bs` bytes).
+    block: u64,
+    /// Its length in blocks: 1 unless a block-size split drew more.
+    blocks: u64,
+    direction: Direction,
+}
+
 impl Draws {
-    /// The next I/O's block and direction; `None` at the end of a pass,
-    /// where a time-based phase starts the next one (`endless`).
+    /// The next I/O; `None` at the end of a pass, where a time-based phase
+    /// starts the next one (`endless`).
     #[inline(always)]
-    fn next(&mut self, endless: bool) -> Option<(u64, Direction)> {
-        let block = match self.blocks.next_block() {
-            Some(block) => block,
+    fn next(&mut self, endless: bool) -> Option<Io> {
+        let (block, blocks) = match self.extent() {
+            Some(extent) => extent,
             None if endless => {
                 self.blocks.start_next_pass();
-                self.blocks.next_block()?
+                self.extent()?
             }
             None => return None,
         };
         if let Some(touched) = &mut self.touched {
-            touched.mark(block);
+            for block in block..block + blocks {
+                touched.mark(block);
+            }
         }
-        Some((block, self.directions.next()))
+        Some(Io {
+            block,
+            blocks,
+            direction: self.directions.next(),
+        })
+    }
+
+    /// The next I/O's first block and length in blocks, in this pass.
+    #[inline(always)]
+    fn extent(&mut self) -> Option<(u64, u64)> {
+        match &mut self.sizes {
+            None => self.blocks.next_block().map(|block| (block, 1)),
+            Some(sizes) => {
+                let want = sizes.next();
+                self.blocks.next_extent(want, |room| sizes.fit(room))
+            }
+        }
     }
 }
 
@@ -244,8 +282,17 @@ fn ramp_then_time(
     ) -> Result<Stop, IoFailure>,
 ) -> JobOutcome {
     let mut blocks = Draws {
-        blocks: BlockSequence::new(spec.pattern, spec.blocks, spec.seed),
+        blocks: match spec.sizes {
+            // Without its map of covered blocks (no memory for it), a split's
+            // random pass may overlap its own I/Os.
+            Some(_) => {
+                let sequence = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
+                sequence.clone().for_extents().unwrap_or(sequence)
+            }
+            None => BlockSequence::new(spec.pattern, spec.blocks, spec.seed),
+        },
         directions: spec.directions.draws(spec.seed),
+        sizes: spec.sizes.map(|split| split.draws(spec.seed)),
         touched: Touched::for_pattern(spec.pattern, spec.blocks),
         data: spec.data.draws(spec.seed),
     };
@@ -391,9 +438,10 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
         pacer.start(last);
     }
     loop {
-        let Some((block, direction)) = draws.next(deadline.is_some()) else {
+        let Some(io) = draws.next(deadline.is_some()) else {
             return Ok(Stop::Done);
         };
+        let direction = io.direction;
         // Unpaced, an I/O starts when the one before it completed; paced,
         // when it is due, or at once when the job is behind.
         let mut intended = last;
@@ -411,34 +459,40 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
             }
             intended = pacer.issue(last);
         }
-        let offset = spec.base + block * bs;
+        let offset = spec.base + io.block * bs;
+        let len = io.blocks * bs;
+        let data = &mut buffer[..len as usize];
         let moved = match direction {
             Direction::Write => {
                 // The previous completion time serves as the generation: it
                 // changes per I/O and costs no extra clock read.
-                prepare_write(buffer, spec, &mut draws.data, offset, last);
-                engine.write_at(buffer, offset)
+                prepare_write(data, spec, &mut draws.data, offset, last);
+                engine.write_at(data, offset)
             }
-            Direction::Read => engine.read_at(buffer, offset),
+            Direction::Read => engine.read_at(data, offset),
         };
         let now = now_ns();
         match moved {
-            Ok(moved) if moved as u64 == bs => {}
+            Ok(moved) if moved as u64 == len => {}
             Ok(moved) => {
                 return Err(transfer_failure(
                     spec,
-                    direction,
-                    offset,
+                    (direction, offset, len),
                     Some(moved as u64),
                     None,
                 ));
             }
             Err(error) => {
-                return Err(transfer_failure(spec, direction, offset, None, Some(error)));
+                return Err(transfer_failure(
+                    spec,
+                    (direction, offset, len),
+                    None,
+                    Some(error),
+                ));
             }
         }
         if let Some(recorder) = recorder.as_deref_mut() {
-            recorder.record(now, now - last, bs, direction);
+            recorder.record(now, now - last, len, direction);
         }
         if P::PACED {
             pacer.completed(now, intended, recorder.is_some());
@@ -464,10 +518,10 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
     }
 }
 
+/// The failure of the I/O `(direction, offset, len)`: short (`moved`) or failed (`error`).
 fn transfer_failure(
     spec: &LoopSpec<'_>,
-    direction: Direction,
-    offset: u64,
+    (direction, offset, len): (Direction, u64, u64),
     moved: Option<u64>,
     error: Option<io::Error>,
 ) -> IoFailure {
@@ -475,7 +529,7 @@ fn transfer_failure(
         action: direction.name(),
         file: spec.file.to_string(),
         offset,
-        bs: spec.bs,
+        bs: len,
         moved,
         error,
     }
@@ -541,11 +595,12 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
     outcome
 }
 
-/// Free buffer slots and, per slot, the offset, direction, submission time
-/// and (paced) intended issue time of its request.
+/// Free buffer slots and, per slot, the offset, length, direction,
+/// submission time and (paced) intended issue time of its request.
 struct SlotQueue {
     free: Vec<u32>,
     offsets: Vec<u64>,
+    lens: Vec<u64>,
     directions: Vec<Direction>,
     started: Vec<u64>,
     intended: Vec<u64>,
@@ -558,6 +613,7 @@ impl SlotQueue {
         SlotQueue {
             free: (0..depth).rev().collect(),
             offsets: vec![0; depth as usize],
+            lens: vec![0; depth as usize],
             directions: vec![Direction::Read; depth as usize],
             started: vec![now; depth as usize],
             intended: vec![now; depth as usize],
@@ -606,24 +662,25 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             if P::PACED && pending.is_none() && pacer.due() > now {
                 break;
             }
-            let Some((block, direction)) =
-                pending.take().or_else(|| draws.next(deadline.is_some()))
-            else {
+            let Some(io) = pending.take().or_else(|| draws.next(deadline.is_some())) else {
                 exhausted = true;
                 break;
             };
-            let offset = spec.base + block * bs;
+            let (direction, offset, len) =
+                (io.direction, spec.base + io.block * bs, io.blocks * bs);
             let write = direction == Direction::Write;
             if write {
-                prepare_write(ring.slot_buffer(slot), spec, &mut draws.data, offset, now);
+                let data = &mut ring.slot_buffer(slot)[..len as usize];
+                prepare_write(data, spec, &mut draws.data, offset, now);
             }
-            if !ring.queue(slot, offset, write) {
+            if !ring.queue(slot, offset, len as u32, direction) {
                 // The submission queue is full: this I/O goes next.
-                pending = Some((block, direction));
+                pending = Some(io);
                 break;
             }
             queue.free.pop();
             queue.offsets[slot as usize] = offset;
+            queue.lens[slot as usize] = len;
             queue.directions[slot as usize] = direction;
             if P::PACED {
                 queue.intended[slot as usize] = pacer.issue(now);
@@ -690,20 +747,20 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
         ring.reap(|slot, result| {
             let slot_index = slot as usize;
             queue.free.push(slot);
-            let offset = queue.offsets[slot_index];
+            let (offset, len) = (queue.offsets[slot_index], queue.lens[slot_index]);
             let direction = queue.directions[slot_index];
             if result < 0 {
                 if failure.is_none() && failed.is_none() {
                     failed = Some((slot, result));
                 }
-            } else if result as u64 != bs {
+            } else if result as u64 != len {
                 failure.get_or_insert_with(|| {
-                    transfer_failure(spec, direction, offset, Some(result as u64), None)
+                    transfer_failure(spec, (direction, offset, len), Some(result as u64), None)
                 });
             } else {
                 if let Some(recorder) = recorder.as_deref_mut() {
                     let latency = now.saturating_sub(queue.started[slot_index]);
-                    recorder.record(now, latency, bs, direction);
+                    recorder.record(now, latency, len, direction);
                 }
                 if P::PACED {
                     pacer.completed(now, queue.intended[slot_index], recorder.is_some());
@@ -712,14 +769,14 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
         });
         if let Some((slot, result)) = failed {
             // The first failure is the one reported, in the engine's words.
-            let (offset, direction) = (
-                queue.offsets[slot as usize],
-                queue.directions[slot as usize],
+            let slot = slot as usize;
+            let io = (
+                queue.directions[slot],
+                queue.offsets[slot],
+                queue.lens[slot],
             );
-            let error = ring.failure(slot, result);
-            failure.get_or_insert_with(|| {
-                transfer_failure(spec, direction, offset, None, Some(error))
-            });
+            let error = ring.failure(slot as u32, result);
+            failure.get_or_insert_with(|| transfer_failure(spec, io, None, Some(error)));
         }
         if deadline.is_some_and(|deadline| now >= deadline) {
             exhausted = true;
@@ -761,8 +818,12 @@ fn submit_batch<Q: QueuedIo>(
 ) -> u64 {
     if let Err(error) = ring.submit() {
         let slot = queue.just_queued[0] as usize;
-        let (offset, direction) = (queue.offsets[slot], queue.directions[slot]);
-        failure.get_or_insert(transfer_failure(spec, direction, offset, None, Some(error)));
+        let io = (
+            queue.directions[slot],
+            queue.offsets[slot],
+            queue.lens[slot],
+        );
+        failure.get_or_insert(transfer_failure(spec, io, None, Some(error)));
     }
     let after_submit = now_ns();
     if let Some(submit) = submit {
@@ -791,6 +852,7 @@ pub(crate) mod tests {
         LoopSpec {
             directions: DirectionMix::only(Direction::Read),
             bs: 4096,
+            sizes: None,
             blocks: 1000,
             base: 0,
             pattern: Pattern::Random,
@@ -1006,8 +1068,8 @@ pub(crate) mod tests {
     /// one as if its submission queue were full, and counts what it took.
     struct InstantRing {
         buffers: Vec<Vec<u8>>,
-        queued: Vec<(u32, bool, u64)>,
-        done: Vec<u32>,
+        queued: Vec<(u32, bool, u64, u32)>,
+        done: Vec<(u32, u32)>,
         calls: u64,
         reads: u64,
         writes: u64,
@@ -1015,12 +1077,13 @@ pub(crate) mod tests {
     }
 
     impl QueuedIo for InstantRing {
-        fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
+        fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
             self.calls += 1;
             if self.calls % 3 == 0 {
                 return false;
             }
-            self.queued.push((slot, write, offset));
+            self.queued
+                .push((slot, direction == Direction::Write, offset, len));
             true
         }
         fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
@@ -1028,14 +1091,14 @@ pub(crate) mod tests {
         }
         fn submit(&mut self) -> io::Result<usize> {
             let taken = self.queued.len();
-            for (slot, write, offset) in self.queued.drain(..) {
+            for (slot, write, offset, len) in self.queued.drain(..) {
                 *if write {
                     &mut self.writes
                 } else {
                     &mut self.reads
                 } += 1;
                 assert!(self.offsets.insert(offset), "block {offset} issued twice");
-                self.done.push(slot);
+                self.done.push((slot, len));
             }
             Ok(taken)
         }
@@ -1046,8 +1109,8 @@ pub(crate) mod tests {
             !self.done.is_empty()
         }
         fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
-            for slot in self.done.drain(..) {
-                each(slot, 4096);
+            for (slot, len) in self.done.drain(..) {
+                each(slot, len as i32);
             }
         }
         fn sync_all(&self) -> io::Result<()> {

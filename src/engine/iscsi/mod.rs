@@ -13,8 +13,8 @@ pub mod libiscsi;
 pub mod url;
 pub mod wire;
 
-use super::QueuedIo;
 use super::callbacks::{CompletionList, Completions, wait_for_socket};
+use super::{Direction, QueuedIo};
 use libiscsi::{Callback, Context, ScsiIovec};
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_int, c_void};
@@ -203,8 +203,10 @@ impl Drop for IscsiIo<'_> {
 }
 
 impl QueuedIo for IscsiIo<'_> {
-    fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
-        self.completions.queue(slot, offset, write)
+    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+        debug_assert!(len as usize <= self.len);
+        self.completions
+            .queue(slot, offset, len, direction == Direction::Write)
     }
 
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
@@ -219,11 +221,13 @@ impl QueuedIo for IscsiIo<'_> {
         let functions = context.functions;
         let block = u64::from(context.block_size);
         let fua = c_int::from(self.fua);
-        let (len, tags) = (self.len as u32, &self.tags);
+        let tags = &self.tags;
         // libiscsi writes the commands to the socket when it is next
         // serviced for POLLOUT: in `has_completions`, which the loop calls next.
-        Ok(self.completions.submit(|slot, offset, write| {
+        Ok(self.completions.submit(|slot, offset, len, write| {
             let tag = &tags[slot as usize];
+            // SAFETY: the slot is not in flight; nothing else reads its iovec.
+            unsafe { (*tag.iov.get()).len = len as _ };
             let private = tag as *const Tag as *mut c_void;
             // SAFETY: live context; the slot's iovec, buffer and tag stay
             // valid until its completion is reaped.

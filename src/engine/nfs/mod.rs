@@ -10,8 +10,8 @@
 pub mod libnfs;
 pub mod url;
 
-use super::QueuedIo;
 use super::callbacks::{CompletionList, Completions, wait_for_socket};
+use super::{Direction, QueuedIo};
 use libnfs::{Callback, File};
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_int, c_void};
@@ -197,8 +197,10 @@ impl Drop for NfsIo<'_> {
 }
 
 impl QueuedIo for NfsIo<'_> {
-    fn queue(&mut self, slot: u32, offset: u64, write: bool) -> bool {
-        self.completions.queue(slot, offset, write)
+    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+        debug_assert!(len as usize <= self.len);
+        self.completions
+            .queue(slot, offset, len, direction == Direction::Write)
     }
 
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
@@ -211,8 +213,8 @@ impl QueuedIo for NfsIo<'_> {
     fn submit(&mut self) -> io::Result<usize> {
         let context = self.file.context;
         let functions = context.functions;
-        let (file, buffers, len, tags) = (self.file, self.buffers, self.len, &self.tags);
-        Ok(self.completions.submit(|slot, offset, write| {
+        let (file, buffers, slot_len, tags) = (self.file, self.buffers, self.len, &self.tags);
+        Ok(self.completions.submit(|slot, offset, len, write| {
             let entry = &tags[slot as usize];
             let tag = entry as *const Tag as *mut c_void;
             // SAFETY: live context and handle; the slot's buffer and tag
@@ -224,7 +226,7 @@ impl QueuedIo for NfsIo<'_> {
                         file.raw,
                         offset,
                         len as u64,
-                        buffers.add(slot as usize * len).cast(),
+                        buffers.add(slot as usize * slot_len).cast(),
                         completed as Callback,
                         tag,
                     )
