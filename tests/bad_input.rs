@@ -80,7 +80,11 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     (&["--mix", "read=70"], "add up to 70%, not 100%"),
     (&["--mix", "read=70,write=40"], "add up to 110%"),
     (&["--mix", "read=x,write=30"], "'read=x'"),
-    (&["--mix", "trim=50,read=50"], "'trim' is not a direction"),
+    (&["--mix", "erase=50,read=50"], "'erase' is not a direction"),
+    (
+        &["--mix", "read=90,trim=10", "--engine", "libaio"],
+        "engine libaio cannot",
+    ),
     (&["--mix", "read=50,read=50"], "gives the read share twice"),
     (&["--mix", "read=100"], "--mix read=100 is one direction"),
     (&["--op", "mix"], "--op mix needs its shares"),

@@ -24,5 +24,6 @@ mod quick;
 mod report;
 mod run_options;
 mod sweeps;
+mod trim;
 mod verify;
 mod workloads;

@@ -65,6 +65,8 @@ pub(super) fn totals(
                 layer.0 += match direction {
                     Direction::Read => device.read_bytes,
                     Direction::Write => device.write_bytes,
+                    // Trims carry no data; the findings are about data.
+                    Direction::Trim => 0,
                 };
             }
             if !layer.1.contains(&device.name) {
@@ -134,10 +136,13 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
     // Which directions a finding is about: O_DIRECT bypasses the cache both
     // ways, so it counts all the workload's I/O; a sync only forces writes out, so
     // a synced mix counts its writes alone (its reads may be cache hits).
-    let own: &[Direction] = match workload.directions().sole() {
-        Some(Direction::Read) => &[Direction::Read],
-        Some(Direction::Write) => &[Direction::Write],
-        None => &Direction::ALL,
+    let mix = workload.directions();
+    let own: &[Direction] = match (mix.reads(), mix.writes()) {
+        (true, false) => &[Direction::Read],
+        (false, true) => &[Direction::Write],
+        (true, true) => &[Direction::Read, Direction::Write],
+        // Only trims: no data for a device to carry or skip.
+        (false, false) => return,
     };
     let (code, summary, counted): (&str, &str, &[Direction]) = if workload.direct {
         (

@@ -224,8 +224,10 @@ fn cache_checks(point: &Point, found: &mut Findings) {
         );
     }
     // Only a figure that exists can be misleading.
+    // Trims punch holes (file system metadata, not buffered data): only
+    // writes leave data in the page cache.
     let unsynced = point.summary.is_some()
-        && workload.op.writes()
+        && workload.directions().writes()
         && workload.engine.capabilities().moves_data
         && !workload.direct
         && workload.sync == SyncMode::None

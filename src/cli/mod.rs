@@ -329,8 +329,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "PARAMS", conflicts_with = "by")]
     pub ignore: Option<String>,
     /// What to compare: throughput, iops, p50, p99, cpu or time; for one
-    /// direction of a mixed workload, read.FIGURE or write.FIGURE (throughput,
-    /// iops, p50, p99), e.g. `read.p99`.
+    /// direction of a mixed workload, read.FIGURE, write.FIGURE or trim.FIGURE
+    /// (throughput, iops, p50, p99), e.g. `read.p99`.
     #[arg(long, default_value = "throughput", value_name = "METRIC")]
     pub metric: crate::compare::Metric,
     /// Significance level of Welch's test.

@@ -164,16 +164,17 @@ impl std::str::FromStr for Metric {
     type Err = String;
 
     /// `throughput`, `iops`, `p50`, `p99`, `cpu`, `time`, or one of the first
-    /// four after `read.` or `write.`.
+    /// four after `read.`, `write.` or `trim.`.
     fn from_str(text: &str) -> Result<Metric, String> {
         let (direction, name) = match text.split_once('.') {
-            Some(("read", name)) => (Some(Direction::Read), name),
-            Some(("write", name)) => (Some(Direction::Write), name),
-            Some((other, _)) => {
-                return Err(format!(
-                    "'{other}' in '{text}' is not a direction: read.FIGURE or write.FIGURE"
-                ));
-            }
+            Some((prefix, name)) => match Direction::ALL.into_iter().find(|d| d.name() == prefix) {
+                Some(direction) => (Some(direction), name),
+                None => {
+                    return Err(format!(
+                        "'{prefix}' in '{text}' is not a direction: read.FIGURE, write.FIGURE or trim.FIGURE"
+                    ));
+                }
+            },
             None => (None, text),
         };
         let figure = Figure::ALL

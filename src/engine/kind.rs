@@ -84,6 +84,11 @@ pub struct Capabilities {
     /// Goes through the C library's stream buffer (fwrite/fread), which
     /// IOzone reports apart (its Fwrite and Fread columns).
     pub library_stream: bool,
+    /// Can trim (`--op trim`, `trim` in a mix): a hole punched in a file,
+    /// a discard on a block device, one system call per trim. The queued,
+    /// mapped, stream and network engines cannot (fio's libaio and
+    /// io_uring engines trim synchronously beside their queue).
+    pub trims: bool,
 }
 
 impl EngineKind {
@@ -150,9 +155,13 @@ impl EngineKind {
             direct: true,
             maps_file: false,
             library_stream: false,
+            trims: false,
         };
         match self {
-            EngineKind::Sync | EngineKind::Psync => base,
+            EngineKind::Sync | EngineKind::Psync => Capabilities {
+                trims: true,
+                ..base
+            },
             EngineKind::Stdio => Capabilities {
                 direct: false,
                 library_stream: true,
@@ -190,6 +199,7 @@ impl EngineKind {
                 moves_data: false,
                 local_fd: false,
                 direct: false,
+                trims: true,
                 ..base
             },
         }

@@ -242,6 +242,10 @@ impl LibaioIo {
 impl QueuedIo for LibaioIo {
     #[inline]
     fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+        debug_assert!(
+            direction != Direction::Trim,
+            "a queued engine does not trim"
+        );
         if self.pending.len() == self.slots.depth() {
             return false;
         }

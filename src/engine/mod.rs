@@ -18,13 +18,15 @@ pub mod psync;
 mod slots;
 pub mod stdio;
 pub mod sync;
+pub mod trim;
 pub mod uring;
 pub mod url;
 
 use serde::{Deserialize, Serialize};
 use std::io;
 
-/// Whether one I/O reads or writes.
+/// Whether one I/O reads, writes or trims (discards a range, which then
+/// reads back as zeros).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
@@ -32,23 +34,27 @@ pub enum Direction {
     Read = 0,
     /// Moves data to the target.
     Write = 1,
+    /// Discards a range of the target: a hole punched in a file
+    /// (`fallocate(PUNCH_HOLE)`), a discard on a block device (`BLKDISCARD`).
+    Trim = 2,
 }
 
 impl Direction {
-    /// Both directions, in index order.
-    pub const ALL: [Direction; 2] = [Direction::Read, Direction::Write];
+    /// Every direction, in index order.
+    pub const ALL: [Direction; 3] = [Direction::Read, Direction::Write, Direction::Trim];
 
-    /// Its position in per-direction arrays (read 0, write 1).
+    /// Its position in per-direction arrays (read 0, write 1, trim 2).
     #[inline(always)]
     pub const fn index(self) -> usize {
         self as usize
     }
 
-    /// "read" or "write".
+    /// "read", "write" or "trim".
     pub const fn name(self) -> &'static str {
         match self {
             Direction::Read => "read",
             Direction::Write => "write",
+            Direction::Trim => "trim",
         }
     }
 }
@@ -59,6 +65,12 @@ pub trait BlockIo {
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
     /// Writes `buf` at `offset`; returns how many bytes were written.
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize>;
+    /// Discards `len` bytes at `offset` (engines whose capabilities say
+    /// they trim: a punched hole in a file, a discard on a block device).
+    fn trim_at(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        let _ = (offset, len);
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
     /// Makes everything written so far durable (fsync, or msync for a mapping).
     fn sync_all(&mut self) -> io::Result<()>;
     /// Hands buffered data to the kernel (fflush for stdio); a no-op elsewhere.

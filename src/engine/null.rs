@@ -21,6 +21,12 @@ impl BlockIo for NullIo {
         Ok(buf.len())
     }
 
+    #[inline]
+    fn trim_at(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        black_box((offset, len));
+        Ok(())
+    }
+
     fn sync_all(&mut self) -> io::Result<()> {
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! The psync engine: pread(2) and pwrite(2), one system call per I/O.
 
 use super::BlockIo;
+use super::trim::Trimmer;
 use rustix::fd::BorrowedFd;
 use std::io;
 
@@ -8,12 +9,16 @@ use std::io;
 #[derive(Debug)]
 pub struct PositionalIo<'fd> {
     fd: BorrowedFd<'fd>,
+    trimmer: Trimmer,
 }
 
 impl<'fd> PositionalIo<'fd> {
     /// Uses `fd` for every I/O.
     pub fn new(fd: BorrowedFd<'fd>) -> Self {
-        PositionalIo { fd }
+        PositionalIo {
+            fd,
+            trimmer: Trimmer::default(),
+        }
     }
 }
 
@@ -26,6 +31,10 @@ impl BlockIo for PositionalIo<'_> {
     #[inline]
     fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
         Ok(rustix::io::pwrite(self.fd, buf, offset)?)
+    }
+
+    fn trim_at(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        self.trimmer.trim(self.fd, offset, len)
     }
 
     fn sync_all(&mut self) -> io::Result<()> {

@@ -1,6 +1,7 @@
 //! The sync engine: read(2) and write(2) on the file position, seeking only when needed.
 
 use super::BlockIo;
+use super::trim::Trimmer;
 use rustix::fd::BorrowedFd;
 use rustix::fs::SeekFrom;
 use std::io;
@@ -12,12 +13,17 @@ use std::io;
 pub struct PositionIo<'fd> {
     fd: BorrowedFd<'fd>,
     position: u64,
+    trimmer: Trimmer,
 }
 
 impl<'fd> PositionIo<'fd> {
     /// Uses `fd`, whose file position must be 0.
     pub fn new(fd: BorrowedFd<'fd>) -> Self {
-        PositionIo { fd, position: 0 }
+        PositionIo {
+            fd,
+            position: 0,
+            trimmer: Trimmer::default(),
+        }
     }
 
     #[inline]
@@ -45,6 +51,11 @@ impl BlockIo for PositionIo<'_> {
         let moved = rustix::io::write(self.fd, buf)?;
         self.position += moved as u64;
         Ok(moved)
+    }
+
+    /// A trim leaves the file position where it was.
+    fn trim_at(&mut self, offset: u64, len: u64) -> io::Result<()> {
+        self.trimmer.trim(self.fd, offset, len)
     }
 
     fn sync_all(&mut self) -> io::Result<()> {

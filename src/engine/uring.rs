@@ -89,6 +89,10 @@ impl QueuedIo for UringIo {
     /// with the slot number; returns false when the submission queue is full.
     #[inline]
     fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+        debug_assert!(
+            direction != Direction::Trim,
+            "a queued engine does not trim"
+        );
         let entry = self.entry(slot, offset, len, direction == Direction::Write);
         // SAFETY: the entry points into the caller's buffer region, kept alive
         // until the request completes (see the type's contract).

@@ -26,14 +26,20 @@ fn device(name: &str, delta: &DiskCounters, elapsed_s: f64, app: AppWork) -> Dev
     let rates = DiskRates::of(delta, elapsed_s);
     // Without application figures (a measured command) there is no ratio to give.
     let ratio = |app: u64, device: u64| (device > 0 && app > 0).then(|| app as f64 / device as f64);
-    let (device_ops, device_sectors) = match app.directions.sole() {
-        Some(Direction::Write) => (delta.writes, delta.sectors_written),
-        Some(Direction::Read) => (delta.reads, delta.sectors_read),
-        None => (
-            delta.reads.saturating_add(delta.writes),
-            delta.sectors_read.saturating_add(delta.sectors_written),
-        ),
+    // The device's counters of the directions the application took: a
+    // trim is a discard there.
+    let counters = |direction: Direction| match direction {
+        Direction::Read => (delta.reads, delta.sectors_read),
+        Direction::Write => (delta.writes, delta.sectors_written),
+        Direction::Trim => (delta.discards, delta.sectors_discarded),
     };
+    let (device_ops, device_sectors) = Direction::ALL
+        .into_iter()
+        .filter(|&direction| app.directions.takes(direction))
+        .map(counters)
+        .fold((0u64, 0u64), |(ops, sectors), (o, s)| {
+            (ops.saturating_add(o), sectors.saturating_add(s))
+        });
     DeviceActivity {
         name: name.to_string(),
         reads: delta.reads,

@@ -346,6 +346,11 @@ fn direction_shares(jobs: &[JobOutcome], seconds: f64) -> Vec<DirectionShare> {
     }
     Direction::ALL
         .into_iter()
+        .filter(|&direction| {
+            jobs.iter()
+                .flat_map(|job| &job.directions)
+                .any(|share| share.direction == direction)
+        })
         .map(|direction| {
             let shares: Vec<_> = jobs
                 .iter()
@@ -435,6 +440,11 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
         .collect();
     let length = coarsened.iter().map(Vec::len).max().unwrap_or(0);
     let mut scratch = new_histogram();
+    // The directions the jobs took: an interval keeps every direction's part.
+    let taken: Vec<Direction> = jobs
+        .iter()
+        .flat_map(|job| job.directions.iter().map(|share| share.direction))
+        .collect();
     (0..length)
         .map(|index| {
             // A job whose series ended early carried nothing in the interval.
@@ -453,6 +463,7 @@ fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
                 .directions
                 .iter()
                 .zip(Direction::ALL)
+                .filter(|(_, direction)| taken.contains(direction))
                 .map(|(part, direction)| {
                     let [p50, p99, max] = quantiles(&part.latency_counts, &mut scratch);
                     IntervalDirection {

@@ -197,6 +197,9 @@ impl FioJob<'_> {
             ("randread", false) => (Op::Read, Pattern::Random),
             ("write", true) => (Op::Rewrite, Pattern::Seq),
             ("randwrite", true) => (Op::Rewrite, Pattern::Random),
+            // A trim job's figures are its "trim" section's, imported as writes are.
+            ("trim", true) => (Op::Trim, Pattern::Seq),
+            ("randtrim", true) => (Op::Trim, Pattern::Random),
             ("rw" | "readwrite" | "randrw", writes) => {
                 let pattern = match self.rw() {
                     "randrw" => Pattern::Random,
@@ -211,7 +214,7 @@ impl FioJob<'_> {
             }
             (other, _) => {
                 return Err(format!(
-                    "rw={other} has no iolab equivalent (trim workloads)"
+                    "rw={other} has no iolab equivalent (a trim followed by a write of the same block)"
                 ));
             }
         };
@@ -464,11 +467,13 @@ impl FioJob<'_> {
                     .option("bs")
                     .or_else(|| self.option("blocksize"))
                     .unwrap_or("4k");
+                // A value left out inherits the one before it.
                 let parts: Vec<&str> = text.split(',').collect();
-                let part = if writes {
-                    parts.get(1).or(parts.first())
-                } else {
-                    parts.first()
+                let trims = matches!(self.rw(), "trim" | "randtrim");
+                let part = match (trims, writes) {
+                    (true, _) => parts.get(2).or(parts.get(1)).or(parts.first()),
+                    (false, true) => parts.get(1).or(parts.first()),
+                    (false, false) => parts.first(),
                 };
                 ParamValue::Number(
                     part.and_then(|b| fio_size(b, self.kb_base))
@@ -685,7 +690,7 @@ fn convert_job(
             Err(why) => skipped.push(format!("job {name}: {why}")),
         }
     } else {
-        for (direction, writes) in [("read", false), ("write", true)] {
+        for (direction, writes) in [("read", false), ("write", true), ("trim", true)] {
             let Some(data) = moved(direction) else {
                 continue;
             };
@@ -702,9 +707,6 @@ fn convert_job(
                 Err(why) => skipped.push(format!("job {name} {direction}: {why}")),
             }
         }
-    }
-    if moved("trim").is_some() {
-        skipped.push(format!("job {name}: trim has no iolab equivalent"));
     }
     for (workload, (repetition, had_bins)) in measured {
         let dir = file

@@ -1,4 +1,4 @@
-//! The direction of each I/O, read or write: which directions a workload
+//! The direction of each I/O, read, write or trim: which directions a workload
 //! issues, in what shares, and the per-I/O draw the timing loop takes them from.
 //!
 //! Every op but `mix` issues one direction; `--op mix --mix read=70,write=30`
@@ -9,25 +9,29 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::engine::Direction;
 
-/// The share of writes among a job's I/Os, in whole percent: 0 reads only,
-/// 100 writes only, anything between a mix drawn per I/O. Written
-/// `read=70,write=30` (or with `+` between the shares, as a sweep's values
-/// are separated by commas); the shares are whole percents adding up to 100.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The shares of a job's I/Os by direction, in whole percents adding up to
+/// 100: one direction at 100, or a mix drawn per I/O. Written
+/// `read=70,write=30` or `read=60,write=30,trim=10` (or with `+` between the
+/// shares, as a sweep's values are separated by commas).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct DirectionMix {
-    write_percent: u8,
+    /// Percent of the I/Os in each direction, by [`Direction::index`].
+    shares: [u8; 3],
+}
+
+impl Default for DirectionMix {
+    fn default() -> Self {
+        DirectionMix::only(Direction::Read)
+    }
 }
 
 impl DirectionMix {
     /// Every I/O in `direction`.
     pub const fn only(direction: Direction) -> DirectionMix {
-        DirectionMix {
-            write_percent: match direction {
-                Direction::Read => 0,
-                Direction::Write => 100,
-            },
-        }
+        let mut shares = [0; 3];
+        shares[direction.index()] = 100;
+        DirectionMix { shares }
     }
 
     /// `percent` of the I/Os write, the rest read; `None` above 100.
@@ -36,54 +40,88 @@ impl DirectionMix {
             None
         } else {
             Some(DirectionMix {
-                write_percent: percent,
+                shares: [100 - percent, percent, 0],
             })
         }
     }
 
+    /// The percent of I/Os in `direction`.
+    pub const fn percent(self, direction: Direction) -> u8 {
+        self.shares[direction.index()]
+    }
+
     /// The percent of I/Os that write.
     pub const fn write_percent(self) -> u8 {
-        self.write_percent
+        self.percent(Direction::Write)
     }
 
     /// The percent of I/Os that read.
     pub const fn read_percent(self) -> u8 {
-        100 - self.write_percent
+        self.percent(Direction::Read)
+    }
+
+    /// Whether any I/O goes in `direction`.
+    pub const fn takes(self, direction: Direction) -> bool {
+        self.percent(direction) > 0
     }
 
     /// Whether any I/O writes.
     pub const fn writes(self) -> bool {
-        self.write_percent > 0
+        self.takes(Direction::Write)
     }
 
     /// Whether any I/O reads.
     pub const fn reads(self) -> bool {
-        self.write_percent < 100
+        self.takes(Direction::Read)
     }
 
-    /// Whether both directions occur.
+    /// Whether any I/O trims.
+    pub const fn trims(self) -> bool {
+        self.takes(Direction::Trim)
+    }
+
+    /// Whether any I/O changes the target (writes or trims): what a final
+    /// flush and `--fsync-end` make durable.
+    pub const fn modifies(self) -> bool {
+        self.writes() || self.trims()
+    }
+
+    /// How many directions its I/Os take.
+    pub const fn taken(self) -> usize {
+        self.reads() as usize + self.writes() as usize + self.trims() as usize
+    }
+
+    /// Whether more than one direction occurs.
     pub const fn mixed(self) -> bool {
-        self.reads() && self.writes()
+        self.taken() > 1
     }
 
     /// The one direction of an unmixed share.
     pub const fn sole(self) -> Option<Direction> {
-        match self.write_percent {
-            0 => Some(Direction::Read),
-            100 => Some(Direction::Write),
+        match self.shares {
+            [100, _, _] => Some(Direction::Read),
+            [_, 100, _] => Some(Direction::Write),
+            [_, _, 100] => Some(Direction::Trim),
             _ => None,
         }
     }
 
     /// The per-I/O draw of a job whose data seed is `seed`.
-    pub const fn draws(self, seed: u64) -> DirectionDraws {
+    pub fn draws(self, seed: u64) -> DirectionDraws {
         // Apart from the seed's use for offsets and data; xorshift needs a
         // nonzero state.
         let state = seed ^ 0xD1B5_4A32_D192_ED03;
+        let [_, write, trim] = self.shares;
+        // A write when the draw is below write/100 of the u64 range, a trim
+        // below (write + trim)/100, else a read.
+        let below = |percent: u8| ((percent as u128) << 64).div_ceil(100) as u64;
         DirectionDraws {
-            write_percent: self.write_percent as u64,
-            // A write when the draw is below share/100 of the u64 range.
-            write_below: ((self.write_percent as u128) << 64).div_ceil(100) as u64,
+            sole: match self.sole() {
+                Some(direction) => direction.index() as u8,
+                None => DRAWN,
+            },
+            write_below: below(write),
+            trim_below: below(write + trim),
             state: if state == 0 {
                 0x9E37_79B9_7F4A_7C15
             } else {
@@ -96,24 +134,25 @@ impl DirectionMix {
 impl std::str::FromStr for DirectionMix {
     type Err = String;
 
-    /// `read=70,write=30`, `read=70+write=30`, `write=100`: each direction at
-    /// most once, whole percents adding up to 100 (`rewrite` is accepted for
-    /// `write`: a mix overwrites a laid-out file).
+    /// `read=70,write=30`, `read=70+write=20+trim=10`, `write=100`: each
+    /// direction at most once, whole percents adding up to 100 (`rewrite`
+    /// is accepted for `write`: a mix overwrites a laid-out file).
     fn from_str(text: &str) -> Result<DirectionMix, String> {
-        let mut shares: [Option<u8>; 2] = [None, None];
+        let mut shares: [Option<u8>; 3] = [None; 3];
         for item in text.split([',', '+']) {
             let item = item.trim();
             let Some((name, percent)) = item.split_once('=') else {
                 return Err(format!(
-                    "'{item}' is not a share: write read=PERCENT,write=PERCENT"
+                    "'{item}' is not a share: write read=PERCENT,write=PERCENT[,trim=PERCENT]"
                 ));
             };
             let direction = match name.trim().to_ascii_lowercase().as_str() {
                 "read" => Direction::Read,
                 "write" | "rewrite" => Direction::Write,
+                "trim" => Direction::Trim,
                 other => {
                     return Err(format!(
-                        "'{other}' is not a direction of a mix: read or write"
+                        "'{other}' is not a direction of a mix: read, write or trim"
                     ));
                 }
             };
@@ -131,31 +170,31 @@ impl std::str::FromStr for DirectionMix {
                 ));
             }
         }
-        let [read, write] = shares;
-        let total = u32::from(read.unwrap_or(0)) + u32::from(write.unwrap_or(0));
+        let shares = shares.map(|share| share.unwrap_or(0));
+        let total: u32 = shares.iter().map(|&share| u32::from(share)).sum();
         if total != 100 {
             return Err(format!(
                 "the shares of '{text}' add up to {total}%, not 100%"
             ));
         }
-        Ok(DirectionMix {
-            write_percent: write.unwrap_or(0),
-        })
+        Ok(DirectionMix { shares })
     }
 }
 
 impl std::fmt::Display for DirectionMix {
     /// `read=70,write=30`; a direction with no share is left out.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.sole() {
-            Some(direction) => write!(f, "{}=100", direction.name()),
-            None => write!(
-                f,
-                "read={},write={}",
-                self.read_percent(),
-                self.write_percent
-            ),
+        let mut first = true;
+        for direction in Direction::ALL {
+            if self.takes(direction) {
+                if !first {
+                    f.write_str(",")?;
+                }
+                write!(f, "{}={}", direction.name(), self.percent(direction))?;
+                first = false;
+            }
         }
+        Ok(())
     }
 }
 
@@ -172,14 +211,18 @@ impl From<DirectionMix> for String {
     }
 }
 
+/// [`DirectionDraws`]'s mark of a mix, whose directions are drawn.
+const DRAWN: u8 = u8::MAX;
+
 /// The directions of one job's I/Os, one per call to [`DirectionDraws::next`]:
 /// a constant for an unmixed share (no draw at all), otherwise an xorshift64
 /// draw (Marsaglia 2003: three shifts and three XORs, no multiply) compared
-/// with the write share's threshold.
+/// with the cumulative thresholds of the write and trim shares.
 #[derive(Clone, Debug)]
 pub struct DirectionDraws {
-    write_percent: u64,
+    sole: u8,
     write_below: u64,
+    trim_below: u64,
     state: u64,
 }
 
@@ -188,9 +231,10 @@ impl DirectionDraws {
     #[inline(always)]
     #[allow(clippy::should_implement_trait)] // an endless draw, not an Iterator
     pub fn next(&mut self) -> Direction {
-        match self.write_percent {
+        match self.sole {
             0 => Direction::Read,
-            100 => Direction::Write,
+            1 => Direction::Write,
+            2 => Direction::Trim,
             _ => {
                 let mut x = self.state;
                 x ^= x << 13;
@@ -199,6 +243,8 @@ impl DirectionDraws {
                 self.state = x;
                 if x < self.write_below {
                     Direction::Write
+                } else if x < self.trim_below {
+                    Direction::Trim
                 } else {
                     Direction::Read
                 }
@@ -240,7 +286,8 @@ mod tests {
             "read=70",
             "read=70,write=40",
             "read=70,read=30",
-            "trim=10,read=90",
+            "trim=10,read=80",
+            "erase=10,read=90",
             "read=-1,write=101",
             "read70",
             "",
@@ -251,6 +298,37 @@ mod tests {
         assert_eq!(json, "\"read=70,write=30\"");
         assert_eq!(serde_json::from_str::<DirectionMix>(&json).unwrap(), mix);
         assert!(serde_json::from_str::<DirectionMix>("\"read=7\"").is_err());
+    }
+
+    #[test]
+    fn a_three_way_mix_draws_each_share_within_binomial_bounds() {
+        let mix: DirectionMix = "read=60,write=30,trim=10".parse().unwrap();
+        assert_eq!(mix.to_string(), "read=60,write=30,trim=10");
+        assert!(mix.mixed() && mix.modifies() && mix.taken() == 3);
+        assert_eq!(
+            "trim=100".parse::<DirectionMix>().unwrap().sole(),
+            Some(Direction::Trim)
+        );
+        assert_eq!(
+            "read=90,trim=10"
+                .parse::<DirectionMix>()
+                .unwrap()
+                .to_string(),
+            "read=90,trim=10"
+        );
+        let n = 300_000u64;
+        let mut counts = [0u64; 3];
+        let mut draws = mix.draws(5);
+        for _ in 0..n {
+            counts[draws.next().index()] += 1;
+        }
+        for (count, share) in counts.into_iter().zip([0.6, 0.3, 0.1]) {
+            let sd = (n as f64 * share * (1.0 - share)).sqrt();
+            assert!(
+                (count as f64 - share * n as f64).abs() < 5.0 * sd,
+                "{counts:?}"
+            );
+        }
     }
 
     #[test]

@@ -99,12 +99,16 @@ pub enum Op {
     /// Read and overwrite a laid-out file, each I/O's direction drawn from
     /// the `--mix` shares (fio's `randrw`/`readwrite` with `rwmixread`).
     Mix,
+    /// Discard ranges of a laid-out file (fio's `trim`/`randtrim`): a hole
+    /// punched per I/O, a discard on a block device (with `--destroy-data`).
+    Trim,
 }
 
 impl Op {
-    /// Whether the timed I/O writes.
+    /// Whether the timed I/O changes the file: writes it, or trims it
+    /// (a block device then needs `--destroy-data`).
     pub fn writes(self) -> bool {
-        matches!(self, Op::Write | Op::Rewrite | Op::Mix)
+        matches!(self, Op::Write | Op::Rewrite | Op::Mix | Op::Trim)
     }
 
     /// Whether the timed I/O reads (a mix does both).
@@ -125,6 +129,7 @@ impl Op {
             Op::Read => "read",
             Op::Reread => "reread",
             Op::Mix => "mix",
+            Op::Trim => "trim",
         }
     }
 }
@@ -302,6 +307,7 @@ impl Workload {
     pub fn directions(&self) -> direction::DirectionMix {
         match (self.op, self.mix) {
             (Op::Mix, Some(mix)) => mix,
+            (Op::Trim, _) => direction::DirectionMix::only(direction::Direction::Trim),
             (op, _) => direction::DirectionMix::only(if op.writes() {
                 direction::Direction::Write
             } else {
@@ -503,7 +509,11 @@ impl Workload {
                 ));
             }
             (Op::Mix, Some(mix)) if !mix.mixed() => {
-                let op = if mix.writes() { "rewrite" } else { "read" };
+                let op = match mix.sole() {
+                    Some(direction::Direction::Write) => "rewrite",
+                    Some(direction::Direction::Trim) => "trim",
+                    _ => "read",
+                };
                 return Err(usage!(
                     "--mix {mix} is one direction: use --op {op} (a mix has both)"
                 ));
@@ -526,6 +536,23 @@ impl Workload {
             return Err(usage!(
                 "--arrivals {} draws the gaps of a rate: give --rate or --rate-iops",
                 self.arrivals.name()
+            ));
+        }
+        if self.directions().trims() && !self.engine.capabilities().trims {
+            let trimmers: Vec<&str> = EngineKind::ALL
+                .iter()
+                .filter(|engine| engine.capabilities().trims)
+                .map(|engine| engine.name())
+                .collect();
+            return Err(usage!(
+                "trims need an engine that trims ({}); engine {} cannot",
+                trimmers.join(", "),
+                self.engine.name()
+            ));
+        }
+        if self.verify && self.directions().trims() {
+            return Err(usage!(
+                "--verify with trims: a trimmed block holds no header to check; verify a write, then trim"
             ));
         }
         if self.verify && self.op == Op::Mix {

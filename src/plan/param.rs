@@ -624,7 +624,7 @@ impl Param {
             }),
             Kind::Mix => json!({
                 "type": "string",
-                "pattern": "^(read=[1-9][0-9]?,write=[1-9][0-9]?|read=100|write=100)$"
+                "pattern": "^(read=[1-9][0-9]?(,write=[1-9][0-9]?)?(,trim=[1-9][0-9]?)?|write=[1-9][0-9]?(,trim=[1-9][0-9]?)?|read=100|write=100|trim=100)$"
             }),
             Kind::Data => json!({
                 "type": "string",

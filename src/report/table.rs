@@ -2,7 +2,6 @@
 //! under a mixed point), both MiB/s and MB/s, and the checks.
 
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
-use crate::plan::direction::Direction;
 use crate::record::{LatencySummary, Point, ResultFile, Severity, Stat, Status};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
@@ -130,10 +129,7 @@ fn direction_rows(point: &Point) -> Vec<Vec<String>> {
         .directions
         .iter()
         .map(|d| {
-            let asked = match d.direction {
-                Direction::Read => mix.read_percent(),
-                Direction::Write => mix.write_percent(),
-            };
+            let asked = mix.percent(d.direction);
             let lat = d.latency_ns.as_ref();
             let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
             vec![

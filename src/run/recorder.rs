@@ -25,6 +25,9 @@ fn new_interval_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_TRACKED_NS, 2).expect("valid histogram bounds")
 }
 
+/// Directions an I/O can take: the length of per-direction arrays.
+const DIRECTIONS: usize = Direction::ALL.len();
+
 /// The histograms a job's loop records into, allocated before its thread
 /// starts: a machine out of memory (an address-space limit, say) then
 /// refuses the run with a message, instead of Rust ending the process on an
@@ -32,9 +35,9 @@ fn new_interval_histogram() -> Histogram<u64> {
 #[derive(Debug)]
 pub struct JobMemory {
     /// Per direction (see [`Direction::index`]): the totals.
-    latency: [Histogram<u64>; 2],
+    latency: [Histogram<u64>; DIRECTIONS],
     /// Per direction: the open interval's.
-    interval_latency: [Histogram<u64>; 2],
+    interval_latency: [Histogram<u64>; DIRECTIONS],
     kept_latency: Histogram<u64>,
     /// io_uring: the submitting calls' times.
     pub(super) submit: Option<Histogram<u64>>,
@@ -57,18 +60,16 @@ impl JobMemory {
                 new_interval_histogram().distinct_values(),
             )
         });
-        let taken = usize::from(directions.reads()) + usize::from(directions.writes());
+        let taken = directions.taken();
         let counts = fine * (2 * taken + usize::from(uring)) + coarse;
         Vec::<u64>::new().try_reserve_exact(counts).ok()?;
-        let taken = |direction: Direction| match directions.sole() {
-            Some(sole) if sole != direction => unused_histogram(),
-            _ => new_histogram(),
+        let taken = |direction: Direction| match directions.takes(direction) {
+            false => unused_histogram(),
+            true => new_histogram(),
         };
-        let [read, write] = Direction::ALL.map(taken);
-        let [interval_read, interval_write] = Direction::ALL.map(taken);
         Some(JobMemory {
-            latency: [read, write],
-            interval_latency: [interval_read, interval_write],
+            latency: Direction::ALL.map(taken),
+            interval_latency: Direction::ALL.map(taken),
             kept_latency: new_interval_histogram(),
             submit: uring.then(new_histogram),
             from_intended: None,
@@ -157,7 +158,7 @@ pub struct IntervalSample {
     pub latency_counts: Vec<(u64, u64)>,
     /// A network engine's connection: what TCP carried in the interval.
     pub tcp: Option<crate::probe::tcp::TcpTraffic>,
-    /// A job whose I/Os take both directions: each direction's part of the
+    /// A job whose I/Os take more than one direction: each direction's part of the
     /// interval, read then write; empty for an unmixed job.
     pub directions: Vec<DirectionSample>,
 }
@@ -173,7 +174,7 @@ pub struct DirectionSample {
     pub latency_counts: Vec<(u64, u64)>,
 }
 
-/// What one job measured in one direction, when it took both.
+/// What one job measured in one direction, when it took more than one.
 #[derive(Debug)]
 pub struct DirectionOutcome {
     /// Which direction.
@@ -215,7 +216,7 @@ pub struct JobOutcome {
     pub failure: Option<IoFailure>,
     /// Whether a signal ended the loop early.
     pub interrupted: bool,
-    /// When its I/Os took both directions: the share of each (read, then
+    /// When its I/Os took more than one direction: the share of each (read, then
     /// write); empty when they all went one way, which the totals then are.
     pub directions: Vec<DirectionOutcome>,
     /// A network client engine's calls and TCP traffic; `None` for local engines.
@@ -230,9 +231,9 @@ pub(super) struct Recorder<'a> {
     steady: Option<(Steady<'a>, usize)>,
     stop: &'a AtomicUsize,
     /// Per direction: the totals of the closed intervals.
-    latency: [Histogram<u64>; 2],
+    latency: [Histogram<u64>; DIRECTIONS],
     /// Per direction: the open interval's.
-    interval_latency: [Histogram<u64>; 2],
+    interval_latency: [Histogram<u64>; DIRECTIONS],
     /// Scratch space for an interval's 2-digit histogram when it closes.
     kept_latency: Histogram<u64>,
     interval_bytes: u64,
@@ -245,11 +246,11 @@ pub(super) struct Recorder<'a> {
     start: u64,
     pub(super) intervals: Vec<IntervalSample>,
     /// Per direction.
-    bytes: [u64; 2],
+    bytes: [u64; DIRECTIONS],
     /// Per direction.
-    ops: [u64; 2],
+    ops: [u64; DIRECTIONS],
     /// Per direction: `bytes` and `ops` when the last interval closed.
-    closed: [(u64, u64); 2],
+    closed: [(u64, u64); DIRECTIONS],
     directions: DirectionMix,
     /// A network engine's connection, and its counters at the open interval's start.
     socket: Option<(
@@ -276,9 +277,9 @@ impl<'a> Recorder<'a> {
             max_intervals: spec.max_intervals.max(2) & !1,
             start: now,
             intervals: Vec::with_capacity(64),
-            bytes: [0; 2],
-            ops: [0; 2],
-            closed: [(0, 0); 2],
+            bytes: [0; DIRECTIONS],
+            ops: [0; DIRECTIONS],
+            closed: [(0, 0); DIRECTIONS],
             directions: memory.directions,
             socket: spec.socket.map(|fd| (fd, None)),
         }
@@ -426,25 +427,33 @@ impl<'a> Recorder<'a> {
         if self.interval_ops > 0 || self.intervals.is_empty() {
             self.close_interval();
         }
-        let [read_latency, write_latency] = self.latency;
+        let [read, write, trim] = self.latency;
+        let mut latencies = [Some(read), Some(write), Some(trim)];
         let (latency, directions) = match self.directions.sole() {
-            Some(Direction::Read) => (read_latency, Vec::new()),
-            Some(Direction::Write) => (write_latency, Vec::new()),
+            Some(sole) => (
+                latencies[sole.index()]
+                    .take()
+                    .expect("each direction's histogram"),
+                Vec::new(),
+            ),
             None => {
-                let mut total = read_latency.clone();
-                total
-                    .add(&write_latency)
-                    .expect("both directions' histograms share their bounds");
-                let share = |direction: Direction, latency| DirectionOutcome {
-                    direction,
-                    bytes: self.bytes[direction.index()],
-                    ops: self.ops[direction.index()],
-                    latency,
-                };
-                let directions = vec![
-                    share(Direction::Read, read_latency),
-                    share(Direction::Write, write_latency),
-                ];
+                let mut total = new_histogram();
+                let mut directions = Vec::new();
+                for direction in Direction::ALL {
+                    let latency = latencies[direction.index()].take().expect("each once");
+                    if !self.directions.takes(direction) {
+                        continue;
+                    }
+                    total
+                        .add(&latency)
+                        .expect("the directions' histograms share their bounds");
+                    directions.push(DirectionOutcome {
+                        direction,
+                        bytes: self.bytes[direction.index()],
+                        ops: self.ops[direction.index()],
+                        latency,
+                    });
+                }
                 (total, directions)
             }
         };
@@ -521,7 +530,7 @@ fn added<'a>(
 }
 
 /// The per-direction parts of `samples` added up, when they were kept: every
-/// sample that saw I/O kept both directions' (an empty interval has none to
+/// sample that saw I/O kept every direction' (an empty interval has none to
 /// keep); otherwise empty.
 fn merge_directions(
     samples: &[IntervalSample],

@@ -388,7 +388,7 @@ enum Stop {
 }
 
 fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), IoFailure> {
-    if !spec.directions.writes() {
+    if !spec.directions.modifies() {
         return Ok(());
     }
     engine
@@ -470,6 +470,7 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
                 engine.write_at(data, offset)
             }
             Direction::Read => engine.read_at(data, offset),
+            Direction::Trim => engine.trim_at(offset, len).map(|()| len as usize),
         };
         let now = now_ns();
         match moved {

@@ -20,6 +20,7 @@ fn report_name(engine: EngineKind, op: Op) -> String {
         (Op::Reread, true) => "Re-Fread",
         // IOzone has no mixed op; a mix is reported under iolab's name.
         (Op::Mix, _) => "Mix",
+        (Op::Trim, _) => "Trim",
     };
     match engine {
         EngineKind::Sync | EngineKind::Stdio => format!("{name} report"),

@@ -1,0 +1,241 @@
+//! Trims (`--op trim`, `trim` in a mix): holes punched in a file, discards on
+//! a loop device only with `--destroy-data`, engines that cannot trim
+//! refused, and fio's `randtrim` imported.
+
+use crate::import::{fio_available, fio_json, imported_workload};
+use crate::mounts::{LoopDevice, have, root_or_skip};
+use crate::util::*;
+use std::os::unix::fs::MetadataExt;
+
+/// Whether `path`'s file system can punch holes (tmpfs, ext4, xfs can).
+fn punches_holes(path: &std::path::Path) -> bool {
+    let probe = path.join("hole-probe");
+    std::fs::write(&probe, vec![1u8; 65536]).unwrap();
+    let punched = std::process::Command::new("fallocate")
+        .args(["--punch-hole", "--offset", "0", "--length", "4096"])
+        .arg(&probe)
+        .status()
+        .is_ok_and(|s| s.success());
+    std::fs::remove_file(&probe).unwrap();
+    if !punched {
+        eprintln!("skip: {} cannot punch holes", path.display());
+    }
+    punched
+}
+
+#[test]
+fn a_trim_punches_every_block_and_keeps_the_files_length() {
+    let dir = scratch();
+    let out = scratch();
+    if !punches_holes(dir.path()) {
+        return;
+    }
+    let (file, _) = write_and_keep(dir.path(), &["--bs", "1m", "--size", "16m", "--fsync-end"]);
+    let before = std::fs::metadata(&file).unwrap().blocks();
+    let result = run_ok(
+        &[
+            "run",
+            "--op",
+            "trim",
+            "--pattern",
+            "random",
+            "--bs",
+            "64k",
+            "--file",
+            file.to_str().unwrap(),
+        ],
+        out.path(),
+    );
+    let point = first_point(&result);
+    assert_eq!(point["workload"]["op"], "trim");
+    let repetition = &point["repetitions"][0];
+    assert_eq!(
+        (repetition["ops"].as_u64(), repetition["bytes"].as_u64()),
+        (Some(256), Some(16 << 20))
+    );
+    assert!(
+        !check_codes(point).contains(&"writeback-pending".to_string()),
+        "a trim leaves no buffered data"
+    );
+    let meta = std::fs::metadata(&file).unwrap();
+    assert_eq!(meta.len(), 16 << 20, "the length is kept");
+    assert!(
+        meta.blocks() * 512 < 1 << 20,
+        "{} of {before} blocks left",
+        meta.blocks()
+    );
+    let data = std::fs::read(&file).unwrap();
+    assert!(data.iter().all(|&b| b == 0), "a hole reads as zeros");
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn a_mix_with_trims_keeps_the_trims_apart() {
+    let dir = scratch();
+    let out = scratch();
+    if !punches_holes(dir.path()) {
+        return;
+    }
+    let result = run_ok(
+        &[
+            "run",
+            "--mix",
+            "read=60,write=30,trim=10",
+            "--pattern",
+            "random",
+            "--size",
+            "16m",
+            "--dir",
+            dir.path().to_str().unwrap(),
+        ],
+        out.path(),
+    );
+    let point = first_point(&result);
+    assert_eq!(point["workload"]["mix"], "read=60,write=30,trim=10");
+    let repetition = &point["repetitions"][0];
+    let shares = repetition["directions"].as_array().unwrap();
+    let names: Vec<&str> = shares
+        .iter()
+        .map(|s| s["direction"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["read", "write", "trim"]);
+    let n = repetition["ops"].as_u64().unwrap();
+    let trims = shares[2]["ops"].as_u64().unwrap();
+    let sd = (n as f64 * 0.1 * 0.9).sqrt();
+    assert!(
+        (trims as f64 - 0.1 * n as f64).abs() < 5.0 * sd,
+        "{trims} trims of {n}"
+    );
+    assert_eq!(shares[2]["latency_ns"]["count"], shares[2]["ops"]);
+    let summary = &point["summary"]["directions"];
+    assert_eq!(summary.as_array().unwrap().len(), 3, "{summary}");
+    let compared = succeed(
+        iolab()
+            .args(["compare", "--format", "json", "--metric", "trim.iops"])
+            .arg(out.path().join("result-0.json"))
+            .arg(out.path().join("result-0.json")),
+    );
+    assert!(!compared.stdout.is_empty());
+}
+
+#[test]
+fn engines_that_cannot_trim_and_trims_with_verify_are_refused() {
+    let dir = scratch();
+    for (args, named) in [
+        (
+            vec!["--op", "trim", "--engine", "uring"],
+            "engine uring cannot",
+        ),
+        (
+            vec!["--mix", "read=90,trim=10", "--engine", "mmap"],
+            "engine mmap cannot",
+        ),
+        (vec!["--op", "trim", "--verify"], "--verify with trims"),
+        (vec!["--mix", "trim=100"], "--op trim"),
+    ] {
+        let refused = iolab()
+            .arg("run")
+            .args(&args)
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(2), "{args:?}: {refused:?}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+    }
+    assert!(entries(dir.path()).is_empty(), "a refusal creates nothing");
+}
+
+#[test]
+fn a_loop_device_is_discarded_only_with_consent_and_only_in_its_region() {
+    const FILL: u8 = 0xab;
+    let temp = scratch();
+    if !root_or_skip("a loop device") || !have("losetup") {
+        return;
+    }
+    let device = match LoopDevice::new(temp.path(), 32, FILL, false) {
+        Ok(device) => device,
+        Err(error) => {
+            eprintln!("skip: cannot attach a loop device here: {error}");
+            return;
+        }
+    };
+    let dev = device.path();
+    let refused = iolab()
+        .args(["run", "--op", "trim", "--file", dev])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--destroy-data"));
+    let allocated = std::fs::metadata(device.image()).unwrap().blocks();
+
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--op",
+            "trim",
+            "--file",
+            dev,
+            "--destroy-data",
+            dev,
+            "--bs",
+            "1m",
+            "--size",
+            "8m",
+            "--pattern",
+            "random",
+        ],
+        out.path(),
+    );
+    let repetition = &first_point(&result)["repetitions"][0];
+    assert_eq!(repetition["bytes"], 8 << 20);
+    // The loop driver passes discards to its backing file as punched holes.
+    let image = std::fs::read(device.image()).unwrap();
+    assert!(
+        image[..8 << 20].iter().all(|&b| b == 0),
+        "the region reads as zeros"
+    );
+    assert!(
+        image[8 << 20..].iter().all(|&b| b == FILL),
+        "nothing past it changed"
+    );
+    let left = std::fs::metadata(device.image()).unwrap().blocks();
+    assert!(
+        left < allocated,
+        "{left} blocks of the image allocated, {allocated} before"
+    );
+}
+
+/// fio 3.33 trims block devices only (its psync trim is `BLKDISCARD`,
+/// refused on a file with ENOTTY): its output comes from a loop device.
+#[test]
+fn fios_randtrim_imports_as_a_trim() {
+    let out = scratch();
+    if !fio_available() || !root_or_skip("a loop device for fio's trims") || !have("losetup") {
+        return;
+    }
+    let device = match LoopDevice::new(out.path(), 16, 7, false) {
+        Ok(device) => device,
+        Err(error) => {
+            eprintln!("skip: cannot attach a loop device here: {error}");
+            return;
+        }
+    };
+    let fio_output = fio_json(
+        out.path(),
+        "trims",
+        &[
+            "--rw=randtrim",
+            "--bs=4k,4k,64k",
+            "--size=8m",
+            "--ioengine=psync",
+            &format!("--filename={}", device.path()),
+        ],
+    );
+    let workload = imported_workload(&fio_output, out.path());
+    assert_eq!(workload["op"], "trim", "{workload}");
+    assert_eq!(workload["pattern"], "random");
+    assert_eq!(workload["bs"], 65536, "the third bs= value is the trims'");
+}
