@@ -20,6 +20,7 @@ pub mod lun;
 mod pacer;
 pub mod peers;
 pub mod prepare;
+mod queued;
 mod recorder;
 pub mod remote;
 pub mod scratch;

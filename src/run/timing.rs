@@ -9,6 +9,7 @@
 use super::buffer::stamp;
 use super::coverage::Touched;
 use super::pacer::{Paced, Pacer, Unpaced, tighten_timer_slack, wait_until};
+pub use super::queued::run_queued;
 use super::recorder::Recorder;
 pub use super::recorder::{
     DirectionOutcome, IntervalSample, JobMemory, JobOutcome, MAX_INTERVALS_PER_REPETITION, Steady,
@@ -17,7 +18,6 @@ pub use super::recorder::{
 use super::signals::STEADY_STOP;
 use crate::clock::now_ns;
 use crate::engine::BlockIo;
-use crate::engine::QueuedIo;
 use crate::plan::Pattern;
 use crate::plan::data::{DataDraws, DataPattern, WriteStamp};
 use crate::plan::direction::{Direction, DirectionDraws, DirectionMix};
@@ -26,7 +26,6 @@ use crate::plan::pattern::BlockSequence;
 use crate::plan::split::{BlockSplit, SizeDraws};
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::new_histogram;
-use hdrhistogram::Histogram;
 use std::fmt;
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -87,7 +86,7 @@ pub struct LoopSpec<'a> {
 /// stamped as `--data` draws it (so that no two unique writes carry the
 /// same bytes).
 #[inline]
-fn prepare_write(
+pub(super) fn prepare_write(
     block: &mut [u8],
     spec: &LoopSpec<'_>,
     data: &mut DataDraws,
@@ -119,7 +118,7 @@ fn prepare_write(
 
 /// Why the loops saw a nonzero flag: a signal, or steady state (a normal end).
 #[inline]
-fn stop_for(flag: usize) -> Stop {
+pub(super) fn stop_for(flag: usize) -> Stop {
     if flag == STEADY_STOP {
         Stop::Done
     } else {
@@ -198,29 +197,31 @@ pub fn errno_name(errno: i32) -> String {
 
 /// Where, how long and which way a job's I/Os go, one after the other,
 /// and which blocks they went to when the pattern may leave some untouched.
-struct Draws {
+pub(super) struct Draws {
     blocks: BlockSequence,
     directions: DirectionDraws,
     sizes: Option<SizeDraws>,
     touched: Option<Touched>,
-    data: DataDraws,
+    /// How each write is stamped (`--data`).
+    pub(super) data: DataDraws,
 }
 
 /// One I/O as drawn: where, how long, which way.
 #[derive(Clone, Copy, Debug)]
-struct Io {
+pub(super) struct Io {
     /// Its first block (of `bs` bytes).
-    block: u64,
+    pub(super) block: u64,
     /// Its length in blocks: 1 unless a block-size split drew more.
-    blocks: u64,
-    direction: Direction,
+    pub(super) blocks: u64,
+    /// Its direction.
+    pub(super) direction: Direction,
 }
 
 impl Draws {
     /// The next I/O; `None` at the end of a pass, where a time-based phase
     /// starts the next one (`endless`).
     #[inline(always)]
-    fn next(&mut self, endless: bool) -> Option<Io> {
+    pub(super) fn next(&mut self, endless: bool) -> Option<Io> {
         let (block, blocks) = match self.extent() {
             Some(extent) => extent,
             None if endless => {
@@ -256,7 +257,7 @@ impl Draws {
 
 /// The stages of one job's repetition that differ between engines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
+pub(super) enum Phase {
     /// Unmeasured I/O until the ramp's deadline.
     Ramp,
     /// The measured I/O.
@@ -270,7 +271,7 @@ enum Phase {
 /// as if interrupted), ramp, then time the measured phase and its finish.
 /// `step` performs one phase with the engine; it gets the recorder only for
 /// the timed phase.
-fn ramp_then_time(
+pub(super) fn ramp_then_time(
     spec: &LoopSpec<'_>,
     memory: JobMemory,
     ready: impl FnOnce() -> bool,
@@ -347,7 +348,7 @@ pub fn run_blocking<E: BlockIo>(
 
 /// The pacer of a paced job (its histogram taken from the job's memory);
 /// `None` when nothing paces it and the loops take their unpaced form.
-fn pacer_of(spec: &LoopSpec<'_>, memory: &mut JobMemory) -> Option<Paced> {
+pub(super) fn pacer_of(spec: &LoopSpec<'_>, memory: &mut JobMemory) -> Option<Paced> {
     if !spec.pace.paces() {
         return None;
     }
@@ -382,7 +383,7 @@ fn blocking_with<E: BlockIo, P: Pacer>(
 
 /// Why a phase ended without failure.
 #[derive(Debug, PartialEq, Eq)]
-enum Stop {
+pub(super) enum Stop {
     Done,
     Interrupted,
 }
@@ -404,11 +405,15 @@ fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), 
 
 /// The queue could not be waited on: the loop stops with its requests'
 /// buffers still allocated by the caller (the kernel may use them).
-fn wait_failure(spec: &LoopSpec<'_>, error: io::Error) -> IoFailure {
+pub(super) fn wait_failure(spec: &LoopSpec<'_>, error: io::Error) -> IoFailure {
     fsync_failure(spec, error, "wait for completions")
 }
 
-fn fsync_failure(spec: &LoopSpec<'_>, error: io::Error, action: &'static str) -> IoFailure {
+pub(super) fn fsync_failure(
+    spec: &LoopSpec<'_>,
+    error: io::Error,
+    action: &'static str,
+) -> IoFailure {
     IoFailure {
         action,
         file: spec.file.to_string(),
@@ -520,7 +525,7 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
 }
 
 /// The failure of the I/O `(direction, offset, len)`: short (`moved`) or failed (`error`).
-fn transfer_failure(
+pub(super) fn transfer_failure(
     spec: &LoopSpec<'_>,
     (direction, offset, len): (Direction, u64, u64),
     moved: Option<u64>,
@@ -534,308 +539,6 @@ fn transfer_failure(
         moved,
         error,
     }
-}
-
-/// Runs one job on io_uring with `depth` requests in flight: ramp, then the timed region.
-pub fn run_queued<Q: QueuedIo>(
-    ring: &mut Q,
-    depth: u32,
-    spec: &LoopSpec<'_>,
-    mut memory: JobMemory,
-    ready: impl FnOnce() -> bool,
-) -> JobOutcome {
-    match pacer_of(spec, &mut memory) {
-        None => queued_with(ring, depth, spec, memory, ready, Unpaced),
-        Some(pacer) => queued_with(ring, depth, spec, memory, ready, pacer),
-    }
-}
-
-fn queued_with<Q: QueuedIo, P: Pacer>(
-    ring: &mut Q,
-    depth: u32,
-    spec: &LoopSpec<'_>,
-    mut memory: JobMemory,
-    ready: impl FnOnce() -> bool,
-    mut pacer: P,
-) -> JobOutcome {
-    let mut submit = memory.submit.take().unwrap_or_else(new_histogram);
-    let mut queue = SlotQueue::new(depth);
-    let mut outcome =
-        ramp_then_time(
-            spec,
-            memory,
-            ready,
-            |phase, blocks, recorder, deadline| match phase {
-                Phase::Ramp => queued_phase(
-                    ring,
-                    &mut queue,
-                    spec,
-                    blocks,
-                    (None, None),
-                    deadline,
-                    &mut pacer,
-                ),
-                Phase::Timed => queued_phase(
-                    ring,
-                    &mut queue,
-                    spec,
-                    blocks,
-                    (recorder, Some(&mut submit)),
-                    deadline,
-                    &mut pacer,
-                ),
-                Phase::Finish if spec.directions.writes() && spec.fsync_end => ring
-                    .sync_all()
-                    .map(|()| Stop::Done)
-                    .map_err(|error| fsync_failure(spec, error, "fsync")),
-                Phase::Finish => Ok(Stop::Done),
-            },
-        );
-    outcome.submit = Some(submit);
-    outcome.from_intended = pacer.into_histogram();
-    outcome
-}
-
-/// Free buffer slots and, per slot, the offset, length, direction,
-/// submission time and (paced) intended issue time of its request.
-struct SlotQueue {
-    free: Vec<u32>,
-    offsets: Vec<u64>,
-    lens: Vec<u64>,
-    directions: Vec<Direction>,
-    started: Vec<u64>,
-    intended: Vec<u64>,
-    just_queued: Vec<u32>,
-}
-
-impl SlotQueue {
-    fn new(depth: u32) -> Self {
-        let now = now_ns();
-        SlotQueue {
-            free: (0..depth).rev().collect(),
-            offsets: vec![0; depth as usize],
-            lens: vec![0; depth as usize],
-            directions: vec![Direction::Read; depth as usize],
-            started: vec![now; depth as usize],
-            intended: vec![now; depth as usize],
-            just_queued: Vec::with_capacity(depth as usize),
-        }
-    }
-
-    fn in_flight(&self) -> usize {
-        self.offsets.len() - self.free.len()
-    }
-}
-
-/// Keeps the ring full until the pass ends or `deadline` passes, then drains
-/// it: every submitted request is reaped before returning, also on failure,
-/// because the kernel uses the buffers until completion.
-#[inline(never)]
-fn queued_phase<Q: QueuedIo, P: Pacer>(
-    ring: &mut Q,
-    queue: &mut SlotQueue,
-    spec: &LoopSpec<'_>,
-    draws: &mut Draws,
-    (mut recorder, mut submit): (Option<&mut Recorder>, Option<&mut Histogram<u64>>),
-    deadline: Option<u64>,
-    pacer: &mut P,
-) -> Result<Stop, IoFailure> {
-    let bs = spec.bs;
-    let mut failure: Option<IoFailure> = None;
-    let mut stop = Stop::Done;
-    let mut exhausted = false;
-    let mut writes_since_fsync = 0u64;
-    let mut pending = None;
-    let mut now = now_ns();
-    let batch = spec.batch.max(1) as usize;
-    if P::PACED {
-        pacer.start(now);
-    }
-    loop {
-        // Queue: fill every free slot, `batch` requests per system call,
-        // unless stopping or an fsync is due.
-        let fsync_due = spec.fsync_every > 0 && writes_since_fsync >= spec.fsync_every;
-        queue.just_queued.clear();
-        while !exhausted && failure.is_none() && !fsync_due {
-            let Some(&slot) = queue.free.last() else {
-                break;
-            };
-            if P::PACED && pending.is_none() && pacer.due() > now {
-                break;
-            }
-            let Some(io) = pending.take().or_else(|| draws.next(deadline.is_some())) else {
-                exhausted = true;
-                break;
-            };
-            let (direction, offset, len) =
-                (io.direction, spec.base + io.block * bs, io.blocks * bs);
-            let write = direction == Direction::Write;
-            if write {
-                let data = &mut ring.slot_buffer(slot)[..len as usize];
-                prepare_write(data, spec, &mut draws.data, offset, now);
-            }
-            if !ring.queue(slot, offset, len as u32, direction) {
-                // The submission queue is full: this I/O goes next.
-                pending = Some(io);
-                break;
-            }
-            queue.free.pop();
-            queue.offsets[slot as usize] = offset;
-            queue.lens[slot as usize] = len;
-            queue.directions[slot as usize] = direction;
-            if P::PACED {
-                queue.intended[slot as usize] = pacer.issue(now);
-            }
-            queue.just_queued.push(slot);
-            writes_since_fsync += u64::from(write);
-            if queue.just_queued.len() == batch {
-                now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
-            }
-        }
-        if !queue.just_queued.is_empty() {
-            now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
-        }
-        if queue.in_flight() == 0 {
-            if fsync_due && failure.is_none() && !exhausted {
-                ring.sync_all()
-                    .map_err(|error| fsync_failure(spec, error, "fsync"))?;
-                writes_since_fsync = 0;
-                now = now_ns();
-                continue;
-            }
-            if P::PACED && !exhausted && failure.is_none() {
-                // Nothing in flight and the next I/O not yet due.
-                let (woke, _) = wait_until(pacer.due(), deadline, spec.interrupt);
-                now = woke;
-                exhausted = stop_pacing(spec, deadline, now, &mut stop);
-                continue;
-            }
-            break;
-        }
-        if P::PACED
-            && !exhausted
-            && failure.is_none()
-            && !queue.free.is_empty()
-            && !ring.has_completions()
-        {
-            // Requests in flight, a slot free, the next I/O due later: wait
-            // for a completion or the due time, whichever comes first (a
-            // plain wait could oversleep the due time). With no slot free,
-            // nothing can be issued before a completion: the wait below.
-            let until = pacer.due().min(deadline.unwrap_or(u64::MAX));
-            let timeout = Duration::from_nanos(until.saturating_sub(now_ns()));
-            if let Err(error) = ring.wait_for(timeout) {
-                return Err(wait_failure(spec, error));
-            }
-            now = now_ns();
-            if !ring.has_completions() {
-                exhausted = stop_pacing(spec, deadline, now, &mut stop);
-                continue;
-            }
-        }
-        if !ring.has_completions() {
-            if let Err(error) = ring.wait(1) {
-                if error.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                // The ring cannot be waited on; the buffers stay allocated by the
-                // caller, so report and stop rather than free memory in use.
-                return Err(wait_failure(spec, error));
-            }
-        }
-        now = now_ns();
-        let mut failed = None;
-        ring.reap(|slot, result| {
-            let slot_index = slot as usize;
-            queue.free.push(slot);
-            let (offset, len) = (queue.offsets[slot_index], queue.lens[slot_index]);
-            let direction = queue.directions[slot_index];
-            if result < 0 {
-                if failure.is_none() && failed.is_none() {
-                    failed = Some((slot, result));
-                }
-            } else if result as u64 != len {
-                failure.get_or_insert_with(|| {
-                    transfer_failure(spec, (direction, offset, len), Some(result as u64), None)
-                });
-            } else {
-                if let Some(recorder) = recorder.as_deref_mut() {
-                    let latency = now.saturating_sub(queue.started[slot_index]);
-                    recorder.record(now, latency, len, direction);
-                }
-                if P::PACED {
-                    pacer.completed(now, queue.intended[slot_index], recorder.is_some());
-                }
-            }
-        });
-        if let Some((slot, result)) = failed {
-            // The first failure is the one reported, in the engine's words.
-            let slot = slot as usize;
-            let io = (
-                queue.directions[slot],
-                queue.offsets[slot],
-                queue.lens[slot],
-            );
-            let error = ring.failure(slot as u32, result);
-            failure.get_or_insert_with(|| transfer_failure(spec, io, None, Some(error)));
-        }
-        if deadline.is_some_and(|deadline| now >= deadline) {
-            exhausted = true;
-        }
-        let flag = spec.interrupt.load(Ordering::Relaxed);
-        if flag != 0 && !exhausted {
-            exhausted = true;
-            stop = stop_for(flag);
-        }
-    }
-    match failure {
-        Some(failure) => Err(failure),
-        None => Ok(stop),
-    }
-}
-
-/// Whether a paced queued loop stops queueing at `now`: its deadline has
-/// passed, or an interrupt came (then `stop` says which).
-fn stop_pacing(spec: &LoopSpec<'_>, deadline: Option<u64>, now: u64, stop: &mut Stop) -> bool {
-    let flag = spec.interrupt.load(Ordering::Relaxed);
-    if flag != 0 {
-        *stop = stop_for(flag);
-        return true;
-    }
-    deadline.is_some_and(|deadline| now >= deadline)
-}
-
-/// Submits the requests queued since the last submission, stamps their start
-/// (`submitted_at`, just before the system call) and records the time the call
-/// took once per request; returns the time after the call.
-#[inline]
-fn submit_batch<Q: QueuedIo>(
-    ring: &mut Q,
-    queue: &mut SlotQueue,
-    spec: &LoopSpec<'_>,
-    submit: Option<&mut Histogram<u64>>,
-    submitted_at: u64,
-    failure: &mut Option<IoFailure>,
-) -> u64 {
-    if let Err(error) = ring.submit() {
-        let slot = queue.just_queued[0] as usize;
-        let io = (
-            queue.directions[slot],
-            queue.offsets[slot],
-            queue.lens[slot],
-        );
-        failure.get_or_insert(transfer_failure(spec, io, None, Some(error)));
-    }
-    let after_submit = now_ns();
-    if let Some(submit) = submit {
-        let count = queue.just_queued.len() as u64;
-        submit.saturating_record_n(after_submit.saturating_sub(submitted_at), count);
-    }
-    for &slot in &queue.just_queued {
-        queue.started[slot as usize] = submitted_at;
-    }
-    queue.just_queued.clear();
-    after_submit
 }
 
 #[cfg(test)]
@@ -1006,12 +709,12 @@ pub(crate) mod tests {
         }
     }
 
-    fn mixed_memory(mix: DirectionMix, queued: bool) -> JobMemory {
+    pub(crate) fn mixed_memory(mix: DirectionMix, queued: bool) -> JobMemory {
         JobMemory::try_new(queued, mix).expect("a few MiB are free")
     }
 
     /// Checks a mixed job's outcome against what the engine saw.
-    fn check_shares(outcome: &JobOutcome, reads: u64, writes: u64) {
+    pub(crate) fn check_shares(outcome: &JobOutcome, reads: u64, writes: u64) {
         assert!(outcome.failure.is_none(), "{:?}", outcome.failure);
         assert_eq!(outcome.ops, 10_000);
         let [read, write] = &outcome.directions[..] else {
@@ -1063,79 +766,5 @@ pub(crate) mod tests {
             || true,
         );
         assert!(outcome.directions.is_empty() && outcome.ops == 10_000);
-    }
-
-    /// A queue that completes every request at once, refuses every third
-    /// one as if its submission queue were full, and counts what it took.
-    struct InstantRing {
-        buffers: Vec<Vec<u8>>,
-        queued: Vec<(u32, bool, u64, u32)>,
-        done: Vec<(u32, u32)>,
-        calls: u64,
-        reads: u64,
-        writes: u64,
-        offsets: std::collections::HashSet<u64>,
-    }
-
-    impl QueuedIo for InstantRing {
-        fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
-            self.calls += 1;
-            if self.calls % 3 == 0 {
-                return false;
-            }
-            self.queued
-                .push((slot, direction == Direction::Write, offset, len));
-            true
-        }
-        fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
-            &mut self.buffers[slot as usize]
-        }
-        fn submit(&mut self) -> io::Result<usize> {
-            let taken = self.queued.len();
-            for (slot, write, offset, len) in self.queued.drain(..) {
-                *if write {
-                    &mut self.writes
-                } else {
-                    &mut self.reads
-                } += 1;
-                assert!(self.offsets.insert(offset), "block {offset} issued twice");
-                self.done.push((slot, len));
-            }
-            Ok(taken)
-        }
-        fn wait(&mut self, _count: usize) -> io::Result<()> {
-            Ok(())
-        }
-        fn has_completions(&mut self) -> bool {
-            !self.done.is_empty()
-        }
-        fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
-            for (slot, len) in self.done.drain(..) {
-                each(slot, len as i32);
-            }
-        }
-        fn sync_all(&self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn a_queued_mixed_job_loses_no_block_when_the_queue_is_full() {
-        let interrupt = AtomicUsize::new(0);
-        let mix = DirectionMix::with_write_percent(30).unwrap();
-        let mut spec = spec(&interrupt);
-        (spec.directions, spec.blocks) = (mix, 10_000);
-        let mut ring = InstantRing {
-            buffers: vec![vec![0u8; 4096]; 8],
-            queued: Vec::new(),
-            done: Vec::new(),
-            calls: 0,
-            reads: 0,
-            writes: 0,
-            offsets: Default::default(),
-        };
-        let outcome = run_queued(&mut ring, 8, &spec, mixed_memory(mix, true), || true);
-        assert_eq!(ring.offsets.len(), 10_000, "every block once");
-        check_shares(&outcome, ring.reads, ring.writes);
     }
 }

@@ -1,0 +1,407 @@
+//! The queue-depth loop: keeps a queued engine's slots full, submits in batches, reaps completions, checks and records each one.
+//!
+//! The shape of a job (ramp, timed region, finish) and the per-I/O draws are
+//! `timing`'s; this loop adds what a queue needs: free slots, each slot's
+//! request (offset, length, direction, submission and intended times), a
+//! drawn I/O kept when the submission queue is full, and a drain of every
+//! request before returning, because the kernel or the library uses the
+//! buffers until completion.
+
+use super::pacer::{Pacer, Unpaced, wait_until};
+use super::recorder::Recorder;
+use super::timing::{
+    Draws, IoFailure, JobMemory, JobOutcome, LoopSpec, Phase, Stop, fsync_failure, pacer_of,
+    prepare_write, ramp_then_time, stop_for, transfer_failure, wait_failure,
+};
+use crate::clock::now_ns;
+use crate::engine::QueuedIo;
+use crate::plan::direction::Direction;
+use crate::record::histogram::new_histogram;
+use hdrhistogram::Histogram;
+use std::io;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// Runs one job on io_uring with `depth` requests in flight: ramp, then the timed region.
+pub fn run_queued<Q: QueuedIo>(
+    ring: &mut Q,
+    depth: u32,
+    spec: &LoopSpec<'_>,
+    mut memory: JobMemory,
+    ready: impl FnOnce() -> bool,
+) -> JobOutcome {
+    match pacer_of(spec, &mut memory) {
+        None => queued_with(ring, depth, spec, memory, ready, Unpaced),
+        Some(pacer) => queued_with(ring, depth, spec, memory, ready, pacer),
+    }
+}
+
+fn queued_with<Q: QueuedIo, P: Pacer>(
+    ring: &mut Q,
+    depth: u32,
+    spec: &LoopSpec<'_>,
+    mut memory: JobMemory,
+    ready: impl FnOnce() -> bool,
+    mut pacer: P,
+) -> JobOutcome {
+    let mut submit = memory.submit.take().unwrap_or_else(new_histogram);
+    let mut queue = SlotQueue::new(depth);
+    let mut outcome =
+        ramp_then_time(
+            spec,
+            memory,
+            ready,
+            |phase, blocks, recorder, deadline| match phase {
+                Phase::Ramp => queued_phase(
+                    ring,
+                    &mut queue,
+                    spec,
+                    blocks,
+                    (None, None),
+                    deadline,
+                    &mut pacer,
+                ),
+                Phase::Timed => queued_phase(
+                    ring,
+                    &mut queue,
+                    spec,
+                    blocks,
+                    (recorder, Some(&mut submit)),
+                    deadline,
+                    &mut pacer,
+                ),
+                Phase::Finish if spec.directions.writes() && spec.fsync_end => ring
+                    .sync_all()
+                    .map(|()| Stop::Done)
+                    .map_err(|error| fsync_failure(spec, error, "fsync")),
+                Phase::Finish => Ok(Stop::Done),
+            },
+        );
+    outcome.submit = Some(submit);
+    outcome.from_intended = pacer.into_histogram();
+    outcome
+}
+
+/// Free buffer slots and, per slot, the offset, length, direction,
+/// submission time and (paced) intended issue time of its request.
+struct SlotQueue {
+    free: Vec<u32>,
+    offsets: Vec<u64>,
+    lens: Vec<u64>,
+    directions: Vec<Direction>,
+    started: Vec<u64>,
+    intended: Vec<u64>,
+    just_queued: Vec<u32>,
+}
+
+impl SlotQueue {
+    fn new(depth: u32) -> Self {
+        let now = now_ns();
+        SlotQueue {
+            free: (0..depth).rev().collect(),
+            offsets: vec![0; depth as usize],
+            lens: vec![0; depth as usize],
+            directions: vec![Direction::Read; depth as usize],
+            started: vec![now; depth as usize],
+            intended: vec![now; depth as usize],
+            just_queued: Vec::with_capacity(depth as usize),
+        }
+    }
+
+    fn in_flight(&self) -> usize {
+        self.offsets.len() - self.free.len()
+    }
+}
+
+/// Keeps the ring full until the pass ends or `deadline` passes, then drains
+/// it: every submitted request is reaped before returning, also on failure,
+/// because the kernel uses the buffers until completion.
+#[inline(never)]
+fn queued_phase<Q: QueuedIo, P: Pacer>(
+    ring: &mut Q,
+    queue: &mut SlotQueue,
+    spec: &LoopSpec<'_>,
+    draws: &mut Draws,
+    (mut recorder, mut submit): (Option<&mut Recorder>, Option<&mut Histogram<u64>>),
+    deadline: Option<u64>,
+    pacer: &mut P,
+) -> Result<Stop, IoFailure> {
+    let bs = spec.bs;
+    let mut failure: Option<IoFailure> = None;
+    let mut stop = Stop::Done;
+    let mut exhausted = false;
+    let mut writes_since_fsync = 0u64;
+    let mut pending = None;
+    let mut now = now_ns();
+    let batch = spec.batch.max(1) as usize;
+    if P::PACED {
+        pacer.start(now);
+    }
+    loop {
+        // Queue: fill every free slot, `batch` requests per system call,
+        // unless stopping or an fsync is due.
+        let fsync_due = spec.fsync_every > 0 && writes_since_fsync >= spec.fsync_every;
+        queue.just_queued.clear();
+        while !exhausted && failure.is_none() && !fsync_due {
+            let Some(&slot) = queue.free.last() else {
+                break;
+            };
+            if P::PACED && pending.is_none() && pacer.due() > now {
+                break;
+            }
+            let Some(io) = pending.take().or_else(|| draws.next(deadline.is_some())) else {
+                exhausted = true;
+                break;
+            };
+            let (direction, offset, len) =
+                (io.direction, spec.base + io.block * bs, io.blocks * bs);
+            let write = direction == Direction::Write;
+            if write {
+                let data = &mut ring.slot_buffer(slot)[..len as usize];
+                prepare_write(data, spec, &mut draws.data, offset, now);
+            }
+            if !ring.queue(slot, offset, len as u32, direction) {
+                // The submission queue is full: this I/O goes next.
+                pending = Some(io);
+                break;
+            }
+            queue.free.pop();
+            queue.offsets[slot as usize] = offset;
+            queue.lens[slot as usize] = len;
+            queue.directions[slot as usize] = direction;
+            if P::PACED {
+                queue.intended[slot as usize] = pacer.issue(now);
+            }
+            queue.just_queued.push(slot);
+            writes_since_fsync += u64::from(write);
+            if queue.just_queued.len() == batch {
+                now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
+            }
+        }
+        if !queue.just_queued.is_empty() {
+            now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
+        }
+        if queue.in_flight() == 0 {
+            if fsync_due && failure.is_none() && !exhausted {
+                ring.sync_all()
+                    .map_err(|error| fsync_failure(spec, error, "fsync"))?;
+                writes_since_fsync = 0;
+                now = now_ns();
+                continue;
+            }
+            if P::PACED && !exhausted && failure.is_none() {
+                // Nothing in flight and the next I/O not yet due.
+                let (woke, _) = wait_until(pacer.due(), deadline, spec.interrupt);
+                now = woke;
+                exhausted = stop_pacing(spec, deadline, now, &mut stop);
+                continue;
+            }
+            break;
+        }
+        if P::PACED
+            && !exhausted
+            && failure.is_none()
+            && !queue.free.is_empty()
+            && !ring.has_completions()
+        {
+            // Requests in flight, a slot free, the next I/O due later: wait
+            // for a completion or the due time, whichever comes first (a
+            // plain wait could oversleep the due time). With no slot free,
+            // nothing can be issued before a completion: the wait below.
+            let until = pacer.due().min(deadline.unwrap_or(u64::MAX));
+            let timeout = Duration::from_nanos(until.saturating_sub(now_ns()));
+            if let Err(error) = ring.wait_for(timeout) {
+                return Err(wait_failure(spec, error));
+            }
+            now = now_ns();
+            if !ring.has_completions() {
+                exhausted = stop_pacing(spec, deadline, now, &mut stop);
+                continue;
+            }
+        }
+        if !ring.has_completions() {
+            if let Err(error) = ring.wait(1) {
+                if error.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                // The ring cannot be waited on; the buffers stay allocated by the
+                // caller, so report and stop rather than free memory in use.
+                return Err(wait_failure(spec, error));
+            }
+        }
+        now = now_ns();
+        let mut failed = None;
+        ring.reap(|slot, result| {
+            let slot_index = slot as usize;
+            queue.free.push(slot);
+            let (offset, len) = (queue.offsets[slot_index], queue.lens[slot_index]);
+            let direction = queue.directions[slot_index];
+            if result < 0 {
+                if failure.is_none() && failed.is_none() {
+                    failed = Some((slot, result));
+                }
+            } else if result as u64 != len {
+                failure.get_or_insert_with(|| {
+                    transfer_failure(spec, (direction, offset, len), Some(result as u64), None)
+                });
+            } else {
+                if let Some(recorder) = recorder.as_deref_mut() {
+                    let latency = now.saturating_sub(queue.started[slot_index]);
+                    recorder.record(now, latency, len, direction);
+                }
+                if P::PACED {
+                    pacer.completed(now, queue.intended[slot_index], recorder.is_some());
+                }
+            }
+        });
+        if let Some((slot, result)) = failed {
+            // The first failure is the one reported, in the engine's words.
+            let slot = slot as usize;
+            let io = (
+                queue.directions[slot],
+                queue.offsets[slot],
+                queue.lens[slot],
+            );
+            let error = ring.failure(slot as u32, result);
+            failure.get_or_insert_with(|| transfer_failure(spec, io, None, Some(error)));
+        }
+        if deadline.is_some_and(|deadline| now >= deadline) {
+            exhausted = true;
+        }
+        let flag = spec.interrupt.load(Ordering::Relaxed);
+        if flag != 0 && !exhausted {
+            exhausted = true;
+            stop = stop_for(flag);
+        }
+    }
+    match failure {
+        Some(failure) => Err(failure),
+        None => Ok(stop),
+    }
+}
+
+/// Whether a paced queued loop stops queueing at `now`: its deadline has
+/// passed, or an interrupt came (then `stop` says which).
+fn stop_pacing(spec: &LoopSpec<'_>, deadline: Option<u64>, now: u64, stop: &mut Stop) -> bool {
+    let flag = spec.interrupt.load(Ordering::Relaxed);
+    if flag != 0 {
+        *stop = stop_for(flag);
+        return true;
+    }
+    deadline.is_some_and(|deadline| now >= deadline)
+}
+
+/// Submits the requests queued since the last submission, stamps their start
+/// (`submitted_at`, just before the system call) and records the time the call
+/// took once per request; returns the time after the call.
+#[inline]
+fn submit_batch<Q: QueuedIo>(
+    ring: &mut Q,
+    queue: &mut SlotQueue,
+    spec: &LoopSpec<'_>,
+    submit: Option<&mut Histogram<u64>>,
+    submitted_at: u64,
+    failure: &mut Option<IoFailure>,
+) -> u64 {
+    if let Err(error) = ring.submit() {
+        let slot = queue.just_queued[0] as usize;
+        let io = (
+            queue.directions[slot],
+            queue.offsets[slot],
+            queue.lens[slot],
+        );
+        failure.get_or_insert(transfer_failure(spec, io, None, Some(error)));
+    }
+    let after_submit = now_ns();
+    if let Some(submit) = submit {
+        let count = queue.just_queued.len() as u64;
+        submit.saturating_record_n(after_submit.saturating_sub(submitted_at), count);
+    }
+    for &slot in &queue.just_queued {
+        queue.started[slot as usize] = submitted_at;
+    }
+    queue.just_queued.clear();
+    after_submit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::direction::DirectionMix;
+    use crate::run::timing::tests::{check_shares, mixed_memory, spec};
+    use std::sync::atomic::AtomicUsize;
+
+    /// A queue that completes every request at once, refuses every third
+    /// one as if its submission queue were full, and counts what it took.
+    struct InstantRing {
+        buffers: Vec<Vec<u8>>,
+        queued: Vec<(u32, bool, u64, u32)>,
+        done: Vec<(u32, u32)>,
+        calls: u64,
+        reads: u64,
+        writes: u64,
+        offsets: std::collections::HashSet<u64>,
+    }
+
+    impl QueuedIo for InstantRing {
+        fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+            self.calls += 1;
+            if self.calls % 3 == 0 {
+                return false;
+            }
+            self.queued
+                .push((slot, direction == Direction::Write, offset, len));
+            true
+        }
+        fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
+            &mut self.buffers[slot as usize]
+        }
+        fn submit(&mut self) -> io::Result<usize> {
+            let taken = self.queued.len();
+            for (slot, write, offset, len) in self.queued.drain(..) {
+                *if write {
+                    &mut self.writes
+                } else {
+                    &mut self.reads
+                } += 1;
+                assert!(self.offsets.insert(offset), "block {offset} issued twice");
+                self.done.push((slot, len));
+            }
+            Ok(taken)
+        }
+        fn wait(&mut self, _count: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn has_completions(&mut self) -> bool {
+            !self.done.is_empty()
+        }
+        fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
+            for (slot, len) in self.done.drain(..) {
+                each(slot, len as i32);
+            }
+        }
+        fn sync_all(&self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_queued_mixed_job_loses_no_block_when_the_queue_is_full() {
+        let interrupt = AtomicUsize::new(0);
+        let mix = DirectionMix::with_write_percent(30).unwrap();
+        let mut spec = spec(&interrupt);
+        (spec.directions, spec.blocks) = (mix, 10_000);
+        let mut ring = InstantRing {
+            buffers: vec![vec![0u8; 4096]; 8],
+            queued: Vec::new(),
+            done: Vec::new(),
+            calls: 0,
+            reads: 0,
+            writes: 0,
+            offsets: Default::default(),
+        };
+        let outcome = run_queued(&mut ring, 8, &spec, mixed_memory(mix, true), || true);
+        assert_eq!(ring.offsets.len(), 10_000, "every block once");
+        check_shares(&outcome, ring.reads, ring.writes);
+    }
+}
