@@ -384,3 +384,41 @@ fn a_knee_search_finds_where_a_throttled_device_stops_giving_iops() {
     let report = std::fs::read_to_string(out.path().join("knee.html")).unwrap();
     assert!(report.contains("Knee search: p50 against IOPS"));
 }
+
+/// A study's `knee` key runs the same search as `sweep --knee`, and judges
+/// paced points by their latency from intended issue.
+#[test]
+fn a_study_searches_the_knee_of_paced_points_by_latency_from_intended_issue() {
+    let dir = scratch();
+    let out = scratch();
+    let study = out.path().join("rates.toml");
+    std::fs::write(
+        &study,
+        "name = \"rates\"\nknee = \"p99<=50ms\"\n[defaults]\nengine = \"null\"\n\
+         size = \"64m\"\nruntime = \"1s\"\n[[sweep]]\nlabel = \"paced\"\n\
+         rate_iops = [1000, 4000]\n",
+    )
+    .unwrap();
+    let result_file = out.path().join("rates.json");
+    let output = iolab()
+        .arg("study")
+        .arg(&study)
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&result_file)
+        .arg("--no-report")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("knee (p99<=50ms)"), "{stdout}");
+    assert!(stdout.contains("from intended issue"), "{stdout}");
+    let result = read_result(&result_file);
+    validate_schema(&result);
+    let curve = result["knee"]["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 2, "{}", result["knee"]);
+    assert!(curve.iter().all(|step| step["from_intended"] == true));
+    // The null engine keeps both rates: the faster one is the knee.
+    assert_eq!(result["knee"]["chosen"], curve[1]["label"]);
+}

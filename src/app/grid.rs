@@ -165,7 +165,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         detail: args.out.detail,
         report: !args.no_report,
         strict: args.out.strict,
-        knee: None,
+        knee: study.knee,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -607,18 +607,28 @@ impl driver::Listener for JournalListener<'_> {
 }
 
 /// The knee of the points measured: each one's mean IOPS and the target's
-/// percentile of its merged latency, and the one with the most IOPS within
-/// the target.
+/// percentile of its merged latency — from intended issue when the point was
+/// paced, so that a rate the device falls behind counts its backlog — and
+/// the one with the most IOPS within the target.
 fn knee(result: &ResultFile, target: KneeTarget) -> KneeRecord {
     let curve: Vec<KneeStep> = result
         .points
         .iter()
         .filter_map(|point| {
             let summary = point.summary.as_ref()?;
+            let from_intended: Vec<_> = point
+                .measured()
+                .filter_map(|r| r.pacing.as_ref()?.latency_from_intended_ns.as_ref())
+                .collect();
+            let (latency, paced) = match crate::stats::merged_latency(&from_intended) {
+                Ok(Some(merged)) => (merged, true),
+                _ => (summary.latency_ns.clone()?, false),
+            };
             Some(KneeStep {
                 label: point.label.clone(),
                 iops: summary.iops.mean,
-                latency_ns: summary.latency_ns.as_ref()?.percentile(target.percentile)?,
+                latency_ns: latency.percentile(target.percentile)?,
+                from_intended: paced,
             })
         })
         .collect();
@@ -663,8 +673,14 @@ knee ({}): ",
         } else {
             over
         };
+        // A paced point's latency counts from when each I/O was due.
+        let from = if step.from_intended {
+            " from intended issue"
+        } else {
+            ""
+        };
         text.push_str(&format!(
-            "  {:>10} IOPS  {percentile} {:>9}  {}{mark}\n",
+            "  {:>10} IOPS  {percentile} {:>9}  {}{from}{mark}\n",
             significant(step.iops),
             latency(step.latency_ns as f64),
             step.label

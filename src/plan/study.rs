@@ -179,6 +179,10 @@ pub struct Study {
     /// The sweeps, run in order.
     #[serde(rename = "sweep", default)]
     pub sweeps: Vec<SweepSpec>,
+    /// A knee search over every point (`knee = "p99<=2ms"`, as `sweep
+    /// --knee`): the point with the most IOPS whose latency percentile
+    /// stays within the limit, chosen after the study has run.
+    pub knee: Option<super::knee::KneeTarget>,
 }
 
 /// Where `text` has a byte offset, as `line N`.

@@ -124,8 +124,13 @@ pub struct KneeStep {
     /// Its mean IOPS over the measured repetitions.
     pub iops: f64,
     /// The target's percentile of its latency (all measured repetitions
-    /// merged), ns.
+    /// merged), ns: from each I/O's intended issue time when the point was
+    /// paced (`from_intended`), else from its issue.
     pub latency_ns: u64,
+    /// Whether `latency_ns` is from intended issue (coordinated omission
+    /// corrected): a paced point, whose backlog the latency then includes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_intended: bool,
 }
 
 /// Where one series of a size sweep converges (see `stats::convergence`).

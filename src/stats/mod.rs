@@ -143,7 +143,7 @@ fn summarize_direction(
 
 /// The latency of every I/O behind `latencies`, merged exactly from their
 /// histograms; `None` when there are none (imported fio json).
-fn merged_latency(latencies: &[&LatencySummary]) -> Result<Option<LatencySummary>, String> {
+pub fn merged_latency(latencies: &[&LatencySummary]) -> Result<Option<LatencySummary>, String> {
     if latencies.is_empty() {
         return Ok(None);
     }
