@@ -421,4 +421,18 @@ fn a_study_searches_the_knee_of_paced_points_by_latency_from_intended_issue() {
     assert!(curve.iter().all(|step| step["from_intended"] == true));
     // The null engine keeps both rates: the faster one is the knee.
     assert_eq!(result["knee"]["chosen"], curve[1]["label"]);
+    let markdown = out.path().join("rates.md");
+    succeed(
+        iolab()
+            .arg("report")
+            .arg(&result_file)
+            .args(["--format", "markdown", "-o"])
+            .arg(&markdown),
+    );
+    let markdown = std::fs::read_to_string(&markdown).unwrap();
+    assert!(markdown.contains("Knee search (p99<=50ms)"), "{markdown}");
+    assert!(
+        markdown.contains("(from intended issue) | knee |"),
+        "{markdown}"
+    );
 }

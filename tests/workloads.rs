@@ -162,6 +162,38 @@ fn a_mix_keeps_each_direction_apart_in_every_figure_and_compares_by_direction() 
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(html.contains("Read/write mixes, per direction"));
     assert!(html.contains("<td>write</td>"));
+    // The exports keep the directions apart too: a Markdown row and a CSV
+    // row per direction under the point's.
+    let markdown = out.path().join("report.md");
+    succeed(
+        iolab()
+            .arg("report")
+            .arg(&files[0])
+            .args(["--format", "markdown", "-o"])
+            .arg(&markdown),
+    );
+    let markdown = std::fs::read_to_string(&markdown).unwrap();
+    assert!(markdown.contains("| ↳ write "), "{markdown}");
+    let csv = out.path().join("report.csv");
+    succeed(
+        iolab()
+            .arg("report")
+            .arg(&files[0])
+            .args(["--format", "csv", "-o"])
+            .arg(&csv),
+    );
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows[0].ends_with(",direction"), "{csv}");
+    assert_eq!(
+        rows.len(),
+        4,
+        "a header, the point and its two directions: {csv}"
+    );
+    assert!(
+        rows[2].ends_with(",read") && rows[3].ends_with(",write"),
+        "{csv}"
+    );
     let refused = iolab()
         .args(["compare", "--metric", "read.cpu"])
         .args(&files)

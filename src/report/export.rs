@@ -52,29 +52,30 @@ pub fn markdown(view: &ReportView<'_>) -> String {
                 );
                 continue;
             };
-            let t = &summary.throughput_bps;
-            let percentile = |p: f64| {
-                summary
-                    .latency_ns
-                    .as_ref()
-                    .and_then(|l| l.percentile(p))
-                    .map_or_else(|| "-".to_string(), |ns| latency(ns as f64))
-            };
-            let half = t.ci95_high.zip(t.ci95_low).map_or_else(
-                || "-".to_string(),
-                |(h, l)| format!("±{:.1}%", (h - l) / 2.0 / t.mean * 100.0),
+            markdown_row(
+                &mut text,
+                &cell(&point.label),
+                &summary.throughput_bps,
+                summary.iops.mean,
+                summary.latency_ns.as_ref(),
             );
-            let _ = writeln!(
-                text,
-                "| {} | {} | {} | {} | {} | {} | {} | {half} |",
-                cell(&point.label),
-                significant(mib_per_s(t.mean)),
-                significant(mb_per_s(t.mean)),
-                count(summary.iops.mean),
-                percentile(50.0),
-                percentile(99.0),
-                t.n
-            );
+            // A mix: a row per direction under the point's.
+            let mix = point.workload.directions();
+            for d in &summary.directions {
+                let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
+                let label = format!(
+                    "↳ {} {share:.1}% of I/Os (asked {}%)",
+                    d.direction.name(),
+                    mix.percent(d.direction)
+                );
+                markdown_row(
+                    &mut text,
+                    &label,
+                    &d.throughput_bps,
+                    d.iops.mean,
+                    d.latency_ns.as_ref(),
+                );
+            }
         }
         let checks: Vec<String> = result
             .points
@@ -102,6 +103,9 @@ pub fn markdown(view: &ReportView<'_>) -> String {
             text.push('\n');
             text.push_str(&table.markdown());
         }
+        if let Some(knee) = &result.knee {
+            markdown_knee(&mut text, knee);
+        }
     }
     if let Some(comparison) = &view.comparison {
         text.push('\n');
@@ -113,11 +117,76 @@ pub fn markdown(view: &ReportView<'_>) -> String {
     text
 }
 
-/// One CSV row per point of every file.
+/// One Markdown row of the points table: throughput in both units, IOPS,
+/// p50 and p99, n and the interval's half-width.
+fn markdown_row(
+    text: &mut String,
+    label: &str,
+    t: &crate::record::Stat,
+    iops: f64,
+    lat: Option<&crate::record::LatencySummary>,
+) {
+    let percentile = |p: f64| {
+        lat.and_then(|l| l.percentile(p))
+            .map_or_else(|| "-".to_string(), |ns| latency(ns as f64))
+    };
+    let half = t.ci95_high.zip(t.ci95_low).map_or_else(
+        || "-".to_string(),
+        |(h, l)| format!("±{:.1}%", (h - l) / 2.0 / t.mean * 100.0),
+    );
+    let _ = writeln!(
+        text,
+        "| {label} | {} | {} | {} | {} | {} | {} | {half} |",
+        significant(mib_per_s(t.mean)),
+        significant(mb_per_s(t.mean)),
+        count(iops),
+        percentile(50.0),
+        percentile(99.0),
+        t.n
+    );
+}
+
+/// A knee search's curve and choice as a Markdown table.
+fn markdown_knee(text: &mut String, knee: &crate::record::KneeRecord) {
+    let percentile = format!("p{}", knee.target.percentile);
+    let _ = write!(
+        text,
+        "\nKnee search ({}): {}\n\n| point | IOPS | {percentile} | |\n|---|---:|---:|---|\n",
+        knee.target,
+        knee.chosen
+            .as_deref()
+            .unwrap_or("every point is over the target")
+    );
+    for step in &knee.curve {
+        let note = match (
+            knee.chosen.as_deref() == Some(step.label.as_str()),
+            step.latency_ns > knee.target.limit_ns,
+        ) {
+            (true, _) => "knee",
+            (false, true) => "over",
+            (false, false) => "",
+        };
+        let from = if step.from_intended {
+            " (from intended issue)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            text,
+            "| {} | {} | {}{from} | {note} |",
+            step.label.replace('|', "\\|"),
+            count(step.iops),
+            latency(step.latency_ns as f64)
+        );
+    }
+}
+
+/// One CSV row per point of every file, and under a mixed point one per
+/// direction (`direction` names it; empty on the point's own row).
 pub fn csv(files: &[(&str, &ResultFile)]) -> String {
     let mut text = String::from(
         "file,point,op,pattern,engine,bs,size,iodepth,jobs,direct,n,throughput_bps_mean,throughput_bps_ci95_low,\
-         throughput_bps_ci95_high,iops_mean,latency_p50_ns,latency_p99_ns\n",
+         throughput_bps_ci95_high,iops_mean,latency_p50_ns,latency_p99_ns,direction\n",
     );
     let field = |t: &str| {
         if t.contains([',', '"', '\n']) {
@@ -132,36 +201,48 @@ pub fn csv(files: &[(&str, &ResultFile)]) -> String {
                 continue;
             };
             let w = &point.workload;
-            let t = &summary.throughput_bps;
             let optional = |v: Option<f64>| v.map_or_else(String::new, |v| v.to_string());
-            let percentile = |p: f64| {
-                summary
-                    .latency_ns
-                    .as_ref()
-                    .and_then(|l| l.percentile(p))
-                    .map_or_else(String::new, |ns| ns.to_string())
-            };
-            let _ = writeln!(
-                text,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                field(name),
-                field(&point.label),
-                w.op.name(),
-                w.pattern,
-                w.engine.name(),
-                w.bs,
-                w.size,
-                w.iodepth,
-                w.jobs,
-                w.direct,
-                t.n,
-                t.mean,
-                optional(t.ci95_low),
-                optional(t.ci95_high),
+            let parts = std::iter::once((
+                "",
+                &summary.throughput_bps,
                 summary.iops.mean,
-                percentile(50.0),
-                percentile(99.0)
-            );
+                summary.latency_ns.as_ref(),
+            ))
+            .chain(summary.directions.iter().map(|d| {
+                (
+                    d.direction.name(),
+                    &d.throughput_bps,
+                    d.iops.mean,
+                    d.latency_ns.as_ref(),
+                )
+            }));
+            for (direction, t, iops, lat) in parts {
+                let percentile = |p: f64| {
+                    lat.and_then(|l| l.percentile(p))
+                        .map_or_else(String::new, |ns| ns.to_string())
+                };
+                let _ = writeln!(
+                    text,
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{direction}",
+                    field(name),
+                    field(&point.label),
+                    w.op.name(),
+                    w.pattern,
+                    w.engine.name(),
+                    w.bs,
+                    w.size,
+                    w.iodepth,
+                    w.jobs,
+                    w.direct,
+                    t.n,
+                    t.mean,
+                    optional(t.ci95_low),
+                    optional(t.ci95_high),
+                    iops,
+                    percentile(50.0),
+                    percentile(99.0)
+                );
+            }
         }
     }
     text
