@@ -154,25 +154,12 @@ fn splits_are_a_sweep_axis_and_a_study_key_and_bad_ones_are_refused() {
     );
     assert_eq!(splits, ["4KiB=50,8KiB=50", "4KiB=90,64KiB=10"]);
 
-    let study = out.path().join("study.toml");
-    std::fs::write(
-        &study,
+    let points = studied(
+        dir.path(),
+        out.path(),
         "name = \"sizes\"\n[defaults]\nengine = \"null\"\nsize = \"1m\"\n\
          [[sweep]]\nlabel = \"mixed\"\nbssplit = [\"4k=60,64k=40\", \"8k=100\"]\n",
-    )
-    .unwrap();
-    let studied = out.path().join("study.json");
-    succeed(
-        iolab()
-            .arg("study")
-            .arg(&study)
-            .arg("--dir")
-            .arg(dir.path())
-            .arg("-o")
-            .arg(&studied)
-            .arg("--no-report"),
     );
-    let points = read_result(&studied)["points"].as_array().unwrap().clone();
     assert_eq!(points.len(), 2);
     assert_eq!(points[0]["workload"]["bssplit"], "4KiB=60,64KiB=40");
     assert_eq!(points[1]["workload"]["bs"], 8192);
@@ -186,16 +173,9 @@ fn splits_are_a_sweep_axis_and_a_study_key_and_bad_ones_are_refused() {
         ),
         (vec!["--bs", "8k", "--bssplit", "4k=50,8k=50"], "--bssplit"),
     ] {
-        let refused = iolab()
-            .args(["run", "--engine", "null"])
-            .args(&args)
-            .arg("--dir")
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        assert_eq!(refused.status.code(), Some(2), "{args:?}: {refused:?}");
-        let stderr = String::from_utf8_lossy(&refused.stderr);
-        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        let mut args = args;
+        args.extend(["--engine", "null"]);
+        run_refused(dir.path(), &args, named);
     }
     assert!(entries(dir.path()).is_empty(), "a refusal creates nothing");
 }

@@ -133,16 +133,7 @@ fn engines_that_cannot_trim_and_trims_with_verify_are_refused() {
         (vec!["--op", "trim", "--verify"], "--verify with trims"),
         (vec!["--mix", "trim=100"], "--op trim"),
     ] {
-        let refused = iolab()
-            .arg("run")
-            .args(&args)
-            .arg("--dir")
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        assert_eq!(refused.status.code(), Some(2), "{args:?}: {refused:?}");
-        let stderr = String::from_utf8_lossy(&refused.stderr);
-        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        run_refused(dir.path(), &args, named);
     }
     assert!(entries(dir.path()).is_empty(), "a refusal creates nothing");
 }

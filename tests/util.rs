@@ -390,3 +390,38 @@ pub fn import_refused(fio_output: &Path, out: &Path) -> String {
     assert!(!refused_result.exists());
     String::from_utf8_lossy(&refused.stderr).into_owned()
 }
+
+/// Runs `iolab run ARGS --dir DIR` expecting a refusal: exit status 2 with
+/// `named` in its message; returns the message.
+pub fn run_refused(dir: &Path, args: &[&str], named: &str) -> String {
+    let refused = iolab()
+        .arg("run")
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{args:?}: {refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr).into_owned();
+    assert!(stderr.contains(named), "{args:?}: {stderr}");
+    stderr
+}
+
+/// Runs the study `toml` (written into `out`, its result there too, no
+/// report) with scratch directory `dir`; returns its points.
+pub fn studied(dir: &Path, out: &Path, toml: &str) -> Vec<Value> {
+    let study = out.join("study.toml");
+    std::fs::write(&study, toml).unwrap();
+    let result = out.join("study.json");
+    succeed(
+        iolab()
+            .arg("study")
+            .arg(&study)
+            .arg("--dir")
+            .arg(dir)
+            .arg("-o")
+            .arg(&result)
+            .arg("--no-report"),
+    );
+    read_result(&result)["points"].as_array().unwrap().clone()
+}

@@ -222,26 +222,12 @@ fn mixes_are_a_sweep_axis_and_a_study_key() {
     );
     assert_eq!(mixes, ["read=70,write=30", "read=50,write=50"]);
 
-    let study = out.path().join("study.toml");
-    std::fs::write(
-        &study,
+    let points = studied(
+        dir.path(),
+        out.path(),
         "name = \"mixes\"\n[defaults]\nengine = \"null\"\nsize = \"1m\"\n\
          [[sweep]]\nlabel = \"oltp\"\nmix = [\"read=70,write=30\", \"read=90,write=10\"]\n",
-    )
-    .unwrap();
-    let studied = out.path().join("study.json");
-    succeed(
-        iolab()
-            .arg("study")
-            .arg(&study)
-            .arg("--dir")
-            .arg(dir.path())
-            .arg("-o")
-            .arg(&studied)
-            .arg("--no-report"),
     );
-    let result = read_result(&studied);
-    let points = result["points"].as_array().unwrap();
     assert_eq!(points.len(), 2);
     assert_eq!(points[1]["workload"]["mix"], "read=90,write=10");
     assert_eq!(points[1]["workload"]["op"], "mix");
