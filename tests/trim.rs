@@ -230,3 +230,38 @@ fn fios_randtrim_imports_as_a_trim() {
     assert_eq!(workload["pattern"], "random");
     assert_eq!(workload["bs"], 65536, "the third bs= value is the trims'");
 }
+
+/// A trim leaves holes: a read after it in a sweep lays the file out again
+/// rather than timing reads of holes (the device shows the read).
+#[test]
+fn a_read_after_a_trim_reads_a_file_laid_out_again() {
+    let dir = scratch();
+    let out = scratch();
+    if !punches_holes(dir.path()) {
+        return;
+    }
+    let sweep = out.path().join("sweep.json");
+    succeed(
+        iolab()
+            .args(["sweep", "--op", "trim,read", "--size", "16m", "--bs", "64k"])
+            .args(["--pattern", "random", "--no-report", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&sweep),
+    );
+    let result = read_result(&sweep);
+    let read = &result["points"][1];
+    assert_eq!(read["workload"]["op"], "read");
+    let devices = read["repetitions"][0]["activity"]["devices"].as_array();
+    let Some(device_read) = devices
+        .and_then(|d| d.first())
+        .and_then(|d| d["read_bytes"].as_u64())
+    else {
+        eprintln!("skip: no block device under {}", dir.path().display());
+        return;
+    };
+    assert!(
+        device_read >= 8 << 20,
+        "the cold read came from the device: {device_read} bytes"
+    );
+}

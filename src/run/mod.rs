@@ -695,8 +695,11 @@ impl Session {
             } else {
                 Laid::No
             };
-        } else if workload.op.writes() && !set.laid_out.holds(workload.data) {
-            // Overwrites of another shape of data leave the files mixed.
+        } else if workload.directions().trims()
+            || (workload.op.writes() && !set.laid_out.holds(workload.data))
+        {
+            // Overwrites of another shape of data leave the files mixed;
+            // trims leave holes, which a later read must not take for data.
             set.laid_out = Laid::No;
         }
         if matches!(workload.op, Op::Read | Op::Reread)
