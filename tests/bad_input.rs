@@ -82,6 +82,10 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     (&["--mix", "read=x,write=30"], "'read=x'"),
     (&["--mix", "erase=50,read=50"], "'erase' is not a direction"),
     (
+        &["--op", "trim", "--fsync-every", "4"],
+        "op trim does not write",
+    ),
+    (
         &["--mix", "read=90,trim=10", "--engine", "libaio"],
         "engine libaio cannot",
     ),

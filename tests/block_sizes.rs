@@ -153,6 +153,10 @@ fn splits_are_a_sweep_axis_and_a_study_key_and_bad_ones_are_refused() {
         "-",
     );
     assert_eq!(splits, ["4KiB=50,8KiB=50", "4KiB=90,64KiB=10"]);
+    // The point's description shows the split; its label does not repeat it.
+    let swept = read_result(&out.path().join("sweep.json"));
+    let label = swept["points"][0]["label"].as_str().unwrap();
+    assert_eq!(label.matches("4KiB=50,8KiB=50").count(), 1, "{label}");
 
     let points = studied(
         dir.path(),

@@ -10,16 +10,7 @@ use std::path::Path;
 const FILL: u8 = 0xab;
 
 fn device_or_skip(parent: &Path, partitions: bool) -> Option<LoopDevice> {
-    if !root_or_skip("a loop device") || !have("losetup") || (partitions && !have("sfdisk")) {
-        return None;
-    }
-    match LoopDevice::new(parent, 32, FILL, partitions) {
-        Ok(device) => Some(device),
-        Err(error) => {
-            eprintln!("skip: cannot attach a loop device here: {error}");
-            None
-        }
-    }
+    LoopDevice::or_skip(parent, 32, FILL, partitions)
 }
 
 /// Asserts `iolab run ARGS` is refused in one line naming every `expected`,

@@ -318,6 +318,30 @@ pub struct LoopDevice {
 }
 
 impl LoopDevice {
+    /// A `size_mib` MiB device filled with `fill` (with a partition table
+    /// when asked), or `None` after saying why it cannot be had here (not
+    /// root, no losetup or sfdisk, no loop devices in this container).
+    pub fn or_skip(
+        parent: &Path,
+        size_mib: u64,
+        fill: u8,
+        partition_table: bool,
+    ) -> Option<LoopDevice> {
+        if !root_or_skip("a loop device")
+            || !have("losetup")
+            || (partition_table && !have("sfdisk"))
+        {
+            return None;
+        }
+        match LoopDevice::new(parent, size_mib, fill, partition_table) {
+            Ok(device) => Some(device),
+            Err(error) => {
+                eprintln!("skip: cannot attach a loop device here: {error}");
+                None
+            }
+        }
+    }
+
     /// Attaches a `size_mib` MiB image in `parent` filled with `fill`; with
     /// `partition_table`, a GPT with two partitions is written first and the
     /// device is attached with partition scanning.

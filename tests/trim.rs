@@ -3,7 +3,7 @@
 //! refused, and fio's `randtrim` imported.
 
 use crate::import::{fio_available, fio_json, imported_workload};
-use crate::mounts::{LoopDevice, have, root_or_skip};
+use crate::mounts::LoopDevice;
 use crate::util::*;
 use std::os::unix::fs::MetadataExt;
 
@@ -115,7 +115,14 @@ fn a_mix_with_trims_keeps_the_trims_apart() {
             .arg(out.path().join("result-0.json"))
             .arg(out.path().join("result-0.json")),
     );
-    assert!(!compared.stdout.is_empty());
+    let comparison: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let matched = &comparison["pairings"][0]["matched"][0];
+    let trim_iops = summary[2]["iops"]["mean"].as_f64().unwrap();
+    assert_eq!(
+        matched["base"]["mean"].as_f64(),
+        Some(trim_iops),
+        "{comparison}"
+    );
 }
 
 #[test]
@@ -142,15 +149,8 @@ fn engines_that_cannot_trim_and_trims_with_verify_are_refused() {
 fn a_loop_device_is_discarded_only_with_consent_and_only_in_its_region() {
     const FILL: u8 = 0xab;
     let temp = scratch();
-    if !root_or_skip("a loop device") || !have("losetup") {
+    let Some(device) = LoopDevice::or_skip(temp.path(), 32, FILL, false) else {
         return;
-    }
-    let device = match LoopDevice::new(temp.path(), 32, FILL, false) {
-        Ok(device) => device,
-        Err(error) => {
-            eprintln!("skip: cannot attach a loop device here: {error}");
-            return;
-        }
     };
     let dev = device.path();
     let refused = iolab()
@@ -204,15 +204,11 @@ fn a_loop_device_is_discarded_only_with_consent_and_only_in_its_region() {
 #[test]
 fn fios_randtrim_imports_as_a_trim() {
     let out = scratch();
-    if !fio_available() || !root_or_skip("a loop device for fio's trims") || !have("losetup") {
+    if !fio_available() {
         return;
     }
-    let device = match LoopDevice::new(out.path(), 16, 7, false) {
-        Ok(device) => device,
-        Err(error) => {
-            eprintln!("skip: cannot attach a loop device here: {error}");
-            return;
-        }
+    let Some(device) = LoopDevice::or_skip(out.path(), 16, 7, false) else {
+        return;
     };
     let fio_output = fio_json(
         out.path(),

@@ -12,6 +12,7 @@
 //! allocated, and the engine its tags, rather than free what a callback
 //! will write to.
 
+use super::Direction;
 use std::cell::UnsafeCell;
 use std::ffi::c_int;
 use std::io;
@@ -54,11 +55,16 @@ impl Completions {
 
     /// Queues slot `slot`'s request until the next submission; false when
     /// `depth` requests are already queued.
-    pub(super) fn queue(&mut self, slot: u32, offset: u64, len: u32, write: bool) -> bool {
+    pub(super) fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+        debug_assert!(
+            direction != Direction::Trim,
+            "a network engine does not trim"
+        );
         if self.queued.len() == self.depth {
             return false;
         }
-        self.queued.push((slot, offset, len, write));
+        self.queued
+            .push((slot, offset, len, direction == Direction::Write));
         true
     }
 
@@ -148,11 +154,18 @@ mod tests {
     #[test]
     fn every_request_is_reaped_once_and_unsent_ones_fail_at_once() {
         let mut completions = Completions::new(4);
-        assert!(completions.queue(0, 0, 4096, true) && completions.queue(1, 4096, 4096, false));
         assert!(
-            completions.queue(2, 8192, 4096, false) && completions.queue(3, 12288, 8192, false)
+            completions.queue(0, 0, 4096, Direction::Write)
+                && completions.queue(1, 4096, 4096, Direction::Read)
         );
-        assert!(!completions.queue(0, 0, 4096, false), "four slots");
+        assert!(
+            completions.queue(2, 8192, 4096, Direction::Read)
+                && completions.queue(3, 12288, 8192, Direction::Read)
+        );
+        assert!(
+            !completions.queue(0, 0, 4096, Direction::Read),
+            "four slots"
+        );
         // The library takes all but slot 2, each with its own length.
         let mut lens = Vec::new();
         let taken = completions.submit(|slot, _, len, _| {

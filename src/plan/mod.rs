@@ -474,9 +474,10 @@ impl Workload {
         }
         // O_SYNC and O_DSYNC are accepted on reads (a study opened its files
         // O_RDONLY|O_SYNC); Linux gives them no effect there, which a check says.
-        if !self.op.writes() && self.fsync_every > 0 {
+        // The loops count writes only (as fio's fsync=N): a trim is not one.
+        if !self.directions().writes() && self.fsync_every > 0 {
             return Err(usage!(
-                "--fsync-every {} applies to writes; op {} reads",
+                "--fsync-every {} applies to writes; op {} does not write",
                 self.fsync_every,
                 self.op.name()
             ));

@@ -446,6 +446,7 @@ impl Param {
             Param::Op
                 | Param::Pattern
                 | Param::Bs
+                | Param::Bssplit
                 | Param::Size
                 | Param::Engine
                 | Param::Iodepth

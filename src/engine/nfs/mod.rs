@@ -198,13 +198,8 @@ impl Drop for NfsIo<'_> {
 
 impl QueuedIo for NfsIo<'_> {
     fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
-        debug_assert!(
-            direction != Direction::Trim,
-            "a queued engine does not trim"
-        );
         debug_assert!(len as usize <= self.len);
-        self.completions
-            .queue(slot, offset, len, direction == Direction::Write)
+        self.completions.queue(slot, offset, len, direction)
     }
 
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
