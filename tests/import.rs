@@ -33,6 +33,11 @@ pub fn fio_json(out: &Path, name: &str, args: &[&str]) -> std::path::PathBuf {
 
 /// Imports `fio_output` (into `out`) and returns its first point's workload.
 pub fn imported_workload(fio_output: &Path, out: &Path) -> Value {
+    imported_point(fio_output, out)["workload"].clone()
+}
+
+/// Imports `fio_output` (into `out`) and returns its first point.
+pub fn imported_point(fio_output: &Path, out: &Path) -> Value {
     let imported = out.join("imported.iolab.json");
     let _ = std::fs::remove_file(&imported);
     succeed(
@@ -44,7 +49,7 @@ pub fn imported_workload(fio_output: &Path, out: &Path) -> Value {
     );
     let result = read_result(&imported);
     validate_schema(&result);
-    result["points"][0]["workload"].clone()
+    result["points"][0].clone()
 }
 
 /// Runs fio on `file` with `format` (json or json+) and returns the path of its output.

@@ -27,25 +27,30 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
     };
     let worst = paced
         .iter()
-        .min_by(|a, b| a.1.achieved_fraction.total_cmp(&b.1.achieved_fraction))
+        .min_by(|a, b| a.1.kept_fraction().total_cmp(&b.1.kept_fraction()))
         .expect("at least one paced repetition");
     let (repetition, pacing) = *worst;
     let evidence = format!(
-        "asked {:.0} I/O/s, achieved {:.2}% in repetition {}; p99 from issue {}, from intended issue {}",
-        first.target_iops,
-        pacing.achieved_fraction * 100.0,
+        "asked {} I/O/s, achieved {:.2}%{} in repetition {}; p99 from issue {}, from intended issue {}",
+        first.asked(),
+        pacing.kept_fraction() * 100.0,
+        if pacing.directions.is_empty() {
+            ""
+        } else {
+            " (worst direction)"
+        },
         repetition.index,
         p99(repetition.latency_ns.as_ref()),
         p99(pacing.latency_from_intended_ns.as_ref()),
     );
-    if pacing.achieved_fraction < KEPT {
+    if pacing.kept_fraction() < KEPT {
         found.add(
             "rate-not-kept",
             Severity::Warning,
             format!(
                 "the rate was not kept ({:.1}% of it): the I/Os fell behind schedule, so latency \
                  from intended issue, not from issue, is what a client at this rate would see",
-                pacing.achieved_fraction * 100.0
+                pacing.kept_fraction() * 100.0
             ),
             evidence,
         );

@@ -14,9 +14,9 @@ use crate::probe::tcp::TcpTraffic;
 use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
 use crate::record::{
-    CacheState, ClientNetwork, Coverage, Cpu, DirectAlignment, DirectionShare, Interval,
-    IntervalDirection, Job, Pacing, PduCount, Point, Repetition, RequestCount, ResultFile, SCHEMA,
-    Status, Target, TcpCounts, Tool,
+    CacheState, ClientNetwork, Coverage, Cpu, DirectAlignment, DirectionPacing, DirectionShare,
+    Interval, IntervalDirection, Job, Pacing, PduCount, Point, Repetition, RequestCount,
+    ResultFile, SCHEMA, Status, Target, TcpCounts, Tool,
 };
 use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
@@ -174,7 +174,12 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         record.directions = direction_shares(jobs, seconds);
         record.client_network = client_network(jobs);
         record.coverage = coverage(jobs);
-        record.pacing = pacing(&point.workload, jobs, ops as f64 / seconds);
+        record.pacing = pacing(
+            &point.workload,
+            jobs,
+            ops as f64 / seconds,
+            &record.directions,
+        );
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
@@ -290,8 +295,32 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
 
 /// The blocks the jobs touched, together; `None` unless every job counted.
 /// How a paced repetition kept its rate; `None` when no rate was set.
-fn pacing(workload: &Workload, jobs: &[JobOutcome], iops: f64) -> Option<Pacing> {
+fn pacing(
+    workload: &Workload,
+    jobs: &[JobOutcome],
+    iops: f64,
+    shares: &[DirectionShare],
+) -> Option<Pacing> {
     let target_iops = workload.target_iops()? * jobs.len() as f64;
+    let directions = workload
+        .direction_iops()
+        .into_iter()
+        .flat_map(|per_direction| Direction::ALL.map(|d| (d, per_direction[d.index()])))
+        .filter_map(|(direction, asked)| {
+            let target_iops = asked? * jobs.len() as f64;
+            // One direction alone keeps no shares: its figures are the job's.
+            let achieved = match shares.iter().find(|s| s.direction == direction) {
+                Some(share) => share.iops.unwrap_or(0.0),
+                None if shares.is_empty() => iops,
+                None => 0.0,
+            };
+            Some(DirectionPacing {
+                direction,
+                target_iops,
+                achieved_fraction: achieved / target_iops,
+            })
+        })
+        .collect();
     let histograms: Vec<_> = jobs
         .iter()
         .filter_map(|j| j.from_intended.as_ref())
@@ -304,6 +333,7 @@ fn pacing(workload: &Workload, jobs: &[JobOutcome], iops: f64) -> Option<Pacing>
         } else {
             latency_summary(&merge(histograms.into_iter())).ok()
         },
+        directions,
     })
 }
 

@@ -14,6 +14,7 @@ use crate::plan::data::DataPattern;
 use crate::plan::direction::Direction;
 use crate::plan::param::{Param, Value as ParamValue};
 use crate::plan::pattern::Skew;
+use crate::plan::rate::DirectionRates;
 use crate::plan::split::BlockSplit;
 use crate::plan::{
     Arrivals, CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, ThinkTime, UsageError,
@@ -270,10 +271,10 @@ impl FioJob<'_> {
     /// The shape of the data fio wrote and laid out: `zero_buffers`,
     /// `buffer_compress_percentage` (in fio's default 512-byte chunks) or
     /// `dedupe_percentage`.
-    /// A per-direction option (`rate=10m` or `rate=10m,5m`, reads then
-    /// writes): the job's direction's value, or for a mix the one value both
-    /// share; a mix with two different values cannot be represented. An
-    /// empty or zero part is no limit.
+    /// A per-direction option (`bssplit=4k/50:8k/50` or two of them, reads'
+    /// then writes'): the job's direction's value, or for a mix the one
+    /// value both share; a mix with two different values cannot be
+    /// represented. An empty or zero part is no value.
     fn directional(&self, key: &str) -> Result<Option<&str>, String> {
         let Some(text) = self.option(key) else {
             return Ok(None);
@@ -298,6 +299,58 @@ impl FioJob<'_> {
             (true, _) | (false, false) => read,
             (false, true) => write,
         })
+    }
+
+    /// fio's `rate=R[,W[,T]]` (or `rate_iops`), reads', writes' and trims'
+    /// values, each left out inheriting the one before it; an empty or zero
+    /// value leaves its direction unpaced. A one-direction job takes its
+    /// direction's value. A mix takes a rate per direction: fio paces each
+    /// direction apart, so `rate_iops=1000` on `randrw` moves 1000 reads
+    /// and 1000 writes a second whatever `rwmixread` says (fio 3.33,
+    /// measured), and the rates' proportion is the mix iolab runs. A mix
+    /// with a direction unpaced cannot be represented.
+    fn rates(
+        &self,
+        key: &str,
+        one: impl Fn(&str) -> Option<u64>,
+    ) -> Result<Option<ParamValue>, String> {
+        let Some(text) = self.option(key) else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let mut rates = DirectionRates::default();
+        let mut unpaced = Vec::new();
+        let (op, _) = self.op_and_pattern()?;
+        let taken = match op {
+            Op::Mix => self.mix()?,
+            Op::Trim => DirectionMix::only(Direction::Trim),
+            _ if self.writes => DirectionMix::only(Direction::Write),
+            _ => DirectionMix::only(Direction::Read),
+        };
+        for direction in Direction::ALL.into_iter().filter(|&d| taken.takes(d)) {
+            let part = parts
+                .get(direction.index())
+                .or(parts.last())
+                .copied()
+                .unwrap_or("");
+            if part.is_empty() || part == "0" {
+                unpaced.push(direction.name());
+                continue;
+            }
+            let rate = one(part)
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("{key}={text} is not a rate iolab reads"))?;
+            let _ = rates.set(direction, rate);
+        }
+        match (rates.named().count(), op) {
+            (0, _) => Ok(None),
+            (_, Op::Mix) if !unpaced.is_empty() => Err(format!(
+                "{key}={text} leaves {} of a mix unpaced: iolab paces every direction of a mix or none",
+                unpaced.join(" and ")
+            )),
+            (_, Op::Mix) => Ok(Some(ParamValue::Rates(rates))),
+            _ => Ok(Some(ParamValue::Number(rates.total()))),
+        }
     }
 
     /// thinktime (microseconds unless suffixed) with thinktime_blocks; the
@@ -485,22 +538,12 @@ impl FioJob<'_> {
                 None => return Ok(None),
             },
             Param::Data => ParamValue::Data(self.data()?),
-            Param::Rate => match self.directional("rate")? {
-                Some(text) => ParamValue::Number(
-                    fio_size(text, self.kb_base)
-                        .filter(|n| *n > 0)
-                        .ok_or_else(|| format!("rate={text} is not a rate iolab reads"))?,
-                ),
+            Param::Rate => match self.rates("rate", |text| fio_size(text, self.kb_base))? {
+                Some(value) => value,
                 None => return Ok(None),
             },
-            Param::RateIops => match self.directional("rate_iops")? {
-                Some(text) => ParamValue::Number(
-                    text.trim()
-                        .parse()
-                        .ok()
-                        .filter(|n| *n > 0)
-                        .ok_or_else(|| format!("rate_iops={text} is not a count"))?,
-                ),
+            Param::RateIops => match self.rates("rate_iops", |text| text.parse().ok())? {
+                Some(value) => value,
                 None => return Ok(None),
             },
             Param::Arrivals => ParamValue::Arrivals(match self.option("rate_process") {
@@ -512,6 +555,8 @@ impl FioJob<'_> {
                 Some(think) => ParamValue::Think(think),
                 None => return Ok(None),
             },
+            // Rates per direction set a mix's shares, in fio as in iolab.
+            Param::Mix if so_far.mix.is_some() => return Ok(None),
             Param::Mix if self.op_and_pattern()?.0 == Op::Mix => ParamValue::Mix(self.mix()?),
             Param::Mix => return Ok(None),
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),

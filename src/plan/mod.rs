@@ -14,6 +14,7 @@ pub mod pace;
 pub mod param;
 pub mod pattern;
 pub mod quick;
+pub mod rate;
 pub mod skew;
 pub mod split;
 pub mod steady;
@@ -26,6 +27,7 @@ pub use data::DataPattern;
 pub use direction::DirectionMix;
 pub use pace::{Arrivals, ThinkTime};
 pub use pattern::Pattern;
+pub use rate::Rate;
 pub use split::BlockSplit;
 
 use serde::{Deserialize, Serialize};
@@ -282,14 +284,26 @@ impl Workload {
         self.uses_files() && !self.direct
     }
 
-    /// The I/Os per second each job is paced to (`--rate` over the block
-    /// size, or `--rate-iops`); `None` when it runs as fast as it goes.
+    /// The I/Os per second each job is paced to in all (`--rate` over the
+    /// mean I/O size, or `--rate-iops`; per-direction rates added up);
+    /// `None` when it runs as fast as it goes.
     pub fn target_iops(&self) -> Option<f64> {
         match (self.rate, self.rate_iops) {
-            (_, Some(iops)) => Some(iops as f64),
-            (Some(rate), None) => Some(rate as f64 / self.mean_io().max(1.0)),
+            (_, Some(iops)) => Some(iops.total() as f64),
+            (Some(rate), None) => Some(rate.total() as f64 / self.mean_io().max(1.0)),
             (None, None) => None,
         }
+    }
+
+    /// The I/Os per second each job is paced to in each direction, by
+    /// [`direction::Direction::index`], when the rate is given per direction.
+    pub fn direction_iops(&self) -> Option<[Option<f64>; 3]> {
+        let (rates, per_io) = match (self.rate, self.rate_iops) {
+            (_, Some(Rate::Directions(rates))) => (rates, 1.0),
+            (Some(Rate::Directions(rates)), None) => (rates, self.mean_io().max(1.0)),
+            _ => return None,
+        };
+        Some(direction::Direction::ALL.map(|d| rates.of(d).map(|rate| rate as f64 / per_io)))
     }
 
     /// How each job's I/Os are paced (`--rate`, `--rate-iops`,
@@ -297,6 +311,7 @@ impl Workload {
     pub fn pace(&self) -> pace::Pace {
         pace::Pace {
             iops: self.target_iops(),
+            per_direction: self.direction_iops(),
             arrivals: self.arrivals,
             think: self.think,
         }
@@ -313,6 +328,55 @@ impl Workload {
             } else {
                 direction::Direction::Read
             }),
+        }
+    }
+
+    /// Per-direction rates pace exactly the directions the job takes, and
+    /// more than one of them make it a mix in their proportion: a `--mix`
+    /// or an op given beside them must agree.
+    fn check_direction_rates(&self) -> Result<(), UsageError> {
+        let (flag, rates, shown) = match (self.rate, self.rate_iops) {
+            (Some(Rate::Directions(rates)), _) => ("rate", rates, rates.format(units::format_rate)),
+            (_, Some(Rate::Directions(rates))) => ("rate-iops", rates, rates.to_string()),
+            _ => return Ok(()),
+        };
+        let names = |directions: Vec<direction::Direction>| -> String {
+            let names: Vec<&str> = directions.iter().map(|d| d.name()).collect();
+            names.join(" and ")
+        };
+        let paced = names(rates.named().map(|(d, _)| d).collect());
+        let taken = self.directions();
+        let issued = names(
+            direction::Direction::ALL
+                .into_iter()
+                .filter(|&d| taken.takes(d))
+                .collect(),
+        );
+        if rates.named().count() == 1 {
+            if rates.named().all(|(d, _)| taken.sole() == Some(d)) {
+                return Ok(());
+            }
+            return Err(usage!(
+                "--{flag} {shown} paces only {paced}, but the job issues {issued}: give a rate \
+                 for each direction it takes"
+            ));
+        }
+        let implied = rates.implied_mix();
+        if self.op != Op::Mix {
+            return Err(usage!(
+                "--{flag} {shown} paces {paced} on schedules of their own, so the op is mix; \
+                 op {} is one direction",
+                self.op.name()
+            ));
+        }
+        match (self.mix, implied) {
+            (Some(mix), Some(implied)) if mix == implied => Ok(()),
+            (mix, implied) => Err(usage!(
+                "--mix {} disagrees with --{flag} {shown}, whose proportion is {}: rates per \
+                 direction set the mix; drop --mix or give it those shares",
+                mix.map_or("-".to_string(), |m| m.to_string()),
+                implied.map_or("-".to_string(), |m| m.to_string())
+            )),
         }
     }
 
@@ -356,10 +420,10 @@ impl Workload {
             text.push_str(" fsync-end");
         }
         if let Some(rate) = self.rate {
-            text.push_str(&format!(" rate={}", units::format_rate(rate)));
+            text.push_str(&format!(" rate={}", rate.format(units::format_rate)));
         }
         if let Some(iops) = self.rate_iops {
-            text.push_str(&format!(" rate={iops}iops"));
+            text.push_str(&format!(" rate={}", iops.format(|n| format!("{n}iops"))));
         }
         if !self.arrivals.is_uniform() {
             text.push_str(&format!(" {}", self.arrivals.name()));
@@ -503,6 +567,7 @@ impl Workload {
                  visits every block (not uniform or a skewed one) and no --runtime"
             ));
         }
+        self.check_direction_rates()?;
         match (self.op, self.mix) {
             (Op::Mix, None) => {
                 return Err(usage!(
@@ -529,8 +594,9 @@ impl Workload {
         }
         if let (Some(rate), Some(iops)) = (self.rate, self.rate_iops) {
             return Err(usage!(
-                "--rate {} and --rate-iops {iops} both set the pace: give one",
-                units::format_rate(rate)
+                "--rate {} and --rate-iops {} both set the pace: give one",
+                rate.format(units::format_rate),
+                iops.format(|n| n.to_string())
             ));
         }
         if !self.arrivals.is_uniform() && self.target_iops().is_none() {

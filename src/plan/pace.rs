@@ -112,8 +112,11 @@ impl<'de> Deserialize<'de> for ThinkTime {
 /// time, both, or neither.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Pace {
-    /// I/Os per second; `None`: as fast as they go.
+    /// I/Os per second in all; `None`: as fast as they go.
     pub iops: Option<f64>,
+    /// I/Os per second of each direction (by [`Direction::index`](crate::engine::Direction::index))
+    /// when each has its own schedule; `None`: one schedule for the job.
+    pub per_direction: Option<[Option<f64>; 3]>,
     /// How the gaps of the rate are drawn.
     pub arrivals: Arrivals,
     /// The pause after every N completions.
@@ -124,6 +127,7 @@ impl Pace {
     /// No pacing at all: the loops take their unpaced form.
     pub const NONE: Pace = Pace {
         iops: None,
+        per_direction: None,
         arrivals: Arrivals::Uniform,
         think: None,
     };

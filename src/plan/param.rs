@@ -16,6 +16,7 @@ use super::cpus::CpuSet;
 use super::data::DataPattern;
 use super::direction::DirectionMix;
 use super::pace::{Arrivals, MAX_RATE_IOPS, ThinkTime};
+use super::rate::{DirectionRates, Rate};
 use super::split::BlockSplit;
 use super::units::{format_rate, format_size, parse_duration, parse_rate, parse_size};
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
@@ -69,13 +70,16 @@ macro_rules! for_each_parameter {
             }
             /// Bytes per second each job issues at most (50MiB/s, 50m): I/O k is
             /// due at k × bs / rate after the start, and its latency is also
-            /// measured from then. Absent: as fast as the device goes.
-            Rate rate: Option<u64> = "rate" {
+            /// measured from then; or one rate per direction, read=40m+write=10m
+            /// (fio's rate=R,W), each direction on its own schedule and the mix
+            /// in their proportion. Absent: as fast as the device goes.
+            Rate rate: Option<Rate> = "rate" {
                 kind: Rate, default: None, identifies: true, fio: "rate",
             } serde(skip_serializing_if = "Option::is_none", default)
-            /// I/Os per second each job issues at most, as --rate in I/Os.
-            RateIops rate_iops: Option<u64> = "rate-iops" {
-                kind: Count { min: 1, max: MAX_RATE_IOPS }, default: None, identifies: true, fio: "rate_iops",
+            /// I/Os per second each job issues at most, as --rate in I/Os
+            /// (read=700+write=300: a rate per direction).
+            RateIops rate_iops: Option<Rate> = "rate-iops" {
+                kind: Iops, default: None, identifies: true, fio: "rate_iops",
             } serde(skip_serializing_if = "Option::is_none", default) study_alias("rate_iops")
             /// How the gaps between a rate's issue times are drawn: uniform
             /// (even) or poisson (exponential, of the same mean).
@@ -193,8 +197,10 @@ pub enum Kind {
     Data,
     /// A [`BlockSplit`].
     Split,
-    /// Bytes per second: `50MiB/s`, `50m`.
+    /// Bytes per second: `50MiB/s`, `50m`; or per direction, `read=50m+write=10m`.
     Rate,
+    /// I/Os per second, 1 to [`MAX_RATE_IOPS`]; or per direction, `read=700+write=300`.
+    Iops,
     /// An [`Arrivals`] law.
     Arrivals,
     /// A [`ThinkTime`].
@@ -232,6 +238,8 @@ pub enum Value {
     Arrivals(Arrivals),
     /// A think time.
     Think(ThinkTime),
+    /// A rate per direction (a rate for the whole job is a `Number`).
+    Rates(DirectionRates),
 }
 
 /// One side of a comparison in a constraint.
@@ -288,6 +296,22 @@ stored! {
     BlockSplit => Split(split) Some(split), split;
     Arrivals => Arrivals(law) Some(law), law;
     ThinkTime => Think(think) Some(think), think;
+}
+
+impl Stored for Rate {
+    fn store(value: Value) -> Option<Self> {
+        match value {
+            Value::Number(rate) => Some(Rate::Job(rate)),
+            Value::Rates(rates) => Some(Rate::Directions(rates)),
+            _ => None,
+        }
+    }
+    fn load(&self) -> Option<Value> {
+        Some(match *self {
+            Rate::Job(rate) => Value::Number(rate),
+            Rate::Directions(rates) => Value::Rates(rates),
+        })
+    }
 }
 
 impl<T: Stored> Stored for Option<T> {
@@ -417,6 +441,20 @@ impl Param {
         if let (Param::Bssplit, Some(split)) = (self, workload.bssplit) {
             workload.bs = split.smallest();
         }
+        // Rates for more than one direction draw the directions themselves,
+        // in their proportion (a --mix beside them must agree: validate).
+        let rate = match self {
+            Param::Rate => workload.rate,
+            Param::RateIops => workload.rate_iops,
+            _ => None,
+        };
+        if let Some(Rate::Directions(rates)) = rate
+            && rates.named().count() > 1
+            && let Some(mix) = rates.implied_mix()
+        {
+            workload.mix = Some(mix);
+            workload.op = Op::Mix;
+        }
     }
 
     /// The parameter named `name` (`fsync-every` or `fsync_every`, or the
@@ -433,7 +471,7 @@ impl Param {
     pub fn ranged(self) -> bool {
         matches!(
             self.kind(),
-            Kind::Count { .. } | Kind::Size | Kind::Rate | Kind::Duration { .. }
+            Kind::Count { .. } | Kind::Size | Kind::Rate | Kind::Iops | Kind::Duration { .. }
         )
     }
 
@@ -476,7 +514,8 @@ impl Param {
             Kind::Mix => "read=R,write=W".to_string(),
             Kind::Split => "SIZE=PCT,SIZE=PCT…".to_string(),
             Kind::Data => "unique|zeros|compressible:PCT|dedupe:PCT".to_string(),
-            Kind::Rate => "BYTES/s".to_string(),
+            Kind::Rate => "BYTES/s|read=BYTES/s+write=…".to_string(),
+            Kind::Iops => "N|read=N+write=N".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
             Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals => {
                 self.choices().join("|")
@@ -541,7 +580,25 @@ impl Param {
             Kind::Mix => Value::Mix(text.parse()?),
             Kind::Data => Value::Data(text.parse()?),
             Kind::Split => Value::Split(text.parse()?),
+            Kind::Rate if text.contains('=') => {
+                Value::Rates(DirectionRates::parse(text, parse_rate)?)
+            }
             Kind::Rate => Value::Number(parse_rate(text)?),
+            Kind::Iops => {
+                let count = |text: &str| {
+                    text.parse::<u64>()
+                        .ok()
+                        .filter(|n| (1..=MAX_RATE_IOPS).contains(n))
+                        .ok_or_else(|| {
+                            format!("'{text}' is not a whole number from 1 to {MAX_RATE_IOPS}")
+                        })
+                };
+                if text.contains('=') {
+                    Value::Rates(DirectionRates::parse(text, count)?)
+                } else {
+                    Value::Number(count(text)?)
+                }
+            }
             Kind::Arrivals => Value::Arrivals(parse_enum(text, "arrival law")?),
             Kind::Think => Value::Think(text.parse()?),
         })
@@ -557,7 +614,17 @@ impl Param {
                 Err(format!("{n} must be between {min} and {max}"))
             }
             (Kind::Size, Value::Number(0)) => Err("a size of 0".to_string()),
-            (Kind::Rate, Value::Number(0)) => Err("a rate of 0".to_string()),
+            (Kind::Rate | Kind::Iops, Value::Number(0)) => Err("a rate of 0".to_string()),
+            (Kind::Iops, Value::Number(n)) if n > MAX_RATE_IOPS => {
+                Err(format!("{n} I/Os per second is above {MAX_RATE_IOPS}"))
+            }
+            (Kind::Rate | Kind::Iops, Value::Rates(rates))
+                if rates.named().any(|(_, rate)| rate == 0)
+                    || (self.kind() == Kind::Iops
+                        && rates.named().any(|(_, rate)| rate > MAX_RATE_IOPS)) =>
+            {
+                Err(format!("a rate per direction out of range: {rates}"))
+            }
             (Kind::Duration { positive }, Value::Seconds(s))
                 if !s.is_finite() || s < 0.0 || (positive && s == 0.0) =>
             {
@@ -586,6 +653,8 @@ impl Param {
             Value::Split(split) => split.to_string(),
             Value::Arrivals(law) => law.name().to_string(),
             Value::Think(think) => think.to_string(),
+            Value::Rates(rates) if self.kind() == Kind::Rate => rates.format(format_rate),
+            Value::Rates(rates) => rates.to_string(),
         }
     }
 
@@ -597,6 +666,8 @@ impl Param {
             Some(Value::Number(n)) => Operand::Number(n as f64),
             Some(Value::Seconds(s)) => Operand::Number(s),
             Some(Value::Flag(on)) => Operand::Number(f64::from(u8::from(on))),
+            // A rate per direction compares as the job's rate in all.
+            Some(Value::Rates(rates)) => Operand::Number(rates.total() as f64),
             Some(value) => Operand::Text(self.format_value(value)),
             None if self.kind() == Kind::Cpus => Operand::Text("all".to_string()),
             None => Operand::Number(0.0),
@@ -635,7 +706,15 @@ impl Param {
                 "type": "string",
                 "pattern": "^[0-9]+(B|KiB|MiB|GiB|TiB)=[1-9][0-9]*(,[0-9]+(B|KiB|MiB|GiB|TiB)=[1-9][0-9]*)*$"
             }),
-            Kind::Rate => json!({ "type": "integer", "minimum": 1 }),
+            Kind::Rate | Kind::Iops => {
+                let rate = json!({ "type": "integer", "minimum": 1 });
+                json!({ "oneOf": [rate, {
+                    "type": "object",
+                    "properties": { "read": rate, "write": rate, "trim": rate },
+                    "additionalProperties": false,
+                    "minProperties": 1
+                }] })
+            }
             Kind::Think => json!({
                 "type": "string",
                 "pattern": "^[0-9]+(ns|us|ms|s)(:every=[1-9][0-9]*)?$"

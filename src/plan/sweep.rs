@@ -54,6 +54,9 @@ fn axis_items(param: Param, spec: &str) -> Vec<String> {
         return values;
     }
     let kind = param.kind();
+    if matches!(kind, super::param::Kind::Rate | super::param::Kind::Iops) {
+        return rate_items(items);
+    }
     if kind != super::param::Kind::Mix && kind != super::param::Kind::Split {
         return items.collect();
     }
@@ -73,6 +76,34 @@ fn axis_items(param: Param, spec: &str) -> Vec<String> {
     }
     if !pending.is_empty() {
         values.push(pending.join(","));
+    }
+    values
+}
+
+/// A rate axis's values: rates per direction (`read=700,write=300`) are
+/// one value until a direction comes again, which starts the next.
+fn rate_items(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    let mut named: Vec<String> = Vec::new();
+    for item in items {
+        let name = item
+            .split_once('=')
+            .map(|(name, _)| name.trim().to_ascii_lowercase());
+        match (name, values.last_mut()) {
+            (Some(name), Some(last)) if !named.is_empty() && !named.contains(&name) => {
+                last.push(',');
+                last.push_str(&item);
+                named.push(name);
+            }
+            (Some(name), _) => {
+                values.push(item);
+                named = vec![name];
+            }
+            (None, _) => {
+                values.push(item);
+                named.clear();
+            }
+        }
     }
     values
 }
@@ -355,6 +386,38 @@ mod tests {
             .map(|v| Param::Pattern.format_value(*v))
             .collect();
         assert_eq!(names, ["random", "zoned:60/10:40/90", "zipf:1.2"]);
+    }
+
+    #[test]
+    fn rate_axes_keep_each_direction_set_whole() {
+        let axis = parse_axis(
+            Param::RateIops,
+            "1000,read=700,write=300,read=1400,write=600,read=5+trim=5",
+        )
+        .unwrap();
+        let shown: Vec<String> = axis
+            .values
+            .iter()
+            .map(|v| Param::RateIops.format_value(*v))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "1000",
+                "read=700+write=300",
+                "read=1400+write=600",
+                "read=5+trim=5"
+            ]
+        );
+        let axis = parse_axis(Param::Rate, "read=40m,write=10m").unwrap();
+        assert_eq!(
+            Param::Rate.format_value(axis.values[0]),
+            "read=40MiB/s+write=10MiB/s"
+        );
+        let error = parse_axis(Param::RateIops, "read=0,write=5")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("'0' is not"), "{error}");
     }
 
     #[test]

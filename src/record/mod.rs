@@ -510,6 +510,45 @@ pub struct Pacing {
     /// (`latency_ns` is from the actual issue).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_from_intended_ns: Option<LatencySummary>,
+    /// With a rate per direction, how each direction kept its own.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub directions: Vec<DirectionPacing>,
+}
+
+impl Pacing {
+    /// The least share of an asked rate that was kept: the job's, or its
+    /// worst direction's when each direction had a rate of its own.
+    pub fn kept_fraction(&self) -> f64 {
+        self.directions
+            .iter()
+            .map(|d| d.achieved_fraction)
+            .fold(self.achieved_fraction, f64::min)
+    }
+
+    /// The rate asked, for people: `1000`, or `700 read + 300 write`.
+    pub fn asked(&self) -> String {
+        if self.directions.is_empty() {
+            return format!("{:.0}", self.target_iops);
+        }
+        let parts: Vec<String> = self
+            .directions
+            .iter()
+            .map(|d| format!("{:.0} {}", d.target_iops, d.direction.name()))
+            .collect();
+        parts.join(" + ")
+    }
+}
+
+/// How one direction kept its rate, when each direction had one.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionPacing {
+    /// Which direction.
+    pub direction: crate::plan::direction::Direction,
+    /// I/Os per second asked of this direction, all jobs together.
+    pub target_iops: f64,
+    /// This direction's IOPS over `target_iops`: 1 when its rate was kept.
+    pub achieved_fraction: f64,
 }
 
 /// The blocks a repetition's I/Os touched: its hot set, as measured.

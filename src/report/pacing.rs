@@ -31,7 +31,7 @@ pub fn pacing_table(result: &ResultFile) -> Option<TextTable> {
         };
         let worst = paced
             .iter()
-            .map(|(_, p)| p.achieved_fraction)
+            .map(|(_, p)| p.kept_fraction())
             .fold(f64::INFINITY, f64::min);
         let at = |summary: Option<&LatencySummary>, p: f64| match summary.and_then(|s| {
             if p == 100.0 {
@@ -46,7 +46,7 @@ pub fn pacing_table(result: &ResultFile) -> Option<TextTable> {
         let from_intended = first.latency_from_intended_ns.as_ref();
         table.rows.push(vec![
             Cell::text(point.label.clone()),
-            Cell::number(first.target_iops, format!("{:.0}", first.target_iops)),
+            Cell::number(first.target_iops, first.asked()),
             Cell::number(worst, format!("{:.2}%", worst * 100.0)),
             at(repetition.latency_ns.as_ref(), 50.0),
             at(repetition.latency_ns.as_ref(), 99.0),
@@ -62,7 +62,8 @@ pub fn pacing_table(result: &ResultFile) -> Option<TextTable> {
         "from issue: completion − the I/O's actual start; from intended: completion − the time the \
          rate's schedule meant it to start (coordinated omission corrected: an I/O issued late \
          because the job was behind counts its wait). A rate kept within 1% with far apart p99s \
-         means the device stalled and the job caught up"
+         means the device stalled and the job caught up; with a rate per direction, achieved is \
+         the worst direction's share"
             .into(),
     );
     Some(table)

@@ -12,6 +12,7 @@
 //! `--think` costs the hot path nothing.
 
 use crate::clock::now_ns;
+use crate::engine::Direction;
 use crate::plan::pace::{Pace, Schedule};
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,6 +25,9 @@ pub(super) trait Pacer {
     fn start(&mut self, now: u64);
     /// When the next I/O may be issued, ns on CLOCK_MONOTONIC (0: at once).
     fn due(&self) -> u64;
+    /// The direction of the next I/O when each direction has a schedule of
+    /// its own (per-direction rates): the one due first. `None`: the draw's.
+    fn direction(&self) -> Option<Direction>;
     /// The next I/O is being issued at `now`: returns the time it was meant
     /// to start (its latency from intended issue is measured from it) and
     /// advances the schedule.
@@ -48,6 +52,10 @@ impl Pacer for Unpaced {
         0
     }
     #[inline(always)]
+    fn direction(&self) -> Option<Direction> {
+        None
+    }
+    #[inline(always)]
     fn issue(&mut self, now: u64) -> u64 {
         now
     }
@@ -58,16 +66,26 @@ impl Pacer for Unpaced {
     }
 }
 
-/// A rate, think time, or both.
-pub(super) struct Paced {
+/// One schedule of arrivals: the job's, or one direction's.
+#[derive(Clone, Debug)]
+struct Lane {
+    /// The direction its I/Os take; `None`: the draw's (one schedule for the job).
+    direction: Option<Direction>,
     /// The schedule as it stands before the first I/O, restarted per phase.
-    initial: Option<Schedule>,
-    schedule: Option<Schedule>,
-    /// The schedule's time zero, ns; shifted by each think pause so that
+    initial: Schedule,
+    schedule: Schedule,
+    /// When its next I/O is due, ns on CLOCK_MONOTONIC.
+    upcoming: u64,
+}
+
+/// A rate (one schedule, or one per direction), think time, or both.
+pub(super) struct Paced {
+    lanes: Vec<Lane>,
+    /// The lane whose I/O is due first.
+    next: usize,
+    /// The schedules' time zero, ns; shifted by each think pause so that
     /// thinking is not counted as falling behind.
     origin: u64,
-    /// When the next I/O is due by the rate (0 without a rate).
-    upcoming: u64,
     /// When the current think pause ends (0 when not thinking).
     resume_at: u64,
     think_ns: u64,
@@ -80,14 +98,32 @@ impl Paced {
     /// The pacer of `pace` (which paces), seeded like the job's other
     /// draws, recording into `histogram` (allocated with the job's memory).
     pub(super) fn new(pace: Pace, seed: u64, histogram: Histogram<u64>) -> Paced {
-        let initial = pace
-            .iops
-            .map(|iops| Schedule::new(iops, pace.arrivals, seed));
+        let lane = |direction: Option<Direction>, iops: f64, seed: u64| {
+            let schedule = Schedule::new(iops, pace.arrivals, seed);
+            Lane {
+                direction,
+                initial: schedule.clone(),
+                schedule,
+                upcoming: 0,
+            }
+        };
+        let lanes = match (pace.per_direction, pace.iops) {
+            // Each direction's arrivals drawn apart from the others'.
+            (Some(per_direction), _) => Direction::ALL
+                .into_iter()
+                .filter_map(|d| {
+                    let iops = per_direction[d.index()]?;
+                    let seed = seed ^ (d.index() as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    Some(lane(Some(d), iops, seed))
+                })
+                .collect(),
+            (None, Some(iops)) => vec![lane(None, iops, seed)],
+            (None, None) => Vec::new(),
+        };
         Paced {
-            schedule: initial.clone(),
-            initial,
+            lanes,
+            next: 0,
             origin: 0,
-            upcoming: 0,
             resume_at: 0,
             think_ns: pace.think.map_or(0, |think| think.ns),
             think_every: pace.think.map_or(0, |think| think.every),
@@ -95,33 +131,55 @@ impl Paced {
             from_intended: histogram,
         }
     }
+
+    /// Points `next` at the lane due first (the earlier direction on a tie).
+    #[inline]
+    fn find_next(&mut self) {
+        let mut next = 0;
+        for (i, lane) in self.lanes.iter().enumerate().skip(1) {
+            if lane.upcoming < self.lanes[next].upcoming {
+                next = i;
+            }
+        }
+        self.next = next;
+    }
 }
 
 impl Pacer for Paced {
     const PACED: bool = true;
 
     fn start(&mut self, now: u64) {
-        self.schedule = self.initial.clone();
         self.origin = now;
         self.resume_at = 0;
         self.since_think = 0;
-        self.upcoming = match &mut self.schedule {
-            Some(schedule) => now + schedule.next(),
-            None => 0,
-        };
+        for lane in &mut self.lanes {
+            lane.schedule = lane.initial.clone();
+            lane.upcoming = now + lane.schedule.next();
+        }
+        self.find_next();
     }
 
     #[inline]
     fn due(&self) -> u64 {
-        self.upcoming.max(self.resume_at)
+        let upcoming = self.lanes.get(self.next).map_or(0, |lane| lane.upcoming);
+        upcoming.max(self.resume_at)
+    }
+
+    #[inline]
+    fn direction(&self) -> Option<Direction> {
+        self.lanes.get(self.next).and_then(|lane| lane.direction)
     }
 
     #[inline]
     fn issue(&mut self, now: u64) -> u64 {
-        match &mut self.schedule {
-            Some(schedule) => {
-                let intended = self.upcoming;
-                self.upcoming = self.origin + schedule.next();
+        let origin = self.origin;
+        match self.lanes.get_mut(self.next) {
+            Some(lane) => {
+                let intended = lane.upcoming;
+                lane.upcoming = origin + lane.schedule.next();
+                if self.lanes.len() > 1 {
+                    self.find_next();
+                }
                 intended
             }
             None => now,
@@ -130,7 +188,7 @@ impl Pacer for Paced {
 
     #[inline]
     fn completed(&mut self, now: u64, intended: u64, recording: bool) {
-        if recording && self.schedule.is_some() {
+        if recording && !self.lanes.is_empty() {
             self.from_intended
                 .saturating_record(now.saturating_sub(intended).max(1));
         }
@@ -139,17 +197,17 @@ impl Pacer for Paced {
             if self.since_think == self.think_every {
                 self.since_think = 0;
                 self.resume_at = now + self.think_ns;
-                // The schedule waits out the pause with the job.
+                // The schedules wait out the pause with the job.
                 self.origin += self.think_ns;
-                if self.schedule.is_some() {
-                    self.upcoming += self.think_ns;
+                for lane in &mut self.lanes {
+                    lane.upcoming += self.think_ns;
                 }
             }
         }
     }
 
     fn into_histogram(self) -> Option<Histogram<u64>> {
-        self.initial.is_some().then_some(self.from_intended)
+        (!self.lanes.is_empty()).then_some(self.from_intended)
     }
 }
 
@@ -235,6 +293,7 @@ mod tests {
     fn think_time_pauses_every_n_and_shifts_the_schedule() {
         let mut pacer = paced(Pace {
             iops: Some(1000.0),
+            per_direction: None,
             arrivals: Arrivals::Uniform,
             think: Some(ThinkTime {
                 ns: 3_000_000,
@@ -252,6 +311,47 @@ mod tests {
         assert_eq!(pacer.issue(5_000_000), 5_000_000);
         assert_eq!(pacer.due(), 6_000_000);
         assert!(pacer.into_histogram().unwrap().is_empty());
+    }
+
+    /// Reads at 3000/s and writes at 1000/s: over a second of schedule,
+    /// three reads to each write, each direction on its own even schedule,
+    /// issued in the order they fall due.
+    #[test]
+    fn rates_per_direction_merge_their_schedules() {
+        let mut pacer = paced(Pace {
+            iops: Some(4000.0),
+            per_direction: Some([Some(3000.0), Some(1000.0), None]),
+            ..Pace::NONE
+        });
+        pacer.start(0);
+        let mut issued = Vec::new();
+        while pacer.due() < 999_999_000 {
+            let direction = pacer.direction().expect("each direction has a schedule");
+            let due = pacer.due();
+            issued.push((direction, pacer.issue(due)));
+        }
+        let count = |d: Direction| issued.iter().filter(|(x, _)| *x == d).count();
+        assert_eq!(
+            (count(Direction::Read), count(Direction::Write)),
+            (3000, 1000)
+        );
+        assert!(
+            issued.windows(2).all(|w| w[0].1 <= w[1].1),
+            "issued in time order"
+        );
+        let writes: Vec<u64> = issued
+            .iter()
+            .filter(|(d, _)| *d == Direction::Write)
+            .map(|(_, at)| *at)
+            .collect();
+        assert_eq!(&writes[..3], [0, 1_000_000, 2_000_000]);
+        // One schedule for the job leaves the direction to the draw.
+        let mut pacer = paced(Pace {
+            iops: Some(10.0),
+            ..Pace::NONE
+        });
+        pacer.start(0);
+        assert_eq!(pacer.direction(), None);
     }
 
     #[test]

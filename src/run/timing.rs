@@ -446,7 +446,11 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
         let Some(io) = draws.next(deadline.is_some()) else {
             return Ok(Stop::Done);
         };
-        let direction = io.direction;
+        // Rates per direction: the direction whose I/O is due first.
+        let direction = match pacer.direction() {
+            Some(direction) if P::PACED => direction,
+            _ => io.direction,
+        };
         // Unpaced, an I/O starts when the one before it completed; paced,
         // when it is due, or at once when the job is behind.
         let mut intended = last;
