@@ -3,7 +3,7 @@
 //! refused, and fio's `randtrim` imported.
 
 use crate::import::{fio_available, fio_json, imported_workload};
-use crate::mounts::LoopDevice;
+use crate::mounts::{LoopDevice, SshfsMount, have, root_or_skip};
 use crate::util::*;
 use std::os::unix::fs::MetadataExt;
 
@@ -23,17 +23,25 @@ fn punches_holes(path: &std::path::Path) -> bool {
     punched
 }
 
+/// Every engine that trims, blocking and queued: io_uring queues its
+/// trims (IORING_OP_FALLOCATE), libaio trims at once beside its queue.
+const TRIMMING_ENGINES: [&[&str]; 3] = [
+    &["--engine", "psync"],
+    &["--engine", "uring", "--iodepth", "8"],
+    &["--engine", "libaio", "--iodepth", "8"],
+];
+
 #[test]
 fn a_trim_punches_every_block_and_keeps_the_files_length() {
     let dir = scratch();
-    let out = scratch();
     if !punches_holes(dir.path()) {
         return;
     }
-    let (file, _) = write_and_keep(dir.path(), &["--bs", "1m", "--size", "16m", "--fsync-end"]);
-    let before = std::fs::metadata(&file).unwrap().blocks();
-    let result = run_ok(
-        &[
+    for engine in TRIMMING_ENGINES {
+        let out = scratch();
+        let (file, _) = write_and_keep(dir.path(), &["--bs", "1m", "--size", "16m", "--fsync-end"]);
+        let before = std::fs::metadata(&file).unwrap().blocks();
+        let mut args = vec![
             "run",
             "--op",
             "trim",
@@ -43,41 +51,48 @@ fn a_trim_punches_every_block_and_keeps_the_files_length() {
             "64k",
             "--file",
             file.to_str().unwrap(),
-        ],
-        out.path(),
-    );
-    let point = first_point(&result);
-    assert_eq!(point["workload"]["op"], "trim");
-    let repetition = &point["repetitions"][0];
-    assert_eq!(
-        (repetition["ops"].as_u64(), repetition["bytes"].as_u64()),
-        (Some(256), Some(16 << 20))
-    );
-    assert!(
-        !check_codes(point).contains(&"writeback-pending".to_string()),
-        "a trim leaves no buffered data"
-    );
-    let meta = std::fs::metadata(&file).unwrap();
-    assert_eq!(meta.len(), 16 << 20, "the length is kept");
-    assert!(
-        meta.blocks() * 512 < 1 << 20,
-        "{} of {before} blocks left",
-        meta.blocks()
-    );
-    let data = std::fs::read(&file).unwrap();
-    assert!(data.iter().all(|&b| b == 0), "a hole reads as zeros");
-    std::fs::remove_file(&file).unwrap();
+        ];
+        args.extend_from_slice(engine);
+        let result = run_ok(&args, out.path());
+        let point = first_point(&result);
+        assert_eq!(point["workload"]["op"], "trim", "{engine:?}");
+        let repetition = &point["repetitions"][0];
+        assert_eq!(
+            (repetition["ops"].as_u64(), repetition["bytes"].as_u64()),
+            (Some(256), Some(16 << 20)),
+            "{engine:?}"
+        );
+        assert_eq!(
+            repetition["latency_ns"]["count"].as_u64(),
+            Some(256),
+            "{engine:?}: every trim timed"
+        );
+        assert!(
+            !check_codes(point).contains(&"writeback-pending".to_string()),
+            "a trim leaves no buffered data"
+        );
+        let meta = std::fs::metadata(&file).unwrap();
+        assert_eq!(meta.len(), 16 << 20, "the length is kept");
+        assert!(
+            meta.blocks() * 512 < 1 << 20,
+            "{engine:?}: {} of {before} blocks left",
+            meta.blocks()
+        );
+        let data = std::fs::read(&file).unwrap();
+        assert!(data.iter().all(|&b| b == 0), "a hole reads as zeros");
+        std::fs::remove_file(&file).unwrap();
+    }
 }
 
 #[test]
 fn a_mix_with_trims_keeps_the_trims_apart() {
     let dir = scratch();
-    let out = scratch();
     if !punches_holes(dir.path()) {
         return;
     }
-    let result = run_ok(
-        &[
+    for engine in TRIMMING_ENGINES {
+        let out = scratch();
+        let mut args = vec![
             "run",
             "--mix",
             "read=60,write=30,trim=10",
@@ -87,42 +102,43 @@ fn a_mix_with_trims_keeps_the_trims_apart() {
             "16m",
             "--dir",
             dir.path().to_str().unwrap(),
-        ],
-        out.path(),
-    );
-    let point = first_point(&result);
-    assert_eq!(point["workload"]["mix"], "read=60,write=30,trim=10");
-    let repetition = &point["repetitions"][0];
-    let shares = repetition["directions"].as_array().unwrap();
-    let names: Vec<&str> = shares
-        .iter()
-        .map(|s| s["direction"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["read", "write", "trim"]);
-    let n = repetition["ops"].as_u64().unwrap();
-    let trims = shares[2]["ops"].as_u64().unwrap();
-    let sd = (n as f64 * 0.1 * 0.9).sqrt();
-    assert!(
-        (trims as f64 - 0.1 * n as f64).abs() < 5.0 * sd,
-        "{trims} trims of {n}"
-    );
-    assert_eq!(shares[2]["latency_ns"]["count"], shares[2]["ops"]);
-    let summary = &point["summary"]["directions"];
-    assert_eq!(summary.as_array().unwrap().len(), 3, "{summary}");
-    let compared = succeed(
-        iolab()
-            .args(["compare", "--format", "json", "--metric", "trim.iops"])
-            .arg(out.path().join("result-0.json"))
-            .arg(out.path().join("result-0.json")),
-    );
-    let comparison: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
-    let matched = &comparison["pairings"][0]["matched"][0];
-    let trim_iops = summary[2]["iops"]["mean"].as_f64().unwrap();
-    assert_eq!(
-        matched["base"]["mean"].as_f64(),
-        Some(trim_iops),
-        "{comparison}"
-    );
+        ];
+        args.extend_from_slice(engine);
+        let result = run_ok(&args, out.path());
+        let point = first_point(&result);
+        assert_eq!(point["workload"]["mix"], "read=60,write=30,trim=10");
+        let repetition = &point["repetitions"][0];
+        let shares = repetition["directions"].as_array().unwrap();
+        let names: Vec<&str> = shares
+            .iter()
+            .map(|s| s["direction"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["read", "write", "trim"], "{engine:?}");
+        let n = repetition["ops"].as_u64().unwrap();
+        let trims = shares[2]["ops"].as_u64().unwrap();
+        let sd = (n as f64 * 0.1 * 0.9).sqrt();
+        assert!(
+            (trims as f64 - 0.1 * n as f64).abs() < 5.0 * sd,
+            "{engine:?}: {trims} trims of {n}"
+        );
+        assert_eq!(shares[2]["latency_ns"]["count"], shares[2]["ops"]);
+        let summary = &point["summary"]["directions"];
+        assert_eq!(summary.as_array().unwrap().len(), 3, "{summary}");
+        let compared = succeed(
+            iolab()
+                .args(["compare", "--format", "json", "--metric", "trim.iops"])
+                .arg(out.path().join("result-0.json"))
+                .arg(out.path().join("result-0.json")),
+        );
+        let comparison: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
+        let matched = &comparison["pairings"][0]["matched"][0];
+        let trim_iops = summary[2]["iops"]["mean"].as_f64().unwrap();
+        assert_eq!(
+            matched["base"]["mean"].as_f64(),
+            Some(trim_iops),
+            "{comparison}"
+        );
+    }
 }
 
 #[test]
@@ -130,8 +146,8 @@ fn engines_that_cannot_trim_and_trims_with_verify_are_refused() {
     let dir = scratch();
     for (args, named) in [
         (
-            vec!["--op", "trim", "--engine", "uring"],
-            "engine uring cannot",
+            vec!["--op", "trim", "--engine", "stdio"],
+            "engine stdio cannot",
         ),
         (
             vec!["--mix", "read=90,trim=10", "--engine", "mmap"],
@@ -148,22 +164,23 @@ fn engines_that_cannot_trim_and_trims_with_verify_are_refused() {
 #[test]
 fn a_loop_device_is_discarded_only_with_consent_and_only_in_its_region() {
     const FILL: u8 = 0xab;
-    let temp = scratch();
-    let Some(device) = LoopDevice::or_skip(temp.path(), 32, FILL, false) else {
-        return;
-    };
-    let dev = device.path();
-    let refused = iolab()
-        .args(["run", "--op", "trim", "--file", dev])
-        .output()
-        .unwrap();
-    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("--destroy-data"));
-    let allocated = std::fs::metadata(device.image()).unwrap().blocks();
+    for engine in TRIMMING_ENGINES {
+        let temp = scratch();
+        let Some(device) = LoopDevice::or_skip(temp.path(), 32, FILL, false) else {
+            return;
+        };
+        let dev = device.path();
+        let refused = iolab()
+            .args(["run", "--op", "trim", "--file", dev])
+            .args(engine)
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("--destroy-data"));
+        let allocated = std::fs::metadata(device.image()).unwrap().blocks();
 
-    let out = scratch();
-    let result = run_ok(
-        &[
+        let out = scratch();
+        let mut args = vec![
             "run",
             "--op",
             "trim",
@@ -177,26 +194,29 @@ fn a_loop_device_is_discarded_only_with_consent_and_only_in_its_region() {
             "8m",
             "--pattern",
             "random",
-        ],
-        out.path(),
-    );
-    let repetition = &first_point(&result)["repetitions"][0];
-    assert_eq!(repetition["bytes"], 8 << 20);
-    // The loop driver passes discards to its backing file as punched holes.
-    let image = std::fs::read(device.image()).unwrap();
-    assert!(
-        image[..8 << 20].iter().all(|&b| b == 0),
-        "the region reads as zeros"
-    );
-    assert!(
-        image[8 << 20..].iter().all(|&b| b == FILL),
-        "nothing past it changed"
-    );
-    let left = std::fs::metadata(device.image()).unwrap().blocks();
-    assert!(
-        left < allocated,
-        "{left} blocks of the image allocated, {allocated} before"
-    );
+        ];
+        // io_uring discards through BLOCK_URING_CMD_DISCARD, libaio and
+        // psync through BLKDISCARD.
+        args.extend_from_slice(engine);
+        let result = run_ok(&args, out.path());
+        let repetition = &first_point(&result)["repetitions"][0];
+        assert_eq!(repetition["bytes"], 8 << 20, "{engine:?}");
+        // The loop driver passes discards to its backing file as punched holes.
+        let image = std::fs::read(device.image()).unwrap();
+        assert!(
+            image[..8 << 20].iter().all(|&b| b == 0),
+            "{engine:?}: the region reads as zeros"
+        );
+        assert!(
+            image[8 << 20..].iter().all(|&b| b == FILL),
+            "{engine:?}: nothing past it changed"
+        );
+        let left = std::fs::metadata(device.image()).unwrap().blocks();
+        assert!(
+            left < allocated,
+            "{engine:?}: {left} blocks of the image allocated, {allocated} before"
+        );
+    }
 }
 
 /// fio 3.33 trims block devices only (its psync trim is `BLKDISCARD`,
@@ -260,4 +280,32 @@ fn a_read_after_a_trim_reads_a_file_laid_out_again() {
         device_read >= 8 << 20,
         "the cold read came from the device: {device_read} bytes"
     );
+}
+
+/// Trims where holes cannot be punched — sshfs, a FUSE file system without
+/// fallocate — are refused before any I/O, for every engine that trims,
+/// naming the file and why, and leave nothing behind.
+#[test]
+fn trims_where_holes_cannot_be_punched_are_refused_before_any_io() {
+    if !root_or_skip("mounting sshfs") || !have("sshd") || !have("sshfs") || !have("fusermount3") {
+        return;
+    }
+    let temp = scratch();
+    let mount = match SshfsMount::new(temp.path()) {
+        Ok(mount) => mount,
+        Err(error) => {
+            eprintln!("skip: cannot mount sshfs here: {error}");
+            return;
+        }
+    };
+    for engine in TRIMMING_ENGINES {
+        let mut args = vec!["--op", "trim", "--size", "4m"];
+        args.extend_from_slice(engine);
+        let stderr = run_refused(mount.path(), &args, "cannot punch holes");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("iolab-"), "names the file: {stderr}");
+        let mixed = ["--mix", "read=90,trim=10", "--size", "4m"];
+        run_refused(mount.path(), &mixed, "cannot punch holes");
+    }
+    assert!(entries(mount.path()).is_empty(), "nothing is left");
 }

@@ -85,9 +85,10 @@ pub struct Capabilities {
     /// IOzone reports apart (its Fwrite and Fread columns).
     pub library_stream: bool,
     /// Can trim (`--op trim`, `trim` in a mix): a hole punched in a file,
-    /// a discard on a block device, one system call per trim. The queued,
-    /// mapped, stream and network engines cannot (fio's libaio and
-    /// io_uring engines trim synchronously beside their queue).
+    /// a discard on a block device. io_uring queues its trims like its
+    /// reads; libaio, which has no trim request, trims at once in the
+    /// queueing call (as fio's libaio engine does). The mapped, stream and
+    /// network engines cannot.
     pub trims: bool,
 }
 
@@ -174,11 +175,13 @@ impl EngineKind {
             },
             EngineKind::Uring => Capabilities {
                 queued: true,
+                trims: true,
                 ..base
             },
             EngineKind::Libaio => Capabilities {
                 queued: true,
                 queues_buffered: false,
+                trims: true,
                 ..base
             },
             EngineKind::Nfs => Capabilities {

@@ -7,8 +7,15 @@
 //! request completes inside `io_submit`, so the queue never holds more than
 //! one (the capability `queues_buffered` says so, and a check tells the
 //! user).
+//!
+//! AIO has no trim: a trim is done at once, in the queueing call
+//! (`fallocate(PUNCH_HOLE)` or `BLKDISCARD`, after handing the kernel what
+//! was queued before it), and its completion waits in the ready list for
+//! the next reap, as fio's libaio engine does. The thread waits out the
+//! trim, so completions of requests in flight are seen after it.
 
 use super::slots::SlotRegion;
+use super::trim::Trimmer;
 use super::{Direction, QueuedIo};
 use rustix::fd::{AsRawFd, BorrowedFd};
 use std::io;
@@ -84,6 +91,7 @@ pub struct LibaioIo {
     in_kernel: usize,
     slots: SlotRegion,
     raw_fd: i32,
+    trimmer: Trimmer,
 }
 
 impl LibaioIo {
@@ -146,6 +154,7 @@ impl LibaioIo {
             in_kernel: 0,
             slots,
             raw_fd,
+            trimmer: Trimmer::default(),
         })
     }
 
@@ -222,6 +231,27 @@ impl LibaioIo {
         Ok(())
     }
 
+    /// Trims at once, after handing the kernel the requests queued before,
+    /// and readies the trim's completion for the next reap: 0, or the
+    /// negated errno. A failed hand-over stays pending, for the next submit
+    /// to report.
+    #[cold]
+    fn trim_now(&mut self, slot: u32, offset: u64, len: u32) {
+        let _ = self.submit_pending();
+        // SAFETY: the descriptor outlives this value (it was borrowed for its lifetime).
+        let fd = unsafe { BorrowedFd::borrow_raw(self.raw_fd) };
+        let res = match self.trimmer.trim(fd, offset, u64::from(len)) {
+            Ok(()) => 0,
+            Err(error) => -i64::from(error.raw_os_error().unwrap_or(libc::EIO)),
+        };
+        self.events[self.ready] = IoEvent {
+            data: u64::from(slot),
+            res,
+            ..IoEvent::default()
+        };
+        self.ready += 1;
+    }
+
     /// Whether the kernel's completion ring holds completions, read from
     /// user space without a system call; false when the ring's layout is
     /// not the one known (the caller then waits in io_getevents, which is
@@ -242,10 +272,10 @@ impl LibaioIo {
 impl QueuedIo for LibaioIo {
     #[inline]
     fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
-        debug_assert!(
-            direction != Direction::Trim,
-            "a queued engine does not trim"
-        );
+        if direction == Direction::Trim {
+            self.trim_now(slot, offset, len);
+            return true;
+        }
         if self.pending.len() == self.slots.depth() {
             return false;
         }
@@ -304,8 +334,8 @@ impl QueuedIo for LibaioIo {
             return;
         }
         for event in &self.events[..self.ready] {
-            // A read or write returns its byte count (at most one block)
-            // or a negated errno, both within i32.
+            // A read or write returns its byte count (at most one block),
+            // a trim 0, a failure a negated errno: all within i32.
             each(event.data as u32, event.res as i32);
         }
         self.ready = 0;

@@ -99,7 +99,7 @@ pub trait QueuedIo {
     /// Whether completions are waiting to be reaped.
     fn has_completions(&mut self) -> bool;
     /// Calls `each(slot, result)` for every ready completion; `result` is
-    /// the byte count or a negated errno.
+    /// the byte count (0 for a trim) or a negated errno.
     fn reap(&mut self, each: impl FnMut(u32, i32));
     /// The error of slot `slot`'s failed request (`result` below 0), in the
     /// engine's own words when it kept them (a SCSI sense key, an NFS

@@ -19,16 +19,52 @@ pub struct Trimmer {
     block_device: Option<bool>,
 }
 
+/// The fallocate(2) mode of a trim on a file: free the range's blocks, keep
+/// the file's length.
+pub const PUNCH_HOLE: FallocateFlags = FallocateFlags::PUNCH_HOLE.union(FallocateFlags::KEEP_SIZE);
+
+/// Whether `fd` is a block device (trimmed by a discard) rather than a file
+/// (trimmed by a punched hole).
+pub fn is_block_device(fd: BorrowedFd<'_>) -> io::Result<bool> {
+    let stat = rustix::fs::fstat(fd)?;
+    Ok(FileType::from_raw_mode(stat.st_mode) == FileType::BlockDevice)
+}
+
+/// Why trims of `fd` would fail, learned before any I/O: a block device
+/// whose queue cannot discard (`queue/discard_max_bytes` is 0), or a file
+/// system that cannot punch holes (a hole punched past the end of the file,
+/// which changes nothing, is refused with EOPNOTSUPP). `None` when trims
+/// can run, or when the probe could not tell (the trims then say).
+pub fn why_trims_fail(fd: BorrowedFd<'_>) -> Option<String> {
+    let stat = rustix::fs::fstat(fd).ok()?;
+    if FileType::from_raw_mode(stat.st_mode) == FileType::BlockDevice {
+        let (major, minor) = (
+            rustix::fs::major(stat.st_rdev),
+            rustix::fs::minor(stat.st_rdev),
+        );
+        // A partition's queue is its disk's, one directory up.
+        let device = format!("/sys/dev/block/{major}:{minor}");
+        let limit = ["queue", "../queue"].into_iter().find_map(|queue| {
+            std::fs::read_to_string(format!("{device}/{queue}/discard_max_bytes")).ok()
+        })?;
+        return (limit.trim() == "0")
+            .then(|| "the device cannot discard (its queue's discard_max_bytes is 0)".to_string());
+    }
+    let end = u64::try_from(stat.st_size).ok()?;
+    match rustix::fs::fallocate(fd, PUNCH_HOLE, end.next_multiple_of(4096), 4096) {
+        Err(rustix::io::Errno::OPNOTSUPP) => Some(
+            "the file system cannot punch holes (fallocate PUNCH_HOLE: EOPNOTSUPP)".to_string(),
+        ),
+        _ => None,
+    }
+}
+
 impl Trimmer {
     /// Discards `len` bytes at `offset` of `fd`.
     pub fn trim(&mut self, fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
         let block_device = match self.block_device {
             Some(known) => known,
-            None => {
-                let stat = rustix::fs::fstat(fd)?;
-                let known = FileType::from_raw_mode(stat.st_mode) == FileType::BlockDevice;
-                *self.block_device.insert(known)
-            }
+            None => *self.block_device.insert(is_block_device(fd)?),
         };
         if block_device {
             let range: [u64; 2] = [offset, len];
@@ -39,8 +75,7 @@ impl Trimmer {
             }
             Ok(())
         } else {
-            let flags = FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE;
-            Ok(rustix::fs::fallocate(fd, flags, offset, len)?)
+            Ok(rustix::fs::fallocate(fd, PUNCH_HOLE, offset, len)?)
         }
     }
 }

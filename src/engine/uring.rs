@@ -1,7 +1,14 @@
 //! The io_uring engine: a ring with a registered file and registered buffers,
 //! behind [`QueuedIo`], driven by the queue-depth loop in `run`.
+//!
+//! Trims are asynchronous too: a hole punched in a file is
+//! `IORING_OP_FALLOCATE` (run by the kernel's io-wq workers), a discard of a
+//! block device is `BLOCK_URING_CMD_DISCARD` (Linux 6.12). fio's io_uring
+//! engine does the same, falling back to a synchronous trim on older kernels;
+//! here an older kernel's refusal fails the run, naming the kernel it needs.
 
 use super::slots::SlotRegion;
+use super::trim::{PUNCH_HOLE, is_block_device};
 use super::{Direction, QueuedIo};
 use io_uring::{IoUring, opcode, squeue, types};
 use rustix::fd::{AsRawFd, BorrowedFd};
@@ -9,6 +16,9 @@ use std::io;
 
 /// `IORING_ENTER_GETEVENTS` from <linux/io_uring.h> (kernel ABI; the crate keeps its copy private).
 const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
+/// `BLOCK_URING_CMD_DISCARD`, `_IO(0x12, 0)` in <linux/fs.h> (Linux 6.12):
+/// discards `addr3` bytes at `addr` of a block device.
+const BLOCK_URING_CMD_DISCARD: u32 = 0x1200;
 
 /// An io_uring instance for one file, with one buffer slot per request in flight.
 ///
@@ -21,6 +31,8 @@ pub struct UringIo {
     slots: SlotRegion,
     fixed_buffers: bool,
     raw_fd: i32,
+    /// Whether the file is a block device, trimmed by a discard command.
+    block_device: bool,
 }
 
 impl UringIo {
@@ -57,6 +69,7 @@ impl UringIo {
             slots,
             fixed_buffers,
             raw_fd: fd.as_raw_fd(),
+            block_device: is_block_device(fd)?,
         })
     }
 
@@ -66,34 +79,55 @@ impl UringIo {
     }
 
     #[inline]
-    fn entry(&self, slot: u32, offset: u64, len: u32, write: bool) -> squeue::Entry {
+    fn entry(&self, slot: u32, offset: u64, len: u32, direction: Direction) -> squeue::Entry {
         let buffer = self.slots.pointer(slot as usize);
         debug_assert!(len as usize <= self.slots.bs());
         let file = types::Fixed(0);
-        let entry = match (write, self.fixed_buffers) {
-            (false, true) => opcode::ReadFixed::new(file, buffer, len, slot as u16)
+        let entry = match (direction, self.fixed_buffers) {
+            (Direction::Read, true) => opcode::ReadFixed::new(file, buffer, len, slot as u16)
                 .offset(offset)
                 .build(),
-            (true, true) => opcode::WriteFixed::new(file, buffer, len, slot as u16)
+            (Direction::Write, true) => opcode::WriteFixed::new(file, buffer, len, slot as u16)
                 .offset(offset)
                 .build(),
-            (false, false) => opcode::Read::new(file, buffer, len).offset(offset).build(),
-            (true, false) => opcode::Write::new(file, buffer, len).offset(offset).build(),
+            (Direction::Read, false) => opcode::Read::new(file, buffer, len).offset(offset).build(),
+            (Direction::Write, false) => {
+                opcode::Write::new(file, buffer, len).offset(offset).build()
+            }
+            (Direction::Trim, _) => self.trim_entry(offset, len),
         };
         entry.user_data(slot as u64)
+    }
+
+    /// A trim of `len` bytes at `offset`: a punched hole in a file, a
+    /// discard of a block device (whose length goes in `addr3`, the first
+    /// eight bytes of the command area).
+    #[cold]
+    fn trim_entry(&self, offset: u64, len: u32) -> squeue::Entry {
+        let file = types::Fixed(0);
+        if self.block_device {
+            let mut length = [0u8; 16];
+            length[..8].copy_from_slice(&u64::from(len).to_ne_bytes());
+            opcode::UringCmd16::new(file, BLOCK_URING_CMD_DISCARD)
+                .addr(Some(offset))
+                .cmd(length)
+                .build()
+        } else {
+            opcode::Fallocate::new(file, u64::from(len))
+                .offset(offset)
+                .mode(PUNCH_HOLE.bits() as i32)
+                .build()
+        }
     }
 }
 
 impl QueuedIo for UringIo {
-    /// Queues one read or write of slot `slot`'s buffer at `offset`, tagged
-    /// with the slot number; returns false when the submission queue is full.
+    /// Queues one read or write of slot `slot`'s buffer at `offset` (or a
+    /// trim of the range), tagged with the slot number; returns false when
+    /// the submission queue is full.
     #[inline]
     fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
-        debug_assert!(
-            direction != Direction::Trim,
-            "a queued engine does not trim"
-        );
-        let entry = self.entry(slot, offset, len, direction == Direction::Write);
+        let entry = self.entry(slot, offset, len, direction);
         // SAFETY: the entry points into the caller's buffer region, kept alive
         // until the request completes (see the type's contract).
         unsafe { self.ring.submission().push(&entry).is_ok() }
@@ -158,6 +192,22 @@ impl QueuedIo for UringIo {
         for completion in self.ring.completion() {
             each(completion.user_data() as u32, completion.result());
         }
+    }
+
+    /// The errno, and for a block device that refuses a command, the
+    /// kernel a discard through the ring needs.
+    fn failure(&mut self, _slot: u32, result: i32) -> io::Error {
+        let error = io::Error::from_raw_os_error(-result);
+        if self.block_device && -result == libc::EOPNOTSUPP {
+            return io::Error::new(
+                error.kind(),
+                format!(
+                    "{error} (io_uring discards a block device from Linux 6.12, \
+                     BLOCK_URING_CMD_DISCARD; on older kernels trim with --engine libaio or psync)"
+                ),
+            );
+        }
+        error
     }
 
     /// fsync(2) of the file, outside the ring.

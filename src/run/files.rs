@@ -70,7 +70,9 @@ impl Session {
                 self.together(opened)?;
             }
         }
-        let checked = self.check_direct(workload, target);
+        let checked = self
+            .check_direct(workload, target)
+            .and_then(|()| self.check_trims(workload, target));
         let laid_out = checked.and_then(|()| self.lay_out(workload, layout));
         self.together(laid_out)?;
         if layout.reordered_first_job.is_some() && !shared {
@@ -188,6 +190,28 @@ impl Session {
                 Ok(())
             }
         }
+    }
+
+    /// Refuses trims the target cannot take (a file system that cannot
+    /// punch holes, a device that cannot discard) before any I/O, rather
+    /// than failing the first timed trim.
+    fn check_trims(&mut self, workload: &Workload, target: &TargetInfo) -> Result<(), RunError> {
+        if !workload.directions().trims() {
+            return Ok(());
+        }
+        let set = self.files.as_ref().expect("files were just prepared");
+        let Some(local) = set.files[0].local() else {
+            return Ok(());
+        };
+        let Some(why) = crate::engine::trim::why_trims_fail(local.fd()) else {
+            return Ok(());
+        };
+        let (path, filesystem) = (
+            set.files[0].path().display().to_string(),
+            &target.filesystem,
+        );
+        self.discard_files();
+        Err(usage!("trims of {path} ({filesystem}): {why}; run without trims").into())
     }
 
     /// Writes the files (or this rank's regions of the shared file) when the

@@ -246,7 +246,8 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 if failure.is_none() && failed.is_none() {
                     failed = Some((slot, result));
                 }
-            } else if result as u64 != len {
+            } else if result as u64 != len && direction != Direction::Trim {
+                // A trim completes with 0; a read or write with its length.
                 failure.get_or_insert_with(|| {
                     transfer_failure(spec, (direction, offset, len), Some(result as u64), None)
                 });
