@@ -1,7 +1,9 @@
 //! The iscsi engine against a real target: `scripts/netlab`'s tgtd, in a network namespace of its own.
 
 use crate::mounts::NetLab;
-use crate::util::{check_codes, first_point, read_result, scratch, validate_schema};
+use crate::util::{
+    check_codes, check_mixed_requests, first_point, read_result, scratch, validate_schema,
+};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -210,6 +212,31 @@ fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() 
     // the initiator's state is not claimed either.
     assert!(repetition.get("cache").is_none(), "{repetition}");
     assert!(check_codes(first_point(&read)).contains(&"cache-uncontrolled".to_string()));
+    // A 70/30 mix of random reads and overwrites queued 8 deep: each
+    // direction's I/Os are the engine's own READ(16) and WRITE(16).
+    let mixed = measured(
+        &lab,
+        cwd.path(),
+        "mix.json",
+        &[
+            "run",
+            "--target",
+            lun,
+            &consent,
+            "--mix",
+            "read=70,write=30",
+            "--pattern",
+            "random",
+            "--bs",
+            "4k",
+            "--size",
+            "8m",
+            "--iodepth",
+            "8",
+        ],
+    );
+    let repetition = &first_point(&mixed)["repetitions"][0];
+    check_mixed_requests(repetition, 2048, 4096, ["READ(16)", "WRITE(16)"]);
     // FUA on every WRITE(16) is O_SYNC's promise: no writeback warning then.
     let synced = measured(
         &lab,

@@ -306,6 +306,28 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
             "{network}"
         );
     }
+    // A 70/30 mix of random reads and overwrites queued 8 deep: each
+    // direction's I/Os are the engine's own READ and WRITE RPCs.
+    let mixed = result_of(
+        "mix.json",
+        &[
+            "--mix",
+            "read=70,write=30",
+            "--pattern",
+            "random",
+            "--bs",
+            "4k",
+            "--iodepth",
+            "8",
+        ],
+    );
+    let repetition = &crate::util::first_point(&mixed)["repetitions"][0];
+    let network = &repetition["client_network"];
+    crate::util::check_mixed_requests(repetition, 2048, 4096, ["READ", "WRITE"]);
+    assert!(
+        network["tcp"]["bytes_acked"].as_u64().unwrap() > 600 * 4096,
+        "{network}"
+    );
     // The server's cache is not iolab's to evict, and the result says so.
     let codes = crate::util::check_codes(crate::util::first_point(&read));
     assert!(

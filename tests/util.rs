@@ -425,3 +425,41 @@ pub fn studied(dir: &Path, out: &Path, toml: &str) -> Vec<Value> {
     );
     read_result(&result)["points"].as_array().unwrap().clone()
 }
+
+/// Checks a 70/30 read/write mix of `ops` I/Os of `bs` bytes on a network
+/// engine: the shares within binomial bounds (5 standard deviations), and
+/// each direction's I/Os are the engine's own requests named `names`
+/// (reads', writes'), counted and sized the same.
+pub fn check_mixed_requests(repetition: &Value, ops: u64, bs: u64, names: [&str; 2]) {
+    assert_eq!(repetition["status"], "ok", "{repetition}");
+    assert_eq!(repetition["ops"].as_u64(), Some(ops), "{repetition}");
+    let directions = repetition["directions"].as_array().expect("directions");
+    let ops_of = |name: &str| {
+        directions
+            .iter()
+            .find(|d| d["direction"] == name)
+            .and_then(|d| d["ops"].as_u64())
+            .unwrap_or_else(|| panic!("no {name} in {directions:?}"))
+    };
+    let (reads, writes) = (ops_of("read"), ops_of("write"));
+    assert_eq!(reads + writes, ops);
+    let sd = (ops as f64 * 0.7 * 0.3).sqrt();
+    assert!(
+        (reads as f64 - 0.7 * ops as f64).abs() < 5.0 * sd,
+        "{reads} reads of {ops}"
+    );
+    let requests = repetition["client_network"]["requests"]
+        .as_array()
+        .expect("requests");
+    for (name, count) in names.into_iter().zip([reads, writes]) {
+        let request = requests
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {requests:?}"));
+        assert_eq!(
+            (request["count"].as_u64(), request["bytes"].as_u64()),
+            (Some(count), Some(count * bs)),
+            "{name}"
+        );
+    }
+}
