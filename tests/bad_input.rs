@@ -86,8 +86,8 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
         "op trim does not write",
     ),
     (
-        &["--mix", "read=90,trim=10", "--engine", "libaio"],
-        "engine libaio cannot",
+        &["--mix", "read=90,trim=10", "--engine", "stdio"],
+        "engine stdio cannot",
     ),
     (&["--mix", "read=50,read=50"], "gives the read share twice"),
     (&["--mix", "read=100"], "--mix read=100 is one direction"),
@@ -97,8 +97,14 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
         "op read is one direction",
     ),
     (
-        &["--mix", "read=70,write=30", "--verify"],
-        "--verify with --op mix",
+        &[
+            "--mix",
+            "read=70,write=30",
+            "--verify",
+            "--pattern",
+            "uniform",
+        ],
+        "--verify checks every block",
     ),
     (&["--sync", "always"], "always"),
     (&["--repeat", "0"], "--repeat 0"),

@@ -213,7 +213,8 @@ fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() 
     assert!(repetition.get("cache").is_none(), "{repetition}");
     assert!(check_codes(first_point(&read)).contains(&"cache-uncontrolled".to_string()));
     // A 70/30 mix of random reads and overwrites queued 8 deep: each
-    // direction's I/Os are the engine's own READ(16) and WRITE(16).
+    // direction's I/Os are the engine's own READ(16) and WRITE(16), and
+    // each block names its writer afterwards.
     let mixed = measured(
         &lab,
         cwd.path(),
@@ -233,9 +234,11 @@ fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() 
             "8m",
             "--iodepth",
             "8",
+            "--verify",
         ],
     );
     let repetition = &first_point(&mixed)["repetitions"][0];
+    assert_eq!(repetition["verify"]["bad_blocks"], 0, "{repetition}");
     check_mixed_requests(repetition, 2048, 4096, ["READ(16)", "WRITE(16)"]);
     // FUA on every WRITE(16) is O_SYNC's promise: no writeback warning then.
     let synced = measured(

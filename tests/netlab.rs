@@ -307,7 +307,8 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
         );
     }
     // A 70/30 mix of random reads and overwrites queued 8 deep: each
-    // direction's I/Os are the engine's own READ and WRITE RPCs.
+    // direction's I/Os are the engine's own READ and WRITE RPCs, and each
+    // block names its writer afterwards.
     let mixed = result_of(
         "mix.json",
         &[
@@ -319,9 +320,11 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
             "4k",
             "--iodepth",
             "8",
+            "--verify",
         ],
     );
     let repetition = &crate::util::first_point(&mixed)["repetitions"][0];
+    assert_eq!(repetition["verify"]["bad_blocks"], 0, "{repetition}");
     let network = &repetition["client_network"];
     crate::util::check_mixed_requests(repetition, 2048, 4096, ["READ", "WRITE"]);
     assert!(

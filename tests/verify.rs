@@ -1,4 +1,4 @@
-//! `--verify`: sealed blocks verify clean, and a block corrupted between the write and the read is reported at its offset.
+//! `--verify`: sealed blocks verify clean, a mix's blocks each name their writer, and a block corrupted between the write and the read is reported at its offset.
 
 use crate::util::*;
 use std::os::unix::fs::FileExt;
@@ -31,6 +31,73 @@ fn a_clean_write_verifies_every_block() {
         assert_eq!(verify["blocks"], 128, "{op}: {verify}");
         assert_eq!(verify["bad_blocks"], 0, "{op}: {verify}");
         assert!(!check_codes(first_point(&result)).contains(&"data-mismatch".to_string()));
+    }
+}
+
+/// A 70/30 mix that verifies starts from a sealed layout each repetition,
+/// and afterwards every block names its writer: the mix's writes where it
+/// wrote, the layout elsewhere (so a lost write, which leaves a whole
+/// block of the layout, is found). Blocking and queued engines alike.
+#[test]
+fn a_mix_verifies_every_block_by_its_writer() {
+    let dir = scratch();
+    for engine in [
+        &["--engine", "psync"][..],
+        &["--engine", "uring", "--iodepth", "8"],
+    ] {
+        let mut args = vec![
+            "run",
+            "--keep",
+            "--json",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--mix",
+            "read=70,write=30",
+            "--pattern",
+            "random",
+            "--bs",
+            "4k",
+            "--size",
+            "8m",
+            "--verify",
+            "--fsync-end",
+            "--repeat",
+            "2",
+        ];
+        args.extend_from_slice(engine);
+        let kept = succeed(iolab().args(&args));
+        let result: serde_json::Value = serde_json::from_slice(&kept.stdout).unwrap();
+        let point = first_point(&result);
+        let path = point["target"]["files"][0].as_str().unwrap().to_string();
+        let mut writes = 0;
+        for repetition in point["repetitions"].as_array().unwrap() {
+            assert_eq!(repetition["status"], "ok", "{engine:?}: {repetition}");
+            let verify = &repetition["verify"];
+            assert_eq!(
+                (verify["blocks"].as_u64(), verify["bad_blocks"].as_u64()),
+                (Some(2048), Some(0)),
+                "{engine:?}: {verify}"
+            );
+            writes = repetition["directions"][1]["ops"].as_u64().unwrap();
+        }
+        // On disk, after the last repetition: its writes and the layout.
+        let data = std::fs::read(&path).unwrap();
+        let by_writer = data.chunks(4096).enumerate().fold(
+            std::collections::BTreeMap::new(),
+            |mut count, (index, block)| {
+                let header = iolab::run::verify::check_block(block, index as u64 * 4096)
+                    .unwrap_or_else(|e| panic!("block {index}: {e:?}"));
+                *count.entry(header.run).or_insert(0u64) += 1;
+                count
+            },
+        );
+        assert_eq!(by_writer.len(), 2, "{by_writer:?}");
+        assert_eq!(
+            by_writer.get(&iolab::run::verify::LAYOUT_TAG),
+            Some(&(2048 - writes)),
+            "{engine:?}: {by_writer:?}"
+        );
+        std::fs::remove_file(&path).unwrap();
     }
 }
 
@@ -116,4 +183,30 @@ fn verify_needs_a_file_that_can_be_checked() {
         );
         assert!(entries(dir.path()).is_empty());
     }
+    // A mix's check needs a layout iolab seals first: a given file's data
+    // is not iolab's to replace, so it is refused and left as it was.
+    let (file, _) = write_and_keep(dir.path(), &["--size", "1m"]);
+    let before = std::fs::read(&file).unwrap();
+    let run = iolab()
+        .args([
+            "run",
+            "--mix",
+            "read=70,write=30",
+            "--pattern",
+            "random",
+            "--verify",
+        ])
+        .arg("--file")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2), "{run:?}");
+    let stderr = String::from_utf8(run.stderr).unwrap();
+    assert!(stderr.contains("not iolab's to replace"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "the file is untouched"
+    );
+    std::fs::remove_file(&file).unwrap();
 }

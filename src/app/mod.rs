@@ -741,15 +741,16 @@ fn execute(
     if !speaks {
         return Ok(driven.ending);
     }
+    // The writer wrote the result at every point kept: nothing is left for
+    // it, and a run stopped before its first point leaves no file (nor
+    // says it wrote one).
     let mut presenter = driver::Presenter {
         json: plan.json,
         detail: plan.detail,
-        output: plan.output.clone(),
+        output: plan.output.clone().filter(|_| !result.points.is_empty()),
         report: plan.report,
         after_table: None,
     };
-    // The writer wrote the result at every point kept: nothing is left for
-    // it, and a run stopped before its first point leaves no file.
     driver::finish(&mut [&mut presenter], &result)?;
     Ok(strict_ending(driven.ending, plan.strict, &result))
 }

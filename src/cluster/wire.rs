@@ -250,6 +250,8 @@ pub fn merge(
                         blocks,
                     }
                 }),
+                // Each rank checks its own blocks before the merge.
+                written: None,
             });
         }
         let error = match &report.status {
@@ -314,6 +316,7 @@ mod tests {
             directions: Vec::new(),
             network: None,
             coverage: None,
+            written: None,
         }
     }
 

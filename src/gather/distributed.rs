@@ -213,6 +213,7 @@ mod tests {
             directions: Vec::new(),
             network: None,
             coverage: None,
+            written: None,
         }
     }
 

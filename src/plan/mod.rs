@@ -622,12 +622,6 @@ impl Workload {
                 "--verify with trims: a trimmed block holds no header to check; verify a write, then trim"
             ));
         }
-        if self.verify && self.op == Op::Mix {
-            return Err(usage!(
-                "--verify with --op mix: the check after a mix cannot tell which blocks it overwrote; \
-                 verify a write, then read it back"
-            ));
-        }
         if self.verify && !self.data.is_unique() {
             return Err(usage!(
                 "--verify with --data {}: the check seals a header into every block, so the data \

@@ -31,7 +31,16 @@ impl Touched {
     /// memory cannot be had (the coverage is then not recorded: the
     /// measurement does not depend on it).
     pub fn for_pattern(pattern: Pattern, blocks: u64) -> Option<Touched> {
-        if pattern.covers_every_block() || blocks > MAX_TRACKED_BLOCKS {
+        if pattern.covers_every_block() {
+            return None;
+        }
+        Touched::new(blocks)
+    }
+
+    /// A bitmap over `blocks` blocks, all unmarked; `None` when the file is
+    /// too large to track or memory cannot be had.
+    pub fn new(blocks: u64) -> Option<Touched> {
+        if blocks > MAX_TRACKED_BLOCKS {
             return None;
         }
         let len = blocks.div_ceil(64) as usize;
@@ -47,6 +56,13 @@ impl Touched {
         if let Some(word) = self.words.get_mut((block / 64) as usize) {
             *word |= 1 << (block % 64);
         }
+    }
+
+    /// Whether an I/O went to `block`.
+    pub fn contains(&self, block: u64) -> bool {
+        self.words
+            .get((block / 64) as usize)
+            .is_some_and(|word| word & (1 << (block % 64)) != 0)
     }
 
     /// Forgets every block (the ramp's I/Os are not counted).

@@ -221,7 +221,18 @@ impl Session {
         // A read that verifies checks what an earlier --verify write left:
         // laying the files out would replace it.
         let verifying_read = workload.verify && !workload.op.writes();
-        if !workload.op.needs_layout() || set.laid_out.holds(workload.data) || verifying_read {
+        if Fill::seals(workload) && matches!(set.laid_out, Laid::AsGiven) {
+            let flag = given_flag(set.files[0].as_ref());
+            return Err(usage!(
+                "--verify with a mix on {flag}: the check needs a layout iolab seals first, and \
+                 the data there is not iolab's to replace; verify a mix on files iolab makes (--dir)"
+            )
+            .into());
+        }
+        // A mix that verifies starts from a sealed layout every repetition:
+        // the check afterwards tells its writes from the layout's blocks.
+        let laid_out = set.laid_out.holds(workload.data) && !Fill::seals(workload);
+        if !workload.op.needs_layout() || laid_out || verifying_read {
             return Ok(());
         }
         let own = Layout {

@@ -526,6 +526,7 @@ impl JobOutcome {
             directions: Vec::new(),
             network: None,
             coverage: None,
+            written: None,
         }
     }
 }

@@ -317,14 +317,8 @@ impl Target for IscsiLun {
         }
     }
 
-    fn verify(&self, base: u64, len: u64, bs: u64, alignment: usize) -> io::Result<Verified> {
+    fn verify(&self, check: &verify::BlockCheck<'_>) -> io::Result<Verified> {
         let context = lock(&self.context);
-        verify::verify_blocks(
-            |block, offset| context.read_at(block, offset),
-            base,
-            len,
-            bs,
-            alignment,
-        )
+        verify::verify_blocks(|block, offset| context.read_at(block, offset), check)
     }
 }

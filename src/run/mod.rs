@@ -678,7 +678,18 @@ impl Session {
             (run.outcomes, run.samples, run.steady_at);
         if workload.verify && matches!(outcome.status, RepetitionStatus::Ok) {
             let alignment = target.direct_alignment.map_or(4096, |a| a.memory as usize);
-            (outcome.status, outcome.verified) = verify_targets(&targets, workload, alignment);
+            // Each local job's written blocks, in the order of its target.
+            let written: Vec<_> = outcome
+                .jobs
+                .iter_mut()
+                .map(|job| job.written.take())
+                .collect();
+            (outcome.status, outcome.verified) = verify_targets(
+                &targets,
+                (&written, verify::run_tag(self.dir.run_id())),
+                workload,
+                alignment,
+            );
         }
         if workload.op == Op::Write {
             // A time-based write of a new file may stop before its end: only
@@ -774,15 +785,32 @@ fn treat_cache(
 /// repetition: a speed of writing wrong data is no result.
 fn verify_targets(
     targets: &[JobTarget<'_>],
+    (written, run): (&[Option<coverage::Touched>], u64),
     workload: &Workload,
     alignment: usize,
 ) -> (RepetitionStatus, Vec<verify::Verified>) {
     let mut verified = Vec::new();
-    for job in targets {
+    for (index, job) in targets.iter().enumerate() {
         let path = job.file.path().display();
-        let checked = job
-            .file
-            .verify(job.base, workload.size, workload.bs, alignment);
+        if workload.directions().mixed() && written.get(index).is_none_or(Option::is_none) {
+            // A mix's check needs the blocks it wrote (kept unless the
+            // file is too large to track, or memory could not be had).
+            let status = RepetitionStatus::Failed(format!(
+                "verifying {path}: the blocks the mix wrote were not tracked, so the check cannot tell a lost write"
+            ));
+            return (status, verified);
+        }
+        let check = verify::BlockCheck {
+            base: job.base,
+            len: workload.size,
+            bs: workload.bs,
+            alignment,
+            writers: written
+                .get(index)
+                .and_then(Option::as_ref)
+                .map(|written| verify::Writers { written, run }),
+        };
+        let checked = job.file.verify(&check);
         match checked {
             Ok(result) if result.bad_blocks > 0 => {
                 let status = RepetitionStatus::Failed(format!(

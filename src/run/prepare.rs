@@ -91,6 +91,10 @@ pub struct Fill {
     pub data: DataPattern,
     /// The workload's block size: the unit a `dedupe` share is drawn in.
     pub bs: u64,
+    /// Before a mix that verifies: the tag each block is sealed with
+    /// ([`super::verify::LAYOUT_TAG`]), so the check after the mix knows
+    /// the blocks it did not write.
+    pub seal: Option<u64>,
 }
 
 impl Fill {
@@ -100,7 +104,14 @@ impl Fill {
             seed: workload.seed,
             data: workload.data,
             bs: workload.bs,
+            seal: Fill::seals(workload).then_some(super::verify::LAYOUT_TAG),
         }
+    }
+
+    /// Whether `workload`'s layout is sealed: a mix that verifies, whose
+    /// check afterwards tells the blocks it wrote from those it left.
+    pub fn seals(workload: &crate::plan::Workload) -> bool {
+        workload.verify && workload.directions().mixed()
     }
 }
 
@@ -162,6 +173,17 @@ pub fn write_seeded(
         let want = (end - offset).min(chunk as u64) as usize;
         for (index, block) in buffer.as_mut_slice()[..want].chunks_mut(bs).enumerate() {
             let at = offset + (index * bs) as u64;
+            if let Some(run) = fill.seal {
+                let header = super::verify::Header {
+                    offset: at,
+                    run,
+                    sequence: 0,
+                    seed: fill.seed,
+                    block_size: bs as u64,
+                };
+                super::verify::seal(block, &header);
+                continue;
+            }
             match draws.next() {
                 WriteStamp::Unique => stamp(block, at, fill.seed),
                 WriteStamp::Repeat => stamp(block, 0, 0),
@@ -204,6 +226,7 @@ mod tests {
             seed: 9,
             data: DataPattern::Unique,
             bs: 4096,
+            seal: None,
         };
         lay_out(
             file.as_fd(),

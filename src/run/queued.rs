@@ -164,7 +164,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             let write = direction == Direction::Write;
             if write {
                 let data = &mut ring.slot_buffer(slot)[..len as usize];
-                prepare_write(data, spec, &mut draws.data, offset, now);
+                prepare_write(data, spec, draws, offset, now);
             }
             if !ring.queue(slot, offset, len as u32, direction) {
                 // The submission queue is full: this I/O goes next.

@@ -224,6 +224,8 @@ pub struct JobOutcome {
     /// The blocks its timed I/Os touched, for patterns that may leave some
     /// untouched (and files small enough to track).
     pub coverage: Option<super::coverage::BlockCoverage>,
+    /// With `--verify` on a mix: the blocks it wrote, for the check after it.
+    pub written: Option<super::coverage::Touched>,
 }
 
 /// Accumulates completions into the totals and the current interval.
@@ -473,6 +475,7 @@ impl<'a> Recorder<'a> {
             directions,
             network: None,
             coverage: None,
+            written: None,
         }
     }
 }

@@ -393,15 +393,9 @@ impl Target for NfsFile {
         }
     }
 
-    fn verify(&self, base: u64, len: u64, bs: u64, alignment: usize) -> io::Result<Verified> {
+    fn verify(&self, check: &verify::BlockCheck<'_>) -> io::Result<Verified> {
         let context = lock(&self.context);
         let file = context.open(&self.path, false)?;
-        verify::verify_blocks(
-            |block, offset| file.read_at(block, offset),
-            base,
-            len,
-            bs,
-            alignment,
-        )
+        verify::verify_blocks(|block, offset| file.read_at(block, offset), check)
     }
 }

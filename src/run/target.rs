@@ -112,13 +112,12 @@ pub trait Target: Send + Sync + fmt::Debug {
         cache::residency(self.need_local()?.fd(), base, len).map(Some)
     }
 
-    /// Checks every `bs` block of the `len` bytes from `base` as stored
-    /// (written back and evicted first, untimed), reading into buffers
-    /// aligned to `alignment`.
-    fn verify(&self, base: u64, len: u64, bs: u64, alignment: usize) -> io::Result<Verified> {
+    /// Checks every block of the region `check` names as stored (written
+    /// back and evicted first, untimed).
+    fn verify(&self, check: &verify::BlockCheck<'_>) -> io::Result<Verified> {
         let fd = self.need_local()?.fd();
         cache::evict(fd)?;
-        verify::verify_file(fd, base, len, bs, alignment)
+        verify::verify_file(fd, check)
     }
 
     /// The local file, or an error saying this target has none.
@@ -288,6 +287,7 @@ mod tests {
             seed: 7,
             data: crate::plan::data::DataPattern::Unique,
             bs: 4096,
+            seal: None,
         };
         target.lay_out(0, 1 << 20, fill, &stop).unwrap();
         assert_eq!(target.length().unwrap(), 1 << 20);
@@ -300,7 +300,14 @@ mod tests {
             (1 << 20) / rustix::param::page_size() as u64
         );
         // Laid-out data carries no verification headers: every block fails.
-        let verified = target.verify(0, 1 << 20, 4096, 4096).unwrap();
+        let check = verify::BlockCheck {
+            base: 0,
+            len: 1 << 20,
+            bs: 4096,
+            alignment: 4096,
+            writers: None,
+        };
+        let verified = target.verify(&check).unwrap();
         assert_eq!((verified.blocks, verified.bad_blocks), (256, 256));
         let path = target.path().to_path_buf();
         target.release(false);
@@ -363,6 +370,7 @@ mod tests {
             seed: 1,
             data: crate::plan::data::DataPattern::Unique,
             bs: 4096,
+            seal: None,
         };
         assert!(Remote.lay_out(0, 4096, fill, &stop).is_err());
         assert!(Remote.residency(0, 4096).is_err());

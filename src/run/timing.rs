@@ -82,19 +82,25 @@ pub struct LoopSpec<'a> {
 }
 
 /// Prepares an I/O's bytes for writing: each of its blocks sealed with a
-/// verification header (the check reads the file back block by block), or
-/// stamped as `--data` draws it (so that no two unique writes carry the
-/// same bytes).
+/// verification header (the check reads the file back block by block, and
+/// after a mix learns from `draws` which blocks were written), or stamped
+/// as `--data` draws it (so that no two unique writes carry the same bytes).
 #[inline]
 pub(super) fn prepare_write(
     block: &mut [u8],
     spec: &LoopSpec<'_>,
-    data: &mut DataDraws,
+    draws: &mut Draws,
     offset: u64,
     generation: u64,
 ) {
     match spec.verify {
         Some(run) => {
+            if let Some(written) = &mut draws.written {
+                let first = (offset - spec.base) / spec.bs;
+                for block in first..first + block.len() as u64 / spec.bs {
+                    written.mark(block);
+                }
+            }
             for (index, sealed) in block.chunks_exact_mut(spec.bs as usize).enumerate() {
                 super::verify::seal(
                     sealed,
@@ -108,7 +114,7 @@ pub(super) fn prepare_write(
                 );
             }
         }
-        None => match data.next() {
+        None => match draws.data.next() {
             WriteStamp::Unique => stamp(block, offset, generation),
             WriteStamp::Repeat => stamp(block, 0, 0),
             WriteStamp::None => {}
@@ -202,8 +208,12 @@ pub(super) struct Draws {
     directions: DirectionDraws,
     sizes: Option<SizeDraws>,
     touched: Option<Touched>,
+    /// With `--verify` on a mix: the blocks written (ramp included), so the
+    /// check afterwards knows which blocks must name this run's writes and
+    /// which the layout.
+    written: Option<Touched>,
     /// How each write is stamped (`--data`).
-    pub(super) data: DataDraws,
+    data: DataDraws,
 }
 
 /// One I/O as drawn: where, how long, which way.
@@ -295,6 +305,10 @@ pub(super) fn ramp_then_time(
         directions: spec.directions.draws(spec.seed),
         sizes: spec.sizes.map(|split| split.draws(spec.seed)),
         touched: Touched::for_pattern(spec.pattern, spec.blocks),
+        written: spec
+            .verify
+            .filter(|_| spec.directions.mixed())
+            .and_then(|_| Touched::new(spec.blocks)),
         data: spec.data.draws(spec.seed),
     };
     let mut recorder = Recorder::new(spec, memory);
@@ -326,6 +340,7 @@ pub(super) fn ramp_then_time(
     let cpu = CpuUsage::of_this_thread() - cpu_before;
     let mut outcome = recorder.finish(end, cpu, result.err(), interrupted);
     outcome.coverage = blocks.touched.as_ref().map(Touched::count);
+    outcome.written = blocks.written;
     outcome
 }
 
@@ -475,7 +490,7 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
             Direction::Write => {
                 // The previous completion time serves as the generation: it
                 // changes per I/O and costs no extra clock read.
-                prepare_write(data, spec, &mut draws.data, offset, last);
+                prepare_write(data, spec, draws, offset, last);
                 engine.write_at(data, offset)
             }
             Direction::Read => engine.read_at(data, offset),

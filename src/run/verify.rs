@@ -38,6 +38,39 @@ pub fn run_tag(run_id: &str) -> u64 {
     })
 }
 
+/// The tag a layout seals into each block before a mix that verifies
+/// (`run_tag("layout")`), so the check afterwards tells a block the mix
+/// wrote from one it left as laid out.
+pub const LAYOUT_TAG: u64 = 0x9c4f_784a_a5ce_135f;
+
+/// Which blocks a mix wrote, and so which writer each block must name: the
+/// mix's writes (`run`) or the layout before it ([`LAYOUT_TAG`]). A write
+/// the device lost leaves a block that is whole but names the layout.
+#[derive(Clone, Copy)]
+pub struct Writers<'a> {
+    /// One bit per block of the region, set for the blocks written.
+    pub written: &'a super::coverage::Touched,
+    /// The tag the mix's writes carry.
+    pub run: u64,
+}
+
+/// What a verification pass checks: `len` bytes from `base` in blocks of
+/// `bs`, read into buffers aligned to `alignment`; after a mix, which
+/// writer each block must name.
+#[derive(Clone, Copy)]
+pub struct BlockCheck<'a> {
+    /// Where the region starts, bytes.
+    pub base: u64,
+    /// Its length, bytes.
+    pub len: u64,
+    /// The block size the writes sealed.
+    pub bs: u64,
+    /// The alignment of the read buffers (O_DIRECT's).
+    pub alignment: usize,
+    /// After a mix: the blocks it wrote.
+    pub writers: Option<Writers<'a>>,
+}
+
 fn crc(block: &[u8]) -> u32 {
     let head = crc32c::crc32c(&block[..CRC_AT]);
     let zero = crc32c::crc32c_append(head, &[0u8; 4]);
@@ -68,6 +101,14 @@ pub enum Mismatch {
     WrongOffset(Header),
     /// The CRC does not match the content.
     BadChecksum(Header),
+    /// A whole block by the wrong writer: the layout's where the mix wrote
+    /// (a lost write), or a write's where it did not.
+    WrongWriter {
+        /// The block's header.
+        header: Header,
+        /// Whether the mix wrote this block.
+        written: bool,
+    },
 }
 
 fn field(block: &[u8], at: usize) -> u64 {
@@ -109,34 +150,23 @@ pub struct Verified {
     pub elapsed_ns: u64,
 }
 
-/// Reads `size` bytes of `fd` in `bs` blocks and checks every block.
-pub fn verify_file(
-    fd: BorrowedFd<'_>,
-    base: u64,
-    size: u64,
-    bs: u64,
-    alignment: usize,
-) -> io::Result<Verified> {
+/// Reads the region `check` names of `fd` and checks every block.
+pub fn verify_file(fd: BorrowedFd<'_>, check: &BlockCheck<'_>) -> io::Result<Verified> {
     verify_blocks(
         |block, offset| Ok(rustix::io::pread(fd, block, offset)?),
-        base,
-        size,
-        bs,
-        alignment,
+        check,
     )
 }
 
-/// Checks every `bs` block of the `size` bytes from `base`, each read with
+/// Checks every block of the region `check` names, each read with
 /// `read(buffer, offset)` (which returns the bytes read, 0 at the end).
 pub fn verify_blocks(
     mut read: impl FnMut(&mut [u8], u64) -> io::Result<usize>,
-    base: u64,
-    size: u64,
-    bs: u64,
-    alignment: usize,
+    check: &BlockCheck<'_>,
 ) -> io::Result<Verified> {
+    let (base, size, bs) = (check.base, check.len, check.bs);
     let start = crate::clock::now_ns();
-    let mut buffer = AlignedBuffer::new(bs as usize, alignment.max(4096));
+    let mut buffer = AlignedBuffer::new(bs as usize, check.alignment.max(4096));
     let mut verified = Verified::default();
     let mut offset = base;
     while offset + bs <= base + size {
@@ -153,7 +183,10 @@ pub fn verify_blocks(
             done += n;
         }
         verified.blocks += 1;
-        if let Err(mismatch) = check_block(block, offset) {
+        let index = (offset - base) / bs;
+        if let Err(mismatch) =
+            check_block(block, offset).and_then(|header| check_writer(header, index, check.writers))
+        {
             verified.bad_blocks += 1;
             if verified.first_mismatches.len() < 10 {
                 verified.first_mismatches.push(describe(offset, &mismatch));
@@ -163,6 +196,21 @@ pub fn verify_blocks(
     }
     verified.elapsed_ns = crate::clock::now_ns().saturating_sub(start);
     Ok(verified)
+}
+
+/// Whether a whole block names the writer it must: after a mix, this run's
+/// writes for the blocks it wrote and the layout for the others.
+fn check_writer(header: Header, index: u64, writers: Option<Writers<'_>>) -> Result<(), Mismatch> {
+    let Some(writers) = writers else {
+        return Ok(());
+    };
+    let written = writers.written.contains(index);
+    let expected = if written { writers.run } else { LAYOUT_TAG };
+    if header.run == expected {
+        Ok(())
+    } else {
+        Err(Mismatch::WrongWriter { header, written })
+    }
 }
 
 fn describe(offset: u64, mismatch: &Mismatch) -> String {
@@ -181,6 +229,20 @@ fn describe(offset: u64, mismatch: &Mismatch) -> String {
         Mismatch::BadChecksum(h) => format!(
             "offset {offset}: checksum mismatch in the block headed {}",
             show(h)
+        ),
+        Mismatch::WrongWriter {
+            header,
+            written: true,
+        } => format!(
+            "offset {offset}: the mix wrote this block, but it holds the layout's (a lost write): {}",
+            show(header)
+        ),
+        Mismatch::WrongWriter {
+            header,
+            written: false,
+        } => format!(
+            "offset {offset}: the mix did not write this block, but it holds a write's: {}",
+            show(header)
         ),
     }
 }
@@ -218,6 +280,31 @@ mod tests {
             Err(Mismatch::BadChecksum(_))
         ));
         assert_eq!(check_block(&[0u8; 4096], 0), Err(Mismatch::NoHeader));
+    }
+
+    #[test]
+    fn after_a_mix_each_block_must_name_its_writer() {
+        assert_eq!(run_tag("layout"), LAYOUT_TAG);
+        let mut written = crate::run::coverage::Touched::new(2).unwrap();
+        written.mark(1);
+        let writers = Some(Writers {
+            written: &written,
+            run: run_tag("abc"),
+        });
+        let by_run = check_block(&sealed(0), 0).unwrap();
+        assert!(matches!(
+            check_writer(by_run, 0, writers),
+            Err(Mismatch::WrongWriter { written: false, .. })
+        ));
+        assert_eq!(check_writer(by_run, 1, writers), Ok(()));
+        let laid_out = Header {
+            run: LAYOUT_TAG,
+            ..by_run
+        };
+        assert_eq!(check_writer(laid_out, 0, writers), Ok(()));
+        assert!(
+            describe(4096, &check_writer(laid_out, 1, writers).unwrap_err()).contains("lost write")
+        );
     }
 
     #[test]
