@@ -243,6 +243,53 @@ mod with_mpi {
         assert_eq!(entries(dir.path()), ["shared.json"]);
     }
 
+    /// A 70/30 mix over three ranks of one shared file: every interval of
+    /// the merged series keeps each direction's part (the ranks send them),
+    /// and each rank's region verifies block by block, writer by writer.
+    #[test]
+    fn a_mix_over_three_ranks_keeps_each_direction_in_every_interval() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let output = dir.path().join("mix.json");
+        mpirun.args(["-np", "3", IOLAB, "run", "--mpi", "--shared-file"]);
+        mpirun.args(["--mix", "read=70,write=30", "--pattern", "random"]);
+        mpirun.args([
+            "--bs",
+            "4k",
+            "--size",
+            "4m",
+            "--verify",
+            "--interval",
+            "5ms",
+        ]);
+        mpirun.arg("--dir").arg(dir.path()).arg("-o").arg(&output);
+        let out = within(mpirun, Duration::from_secs(120));
+        assert!(out.status.success(), "{}", text(&out));
+        let result = read_result(&output);
+        check_consistency(&result);
+        let repetition = &result["points"][0]["repetitions"][0];
+        assert_eq!(u64_at(repetition, "ops"), 3 * 1024);
+        let shares = repetition["directions"].as_array().unwrap();
+        let writes = u64_at(&shares[1], "ops");
+        assert_eq!(u64_at(&shares[0], "ops") + writes, 3 * 1024);
+        let series = repetition["series"].as_array().unwrap();
+        let mut series_writes = 0;
+        for interval in series {
+            // An interval in which no rank completed an I/O has no parts.
+            let Some(parts) = interval["directions"].as_array() else {
+                assert_eq!(u64_at(interval, "ops"), 0, "{interval}");
+                continue;
+            };
+            let ops: u64 = parts.iter().map(|p| u64_at(p, "ops")).sum();
+            assert_eq!(ops, u64_at(interval, "ops"), "{interval}");
+            series_writes += u64_at(&parts[1], "ops");
+        }
+        assert_eq!(series_writes, writes, "every rank's writes in the series");
+        assert_eq!(u64_at(&repetition["verify"], "blocks"), 3 * 1024);
+        assert_eq!(u64_at(&repetition["verify"], "bad_blocks"), 0);
+        assert_eq!(entries(dir.path()), ["mix.json"]);
+    }
+
     #[test]
     fn a_rank_that_fails_fails_the_run_with_its_rank_host_and_error() {
         let Some(mut mpirun) = mpirun() else { return };

@@ -12,7 +12,7 @@ use crate::probe::sampler::Samples;
 use crate::record::histogram;
 use crate::run::cache::Residency;
 use crate::run::peers::RankOutcome;
-use crate::run::timing::{DirectionOutcome, IntervalSample, JobOutcome};
+use crate::run::timing::{DirectionOutcome, DirectionSample, IntervalSample, JobOutcome};
 use crate::run::verify::Verified;
 use crate::run::{RepetitionOutcome, RepetitionStatus};
 use serde::{Deserialize, Serialize};
@@ -48,8 +48,10 @@ impl WireStatus {
     }
 }
 
-/// One interval of a job's time series: bytes, I/Os, latency (value, count) pairs.
-pub type WireInterval = (u64, u64, Vec<(u64, u64)>);
+/// One interval of a job's time series: bytes, I/Os, latency (value,
+/// count) pairs, and a mixed job's part of each direction, in the order of
+/// the job's `directions`.
+pub type WireInterval = (u64, u64, Vec<(u64, u64)>, Vec<DirectionSample>);
 
 /// One job of one rank.
 #[derive(Debug, Serialize, Deserialize)]
@@ -69,7 +71,8 @@ pub struct WireJob {
     /// A paced job's latency from intended issue, V2 base64.
     #[serde(default)]
     pub from_intended: Option<String>,
-    /// Per interval: bytes, I/Os, latency (value, count) pairs.
+    /// Per interval: bytes, I/Os, latency (value, count) pairs, each
+    /// direction's part.
     pub intervals: Vec<WireInterval>,
     /// The intervals' length, ns (coarsened on long runs).
     pub interval_ns: u64,
@@ -133,7 +136,10 @@ impl WireRepetition {
                     intervals: job
                         .intervals
                         .iter()
-                        .map(|i| (i.bytes, i.ops, i.latency_counts.clone()))
+                        .map(|i| {
+                            let directions = i.directions.clone();
+                            (i.bytes, i.ops, i.latency_counts.clone(), directions)
+                        })
                         .collect(),
                     interval_ns: job.interval_ns,
                     cpu: job.cpu,
@@ -216,11 +222,10 @@ pub fn merge(
                 intervals: job
                     .intervals
                     .into_iter()
-                    .map(|(bytes, ops, latency_counts)| IntervalSample {
+                    .map(|(bytes, ops, latency_counts, directions)| IntervalSample {
                         // Network targets are not distributed.
                         tcp: None,
-                        // The wire carries an interval's totals only.
-                        directions: Vec::new(),
+                        directions,
                         bytes,
                         ops,
                         latency_counts,

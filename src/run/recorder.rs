@@ -163,8 +163,9 @@ pub struct IntervalSample {
     pub directions: Vec<DirectionSample>,
 }
 
-/// One direction's part of an interval.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// One direction's part of an interval (also as the distributed layer
+/// carries it between ranks).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DirectionSample {
     /// Bytes completed in this direction in the interval.
     pub bytes: u64,

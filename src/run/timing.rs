@@ -12,8 +12,8 @@ use super::pacer::{Paced, Pacer, Unpaced, tighten_timer_slack, wait_until};
 pub use super::queued::run_queued;
 use super::recorder::Recorder;
 pub use super::recorder::{
-    DirectionOutcome, IntervalSample, JobMemory, JobOutcome, MAX_INTERVALS_PER_REPETITION, Steady,
-    coarsen_series, intervals_kept_per_job, merge_samples,
+    DirectionOutcome, DirectionSample, IntervalSample, JobMemory, JobOutcome,
+    MAX_INTERVALS_PER_REPETITION, Steady, coarsen_series, intervals_kept_per_job, merge_samples,
 };
 use super::signals::STEADY_STOP;
 use crate::clock::now_ns;
