@@ -370,6 +370,37 @@ fn rates_per_direction_are_kept_apart_and_set_the_mix() {
         .collect();
     assert_eq!(mixes, ["read=50,write=50", "read=80,write=20"]);
 
+    // In a study file: the same per-direction form, and a list of them.
+    let points = studied(
+        out.path(),
+        out.path(),
+        "name = \"rates\"\n[defaults]\nengine = \"null\"\nruntime = \"0.5s\"\n\
+         [[sweep]]\nlabel = \"paced\"\n\
+         rate_iops = [\"read=700+write=300\", \"read=500+write=500\"]\n",
+    );
+    let asked: Vec<(&str, &Value)> = points
+        .iter()
+        .map(|p| {
+            (
+                p["workload"]["mix"].as_str().unwrap(),
+                &p["workload"]["rate_iops"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            (
+                "read=70,write=30",
+                &serde_json::json!({"read": 700, "write": 300})
+            ),
+            (
+                "read=50,write=50",
+                &serde_json::json!({"read": 500, "write": 500})
+            ),
+        ]
+    );
+
     for (args, says) in [
         (
             &[
