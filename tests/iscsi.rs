@@ -542,3 +542,79 @@ fn with_the_servers_storage_on_this_machine_cold_reads_are_cold_and_counted() {
         assert!(stderr.contains(expected), "{stderr}");
     }
 }
+
+/// Trims of a LUN are UNMAP commands, queued like reads, one per I/O, and
+/// only with consent; tgtd punches the ranges out of its backing file,
+/// which then reads as zeros there. A LUN without logical block
+/// provisioning (LBPME 0) is refused before any I/O.
+#[test]
+fn trims_of_a_lun_are_unmaps_with_consent_only() {
+    let Some(lab) = lab("32M") else {
+        return;
+    };
+    let cwd = scratch();
+    let lun = lab.iscsi.as_str();
+    let consent = format!("--destroy-data={lun}");
+    let trim = [
+        "--op",
+        "trim",
+        "--pattern",
+        "random",
+        "--bs",
+        "64k",
+        "--size",
+        "8m",
+    ];
+    let refused = lab.iolab(cwd.path(), &[&["run", "--target", lun][..], &trim].concat());
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--destroy-data"));
+
+    let args = [
+        &["run", "--target", lun, &consent, "--iodepth", "4"][..],
+        &trim,
+    ]
+    .concat();
+    let trimmed = measured(&lab, cwd.path(), "trim.json", &args);
+    let repetition = &first_point(&trimmed)["repetitions"][0];
+    assert_eq!(
+        (repetition["ops"].as_u64(), repetition["bytes"].as_u64()),
+        (Some(128), Some(8 << 20))
+    );
+    let network = &repetition["client_network"];
+    assert_eq!(
+        network["requests"],
+        json!([{"name": "UNMAP", "count": 128, "bytes": 0}]),
+        "{network}"
+    );
+    let commands = pdus(network, "sent")
+        .into_iter()
+        .find(|p| p.0 == "SCSI Command")
+        .expect("commands");
+    assert_eq!(commands.1, 128, "one command per trim");
+    // The region was laid out first (consent), then freed: zeros.
+    let image = std::fs::read(&lab.lun).unwrap();
+    assert!(
+        image[..8 << 20].iter().all(|&b| b == 0),
+        "the region reads as zeros"
+    );
+
+    // Without logical block provisioning, UNMAP is refused by the LUN:
+    // iolab says so before any I/O.
+    lab.tgtadm(&[
+        "--op",
+        "update",
+        "--mode",
+        "logicalunit",
+        "--tid",
+        "1",
+        "--lun",
+        "1",
+        "--params",
+        "thin_provisioning=0",
+    ]);
+    let refused = lab.iolab(cwd.path(), &args);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("does not take UNMAP"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+}

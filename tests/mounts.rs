@@ -514,6 +514,25 @@ impl NetLab {
             .expect("iolab runs")
     }
 
+    /// Runs tgtadm against this lab's tgtd, whose control socket is in the
+    /// lab's private /run (entered through tgtd's mount namespace).
+    pub fn tgtadm(&self, args: &[&str]) {
+        let pid = std::fs::read_to_string(self.dir.join("tgtd.pid")).expect("netlab recorded tgtd");
+        let status = Command::new("nsenter")
+            .args([
+                "--target",
+                pid.trim(),
+                "--mount",
+                "tgtadm",
+                "--lld",
+                "iscsi",
+            ])
+            .args(args)
+            .status()
+            .expect("nsenter runs");
+        assert!(status.success(), "tgtadm {args:?}: {status}");
+    }
+
     /// Kills `server` (`rpcbind`, `ganesha` or `tgtd`) at once, as a crash would.
     pub fn kill(&self, server: &str) {
         let pid = std::fs::read_to_string(self.dir.join(format!("{server}.pid")))

@@ -401,6 +401,11 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
             ],
             "--sync odsync",
         ),
+        // NFSv3 has no request that frees a range.
+        (
+            vec!["--target", "nfs://127.0.0.1/export", "--op", "trim"],
+            "engine nfs cannot",
+        ),
     ] {
         let mut all = vec!["run", "--engine", "nfs", "--size", "1m"];
         all.extend(args.iter().copied());

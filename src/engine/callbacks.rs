@@ -1,6 +1,6 @@
 //! What the engines over a C library that calls back on completion (libnfs,
 //! libiscsi) share: the requests queued until the next submission, the
-//! list the callbacks push `(slot, result)` to, which slots hold writes,
+//! list the callbacks push `(slot, result)` to, each slot's direction,
 //! how many requests the library still holds, and the `poll` that waits
 //! for its socket.
 //!
@@ -24,9 +24,9 @@ pub(super) type CompletionList = UnsafeCell<Vec<(u32, i32)>>;
 /// The bookkeeping of `depth` slots.
 pub(super) struct Completions {
     list: Box<CompletionList>,
-    queued: Vec<(u32, u64, u32, bool)>,
+    queued: Vec<(u32, u64, u32, Direction)>,
     depth: usize,
-    writes: Vec<bool>,
+    directions: Vec<Direction>,
     /// Requests the library took and has not called back for, as of the last reap.
     outstanding: usize,
     /// Entries of the list that were never sent (no callback will come for them).
@@ -41,7 +41,7 @@ impl Completions {
             list: Box::new(UnsafeCell::new(Vec::with_capacity(depth))),
             queued: Vec::with_capacity(depth),
             depth,
-            writes: vec![false; depth],
+            directions: vec![Direction::Read; depth],
             outstanding: 0,
             unsent: 0,
         }
@@ -56,28 +56,26 @@ impl Completions {
     /// Queues slot `slot`'s request until the next submission; false when
     /// `depth` requests are already queued.
     pub(super) fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
-        debug_assert!(
-            direction != Direction::Trim,
-            "a network engine does not trim"
-        );
         if self.queued.len() == self.depth {
             return false;
         }
-        self.queued
-            .push((slot, offset, len, direction == Direction::Write));
+        self.queued.push((slot, offset, len, direction));
         true
     }
 
-    /// The queued requests, each handed to `send(slot, offset, len, write)`,
-    /// which returns whether the library took it; one it did not take is
-    /// completed at once with `-EIO`, so the loop reaps it like any other.
-    /// Returns how many were handed over.
-    pub(super) fn submit(&mut self, mut send: impl FnMut(u32, u64, u32, bool) -> bool) -> usize {
+    /// The queued requests, each handed to `send(slot, offset, len,
+    /// direction)`, which returns whether the library took it; one it did
+    /// not take is completed at once with `-EIO`, so the loop reaps it like
+    /// any other. Returns how many were handed over.
+    pub(super) fn submit(
+        &mut self,
+        mut send: impl FnMut(u32, u64, u32, Direction) -> bool,
+    ) -> usize {
         let taken = self.queued.len();
         for index in 0..taken {
-            let (slot, offset, len, write) = self.queued[index];
-            self.writes[slot as usize] = write;
-            if send(slot, offset, len, write) {
+            let (slot, offset, len, direction) = self.queued[index];
+            self.directions[slot as usize] = direction;
+            if send(slot, offset, len, direction) {
                 self.outstanding += 1;
             } else {
                 self.list.get_mut().push((slot, -libc::EIO));
@@ -93,19 +91,22 @@ impl Completions {
         self.list.get_mut().len()
     }
 
-    /// Whether slot `slot`'s last request was a write.
-    pub(super) fn was_write(&self, slot: u32) -> bool {
-        self.writes.get(slot as usize) == Some(&true)
+    /// The direction of slot `slot`'s last request.
+    pub(super) fn direction_of(&self, slot: u32) -> Direction {
+        self.directions
+            .get(slot as usize)
+            .copied()
+            .unwrap_or(Direction::Read)
     }
 
-    /// Calls `each(slot, result, write)` for every completion, in the
+    /// Calls `each(slot, result, direction)` for every completion, in the
     /// order the callbacks came; the list keeps its capacity.
-    pub(super) fn reap(&mut self, mut each: impl FnMut(u32, i32, bool)) {
+    pub(super) fn reap(&mut self, mut each: impl FnMut(u32, i32, Direction)) {
         let done = std::mem::take(self.list.get_mut());
         self.outstanding -= done.len() - self.unsent;
         self.unsent = 0;
         for &(slot, result) in &done {
-            each(slot, result, self.writes[slot as usize]);
+            each(slot, result, self.directions[slot as usize]);
         }
         let mut done = done;
         done.clear();
@@ -182,7 +183,11 @@ mod tests {
         completions.reap(|slot, result, write| reaped.push((slot, result, write)));
         assert_eq!(
             reaped,
-            [(2, -libc::EIO, false), (0, 4096, true), (1, 4096, false)]
+            [
+                (2, -libc::EIO, Direction::Read),
+                (0, 4096, Direction::Write),
+                (1, 4096, Direction::Read)
+            ]
         );
         // Slot 3 is still with the library: the list must outlive the engine.
         assert!(completions.abandon());

@@ -85,10 +85,11 @@ pub struct Capabilities {
     /// IOzone reports apart (its Fwrite and Fread columns).
     pub library_stream: bool,
     /// Can trim (`--op trim`, `trim` in a mix): a hole punched in a file,
-    /// a discard on a block device. io_uring queues its trims like its
-    /// reads; libaio, which has no trim request, trims at once in the
-    /// queueing call (as fio's libaio engine does). The mapped, stream and
-    /// network engines cannot.
+    /// a discard on a block device, UNMAP on an iSCSI LUN. io_uring and
+    /// iscsi queue their trims like their reads; libaio, which has no trim
+    /// request, trims at once in the queueing call (as fio's libaio engine
+    /// does). The mapped and stream engines cannot, nor nfs (NFSv3 has no
+    /// request that frees a range).
     pub trims: bool,
 }
 
@@ -196,6 +197,8 @@ impl EngineKind {
                 queued: true,
                 network: Some("iscsi"),
                 direct: false,
+                // UNMAP, on a LUN whose READ CAPACITY(16) says LBPME.
+                trims: true,
                 ..base
             },
             EngineKind::Null => Capabilities {

@@ -113,6 +113,7 @@ impl ClientTraffic {
             requests: vec![
                 tally("READ(16)", commands.read),
                 tally("WRITE(16)", commands.write),
+                tally("UNMAP", commands.unmap),
                 tally("SYNCHRONIZE CACHE(16)", commands.synchronize),
             ],
             pdus: Some(pdus),

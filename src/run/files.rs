@@ -200,10 +200,7 @@ impl Session {
             return Ok(());
         }
         let set = self.files.as_ref().expect("files were just prepared");
-        let Some(local) = set.files[0].local() else {
-            return Ok(());
-        };
-        let Some(why) = crate::engine::trim::why_trims_fail(local.fd()) else {
+        let Some(why) = set.files[0].why_trims_fail() else {
             return Ok(());
         };
         let (path, filesystem) = (

@@ -229,6 +229,14 @@ impl Target for IscsiLun {
         &self.shown
     }
 
+    fn why_trims_fail(&self) -> Option<String> {
+        (!lock(&self.context).unmaps).then(|| {
+            "the LUN does not take UNMAP (READ CAPACITY(16) says logical block provisioning \
+             is off, LBPME 0)"
+                .to_string()
+        })
+    }
+
     fn kind(&self) -> TargetKind {
         TargetKind::Lun
     }

@@ -120,6 +120,14 @@ pub trait Target: Send + Sync + fmt::Debug {
         verify::verify_file(fd, check)
     }
 
+    /// Why trims of this target would fail, learned before any I/O (a file
+    /// system that cannot punch holes, a device or LUN that cannot
+    /// discard); `None` when they can run or the probe cannot tell.
+    fn why_trims_fail(&self) -> Option<String> {
+        self.local()
+            .and_then(|file| crate::engine::trim::why_trims_fail(file.fd()))
+    }
+
     /// The local file, or an error saying this target has none.
     fn need_local(&self) -> io::Result<&TargetFile> {
         self.local().ok_or_else(|| {

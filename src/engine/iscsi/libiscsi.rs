@@ -63,11 +63,28 @@ struct TaskHead {
 /// `SCSI_RESIDUAL_UNDERFLOW`: fewer bytes moved than the command asked for.
 const RESIDUAL_UNDERFLOW: c_int = 1;
 
-/// The head of `struct scsi_readcapacity16`.
+/// `struct scsi_readcapacity16`.
 #[repr(C)]
 struct ReadCapacity16 {
     returned_lba: u64,
     block_length: u32,
+    prot_en: u8,
+    p_type: u8,
+    p_i_exp: u8,
+    lbppbe: u8,
+    /// Logical block provisioning management enabled: the LUN takes UNMAP.
+    lbpme: u8,
+    lbprz: u8,
+    lalba: u16,
+}
+
+/// `struct unmap_list`: one range of logical blocks an UNMAP frees.
+#[repr(C)]
+pub struct UnmapList {
+    /// The first logical block.
+    pub lba: u64,
+    /// How many blocks.
+    pub num: u32,
 }
 
 /// A task libiscsi returned, freed on drop.
@@ -229,6 +246,16 @@ pub(super) struct Functions {
         *mut ScsiIovec,
         c_int,
     ) -> *mut c_void,
+    pub(super) unmap_task: unsafe extern "C" fn(
+        *mut c_void,
+        c_int,
+        c_int,
+        c_int,
+        *mut UnmapList,
+        c_int,
+        Callback,
+        *mut c_void,
+    ) -> *mut c_void,
     pub(super) get_fd: unsafe extern "C" fn(*mut c_void) -> c_int,
     pub(super) which_events: unsafe extern "C" fn(*mut c_void) -> c_int,
     pub(super) service: unsafe extern "C" fn(*mut c_void, c_int) -> c_int,
@@ -283,6 +310,7 @@ fn load() -> Result<Functions, String> {
         free_task: symbol!("scsi_free_scsi_task"),
         read16_iov_task: symbol!("iscsi_read16_iov_task"),
         write16_iov_task: symbol!("iscsi_write16_iov_task"),
+        unmap_task: symbol!("iscsi_unmap_task"),
         get_fd: symbol!("iscsi_get_fd"),
         which_events: symbol!("iscsi_which_events"),
         service: symbol!("iscsi_service"),
@@ -304,6 +332,9 @@ pub struct Context {
     pub block_size: u32,
     /// The LUN's capacity, bytes.
     pub capacity: u64,
+    /// Whether the LUN takes UNMAP (READ CAPACITY(16)'s LBPME: logical
+    /// block provisioning management enabled).
+    pub unmaps: bool,
 }
 
 // SAFETY: a context is used by one thread at a time (it moves into a job's
@@ -334,6 +365,7 @@ impl Context {
             lun: c_int::from(url.lun),
             block_size: 0,
             capacity: 0,
+            unmaps: false,
         };
         let target = c_string(&url.target)?;
         // SAFETY: `raw` is a live context for all the calls below, and the
@@ -368,13 +400,14 @@ impl Context {
         // SAFETY: live context, NUL-terminated portal.
         let status = unsafe { (functions.full_connect_sync)(raw, portal.as_ptr(), context.lun) };
         context.check(status, &format!("log in to {} LUN {}", url.target, url.lun))?;
-        let (block_size, capacity) = context.read_capacity()?;
-        (context.block_size, context.capacity) = (block_size, capacity);
+        let (block_size, capacity, unmaps) = context.read_capacity()?;
+        (context.block_size, context.capacity, context.unmaps) = (block_size, capacity, unmaps);
         Ok(context)
     }
 
-    /// The LUN's block size and capacity (READ CAPACITY(16)).
-    fn read_capacity(&self) -> io::Result<(u32, u64)> {
+    /// The LUN's block size, capacity and whether it takes UNMAP (READ
+    /// CAPACITY(16)).
+    fn read_capacity(&self) -> io::Result<(u32, u64, bool)> {
         // SAFETY: live context.
         let task = self.task(
             unsafe { (self.functions.readcapacity16_sync)(self.raw, self.lun) },
@@ -394,7 +427,8 @@ impl Context {
             )));
         }
         let blocks = capacity.returned_lba.saturating_add(1);
-        Ok((block, blocks.saturating_mul(u64::from(block))))
+        let unmaps = capacity.lbpme != 0;
+        Ok((block, blocks.saturating_mul(u64::from(block)), unmaps))
     }
 
     /// The connection's socket, while there is one.

@@ -1,7 +1,7 @@
-//! The `iscsi` engine: SCSI READ(16) and WRITE(16) commands to an iSCSI
-//! LUN through libiscsi's asynchronous calls, `iodepth` in flight on one
-//! session per job, every status checked, and the commands and the PDUs
-//! that carried them counted as they go.
+//! The `iscsi` engine: SCSI READ(16), WRITE(16) and UNMAP (a trim) commands
+//! to an iSCSI LUN through libiscsi's asynchronous calls, `iodepth` in
+//! flight on one session per job, every status checked, and the commands
+//! and the PDUs that carried them counted as they go.
 //!
 //! One I/O is one command (the block size is whole logical blocks), so its
 //! latency is the command's round trip as this initiator sees it; libiscsi
@@ -15,7 +15,7 @@ pub mod wire;
 
 use super::callbacks::{CompletionList, Completions, wait_for_socket};
 use super::{Direction, QueuedIo};
-use libiscsi::{Callback, Context, ScsiIovec};
+use libiscsi::{Callback, Context, ScsiIovec, UnmapList};
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_int, c_void};
 use std::io;
@@ -36,6 +36,8 @@ pub struct CommandCounts {
     pub read: CommandCount,
     /// WRITE(16).
     pub write: CommandCount,
+    /// UNMAP (trims), which move no data: their bytes stay 0.
+    pub unmap: CommandCount,
     /// SYNCHRONIZE CACHE(16).
     pub synchronize: CommandCount,
 }
@@ -223,15 +225,34 @@ impl QueuedIo for IscsiIo<'_> {
         let tags = &self.tags;
         // libiscsi writes the commands to the socket when it is next
         // serviced for POLLOUT: in `has_completions`, which the loop calls next.
-        Ok(self.completions.submit(|slot, offset, len, write| {
+        Ok(self.completions.submit(|slot, offset, len, direction| {
             let tag = &tags[slot as usize];
+            // An UNMAP moves no data into or out of the slot: its result is 0.
+            let moved = if direction == Direction::Trim { 0 } else { len };
             // SAFETY: the slot is not in flight; nothing else reads its iovec.
-            unsafe { (*tag.iov.get()).len = len as _ };
+            unsafe { (*tag.iov.get()).len = moved as _ };
             let private = tag as *const Tag as *mut c_void;
             // SAFETY: live context; the slot's iovec, buffer and tag stay
             // valid until its completion is reaped.
             let task = unsafe {
-                if write {
+                if direction == Direction::Trim {
+                    // libiscsi copies the range into the command's parameter
+                    // list, so it may live on the stack.
+                    let mut range = UnmapList {
+                        lba: offset / block,
+                        num: (u64::from(len) / block) as u32,
+                    };
+                    (functions.unmap_task)(
+                        context.raw,
+                        context.lun,
+                        0,
+                        0,
+                        &mut range,
+                        1,
+                        completed as Callback,
+                        private,
+                    )
+                } else if direction == Direction::Write {
                     (functions.write16_iov_task)(
                         context.raw,
                         context.lun,
@@ -293,11 +314,11 @@ impl QueuedIo for IscsiIo<'_> {
 
     fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
         let counts = &mut self.counts;
-        self.completions.reap(|slot, result, write| {
-            let operation = if write {
-                &mut counts.write
-            } else {
-                &mut counts.read
+        self.completions.reap(|slot, result, direction| {
+            let operation = match direction {
+                Direction::Read => &mut counts.read,
+                Direction::Write => &mut counts.write,
+                Direction::Trim => &mut counts.unmap,
             };
             operation.commands += 1;
             operation.bytes += result.max(0) as u64;
@@ -310,10 +331,10 @@ impl QueuedIo for IscsiIo<'_> {
             .tags
             .get_mut(slot as usize)
             .and_then(|tag| tag.failure.get_mut().take());
-        let command = if self.completions.was_write(slot) {
-            "WRITE(16)"
-        } else {
-            "READ(16)"
+        let command = match self.completions.direction_of(slot) {
+            Direction::Read => "READ(16)",
+            Direction::Write => "WRITE(16)",
+            Direction::Trim => "UNMAP",
         };
         match why {
             Some(why) => io::Error::other(format!("{command}: {why}")),

@@ -199,6 +199,8 @@ impl Drop for NfsIo<'_> {
 impl QueuedIo for NfsIo<'_> {
     fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
         debug_assert!(len as usize <= self.len);
+        // NFSv3 has no request that frees a range: the registry says so.
+        debug_assert!(direction != Direction::Trim, "nfs does not trim");
         self.completions.queue(slot, offset, len, direction)
     }
 
@@ -213,13 +215,13 @@ impl QueuedIo for NfsIo<'_> {
         let context = self.file.context;
         let functions = context.functions;
         let (file, buffers, slot_len, tags) = (self.file, self.buffers, self.len, &self.tags);
-        Ok(self.completions.submit(|slot, offset, len, write| {
+        Ok(self.completions.submit(|slot, offset, len, direction| {
             let entry = &tags[slot as usize];
             let tag = entry as *const Tag as *mut c_void;
             // SAFETY: live context and handle; the slot's buffer and tag
             // stay valid until its completion is reaped.
             let status = unsafe {
-                if write {
+                if direction == Direction::Write {
                     (functions.pwrite_async)(
                         context.raw,
                         file.raw,
@@ -267,8 +269,8 @@ impl QueuedIo for NfsIo<'_> {
 
     fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
         let counts = &mut self.counts;
-        self.completions.reap(|slot, status, write| {
-            let procedure = if write {
+        self.completions.reap(|slot, status, direction| {
+            let procedure = if direction == Direction::Write {
                 &mut counts.write
             } else {
                 &mut counts.read
@@ -284,7 +286,7 @@ impl QueuedIo for NfsIo<'_> {
             .tags
             .get_mut(slot as usize)
             .and_then(|tag| tag.failure.get_mut().take());
-        let procedure = if self.completions.was_write(slot) {
+        let procedure = if self.completions.direction_of(slot) == Direction::Write {
             "WRITE"
         } else {
             "READ"
