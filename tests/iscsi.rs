@@ -2,7 +2,8 @@
 
 use crate::mounts::NetLab;
 use crate::util::{
-    check_codes, check_mixed_requests, first_point, read_result, scratch, validate_schema,
+    MIX_70_30, check_codes, check_mixed_requests, first_point, read_result, scratch,
+    validate_schema,
 };
 use serde_json::{Value, json};
 use std::path::Path;
@@ -220,22 +221,11 @@ fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() 
         cwd.path(),
         "mix.json",
         &[
-            "run",
-            "--target",
-            lun,
-            &consent,
-            "--mix",
-            "read=70,write=30",
-            "--pattern",
-            "random",
-            "--bs",
-            "4k",
-            "--size",
-            "8m",
-            "--iodepth",
-            "8",
-            "--verify",
-        ],
+            &["run", "--target", lun, &consent][..],
+            &MIX_70_30,
+            &["--size", "8m", "--iodepth", "8", "--verify"],
+        ]
+        .concat(),
     );
     let repetition = &first_point(&mixed)["repetitions"][0];
     assert_eq!(repetition["verify"]["bad_blocks"], 0, "{repetition}");

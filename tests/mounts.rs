@@ -163,6 +163,19 @@ impl SshfsMount {
         SshfsMount::with_options(parent, "")
     }
 
+    /// As [`SshfsMount::new`], or `None` with the reason printed when the
+    /// tests do not run as root, a program is missing or the mount fails.
+    pub fn or_skip(parent: &Path) -> Option<SshfsMount> {
+        if !root_or_skip("mounting sshfs")
+            || !["sshd", "sshfs", "fusermount3"].iter().all(|p| have(p))
+        {
+            return None;
+        }
+        SshfsMount::new(parent)
+            .map_err(|error| eprintln!("skip: cannot mount sshfs here: {error}"))
+            .ok()
+    }
+
     /// As [`SshfsMount::new`], with sshfs `-o` options added (`kernel_cache`
     /// keeps file pages cached in this kernel across opens).
     pub fn with_options(parent: &Path, extra: &str) -> Result<SshfsMount, String> {

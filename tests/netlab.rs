@@ -311,17 +311,7 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
     // block names its writer afterwards.
     let mixed = result_of(
         "mix.json",
-        &[
-            "--mix",
-            "read=70,write=30",
-            "--pattern",
-            "random",
-            "--bs",
-            "4k",
-            "--iodepth",
-            "8",
-            "--verify",
-        ],
+        &[&crate::util::MIX_70_30[..], &["--iodepth", "8", "--verify"]].concat(),
     );
     let repetition = &crate::util::first_point(&mixed)["repetitions"][0];
     assert_eq!(repetition["verify"]["bad_blocks"], 0, "{repetition}");

@@ -146,21 +146,12 @@ fn byte_rates_sweep_and_think_time_bounds_the_ios() {
 /// device with; a stopped FUSE daemon stalls the file the same way.)
 #[test]
 fn latency_from_intended_issue_shows_a_stall_that_latency_from_issue_hides() {
-    if !root_or_skip("mounting sshfs")
-        || !have("sshd")
-        || !have("sshfs")
-        || !have("fusermount3")
-        || !have("pgrep")
-    {
+    if !have("pgrep") {
         return;
     }
     let temp = scratch();
-    let mount = match SshfsMount::new(temp.path()) {
-        Ok(mount) => mount,
-        Err(error) => {
-            eprintln!("skip: cannot mount sshfs here: {error}");
-            return;
-        }
+    let Some(mount) = SshfsMount::or_skip(temp.path()) else {
+        return;
     };
     let daemon = mount.daemon_pid().expect("the sshfs daemon runs");
     // Written first, so that the read's only job thread is its timed one.

@@ -3,7 +3,7 @@
 //! refused, and fio's `randtrim` imported.
 
 use crate::import::{fio_available, fio_json, imported_workload};
-use crate::mounts::{LoopDevice, SshfsMount, have, root_or_skip};
+use crate::mounts::{LoopDevice, SshfsMount};
 use crate::util::*;
 use std::os::unix::fs::MetadataExt;
 
@@ -287,16 +287,9 @@ fn a_read_after_a_trim_reads_a_file_laid_out_again() {
 /// naming the file and why, and leave nothing behind.
 #[test]
 fn trims_where_holes_cannot_be_punched_are_refused_before_any_io() {
-    if !root_or_skip("mounting sshfs") || !have("sshd") || !have("sshfs") || !have("fusermount3") {
-        return;
-    }
     let temp = scratch();
-    let mount = match SshfsMount::new(temp.path()) {
-        Ok(mount) => mount,
-        Err(error) => {
-            eprintln!("skip: cannot mount sshfs here: {error}");
-            return;
-        }
+    let Some(mount) = SshfsMount::or_skip(temp.path()) else {
+        return;
     };
     for engine in TRIMMING_ENGINES {
         let mut args = vec!["--op", "trim", "--size", "4m"];

@@ -426,6 +426,17 @@ pub fn studied(dir: &Path, out: &Path, toml: &str) -> Vec<Value> {
     read_result(&result)["points"].as_array().unwrap().clone()
 }
 
+/// A 70/30 mix of random 4 KiB reads and overwrites, as fio's wrappers run
+/// `randrw` (`rwmixread=70`).
+pub const MIX_70_30: [&str; 6] = [
+    "--mix",
+    "read=70,write=30",
+    "--pattern",
+    "random",
+    "--bs",
+    "4k",
+];
+
 /// Checks a 70/30 read/write mix of `ops` I/Os of `bs` bytes on a network
 /// engine: the shares within binomial bounds (5 standard deviations), and
 /// each direction's I/Os are the engine's own requests named `names`

@@ -45,26 +45,14 @@ fn a_mix_verifies_every_block_by_its_writer() {
         &["--engine", "psync"][..],
         &["--engine", "uring", "--iodepth", "8"],
     ] {
-        let mut args = vec![
-            "run",
-            "--keep",
-            "--json",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--mix",
-            "read=70,write=30",
-            "--pattern",
-            "random",
-            "--bs",
-            "4k",
-            "--size",
-            "8m",
-            "--verify",
-            "--fsync-end",
-            "--repeat",
-            "2",
-        ];
-        args.extend_from_slice(engine);
+        let dir_arg = dir.path().to_str().unwrap();
+        let args = [
+            &["run", "--keep", "--json", "--dir", dir_arg][..],
+            &MIX_70_30,
+            &["--size", "8m", "--verify", "--fsync-end", "--repeat", "2"],
+            engine,
+        ]
+        .concat();
         let kept = succeed(iolab().args(&args));
         let result: serde_json::Value = serde_json::from_slice(&kept.stdout).unwrap();
         let point = first_point(&result);
