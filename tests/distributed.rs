@@ -290,6 +290,26 @@ mod with_mpi {
         assert_eq!(entries(dir.path()), ["mix.json"]);
     }
 
+    /// A knee search past its knee stops on every rank at the same point:
+    /// rank 0 decides from the result it holds and the others follow,
+    /// with no rank left waiting.
+    #[test]
+    fn a_knee_search_stops_on_every_rank_at_the_same_point() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let output = dir.path().join("knee.json");
+        mpirun.args(["-np", "2", IOLAB, "sweep", "--mpi", "--engine", "null"]);
+        mpirun.args(["--runtime", "0.2", "--rate-iops", "1000,2000,4000,8000"]);
+        mpirun.args(["--knee", "p99<=1ns", "--no-report"]);
+        mpirun.arg("--dir").arg(dir.path()).arg("-o").arg(&output);
+        let out = within(mpirun, Duration::from_secs(120));
+        assert!(out.status.success(), "{}", text(&out));
+        let result = read_result(&output);
+        assert_eq!(result["points"].as_array().unwrap().len(), 2);
+        assert_eq!(result["knee"]["not_run"].as_array().unwrap().len(), 2);
+        assert_eq!(entries(dir.path()), ["knee.json"]);
+    }
+
     #[test]
     fn a_rank_that_fails_fails_the_run_with_its_rank_host_and_error() {
         let Some(mut mpirun) = mpirun() else { return };

@@ -598,3 +598,66 @@ fn a_study_searches_the_knee_of_paced_points_by_latency_from_intended_issue() {
         "{markdown}"
     );
 }
+
+/// A knee search along one rising load stops once two points in a row are
+/// over the target (a target no I/O can meet: p99<=1ns), names the points
+/// it did not run and finishes its journal; `--knee-all` runs them, and a
+/// grid of two axes runs every point.
+#[test]
+fn a_knee_search_stops_past_the_knee_unless_asked_for_every_point() {
+    let dir = scratch();
+    let out = scratch();
+    let sweep = |name: &str, extra: &[&str]| {
+        let output_file = out.path().join(name);
+        let output = succeed(
+            iolab()
+                .args(["sweep", "--dir"])
+                .arg(dir.path())
+                .args(["--engine", "null", "--runtime", "0.2", "--knee", "p99<=1ns"])
+                .args(extra)
+                .args(["--no-report", "-o"])
+                .arg(&output_file),
+        );
+        let result = read_result(&output_file);
+        validate_schema(&result);
+        (String::from_utf8_lossy(&output.stdout).into_owned(), result)
+    };
+    let rates = ["--rate-iops", "1000,2000,4000,8000"];
+    let (stdout, result) = sweep("stopped.json", &rates);
+    let knee = &result["knee"];
+    assert_eq!(knee["curve"].as_array().unwrap().len(), 2, "{knee}");
+    let not_run: Vec<&str> = knee["not_run"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|label| label.as_str().unwrap())
+        .collect();
+    assert_eq!(not_run.len(), 2, "{knee}");
+    assert!(
+        not_run[0].contains("4000") && not_run[1].contains("8000"),
+        "{not_run:?}"
+    );
+    assert!(stdout.contains("stopped past the knee"), "{stdout}");
+    assert!(
+        knee.get("chosen").is_none(),
+        "every point is over the target"
+    );
+    assert_eq!(result["points"].as_array().unwrap().len(), 2);
+    assert!(
+        !entries(out.path())
+            .iter()
+            .any(|name| name.contains("journal")),
+        "the search is complete: {:?}",
+        entries(out.path())
+    );
+
+    let (_, all) = sweep("all.json", &[&rates[..], &["--knee-all"]].concat());
+    assert_eq!(all["knee"]["curve"].as_array().unwrap().len(), 4);
+    assert!(all["knee"].get("not_run").is_none());
+    let (_, grid) = sweep("grid.json", &["--rate-iops", "1000,2000", "--bs", "4k,8k"]);
+    assert_eq!(
+        grid["knee"]["curve"].as_array().unwrap().len(),
+        4,
+        "two axes: no stop"
+    );
+}

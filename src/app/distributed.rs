@@ -82,6 +82,13 @@ impl Ranks {
             .then(|| own.unwrap_or(libc::SIGTERM))
     }
 
+    /// Whether this rank or any other says yes (every rank must ask at the
+    /// same point): a decision rank 0 takes from the result only it holds,
+    /// shared with the others.
+    pub(crate) fn any(&self, local: bool) -> bool {
+        self.peers.any(local)
+    }
+
     /// The run's id: the MPI job's, the same on every rank, or a new one.
     pub(crate) fn run_id(&self) -> String {
         self.cluster

@@ -56,15 +56,23 @@ pub(crate) struct Driven {
     pub ending: Ending,
     /// Points measured to the end, without failure, this time.
     pub finished: usize,
+    /// Points not run because the search they serve had its answer (a knee
+    /// search past its knee), in plan order.
+    pub not_run: Vec<usize>,
 }
+
+/// A rule that ends a grid before its last point, asked on rank 0 (which
+/// holds the result) before each point: true when the points measured so
+/// far make the rest needless.
+pub(crate) type Enough<'a> = &'a dyn Fn(&ResultFile) -> bool;
 
 /// Measures `points` (but those in `done`) into `result` with `session`,
 /// telling `listeners`. Bad input found at the first point measured is
 /// returned as such when `refuse_at_first` (nothing kept yet); every rank
-/// stops at the same point on an interruption.
+/// stops at the same point on an interruption, and where `enough` says
+/// the rest is needless (rank 0 decides; the others follow).
 pub(crate) fn drive(
-    points: &[PlannedPoint],
-    done: &HashSet<usize>,
+    (points, done, enough): (&[PlannedPoint], &HashSet<usize>, Option<Enough<'_>>),
     refuse_at_first: bool,
     (session, interrupt, ranks): (&mut Session, &Interrupt, &Ranks),
     result: &mut ResultFile,
@@ -74,9 +82,20 @@ pub(crate) fn drive(
     let mut ending = Ending::Success;
     let mut finished = 0;
     let mut measured = 0;
+    let mut not_run = Vec::new();
     for (index, planned) in points.iter().enumerate() {
         if done.contains(&index) {
             continue;
+        }
+        if let Some(enough) = enough {
+            // Asked before each point, so a resumed grid stops where the
+            // points it already holds say so.
+            if ranks.any(speaks && enough(result)) {
+                not_run = (index..points.len())
+                    .filter(|i| !done.contains(i))
+                    .collect();
+                break;
+            }
         }
         for listener in listeners.iter_mut() {
             listener.starting(index, planned);
@@ -135,7 +154,11 @@ pub(crate) fn drive(
     if let Some(signal) = interrupt.signal() {
         ending = Ending::Interrupted(signal);
     }
-    Ok(Driven { ending, finished })
+    Ok(Driven {
+        ending,
+        finished,
+        not_run,
+    })
 }
 
 /// Runs `show` inside every listener's [`Listener::around`].

@@ -59,6 +59,8 @@ struct Grid {
     strict: bool,
     /// `--knee`: the latency target a knee is chosen under.
     knee: Option<KneeTarget>,
+    /// `--knee-all`: run every point of a knee search, also past the knee.
+    knee_all: bool,
 }
 
 /// `iolab sweep`.
@@ -94,6 +96,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         report: !args.no_report,
         strict: args.out.strict,
         knee: args.knee,
+        knee_all: args.knee_all,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -166,6 +169,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         report: !args.no_report,
         strict: args.out.strict,
         knee: study.knee,
+        knee_all: study.knee_all,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -509,9 +513,13 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         listeners.push(journaled);
     }
     listeners.push(&mut writer);
+    let past_the_knee = knee_search_stop(&grid);
     let driven = driver::drive(
-        &grid.points,
-        &done,
+        (
+            &grid.points,
+            &done,
+            past_the_knee.as_ref().map(|f| f as driver::Enough<'_>),
+        ),
         fresh,
         (&mut session, &interrupt, ranks),
         &mut result,
@@ -528,12 +536,21 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
             return Err(error);
         }
     };
-    let (ending, completed) = (driven.ending, done.len() + driven.finished);
+    // Points a knee search did not need count as done: the search is.
+    let completed = done.len() + driven.finished + driven.not_run.len();
+    let ending = driven.ending;
     if !speaks {
         return Ok(ending);
     }
     result.convergence = convergence(&result);
-    result.knee = grid.knee.map(|target| knee(&result, target));
+    result.knee = grid.knee.map(|target| KneeRecord {
+        not_run: driven
+            .not_run
+            .iter()
+            .map(|&i| grid.points[i].label.clone())
+            .collect(),
+        ..knee(&result, target)
+    });
     let in_study_table = matches!(
         grid.info.table,
         Some(StudyTable::DdBlocksize | StudyTable::DdDatasize)
@@ -606,6 +623,20 @@ impl driver::Listener for JournalListener<'_> {
     }
 }
 
+/// A knee search's early stop: when the points differ only in a load that
+/// rises from point to point (and `--knee-all` is not given), the rest of
+/// the search is skipped once two points in a row are over the target.
+fn knee_search_stop(grid: &Grid) -> Option<impl Fn(&ResultFile) -> bool + use<>> {
+    let target = grid.knee.filter(|_| !grid.knee_all)?;
+    let workloads: Vec<&crate::plan::Workload> = grid.points.iter().map(|p| &p.workload).collect();
+    crate::plan::knee::load_axis(&workloads)?;
+    Some(move |result: &ResultFile| {
+        let curve = knee(result, target).curve;
+        let steps: Vec<(f64, u64)> = curve.iter().map(|s| (s.iops, s.latency_ns)).collect();
+        crate::plan::knee::past_the_knee(&steps, target)
+    })
+}
+
 /// The knee of the points measured: each one's mean IOPS and the target's
 /// percentile of its merged latency — from intended issue when the point was
 /// paced, so that a rate the device falls behind counts its backlog — and
@@ -638,6 +669,7 @@ fn knee(result: &ResultFile, target: KneeTarget) -> KneeRecord {
         target,
         curve,
         chosen,
+        not_run: Vec::new(),
     }
 }
 
@@ -661,6 +693,12 @@ knee ({}): ",
             latency(step.latency_ns as f64)
         )),
         None => text.push_str("every point is over the target\n"),
+    }
+    if !knee.not_run.is_empty() {
+        text.push_str(&format!(
+            "  (stopped past the knee: two points in a row over the target; not run: {})\n",
+            knee.not_run.join(", ")
+        ));
     }
     for step in &knee.curve {
         let over = if step.latency_ns > knee.target.limit_ns {

@@ -731,8 +731,7 @@ fn execute(
         listeners.push(writer);
     }
     let driven = driver::drive(
-        &plan.points,
-        &HashSet::new(),
+        (&plan.points, &HashSet::new(), None),
         true,
         (session, interrupt, ranks),
         &mut result,

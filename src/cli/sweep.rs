@@ -118,6 +118,12 @@ pub struct SweepArgs {
     /// loads the device: --iodepth 1..256, --rate-iops 1000..64000, --jobs.
     #[arg(long, value_name = "pNN<=DURATION")]
     pub knee: Option<crate::plan::knee::KneeTarget>,
+    /// With --knee: run every point. By default a search along one rising
+    /// load (--iodepth, --jobs, --rate, --rate-iops) stops once two points
+    /// in a row are over the target, as fio's latency_target stops its
+    /// queue-depth search; the points not run are named.
+    #[arg(long, requires = "knee")]
+    pub knee_all: bool,
     /// Continue the sweep in --output where it stopped (the plan must be the same).
     #[arg(long, requires = "output")]
     pub resume: bool,

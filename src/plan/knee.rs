@@ -6,6 +6,8 @@
 //! crossed (fio's `latency_target` searches queue depth the same way;
 //! vdbench's `iorate=curve` sweeps the rate).
 
+use super::Workload;
+use super::param::{Operand, Param};
 use super::units::{format_duration_ns, parse_duration};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -90,9 +92,80 @@ pub fn choose(steps: &[(f64, u64)], target: KneeTarget) -> Option<usize> {
         .map(|(index, _)| index)
 }
 
+/// The parameters that load a device more as they grow: a knee search may
+/// stop early along one of them.
+pub const LOAD_PARAMETERS: [Param; 4] = [Param::Iodepth, Param::Jobs, Param::Rate, Param::RateIops];
+
+/// The axis a knee search may stop early along: the one parameter the
+/// points differ in, when it is a load ([`LOAD_PARAMETERS`]) whose values
+/// rise from each point to the next. `None` otherwise (a grid of several
+/// axes, or a load in no order): then every point runs.
+pub fn load_axis(workloads: &[&Workload]) -> Option<Param> {
+    let differs = |param: &Param| {
+        workloads
+            .windows(2)
+            .any(|pair| param.read(pair[0]) != param.read(pair[1]))
+    };
+    let varying: Vec<Param> = Param::ALL.iter().copied().filter(differs).collect();
+    let [param] = varying[..] else {
+        return None;
+    };
+    let number = |workload: &Workload| match param.read(workload) {
+        Operand::Number(value) => value,
+        Operand::Text(_) => f64::NAN,
+    };
+    let rising = workloads
+        .windows(2)
+        .all(|pair| number(pair[0]) < number(pair[1]));
+    (LOAD_PARAMETERS.contains(&param) && rising).then_some(param)
+}
+
+/// Whether a knee search along a load axis is past its knee: the last two
+/// steps of the curve (`(iops, latency_ns)`, in the axis's order) are both
+/// over the target. One step over may be noise; two in a row, with the load
+/// still rising, mean the points after them would be over it too.
+pub fn past_the_knee(steps: &[(f64, u64)], target: KneeTarget) -> bool {
+    steps.len() >= 2
+        && steps[steps.len() - 2..]
+            .iter()
+            .all(|(_, latency)| *latency > target.limit_ns)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_stops_along_one_rising_load_after_two_points_over() {
+        let base = super::super::default_workload();
+        let depth = |iodepth: u32| Workload {
+            iodepth,
+            ..base.clone()
+        };
+        let (one, two, four) = (depth(1), depth(2), depth(4));
+        assert_eq!(load_axis(&[&one, &two, &four]), Some(Param::Iodepth));
+        assert_eq!(load_axis(&[&four, &two, &one]), None, "falling");
+        let bigger = Workload {
+            bs: 65536,
+            ..two.clone()
+        };
+        assert_eq!(load_axis(&[&one, &bigger]), None, "two axes");
+        let sized = Workload {
+            bs: 65536,
+            ..base.clone()
+        };
+        assert_eq!(load_axis(&[&base, &sized]), None, "not a load");
+        let target = KneeTarget {
+            percentile: 99.0,
+            limit_ns: 1_000_000,
+        };
+        let over = (1.0, 2_000_000);
+        let under = (1.0, 500_000);
+        assert!(!past_the_knee(&[under, over], target));
+        assert!(!past_the_knee(&[over], target));
+        assert!(past_the_knee(&[under, over, over], target));
+        assert!(!past_the_knee(&[over, under], target), "back under");
+    }
 
     #[test]
     fn targets_read_back_and_refuse_what_is_not_recorded() {

@@ -183,6 +183,11 @@ pub struct Study {
     /// --knee`): the point with the most IOPS whose latency percentile
     /// stays within the limit, chosen after the study has run.
     pub knee: Option<super::knee::KneeTarget>,
+    /// With `knee`: run every point (`knee_all = true`, as `sweep
+    /// --knee-all`) instead of stopping once two points in a row along a
+    /// rising load are over the target.
+    #[serde(default)]
+    pub knee_all: bool,
 }
 
 /// Where `text` has a byte offset, as `line N`.

@@ -113,6 +113,10 @@ pub struct KneeRecord {
     /// The chosen point's label; absent when every point is over the target.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub chosen: Option<String>,
+    /// The points the search did not run because it was past its knee (two
+    /// points in a row over the target along a rising load), by label.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub not_run: Vec<String>,
 }
 
 /// One point of a knee curve.
