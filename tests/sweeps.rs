@@ -778,3 +778,67 @@ fn a_reread_right_after_a_read_is_the_second_read_as_iozones() {
         "{cold} bytes read for a read, an untimed read and a reread of {size}"
     );
 }
+
+/// A knee search resumed after two points over the target stops before
+/// measuring more: the rule is asked before each point, of the points the
+/// result already holds. (The first run, told `--knee-all`, would have run
+/// on; it is stopped with SIGTERM in its third point.)
+#[test]
+fn a_resumed_knee_search_stops_where_its_points_say() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("knee.json");
+    let command = || {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
+        command
+            .args(["sweep", "--engine", "null", "--size", "1m"])
+            .args(["--rate-iops", "1000,2000,4000,8000", "--runtime", "300ms"])
+            .args(["--knee", "p99<=1ns", "--no-report"])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output);
+        command
+    };
+    let child = command()
+        .arg("--knee-all")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    // header + run start + 2 points, then stop it in the third.
+    while std::fs::read_to_string(journal(&output)).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(60));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(143), "{stopped:?}");
+
+    let resumed = command().arg("--resume").output().unwrap();
+    assert!(resumed.status.success(), "{resumed:?}");
+    let result = read_result(&output);
+    validate_schema(&result);
+    let not_run: Vec<&str> = result["knee"]["not_run"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", result["knee"]))
+        .iter()
+        .map(|label| label.as_str().unwrap())
+        .collect();
+    assert_eq!(not_run.len(), 2, "{not_run:?}");
+    assert!(not_run[0].contains("4000"), "{not_run:?}");
+    let measured = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["repetitions"][0]["status"] == "ok")
+        .count();
+    assert_eq!(measured, 2, "no point past the knee was measured");
+    assert!(!journal(&output).exists(), "the search is complete");
+}
