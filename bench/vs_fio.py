@@ -16,6 +16,7 @@ equally busy with both tools.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -40,7 +41,7 @@ def parse_size(text):
 # Issue 3's targets per workload (8-12: issue 21's): (lowest, highest) median ratio iolab/fio.
 TARGETS = {1: (2.0, None), 2: (1.10, None), 3: (1.10, None), 4: (1.00, None),
            5: (0.97, 1.03), 6: (1.00, None), 7: (0.97, 1.03), 8: (1.10, None),
-           9: (1.10, None), 10: (0.97, 1.03), 11: (0.99, 1.01), 12: (1.00, None)}
+           9: (1.10, None), 10: (0.97, 1.03), 11: (0.99, 1.01), 12: (1.00, None), 13: (0.97, 1.03)}
 
 # Workloads paced to a rate: (number, I/Os per second asked); each tool's
 # achieved/asked is printed beside the ratio.
@@ -51,7 +52,46 @@ MIX_REGION = "64m"
 
 
 # Workloads the device limits, whose figures move most from run to run.
-DEVICE_BOUND = {5, 6, 7, 10}
+DEVICE_BOUND = {5, 6, 7, 10, 13}
+
+# Workloads run in a cgroup that limits the disk's reads to this many I/Os
+# per second (blkio v1 read_iops_device, or v2 io.max riops), so that the
+# device, not either tool's CPU, is the limit: row 10 on this VM is bound by
+# fio's CPU, and row 13 is the same workload made device-bound on purpose.
+THROTTLED_ROWS = {13: 20000}
+
+
+class ReadThrottle:
+    """A cgroup of its own whose reads from `device` are limited to `iops`
+    per second; `prefix` runs a command inside it. Removed on exit."""
+
+    def __init__(self, device, iops):
+        sys_dir = f"/sys/class/block/{device}"
+        if os.path.exists(f"{sys_dir}/partition"):
+            sys_dir = os.path.realpath(f"{sys_dir}/..")  # a partition's reads are its disk's
+        with open(f"{sys_dir}/dev") as dev:
+            self.dev = dev.read().strip()
+        self.iops = iops
+        v1 = "/sys/fs/cgroup/blkio"
+        if os.path.exists(f"{v1}/blkio.throttle.read_iops_device"):
+            self.dir, self.file, self.rule = f"{v1}/iolab-bench-{os.getpid()}", \
+                "blkio.throttle.read_iops_device", f"{self.dev} {iops}"
+        else:
+            root = "/sys/fs/cgroup/unified" if os.path.isdir("/sys/fs/cgroup/unified") else "/sys/fs/cgroup"
+            self.dir, self.file, self.rule = f"{root}/iolab-bench-{os.getpid()}", "io.max", \
+                f"{self.dev} riops={iops}"
+
+    def __enter__(self):
+        os.makedirs(self.dir, exist_ok=True)
+        with open(f"{self.dir}/{self.file}", "w") as limit:
+            limit.write(self.rule)
+        return self
+
+    def prefix(self):
+        return ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', self.dir]
+
+    def __exit__(self, *exc):
+        os.rmdir(self.dir)
 
 
 def describe_target(bounds):
@@ -254,6 +294,12 @@ def workloads(args, shared_file):
           "--cache", "warm"] + file_iolab,
          ["--ioengine=io_uring", "--iodepth=8", "--fixedbufs=1", "--registerfiles=1", "--rw=randread",
           "--bs=4k", "--invalidate=0"] + file_fio, "read"),
+        # Row 10 with the disk's reads limited (THROTTLED_ROWS): device-bound
+        # whatever either tool's CPU costs, so the ratio shows whether iolab
+        # keeps the device as busy as fio does.
+        (13, "4 KiB random read, O_DIRECT, libaio QD32, device throttled", "iops", None,
+         ["--engine", "libaio", "--iodepth", "32", "--pattern", "random", "--bs", "4k", "--direct"] + file_iolab,
+         ["--ioengine=libaio", "--iodepth=32", "--rw=randread", "--bs=4k", "--direct=1"] + file_fio, "read"),
     ], timing_iolab, timing_fio
 
 
@@ -293,10 +339,10 @@ def settle_for(args, extra):
     return max(args.settle, 10) if writes & set(extra) else args.settle
 
 
-def run_iolab(args, extra, timing, device, pin):
+def run_iolab(args, extra, timing, device, pin, prefix=()):
     settle(settle_for(args, extra))
     sampler = DeviceSampler(device, args.runtime)
-    result = run_json([args.iolab, "run", "--json"] + extra + timing + iolab_pinned(pin), sampler)
+    result = run_json(list(prefix) + [args.iolab, "run", "--json"] + extra + timing + iolab_pinned(pin), sampler)
     repetition = result["points"][0]["repetitions"][0]
     return {"iops": repetition["iops"], "bw": repetition["throughput_bps"], "device": sampler.sample}
 
@@ -307,12 +353,13 @@ def warm(path):
             pass
 
 
-def run_fio(args, fio_args, timing, direction, page_cache, shared_file, device, pin):
+def run_fio(args, fio_args, timing, direction, page_cache, shared_file, device, pin, prefix=()):
     if page_cache:
         warm(shared_file)  # invalidate=0 keeps what this read puts in the page cache
     settle(settle_for(args, fio_args))
     sampler = DeviceSampler(device, args.runtime)
-    result = run_json(["fio", "--name=bench", "--output-format=json"] + fio_args + timing + fio_pinned(pin), sampler)
+    result = run_json(list(prefix) + ["fio", "--name=bench", "--output-format=json"] + fio_args + timing
+                      + fio_pinned(pin), sampler)
     directions = ["read", "write"] if direction == "both" else [direction]
     jobs = [result["jobs"][0][d] for d in directions]
     return {"iops": sum(j["iops"] for j in jobs), "bw": sum(j["bw_bytes"] for j in jobs),
@@ -370,7 +417,7 @@ def main():
     os.makedirs(args.dir, exist_ok=True)
     chosen = {int(n) for n in args.only.split(",") if n}
 
-    print(f"bench/vs-fio: {args.pairs} pairs per workload ({args.device_pairs} for 5-7 and 10), "
+    print(f"bench/vs-fio: {args.pairs} pairs per workload ({args.device_pairs} for 5-7, 10 and 13), "
           f"{args.runtime} s each after a {args.ramp} s ramp and a {args.settle} s settle, "
           f"files of {args.size} in {args.dir}")
     print(f"  iolab: {subprocess.run([args.iolab, '--version'], capture_output=True, text=True).stdout.strip()}"
@@ -391,8 +438,8 @@ def main():
     # disk's interrupts: where the scheduler puts the waiting thread otherwise
     # moves a QD1 figure by a third, run to run, whichever the tool.
     pin = args.pin if args.pin != "auto" else (interrupt_cpus(device) if device else None)
-    print(f"  device-bound workloads 5-7 and 10: I/O threads on CPU(s) {pin} (iolab --cpus, fio cpus_allowed)" if pin and pin != "none"
-          else "  device-bound workloads 5-7 and 10: not pinned")
+    print(f"  device-bound workloads 5-7, 10 and 13: I/O threads on CPU(s) {pin} (iolab --cpus, fio cpus_allowed)" if pin and pin != "none"
+          else "  device-bound workloads 5-7, 10 and 13: not pinned")
     pin = None if pin == "none" else pin
     table, timing_iolab, timing_fio = workloads(args, shared_file)
     rows = []
@@ -402,15 +449,23 @@ def main():
         iolab_runs, fio_runs = [], []
         sampled = device if number != 1 else None  # the null engine touches no device
         pairs = args.device_pairs if number in DEVICE_BOUND else args.pairs
-        for pair in range(pairs):
-            cpus = pin if number in DEVICE_BOUND else None
-            run_a = lambda: iolab_runs.append(run_iolab(args, iolab_args, timing_iolab, sampled, cpus))  # noqa: E731
-            run_b = lambda: fio_runs.append(  # noqa: E731
-                run_fio(args, fio_args, timing_fio, direction, cached_bs is not None, shared_file, sampled, cpus))
-            # A B, B A, A B...: which tool goes first alternates, so a drift of
-            # the machine or an after-effect of the previous run hits both alike.
-            for run in ((run_a, run_b) if pair % 2 == 0 else (run_b, run_a)):
-                run()
+        throttle = ReadThrottle(device, THROTTLED_ROWS[number]) if number in THROTTLED_ROWS else None
+        if throttle:
+            print(f"{number}. reads of {device} limited to {throttle.iops} I/O/s for both tools "
+                  f"({throttle.file} in {throttle.dir})")
+        with throttle or contextlib.nullcontext():
+            prefix = throttle.prefix() if throttle else ()
+            for pair in range(pairs):
+                cpus = pin if number in DEVICE_BOUND else None
+                run_a = lambda: iolab_runs.append(  # noqa: E731
+                    run_iolab(args, iolab_args, timing_iolab, sampled, cpus, prefix))
+                run_b = lambda: fio_runs.append(  # noqa: E731
+                    run_fio(args, fio_args, timing_fio, direction, cached_bs is not None, shared_file, sampled,
+                            cpus, prefix))
+                # A B, B A, A B...: which tool goes first alternates, so a drift of
+                # the machine or an after-effect of the previous run hits both alike.
+                for run in ((run_a, run_b) if pair % 2 == 0 else (run_b, run_a)):
+                    run()
         iolab_values = [run[metric] for run in iolab_runs]
         fio_values = [run[metric] for run in fio_runs]
         ratios = [a / b for a, b in zip(iolab_values, fio_values)]
