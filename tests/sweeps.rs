@@ -15,6 +15,36 @@ fn labels(result: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Runs the sweep `command` (which writes `output`) and stops it with
+/// SIGTERM in the middle of its third point: once two points are journaled
+/// and a job thread exists again, that point's repetition is under way.
+/// Returns what it printed, having checked it ended by the signal.
+fn stopped_in_third_point(
+    mut command: std::process::Command,
+    output: &Path,
+) -> std::process::Output {
+    let child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    // header + run start + 2 points.
+    while std::fs::read_to_string(journal(output)).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(60));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(143), "{stopped:?}");
+    stopped
+}
+
 fn journal(output: &Path) -> std::path::PathBuf {
     let mut name = output.as_os_str().to_owned();
     name.push(".journal");
@@ -560,26 +590,7 @@ fn an_interrupted_point_is_measured_again_on_resume() {
             .arg(&output);
         command
     };
-    let child = command()
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    // header + run start + 2 points, then stop it in the middle of the
-    // third: once a job thread exists again, its repetition is under way.
-    while std::fs::read_to_string(journal(&output)).map_or(0, |t| t.lines().count()) < 4 {
-        assert!(started.elapsed() < Duration::from_secs(60));
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(60));
-    rustix::process::kill_process(
-        rustix::process::Pid::from_child(&child),
-        rustix::process::Signal::TERM,
-    )
-    .unwrap();
-    let stopped = child.wait_with_output().unwrap();
-    assert_eq!(stopped.status.code(), Some(143));
+    let stopped = stopped_in_third_point(command(), &output);
     assert!(String::from_utf8_lossy(&stopped.stderr).contains("--resume to measure the rest"));
     let partial = read_result(&output);
     let statuses: Vec<&str> = partial["points"]
@@ -800,26 +811,9 @@ fn a_resumed_knee_search_stops_where_its_points_say() {
             .arg(&output);
         command
     };
-    let child = command()
-        .arg("--knee-all")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    // header + run start + 2 points, then stop it in the third.
-    while std::fs::read_to_string(journal(&output)).map_or(0, |t| t.lines().count()) < 4 {
-        assert!(started.elapsed() < Duration::from_secs(60));
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(60));
-    rustix::process::kill_process(
-        rustix::process::Pid::from_child(&child),
-        rustix::process::Signal::TERM,
-    )
-    .unwrap();
-    let stopped = child.wait_with_output().unwrap();
-    assert_eq!(stopped.status.code(), Some(143), "{stopped:?}");
+    let mut first = command();
+    first.arg("--knee-all");
+    stopped_in_third_point(first, &output);
 
     let resumed = command().arg("--resume").output().unwrap();
     assert!(resumed.status.success(), "{resumed:?}");
