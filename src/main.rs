@@ -59,6 +59,13 @@ fn main() -> ExitCode {
             1
         }
     };
+    // A file iolab created was replaced during the run and left in place:
+    // something else wrote where it measured, so the run did not succeed.
+    let code = if matches!(code, 0 | 3) && iolab::run::target::any_left_in_place() {
+        1
+    } else {
+        code
+    };
     // In a distributed run: every rank exits with rank 0's status, or the
     // job is aborted when this rank stopped on an error of its own.
     ExitCode::from(cluster::finish(code, failed_alone))

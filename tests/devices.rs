@@ -425,3 +425,81 @@ fn a_read_only_device_is_refused_as_read_only() {
     assert!(stderr.contains("the device is read-only"), "{stderr}");
     assert_eq!(std::fs::read(&image).unwrap(), vec![FILL; 8 << 20]);
 }
+
+/// A file system made on a consented device while a run repeats is
+/// never written over: the check that refuses a device holding a signature
+/// is made again before every point and repetition, and the run stops
+/// naming what it found (issue "Nothing lost, nothing harmed, round 3", item 2).
+#[test]
+fn a_file_system_made_on_a_consented_device_between_repetitions_stops_the_run() {
+    let temp = scratch();
+    let Some(device) = LoopDevice::or_skip(temp.path(), 64, FILL, false) else {
+        return;
+    };
+    if !have("mkfs.ext4") {
+        return;
+    }
+    let consent = format!("--destroy-data={}", device.path());
+    let image = temp.path().join("ext4.img");
+    std::fs::write(&image, vec![0u8; 64 << 20]).unwrap();
+    run("mkfs.ext4", &["-F", "-q", image.to_str().unwrap()]).unwrap();
+    // Reverse order and a pause after each write: the repetitions write the
+    // blocks just below 8 MiB only, so the new file system's superblock at
+    // byte 1024 is not overwritten by the repetition running when it is made,
+    // and the check before the next repetition has something to find.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "run",
+            "--file",
+            device.path(),
+            &consent,
+            "--op",
+            "rewrite",
+            "--bs",
+            "64k",
+            "--repeat",
+            "4",
+            "--size",
+            "8m",
+            "--runtime",
+            "2s",
+            "--pattern",
+            "reverse",
+            "--think",
+            "500ms",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Made once the first repetition writes, so after the check at the start.
+    wait_for_thread(child.id(), "iolab-job", std::time::Duration::from_secs(120));
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    // iolab holds the device open exclusively, so mkfs refuses it; the
+    // head of an ext4 image is copied on it instead, as dd would.
+    {
+        use std::io::{Read, Write};
+        let mut head = vec![0u8; 1 << 20];
+        std::fs::File::open(&image)
+            .unwrap()
+            .read_exact(&mut head)
+            .unwrap();
+        let mut device_file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(device.path())
+            .unwrap();
+        device_file.write_all(&head).unwrap();
+        device_file.sync_all().unwrap();
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("ext4"), "the signature is named: {stderr}");
+    let probe = run("blkid", &["-p", "-o", "value", "-s", "TYPE", device.path()]);
+    assert_eq!(
+        probe.as_deref(),
+        Ok("ext4"),
+        "the file system made during the sweep is still there: {stderr}"
+    );
+}

@@ -608,3 +608,66 @@ fn trims_of_a_lun_are_unmaps_with_consent_only() {
     assert!(stderr.contains("does not take UNMAP"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
 }
+
+/// A file system made on a consented LUN while a sweep writes it stops the
+/// sweep before the next point, named, and is not written over: the
+/// signature check is made before every point and repetition (issue
+/// "Nothing lost, nothing harmed, round 3", item 2).
+#[test]
+fn a_file_system_made_on_a_consented_lun_during_a_sweep_stops_it() {
+    let Some(lab) = lab("64M") else {
+        return;
+    };
+    if !crate::mounts::have("mkfs.ext4") {
+        return;
+    }
+    let lun = lab.iscsi.clone();
+    let consent = format!("--destroy-data={lun}");
+    let cwd = scratch();
+    // Reverse order with a pause after each write: the points write just
+    // below 8 MiB, never the superblock at byte 1024.
+    let child = lab
+        .command(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "sweep",
+            "--target",
+            &lun,
+            &consent,
+            "--op",
+            "write",
+            "--bs",
+            "64k,128k,256k",
+            "--size",
+            "8m",
+            "--runtime",
+            "2s",
+            "--pattern",
+            "reverse",
+            "--think",
+            "500ms",
+        ])
+        .current_dir(cwd.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::util::wait_for_thread(child.id(), "iolab-job-", std::time::Duration::from_secs(60));
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    crate::mounts::run(
+        "mkfs.ext4",
+        &["-F", "-q", "-E", "nodiscard", lab.lun.to_str().unwrap()],
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("ext4") && stderr.contains("nothing more was written"),
+        "{stderr}"
+    );
+    let probe = crate::mounts::run(
+        "blkid",
+        &["-p", "-o", "value", "-s", "TYPE", lab.lun.to_str().unwrap()],
+    );
+    assert_eq!(probe.as_deref(), Ok("ext4"), "{stderr}");
+}

@@ -545,3 +545,86 @@ fn a_run_killed_on_the_export_is_cleaned_up_by_the_next_run_from_this_host() {
     }
     assert!(crate::util::entries(&lab.export).is_empty(), "nothing left");
 }
+
+/// A file moved into the place of the run's scratch file on the server
+/// while the run reads is left there, named, and the run fails: the file id
+/// is checked before REMOVE (issue "Nothing lost, nothing harmed, round 3", item 1).
+#[test]
+fn a_file_put_in_place_of_the_scratch_file_on_the_server_is_left_alone() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let cwd = crate::util::scratch();
+    let child = lab
+        .command(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "run",
+            "--target",
+            &lab.nfs,
+            "--op",
+            "read",
+            "--bs",
+            "64k",
+            "--size",
+            "16m",
+            "--runtime",
+            "4s",
+        ])
+        .current_dir(cwd.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::util::wait_for_thread(child.id(), "iolab-job-", std::time::Duration::from_secs(60));
+    let scratch_name = crate::util::entries(&lab.export)
+        .into_iter()
+        .find(|name| name.ends_with("-0.dat"))
+        .expect("the run's file is on the export");
+    let victim = b"someone else's data, moved here during the run\n";
+    let staged = lab.export.join(".t");
+    std::fs::write(&staged, victim).unwrap();
+    std::fs::rename(&staged, lab.export.join(&scratch_name)).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&scratch_name) && stderr.contains("left in place"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(lab.export.join(&scratch_name)).unwrap(),
+        victim,
+        "the file moved there is untouched"
+    );
+}
+
+/// A file system mounted on the host before netlab starts is not kept
+/// mounted in the servers' mount namespace: unmounted on the host, its loop
+/// device can be detached while netlab runs (issue "Nothing lost, nothing
+/// harmed, round 3", item 5).
+#[test]
+fn netlab_does_not_pin_the_hosts_mounts() {
+    let temp = crate::util::scratch();
+    let Some(fs) = crate::mounts::LoopFs::new(temp.path(), "ext4", 16)
+        .map_err(|e| eprintln!("skip: cannot mount a loop file system here: {e}"))
+        .ok()
+    else {
+        return;
+    };
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    let mount_point = fs.path().to_str().unwrap().to_string();
+    for pid in lab.pids() {
+        let mounts = std::fs::read_to_string(format!("/proc/{pid}/mountinfo")).unwrap();
+        assert!(
+            !mounts.contains(&format!(" {mount_point} ")),
+            "server {pid} keeps {mount_point} mounted:\n{mounts}"
+        );
+    }
+    drop(fs);
+}

@@ -423,6 +423,8 @@ fn nfs_job(
     // --sync osync: FILE_SYNC writes (odsync is refused before: libnfs has no DATA_SYNC).
     let file_sync = workload.sync != SyncMode::None;
     let file = context.open_with(remote.nfs_path(), workload.directions().writes(), file_sync)?;
+    // Opened by name: a file put in its place since is neither read nor written.
+    remote.check_identity(&file)?;
     // SAFETY: `buffer` holds iodepth * largest_io bytes and outlives the engine,
     // and run_queued reaps every request before returning.
     let mut io = unsafe {

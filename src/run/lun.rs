@@ -272,6 +272,26 @@ impl Target for IscsiLun {
         // The user's LUN: never removed, nothing to keep.
     }
 
+    fn found_in_use(&self) -> Option<String> {
+        if !self.writable {
+            return None;
+        }
+        let shown = &self.url.text;
+        match self.probe_signatures() {
+            Ok(signatures) if signatures.is_empty() => None,
+            Ok(signatures) => {
+                let found: Vec<String> = signatures.iter().map(ToString::to_string).collect();
+                Some(format!(
+                    "stopped before writing {shown} again: it holds {} (made since the run began); nothing more was written",
+                    found.join(", ")
+                ))
+            }
+            Err(why) => Some(format!(
+                "stopped before writing {shown} again: cannot check it for data ({why})"
+            )),
+        }
+    }
+
     fn set_length(&self, _len: u64) -> io::Result<()> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,

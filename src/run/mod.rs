@@ -370,7 +370,7 @@ impl Session {
             .local_dir()?
             .adopt_device(&device.name, device, write)?;
         self.watch = crate::probe::environment::watch(&device.path);
-        self.use_given(Box::new(DeviceTarget::new(file)))
+        self.use_given(Box::new(DeviceTarget::new(file, device.clone())))
     }
 
     /// The path whose storage the result describes: the device or LUN
@@ -516,6 +516,25 @@ impl Session {
             if peers.any(interrupted) {
                 break;
             }
+            // A device or LUN consented to be overwritten is written only
+            // while nothing lives on it: something made on it since the
+            // last check (a file system, between points or repetitions)
+            // stops the run before it is written over.
+            let in_use = self.together(match self.found_in_use() {
+                Some(found) => Err(RunError::Setup(found)),
+                None => Ok(()),
+            });
+            if let Err(error) = in_use {
+                if repetitions.is_empty() {
+                    return Err(error);
+                }
+                repetitions.push(RepetitionOutcome::failed_early(
+                    index,
+                    index < workload.warmup,
+                    error.to_string(),
+                ));
+                break;
+            }
             let repetition = match self.run_repetition(workload, &target, index) {
                 Ok(repetition) => peers.gather(repetition),
                 Err(error) if peers.alone() => return Err(error),
@@ -549,6 +568,13 @@ impl Session {
             target,
             repetitions,
         })
+    }
+
+    /// What now lives on a given device or LUN this run was allowed to
+    /// overwrite, named; `None` when nothing does, or nothing is written.
+    fn found_in_use(&self) -> Option<String> {
+        let set = self.files.as_ref().filter(|set| set.given)?;
+        set.files.iter().find_map(|file| file.found_in_use())
     }
 
     /// In a distributed run, every rank's `local` result (see [`Peers::agree`]);

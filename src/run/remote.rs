@@ -13,7 +13,7 @@ use super::scratch::{Ownership, TargetFile};
 use super::space::Space;
 use super::target::{Target, TargetKind};
 use super::verify::{self, Verified};
-use crate::engine::nfs::libnfs::Context;
+use crate::engine::nfs::libnfs::{Context, File};
 use crate::engine::nfs::url::NfsUrl;
 use crate::plan::CacheMode;
 use std::any::Any;
@@ -70,10 +70,11 @@ impl NfsSpace {
         })
     }
 
-    fn file(&self, job: u32, ownership: Ownership) -> NfsFile {
+    fn file(&self, job: u32, ownership: Ownership, file_id: u64) -> NfsFile {
         let name = format!("iolab-{}-{job}.dat", self.run_id);
         let path = lock(&self.context).path_of(&name);
         NfsFile {
+            file_id,
             url: self.url.clone(),
             shown: PathBuf::from(format!(
                 "{}/{name}",
@@ -152,21 +153,27 @@ impl Space for NfsSpace {
 
     fn create(&self, job: u32) -> Result<Box<dyn Target>, String> {
         self.mark()?;
-        let file = self.file(job, Ownership::Created);
-        lock(&self.context)
+        let mut file = self.file(job, Ownership::Created, 0);
+        file.file_id = lock(&self.context)
             .create_new(&file.path)
-            .map_err(|e| format!("cannot create {}: {e}", file.shown.display()))?;
+            .and_then(|created| created.identity())
+            .map_err(|e| format!("cannot create {}: {e}", file.shown.display()))?
+            .0;
         Ok(Box::new(file))
     }
 
     fn open_peer(&self, job: u32, write: bool) -> Result<Box<dyn Target>, String> {
-        let file = self.file(job, Ownership::Peer { writable: write });
-        lock(&self.context).open(&file.path, write).map_err(|e| {
-            format!(
-                "cannot open {}, another rank's file: {e}",
-                file.shown.display()
-            )
-        })?;
+        let mut file = self.file(job, Ownership::Peer { writable: write }, 0);
+        file.file_id = lock(&self.context)
+            .open(&file.path, write)
+            .and_then(|opened| opened.identity())
+            .map_err(|e| {
+                format!(
+                    "cannot open {}, another rank's file: {e}",
+                    file.shown.display()
+                )
+            })?
+            .0;
         Ok(Box::new(file))
     }
 
@@ -221,6 +228,11 @@ impl Space for NfsSpace {
 
 /// A file on the export: created by this run, or another rank's.
 pub struct NfsFile {
+    /// The server's file id of the file created (or, for a peer's, first
+    /// opened) under this name: a file put in its place later has another,
+    /// and is never written or removed. NFSv3 gives no generation number,
+    /// and the run's own writes move the ctime, so the file id is the identity.
+    file_id: u64,
     url: NfsUrl,
     shown: PathBuf,
     path: String,
@@ -243,6 +255,28 @@ impl NfsFile {
     /// The file's path inside the export, as libnfs takes it.
     pub fn nfs_path(&self) -> &str {
         &self.path
+    }
+
+    /// Opens the file by name, for writing too when `write`, refusing a
+    /// file that is not the one this run created or first opened.
+    fn open_own<'c>(&self, context: &'c Context, write: bool) -> io::Result<File<'c>> {
+        let file = context.open(&self.path, write)?;
+        self.check_identity(&file)?;
+        Ok(file)
+    }
+
+    /// Whether `file`, opened by this file's name, is still the file this
+    /// run created (or first opened); an error naming both ids when not.
+    pub fn check_identity(&self, file: &File<'_>) -> io::Result<()> {
+        let (id, _) = file.identity()?;
+        if id == self.file_id {
+            return Ok(());
+        }
+        Err(io::Error::other(format!(
+            "{} was replaced by another file during the run (file id {id}, created as {}); not touching it",
+            self.shown.display(),
+            self.file_id
+        )))
     }
 
     fn writable(&self) -> bool {
@@ -339,7 +373,39 @@ impl Target for NfsFile {
             crate::say!("iolab: kept {}", self.shown.display());
             return;
         }
-        if let Err(error) = lock(&self.context).unlink(&self.path) {
+        let context = lock(&self.context);
+        // The name is looked up once more just before REMOVE: a file moved
+        // into its place on the server is left alone, named, and the run fails.
+        // A server that caches directory entries answers LOOKUP from its
+        // cache, blind to a file swapped behind its back; when the server
+        // runs here (`server_path=`), its own directory is asked too.
+        let on_server = self.url.server_path.as_ref().and_then(|dir| {
+            let name = Path::new(&self.path).file_name()?;
+            std::fs::symlink_metadata(dir.join(name)).ok()
+        });
+        let current = context
+            .open(&self.path, false)
+            .and_then(|file| file.identity())
+            .map(|(id, _)| match &on_server {
+                Some(local) if std::os::unix::fs::MetadataExt::ino(local) != self.file_id => {
+                    std::os::unix::fs::MetadataExt::ino(local)
+                }
+                _ => id,
+            });
+        let removed = match current {
+            Ok(id) if id != self.file_id => {
+                super::target::note_left_in_place();
+                crate::say!(
+                    "iolab: {} is no longer the file iolab created (file id {id}, created as {}); left in place",
+                    self.shown.display(),
+                    self.file_id
+                );
+                return;
+            }
+            Ok(_) => context.unlink(&self.path),
+            Err(error) => Err(error),
+        };
+        if let Err(error) = removed {
             crate::say!(
                 "iolab: could not remove {}: {error}; the next iolab run on this export from this host removes it",
                 self.shown.display()
@@ -349,12 +415,12 @@ impl Target for NfsFile {
 
     fn set_length(&self, len: u64) -> io::Result<()> {
         let context = lock(&self.context);
-        context.open(&self.path, self.writable())?.set_length(len)
+        self.open_own(&context, self.writable())?.set_length(len)
     }
 
     fn lay_out(&self, base: u64, len: u64, fill: Fill, interrupt: &AtomicUsize) -> io::Result<()> {
         let context = lock(&self.context);
-        let file = context.open(&self.path, true)?;
+        let file = self.open_own(&context, true)?;
         let chunk = context.write_max().clamp(4096, 1 << 20);
         let write = |block: &[u8], at| file.write_at(block, at);
         super::prepare::write_seeded(write, base, len, fill, chunk, interrupt)?;
@@ -380,7 +446,7 @@ impl Target for NfsFile {
             CacheMode::Warm => self.read_through(base, len, interrupt),
             CacheMode::Clean => {
                 let context = lock(&self.context);
-                context.open(&self.path, self.writable())?.commit()
+                self.open_own(&context, self.writable())?.commit()
             }
         }
     }

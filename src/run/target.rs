@@ -19,7 +19,22 @@ use rustix::fs::OFlags;
 use std::fmt;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Whether a file iolab created was found replaced by another at its
+/// release and left in place: the run then ends with status 1, since
+/// something else wrote where it measured.
+static LEFT_IN_PLACE: AtomicBool = AtomicBool::new(false);
+
+/// Notes that a created file's name now holds another file, left in place.
+pub fn note_left_in_place() {
+    LEFT_IN_PLACE.store(true, Ordering::Relaxed);
+}
+
+/// Whether any release this process made left a replaced file in place.
+pub fn any_left_in_place() -> bool {
+    LEFT_IN_PLACE.load(Ordering::Relaxed)
+}
 
 /// What a target is, for the record and for what the runner watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +85,15 @@ pub trait Target: Send + Sync + fmt::Debug {
     /// Removes it if iolab created it, or with `keep` leaves it and says
     /// where; a file the user gave or another rank made is left alone.
     fn release(self: Box<Self>, keep: bool);
+
+    /// For a device or LUN the user consented to overwrite: what lives on
+    /// it now (a signature, a mount), in one phrase, or why that cannot be
+    /// told. Asked before every point and repetition that writes, so that
+    /// a file system made on it after the first check is never written
+    /// over. `None` for anything iolab may write without consent, or not at all.
+    fn found_in_use(&self) -> Option<String> {
+        None
+    }
 
     /// A new descriptor for an engine that works on one, with `extra` flags
     /// (O_DIRECT, O_SYNC…), checked to be the very file opened first.
@@ -205,10 +229,13 @@ impl Target for LocalFile {
         let path = file.path().to_path_buf();
         match file.remove() {
             Ok(true) => {}
-            Ok(false) => crate::say!(
-                "iolab: {} is no longer the file iolab created; left in place",
-                path.display()
-            ),
+            Ok(false) => {
+                note_left_in_place();
+                crate::say!(
+                    "iolab: {} is no longer the file iolab created; left in place",
+                    path.display()
+                )
+            }
             Err(error) => crate::say!(
                 "iolab: could not remove scratch file {}: {error}",
                 path.display()
@@ -220,12 +247,12 @@ impl Target for LocalFile {
 /// A whole block device the user named with `--file`: never created or
 /// removed, written only with consent ([`super::device::check_writable`]).
 #[derive(Debug)]
-pub struct DeviceTarget(TargetFile);
+pub struct DeviceTarget(TargetFile, super::device::BlockDevice);
 
 impl DeviceTarget {
-    /// The target of the device opened as `file`.
-    pub fn new(file: TargetFile) -> DeviceTarget {
-        DeviceTarget(file)
+    /// The target of `device`, opened as `file`.
+    pub fn new(file: TargetFile, device: super::device::BlockDevice) -> DeviceTarget {
+        DeviceTarget(file, device)
     }
 }
 
@@ -262,6 +289,20 @@ impl Target for DeviceTarget {
 
     fn release(self: Box<Self>, _keep: bool) {
         // The user's device: nothing to remove or keep.
+    }
+
+    fn found_in_use(&self) -> Option<String> {
+        if self.0.ownership() != (Ownership::Given { writable: true }) {
+            return None;
+        }
+        let found = super::device::in_use(Path::new("/sys"), &self.1);
+        (!found.is_empty()).then(|| {
+            format!(
+                "stopped before writing {} again: {} (made since the run began); nothing more was written",
+                self.1.path.display(),
+                found.join("; ")
+            )
+        })
     }
 }
 
