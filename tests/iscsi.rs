@@ -512,7 +512,7 @@ fn with_the_servers_storage_on_this_machine_cold_reads_are_cold_and_counted() {
                 lab.iscsi,
                 cwd.path().join("nfs.json").display()
             ),
-            "not its backing file",
+            "not the LUN's backing file",
         ),
         (
             format!(
@@ -670,4 +670,70 @@ fn a_file_system_made_on_a_consented_lun_during_a_sweep_stops_it() {
         &["-p", "-o", "value", "-s", "TYPE", lab.lun.to_str().unwrap()],
     );
     assert_eq!(probe.as_deref(), Ok("ext4"), "{stderr}");
+}
+
+/// `server_path=` must be proven to be the LUN's backing file before iolab
+/// evicts or counts its cache: a foreign file of the LUN's size with other
+/// data is refused by name, one whose compared blocks are all zeros is left
+/// alone (its cached pages stay cached), and a key given twice is refused
+/// (issue "Nothing lost, nothing harmed, round 3", item 3).
+#[test]
+fn a_server_path_that_is_not_the_luns_backing_file_is_never_touched() {
+    let Some(lab) = lab("16M") else {
+        return;
+    };
+    let cwd = scratch();
+    let foreign = cwd.path().join("foreign.bin");
+    let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 251) as u8 | 1).collect();
+    std::fs::write(&foreign, &data).unwrap();
+    let zeros = cwd.path().join("zeros.bin");
+    std::fs::write(&zeros, vec![0u8; 16 << 20]).unwrap();
+    let with = |path: &Path| format!("{}?server_path={}", lab.iscsi, path.display());
+    let refused = lab.iolab(
+        cwd.path(),
+        &["run", "--target", &with(&foreign), "--size", "1m"],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("foreign.bin differs from the LUN")
+            && stderr.contains("not the LUN's backing file"),
+        "{stderr}"
+    );
+    // Cached before the run; a cold run must not evict a file it cannot prove is the LUN's.
+    let cached = || {
+        crate::mounts::run("fincore", &["-n", "-o", "PAGES", zeros.to_str().unwrap()])
+            .unwrap()
+            .trim()
+            .parse::<u64>()
+            .unwrap()
+    };
+    std::fs::read(&zeros).unwrap();
+    let before = cached();
+    assert!(before > 0);
+    let output = lab.iolab(
+        cwd.path(),
+        &[
+            "run",
+            "--target",
+            &with(&zeros),
+            "--size",
+            "1m",
+            "--cache",
+            "cold",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("cannot be proven to be the LUN's backing file"),
+        "{stderr}"
+    );
+    assert_eq!(cached(), before, "its cached pages are left: {stderr}");
+    let twice = format!("{}&server_path={}", with(&lab.lun), zeros.display());
+    let refused = lab.iolab(cwd.path(), &["run", "--target", &twice, "--size", "1m"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("'server_path' is given twice"), "{stderr}");
 }

@@ -628,3 +628,93 @@ fn netlab_does_not_pin_the_hosts_mounts() {
     }
     drop(fs);
 }
+
+/// This host's owner tag for a process that is gone (pid 4194303 with a
+/// start time no process has), as iolab writes it in an owner marker.
+fn dead_owner_tag() -> String {
+    let host = rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    let namespace = std::fs::read_link("/proc/self/ns/pid")
+        .unwrap()
+        .to_string_lossy()
+        .replace(' ', "_");
+    format!("{host} {namespace} {} 4194303 1", boot.trim())
+}
+
+/// Dead runs' leftovers on an export: only the files a dead run's marker
+/// names by file id are removed, each named; a directory or an unlisted
+/// file named like a run's file stays, a marker naming files outside its
+/// run's names removes nothing of them, and cleanup goes on past what it
+/// leaves (issue "Nothing lost, nothing harmed, round 3", items 15 and 18).
+#[test]
+fn dead_runs_on_an_export_lose_only_the_files_their_markers_name() {
+    use std::os::unix::fs::MetadataExt;
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let export = &lab.export;
+    let tag = dead_owner_tag();
+    let write = |name: &str, text: &str| std::fs::write(export.join(name), text).unwrap();
+    let inode = |name: &str| std::fs::metadata(export.join(name)).unwrap().ino();
+    // Run aaaa1111: its file, a directory named like its second, an unlisted third.
+    write("iolab-aaaa1111-0.dat", "a dead run's data");
+    std::fs::create_dir(export.join("iolab-aaaa1111-1.dat")).unwrap();
+    write(
+        "iolab-aaaa1111-2.dat",
+        "named like a run's file, listed nowhere",
+    );
+    write(
+        "iolab-aaaa1111.owner",
+        &format!(
+            "{tag}\nfile iolab-aaaa1111-1.dat {}\nfile iolab-aaaa1111-0.dat {}\n",
+            inode("iolab-aaaa1111-1.dat"),
+            inode("iolab-aaaa1111-0.dat")
+        ),
+    );
+    // Run bbbb2222, after it in the listing: cleaned up too.
+    write("iolab-bbbb2222-0.dat", "another dead run's data");
+    write(
+        "iolab-bbbb2222.owner",
+        &format!(
+            "{tag}\nfile iolab-bbbb2222-0.dat {}\n",
+            inode("iolab-bbbb2222-0.dat")
+        ),
+    );
+    // A forged marker naming someone's file by its file id.
+    write("notes.txt", "someone's notes");
+    write(
+        "iolab-cccc3333.owner",
+        &format!("{tag}\nfile notes.txt {}\n", inode("notes.txt")),
+    );
+    let cwd = crate::util::scratch();
+    let next = lab.iolab(cwd.path(), &["run", "--target", &lab.nfs, "--size", "1m"]);
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{stderr}");
+    let mut left = crate::util::entries(export);
+    left.sort();
+    assert_eq!(
+        left,
+        ["iolab-aaaa1111-1.dat", "iolab-aaaa1111-2.dat", "notes.txt"],
+        "{stderr}"
+    );
+    for name in [
+        "iolab-aaaa1111-0.dat",
+        "iolab-aaaa1111.owner",
+        "iolab-bbbb2222-0.dat",
+        "iolab-bbbb2222.owner",
+    ] {
+        let shown = format!("nfs://127.0.0.1/export/{name},");
+        assert!(stderr.contains(&shown), "{shown} named: {stderr}");
+    }
+    assert!(
+        stderr.contains("left nfs://127.0.0.1/export/iolab-aaaa1111-1.dat"),
+        "{stderr}"
+    );
+}

@@ -43,6 +43,20 @@ impl NetworkUrl {
     }
 }
 
+/// The `KEY=VALUE` pairs of a URL's query, in order; a key given twice is
+/// refused by name, since which one would count is a guess.
+pub(crate) fn query_pairs(query: &str) -> Result<Vec<(&str, &str)>, String> {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if pairs.iter().any(|(seen, _)| *seen == key) {
+            return Err(format!("'{key}' is given twice; give it once"));
+        }
+        pairs.push((key, value));
+    }
+    Ok(pairs)
+}
+
 /// A `PORT`: 1 to 65535.
 pub(crate) fn parse_port(text: &str) -> Result<u16, String> {
     text.parse::<u16>()

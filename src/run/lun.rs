@@ -101,6 +101,32 @@ pub struct IscsiLun {
     shown: PathBuf,
     context: Arc<Mutex<Context>>,
     writable: bool,
+    /// The (device, inode) of the `server_path=` file once proven to be
+    /// the LUN's backing file.
+    proven: Mutex<Option<(u64, u64)>>,
+    /// Whether "cannot be proven yet" was said.
+    unproven_said: std::sync::atomic::AtomicBool,
+}
+
+/// How many blocks the `server_path=` proof compares.
+const PROOF_BLOCKS: u64 = 16;
+
+/// What comparing the LUN with a file found.
+enum Comparison {
+    /// Every block compared is equal, and some hold data.
+    Same,
+    /// Every block compared is zeros on both sides: no proof either way.
+    OnlyZeros,
+    /// The 4 KiB at this offset differ.
+    Differs(u64),
+}
+
+fn lock_proven(
+    proven: &Mutex<Option<(u64, u64)>>,
+) -> std::sync::MutexGuard<'_, Option<(u64, u64)>> {
+    proven
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl std::fmt::Debug for IscsiLun {
@@ -127,6 +153,8 @@ impl IscsiLun {
             url,
             context: Arc::new(Mutex::new(context)),
             writable: false,
+            proven: Mutex::new(None),
+            unproven_said: std::sync::atomic::AtomicBool::new(false),
         };
         lun.server_copy()
             .map_err(|e| format!("--target {}: {e}", lun.url.text))?;
@@ -195,25 +223,82 @@ impl IscsiLun {
     }
 
     /// The target's own backing file, when it runs on this machine and the
-    /// URL says where it is (`server_path=`): opened read-only, and checked
-    /// to be as long as the LUN.
+    /// URL says where it is (`server_path=`): opened read-only, and touched
+    /// (evicted, counted) only once it is proven to be the LUN's backing
+    /// file — as long as the LUN, and blocks read through the LUN equal to
+    /// the file's, not all of them zeros. `None` while it cannot be proven
+    /// (a LUN with nothing written yet), said once; an error when the file
+    /// differs from the LUN, or is not the file proven before.
     fn server_copy(&self) -> io::Result<Option<rustix::fd::OwnedFd>> {
         let Some(path) = &self.url.server_path else {
             return Ok(None);
         };
         let shown = path.display();
         let fd = super::cache::open_server_copy(path)?;
-        let length = rustix::fs::fstat(&fd)?.st_size as u64;
+        let stat = rustix::fs::fstat(&fd)?;
+        let length = stat.st_size as u64;
         let capacity = lock(&self.context).capacity;
-        if length != capacity {
-            return Err(io::Error::new(
+        let not_it = |why: String| {
+            io::Error::new(
                 io::ErrorKind::InvalidInput,
-                format!(
-                    "server_path: {shown} holds {length} bytes, the LUN {capacity}: not its backing file"
-                ),
-            ));
+                format!("server_path: {shown} {why}: not the LUN's backing file"),
+            )
+        };
+        if length != capacity {
+            return Err(not_it(format!("holds {length} bytes, the LUN {capacity}")));
         }
-        Ok(Some(fd))
+        let identity = (stat.st_dev, stat.st_ino);
+        let mut proven = lock_proven(&self.proven);
+        match *proven {
+            Some(known) if known == identity => return Ok(Some(fd)),
+            Some(_) => return Err(not_it("is another file than the one proven earlier".into())),
+            None => {}
+        }
+        match self.compare_with(&fd, capacity)? {
+            Comparison::Differs(offset) => Err(not_it(format!(
+                "differs from the LUN in the 4 KiB at byte {offset}"
+            ))),
+            Comparison::OnlyZeros => {
+                if !self
+                    .unproven_said
+                    .swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    crate::say!(
+                        "iolab: server_path: {shown} cannot be proven to be the LUN's backing file yet \
+                         (the blocks compared hold only zeros on both); its cache is neither evicted nor counted until it is"
+                    );
+                }
+                Ok(None)
+            }
+            Comparison::Same => {
+                *proven = Some(identity);
+                Ok(Some(fd))
+            }
+        }
+    }
+
+    /// Reads [`PROOF_BLOCKS`] blocks of 4 KiB spread over the LUN, through
+    /// the LUN and from `file`, and compares them.
+    fn compare_with(&self, file: &rustix::fd::OwnedFd, capacity: u64) -> io::Result<Comparison> {
+        const BLOCK: u64 = 4096;
+        let context = lock(&self.context);
+        let (mut through, mut local) = (vec![0u8; BLOCK as usize], vec![0u8; BLOCK as usize]);
+        let mut any_data = false;
+        let last = capacity.saturating_sub(BLOCK) / BLOCK * BLOCK;
+        for i in 0..PROOF_BLOCKS {
+            let offset = (last / (PROOF_BLOCKS - 1) * i) / BLOCK * BLOCK;
+            let read = context.read_at(&mut through, offset)?;
+            let got = rustix::io::pread(file, &mut local[..read], offset)?;
+            if got != read || through[..read] != local[..read] {
+                return Ok(Comparison::Differs(offset));
+            }
+            any_data |= through[..read].iter().any(|&b| b != 0);
+        }
+        Ok(if any_data {
+            Comparison::Same
+        } else {
+            Comparison::OnlyZeros
+        })
     }
 
     /// Reads the `len` bytes from `base` through the target, in large commands.

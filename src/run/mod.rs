@@ -423,7 +423,7 @@ impl Session {
                 for name in removed {
                     crate::say!(
                         "iolab: removed {}, left by a run that is no longer running",
-                        self.dir.path().join(name).display()
+                        self.dir.shown_path(&name).display()
                     );
                 }
             }
@@ -440,7 +440,10 @@ impl Session {
         match self.dir.remove_leftovers(run_id) {
             Ok(removed) => {
                 for name in removed {
-                    crate::say!("iolab: removed {name}, left by the interrupted run {run_id}");
+                    crate::say!(
+                        "iolab: removed {}, left by the interrupted run {run_id}",
+                        self.dir.shown_path(&name).display()
+                    );
                 }
             }
             Err(error) => crate::say!(

@@ -40,6 +40,30 @@ fn marker_name(run_id: &str) -> String {
     format!("iolab-{run_id}.owner")
 }
 
+/// A marker's content: the owner tag on its first line, then one line
+/// `file NAME FILEID` for each data file the run created, so that a later
+/// run removes a file only while its name holds the very file the marker
+/// names (a file named like a run's file is not enough).
+struct MarkerContent {
+    tag: String,
+    files: Vec<(String, u64)>,
+}
+
+impl MarkerContent {
+    fn parse(text: &str) -> MarkerContent {
+        let mut lines = text.lines();
+        let tag = lines.next().unwrap_or_default().to_string();
+        let files = lines
+            .filter_map(|line| {
+                let mut words = line.strip_prefix("file ")?.rsplitn(2, ' ');
+                let id = words.next()?.parse().ok()?;
+                Some((words.next()?.to_string(), id))
+            })
+            .collect();
+        MarkerContent { tag, files }
+    }
+}
+
 /// Whether `name` is one of run `run_id`'s data files (`iolab-<run id>-<job>.dat`).
 fn is_run_file(name: &str, run_id: &str) -> bool {
     name.strip_prefix(&format!("iolab-{run_id}-"))
@@ -76,10 +100,7 @@ impl NfsSpace {
         NfsFile {
             file_id,
             url: self.url.clone(),
-            shown: PathBuf::from(format!(
-                "{}/{name}",
-                self.url.text.split('?').next().unwrap_or("")
-            )),
+            shown: self.shown_path(&name),
             path,
             context: self.context.clone(),
             ownership,
@@ -93,7 +114,7 @@ impl NfsSpace {
         }
         let context = lock(&self.context);
         let path = context.path_of(&marker_name(&self.run_id));
-        let tag = crate::owner::owner_tag();
+        let tag = format!("{}\n", crate::owner::owner_tag());
         let file = context
             .create_new(&path)
             .map_err(|e| format!("cannot create {path} on {}: {e}", self.url.text))?;
@@ -104,14 +125,89 @@ impl NfsSpace {
         Ok(())
     }
 
-    /// The owner tag in run `run_id`'s marker, when it can be read.
-    fn owner_of(context: &Context, run_id: &str) -> Option<String> {
+    /// Adds a file this run created, by name and file id, to its marker.
+    fn note_in_marker(&self, context: &Context, name: &str, id: u64) -> io::Result<()> {
+        let marker = context.open(&context.path_of(&marker_name(&self.run_id)), true)?;
+        let line = format!("file {name} {id}\n");
+        marker.write_at(line.as_bytes(), marker.length()?)?;
+        marker.commit()
+    }
+
+    /// Run `run_id`'s marker, when it can be read (its first 64 KiB: a
+    /// tag and 4,096 jobs' lines fit).
+    fn marker_of(context: &Context, run_id: &str) -> Option<MarkerContent> {
         let file = context
             .open(&context.path_of(&marker_name(run_id)), false)
             .ok()?;
-        let mut tag = [0u8; 256];
-        let len = file.read_at(&mut tag, 0).ok()?;
-        Some(String::from_utf8_lossy(&tag[..len]).into_owned())
+        let mut text = vec![0u8; 64 << 10];
+        let len = file.read_at(&mut text, 0).ok()?;
+        Some(MarkerContent::parse(&String::from_utf8_lossy(&text[..len])))
+    }
+
+    /// Removes the data files `marker` names for run `run_id` whose names
+    /// still hold those very files (regular, same file id), then the marker
+    /// when none of its files is left; goes on past a failure, naming it.
+    fn remove_marked(
+        &self,
+        context: &Context,
+        run_id: &str,
+        marker: &MarkerContent,
+        removed: &mut Vec<String>,
+    ) {
+        let mut failed = false;
+        for (name, id) in marker
+            .files
+            .iter()
+            .filter(|(name, _)| is_run_file(name, run_id))
+        {
+            let path = context.path_of(name);
+            let shown = self.shown_path(name);
+            let current = context.open(&path, false).and_then(|file| {
+                let (current, _) = file.identity()?;
+                Ok((current, file.is_regular()?))
+            });
+            match current {
+                Ok((current, true)) if current == *id => match context.unlink(&path) {
+                    Ok(()) => removed.push(name.clone()),
+                    Err(error) => {
+                        failed = true;
+                        crate::say!("iolab: could not remove {}: {error}", shown.display());
+                    }
+                },
+                Ok(_) => crate::say!(
+                    "iolab: left {}: not the file run {run_id} created (file id {id})",
+                    shown.display()
+                ),
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                Err(error) => {
+                    failed = true;
+                    crate::say!("iolab: could not look at {}: {error}", shown.display());
+                }
+            }
+        }
+        if !failed {
+            let name = marker_name(run_id);
+            match context.unlink(&context.path_of(&name)) {
+                Ok(()) => removed.push(name),
+                Err(error) => crate::say!(
+                    "iolab: could not remove {}: {error}",
+                    self.shown_path(&name).display()
+                ),
+            }
+        }
+    }
+
+    /// Where `name` in the URL's directory is shown: the URL without its query.
+    fn shown_path(&self, name: &str) -> PathBuf {
+        PathBuf::from(format!(
+            "{}/{name}",
+            self.url
+                .text
+                .split('?')
+                .next()
+                .unwrap_or("")
+                .trim_end_matches('/')
+        ))
     }
 }
 
@@ -154,11 +250,23 @@ impl Space for NfsSpace {
     fn create(&self, job: u32) -> Result<Box<dyn Target>, String> {
         self.mark()?;
         let mut file = self.file(job, Ownership::Created, 0);
-        file.file_id = lock(&self.context)
+        let context = lock(&self.context);
+        file.file_id = context
             .create_new(&file.path)
             .and_then(|created| created.identity())
             .map_err(|e| format!("cannot create {}: {e}", file.shown.display()))?
             .0;
+        let name = format!("iolab-{}-{job}.dat", self.run_id);
+        if let Err(error) = self.note_in_marker(&context, &name, file.file_id) {
+            drop(context);
+            // Not named in the marker, a later run could not remove it: gone now.
+            Box::new(file).release(false);
+            return Err(format!(
+                "cannot note {name} in the run's owner marker on {}: {error}",
+                self.url.text
+            ));
+        }
+        drop(context);
         Ok(Box::new(file))
     }
 
@@ -178,15 +286,11 @@ impl Space for NfsSpace {
     }
 
     fn remove_leftovers(&self, run_id: &str) -> io::Result<Vec<String>> {
-        // Without extended attributes over NFSv3, the name with its run id
-        // (from the journal) is what marks a file as that run's.
+        // The journal names the run; its marker names its files by file id.
         let context = lock(&self.context);
         let mut removed = Vec::new();
-        for name in context.list()? {
-            if is_run_file(&name, run_id) || name == marker_name(run_id) {
-                context.unlink(&context.path_of(&name))?;
-                removed.push(name);
-            }
+        if let Some(marker) = Self::marker_of(&context, run_id) {
+            self.remove_marked(&context, run_id, &marker, &mut removed);
         }
         Ok(removed)
     }
@@ -194,11 +298,12 @@ impl Space for NfsSpace {
     fn remove_dead_runs(&self) -> io::Result<Vec<String>> {
         // A run's marker holds its owner tag: only a run of this host whose
         // process is gone is removed; another client's files are its own.
+        // Names that are not markers (a directory named like one included)
+        // are never opened for removal: only the files a marker lists.
         let context = lock(&self.context);
         let here = crate::owner::owner_tag();
-        let names = context.list()?;
         let mut removed = Vec::new();
-        for marker in &names {
+        for marker in context.list()? {
             let Some(run_id) = marker
                 .strip_prefix("iolab-")
                 .and_then(|n| n.strip_suffix(".owner"))
@@ -206,19 +311,18 @@ impl Space for NfsSpace {
             else {
                 continue;
             };
-            let dead = Self::owner_of(&context, run_id)
-                .is_some_and(|tag| crate::owner::tag_is_dead(&tag, &here));
-            if !dead {
+            let Some(content) = Self::marker_of(&context, run_id) else {
                 continue;
+            };
+            if crate::owner::tag_is_dead(&content.tag, &here) {
+                self.remove_marked(&context, run_id, &content, &mut removed);
             }
-            for name in names.iter().filter(|n| is_run_file(n, run_id)) {
-                context.unlink(&context.path_of(name))?;
-                removed.push(name.clone());
-            }
-            context.unlink(&context.path_of(marker))?;
-            removed.push(marker.clone());
         }
         Ok(removed)
+    }
+
+    fn shown_path(&self, name: &str) -> PathBuf {
+        NfsSpace::shown_path(self, name)
     }
 
     fn local(&self) -> Option<&super::scratch::ScratchDir> {

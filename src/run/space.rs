@@ -39,6 +39,11 @@ pub trait Space {
 
     /// The local directory, for what only one has (`--file`, devices).
     fn local(&self) -> Option<&ScratchDir>;
+
+    /// How the file `name` in it is shown in messages.
+    fn shown_path(&self, name: &str) -> std::path::PathBuf {
+        self.path().join(name)
+    }
 }
 
 impl Space for ScratchDir {

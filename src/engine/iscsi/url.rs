@@ -5,7 +5,7 @@
 //! command line: libiscsi's own environment variables carry them
 //! (`LIBISCSI_CHAP_USERNAME`, `LIBISCSI_CHAP_PASSWORD`).
 
-use crate::engine::url::{parse_port, parse_server_path, parse_timeout};
+use crate::engine::url::{parse_port, parse_server_path, parse_timeout, query_pairs};
 
 /// The port iSCSI targets listen on unless told otherwise (RFC 7143).
 pub const DEFAULT_PORT: u16 = 3260;
@@ -83,8 +83,7 @@ impl IscsiUrl {
             timeout_ms: DEFAULT_TIMEOUT_MS,
             server_path: None,
         };
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        for (key, value) in query_pairs(query).map_err(|e| bad(&e))? {
             match key {
                 "initiator" => {
                     check_name(value).map_err(|e| bad(&format!("initiator: {e}")))?;
@@ -187,6 +186,10 @@ mod tests {
     fn bad_urls_are_refused_naming_the_url_and_the_fault() {
         for (text, fault) in [
             ("nfs://server/export", "not an iscsi:// URL"),
+            (
+                "iscsi://server/iqn.2004-01.com.example:d/1?server_path=/a&server_path=/b",
+                "'server_path' is given twice",
+            ),
             ("iscsi:///iqn.2004-01.com.example:d/1", "no target host"),
             ("iscsi://server", "no target and LUN"),
             (

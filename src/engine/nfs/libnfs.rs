@@ -468,6 +468,11 @@ impl File<'_> {
         Ok((stat.ino, stat.size))
     }
 
+    /// Whether it is a regular file (GETATTR's type), not a directory, link or device.
+    pub fn is_regular(&self) -> io::Result<bool> {
+        Ok(self.attributes()?.mode & u64::from(libc::S_IFMT) == u64::from(libc::S_IFREG))
+    }
+
     fn attributes(&self) -> io::Result<Stat64> {
         let c = self.context;
         let mut stat = Stat64::default();

@@ -1,7 +1,7 @@
 //! `nfs://HOST[:PORT]/EXPORT[/DIR][?version=3&mountport=N&timeout=MS&server_path=DIR]`:
 //! the NFS target a user names, checked before anything is sent.
 
-use crate::engine::url::{parse_port, parse_server_path, parse_timeout};
+use crate::engine::url::{parse_port, parse_server_path, parse_timeout, query_pairs};
 
 /// A checked NFS URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +43,11 @@ impl NfsUrl {
             Some(at) => rest.split_at(at),
             None => (rest, ""),
         };
+        if authority.contains('@') {
+            return Err(bad(
+                "user names and passwords do not go in the URL (NFSv3 with AUTH_SYS has none, and the URL is recorded)",
+            ));
+        }
         let (host, nfs_port) = match authority.rsplit_once(':') {
             Some((host, port)) => (host, Some(parse_port(port).map_err(|e| bad(&e))?)),
             None => (authority, None),
@@ -66,8 +71,7 @@ impl NfsUrl {
             timeout_ms: DEFAULT_TIMEOUT_MS,
             server_path: None,
         };
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        for (key, value) in query_pairs(query).map_err(|e| bad(&e))? {
             match key {
                 "version" if value == "3" => {}
                 "version" => {
@@ -163,6 +167,15 @@ mod tests {
             ("nfs://server/export?timeout=0", "timeout=0"),
             ("nfs://server/export?server_path=tmp/x", "an absolute path"),
             ("nfs://server/ex\nport", "control characters"),
+            ("nfs://user:pw@server/export", "user names and passwords"),
+            (
+                "nfs://server/export?server_path=/a&server_path=/b",
+                "'server_path' is given twice",
+            ),
+            (
+                "nfs://server/export?timeout=5&timeout=5",
+                "'timeout' is given twice",
+            ),
         ] {
             let error = NfsUrl::parse(text).unwrap_err();
             assert!(
