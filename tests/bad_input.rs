@@ -485,6 +485,23 @@ const BAD_INPUTS: &[(&str, &str)] = &[
         "good.json already exists",
     ),
     ("run --destroy-data /dev/null", "--file"),
+    // repetitions: bounded, and named by the flag given
+    (
+        "run --dir {dir} --engine null --repeat 4294967295",
+        "--repeat 4294967295: at most 1000 repetitions",
+    ),
+    (
+        "run --dir {dir} --engine null --until-ci 1% --max-repeat 1000000",
+        "--max-repeat 1000000: at most 1000",
+    ),
+    (
+        "run --dir {dir} --engine null --until-ci 1% --min-repeat 0",
+        "--min-repeat 0: at least one",
+    ),
+    (
+        "sweep --dir {dir} --engine null --warmup 600 --repeat 600",
+        "at most 1000 repetitions of a point in all",
+    ),
     // outputs that cannot be written, found before anything is measured
     (
         "run --dir {dir} --output /sys/kernel/r.json",

@@ -362,11 +362,22 @@ fn timing_checks(point: &Point, found: &mut Findings) {
         return;
     };
     if summary.ci_target_met == Some(false) {
+        let most = workload.max_repeat.unwrap_or(workload.repeat) as usize;
+        // Fewer than --max-repeat: the run was stopped (a signal, a failed
+        // repetition), not out of repetitions; say which.
+        let message = if (summary.throughput_bps.n as usize) < most {
+            format!(
+                "the run was stopped (interrupted, or a repetition failed) after {} of at most {most} repetitions, before the 95% interval was as narrow as --until-ci asked",
+                summary.throughput_bps.n
+            )
+        } else {
+            "the 95% interval is still wider than --until-ci asked after --max-repeat repetitions"
+                .to_string()
+        };
         found.add(
             "ci-target-missed",
             Severity::Warning,
-            "the 95% interval is still wider than --until-ci asked after --max-repeat repetitions"
-                .to_string(),
+            message,
             format!(
                 "{} repetitions, target ±{}%",
                 summary.throughput_bps.n,

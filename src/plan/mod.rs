@@ -182,6 +182,10 @@ pub enum CacheMode {
 pub const DEFAULT_MIN_REPEAT: u32 = 3;
 /// The most repetitions of `--until-ci` unless `--max-repeat` says otherwise.
 pub const DEFAULT_MAX_REPEAT: u32 = 20;
+/// The most repetitions one point may run, warm-ups included: every finished
+/// repetition is kept (about 80 KB each in memory, compacted) until its
+/// point is recorded, so this bounds a point's memory to about 80 MB.
+pub const MAX_REPETITIONS: u32 = 1000;
 
 macro_rules! workload_struct {
     (
@@ -507,8 +511,33 @@ impl Workload {
         if !(1..=4096).contains(&self.jobs) {
             return Err(usage!("--jobs {} must be between 1 and 4096", self.jobs));
         }
+        let repeat_flag = if self.until_ci.is_some() {
+            "--min-repeat"
+        } else {
+            "--repeat"
+        };
         if self.repeat == 0 {
-            return Err(usage!("--repeat 0: at least one repetition is needed"));
+            return Err(usage!("{repeat_flag} 0: at least one repetition is needed"));
+        }
+        for (flag, count) in [
+            (repeat_flag, Some(self.repeat)),
+            ("--max-repeat", self.max_repeat),
+            ("--warmup", Some(self.warmup)),
+        ] {
+            if let Some(count) = count.filter(|&count| count > MAX_REPETITIONS) {
+                return Err(usage!(
+                    "{flag} {count}: at most {MAX_REPETITIONS} repetitions of a point (each is kept in memory until the point is recorded)"
+                ));
+            }
+        }
+        let most = u64::from(self.warmup)
+            + u64::from(self.max_repeat.unwrap_or(self.repeat).max(self.repeat));
+        if most > u64::from(MAX_REPETITIONS) {
+            return Err(usage!(
+                "--warmup {} with {} measured repetitions: at most {MAX_REPETITIONS} repetitions of a point in all",
+                self.warmup,
+                self.max_repeat.unwrap_or(self.repeat).max(self.repeat)
+            ));
         }
         if let Some(target) = self.until_ci {
             if !(target > 0.0 && target < 1.0) {

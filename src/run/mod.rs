@@ -548,6 +548,10 @@ impl Session {
                     error.to_string(),
                 )),
             };
+            let mut repetition = repetition;
+            for job in &mut repetition.jobs {
+                job.compact();
+            }
             let mut stop = !matches!(repetition.status, RepetitionStatus::Ok);
             if !repetition.warmup {
                 throughputs.extend(repetition.throughput());

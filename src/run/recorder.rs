@@ -229,6 +229,40 @@ pub struct JobOutcome {
     pub written: Option<super::coverage::Touched>,
 }
 
+impl JobOutcome {
+    /// Replaces each latency histogram by an exact copy whose counts reach
+    /// only its largest value: a finished repetition is kept until its
+    /// point ends, and a histogram made to track up to an hour holds about
+    /// 260 KB of counts, nearly all zeros. Same lowest value and precision,
+    /// so every count stays in its bucket.
+    pub fn compact(&mut self) {
+        let histograms = std::iter::once(&mut self.latency)
+            .chain(self.submit.as_mut())
+            .chain(self.from_intended.as_mut())
+            .chain(self.directions.iter_mut().map(|d| &mut d.latency));
+        for histogram in histograms {
+            *histogram = compacted(histogram);
+        }
+        // The series was allocated for its bound before the thread started.
+        self.intervals.shrink_to_fit();
+        for interval in &mut self.intervals {
+            interval.latency_counts.shrink_to_fit();
+            interval.directions.shrink_to_fit();
+        }
+    }
+}
+
+/// An exact copy of `histogram` sized to its largest value.
+fn compacted(histogram: &Histogram<u64>) -> Histogram<u64> {
+    let mut small =
+        Histogram::new_with_bounds(1, 2, histogram.sigfig()).expect("valid histogram bounds");
+    small.auto(true);
+    small
+        .add(histogram)
+        .expect("an auto-resizing histogram takes any value");
+    small
+}
+
 /// Accumulates completions into the totals and the current interval.
 pub(super) struct Recorder<'a> {
     steady: Option<(Steady<'a>, usize)>,
