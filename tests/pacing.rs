@@ -33,7 +33,9 @@ fn percentile(latency: &Value, p: f64) -> u64 {
 /// 5000 I/Os per second on the null engine, uniform and Poisson: the
 /// schedule is absolute, so the achieved rate is the asked one to within
 /// 1% (the best of three repetitions, so one preempted at its end on a
-/// busy machine does not decide), never above it by more than one I/O.
+/// busy machine does not decide), never above it by more than one I/O —
+/// with even gaps; Poisson arrivals draw their count (each repetition its
+/// own draw), within three standard deviations (√5000 of 5000).
 #[test]
 fn a_rate_is_kept_and_recorded_with_latency_from_intended_issue() {
     let out = scratch();
@@ -64,11 +66,24 @@ fn a_rate_is_kept_and_recorded_with_latency_from_intended_issue() {
             .map(|p| p["achieved_fraction"].as_f64().unwrap())
             .min_by(|a, b| (a - 1.0).abs().total_cmp(&(b - 1.0).abs()))
             .unwrap();
-        assert!((0.99..=1.01).contains(&best), "{arrivals}: achieved {best}");
+        let within = if arrivals == "poisson" {
+            3.0 / 5000f64.sqrt()
+        } else {
+            0.01
+        };
+        assert!(
+            (1.0 - within..=1.0 + within).contains(&best),
+            "{arrivals}: achieved {best}"
+        );
         for pacing in &pacings {
             assert_eq!(pacing["target_iops"], 5000.0);
             let fraction = pacing["achieved_fraction"].as_f64().unwrap();
-            assert!(fraction <= 1.0 + 1.0 / 4000.0, "{arrivals}: {fraction}");
+            let above = if arrivals == "poisson" {
+                3.0 / 5000f64.sqrt()
+            } else {
+                1.0 / 4000.0
+            };
+            assert!(fraction <= 1.0 + above, "{arrivals}: {fraction}");
             let from_intended = &pacing["latency_from_intended_ns"];
             assert!(from_intended["count"].as_u64().unwrap() > 4000);
         }
@@ -660,4 +675,43 @@ fn a_knee_search_stops_past_the_knee_unless_asked_for_every_point() {
         4,
         "two axes: no stop"
     );
+}
+
+/// A rate whose gaps the run is too short to hold is not called kept, and
+/// the rate is shown in the unit it was asked in (issue "Nothing lost,
+/// nothing harmed, round 3", item 9: `--rate 1k` was "asked 0 I/O/s,
+/// achieved 200.00%" and "kept").
+#[test]
+fn a_rate_the_run_is_too_short_to_judge_is_not_called_kept() {
+    let out = scratch();
+    let dir = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--rate",
+            "1k",
+            "--bs",
+            "4k",
+            "--runtime",
+            "2s",
+            "--dir",
+            dir.path().to_str().unwrap(),
+        ],
+        out.path(),
+    );
+    let point = first_point(&result);
+    let codes = check_codes(point);
+    assert!(codes.contains(&"rate-unjudged".to_string()), "{codes:?}");
+    assert!(!codes.contains(&"rate-kept".to_string()), "{codes:?}");
+    let check = point["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == "rate-unjudged")
+        .unwrap();
+    assert_eq!(check["evidence"], "asked 1024 B/s (0.250 I/O/s of 4096 B)");
 }

@@ -587,3 +587,52 @@ fn cpus_is_a_sweep_axis_a_study_key_and_a_comparison() {
         first.to_string().as_str()
     );
 }
+
+/// Each repetition draws its own random offsets from the seed and its
+/// index, recorded as `draw_seed`; `--same-draws` repeats the first draw
+/// on purpose (issue "Nothing lost, nothing harmed, round 3", item 8).
+#[test]
+fn repetitions_draw_their_own_offsets_unless_asked_to_repeat_one() {
+    let dir = scratch();
+    let out = scratch();
+    let dir_arg = dir.path().to_str().unwrap();
+    let touched = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--dir",
+            dir_arg,
+            "--size",
+            "1m",
+            "--bs",
+            "4k",
+            "--pattern",
+            "uniform",
+            "--repeat",
+            "3",
+        ];
+        args.extend_from_slice(extra);
+        let result = run_ok(&args, out.path());
+        validate_schema(&result);
+        first_point(&result)["repetitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["draw_seed"].as_u64().unwrap(),
+                    r["coverage"]["blocks_touched"].as_u64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let own = touched(&[]);
+    assert_eq!(own[0].0, 0, "the first repetition draws from --seed itself");
+    assert!(own[1].0 != own[0].0 && own[2].0 != own[1].0, "{own:?}");
+    assert!(
+        own.iter().any(|r| r.1 != own[0].1),
+        "different draws touch different blocks: {own:?}"
+    );
+    let same = touched(&["--same-draws"]);
+    assert!(same.iter().all(|r| *r == same[0]), "{same:?}");
+    assert_eq!(same[0], own[0]);
+}

@@ -836,3 +836,36 @@ fn a_resumed_knee_search_stops_where_its_points_say() {
     assert_eq!(measured, 2, "no point past the knee was measured");
     assert!(!journal(&output).exists(), "the search is complete");
 }
+
+/// The knee target is part of the plan: a sweep resumed under another
+/// target is refused like any changed plan, and nothing is measured
+/// (issue "Nothing lost, nothing harmed, round 3", item 10).
+#[test]
+fn a_knee_search_resumed_under_another_target_is_refused() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("knee.json");
+    let command = |target: &str| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
+        command
+            .args(["sweep", "--engine", "null", "--size", "1m"])
+            .args(["--rate-iops", "1000,2000,4000,8000", "--runtime", "300ms"])
+            .args(["--knee", target, "--knee-all", "--no-report"])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output);
+        command
+    };
+    stopped_in_third_point(command("p99<=1ns"), &output);
+    let before = std::fs::read(journal(&output)).unwrap();
+    let resumed = command("p99<=10ms").arg("--resume").output().unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("plan"), "{stderr}");
+    assert_eq!(
+        std::fs::read(journal(&output)).unwrap(),
+        before,
+        "nothing measured"
+    );
+}

@@ -80,7 +80,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         .clone()
         .unwrap_or_else(|| default_output("sweep"));
     let grid = Grid {
-        info: plan_info("sweep", None, None, &points, &dir),
+        info: plan_info("sweep", None, None, &points, &dir, args.knee),
         points,
         dir,
         target,
@@ -155,6 +155,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
                 study.description.clone(),
                 &points,
                 &dir,
+                study.knee,
             )
         },
         points,
@@ -194,13 +195,22 @@ fn plan_info(
     description: Option<String>,
     points: &[PlannedPoint],
     dir: &Path,
+    knee: Option<KneeTarget>,
 ) -> PlanInfo {
     let canonical: Vec<(&str, &crate::plan::Workload)> = points
         .iter()
         .map(|p| (p.label.as_str(), &p.workload))
         .collect();
-    let text =
+    // A knee search's target decides which point is the knee and where
+    // the search stops: it is part of the plan, so a resume under another
+    // target is refused like any change (`--knee-all`, whether to stop at
+    // all, may change). Without one the text is as before, so older
+    // journals still resume.
+    let mut text =
         serde_json::to_string(&(dir.display().to_string(), canonical)).expect("a plan serializes");
+    if let Some(knee) = knee {
+        text.push_str(&format!("\nknee {knee}"));
+    }
     PlanInfo {
         kind: kind.to_string(),
         name,

@@ -35,6 +35,10 @@ pub struct RepeatArgs {
     /// Unmeasured repetitions before the measured ones.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub warmup: u32,
+    /// Every repetition draws the same random offsets, sizes, directions
+    /// and data; by default each repetition draws its own from the seed.
+    #[arg(long)]
+    pub same_draws: bool,
 }
 
 /// The repetition fields of a workload.
@@ -48,6 +52,8 @@ pub struct RepeatPolicy {
     pub max_repeat: Option<u32>,
     /// Warm-up repetitions.
     pub warmup: u32,
+    /// Whether every repetition repeats the first one's draws.
+    pub same_draws: bool,
 }
 
 impl RepeatArgs {
@@ -59,12 +65,14 @@ impl RepeatArgs {
                 until_ci: Some(target),
                 max_repeat: Some(self.max_repeat.unwrap_or(DEFAULT_MAX_REPEAT)),
                 warmup: self.warmup,
+                same_draws: self.same_draws,
             },
             None => RepeatPolicy {
                 repeat: self.repeat.unwrap_or(1),
                 until_ci: None,
                 max_repeat: None,
                 warmup: self.warmup,
+                same_draws: self.same_draws,
             },
         }
     }
@@ -77,6 +85,7 @@ impl RepeatPolicy {
         workload.until_ci = self.until_ci;
         workload.max_repeat = self.max_repeat;
         workload.warmup = self.warmup;
+        workload.same_draws = self.same_draws;
     }
 }
 

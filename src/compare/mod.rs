@@ -142,6 +142,7 @@ pub fn match_key(workload: &Workload) -> String {
     key.max_repeat = None;
     key.interval_s = 1.0;
     key.steady = None;
+    key.same_draws = false;
     serde_json::to_string(&key).expect("a workload serializes")
 }
 

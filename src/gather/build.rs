@@ -114,6 +114,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         warmup: outcome.warmup,
         error,
         cache,
+        draw_seed: outcome.draw_seed,
         verify: (!outcome.verified.is_empty()).then(|| crate::record::Verification {
             blocks: outcome.verified.iter().map(|v| v.blocks).sum(),
             bad_blocks: outcome.verified.iter().map(|v| v.bad_blocks).sum(),

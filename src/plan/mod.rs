@@ -228,6 +228,11 @@ macro_rules! workload_struct {
             /// block in an untimed pass after each repetition.
             #[serde(skip_serializing_if = "std::ops::Not::not", default)]
             pub verify: bool,
+            /// Every repetition draws the same random offsets, sizes,
+            /// directions and data (`--same-draws`); otherwise each draws
+            /// its own from the seed and its index ([`Workload::draw_seed`]).
+            #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+            pub same_draws: bool,
             /// Stop a time-based run early once every job's throughput is steady
             /// (`bw:slope<1%/10s`); `runtime_s` is then the upper bound.
             #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -246,6 +251,7 @@ macro_rules! workload_struct {
                 interval_s: 1.0,
                 steady: None,
                 verify: false,
+                same_draws: false,
             }
         }
     };
@@ -266,6 +272,24 @@ pub fn base_workload(network_target: Option<&str>) -> Workload {
 }
 
 impl Workload {
+    /// The seed repetition `index` (0-based, warm-ups first) draws its
+    /// random offsets, block sizes, directions and data from: the workload's
+    /// own for the first repetition and under `same_draws`, and for every
+    /// other a SplitMix64 step of the seed and the index, so repetitions
+    /// sample different draws (as a C program's `rand()` continues from run
+    /// to run) and each is reproduced from the recorded seed and index.
+    pub fn draw_seed(&self, index: u32) -> u64 {
+        if self.same_draws || index == 0 {
+            return self.seed;
+        }
+        let mut z = self
+            .seed
+            .wrapping_add(u64::from(index).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
     /// The number of blocks in one job's file.
     pub fn blocks(&self) -> u64 {
         self.size / self.bs

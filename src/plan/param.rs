@@ -808,6 +808,7 @@ mod tests {
             "interval_s",
             "steady",
             "verify",
+            "same_draws",
         ];
         for (field, _) in workload["properties"].as_object().unwrap() {
             assert!(

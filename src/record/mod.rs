@@ -356,6 +356,13 @@ pub struct Repetition {
     /// Distributed runs: the IOR-style stonewall figures.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub stonewall: Option<distributed::Stonewall>,
+    /// The seed its random offsets, block sizes, directions and data were
+    /// drawn from: the workload's `seed` for the first repetition and with
+    /// `same_draws`, else derived from it and `index` (a SplitMix64 step), so
+    /// repetitions sample different draws. Absent when it failed before its
+    /// jobs started, and in imported results.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub draw_seed: Option<u64>,
 }
 
 impl Repetition {
@@ -393,6 +400,7 @@ impl Repetition {
             hosts: Vec::new(),
             rank_spread: None,
             stonewall: None,
+            draw_seed: None,
         }
     }
 }

@@ -114,6 +114,9 @@ pub struct RepetitionOutcome {
     /// In a distributed run, on rank 0: what each rank contributed (its jobs
     /// are in `jobs`, on rank 0's clock). Empty otherwise.
     pub ranks: Vec<RankOutcome>,
+    /// The seed its jobs drew their random offsets, sizes, directions and
+    /// data from ([`Workload::draw_seed`]); `None` when it failed before.
+    pub draw_seed: Option<u64>,
 }
 
 impl RepetitionOutcome {
@@ -129,6 +132,7 @@ impl RepetitionOutcome {
             steady_at: None,
             verified: Vec::new(),
             ranks: Vec::new(),
+            draw_seed: None,
         }
     }
 
@@ -613,6 +617,12 @@ impl Session {
         index: u32,
     ) -> Result<RepetitionOutcome, RunError> {
         let warmup = index < workload.warmup;
+        // This repetition's own draws; the files, their layout and the
+        // checks stay the workload's.
+        let drawn = Workload {
+            seed: workload.draw_seed(index),
+            ..workload.clone()
+        };
         let interrupt = self.interrupt.clone();
         let peers = self.peers.clone();
         let peers = peers.as_ref();
@@ -620,11 +630,12 @@ impl Session {
         let watch = self.sample.then_some(&self.watch);
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
         outcome.status = RepetitionStatus::Ok;
+        outcome.draw_seed = Some(drawn.seed);
         let Some(set) = self.files.as_mut() else {
             let run = jobs::run_jobs(
                 jobs::Pass {
                     run_id: self.dir.run_id(),
-                    workload,
+                    workload: &drawn,
                     interrupt: &interrupt,
                     timed: true,
                 },
@@ -665,7 +676,7 @@ impl Session {
             let first_read = Workload {
                 runtime_s: None,
                 ramp_s: 0.0,
-                ..workload.clone()
+                ..drawn.clone()
             };
             outcome.status = jobs::run_jobs(
                 jobs::Pass {
@@ -697,7 +708,7 @@ impl Session {
         let run = jobs::run_jobs(
             jobs::Pass {
                 run_id: self.dir.run_id(),
-                workload,
+                workload: &drawn,
                 interrupt: &interrupt,
                 timed: true,
             },
