@@ -472,6 +472,10 @@ const BAD_INPUTS: &[(&str, &str)] = &[
     ("quick --dir {dir} --size 0", "'0'"),
     ("run --dir {dir} --pattern stride:-1", "stride:-1"),
     ("run --dir {dir} --engine uring --iodepth 0", "--iodepth 0"),
+    (
+        "run --dir {dir} --engine uring --iodepth 40000",
+        "engine uring's queue holds at most 32768 I/Os",
+    ),
     ("run --dir {dir} --size 1t", "1TiB"),
     ("run --dir {dir} --seed x", "'x'"),
     ("run --dir {dir}/missing", "{dir}/missing: does not exist"),

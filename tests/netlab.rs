@@ -362,7 +362,32 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
         return;
     }
     let cwd = crate::util::scratch();
+    std::fs::write(lab.export.join("afile"), "a file, not a directory").unwrap();
+    let long = format!("nfs://127.0.0.1/export/{}?version=3", "a".repeat(100_000));
+    let etc = format!("{}&server_path=/etc", lab.nfs);
     for (args, expected) in [
+        // Directories that are not there, or not directories, and a
+        // server_path that is not the export's: found before any I/O.
+        (
+            vec!["--target", "nfs://127.0.0.1/export/nope"],
+            "/export/nope is not a directory on the export",
+        ),
+        (
+            vec!["--target", "nfs://127.0.0.1/export/%2e%2e"],
+            "/export/%2e%2e is not a directory on the export",
+        ),
+        (
+            vec!["--target", "nfs://127.0.0.1/export/afile"],
+            "/export/afile on the export is a file, not a directory",
+        ),
+        (
+            vec!["--target", long.as_str()],
+            "is not a directory on the export",
+        ),
+        (
+            vec!["--target", etc.as_str()],
+            "server_path=/etc is not the directory the export serves",
+        ),
         (
             vec!["--target", "nfs://127.0.0.1/nosuch"],
             "--target nfs://127.0.0.1/nosuch: mount /nosuch",
@@ -429,8 +454,11 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
         crate::util::entries(cwd.path()).is_empty(),
         "nothing created here"
     );
-    let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
-    assert!(left.is_empty(), "nothing created on the export: {left:?}");
+    assert_eq!(
+        crate::util::entries(&lab.export),
+        ["afile"],
+        "nothing created on the export"
+    );
 }
 
 #[test]

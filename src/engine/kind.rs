@@ -94,6 +94,16 @@ pub struct Capabilities {
 }
 
 impl EngineKind {
+    /// The deepest queue the engine can hold: io_uring's rings take at most
+    /// 32768 entries (the kernel's IORING_MAX_ENTRIES; a larger ring is
+    /// refused with EINVAL), the others 65536.
+    pub fn max_iodepth(self) -> u32 {
+        match self {
+            EngineKind::Uring => 32_768,
+            _ => 65_536,
+        }
+    }
+
     /// Every engine, in the order `--help` lists them.
     pub const ALL: [EngineKind; 9] = [
         EngineKind::Sync,

@@ -532,6 +532,14 @@ impl Workload {
                 self.iodepth
             ));
         }
+        if self.iodepth > self.engine.max_iodepth() {
+            return Err(usage!(
+                "--iodepth {}: engine {}'s queue holds at most {} I/Os (the kernel's limit)",
+                self.iodepth,
+                self.engine.name(),
+                self.engine.max_iodepth()
+            ));
+        }
         if !(1..=4096).contains(&self.jobs) {
             return Err(usage!("--jobs {} must be between 1 and 4096", self.jobs));
         }

@@ -85,6 +85,37 @@ impl NfsSpace {
             }
         }
         let context = Context::connect(&url).map_err(|e| format!("--target {}: {e}", url.text))?;
+        // The directory is checked before anything is created or laid out:
+        // one that is missing or a file, or a server_path that is not it,
+        // is bad input.
+        let shown_dir = match context.dir.as_str() {
+            "" => context.export.clone(),
+            dir => format!("{}/{dir}", context.export),
+        };
+        let (dir_id, is_dir) = context.directory().map_err(|e| {
+            format!(
+                "--target {}: {shown_dir} is not a directory on the export ({e})",
+                url.text
+            )
+        })?;
+        if !is_dir {
+            return Err(format!(
+                "--target {}: {shown_dir} on the export is a file, not a directory",
+                url.text
+            ));
+        }
+        if let Some(dir) = &url.server_path {
+            let here = std::fs::metadata(dir).map(|m| std::os::unix::fs::MetadataExt::ino(&m));
+            if here.as_ref().ok() != Some(&dir_id) {
+                return Err(format!(
+                    "--target {}: server_path={} is not the directory the export serves \
+                     (inode {} here, file id {dir_id} there)",
+                    url.text,
+                    dir.display(),
+                    here.map_or_else(|e| e.to_string(), |ino| ino.to_string())
+                ));
+            }
+        }
         Ok(NfsSpace {
             shown: PathBuf::from(&url.text),
             url,

@@ -152,6 +152,14 @@ pub struct IoFailure {
 impl fmt::Display for IoFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.error, self.moved) {
+            // Setting up moves no bytes: no size or offset to name.
+            (Some(error), _) if self.bs == 0 => {
+                write!(f, "{} for {} failed: {}", self.action, self.file, error)?;
+                match error.raw_os_error() {
+                    Some(errno) => write!(f, " (errno {})", errno_name(errno)),
+                    None => Ok(()),
+                }
+            }
             (Some(error), _) => {
                 write!(
                     f,

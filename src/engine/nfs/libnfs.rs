@@ -96,6 +96,7 @@ pub(super) struct Functions {
     pwrite: unsafe extern "C" fn(*mut c_void, *mut c_void, u64, u64, *const c_void) -> c_int,
     fsync: unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int,
     fstat64: unsafe extern "C" fn(*mut c_void, *mut c_void, *mut Stat64) -> c_int,
+    stat64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut Stat64) -> c_int,
     unlink: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
     statvfs64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut StatVfs64) -> c_int,
     opendir: unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_void) -> c_int,
@@ -165,6 +166,7 @@ fn load() -> Result<Functions, String> {
         pwrite: symbol!("nfs_pwrite"),
         fsync: symbol!("nfs_fsync"),
         fstat64: symbol!("nfs_fstat64"),
+        stat64: symbol!("nfs_stat64"),
         unlink: symbol!("nfs_unlink"),
         statvfs64: symbol!("nfs_statvfs64"),
         opendir: symbol!("nfs_opendir"),
@@ -316,6 +318,22 @@ impl Context {
         let status = unsafe { (self.functions.open)(self.raw, name.as_ptr(), flags, &mut raw) };
         self.check(status, &format!("open {path}"))?;
         Ok(File { context: self, raw })
+    }
+
+    /// The URL's directory on the export: its file id and whether it is a
+    /// directory (LOOKUP and GETATTR); an error when it is not there.
+    pub fn directory(&self) -> io::Result<(u64, bool)> {
+        let path = match self.dir.as_str() {
+            "" => "/".to_string(),
+            dir => format!("/{dir}"),
+        };
+        let name = c_string(&path)?;
+        let mut stat = Stat64::default();
+        // SAFETY: live context, NUL-terminated path, `stat` is the struct libnfs fills.
+        let status = unsafe { (self.functions.stat64)(self.raw, name.as_ptr(), &mut stat) };
+        self.check(status, &format!("look up {path}"))?;
+        let is_dir = stat.mode & u64::from(libc::S_IFMT) == u64::from(libc::S_IFDIR);
+        Ok((stat.ino, is_dir))
     }
 
     /// Removes `path` (REMOVE).
