@@ -110,6 +110,23 @@ fn argument_error(error: clap::Error, raw: &[OsString]) -> ExitCode {
             ExitCode::SUCCESS
         }
         _ => {
+            // clap strips what looks like a terminal escape from the value it
+            // names, and a newline would split the line: the message is made
+            // again from the arguments with their control characters escaped
+            // (`\u{1b}`), as iolab's own checks show them.
+            let escaped: Vec<OsString> = raw
+                .iter()
+                .map(|a| match a.to_str() {
+                    Some(text) if text.chars().any(char::is_control) => {
+                        OsString::from(text.escape_debug().to_string())
+                    }
+                    _ => a.clone(),
+                })
+                .collect();
+            let error = match Cli::try_parse_from(&escaped) {
+                Err(again) if escaped != raw && again.kind() == error.kind() => again,
+                _ => error,
+            };
             let rendered = error.render().to_string();
             let line = rendered
                 .lines()

@@ -28,6 +28,12 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["--batch", "0", "--engine", "uring"], "--batch 0"),
     (&["--runtime", "abc"], "abc"),
+    // Control characters in values are shown escaped, not dropped or raw.
+    (
+        &["--steady", "bw:slope<1%\u{1b}/10s"],
+        "'bw:slope<1%\\u{1b}/10s'",
+    ),
+    (&["--until-ci", "2\u{7}%"], "'2\\u{7}%'"),
     (&["--runtime", "0s"], "0s"),
     (&["--runtime", "10x"], "10x"),
     (&["--ramp", "-1s"], "-1s"),
@@ -383,8 +389,30 @@ const BAD_INPUTS: &[(&str, &str)] = &[
     ("sweep --dir {dir} --pattern seq,stride:0", "stride:0"),
     ("sweep --dir {dir} --shared-file", "--mpi"),
     ("sweep --dir {dir} --stonewall", "--mpi"),
+    ("run --target nfs://a/b\nc", "--target nfs://a/b\\nc:"),
+    (
+        "sweep --dir {dir} --knee p99<=2\u{1b}ms",
+        "'p99<=2\\u{1b}ms'",
+    ),
+    (
+        "compare {fix}/good.json {fix}/good.json --metric read.p9\u{1b}9",
+        "'read.p9\\u{1b}9'",
+    ),
     // study files
     ("study {fix}/syntax.toml", "syntax.toml line 5"),
+    (
+        "study {fix}/bssplit.toml",
+        "bssplit.toml line 5: bs (line 4) with bssplit: give one",
+    ),
+    ("study {fix}/kneeall.toml", "knee_all = true needs a knee"),
+    (
+        "study {fix}/think.toml",
+        "think = 5: give a duration with its unit",
+    ),
+    (
+        "study {fix}/float.toml",
+        "float.toml line 4: a parameter takes a string",
+    ),
     ("study {fix}/unknown.toml", "`colour`"),
     ("study {fix}/axis.toml", "'12q'"),
     ("study {fix}/nosweeps.toml", "no [[sweep]]"),
@@ -545,6 +573,22 @@ fn fixtures(fix: &std::path::Path, dir: &std::path::Path) {
         ("torn.json", &text[..text.len() / 2]),
         ("notiolab.json", "{\"a\": 1}\n"),
         ("other.json", "{\"schema\": \"other/9\"}\n"),
+        (
+            "bssplit.toml",
+            "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nbs = \"4k\"\nbssplit = \"4k=50,8k=50\"\n",
+        ),
+        (
+            "kneeall.toml",
+            "name = \"s\"\nknee_all = true\n[[sweep]]\nlabel = \"a\"\nbs = \"4k\"\n",
+        ),
+        (
+            "think.toml",
+            "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nthink = 5\n",
+        ),
+        (
+            "float.toml",
+            "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nbs = 4.5\n",
+        ),
         (
             "syntax.toml",
             "name = \"s\"\n[[sweep]]\nlabel = \"a\"\nbs = \"4k\"\nsize = ",

@@ -182,6 +182,13 @@ fn sigusr1_and_sigalrm_stop_cleanly_instead_of_killing_silently() {
     interrupt_with(libc::SIGALRM, 128 + libc::SIGALRM);
 }
 
+/// Ctrl-\ (SIGQUIT) stops a run as SIGTERM does, cleanly, with 131
+/// (issue "Nothing lost, nothing harmed, round 3", item 18).
+#[test]
+fn sigquit_stops_cleanly_with_status_131() {
+    interrupt_with(libc::SIGQUIT, 128 + libc::SIGQUIT);
+}
+
 #[test]
 fn a_second_signal_ends_iolab_at_once_even_while_it_waits() {
     // `measure` waits for its command; this one ignores SIGTERM, so the

@@ -310,6 +310,7 @@ fn bad_iscsi_targets_are_refused_with_the_url_named() {
     let lun = lab.iscsi.as_str();
     let wrong_iqn = lun.replace("netlab/1", "nosuch/1");
     let wrong_lun = lun.replace("netlab/1", "netlab/7");
+    let controller = lun.replace("netlab/1", "netlab/0");
     let no_lun = lun.trim_end_matches("/1").to_string();
     for (args, expected) in [
         (
@@ -317,6 +318,11 @@ fn bad_iscsi_targets_are_refused_with_the_url_named() {
             "log in to iqn.2026-11.org.iolab:nosuch LUN 1",
         ),
         (vec!["--target", &wrong_lun], "LUN 7"),
+        // tgtd's LUN 0 is the target's controller, not a disk.
+        (
+            vec!["--target", &controller],
+            "LUN 0 answers READ CAPACITY(16) with a logical block of 655360 bytes: not a disk",
+        ),
         (
             vec![
                 "--target",

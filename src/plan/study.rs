@@ -207,12 +207,24 @@ impl Study {
             let line = error.span().map_or_else(String::new, |span| {
                 format!(" line {}", line_of(text, span.start))
             });
-            usage!(
-                "study {}{line}: {}",
-                source.display(),
-                error.message().replace('\n', " ").trim_end()
-            )
+            // serde's words for a value of the wrong type name its own
+            // enum; say what a parameter takes instead.
+            let message = error.message().replace('\n', " ");
+            let message = if message.contains("untagged enum ParamValue") {
+                "a parameter takes a string (\"4k\", \"64k..1m\", \"write,read\"), an integer, \
+                 true or false, or an array of them"
+                    .to_string()
+            } else {
+                message.trim_end().to_string()
+            };
+            usage!("study {}{line}: {message}", source.display())
         })?;
+        if study.knee_all && study.knee.is_none() {
+            return Err(usage!(
+                "study {}: knee_all = true needs a knee = \"pNN<=DURATION\" to search with",
+                source.display()
+            ));
+        }
         let name = study.name.get_ref().trim();
         // The name becomes the result file's (`<name>.json`, its journal and
         // report beside it), and is printed: a path part, a control character
@@ -300,7 +312,36 @@ impl Study {
                 parameters.retain(|(p, _)| *p != param);
                 parameters.push((param, value));
             }
+            let given = |wanted: Param| parameters.iter().find(|(p, _)| *p == wanted);
+            if let (Some((_, bs)), Some((_, split))) = (given(Param::Bs), given(Param::Bssplit)) {
+                return Err(usage!(
+                    "{}: bs (line {}) with bssplit: give one; bssplit sets the block sizes",
+                    at(split.span()),
+                    line_of(text, bs.span().start)
+                ));
+            }
             for (param, value) in parameters {
+                // A duration without a unit: 5 could be seconds or
+                // milliseconds; iolab does not guess.
+                let bare = match value.get_ref() {
+                    ParamValue::One(Scalar::Integer(n)) => Some(*n),
+                    ParamValue::Many(list) => list.iter().find_map(|scalar| match scalar {
+                        Scalar::Integer(n) => Some(*n),
+                        _ => None,
+                    }),
+                    ParamValue::One(_) => None,
+                };
+                if let (
+                    crate::plan::param::Kind::Duration { .. } | crate::plan::param::Kind::Think,
+                    Some(n),
+                ) = (param.kind(), bare)
+                {
+                    return Err(usage!(
+                        "{}: {} = {n}: give a duration with its unit, as a string (\"{n}s\", \"{n}ms\")",
+                        at(value.span()),
+                        param.name()
+                    ));
+                }
                 let axis = super::sweep::parse_axis(param, &value.get_ref().spec())
                     .map_err(|e| usage!("{}: {e}", at(value.span())))?;
                 match axis.values.as_slice() {

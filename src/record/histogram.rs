@@ -48,9 +48,19 @@ pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
     let bytes = STANDARD
         .decode(text)
         .map_err(|error| format!("histogram is not valid base64: {error}"))?;
-    Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .map_err(|error| format!("histogram cannot be decoded: {error:?}"))
+    let mut rest = bytes.as_slice();
+    let histogram = Deserializer::new()
+        .deserialize(&mut rest)
+        .map_err(|error| format!("histogram cannot be decoded: {error:?}"))?;
+    // One encoded histogram, nothing after it: bytes left over mean the
+    // field was pasted together or cut from something else.
+    if !rest.is_empty() {
+        return Err(format!(
+            "histogram has {} bytes after its end: not one encoded histogram",
+            rest.len()
+        ));
+    }
+    Ok(histogram)
 }
 
 /// The percentiles recorded for every latency distribution.
@@ -115,5 +125,12 @@ mod tests {
     fn garbage_is_refused() {
         assert!(decode("not base64!").is_err());
         assert!(decode("aGVsbG8=").is_err());
+        // A whole histogram with bytes after it.
+        let mut histogram = new_histogram();
+        histogram.record(1000).unwrap();
+        let mut bytes = STANDARD.decode(encode(&histogram).unwrap()).unwrap();
+        bytes.extend_from_slice(b"garbage");
+        let error = decode(&STANDARD.encode(&bytes)).unwrap_err();
+        assert!(error.contains("7 bytes after its end"), "{error}");
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! Every signal whose default action ends the process and that someone may
 //! send to a benchmark ([`ENDING_SIGNALS`]: Ctrl-C, `kill`, a dropped SSH
-//! session's SIGHUP, a stray SIGUSR1 or SIGALRM, the CPU-time limit) sets the
+//! session's SIGHUP, Ctrl-\\'s SIGQUIT, a stray SIGUSR1 or SIGALRM, the CPU-time limit) sets the
 //! flag: the repetition is recorded as interrupted, scratch files are
 //! removed, and iolab exits with 128 + the signal. A second such signal ends
 //! iolab at once, with the signal's default action: it stays stoppable even
@@ -17,11 +17,13 @@ use std::sync::{Arc, OnceLock};
 /// check per I/O. No signal has this number.
 pub const STEADY_STOP: usize = 1 << 20;
 
-/// The signals handled as a request to stop (SIGQUIT keeps its core dump,
-/// SIGKILL and SIGSTOP cannot be caught).
-pub const ENDING_SIGNALS: [i32; 7] = [
+/// The signals handled as a request to stop (SIGKILL and SIGSTOP cannot be
+/// caught). SIGQUIT (Ctrl-\\) is one: a user who sends it wants the run to
+/// stop, and a core dump of a benchmark would leave its scratch files.
+pub const ENDING_SIGNALS: [i32; 8] = [
     libc::SIGINT,
     libc::SIGTERM,
+    libc::SIGQUIT,
     libc::SIGHUP,
     libc::SIGUSR1,
     libc::SIGUSR2,

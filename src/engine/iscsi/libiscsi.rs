@@ -401,6 +401,19 @@ impl Context {
         let status = unsafe { (functions.full_connect_sync)(raw, portal.as_ptr(), context.lun) };
         context.check(status, &format!("log in to {} LUN {}", url.target, url.lun))?;
         let (block_size, capacity, unmaps) = context.read_capacity()?;
+        // A disk's logical block is a power of two from 512 bytes to 64 KiB;
+        // anything else is not a disk's answer (tgtd's LUN 0 is the target's
+        // controller, whose READ CAPACITY says 655360).
+        if !(block_size.is_power_of_two() && (512..=65_536).contains(&block_size)) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "LUN {} answers READ CAPACITY(16) with a logical block of {block_size} bytes: \
+                     not a disk (a target's LUN 0 is often its controller; its disks start at LUN 1)",
+                    url.lun
+                ),
+            ));
+        }
         (context.block_size, context.capacity, context.unmaps) = (block_size, capacity, unmaps);
         Ok(context)
     }
@@ -421,11 +434,6 @@ impl Context {
         // SAFETY: the unmarshalled reply lives as long as the task.
         let capacity = unsafe { &*(parsed as *const ReadCapacity16) };
         let block = capacity.block_length;
-        if block == 0 || !block.is_power_of_two() {
-            return Err(io::Error::other(format!(
-                "READ CAPACITY(16): a logical block of {block} bytes"
-            )));
-        }
         let blocks = capacity.returned_lba.saturating_add(1);
         let unmaps = capacity.lbpme != 0;
         Ok((block, blocks.saturating_mul(u64::from(block)), unmaps))

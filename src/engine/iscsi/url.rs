@@ -43,7 +43,9 @@ pub struct IscsiUrl {
 impl IscsiUrl {
     /// Checks `text`; the error names the URL and what is wrong with it.
     pub fn parse(text: &str) -> Result<IscsiUrl, String> {
-        let bad = |why: &str| format!("--target {text}: {why}");
+        // A control character is shown escaped: a newline would split the line.
+        let shown = text.escape_debug().to_string();
+        let bad = |why: &str| format!("--target {shown}: {why}");
         if text.chars().any(char::is_control) {
             return Err(bad("control characters in the URL"));
         }

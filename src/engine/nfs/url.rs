@@ -31,7 +31,9 @@ pub const DEFAULT_TIMEOUT_MS: i32 = 30_000;
 impl NfsUrl {
     /// Checks `text`; the error names the URL and what is wrong with it.
     pub fn parse(text: &str) -> Result<NfsUrl, String> {
-        let bad = |why: &str| format!("--target {text}: {why}");
+        // A control character is shown escaped: a newline would split the line.
+        let shown = text.escape_debug().to_string();
+        let bad = |why: &str| format!("--target {shown}: {why}");
         if text.chars().any(char::is_control) {
             return Err(bad("control characters in the URL"));
         }
