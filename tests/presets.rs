@@ -198,3 +198,101 @@ fn table_4_on_sshfs_counts_the_messages_and_bytes_on_the_wire() {
         assert!(count > 0.0 && wire > 0.0, "{}: {text}", row[1]);
     }
 }
+
+/// The O_DIRECT study's table says what strace shows: reads open
+/// `O_RDONLY|…O_SYNC`, writes `O_WRONLY|…O_SYNC`, with `O_DIRECT` for the
+/// direct runs — each job's openat, and each repetition its own draw of
+/// offsets (issue "Nothing lost, nothing harmed, round 3", items 7 and 8).
+#[test]
+fn the_direct_study_opens_files_as_its_table_says_strace_shows() {
+    if !crate::mounts::have("strace") {
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("direct.json");
+    let trace = out.path().join("trace");
+    let run = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=openat,pread64,pwrite64", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "preset",
+            "run",
+            "direct-vs-buffered",
+            "--scale",
+            "test",
+            "--no-report",
+        ])
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    // The jobs' opens: by name in the directory, not the creating O_EXCL one.
+    let mut opened: Vec<String> = trace
+        .lines()
+        .filter(|l| l.contains("openat(") && l.contains(".dat\"") && !l.contains("O_EXCL"))
+        .filter(|l| l.contains("O_SYNC"))
+        .map(|l| {
+            let flags = l.split(", ").nth(2).unwrap();
+            // `O_CLOEXEC)` or, split by another thread, `O_CLOEXEC <unfinished ...>`.
+            let flags = flags.split([')', ' ']).next().unwrap();
+            flags
+                .split('|')
+                .filter(|f| *f != "O_LARGEFILE")
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect();
+    opened.sort();
+    opened.dedup();
+    let result = read_result(&output);
+    let mut recorded: Vec<String> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["target"]["open_flags"].as_str().unwrap().to_string())
+        .collect();
+    for flags in &recorded {
+        assert!(
+            stdout.contains(flags.as_str()),
+            "the table prints {flags}: {stdout}"
+        );
+    }
+    let normalize = |flags: &str| {
+        let mut parts: Vec<&str> = flags.split('|').collect();
+        parts.sort();
+        parts.join("|")
+    };
+    recorded.sort();
+    recorded.dedup();
+    let (mut seen, mut said): (Vec<String>, Vec<String>) = (
+        opened.iter().map(|f| normalize(f)).collect(),
+        recorded.iter().map(|f| normalize(f)).collect(),
+    );
+    seen.sort();
+    said.sort();
+    assert_eq!(
+        seen, said,
+        "strace saw {opened:?}, the result says {recorded:?}"
+    );
+    assert!(
+        recorded.iter().any(|f| f.starts_with("O_RDONLY|O_SYNC")),
+        "{recorded:?}"
+    );
+    assert!(
+        recorded
+            .iter()
+            .any(|f| f.starts_with("O_WRONLY|O_DIRECT|O_SYNC")),
+        "{recorded:?}"
+    );
+}

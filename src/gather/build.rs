@@ -84,6 +84,7 @@ pub fn point(outcome: &PointOutcome) -> Point {
             }),
             direct_in_memory: target.direct_in_memory,
             file_given: target.file_given,
+            open_flags: target.open_flags.clone(),
         },
         repetitions: outcome
             .repetitions

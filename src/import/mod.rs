@@ -768,6 +768,7 @@ fn convert_job(
                 direct_alignment: None,
                 direct_in_memory: false,
                 file_given: true,
+                open_flags: None,
             },
             repetitions: vec![repetition],
             summary: None,

@@ -234,6 +234,13 @@ pub struct Target {
     pub direct_in_memory: bool,
     /// True when the file was given with --file instead of created by iolab.
     pub file_given: bool,
+    /// The flags each job's file was opened with for the timed I/O, as
+    /// open(2) names them (`O_RDONLY|O_DIRECT|O_SYNC`): the access mode
+    /// follows the workload (reads read-only, writes write-only, a mix read
+    /// and write). Absent for engines that open no local file (null, the
+    /// network clients) and in imported and older results.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub open_flags: Option<String>,
 }
 
 /// The alignment O_DIRECT required.

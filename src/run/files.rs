@@ -213,7 +213,7 @@ impl Session {
 
     /// Writes the files (or this rank's regions of the shared file) when the
     /// op reads existing data.
-    fn lay_out(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
+    pub(super) fn lay_out(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
         let set = self.files.as_mut().expect("files were just prepared");
         // A read that verifies checks what an earlier --verify write left:
         // laying the files out would replace it.

@@ -79,6 +79,9 @@ pub struct TargetInfo {
     pub files: Vec<PathBuf>,
     /// The file was given with `--file` rather than created by iolab.
     pub file_given: bool,
+    /// The flags the jobs' files are opened with (`O_RDONLY|O_DIRECT`),
+    /// for an engine that opens a local file.
+    pub open_flags: Option<String>,
 }
 
 /// How a repetition ended.
@@ -502,6 +505,11 @@ impl Session {
             direct_in_memory: false,
             files: Vec::new(),
             file_given: false,
+            open_flags: workload
+                .engine
+                .capabilities()
+                .local_fd
+                .then(|| jobs::describe_open(workload)),
         };
         let engine_ready = workload.engine.available().map_err(RunError::Setup);
         self.together(engine_ready)?;
@@ -627,6 +635,13 @@ impl Session {
         let peers = self.peers.clone();
         let peers = peers.as_ref();
         let layout = self.layout(workload);
+        // A mix that verifies starts every repetition from a freshly sealed
+        // layout: the check afterwards tells this repetition's writes from
+        // the layout's blocks, and each repetition draws other blocks.
+        if index > 0 && self.files.is_some() && prepare::Fill::seals(workload) {
+            let sealed = self.lay_out(workload, layout);
+            self.together(sealed)?;
+        }
         let watch = self.sample.then_some(&self.watch);
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
         outcome.status = RepetitionStatus::Ok;

@@ -432,14 +432,35 @@ impl TargetFile {
     /// Opens the file again with extra flags (O_DIRECT, O_SYNC…) and checks the
     /// new descriptor refers to the very file created, not one put in its place.
     pub fn reopen(&self, extra: OFlags) -> io::Result<OwnedFd> {
-        let access = match self.ownership {
-            Ownership::Created
-            | Ownership::Given { writable: true }
-            | Ownership::Peer { writable: true } => OFlags::RDWR,
-            Ownership::Given { writable: false } | Ownership::Peer { writable: false } => {
-                OFlags::RDONLY
-            }
+        let access = if self.writable() {
+            OFlags::RDWR
+        } else {
+            OFlags::RDONLY
         };
+        self.reopen_as(access, extra)
+    }
+
+    /// Whether iolab may write it: created, or given or another rank's with leave to write.
+    fn writable(&self) -> bool {
+        matches!(
+            self.ownership,
+            Ownership::Created
+                | Ownership::Given { writable: true }
+                | Ownership::Peer { writable: true }
+        )
+    }
+
+    /// As [`TargetFile::reopen`], with the access mode `access`
+    /// (`O_RDONLY`, `O_WRONLY`, `O_RDWR`): a job opens its file as the
+    /// workload uses it, as the programs it stands for do. Write access to
+    /// a file iolab may not write is refused.
+    pub fn reopen_as(&self, access: OFlags, extra: OFlags) -> io::Result<OwnedFd> {
+        if access != OFlags::RDONLY && !self.writable() {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{} may not be written", self.path.display()),
+            ));
+        }
         let fd = rustix::fs::openat(
             &self.dir,
             self.name.as_os_str(),

@@ -95,10 +95,11 @@ pub trait Target: Send + Sync + fmt::Debug {
         None
     }
 
-    /// A new descriptor for an engine that works on one, with `extra` flags
+    /// A new descriptor for an engine that works on one, with the access
+    /// mode `access` (`O_RDONLY`, `O_WRONLY` or `O_RDWR`) and `extra` flags
     /// (O_DIRECT, O_SYNC…), checked to be the very file opened first.
-    fn open(&self, extra: OFlags) -> io::Result<OwnedFd> {
-        self.need_local()?.reopen(extra)
+    fn open(&self, access: OFlags, extra: OFlags) -> io::Result<OwnedFd> {
+        self.need_local()?.reopen_as(access, extra)
     }
 
     /// Gives a new file `len` bytes without writing them (sparse), for an
@@ -408,7 +409,7 @@ mod tests {
 
     #[test]
     fn a_target_without_a_local_file_refuses_the_local_operations_by_name() {
-        let error = Remote.open(OFlags::empty()).unwrap_err();
+        let error = Remote.open(OFlags::RDONLY, OFlags::empty()).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::Unsupported);
         assert!(
             error.to_string().contains("nfs://127.0.0.1/export/f"),

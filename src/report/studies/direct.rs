@@ -83,6 +83,10 @@ fn setup(plain: &Point, direct: &Point) -> String {
     let w = &plain.workload;
     let count = w.size / w.bs.max(1);
     let flags = |p: &Point| {
+        // What the jobs opened, as recorded; older files carry none.
+        if let Some(opened) = &p.target.open_flags {
+            return opened.clone();
+        }
         let w = &p.workload;
         let mut flags = vec![if w.op.writes() {
             "O_WRONLY"

@@ -168,6 +168,7 @@ pub(crate) mod testing {
                 direct_alignment: None,
                 direct_in_memory: false,
                 file_given: false,
+                open_flags: None,
             },
             repetitions,
             summary: None,
