@@ -160,6 +160,18 @@ fn workload(
             param.apply(&mut workload, value);
         }
     }
+    // What import writes must load: `report` and `compare` read it back.
+    serde_json::to_value(&workload)
+        .ok()
+        .and_then(|value| serde_json::from_value::<Workload>(value).ok())
+        .ok_or_else(|| "its settings would make a result iolab cannot read back".to_string())?;
+    if workload.directions().trims() && !workload.engine.capabilities().trims {
+        return Err(format!(
+            "ioengine {} cannot trim in iolab (engine {})",
+            option(options, "ioengine").unwrap_or("psync"),
+            workload.engine.name()
+        ));
+    }
     Ok(workload)
 }
 
@@ -176,10 +188,17 @@ impl FioJob<'_> {
         option(self.options, key)
     }
 
-    fn number(&self, key: &str, default: u64) -> u64 {
-        self.option(key)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(default)
+    /// A whole-number option, `default` when absent; a value that is not
+    /// a whole number iolab can hold (`-1`, `1.5`, `2^66`) is refused by
+    /// the option's name rather than taken for the default.
+    fn number(&self, key: &str, default: u64) -> Result<u64, String> {
+        match self.option(key) {
+            None => Ok(default),
+            Some(text) => text
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| format!("{key}={text} is not a whole number from 0 to 2^64-1")),
+        }
     }
 
     /// fio's `rw` (or `readwrite`), `read` when absent.
@@ -367,7 +386,15 @@ impl FioJob<'_> {
         let seconds = fio_micros(text)
             .filter(|s| *s > 0.0)
             .ok_or_else(|| format!("thinktime={text} is not a time iolab reads"))?;
-        let every = self.number("thinktime_blocks", 1).max(1);
+        if seconds > 3600.0 {
+            return Err(format!(
+                "thinktime={text} is more than an hour, the longest think time iolab takes"
+            ));
+        }
+        let every = match self.number("thinktime_blocks", 1)? {
+            0 => return Err("thinktime_blocks=0: think after every how many I/Os?".to_string()),
+            every => every,
+        };
         let every =
             u32::try_from(every).map_err(|_| format!("thinktime_blocks={every} is too large"))?;
         Ok(Some(ThinkTime {
@@ -467,7 +494,10 @@ impl FioJob<'_> {
                 CacheMode::Cold
             }),
             // Without group_reporting each clone of a numjobs job is an entry of its own.
-            Param::Jobs if self.group_reporting => ParamValue::Number(self.number("numjobs", 1)),
+            Param::Jobs if self.group_reporting => match self.number("numjobs", 1)? {
+                0 => return Err("numjobs=0: no job to run".to_string()),
+                jobs => ParamValue::Number(jobs),
+            },
             Param::Jobs => return Ok(None),
             Param::Cpus => match self.option("cpus_allowed") {
                 None => return Ok(None),
@@ -484,15 +514,15 @@ impl FioJob<'_> {
                         .map_err(|e| format!("cpus_allowed={list}: {e}"))?,
                 ),
             },
-            Param::Iodepth if queued => ParamValue::Number(self.number("iodepth", 1).max(1)),
+            Param::Iodepth if queued => ParamValue::Number(self.number("iodepth", 1)?.max(1)),
             Param::Batch if queued => {
-                ParamValue::Number(self.number("iodepth_batch_submit", 1).max(1))
+                ParamValue::Number(self.number("iodepth_batch_submit", 1)?.max(1))
             }
             Param::Iodepth | Param::Batch => return Ok(None),
             Param::Pattern => ParamValue::Pattern(self.op_and_pattern()?.1),
             Param::FsyncEnd => ParamValue::Flag(writes && truthy(self.options, "end_fsync")),
             Param::FsyncEvery => {
-                ParamValue::Number(if writes { self.number("fsync", 0) } else { 0 })
+                ParamValue::Number(if writes { self.number("fsync", 0)? } else { 0 })
             }
             Param::Runtime => match self.option("runtime").and_then(fio_seconds) {
                 Some(seconds) if self.options.contains_key("time_based") && seconds > 0.0 => {
@@ -1022,12 +1052,49 @@ mod tests {
                 "numjobs (jobs): 100000 must be between 1 and 4096",
             ),
             ("iodepth", "99999999999", "iodepth (iodepth)"),
+            // Refused by name, never taken for the default or saturated
+            // into a value iolab then cannot read back.
+            ("numjobs", "0", "numjobs=0"),
+            ("numjobs", "-1", "numjobs=-1 is not a whole number"),
+            (
+                "thinktime",
+                "99999999999999999999",
+                "thinktime=99999999999999999999 is more than an hour",
+            ),
+            (
+                "thinktime_blocks",
+                "-1",
+                "thinktime_blocks=-1 is not a whole number",
+            ),
+            (
+                "thinktime_blocks",
+                "1.5",
+                "thinktime_blocks=1.5 is not a whole number",
+            ),
+            (
+                "thinktime_blocks",
+                "73786976294838206464",
+                "thinktime_blocks=73786976294838206464",
+            ),
         ] {
             let mut refused = job.clone();
+            if key == "thinktime_blocks" {
+                refused.insert("thinktime".to_string(), Value::String("10".to_string()));
+            }
             refused.insert(key.to_string(), Value::String(value.to_string()));
             let error = workload(&refused, true, true).unwrap_err();
             assert!(error.contains(needle), "{error}");
         }
+    }
+
+    #[test]
+    fn a_trim_an_engine_cannot_make_is_not_imported() {
+        let job: Map<String, Value> = [("rw", "randtrim"), ("ioengine", "mmap"), ("size", "1m")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+            .collect();
+        let error = workload(&job, true, false).unwrap_err();
+        assert!(error.contains("ioengine mmap cannot trim"), "{error}");
     }
 
     #[test]
