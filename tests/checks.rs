@@ -176,13 +176,14 @@ fn a_clean_direct_run_on_a_loop_device_raises_nothing() {
 
 /// The checks a clean run on this machine could still raise, whatever the
 /// run: the hypervisor stealing CPU time from this shared VM (`throttled`)
-/// depends on its neighbours, not on iolab; everything else must be absent.
+/// and other tests using the disk below a loop device (`foreign-io`)
+/// depend on its neighbours, not on iolab; everything else must be absent.
 fn device_checks(checks: &Value) -> Vec<String> {
     checks
         .as_array()
         .unwrap()
         .iter()
-        .filter(|c| c["code"] != "throttled")
+        .filter(|c| c["code"] != "throttled" && c["code"] != "foreign-io")
         .map(|c| c["code"].as_str().unwrap().to_string())
         .collect()
 }
@@ -426,5 +427,77 @@ fn a_cold_read_faster_than_the_same_runs_direct_reads_was_served_below_the_machi
         !codes(1).contains(&"cache-served".to_string()),
         "{:?}",
         codes(1)
+    );
+}
+
+/// Another process reading the device while a point only writes new files:
+/// `foreign-io` names the reads, and the atop table withholds the
+/// application's ratios (issue "Nothing lost, nothing harmed, round 3",
+/// item 6); the same run alone raises nothing of the kind.
+#[test]
+fn another_process_on_the_device_is_named_not_printed_as_ours() {
+    if !root_or_skip("a loop device") || !have("losetup") || !have("mkfs.ext4") {
+        return;
+    }
+    let dir = scratch();
+    let fs = LoopFs::new(dir.path(), "ext4", 256).expect("loop file system");
+    let out = scratch();
+    let target = fs.path().to_str().unwrap();
+    let args = [
+        "run",
+        "--dir",
+        target,
+        "--op",
+        "write",
+        "--bs",
+        "8k",
+        "--size",
+        "16m",
+        "--runtime",
+        "1s",
+    ];
+    let alone = run_ok(&args, out.path());
+    let codes = check_codes(first_point(&alone));
+    assert!(!codes.contains(&"foreign-io".to_string()), "{codes:?}");
+    // A reader of the whole device with O_DIRECT, so the device counts every read.
+    let device = format!("/dev/{}", fs.device_name());
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            use std::io::Read;
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut buffer = vec![0u8; (1 << 20) + 4096];
+            let offset = buffer.as_ptr().align_offset(4096);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let mut file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_DIRECT)
+                    .open(&device)
+                    .unwrap();
+                while let Ok(n @ 1..) = file.read(&mut buffer[offset..offset + (1 << 20)]) {
+                    let _ = n;
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
+                }
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let result = run_ok(&args, out.path());
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        result
+    });
+    let point = first_point(&result);
+    let foreign = point["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == "foreign-io")
+        .unwrap_or_else(|| panic!("{}", point["checks"]));
+    let evidence = foreign["evidence"].as_str().unwrap();
+    assert!(
+        evidence.contains(&format!("{} read", fs.device_name()))
+            && evidence.contains("only wrote new files"),
+        "{evidence}"
     );
 }

@@ -110,6 +110,7 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         return; // the null engine moves no data: there is nothing for a device to carry
     }
     below_resolution(point, found);
+    foreign_io(point, found);
     if super::meant_for_page_cache(workload) {
         let Some((app, device, name)) = totals(point, storage, &[Direction::Read]) else {
             return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
@@ -188,6 +189,89 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
             bytes(app),
             bytes(device)
         ),
+    );
+}
+
+/// Slack for the device I/O a run makes besides its data: file-system
+/// metadata, the journal, the probes reading /proc.
+const FOREIGN_SLACK: u64 = 8 << 20;
+
+/// Raises `foreign-io` when a layer of the stack counted I/O the measured
+/// jobs cannot have caused — another process used the device during the
+/// timed region: reads while the point only wrote new files (nothing to
+/// read), more reads than the jobs' whole files (a cold read reads each
+/// page once, however small the reads; read-ahead stops at the file's
+/// end), or more writes than three times what the jobs wrote (the data,
+/// a journal copy and metadata). The figures per layer, and the
+/// application:device ratios made of them, are then not the run's.
+fn foreign_io(point: &Point, found: &mut Findings) {
+    let workload = &point.workload;
+    let mix = workload.directions();
+    let files = workload.size.saturating_mul(u64::from(workload.jobs));
+    let mut seen = Vec::new();
+    for repetition in point.measured() {
+        let Some(activity) = &repetition.activity else {
+            continue;
+        };
+        let (app_read, app_write) =
+            match mix.sole() {
+                Some(Direction::Read) => (repetition.bytes, 0),
+                Some(Direction::Write) => (0, repetition.bytes),
+                Some(_) => (0, 0),
+                None => repetition.directions.iter().fold((0, 0), |(r, w), share| {
+                    match share.direction {
+                        Direction::Read => (r + share.bytes, w),
+                        Direction::Write => (r, w + share.bytes),
+                        _ => (r, w),
+                    }
+                }),
+            };
+        let read_bound = if workload.op == Op::Write {
+            0 // a new file: nothing of it to read
+        } else {
+            files.max(app_read)
+        };
+        for device in &activity.devices {
+            if device.read_bytes > read_bound + FOREIGN_SLACK {
+                seen.push(format!(
+                    "{} read {} in repetition {} (the jobs {} {}{})",
+                    device.name,
+                    bytes(device.read_bytes),
+                    repetition.index,
+                    if workload.op == Op::Write {
+                        "only wrote new files of"
+                    } else {
+                        "read at most files of"
+                    },
+                    bytes(files),
+                    if app_read > 0 {
+                        format!(", {} read", bytes(app_read))
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            if mix.writes() && device.write_bytes > app_write.saturating_mul(3) + FOREIGN_SLACK {
+                seen.push(format!(
+                    "{} wrote {} in repetition {} (the jobs wrote {})",
+                    device.name,
+                    bytes(device.write_bytes),
+                    repetition.index,
+                    bytes(app_write)
+                ));
+            }
+        }
+    }
+    if seen.is_empty() {
+        return;
+    }
+    found.add(
+        "foreign-io",
+        Severity::Warning,
+        "a device counted I/O the measured jobs cannot have made: another process used it during \
+         the timed region, so its figures and the application:device ratios are not this run's"
+            .to_string(),
+        seen.join("; "),
     );
 }
 

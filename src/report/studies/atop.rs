@@ -24,12 +24,27 @@ pub fn tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
                 repetition.index,
                 if stack.is_empty() { "none" } else { stack }
             );
-            Some(layer_table(
-                title,
-                activity,
-                point.workload.op.writes(),
-                true,
-            ))
+            // Another process's I/O in the counts: the application's ratios
+            // would divide its calls by someone else's requests.
+            let foreign = point.checks.iter().any(|c| c.code == "foreign-io");
+            let mut own = activity.clone();
+            if foreign {
+                for device in &mut own.devices {
+                    device.app_ops_per_device_op = None;
+                    device.app_bytes_per_device_byte = None;
+                }
+            }
+            let mut table = layer_table(title, &own, point.workload.op.writes(), true);
+            if foreign {
+                table.notes.insert(
+                    0,
+                    "foreign-io: a layer counted I/O this point's jobs cannot have made (another \
+                     process used the device); its figures are not the point's, and the \
+                     application : this ratios are withheld."
+                        .into(),
+                );
+            }
+            Some(table)
         })
         .collect()
 }
