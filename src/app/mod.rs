@@ -365,15 +365,21 @@ pub fn preset(
                     )?;
                     let cost = crate::plan::cost(&points);
                     text.push_str(&format!(
-                        "  --scale {:<5} {:>4} points, moves {:>9}, files up to {:>9}, about {} at 100 MiB/s\n",
+                        "  --scale {:<5} {:>4} points, moves {:>9}, files up to {:>9}, about {}\n",
                         scale.name(),
                         points.len(),
-                        crate::report::units::bytes(cost.moved_bytes.min(u128::from(u64::MAX)) as u64),
+                        crate::report::units::bytes(
+                            cost.moved_bytes.min(u128::from(u64::MAX)) as u64
+                        ),
                         crate::report::units::bytes(cost.largest_bytes),
                         crate::report::units::duration(cost.seconds())
                     ));
                 }
             }
+            text.push_str(
+                "\nTimes assume 100 MiB/s, and 10,000 I/Os a second for O_DIRECT or synced I/O \
+                 (each waits for the device); this machine's device is not measured for them.\n",
+            );
             text.push_str("\niolab preset show NAME prints one as a study file; iolab preset run NAME --dry-run gives its plan, data volume and time.\n");
             output::print(&text)?;
             Ok(Ending::Success)
