@@ -57,7 +57,23 @@ pub(crate) fn tag_is_dead(tag: &str, here: &str) -> bool {
     if (owner.host, owner.namespace) != (this.host, this.namespace) {
         return false;
     }
-    owner.boot != this.boot || process_start(owner.pid) != Some(owner.start)
+    owner.boot != this.boot || !running(owner.pid, owner.start)
+}
+
+/// Whether process `pid`, started at `start` ticks, still runs: a zombie
+/// (exited, not yet reaped — as the ranks mpirun ends are for a moment)
+/// runs no more and will write nothing.
+fn running(pid: u32, start: u64) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let Some(after_name) = stat.rfind(')').map(|at| &stat[at + 1..]) else {
+        return false;
+    };
+    let mut fields = after_name.split_whitespace();
+    let state = fields.next().unwrap_or("");
+    let started = fields.nth(18).and_then(|field| field.parse::<u64>().ok());
+    started == Some(start) && !matches!(state, "Z" | "X" | "x")
 }
 
 /// The fields of an owner tag.
@@ -90,4 +106,28 @@ pub(crate) fn parse_owner(tag: &str) -> Option<Owner<'_>> {
 /// dead (kept rather than removed).
 pub(crate) fn tag(fd: impl AsFd) {
     let _ = rustix::fs::fsetxattr(fd, OWNER_XATTR, owner_tag().as_bytes(), XattrFlags::CREATE);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zombie_owns_nothing_and_a_live_process_keeps_its_files() {
+        let here = owner_tag();
+        assert!(!tag_is_dead(&here, &here), "this process runs");
+        // A child that exited and is not reaped yet: a zombie.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let start = process_start(pid).unwrap();
+        let fields: Vec<&str> = here.split(' ').collect();
+        let tag = format!("{} {} {} {pid} {start}", fields[0], fields[1], fields[2]);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while running(pid, start) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(tag_is_dead(&tag, &here), "a zombie is gone for its files");
+        child.wait().unwrap();
+        assert!(tag_is_dead(&tag, &here), "and so is a reaped process");
+    }
 }

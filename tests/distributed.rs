@@ -359,8 +359,12 @@ mod with_mpi {
         );
         mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
         mpirun.args([":", "-np", "1", "bash", "-c"]);
+        // Killed once every rank's file is there (and a second more).
         mpirun.arg(format!(
-            "{IOLAB} {args} & child=$!; sleep 2; kill -9 $child; wait $child"
+            "{IOLAB} {args} & child=$!; \
+             until [ $(ls {dir}/*.dat 2>/dev/null | wc -l) -ge 3 ]; do sleep 0.1; done; \
+             sleep 1; kill -9 $child; wait $child",
+            dir = dir.path().display()
         ));
         // The runtime is 600 s: ending within the 120 s limit, the job was
         // ended by the kill, whatever the machine's load.
@@ -370,6 +374,34 @@ mod with_mpi {
         assert!(
             stderr.contains("signal 9") || stderr.contains("exited"),
             "{stderr}"
+        );
+        // The launcher ends the other ranks before they can clean up: what
+        // they left is a dead run's, and the next run there removes it,
+        // naming each file (issue "Nothing lost, nothing harmed, round 3",
+        // item 16; docs/distributed.md says so).
+        let left: Vec<String> = entries(dir.path())
+            .into_iter()
+            .filter(|name| name.ends_with(".dat"))
+            .collect();
+        assert_eq!(left.len(), 3, "every rank's file is left: {left:?}");
+        let next = Command::new(IOLAB)
+            .args(["run", "--size", "1m", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&next.stderr);
+        assert!(next.status.success(), "{stderr}");
+        for name in &left {
+            assert!(
+                stderr.contains(name.as_str()),
+                "{name} removed and named: {stderr}"
+            );
+        }
+        assert!(
+            !entries(dir.path())
+                .iter()
+                .any(|name| name.ends_with(".dat")),
+            "nothing of the killed job left: {stderr}"
         );
     }
 
