@@ -68,6 +68,11 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
                 .into(),
         );
         table.notes.push(INTERVAL_NOTE.into());
+        table.notes.push(
+            "flags: as each job opened its file (target.open_flags), besides O_NOFOLLOW|O_CLOEXEC, \
+             which iolab adds to every open, and O_LARGEFILE, which the kernel adds."
+                .into(),
+        );
         table.notes.push(format!(
             "In parentheses: the {:.0}% interval of % direct faster, from Fieller's interval of \
              T_direct / T_normal at Welch's degrees of freedom (the rule `iolab compare --metric time` states).",
@@ -83,9 +88,14 @@ fn setup(plain: &Point, direct: &Point) -> String {
     let w = &plain.workload;
     let count = w.size / w.bs.max(1);
     let flags = |p: &Point| {
-        // What the jobs opened, as recorded; older files carry none.
+        // What the jobs opened, as recorded (older files carry none),
+        // without the two flags every reopen adds, which the note names.
         if let Some(opened) = &p.target.open_flags {
-            return opened.clone();
+            return opened
+                .split('|')
+                .filter(|flag| !matches!(*flag, "O_NOFOLLOW" | "O_CLOEXEC"))
+                .collect::<Vec<_>>()
+                .join("|");
         }
         let w = &p.workload;
         let mut flags = vec![if w.op.writes() {
