@@ -85,6 +85,14 @@ fn report_error(message: &str) {
 /// folded into one line on stderr with status 2. clap's own message for an
 /// argument that is not UTF-8 names no value, so the argument is named here.
 fn argument_error(error: clap::Error, raw: &[OsString]) -> ExitCode {
+    // Under an MPI launcher every rank parses the same arguments: rank 0
+    // says what is wrong once; the others exit 2 without repeating it.
+    let speaks = cluster::launcher_rank().is_none_or(|rank| rank == 0);
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {}
+        _ if !speaks => return ExitCode::from(2),
+        _ => {}
+    }
     match error.kind() {
         ErrorKind::InvalidUtf8 => {
             // The argument clap refused is the one whose UTF-8 stand-in

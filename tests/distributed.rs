@@ -405,6 +405,24 @@ mod with_mpi {
         );
     }
 
+    /// An argument error is said once by rank 0, not once per rank
+    /// (issue "Nothing lost, nothing harmed, round 3", item 18).
+    #[test]
+    fn an_argument_error_under_mpirun_is_said_once() {
+        let Some(mut mpirun) = mpirun() else { return };
+        mpirun.args(["-np", "3", IOLAB, "run", "--mpi", "--bogus"]);
+        let out = within(mpirun, Duration::from_secs(120));
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr
+                .matches("iolab: error: unexpected argument '--bogus'")
+                .count(),
+            1,
+            "{stderr}"
+        );
+    }
+
     #[test]
     fn ranks_with_different_arguments_are_refused_and_named() {
         let Some(mut mpirun) = mpirun() else { return };

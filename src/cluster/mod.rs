@@ -102,6 +102,22 @@ const LAUNCHER_VARIABLES: [(&str, &str); 4] = [
     ("SLURM_STEP_NUM_TASKS", "Slurm srun"),
 ];
 
+/// This process's rank as its MPI launcher set it in the environment
+/// (`OMPI_COMM_WORLD_RANK`, `PMIX_RANK`, `PMI_RANK`, `SLURM_PROCID`), before
+/// MPI is joined; `None` outside a launcher. An argument error happens
+/// before any rank joins: rank 0 alone says it, and the others exit with
+/// the same status, which the launcher reports by rank.
+pub fn launcher_rank() -> Option<u32> {
+    [
+        "OMPI_COMM_WORLD_RANK",
+        "PMIX_RANK",
+        "PMI_RANK",
+        "SLURM_PROCID",
+    ]
+    .iter()
+    .find_map(|name| std::env::var(name).ok()?.trim().parse().ok())
+}
+
 /// Joins the MPI job this process was started in, when `--mpi` was given:
 /// every rank must run the same iolab with the same `arguments`, which is
 /// checked here (refused with the differing ranks named). `run_id` is this
