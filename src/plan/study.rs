@@ -67,6 +67,10 @@ pub struct RepeatSpec {
     pub max: Option<u32>,
     /// Unmeasured repetitions first.
     pub warmup: Option<u32>,
+    /// Every repetition draws the same random offsets, sizes, directions
+    /// and data as the first (`--same-draws`).
+    #[serde(default)]
+    pub same_draws: bool,
 }
 
 /// A study-file table's struct: its own fields, then one optional key per
@@ -381,6 +385,7 @@ fn policy(
     at: &dyn Fn(std::ops::Range<usize>) -> String,
 ) -> Result<(), UsageError> {
     workload.warmup = spec.warmup.unwrap_or(0);
+    workload.same_draws = spec.same_draws;
     match (&spec.count, &spec.until_ci) {
         (Some(count), Some(_)) => Err(usage!(
             "{}: give either count or until_ci",
@@ -504,6 +509,16 @@ where = ["bs>=4k"]
                 .contains("no [[sweep]]")
         );
         assert!(error.lines().count() == 1);
+    }
+
+    #[test]
+    fn one_draw_repeated_on_purpose() {
+        let text = IOZONE.replace(
+            "[repeat]\ncount = 2\n",
+            "[repeat]\ncount = 2\nsame_draws = true\n",
+        );
+        assert!(plan(&text).unwrap().iter().all(|p| p.workload.same_draws));
+        assert!(plan(IOZONE).unwrap().iter().all(|p| !p.workload.same_draws));
     }
 
     #[test]
