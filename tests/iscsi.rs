@@ -632,9 +632,9 @@ fn a_file_system_made_on_a_consented_lun_during_a_sweep_stops_it() {
     let cwd = scratch();
     // Reverse order with a pause after each write: the points write just
     // below 8 MiB, never the superblock at byte 1024.
-    let child = lab
-        .command(env!("CARGO_BIN_EXE_iolab"))
-        .args([
+    let child = lab.spawn_iolab(
+        cwd.path(),
+        &[
             "sweep",
             "--target",
             &lun,
@@ -651,12 +651,8 @@ fn a_file_system_made_on_a_consented_lun_during_a_sweep_stops_it() {
             "reverse",
             "--think",
             "500ms",
-        ])
-        .current_dir(cwd.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    );
     crate::util::wait_for_thread(child.id(), "iolab-job-", std::time::Duration::from_secs(60));
     std::thread::sleep(std::time::Duration::from_secs(1));
     crate::mounts::run(

@@ -518,6 +518,28 @@ impl NetLab {
         command
     }
 
+    /// Starts the servers, as [`NetLab::start`], when libnfs can be loaded too.
+    pub fn with_nfs(lun_size: &str) -> Option<NetLab> {
+        let lab = NetLab::start(lun_size)?;
+        if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+            eprintln!("skip: {reason}");
+            return None;
+        }
+        Some(lab)
+    }
+
+    /// `iolab ARGS` started inside the namespace from `cwd`, its stdout
+    /// dropped and its stderr piped, for a test that acts while it runs.
+    pub fn spawn_iolab(&self, cwd: &Path, args: &[&str]) -> std::process::Child {
+        self.command(env!("CARGO_BIN_EXE_iolab"))
+            .args(args)
+            .current_dir(cwd)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("iolab starts")
+    }
+
     /// `iolab ARGS` inside the namespace, from `cwd`.
     pub fn iolab(&self, cwd: &Path, args: &[&str]) -> std::process::Output {
         self.command(env!("CARGO_BIN_EXE_iolab"))

@@ -579,17 +579,13 @@ fn a_run_killed_on_the_export_is_cleaned_up_by_the_next_run_from_this_host() {
 /// is checked before REMOVE (issue "Nothing lost, nothing harmed, round 3", item 1).
 #[test]
 fn a_file_put_in_place_of_the_scratch_file_on_the_server_is_left_alone() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::with_nfs("16M") else {
         return;
     };
-    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
-        return;
-    }
     let cwd = crate::util::scratch();
-    let child = lab
-        .command(env!("CARGO_BIN_EXE_iolab"))
-        .args([
+    let child = lab.spawn_iolab(
+        cwd.path(),
+        &[
             "run",
             "--target",
             &lab.nfs,
@@ -601,12 +597,8 @@ fn a_file_put_in_place_of_the_scratch_file_on_the_server_is_left_alone() {
             "16m",
             "--runtime",
             "4s",
-        ])
-        .current_dir(cwd.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    );
     crate::util::wait_for_thread(child.id(), "iolab-job-", std::time::Duration::from_secs(60));
     let scratch_name = crate::util::entries(&lab.export)
         .into_iter()
@@ -680,13 +672,9 @@ fn dead_owner_tag() -> String {
 #[test]
 fn dead_runs_on_an_export_lose_only_the_files_their_markers_name() {
     use std::os::unix::fs::MetadataExt;
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::with_nfs("16M") else {
         return;
     };
-    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
-        return;
-    }
     let export = &lab.export;
     let tag = dead_owner_tag();
     let write = |name: &str, text: &str| std::fs::write(export.join(name), text).unwrap();

@@ -415,12 +415,7 @@ impl NfsFile {
     }
 
     fn writable(&self) -> bool {
-        matches!(
-            self.ownership,
-            Ownership::Created
-                | Ownership::Given { writable: true }
-                | Ownership::Peer { writable: true }
-        )
+        self.ownership.writable()
     }
 
     /// Reads the `len` bytes from `base` through the server, in its largest READs.

@@ -383,6 +383,18 @@ pub enum Ownership {
     },
 }
 
+impl Ownership {
+    /// Whether iolab may write it: created, or given or another rank's with leave to write.
+    pub fn writable(self) -> bool {
+        matches!(
+            self,
+            Ownership::Created
+                | Ownership::Given { writable: true }
+                | Ownership::Peer { writable: true }
+        )
+    }
+}
+
 /// A file a session measures: one iolab created in this run, removed by
 /// [`TargetFile::remove`] only while its name still refers to it, or one the
 /// user gave, which is never removed.
@@ -440,14 +452,8 @@ impl TargetFile {
         self.reopen_as(access, extra)
     }
 
-    /// Whether iolab may write it: created, or given or another rank's with leave to write.
     fn writable(&self) -> bool {
-        matches!(
-            self.ownership,
-            Ownership::Created
-                | Ownership::Given { writable: true }
-                | Ownership::Peer { writable: true }
-        )
+        self.ownership.writable()
     }
 
     /// As [`TargetFile::reopen`], with the access mode `access`
