@@ -202,7 +202,8 @@ const FOREIGN_SLACK: u64 = 8 << 20;
 /// read), more reads than the jobs' whole files (a cold read reads each
 /// page once, however small the reads; read-ahead stops at the file's
 /// end), or more writes than three times what the jobs wrote (the data,
-/// a journal copy and metadata). The figures per layer, and the
+/// a journal copy and metadata) plus a page for each write and, when
+/// synced, a journal commit. The figures per layer, and the
 /// application:device ratios made of them, are then not the run's.
 fn foreign_io(point: &Point, found: &mut Findings) {
     let workload = &point.workload;
@@ -226,6 +227,23 @@ fn foreign_io(point: &Point, found: &mut Findings) {
                     }
                 }),
             };
+        let write_ops = match mix.sole() {
+            Some(Direction::Write) => repetition.ops,
+            Some(_) => 0,
+            None => repetition
+                .directions
+                .iter()
+                .filter(|share| share.direction == Direction::Write)
+                .map(|share| share.ops)
+                .sum(),
+        };
+        // Each write may cost the device a whole page, and a synced one a
+        // journal commit besides (ext4 writes about 8-12 KiB for one).
+        let synced = workload.fsync_every > 0 || workload.sync != SyncMode::None;
+        let per_write: u64 = if synced { 4096 + 16_384 } else { 4096 };
+        let write_bound = app_write
+            .saturating_mul(3)
+            .saturating_add(write_ops.saturating_mul(per_write));
         let read_bound = if workload.op == Op::Write {
             0 // a new file: nothing of it to read
         } else {
@@ -251,7 +269,7 @@ fn foreign_io(point: &Point, found: &mut Findings) {
                     }
                 ));
             }
-            if mix.writes() && device.write_bytes > app_write.saturating_mul(3) + FOREIGN_SLACK {
+            if mix.writes() && device.write_bytes > write_bound + FOREIGN_SLACK {
                 seen.push(format!(
                     "{} wrote {} in repetition {} (the jobs wrote {})",
                     device.name,
