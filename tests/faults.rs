@@ -874,8 +874,9 @@ fn peak_rss_kib(args: &[&str]) -> Option<u64> {
 }
 
 /// A finished repetition is kept compacted until its point is recorded:
-/// 200 more repetitions of a short run add far less than the ~280 KB each
-/// they held with full-range histograms (issue "Nothing lost, nothing
+/// 200 more repetitions of a short run add ~15 KB each, where they held
+/// ~280 KB with full-range histograms (and ~80 KB with histograms merely
+/// sized to their largest value) (issue "Nothing lost, nothing
 /// harmed, round 3", item 4); the count itself is bounded (bad_input).
 #[test]
 fn repetitions_are_kept_compacted_until_their_point_is_recorded() {
@@ -902,7 +903,7 @@ fn repetitions_are_kept_compacted_until_their_point_is_recorded() {
     };
     let per_repetition = many.saturating_sub(few) / 200;
     assert!(
-        per_repetition < 150,
+        per_repetition < 40,
         "{per_repetition} KiB per repetition ({few} KiB at 20, {many} KiB at 220)"
     );
 }

@@ -11,6 +11,7 @@ use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
 use crate::record::histogram;
 use crate::run::cache::Residency;
+use crate::run::kept::Latencies;
 use crate::run::peers::RankOutcome;
 use crate::run::timing::{DirectionOutcome, DirectionSample, IntervalSample, JobOutcome};
 use crate::run::verify::Verified;
@@ -124,15 +125,15 @@ impl WireRepetition {
                     start: job.start,
                     end: job.end,
                     // A job's buckets count at most its I/Os, far below 2^63.
-                    latency: histogram::encode(&job.latency).unwrap_or_default(),
+                    latency: histogram::encode(&job.latency.histogram()).unwrap_or_default(),
                     submit: job
                         .submit
                         .as_ref()
-                        .map(|h| histogram::encode(h).unwrap_or_default()),
+                        .map(|h| histogram::encode(&h.histogram()).unwrap_or_default()),
                     from_intended: job
                         .from_intended
                         .as_ref()
-                        .map(|h| histogram::encode(h).unwrap_or_default()),
+                        .map(|h| histogram::encode(&h.histogram()).unwrap_or_default()),
                     intervals: job
                         .intervals
                         .iter()
@@ -148,7 +149,8 @@ impl WireRepetition {
                         .directions
                         .iter()
                         .map(|d| {
-                            let latency = histogram::encode(&d.latency).unwrap_or_default();
+                            let latency =
+                                histogram::encode(&d.latency.histogram()).unwrap_or_default();
                             (d.direction, d.bytes, d.ops, latency)
                         })
                         .collect(),
@@ -212,12 +214,16 @@ pub fn merge(
                 ops: job.ops,
                 start: moved(job.start),
                 end: moved(job.end),
-                latency: histogram::decode(&job.latency)?,
-                submit: job.submit.as_deref().map(histogram::decode).transpose()?,
+                latency: Latencies::new(histogram::decode(&job.latency)?),
+                submit: job
+                    .submit
+                    .as_deref()
+                    .map(|h| histogram::decode(h).map(Latencies::new))
+                    .transpose()?,
                 from_intended: job
                     .from_intended
                     .as_deref()
-                    .map(histogram::decode)
+                    .map(|h| histogram::decode(h).map(Latencies::new))
                     .transpose()?,
                 intervals: job
                     .intervals
@@ -243,7 +249,7 @@ pub fn merge(
                             direction,
                             bytes,
                             ops,
-                            latency: histogram::decode(&latency)?,
+                            latency: Latencies::new(histogram::decode(&latency)?),
                         })
                     })
                     .collect::<Result<_, String>>()?,
@@ -304,7 +310,7 @@ mod tests {
             ops: latencies.len() as u64,
             start,
             end,
-            latency,
+            latency: Latencies::new(latency),
             submit: None,
             from_intended: None,
             intervals: vec![IntervalSample {
@@ -355,13 +361,13 @@ mod tests {
                 direction: Direction::Read,
                 bytes: 0,
                 ops: 0,
-                latency: new_histogram(),
+                latency: Latencies::new(new_histogram()),
             },
             DirectionOutcome {
                 direction: Direction::Write,
                 bytes: 300,
                 ops: 1,
-                latency: write_latency,
+                latency: Latencies::new(write_latency),
             },
         ];
         let r1 = repetition(vec![mixed], RepetitionStatus::Ok);
@@ -386,14 +392,14 @@ mod tests {
         assert_eq!((merged.jobs[2].start, merged.jobs[2].end), (1_100, 2_500));
         let count: u64 = merged.jobs.iter().map(|j| j.latency.len()).sum();
         assert_eq!(count, 4);
-        assert_eq!(merged.jobs[0].latency.max(), 20);
+        assert_eq!(merged.jobs[0].latency.histogram().max(), 20);
         let shares = &merged.jobs[1].directions;
         assert_eq!(shares.len(), 2);
         assert_eq!(
             (shares[1].direction, shares[1].bytes, shares[1].ops),
             (Direction::Write, 300, 1)
         );
-        assert_eq!(shares[1].latency.max(), 30);
+        assert_eq!(shares[1].latency.histogram().max(), 30);
         assert!(merged.jobs[0].directions.is_empty());
         assert_eq!(merged.ranks.len(), 3);
         assert_eq!(merged.ranks[1].host, "b");

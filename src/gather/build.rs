@@ -18,6 +18,7 @@ use crate::record::{
     Interval, IntervalDirection, Job, Pacing, PduCount, Point, Repetition, RequestCount,
     ResultFile, SCHEMA, Status, Target, TcpCounts, Tool,
 };
+use crate::run::kept::Latencies;
 use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
@@ -452,11 +453,11 @@ fn add_interval_devices(
     }
 }
 
-fn merge<'a>(histograms: impl Iterator<Item = &'a Histogram<u64>>) -> Histogram<u64> {
+fn merge<'a>(histograms: impl Iterator<Item = &'a Latencies>) -> Histogram<u64> {
     let mut merged = new_histogram();
     for histogram in histograms {
         merged
-            .add(histogram)
+            .add(&*histogram.histogram())
             .expect("histograms share their bounds");
     }
     merged

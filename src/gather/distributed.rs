@@ -193,7 +193,7 @@ mod tests {
             ops: per_interval.len() as u64,
             start,
             end,
-            latency: new_histogram(),
+            latency: crate::run::kept::Latencies::new(new_histogram()),
             submit: None,
             from_intended: None,
             intervals: per_interval

@@ -183,8 +183,9 @@ pub const DEFAULT_MIN_REPEAT: u32 = 3;
 /// The most repetitions of `--until-ci` unless `--max-repeat` says otherwise.
 pub const DEFAULT_MAX_REPEAT: u32 = 20;
 /// The most repetitions one point may run, warm-ups included: every finished
-/// repetition is kept (about 80 KB each in memory, compacted) until its
-/// point is recorded, so this bounds a point's memory to about 80 MB.
+/// repetition is kept (about 15 KB each in memory, its latency histograms
+/// as their non-empty buckets) until its point is recorded, and written to
+/// the result file (about 4 KB each), so this bounds both.
 pub const MAX_REPETITIONS: u32 = 1000;
 
 macro_rules! workload_struct {

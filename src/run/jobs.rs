@@ -553,7 +553,7 @@ impl JobOutcome {
             ops: 0,
             start: now,
             end: now,
-            latency: crate::record::histogram::new_histogram(),
+            latency: super::kept::Latencies::new(crate::record::histogram::new_histogram()),
             submit: None,
             from_intended: None,
             intervals: Vec::new(),

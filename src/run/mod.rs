@@ -16,6 +16,7 @@ pub mod device;
 mod files;
 pub mod gate;
 mod jobs;
+pub mod kept;
 pub mod lun;
 mod pacer;
 pub mod peers;

@@ -77,8 +77,8 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                 Phase::Finish => Ok(Stop::Done),
             },
         );
-    outcome.submit = Some(submit);
-    outcome.from_intended = pacer.into_histogram();
+    outcome.submit = Some(super::kept::Latencies::new(submit));
+    outcome.from_intended = pacer.into_histogram().map(super::kept::Latencies::new);
     outcome
 }
 

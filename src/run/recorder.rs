@@ -185,7 +185,7 @@ pub struct DirectionOutcome {
     /// I/Os it completed in that direction.
     pub ops: u64,
     /// Their latencies, ns.
-    pub latency: Histogram<u64>,
+    pub latency: super::kept::Latencies,
 }
 
 /// What one job measured in one repetition.
@@ -200,12 +200,12 @@ pub struct JobOutcome {
     /// End of the timed region, after the final flush and fsync, ns on CLOCK_MONOTONIC.
     pub end: u64,
     /// Latency of every I/O, ns (queued engines: submission to completion).
-    pub latency: Histogram<u64>,
+    pub latency: super::kept::Latencies,
     /// io_uring only: time spent in each submitting system call, ns, once per I/O submitted.
-    pub submit: Option<Histogram<u64>>,
+    pub submit: Option<super::kept::Latencies>,
     /// With a rate: each I/O's latency from the time it was meant to be
     /// issued (coordinated omission corrected), ns.
-    pub from_intended: Option<Histogram<u64>>,
+    pub from_intended: Option<super::kept::Latencies>,
     /// The time series.
     pub intervals: Vec<IntervalSample>,
     /// The length of its intervals, ns: the asked interval, doubled each time
@@ -230,18 +230,16 @@ pub struct JobOutcome {
 }
 
 impl JobOutcome {
-    /// Replaces each latency histogram by an exact copy whose counts reach
-    /// only its largest value: a finished repetition is kept until its
-    /// point ends, and a histogram made to track up to an hour holds about
-    /// 260 KB of counts, nearly all zeros. Same lowest value and precision,
-    /// so every count stays in its bucket.
+    /// Keeps its latency histograms as their non-empty buckets (exact; see
+    /// [`super::kept`]) and its series trimmed to what it holds: a finished
+    /// repetition is kept until its point is recorded.
     pub fn compact(&mut self) {
         let histograms = std::iter::once(&mut self.latency)
             .chain(self.submit.as_mut())
             .chain(self.from_intended.as_mut())
             .chain(self.directions.iter_mut().map(|d| &mut d.latency));
         for histogram in histograms {
-            *histogram = compacted(histogram);
+            histogram.keep_buckets();
         }
         // The series was allocated for its bound before the thread started.
         self.intervals.shrink_to_fit();
@@ -250,17 +248,6 @@ impl JobOutcome {
             interval.directions.shrink_to_fit();
         }
     }
-}
-
-/// An exact copy of `histogram` sized to its largest value.
-fn compacted(histogram: &Histogram<u64>) -> Histogram<u64> {
-    let mut small =
-        Histogram::new_with_bounds(1, 2, histogram.sigfig()).expect("valid histogram bounds");
-    small.auto(true);
-    small
-        .add(histogram)
-        .expect("an auto-resizing histogram takes any value");
-    small
 }
 
 /// Accumulates completions into the totals and the current interval.
@@ -488,7 +475,7 @@ impl<'a> Recorder<'a> {
                         direction,
                         bytes: self.bytes[direction.index()],
                         ops: self.ops[direction.index()],
-                        latency,
+                        latency: super::kept::Latencies::new(latency),
                     });
                 }
                 (total, directions)
@@ -499,7 +486,7 @@ impl<'a> Recorder<'a> {
             ops: self.ops.iter().sum(),
             start: self.start,
             end,
-            latency,
+            latency: super::kept::Latencies::new(latency),
             submit: None,
             from_intended: None,
             intervals: self.intervals,

@@ -400,7 +400,7 @@ fn blocking_with<E: BlockIo, P: Pacer>(
                 }
             },
         );
-    outcome.from_intended = pacer.into_histogram();
+    outcome.from_intended = pacer.into_histogram().map(super::kept::Latencies::new);
     outcome
 }
 
