@@ -551,7 +551,7 @@ impl Session {
                 ));
                 break;
             }
-            let repetition = match self.run_repetition(workload, &target, index) {
+            let mut repetition = match self.run_repetition(workload, &target, index) {
                 Ok(repetition) => peers.gather(repetition),
                 Err(error) if peers.alone() => return Err(error),
                 // The other ranks are at the common start: meet them there.
@@ -561,7 +561,7 @@ impl Session {
                     error.to_string(),
                 )),
             };
-            let mut repetition = repetition;
+            // Kept until the point is recorded: its histograms as their buckets.
             for job in &mut repetition.jobs {
                 job.compact();
             }

@@ -164,14 +164,21 @@ impl NfsSpace {
         marker.commit()
     }
 
-    /// Run `run_id`'s marker, when it can be read (its first 64 KiB: a
-    /// tag and 4,096 jobs' lines fit).
+    /// Run `run_id`'s marker, when it can be read (up to 1 MiB: a tag and
+    /// 4,096 jobs' lines of about 40 bytes fit), read to its end in as many
+    /// READs as the server's size allows.
     fn marker_of(context: &Context, run_id: &str) -> Option<MarkerContent> {
         let file = context
             .open(&context.path_of(&marker_name(run_id)), false)
             .ok()?;
-        let mut text = vec![0u8; 64 << 10];
-        let len = file.read_at(&mut text, 0).ok()?;
+        let mut text = vec![0u8; 1 << 20];
+        let mut len = 0;
+        while len < text.len() {
+            match file.read_at(&mut text[len..], len as u64).ok()? {
+                0 => break,
+                read => len += read,
+            }
+        }
         Some(MarkerContent::parse(&String::from_utf8_lossy(&text[..len])))
     }
 
