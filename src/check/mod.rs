@@ -485,6 +485,47 @@ mod tests {
     }
 
     #[test]
+    fn a_rate_is_judged_both_ways() {
+        let paced = |achieved: f64| {
+            point(
+                json!({"rate_iops": 1000, "runtime_s": 10.0}),
+                json!({"elapsed_ns": 10_000_000_000u64,
+                       "pacing": {"target_iops": 1000.0, "achieved_fraction": achieved}}),
+                json!({}),
+            )
+        };
+        assert!(codes(&paced(1.0)).contains(&"rate-kept".to_string()));
+        assert!(codes(&paced(0.9)).contains(&"rate-not-kept".to_string()));
+        let over = check(&paced(1.05), None);
+        assert_eq!(
+            evidence(&over, "rate-exceeded"),
+            "asked 1000 I/O/s, achieved 105.00% in repetition 0; p99 from issue -, from intended issue -"
+        );
+        assert!(!over.iter().any(|c| c.code == "rate-kept"));
+    }
+
+    #[test]
+    fn a_device_doing_what_the_jobs_cannot_have_done_is_foreign() {
+        let with = |op: &str, device: serde_json::Value| {
+            let activity =
+                json!({"elapsed_ns": 1_000_000_000u64, "devices": [device], "network": []});
+            check(
+                &point(json!({"op": op}), json!({"activity": activity}), json!({})),
+                None,
+            )
+        };
+        // 64 MiB written to a new file: 200 MiB read is someone else's.
+        let found = with("write", device(200 << 20, 64 << 20));
+        assert_eq!(
+            evidence(&found, "foreign-io"),
+            "vda read 200MiB in repetition 0 (the jobs only wrote new files of 1MiB)"
+        );
+        // The writes of 16,384 I/Os, a page each, and the data thrice: the run's own.
+        let own = with("write", device(0, (3 << 26) + (16_384 << 12)));
+        assert!(!own.iter().any(|c| c.code == "foreign-io"), "{own:?}");
+    }
+
+    #[test]
     fn synced_writes_the_device_never_saw_are_faster_than_the_device() {
         let activity =
             json!({"elapsed_ns": 1_000_000_000u64, "devices": [device(0, 1 << 20)], "network": []});
