@@ -343,13 +343,7 @@ fn a_warm_read_whose_pages_are_evicted_meanwhile_is_caught() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     evictor.join().unwrap();
     let point = first_point(&result);
-    let evicted = point["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["code"] == "cache-evicted")
-        .unwrap_or_else(|| panic!("cache-evicted raised: {}", point["checks"]))
-        .clone();
+    let evicted = raised_check(point, "cache-evicted").clone();
     let evidence = evicted["evidence"].as_str().unwrap();
     assert!(
         evidence.starts_with("the application read ") && evidence.contains("loop"),
@@ -411,12 +405,7 @@ fn a_cold_read_faster_than_the_same_runs_direct_reads_was_served_below_the_machi
         "{:?}",
         codes(0)
     );
-    let finding = points[1]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["code"] == "cache-below-machine")
-        .unwrap_or_else(|| panic!("not raised: {}", points[1]["checks"]));
+    let finding = raised_check(&points[1], "cache-below-machine");
     let evidence = finding["evidence"].as_str().unwrap();
     assert!(
         evidence.contains("with 0.0% of the file resident"),
@@ -500,12 +489,7 @@ fn another_process_on_the_device_is_named_not_printed_as_ours() {
         result
     });
     let point = first_point(&result);
-    let foreign = point["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["code"] == "foreign-io")
-        .unwrap_or_else(|| panic!("{}", point["checks"]));
+    let foreign = raised_check(point, "foreign-io");
     let evidence = foreign["evidence"].as_str().unwrap();
     assert!(
         evidence.contains(&format!("{} read", fs.device_name()))

@@ -949,12 +949,7 @@ fn an_interrupted_until_ci_run_says_it_was_stopped() {
     assert_eq!(output.status.code(), Some(130));
     let result = read_result(&result_path);
     let point = first_point(&result);
-    let missed = point["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|check| check["code"] == "ci-target-missed")
-        .unwrap_or_else(|| panic!("{}", point["checks"]));
+    let missed = raised_check(point, "ci-target-missed");
     let message = missed["message"].as_str().unwrap();
     assert!(
         message.contains("was stopped") && !message.contains("after --max-repeat"),

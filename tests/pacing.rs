@@ -707,11 +707,6 @@ fn a_rate_the_run_is_too_short_to_judge_is_not_called_kept() {
     let codes = check_codes(point);
     assert!(codes.contains(&"rate-unjudged".to_string()), "{codes:?}");
     assert!(!codes.contains(&"rate-kept".to_string()), "{codes:?}");
-    let check = point["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["code"] == "rate-unjudged")
-        .unwrap();
+    let check = raised_check(point, "rate-unjudged");
     assert_eq!(check["evidence"], "asked 1024 B/s (0.250 I/O/s of 4096 B)");
 }

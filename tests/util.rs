@@ -222,6 +222,16 @@ pub fn check_codes(point: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The check `code` a point raised; the test fails naming the point's checks when it did not.
+pub fn raised_check<'a>(point: &'a Value, code: &str) -> &'a Value {
+    point["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == code)
+        .unwrap_or_else(|| panic!("{code} not raised: {}", point["checks"]))
+}
+
 /// Whether O_DIRECT opens succeed in `dir`; prints why a test skips when not.
 pub fn direct_io_works(dir: &Path) -> bool {
     use std::os::unix::fs::OpenOptionsExt;
