@@ -17,6 +17,7 @@ pub mod compare;
 pub mod console;
 pub mod engine;
 pub mod gather;
+pub mod guest;
 pub mod import;
 pub mod input;
 pub mod owner;

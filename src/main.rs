@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Command::Report(args) => app::report(args),
         Command::Import(args) => app::import(args, arguments),
         Command::Measure(args) => app::measure(args, arguments),
+        Command::Guest(command) => app::guest::command(command),
     };
     let failed_alone = ending.is_err();
     let code = match ending {

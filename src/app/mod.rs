@@ -25,9 +25,11 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod agent;
 pub(crate) mod distributed;
 mod driver;
 pub mod grid;
+pub mod guest;
 mod network;
 pub(crate) mod output;
 

@@ -55,6 +55,10 @@ pub enum Command {
     /// Describe this machine and the storage under a path: kernel, CPU, memory,
     /// virtualization, file system, mount options and the block-device stack.
     Env(EnvArgs),
+    /// Guest virtual machines: `iolab guest check` says whether a guest
+    /// boots here, how, and how fast.
+    #[command(subcommand)]
+    Guest(GuestCommand),
     /// Run any command and record its wall time with what the block devices
     /// under --path, the network and the CPUs did meanwhile.
     ///
@@ -375,6 +379,31 @@ pub struct EnvArgs {
     pub json: bool,
 }
 
+/// `iolab guest …`.
+#[derive(Debug, Subcommand)]
+pub enum GuestCommand {
+    /// Boot a guest as `--guest` would and say what works here: QEMU, the
+    /// accelerator and why, the kernel, the host's root over 9p, the
+    /// agent's channel, boot-to-agent and round-trip times. Exits 1 when a
+    /// guest cannot run.
+    Check(GuestCheckArgs),
+    /// The agent inside a guest iolab booted (started by the guest's init).
+    #[command(hide = true)]
+    Agent,
+}
+
+/// Arguments of `iolab guest check`.
+#[derive(Debug, Args)]
+pub struct GuestCheckArgs {
+    /// The guest, as KEY=VALUE,… (kernel, memory, cpus, accel, bus, cache,
+    /// aio, format); see `--guest` of `run`.
+    #[arg(long, default_value = "", value_name = "KEY=VALUE,…")]
+    pub guest: String,
+    /// Where the guest's small test image goes.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+}
+
 /// Arguments of `iolab measure`.
 #[derive(Debug, Args)]
 pub struct MeasureArgs {
@@ -472,6 +501,7 @@ impl RunArgs {
             points: vec![PlannedPoint {
                 label: self.label.clone().unwrap_or_else(|| workload.describe()),
                 workload,
+                round: None,
             }],
             output: self.out.output.clone(),
             json: self.out.json,

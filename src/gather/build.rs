@@ -61,6 +61,7 @@ pub fn new_result_file(command: Vec<String>, dir: Option<&Path>, page_cache: boo
         knee: None,
         source: None,
         distributed: None,
+        guest: None,
     }
 }
 

@@ -228,6 +228,7 @@ pub fn read(
             skipped: list.skipped.clone(),
         }),
         distributed: None,
+        guest: None,
     };
     Ok(Imported {
         result,

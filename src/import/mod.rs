@@ -590,6 +590,8 @@ impl FioJob<'_> {
             Param::Mix if self.op_and_pattern()?.0 == Op::Mix => ParamValue::Mix(self.mix()?),
             Param::Mix => return Ok(None),
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
+            // fio measures the machine it runs on.
+            Param::Machine => return Ok(None),
         }))
     }
 }

@@ -9,6 +9,7 @@ pub mod constraint;
 pub mod cpus;
 pub mod data;
 pub mod direction;
+pub mod guest;
 pub mod knee;
 pub mod pace;
 pub mod param;
@@ -25,6 +26,7 @@ pub mod units;
 pub use cpus::CpuSet;
 pub use data::DataPattern;
 pub use direction::DirectionMix;
+pub use guest::{GuestSpec, Machine};
 pub use pace::{Arrivals, ThinkTime};
 pub use pattern::Pattern;
 pub use rate::Rate;
@@ -758,6 +760,9 @@ pub struct PlannedPoint {
     pub label: String,
     /// What to measure.
     pub workload: Workload,
+    /// In a plan of rounds (`--rounds`; with a guest, each round boots it
+    /// anew): the 0-based round this measurement of the point belongs to.
+    pub round: Option<u32>,
 }
 
 /// What a plan will cost before it runs: the data its one-pass points move,

@@ -15,6 +15,7 @@
 use super::cpus::CpuSet;
 use super::data::DataPattern;
 use super::direction::DirectionMix;
+use super::guest::Machine;
 use super::pace::{Arrivals, MAX_RATE_IOPS, ThinkTime};
 use super::rate::{DirectionRates, Rate};
 use super::split::BlockSplit;
@@ -156,6 +157,12 @@ macro_rules! for_each_parameter {
             Op op: Op = "op" {
                 kind: Op, default: Some("read"), identifies: true, fio: "rw",
             }
+            /// Where the point runs: host (this machine) or guest (the virtual
+            /// machine of --guest, its disk an image in the directory under test);
+            /// host,guest measures both, back to back.
+            Machine machine: Machine = "machine" {
+                kind: Machine, default: Some("host"), identifies: true, fio: "none: fio runs where it is started",
+            } serde(skip_serializing_if = "Machine::is_host", default)
         }
     };
 }
@@ -205,6 +212,8 @@ pub enum Kind {
     Arrivals,
     /// A [`ThinkTime`].
     Think,
+    /// A [`Machine`].
+    Machine,
 }
 
 /// One value of a parameter.
@@ -240,6 +249,8 @@ pub enum Value {
     Think(ThinkTime),
     /// A rate per direction (a rate for the whole job is a `Number`).
     Rates(DirectionRates),
+    /// Where a point runs.
+    Machine(Machine),
 }
 
 /// One side of a comparison in a constraint.
@@ -296,6 +307,7 @@ stored! {
     BlockSplit => Split(split) Some(split), split;
     Arrivals => Arrivals(law) Some(law), law;
     ThinkTime => Think(think) Some(think), think;
+    Machine => Machine(machine) Some(machine), machine;
 }
 
 impl Stored for Rate {
@@ -517,7 +529,7 @@ impl Param {
             Kind::Rate => "BYTES/s|read=BYTES/s+write=…".to_string(),
             Kind::Iops => "N|read=N+write=N".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
-            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals => {
+            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals | Kind::Machine => {
                 self.choices().join("|")
             }
         }
@@ -538,6 +550,7 @@ impl Param {
             Kind::Sync => names::<SyncMode>(),
             Kind::Cache => names::<CacheMode>(),
             Kind::Arrivals => names::<Arrivals>(),
+            Kind::Machine => names::<Machine>(),
             _ => Vec::new(),
         }
     }
@@ -601,6 +614,7 @@ impl Param {
             }
             Kind::Arrivals => Value::Arrivals(parse_enum(text, "arrival law")?),
             Kind::Think => Value::Think(text.parse()?),
+            Kind::Machine => Value::Machine(parse_enum(text, "machine (host or guest)")?),
         })
     }
 
@@ -653,6 +667,7 @@ impl Param {
             Value::Split(split) => split.to_string(),
             Value::Arrivals(law) => law.name().to_string(),
             Value::Think(think) => think.to_string(),
+            Value::Machine(machine) => machine.name().to_string(),
             Value::Rates(rates) if self.kind() == Kind::Rate => rates.format(format_rate),
             Value::Rates(rates) => rates.to_string(),
         }
@@ -719,7 +734,7 @@ impl Param {
                 "type": "string",
                 "pattern": "^[0-9]+(ns|us|ms|s)(:every=[1-9][0-9]*)?$"
             }),
-            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals => {
+            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals | Kind::Machine => {
                 json!({ "enum": self.choices() })
             }
         }

@@ -56,6 +56,7 @@ pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<Plann
             points.push(PlannedPoint {
                 label: format!("{name} {verb}"),
                 workload,
+                round: None,
             });
         }
     }

@@ -298,7 +298,11 @@ impl Sweep {
             workload
                 .validate()
                 .map_err(|e| usage!("point '{label}': {e}"))?;
-            points.push(PlannedPoint { label, workload });
+            points.push(PlannedPoint {
+                label,
+                workload,
+                round: None,
+            });
         }
         if points.is_empty() {
             let why = if dropped_by_constraint > 0 {

@@ -7,6 +7,7 @@
 pub mod activity;
 pub mod distributed;
 pub mod environment;
+pub mod guest;
 pub mod histogram;
 #[cfg(test)]
 pub(crate) mod hostile;
@@ -59,6 +60,9 @@ pub struct ResultFile {
     /// For a distributed run (`--mpi`): its ranks, hosts and options.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub distributed: Option<distributed::Distributed>,
+    /// When points ran in a guest (`machine` = `guest`): the guest.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub guest: Option<guest::GuestRecord>,
 }
 
 /// The output an imported result file was converted from.
@@ -275,6 +279,11 @@ pub struct Repetition {
     pub index: u32,
     /// Whether it was an unmeasured warm-up.
     pub warmup: bool,
+    /// In a plan of rounds (`--rounds`, each guest boot one): the 0-based
+    /// round it ran in. Compare pairs the configurations compared round by
+    /// round and takes its interval from the rounds' figures.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub round: Option<u32>,
     /// How it ended.
     pub status: Status,
     /// The failure, naming file, offset, size and errno, when failed.
@@ -381,6 +390,7 @@ impl Repetition {
         Repetition {
             index,
             warmup: false,
+            round: None,
             status,
             error: None,
             bytes,

@@ -1,0 +1,297 @@
+//! The host's side of guest points: the disk image made in the directory under test (an iolab scratch file), the guests booted for a plan's rounds, each guest point sent to the agent and its record taken back, a guest that died recorded as a failed point (nothing timed) and booted again; and `iolab guest check`.
+
+use super::{AppError, Ending, record_point};
+use crate::cli::{GuestCheckArgs, GuestCommand};
+use crate::guest::{GuestError, Guests};
+use crate::plan::guest::{Accelerator, GuestSpec, ImageFormat};
+use crate::plan::{Machine, PlannedPoint, Workload};
+use crate::record::Point;
+use crate::record::guest::{GuestBoot, GuestRecord};
+use crate::run::target::Target;
+use crate::run::{PointOutcome, RepetitionOutcome, Session, TargetInfo};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Room the guest's file system takes beyond the points' files.
+const IMAGE_SLACK: u64 = 256 << 20;
+
+/// `iolab guest …`.
+pub fn command(command: &GuestCommand) -> Result<Ending, AppError> {
+    match command {
+        GuestCommand::Check(args) => check(args),
+        GuestCommand::Agent => super::agent::agent(),
+    }
+}
+
+/// The guests of one run with their image.
+pub(crate) struct GuestSide {
+    /// The booted guests.
+    pub guests: Guests,
+    image: Option<Box<dyn Target>>,
+    /// The round the running guest was booted for.
+    round: Option<u32>,
+}
+
+impl GuestSide {
+    /// The guest side of `points` when any runs in the guest: the image made
+    /// in `session`'s directory, the kernel fetched, nothing booted yet.
+    pub(crate) fn start(
+        session: &Session,
+        spec: Option<&GuestSpec>,
+        points: &[PlannedPoint],
+    ) -> Result<Option<GuestSide>, AppError> {
+        let guest_points: Vec<&Workload> = points
+            .iter()
+            .map(|p| &p.workload)
+            .filter(|w| w.machine == Machine::Guest)
+            .collect();
+        if guest_points.is_empty() {
+            return Ok(None);
+        }
+        let spec = spec.cloned().unwrap_or_default();
+        let needed = guest_points
+            .iter()
+            .filter(|w| w.uses_files())
+            .map(|w| w.size.saturating_mul(u64::from(w.jobs)))
+            .max()
+            .unwrap_or(0);
+        let size = (needed + needed / 8 + IMAGE_SLACK).next_multiple_of(1 << 20);
+        let image = make_image(session, size, spec.format)?;
+        let iolab = std::env::current_exe()
+            .map_err(|e| anyhow::anyhow!("cannot find iolab's own binary for the guest: {e}"))?;
+        let guests = Guests::prepare(&spec, image.path(), &iolab, session.dir().run_id())
+            .map_err(guest_error)?;
+        Ok(Some(GuestSide {
+            guests,
+            image: Some(image),
+            round: None,
+        }))
+    }
+
+    /// Measures `planned` in the guest: a guest booted for its round (the
+    /// guest of another round is stopped first). A guest that dies gives
+    /// a failed point with nothing timed, and the next point boots another.
+    pub(crate) fn measure(&mut self, planned: &PlannedPoint) -> Result<Point, AppError> {
+        if planned.round != self.round {
+            self.guests.stop();
+            self.round = planned.round;
+        }
+        match self.guests.measure(&planned.label, &planned.workload) {
+            Ok(point) => Ok(point),
+            Err(GuestError::Refused(why)) | Err(GuestError::Usage(why)) => Err(AppError::Usage(
+                crate::plan::UsageError(format!("{why} (in the guest)")),
+            )),
+            Err(GuestError::Missing(why)) => Err(AppError::Usage(crate::plan::UsageError(why))),
+            Err(error) => {
+                crate::say!("iolab: {} in the guest: {error}", planned.label);
+                failed_point(planned, &error.to_string())
+            }
+        }
+    }
+
+    /// What the result records of the guest.
+    pub(crate) fn record(&self) -> GuestRecord {
+        let guests = &self.guests;
+        let ready = guests.ready.as_ref();
+        GuestRecord {
+            spec: guests.spec.clone(),
+            accelerator: guests.accelerator.unwrap_or(Accelerator::Auto),
+            why_tcg: guests.why_tcg.clone(),
+            qemu: guests.qemu.clone(),
+            machine_type: crate::guest::qemu::MACHINE_TYPE.to_string(),
+            kernel_package: guests.kernel.package.clone(),
+            image: guests.image.clone(),
+            device: ready.map(|r| r.device.clone()),
+            filesystem: ready.map(|r| r.filesystem.clone()),
+            environment: ready.map(|r| r.environment.clone()),
+            boots: guests
+                .boot_seconds
+                .iter()
+                .map(|&boot_s| GuestBoot { boot_s })
+                .collect(),
+        }
+    }
+}
+
+impl Drop for GuestSide {
+    fn drop(&mut self) {
+        self.guests.stop();
+        if let Some(image) = self.image.take() {
+            image.release(false);
+        }
+    }
+}
+
+/// The image of the guest's disk: a new scratch file in the session's
+/// directory, every block written (a hole would read as zeros without
+/// touching the disk), or a fully preallocated qcow2.
+fn make_image(
+    session: &Session,
+    size: u64,
+    format: ImageFormat,
+) -> Result<Box<dyn Target>, AppError> {
+    session
+        .check_free_space(size, 1)
+        .map_err(super::run_error)?;
+    let image = session
+        .dir()
+        .create(u32::MAX - 1)
+        .map_err(|e| anyhow::anyhow!("the guest's image: {e}"))?;
+    let written = match format {
+        ImageFormat::Raw => fill(image.path(), size),
+        ImageFormat::Qcow2 => std::process::Command::new("qemu-img")
+            .args(["create", "-q", "-f", "qcow2", "-o", "preallocation=full"])
+            .arg(image.path())
+            .arg(size.to_string())
+            .status()
+            .map_err(|e| format!("qemu-img (Debian package qemu-utils): {e}"))
+            .and_then(|status| {
+                if status.success() {
+                    Ok(())
+                } else {
+                    Err(format!("qemu-img create failed ({status})"))
+                }
+            }),
+    };
+    if let Err(why) = written {
+        image.release(false);
+        return Err(anyhow::anyhow!("the guest's image: {why}").into());
+    }
+    Ok(image)
+}
+
+/// Writes `size` bytes of zeros over the file at `path`, then syncs it.
+fn fill(path: &std::path::Path, size: u64) -> Result<(), String> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let chunk = vec![0u8; 1 << 20];
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        file.write_all(&chunk[..n])
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        left -= n as u64;
+    }
+    file.sync_all()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The record of a guest point that could not be measured: one failed repetition, nothing timed.
+fn failed_point(planned: &PlannedPoint, why: &str) -> Result<Point, AppError> {
+    let outcome = PointOutcome {
+        label: planned.label.clone(),
+        workload: planned.workload.clone(),
+        target: TargetInfo {
+            dir: PathBuf::from("(guest)"),
+            filesystem: String::new(),
+            direct_alignment: None,
+            direct_in_memory: false,
+            files: Vec::new(),
+            file_given: false,
+            open_flags: None,
+        },
+        repetitions: vec![RepetitionOutcome::failed_early(
+            0,
+            false,
+            format!("the guest: {why}"),
+        )],
+    };
+    record_point(&outcome, None)
+}
+
+/// A guest failure as the error iolab ends with: bad input and missing packages exit 2.
+fn guest_error(error: GuestError) -> AppError {
+    match error {
+        GuestError::Usage(why) | GuestError::Missing(why) => {
+            AppError::Usage(crate::plan::UsageError(why))
+        }
+        other => anyhow::anyhow!("{other}").into(),
+    }
+}
+
+/// `iolab guest check`: boots one guest and says what works.
+fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
+    let spec = GuestSpec::parse(&args.guest)?;
+    let interrupt = crate::run::signals::Interrupt::install().map_err(anyhow::Error::from)?;
+    let run_id = super::new_run_id();
+    let session = Session::open(&args.dir, &run_id, interrupt)?;
+    session.remove_dead_runs();
+    let qemu = crate::guest::qemu::version().map_err(guest_error)?;
+    crate::say!("QEMU:        {qemu}");
+    match crate::guest::qemu::kvm_present() {
+        Ok(()) => {
+            crate::say!("KVM:         /dev/kvm opens; a boot will tell whether it runs the kernel")
+        }
+        Err(why) => crate::say!("KVM:         {why}: TCG (CPU emulation)"),
+    }
+    let started = Instant::now();
+    let point = |label: &str| PlannedPoint {
+        label: label.to_string(),
+        workload: Workload {
+            machine: Machine::Guest,
+            engine: crate::plan::EngineKind::Null,
+            size: 1 << 20,
+            ..crate::plan::default_workload()
+        },
+        round: None,
+    };
+    let mut side = GuestSide::start(&session, Some(&spec), &[point("null")])?
+        .expect("a guest point was planned");
+    let kernel = &side.guests.kernel;
+    crate::say!(
+        "kernel:      {} ({}), ready in {:.1} s",
+        kernel.package,
+        kernel.release,
+        started.elapsed().as_secs_f64()
+    );
+    let booted = Instant::now();
+    if let Err(error) = side.guests.boot() {
+        crate::say!("boot:        failed: {error}");
+        return Ok(Ending::Failed);
+    }
+    let boot_s = booted.elapsed().as_secs_f64();
+    let accelerator = side.guests.accelerator.unwrap_or(Accelerator::Tcg).name();
+    match &side.guests.why_tcg {
+        Some(why) => crate::say!("accelerator: {accelerator} ({why})"),
+        None => crate::say!("accelerator: {accelerator}"),
+    }
+    let ready = side.guests.ready.clone().expect("a booted guest is ready");
+    crate::say!(
+        "guest:       {} over 9p (the host's root, read-only, under an overlay); agent on virtio-serial",
+        ready.environment.kernel
+    );
+    crate::say!(
+        "disk:        {} as {} in the guest, {} made in {:.1} s, {}",
+        spec.bus.name(),
+        ready.device,
+        ready.filesystem,
+        ready.prepare_s,
+        side.guests.image.display()
+    );
+    crate::say!("boot:        {boot_s:.1} s from QEMU's start to the agent ready");
+    let mut round_trips = Vec::new();
+    for _ in 0..5 {
+        let sent = Instant::now();
+        let measured = side.measure(&point("null"))?;
+        round_trips.push(sent.elapsed().as_secs_f64() * 1e3);
+        if measured.repetitions.iter().any(|r| r.error.is_some()) {
+            crate::say!("round trip:  a null point failed in the guest");
+            return Ok(Ending::Failed);
+        }
+    }
+    round_trips.sort_by(f64::total_cmp);
+    crate::say!(
+        "round trip:  a null point in {:.0} ms (median of 5; the guest runs it as the host would)",
+        round_trips[2]
+    );
+    if accelerator == "tcg" {
+        crate::say!(
+            "note:        under TCG a guest's timings measure CPU emulation, not virtualization; its counts of requests and bytes hold"
+        );
+    }
+    drop(side);
+    Ok(Ending::Success)
+}

@@ -1,0 +1,131 @@
+//! The wire between iolab and its agent in the guest: one JSON message per line, both ways, over a virtio-serial port (a Unix socket on the host's side), so no network is needed.
+
+use crate::plan::Workload;
+use crate::record::Point;
+use crate::record::environment::Environment;
+use serde::{Deserialize, Serialize};
+use std::io::{self, BufRead, Read, Write};
+
+/// The name of the guest's port, as `/sys/class/virtio-ports/*/name` shows it.
+pub const PORT_NAME: &str = "org.iolab.agent";
+
+/// The longest message read (a point with its histograms and series is a few MB).
+const LONGEST_MESSAGE: u64 = 256 << 20;
+
+/// What the host asks of the agent.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ToGuest {
+    /// Make a file system on the disk under test, mount it and answer `Ready`.
+    Prepare {
+        /// The host's run id: the guest's scratch files carry it too.
+        run_id: String,
+    },
+    /// Measure one point and answer with its record.
+    Point {
+        /// The point's label.
+        label: String,
+        /// Its workload.
+        workload: Box<Workload>,
+    },
+    /// Remove the files, unmount, answer `Stopped`, and power off.
+    Stop,
+}
+
+/// What the agent answers.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum FromGuest {
+    /// The disk is ready: what the guest is.
+    Ready(Box<Ready>),
+    /// Still measuring (every [`HEARTBEAT`]): silence past the host's deadline means a hung guest.
+    Alive,
+    /// A point's record, built in the guest as on the host.
+    Point(Box<Point>),
+    /// The point was refused as bad input.
+    Refused(String),
+    /// The point could not run; nothing was measured.
+    Failed(String),
+    /// Files removed, disk unmounted; the guest powers off.
+    Stopped,
+}
+
+/// How often the agent says it is alive while measuring.
+pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What the agent reports once its disk is ready.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ready {
+    /// The guest's machine and the storage under its scratch directory.
+    pub environment: Box<Environment>,
+    /// The guest's device of the disk under test (`/dev/vda`).
+    pub device: String,
+    /// The file system made on it.
+    pub filesystem: String,
+    /// Seconds the file system took to make and mount.
+    pub prepare_s: f64,
+}
+
+/// Writes `message` as one line and flushes it.
+pub fn send<T: Serialize>(writer: &mut impl Write, message: &T) -> io::Result<()> {
+    let mut line = serde_json::to_vec(message).map_err(io::Error::other)?;
+    line.push(b'\n');
+    writer.write_all(&line)?;
+    writer.flush()
+}
+
+/// Reads one message into `pending` (which keeps a line cut by a read
+/// timeout for the next call): `None` at the end of the stream.
+pub fn receive<T: for<'de> Deserialize<'de>>(
+    reader: &mut impl BufRead,
+    pending: &mut Vec<u8>,
+) -> io::Result<Option<T>> {
+    let read = BufRead::read_until(
+        &mut Read::take(&mut *reader, LONGEST_MESSAGE),
+        b'\n',
+        pending,
+    )?;
+    if read == 0 && pending.is_empty() {
+        return Ok(None);
+    }
+    if pending.last() != Some(&b'\n') {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the stream ended inside a message",
+        ));
+    }
+    let message =
+        serde_json::from_slice(pending).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e));
+    pending.clear();
+    message.map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_survive_a_line_cut_by_a_timeout() {
+        let mut wire = Vec::new();
+        send(&mut wire, &FromGuest::Failed("disk".into())).unwrap();
+        send(&mut wire, &FromGuest::Alive).unwrap();
+        let (first, rest) = wire.split_at(5);
+        let mut pending = Vec::new();
+        // The first read stops mid-line (as a timeout would): an error, the bytes kept.
+        let cut: io::Result<Option<FromGuest>> = receive(&mut &first[..], &mut pending);
+        assert!(cut.is_err());
+        assert_eq!(pending, first);
+        let mut rest = io::BufReader::new(rest);
+        assert!(matches!(
+            receive(&mut rest, &mut pending).unwrap(),
+            Some(FromGuest::Failed(text)) if text == "disk"
+        ));
+        assert!(matches!(
+            receive(&mut rest, &mut pending).unwrap(),
+            Some(FromGuest::Alive)
+        ));
+        assert!(
+            receive::<FromGuest>(&mut rest, &mut pending)
+                .unwrap()
+                .is_none()
+        );
+    }
+}

@@ -1,0 +1,352 @@
+//! The guest's kernel and busybox: Debian's packages fetched with `apt-get download` into iolab's cache and unpacked with `dpkg-deb -x` (never installed), the kernel's uncompressed vmlinux taken out of its bzImage once so QEMU boots it by PVH, and the modules the guest loads found with their dependencies.
+
+use super::GuestError;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The Debian package whose dependency names the current kernel.
+const KERNEL_METAPACKAGE: &str = "linux-image-amd64";
+/// The Debian package of a statically linked busybox: the initramfs's shell.
+const BUSYBOX_PACKAGE: &str = "busybox-static";
+/// The start of an xz stream (the bzImage's compressed payload).
+const XZ_MAGIC: &[u8] = b"\xfd7zXZ\x00";
+/// Written last in an unpacked package's directory: what lacks it is redone.
+const COMPLETE: &str = ".iolab-complete";
+
+/// A kernel ready to boot.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// The Debian package it came from (`linux-image-6.1.0-56-amd64`), or the file given.
+    pub package: String,
+    /// Its release, as `uname -r` will say in the guest.
+    pub release: String,
+    /// The uncompressed ELF image QEMU boots by PVH.
+    pub vmlinux: PathBuf,
+    /// `lib/modules/RELEASE/kernel` of the unpacked package.
+    pub modules: PathBuf,
+    /// The static busybox the initramfs runs.
+    pub busybox: PathBuf,
+}
+
+/// iolab's cache: `$IOLAB_CACHE`, else `$XDG_CACHE_HOME/iolab`, else `~/.cache/iolab`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("IOLAB_CACHE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("iolab");
+    }
+    let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
+    PathBuf::from(home).join(".cache").join("iolab")
+}
+
+/// The kernel named by `choice` (`debian`, or the path of a linux-image
+/// `.deb`), fetched and unpacked into the cache the first time.
+pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
+    let guest_cache = cache_dir().join("guest");
+    std::fs::create_dir_all(&guest_cache)
+        .map_err(|e| GuestError::Setup(format!("{}: {e}", guest_cache.display())))?;
+    let (package, unpacked) = if choice == "debian" {
+        let package = current_kernel_package()?;
+        let unpacked = guest_cache.join(&package);
+        if !unpacked.join(COMPLETE).exists() {
+            let deb = download(&guest_cache, &package)?;
+            unpack(&deb, &unpacked)?;
+            let _ = std::fs::remove_file(&deb);
+        }
+        (package, unpacked)
+    } else {
+        let deb = PathBuf::from(choice);
+        let name = deb
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|_| deb.extension().is_some_and(|e| e == "deb"))
+            .ok_or_else(|| {
+                GuestError::Usage(format!(
+                    "--guest kernel={choice}: give `debian` or the path of a linux-image .deb"
+                ))
+            })?;
+        if !deb.is_file() {
+            return Err(GuestError::Usage(format!(
+                "--guest kernel={choice}: no such file"
+            )));
+        }
+        let unpacked = guest_cache.join(&name);
+        if !unpacked.join(COMPLETE).exists() {
+            unpack(&deb, &unpacked)?;
+        }
+        (name, unpacked)
+    };
+    let (release, modules) = modules_dir(&unpacked)?;
+    let vmlinux = unpacked.join("vmlinux");
+    if !vmlinux.exists() {
+        extract_vmlinux(
+            &unpacked.join("boot").join(format!("vmlinuz-{release}")),
+            &vmlinux,
+        )?;
+    }
+    Ok(Kernel {
+        package,
+        release,
+        vmlinux,
+        modules,
+        busybox: busybox(&guest_cache)?,
+    })
+}
+
+/// The static busybox, fetched and unpacked the first time.
+fn busybox(guest_cache: &Path) -> Result<PathBuf, GuestError> {
+    let unpacked = guest_cache.join(BUSYBOX_PACKAGE);
+    if !unpacked.join(COMPLETE).exists() {
+        let deb = download(guest_cache, BUSYBOX_PACKAGE)?;
+        unpack(&deb, &unpacked)?;
+        let _ = std::fs::remove_file(&deb);
+    }
+    Ok(unpacked.join("bin").join("busybox"))
+}
+
+/// The versioned package `linux-image-amd64` depends on now.
+fn current_kernel_package() -> Result<String, GuestError> {
+    let text = tool_output(
+        Command::new("apt-cache").args(["depends", KERNEL_METAPACKAGE]),
+        "apt-cache",
+        "apt",
+    )?;
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("Depends: "))
+        .find(|name| name.starts_with("linux-image-") && name.as_bytes()[12].is_ascii_digit())
+        .map(str::to_string)
+        .ok_or_else(|| {
+            GuestError::Setup(format!(
+                "apt-cache depends {KERNEL_METAPACKAGE} names no kernel package (is the package list fetched? apt-get update)"
+            ))
+        })
+}
+
+/// Downloads `package`'s .deb into `dir` (as apt-get does: without installing it).
+fn download(dir: &Path, package: &str) -> Result<PathBuf, GuestError> {
+    let staging = dir.join(format!(".download-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging)
+        .map_err(|e| GuestError::Setup(format!("{}: {e}", staging.display())))?;
+    tool_output(
+        Command::new("apt-get")
+            .args(["download", "-q", package])
+            .current_dir(&staging),
+        "apt-get",
+        "apt",
+    )?;
+    let deb = std::fs::read_dir(&staging)
+        .map_err(|e| GuestError::Setup(format!("{}: {e}", staging.display())))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| path.extension().is_some_and(|e| e == "deb"))
+        .ok_or_else(|| GuestError::Setup(format!("apt-get download {package} left no .deb")))?;
+    let kept = dir.join(format!("{package}.deb"));
+    std::fs::rename(&deb, &kept)
+        .map_err(|e| GuestError::Setup(format!("{}: {e}", kept.display())))?;
+    let _ = std::fs::remove_dir_all(&staging);
+    Ok(kept)
+}
+
+/// Unpacks `deb` into `into` (replacing a partial earlier attempt), marking it complete last.
+fn unpack(deb: &Path, into: &Path) -> Result<(), GuestError> {
+    let _ = std::fs::remove_dir_all(into);
+    std::fs::create_dir_all(into)
+        .map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))?;
+    tool_output(
+        Command::new("dpkg-deb").arg("-x").arg(deb).arg(into),
+        "dpkg-deb",
+        "dpkg",
+    )?;
+    std::fs::write(into.join(COMPLETE), b"")
+        .map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))
+}
+
+/// The release and module tree of an unpacked kernel package.
+fn modules_dir(unpacked: &Path) -> Result<(String, PathBuf), GuestError> {
+    let lib = unpacked.join("lib").join("modules");
+    let release = std::fs::read_dir(&lib)
+        .ok()
+        .and_then(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .next()
+        })
+        .ok_or_else(|| {
+            GuestError::Setup(format!(
+                "{}: no kernel modules (not a linux-image package?)",
+                lib.display()
+            ))
+        })?;
+    Ok((release.clone(), lib.join(release).join("kernel")))
+}
+
+/// Writes the ELF kernel inside `bzimage` (its xz payload) to `vmlinux`.
+fn extract_vmlinux(bzimage: &Path, vmlinux: &Path) -> Result<(), GuestError> {
+    let image = std::fs::read(bzimage)
+        .map_err(|e| GuestError::Setup(format!("{}: {e}", bzimage.display())))?;
+    let start = image
+        .windows(XZ_MAGIC.len())
+        .position(|w| w == XZ_MAGIC)
+        .ok_or_else(|| {
+            GuestError::Setup(format!(
+                "{}: no xz payload (only xz-compressed kernels boot by PVH here)",
+                bzimage.display()
+            ))
+        })?;
+    let mut elf = Vec::with_capacity(image.len() * 8);
+    // The payload is followed by the bzImage's trailer, which the decoder
+    // does not read: it stops at the end of the first stream. (Its x86 BCJ
+    // filter is why this is liblzma, not a pure-Rust decoder without it.)
+    std::io::Read::read_to_end(
+        &mut liblzma::read::XzDecoder::new(&image[start..]),
+        &mut elf,
+    )
+    .map_err(|e| GuestError::Setup(format!("{}: xz payload: {e}", bzimage.display())))?;
+    if !elf.starts_with(b"\x7fELF") {
+        return Err(GuestError::Setup(format!(
+            "{}: its payload is not an ELF kernel",
+            bzimage.display()
+        )));
+    }
+    let partial = vmlinux.with_extension("partial");
+    std::fs::write(&partial, &elf)
+        .and_then(|()| std::fs::rename(&partial, vmlinux))
+        .map_err(|e| GuestError::Setup(format!("{}: {e}", vmlinux.display())))
+}
+
+/// Runs a Debian tool, its output on success; a missing tool names its package.
+fn tool_output(command: &mut Command, tool: &str, package: &str) -> Result<String, GuestError> {
+    let output = command.output().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            GuestError::Missing(format!(
+                "{tool} is not installed (Debian package {package})"
+            ))
+        } else {
+            GuestError::Setup(format!("{tool}: {e}"))
+        }
+    })?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let line = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(GuestError::Setup(format!(
+            "{tool} failed ({}): {line}",
+            output.status
+        )));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// The modules in `tree` by name (dashes as underscores, as the kernel names them).
+fn module_index(tree: &Path) -> HashMap<String, PathBuf> {
+    let mut index = HashMap::new();
+    let mut pending = vec![tree.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push(path);
+            } else if let Some(name) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".ko"))
+            {
+                index.insert(name.replace('-', "_"), path);
+            }
+        }
+    }
+    index
+}
+
+/// The modules a module needs loaded first: its `.modinfo` `depends=` entry.
+fn depends_of(module: &[u8]) -> Vec<String> {
+    const KEY: &[u8] = b"\0depends=";
+    let Some(at) = module.windows(KEY.len()).position(|w| w == KEY) else {
+        return Vec::new();
+    };
+    let value = &module[at + KEY.len()..];
+    let end = value.iter().position(|&b| b == 0).unwrap_or(value.len());
+    String::from_utf8_lossy(&value[..end])
+        .split(',')
+        .filter(|name| !name.is_empty())
+        .map(|name| name.replace('-', "_"))
+        .collect()
+}
+
+/// The files of `wanted` and everything they depend on, each after its
+/// dependencies (the order `insmod` needs); a wanted module the kernel
+/// builds in (absent from the tree) is skipped.
+pub fn modules_in_load_order(tree: &Path, wanted: &[&str]) -> Result<Vec<PathBuf>, GuestError> {
+    let index = module_index(tree);
+    let mut ordered: Vec<String> = Vec::new();
+    let mut visiting: Vec<String> = Vec::new();
+    fn visit(
+        name: &str,
+        index: &HashMap<String, PathBuf>,
+        ordered: &mut Vec<String>,
+        visiting: &mut Vec<String>,
+    ) -> Result<(), GuestError> {
+        if ordered.iter().any(|n| n == name) {
+            return Ok(());
+        }
+        if visiting.iter().any(|n| n == name) {
+            return Err(GuestError::Setup(format!(
+                "module {name} depends on itself"
+            )));
+        }
+        let Some(path) = index.get(name) else {
+            // Built into the kernel.
+            return Ok(());
+        };
+        let bytes = std::fs::read(path)
+            .map_err(|e| GuestError::Setup(format!("{}: {e}", path.display())))?;
+        visiting.push(name.to_string());
+        for dependency in depends_of(&bytes) {
+            visit(&dependency, index, ordered, visiting)?;
+        }
+        visiting.pop();
+        ordered.push(name.to_string());
+        Ok(())
+    }
+    for name in wanted {
+        visit(&name.replace('-', "_"), &index, &mut ordered, &mut visiting)?;
+    }
+    Ok(ordered.iter().map(|name| index[name].clone()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depends_are_read_from_modinfo() {
+        let module =
+            b"\x7fELF....\0license=GPL\0depends=virtio,virtio_ring,pvpanic-x\0vermagic=6.1\0";
+        assert_eq!(depends_of(module), ["virtio", "virtio_ring", "pvpanic_x"]);
+        assert!(depends_of(b"\0depends=\0name=x\0").is_empty());
+        assert!(depends_of(b"no modinfo").is_empty());
+    }
+
+    #[test]
+    fn modules_load_after_their_dependencies() {
+        let tree = std::env::temp_dir().join(format!("iolab-modules-{}", std::process::id()));
+        std::fs::create_dir_all(tree.join("a/b")).unwrap();
+        std::fs::write(tree.join("a/top.ko"), b"\0depends=mid,leaf\0").unwrap();
+        std::fs::write(tree.join("a/b/mid.ko"), b"\0depends=leaf\0").unwrap();
+        std::fs::write(tree.join("a/b/leaf.ko"), b"\0depends=\0").unwrap();
+        std::fs::write(tree.join("dash-name.ko"), b"\0depends=top\0").unwrap();
+        let order = modules_in_load_order(&tree, &["dash_name", "builtin"]).unwrap();
+        let names: Vec<_> = order
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["leaf.ko", "mid.ko", "top.ko", "dash-name.ko"]);
+        std::fs::remove_dir_all(&tree).unwrap();
+    }
+}

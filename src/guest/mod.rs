@@ -1,0 +1,455 @@
+//! Guest virtual machines: a QEMU guest booted from Debian's kernel with the host's root under an overlay, its disk under test an image iolab made, and iolab itself inside as an agent that measures points sent over a virtio-serial port; booted again after a fault, and never outliving iolab.
+//!
+//! `kernel` fetches and unpacks the kernel and busybox, `initramfs` builds
+//! the guest's first root, `qemu` its command line, `channel` the messages
+//! both sides exchange. [`Guests`] holds what every boot shares and the
+//! guest running now; the agent's side lives in `app::agent`.
+
+pub mod channel;
+pub mod initramfs;
+pub mod kernel;
+pub mod qemu;
+
+use crate::plan::Workload;
+use crate::plan::guest::{Accelerator, GuestSpec};
+use crate::record::Point;
+use channel::{FromGuest, Ready, ToGuest};
+use std::io::BufReader;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+/// How long a guest may take from QEMU's start to its agent's `Ready`
+/// (TCG boots in 6–15 s here; a file system on a large image takes longer).
+const BOOT_DEADLINE: Duration = Duration::from_secs(300);
+/// How long the agent may say nothing while measuring: several heartbeats.
+const SILENCE_DEADLINE: Duration = Duration::from_secs(30);
+/// How long a stopping guest may take to power off before it is killed.
+const STOP_DEADLINE: Duration = Duration::from_secs(20);
+
+/// Why a guest could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum GuestError {
+    /// Bad input: a key, a value, or a kernel KVM cannot run.
+    #[error("{0}")]
+    Usage(String),
+    /// A program or package the guest needs is missing (the line names it).
+    #[error("{0}")]
+    Missing(String),
+    /// Preparing the guest failed.
+    #[error("{0}")]
+    Setup(String),
+    /// QEMU ended, or the agent fell silent, before answering.
+    #[error("{0}")]
+    Died(String),
+    /// The agent refused the point as bad input.
+    #[error("{0}")]
+    Refused(String),
+    /// The agent could not measure the point; the guest is still up.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A directory of this run in iolab's cache (sockets, console logs, the
+/// initramfs), tagged with its owner so a later run removes it when this
+/// one was killed.
+struct RunDir(PathBuf);
+
+impl RunDir {
+    fn create() -> Result<RunDir, GuestError> {
+        let runs = kernel::cache_dir().join("guest").join("runs");
+        std::fs::create_dir_all(&runs)
+            .map_err(|e| GuestError::Setup(format!("{}: {e}", runs.display())))?;
+        remove_dead_runs(&runs);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = runs.join(format!("{}-{nanos:08x}", std::process::id()));
+        std::fs::create_dir(&dir)
+            .map_err(|e| GuestError::Setup(format!("{}: {e}", dir.display())))?;
+        if let Ok(fd) = rustix::fs::open(
+            &dir,
+            rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::RDONLY,
+            rustix::fs::Mode::empty(),
+        ) {
+            crate::owner::tag(&fd);
+        }
+        // A Unix socket's path has at most 107 bytes.
+        if dir.join("agent-000.sock").as_os_str().len() > 107 {
+            let _ = std::fs::remove_dir(&dir);
+            return Err(GuestError::Setup(format!(
+                "{}: too long a path for the agent's socket; set IOLAB_CACHE to a shorter directory",
+                dir.display()
+            )));
+        }
+        Ok(RunDir(dir))
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Removes the run directories whose owner is gone (a killed iolab's).
+fn remove_dead_runs(runs: &Path) {
+    let here = crate::owner::owner_tag();
+    let Ok(entries) = std::fs::read_dir(runs) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let Ok(fd) = rustix::fs::open(
+            &path,
+            rustix::fs::OFlags::DIRECTORY
+                | rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::NOFOLLOW,
+            rustix::fs::Mode::empty(),
+        ) else {
+            continue;
+        };
+        if crate::owner::owner_is_dead(std::os::fd::AsFd::as_fd(&fd), &here) {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+/// What every boot of one run shares, and the guest running now.
+pub struct Guests {
+    /// The guest's definition.
+    pub spec: GuestSpec,
+    /// The kernel booted.
+    pub kernel: kernel::Kernel,
+    /// QEMU's version line.
+    pub qemu: String,
+    /// The accelerator in use once decided (`Kvm` or `Tcg`).
+    pub accelerator: Option<Accelerator>,
+    /// Why `accel=auto` fell back to TCG, when it did.
+    pub why_tcg: Option<String>,
+    /// The disk under test's image on the host.
+    pub image: PathBuf,
+    /// What the agent reported at the last boot.
+    pub ready: Option<Ready>,
+    /// The seconds each boot took from QEMU's start to the agent's `Ready`.
+    pub boot_seconds: Vec<f64>,
+    run_id: String,
+    dir: RunDir,
+    initramfs: PathBuf,
+    running: Option<Guest>,
+}
+
+/// One running guest.
+struct Guest {
+    child: Child,
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+    pending: Vec<u8>,
+    console: PathBuf,
+    log: PathBuf,
+}
+
+impl Guests {
+    /// Everything needed to boot `spec` with `image` as its disk: QEMU
+    /// present, the kernel and busybox fetched, the initramfs built to run
+    /// `iolab`. Nothing is booted yet.
+    pub fn prepare(
+        spec: &GuestSpec,
+        image: &Path,
+        iolab: &Path,
+        run_id: &str,
+    ) -> Result<Guests, GuestError> {
+        let qemu = qemu::version()?;
+        if spec.accel == Accelerator::Kvm {
+            qemu::kvm_present().map_err(|why| {
+                GuestError::Usage(format!(
+                    "--guest accel=kvm: {why}; accel=auto falls back to TCG"
+                ))
+            })?;
+        }
+        let kernel = kernel::obtain(&spec.kernel)?;
+        let dir = RunDir::create()?;
+        let initramfs = dir.0.join("initramfs.cpio");
+        std::fs::write(&initramfs, initramfs::build(&kernel, iolab)?)
+            .map_err(|e| GuestError::Setup(format!("{}: {e}", initramfs.display())))?;
+        Ok(Guests {
+            spec: spec.clone(),
+            kernel,
+            qemu,
+            accelerator: match spec.accel {
+                Accelerator::Auto => None,
+                chosen => Some(chosen),
+            },
+            why_tcg: None,
+            image: image.to_path_buf(),
+            ready: None,
+            boot_seconds: Vec::new(),
+            run_id: run_id.to_string(),
+            dir,
+            initramfs,
+            running: None,
+        })
+    }
+
+    /// Whether a guest is running now.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Boots a guest unless one runs; `accel=auto` tries KVM first and
+    /// falls back to TCG (once per run) when KVM cannot run the kernel.
+    pub fn boot(&mut self) -> Result<(), GuestError> {
+        if self.running.is_some() {
+            return Ok(());
+        }
+        let accelerator = match self.accelerator {
+            Some(chosen) => chosen,
+            None => match qemu::kvm_present() {
+                Err(why) => {
+                    self.why_tcg = Some(why);
+                    Accelerator::Tcg
+                }
+                Ok(()) => match self.boot_with(Accelerator::Kvm) {
+                    Ok(()) => {
+                        self.accelerator = Some(Accelerator::Kvm);
+                        return Ok(());
+                    }
+                    Err(GuestError::Died(why)) => {
+                        self.why_tcg = Some(format!("KVM could not run the guest: {why}"));
+                        Accelerator::Tcg
+                    }
+                    Err(other) => return Err(other),
+                },
+            },
+        };
+        match self.boot_with(accelerator) {
+            Err(GuestError::Died(why))
+                if accelerator == Accelerator::Kvm && self.spec.accel == Accelerator::Kvm =>
+            {
+                Err(GuestError::Usage(format!(
+                    "--guest accel=kvm: KVM could not run the guest ({why}); accel=auto falls back to TCG"
+                )))
+            }
+            result => {
+                if result.is_ok() {
+                    self.accelerator = Some(accelerator);
+                }
+                result
+            }
+        }
+    }
+
+    fn boot_with(&mut self, accelerator: Accelerator) -> Result<(), GuestError> {
+        let number = self.boot_seconds.len();
+        let socket = self.dir.0.join(format!("agent-{number:03}.sock"));
+        let console = self.dir.0.join(format!("console-{number:03}.log"));
+        let log = self.dir.0.join(format!("qemu-{number:03}.log"));
+        let launch = qemu::Launch {
+            spec: &self.spec,
+            vmlinux: &self.kernel.vmlinux,
+            initramfs: &self.initramfs,
+            image: &self.image,
+            socket: &socket,
+            console: &console,
+            accelerator,
+        };
+        let started = Instant::now();
+        let mut child = qemu::spawn(&launch, &log)?;
+        let stream = loop {
+            if let Some(status) = child.try_wait().ok().flatten() {
+                return Err(GuestError::Died(ended(status, &log, &console)));
+            }
+            match UnixStream::connect(&socket) {
+                Ok(stream) => break stream,
+                Err(_) if started.elapsed() < Duration::from_secs(30) => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(error) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(GuestError::Died(format!(
+                        "QEMU's agent socket {}: {error}",
+                        socket.display()
+                    )));
+                }
+            }
+        };
+        let writer = stream
+            .try_clone()
+            .map_err(|e| GuestError::Setup(format!("agent socket: {e}")))?;
+        let mut guest = Guest {
+            child,
+            reader: BufReader::new(stream),
+            writer,
+            pending: Vec::new(),
+            console,
+            log,
+        };
+        let run_id = self.run_id.clone();
+        guest.send(&ToGuest::Prepare { run_id })?;
+        match guest.receive(BOOT_DEADLINE)? {
+            FromGuest::Ready(ready) => {
+                self.boot_seconds.push(started.elapsed().as_secs_f64());
+                self.ready = Some(*ready);
+                self.running = Some(guest);
+                Ok(())
+            }
+            FromGuest::Failed(why) | FromGuest::Refused(why) => Err(GuestError::Setup(format!(
+                "the guest could not prepare its disk: {why}"
+            ))),
+            other => Err(GuestError::Died(format!(
+                "the agent answered {other:?} before it was ready"
+            ))),
+        }
+    }
+
+    /// Measures one point in the guest (booting one first if none runs).
+    /// A guest that dies or falls silent is killed; the next point boots another.
+    pub fn measure(&mut self, label: &str, workload: &Workload) -> Result<Point, GuestError> {
+        self.boot()?;
+        let guest = self.running.as_mut().expect("booted above");
+        let asked = ToGuest::Point {
+            label: label.to_string(),
+            workload: Box::new(workload.clone()),
+        };
+        let answer = guest
+            .send(&asked)
+            .and_then(|()| guest.receive(SILENCE_DEADLINE));
+        match answer {
+            Ok(FromGuest::Point(point)) => Ok(*point),
+            Ok(FromGuest::Refused(why)) => Err(GuestError::Refused(why)),
+            Ok(FromGuest::Failed(why)) => Err(GuestError::Failed(why)),
+            Ok(other) => {
+                self.running = None;
+                Err(GuestError::Died(format!(
+                    "the agent answered {other:?} to a point"
+                )))
+            }
+            Err(error) => {
+                // Dropping the guest kills QEMU.
+                self.running = None;
+                Err(error)
+            }
+        }
+    }
+
+    /// Stops the running guest, if any: files removed, disk unmounted,
+    /// powered off; killed when it does not end in time.
+    pub fn stop(&mut self) {
+        if let Some(mut guest) = self.running.take() {
+            if guest.send(&ToGuest::Stop).is_ok() {
+                let _ = guest.receive(STOP_DEADLINE);
+            }
+            let deadline = Instant::now() + STOP_DEADLINE;
+            while Instant::now() < deadline {
+                if guest.child.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+
+    /// The QEMU process id of the running guest (for tests that kill it).
+    pub fn qemu_pid(&self) -> Option<u32> {
+        self.running.as_ref().map(|g| g.child.id())
+    }
+}
+
+impl Drop for Guests {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Guest {
+    fn send(&mut self, message: &ToGuest) -> Result<(), GuestError> {
+        channel::send(&mut self.writer, message)
+            .map_err(|e| self.died(&format!("writing to the agent: {e}")))
+    }
+
+    /// The next message other than a heartbeat; the guest is dead when the
+    /// stream ends, QEMU exits, or nothing comes for `silence`.
+    fn receive(&mut self, silence: Duration) -> Result<FromGuest, GuestError> {
+        let _ = self
+            .reader
+            .get_ref()
+            .set_read_timeout(Some(Duration::from_millis(500)));
+        let mut last = Instant::now();
+        loop {
+            match channel::receive::<FromGuest>(&mut self.reader, &mut self.pending) {
+                Ok(Some(FromGuest::Alive)) => last = Instant::now(),
+                Ok(Some(message)) => return Ok(message),
+                Ok(None) => return Err(self.died("the agent's channel closed")),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    if let Some(status) = self.child.try_wait().ok().flatten() {
+                        return Err(GuestError::Died(ended(status, &self.log, &self.console)));
+                    }
+                    if last.elapsed() > silence {
+                        return Err(self.died(&format!(
+                            "the agent said nothing for {} s",
+                            silence.as_secs()
+                        )));
+                    }
+                }
+                Err(e) => return Err(self.died(&format!("reading from the agent: {e}"))),
+            }
+        }
+    }
+
+    /// Kills QEMU and says why the guest is gone.
+    fn died(&mut self, what: &str) -> GuestError {
+        // A moment for QEMU to exit by itself (a panic, a power-off) so its status tells.
+        for _ in 0..20 {
+            if let Some(status) = self.child.try_wait().ok().flatten() {
+                return GuestError::Died(format!(
+                    "{what}; {}",
+                    ended(status, &self.log, &self.console)
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        GuestError::Died(format!("{what}; QEMU was killed"))
+    }
+}
+
+impl Drop for Guest {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// How QEMU ended, with the last line its log or the guest's console has.
+fn ended(status: std::process::ExitStatus, log: &Path, console: &Path) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let how = match (status.code(), status.signal()) {
+        (Some(1), _) => "QEMU exited with status 1 (a guest panic, or QEMU refused)".to_string(),
+        (Some(code), _) => format!("QEMU exited with status {code}"),
+        (None, Some(signal)) => format!("QEMU was killed by signal {signal}"),
+        _ => "QEMU ended".to_string(),
+    };
+    let last = |path: &Path| {
+        std::fs::read_to_string(path).ok().and_then(|text| {
+            text.lines()
+                .rev()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(|l| crate::console::neutralize(l).into_owned())
+        })
+    };
+    match last(log).or_else(|| last(console)) {
+        Some(line) => format!("{how}: {line}"),
+        None => how,
+    }
+}

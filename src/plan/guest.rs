@@ -1,0 +1,293 @@
+//! A guest virtual machine's definition (`--guest KEY=VALUE,…`, a study file's `[guest]` table) and the `machine` a point runs on: the keys, their defaults and the combinations QEMU refuses, checked before anything starts.
+
+use super::UsageError;
+use serde::{Deserialize, Serialize};
+
+/// Where a point runs: on this machine, or in the guest iolab boots.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Machine {
+    /// This machine.
+    #[default]
+    Host,
+    /// The virtual machine of `--guest`, its disk an image in the directory under test.
+    Guest,
+}
+
+impl Machine {
+    /// Its name as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Machine::Host => "host",
+            Machine::Guest => "guest",
+        }
+    }
+
+    /// Whether it is the default, for leaving it out of result files.
+    pub fn is_host(&self) -> bool {
+        *self == Machine::Host
+    }
+}
+
+/// How the guest's CPU is provided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Accelerator {
+    /// KVM when it runs the guest's kernel here, else TCG (and why is said).
+    #[default]
+    Auto,
+    /// The kernel's hypervisor; refused where it cannot run the kernel.
+    Kvm,
+    /// QEMU's CPU emulation: timings measure the emulator.
+    Tcg,
+}
+
+/// The bus the disk under test is attached to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Bus {
+    /// virtio-blk (paravirtualized, the studies' disk).
+    #[default]
+    #[serde(rename = "virtio-blk")]
+    VirtioBlk,
+    /// virtio-scsi.
+    #[serde(rename = "virtio-scsi")]
+    VirtioScsi,
+    /// An emulated NVMe controller.
+    #[serde(rename = "nvme")]
+    Nvme,
+    /// An emulated AHCI (SATA) controller.
+    #[serde(rename = "sata")]
+    Sata,
+}
+
+/// QEMU's host-side cache mode for the image.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DiskCache {
+    /// O_DIRECT on the host, writes reported done when written.
+    #[default]
+    None,
+    /// Through the host's page cache.
+    Writeback,
+    /// Through the host's page cache, every write synchronous.
+    Writethrough,
+    /// O_DIRECT and every write synchronous.
+    Directsync,
+    /// The host's page cache, flushes ignored.
+    Unsafe,
+}
+
+/// How QEMU issues the image's I/O.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Aio {
+    /// Linux native AIO (needs `cache=none` or `directsync`).
+    #[default]
+    Native,
+    /// io_uring.
+    IoUring,
+    /// A pool of threads.
+    Threads,
+}
+
+/// The image's format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    /// Every block of the disk at its own offset.
+    #[default]
+    Raw,
+    /// QEMU's copy-on-write format, fully preallocated.
+    Qcow2,
+}
+
+/// A guest's definition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GuestSpec {
+    /// `debian` (the kernel Debian's `linux-image-amd64` depends on now,
+    /// fetched into iolab's cache, never installed) or the path of a
+    /// linux-image `.deb`.
+    pub kernel: String,
+    /// Memory, MiB.
+    pub memory_mib: u32,
+    /// Virtual CPUs.
+    pub cpus: u32,
+    /// How the CPU is provided.
+    pub accel: Accelerator,
+    /// The disk under test's bus.
+    pub bus: Bus,
+    /// QEMU's cache mode for the image.
+    pub cache: DiskCache,
+    /// How QEMU issues the image's I/O.
+    pub aio: Aio,
+    /// The image's format.
+    pub format: ImageFormat,
+}
+
+impl Default for GuestSpec {
+    fn default() -> Self {
+        GuestSpec {
+            kernel: "debian".to_string(),
+            memory_mib: 1024,
+            cpus: 2,
+            accel: Accelerator::Auto,
+            bus: Bus::VirtioBlk,
+            cache: DiskCache::None,
+            aio: Aio::Native,
+            format: ImageFormat::Raw,
+        }
+    }
+}
+
+/// The keys of `--guest`, for messages.
+pub const GUEST_KEYS: &str = "kernel, memory, cpus, accel, bus, cache, aio, format";
+
+fn choice<T: for<'de> Deserialize<'de>>(
+    key: &str,
+    value: &str,
+    names: &str,
+) -> Result<T, UsageError> {
+    serde_json::from_value(serde_json::Value::String(value.to_string()))
+        .map_err(|_| crate::usage!("--guest {key}={value}: not one of {names}"))
+}
+
+impl GuestSpec {
+    /// Parses `KEY=VALUE,…` over the defaults; an empty text is the defaults.
+    pub fn parse(text: &str) -> Result<GuestSpec, UsageError> {
+        let mut spec = GuestSpec::default();
+        for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').ok_or_else(|| {
+                crate::usage!("--guest {pair}: write KEY=VALUE (keys: {GUEST_KEYS})")
+            })?;
+            spec.set(key.trim(), value.trim())?;
+        }
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// Sets one key.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), UsageError> {
+        match key {
+            "kernel" if !value.is_empty() => self.kernel = value.to_string(),
+            "memory" => {
+                let bytes = super::units::parse_size(value)
+                    .map_err(|e| crate::usage!("--guest memory={value}: {e}"))?;
+                // A bare number is MiB, as QEMU's -m takes it.
+                let mib = if value.chars().all(|c| c.is_ascii_digit()) {
+                    bytes
+                } else {
+                    bytes >> 20
+                };
+                self.memory_mib = u32::try_from(mib)
+                    .ok()
+                    .filter(|m| (256..=65536).contains(m))
+                    .ok_or_else(|| {
+                        crate::usage!("--guest memory={value}: give 256 MiB to 64 GiB")
+                    })?;
+            }
+            "cpus" => {
+                self.cpus = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=64).contains(n))
+                    .ok_or_else(|| crate::usage!("--guest cpus={value}: give 1 to 64"))?;
+            }
+            "accel" => self.accel = choice(key, value, "auto, kvm, tcg")?,
+            "bus" => self.bus = choice(key, value, "virtio-blk, virtio-scsi, nvme, sata")?,
+            "cache" => {
+                self.cache = choice(
+                    key,
+                    value,
+                    "none, writeback, writethrough, directsync, unsafe",
+                )?
+            }
+            "aio" => self.aio = choice(key, value, "native, io_uring, threads")?,
+            "format" => self.format = choice(key, value, "raw, qcow2")?,
+            _ => {
+                return Err(crate::usage!(
+                    "--guest {key}={value}: unknown key (keys: {GUEST_KEYS})"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses what QEMU would refuse after booting.
+    pub fn validate(&self) -> Result<(), UsageError> {
+        if self.aio == Aio::Native && !matches!(self.cache, DiskCache::None | DiskCache::Directsync)
+        {
+            return Err(crate::usage!(
+                "--guest aio=native needs cache=none or cache=directsync (QEMU's rule); cache={} goes with aio=io_uring or aio=threads",
+                self.cache.name()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The keys as `--guest` takes them.
+    pub fn describe(&self) -> String {
+        format!(
+            "kernel={},memory={},cpus={},accel={},bus={},cache={},aio={},format={}",
+            self.kernel,
+            self.memory_mib,
+            self.cpus,
+            self.accel.name(),
+            self.bus.name(),
+            self.cache.name(),
+            self.aio.name(),
+            self.format.name()
+        )
+    }
+}
+
+macro_rules! serde_name {
+    ($($ty:ty),*) => {$(
+        impl $ty {
+            /// Its name as written in `--guest`.
+            pub fn name(self) -> String {
+                serde_json::to_value(self)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            }
+        }
+    )*};
+}
+serde_name!(Accelerator, Bus, DiskCache, Aio, ImageFormat);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_parse_over_the_defaults_and_read_back() {
+        let spec = GuestSpec::parse(
+            "accel=tcg, memory=2g,cpus=1,bus=nvme,cache=writeback,aio=threads,format=qcow2",
+        )
+        .unwrap();
+        assert_eq!(spec.accel, Accelerator::Tcg);
+        assert_eq!(spec.memory_mib, 2048);
+        assert_eq!(spec.bus, Bus::Nvme);
+        assert_eq!(GuestSpec::parse(&spec.describe()).unwrap(), spec);
+        assert_eq!(GuestSpec::parse("").unwrap(), GuestSpec::default());
+        assert_eq!(GuestSpec::parse("memory=512").unwrap().memory_mib, 512);
+    }
+
+    #[test]
+    fn bad_keys_and_values_are_named() {
+        for (text, named) in [
+            ("accel=xen", "accel=xen"),
+            ("speed=1", "speed=1"),
+            ("cpus=0", "cpus=0"),
+            ("memory=1k", "memory=1k"),
+            ("bus", "--guest bus"),
+            ("cache=writeback", "aio=native"),
+        ] {
+            let error = GuestSpec::parse(text).unwrap_err().to_string();
+            assert!(error.contains(named), "{text}: {error}");
+        }
+    }
+}
