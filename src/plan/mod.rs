@@ -869,6 +869,7 @@ mod tests {
                 op: Op::Write,
                 ..default_workload()
             },
+            round: None,
         };
         // 131,072 I/Os: 13.1 s at 10,000 a second; 0.64 s of bytes at 100 MiB/s.
         let direct = cost(&[point(true)]).seconds();

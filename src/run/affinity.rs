@@ -76,6 +76,7 @@ mod tests {
         let points = [PlannedPoint {
             label: "p".to_string(),
             workload,
+            round: None,
         }];
         let error = check_points(&points).unwrap_err().to_string();
         assert!(
