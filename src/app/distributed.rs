@@ -48,6 +48,11 @@ impl Ranks {
         }
     }
 
+    /// Whether this is one rank of an MPI job.
+    pub(crate) fn is_distributed(&self) -> bool {
+        self.cluster.is_some()
+    }
+
     /// The other ranks, for the runner.
     pub(crate) fn peers(&self) -> Rc<dyn Peers> {
         self.peers.clone()

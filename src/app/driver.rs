@@ -1,9 +1,11 @@
 //! The one per-point driver of `run`, `quick`, `sweep`, `study` and `preset`: measures the planned points in order, records each, and tells its listeners (announcements, progress bar, journal, result writer, and the presenter that shows the result at the end).
 
+use super::guest::GuestSide;
 use super::{AppError, Ending, distributed::Ranks, record_point};
+use crate::plan::Machine;
 use crate::plan::PlannedPoint;
 use crate::record::write::Replace;
-use crate::record::{Point, ResultFile, Severity};
+use crate::record::{Point, ResultFile, Severity, Status};
 use crate::run::signals::Interrupt;
 use crate::run::{RunError, Session};
 use std::collections::HashSet;
@@ -74,7 +76,12 @@ pub(crate) type Enough<'a> = &'a dyn Fn(&ResultFile) -> bool;
 pub(crate) fn drive(
     (points, done, enough): (&[PlannedPoint], &HashSet<usize>, Option<Enough<'_>>),
     refuse_at_first: bool,
-    (session, interrupt, ranks): (&mut Session, &Interrupt, &Ranks),
+    (session, mut guests, interrupt, ranks): (
+        &mut Session,
+        Option<&mut GuestSide>,
+        &Interrupt,
+        &Ranks,
+    ),
     result: &mut ResultFile,
     listeners: &mut [&mut dyn Listener],
 ) -> Result<Driven, AppError> {
@@ -99,6 +106,49 @@ pub(crate) fn drive(
         }
         for listener in listeners.iter_mut() {
             listener.starting(index, planned);
+        }
+        if planned.workload.machine == Machine::Guest {
+            let Some(side) = guests.as_deref_mut() else {
+                return Err(anyhow::anyhow!("a guest point without a guest").into());
+            };
+            let point = match side.measure(planned) {
+                Ok(point) => point,
+                Err(AppError::Usage(error)) if refuse_at_first && measured == 0 => {
+                    for listener in listeners.iter_mut() {
+                        listener.stopped();
+                    }
+                    return Err(error.into());
+                }
+                Err(error) => return Err(error),
+            };
+            measured += 1;
+            let point = in_round(point, planned.round);
+            let complete = point.repetitions.iter().all(|r| r.status == Status::Ok);
+            if !complete {
+                ending = Ending::Failed;
+            }
+            finished += usize::from(complete);
+            result.guest = Some(side.record());
+            let mut point = point;
+            if let Some(guest) = &result.guest {
+                crate::check::guest::checks(&mut point, guest);
+            }
+            if speaks {
+                let environment = result.guest.as_ref().and_then(|g| g.environment.clone());
+                keep(
+                    index,
+                    point,
+                    complete,
+                    environment.as_deref(),
+                    result,
+                    listeners,
+                )?;
+            }
+            if let Some(signal) = ranks.interrupted(interrupt) {
+                ending = Ending::Interrupted(signal);
+                break;
+            }
+            continue;
         }
         let outcome = match session.run_point(&planned.label, &planned.workload) {
             Ok(outcome) => outcome,
@@ -134,14 +184,16 @@ pub(crate) fn drive(
             if point.checks.iter().any(|c| c.severity == Severity::Error) {
                 ending = Ending::Failed;
             }
-            for listener in listeners.iter_mut() {
-                listener.recorded(index, &point, complete)?;
-            }
-            result.points.push(point);
-            crate::check::across(&mut result.points);
-            for listener in listeners.iter_mut() {
-                listener.kept(result)?;
-            }
+            let point = in_round(point, planned.round);
+            let environment = result.environment.clone();
+            keep(
+                index,
+                point,
+                complete,
+                Some(&environment),
+                result,
+                listeners,
+            )?;
         }
         if let Some(signal) = ranks.interrupted(interrupt) {
             ending = Ending::Interrupted(signal);
@@ -159,6 +211,35 @@ pub(crate) fn drive(
         finished,
         not_run,
     })
+}
+
+/// `point` with its repetitions tagged with the plan's `round`.
+fn in_round(mut point: Point, round: Option<u32>) -> Point {
+    for repetition in &mut point.repetitions {
+        repetition.round = round;
+    }
+    point
+}
+
+/// Tells the listeners of `point` and keeps it in `result` (joined to the
+/// same point's earlier rounds), then checks across points.
+fn keep(
+    index: usize,
+    point: Point,
+    complete: bool,
+    environment: Option<&crate::record::environment::Environment>,
+    result: &mut ResultFile,
+    listeners: &mut [&mut dyn Listener],
+) -> Result<(), AppError> {
+    for listener in listeners.iter_mut() {
+        listener.recorded(index, &point, complete)?;
+    }
+    super::keep_point(&mut result.points, point, environment)?;
+    crate::check::across(&mut result.points);
+    for listener in listeners.iter_mut() {
+        listener.kept(result)?;
+    }
+    Ok(())
 }
 
 /// Runs `show` inside every listener's [`Listener::around`].

@@ -61,13 +61,18 @@ struct Grid {
     knee: Option<KneeTarget>,
     /// `--knee-all`: run every point of a knee search, also past the knee.
     knee_all: bool,
+    /// The guest the points whose `machine` is `guest` run in.
+    guest: Option<crate::plan::GuestSpec>,
 }
 
 /// `iolab sweep`.
 pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let ranks = Ranks::join(&args.distributed, &command)?;
-    let expanded = args.sweep().and_then(|s| s.expand());
-    let points = ranks.agreed(expanded.map_err(AppError::from))?;
+    let expanded = args
+        .sweep()
+        .and_then(|s| s.expand())
+        .and_then(|points| args.place.arrange(points));
+    let (points, guest) = ranks.agreed(expanded.map_err(AppError::from))?;
     let target = super::network_target(
         args.target.as_deref(),
         args.destroy_data.as_deref(),
@@ -97,6 +102,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         strict: args.out.strict,
         knee: args.knee,
         knee_all: args.knee_all,
+        guest,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -126,9 +132,10 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
     let planned = Study::parse(text, &args.file).and_then(|(study, text)| {
         let base = crate::plan::base_workload(args.target.as_deref());
         let points = study.plan(&base, &text, &args.file)?;
-        Ok((study, points))
+        let (points, guest) = args.place.arrange(points)?;
+        Ok((study, points, guest))
     });
-    let (study, points) = ranks.agreed(planned.map_err(AppError::from))?;
+    let (study, points, guest) = ranks.agreed(planned.map_err(AppError::from))?;
     let target = super::network_target(
         args.target.as_deref(),
         args.destroy_data.as_deref(),
@@ -171,6 +178,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         strict: args.out.strict,
         knee: study.knee,
         knee_all: study.knee_all,
+        guest,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -324,7 +332,14 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
         let mut done = HashSet::new();
         for entry in entries {
             if done.insert(entry.index) {
-                result.points.push(entry.point);
+                // A later round joins the point's earlier ones, as when it ran.
+                let environment = match entry.point.workload.machine {
+                    crate::plan::Machine::Guest => {
+                        result.guest.as_ref().and_then(|g| g.environment.clone())
+                    }
+                    crate::plan::Machine::Host => Some(Box::new(result.environment.clone())),
+                };
+                super::keep_point(&mut result.points, entry.point, environment.as_deref())?;
             }
         }
         crate::check::across(&mut result.points);
@@ -525,6 +540,8 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     }
     listeners.push(&mut writer);
     let past_the_knee = knee_search_stop(&grid);
+    let mut guests =
+        super::guest::GuestSide::start(&session, grid.guest.as_ref(), &grid.points, ranks)?;
     let driven = driver::drive(
         (
             &grid.points,
@@ -532,7 +549,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
             past_the_knee.as_ref().map(|f| f as driver::Enough<'_>),
         ),
         fresh,
-        (&mut session, &interrupt, ranks),
+        (&mut session, guests.as_mut(), &interrupt, ranks),
         &mut result,
         &mut listeners,
     );

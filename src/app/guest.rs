@@ -40,6 +40,7 @@ impl GuestSide {
         session: &Session,
         spec: Option<&GuestSpec>,
         points: &[PlannedPoint],
+        ranks: &super::distributed::Ranks,
     ) -> Result<Option<GuestSide>, AppError> {
         let guest_points: Vec<&Workload> = points
             .iter()
@@ -48,6 +49,12 @@ impl GuestSide {
             .collect();
         if guest_points.is_empty() {
             return Ok(None);
+        }
+        if ranks.is_distributed() || session.dir().local().is_none() {
+            return Err(crate::usage!(
+                "guest points run on one host, their disk an image in a local --dir: they cannot go with --mpi or --target"
+            )
+            .into());
         }
         let spec = spec.cloned().unwrap_or_default();
         let needed = guest_points
@@ -238,7 +245,8 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         },
         round: None,
     };
-    let mut side = GuestSide::start(&session, Some(&spec), &[point("null")])?
+    let ranks = super::distributed::Ranks::alone();
+    let mut side = GuestSide::start(&session, Some(&spec), &[point("null")], &ranks)?
         .expect("a guest point was planned");
     let kernel = &side.guests.kernel;
     crate::say!(

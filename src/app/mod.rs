@@ -240,6 +240,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
     let plan = RunPlan {
         dir: args.dir.clone(),
         points: quick_points(settings, direct),
+        guest: None,
         output: Some(output),
         json: args.json,
         detail: args.detail,
@@ -400,6 +401,7 @@ pub fn preset(
                 dry_run: study.dry_run,
                 resume: true,
                 no_report: study.no_report,
+                place: study.place.clone(),
                 distributed: study.distributed,
                 out: crate::cli::OutputArgs {
                     output: Some(study.out.output.clone().unwrap_or_else(|| {
@@ -738,10 +740,11 @@ fn execute(
     if let Some(writer) = writer.as_mut() {
         listeners.push(writer);
     }
+    let mut guests = guest::GuestSide::start(session, plan.guest.as_ref(), &plan.points, ranks)?;
     let driven = driver::drive(
         (&plan.points, &HashSet::new(), None),
         true,
-        (session, interrupt, ranks),
+        (session, guests.as_mut(), interrupt, ranks),
         &mut result,
         &mut listeners,
     )?;
@@ -804,6 +807,40 @@ pub(crate) fn record_point(
         }
     }
     Ok(point)
+}
+
+/// Keeps `point` in `points`: a new point is appended; a later round of a
+/// point already there (same label and workload) joins its repetitions,
+/// which are summarised and checked again (against `environment`, the
+/// machine it ran on), keeping the checks only the guest adds.
+pub(crate) fn keep_point(
+    points: &mut Vec<crate::record::Point>,
+    point: crate::record::Point,
+    environment: Option<&crate::record::environment::Environment>,
+) -> Result<(), AppError> {
+    let in_rounds = point.repetitions.iter().any(|r| r.round.is_some());
+    let Some(existing) = points
+        .iter_mut()
+        .find(|p| in_rounds && p.label == point.label && p.workload == point.workload)
+    else {
+        points.push(point);
+        return Ok(());
+    };
+    let offset = u32::try_from(existing.repetitions.len()).unwrap_or(u32::MAX);
+    for mut repetition in point.repetitions {
+        repetition.index = repetition.index.saturating_add(offset);
+        existing.repetitions.push(repetition);
+    }
+    let guest_checks: Vec<_> = point
+        .checks
+        .into_iter()
+        .filter(|c| matches!(c.code.as_str(), "emulated-cpu" | "host-cache-under-guest"))
+        .collect();
+    stats::mark_outliers(existing);
+    existing.summary = stats::summarize(existing).map_err(anyhow::Error::msg)?;
+    existing.checks = check::check(existing, environment);
+    existing.checks.extend(guest_checks);
+    Ok(())
 }
 
 fn default_quick_output() -> PathBuf {

@@ -6,6 +6,7 @@
 
 mod across;
 mod device;
+pub mod guest;
 mod hot_set;
 mod pacing;
 

@@ -161,6 +161,9 @@ pub struct RunArgs {
     /// Repetitions.
     #[command(flatten)]
     pub repetitions: RepeatArgs,
+    /// Guests, order and rounds.
+    #[command(flatten)]
+    pub place: sweep::PlaceArgs,
     /// Time-series interval.
     #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
     pub interval: Duration,
@@ -267,6 +270,9 @@ pub struct PresetRunArgs {
     /// Do not write the HTML report next to the result file.
     #[arg(long)]
     pub no_report: bool,
+    /// Guests, order and rounds.
+    #[command(flatten)]
+    pub place: sweep::PlaceArgs,
     /// Distributed runs.
     #[command(flatten)]
     pub distributed: DistributedArgs,
@@ -496,13 +502,20 @@ impl RunArgs {
         if let Some(label) = &self.label {
             crate::plan::check_label(label)?;
         }
+        let (points, guest) = self.place.arrange(vec![PlannedPoint {
+            label: self.label.clone().unwrap_or_else(|| workload.describe()),
+            workload,
+            round: None,
+        }])?;
+        if guest.is_some() && (self.file.is_some() || self.target.is_some()) {
+            return Err(usage!(
+                "a guest's disk is an image in --dir; it cannot go with --file or --target"
+            ));
+        }
         Ok(RunPlan {
             dir,
-            points: vec![PlannedPoint {
-                label: self.label.clone().unwrap_or_else(|| workload.describe()),
-                workload,
-                round: None,
-            }],
+            points,
+            guest,
             output: self.out.output.clone(),
             json: self.out.json,
             detail: self.out.detail,

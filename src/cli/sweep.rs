@@ -142,6 +142,9 @@ pub struct SweepArgs {
     /// Do not write the HTML report next to the result file.
     #[arg(long)]
     pub no_report: bool,
+    /// Guests, order and rounds.
+    #[command(flatten)]
+    pub place: PlaceArgs,
     /// Distributed runs.
     #[command(flatten)]
     pub distributed: super::DistributedArgs,
@@ -177,12 +180,89 @@ pub struct StudyArgs {
     /// Do not write the HTML report next to the result file.
     #[arg(long)]
     pub no_report: bool,
+    /// Guests, order and rounds.
+    #[command(flatten)]
+    pub place: PlaceArgs,
     /// Distributed runs.
     #[command(flatten)]
     pub distributed: super::DistributedArgs,
     /// Output options; the output defaults to `iolab-results/<study name>.json`.
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// Where points run (`--guest`) and the order compared configurations
+/// alternate in over rounds (`--order`, `--rounds`).
+#[derive(Clone, Debug, Default, Args)]
+pub struct PlaceArgs {
+    /// Boot a virtual machine and measure every point in it too, back to
+    /// back with the host (or only the points given --machine guest): KEY=VALUE,…
+    /// with kernel=debian|FILE.deb, memory=MiB, cpus=N, accel=auto|kvm|tcg,
+    /// bus=virtio-blk|virtio-scsi|nvme|sata,
+    /// cache=none|writeback|writethrough|directsync|unsafe,
+    /// aio=native|io_uring|threads, format=raw|qcow2; '' takes the defaults
+    /// (debian, 1024, 2, auto, virtio-blk, none, native, raw). Its disk is an
+    /// image iolab makes in the directory under test.
+    #[arg(long, value_name = "KEY=VALUE,…")]
+    pub guest: Option<String>,
+    /// The order the configurations compared run in: abba (A B | B A from
+    /// block to block and round to round), random (each block shuffled from
+    /// the seed) or as-given; the axis alternated is machine, or the one
+    /// named after a colon (abba:direct) [default: abba with a guest].
+    #[arg(long, value_name = "abba|random|as-given[:AXIS]")]
+    pub order: Option<crate::plan::order::Order>,
+    /// Rounds of the whole plan: each point is measured once per round and
+    /// compare's intervals come from the rounds' figures; with a guest, each
+    /// round boots it anew [default: 2 with a guest or an --order, else 1].
+    #[arg(long, visible_alias = "boots", value_name = "N")]
+    pub rounds: Option<u32>,
+}
+
+impl PlaceArgs {
+    /// `points` with their guest twins (with `--guest`), arranged in rounds,
+    /// and the guest's definition when any point runs in one.
+    pub fn arrange(
+        &self,
+        points: Vec<crate::plan::PlannedPoint>,
+    ) -> Result<
+        (
+            Vec<crate::plan::PlannedPoint>,
+            Option<crate::plan::GuestSpec>,
+        ),
+        UsageError,
+    > {
+        use crate::plan::order::{Arrangement, Order, add_guest_twins, arrange};
+        let spec = self
+            .guest
+            .as_deref()
+            .map(crate::plan::GuestSpec::parse)
+            .transpose()?;
+        let points = if spec.is_some() {
+            add_guest_twins(points)
+        } else {
+            points
+        };
+        let has_guest = points
+            .iter()
+            .any(|p| p.workload.machine == crate::plan::Machine::Guest);
+        let order = self.order.unwrap_or(Order {
+            arrangement: if has_guest {
+                Arrangement::Abba
+            } else {
+                Arrangement::AsGiven
+            },
+            axis: None,
+        });
+        let rounds =
+            self.rounds
+                .unwrap_or(if has_guest || order.arrangement != Arrangement::AsGiven {
+                    2
+                } else {
+                    1
+                });
+        let points = arrange(points, order, rounds)?;
+        Ok((points, spec.or_else(|| has_guest.then(Default::default))))
+    }
 }
 
 /// Builds a sweep from `(parameter, specification)` pairs over `base`: a

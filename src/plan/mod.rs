@@ -11,6 +11,7 @@ pub mod data;
 pub mod direction;
 pub mod guest;
 pub mod knee;
+pub mod order;
 pub mod pace;
 pub mod param;
 pub mod pattern;
@@ -741,6 +742,8 @@ pub struct RunPlan {
     pub dir: PathBuf,
     /// The points to measure, with their labels, in order.
     pub points: Vec<PlannedPoint>,
+    /// The guest the points whose `machine` is `guest` run in.
+    pub guest: Option<GuestSpec>,
     /// Where the result file goes, if anywhere.
     pub output: Option<PathBuf>,
     /// Print the result as JSON on stdout instead of the table.
