@@ -34,6 +34,8 @@ const RULES: &[(&str, &[&str])] = &[
         ],
     ),
     ("gather", &["plan", "record", "probe", "run", "stats"]),
+    // Guest machines: QEMU, the kernel, the agent's channel.
+    ("guest", &["plan", "record", "owner", "console"]),
     (
         "cluster",
         &[
