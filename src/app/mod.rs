@@ -476,7 +476,7 @@ fn compare_within(args: &CompareArgs, by: &str, result: ResultFile) -> Result<En
     let key = |w: &crate::plan::Workload| crate::compare::key_without(w, &fields);
     let base_name = format!("{} [{split}={first}]", args.files[0].display());
     let other_name = format!("{} [{split}={other_setting}]", args.files[0].display());
-    let pairing = crate::compare::pair_by(
+    let mut pairing = crate::compare::pair_by(
         &base,
         &other,
         &other_name,
@@ -485,6 +485,14 @@ fn compare_within(args: &CompareArgs, by: &str, result: ResultFile) -> Result<En
         args.orientation,
         &key,
     );
+    if let Some(margin) = args.margin {
+        crate::compare::judge_equivalence(
+            &mut pairing,
+            (&base, &other),
+            &key,
+            (args.metric, args.orientation, margin),
+        );
+    }
     if pairing.matched.is_empty() {
         return Err(usage!(
             "--by {by}: no two points of {} differ only in {by}",
@@ -557,7 +565,7 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     let mut pairings = Vec::new();
     for path in &args.files[1..] {
         let other = read(path)?;
-        let pairing = crate::compare::pair_by(
+        let mut pairing = crate::compare::pair_by(
             &base,
             &other,
             &path.display().to_string(),
@@ -566,6 +574,14 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
             args.orientation,
             &key,
         );
+        if let Some(margin) = args.margin {
+            crate::compare::judge_equivalence(
+                &mut pairing,
+                (&base, &other),
+                &key,
+                (args.metric, args.orientation, margin),
+            );
+        }
         if pairing.matched.is_empty() {
             let hint = if ignored.is_empty() {
                 "; --ignore PARAMS matches points that differ in those parameters"

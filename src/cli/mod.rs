@@ -349,6 +349,12 @@ pub struct CompareArgs {
     /// Which way ratios are expressed.
     #[arg(long, value_enum, default_value_t = crate::compare::Orientation::OtherOverBase)]
     pub orientation: crate::compare::Orientation,
+    /// Also judge equivalence within ± this share (5%): "equivalent" when
+    /// the ratio's 90% interval lies inside it (two one-sided tests),
+    /// "different" when its 95% interval excludes 1, else "inconclusive";
+    /// from per-round ratios when both sides ran in the same rounds.
+    #[arg(long, value_parser = sweep::percent, value_name = "PERCENT")]
+    pub margin: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormat::Terminal)]
     pub format: CompareFormat,

@@ -8,7 +8,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
 
-fn percent(text: &str) -> Result<f64, String> {
+pub(crate) fn percent(text: &str) -> Result<f64, String> {
     let number = text.trim().trim_end_matches('%');
     match number.parse::<f64>() {
         Ok(p) if p > 0.0 && p < 100.0 => Ok(p / 100.0),

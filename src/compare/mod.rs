@@ -11,6 +11,7 @@ use crate::stats::welch;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+pub mod equivalence;
 pub mod metric;
 pub use metric::{Figure, Metric};
 
@@ -85,6 +86,9 @@ pub struct Matched {
     pub delta_percent: f64,
     /// The verdict at the chosen level.
     pub verdict: Verdict,
+    /// With `--margin`: whether the two are equivalent within it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equivalence: Option<equivalence::Equivalence>,
 }
 
 /// One fact of the environment that differs.
@@ -177,6 +181,28 @@ pub fn key_without(workload: &Workload, ignored: &[String]) -> String {
         }
     }
     value.to_string()
+}
+
+/// Adds the equivalence within `margin` to every matched point of
+/// `pairing` (made from `base` and `other` by `key`).
+pub fn judge_equivalence(
+    pairing: &mut Pairing,
+    (base, other): (&ResultFile, &ResultFile),
+    key: &dyn Fn(&Workload) -> String,
+    (metric, orientation, margin): (Metric, Orientation, f64),
+) {
+    for matched in &mut pairing.matched {
+        let wanted = key(&matched.workload);
+        let find = |file: &ResultFile| {
+            file.points
+                .iter()
+                .find(|p| key(&p.workload) == wanted)
+                .cloned()
+        };
+        if let (Some(b), Some(o)) = (find(base), find(other)) {
+            matched.equivalence = Some(equivalence::judge(&b, &o, metric, orientation, margin));
+        }
+    }
 }
 
 /// As [`pair`], matching points by `key`.
@@ -277,6 +303,7 @@ fn compare_point(
         p_value: test.map(|t| t.p),
         delta_percent: metric.delta_percent(base_mean, other_mean),
         verdict,
+        equivalence: None,
     })
 }
 

@@ -126,6 +126,17 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
     // Δ% was defined above each table; the rule closes the comparison.
     text.push_str(&inference_rule(comparison.alpha));
     text.push('\n');
+    let margin = comparison
+        .pairings
+        .iter()
+        .flat_map(|p| &p.matched)
+        .find_map(|m| m.equivalence.as_ref().map(|e| e.margin));
+    if let Some(margin) = margin {
+        text.push_str(&format!(
+            "Within the margin: {}.\n",
+            crate::compare::equivalence::rule(margin)
+        ));
+    }
     text
 }
 
@@ -158,8 +169,31 @@ fn points(pairing: &Pairing, metric: Metric, alpha: f64, style: Style) -> String
         "n",
         "verdict",
     ]);
+    let margin = pairing
+        .matched
+        .iter()
+        .find_map(|m| m.equivalence.as_ref().map(|e| e.margin));
+    if let Some(margin) = margin {
+        let header = format!("within ±{}% [90% CI, n]", margin * 100.0);
+        let mut headers: Vec<String> = [
+            "point",
+            "base",
+            "other",
+            interval.as_str(),
+            "Δ%",
+            "p",
+            "n",
+            "verdict",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        headers.push(header);
+        table = new_table(style);
+        table.set_header(headers);
+    }
     for m in &pairing.matched {
-        table.add_row(vec![
+        let mut row = vec![
             m.label.clone(),
             value(metric, m.base.mean),
             value(metric, m.other.mean),
@@ -169,7 +203,23 @@ fn points(pairing: &Pairing, metric: Metric, alpha: f64, style: Style) -> String
                 .map_or_else(|| "-".to_string(), |p| format!("{p:.3}")),
             format!("{}/{}", m.base.n, m.other.n),
             verdict_text(m.verdict, metric).to_string(),
-        ]);
+        ];
+        if let Some(e) = &m.equivalence {
+            let verdict = serde_json::to_value(e.verdict).expect("serializes");
+            let interval = e
+                .interval_90
+                .map_or_else(|| "n < 2".to_string(), |(l, h)| format!("{l:.3}–{h:.3}"));
+            let level = match e.level {
+                crate::compare::equivalence::Level::Rounds => "rounds",
+                crate::compare::equivalence::Level::Repetitions => "repetitions",
+            };
+            row.push(format!(
+                "{} [{interval}, {} {level}]",
+                verdict.as_str().unwrap_or_default(),
+                e.n
+            ));
+        }
+        table.add_row(row);
     }
     for column in 1..7 {
         if let Some(column) = table.column_mut(column) {
