@@ -330,6 +330,7 @@ mod tests {
             p_value: Some(0.01),
             delta_percent: 50.0,
             verdict: Verdict::Better,
+            equivalence: None,
         }
     }
 
