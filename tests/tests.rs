@@ -13,6 +13,7 @@ mod devices;
 mod distributed;
 mod engines;
 mod faults;
+mod guests;
 mod import;
 mod iscsi;
 mod layering;

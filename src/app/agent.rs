@@ -62,6 +62,8 @@ pub fn agent() -> Result<Ending, AppError> {
                     say(&FromGuest::Failed("the disk was not prepared".into()))?;
                     continue;
                 };
+                // On the guest's console (a file on the host): what it is doing now.
+                let _ = std::fs::write("/dev/console", format!("iolab-agent: measuring {label}\n"));
                 let answer = measure(session, ready, &label, &workload, &writer);
                 say(&answer)?;
             }

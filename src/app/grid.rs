@@ -282,7 +282,15 @@ fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         grid.info.hash
     ));
     for (index, point) in grid.points.iter().enumerate() {
-        text.push_str(&format!("{:>6}  {}\n", index + 1, point.label));
+        match point.round {
+            Some(round) => text.push_str(&format!(
+                "{:>6}  {} (round {})\n",
+                index + 1,
+                point.label,
+                round + 1
+            )),
+            None => text.push_str(&format!("{:>6}  {}\n", index + 1, point.label)),
+        }
     }
     super::output::print(&text)?;
     Ok(Ending::Success)

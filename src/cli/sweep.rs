@@ -245,8 +245,12 @@ impl PlaceArgs {
         let has_guest = points
             .iter()
             .any(|p| p.workload.machine == crate::plan::Machine::Guest);
+        let both = has_guest
+            && points
+                .iter()
+                .any(|p| p.workload.machine == crate::plan::Machine::Host);
         let order = self.order.unwrap_or(Order {
-            arrangement: if has_guest {
+            arrangement: if both {
                 Arrangement::Abba
             } else {
                 Arrangement::AsGiven

@@ -1,0 +1,307 @@
+//! Host against guest: real QEMU guests (TCG here) booted by iolab, points measured in them by its agent, A B B A order over rounds, a guest killed mid-point and the sweep resumed, and the equivalence verdict on known answers.
+
+use crate::mounts::have;
+use crate::util::{iolab, raised_check, read_result, scratch};
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// The guest every test boots: emulated CPU (this host's KVM cannot run a stock kernel), small.
+const GUEST: &str = "accel=tcg,memory=512";
+
+fn qemu_or_skip() -> bool {
+    if have("qemu-system-x86_64") {
+        return true;
+    }
+    eprintln!(
+        "skipped: qemu-system-x86_64 is not installed (Debian package qemu-system-x86; scripts/test installs it)"
+    );
+    false
+}
+
+/// QEMU processes whose command line names `cache` (this test's own).
+fn qemus_of(cache: &Path) -> Vec<u32> {
+    let needle = cache.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| {
+                    String::from_utf8_lossy(&c).contains(&needle)
+                        && String::from_utf8_lossy(&c).contains("qemu-system")
+                })
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+#[test]
+fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
+    if !qemu_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let output = dir.path().join("guest.json");
+    let args = [
+        "sweep",
+        "--guest",
+        GUEST,
+        "--op",
+        "write",
+        "--size",
+        "8m",
+        "--bs",
+        "1m",
+        "--fsync-end",
+        "on",
+        "--dir",
+    ];
+    let planned = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args(args)
+        .arg(dir.path())
+        .arg("--output")
+        .arg(&output)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&planned.stdout);
+    let order: Vec<&str> = listing
+        .lines()
+        .filter(|l| l.contains("machine="))
+        .map(|l| if l.contains("machine=host") { "A" } else { "B" })
+        .collect();
+    assert_eq!(order, ["A", "B", "B", "A"], "{listing}");
+    let run = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args(args)
+        .arg(dir.path())
+        .arg("--output")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result = read_result(&output);
+    let guest = &result["guest"];
+    assert_eq!(guest["accelerator"], "tcg");
+    assert_eq!(
+        guest["boots"].as_array().unwrap().len(),
+        2,
+        "one boot per round"
+    );
+    assert_eq!(guest["spec"]["cache"], "none");
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "each point's rounds are joined");
+    for point in points {
+        let rounds: Vec<u64> = point["repetitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["round"].as_u64().unwrap())
+            .collect();
+        assert_eq!(rounds, [0, 1], "{}", point["label"]);
+    }
+    let in_guest = points
+        .iter()
+        .find(|p| p["workload"]["machine"] == "guest")
+        .unwrap();
+    raised_check(in_guest, "emulated-cpu");
+    // Nothing is left: no QEMU, no image, no run directory.
+    assert!(qemus_of(&cache).is_empty());
+    assert!(
+        crate::util::entries(dir.path())
+            .iter()
+            .all(|n| !n.ends_with(".dat")),
+        "{:?}",
+        crate::util::entries(dir.path())
+    );
+    let runs = cache.join("guest/runs");
+    assert!(crate::util::entries(&runs).is_empty());
+    // The guest against the host, round by round, with a margin.
+    let compared = iolab()
+        .args(["compare", "--by", "machine", "--margin", "5%"])
+        .arg(&output)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&compared.stdout);
+    assert!(
+        compared.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compared.stderr)
+    );
+    assert!(
+        text.contains("within ±5%") && text.contains("2 rounds"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_guest_killed_mid_point_fails_that_point_and_the_sweep_resumes() {
+    if !qemu_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let output = dir.path().join("killed.json");
+    let sweep = |resume: bool| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
+        command
+            .env("IOLAB_CACHE", &cache)
+            .args([
+                "sweep",
+                "--machine",
+                "guest",
+                "--guest",
+                GUEST,
+                "--rounds",
+                "2",
+            ])
+            .args([
+                "--op",
+                "write",
+                "--size",
+                "8m",
+                "--bs",
+                "1m",
+                "--runtime",
+                "20s",
+                "--dir",
+            ])
+            .arg(dir.path())
+            .arg("--output")
+            .arg(&output)
+            .stderr(std::process::Stdio::piped());
+        if resume {
+            command.arg("--resume");
+        }
+        command
+    };
+    let child = sweep(false).spawn().unwrap();
+    // Wait until the agent says it measures, then kill QEMU by its pid.
+    let started = Instant::now();
+    let qemu = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "the guest never started measuring"
+        );
+        let measuring = std::fs::read_dir(cache.join("guest/runs"))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .any(|run| {
+                std::fs::read_to_string(run.path().join("console-000.log"))
+                    .is_ok_and(|log| log.contains("iolab-agent: measuring"))
+            });
+        let pids = qemus_of(&cache);
+        if measuring && pids.len() == 1 {
+            break pids[0];
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(qemu as i32).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    let ended = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    assert_eq!(ended.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("QEMU was killed by signal 9"), "{stderr}");
+    let result = read_result(&output);
+    let repetitions = result["points"][0]["repetitions"].as_array().unwrap();
+    let failed = repetitions
+        .iter()
+        .find(|r| r["status"] == "failed")
+        .unwrap();
+    assert!(
+        failed.get("elapsed_ns").is_none(),
+        "a failure is never timed"
+    );
+    assert_eq!(failed["round"], 0);
+    assert!(
+        repetitions
+            .iter()
+            .any(|r| r["status"] == "ok" && r["round"] == 1),
+        "the next round booted a new guest: {repetitions:?}"
+    );
+    assert!(qemus_of(&cache).is_empty());
+    // --resume measures the failed round again and keeps the other.
+    let resumed = sweep(true).output().unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let result: Value = read_result(&output);
+    let rounds: Vec<u64> = result["points"][0]["repetitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "ok")
+        .map(|r| r["round"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rounds.len(), 2, "{result}");
+    assert!(rounds.contains(&0) && rounds.contains(&1));
+    assert!(qemus_of(&cache).is_empty());
+}
+
+#[test]
+fn equivalence_is_told_on_known_answers() {
+    let dir = scratch();
+    let output = dir.path().join("rates.json");
+    // A point against itself, and against one paced to half its rate.
+    let run = iolab()
+        .args(["sweep", "--engine", "null", "--bs", "4k", "--runtime", "1s"])
+        .args([
+            "--rate-iops",
+            "1000,2000",
+            "--order",
+            "abba:rate-iops",
+            "--rounds",
+            "3",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .arg("--output")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let compare = |args: &[&str]| {
+        let out = iolab()
+            .arg("compare")
+            .args(args)
+            .arg(&output)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let halved = compare(&["--by", "rate_iops", "--margin", "5%"]);
+    assert!(halved.contains("different ["), "{halved}");
+    assert!(halved.contains("3 rounds"), "{halved}");
+    let same = iolab()
+        .args(["compare", "--margin", "5%"])
+        .arg(&output)
+        .arg(&output)
+        .output()
+        .unwrap();
+    let same = String::from_utf8_lossy(&same.stdout);
+    assert_eq!(same.matches("equivalent [").count(), 2, "{same}");
+    assert!(!same.contains("different ["), "{same}");
+}
