@@ -67,8 +67,14 @@ impl GuestSide {
         let image = make_image(session, size, spec.format)?;
         let iolab = std::env::current_exe()
             .map_err(|e| anyhow::anyhow!("cannot find iolab's own binary for the guest: {e}"))?;
-        let guests = Guests::prepare(&spec, image.path(), &iolab, session.dir().run_id())
-            .map_err(guest_error)?;
+        let page_cache = guest_points.iter().any(|w| w.uses_page_cache());
+        let guests = Guests::prepare(
+            &spec,
+            image.path(),
+            &iolab,
+            (session.dir().run_id(), page_cache),
+        )
+        .map_err(guest_error)?;
         Ok(Some(GuestSide {
             guests,
             image: Some(image),
@@ -272,7 +278,7 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         ready.environment.kernel
     );
     crate::say!(
-        "disk:        {} as {} in the guest, {} made in {:.1} s, {}",
+        "disk:        {} as {} in the guest, {} made and mounted in {:.1} s, {}",
         spec.bus.name(),
         ready.device,
         ready.filesystem,

@@ -19,6 +19,9 @@ pub enum ToGuest {
     Prepare {
         /// The host's run id: the guest's scratch files carry it too.
         run_id: String,
+        /// Whether a point goes through the guest's page cache (the
+        /// memory-copy ceiling is measured then).
+        page_cache: bool,
     },
     /// Measure one point and answer with its record.
     Point {

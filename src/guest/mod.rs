@@ -135,6 +135,7 @@ pub struct Guests {
     /// The seconds each boot took from QEMU's start to the agent's `Ready`.
     pub boot_seconds: Vec<f64>,
     run_id: String,
+    page_cache: bool,
     dir: RunDir,
     initramfs: PathBuf,
     running: Option<Guest>,
@@ -153,12 +154,13 @@ struct Guest {
 impl Guests {
     /// Everything needed to boot `spec` with `image` as its disk: QEMU
     /// present, the kernel and busybox fetched, the initramfs built to run
-    /// `iolab`. Nothing is booted yet.
+    /// `iolab`; `page_cache` when a point goes through the guest's page
+    /// cache. Nothing is booted yet.
     pub fn prepare(
         spec: &GuestSpec,
         image: &Path,
         iolab: &Path,
-        run_id: &str,
+        (run_id, page_cache): (&str, bool),
     ) -> Result<Guests, GuestError> {
         let qemu = qemu::version()?;
         if spec.accel == Accelerator::Kvm {
@@ -186,6 +188,7 @@ impl Guests {
             ready: None,
             boot_seconds: Vec::new(),
             run_id: run_id.to_string(),
+            page_cache,
             dir,
             initramfs,
             running: None,
@@ -287,7 +290,10 @@ impl Guests {
             log,
         };
         let run_id = self.run_id.clone();
-        guest.send(&ToGuest::Prepare { run_id })?;
+        guest.send(&ToGuest::Prepare {
+            run_id,
+            page_cache: self.page_cache,
+        })?;
         match guest.receive(BOOT_DEADLINE)? {
             FromGuest::Ready(ready) => {
                 self.boot_seconds.push(started.elapsed().as_secs_f64());
