@@ -10,6 +10,7 @@
 pub mod atop;
 mod dd;
 mod direct;
+mod guest;
 mod iozone;
 mod table4;
 
@@ -36,6 +37,27 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
         let Some(kind) = kind_of(file) else {
             continue;
         };
+        // Measured on a host and in its guest: each side's table, then their ratios.
+        if let Some((host, in_guest)) = guest::split(file) {
+            let sides = [
+                (format!("{name}, host"), &host),
+                (guest::guest_name(name, file), &in_guest),
+            ];
+            for (side, side_file) in sides {
+                match kind {
+                    StudyTable::DdBlocksize | StudyTable::DdDatasize => {
+                        tables.extend(dd::table(kind, &side, side_file));
+                    }
+                    StudyTable::AtopLayers => tables.extend(atop::tables(&side, side_file)),
+                    StudyTable::IozoneReport => tables.extend(iozone::tables(&side, side_file)),
+                    StudyTable::Table4 | StudyTable::DirectVsNormal => {}
+                }
+            }
+            tables.extend(guest::ratio_table(name, file));
+            if !matches!(kind, StudyTable::Table4 | StudyTable::DirectVsNormal) {
+                continue;
+            }
+        }
         match kind {
             StudyTable::DdBlocksize | StudyTable::DdDatasize => {
                 tables.extend(dd::table(kind, name, file));

@@ -1,0 +1,163 @@
+//! A study measured on a host and in its guest: the file split by `machine` so each study table is shown for the host and the guest side by side, then the guest/host ratio of every pair with its per-round interval and equivalence verdict — CLOSER 2011's native against paravirtualized, Pinilla's Table 4 speedups (host/guest).
+
+use super::{INTERVAL_NOTE, mean_pm, throughputs};
+use crate::compare::equivalence::{self, EquivalenceVerdict};
+use crate::compare::{Figure, Metric, Orientation};
+use crate::plan::Machine;
+use crate::plan::guest::Accelerator;
+use crate::record::{Point, ResultFile};
+use crate::report::text_table::{Cell, TextTable};
+
+/// The margin the ratio table judges equivalence within.
+const MARGIN: f64 = 0.05;
+
+/// The host's and the guest's points as two files, when it has both.
+pub fn split(file: &ResultFile) -> Option<(ResultFile, ResultFile)> {
+    let on = |machine: Machine| ResultFile {
+        points: file
+            .points
+            .iter()
+            .filter(|p| p.workload.machine == machine)
+            .cloned()
+            .collect(),
+        ..file.clone()
+    };
+    let (host, guest) = (on(Machine::Host), on(Machine::Guest));
+    (!host.points.is_empty() && !guest.points.is_empty()).then_some((host, guest))
+}
+
+/// How the guest's side is named: `guest (TCG: emulated CPU)` under TCG.
+pub fn guest_name(name: &str, file: &ResultFile) -> String {
+    match file.guest.as_ref().map(|g| g.accelerator) {
+        Some(Accelerator::Tcg) => format!("{name}, guest (TCG: emulated CPU)"),
+        Some(Accelerator::Kvm) => format!("{name}, guest (KVM)"),
+        _ => format!("{name}, guest"),
+    }
+}
+
+/// The guest/host ratio of every point measured on both.
+pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
+    let pairs: Vec<(&Point, &Point)> = file
+        .points
+        .iter()
+        .filter(|p| p.workload.machine == Machine::Host)
+        .filter_map(|host| {
+            let guest = file.points.iter().find(|g| {
+                g.workload
+                    == crate::plan::Workload {
+                        machine: Machine::Guest,
+                        ..host.workload.clone()
+                    }
+            })?;
+            Some((host, guest))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut table = TextTable::new(
+        format!("Guest against host — {}", guest_name(name, file)),
+        &[
+            "point",
+            "host MiB/s",
+            "guest MiB/s",
+            "guest/host [90% CI]",
+            "host/guest",
+            "rounds",
+            "within ±5%",
+        ],
+    );
+    for (host, guest) in pairs {
+        let judged = equivalence::judge(
+            host,
+            guest,
+            Metric::from(Figure::Throughput),
+            Orientation::OtherOverBase,
+            MARGIN,
+        );
+        let (host_mib, host_text) = mean_pm(&throughputs(host), 1.0 / 1048576.0);
+        let (guest_mib, guest_text) = mean_pm(&throughputs(guest), 1.0 / 1048576.0);
+        let ratio = host_mib.zip(guest_mib).map(|(h, g)| g / h);
+        let verdict = match judged.verdict {
+            EquivalenceVerdict::Equivalent => "equivalent",
+            EquivalenceVerdict::Different => "different",
+            EquivalenceVerdict::Inconclusive => "inconclusive",
+        };
+        table.rows.push(vec![
+            Cell::text(host.label.trim_end_matches(" machine=host").to_string()),
+            host_mib.map_or_else(Cell::empty, |m| Cell::number(m, host_text)),
+            guest_mib.map_or_else(Cell::empty, |m| Cell::number(m, guest_text)),
+            ratio.map_or_else(Cell::empty, |r| {
+                let interval = judged
+                    .interval_90
+                    .map_or_else(|| "n < 2".to_string(), |(l, h)| format!("{l:.3}–{h:.3}"));
+                Cell::number(r, format!("{r:.3} [{interval}]"))
+            }),
+            ratio.map_or_else(Cell::empty, |r| {
+                Cell::number(1.0 / r, format!("{:.2}", 1.0 / r))
+            }),
+            Cell::number(judged.n as f64, judged.n.to_string()),
+            Cell::text(verdict),
+        ]);
+    }
+    table.notes.push(format!(
+        "guest/host: the guest's throughput over the host's on the same workload, the same host file system under the guest's image; host/guest is Pinilla's speedup. {}.",
+        equivalence::rule(MARGIN)
+    ));
+    table.notes.push(INTERVAL_NOTE.into());
+    if file.guest.as_ref().map(|g| g.accelerator) == Some(Accelerator::Tcg) {
+        table.notes.push(
+            "emulated CPU (TCG): the guest's times measure QEMU's CPU emulation, not the cost of virtualization; its counts of requests and bytes hold. With KVM the same plan measures the paravirtualized disk.".into(),
+        );
+    }
+    Some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{file, point};
+    use super::*;
+    use crate::plan::study::StudyTable;
+    use crate::plan::{Workload, example_workload};
+
+    fn on(machine: Machine, seconds: &[f64]) -> Point {
+        let mut point = point(
+            Workload {
+                machine,
+                size: 1 << 20,
+                bs: 4096,
+                ..example_workload()
+            },
+            seconds,
+        );
+        point.label = format!("p machine={}", machine.name());
+        for (round, repetition) in point.repetitions.iter_mut().enumerate() {
+            repetition.round = Some(round as u32);
+        }
+        point
+    }
+
+    #[test]
+    fn the_ratio_table_pairs_each_point_with_its_guest_twin_by_round() {
+        let mut result = file(StudyTable::DdBlocksize);
+        result.points.push(on(Machine::Host, &[1.0, 1.02, 0.98]));
+        result.points.push(on(Machine::Guest, &[2.0, 2.04, 1.96]));
+        let (host, guest) = split(&result).expect("both machines");
+        assert_eq!((host.points.len(), guest.points.len()), (1, 1));
+        let table = ratio_table("f", &result).expect("a pair");
+        let row = &table.rows[0];
+        assert_eq!(row[0].text, "p");
+        // Each round the guest took twice the host's time: a ratio of 0.5.
+        assert!(
+            row[3].text.starts_with("0.500 [0.500–0.500]"),
+            "{}",
+            row[3].text
+        );
+        assert_eq!(row[4].text, "2.00");
+        assert_eq!(row[5].text, "3");
+        assert_eq!(row[6].text, "different");
+        // A file measured on one machine has no guest side.
+        result.points.pop();
+        assert!(split(&result).is_none());
+    }
+}
