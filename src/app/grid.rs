@@ -132,7 +132,20 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
     let planned = Study::parse(text, &args.file).and_then(|(study, text)| {
         let base = crate::plan::base_workload(args.target.as_deref());
         let points = study.plan(&base, &text, &args.file)?;
-        let (points, guest) = args.place.arrange(points)?;
+        // The command line's guest, order and rounds win over the study's.
+        let place = crate::cli::sweep::PlaceArgs {
+            guest: args.place.guest.clone().or(study.guest_text()?),
+            order: match (&args.place.order, &study.repeat.order) {
+                (Some(order), _) => Some(*order),
+                (None, Some(text)) => Some(
+                    text.parse()
+                        .map_err(|e: String| usage!("[repeat] order = \"{text}\": {e}"))?,
+                ),
+                (None, None) => None,
+            },
+            rounds: args.place.rounds.or(study.repeat.rounds),
+        };
+        let (points, guest) = place.arrange(points)?;
         Ok((study, points, guest))
     });
     let (study, points, guest) = ranks.agreed(planned.map_err(AppError::from))?;

@@ -71,6 +71,11 @@ pub struct RepeatSpec {
     /// and data as the first (`--same-draws`).
     #[serde(default)]
     pub same_draws: bool,
+    /// Rounds of the whole study (`--rounds`; with a guest, each boots it anew).
+    pub rounds: Option<u32>,
+    /// The order compared configurations alternate in (`--order`: `abba`,
+    /// `random`, `as-given`, or `abba:AXIS`).
+    pub order: Option<String>,
 }
 
 /// A study-file table's struct: its own fields, then one optional key per
@@ -192,6 +197,9 @@ pub struct Study {
     /// rising load are over the target.
     #[serde(default)]
     pub knee_all: bool,
+    /// A guest to measure every point in too (`--guest`): its keys as
+    /// `--guest` takes them, `accel = "tcg"`, `memory = 2048`.
+    pub guest: Option<toml::Table>,
 }
 
 /// Where `text` has a byte offset, as `line N`.
@@ -205,6 +213,33 @@ fn line_of(text: &str, offset: usize) -> usize {
 const MAX_NAME_BYTES: usize = 200;
 
 impl Study {
+    /// The `[guest]` table as `--guest` text (`accel=tcg,memory=2048`); a
+    /// value that is not a string or a whole number is refused by key.
+    pub fn guest_text(&self) -> Result<Option<String>, UsageError> {
+        let Some(table) = &self.guest else {
+            return Ok(None);
+        };
+        let mut pairs = Vec::new();
+        for (key, value) in table {
+            let text = match value {
+                toml::Value::String(text) => text.clone(),
+                toml::Value::Integer(n) => n.to_string(),
+                other => {
+                    return Err(usage!(
+                        "[guest] {key} = {other}: give a string or a whole number"
+                    ));
+                }
+            };
+            if text.contains(',') {
+                return Err(usage!("[guest] {key} = \"{text}\": a value holds no comma"));
+            }
+            pairs.push(format!("{key}={text}"));
+        }
+        // Checked here, so a bad key is named before anything runs.
+        super::GuestSpec::parse(&pairs.join(","))?;
+        Ok(Some(pairs.join(",")))
+    }
+
     /// Parses a study file's text; `source` names it in errors.
     pub fn parse(text: &str, source: &Path) -> Result<(Study, String), UsageError> {
         let study: Study = toml::from_str(text).map_err(|error| {
@@ -445,6 +480,30 @@ where = ["bs>=4k"]
     fn plan(text: &str) -> Result<Vec<PlannedPoint>, UsageError> {
         let (study, text) = Study::parse(text, Path::new("s.toml"))?;
         study.plan(&default_workload(), &text, Path::new("s.toml"))
+    }
+
+    #[test]
+    fn a_guest_table_reads_as_the_guest_flag_and_bad_keys_are_named() {
+        let text = "name = \"g\"\n[repeat]\nrounds = 3\norder = \"abba\"\n[guest]\naccel = \"tcg\"\nmemory = 2048\n[[sweep]]\nlabel = \"r\"\nop = \"read\"\n";
+        let (study, _) = Study::parse(text, Path::new("s.toml")).unwrap();
+        assert_eq!(
+            study.guest_text().unwrap().as_deref(),
+            Some("accel=tcg,memory=2048")
+        );
+        assert_eq!(study.repeat.rounds, Some(3));
+        let bad = text.replace("memory = 2048", "speed = \"fast\"");
+        let (study, _) = Study::parse(&bad, Path::new("s.toml")).unwrap();
+        let error = study.guest_text().unwrap_err().to_string();
+        assert!(error.contains("speed=fast"), "{error}");
+        let listed = text.replace("memory = 2048", "memory = [1, 2]");
+        let (study, _) = Study::parse(&listed, Path::new("s.toml")).unwrap();
+        assert!(
+            study
+                .guest_text()
+                .unwrap_err()
+                .to_string()
+                .contains("[guest] memory")
+        );
     }
 
     #[test]
