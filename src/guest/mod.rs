@@ -454,7 +454,14 @@ fn ended(status: std::process::ExitStatus, log: &Path, console: &Path) -> String
                 .map(|l| crate::console::neutralize(l).into_owned())
         })
     };
-    match last(log).or_else(|| last(console)) {
+    // What the guest's init said of itself, if anything, tells most.
+    let init = std::fs::read_to_string(console).ok().and_then(|text| {
+        text.lines()
+            .rev()
+            .find(|l| l.contains("iolab-init:"))
+            .map(|l| crate::console::neutralize(l.trim()).into_owned())
+    });
+    match init.or_else(|| last(log)).or_else(|| last(console)) {
         Some(line) => format!("{how}: {line}"),
         None => how,
     }
