@@ -305,3 +305,126 @@ fn equivalence_is_told_on_known_answers() {
     assert_eq!(same.matches("equivalent [").count(), 2, "{same}");
     assert!(!same.contains("different ["), "{same}");
 }
+
+#[test]
+fn kvm_that_cannot_run_the_kernel_is_refused_in_one_line() {
+    if !qemu_or_skip() {
+        return;
+    }
+    if std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+        .is_err()
+    {
+        eprintln!("skipped: no /dev/kvm here; accel=kvm is refused before a boot (unit-tested)");
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let output = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args([
+            "run",
+            "--machine",
+            "guest",
+            "--guest",
+            "accel=kvm",
+            "--size",
+            "1m",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.success() {
+        eprintln!("note: KVM runs a stock kernel here; nothing to refuse");
+        return;
+    }
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("accel=kvm") && stderr.contains("accel=auto falls back to TCG"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    let left: Vec<String> = crate::util::entries(dir.path())
+        .into_iter()
+        .filter(|n| n != "cache")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(qemus_of(&cache).is_empty());
+}
+
+#[test]
+fn iolab_killed_takes_its_guest_with_it_and_the_next_run_removes_the_rest() {
+    if !qemu_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_CACHE", &cache)
+        .args([
+            "run",
+            "--machine",
+            "guest",
+            "--guest",
+            GUEST,
+            "--size",
+            "8m",
+            "--runtime",
+            "60s",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while qemus_of(&cache).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "QEMU never started"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // PR_SET_PDEATHSIG: QEMU follows at once.
+    let killed = Instant::now();
+    while !qemus_of(&cache).is_empty() {
+        assert!(
+            killed.elapsed() < Duration::from_secs(5),
+            "QEMU outlived iolab"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let image_left = crate::util::entries(dir.path())
+        .iter()
+        .any(|n| n.ends_with(".dat"));
+    assert!(
+        image_left,
+        "a killed run leaves its image until the next run"
+    );
+    // The next run in the directory removes the image; the next guest, the run directory.
+    let next = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args(["guest", "check", "--guest", GUEST, "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("left by a run that is no longer running"),
+        "{stderr}"
+    );
+    assert!(
+        crate::util::entries(dir.path())
+            .iter()
+            .all(|n| !n.ends_with(".dat"))
+    );
+    assert!(crate::util::entries(&cache.join("guest/runs")).is_empty());
+}

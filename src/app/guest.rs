@@ -75,11 +75,25 @@ impl GuestSide {
             (session.dir().run_id(), page_cache),
         )
         .map_err(guest_error)?;
-        Ok(Some(GuestSide {
+        let mut side = GuestSide {
             guests,
             image: Some(image),
-            round: None,
-        }))
+            round: points
+                .iter()
+                .find(|p| p.workload.machine == Machine::Guest)
+                .and_then(|p| p.round),
+        };
+        // Booted before the first point, so what cannot boot (KVM that
+        // cannot run the kernel, a missing module) is said before anything
+        // is measured; a guest that dies here is booted again at its point.
+        match side.guests.boot() {
+            Err(GuestError::Usage(why)) | Err(GuestError::Missing(why)) => {
+                return Err(AppError::Usage(crate::plan::UsageError(why)));
+            }
+            Err(error) => crate::say!("iolab: the guest did not boot: {error}"),
+            Ok(()) => {}
+        }
+        Ok(Some(side))
     }
 
     /// Measures `planned` in the guest: a guest booted for its round (the
@@ -92,10 +106,12 @@ impl GuestSide {
         }
         match self.guests.measure(&planned.label, &planned.workload) {
             Ok(point) => Ok(point),
-            Err(GuestError::Refused(why)) | Err(GuestError::Usage(why)) => Err(AppError::Usage(
-                crate::plan::UsageError(format!("{why} (in the guest)")),
-            )),
-            Err(GuestError::Missing(why)) => Err(AppError::Usage(crate::plan::UsageError(why))),
+            Err(GuestError::Refused(why)) => Err(AppError::Usage(crate::plan::UsageError(
+                format!("{why} (in the guest)"),
+            ))),
+            Err(GuestError::Missing(why)) | Err(GuestError::Usage(why)) => {
+                Err(AppError::Usage(crate::plan::UsageError(why)))
+            }
             Err(error) => {
                 crate::say!("iolab: {} in the guest: {error}", planned.label);
                 failed_point(planned, &error.to_string())
@@ -240,7 +256,6 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         }
         Err(why) => crate::say!("KVM:         {why}: TCG (CPU emulation)"),
     }
-    let started = Instant::now();
     let point = |label: &str| PlannedPoint {
         label: label.to_string(),
         workload: Workload {
@@ -256,17 +271,20 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         .expect("a guest point was planned");
     let kernel = &side.guests.kernel;
     crate::say!(
-        "kernel:      {} ({}), ready in {:.1} s",
+        "kernel:      {} ({}), unpacked in {}",
         kernel.package,
         kernel.release,
-        started.elapsed().as_secs_f64()
+        kernel
+            .vmlinux
+            .parent()
+            .map_or_else(String::new, |d| d.display().to_string())
     );
-    let booted = Instant::now();
+    // The side booted its guest already; a boot that failed is tried once more here.
     if let Err(error) = side.guests.boot() {
         crate::say!("boot:        failed: {error}");
         return Ok(Ending::Failed);
     }
-    let boot_s = booted.elapsed().as_secs_f64();
+    let boot_s = side.guests.boot_seconds.last().copied().unwrap_or(0.0);
     let accelerator = side.guests.accelerator.unwrap_or(Accelerator::Tcg).name();
     match &side.guests.why_tcg {
         Some(why) => crate::say!("accelerator: {accelerator} ({why})"),
