@@ -112,6 +112,27 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         .find(|p| p["workload"]["machine"] == "guest")
         .unwrap();
     raised_check(in_guest, "emulated-cpu");
+    // The stack across the hypervisor: the guest's disk wrote each round's
+    // 8 MiB (and its journal), and the image's host device at least as much.
+    let crossings = guest["crossings"].as_array().unwrap();
+    assert_eq!(crossings.len(), 2, "one per guest point and round");
+    for crossing in crossings {
+        let written = |side: &str| -> u64 {
+            crossing[side]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["write_bytes"].as_u64().unwrap())
+                .sum()
+        };
+        assert!(written("guest") >= 8 << 20, "{crossing}");
+        if !crossing["host"].as_array().unwrap().is_empty() {
+            assert!(
+                written("host") as f64 >= written("guest") as f64 * 0.9,
+                "{crossing}"
+            );
+        }
+    }
     // Nothing is left: no QEMU, no image, no run directory.
     assert!(qemus_of(&cache).is_empty());
     assert!(

@@ -105,10 +105,16 @@ fn measure(
                 }
             }
         });
+        let disk = ready.device.trim_start_matches("/dev/").to_string();
+        let before = crate::probe::diskstats::read();
         let outcome = session.run_point(label, workload);
+        let after = crate::probe::diskstats::read();
         let answer = match outcome {
             Ok(outcome) => match record_point(&outcome, Some(&ready.environment)) {
-                Ok(point) => FromGuest::Point(Box::new(point)),
+                Ok(point) => FromGuest::Point {
+                    point: Box::new(point),
+                    disk: super::guest::device_bytes(&[disk], &before, &after),
+                },
                 Err(error) => FromGuest::Failed(error.to_string()),
             },
             Err(RunError::Usage(error)) => FromGuest::Refused(error.to_string()),

@@ -6,7 +6,7 @@ use crate::guest::{GuestError, Guests};
 use crate::plan::guest::{Accelerator, GuestSpec, ImageFormat};
 use crate::plan::{Machine, PlannedPoint, Workload};
 use crate::record::Point;
-use crate::record::guest::{GuestBoot, GuestRecord};
+use crate::record::guest::{Crossing, DeviceBytes, GuestBoot, GuestRecord};
 use crate::run::target::Target;
 use crate::run::{PointOutcome, RepetitionOutcome, Session, TargetInfo};
 use std::io::Write;
@@ -31,6 +31,32 @@ pub(crate) struct GuestSide {
     image: Option<Box<dyn Target>>,
     /// The round the running guest was booted for.
     round: Option<u32>,
+    /// The host's devices under the image, by their diskstats names.
+    host_disks: Vec<String>,
+    /// What each guest point did on both sides of the hypervisor.
+    crossings: Vec<Crossing>,
+}
+
+/// What `devices` completed between two readings of /proc/diskstats.
+pub(crate) fn device_bytes(
+    devices: &[String],
+    before: &crate::probe::diskstats::DiskTable,
+    after: &crate::probe::diskstats::DiskTable,
+) -> Vec<DeviceBytes> {
+    use crate::probe::diskstats::SECTOR_BYTES;
+    devices
+        .iter()
+        .filter_map(|device| {
+            let delta = after.get(device)?.since(before.get(device)?);
+            Some(DeviceBytes {
+                device: device.clone(),
+                reads: delta.reads,
+                read_bytes: delta.sectors_read * SECTOR_BYTES,
+                writes: delta.writes,
+                write_bytes: delta.sectors_written * SECTOR_BYTES,
+            })
+        })
+        .collect()
 }
 
 impl GuestSide {
@@ -82,6 +108,8 @@ impl GuestSide {
                 .iter()
                 .find(|p| p.workload.machine == Machine::Guest)
                 .and_then(|p| p.round),
+            host_disks: crate::probe::environment::watch(session.dir().path()).disks,
+            crossings: Vec::new(),
         };
         // Booted before the first point, so what cannot boot (KVM that
         // cannot run the kernel, a missing module) is said before anything
@@ -104,8 +132,21 @@ impl GuestSide {
             self.guests.stop();
             self.round = planned.round;
         }
-        match self.guests.measure(&planned.label, &planned.workload) {
-            Ok(point) => Ok(point),
+        let before = crate::probe::diskstats::read();
+        let sent = Instant::now();
+        let measured = self.guests.measure(&planned.label, &planned.workload);
+        let after = crate::probe::diskstats::read();
+        match measured {
+            Ok((point, guest)) => {
+                self.crossings.push(Crossing {
+                    label: planned.label.clone(),
+                    round: planned.round,
+                    wall_s: sent.elapsed().as_secs_f64(),
+                    guest,
+                    host: device_bytes(&self.host_disks, &before, &after),
+                });
+                Ok(point)
+            }
             Err(GuestError::Refused(why)) => Err(AppError::Usage(crate::plan::UsageError(
                 format!("{why} (in the guest)"),
             ))),
@@ -139,6 +180,7 @@ impl GuestSide {
                 .iter()
                 .map(|&boot_s| GuestBoot { boot_s })
                 .collect(),
+            crossings: self.crossings.clone(),
         }
     }
 }

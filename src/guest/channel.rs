@@ -3,6 +3,7 @@
 use crate::plan::Workload;
 use crate::record::Point;
 use crate::record::environment::Environment;
+use crate::record::guest::DeviceBytes;
 use serde::{Deserialize, Serialize};
 use std::io::{self, BufRead, Read, Write};
 
@@ -41,8 +42,14 @@ pub enum FromGuest {
     Ready(Box<Ready>),
     /// Still measuring (every [`HEARTBEAT`]): silence past the host's deadline means a hung guest.
     Alive,
-    /// A point's record, built in the guest as on the host.
-    Point(Box<Point>),
+    /// A point's record, built in the guest as on the host, with what the
+    /// disk under test did over the whole point.
+    Point {
+        /// The record.
+        point: Box<Point>,
+        /// The guest's disk under test, from the point's receipt to its answer.
+        disk: Vec<DeviceBytes>,
+    },
     /// The point was refused as bad input.
     Refused(String),
     /// The point could not run; nothing was measured.

@@ -312,7 +312,11 @@ impl Guests {
 
     /// Measures one point in the guest (booting one first if none runs).
     /// A guest that dies or falls silent is killed; the next point boots another.
-    pub fn measure(&mut self, label: &str, workload: &Workload) -> Result<Point, GuestError> {
+    pub fn measure(
+        &mut self,
+        label: &str,
+        workload: &Workload,
+    ) -> Result<(Point, Vec<crate::record::guest::DeviceBytes>), GuestError> {
         self.boot()?;
         let guest = self.running.as_mut().expect("booted above");
         let asked = ToGuest::Point {
@@ -323,7 +327,7 @@ impl Guests {
             .send(&asked)
             .and_then(|()| guest.receive(SILENCE_DEADLINE));
         match answer {
-            Ok(FromGuest::Point(point)) => Ok(*point),
+            Ok(FromGuest::Point { point, disk }) => Ok((*point, disk)),
             Ok(FromGuest::Refused(why)) => Err(GuestError::Refused(why)),
             Ok(FromGuest::Failed(why)) => Err(GuestError::Failed(why)),
             Ok(other) => {

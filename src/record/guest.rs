@@ -35,6 +35,46 @@ pub struct GuestRecord {
     pub environment: Option<Box<Environment>>,
     /// Every boot, in order.
     pub boots: Vec<GuestBoot>,
+    /// Per guest point and round: what the guest's disk and the host's
+    /// devices under the image did over the whole point (its layout, cache
+    /// treatment and repetitions), the stack across the hypervisor.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub crossings: Vec<Crossing>,
+}
+
+/// One guest point's I/O on both sides of the hypervisor, over the same
+/// interval: from the point's sending to its record's arrival on the host
+/// (which holds the guest's interval, from its receipt to its answer).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Crossing {
+    /// The point's label.
+    pub label: String,
+    /// Its round.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub round: Option<u32>,
+    /// Seconds the host waited for the point.
+    pub wall_s: f64,
+    /// The guest's disk under test (`vda`).
+    pub guest: Vec<DeviceBytes>,
+    /// The host's devices under the image (`vda`, or `dm-0` and its disks).
+    pub host: Vec<DeviceBytes>,
+}
+
+/// What one block device completed over an interval.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceBytes {
+    /// Its kernel name.
+    pub device: String,
+    /// Reads completed.
+    pub reads: u64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Writes completed.
+    pub writes: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
 }
 
 /// One boot of the guest.

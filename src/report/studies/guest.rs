@@ -113,6 +113,83 @@ pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
     Some(table)
 }
 
+/// The stack across the hypervisor, per guest point and round: what the
+/// guest's disk and the host's devices under the image moved over the whole
+/// point, and their ratio (Varlyakov's logical:physical, now spanning both).
+pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
+    let guest = file.guest.as_ref()?;
+    if guest.crossings.is_empty() {
+        return None;
+    }
+    let mib = |bytes: u64| bytes as f64 / 1048576.0;
+    let sum = |devices: &[crate::record::guest::DeviceBytes], write: bool| -> u64 {
+        devices
+            .iter()
+            .map(|d| if write { d.write_bytes } else { d.read_bytes })
+            .sum()
+    };
+    let mut table = TextTable::new(
+        format!("Across the hypervisor — {name}"),
+        &[
+            "point",
+            "round",
+            "guest disk",
+            "guest read MiB",
+            "guest written MiB",
+            "host devices",
+            "host read MiB",
+            "host written MiB",
+            "host:guest written",
+        ],
+    );
+    for crossing in &guest.crossings {
+        let names = |devices: &[crate::record::guest::DeviceBytes]| {
+            devices
+                .iter()
+                .map(|d| d.device.clone())
+                .collect::<Vec<_>>()
+                .join("+")
+        };
+        let (guest_written, host_written) = (sum(&crossing.guest, true), sum(&crossing.host, true));
+        let ratio = (guest_written > 0).then(|| host_written as f64 / guest_written as f64);
+        table.rows.push(vec![
+            Cell::text(
+                crossing
+                    .label
+                    .trim_end_matches(" machine=guest")
+                    .to_string(),
+            ),
+            Cell::text(
+                crossing
+                    .round
+                    .map_or_else(|| "-".into(), |r| (r + 1).to_string()),
+            ),
+            Cell::text(names(&crossing.guest)),
+            Cell::number(
+                mib(sum(&crossing.guest, false)),
+                format!("{:.1}", mib(sum(&crossing.guest, false))),
+            ),
+            Cell::number(mib(guest_written), format!("{:.1}", mib(guest_written))),
+            Cell::text(names(&crossing.host)),
+            Cell::number(
+                mib(sum(&crossing.host, false)),
+                format!("{:.1}", mib(sum(&crossing.host, false))),
+            ),
+            Cell::number(mib(host_written), format!("{:.1}", mib(host_written))),
+            ratio.map_or_else(Cell::empty, |r| {
+                // Beyond three times and 8 MiB, as the foreign-io check judges a point.
+                let foreign = host_written > guest_written.saturating_mul(3) + (8 << 20);
+                let mark = if foreign { " (others' I/O?)" } else { "" };
+                Cell::number(r, format!("{r:.2}{mark}"))
+            }),
+        ]);
+    }
+    table.notes.push(
+        "over the whole point (layout, cache treatment and every repetition), from /proc/diskstats in the guest (its disk under test) and on the host (the devices under the image), read around the same exchange; the host's figures include any other process's I/O on those devices meanwhile, marked \"others' I/O?\" beyond three times the guest's writes and 8 MiB. MiB = 2^20 bytes.".into(),
+    );
+    Some(table)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{file, point};

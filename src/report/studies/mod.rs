@@ -35,6 +35,11 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
     let kind_of = |file: &ResultFile| file.plan.as_ref().and_then(|p| p.table);
     for (index, (name, file)) in files.iter().enumerate() {
         let Some(kind) = kind_of(file) else {
+            // A run or sweep of host and guest: their ratios and the stack across.
+            if guest::split(file).is_some() {
+                tables.extend(guest::ratio_table(name, file));
+                tables.extend(guest::crossing_table(name, file));
+            }
             continue;
         };
         // Measured on a host and in its guest: each side's table, then their ratios.
@@ -54,6 +59,7 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
                 }
             }
             tables.extend(guest::ratio_table(name, file));
+            tables.extend(guest::crossing_table(name, file));
             if !matches!(kind, StudyTable::Table4 | StudyTable::DirectVsNormal) {
                 continue;
             }
