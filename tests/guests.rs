@@ -449,3 +449,77 @@ fn iolab_killed_takes_its_guest_with_it_and_the_next_run_removes_the_rest() {
     );
     assert!(crate::util::entries(&cache.join("guest/runs")).is_empty());
 }
+
+#[test]
+fn an_interrupt_during_a_guest_point_stops_the_guest_and_records_nothing_of_it() {
+    if !qemu_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let output = dir.path().join("interrupted.json");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_CACHE", &cache)
+        .args([
+            "run",
+            "--machine",
+            "guest",
+            "--guest",
+            GUEST,
+            "--size",
+            "8m",
+            "--runtime",
+            "60s",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .arg("--output")
+        .arg(&output)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "the guest never started measuring"
+        );
+        let measuring = std::fs::read_dir(cache.join("guest/runs"))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .any(|run| {
+                std::fs::read_to_string(run.path().join("console-000.log"))
+                    .is_ok_and(|log| log.contains("iolab-agent: measuring"))
+            });
+        if measuring {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let interrupted = Instant::now();
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let ended = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    assert_eq!(ended.status.code(), Some(130), "{stderr}");
+    assert!(
+        interrupted.elapsed() < Duration::from_secs(20),
+        "the 60 s point was not cut short"
+    );
+    assert!(
+        stderr.contains("interrupted; the guest was stopped"),
+        "{stderr}"
+    );
+    assert!(qemus_of(&cache).is_empty());
+    assert!(!output.exists(), "nothing of the point is recorded");
+    assert!(
+        crate::util::entries(dir.path())
+            .iter()
+            .all(|n| n == "cache")
+    );
+}

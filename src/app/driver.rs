@@ -111,8 +111,12 @@ pub(crate) fn drive(
             let Some(side) = guests.as_deref_mut() else {
                 return Err(anyhow::anyhow!("a guest point without a guest").into());
             };
-            let point = match side.measure(planned) {
-                Ok(point) => point,
+            let point = match side.measure(planned, interrupt) {
+                Ok(Some(point)) => point,
+                Ok(None) => {
+                    ending = Ending::Interrupted(interrupt.signal().unwrap_or(2));
+                    break;
+                }
                 Err(AppError::Usage(error)) if refuse_at_first && measured == 0 => {
                     for listener in listeners.iter_mut() {
                         listener.stopped();

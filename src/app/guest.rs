@@ -127,14 +127,21 @@ impl GuestSide {
     /// Measures `planned` in the guest: a guest booted for its round (the
     /// guest of another round is stopped first). A guest that dies gives
     /// a failed point with nothing timed, and the next point boots another.
-    pub(crate) fn measure(&mut self, planned: &PlannedPoint) -> Result<Point, AppError> {
+    /// `Ok(None)` when `interrupt` ended the point: the guest is stopped, nothing recorded.
+    pub(crate) fn measure(
+        &mut self,
+        planned: &PlannedPoint,
+        interrupt: &crate::run::signals::Interrupt,
+    ) -> Result<Option<Point>, AppError> {
         if planned.round != self.round {
             self.guests.stop();
             self.round = planned.round;
         }
         let before = crate::probe::diskstats::read();
         let sent = Instant::now();
-        let measured = self.guests.measure(&planned.label, &planned.workload);
+        let measured = self
+            .guests
+            .measure(&planned.label, &planned.workload, &|| interrupt.is_set());
         let after = crate::probe::diskstats::read();
         match measured {
             Ok((point, guest)) => {
@@ -145,7 +152,14 @@ impl GuestSide {
                     guest,
                     host: device_bytes(&self.host_disks, &before, &after),
                 });
-                Ok(point)
+                Ok(Some(point))
+            }
+            Err(GuestError::Interrupted) => {
+                crate::say!(
+                    "iolab: {}: interrupted; the guest was stopped",
+                    planned.label
+                );
+                Ok(None)
             }
             Err(GuestError::Refused(why)) => Err(AppError::Usage(crate::plan::UsageError(
                 format!("{why} (in the guest)"),
@@ -155,7 +169,7 @@ impl GuestSide {
             }
             Err(error) => {
                 crate::say!("iolab: {} in the guest: {error}", planned.label);
-                failed_point(planned, &error.to_string())
+                failed_point(planned, &error.to_string()).map(Some)
             }
         }
     }
@@ -288,7 +302,7 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
     let spec = GuestSpec::parse(&args.guest)?;
     let interrupt = crate::run::signals::Interrupt::install().map_err(anyhow::Error::from)?;
     let run_id = super::new_run_id();
-    let session = Session::open(&args.dir, &run_id, interrupt)?;
+    let session = Session::open(&args.dir, &run_id, interrupt.clone())?;
     session.remove_dead_runs();
     let qemu = crate::guest::qemu::version().map_err(guest_error)?;
     crate::say!("QEMU:        {qemu}");
@@ -349,7 +363,9 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
     let mut round_trips = Vec::new();
     for _ in 0..5 {
         let sent = Instant::now();
-        let measured = side.measure(&point("null"))?;
+        let Some(measured) = side.measure(&point("null"), &interrupt)? else {
+            return Ok(Ending::Interrupted(interrupt.signal().unwrap_or(2)));
+        };
         round_trips.push(sent.elapsed().as_secs_f64() * 1e3);
         if measured.repetitions.iter().any(|r| r.error.is_some()) {
             crate::say!("round trip:  a null point failed in the guest");

@@ -49,6 +49,9 @@ pub enum GuestError {
     /// The agent could not measure the point; the guest is still up.
     #[error("{0}")]
     Failed(String),
+    /// iolab was asked to end while the guest measured: the guest was stopped.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// A directory of this run in iolab's cache (sockets, console logs, the
@@ -312,10 +315,13 @@ impl Guests {
 
     /// Measures one point in the guest (booting one first if none runs).
     /// A guest that dies or falls silent is killed; the next point boots another.
+    /// `ending` says whether iolab was asked to end: the guest is then
+    /// killed and the point given up (the agent cannot be signalled).
     pub fn measure(
         &mut self,
         label: &str,
         workload: &Workload,
+        ending: &dyn Fn() -> bool,
     ) -> Result<(Point, Vec<crate::record::guest::DeviceBytes>), GuestError> {
         self.boot()?;
         let guest = self.running.as_mut().expect("booted above");
@@ -325,7 +331,7 @@ impl Guests {
         };
         let answer = guest
             .send(&asked)
-            .and_then(|()| guest.receive(SILENCE_DEADLINE));
+            .and_then(|()| guest.receive_unless(SILENCE_DEADLINE, ending));
         match answer {
             Ok(FromGuest::Point { point, disk }) => Ok((*point, disk)),
             Ok(FromGuest::Refused(why)) => Err(GuestError::Refused(why)),
@@ -382,6 +388,15 @@ impl Guest {
     /// The next message other than a heartbeat; the guest is dead when the
     /// stream ends, QEMU exits, or nothing comes for `silence`.
     fn receive(&mut self, silence: Duration) -> Result<FromGuest, GuestError> {
+        self.receive_unless(silence, &|| false)
+    }
+
+    /// As [`Guest::receive`], giving up when `ending` says so.
+    fn receive_unless(
+        &mut self,
+        silence: Duration,
+        ending: &dyn Fn() -> bool,
+    ) -> Result<FromGuest, GuestError> {
         let _ = self
             .reader
             .get_ref()
@@ -398,6 +413,9 @@ impl Guest {
                         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                     ) =>
                 {
+                    if ending() {
+                        return Err(GuestError::Interrupted);
+                    }
                     if let Some(status) = self.child.try_wait().ok().flatten() {
                         return Err(GuestError::Died(ended(status, &self.log, &self.console)));
                     }

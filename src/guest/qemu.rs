@@ -169,6 +169,9 @@ pub fn spawn(launch: &Launch, log: &Path) -> Result<Child, GuestError> {
     unsafe {
         command.pre_exec(move || {
             rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            // Its own process group: a terminal's Ctrl-C reaches iolab, which
+            // ends the guest itself, not QEMU behind its back.
+            rustix::process::setsid()?;
             // The parent may have died before the line above took effect.
             if rustix::process::getppid().map(|p| p.as_raw_nonzero().get() as u32) != Some(parent) {
                 return Err(std::io::Error::other("iolab ended before QEMU started"));
