@@ -151,7 +151,8 @@ pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
                 .join("+")
         };
         let (guest_written, host_written) = (sum(&crossing.guest, true), sum(&crossing.host, true));
-        let ratio = (guest_written > 0).then(|| host_written as f64 / guest_written as f64);
+        // Below a MiB the ratio of two small counts says nothing.
+        let ratio = (guest_written >= 1 << 20).then(|| host_written as f64 / guest_written as f64);
         table.rows.push(vec![
             Cell::text(
                 crossing
