@@ -13,8 +13,8 @@ use std::time::Instant;
 
 /// Where the disk under test is mounted in the guest.
 const DISK_MOUNT: &str = "/iolab-disk";
-/// The file system made on it.
-const DISK_FILESYSTEM: &str = "ext4";
+/// The file system on it (made on the host for a raw image, here for qcow2).
+const DISK_FILESYSTEM: &str = crate::guest::FILESYSTEM;
 
 /// Serves the host until it says stop (or the port closes).
 pub fn agent() -> Result<Ending, AppError> {
@@ -50,15 +50,17 @@ pub fn agent() -> Result<Ending, AppError> {
             Err(e) => return Err(anyhow::anyhow!("the agent's port: {e}").into()),
         };
         match message {
-            ToGuest::Prepare { run_id, page_cache } => {
-                match prepare(&run_id, page_cache, &interrupt) {
-                    Ok((session, ready)) => {
-                        say(&FromGuest::Ready(Box::new(ready.clone())))?;
-                        prepared = Some((session, ready));
-                    }
-                    Err(why) => say(&FromGuest::Failed(why))?,
+            ToGuest::Prepare {
+                run_id,
+                page_cache,
+                make_filesystem,
+            } => match prepare(&run_id, (page_cache, make_filesystem), &interrupt) {
+                Ok((session, ready)) => {
+                    say(&FromGuest::Ready(Box::new(ready.clone())))?;
+                    prepared = Some((session, ready));
                 }
-            }
+                Err(why) => say(&FromGuest::Failed(why))?,
+            },
             ToGuest::Point { label, workload } => {
                 let Some((session, ready)) = prepared.as_mut() else {
                     say(&FromGuest::Failed("the disk was not prepared".into()))?;
@@ -128,25 +130,22 @@ fn measure(
 /// Makes the file system on the disk under test, mounts it and opens a session there.
 fn prepare(
     run_id: &str,
-    page_cache: bool,
+    (page_cache, make_filesystem): (bool, bool),
     interrupt: &Interrupt,
 ) -> Result<(Session, Ready), String> {
     let started = Instant::now();
     let device = find_disk()?;
-    let mkfs = format!("mkfs.{DISK_FILESYSTEM}");
-    // Inode tables left unwritten (their groups are marked so) and the
-    // mount told never to zero them later, so no kernel thread writes to the
-    // disk during the points; zeroing them at mkfs took 13 s for 256 MiB
-    // under TCG.
-    run(std::process::Command::new(&mkfs)
-        .args([
-            "-F",
-            "-q",
-            "-E",
-            "lazy_itable_init=1,lazy_journal_init=1,nodiscard",
-        ])
-        .arg(&device))
-    .map_err(|e| format!("{e} (mkfs.ext4 comes from the host's e2fsprogs)"))?;
+    if make_filesystem {
+        // Inode tables left unwritten (their groups are marked so) and the
+        // mount told never to zero them later (`noinit_itable`), so no kernel
+        // thread writes to the disk during the points.
+        run(
+            std::process::Command::new(format!("mkfs.{DISK_FILESYSTEM}"))
+                .args(crate::guest::MKFS_OPTIONS)
+                .arg(&device),
+        )
+        .map_err(|e| format!("{e} (mkfs.ext4 comes from the host's e2fsprogs)"))?;
+    }
     std::fs::create_dir_all(DISK_MOUNT).map_err(|e| format!("{DISK_MOUNT}: {e}"))?;
     run(std::process::Command::new("mount")
         .args(["-t", DISK_FILESYSTEM, "-o", "noinit_itable"])

@@ -90,6 +90,18 @@ impl GuestSide {
             .max()
             .unwrap_or(0);
         let size = (needed + needed / 8 + IMAGE_SLACK).next_multiple_of(1 << 20);
+        // Checked before anything is created: a missing package is bad input.
+        if spec.format == ImageFormat::Qcow2
+            && std::process::Command::new("qemu-img")
+                .arg("--version")
+                .output()
+                .is_err()
+        {
+            return Err(crate::usage!(
+                "--guest format=qcow2 needs qemu-img, which is not installed (Debian package qemu-utils)"
+            )
+            .into());
+        }
         let image = make_image(session, size, spec.format)?;
         let iolab = std::env::current_exe()
             .map_err(|e| anyhow::anyhow!("cannot find iolab's own binary for the guest: {e}"))?;
@@ -352,7 +364,7 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         ready.environment.kernel
     );
     crate::say!(
-        "disk:        {} as {} in the guest, {} made and mounted in {:.1} s, {}",
+        "disk:        {} as {} in the guest, {}, ready in {:.1} s, {}",
         spec.bus.name(),
         ready.device,
         ready.filesystem,

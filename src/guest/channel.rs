@@ -23,6 +23,9 @@ pub enum ToGuest {
         /// Whether a point goes through the guest's page cache (the
         /// memory-copy ceiling is measured then).
         page_cache: bool,
+        /// Whether the agent makes the file system (a qcow2 image); a raw
+        /// image has it made on the host before each boot.
+        make_filesystem: bool,
     },
     /// Measure one point and answer with its record.
     Point {
@@ -68,7 +71,7 @@ pub struct Ready {
     pub environment: Box<Environment>,
     /// The guest's device of the disk under test (`/dev/vda`).
     pub device: String,
-    /// The file system made on it.
+    /// The file system on it.
     pub filesystem: String,
     /// Seconds the file system took to make and mount.
     pub prepare_s: f64,
