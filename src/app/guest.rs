@@ -60,8 +60,9 @@ pub(crate) fn device_bytes(
 }
 
 impl GuestSide {
-    /// The guest side of `points` when any runs in the guest: the image made
-    /// in `session`'s directory, the kernel fetched, nothing booted yet.
+    /// The guest side of `points` when any runs in the guest: QEMU found, the
+    /// image made in `session`'s directory, the kernel fetched, the first
+    /// guest booted.
     pub(crate) fn start(
         session: &Session,
         spec: Option<&GuestSpec>,
@@ -102,17 +103,23 @@ impl GuestSide {
             )
             .into());
         }
-        let image = make_image(session, size, spec.format)?;
         let iolab = std::env::current_exe()
             .map_err(|e| anyhow::anyhow!("cannot find iolab's own binary for the guest: {e}"))?;
         let page_cache = guest_points.iter().any(|w| w.uses_page_cache());
-        let guests = Guests::prepare(
+        crate::guest::qemu::version().map_err(guest_error)?;
+        let image = make_image(session, size, spec.format)?;
+        let guests = match Guests::prepare(
             &spec,
             image.path(),
             &iolab,
             (session.dir().run_id(), page_cache),
-        )
-        .map_err(guest_error)?;
+        ) {
+            Ok(guests) => guests,
+            Err(error) => {
+                image.release(false);
+                return Err(guest_error(error));
+            }
+        };
         let mut side = GuestSide {
             guests,
             image: Some(image),
