@@ -523,3 +523,40 @@ fn an_interrupt_during_a_guest_point_stops_the_guest_and_records_nothing_of_it()
             .all(|n| n == "cache")
     );
 }
+
+#[test]
+fn bad_guest_input_and_missing_packages_are_one_line_and_leave_nothing() {
+    let dir = scratch();
+    for (args, path, named) in [
+        (vec!["--guest", "accel=xen"], None, "--guest accel=xen"),
+        (vec!["--guest", "memory"], None, "--guest memory"),
+        (vec!["--guest", "cache=writeback"], None, "aio=native"),
+        (
+            vec!["--machine", "guest", "--order", "abba:nonsense"],
+            None,
+            "nonsense",
+        ),
+        (
+            vec!["--machine", "guest"],
+            Some("/nonexistent"),
+            "Debian package qemu-system-x86",
+        ),
+    ] {
+        let mut command = iolab();
+        if let Some(path) = path {
+            command.env("PATH", path);
+        }
+        let output = command
+            .env("IOLAB_CACHE", dir.path().join("cache"))
+            .args(["run", "--size", "1m", "--dir"])
+            .arg(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(crate::util::entries(dir.path()).is_empty(), "{args:?}");
+    }
+}
