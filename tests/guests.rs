@@ -36,6 +36,29 @@ fn qemus_of(cache: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// Waits until a guest of `cache` says it measures a point (its console is a file on the host).
+fn wait_until_measuring(cache: &Path) {
+    let started = Instant::now();
+    loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "the guest never started measuring"
+        );
+        let measuring = std::fs::read_dir(cache.join("guest/runs"))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .any(|run| {
+                std::fs::read_to_string(run.path().join("console-000.log"))
+                    .is_ok_and(|log| log.contains("iolab-agent: measuring"))
+            });
+        if measuring {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 #[test]
 fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
     if !qemu_or_skip() {
@@ -205,26 +228,10 @@ fn a_guest_killed_mid_point_fails_that_point_and_the_sweep_resumes() {
     };
     let child = sweep(false).spawn().unwrap();
     // Wait until the agent says it measures, then kill QEMU by its pid.
-    let started = Instant::now();
-    let qemu = loop {
-        assert!(
-            started.elapsed() < Duration::from_secs(240),
-            "the guest never started measuring"
-        );
-        let measuring = std::fs::read_dir(cache.join("guest/runs"))
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-            .any(|run| {
-                std::fs::read_to_string(run.path().join("console-000.log"))
-                    .is_ok_and(|log| log.contains("iolab-agent: measuring"))
-            });
-        let pids = qemus_of(&cache);
-        if measuring && pids.len() == 1 {
-            break pids[0];
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    wait_until_measuring(&cache);
+    let pids = qemus_of(&cache);
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    let qemu = pids[0];
     std::thread::sleep(Duration::from_secs(2));
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(qemu as i32).unwrap(),
@@ -479,25 +486,7 @@ fn an_interrupt_during_a_guest_point_stops_the_guest_and_records_nothing_of_it()
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    loop {
-        assert!(
-            started.elapsed() < Duration::from_secs(240),
-            "the guest never started measuring"
-        );
-        let measuring = std::fs::read_dir(cache.join("guest/runs"))
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-            .any(|run| {
-                std::fs::read_to_string(run.path().join("console-000.log"))
-                    .is_ok_and(|log| log.contains("iolab-agent: measuring"))
-            });
-        if measuring {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_until_measuring(&cache);
     let interrupted = Instant::now();
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(child.id() as i32).unwrap(),

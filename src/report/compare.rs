@@ -159,7 +159,7 @@ fn environment(pairing: &Pairing, style: Style) -> String {
 fn points(pairing: &Pairing, metric: Metric, alpha: f64, style: Style) -> String {
     let mut table = new_table(style);
     let interval = format!("ratio [{:.0}% CI]", (1.0 - alpha) * 100.0);
-    table.set_header(vec![
+    let mut header: Vec<String> = [
         "point",
         "base",
         "other",
@@ -168,30 +168,18 @@ fn points(pairing: &Pairing, metric: Metric, alpha: f64, style: Style) -> String
         "p",
         "n",
         "verdict",
-    ]);
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let margin = pairing
         .matched
         .iter()
         .find_map(|m| m.equivalence.as_ref().map(|e| e.margin));
     if let Some(margin) = margin {
-        let header = format!("within ±{}% [90% CI, n]", margin * 100.0);
-        let mut headers: Vec<String> = [
-            "point",
-            "base",
-            "other",
-            interval.as_str(),
-            "Δ%",
-            "p",
-            "n",
-            "verdict",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        headers.push(header);
-        table = new_table(style);
-        table.set_header(headers);
+        header.push(format!("within ±{}% [90% CI, n]", margin * 100.0));
     }
+    table.set_header(header);
     for m in &pairing.matched {
         let mut row = vec![
             m.label.clone(),
