@@ -476,23 +476,7 @@ fn compare_within(args: &CompareArgs, by: &str, result: ResultFile) -> Result<En
     let key = |w: &crate::plan::Workload| crate::compare::key_without(w, &fields);
     let base_name = format!("{} [{split}={first}]", args.files[0].display());
     let other_name = format!("{} [{split}={other_setting}]", args.files[0].display());
-    let mut pairing = crate::compare::pair_by(
-        &base,
-        &other,
-        &other_name,
-        args.metric,
-        args.alpha,
-        args.orientation,
-        &key,
-    );
-    if let Some(margin) = args.margin {
-        crate::compare::judge_equivalence(
-            &mut pairing,
-            (&base, &other),
-            &key,
-            (args.metric, args.orientation, margin),
-        );
-    }
+    let pairing = paired(args, (&base, &other), &other_name, &key);
     if pairing.matched.is_empty() {
         return Err(usage!(
             "--by {by}: no two points of {} differ only in {by}",
@@ -538,6 +522,34 @@ fn workload_fields(flag: &str, list: &str) -> Result<Vec<String>, UsageError> {
         .collect()
 }
 
+/// `other` against `base` as `args` asks: matched by `key`, and judged
+/// for equivalence when `--margin` is given.
+fn paired(
+    args: &CompareArgs,
+    (base, other): (&ResultFile, &ResultFile),
+    other_name: &str,
+    key: &dyn Fn(&crate::plan::Workload) -> String,
+) -> crate::compare::Pairing {
+    let mut pairing = crate::compare::pair_by(
+        base,
+        other,
+        other_name,
+        args.metric,
+        args.alpha,
+        args.orientation,
+        key,
+    );
+    if let Some(margin) = args.margin {
+        crate::compare::judge_equivalence(
+            &mut pairing,
+            (base, other),
+            key,
+            (args.metric, args.orientation, margin),
+        );
+    }
+    pairing
+}
+
 /// `iolab compare BASE OTHER...`.
 pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     let read = |path: &PathBuf| {
@@ -565,23 +577,7 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     let mut pairings = Vec::new();
     for path in &args.files[1..] {
         let other = read(path)?;
-        let mut pairing = crate::compare::pair_by(
-            &base,
-            &other,
-            &path.display().to_string(),
-            args.metric,
-            args.alpha,
-            args.orientation,
-            &key,
-        );
-        if let Some(margin) = args.margin {
-            crate::compare::judge_equivalence(
-                &mut pairing,
-                (&base, &other),
-                &key,
-                (args.metric, args.orientation, margin),
-            );
-        }
+        let pairing = paired(args, (&base, &other), &path.display().to_string(), &key);
         if pairing.matched.is_empty() {
             let hint = if ignored.is_empty() {
                 "; --ignore PARAMS matches points that differ in those parameters"
