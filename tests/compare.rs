@@ -144,7 +144,7 @@ fn bad_files_are_refused_naming_them() {
         assert_eq!(run.status.code(), Some(2), "{other:?}");
         let stderr = String::from_utf8(run.stderr).unwrap();
         assert!(
-            stderr.contains(needle) && stderr.lines().count() == 1,
+            stderr.contains(needle) && crate::util::message_lines(&stderr) == 1,
             "{other:?}: {stderr}"
         );
     }

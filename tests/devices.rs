@@ -19,7 +19,7 @@ fn assert_device_refused(args: &[&str], expected: &[&str]) {
     let output = iolab().arg("run").args(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{args:?}: {stderr}");
     for text in expected {
         assert!(
             stderr.contains(text),
@@ -421,7 +421,7 @@ fn a_read_only_device_is_refused_as_read_only() {
     run("losetup", &["--detach", &dev]).unwrap();
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
     assert!(stderr.contains("the device is read-only"), "{stderr}");
     assert_eq!(std::fs::read(&image).unwrap(), vec![FILL; 8 << 20]);
 }

@@ -18,7 +18,7 @@ fn mpi_in_a_build_without_the_feature_says_how_to_build_it() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
     assert!(stderr.contains("--features mpi"), "{stderr}");
     assert!(entries(dir.path()).is_empty());
 }

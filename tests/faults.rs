@@ -269,7 +269,7 @@ fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
         Some(0) => eprintln!("note: 64 jobs fit in 200 MB of address space here"),
         Some(1) => {
             assert!(stderr.contains("before any I/O"), "{stderr}");
-            assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+            assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
         }
         other => panic!("status {other:?}: {stderr}"),
     }
@@ -311,7 +311,7 @@ fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
         stderr.contains("cannot start the thread of job") && stderr.contains("before any I/O"),
         "{stderr}"
     );
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
     assert!(
         entries(open.path()).is_empty(),
         "{:?}",
@@ -538,7 +538,7 @@ fn an_unwritable_output_directory_is_refused_before_any_io() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{subcommand:?}: {stderr}");
         assert!(stderr.contains("is not writable"), "{stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
         assert!(entries(dir.path()).is_empty(), "no scratch file was made");
         assert!(output.stdout.is_empty(), "nothing was measured");
     }
@@ -672,7 +672,7 @@ fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{shell}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{shell}: {stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{shell}: {stderr}");
         assert!(
             stderr.contains(what)
                 && stderr.contains("the result is kept in iolab-results/unsaved-"),

@@ -375,7 +375,7 @@ fn kvm_that_cannot_run_the_kernel_is_refused_in_one_line() {
         stderr.contains("accel=kvm") && stderr.contains("accel=auto falls back to TCG"),
         "{stderr}"
     );
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
     let left: Vec<String> = crate::util::entries(dir.path())
         .into_iter()
         .filter(|n| n != "cache")
@@ -545,7 +545,7 @@ fn bad_guest_input_and_missing_packages_are_one_line_and_leave_nothing() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(named), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{args:?}: {stderr}");
         assert!(crate::util::entries(dir.path()).is_empty(), "{args:?}");
     }
 }

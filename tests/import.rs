@@ -191,7 +191,7 @@ fn bad_fio_files_are_refused() {
         assert_eq!(run.status.code(), Some(2), "{name}");
         let stderr = String::from_utf8(run.stderr).unwrap();
         assert!(
-            stderr.contains(needle) && stderr.lines().count() == 1,
+            stderr.contains(needle) && crate::util::message_lines(&stderr) == 1,
             "{name}: {stderr}"
         );
     }

@@ -612,7 +612,7 @@ fn trims_of_a_lun_are_unmaps_with_consent_only() {
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("does not take UNMAP"), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
 }
 
 /// A file system made on a consented LUN while a sweep writes it stops the
@@ -697,7 +697,7 @@ fn a_server_path_that_is_not_the_luns_backing_file_is_never_touched() {
     );
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
     assert!(
         stderr.contains("foreign.bin differs from the LUN")
             && stderr.contains("not the LUN's backing file"),

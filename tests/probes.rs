@@ -85,7 +85,7 @@ fn env_refuses_a_missing_path() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
     assert!(stderr.contains("/no/such/dir"), "{stderr}");
 }
 
@@ -382,7 +382,7 @@ fn measure_refuses_bad_input_and_creates_nothing() {
             .unwrap();
         assert_eq!(run.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8(run.stderr).unwrap();
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{args:?}: {stderr}");
         assert!(stderr.contains(named), "{args:?}: {stderr}");
         assert!(entries(dir.path()).is_empty(), "{args:?} created something");
     }

@@ -67,7 +67,7 @@ fn quick_without_room_refuses_before_creating_anything() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("not enough free space") && stderr.contains("bytes are free"),
+        stderr.contains("not enough free space") && stderr.contains(" is free"),
         "{stderr}"
     );
     assert!(

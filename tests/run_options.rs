@@ -389,7 +389,7 @@ fn a_kept_file_can_be_measured_again_and_a_users_file_is_only_read() {
     assert_eq!(assert.get_output().status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(
-        stderr.contains("not created by iolab") && stderr.trim_end().lines().count() == 1,
+        stderr.contains("not created by iolab") && crate::util::message_lines(&stderr) == 1,
         "{stderr}"
     );
     assert_eq!(

@@ -165,7 +165,7 @@ fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
     assert_eq!(changed.status.code(), Some(2));
     let stderr = String::from_utf8(changed.stderr).unwrap();
     assert!(
-        stderr.contains("another plan") && stderr.lines().count() == 1,
+        stderr.contains("another plan") && crate::util::message_lines(&stderr) == 1,
         "{stderr}"
     );
     // Without --resume, the output is not touched.
@@ -329,7 +329,7 @@ fn bad_sweeps_are_refused_and_create_nothing() {
             .unwrap();
         assert_eq!(run.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8(run.stderr).unwrap();
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{args:?}: {stderr}");
         assert!(stderr.contains(named), "{args:?}: {stderr}");
     }
     assert!(entries(dir.path()).is_empty() && entries(out.path()).is_empty());
@@ -704,7 +704,7 @@ fn an_empty_journal_is_no_journal_and_a_second_iolab_on_a_sweep_is_refused_by_na
     let second = sweep(true).output().unwrap();
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert_eq!(second.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
     assert!(
         stderr.contains(&format!("another iolab (pid {} on ", first.id()))
             && stderr.contains("is running this sweep"),

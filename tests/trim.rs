@@ -295,7 +295,7 @@ fn trims_where_holes_cannot_be_punched_are_refused_before_any_io() {
         let mut args = vec!["--op", "trim", "--size", "4m"];
         args.extend_from_slice(engine);
         let stderr = run_refused(mount.path(), &args, "cannot punch holes");
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
         assert!(stderr.contains("iolab-"), "names the file: {stderr}");
         let mixed = ["--mix", "read=90,trim=10", "--size", "4m"];
         run_refused(mount.path(), &mixed, "cannot punch holes");

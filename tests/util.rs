@@ -484,3 +484,14 @@ pub fn check_mixed_requests(repetition: &Value, ops: u64, bs: u64, names: [&str;
         );
     }
 }
+
+/// The lines of an error on stderr that say what is wrong: clap's tips and
+/// usage line, which follow a refused argument on lines of their own, are
+/// advice and not counted (a refusal is one such line).
+pub fn message_lines(stderr: &str) -> usize {
+    stderr
+        .trim_end()
+        .lines()
+        .filter(|line| !line.starts_with("  tip: ") && !line.starts_with("  Usage: "))
+        .count()
+}

@@ -166,7 +166,7 @@ fn verify_needs_a_file_that_can_be_checked() {
         assert_eq!(run.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8(run.stderr).unwrap();
         assert!(
-            stderr.contains(needle) && stderr.lines().count() == 1,
+            stderr.contains(needle) && crate::util::message_lines(&stderr) == 1,
             "{args:?}: {stderr}"
         );
         assert!(entries(dir.path()).is_empty());

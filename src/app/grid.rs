@@ -73,6 +73,12 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         .and_then(|s| s.expand())
         .and_then(|points| args.place.arrange(points));
     let (points, guest) = ranks.agreed(expanded.map_err(AppError::from))?;
+    if ranks.speaks() {
+        args.params
+            .warnings()
+            .iter()
+            .for_each(|line| crate::say!("{line}"));
+    }
     let target = super::network_target(
         args.target.as_deref(),
         args.destroy_data.as_deref(),

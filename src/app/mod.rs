@@ -109,6 +109,12 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             None => None,
         };
         let mut plan = args.plan(file_len)?;
+        if ranks.speaks() {
+            args.params
+                .warnings()
+                .iter()
+                .for_each(|line| crate::say!("{line}"));
+        }
         target = network_target(
             args.target.as_deref(),
             args.destroy_data.as_deref(),

@@ -8,6 +8,7 @@
 //! it ([`keep_unsaved`]) and the one-line error says where.
 
 use super::AppError;
+use crate::plan::units::human_size;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::record::ResultFile;
 use crate::record::write::{self, Replace};
@@ -103,9 +104,12 @@ pub(crate) fn check_output(output: Option<&Path>, expected: u64) -> Result<(), U
     let needed = expected.saturating_mul(2);
     if free < needed {
         return Err(usage!(
-            "--output {shown}: {} has {free} bytes free; a result of this plan needs about {needed} \
-             (two copies of about {expected} while it is rewritten)",
-            dir.display()
+            "--output {shown}: {} has {} free; a result of this plan needs about {} \
+             (two copies of about {} while it is rewritten)",
+            dir.display(),
+            human_size(free),
+            human_size(needed),
+            human_size(expected)
         ));
     }
     Ok(())

@@ -21,6 +21,27 @@ impl ParamFlags {
             .map(|(_, text)| text.as_str())
     }
 
+    /// What looks like a slip in the sizes given: `--bs 4` is 4 bytes, as
+    /// in fio, though 4 KiB was most likely meant. One line each, to warn.
+    pub fn warnings(&self) -> Vec<String> {
+        self.given
+            .iter()
+            .filter(|(param, _)| matches!(param, Param::Bs | Param::Size))
+            .flat_map(|(param, text)| {
+                text.split(',')
+                    .flat_map(|item| item.split(".."))
+                    .map(str::trim)
+                    .filter(|item| item.parse::<u64>().is_ok_and(|bytes| bytes < 512))
+                    .map(move |item| {
+                        format!(
+                            "iolab: warning: --{} {item} is {item} bytes (a number without a unit is bytes); {item}k is {item} KiB",
+                            param.name()
+                        )
+                    })
+            })
+            .collect()
+    }
+
     /// Sets every parameter given to its one value in `workload` (`run`):
     /// a list or a range is refused, naming the flag.
     pub fn apply_single(&self, workload: &mut Workload) -> Result<(), UsageError> {
@@ -54,6 +75,7 @@ fn flag(param: Param) -> Arg {
         .long(param.name())
         .value_name(param.value_name())
         .help(help)
+        .aliases(super::fio_words::aliases(param))
         .action(ArgAction::Set);
     // A split sets the block sizes; --bs beside it would be overridden.
     let arg = match param {

@@ -93,7 +93,7 @@ impl RepeatPolicy {
 #[derive(Debug, Args)]
 pub struct SweepArgs {
     /// Directory for the scratch files.
-    #[arg(long, default_value = ".", value_name = "DIR")]
+    #[arg(long, default_value = ".", value_name = "DIR", aliases = super::fio_words::DIR_ALIASES)]
     pub dir: PathBuf,
     /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
     /// (see `iolab run --help`).

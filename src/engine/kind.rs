@@ -20,7 +20,8 @@ pub enum EngineKind {
     Stdio,
     /// memcpy from/to a shared mapping of the file.
     Mmap,
-    /// io_uring with `iodepth` requests in flight.
+    /// io_uring with `iodepth` requests in flight (fio's `io_uring` is accepted).
+    #[value(alias = "io_uring")]
     Uring,
     /// Linux native AIO (io_submit/io_getevents) with `iodepth` requests in
     /// flight, as fio's `libaio`; asynchronous only with O_DIRECT.

@@ -558,8 +558,25 @@ impl Param {
     /// Parses one value.
     pub fn parse_value(self, text: &str) -> Result<Value, String> {
         let text = text.trim();
-        fn parse_enum<T: clap::ValueEnum>(text: &str, what: &str) -> Result<T, String> {
-            T::from_str(text, true).map_err(|_| format!("'{text}' is not a valid {what}"))
+        // A refused name lists the valid ones; fio's rw words name their
+        // iolab spelling.
+        let refusal = |text: &str, what: &str| {
+            let hint = match self.kind() {
+                Kind::Op => {
+                    fio_rw_spelling(text).map(|iolab| format!(": fio's rw={text} is {iolab}"))
+                }
+                _ => None,
+            };
+            format!(
+                "'{text}' is not a valid {what}{}",
+                hint.unwrap_or_else(|| format!(" (one of {})", self.choices().join(", ")))
+            )
+        };
+        fn enum_value<T: clap::ValueEnum>(
+            text: &str,
+            refused: impl FnOnce() -> String,
+        ) -> Result<T, String> {
+            T::from_str(text, true).map_err(|_| refused())
         }
         Ok(match self.kind() {
             Kind::Flag => Value::Flag(match text.to_ascii_lowercase().as_str() {
@@ -584,10 +601,10 @@ impl Param {
                 }
                 Value::Seconds(seconds)
             }
-            Kind::Op => Value::Op(parse_enum(text, "op")?),
-            Kind::Engine => Value::Engine(parse_enum(text, "engine")?),
-            Kind::Sync => Value::Sync(parse_enum(text, "sync mode")?),
-            Kind::Cache => Value::Cache(parse_enum(text, "cache treatment")?),
+            Kind::Op => Value::Op(enum_value(text, || refusal(text, "op"))?),
+            Kind::Engine => Value::Engine(enum_value(text, || refusal(text, "engine"))?),
+            Kind::Sync => Value::Sync(enum_value(text, || refusal(text, "sync mode"))?),
+            Kind::Cache => Value::Cache(enum_value(text, || refusal(text, "cache treatment"))?),
             Kind::Pattern => Value::Pattern(text.parse()?),
             Kind::Cpus => Value::Cpus(text.parse()?),
             Kind::Mix => Value::Mix(text.parse()?),
@@ -612,9 +629,11 @@ impl Param {
                     Value::Number(count(text)?)
                 }
             }
-            Kind::Arrivals => Value::Arrivals(parse_enum(text, "arrival law")?),
+            Kind::Arrivals => Value::Arrivals(enum_value(text, || refusal(text, "arrival law"))?),
             Kind::Think => Value::Think(text.parse()?),
-            Kind::Machine => Value::Machine(parse_enum(text, "machine (host or guest)")?),
+            Kind::Machine => Value::Machine(enum_value(text, || {
+                refusal(text, "machine (host or guest)")
+            })?),
         })
     }
 
@@ -739,6 +758,22 @@ impl Param {
             }
         }
     }
+}
+
+/// How iolab spells fio's `rw=WORD` (`randread` → `--op read --pattern
+/// random`), for a fio user's word refused where iolab's is expected.
+pub fn fio_rw_spelling(word: &str) -> Option<&'static str> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "randread" => "--op read --pattern random",
+        "randwrite" => "--op write --pattern random (--op rewrite on a laid-out file, as fio does)",
+        "randrw" => "--op mix --pattern random --mix read=50,write=50",
+        "rw" | "readwrite" => "--op mix --mix read=50,write=50",
+        "randtrim" => "--op trim --pattern random",
+        "trimwrite" | "randtrimwrite" => {
+            "not available: iolab has no trim-then-write of the same block"
+        }
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -135,6 +135,24 @@ pub fn format_size(bytes: u64) -> String {
     format!("{value}{}", UNITS[unit])
 }
 
+/// A byte count for a person to read: three significant digits in the
+/// largest binary unit it reaches (`9.31 GiB`, `512 B`), not to be parsed back.
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while unit + 1 < UNITS.len() && value >= 1024.0 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{bytes} B"),
+        _ if value >= 100.0 => format!("{value:.0} {}", UNITS[unit]),
+        _ if value >= 10.0 => format!("{value:.1} {}", UNITS[unit]),
+        _ => format!("{value:.2} {}", UNITS[unit]),
+    }
+}
+
 /// Formats a nanosecond count with the largest unit that divides it
 /// exactly (`100us`, `2ms`, `1s`), which [`parse_duration`] reads back.
 pub fn format_duration_ns(ns: u64) -> String {

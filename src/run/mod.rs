@@ -33,7 +33,10 @@ pub mod timing;
 pub mod verify;
 
 use crate::plan::data::DataPattern;
-use crate::plan::{CacheMode, EngineKind, Op, Pattern, UsageError, Workload, units::format_size};
+use crate::plan::{
+    CacheMode, EngineKind, Op, Pattern, UsageError, Workload,
+    units::{format_size, human_size},
+};
 use crate::probe::sampler::{Samples, Watch};
 use crate::usage;
 use cache::Residency;
@@ -338,13 +341,13 @@ impl Session {
             .map_err(|e| RunError::Setup(format!("statvfs {}: {e}", self.dir.path().display())))?;
         if available < needed {
             return Err(usage!(
-                "not enough free space in {}: {} files of {} need {} bytes with a {} margin, {} bytes are free",
+                "not enough free space in {}: {} files of {} need {} with a {} margin, {} is free",
                 self.dir.path().display(),
                 jobs,
                 format_size(size),
-                needed,
+                human_size(needed),
                 format_size(FREE_SPACE_MARGIN),
-                available
+                human_size(available)
             )
             .into());
         }
