@@ -312,6 +312,10 @@ fn files_whose_points_differ_in_a_parameter_compare_with_ignore() {
         stderr.contains("no point in common") && stderr.contains("--ignore"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("differ in engine (psync vs stdio)"),
+        "the nearest pair and what differs: {stderr}"
+    );
     let matched = compare(
         &[&psync, &stdio],
         &["--ignore", "engine", "--format", "json"],
@@ -326,6 +330,16 @@ fn files_whose_points_differ_in_a_parameter_compare_with_ignore() {
         json["pairings"][0]["matched"].as_array().unwrap().len(),
         1,
         "{json}"
+    );
+    let shown = compare(&[&psync, &stdio], &["--ignore", "engine"]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains(": throughput, ratio = other/base")
+            && !text.contains("Metric {"),
+        "the metric in words: {text}"
     );
     let bad = compare(&[&psync, &stdio], &["--ignore", "colour"]);
     assert_eq!(bad.status.code(), Some(2));

@@ -150,6 +150,21 @@ fn real_fio_output_imports_and_compares_with_iolab() {
             .any(|d| d["field"] == "environment.kernel")
     );
 
+    // fio's file holds no environment: its facts collapse to one line,
+    // not a row of "(absent)" each.
+    let shown = iolab()
+        .arg("compare")
+        .arg(&ours)
+        .arg(&imported)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("environment facts only in base (") && !text.contains("(absent)"),
+        "{text}"
+    );
+    assert!(text.contains("not tested: n < 2 (--repeat 3)"), "{text}");
+
     let plain = run_fio(&file, "json", out.path());
     let imported_plain = out.path().join("plain.iolab");
     assert!(import(&plain, &imported_plain).status.success());

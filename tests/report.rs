@@ -263,6 +263,28 @@ fn markdown_and_csv_carry_the_same_tables() {
     assert!(run.status.success());
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(text.lines().count(), 1 + 18, "a header and a row per point");
+    // `-o -` writes to stdout, the same bytes; no -o picks a name in
+    // iolab-results/ as sweep does.
+    let piped = iolab()
+        .arg("report")
+        .arg(&a)
+        .args(["--format", "csv", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&piped.stdout), text);
+    let named = iolab()
+        .arg("report")
+        .arg(&a)
+        .current_dir(out.path())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&named.stdout);
+    let path = said.trim().strip_prefix("report: ").unwrap();
+    assert!(
+        path.starts_with("iolab-results/report-") && path.ends_with(".html"),
+        "{said}"
+    );
+    assert!(out.path().join(path).is_file());
 }
 
 #[test]

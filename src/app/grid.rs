@@ -78,6 +78,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
             .warnings()
             .iter()
             .for_each(|line| crate::say!("{line}"));
+        super::note_single_repetition(&points);
     }
     let target = super::network_target(
         args.target.as_deref(),

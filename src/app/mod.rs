@@ -114,6 +114,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                 .warnings()
                 .iter()
                 .for_each(|line| crate::say!("{line}"));
+            note_single_repetition(&plan.points);
         }
         target = network_target(
             args.target.as_deref(),
@@ -282,7 +283,22 @@ pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
 
 /// `iolab report RESULTS... -o report.html`.
 pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
-    check_output(Some(&args.output), 1 << 20)?;
+    use crate::cli::ReportFormat;
+    let to_stdout = args.output.as_deref() == Some(Path::new("-"));
+    let output = match &args.output {
+        Some(path) => path.clone(),
+        None => output::default_output("report").with_extension(match args.format {
+            ReportFormat::Html => "html",
+            ReportFormat::Markdown => "md",
+            ReportFormat::Csv | ReportFormat::StudyCsv => "csv",
+        }),
+    };
+    if !to_stdout {
+        if args.output.is_none() {
+            create_results_dir(&output)?;
+        }
+        check_output(Some(&output), 1 << 20)?;
+    }
     let mut files = Vec::new();
     for path in &args.files {
         let result = write::read_to_show(path).map_err(|e| usage!("{e}"))?;
@@ -291,7 +307,6 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         }
         files.push((path.display().to_string(), result));
     }
-    use crate::cli::ReportFormat;
     use crate::report::render::{Csv, Html, Markdown, Render, ReportView, StudyCsv};
     let view = ReportView::new(
         files.iter().map(|(n, r)| (n.as_str(), r)).collect(),
@@ -318,11 +333,15 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         ReportFormat::Html => text,
         _ => crate::console::neutralize(&text).into_owned(),
     };
-    write::write_file(&args.output, Replace::Never, |out| {
+    if to_stdout {
+        output::print(&text)?;
+        return Ok(Ending::Success);
+    }
+    write::write_file(&output, Replace::Never, |out| {
         std::io::Write::write_all(out, text.as_bytes())
     })
-    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.output.display()))?;
-    output::print(&format!("report: {}\n", args.output.display()))?;
+    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", output.display()))?;
+    output::print(&format!("report: {}\n", output.display()))?;
     Ok(Ending::Success)
 }
 
@@ -556,6 +575,49 @@ fn paired(
     pairing
 }
 
+/// A plan measuring each point once cannot be compared with a test: say so
+/// before measuring, with the flag that can (docs/guide.md says why one
+/// repetition stays the default).
+pub(crate) fn note_single_repetition(points: &[crate::plan::PlannedPoint]) {
+    let once =
+        |p: &crate::plan::PlannedPoint| p.workload.repeat < 2 && p.workload.until_ci.is_none();
+    if !points.is_empty() && points.iter().all(once) {
+        crate::say!(
+            "iolab: note: one repetition per point: `iolab compare` will show differences but cannot test them; --repeat 3 measures three"
+        );
+    }
+}
+
+/// The two points of two files that differ in the fewest parameters, and
+/// those parameters, for a comparison that matched nothing.
+fn nearest_pair(base: &ResultFile, other: &ResultFile) -> String {
+    let nearest = base
+        .points
+        .iter()
+        .flat_map(|a| other.points.iter().map(move |b| (a, b)))
+        .map(|(a, b)| {
+            (
+                a,
+                b,
+                crate::compare::parameters_differing(&a.workload, &b.workload),
+            )
+        })
+        .min_by_key(|(_, _, differing)| differing.len());
+    match nearest {
+        Some((a, b, differing)) if !differing.is_empty() => format!(
+            "the nearest, '{}' and '{}', differ in {}",
+            a.label,
+            b.label,
+            differing
+                .iter()
+                .map(|(name, x, y)| format!("{name} ({x} vs {y})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "their points differ in how they were measured".to_string(),
+    }
+}
+
 /// `iolab compare BASE OTHER...`.
 pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
     let read = |path: &PathBuf| {
@@ -591,9 +653,10 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
                 ""
             };
             return Err(usage!(
-                "{} and {} have no point in common (points match by their workload parameters{hint})",
+                "{} and {} have no point in common (points match by their workload parameters{hint}); {}",
                 args.files[0].display(),
-                path.display()
+                path.display(),
+                nearest_pair(&base, &other)
             )
             .into());
         }

@@ -323,9 +323,10 @@ pub struct ReportArgs {
     /// Result files; the first is the base of the comparisons.
     #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
-    /// The file to write; refused if it exists.
+    /// The file to write, refused if it exists; `-` writes to stdout
+    /// [default: iolab-results/report-<timestamp>.html, .md or .csv].
     #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     /// HTML with charts, or the same content as Markdown or CSV tables.
     #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
     pub format: ReportFormat,

@@ -50,6 +50,18 @@ impl Figure {
         }
     }
 
+    /// The figure in words, for headings.
+    pub const fn words(self) -> &'static str {
+        match self {
+            Figure::Throughput => "throughput",
+            Figure::Iops => "I/Os per second",
+            Figure::P50 => "median latency (p50)",
+            Figure::P99 => "99th-percentile latency (p99)",
+            Figure::Cpu => "CPU time over wall time",
+            Figure::Time => "completion time",
+        }
+    }
+
     /// Whether a direction's own value exists: CPU and time belong to the
     /// whole repetition.
     pub const fn per_direction(self) -> bool {
@@ -193,6 +205,16 @@ impl std::str::FromStr for Metric {
             ));
         }
         Ok(Metric { figure, direction })
+    }
+}
+
+impl Metric {
+    /// The metric in words (`reads' 99th-percentile latency (p99)`), for headings.
+    pub fn words(self) -> String {
+        match self.direction {
+            Some(direction) => format!("{}s' {}", direction.name(), self.figure.words()),
+            None => self.figure.words().to_string(),
+        }
     }
 }
 

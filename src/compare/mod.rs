@@ -337,6 +337,30 @@ fn flatten(prefix: &str, value: &serde_json::Value, out: &mut BTreeMap<String, S
     }
 }
 
+/// What an environment difference shows for a fact one file does not hold.
+pub const ABSENT: &str = "(absent)";
+
+/// The identifying parameters in which two workloads differ, as
+/// `(flag, base value, other value)`, in the table's order.
+pub fn parameters_differing(
+    base: &Workload,
+    other: &Workload,
+) -> Vec<(&'static str, String, String)> {
+    Param::ALL
+        .iter()
+        .filter(|param| param.identifies())
+        .filter_map(|&param| {
+            let shown = |w: &Workload| {
+                param
+                    .value_in(w)
+                    .map_or_else(|| "none".to_string(), |v| param.format_value(v))
+            };
+            let (a, b) = (shown(base), shown(other));
+            (a != b).then_some((param.name(), a, b))
+        })
+        .collect()
+}
+
 /// The tool and environment facts that differ between two files.
 pub fn environment_difference(base: &ResultFile, other: &ResultFile) -> Vec<Difference> {
     let facts = |file: &ResultFile| {
@@ -354,7 +378,7 @@ pub fn environment_difference(base: &ResultFile, other: &ResultFile) -> Vec<Diff
         map
     };
     let (a, b) = (facts(base), facts(other));
-    let absent = "(absent)".to_string();
+    let absent = ABSENT.to_string();
     let mut fields: Vec<&String> = a.keys().chain(b.keys()).collect();
     fields.sort();
     fields.dedup();

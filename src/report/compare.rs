@@ -70,7 +70,7 @@ fn verdict_text(verdict: Verdict, metric: Metric) -> &'static str {
         Verdict::Better => "faster",
         Verdict::Worse => "slower",
         Verdict::NoSignificantDifference => "no significant difference",
-        Verdict::TooFewRepetitions => "n < 2: not tested",
+        Verdict::TooFewRepetitions => "not tested: n < 2 (--repeat 3)",
     }
 }
 
@@ -92,10 +92,13 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
     let mut text = String::new();
     for pairing in &comparison.pairings {
         let heading = format!(
-            "{} vs {}: {:?}, ratio = {orientation} with its {:.0}% interval, Welch's test at α = {}",
+            "{} vs {}: {}, ratio = {orientation} with its {:.0}% interval, Welch's test at α = {}",
             comparison.base,
             pairing.file,
-            comparison.metric,
+            match (comparison.metric.words(), comparison.metric.to_string()) {
+                (words, name) if words == name => words,
+                (words, name) => format!("{words} (--metric {name})"),
+            },
             (1.0 - comparison.alpha) * 100.0,
             comparison.alpha
         );
@@ -144,16 +147,57 @@ fn environment(pairing: &Pairing, style: Style) -> String {
     if pairing.environment.is_empty() {
         return "environments: identical\n\n".to_string();
     }
+    // Facts only one file holds (an imported fio file has no environment)
+    // are one line each way, not a row each.
+    let absent = |side: &str| side == crate::compare::ABSENT;
+    let mut text = String::new();
+    for (side, held) in [("base", true), ("other", false)] {
+        let only: Vec<&str> = pairing
+            .environment
+            .iter()
+            .filter(|d| {
+                if held {
+                    absent(&d.other)
+                } else {
+                    absent(&d.base)
+                }
+            })
+            .map(|d| d.field.as_str())
+            .collect();
+        if !only.is_empty() {
+            text.push_str(&format!(
+                "environment facts only in {side} ({}): {}\n",
+                only.len(),
+                abbreviated(&only, 6)
+            ));
+        }
+    }
+    let both: Vec<_> = pairing
+        .environment
+        .iter()
+        .filter(|d| !absent(&d.base) && !absent(&d.other))
+        .collect();
+    if both.is_empty() {
+        return format!("{text}\n");
+    }
     let mut table = new_table(style);
     table.set_header(vec!["differs", "base", "other"]);
-    for difference in &pairing.environment {
+    for difference in both {
         table.add_row(vec![
             difference.field.clone(),
             difference.base.clone(),
             difference.other.clone(),
         ]);
     }
-    format!("{table}\n\n")
+    format!("{text}{table}\n\n")
+}
+
+/// The first `shown` names and how many more.
+fn abbreviated(names: &[&str], shown: usize) -> String {
+    match names.len() {
+        n if n <= shown => names.join(", "),
+        n => format!("{} and {} more", names[..shown].join(", "), n - shown),
+    }
 }
 
 fn points(pairing: &Pairing, metric: Metric, alpha: f64, style: Style) -> String {
