@@ -18,6 +18,12 @@ fn main() {
     println!("cargo:rerun-if-changed=.git/index");
     let commit = output("git", &["rev-parse", "HEAD"]);
     println!("cargo:rustc-env=IOLAB_GIT_COMMIT={commit}");
+    let short = if commit.len() >= 12 {
+        &commit[..12]
+    } else {
+        "unknown"
+    };
+    println!("cargo:rustc-env=IOLAB_GIT_SHORT={short}");
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo:rustc-env=IOLAB_TARGET={target}");
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());

@@ -42,6 +42,8 @@ fn main() -> ExitCode {
         Command::Report(args) => app::report(args),
         Command::Import(args) => app::import(args, arguments),
         Command::Measure(args) => app::measure(args, arguments),
+        Command::Completions { shell } => app::help::completions(*shell),
+        Command::Manpages { dir } => app::help::manpages(dir),
         Command::Guest(command) => app::guest::command(command),
     };
     let failed_alone = ending.is_err();

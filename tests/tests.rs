@@ -26,5 +26,6 @@ mod report;
 mod run_options;
 mod sweeps;
 mod trim;
+mod ui;
 mod verify;
 mod workloads;

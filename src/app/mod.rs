@@ -30,6 +30,7 @@ pub(crate) mod distributed;
 mod driver;
 pub mod grid;
 pub mod guest;
+pub mod help;
 mod network;
 pub(crate) mod output;
 

@@ -19,9 +19,59 @@ pub mod sweep;
 pub use params::ParamFlags;
 pub use sweep::{RepeatArgs, StudyArgs, SweepArgs};
 
+/// The headings options are grouped under in `--help`, in the order shown.
+pub mod heading {
+    /// Where the I/O goes and what iolab may write.
+    pub const TARGET: &str = "Target and safety";
+    /// What each I/O does.
+    pub const WORKLOAD: &str = "Workload";
+    /// How I/Os are issued.
+    pub const ENGINE: &str = "Engine and queue";
+    /// How long, how fast, when.
+    pub const TIMING: &str = "Timing and pacing";
+    /// How often, and the statistics over repetitions.
+    pub const REPEAT: &str = "Repetitions and statistics";
+    /// Guests, and the order compared configurations alternate in.
+    pub const PLACE: &str = "Host and guest";
+    /// Where results go and how they are shown.
+    pub const OUTPUT: &str = "Output";
+    /// Distributed runs.
+    pub const MPI: &str = "MPI (distributed runs)";
+}
+
+/// `--version`: the crate's version, the commit it was built from, and
+/// whether the MPI feature is in.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("IOLAB_GIT_SHORT"),
+    ", ",
+    env!("IOLAB_TARGET"),
+    ", ",
+    env!("IOLAB_RUSTC_VERSION"),
+    ", mpi ",
+    mpi_state!(),
+    ")"
+);
+
+/// `on` in a build with the `mpi` feature, else `off`.
+#[cfg(feature = "mpi")]
+macro_rules! mpi_state {
+    () => {
+        "on"
+    };
+}
+#[cfg(not(feature = "mpi"))]
+macro_rules! mpi_state {
+    () => {
+        "off"
+    };
+}
+use mpi_state;
+
 /// iolab: a laboratory for storage I/O experiments on Linux.
 #[derive(Debug, Parser)]
-#[command(name = "iolab", version, about, long_about = None, max_term_width = 100, args_override_self = true)]
+#[command(name = "iolab", version = VERSION, about, long_about = None, max_term_width = 100, args_override_self = true)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -32,23 +82,47 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure one workload in a directory.
+    #[command(
+        after_help = "Examples and every option: iolab run --help",
+        after_long_help = "Examples:\n  # random 4 KiB reads for 30 s (fio: --rw randread --bs 4k --runtime 30 --time_based)\n  iolab run --dir /mnt/data --op read --pattern random --bs 4k --runtime 30s\n\n  # io_uring at queue depth 32, O_DIRECT, three repetitions kept in a file\n  iolab run --dir /mnt/data --engine uring --iodepth 32 --direct --pattern random --repeat 3 -o a.json\n\n  # read a block device as it is (writing it needs --destroy-data)\n  iolab run --file /dev/nvme0n1 --direct --bs 1m --runtime 10s\n\n  # an NFS export through iolab's own client, no mount\n  iolab run --target nfs://server/export/dir --engine nfs --op write --bs 1m --size 1g\n"
+    )]
     Run(Box<RunArgs>),
     /// Measure a grid: every flag of `run` takes a list (4k,64k) or a range
     /// (512..1m doubles; 0..9/+1 adds; 1..1000/*10 multiplies).
+    #[command(
+        after_help = "Examples and every option: iolab sweep --help",
+        after_long_help = "Examples:\n  # block sizes from 4 KiB to 1 MiB (doubling), writes then reads\n  iolab sweep --dir /mnt/data --bs 4k..1m --op write,read\n\n  # the knee: the most IOPS with p99 under 2 ms\n  iolab sweep --dir /mnt/data --engine uring --direct --pattern random --iodepth 1..256 --knee 'p99<=2ms'\n\n  # O_DIRECT against buffered, then the verdict\n  iolab sweep --dir /mnt/data --direct off,on --repeat 3 -o d.json && iolab compare d.json --by direct\n"
+    )]
     Sweep(Box<SweepArgs>),
     /// Run a study file: named sweeps with their axes, fixed parameters and
     /// repetition policy (see docs/study-files.md).
+    #[command(
+        after_help = "Examples and every option: iolab study --help",
+        after_long_help = "Examples:\n  # what a study will do, then do it\n  iolab study my-study.toml --dry-run && iolab study my-study.toml\n\n  # a published study as a file to edit\n  iolab preset show dd-blocksize > mine.toml\n"
+    )]
     Study(StudyArgs),
     /// Run the short default suite: sequential 1 MiB and random 4 KiB, read and write, at two queue depths.
+    #[command(
+        after_help = "Examples and every option: iolab quick --help",
+        after_long_help = "Examples:\n  # the eight tests of a desktop benchmark\n  iolab quick --dir /mnt/data\n\n  # a larger file, longer tests\n  iolab quick --dir /mnt/data --size 4g --runtime 10s\n"
+    )]
     Quick(QuickArgs),
     /// The studies of the seed papers, ready to run: list, show as a study file, run.
     #[command(subcommand)]
     Preset(PresetCommand),
     /// Compare result files point by point: ratios with 95% intervals,
     /// Welch's test, verdicts, grid matrices and what differs in the environment.
+    #[command(
+        after_help = "Examples and every option: iolab compare --help",
+        after_long_help = "Examples:\n  # two runs, point by point\n  iolab compare a.json b.json\n\n  # p99 latency, and whether they are equivalent within 5%\n  iolab compare a.json b.json --metric p99 --margin 5%\n\n  # inside one sweep: O_DIRECT against buffered\n  iolab compare d.json --by direct\n"
+    )]
     Compare(CompareArgs),
     /// Write a self-contained HTML report (charts, sortable tables,
     /// environments, checks; ratio heatmaps across files).
+    #[command(
+        after_help = "Examples and every option: iolab report --help",
+        after_long_help = "Examples:\n  # one HTML file comparing two results\n  iolab report a.json b.json -o ab.html\n\n  # the same tables as Markdown, on stdout\n  iolab report a.json --format markdown -o -\n"
+    )]
     Report(ReportArgs),
     /// Convert fio's --output-format=json or json+ output into an iolab
     /// result file, to compare and report it like iolab's own.
@@ -60,6 +134,19 @@ pub enum Command {
     /// boots here, how, and how fast.
     #[command(subcommand)]
     Guest(GuestCommand),
+    /// Shell completions: `iolab completions bash > /etc/bash_completion.d/iolab`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Man pages, one per subcommand, from the same definitions as `--help`:
+    /// `iolab manpages --dir /usr/local/share/man/man1`, then `man iolab-run`.
+    Manpages {
+        /// Where to write iolab.1, iolab-run.1 …; existing pages of iolab's are replaced.
+        #[arg(long, value_name = "DIR")]
+        dir: PathBuf,
+    },
     /// Run any command and record its wall time with what the block devices
     /// under --path, the network and the CPUs did meanwhile.
     ///
@@ -120,6 +207,7 @@ fn size(text: &str) -> Result<u64, String> {
 
 /// Where results go and how they are shown.
 #[derive(Debug, Args)]
+#[command(next_help_heading = heading::OUTPUT)]
 pub struct OutputArgs {
     /// Write the result file (JSON, schema iolab.result/1) here; refused if it exists.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -129,32 +217,33 @@ pub struct OutputArgs {
     pub json: bool,
     /// Below the table, show per repetition what each device of the stack,
     /// the network and the CPUs did (iostat's and atop's figures).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub detail: bool,
     /// Exit with status 3 when a check raised a warning or an error (for scripts).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub strict: bool,
 }
 
 /// Distributed runs under an MPI launcher (docs/distributed.md).
 #[derive(Clone, Copy, Debug, Default, Args)]
+#[command(next_help_heading = heading::MPI)]
 pub struct DistributedArgs {
     /// Run as one rank of an MPI job (mpirun -np N iolab … --mpi): every rank
     /// measures its own files in --dir, all start each repetition together,
     /// rank 0 writes one result file (needs a build with --features mpi).
-    #[arg(long)]
+    #[arg(long, hide = !cfg!(feature = "mpi"))]
     pub mpi: bool,
     /// With --mpi: one file for all ranks, each job of each rank in its own
     /// region of --size bytes.
-    #[arg(long, requires = "mpi")]
+    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"))]
     pub shared_file: bool,
     /// With --mpi: reads go to another rank's file (IOR's -C: the rank a
     /// host's worth of ranks on), so no rank reads what it wrote from its own cache.
-    #[arg(long, requires = "mpi")]
+    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"))]
     pub reorder: bool,
     /// With --mpi: show IOR-style stonewall throughput, all ranks' bytes up
     /// to the moment the first rank finished (always recorded).
-    #[arg(long, requires = "mpi")]
+    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"))]
     pub stonewall: bool,
 }
 
@@ -162,12 +251,13 @@ pub struct DistributedArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Directory for the scratch files.
-    #[arg(long, default_value = ".", value_name = "DIR", conflicts_with = "file", aliases = fio_words::DIR_ALIASES)]
+    #[arg(long, default_value = ".", value_name = "DIR", conflicts_with = "file", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
     pub dir: PathBuf,
-    /// Measure this existing file or block device instead of creating a file:
-    /// it is only read, except with --op rewrite on a file iolab created (see
+    /// Measure this existing file or block device instead of creating a file.
+    ///
+    /// It is only read, except with --op rewrite on a file iolab created (see
     /// --keep) or on a device confirmed with --destroy-data; never removed.
-    #[arg(long, value_name = "PATH", conflicts_with = "mpi")]
+    #[arg(long, value_name = "PATH", conflicts_with = "mpi", help_heading = heading::TARGET)]
     pub file: Option<PathBuf>,
     /// Measure over the network with iolab's own clients, no mount or
     /// kernel initiator needed: a directory on an NFS export,
@@ -179,17 +269,17 @@ pub struct RunArgs {
     /// follow a '?'). A :PORT may follow HOST; with server_path=PATH (the
     /// export's directory, or the LUN's backing file, on this machine) a
     /// cold read evicts and counts the server's cached pages.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["file", "dir", "mpi"])]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["file", "dir", "mpi"], help_heading = heading::TARGET, hide_short_help = true)]
     pub target: Option<String>,
     /// Allow writing the block device given with --file (a write test) or
     /// the iSCSI LUN given with --target (a write test, or laying out what
     /// its reads read), destroying its data: repeat it as /dev/NAME or as
     /// its URL. Refused while anything is mounted, swapped or stacked on
     /// it, or it holds a file system or partition table.
-    #[arg(long, value_name = "DEVICE|URL")]
+    #[arg(long, value_name = "DEVICE|URL", help_heading = heading::TARGET, hide_short_help = true)]
     pub destroy_data: Option<PathBuf>,
     /// Leave the scratch file in place at the end and print its path.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::TARGET, hide_short_help = true)]
     pub keep: bool,
     /// The workload's parameters.
     #[command(flatten)]
@@ -201,21 +291,21 @@ pub struct RunArgs {
     #[command(flatten)]
     pub place: sweep::PlaceArgs,
     /// Time-series interval.
-    #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION", help_heading = heading::TIMING, hide_short_help = true)]
     pub interval: Duration,
     /// Writes: seal every block with a header (offset, run, sequence, seed)
     /// and a CRC-32C, and check every block in an untimed pass after each
     /// repetition. Reads: check every block of a file written that way
     /// (such as one kept with --keep). Mismatches are reported by offset.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::WORKLOAD, hide_short_help = true)]
     pub verify: bool,
     /// With --runtime: stop once every job's throughput is steady, e.g.
     /// bw:slope<1%/10s (the fitted line moves < 1% of the mean over 10 s) or
     /// iops:range<2%/30s (all intervals within ±2% of their mean).
-    #[arg(long, value_name = "CRITERION")]
+    #[arg(long, value_name = "CRITERION", help_heading = heading::TIMING, hide_short_help = true)]
     pub steady: Option<crate::plan::steady::SteadyCriterion>,
     /// Label of the point in tables and the result file.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", help_heading = heading::OUTPUT, hide_short_help = true)]
     pub label: Option<String>,
     /// Distributed runs.
     #[command(flatten)]
@@ -229,34 +319,34 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct QuickArgs {
     /// Directory for the test file.
-    #[arg(long, default_value = ".", value_name = "DIR", aliases = fio_words::DIR_ALIASES)]
+    #[arg(long, default_value = ".", value_name = "DIR", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
     pub dir: PathBuf,
     /// Test file size.
-    #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "1g", value_name = "SIZE")]
+    #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "1g", value_name = "SIZE", help_heading = heading::WORKLOAD)]
     pub size: u64,
     /// Measured time of each test.
-    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "5s", value_name = "DURATION")]
+    #[arg(long, value_parser = positive_duration, allow_hyphen_values = true, default_value = "5s", value_name = "DURATION", help_heading = heading::TIMING)]
     pub runtime: Duration,
     /// Unmeasured lead-in of each test.
-    #[arg(long, value_parser = duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = duration, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION", help_heading = heading::TIMING, hide_short_help = true)]
     pub ramp: Duration,
     /// Seed of random offsets and data.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = heading::WORKLOAD, hide_short_help = true)]
     pub seed: u64,
     /// Result file; default `iolab-results/quick-<timestamp>.json`.
-    #[arg(long, short = 'o', value_name = "FILE")]
+    #[arg(long, short = 'o', value_name = "FILE", help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
     /// Print the result as JSON on stdout instead of the table.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT)]
     pub json: bool,
     /// Below the table, show what the devices, the network and the CPUs did.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT, hide_short_help = true)]
     pub detail: bool,
     /// Do not write the HTML report next to the result file.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT, hide_short_help = true)]
     pub no_report: bool,
     /// Exit with status 3 when a check raised a warning or an error (for scripts).
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT, hide_short_help = true)]
     pub strict: bool,
 }
 
@@ -290,21 +380,21 @@ pub enum PresetCommand {
 #[derive(Debug, Args)]
 pub struct PresetRunArgs {
     /// Scratch directory.
-    #[arg(long, default_value = ".", value_name = "DIR", aliases = fio_words::DIR_ALIASES)]
+    #[arg(long, default_value = ".", value_name = "DIR", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
     pub dir: PathBuf,
     /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
     /// (see `iolab run --help`).
-    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"], help_heading = heading::TARGET)]
     pub target: Option<String>,
     /// Allow writing the iSCSI LUN given with --target, destroying its
     /// data: repeat its URL (see `iolab run --help`).
-    #[arg(long, value_name = "URL", requires = "target")]
+    #[arg(long, value_name = "URL", requires = "target", help_heading = heading::TARGET)]
     pub destroy_data: Option<PathBuf>,
     /// Print the plan, data volume, space and time; run nothing.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT)]
     pub dry_run: bool,
     /// Do not write the HTML report next to the result file.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT)]
     pub no_report: bool,
     /// Guests, order and rounds.
     #[command(flatten)]
@@ -604,5 +694,37 @@ mod slip_tests {
         assert_eq!(similar_subcommand("compares").as_deref(), Some("compare"));
         assert_eq!(similar_subcommand("zzz"), None);
         assert_eq!(similar_subcommand("run"), None, "a subcommand is no slip");
+    }
+}
+
+#[cfg(test)]
+mod example_tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every example in a subcommand's `--help` parses: the help never
+    /// shows a command line iolab would refuse.
+    #[test]
+    fn every_example_in_help_parses() {
+        let mut seen = 0;
+        for command in Cli::command().get_subcommands() {
+            let Some(help) = command.get_after_long_help() else {
+                continue;
+            };
+            for line in help.to_string().lines().map(str::trim) {
+                for example in line.split(" && ").filter(|l| l.starts_with("iolab ")) {
+                    let example = example.split(" > ").next().unwrap();
+                    let args: Vec<String> = example
+                        .split(' ')
+                        .map(|a| a.trim_matches('\'').to_string())
+                        .collect();
+                    if let Err(error) = Cli::try_parse_from(&args) {
+                        panic!("{example}: {error}");
+                    }
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= 15, "{seen} examples");
     }
 }

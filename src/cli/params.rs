@@ -66,16 +66,76 @@ impl ParamFlags {
     }
 }
 
+/// The `--help` heading a parameter's flag is listed under.
+fn heading(param: Param) -> &'static str {
+    use super::heading::{ENGINE, PLACE, TIMING, WORKLOAD};
+    match param {
+        Param::Op
+        | Param::Pattern
+        | Param::Bs
+        | Param::Bssplit
+        | Param::Size
+        | Param::Mix
+        | Param::Data
+        | Param::Seed => WORKLOAD,
+        Param::Engine
+        | Param::Iodepth
+        | Param::Batch
+        | Param::Jobs
+        | Param::Cpus
+        | Param::Direct
+        | Param::Sync
+        | Param::Cache
+        | Param::FsyncEnd
+        | Param::FsyncEvery => ENGINE,
+        Param::Runtime
+        | Param::Ramp
+        | Param::Rate
+        | Param::RateIops
+        | Param::Arrivals
+        | Param::Think => TIMING,
+        Param::Machine => PLACE,
+    }
+}
+
+/// Whether a flag is among the few `-h` shows (`--help` shows all).
+fn common(param: Param) -> bool {
+    matches!(
+        param,
+        Param::Op
+            | Param::Pattern
+            | Param::Bs
+            | Param::Size
+            | Param::Engine
+            | Param::Iodepth
+            | Param::Jobs
+            | Param::Direct
+            | Param::Runtime
+    )
+}
+
 fn flag(param: Param) -> Arg {
-    let mut help = param.help().trim_end_matches('.').to_string();
+    let help = param.help().trim_end_matches('.').to_string();
+    // `-h` shows the help up to its first clause; `--help` all of it.
+    let mut short = [": ", " (", ". ", "; ", ", or "]
+        .iter()
+        .filter_map(|stop| help.find(stop))
+        .min()
+        .map_or(help.as_str(), |end| &help[..end])
+        .to_string();
+    let mut help = help.clone();
     if let Some(default) = param.default_text() {
         help.push_str(&format!(" [default: {default}]"));
+        short.push_str(&format!(" [default: {default}]"));
     }
     let arg = Arg::new(param.name())
         .long(param.name())
         .value_name(param.value_name())
-        .help(help)
+        .help(short)
+        .long_help(help)
         .aliases(super::fio_words::aliases(param))
+        .help_heading(heading(param))
+        .hide_short_help(!common(param))
         .action(ArgAction::Set);
     // A split sets the block sizes; --bs beside it would be overridden.
     let arg = match param {
@@ -118,11 +178,23 @@ impl clap::FromArgMatches for ParamFlags {
 
 impl clap::Args for ParamFlags {
     fn augment_args(command: Command) -> Command {
-        // Innermost axis first: op, bs, size … read best in a help text.
-        Param::ALL
-            .iter()
-            .rev()
-            .fold(command, |command, &param| command.arg(flag(param)))
+        // By heading (what, how, how long, where), the common flags first
+        // in each, and innermost axis first (op, bs, size …) among the rest.
+        use super::heading::{ENGINE, TIMING, WORKLOAD};
+        let rank = |param: Param| {
+            let heading = [WORKLOAD, ENGINE, TIMING]
+                .iter()
+                .position(|h| *h == heading(param))
+                .unwrap_or(3);
+            let innermost_first =
+                Param::ALL.len() - Param::ALL.iter().position(|p| *p == param).unwrap_or(0);
+            (heading, !common(param), innermost_first)
+        };
+        let mut ordered = Param::ALL.to_vec();
+        ordered.sort_by_key(|&param| rank(param));
+        ordered
+            .into_iter()
+            .fold(command, |command, param| command.arg(flag(param)))
     }
 
     fn augment_args_for_update(command: Command) -> Command {

@@ -18,26 +18,27 @@ pub(crate) fn percent(text: &str) -> Result<f64, String> {
 
 /// How many repetitions: fixed, or until the confidence interval is narrow enough.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = super::heading::REPEAT)]
 pub struct RepeatArgs {
     /// Measured repetitions [default: 1].
     #[arg(long, value_name = "N", conflicts_with = "until_ci")]
     pub repeat: Option<u32>,
     /// Repeat until the 95% confidence interval of the mean throughput is
     /// within ± this share of the mean, e.g. 2%.
-    #[arg(long, value_parser = percent, value_name = "PERCENT")]
+    #[arg(long, value_parser = percent, value_name = "PERCENT", hide_short_help = true)]
     pub until_ci: Option<f64>,
     /// With --until-ci: the fewest repetitions [default: 3].
-    #[arg(long, value_name = "N", requires = "until_ci")]
+    #[arg(long, value_name = "N", requires = "until_ci", hide_short_help = true)]
     pub min_repeat: Option<u32>,
     /// With --until-ci: the most repetitions [default: 20].
-    #[arg(long, value_name = "N", requires = "until_ci")]
+    #[arg(long, value_name = "N", requires = "until_ci", hide_short_help = true)]
     pub max_repeat: Option<u32>,
     /// Unmeasured repetitions before the measured ones.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", hide_short_help = true)]
     pub warmup: u32,
     /// Every repetition draws the same random offsets, sizes, directions
     /// and data; by default each repetition draws its own from the seed.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub same_draws: bool,
 }
 
@@ -93,15 +94,15 @@ impl RepeatPolicy {
 #[derive(Debug, Args)]
 pub struct SweepArgs {
     /// Directory for the scratch files.
-    #[arg(long, default_value = ".", value_name = "DIR", aliases = super::fio_words::DIR_ALIASES)]
+    #[arg(long, default_value = ".", value_name = "DIR", aliases = super::fio_words::DIR_ALIASES, help_heading = super::heading::TARGET)]
     pub dir: PathBuf,
     /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
     /// (see `iolab run --help`).
-    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"], help_heading = super::heading::TARGET, hide_short_help = true)]
     pub target: Option<String>,
     /// Allow writing the iSCSI LUN given with --target, destroying its
     /// data: repeat its URL (see `iolab run --help`).
-    #[arg(long, value_name = "URL", requires = "target")]
+    #[arg(long, value_name = "URL", requires = "target", help_heading = super::heading::TARGET, hide_short_help = true)]
     pub destroy_data: Option<PathBuf>,
     /// The workload's parameters, each one value, a list (4k,64k) or a
     /// range of sizes, counts or durations (512..1m doubles; 0..9/+1 adds;
@@ -110,37 +111,37 @@ pub struct SweepArgs {
     pub params: super::ParamFlags,
     /// Keep only points where this holds, e.g. 'bs>=16k' or 'engine==uring && iodepth<=8'; repeatable.
     /// Points whose block is larger than their file are always dropped.
-    #[arg(long = "where", value_name = "EXPR")]
+    #[arg(long = "where", value_name = "EXPR", help_heading = super::heading::WORKLOAD)]
     pub constraints: Vec<String>,
     /// Repetitions of every point.
     #[command(flatten)]
     pub repetitions: RepeatArgs,
     /// Time-series interval.
-    #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION")]
+    #[arg(long, value_parser = interval, allow_hyphen_values = true, default_value = "1s", value_name = "DURATION", help_heading = super::heading::TIMING, hide_short_help = true)]
     pub interval: Duration,
     /// With --runtime: stop each point once its throughput is steady (see `iolab run --help`).
-    #[arg(long, value_name = "CRITERION")]
+    #[arg(long, value_name = "CRITERION", help_heading = super::heading::TIMING, hide_short_help = true)]
     pub steady: Option<crate::plan::steady::SteadyCriterion>,
     /// Search the knee: after the sweep, choose the point with the most IOPS
     /// whose latency percentile stays within the target (p99<=2ms), print
     /// the curve of IOPS against it, and draw it in the report. Sweep what
     /// loads the device: --iodepth 1..256, --rate-iops 1000..64000, --jobs.
-    #[arg(long, value_name = "pNN<=DURATION")]
+    #[arg(long, value_name = "pNN<=DURATION", help_heading = super::heading::WORKLOAD)]
     pub knee: Option<crate::plan::knee::KneeTarget>,
     /// With --knee: run every point. By default a search along one rising
     /// load (--iodepth, --jobs, --rate, --rate-iops) stops once two points
     /// in a row are over the target, as fio's latency_target stops its
     /// queue-depth search; the points not run are named.
-    #[arg(long, requires = "knee")]
+    #[arg(long, requires = "knee", help_heading = super::heading::WORKLOAD, hide_short_help = true)]
     pub knee_all: bool,
     /// Continue the sweep in --output where it stopped (the plan must be the same).
-    #[arg(long, requires = "output")]
+    #[arg(long, requires = "output", help_heading = super::heading::OUTPUT)]
     pub resume: bool,
     /// Print the points, data volume, space and time it would take; run nothing.
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::OUTPUT)]
     pub dry_run: bool,
     /// Do not write the HTML report next to the result file.
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::OUTPUT, hide_short_help = true)]
     pub no_report: bool,
     /// Guests, order and rounds.
     #[command(flatten)]
@@ -160,25 +161,25 @@ pub struct StudyArgs {
     #[arg(value_name = "FILE.toml")]
     pub file: PathBuf,
     /// Scratch directory, instead of the study's `dir` (default `.`).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", help_heading = super::heading::TARGET)]
     pub dir: Option<PathBuf>,
     /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
     /// (see `iolab run --help`).
-    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"])]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"], help_heading = super::heading::TARGET, hide_short_help = true)]
     pub target: Option<String>,
     /// Allow writing the iSCSI LUN given with --target, destroying its
     /// data: repeat its URL (see `iolab run --help`).
-    #[arg(long, value_name = "URL", requires = "target")]
+    #[arg(long, value_name = "URL", requires = "target", help_heading = super::heading::TARGET, hide_short_help = true)]
     pub destroy_data: Option<PathBuf>,
     /// Print the plan, data volume, space and time it would take; run nothing.
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::OUTPUT)]
     pub dry_run: bool,
     /// Continue an interrupted run of the same study (also automatic when the
     /// output exists with the same plan).
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::OUTPUT)]
     pub resume: bool,
     /// Do not write the HTML report next to the result file.
-    #[arg(long)]
+    #[arg(long, help_heading = super::heading::OUTPUT, hide_short_help = true)]
     pub no_report: bool,
     /// Guests, order and rounds.
     #[command(flatten)]
@@ -194,9 +195,12 @@ pub struct StudyArgs {
 /// Where points run (`--guest`) and the order compared configurations
 /// alternate in over rounds (`--order`, `--rounds`).
 #[derive(Clone, Debug, Default, Args)]
+#[command(next_help_heading = super::heading::PLACE)]
 pub struct PlaceArgs {
     /// Boot a virtual machine and measure every point in it too, back to
-    /// back with the host (or only the points given --machine guest): KEY=VALUE,…
+    /// back with the host.
+    ///
+    /// Or only the points given --machine guest. KEY=VALUE,…
     /// with kernel=debian|FILE.deb, memory=MiB, cpus=N, accel=auto|kvm|tcg,
     /// bus=virtio-blk|virtio-scsi|nvme|sata,
     /// cache=none|writeback|writethrough|directsync|unsafe,
@@ -209,12 +213,21 @@ pub struct PlaceArgs {
     /// block to block and round to round), random (each block shuffled from
     /// the seed) or as-given; the axis alternated is machine, or the one
     /// named after a colon (abba:direct) [default: abba with a guest].
-    #[arg(long, value_name = "abba|random|as-given[:AXIS]")]
+    #[arg(
+        long,
+        value_name = "abba|random|as-given[:AXIS]",
+        hide_short_help = true
+    )]
     pub order: Option<crate::plan::order::Order>,
     /// Rounds of the whole plan: each point is measured once per round and
     /// compare's intervals come from the rounds' figures; with a guest, each
     /// round boots it anew [default: 2 with a guest or an --order, else 1].
-    #[arg(long, visible_alias = "boots", value_name = "N")]
+    #[arg(
+        long,
+        visible_alias = "boots",
+        value_name = "N",
+        hide_short_help = true
+    )]
     pub rounds: Option<u32>,
 }
 

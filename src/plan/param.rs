@@ -40,7 +40,9 @@ macro_rules! for_each_parameter {
                 kind: Sync, default: Some("none"), identifies: true, fio: "sync",
             }
             /// The I/O interface: sync (read/write), psync (pread/pwrite), stdio
-            /// (fread/fwrite), mmap (memcpy on a mapping), uring (io_uring), null (none).
+            /// (fread/fwrite), mmap (memcpy on a mapping), uring (io_uring), libaio
+            /// (Linux AIO), nfs (libnfs, with --target nfs://…), iscsi (libiscsi,
+            /// with --target iscsi://…), null (no I/O: iolab's own cost).
             Engine engine: EngineKind = "engine" {
                 kind: Engine, default: Some("psync"), identifies: true, fio: "ioengine",
             }

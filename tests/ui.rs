@@ -1,0 +1,132 @@
+//! What a user sees: help grouped with examples, shell completions, man pages, the version, tables that fit the terminal, live status on a terminal.
+
+use crate::util::*;
+use std::process::Command;
+
+#[test]
+fn short_help_is_short_and_long_help_is_grouped_with_examples() {
+    let short = iolab().args(["run", "-h"]).output().unwrap();
+    let short = String::from_utf8_lossy(&short.stdout);
+    let long = iolab().args(["run", "--help"]).output().unwrap();
+    let long = String::from_utf8_lossy(&long.stdout);
+    assert!(
+        short.lines().count() < 50,
+        "-h: {} lines\n{short}",
+        short.lines().count()
+    );
+    for heading in [
+        "Target and safety:",
+        "Workload:",
+        "Engine and queue:",
+        "Timing and pacing:",
+        "Repetitions and statistics:",
+        "Output:",
+    ] {
+        assert!(long.contains(heading), "{heading}: {long}");
+    }
+    assert!(long.contains("Examples:") && long.matches("\n  iolab run ").count() >= 3);
+    assert!(
+        short.contains("iolab run --help"),
+        "-h points at --help: {short}"
+    );
+    assert!(
+        long.contains("libaio") && long.contains("iscsi"),
+        "--engine's help names every engine"
+    );
+    // MPI's flags show only in a build that can run them.
+    assert_eq!(long.contains("--shared-file"), cfg!(feature = "mpi"));
+}
+
+#[test]
+fn version_names_the_commit_and_the_features() {
+    let out = iolab().arg("--version").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.starts_with("iolab 0.") && text.contains("commit ") && text.contains("mpi "),
+        "{text}"
+    );
+}
+
+#[test]
+fn bash_loads_the_completions_and_completes_a_subcommand() {
+    let script = iolab().args(["completions", "bash"]).output().unwrap();
+    assert!(script.status.success());
+    let dir = scratch();
+    let path = dir.path().join("iolab.bash");
+    std::fs::write(&path, &script.stdout).unwrap();
+    // What bash offers after `iolab ru<TAB>`, from the loaded function.
+    let shell = format!(
+        "source {} && COMP_WORDS=(iolab ru) && COMP_CWORD=1 && _iolab iolab ru iolab && echo \"${{COMPREPLY[@]}}\"",
+        path.display()
+    );
+    let out = Command::new("bash").args(["-c", &shell]).output().unwrap();
+    let offered = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(offered.split_whitespace().any(|w| w == "run"), "{offered}");
+}
+
+#[test]
+fn man_pages_are_written_and_never_over_another_file() {
+    let dir = scratch();
+    let out = iolab()
+        .arg("manpages")
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run_page = std::fs::read_to_string(dir.path().join("iolab-run.1")).unwrap();
+    assert!(run_page.contains(".TH iolab-run 1") && run_page.contains("Examples:"));
+    assert!(
+        dir.path().join("iolab.1").is_file() && dir.path().join("iolab-preset-run.1").is_file()
+    );
+    // Again: its own pages are replaced.
+    let again = iolab()
+        .arg("manpages")
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    // A page of that name that is not iolab's is left, and nothing is written.
+    std::fs::write(dir.path().join("iolab-sweep.1"), "someone else's").unwrap();
+    std::fs::remove_file(dir.path().join("iolab-run.1")).unwrap();
+    let refused = iolab()
+        .arg("manpages")
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("iolab-sweep.1 exists and is not an iolab man page"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("iolab-sweep.1")).unwrap(),
+        "someone else's"
+    );
+    assert!(!dir.path().join("iolab-run.1").exists());
+    if Command::new("man").arg("--version").output().is_ok() {
+        let shown = Command::new("man")
+            .args(["-l", "-P", "cat"])
+            .arg(dir.path().join("iolab.1"))
+            .env("MANWIDTH", "80")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&shown.stdout);
+        assert!(text.contains("iolab-run(1)"), "{text}");
+    } else {
+        eprintln!("skip: man is not installed here (the page's text was checked above)");
+    }
+}
