@@ -63,6 +63,10 @@ pub fn guard_standard_streams() {
 /// writing to stderr has nowhere to be reported and is ignored.
 pub fn line(text: &str) {
     let text = neutralize(text);
+    let text = match colour(rustix::stdio::stderr()) {
+        true => std::borrow::Cow::Owned(paint(&text)),
+        false => text,
+    };
     let mut bytes = Vec::with_capacity(text.len() + 1);
     bytes.extend_from_slice(text.as_bytes());
     bytes.push(b'\n');
@@ -83,11 +87,104 @@ pub fn stdout(text: &str) -> io::Result<()> {
         return Err(io::Error::other("standard output is closed (EBADF)"));
     }
     let text = neutralize(text);
+    let text = match colour(rustix::stdio::stdout()) {
+        true => std::borrow::Cow::Owned(paint(&text)),
+        false => text,
+    };
     let mut out = io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
+}
+
+/// The width tables are laid out to: `COLUMNS` when set to a number (as
+/// shells and `COLUMNS=80 iolab …` set it), else the terminal's on stdout;
+/// `None` in a pipe, where a table keeps its natural width.
+pub fn width() -> Option<u16> {
+    if let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|&c| c >= 20)
+    {
+        return Some(columns);
+    }
+    let out = rustix::stdio::stdout();
+    if !rustix::termios::isatty(out) {
+        return None;
+    }
+    rustix::termios::tcgetwinsize(out)
+        .ok()
+        .map(|size| size.ws_col)
+        .filter(|&columns| columns >= 20)
+}
+
+/// Whether what goes to `stream` is coloured: a terminal, `NO_COLOR` unset
+/// or empty (no-color.org), and a `TERM` that is not `dumb`.
+pub fn colour(stream: rustix::fd::BorrowedFd<'_>) -> bool {
+    rustix::termios::isatty(stream)
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::env::var_os("TERM").is_none_or(|t| t != "dumb")
+}
+
+/// The words iolab itself uses for outcomes, coloured (ANSI SGR) where
+/// they stand as words: errors and worse verdicts red, warnings and
+/// undecided ones yellow, better and equivalent green. Applied after
+/// [`neutralize`], so no colour ever comes from a file; a label holding
+/// one of these words is coloured too, which shows nothing but colour.
+pub fn paint(text: &str) -> String {
+    const RED: &str = "\x1b[31m";
+    const YELLOW: &str = "\x1b[33m";
+    const GREEN: &str = "\x1b[32m";
+    const DIM: &str = "\x1b[2m";
+    const WORDS: &[(&str, &str)] = &[
+        ("iolab: error:", RED),
+        ("iolab: warning:", YELLOW),
+        ("iolab: note:", DIM),
+        ("error [", RED),
+        ("warning [", YELLOW),
+        ("FAILED", RED),
+        ("interrupted", YELLOW),
+        ("slower", RED),
+        ("more CPU", RED),
+        ("different", RED),
+        ("faster", GREEN),
+        ("less CPU", GREEN),
+        ("equivalent", GREEN),
+        ("inconclusive", YELLOW),
+        ("not significant", DIM),
+        ("not tested", DIM),
+    ];
+    let mut painted = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    'outer: while !rest.is_empty() {
+        let at_word_start = painted
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        if at_word_start {
+            for (word, colour) in WORDS {
+                let Some(after) = rest.strip_prefix(word) else {
+                    continue;
+                };
+                let ends_word = word.ends_with([':', '['])
+                    || after.chars().next().is_none_or(|c| !c.is_alphanumeric());
+                if ends_word {
+                    let shown = word.trim_end_matches([' ', '[']);
+                    painted.push_str(colour);
+                    painted.push_str(shown);
+                    painted.push_str("\x1b[0m");
+                    painted.push_str(&word[shown.len()..]);
+                    rest = after;
+                    continue 'outer;
+                }
+            }
+        }
+        let c = rest.chars().next().expect("not empty");
+        painted.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    painted
 }
 
 /// `text` with every control character but newline and tab, and every
@@ -115,6 +212,16 @@ pub fn neutralize(text: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::neutralize;
+
+    #[test]
+    fn outcomes_are_painted_as_words_only() {
+        let painted = super::paint("warning [x] p: slower than faster-ish; slowerish\n");
+        assert_eq!(
+            painted,
+            "\x1b[33mwarning\x1b[0m [x] p: \x1b[31mslower\x1b[0m than \x1b[32mfaster\x1b[0m-ish; slowerish\n"
+        );
+        assert_eq!(super::paint("unfaster"), "unfaster");
+    }
 
     #[test]
     fn escape_sequences_become_visible_text() {

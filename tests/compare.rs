@@ -36,7 +36,7 @@ fn two_sweeps_give_a_matrix_with_intervals_and_verdicts() {
     assert!(text.contains("file \\ record"), "a grid matrix: {text}");
     assert!(text.contains("write seq null (ratio"), "{text}");
     assert!(
-        text.contains("ratio [95% CI]") && text.contains("MiB/s ("),
+        text.contains("ratio [95% CI]") && text.contains("base MiB/s"),
         "{text}"
     );
 

@@ -212,25 +212,37 @@ fn json_on_stdout_is_the_result_file() {
 #[test]
 fn the_table_labels_both_units() {
     let dir = scratch();
-    let assert = iolab()
-        .args(["run", "--dir", dir.path().to_str().unwrap(), "--size", "1m"])
-        .assert()
-        .success();
-    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    let table = |extra: &[&str]| {
+        let assert = iolab()
+            .args(["run", "--dir", dir.path().to_str().unwrap(), "--size", "1m"])
+            .args(extra)
+            .assert()
+            .success();
+        String::from_utf8_lossy(&assert.get_output().stdout).into_owned()
+    };
+    // The narrow default: what fits 80 columns.
+    let narrow = table(&[]);
+    for heading in ["MiB/s", "IOPS", "p50", "p99", "n ±CI", "checks"] {
+        assert!(narrow.contains(heading), "missing {heading} in\n{narrow}");
+    }
+    assert!(!narrow.contains("MB/s ") && narrow.contains("MiB/s = 2^20 bytes/s;"));
+    assert!(narrow.contains("--detail adds MB/s"), "{narrow}");
+    // --detail: both units and the rest.
+    let detail = table(&["--detail"]);
     for heading in [
         "MiB/s",
         "MB/s",
         "IOPS",
-        "lat p50",
-        "lat p99",
-        "lat max",
+        "p50",
+        "p99",
+        "max",
         "CPU",
         "cached at start",
-        "n ±CI95",
+        "n ±CI",
     ] {
-        assert!(stdout.contains(heading), "missing {heading} in\n{stdout}");
+        assert!(detail.contains(heading), "missing {heading} in\n{detail}");
     }
-    assert!(stdout.contains("MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s"));
+    assert!(detail.contains("MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s"));
 }
 
 #[test]

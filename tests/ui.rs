@@ -130,3 +130,58 @@ fn man_pages_are_written_and_never_over_another_file() {
         eprintln!("skip: man is not installed here (the page's text was checked above)");
     }
 }
+
+/// A 4 s run under tmux shows the live line — its phase and the last
+/// interval's figures — while it measures; in a pipe the same run prints
+/// only its result and the closing note.
+#[test]
+fn live_status_on_a_terminal_and_nothing_extra_in_a_pipe() {
+    let dir = scratch();
+    let binary = assert_cmd::cargo::cargo_bin("iolab");
+    let run = format!(
+        "{} run --dir {} --engine null --size 16m --runtime 4s --label live",
+        binary.display(),
+        dir.path().display()
+    );
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skip: tmux is not installed (scripts/test installs it)");
+    } else {
+        let session = format!("iolab-ui-{}", std::process::id());
+        let started = Command::new("tmux")
+            .args(["new-session", "-d", "-s", &session, "-x", "120", "-y", "30"])
+            .arg(format!("{run}; sleep 20"))
+            .status()
+            .unwrap();
+        assert!(started.success());
+        let mut seen = String::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        while std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let pane = Command::new("tmux")
+                .args(["capture-pane", "-p", "-t", &session])
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&pane.stdout).into_owned();
+            if text.lines().any(|l| {
+                l.contains("live · measuring") && l.contains("MiB/s") && l.contains("IOPS")
+            }) {
+                seen = text;
+                break;
+            }
+        }
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &session])
+            .status();
+        assert!(!seen.is_empty(), "no live line with figures within 15 s");
+    }
+    let piped = Command::new("sh").args(["-c", &run]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&piped.stderr);
+    assert!(piped.status.success(), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .all(|l| l.starts_with("iolab: note: one repetition")),
+        "only the note on stderr in a pipe: {stderr}"
+    );
+    assert!(!stderr.contains('\r') && !stderr.contains('\u{1b}'));
+}

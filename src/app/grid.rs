@@ -57,6 +57,7 @@ struct Grid {
     detail: bool,
     report: bool,
     strict: bool,
+    progress: crate::plan::ProgressMode,
     /// `--knee`: the latency target a knee is chosen under.
     knee: Option<KneeTarget>,
     /// `--knee-all`: run every point of a knee search, also past the knee.
@@ -78,7 +79,6 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
             .warnings()
             .iter()
             .for_each(|line| crate::say!("{line}"));
-        super::note_single_repetition(&points);
     }
     let target = super::network_target(
         args.target.as_deref(),
@@ -107,6 +107,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         detail: args.out.detail,
         report: !args.no_report,
         strict: args.out.strict,
+        progress: args.out.progress,
         knee: args.knee,
         knee_all: args.knee_all,
         guest,
@@ -196,6 +197,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         detail: args.out.detail,
         report: !args.no_report,
         strict: args.out.strict,
+        progress: args.out.progress,
         knee: study.knee,
         knee_all: study.knee_all,
         guest,
@@ -562,7 +564,20 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     let mut progress = driver::Progress(progress_bar(&grid, done.len(), speaks));
     let mut writer = driver::ResultWriter::new(grid.output.clone(), replace, REWRITE_EVERY);
     let mut journaled = journal.as_mut().map(JournalListener);
+    let mut status = speaks
+        .then(|| {
+            super::status::Status::start(
+                grid.progress,
+                grid.json,
+                grid.points.len(),
+                Some(&progress.0),
+            )
+        })
+        .flatten();
     let mut listeners: Vec<&mut dyn driver::Listener> = vec![&mut progress];
+    if let Some(status) = status.as_mut() {
+        listeners.push(status);
+    }
     if let Some(journaled) = journaled.as_mut() {
         listeners.push(journaled);
     }
@@ -641,6 +656,9 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         );
     }
     driver::finish(&mut [&mut presenter], &result)?;
+    if ranks.speaks() && !grid.json {
+        super::note_single_repetition(&grid.points);
+    }
     Ok(super::strict_ending(ending, grid.strict, &result))
 }
 

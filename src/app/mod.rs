@@ -33,6 +33,7 @@ pub mod guest;
 pub mod help;
 mod network;
 pub(crate) mod output;
+mod status;
 
 use output::{
     check_output, check_report_beside, create_results_dir, expected_result_bytes, present,
@@ -115,7 +116,6 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                 .warnings()
                 .iter()
                 .for_each(|line| crate::say!("{line}"));
-            note_single_repetition(&plan.points);
         }
         target = network_target(
             args.target.as_deref(),
@@ -254,6 +254,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         detail: args.detail,
         report: !args.no_report,
         strict: args.strict,
+        progress: args.progress,
     };
     execute(&plan, &mut session, &interrupt, command, &ranks)
 }
@@ -440,6 +441,7 @@ pub fn preset(
                     json: study.out.json,
                     detail: study.out.detail,
                     strict: study.out.strict,
+                    progress: study.out.progress,
                 },
             };
             let free = rustix::fs::statvfs(&study.dir)
@@ -524,9 +526,9 @@ fn print_comparison(
     comparison: &crate::compare::Comparison,
     format: CompareFormat,
 ) -> Result<Ending, AppError> {
-    use crate::report::render::{Csv, Json, Markdown, Render, Terminal};
+    use crate::report::render::{Csv, Json, Markdown, Render};
     let text = match format {
-        CompareFormat::Terminal => Terminal.render(comparison),
+        CompareFormat::Terminal => output::terminal().render(comparison),
         CompareFormat::Markdown => Markdown.render(comparison),
         CompareFormat::Csv => Csv.render(comparison),
         CompareFormat::Json => Json.render(comparison),
@@ -577,7 +579,7 @@ fn paired(
 }
 
 /// A plan measuring each point once cannot be compared with a test: say so
-/// before measuring, with the flag that can (docs/guide.md says why one
+/// below its result, with the flag that can (docs/guide.md says why one
 /// repetition stays the default).
 pub(crate) fn note_single_repetition(points: &[crate::plan::PlannedPoint]) {
     let once =
@@ -670,17 +672,7 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
         base: args.files[0].display().to_string(),
         pairings,
     };
-    use crate::report::compare::{Style, csv, render};
-    let text = match args.format {
-        CompareFormat::Terminal => render(&comparison, Style::Terminal),
-        CompareFormat::Markdown => render(&comparison, Style::Markdown),
-        CompareFormat::Csv => csv(&comparison),
-        CompareFormat::Json => {
-            serde_json::to_string_pretty(&comparison).map_err(anyhow::Error::from)? + "\n"
-        }
-    };
-    output::print(&text)?;
-    Ok(Ending::Success)
+    print_comparison(&comparison, args.format)
 }
 
 fn require_path(path: &Path) -> Result<(), UsageError> {
@@ -815,9 +807,15 @@ fn execute(
         .output
         .clone()
         .map(|path| driver::ResultWriter::new(path, Replace::Never, Duration::ZERO));
+    let mut status = speaks
+        .then(|| status::Status::start(plan.progress, plan.json, plan.points.len(), None))
+        .flatten();
     let mut listeners: Vec<&mut dyn driver::Listener> = Vec::new();
-    if speaks && !plan.json && plan.points.len() > 1 {
-        listeners.push(&mut announcer);
+    match status.as_mut() {
+        Some(status) => listeners.push(status),
+        // Without the live line, each point is named as it starts.
+        None if speaks && !plan.json && plan.points.len() > 1 => listeners.push(&mut announcer),
+        None => {}
     }
     if let Some(writer) = writer.as_mut() {
         listeners.push(writer);
@@ -844,6 +842,9 @@ fn execute(
         after_table: None,
     };
     driver::finish(&mut [&mut presenter], &result)?;
+    if !plan.json {
+        note_single_repetition(&plan.points);
+    }
     Ok(strict_ending(driven.ending, plan.strict, &result))
 }
 

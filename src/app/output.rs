@@ -201,7 +201,7 @@ pub(crate) fn present(
     detail: bool,
     output: Option<&Path>,
 ) -> Result<(), AppError> {
-    use crate::report::render::{Json, Render, ReportView, Terminal};
+    use crate::report::render::{Json, Render, ReportView};
     let name = output
         .and_then(|p| p.file_name())
         .map_or_else(|| "this run".into(), |n| n.to_string_lossy());
@@ -210,7 +210,7 @@ pub(crate) fn present(
     let mut text = if json {
         Json.render(&view)
     } else {
-        Terminal.render(&view)
+        terminal().render(&view)
     }
     .map_err(anyhow::Error::from)?;
     if let (Some(path), false) = (output, json) {
@@ -221,6 +221,15 @@ pub(crate) fn present(
         crate::say!("iolab: results written to {}", path.display());
     }
     Ok(())
+}
+
+/// The terminal format fitted to stdout: `COLUMNS` or the terminal's width.
+pub(crate) fn terminal() -> crate::report::render::Terminal {
+    crate::report::render::Terminal {
+        screen: crate::report::screen::Screen {
+            width: crate::console::width(),
+        },
+    }
 }
 
 /// Writes `text`, which shows `result`, to stdout (see [`present`]).

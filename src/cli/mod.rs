@@ -3,6 +3,7 @@
 //! Nothing here does I/O: arguments become workloads, and workloads are
 //! validated before any file is touched.
 
+pub use crate::plan::ProgressMode;
 use crate::plan::quick::QuickSettings;
 use crate::plan::sweep::Param;
 use crate::plan::units::{format_size, parse_positive_duration, parse_size};
@@ -222,6 +223,11 @@ pub struct OutputArgs {
     /// Exit with status 3 when a check raised a warning or an error (for scripts).
     #[arg(long, hide_short_help = true)]
     pub strict: bool,
+    /// The live status line on stderr while measuring: phase, point k/n,
+    /// ETA and the last interval's MiB/s, IOPS and p99 per direction
+    /// (auto: on a terminal, not with --json).
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto, value_name = "WHEN", hide_short_help = true)]
+    pub progress: ProgressMode,
 }
 
 /// Distributed runs under an MPI launcher (docs/distributed.md).
@@ -348,6 +354,9 @@ pub struct QuickArgs {
     /// Exit with status 3 when a check raised a warning or an error (for scripts).
     #[arg(long, help_heading = heading::OUTPUT, hide_short_help = true)]
     pub strict: bool,
+    /// The live status line on stderr while measuring (auto: on a terminal, not with --json).
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto, value_name = "WHEN", help_heading = heading::OUTPUT, hide_short_help = true)]
+    pub progress: ProgressMode,
 }
 
 /// `iolab preset …`.
@@ -654,6 +663,7 @@ impl RunArgs {
             detail: self.out.detail,
             report: false,
             strict: self.out.strict,
+            progress: self.out.progress,
         })
     }
 }

@@ -1153,7 +1153,11 @@ mod hostile_input {
             };
             if let Ok(imported) = import(&edited) {
                 use crate::report::render::{Html, Render, ReportView};
-                drop(crate::report::table::render(&imported.result));
+                drop(crate::report::table::render(
+                    &imported.result,
+                    crate::report::screen::Screen::UNLIMITED,
+                    true,
+                ));
                 let view = ReportView::new(vec![("fio.json", &imported.result)], 0.05, true);
                 drop(Html.render(&view));
             }

@@ -754,6 +754,20 @@ pub struct RunPlan {
     pub report: bool,
     /// Turn warnings into exit status 3.
     pub strict: bool,
+    /// When the live status line is drawn.
+    pub progress: ProgressMode,
+}
+
+/// When the live status line is drawn on stderr (`--progress`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressMode {
+    /// Never.
+    Never,
+    /// On a terminal, and not with `--json`.
+    #[default]
+    Auto,
+    /// Always: a plain line a second when stderr is not a terminal.
+    Always,
 }
 
 /// One workload with its label.

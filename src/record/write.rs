@@ -316,20 +316,26 @@ mod hostile_input {
     const REAL: &str = include_str!("../../fuzz/seeds/result_file/run.json");
 
     fn show(result: ResultFile) {
-        drop(crate::report::table::render(&result));
+        for detail in [false, true] {
+            let narrow = crate::report::screen::Screen { width: Some(40) };
+            drop(crate::report::table::render(&result, narrow, detail));
+        }
         drop(crate::report::table::checks(&result));
         use crate::report::render::*;
         // Shown alone and compared with itself, in every format.
         for files in [vec![("r.json", &result)], vec![("r.json", &result); 2]] {
             let view = ReportView::new(files, 0.05, true);
-            drop(Terminal.render(&view));
+            let terminal = Terminal {
+                screen: crate::report::screen::Screen { width: Some(80) },
+            };
+            drop(terminal.render(&view));
             drop(Json.render(&view));
             drop(Markdown.render(&view));
             drop(Csv.render(&view));
             drop(StudyCsv.render(&view));
             drop(Html.render(&view));
             if let Some(comparison) = &view.comparison {
-                drop(Terminal.render(comparison));
+                drop(terminal.render(comparison));
                 drop(Csv.render(comparison));
             }
         }

@@ -1,28 +1,27 @@
 //! Comparison output: a table per file pair, ratio matrices for grids (the UPC IOzone study's Table 4), the environment difference; as terminal text, Markdown or CSV.
 
-use super::units::{count, digits3, latency, mb_per_s, mib_per_s, significant};
+use super::screen::Screen;
+use super::units::{count, digits3, latency, mib_per_s, significant};
 use crate::compare::{Comparison, Figure, Matched, Metric, Orientation, Pairing, Verdict, grids};
 use crate::plan::units::format_size;
-use comfy_table::presets::{ASCII_MARKDOWN, UTF8_FULL_CONDENSED};
-use comfy_table::{CellAlignment, Table};
+use comfy_table::presets::ASCII_MARKDOWN;
+use comfy_table::{CellAlignment, ColumnConstraint, Table, Width};
 use std::collections::BTreeSet;
 
 /// Terminal tables, or the same as Markdown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
-    /// Box-drawing tables.
-    Terminal,
+    /// Box-drawing tables fitted to a screen.
+    Terminal(Screen),
     /// Pipe tables.
     Markdown,
 }
 
+/// A mean in a table cell: throughput in the header's unit (MiB/s), other
+/// figures with their own.
 fn value(metric: Metric, v: f64) -> String {
     match metric.figure {
-        Figure::Throughput => format!(
-            "{} MiB/s ({} MB/s)",
-            significant(mib_per_s(v)),
-            significant(mb_per_s(v))
-        ),
+        Figure::Throughput => significant(mib_per_s(v)),
         Figure::Iops => count(v),
         Figure::P50 | Figure::P99 => latency(v),
         Figure::Cpu => format!("{:.0}%", v * 100.0),
@@ -57,7 +56,7 @@ fn inference_rule(alpha: f64) -> String {
     format!(
         "Verdict: Welch's test at α = {alpha} (faster/slower, less/more CPU when p < α). \
          The ratio's interval is Fieller's at {:.0}% with the same degrees of freedom, so it \
-         excludes 1 exactly when the verdict is a significant difference.",
+         excludes 1 exactly when the verdict is a significant difference (p in --format csv or json).",
         (1.0 - alpha) * 100.0
     )
 }
@@ -69,18 +68,20 @@ fn verdict_text(verdict: Verdict, metric: Metric) -> &'static str {
         Verdict::Worse if cpu => "more CPU",
         Verdict::Better => "faster",
         Verdict::Worse => "slower",
-        Verdict::NoSignificantDifference => "no significant difference",
+        Verdict::NoSignificantDifference => "not significant",
         Verdict::TooFewRepetitions => "not tested: n < 2 (--repeat 3)",
     }
 }
 
 fn new_table(style: Style) -> Table {
-    let mut table = Table::new();
-    table.load_style(match style {
-        Style::Terminal => UTF8_FULL_CONDENSED,
-        Style::Markdown => ASCII_MARKDOWN,
-    });
-    table
+    match style {
+        Style::Terminal(screen) => screen.table(),
+        Style::Markdown => {
+            let mut table = Table::new();
+            table.load_style(ASCII_MARKDOWN);
+            table
+        }
+    }
 }
 
 /// Renders the whole comparison.
@@ -103,11 +104,14 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
             comparison.alpha
         );
         text.push_str(&match style {
-            Style::Terminal => format!("{heading}\n"),
+            Style::Terminal(screen) => format!("{}\n", screen.wrap(&heading)),
             Style::Markdown => format!("## {heading}\n\n"),
         });
         text.push_str(&environment(pairing, style));
-        text.push_str(&format!("{}\n", comparison.metric.delta_definition()));
+        text.push_str(&format!(
+            "{}\n",
+            wrapped(style, comparison.metric.delta_definition())
+        ));
         text.push_str(&points(pairing, comparison.metric, comparison.alpha, style));
         for (title, cells) in grids(&pairing.matched) {
             text.push_str(&matrix(&title, &cells, style));
@@ -127,7 +131,7 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
         text.push('\n');
     }
     // Δ% was defined above each table; the rule closes the comparison.
-    text.push_str(&inference_rule(comparison.alpha));
+    text.push_str(&wrapped(style, &inference_rule(comparison.alpha)));
     text.push('\n');
     let margin = comparison
         .pairings
@@ -135,12 +139,23 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
         .flat_map(|p| &p.matched)
         .find_map(|m| m.equivalence.as_ref().map(|e| e.margin));
     if let Some(margin) = margin {
-        text.push_str(&format!(
-            "Within the margin: {}.\n",
-            crate::compare::equivalence::rule(margin)
+        text.push_str(&wrapped(
+            style,
+            &format!(
+                "Within the margin: {}.\n",
+                crate::compare::equivalence::rule(margin)
+            ),
         ));
     }
     text
+}
+
+/// `text` wrapped to a terminal's width; as it is in Markdown.
+fn wrapped(style: Style, text: &str) -> String {
+    match style {
+        Style::Terminal(screen) => screen.wrap(text),
+        Style::Markdown => text.to_string(),
+    }
 }
 
 fn environment(pairing: &Pairing, style: Style) -> String {
@@ -165,10 +180,13 @@ fn environment(pairing: &Pairing, style: Style) -> String {
             .map(|d| d.field.as_str())
             .collect();
         if !only.is_empty() {
-            text.push_str(&format!(
-                "environment facts only in {side} ({}): {}\n",
-                only.len(),
-                abbreviated(&only, 6)
+            text.push_str(&wrapped(
+                style,
+                &format!(
+                    "environment facts only in {side} ({}): {}\n",
+                    only.len(),
+                    abbreviated(&only, 6)
+                ),
             ));
         }
     }
@@ -201,64 +219,117 @@ fn abbreviated(names: &[&str], shown: usize) -> String {
 }
 
 fn points(pairing: &Pairing, metric: Metric, alpha: f64, style: Style) -> String {
-    let mut table = new_table(style);
-    let interval = format!("ratio [{:.0}% CI]", (1.0 - alpha) * 100.0);
-    let mut header: Vec<String> = [
-        "point",
-        "base",
-        "other",
-        interval.as_str(),
-        "Δ%",
-        "p",
-        "n",
-        "verdict",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let unit = match metric.figure {
+        Figure::Throughput => " MiB/s",
+        _ => "",
+    };
     let margin = pairing
         .matched
         .iter()
         .find_map(|m| m.equivalence.as_ref().map(|e| e.margin));
+    // The same repetitions everywhere are said once, above the table.
+    let counts = |m: &Matched| format!("{}/{}", m.base.n, m.other.n);
+    let same_n = pairing
+        .matched
+        .first()
+        .map(counts)
+        .filter(|first| pairing.matched.iter().all(|m| counts(m) == *first));
+    // Each column: heading, right-aligned, the narrowest it may be on a
+    // terminal (a ratio's interval, a verdict, an equivalence stay whole
+    // words: "0.974" over "[0.700–1.501]"), and its cell of a point.
+    type Column<'a> = (String, bool, u16, Box<dyn Fn(&Matched) -> String + 'a>);
+    let mut columns: Vec<Column> = vec![
+        (
+            "point".into(),
+            false,
+            0,
+            Box::new(|m: &Matched| m.label.clone()),
+        ),
+        (
+            format!("base{unit}"),
+            true,
+            7,
+            Box::new(move |m: &Matched| value(metric, m.base.mean)),
+        ),
+        (
+            format!("other{unit}"),
+            true,
+            7,
+            Box::new(move |m: &Matched| value(metric, m.other.mean)),
+        ),
+        (
+            format!("ratio [{:.0}% CI]", (1.0 - alpha) * 100.0),
+            true,
+            15,
+            Box::new(ratio_text),
+        ),
+    ];
+    // With a margin the ratio answers; Δ% would say it again.
+    if margin.is_none() {
+        columns.push((
+            "Δ%".into(),
+            true,
+            0,
+            Box::new(|m: &Matched| format!("{:+.1}", m.delta_percent)),
+        ));
+    }
+    if same_n.is_none() {
+        columns.push(("n".into(), true, 0, Box::new(counts)));
+    }
+    columns.push((
+        "verdict".into(),
+        false,
+        17,
+        Box::new(move |m: &Matched| verdict_text(m.verdict, metric).to_string()),
+    ));
     if let Some(margin) = margin {
-        header.push(format!("within ±{}% [90% CI, n]", margin * 100.0));
+        columns.push((
+            format!("within ±{}% [90% CI]", margin * 100.0),
+            false,
+            16,
+            Box::new(equivalence_text),
+        ));
     }
-    table.set_header(header);
+    let mut table = new_table(style);
+    table.set_header(columns.iter().map(|c| c.0.clone()).collect::<Vec<_>>());
     for m in &pairing.matched {
-        let mut row = vec![
-            m.label.clone(),
-            value(metric, m.base.mean),
-            value(metric, m.other.mean),
-            ratio_text(m),
-            format!("{:+.1}", m.delta_percent),
-            m.p_value
-                .map_or_else(|| "-".to_string(), |p| format!("{p:.3}")),
-            format!("{}/{}", m.base.n, m.other.n),
-            verdict_text(m.verdict, metric).to_string(),
-        ];
-        if let Some(e) = &m.equivalence {
-            let verdict = serde_json::to_value(e.verdict).expect("serializes");
-            let interval = e
-                .interval_90
-                .map_or_else(|| "n < 2".to_string(), |(l, h)| format!("{l:.3}–{h:.3}"));
-            let level = match e.level {
-                crate::compare::equivalence::Level::Rounds => "rounds",
-                crate::compare::equivalence::Level::Repetitions => "repetitions",
-            };
-            row.push(format!(
-                "{} [{interval}, {} {level}]",
-                verdict.as_str().unwrap_or_default(),
-                e.n
-            ));
-        }
-        table.add_row(row);
+        table.add_row(columns.iter().map(|c| (c.3)(m)).collect::<Vec<_>>());
     }
-    for column in 1..7 {
-        if let Some(column) = table.column_mut(column) {
-            column.set_cell_alignment(CellAlignment::Right);
+    for (index, (_, right, narrowest, _)) in columns.iter().enumerate() {
+        if let Some(column) = table.column_mut(index) {
+            if *right {
+                column.set_cell_alignment(CellAlignment::Right);
+            }
+            if *narrowest > 0 && matches!(style, Style::Terminal(_)) {
+                column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(*narrowest)));
+            }
         }
     }
-    format!("{table}\n")
+    match same_n {
+        Some(n) => format!("n = {n} repetitions (base/other) at every point\n{table}\n"),
+        None => format!("{table}\n"),
+    }
+}
+
+/// A point's equivalence within the margin: verdict, 90% interval and
+/// what the interval came from.
+fn equivalence_text(m: &Matched) -> String {
+    let Some(e) = &m.equivalence else {
+        return String::new();
+    };
+    let verdict = serde_json::to_value(e.verdict).expect("serializes");
+    let interval = e
+        .interval_90
+        .map_or_else(|| "n < 2".to_string(), |(l, h)| format!("{l:.3}–{h:.3}"));
+    let level = match e.level {
+        crate::compare::equivalence::Level::Rounds => "rounds",
+        crate::compare::equivalence::Level::Repetitions => "reps",
+    };
+    format!(
+        "{} [{interval}] {} {level}",
+        verdict.as_str().unwrap_or_default(),
+        e.n
+    )
 }
 
 /// Rows file size, columns record size: the ratio in each cell, marked + or −

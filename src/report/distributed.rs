@@ -2,13 +2,13 @@
 //! host's share, the spread between ranks and, with `--stonewall`, the
 //! stonewall throughput (medians over the measured repetitions).
 
+use super::screen::Screen;
 use super::units::{bytes, mb_per_s, mib_per_s, significant};
 use crate::record::{Point, Repetition, ResultFile, Status};
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table};
+use comfy_table::CellAlignment;
 
 /// The distributed part of `result`; empty for a run of one process.
-pub fn render(result: &ResultFile) -> String {
+pub fn render(result: &ResultFile, screen: Screen) -> String {
     let Some(run) = &result.distributed else {
         return String::new();
     };
@@ -39,7 +39,7 @@ pub fn render(result: &ResultFile) -> String {
         },
     );
     for point in &result.points {
-        text.push_str(&point_view(point, run.stonewall));
+        text.push_str(&point_view(point, run.stonewall, screen));
     }
     text
 }
@@ -65,13 +65,12 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
     })
 }
 
-fn point_view(point: &Point, stonewall: bool) -> String {
+fn point_view(point: &Point, stonewall: bool, screen: Screen) -> String {
     let repetitions = measured(point);
     let Some(first) = repetitions.first() else {
         return String::new();
     };
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
+    let mut table = screen.table();
     table.set_header(vec![
         "rank",
         "host",

@@ -10,6 +10,7 @@ pub mod html;
 pub mod measurement;
 pub mod pacing;
 pub mod render;
+pub mod screen;
 pub mod studies;
 pub mod svg;
 pub mod table;

@@ -63,7 +63,10 @@ impl<'a> ReportView<'a> {
 }
 
 /// Tables for a terminal.
-pub struct Terminal;
+pub struct Terminal {
+    /// What the text is fitted to.
+    pub screen: super::screen::Screen,
+}
 /// JSON: the result file itself, or the whole comparison.
 pub struct Json;
 /// Markdown pipe tables.
@@ -80,11 +83,11 @@ impl Render<ReportView<'_>> for Terminal {
     fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
         let mut text = String::new();
         for (_, result) in &view.files {
-            text.push_str(&super::table::render(result));
-            text.push_str(&super::distributed::render(result));
+            text.push_str(&super::table::render(result, self.screen, view.detail));
+            text.push_str(&super::distributed::render(result, self.screen));
             if let Some(table) = super::pacing::pacing_table(result) {
                 text.push('\n');
-                text.push_str(&table.terminal());
+                text.push_str(&table.terminal_at(self.screen));
             }
             if view.detail {
                 text.push_str(&super::activity::render_points(result));
@@ -92,7 +95,7 @@ impl Render<ReportView<'_>> for Terminal {
         }
         for table in &view.study_tables {
             text.push('\n');
-            text.push_str(&table.terminal());
+            text.push_str(&table.terminal_at(self.screen));
         }
         Ok(text)
     }
@@ -147,7 +150,7 @@ impl Render<Comparison> for Terminal {
     fn render(&self, view: &Comparison) -> Result<String, serde_json::Error> {
         Ok(super::compare::render(
             view,
-            super::compare::Style::Terminal,
+            super::compare::Style::Terminal(self.screen),
         ))
     }
 }

@@ -1,54 +1,111 @@
 //! The terminal table of a result: one row per point (and one per direction
-//! under a mixed point), both MiB/s and MB/s, and the checks.
+//! under a mixed point), a sweep's axes as columns, narrow by default and
+//! whole with `--detail`, fitted to the terminal, and the checks.
 
+use super::screen::Screen;
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use crate::plan::sweep::Param;
 use crate::record::{LatencySummary, Point, ResultFile, Severity, Stat, Status};
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table};
+use comfy_table::CellAlignment;
 
-/// Renders the table of every point in `result`.
-pub fn render(result: &ResultFile) -> String {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
-    // The workload column only when some label says something else.
+/// The parameters whose value differs between the points of `result`
+/// (a sweep's axes), in the table's nesting order, outermost first.
+pub fn varying_parameters(result: &ResultFile) -> Vec<Param> {
+    let mut varying: Vec<Param> = Param::ALL
+        .iter()
+        .copied()
+        .filter(|&param| {
+            let mut values = result.points.iter().map(|p| shown(param, &p.workload));
+            values
+                .next()
+                .is_some_and(|first| values.any(|other| other != first))
+        })
+        .collect();
+    varying.reverse();
+    varying
+}
+
+/// A parameter's value in `workload` as `run`'s flag takes it.
+fn shown(param: Param, workload: &crate::plan::Workload) -> String {
+    param
+        .value_in(workload)
+        .map_or_else(|| "-".to_string(), |value| param.format_value(value))
+}
+
+/// Renders the table of every point in `result` for `screen`: the point
+/// (or one column per swept parameter), MiB/s, IOPS, p50, p99, the
+/// repetitions and the worst check; `detail` adds MB/s, the maximum
+/// latency, CPU and the cache at start.
+pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
+    let mut table = screen.table();
+    let axes = varying_parameters(result);
+    // The labels say something the axes do not: names of the user's, not
+    // the description a sweep's labels start with.
     let labelled = result
         .points
         .iter()
-        .any(|p| p.label != p.workload.describe());
-    let mut header = vec![
-        "point",
-        "workload",
-        "MiB/s",
-        "MB/s",
-        "IOPS",
-        "lat p50",
-        "lat p99",
-        "lat max",
-        "CPU",
-        "cached at start",
-        "n ±CI95",
-    ];
-    if !labelled {
-        header.remove(1);
+        .any(|p| !p.label.starts_with(&p.workload.describe()));
+    // Named points (quick's SEQ1M Q8) say their parameters in the name:
+    // the axes' columns join them only with `detail`.
+    let by_axes = result.points.len() > 1 && !axes.is_empty() && (!labelled || detail);
+    let mut header: Vec<String> = Vec::new();
+    if !by_axes || labelled {
+        header.push("point".into());
     }
-    let first_figure = header.len() - 9;
+    if by_axes {
+        header.extend(axes.iter().map(|p| p.name().to_string()));
+    }
+    let identity = header.len();
+    let figures: &[&str] = if detail {
+        &[
+            "MiB/s",
+            "MB/s",
+            "IOPS",
+            "p50",
+            "p99",
+            "max",
+            "CPU",
+            "cached at start",
+            "n ±CI",
+            "checks",
+        ]
+    } else {
+        &["MiB/s", "IOPS", "p50", "p99", "n ±CI", "checks"]
+    };
+    header.extend(figures.iter().map(|f| f.to_string()));
     table.set_header(header);
     for point in &result.points {
-        let mut rows = vec![row(point)];
-        rows.extend(direction_rows(point));
-        for mut cells in rows {
-            if !labelled {
-                cells.remove(1);
-            }
+        let mut identity_cells = Vec::new();
+        if !by_axes || labelled {
+            identity_cells.push(point.label.clone());
+        }
+        if by_axes {
+            identity_cells.extend(axes.iter().map(|&p| shown(p, &point.workload)));
+        }
+        let mut cells = identity_cells;
+        cells.extend(figures_of(point, detail));
+        table.add_row(cells);
+        for (name, direction) in direction_rows(point, detail) {
+            let mut cells = vec![name];
+            cells.extend(std::iter::repeat_n(String::new(), identity - 1));
+            cells.extend(direction);
             table.add_row(cells);
         }
     }
-    for column in first_figure..first_figure + 9 {
+    for column in identity..identity + figures.len() - 1 {
         if let Some(column) = table.column_mut(column) {
             column.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let mut text = table.to_string();
+    let mut text = String::new();
+    if by_axes {
+        let fixed = fixed_parameters(result, &axes);
+        if !fixed.is_empty() {
+            text.push_str(&screen.wrap(&format!("every point: {fixed}")));
+            text.push('\n');
+        }
+    }
+    text.push_str(&table.to_string());
     text.push('\n');
     // The queued engines as the registry declares them, so a new one is named here too.
     let queued: Vec<&str> = crate::plan::EngineKind::ALL
@@ -56,13 +113,78 @@ pub fn render(result: &ResultFile) -> String {
         .filter(|engine| engine.capabilities().queued)
         .map(|engine| engine.name())
         .collect();
-    text.push_str(&format!(
-        "MiB/s = 2^20 bytes/s, MB/s = 10^6 bytes/s; latency per I/O (queued engines — {} — from \
-         submission to completion); CPU = I/O threads' CPU time over wall time (100% = one core).\n",
-        queued.join(", ")
-    ));
-    text.push_str(&checks(result));
+    text.push_str(&screen.wrap(&format!(
+        "MiB/s = 2^20 bytes/s{}; p50, p99{} latency per I/O (queued engines — {} — from \
+         submission to completion){}; n ±CI = repetitions and the half-width of the 95% interval of the mean.",
+        if detail { ", MB/s = 10^6 bytes/s" } else { "" },
+        if detail { ", max" } else { "" },
+        queued.join(", "),
+        if detail {
+            "; CPU = I/O threads' CPU time over wall time (100% = one core)"
+        } else {
+            "; --detail adds MB/s, max latency, CPU and the cache at start"
+        }
+    )));
+    text.push('\n');
+    text.push_str(&screen.wrap(&checks(result)));
     text
+}
+
+/// The identifying parameters every point shares, where they are not the
+/// default, as `engine uring, iodepth 32`: what the axes' columns leave out.
+fn fixed_parameters(result: &ResultFile, axes: &[Param]) -> String {
+    let Some(first) = result.points.first() else {
+        return String::new();
+    };
+    let defaults = crate::plan::default_workload();
+    let mut fixed: Vec<String> = Param::ALL
+        .iter()
+        .rev()
+        .filter(|p| p.identifies() && !axes.contains(p))
+        .filter(|&&p| shown(p, &first.workload) != shown(p, &defaults))
+        .map(|&p| format!("{} {}", p.name(), shown(p, &first.workload)))
+        .collect();
+    if fixed.is_empty() {
+        fixed.push("the defaults of the rest".into());
+    }
+    fixed.join(", ")
+}
+
+/// The figures of a point's row, the narrow set or with `detail` all.
+fn figures_of(point: &Point, detail: bool) -> Vec<String> {
+    let mut cells = row(point);
+    // row() gives: label, workload, MiB/s, MB/s, IOPS, p50, p99, max, CPU, cached, n.
+    let worst = worst_check(point);
+    cells.drain(..2);
+    if detail {
+        cells.push(worst);
+        cells
+    } else {
+        vec![
+            cells[0].clone(),
+            cells[2].clone(),
+            cells[3].clone(),
+            cells[4].clone(),
+            cells[8].clone(),
+            worst,
+        ]
+    }
+}
+
+/// The most serious check of a point in a word, and how many there are.
+fn worst_check(point: &Point) -> String {
+    let Some(worst) = point.checks.iter().map(|c| c.severity).max() else {
+        return String::new();
+    };
+    let word = match worst {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    };
+    match point.checks.len() {
+        1 => word.to_string(),
+        n => format!("{word} +{}", n - 1),
+    }
 }
 
 fn row(point: &Point) -> Vec<String> {
@@ -118,9 +240,10 @@ fn row(point: &Point) -> Vec<String> {
     cells
 }
 
-/// A mixed point's rows under its own, one per direction: that direction's
-/// throughput, IOPS, latency and interval; CPU and cache belong to the whole.
-fn direction_rows(point: &Point) -> Vec<Vec<String>> {
+/// A mixed point's rows under its own, one per direction: its name and
+/// share, then that direction's throughput, IOPS, latency and interval in
+/// the columns of [`figures_of`]; CPU and cache belong to the whole.
+fn direction_rows(point: &Point, detail: bool) -> Vec<(String, Vec<String>)> {
     let Some(summary) = &point.summary else {
         return Vec::new();
     };
@@ -132,22 +255,28 @@ fn direction_rows(point: &Point) -> Vec<Vec<String>> {
             let asked = mix.percent(d.direction);
             let lat = d.latency_ns.as_ref();
             let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
-            vec![
-                format!(
-                    "  ↳ {} {share:.1}% of I/Os (asked {asked}%)",
-                    d.direction.name()
-                ),
-                String::new(),
-                significant(mib_per_s(d.throughput_bps.mean)),
-                significant(mb_per_s(d.throughput_bps.mean)),
-                count(d.iops.mean),
-                percentile(lat, 50.0),
-                percentile(lat, 99.0),
-                lat.map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
-                String::new(),
-                String::new(),
-                interval(&d.throughput_bps),
-            ]
+            let name = format!("  ↳ {} {share:.1}% (asked {asked}%)", d.direction.name());
+            let mib = significant(mib_per_s(d.throughput_bps.mean));
+            let iops = count(d.iops.mean);
+            let (p50, p99) = (percentile(lat, 50.0), percentile(lat, 99.0));
+            let n = interval(&d.throughput_bps);
+            let figures = if detail {
+                vec![
+                    mib,
+                    significant(mb_per_s(d.throughput_bps.mean)),
+                    iops,
+                    p50,
+                    p99,
+                    lat.map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
+                    String::new(),
+                    String::new(),
+                    n,
+                    String::new(),
+                ]
+            } else {
+                vec![mib, iops, p50, p99, n, String::new()]
+            };
+            (name, figures)
         })
         .collect()
 }

@@ -5,8 +5,8 @@
 //! same rows and columns from one place.
 
 use super::escape::escape;
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table};
+use super::screen::Screen;
+use comfy_table::CellAlignment;
 use std::fmt::Write;
 
 /// One cell: its text, and the number behind it when it has one (numeric
@@ -72,10 +72,14 @@ impl TextTable {
             .any(|row| row.get(column).is_some_and(|c| c.value.is_some()))
     }
 
-    /// Box-drawn text for a terminal, title above, notes below.
+    /// Box-drawn text at its natural width, title above, notes below.
     pub fn terminal(&self) -> String {
-        let mut table = Table::new();
-        table.load_style(UTF8_FULL_CONDENSED);
+        self.terminal_at(Screen::UNLIMITED)
+    }
+
+    /// Box-drawn text fitted to `screen`, title above, notes below.
+    pub fn terminal_at(&self, screen: Screen) -> String {
+        let mut table = screen.table();
         table.set_header(self.header.clone());
         for row in &self.rows {
             table.add_row(row.iter().map(|c| c.text.clone()).collect::<Vec<_>>());
@@ -87,9 +91,9 @@ impl TextTable {
                 }
             }
         }
-        let mut text = format!("{}\n{table}\n", self.title);
+        let mut text = format!("{}\n{table}\n", screen.wrap(&self.title));
         for note in &self.notes {
-            text.push_str(note);
+            text.push_str(&screen.wrap(note));
             text.push('\n');
         }
         text

@@ -236,6 +236,7 @@ impl Session {
             reordered_first_job: None,
             ..layout
         };
+        super::live::set_phase(super::live::Phase::LayingOut);
         for job in job_targets(set, workload, own) {
             let (file, base) = (job.file, job.base);
             file.lay_out(

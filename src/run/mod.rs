@@ -17,6 +17,7 @@ mod files;
 pub mod gate;
 mod jobs;
 pub mod kept;
+pub mod live;
 pub mod lun;
 mod pacer;
 pub mod peers;
@@ -629,6 +630,8 @@ impl Session {
         index: u32,
     ) -> Result<RepetitionOutcome, RunError> {
         let warmup = index < workload.warmup;
+        live::set_repetition(u64::from(index) + 1);
+        live::set_phase(live::Phase::Preparing);
         // This repetition's own draws; the files, their layout and the
         // checks stay the workload's.
         let drawn = Workload {
@@ -737,6 +740,7 @@ impl Session {
             peers,
         );
         outcome.status = run.status();
+        live::set_phase(live::Phase::Checking);
         (outcome.jobs, outcome.samples, outcome.steady_at) =
             (run.outcomes, run.samples, run.steady_at);
         if workload.verify && matches!(outcome.status, RepetitionStatus::Ok) {

@@ -198,6 +198,7 @@ pub fn write_seeded(
             ));
         }
         offset += written as u64;
+        super::live::laid_out(written as u64);
     }
     Ok(())
 }

@@ -275,6 +275,8 @@ pub(super) struct Recorder<'a> {
     ops: [u64; DIRECTIONS],
     /// Per direction: `bytes` and `ops` when the last interval closed.
     closed: [(u64, u64); DIRECTIONS],
+    /// Per direction: `bytes` and `ops` the live board has been told of.
+    published: [(u64, u64); DIRECTIONS],
     directions: DirectionMix,
     /// A network engine's connection, and its counters at the open interval's start.
     socket: Option<(
@@ -304,6 +306,7 @@ impl<'a> Recorder<'a> {
             bytes: [0; DIRECTIONS],
             ops: [0; DIRECTIONS],
             closed: [(0, 0); DIRECTIONS],
+            published: [(0, 0); DIRECTIONS],
             directions: memory.directions,
             socket: spec.socket.map(|fd| (fd, None)),
         }
@@ -388,6 +391,20 @@ impl<'a> Recorder<'a> {
     }
 
     fn close_interval(&mut self) {
+        // The live status line: each direction's part of the interval and
+        // its p99, from the open histograms before they are folded away.
+        for direction in Direction::ALL {
+            let d = direction.index();
+            let (bytes, ops) = (
+                self.bytes[d] - self.published[d].0,
+                self.ops[d] - self.published[d].1,
+            );
+            if ops > 0 {
+                let p99 = self.interval_latency[d].value_at_quantile(0.99);
+                super::live::interval_closed(direction, bytes, ops, p99);
+            }
+            self.published[d] = (self.bytes[d], self.ops[d]);
+        }
         // The interval keeps its latencies at 2 digits (see
         // new_interval_histogram); the total gets them at full resolution.
         for interval in self.interval_latency.iter().filter(|h| !h.is_empty()) {

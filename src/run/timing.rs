@@ -324,6 +324,7 @@ pub(super) fn ramp_then_time(
         return recorder.finish(now_ns(), CpuUsage::default(), None, true);
     }
     if !spec.ramp.is_zero() {
+        super::live::set_phase(super::live::Phase::Ramp);
         let ramp_end = now_ns() + spec.ramp.as_nanos() as u64;
         if let Err(failure) = step(Phase::Ramp, &mut blocks, None, Some(ramp_end)) {
             return recorder.finish(now_ns(), CpuUsage::default(), Some(failure), false);
@@ -336,6 +337,7 @@ pub(super) fn ramp_then_time(
     let cpu_before = CpuUsage::of_this_thread();
     let start = now_ns();
     recorder.begin(start);
+    super::live::set_phase(super::live::Phase::Measuring);
     let deadline = spec
         .runtime
         .map(|runtime| start + runtime.as_nanos() as u64);

@@ -1,0 +1,294 @@
+//! The live status line on a terminal while points are measured: the point k of n, its phase and repetition, elapsed time and ETA, and the last interval's MiB/s (MB/s), IOPS and p99 per direction, read from `run::live` once a second.
+//!
+//! fio's `Jobs: 1 (f=1): [r(1)][45.0%][r=270MiB/s][r=69.1k IOPS][eta 00m:33s]`
+//! is the model. The line is drawn by indicatif on stderr (a grid's
+//! progress bar carries it as its message); `--progress never` draws
+//! nothing, `auto` (the default) only on a terminal and not with `--json`,
+//! `always` also in a pipe, as one plain line per second. The figures come
+//! from the jobs' closed intervals (`run::live`), so the line costs the I/O
+//! loop nothing and lags by at most one `--interval`.
+
+use super::AppError;
+use super::driver::Listener;
+use crate::cli::ProgressMode;
+use crate::plan::PlannedPoint;
+use crate::plan::direction::Direction;
+use crate::record::ResultFile;
+use crate::report::units::{count, latency, mb_per_s, mib_per_s, significant};
+use crate::run::live::{self, Phase, Reading};
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How often the line is redrawn.
+const TICK: Duration = Duration::from_secs(1);
+
+/// The point under way, as the listener last heard of it.
+#[derive(Clone, Debug, Default)]
+struct Under {
+    label: String,
+    /// Point k of n, from 1.
+    number: usize,
+    points: usize,
+    /// Measured and warm-up repetitions the point asks for (the fewest with --until-ci).
+    repetitions: u64,
+    /// Ramp plus runtime of one repetition, when it is time-based.
+    repetition_time: Option<Duration>,
+    /// Bytes its layout writes (size × jobs).
+    layout_bytes: u64,
+    /// The board's laid-out count when the point started.
+    laid_out_before: u64,
+    started: Option<Instant>,
+}
+
+/// State shared with the drawing thread.
+struct Shared {
+    under: Mutex<Under>,
+    stop: AtomicBool,
+}
+
+/// Where the line goes.
+#[derive(Clone)]
+enum Target {
+    /// An indicatif bar on stderr: the grid's, or a spinner of its own.
+    Bar(indicatif::ProgressBar),
+    /// A plain line per tick (`--progress always` without a terminal).
+    Lines,
+}
+
+/// The status line's listener: tells the drawing thread which point is
+/// under way, and stops it when the points are over.
+pub(crate) struct Status {
+    shared: Arc<Shared>,
+    target: Target,
+    thread: Option<std::thread::JoinHandle<()>>,
+    points: usize,
+}
+
+impl Status {
+    /// A status line for `points` points, drawn as `mode` and `json` say
+    /// (`None`: nothing is drawn). `bar` is a grid's progress bar, which then
+    /// carries the line as its message.
+    pub(crate) fn start(
+        mode: ProgressMode,
+        json: bool,
+        points: usize,
+        bar: Option<&indicatif::ProgressBar>,
+    ) -> Option<Status> {
+        let terminal = std::io::stderr().is_terminal();
+        let target = match mode {
+            ProgressMode::Never => return None,
+            ProgressMode::Auto if json || !terminal => return None,
+            ProgressMode::Always if !terminal => Target::Lines,
+            _ => Target::Bar(bar.cloned().unwrap_or_else(spinner)),
+        };
+        let shared = Arc::new(Shared {
+            under: Mutex::new(Under::default()),
+            stop: AtomicBool::new(false),
+        });
+        let thread = {
+            let (shared, target) = (shared.clone(), target.clone());
+            std::thread::Builder::new()
+                .name("iolab-status".into())
+                .spawn(move || draw_until_stopped(&shared, &target))
+                .ok()?
+        };
+        Some(Status {
+            shared,
+            target,
+            thread: Some(thread),
+            points,
+        })
+    }
+
+    fn finish(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+        if let Target::Bar(bar) = &self.target {
+            if bar.length().is_none() {
+                bar.finish_and_clear();
+            }
+        }
+    }
+}
+
+/// A bar of its own for `run` and `quick`: elapsed time and the line.
+fn spinner() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} {wide_msg}")
+            .expect("a valid template"),
+    );
+    bar
+}
+
+impl Listener for Status {
+    fn starting(&mut self, index: usize, planned: &PlannedPoint) {
+        let workload = &planned.workload;
+        let mut under = self.shared.under.lock().unwrap_or_else(|e| e.into_inner());
+        *under = Under {
+            label: planned.label.clone(),
+            number: index + 1,
+            points: self.points,
+            repetitions: u64::from(workload.repeat + workload.warmup),
+            repetition_time: workload
+                .runtime_s
+                .map(|runtime| Duration::from_secs_f64(runtime + workload.ramp_s)),
+            layout_bytes: workload.size.saturating_mul(u64::from(workload.jobs)),
+            laid_out_before: live::read().laid_out,
+            started: Some(Instant::now()),
+        };
+        live::set_phase(Phase::Idle);
+    }
+
+    fn around(&self, show: &mut dyn FnMut()) {
+        match &self.target {
+            Target::Bar(bar) => bar.suspend(show),
+            Target::Lines => show(),
+        }
+    }
+
+    fn stopped(&mut self) {
+        self.finish();
+    }
+
+    fn finished(&mut self, _result: &ResultFile) -> Result<(), AppError> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl Drop for Status {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Redraws the line every [`TICK`] until told to stop.
+fn draw_until_stopped(shared: &Shared, target: &Target) {
+    let mut before = (live::read(), Instant::now());
+    while !shared.stop.load(Ordering::Relaxed) {
+        std::thread::park_timeout(TICK);
+        if shared.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let now = (live::read(), Instant::now());
+        let under = shared
+            .under
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let line = status_line(&under, &before.0, &now.0, now.1 - before.1);
+        before = now;
+        match target {
+            Target::Bar(bar) => bar.set_message(line),
+            Target::Lines => crate::say!("iolab: {line}"),
+        }
+    }
+}
+
+/// The line: `[2/8] SEQ1M Q8 read · measuring, repetition 1 of 3 · read
+/// 270 MiB/s (283 MB/s), 270 IOPS, p99 1.23 ms · ETA 0:33`.
+fn status_line(under: &Under, before: &Reading, now: &Reading, elapsed: Duration) -> String {
+    let mut parts = Vec::new();
+    if under.points > 1 {
+        parts.push(format!(
+            "[{}/{}] {}",
+            under.number, under.points, under.label
+        ));
+    } else {
+        parts.push(under.label.clone());
+    }
+    let phase = now.phase.unwrap_or(Phase::Idle);
+    let mut doing = phase.name().to_string();
+    if phase == Phase::LayingOut && under.layout_bytes > 0 {
+        let done = now.laid_out.saturating_sub(under.laid_out_before);
+        doing.push_str(&format!(
+            " {:.0}% of {}",
+            (done as f64 / under.layout_bytes as f64 * 100.0).min(100.0),
+            crate::plan::units::human_size(under.layout_bytes)
+        ));
+    }
+    if under.repetitions > 1 && now.repetition > 0 {
+        doing.push_str(&format!(
+            ", repetition {} of {}",
+            now.repetition, under.repetitions
+        ));
+    }
+    parts.push(doing);
+    let seconds = elapsed.as_secs_f64().max(1e-3);
+    for direction in Direction::ALL {
+        let d = direction.index();
+        let ops = now.ops[d].saturating_sub(before.ops[d]);
+        if ops == 0 || !matches!(phase, Phase::Measuring | Phase::Checking) {
+            continue;
+        }
+        let bps = now.bytes[d].saturating_sub(before.bytes[d]) as f64 / seconds;
+        let mut figures = format!(
+            "{} {} MiB/s ({} MB/s), {} IOPS",
+            direction.name(),
+            significant(mib_per_s(bps)),
+            significant(mb_per_s(bps)),
+            count(ops as f64 / seconds)
+        );
+        if now.p99_ns[d] > 0 {
+            figures.push_str(&format!(", p99 {}", latency(now.p99_ns[d] as f64)));
+        }
+        parts.push(figures);
+    }
+    if let (Some(each), Some(started)) = (under.repetition_time, under.started) {
+        let total = each.saturating_mul(under.repetitions.max(1) as u32);
+        let left = total.saturating_sub(started.elapsed());
+        parts.push(format!(
+            "ETA {}:{:02}",
+            left.as_secs() / 60,
+            left.as_secs() % 60
+        ));
+    }
+    parts.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_shows_the_phase_and_each_directions_figures_from_the_board() {
+        let under = Under {
+            label: "RND4K Q32 read".into(),
+            number: 2,
+            points: 8,
+            repetitions: 3,
+            repetition_time: Some(Duration::from_secs(10)),
+            layout_bytes: 1 << 30,
+            laid_out_before: 0,
+            started: Some(Instant::now()),
+        };
+        let before = Reading::default();
+        let mut now = Reading {
+            phase: Some(Phase::Measuring),
+            repetition: 2,
+            ..Reading::default()
+        };
+        now.bytes[Direction::Read.index()] = 270 << 20;
+        now.ops[Direction::Read.index()] = 69_100;
+        now.p99_ns[Direction::Read.index()] = 1_230_000;
+        let line = status_line(&under, &before, &now, Duration::from_secs(1));
+        assert!(line.starts_with("[2/8] RND4K Q32 read · measuring, repetition 2 of 3 · read 270 MiB/s (283 MB/s), 69.1k IOPS, p99 1.23 ms · ETA 0:"), "{line}");
+        assert!(
+            !line.contains("write"),
+            "a direction that moved nothing is left out: {line}"
+        );
+        now.phase = Some(Phase::LayingOut);
+        now.laid_out = 1 << 29;
+        let line = status_line(&under, &before, &now, Duration::from_secs(1));
+        assert!(
+            line.contains("laying out 50% of 1.00 GiB") && !line.contains("MiB/s"),
+            "{line}"
+        );
+    }
+}
