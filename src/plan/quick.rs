@@ -25,6 +25,17 @@ pub struct QuickSettings {
     pub seed: u64,
 }
 
+/// The quick suite's four tests, in the order a desktop benchmark shows them.
+pub const TESTS: [&str; 4] = ["SEQ1M Q8", "SEQ1M Q1", "RND4K Q32", "RND4K Q1"];
+
+/// A quick point's test and direction (`SEQ1M Q8 read` → (`SEQ1M Q8`,
+/// `read`)), or `None` for a label of another kind.
+pub fn test_of(label: &str) -> Option<(&'static str, &str)> {
+    let (test, verb) = label.rsplit_once(' ')?;
+    let test = TESTS.iter().find(|t| **t == test)?;
+    matches!(verb, "read" | "write").then_some((test, verb))
+}
+
 /// The eight quick tests: sequential 1 MiB and random 4 KiB, read and write,
 /// each at io_uring depth (8 for sequential, 32 for random) and at psync QD1.
 pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<PlannedPoint> {

@@ -61,7 +61,8 @@ fn inference_rule(alpha: f64) -> String {
     )
 }
 
-fn verdict_text(verdict: Verdict, metric: Metric) -> &'static str {
+/// A verdict in the words every comparison shows.
+pub fn verdict_text(verdict: Verdict, metric: Metric) -> &'static str {
     let cpu = metric.figure == Figure::Cpu;
     match verdict {
         Verdict::Better if cpu => "less CPU",

@@ -14,8 +14,9 @@ use crate::record::{LatencySummary, Point, ResultFile, Stat};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Series per chart; more make another chart.
-const SERIES_PER_CHART: usize = 8;
+/// Series per chart; more make another chart. Past the eight colours,
+/// series are told apart by dashes.
+const SERIES_PER_CHART: usize = 32;
 
 /// The generator tag every iolab report carries in its head: iolab replaces
 /// an existing report beside a result file only when it carries this.
@@ -24,8 +25,8 @@ pub const GENERATOR: &str = "iolab report";
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
 th{background:#f3f3f3;cursor:pointer}td.num{text-align:right;white-space:nowrap}code{background:#f6f6f6;padding:2px 4px}\
-svg.chart{max-width:760px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
-svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}";
+svg.chart{width:100%;max-width:1400px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
+svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}.verdict-better{color:#060;font-weight:bold}.verdict-worse{color:#c00;font-weight:bold}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}";
 
 /// Sorting by clicking a header; `#selftest` sorts the first table by its
 /// second column and records the outcome in `body[data-selftest]` for the browser test.
@@ -94,12 +95,37 @@ pub fn render(view: &ReportView<'_>) -> String {
          error bars and ± are 95% confidence intervals of the mean over repetitions.</p>",
         files.len()
     );
-    html.push_str(&study_tables(&view.study_tables));
-    for (index, (name, result)) in files.iter().enumerate() {
-        html.push_str(&section(index, name, result));
-    }
+    // The answer first: a picture of the result (quick's bars, a sweep's
+    // curves, several files side by side) and the comparison; then the
+    // studies' tables and each file's tables; what the machine was, the
+    // devices and the checks after, folded.
+    html.push_str(&answer(view));
     if let Some(comparison) = &view.comparison {
         html.push_str(&comparisons(comparison));
+    }
+    html.push_str(&study_tables(&view.study_tables));
+    let shared_environment = files.len() > 1
+        && files
+            .windows(2)
+            .all(|pair| compare::environment_difference(pair[0].1, pair[1].1).is_empty());
+    if shared_environment {
+        let _ = write!(
+            html,
+            "<details class=\"environment\"><summary>Environment (the same in all {} files)</summary>{}</details>",
+            files.len(),
+            environment(files[0].1)
+        );
+    }
+    // One file's curves are its answer, drawn at the top already.
+    let charts_above = matches!(files.as_slice(), [(_, only)] if !is_quick(only));
+    for (index, (name, result)) in files.iter().enumerate() {
+        html.push_str(&section(
+            index,
+            name,
+            result,
+            !shared_environment,
+            !charts_above,
+        ));
     }
     let _ = writeln!(html, "<script>{SCRIPT}</script></body></html>");
     html
@@ -118,7 +144,109 @@ fn study_tables(tables: &[super::text_table::TextTable]) -> String {
     html
 }
 
-fn section(index: usize, name: &str, result: &ResultFile) -> String {
+/// The picture that answers: quick's eight bars; one file's curves over
+/// its swept axis; several files' points overlaid, bar beside bar.
+fn answer(view: &ReportView<'_>) -> String {
+    let files = &view.files;
+    let mut html = String::from("<section class=\"answer\">");
+    match files.as_slice() {
+        [(_, result)] if is_quick(result) => html.push_str(&quick_bars(result)),
+        [(_, result)] => html.push_str(&charts(result)),
+        _ => html.push_str(&files_side_by_side(view)),
+    }
+    html.push_str("</section>");
+    html
+}
+
+/// Whether every point of `result` is one of quick's tests.
+fn is_quick(result: &ResultFile) -> bool {
+    !result.points.is_empty()
+        && result
+            .points
+            .iter()
+            .all(|p| crate::plan::quick::test_of(&p.label).is_some())
+}
+
+/// A point's mean MiB/s and its 95% interval.
+fn bar_of(point: &Point) -> Option<svg::Bar> {
+    let t = &point.summary.as_ref()?.throughput_bps;
+    let interval = t
+        .ci95_low
+        .zip(t.ci95_high)
+        .map(|(l, h)| (mib_per_s(l), mib_per_s(h)));
+    Some((mib_per_s(t.mean), interval))
+}
+
+/// Quick's result as a desktop benchmark shows it: each test a group, its
+/// read and write bars with their MiB/s.
+fn quick_bars(result: &ResultFile) -> String {
+    let groups: Vec<svg::BarGroup> = crate::plan::quick::TESTS
+        .iter()
+        .map(|test| svg::BarGroup {
+            label: (*test).to_string(),
+            bars: ["read", "write"]
+                .iter()
+                .map(|verb| {
+                    result
+                        .points
+                        .iter()
+                        .find(|p| crate::plan::quick::test_of(&p.label) == Some((test, verb)))
+                        .and_then(bar_of)
+                })
+                .collect(),
+        })
+        .collect();
+    svg::bar_chart(
+        "iolab quick: throughput of each test (MiB/s)",
+        "MiB/s",
+        &["read".into(), "write".into()],
+        &groups,
+    )
+}
+
+/// Several files on the same axes: the base's points in order, each with a
+/// bar per file that measured it (matched as compare matches them).
+fn files_side_by_side(view: &ReportView<'_>) -> String {
+    let files = &view.files;
+    let Some((_, base)) = files.first() else {
+        return String::new();
+    };
+    let groups: Vec<svg::BarGroup> = base
+        .points
+        .iter()
+        .take(POINTS_WITH_CURVES)
+        .map(|point| {
+            let key = compare::match_key(&point.workload);
+            svg::BarGroup {
+                label: point.label.clone(),
+                bars: files
+                    .iter()
+                    .map(|(_, file)| {
+                        file.points
+                            .iter()
+                            .find(|p| compare::match_key(&p.workload) == key)
+                            .and_then(bar_of)
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let names: Vec<String> = files.iter().map(|(name, _)| (*name).to_string()).collect();
+    svg::bar_chart(
+        "Throughput of each point, file by file (MiB/s, 95% intervals)",
+        "MiB/s",
+        &names,
+        &groups,
+    )
+}
+
+fn section(
+    index: usize,
+    name: &str,
+    result: &ResultFile,
+    own_environment: bool,
+    with_charts: bool,
+) -> String {
     let mut html = String::new();
     let _ = write!(
         html,
@@ -150,20 +278,25 @@ fn section(index: usize, name: &str, result: &ResultFile) -> String {
                 .map_or_else(String::new, |d| format!(" — {}", escape(d)))
         );
     }
-    html.push_str(&environment(result));
-    html.push_str(&checks(result));
     html.push_str(&points_table(result));
     html.push_str(&directions_table(result));
-    html.push_str(&devices_table(result));
-    if let Some(table) = super::activity::client_network_table(result) {
-        html.push_str(&table.html());
-    }
     if let Some(table) = super::pacing::pacing_table(result) {
         html.push_str(&table.html());
     }
     html.push_str(&ranks_table(result));
-    html.push_str(&charts(result));
-    html.push_str("</section>");
+    html.push_str(&checks(result));
+    if with_charts {
+        html.push_str(&charts(result));
+    }
+    html.push_str("<details class=\"machine\"><summary>Environment and devices</summary>");
+    if own_environment {
+        html.push_str(&environment(result));
+    }
+    html.push_str(&devices_table(result));
+    if let Some(table) = super::activity::client_network_table(result) {
+        html.push_str(&table.html());
+    }
+    html.push_str("</details></section>");
     html
 }
 
@@ -571,6 +704,7 @@ fn charts(result: &ResultFile) -> String {
                 });
                 Series {
                     name,
+                    marks: Vec::new(),
                     points: points
                         .iter()
                         .map(|p| {
@@ -635,6 +769,7 @@ fn latency_curves(result: &ResultFile) -> String {
         .take(POINTS_WITH_CURVES)
         .map(|(p, latency)| Series {
             name: p.label.clone(),
+            marks: Vec::new(),
             points: latency
                 .percentiles
                 .iter()
@@ -656,7 +791,7 @@ fn latency_curves(result: &ResultFile) -> String {
             "percentile",
             "µs",
             &scale,
-            svg::YAxis::Log10,
+            svg::YAxis::LatencyLog10,
             chunk,
         ));
     }
@@ -670,10 +805,11 @@ fn knee_chart(result: &ResultFile) -> String {
     let Some(knee) = &result.knee else {
         return String::new();
     };
-    let mut steps: Vec<(f64, f64)> = knee
+    // Each point marked with the load it ran at (iodepth=32 → "32").
+    let mut steps: Vec<(f64, f64, String)> = knee
         .curve
         .iter()
-        .map(|s| (s.iops, s.latency_ns as f64 / 1e3))
+        .map(|s| (s.iops, s.latency_ns as f64 / 1e3, load_of(&s.label)))
         .collect();
     steps.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
@@ -685,11 +821,13 @@ fn knee_chart(result: &ResultFile) -> String {
     let mut series = vec![
         Series {
             name: format!("{percentile} of each point"),
-            points: steps.iter().map(|&(x, y)| (x, y, None, None)).collect(),
+            points: steps.iter().map(|&(x, y, _)| (x, y, None, None)).collect(),
+            marks: steps.iter().map(|(_, _, load)| load.clone()).collect(),
         },
         Series {
             name: format!("target: {}", knee.target),
             points: vec![(low, limit_us, None, None), (high, limit_us, None, None)],
+            marks: Vec::new(),
         },
     ];
     if let Some(step) = knee
@@ -700,20 +838,34 @@ fn knee_chart(result: &ResultFile) -> String {
         series.push(Series {
             name: format!("knee: {}", step.label),
             points: vec![(step.iops, step.latency_ns as f64 / 1e3, None, None)],
+            marks: Vec::new(),
         });
     }
-    let ticks = (0..=4)
-        .map(|k| low + (high - low) * f64::from(k) / 4.0)
-        .map(|x| (x, super::units::significant(x)))
+    let ticks = svg::nice_ticks(low, high, 4)
+        .into_iter()
+        .map(|x| (x, count(x)))
         .collect();
     svg::line_chart(
         &format!("Knee search: {percentile} against IOPS"),
         "IOPS",
         "µs",
         &svg::XScale { log2: false, ticks },
-        svg::YAxis::Log10,
+        svg::YAxis::LatencyLog10,
         &series,
     )
+}
+
+/// The load a knee point's label names (`iodepth=32` → `32`), or the label.
+fn load_of(label: &str) -> String {
+    label
+        .split_whitespace()
+        .find_map(|word| {
+            ["iodepth=", "jobs=", "rate=", "rate-iops="]
+                .iter()
+                .find_map(|key| word.strip_prefix(key))
+        })
+        .unwrap_or(label)
+        .to_string()
 }
 
 /// The latency distribution of each point: the share of its I/Os in each
@@ -735,6 +887,7 @@ fn latency_histograms(result: &ResultFile) -> String {
             let (first, last) = (*bands.keys().next()?, *bands.keys().last()?);
             (total > 0.0).then(|| Series {
                 name: p.label.clone(),
+                marks: Vec::new(),
                 points: (first..=last)
                     .map(|band| {
                         let n = bands.get(&band).copied().unwrap_or(0);
@@ -798,6 +951,7 @@ fn time_series(result: &ResultFile) -> String {
             (points.len() >= 2).then(|| Series {
                 name: p.label.clone(),
                 points,
+                marks: Vec::new(),
             })
         })
         .take(POINTS_WITH_CURVES)
@@ -808,14 +962,9 @@ fn time_series(result: &ResultFile) -> String {
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.0))
             .fold(0.0f64, f64::max);
-        let step = (end / 5.0).max(f64::MIN_POSITIVE);
-        let ticks = (0..=5)
-            .map(|i| {
-                (
-                    step * f64::from(i),
-                    format!("{} s", significant(step * f64::from(i))),
-                )
-            })
+        let ticks = svg::nice_ticks(0.0, end.max(f64::MIN_POSITIVE), 5)
+            .into_iter()
+            .map(|t| (t, format!("{} s", significant(t))))
             .collect();
         let scale = svg::XScale { log2: false, ticks };
         html.push_str(&svg::line_chart(
@@ -844,6 +993,11 @@ fn comparisons(comparison: &Comparison) -> String {
             escape(base_name)
         );
         if !pairing.environment.is_empty() {
+            let _ = write!(
+                html,
+                "<details><summary>{} environment facts differ</summary>",
+                pairing.environment.len()
+            );
             html.push_str("<table class=\"environment-difference\"><tr><th>differs</th><th>base</th><th>other</th></tr>");
             for d in &pairing.environment {
                 let _ = write!(
@@ -854,29 +1008,36 @@ fn comparisons(comparison: &Comparison) -> String {
                     escape(&d.other)
                 );
             }
-            html.push_str("</table>");
+            html.push_str("</table></details>");
         }
         let _ = write!(
             html,
-            "<table class=\"sortable ratios\"><thead><tr><th>point</th><th>ratio</th><th>{:.0}% interval</th>\
-             <th>Δ%</th><th>verdict</th></tr></thead><tbody>",
+            "<table class=\"sortable ratios\"><thead><tr><th>point</th><th>base MiB/s</th><th>other MiB/s</th><th>ratio</th><th>{:.0}% interval</th>\
+             <th>Δ%</th><th>n</th><th>verdict</th></tr></thead><tbody>",
             (1.0 - comparison.alpha) * 100.0
         );
         for m in &pairing.matched {
             let interval = super::compare::interval_text(m).unwrap_or_else(|| "-".into());
-            let verdict = match m.verdict {
-                Verdict::Better => "faster",
-                Verdict::Worse => "slower",
-                Verdict::NoSignificantDifference => "no significant difference",
-                Verdict::TooFewRepetitions => "n < 2",
+            let verdict = super::compare::verdict_text(m.verdict, comparison.metric);
+            let class = match m.verdict {
+                Verdict::Better => "better",
+                Verdict::Worse => "worse",
+                _ => "neutral",
             };
             let _ = write!(
                 html,
-                "<tr><td>{}</td>{}<td>{}</td>{}<td>{verdict}</td></tr>",
+                "<tr><td>{}</td>{}{}{}<td>{}</td>{}<td>{}/{}</td><td class=\"verdict-{class}\">{verdict}</td></tr>",
                 escape(&m.label),
+                cell_number(mib_per_s(m.base.mean), significant(mib_per_s(m.base.mean))),
+                cell_number(
+                    mib_per_s(m.other.mean),
+                    significant(mib_per_s(m.other.mean))
+                ),
                 cell_number(m.ratio, format!("{:.3}", m.ratio)),
                 interval,
-                cell_number(m.delta_percent, format!("{:+.1}", m.delta_percent))
+                cell_number(m.delta_percent, format!("{:+.1}", m.delta_percent)),
+                m.base.n,
+                m.other.n
             );
         }
         html.push_str("</tbody></table>");

@@ -17,17 +17,53 @@ const RIGHT: f64 = 45.0;
 const TOP: f64 = 30.0;
 /// Below the plot: tick labels and the axis name; the legend follows.
 const BOTTOM: f64 = 46.0;
-/// Colour-blind-safe series colours (Okabe–Ito).
+/// Colour-blind-safe series colours (Okabe–Ito, with its yellow, which
+/// vanishes on white, replaced by Tol's wine).
 const COLOURS: [&str; 8] = [
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#882255", "#000000",
 ];
 
+/// Line styles after the colours run out: series 9–16 dashed, 17–24 dotted …
+const DASHES: [&str; 4] = ["", "6 3", "2 2", "8 3 2 3"];
+
+/// The colour and dash pattern of series `index`.
+fn style_of(index: usize) -> (&'static str, &'static str) {
+    (
+        COLOURS[index % COLOURS.len()],
+        DASHES[(index / COLOURS.len()) % DASHES.len()],
+    )
+}
+
+/// Round tick values covering `low..=high`: about `count` steps of 1, 2 or
+/// 5 × 10ⁿ, starting at a multiple of the step.
+pub fn nice_ticks(low: f64, high: f64, count: usize) -> Vec<f64> {
+    if !(low.is_finite() && high.is_finite()) || high <= low {
+        return vec![low];
+    }
+    let raw = (high - low) / count.max(1) as f64;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| *s >= raw * 0.999)
+        .unwrap_or(10.0 * magnitude);
+    let first = (low / step).ceil() * step;
+    (0..)
+        .map(|i| first + step * f64::from(i))
+        .take_while(|v| *v <= high + step * 1e-9)
+        .take(1000)
+        .collect()
+}
+
 /// One series of a line chart: points (x, y, optional interval).
+#[derive(Default)]
 pub struct Series {
     /// Legend text.
     pub name: String,
     /// (x, y, low, high), x ascending.
     pub points: Vec<(f64, f64, Option<f64>, Option<f64>)>,
+    /// A label beside each point (a knee search's load), or none.
+    pub marks: Vec<String>,
 }
 
 /// The x axis: linear or log₂, and where its labelled ticks go.
@@ -68,6 +104,9 @@ pub enum YAxis {
     Linear,
     /// Log₁₀ between the decades around the data, a tick at each decade.
     Log10,
+    /// Latency in µs on a log₁₀ axis, each decade labelled in its own
+    /// unit (100 ns, 1 µs, 10 ms, 1 s).
+    LatencyLog10,
 }
 
 /// A line chart; `y_label` names the unit. The legend goes below the plot,
@@ -101,7 +140,7 @@ pub fn line_chart(
     let y_top = values().fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
     // Log: whole decades around the data; linear: from 0 with headroom.
     let (y_low, y_high, y_ticks) = match y_axis {
-        YAxis::Log10 => {
+        YAxis::Log10 | YAxis::LatencyLog10 => {
             let positive_min = values()
                 .filter(|v| *v > 0.0)
                 .fold(f64::INFINITY, f64::min)
@@ -134,7 +173,7 @@ pub fn line_chart(
         }
     };
     let map_y = |v: f64| match y_axis {
-        YAxis::Log10 => v.max(10f64.powf(y_low)).log10(),
+        YAxis::Log10 | YAxis::LatencyLog10 => v.max(10f64.powf(y_low)).log10(),
         YAxis::Linear => v,
     };
     let (lx_min, lx_max) = (map_x(x_min), map_x(x_max).max(map_x(x_min) + 1e-9));
@@ -198,6 +237,7 @@ pub fn line_chart(
         // Decades print whole: 0.01, 1, 1000; linear ticks with three digits.
         let label = match y_axis {
             YAxis::Log10 => format!("{v:.*}", (-v.log10().round()).max(0.0) as usize),
+            YAxis::LatencyLog10 => super::units::latency(v * 1e3),
             YAxis::Linear => super::units::significant(v),
         };
         let _ = write!(
@@ -212,6 +252,7 @@ pub fn line_chart(
     }
     let axis_name = match y_axis {
         YAxis::Log10 => format!("{y_label} (log scale)"),
+        YAxis::LatencyLog10 => "latency (log scale)".to_string(),
         YAxis::Linear => y_label.to_string(),
     };
     let _ = write!(
@@ -221,7 +262,7 @@ pub fn line_chart(
         cy = TOP + plot_h / 2.0
     );
     for (index, s) in series.iter().enumerate() {
-        let colour = COLOURS[index % COLOURS.len()];
+        let (colour, dash) = style_of(index);
         let path: Vec<String> = s
             .points
             .iter()
@@ -229,17 +270,26 @@ pub fn line_chart(
             .collect();
         let _ = write!(
             svg,
-            r#"<g class="series" data-series="{n}"><polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
+            r#"<g class="series" data-series="{n}"><polyline fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}" points="{}"/>"#,
             path.join(" "),
             n = escape(&s.name)
         );
-        for p in &s.points {
+        for (n, p) in s.points.iter().enumerate() {
             let _ = write!(
                 svg,
                 r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"/>"#,
                 x(p.0),
                 y(p.1)
             );
+            if let Some(mark) = s.marks.get(n) {
+                let _ = write!(
+                    svg,
+                    r#"<text class="mark" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                    x(p.0),
+                    y(p.1) - 7.0,
+                    escape(mark)
+                );
+            }
             if let (Some(low), Some(high)) = (p.2, p.3) {
                 let _ = write!(
                     svg,
@@ -258,11 +308,12 @@ pub fn line_chart(
         };
         let _ = write!(
             svg,
-            r#"<rect x="{LEFT}" y="{ry}" width="10" height="10" fill="{colour}"/><text x="{tx}" y="{ty}" class="legend"><title>{}</title>{}</text></g>"#,
+            r#"<line x1="{LEFT}" y1="{ry}" x2="{lx}" y2="{ry}" stroke="{colour}" stroke-width="3" stroke-dasharray="{dash}"/><text x="{tx}" y="{ty}" class="legend"><title>{}</title>{}</text></g>"#,
             escape(&s.name),
             escape(&shown),
-            ry = ly - 9.0,
-            tx = LEFT + 14.0,
+            ry = ly - 4.0,
+            lx = LEFT + 18.0,
+            tx = LEFT + 22.0,
             ty = ly
         );
     }
@@ -330,9 +381,165 @@ pub fn heatmap(
     svg
 }
 
+/// A bar: its value and, when measured, its 95% interval.
+pub type Bar = (f64, Option<(f64, f64)>);
+
+/// One group of bars: its label under the axis, and one bar per series
+/// (`None`: that series has no figure here).
+pub struct BarGroup {
+    /// Label under the group (a test, a point).
+    pub label: String,
+    /// One value per series, in the series' order, with its interval.
+    pub bars: Vec<Option<Bar>>,
+}
+
+/// Grouped vertical bars with each bar's figure written on it: quick's
+/// eight tests, or several files' points side by side. `series` names the
+/// bars of a group (read and write; the files), in the legend.
+pub fn bar_chart(title: &str, y_label: &str, series: &[String], groups: &[BarGroup]) -> String {
+    let values = groups
+        .iter()
+        .flat_map(|g| g.bars.iter().flatten())
+        .flat_map(|(v, interval)| [Some(*v), interval.map(|i| i.1)])
+        .flatten();
+    let top = values.fold(0.0f64, f64::max);
+    if groups.is_empty() || series.is_empty() || top <= 0.0 {
+        return String::new();
+    }
+    let ticks = nice_ticks(0.0, top * 1.12, 5);
+    let y_high = ticks.last().copied().unwrap_or(top).max(top * 1.12);
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let height = TOP + PLOT_HEIGHT + BOTTOM + LEGEND_LINE * series.len() as f64 + 6.0;
+    let y = |v: f64| TOP + PLOT_HEIGHT - v / y_high * PLOT_HEIGHT;
+    let group_w = plot_w / groups.len() as f64;
+    let bar_w = (group_w * 0.8 / series.len() as f64).min(60.0);
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg class="chart" data-kind="bar" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{t}"><title>{t}</title><text x="{LEFT}" y="18" class="title">{t}</text>"#,
+        t = escape(title)
+    );
+    let _ = write!(
+        svg,
+        r#"<g class="axis y-axis"><line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{b}"/>"#,
+        b = TOP + PLOT_HEIGHT
+    );
+    for v in &ticks {
+        let _ = write!(
+            svg,
+            r##"<line x1="{l}" y1="{p}" x2="{r}" y2="{p}" stroke="#eee"/><text x="{tx}" y="{ty}" text-anchor="end">{}</text>"##,
+            super::units::significant(*v),
+            l = LEFT - 5.0,
+            r = LEFT + plot_w,
+            p = y(*v),
+            tx = LEFT - 8.0,
+            ty = y(*v) + 4.0
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<text transform="translate(16 {cy}) rotate(-90)" text-anchor="middle" class="label">{}</text></g>"#,
+        escape(y_label),
+        cy = TOP + PLOT_HEIGHT / 2.0
+    );
+    let _ = write!(
+        svg,
+        r#"<g class="axis x-axis"><line x1="{LEFT}" y1="{b}" x2="{r}" y2="{b}"/>"#,
+        b = TOP + PLOT_HEIGHT,
+        r = LEFT + plot_w
+    );
+    for (g, group) in groups.iter().enumerate() {
+        let centre = LEFT + group_w * (g as f64 + 0.5);
+        let _ = write!(
+            svg,
+            r#"<text x="{centre:.1}" y="{ty}" text-anchor="middle">{}</text>"#,
+            escape(&group.label),
+            ty = TOP + PLOT_HEIGHT + 18.0
+        );
+        let first = centre - bar_w * series.len() as f64 / 2.0;
+        for (b, bar) in group.bars.iter().enumerate() {
+            let Some((value, interval)) = bar else {
+                continue;
+            };
+            let (colour, _) = style_of(b);
+            let left = first + bar_w * b as f64;
+            let _ = write!(
+                svg,
+                r#"<rect class="bar" x="{left:.1}" y="{top:.1}" width="{w:.1}" height="{h:.1}" fill="{colour}"><title>{}: {}</title></rect>"#,
+                escape(&series[b.min(series.len() - 1)]),
+                super::units::significant(*value),
+                top = y(*value),
+                w = bar_w * 0.92,
+                h = (TOP + PLOT_HEIGHT - y(*value)).max(0.0)
+            );
+            if let Some((low, high)) = interval {
+                let mid = left + bar_w * 0.46;
+                let _ = write!(
+                    svg,
+                    r##"<line class="error-bar" x1="{mid:.1}" y1="{:.1}" x2="{mid:.1}" y2="{:.1}" stroke="#444"/>"##,
+                    y(low.max(0.0)),
+                    y(*high)
+                );
+            }
+            let _ = write!(
+                svg,
+                r#"<text class="figure" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                left + bar_w * 0.46,
+                y(interval.map_or(*value, |i| i.1.max(*value))) - 4.0,
+                super::units::significant(*value)
+            );
+        }
+    }
+    svg.push_str("</g>");
+    for (index, name) in series.iter().enumerate() {
+        let (colour, _) = style_of(index);
+        let ly = TOP + PLOT_HEIGHT + BOTTOM + LEGEND_LINE * (index as f64 + 1.0);
+        let _ = write!(
+            svg,
+            r#"<rect x="{LEFT}" y="{ry}" width="10" height="10" fill="{colour}"/><text x="{tx}" y="{ly}" class="legend">{}</text>"#,
+            escape(name),
+            ry = ly - 9.0,
+            tx = LEFT + 14.0
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_are_round_and_bars_carry_their_figures() {
+        assert_eq!(
+            nice_ticks(0.0, 23_000.0, 5),
+            vec![0.0, 5000.0, 10000.0, 15000.0, 20000.0]
+        );
+        assert_eq!(nice_ticks(0.0, 3.2, 5), vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(
+            nice_ticks(1000.0, 31_147.0, 4),
+            vec![10000.0, 20000.0, 30000.0]
+        );
+        let svg = bar_chart(
+            "quick",
+            "MiB/s",
+            &["read".into(), "write".into()],
+            &[
+                BarGroup {
+                    label: "SEQ1M Q8".into(),
+                    bars: vec![Some((2950.0, None)), Some((1210.0, Some((1200.0, 1220.0))))],
+                },
+                BarGroup {
+                    label: "RND4K Q1".into(),
+                    bars: vec![Some((41.2, None)), None],
+                },
+            ],
+        );
+        assert_eq!(svg.matches(r#"class="bar""#).count(), 3);
+        assert!(svg.contains(">2950<") && svg.contains(">41.2<") && svg.contains(">SEQ1M Q8<"));
+        assert_eq!(svg.matches("class=\"error-bar\"").count(), 1);
+    }
 
     #[test]
     fn a_line_chart_has_axes_series_error_bars_and_escaped_text() {
@@ -343,6 +550,7 @@ mod tests {
                 (65536.0, 300.0, None, None),
                 (1048576.0, 400.0, Some(390.0), Some(410.0)),
             ],
+            ..Series::default()
         }];
         let scale = XScale::sizes(4096, 1 << 20);
         let svg = line_chart(
@@ -370,6 +578,7 @@ mod tests {
                 (512.0, 3.0, None, None),
                 ((1u64 << 30) as f64, 4000.0, None, None),
             ],
+            ..Series::default()
         }];
         // 512 B to 1 GiB: 22 ticks, far more than fit side by side.
         let scale = XScale::sizes(512, 1 << 30);
