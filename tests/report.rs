@@ -29,6 +29,7 @@ fn headless(browser: &Path, profile: &Path) -> Command {
         "--enable-logging=stderr",
         "--v=0",
         "--virtual-time-budget=5000",
+        "--window-size=1400,900",
     ]);
     command.arg(format!("--user-data-dir={}", profile.display()));
     command
@@ -136,28 +137,42 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
     );
     // Measured by the browser: no tick labels overlap, no text is cut.
     assert_layout_ok(&dom);
-    // Per file: throughput by block size (6 series: 2 ops × 3 file sizes), by
-    // file size (6: 2 ops × 3 blocks), and latency by percentile for its 18
-    // points (8 + 8 + 2). The null engine's runs are too short for a series.
+    // First the answer: both files' curves on the same axes (12 series by
+    // block size, 12 by file size), before the comparison and the files.
     let charts = |title: &str| dom.matches(&format!(r#"aria-label="{title}""#)).count();
+    assert_eq!(charts("Throughput by block size, file by file"), 1);
+    assert_eq!(charts("Throughput by file size, file by file"), 1);
+    let answer = dom.find(r#"<section class="answer">"#).unwrap();
+    let compared = dom.find("Compared with").unwrap();
+    let first_file = dom.find(r#"<section class="result""#).unwrap();
+    assert!(answer < compared && compared < first_file);
+    // Per file: throughput by block size (6 series: 2 ops × 3 file sizes), by
+    // file size (6: 2 ops × 3 blocks), and latency by percentile and its
+    // distribution for its 18 points, one chart each: past eight colours
+    // the series are dashed, not split. The null engine's runs are too
+    // short for a time series.
     assert_eq!(charts("Throughput by block size"), 2);
     assert_eq!(charts("Throughput by file size"), 2);
-    assert_eq!(charts("Latency by percentile"), 6);
+    assert_eq!(charts("Latency by percentile"), 2);
     assert_eq!(
         charts("Latency distribution (share of I/Os per power-of-two band)"),
-        6
+        2
     );
-    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 16);
+    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 10);
+    assert!(
+        dom.contains(r#"stroke-dasharray="6 3""#),
+        "series 9–16 dashed"
+    );
     assert_eq!(
         dom.matches(r#"data-kind="heatmap""#).count(),
         2,
         "one heatmap per op"
     );
-    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 16);
-    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 16);
+    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 10);
+    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 10);
     assert_eq!(
         dom.matches(r#"class="series""#).count(),
-        4 * 6 + 2 * 18 + 2 * 18
+        2 * 12 + 2 * (6 + 6 + 18 + 18)
     );
     assert!(dom.contains("environment.kernel") || dom.contains("Compared with"));
 }
@@ -440,4 +455,51 @@ fn the_studys_own_table_is_in_every_report_format() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("study-csv"));
     assert!(!refused.exists());
+}
+
+/// quick's report opens with its eight bars, each with its figure, and the
+/// whole chart is on the first screen (1400×900) as Chromium lays it out.
+#[test]
+fn quicks_report_leads_with_eight_bars_on_the_first_screen() {
+    let dir = scratch();
+    let out = scratch();
+    let result = out.path().join("quick.json");
+    succeed(
+        iolab()
+            .args([
+                "quick",
+                "--size",
+                "8m",
+                "--runtime",
+                "200ms",
+                "--ramp",
+                "0s",
+                "--dir",
+            ])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&result),
+    );
+    let report = out.path().join("quick.html");
+    let html = std::fs::read_to_string(&report).unwrap();
+    let answer = html.find(r#"<section class="answer">"#).unwrap();
+    assert!(
+        answer < html.find("<table").unwrap(),
+        "the picture before any table"
+    );
+    assert_eq!(html.matches(r#"class="bar""#).count(), 8);
+    for test in ["SEQ1M Q8", "SEQ1M Q1", "RND4K Q32", "RND4K Q1"] {
+        assert!(html.contains(&format!(">{test}<")), "{test}");
+    }
+    let Some((dom, _)) = selftest_dom(&report) else {
+        return;
+    };
+    assert_layout_ok(&dom);
+    let bottom: i64 = dom
+        .split(r#"data-answer-bottom=""#)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|v| v.parse().ok())
+        .expect("the self-test measured the answer");
+    assert!((1..=900).contains(&bottom), "the bars end at {bottom} px");
 }

@@ -25,8 +25,8 @@ pub const GENERATOR: &str = "iolab report";
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
 th{background:#f3f3f3;cursor:pointer}td.num{text-align:right;white-space:nowrap}code{background:#f6f6f6;padding:2px 4px}\
-svg.chart{width:100%;max-width:1400px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
-svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}.verdict-better{color:#060;font-weight:bold}.verdict-worse{color:#c00;font-weight:bold}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}";
+svg.chart{width:100%;max-width:1000px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
+svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}svg .axis line.grid{stroke:#e4e4e4}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}.verdict-better{color:#060;font-weight:bold}.verdict-worse{color:#c00;font-weight:bold}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}";
 
 /// Sorting by clicking a header; `#selftest` sorts the first table by its
 /// second column and records the outcome in `body[data-selftest]` for the browser test.
@@ -71,6 +71,10 @@ if (location.hash == "#selftest") {
     });
   });
   document.body.dataset.layout = layout;
+  // Where the answer's first picture ends, in CSS pixels from the top:
+  // within the first screen (900 px high) when the report leads with it.
+  const first = document.querySelector("section.answer svg.chart");
+  document.body.dataset.answerBottom = first ? Math.round(first.getBoundingClientRect().bottom) : -1;
 }
 "##;
 
@@ -96,14 +100,14 @@ pub fn render(view: &ReportView<'_>) -> String {
         files.len()
     );
     // The answer first: a picture of the result (quick's bars, a sweep's
-    // curves, several files side by side) and the comparison; then the
-    // studies' tables and each file's tables; what the machine was, the
+    // curves, several files side by side), the studies' own tables and the
+    // comparison; then each file's tables; what the machine was, the
     // devices and the checks after, folded.
     html.push_str(&answer(view));
+    html.push_str(&study_tables(&view.study_tables));
     if let Some(comparison) = &view.comparison {
         html.push_str(&comparisons(comparison));
     }
-    html.push_str(&study_tables(&view.study_tables));
     let shared_environment = files.len() > 1
         && files
             .windows(2)
@@ -211,6 +215,42 @@ fn files_side_by_side(view: &ReportView<'_>) -> String {
     let Some((_, base)) = files.first() else {
         return String::new();
     };
+    // Sweeps over a size: each file's curves on the same axes.
+    let mut html = String::new();
+    for (blank_bs, title, axis) in SIZE_CHARTS {
+        let series: Vec<Series> = files
+            .iter()
+            .flat_map(|(name, file)| {
+                size_series(file, blank_bs).into_iter().map(move |mut s| {
+                    s.name = format!("{name}: {}", s.name);
+                    s
+                })
+            })
+            .collect();
+        html.push_str(&size_charts(
+            &series,
+            &format!("{title}, file by file"),
+            axis,
+        ));
+    }
+    if !html.is_empty() {
+        return html;
+    }
+    // Otherwise a bar per file at each of the base's points, named by what
+    // varies between them.
+    let axes = super::table::varying_parameters(base);
+    let short = |point: &Point| match axes.as_slice() {
+        [] => point.label.clone(),
+        axes => axes
+            .iter()
+            .map(|param| {
+                param
+                    .value_in(&point.workload)
+                    .map_or_else(String::new, |v| param.format_value(v))
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
     let groups: Vec<svg::BarGroup> = base
         .points
         .iter()
@@ -218,7 +258,7 @@ fn files_side_by_side(view: &ReportView<'_>) -> String {
         .map(|point| {
             let key = compare::match_key(&point.workload);
             svg::BarGroup {
-                label: point.label.clone(),
+                label: short(point),
                 bars: files
                     .iter()
                     .map(|(_, file)| {
@@ -676,75 +716,86 @@ fn series_key(workload: &Workload, blank_bs: bool) -> (String, String) {
     (compare::match_key(&w), name)
 }
 
+/// The throughput-by-size charts' axes: (blank the block size, title, axis name).
+const SIZE_CHARTS: [(bool, &str, &str); 2] = [
+    (true, "Throughput by block size", "block size"),
+    (false, "Throughput by file size", "file size"),
+];
+
+/// A file's throughput series over block size (`blank_bs`) or file size:
+/// one per configuration with at least two sizes.
+fn size_series(result: &ResultFile, blank_bs: bool) -> Vec<Series> {
+    let mut groups: BTreeMap<String, (String, Vec<&Point>)> = BTreeMap::new();
+    for point in result.points.iter().filter(|p| p.summary.is_some()) {
+        let (key, name) = series_key(&point.workload, blank_bs);
+        groups
+            .entry(key)
+            .or_insert_with(|| (name, Vec::new()))
+            .1
+            .push(point);
+    }
+    groups
+        .into_values()
+        .filter(|(_, points)| points.len() >= 2)
+        .map(|(name, mut points)| {
+            let size_of = |p: &Point| {
+                if blank_bs {
+                    p.workload.bs
+                } else {
+                    p.workload.size
+                }
+            };
+            points.sort_by_key(|p| size_of(p));
+            Series {
+                name,
+                marks: Vec::new(),
+                points: points
+                    .iter()
+                    .map(|p| {
+                        let t = &p.summary.as_ref().expect("filtered").throughput_bps;
+                        (
+                            size_of(p) as f64,
+                            mib_per_s(t.mean),
+                            t.ci95_low.map(mib_per_s),
+                            t.ci95_high.map(mib_per_s),
+                        )
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// Line charts of `series` over a size axis, at most [`SERIES_PER_CHART`] each.
+fn size_charts(series: &[Series], title: &str, axis: &str) -> String {
+    let mut html = String::new();
+    for (part, chunk) in series.chunks(SERIES_PER_CHART).enumerate() {
+        let title = if series.len() > SERIES_PER_CHART {
+            format!("{title} ({})", part + 1)
+        } else {
+            title.to_string()
+        };
+        let xs = chunk
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0 as u64));
+        let (min, max) = xs.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)));
+        let scale = svg::XScale::sizes(min, max);
+        html.push_str(&svg::line_chart(
+            &title,
+            axis,
+            "MiB/s",
+            &scale,
+            svg::YAxis::Linear,
+            chunk,
+        ));
+    }
+    html
+}
+
 fn charts(result: &ResultFile) -> String {
     let mut html = String::new();
-    for (blank_bs, title, axis) in [
-        (true, "Throughput by block size", "block size"),
-        (false, "Throughput by file size", "file size"),
-    ] {
-        let mut groups: BTreeMap<String, (String, Vec<&Point>)> = BTreeMap::new();
-        for point in result.points.iter().filter(|p| p.summary.is_some()) {
-            let (key, name) = series_key(&point.workload, blank_bs);
-            groups
-                .entry(key)
-                .or_insert_with(|| (name, Vec::new()))
-                .1
-                .push(point);
-        }
-        let series: Vec<Series> = groups
-            .into_values()
-            .filter(|(_, points)| points.len() >= 2)
-            .map(|(name, mut points)| {
-                points.sort_by_key(|p| {
-                    if blank_bs {
-                        p.workload.bs
-                    } else {
-                        p.workload.size
-                    }
-                });
-                Series {
-                    name,
-                    marks: Vec::new(),
-                    points: points
-                        .iter()
-                        .map(|p| {
-                            let t = &p.summary.as_ref().expect("filtered").throughput_bps;
-                            let x = if blank_bs {
-                                p.workload.bs
-                            } else {
-                                p.workload.size
-                            };
-                            (
-                                x as f64,
-                                mib_per_s(t.mean),
-                                t.ci95_low.map(mib_per_s),
-                                t.ci95_high.map(mib_per_s),
-                            )
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
-        for (part, chunk) in series.chunks(SERIES_PER_CHART).enumerate() {
-            let title = if series.len() > SERIES_PER_CHART {
-                format!("{title} ({})", part + 1)
-            } else {
-                title.to_string()
-            };
-            let xs = chunk
-                .iter()
-                .flat_map(|s| s.points.iter().map(|p| p.0 as u64));
-            let (min, max) = xs.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)));
-            let scale = svg::XScale::sizes(min, max);
-            html.push_str(&svg::line_chart(
-                &title,
-                axis,
-                "MiB/s",
-                &scale,
-                svg::YAxis::Linear,
-                chunk,
-            ));
-        }
+    for (blank_bs, title, axis) in SIZE_CHARTS {
+        html.push_str(&size_charts(&size_series(result, blank_bs), title, axis));
     }
     html.push_str(&knee_chart(result));
     html.push_str(&latency_curves(result));

@@ -34,6 +34,16 @@ fn style_of(index: usize) -> (&'static str, &'static str) {
     )
 }
 
+/// A tick's label: whole numbers whole (0, not 0.00), others with three
+/// significant digits.
+fn tick_text(v: f64) -> String {
+    if v == v.trunc() && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        super::units::significant(v)
+    }
+}
+
 /// Round tick values covering `low..=high`: about `count` steps of 1, 2 or
 /// 5 × 10ⁿ, starting at a multiple of the step.
 pub fn nice_ticks(low: f64, high: f64, count: usize) -> Vec<f64> {
@@ -238,7 +248,7 @@ pub fn line_chart(
         let label = match y_axis {
             YAxis::Log10 => format!("{v:.*}", (-v.log10().round()).max(0.0) as usize),
             YAxis::LatencyLog10 => super::units::latency(v * 1e3),
-            YAxis::Linear => super::units::significant(v),
+            YAxis::Linear => tick_text(v),
         };
         let _ = write!(
             svg,
@@ -409,10 +419,23 @@ pub fn bar_chart(title: &str, y_label: &str, series: &[String], groups: &[BarGro
     let ticks = nice_ticks(0.0, top * 1.12, 5);
     let y_high = ticks.last().copied().unwrap_or(top).max(top * 1.12);
     let plot_w = WIDTH - LEFT - RIGHT;
-    let height = TOP + PLOT_HEIGHT + BOTTOM + LEGEND_LINE * series.len() as f64 + 6.0;
-    let y = |v: f64| TOP + PLOT_HEIGHT - v / y_high * PLOT_HEIGHT;
     let group_w = plot_w / groups.len() as f64;
     let bar_w = (group_w * 0.8 / series.len() as f64).min(60.0);
+    // Group labels wider than their group are slanted, and the chart grows
+    // to hold them.
+    let longest = groups
+        .iter()
+        .map(|g| g.label.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    let slanted = longest * CHAR_WIDTH > group_w;
+    let label_room = if slanted {
+        longest * CHAR_WIDTH * 0.6
+    } else {
+        0.0
+    };
+    let height = TOP + PLOT_HEIGHT + BOTTOM + label_room + LEGEND_LINE * series.len() as f64 + 6.0;
+    let y = |v: f64| TOP + PLOT_HEIGHT - v / y_high * PLOT_HEIGHT;
     let mut svg = String::new();
     let _ = write!(
         svg,
@@ -427,8 +450,8 @@ pub fn bar_chart(title: &str, y_label: &str, series: &[String], groups: &[BarGro
     for v in &ticks {
         let _ = write!(
             svg,
-            r##"<line x1="{l}" y1="{p}" x2="{r}" y2="{p}" stroke="#eee"/><text x="{tx}" y="{ty}" text-anchor="end">{}</text>"##,
-            super::units::significant(*v),
+            r##"<line class="grid" x1="{l}" y1="{p}" x2="{r}" y2="{p}"/><text x="{tx}" y="{ty}" text-anchor="end">{}</text>"##,
+            tick_text(*v),
             l = LEFT - 5.0,
             r = LEFT + plot_w,
             p = y(*v),
@@ -450,12 +473,20 @@ pub fn bar_chart(title: &str, y_label: &str, series: &[String], groups: &[BarGro
     );
     for (g, group) in groups.iter().enumerate() {
         let centre = LEFT + group_w * (g as f64 + 0.5);
-        let _ = write!(
-            svg,
-            r#"<text x="{centre:.1}" y="{ty}" text-anchor="middle">{}</text>"#,
-            escape(&group.label),
-            ty = TOP + PLOT_HEIGHT + 18.0
-        );
+        let ty = TOP + PLOT_HEIGHT + 18.0;
+        if slanted {
+            let _ = write!(
+                svg,
+                r#"<text transform="translate({centre:.1} {ty}) rotate(-35)" text-anchor="end">{}</text>"#,
+                escape(&group.label),
+            );
+        } else {
+            let _ = write!(
+                svg,
+                r#"<text x="{centre:.1}" y="{ty}" text-anchor="middle">{}</text>"#,
+                escape(&group.label),
+            );
+        }
         let first = centre - bar_w * series.len() as f64 / 2.0;
         for (b, bar) in group.bars.iter().enumerate() {
             let Some((value, interval)) = bar else {
@@ -481,19 +512,23 @@ pub fn bar_chart(title: &str, y_label: &str, series: &[String], groups: &[BarGro
                     y(*high)
                 );
             }
-            let _ = write!(
-                svg,
-                r#"<text class="figure" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-                left + bar_w * 0.46,
-                y(interval.map_or(*value, |i| i.1.max(*value))) - 4.0,
-                super::units::significant(*value)
-            );
+            // A figure is written on its bar where it fits; the tooltip
+            // always has it.
+            let figure = super::units::significant(*value);
+            if figure.chars().count() as f64 * CHAR_WIDTH <= bar_w + 2.0 {
+                let _ = write!(
+                    svg,
+                    r#"<text class="figure" x="{:.1}" y="{:.1}" text-anchor="middle">{figure}</text>"#,
+                    left + bar_w * 0.46,
+                    y(interval.map_or(*value, |i| i.1.max(*value))) - 4.0,
+                );
+            }
         }
     }
     svg.push_str("</g>");
     for (index, name) in series.iter().enumerate() {
         let (colour, _) = style_of(index);
-        let ly = TOP + PLOT_HEIGHT + BOTTOM + LEGEND_LINE * (index as f64 + 1.0);
+        let ly = TOP + PLOT_HEIGHT + BOTTOM + label_room + LEGEND_LINE * (index as f64 + 1.0);
         let _ = write!(
             svg,
             r#"<rect x="{LEFT}" y="{ry}" width="10" height="10" fill="{colour}"/><text x="{tx}" y="{ly}" class="legend">{}</text>"#,
