@@ -656,7 +656,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         );
     }
     driver::finish(&mut [&mut presenter], &result)?;
-    if ranks.speaks() && !grid.json {
+    if ranks.speaks() && !grid.json && matches!(ending, Ending::Success | Ending::Warnings) {
         super::note_single_repetition(&grid.points);
     }
     Ok(super::strict_ending(ending, grid.strict, &result))

@@ -842,7 +842,7 @@ fn execute(
         after_table: None,
     };
     driver::finish(&mut [&mut presenter], &result)?;
-    if !plan.json {
+    if !plan.json && matches!(driven.ending, Ending::Success | Ending::Warnings) {
         note_single_repetition(&plan.points);
     }
     Ok(strict_ending(driven.ending, plan.strict, &result))
