@@ -185,3 +185,147 @@ fn live_status_on_a_terminal_and_nothing_extra_in_a_pipe() {
     );
     assert!(!stderr.contains('\r') && !stderr.contains('\u{1b}'));
 }
+
+/// The cells of a box-drawn table's lines: the header's names, or each
+/// row's first cell.
+fn cells(line: &str) -> Vec<String> {
+    line.trim_matches(|c| c == '│')
+        .split(['┆', '│'])
+        .map(|cell| cell.trim().to_string())
+        .collect()
+}
+
+/// The table README shows as quick's output has the columns and rows quick
+/// prints now (the figures are this machine's, so only the shape is held).
+#[test]
+fn the_readmes_quick_table_is_what_quick_prints() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let block = readme
+        .split("<!-- quick-output")
+        .nth(1)
+        .and_then(|rest| rest.split("```").nth(1))
+        .expect("README shows quick's output after its marker");
+    let dir = scratch();
+    let out = iolab()
+        .args([
+            "quick",
+            "--size",
+            "8m",
+            "--runtime",
+            "100ms",
+            "--ramp",
+            "0s",
+            "--no-report",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(dir.path().join("q.json"))
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8_lossy(&out.stdout);
+    let table = |text: &str| -> (Vec<String>, Vec<String>) {
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with('│')).collect();
+        let header = cells(lines[0]);
+        let rows = lines[1..].iter().map(|l| cells(l)[0].clone()).collect();
+        (header, rows)
+    };
+    let (shown_header, shown_rows) = table(block);
+    let (header, rows) = table(&printed);
+    assert_eq!(
+        shown_header, header,
+        "README's columns\n{block}\nquick's\n{printed}"
+    );
+    assert_eq!(shown_rows, rows);
+    let prose = block
+        .lines()
+        .filter(|l| !l.starts_with(['│', '┌', '└', '╞', '$']) && !l.starts_with("results:"));
+    for line in prose {
+        if let Some(words) = line.split(';').next().filter(|w| !w.trim().is_empty()) {
+            assert!(
+                printed.contains(words),
+                "README's line {line:?} is not what quick prints"
+            );
+        }
+    }
+}
+
+/// At 80 columns every line of run's, sweep's and compare's output fits,
+/// tables and notes alike.
+#[test]
+fn every_table_fits_80_columns() {
+    let dir = scratch();
+    let out = scratch();
+    let widest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let shown = |args: &[&str]| {
+        let output = iolab().args(args).env("COLUMNS", "80").output().unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let dir_text = dir.path().to_str().unwrap();
+    let (a, b) = (out.path().join("a.json"), out.path().join("b.json"));
+    for path in [&a, &b] {
+        let text = shown(&[
+            "run",
+            "--dir",
+            dir_text,
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--op",
+            "mix",
+            "--mix",
+            "read=70,write=30",
+            "--repeat",
+            "3",
+            "-o",
+            path.to_str().unwrap(),
+        ]);
+        assert!(widest(&text) <= 80, "run:\n{text}");
+    }
+    let sweep = out.path().join("s.json");
+    let text = shown(&[
+        "sweep",
+        "--dir",
+        dir_text,
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--bs",
+        "4k,64k",
+        "--op",
+        "read,write",
+        "--no-report",
+        "-o",
+        sweep.to_str().unwrap(),
+    ]);
+    assert!(widest(&text) <= 80, "sweep:\n{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("┆ op ") || l.contains("│ op ")),
+        "a column per swept parameter:\n{text}"
+    );
+    for extra in [
+        &[][..],
+        &["--margin", "5%"][..],
+        &["--metric", "read.p99"][..],
+    ] {
+        let mut args = vec!["compare", a.to_str().unwrap(), b.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let text = shown(&args);
+        assert!(widest(&text) <= 80, "compare {extra:?}:\n{text}");
+    }
+}

@@ -72,7 +72,16 @@ use mpi_state;
 
 /// iolab: a laboratory for storage I/O experiments on Linux.
 #[derive(Debug, Parser)]
-#[command(name = "iolab", version = VERSION, about, long_about = None, max_term_width = 100, args_override_self = true)]
+#[command(
+    name = "iolab",
+    version = VERSION,
+    about,
+    long_about = None,
+    max_term_width = 100,
+    args_override_self = true,
+    after_help = "Start with `iolab quick --dir DIR` (the eight tests of a desktop benchmark) or \
+                  `iolab run --help` (one workload, with examples). docs/guide.md has every flag."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -108,7 +117,7 @@ pub enum Command {
         after_long_help = "Examples:\n  # the eight tests of a desktop benchmark\n  iolab quick --dir /mnt/data\n\n  # a larger file, longer tests\n  iolab quick --dir /mnt/data --size 4g --runtime 10s\n"
     )]
     Quick(QuickArgs),
-    /// The studies of the seed papers, ready to run: list, show as a study file, run.
+    /// The published studies iolab reproduces, ready to run: list, show as a study file, run.
     #[command(subcommand)]
     Preset(PresetCommand),
     /// Compare result files point by point: ratios with 95% intervals,

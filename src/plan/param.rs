@@ -870,21 +870,21 @@ mod tests {
         }
     }
 
-    /// The README's flag table, the study-file keys and the result-schema
+    /// The guide's flag table, the study-file keys and the result-schema
     /// document name every parameter.
     #[test]
     fn the_documentation_names_every_parameter() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        let guide = std::fs::read_to_string(root.join("docs/guide.md")).unwrap();
         let schema_doc = std::fs::read_to_string(root.join("docs/result-schema.md")).unwrap();
         let study_doc = std::fs::read_to_string(root.join("docs/study-files.md")).unwrap();
         for &param in Param::ALL {
             let flag = format!("`--{}", param.name());
             assert!(
-                readme
+                guide
                     .lines()
                     .any(|l| l.starts_with('|') && l.contains(&flag)),
-                "README.md's flag table lacks {flag}`"
+                "docs/guide.md's flag table lacks {flag}`"
             );
             assert!(
                 study_doc

@@ -255,7 +255,10 @@ fn direction_rows(point: &Point, detail: bool) -> Vec<(String, Vec<String>)> {
             let asked = mix.percent(d.direction);
             let lat = d.latency_ns.as_ref();
             let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
-            let name = format!("  ↳ {} {share:.1}% of I/Os (asked {asked}%)", d.direction.name());
+            let name = format!(
+                "  ↳ {} {share:.1}% of I/Os (asked {asked}%)",
+                d.direction.name()
+            );
             let mib = significant(mib_per_s(d.throughput_bps.mean));
             let iops = count(d.iops.mean);
             let (p50, p99) = (percentile(lat, 50.0), percentile(lat, 99.0));
