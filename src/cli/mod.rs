@@ -432,7 +432,7 @@ pub struct ReportArgs {
     #[arg(required = true, num_args = 1.., value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
     /// The file to write, refused if it exists; `-` writes to stdout
-    /// [default: iolab-results/report-<timestamp>.html, .md or .csv].
+    /// [default: iolab-results/report-TIME.html, .md or .csv].
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// HTML with charts, or the same content as Markdown or CSV tables.
