@@ -6,7 +6,7 @@
 //! and a check raised a warning or an error.
 
 use clap::Parser;
-use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::error::ErrorKind;
 use iolab::app::{self, AppError, Ending};
 use iolab::cli::{Cli, Command};
 use iolab::cluster;
@@ -145,79 +145,13 @@ fn argument_error(error: clap::Error, raw: &[OsString]) -> ExitCode {
                 Err(again) if escaped != raw && again.kind() == error.kind() => again,
                 _ => error,
             };
-            let rendered = error.render().to_string();
-            let (line, advice) = fold_clap_message(&rendered);
-            // fio's option names that are not iolab's: the iolab spelling.
-            let translated = match (error.kind(), error.get(ContextKind::InvalidArg)) {
-                (ErrorKind::UnknownArgument, Some(ContextValue::String(unknown))) => {
-                    let arguments: Vec<String> = raw
-                        .iter()
-                        .map(|a| a.to_string_lossy().into_owned())
-                        .collect();
-                    iolab::cli::fio_words::translate(unknown, &arguments)
-                }
-                _ => None,
-            };
-            // clap's measure of likeness misses swapped letters (`rnu`).
-            let advice = match (error.kind(), error.get(ContextKind::InvalidSubcommand)) {
-                (ErrorKind::InvalidSubcommand, Some(ContextValue::String(word)))
-                    if !advice.contains("tip:") =>
-                {
-                    match iolab::cli::similar_subcommand(word) {
-                        Some(name) => {
-                            format!("\n  tip: a similar subcommand exists: '{name}'{advice}")
-                        }
-                        None => advice,
-                    }
-                }
-                _ => advice,
-            };
-            let advice = match (error.kind(), error.get(ContextKind::InvalidArg)) {
-                (ErrorKind::UnknownArgument, Some(ContextValue::String(unknown)))
-                    if !advice.contains("tip:") =>
-                {
-                    let subcommand = raw.get(1).and_then(|a| a.to_str()).unwrap_or("");
-                    match iolab::cli::tip_for_unexpected(subcommand, unknown) {
-                        Some(tip) => format!("\n  tip: {tip}{advice}"),
-                        None => advice,
-                    }
-                }
-                _ => advice,
-            };
-            let line = match translated {
-                Some(translated) => translated,
-                None => format!("{line}{advice}"),
-            };
+            let arguments: Vec<String> = raw
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let line = iolab::cli::refusal::explain(&error, &arguments);
             iolab::say!("iolab: error: {line}");
             ExitCode::from(2)
         }
     }
-}
-
-/// clap's rendered error as iolab's: the message on one line, then clap's
-/// tips and its usage line each on a line of their own ("did you mean
-/// `run`", "use `-- dd`"), without the pointer to `--help`.
-fn fold_clap_message(rendered: &str) -> (String, String) {
-    let mut message = Vec::new();
-    let mut advice = String::new();
-    for line in rendered
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty())
-    {
-        if line.starts_with("For more information") {
-            continue;
-        } else if line.starts_with("tip:") || line.starts_with("Usage:") {
-            advice.push_str("\n  ");
-            advice.push_str(line);
-        } else if advice.is_empty() {
-            message.push(line);
-        }
-    }
-    let message = message.join(" ");
-    let message = message
-        .strip_prefix("error: ")
-        .unwrap_or(&message)
-        .to_string();
-    (message, advice)
 }

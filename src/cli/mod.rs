@@ -15,6 +15,7 @@ use std::time::Duration;
 
 pub mod fio_words;
 pub mod params;
+pub mod refusal;
 pub mod sweep;
 
 pub use params::ParamFlags;
@@ -162,41 +163,6 @@ pub enum Command {
     ///
     /// Example: iolab measure --path /data -- dd if=/dev/zero of=/data/f bs=8k count=100000
     Measure(MeasureArgs),
-}
-
-/// The subcommand `word` is a slip of (two letters swapped, one missing,
-/// extra or wrong), for a refusal's tip where clap has none.
-pub fn similar_subcommand(word: &str) -> Option<String> {
-    use clap::CommandFactory;
-    Cli::command()
-        .get_subcommands()
-        .filter(|command| !command.is_hide_set())
-        .map(|command| command.get_name().to_string())
-        .find(|name| one_slip_apart(word, name))
-}
-
-/// A tip for a word clap did not expect where it has none: `measure`'s
-/// command goes after `--`.
-pub fn tip_for_unexpected(subcommand: &str, unknown: &str) -> Option<String> {
-    (subcommand == "measure" && !unknown.starts_with('-'))
-        .then(|| format!("to pass '{unknown}' as the measured command, use '-- {unknown}'"))
-}
-
-/// Whether `a` becomes `b` by one edit: a letter changed, added or
-/// removed, or two neighbours swapped (Damerau's four slips of typing).
-fn one_slip_apart(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let (a, b) = (&a[prefix..], &b[prefix..]);
-    match (a.len(), b.len()) {
-        (0, 0) => false,
-        (x, y) if x == y => {
-            a[1..] == b[1..] || (x >= 2 && a[0] == b[1] && a[1] == b[0] && a[2..] == b[2..])
-        }
-        (x, y) if x + 1 == y => a == &b[1..],
-        (x, y) if x == y + 1 => &a[1..] == b,
-        _ => false,
-    }
 }
 
 pub(crate) fn duration(text: &str) -> Result<Duration, String> {
@@ -698,21 +664,6 @@ impl QuickArgs {
             ramp_s: self.ramp.as_secs_f64(),
             seed: self.seed,
         })
-    }
-}
-
-#[cfg(test)]
-mod slip_tests {
-    use super::*;
-
-    #[test]
-    fn a_slip_of_a_subcommand_names_it() {
-        assert_eq!(similar_subcommand("rnu").as_deref(), Some("run"));
-        assert_eq!(similar_subcommand("qiuck").as_deref(), Some("quick"));
-        assert_eq!(similar_subcommand("reprt").as_deref(), Some("report"));
-        assert_eq!(similar_subcommand("compares").as_deref(), Some("compare"));
-        assert_eq!(similar_subcommand("zzz"), None);
-        assert_eq!(similar_subcommand("run"), None, "a subcommand is no slip");
     }
 }
 
