@@ -574,10 +574,12 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
             )
         })
         .flatten();
-    let mut listeners: Vec<&mut dyn driver::Listener> = vec![&mut progress];
+    // The status line stops drawing before the bar it writes on is cleared.
+    let mut listeners: Vec<&mut dyn driver::Listener> = Vec::new();
     if let Some(status) = status.as_mut() {
         listeners.push(status);
     }
+    listeners.push(&mut progress);
     if let Some(journaled) = journaled.as_mut() {
         listeners.push(journaled);
     }

@@ -40,6 +40,9 @@ struct Under {
     /// The board's laid-out count when the point started.
     laid_out_before: u64,
     started: Option<Instant>,
+    /// Counts the points started: the drawing thread takes a new baseline
+    /// when it changes, so no point's figures carry another's I/Os.
+    generation: u64,
 }
 
 /// State shared with the drawing thread.
@@ -130,7 +133,9 @@ impl Listener for Status {
     fn starting(&mut self, index: usize, planned: &PlannedPoint) {
         let workload = &planned.workload;
         let mut under = self.shared.under.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = under.generation + 1;
         *under = Under {
+            generation,
             label: planned.label.clone(),
             number: index + 1,
             points: self.points,
@@ -146,9 +151,11 @@ impl Listener for Status {
     }
 
     fn around(&self, show: &mut dyn FnMut()) {
+        // A grid's bar is hidden by its own listener (`driver::Progress`);
+        // suspending it again from inside would wait on its lock forever.
         match &self.target {
-            Target::Bar(bar) => bar.suspend(show),
-            Target::Lines => show(),
+            Target::Bar(bar) if bar.length().is_none() => bar.suspend(show),
+            _ => show(),
         }
     }
 
@@ -171,6 +178,7 @@ impl Drop for Status {
 /// Redraws the line every [`TICK`] until told to stop.
 fn draw_until_stopped(shared: &Shared, target: &Target) {
     let mut before = (live::read(), Instant::now());
+    let mut generation = 0;
     while !shared.stop.load(Ordering::Relaxed) {
         std::thread::park_timeout(TICK);
         if shared.stop.load(Ordering::Relaxed) {
@@ -182,7 +190,15 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        let line = status_line(&under, &before.0, &now.0, now.1 - before.1);
+        // A new point: what completed since the last tick may be the last
+        // one's, so this tick shows no figures and starts the count.
+        let baseline = if under.generation == generation {
+            &before.0
+        } else {
+            generation = under.generation;
+            &now.0
+        };
+        let line = status_line(&under, baseline, &now.0, now.1 - before.1);
         before = now;
         match target {
             Target::Bar(bar) => bar.set_message(line),
@@ -267,6 +283,7 @@ mod tests {
             layout_bytes: 1 << 30,
             laid_out_before: 0,
             started: Some(Instant::now()),
+            generation: 1,
         };
         let before = Reading::default();
         let mut now = Reading {
