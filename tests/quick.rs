@@ -8,16 +8,8 @@ fn quick_runs_the_suite_and_writes_its_result_file() {
     let cwd = scratch();
     let assert = iolab()
         .current_dir(cwd.path())
-        .args([
-            "quick",
-            "--size",
-            "8m",
-            "--runtime",
-            "200ms",
-            "--ramp",
-            "0s",
-            "--dir",
-        ])
+        .args(TINY_QUICK)
+        .arg("--dir")
         .arg(dir.path())
         .assert()
         .success();

@@ -466,16 +466,8 @@ fn quicks_report_leads_with_eight_bars_on_the_first_screen() {
     let result = out.path().join("quick.json");
     succeed(
         iolab()
-            .args([
-                "quick",
-                "--size",
-                "8m",
-                "--runtime",
-                "200ms",
-                "--ramp",
-                "0s",
-                "--dir",
-            ])
+            .args(TINY_QUICK)
+            .arg("--dir")
             .arg(dir.path())
             .arg("-o")
             .arg(&result),

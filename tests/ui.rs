@@ -208,17 +208,9 @@ fn the_readmes_quick_table_is_what_quick_prints() {
         .expect("README shows quick's output after its marker");
     let dir = scratch();
     let out = iolab()
-        .args([
-            "quick",
-            "--size",
-            "8m",
-            "--runtime",
-            "100ms",
-            "--ramp",
-            "0s",
-            "--no-report",
-            "--dir",
-        ])
+        .args(TINY_QUICK)
+        .arg("--no-report")
+        .arg("--dir")
         .arg(dir.path())
         .arg("-o")
         .arg(dir.path().join("q.json"))

@@ -495,3 +495,15 @@ pub fn message_lines(stderr: &str) -> usize {
         .filter(|line| !line.starts_with("  tip: ") && !line.starts_with("  Usage: "))
         .count()
 }
+
+/// `iolab quick` at the smallest size and shortest tests that still run all
+/// eight: the suite's shape in a second or two.
+pub const TINY_QUICK: &[&str] = &[
+    "quick",
+    "--size",
+    "8m",
+    "--runtime",
+    "200ms",
+    "--ramp",
+    "0s",
+];
