@@ -95,9 +95,12 @@ pub fn render(view: &ReportView<'_>) -> String {
     );
     let _ = write!(
         html,
-        "<h1>iolab report</h1><p>{} result file(s); MiB/s = 2<sup>20</sup> bytes/s, MB/s = 10<sup>6</sup> bytes/s; \
+        "<h1>iolab report</h1><p>{}; MiB/s = 2<sup>20</sup> bytes/s, MB/s = 10<sup>6</sup> bytes/s; \
          error bars and ± are 95% confidence intervals of the mean over repetitions.</p>",
-        files.len()
+        match files.as_slice() {
+            [(name, _)] => escape(name),
+            _ => format!("{} result files, compared with the first", files.len()),
+        }
     );
     // The answer first: a picture of the result (quick's bars, a sweep's
     // curves, several files side by side), the studies' own tables and the
