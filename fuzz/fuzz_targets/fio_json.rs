@@ -10,7 +10,11 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(imported) = iolab::import::fio(text, std::path::Path::new("fuzz.json"), Vec::new()) {
         // What an import produces must also survive being shown.
         use iolab::report::render::{Html, Render, ReportView};
-        let _ = iolab::report::table::render(&imported.result);
+        let _ = iolab::report::table::render(
+            &imported.result,
+            iolab::report::screen::Screen::UNLIMITED,
+            true,
+        );
         let view = ReportView::new(vec![("fuzz.json", &imported.result)], 0.05, true);
         let _ = Html.render(&view);
     }

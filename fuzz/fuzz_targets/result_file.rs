@@ -10,11 +10,13 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = iolab::record::histogram::decode(text);
     if let Ok(result) = iolab::record::write::parse(text, "fuzz.json") {
-        let _ = iolab::report::table::render(&result);
+        let narrow = iolab::report::screen::Screen { width: Some(40) };
+        let _ = iolab::report::table::render(&result, narrow, false);
+        let _ = iolab::report::table::render(&result, narrow, true);
         let _ = iolab::report::table::checks(&result);
         use iolab::report::render::*;
         let view = ReportView::new(vec![("fuzz.json", &result)], 0.05, true);
-        let _ = Terminal.render(&view);
+        let _ = Terminal { screen: narrow }.render(&view);
         let _ = Json.render(&view);
         let _ = Markdown.render(&view);
         let _ = Csv.render(&view);
