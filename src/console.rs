@@ -87,7 +87,9 @@ pub fn stdout(text: &str) -> io::Result<()> {
         return Err(io::Error::other("standard output is closed (EBADF)"));
     }
     let text = neutralize(text);
-    let text = match colour(rustix::stdio::stdout()) {
+    // JSON stays JSON even on a terminal.
+    let json = text.starts_with(['{', '[']);
+    let text = match !json && colour(rustix::stdio::stdout()) {
         true => std::borrow::Cow::Owned(paint(&text)),
         false => text,
     };
