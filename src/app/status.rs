@@ -39,7 +39,6 @@ struct Under {
     layout_bytes: u64,
     /// The board's laid-out count when the point started.
     laid_out_before: u64,
-    started: Option<Instant>,
     /// Counts the points started: the drawing thread takes a new baseline
     /// when it changes, so no point's figures carry another's I/Os.
     generation: u64,
@@ -145,7 +144,6 @@ impl Listener for Status {
                 .map(|runtime| Duration::from_secs_f64(runtime + workload.ramp_s)),
             layout_bytes: workload.size.saturating_mul(u64::from(workload.jobs)),
             laid_out_before: live::read().laid_out,
-            started: Some(Instant::now()),
         };
         live::set_phase(Phase::Idle);
     }
@@ -179,6 +177,9 @@ impl Drop for Status {
 fn draw_until_stopped(shared: &Shared, target: &Target) {
     let mut before = (live::read(), Instant::now());
     let mut generation = 0;
+    // Time the point spent in its ramps and timed regions: what its ETA
+    // counts down, leaving out layouts and cache preparation.
+    let mut timed = Duration::ZERO;
     while !shared.stop.load(Ordering::Relaxed) {
         std::thread::park_timeout(TICK);
         if shared.stop.load(Ordering::Relaxed) {
@@ -196,9 +197,13 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
             &before.0
         } else {
             generation = under.generation;
+            timed = Duration::ZERO;
             &now.0
         };
-        let line = status_line(&under, baseline, &now.0, now.1 - before.1);
+        if matches!(now.0.phase, Some(Phase::Ramp | Phase::Measuring)) {
+            timed += now.1 - before.1;
+        }
+        let line = status_line(&under, baseline, &now.0, (now.1 - before.1, timed));
         before = now;
         match target {
             Target::Bar(bar) => bar.set_message(line),
@@ -209,7 +214,14 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
 
 /// The line: `[2/8] SEQ1M Q8 read · measuring, repetition 1 of 3 · read
 /// 270 MiB/s (283 MB/s), 270 IOPS, p99 1.23 ms · ETA 0:33`.
-fn status_line(under: &Under, before: &Reading, now: &Reading, elapsed: Duration) -> String {
+/// `elapsed` is the time since `before`; `timed` the point's time in ramps
+/// and timed regions so far.
+fn status_line(
+    under: &Under,
+    before: &Reading,
+    now: &Reading,
+    (elapsed, timed): (Duration, Duration),
+) -> String {
     let mut parts = Vec::new();
     if under.points > 1 {
         parts.push(format!(
@@ -256,9 +268,9 @@ fn status_line(under: &Under, before: &Reading, now: &Reading, elapsed: Duration
         }
         parts.push(figures);
     }
-    if let (Some(each), Some(started)) = (under.repetition_time, under.started) {
+    if let Some(each) = under.repetition_time {
         let total = each.saturating_mul(under.repetitions.max(1) as u32);
-        let left = total.saturating_sub(started.elapsed());
+        let left = total.saturating_sub(timed);
         parts.push(format!(
             "ETA {}:{:02}",
             left.as_secs() / 60,
@@ -282,7 +294,6 @@ mod tests {
             repetition_time: Some(Duration::from_secs(10)),
             layout_bytes: 1 << 30,
             laid_out_before: 0,
-            started: Some(Instant::now()),
             generation: 1,
         };
         let before = Reading::default();
@@ -294,15 +305,28 @@ mod tests {
         now.bytes[Direction::Read.index()] = 270 << 20;
         now.ops[Direction::Read.index()] = 69_100;
         now.p99_ns[Direction::Read.index()] = 1_230_000;
-        let line = status_line(&under, &before, &now, Duration::from_secs(1));
-        assert!(line.starts_with("[2/8] RND4K Q32 read · measuring, repetition 2 of 3 · read 270 MiB/s (283 MB/s), 69.1k IOPS, p99 1.23 ms · ETA 0:"), "{line}");
+        let line = status_line(
+            &under,
+            &before,
+            &now,
+            (Duration::from_secs(1), Duration::from_secs(12)),
+        );
+        assert!(
+            line == "[2/8] RND4K Q32 read · measuring, repetition 2 of 3 · read 270 MiB/s (283 MB/s), 69.1k IOPS, p99 1.23 ms · ETA 0:18",
+            "30 s of timed work, 12 s done: {line}"
+        );
         assert!(
             !line.contains("write"),
             "a direction that moved nothing is left out: {line}"
         );
         now.phase = Some(Phase::LayingOut);
         now.laid_out = 1 << 29;
-        let line = status_line(&under, &before, &now, Duration::from_secs(1));
+        let line = status_line(
+            &under,
+            &before,
+            &now,
+            (Duration::from_secs(1), Duration::from_secs(12)),
+        );
         assert!(
             line.contains("laying out 50% of 1.00 GiB") && !line.contains("MiB/s"),
             "{line}"
