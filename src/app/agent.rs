@@ -1,5 +1,6 @@
 //! `iolab guest agent`: iolab inside the guest it booted. It makes a file system on the disk under test, then measures the points the host sends over the virtio-serial port with the same session, record and checks as on the host, saying it is alive while it measures, and answers each with the point's record.
 
+use super::stack::{DISK_MOUNT, Stack, StackError};
 use super::{AppError, Ending, record_point};
 use crate::guest::channel::{self, FromGuest, HEARTBEAT, PORT_NAME, Ready, ToGuest};
 use crate::run::signals::Interrupt;
@@ -10,11 +11,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-/// Where the disk under test is mounted in the guest.
-const DISK_MOUNT: &str = "/iolab-disk";
-/// The file system on it (made on the host for a raw image, here for qcow2).
-const DISK_FILESYSTEM: &str = crate::guest::FILESYSTEM;
 
 /// Serves the host until it says stop (or the port closes).
 pub fn agent() -> Result<Ending, AppError> {
@@ -37,6 +33,7 @@ pub fn agent() -> Result<Ending, AppError> {
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let mut pending = Vec::new();
     let mut prepared: Option<(Session, Ready)> = None;
+    let mut stacked: Option<Stack> = None;
     loop {
         let message = match channel::receive::<ToGuest>(&mut reader, &mut pending) {
             Ok(Some(message)) => message,
@@ -54,13 +51,21 @@ pub fn agent() -> Result<Ending, AppError> {
                 run_id,
                 page_cache,
                 make_filesystem,
-            } => match prepare(&run_id, (page_cache, make_filesystem), &interrupt) {
-                Ok((session, ready)) => {
-                    say(&FromGuest::Ready(Box::new(ready.clone())))?;
-                    prepared = Some((session, ready));
+                spec,
+                address,
+            } => {
+                let made = Stack::set_up(&spec, address.as_deref(), make_filesystem)
+                    .and_then(|stack| open(stack, &run_id, page_cache, &interrupt));
+                match made {
+                    Ok((session, ready, stack)) => {
+                        say(&FromGuest::Ready(Box::new(ready.clone())))?;
+                        prepared = Some((session, ready));
+                        stacked = Some(stack);
+                    }
+                    Err(StackError::Refused(why)) => say(&FromGuest::Refused(why))?,
+                    Err(StackError::Failed(why)) => say(&FromGuest::Failed(why))?,
                 }
-                Err(why) => say(&FromGuest::Failed(why))?,
-            },
+            }
             ToGuest::Point { label, workload } => {
                 let Some((session, ready)) = prepared.as_mut() else {
                     say(&FromGuest::Failed("the disk was not prepared".into()))?;
@@ -72,12 +77,9 @@ pub fn agent() -> Result<Ending, AppError> {
                 say(&answer)?;
             }
             ToGuest::Stop => {
-                if let Some((session, _)) = prepared.take() {
-                    drop(session);
-                    let _ = std::process::Command::new("umount")
-                        .arg(DISK_MOUNT)
-                        .status();
-                }
+                // The files first, then the stack under them.
+                drop(prepared.take());
+                drop(stacked.take());
                 say(&FromGuest::Stopped)?;
                 return Ok(Ending::Success);
             }
@@ -107,7 +109,9 @@ fn measure(
                 }
             }
         });
-        let disk = ready.device.trim_start_matches("/dev/").to_string();
+        // Every layer of the stack under the file system (a logical
+        // volume and its disk; nothing for an NFS mount).
+        let disks = crate::probe::environment::watch(Path::new(DISK_MOUNT)).disks;
         let before = crate::probe::diskstats::read();
         let outcome = session.run_point(label, workload);
         let after = crate::probe::diskstats::read();
@@ -115,7 +119,7 @@ fn measure(
             Ok(outcome) => match record_point(&outcome, Some(&ready.environment)) {
                 Ok(point) => FromGuest::Point {
                     point: Box::new(point),
-                    disk: super::guest::device_bytes(&[disk], &before, &after),
+                    disk: super::guest::device_bytes(&disks, &before, &after),
                 },
                 Err(error) => FromGuest::Failed(error.to_string()),
             },
@@ -127,60 +131,33 @@ fn measure(
     })
 }
 
-/// Makes the file system on the disk under test, mounts it and opens a session there.
-fn prepare(
+/// Opens a session in the stack's file system and says what the guest is.
+fn open(
+    stack: Stack,
     run_id: &str,
-    (page_cache, make_filesystem): (bool, bool),
+    page_cache: bool,
     interrupt: &Interrupt,
-) -> Result<(Session, Ready), String> {
+) -> Result<(Session, Ready, Stack), StackError> {
     let started = Instant::now();
-    let device = find_disk()?;
-    if make_filesystem {
-        // Inode tables left unwritten (their groups are marked so) and the
-        // mount told never to zero them later (`noinit_itable`), so no kernel
-        // thread writes to the disk during the points.
-        run(
-            std::process::Command::new(format!("mkfs.{DISK_FILESYSTEM}"))
-                .args(crate::guest::MKFS_OPTIONS)
-                .arg(&device),
-        )
-        .map_err(|e| format!("{e} (mkfs.ext4 comes from the host's e2fsprogs)"))?;
-    }
-    std::fs::create_dir_all(DISK_MOUNT).map_err(|e| format!("{DISK_MOUNT}: {e}"))?;
-    run(std::process::Command::new("mount")
-        .args(["-t", DISK_FILESYSTEM, "-o", "noinit_itable"])
-        .arg(&device)
-        .arg(DISK_MOUNT))?;
     let mut session = Session::open(Path::new(DISK_MOUNT), run_id, interrupt.clone())
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| StackError::Failed(e.to_string()))?;
     session.set_enough_rule(crate::stats::ci_within);
+    if stack.counts_write_back {
+        session.count_write_back();
+    }
+    // A killed guest's files on a shared export or a reused LUN.
+    session.remove_dead_runs();
     // The memory-copy probe takes seconds under TCG: measured, as on the
     // host, only when a point goes through the page cache, whose ceiling it is.
     let environment =
         crate::gather::environment::environment_of(Some(Path::new(DISK_MOUNT)), page_cache);
-    Ok((
-        session,
-        Ready {
-            environment: Box::new(environment),
-            device: device.display().to_string(),
-            filesystem: DISK_FILESYSTEM.to_string(),
-            prepare_s: started.elapsed().as_secs_f64(),
-        },
-    ))
-}
-
-fn run(command: &mut std::process::Command) -> Result<(), String> {
-    let shown = format!("{command:?}");
-    let output = command.output().map_err(|e| format!("{shown}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{shown}: {} {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
-    }
+    let ready = Ready {
+        environment: Box::new(environment),
+        device: stack.device.clone(),
+        filesystem: stack.filesystem.clone(),
+        prepare_s: started.elapsed().as_secs_f64(),
+    };
+    Ok((session, ready, stack))
 }
 
 /// The agent's virtio-serial port: the `/dev` node whose port is named [`PORT_NAME`].
@@ -194,27 +171,4 @@ fn find_port() -> Result<PathBuf, String> {
         }
     }
     Err(format!("no virtio port named {PORT_NAME}"))
-}
-
-/// The one disk QEMU attached: the first block device with a driver that is
-/// not a loop, RAM, zram or optical device.
-fn find_disk() -> Result<PathBuf, String> {
-    let mut names: Vec<String> = std::fs::read_dir("/sys/block")
-        .map_err(|e| format!("/sys/block: {e}"))?
-        .filter_map(Result::ok)
-        .filter(|entry| entry.path().join("device").exists())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .filter(|name| {
-            !["loop", "ram", "zram", "sr"]
-                .iter()
-                .any(|p| name.starts_with(p))
-        })
-        .collect();
-    names.sort();
-    names
-        .first()
-        .map(|name| Path::new("/dev").join(name))
-        .ok_or_else(|| {
-            "no disk under test in the guest (its bus's driver did not load?)".to_string()
-        })
 }

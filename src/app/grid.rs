@@ -85,6 +85,15 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         args.destroy_data.as_deref(),
         &points,
     )?;
+    let consented =
+        super::network::guest_mount_consent(guest.as_ref(), args.destroy_data.as_deref())?;
+    if let (None, false, Some(given)) = (&target, consented, &args.destroy_data) {
+        return Err(usage!(
+            "--destroy-data {} is for an iSCSI LUN given with --target or --guest mount=iscsi://…",
+            given.display()
+        )
+        .into());
+    }
     let dir = place(&args.dir, target.as_ref());
     let output = args
         .out
@@ -162,6 +171,15 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         args.destroy_data.as_deref(),
         &points,
     )?;
+    let consented =
+        super::network::guest_mount_consent(guest.as_ref(), args.destroy_data.as_deref())?;
+    if let (None, false, Some(given)) = (&target, consented, &args.destroy_data) {
+        return Err(usage!(
+            "--destroy-data {} is for an iSCSI LUN given with --target or --guest mount=iscsi://…",
+            given.display()
+        )
+        .into());
+    }
     let dir = args
         .dir
         .clone()

@@ -93,6 +93,7 @@ impl GuestSide {
         let size = (needed + needed / 8 + IMAGE_SLACK).next_multiple_of(1 << 20);
         // Checked before anything is created: a missing package is bad input.
         if spec.format == ImageFormat::Qcow2
+            && spec.has_image()
             && std::process::Command::new("qemu-img")
                 .arg("--version")
                 .output()
@@ -107,22 +108,29 @@ impl GuestSide {
             .map_err(|e| anyhow::anyhow!("cannot find iolab's own binary for the guest: {e}"))?;
         let page_cache = guest_points.iter().any(|w| w.uses_page_cache());
         crate::guest::qemu::version().map_err(guest_error)?;
-        let image = make_image(session, size, spec.format)?;
+        // With a mount the guest measures the server's storage: no image.
+        let image = if spec.has_image() {
+            Some(make_image(session, size, spec.format)?)
+        } else {
+            None
+        };
         let guests = match Guests::prepare(
             &spec,
-            image.path(),
+            image.as_ref().map(|image| image.path()),
             &iolab,
             (session.dir().run_id(), page_cache),
         ) {
             Ok(guests) => guests,
             Err(error) => {
-                image.release(false);
+                if let Some(image) = image {
+                    image.release(false);
+                }
                 return Err(guest_error(error));
             }
         };
         let mut side = GuestSide {
             guests,
-            image: Some(image),
+            image,
             round: points
                 .iter()
                 .find(|p| p.workload.machine == Machine::Guest)
@@ -319,6 +327,13 @@ fn guest_error(error: GuestError) -> AppError {
 /// `iolab guest check`: boots one guest and says what works.
 fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
     let spec = GuestSpec::parse(&args.guest)?;
+    if let Some(crate::plan::guest::GuestMount::Iscsi(lun)) = spec.mount() {
+        return Err(crate::usage!(
+            "iolab guest check makes no file system on a LUN: --guest mount={} is for run, sweep and study with --destroy-data",
+            lun.text
+        )
+        .into());
+    }
     let interrupt = crate::run::signals::Interrupt::install().map_err(anyhow::Error::from)?;
     let run_id = super::new_run_id();
     let session = Session::open(&args.dir, &run_id, interrupt.clone())?;
@@ -370,14 +385,22 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         "guest:       {} over 9p (the host's root, read-only, under an overlay); agent on virtio-serial",
         ready.environment.kernel
     );
-    crate::say!(
-        "disk:        {} as {} in the guest, {}, ready in {:.1} s, {}",
-        spec.bus.name(),
-        ready.device,
-        ready.filesystem,
-        ready.prepare_s,
-        side.guests.image.display()
-    );
+    match &side.guests.image {
+        Some(image) => crate::say!(
+            "disk:        {} as {} in the guest, {}, ready in {:.1} s, {}",
+            spec.bus.name(),
+            ready.device,
+            ready.filesystem,
+            ready.prepare_s,
+            image.display()
+        ),
+        None => crate::say!(
+            "mount:       {} ({}) in the guest, ready in {:.1} s",
+            ready.device,
+            ready.filesystem,
+            ready.prepare_s
+        ),
+    }
     crate::say!("boot:        {boot_s:.1} s from QEMU's start to the agent ready");
     let mut round_trips = Vec::new();
     for _ in 0..5 {

@@ -33,6 +33,7 @@ pub mod guest;
 pub mod help;
 mod network;
 pub(crate) mod output;
+mod stack;
 mod status;
 
 use output::{
@@ -122,7 +123,9 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             args.destroy_data.as_deref(),
             &plan.points,
         )?;
-        if target.is_none() {
+        let consented =
+            network::guest_mount_consent(plan.guest.as_ref(), args.destroy_data.as_deref())?;
+        if target.is_none() && !consented {
             check_device_use(args, device.as_ref(), &mut plan)?;
         }
         ranks.check_points(&plan.points)?;

@@ -6,6 +6,7 @@
 use super::AppError;
 use super::distributed::Ranks;
 use crate::engine::url::NetworkUrl;
+use crate::plan::guest::{GuestMount, GuestSpec};
 use crate::plan::{PlannedPoint, SyncMode, UsageError};
 use crate::run::Session;
 use crate::run::signals::Interrupt;
@@ -136,4 +137,32 @@ pub(crate) fn open_network_session(
     session.set_enough_rule(stats::ci_within);
     session.distribute(ranks.peers());
     Ok(session)
+}
+
+/// `--guest mount=iscsi://…`: the guest makes a file system on the LUN,
+/// which destroys what it holds, so `--destroy-data` must repeat the URL
+/// (the guest still refuses a LUN holding a file system iolab did not
+/// make). Whether `--destroy-data` was this consent.
+pub(crate) fn guest_mount_consent(
+    guest: Option<&GuestSpec>,
+    destroy_data: Option<&Path>,
+) -> Result<bool, AppError> {
+    let Some(GuestMount::Iscsi(lun)) = guest.and_then(GuestSpec::mount) else {
+        return Ok(false);
+    };
+    match destroy_data {
+        Some(given) if given.as_os_str() == lun.text.as_str() => Ok(true),
+        Some(given) => Err(usage!(
+            "--destroy-data {} does not repeat the LUN the guest mounts; it must be exactly --destroy-data={}",
+            given.display(),
+            lun.text
+        )
+        .into()),
+        None => Err(usage!(
+            "--guest mount={} makes a file system on an iSCSI LUN, which destroys its data; add --destroy-data={} to confirm",
+            lun.text,
+            lun.text
+        )
+        .into()),
+    }
 }

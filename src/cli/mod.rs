@@ -370,9 +370,9 @@ pub struct PresetRunArgs {
     /// (see `iolab run --help`).
     #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"], help_heading = heading::TARGET)]
     pub target: Option<String>,
-    /// Allow writing the iSCSI LUN given with --target, destroying its
-    /// data: repeat its URL (see `iolab run --help`).
-    #[arg(long, value_name = "URL", requires = "target", help_heading = heading::TARGET)]
+    /// Allow writing the iSCSI LUN given with --target or --guest
+    /// mount=, destroying its data: repeat its URL (see `iolab run --help`).
+    #[arg(long, value_name = "URL", help_heading = heading::TARGET)]
     pub destroy_data: Option<PathBuf>,
     /// Print the plan, data volume, space and time; run nothing.
     #[arg(long, help_heading = heading::OUTPUT)]

@@ -100,9 +100,9 @@ pub struct SweepArgs {
     /// (see `iolab run --help`).
     #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"], help_heading = super::heading::TARGET, hide_short_help = true)]
     pub target: Option<String>,
-    /// Allow writing the iSCSI LUN given with --target, destroying its
-    /// data: repeat its URL (see `iolab run --help`).
-    #[arg(long, value_name = "URL", requires = "target", help_heading = super::heading::TARGET, hide_short_help = true)]
+    /// Allow writing the iSCSI LUN given with --target or --guest
+    /// mount=, destroying its data: repeat its URL (see `iolab run --help`).
+    #[arg(long, value_name = "URL", help_heading = super::heading::TARGET, hide_short_help = true)]
     pub destroy_data: Option<PathBuf>,
     /// The workload's parameters, each one value, a list (4k,64k) or a
     /// range of sizes, counts or durations (512..1m doubles; 0..9/+1 adds;
@@ -167,9 +167,9 @@ pub struct StudyArgs {
     /// (see `iolab run --help`).
     #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"], help_heading = super::heading::TARGET, hide_short_help = true)]
     pub target: Option<String>,
-    /// Allow writing the iSCSI LUN given with --target, destroying its
-    /// data: repeat its URL (see `iolab run --help`).
-    #[arg(long, value_name = "URL", requires = "target", help_heading = super::heading::TARGET, hide_short_help = true)]
+    /// Allow writing the iSCSI LUN given with --target or --guest
+    /// mount=, destroying its data: repeat its URL (see `iolab run --help`).
+    #[arg(long, value_name = "URL", help_heading = super::heading::TARGET, hide_short_help = true)]
     pub destroy_data: Option<PathBuf>,
     /// Print the plan, data volume, space and time it would take; run nothing.
     #[arg(long, help_heading = super::heading::OUTPUT)]
@@ -250,10 +250,11 @@ impl PlaceArgs {
             .as_deref()
             .map(crate::plan::GuestSpec::parse)
             .transpose()?;
-        let points = if spec.is_some() {
-            add_guest_twins(points)
-        } else {
-            points
+        let points = match &spec {
+            // What the guest mounts has no twin on the host: its points run in the guest only.
+            Some(spec) if spec.mount.is_some() => crate::plan::order::all_in_guest(points),
+            Some(_) => add_guest_twins(points),
+            None => points,
         };
         let has_guest = points
             .iter()

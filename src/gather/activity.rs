@@ -101,6 +101,7 @@ pub fn activity(samples: &Samples, app: AppWork) -> Activity {
             .as_ref()
             .zip(to.nfs.as_ref())
             .map(|(a, b)| nfs(&b.since(a))),
+        write_back_ns: None,
     }
 }
 

@@ -213,7 +213,10 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
                 bytes,
                 directions: point.workload.directions(),
             };
-            record.activity = Some(activity::activity(samples, app));
+            record.activity = Some(crate::record::activity::Activity {
+                write_back_ns: outcome.write_back_ns,
+                ..activity::activity(samples, app)
+            });
             add_interval_devices(&mut record.series, samples, interval_ns, app.directions);
         }
     }

@@ -1,6 +1,7 @@
 //! The wire between iolab and its agent in the guest: one JSON message per line, both ways, over a virtio-serial port (a Unix socket on the host's side), so no network is needed.
 
 use crate::plan::Workload;
+use crate::plan::guest::GuestSpec;
 use crate::record::Point;
 use crate::record::environment::Environment;
 use crate::record::guest::DeviceBytes;
@@ -23,9 +24,16 @@ pub enum ToGuest {
         /// Whether a point goes through the guest's page cache (the
         /// memory-copy ceiling is measured then).
         page_cache: bool,
-        /// Whether the agent makes the file system (a qcow2 image); a raw
-        /// image has it made on the host before each boot.
+        /// Whether the agent makes the file system (a qcow2 image, or the
+        /// logical volume of `lvm=on`); a raw image has it made on the host
+        /// before each boot.
         make_filesystem: bool,
+        /// The guest's definition: what it mounts, which file system, LVM.
+        #[serde(default)]
+        spec: Box<GuestSpec>,
+        /// The guest's address on its tap's link (`10.211.0.2/24`), when it has one.
+        #[serde(default)]
+        address: Option<String>,
     },
     /// Measure one point and answer with its record.
     Point {
@@ -69,7 +77,9 @@ pub const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);
 pub struct Ready {
     /// The guest's machine and the storage under its scratch directory.
     pub environment: Box<Environment>,
-    /// The guest's device of the disk under test (`/dev/vda`).
+    /// The guest's device of the disk under test (`/dev/vda`, the logical
+    /// volume `/dev/dm-0` over it, an iSCSI disk `/dev/sda`), or the
+    /// export the guest's kernel mounted (`10.211.0.1:/export`).
     pub device: String,
     /// The file system on it.
     pub filesystem: String,

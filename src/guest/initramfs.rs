@@ -6,8 +6,11 @@ use std::path::Path;
 
 /// The modules `/init` loads, with their dependencies: PCI virtio, the 9p
 /// root, the overlay over it, the disks of every bus a guest may use, the
-/// agent's console port, ext4 for the disk under test and the panic device
-/// that makes QEMU exit with a failure.
+/// agent's console port, ext4 for the disk under test (it also mounts
+/// ext3), the panic device that makes QEMU exit with a failure; and the
+/// kernel stacks the host may lack: the network card of a tap, the NFS v3
+/// client, the iSCSI initiator's transport, device-mapper (LVM) and its
+/// delay target.
 pub const MODULES: &[&str] = &[
     "virtio_pci",
     "9pnet_virtio",
@@ -22,6 +25,11 @@ pub const MODULES: &[&str] = &[
     "crc32c_generic",
     "ext4",
     "pvpanic_pci",
+    "virtio_net",
+    "nfsv3",
+    "iscsi_tcp",
+    "dm_mod",
+    "dm_delay",
 ];
 
 /// The 9p mount tag QEMU exports the host's root under.

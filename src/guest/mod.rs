@@ -8,10 +8,11 @@
 pub mod channel;
 pub mod initramfs;
 pub mod kernel;
+pub mod network;
 pub mod qemu;
 
 use crate::plan::Workload;
-use crate::plan::guest::{Accelerator, GuestSpec, ImageFormat};
+use crate::plan::guest::{Accelerator, GuestFilesystem, GuestSpec, ImageFormat};
 use crate::record::Point;
 use channel::{FromGuest, Ready, ToGuest};
 use std::io::BufReader;
@@ -131,14 +132,16 @@ pub struct Guests {
     pub accelerator: Option<Accelerator>,
     /// Why `accel=auto` fell back to TCG, when it did.
     pub why_tcg: Option<String>,
-    /// The disk under test's image on the host.
-    pub image: PathBuf,
+    /// The disk under test's image on the host (none when the guest measures a mount).
+    pub image: Option<PathBuf>,
     /// What the agent reported at the last boot.
     pub ready: Option<Ready>,
     /// The seconds each boot took from QEMU's start to the agent's `Ready`.
     pub boot_seconds: Vec<f64>,
     run_id: String,
     page_cache: bool,
+    /// The guest's address on the tap's link, when it has one.
+    address: Option<String>,
     dir: RunDir,
     initramfs: PathBuf,
     running: Option<Guest>,
@@ -161,7 +164,7 @@ impl Guests {
     /// cache. Nothing is booted yet.
     pub fn prepare(
         spec: &GuestSpec,
-        image: &Path,
+        image: Option<&Path>,
         iolab: &Path,
         (run_id, page_cache): (&str, bool),
     ) -> Result<Guests, GuestError> {
@@ -173,6 +176,10 @@ impl Guests {
                 ))
             })?;
         }
+        let address = match &spec.tap {
+            Some(tap) => Some(network::guest_address(tap)?),
+            None => None,
+        };
         let kernel = kernel::obtain(&spec.kernel)?;
         let dir = RunDir::create()?;
         let initramfs = dir.0.join("initramfs.cpio");
@@ -187,15 +194,22 @@ impl Guests {
                 chosen => Some(chosen),
             },
             why_tcg: None,
-            image: image.to_path_buf(),
+            image: image.map(Path::to_path_buf),
             ready: None,
             boot_seconds: Vec::new(),
             run_id: run_id.to_string(),
             page_cache,
+            address,
             dir,
             initramfs,
             running: None,
         })
+    }
+
+    /// Whether the agent makes the image's file system (on a qcow2 image,
+    /// or on the logical volume of `lvm=on`), not the host before the boot.
+    fn agent_makes_filesystem(&self) -> bool {
+        self.spec.format != ImageFormat::Raw || self.spec.lvm
     }
 
     /// Whether a guest is running now.
@@ -255,16 +269,20 @@ impl Guests {
             spec: &self.spec,
             vmlinux: &self.kernel.vmlinux,
             initramfs: &self.initramfs,
-            image: &self.image,
+            image: self.image.as_deref(),
             socket: &socket,
             console: &console,
             accelerator,
         };
         let started = Instant::now();
-        if self.spec.format == ImageFormat::Raw {
+        if let Some(image) = self
+            .image
+            .as_deref()
+            .filter(|_| !self.agent_makes_filesystem())
+        {
             // A new file system each boot, made at the host's speed (under
             // TCG the guest took 5 s for what takes a fraction here).
-            make_filesystem(&self.image)?;
+            make_filesystem(image, self.spec.filesystem())?;
         }
         let mut child = qemu::spawn(&launch, &log)?;
         let stream = loop {
@@ -301,7 +319,9 @@ impl Guests {
         guest.send(&ToGuest::Prepare {
             run_id,
             page_cache: self.page_cache,
-            make_filesystem: self.spec.format != ImageFormat::Raw,
+            make_filesystem: self.agent_makes_filesystem(),
+            spec: Box::new(self.spec.clone()),
+            address: self.address.clone(),
         })?;
         match guest.receive(BOOT_DEADLINE)? {
             FromGuest::Ready(ready) => {
@@ -310,9 +330,19 @@ impl Guests {
                 self.running = Some(guest);
                 Ok(())
             }
-            FromGuest::Failed(why) | FromGuest::Refused(why) => Err(GuestError::Setup(format!(
-                "the guest could not prepare its disk: {why}"
-            ))),
+            // Bad input found in the guest (a server that cannot be reached,
+            // a LUN holding a file system): the guest is shut down cleanly
+            // (what it set up taken down) and the run refused.
+            FromGuest::Refused(why) => {
+                guest.stop();
+                Err(GuestError::Usage(why))
+            }
+            FromGuest::Failed(why) => {
+                guest.stop();
+                Err(GuestError::Setup(format!(
+                    "the guest could not prepare its disk: {why}"
+                )))
+            }
             other => Err(GuestError::Died(format!(
                 "the agent answered {other:?} before it was ready"
             ))),
@@ -360,16 +390,7 @@ impl Guests {
     /// powered off; killed when it does not end in time.
     pub fn stop(&mut self) {
         if let Some(mut guest) = self.running.take() {
-            if guest.send(&ToGuest::Stop).is_ok() {
-                let _ = guest.receive(STOP_DEADLINE);
-            }
-            let deadline = Instant::now() + STOP_DEADLINE;
-            while Instant::now() < deadline {
-                if guest.child.try_wait().ok().flatten().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
+            guest.stop();
         }
     }
 
@@ -386,6 +407,21 @@ impl Drop for Guests {
 }
 
 impl Guest {
+    /// Asks the agent to take its stack down and power off, and waits for
+    /// QEMU to end (it is killed on drop when it does not in time).
+    fn stop(&mut self) {
+        if self.send(&ToGuest::Stop).is_ok() {
+            let _ = self.receive(STOP_DEADLINE);
+        }
+        let deadline = Instant::now() + STOP_DEADLINE;
+        while Instant::now() < deadline {
+            if self.child.try_wait().ok().flatten().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn send(&mut self, message: &ToGuest) -> Result<(), GuestError> {
         channel::send(&mut self.writer, message)
             .map_err(|e| self.died(&format!("writing to the agent: {e}")))
@@ -464,11 +500,9 @@ impl Drop for Guest {
     }
 }
 
-/// The file system of the guest's disk, as the agent makes it on a qcow2
-/// image: its inode tables left unwritten (the guest mounts it with
+/// `mkfs.ext4`'s (and `mkfs.ext3`'s) options for the guest's file system:
+/// its inode tables left unwritten (the guest mounts it with
 /// `noinit_itable`, so no kernel thread writes them during the points).
-pub const FILESYSTEM: &str = "ext4";
-/// `mkfs.ext4`'s options for it.
 pub const MKFS_OPTIONS: [&str; 4] = [
     "-F",
     "-q",
@@ -477,8 +511,8 @@ pub const MKFS_OPTIONS: [&str; 4] = [
 ];
 
 /// Makes the guest's file system on the raw image `image` (iolab's own file).
-fn make_filesystem(image: &Path) -> Result<(), GuestError> {
-    let mkfs = format!("mkfs.{FILESYSTEM}");
+fn make_filesystem(image: &Path, filesystem: GuestFilesystem) -> Result<(), GuestError> {
+    let mkfs = format!("mkfs.{}", filesystem.name());
     let output = std::process::Command::new(&mkfs)
         .args(MKFS_OPTIONS)
         .arg(image)

@@ -1,4 +1,4 @@
-//! QEMU's command line for a guest: the PVH kernel and initramfs, the host's root over virtio-9p (read-only), the image on the bus, cache and aio asked for, the agent's virtio-serial port, the panic device that turns a guest panic into a failure, no network; and the process started so that it dies with iolab.
+//! QEMU's command line for a guest: the PVH kernel and initramfs, the host's root over virtio-9p (read-only), the image on the bus, cache and aio asked for, the user's tap device as the only network (never user-mode networking), the agent's virtio-serial port, the panic device that turns a guest panic into a failure; and the process started so that it dies with iolab.
 
 use super::GuestError;
 use super::channel::PORT_NAME;
@@ -23,8 +23,8 @@ pub struct Launch<'a> {
     pub vmlinux: &'a Path,
     /// The initramfs iolab built.
     pub initramfs: &'a Path,
-    /// The disk under test's image.
-    pub image: &'a Path,
+    /// The disk under test's image (none when the guest measures a mount).
+    pub image: Option<&'a Path>,
     /// The agent's socket.
     pub socket: &'a Path,
     /// Where the guest's console goes.
@@ -96,15 +96,58 @@ pub fn arguments(launch: &Launch) -> Vec<String> {
         format!(
             "local,path=/,mount_tag={HOST_ROOT_TAG},security_model=none,readonly=on,multidevs=remap"
         ),
-        "-drive".into(),
+    ]);
+    if let Some(image) = launch.image {
+        args.extend(disk(spec, image));
+    }
+    if let Some(tap) = &spec.tap {
+        // The user's tap device, opened as it is: no script runs, and
+        // nothing else of the host's network is reachable (no user-mode
+        // networking, no bridge).
+        args.extend([
+            "-netdev".into(),
+            format!("tap,id=net,ifname={tap},script=no,downscript=no"),
+            "-device".into(),
+            // No checksum offload either way, so no TSO, GSO or large
+            // receives: the card counts frames of the link's MTU, the
+            // messages a network carries.
+            format!("virtio-net-pci,netdev=net,mac={GUEST_MAC},csum=off,guest_csum=off"),
+        ]);
+    }
+    args.extend([
+        "-device".into(),
+        "virtio-serial-pci".into(),
+        "-chardev".into(),
+        format!(
+            "socket,id=agent,path={},server=on,wait=off",
+            option_path(launch.socket)
+        ),
+        "-device".into(),
+        format!("virtserialport,chardev=agent,name={PORT_NAME}"),
+        // A guest panic exits QEMU with status 1, not 0.
+        "-device".into(),
+        "pvpanic-pci".into(),
+        "-action".into(),
+        "panic=exit-failure".into(),
+    ]);
+    args
+}
+
+/// The guest's network card's address: a locally administered one in QEMU's range.
+pub const GUEST_MAC: &str = "52:54:00:10:1a:b0";
+
+/// The image on the bus `spec` asks for.
+fn disk(spec: &GuestSpec, image: &Path) -> Vec<String> {
+    let mut args = vec![
+        "-drive".to_string(),
         format!(
             "file={},if=none,id=disk,format={},cache={},aio={}",
-            option_path(launch.image),
+            option_path(image),
             spec.format.name(),
             spec.cache.name(),
             spec.aio.name()
         ),
-    ]);
+    ];
     let disk: &[&str] = match spec.bus {
         Bus::VirtioBlk => &["-device", "virtio-blk-pci,drive=disk,serial=iolab-disk"],
         Bus::VirtioScsi => &[
@@ -122,22 +165,6 @@ pub fn arguments(launch: &Launch) -> Vec<String> {
         ],
     };
     args.extend(disk.iter().map(|s| s.to_string()));
-    args.extend([
-        "-device".into(),
-        "virtio-serial-pci".into(),
-        "-chardev".into(),
-        format!(
-            "socket,id=agent,path={},server=on,wait=off",
-            option_path(launch.socket)
-        ),
-        "-device".into(),
-        format!("virtserialport,chardev=agent,name={PORT_NAME}"),
-        // A guest panic exits QEMU with status 1, not 0.
-        "-device".into(),
-        "pvpanic-pci".into(),
-        "-action".into(),
-        "panic=exit-failure".into(),
-    ]);
     args
 }
 
@@ -195,13 +222,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_command_line_has_no_network_and_quotes_commas() {
+    fn the_command_line_has_no_network_but_a_tap_and_quotes_commas() {
         let spec = GuestSpec::default();
         let launch = Launch {
             spec: &spec,
             vmlinux: Path::new("/c/vmlinux"),
             initramfs: Path::new("/c/initrd"),
-            image: Path::new("/data/a,b.img"),
+            image: Some(Path::new("/data/a,b.img")),
             socket: Path::new("/r/agent.sock"),
             console: Path::new("/r/console.log"),
             accelerator: Accelerator::Tcg,
@@ -216,5 +243,21 @@ mod tests {
         );
         assert!(args.contains("-accel tcg"), "{args}");
         assert!(args.contains("panic=exit-failure"), "{args}");
+        // A tap, and no disk with a mount: the tap is the only network.
+        let spec = GuestSpec::parse("tap=t0,mount=nfs://10.0.0.1/export").unwrap();
+        let args = arguments(&Launch {
+            spec: &spec,
+            image: None,
+            ..launch
+        })
+        .join(" ");
+        assert!(
+            args.contains("-netdev tap,id=net,ifname=t0,script=no,downscript=no"),
+            "{args}"
+        );
+        assert!(
+            !args.contains("-drive") && !args.contains("-netdev user"),
+            "{args}"
+        );
     }
 }

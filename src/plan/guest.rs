@@ -125,6 +125,68 @@ pub struct GuestSpec {
     pub aio: Aio,
     /// The image's format.
     pub format: ImageFormat,
+    /// A tap device in this network namespace: the guest's one network
+    /// link (`scripts/netlab guest-link` makes one in netlab's namespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tap: Option<String>,
+    /// What the guest measures instead of its own disk: an NFS export
+    /// mounted by its kernel client, or an iSCSI LUN its kernel initiator
+    /// logs in to (with a file system made on it), as `--target` writes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mount: Option<String>,
+    /// The file system the guest measures in: on the image (made before
+    /// each boot) or on an iSCSI LUN (`ext3` there unless given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fs: Option<GuestFilesystem>,
+    /// How the kernel NFS client mounts the export: `async` (its default:
+    /// writes gathered into wsize WRITEs) or `sync` (one WRITE per page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nfs: Option<NfsMountMode>,
+    /// The file system on an LVM logical volume over the whole disk, so a
+    /// device-mapper layer sits between the file system and the disk.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lvm: bool,
+}
+
+/// A file system the guest makes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GuestFilesystem {
+    /// ext3 (the NFS-against-iSCSI study's), run by the kernel's ext4 driver.
+    Ext3,
+    /// ext4.
+    #[default]
+    Ext4,
+}
+
+/// How the guest's kernel NFS client mounts the export.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NfsMountMode {
+    /// Writes cached and sent later, gathered into WRITEs of up to wsize.
+    #[default]
+    Async,
+    /// Every write sent at once, a WRITE per page (the study's 4.7 KB requests).
+    Sync,
+}
+
+/// What the guest's kernel mounts in place of its own disk (`--guest mount=URL`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GuestMount {
+    /// An NFS v3 export, mounted `vers=3,proto=tcp,nolock`.
+    Nfs(crate::engine::nfs::url::NfsUrl),
+    /// An iSCSI LUN reached through open-iscsi.
+    Iscsi(crate::engine::iscsi::url::IscsiUrl),
+}
+
+impl GuestMount {
+    /// The URL as written.
+    pub fn text(&self) -> &str {
+        match self {
+            GuestMount::Nfs(url) => &url.text,
+            GuestMount::Iscsi(url) => &url.text,
+        }
+    }
 }
 
 impl Default for GuestSpec {
@@ -138,12 +200,18 @@ impl Default for GuestSpec {
             cache: DiskCache::None,
             aio: Aio::Native,
             format: ImageFormat::Raw,
+            tap: None,
+            mount: None,
+            fs: None,
+            nfs: None,
+            lvm: false,
         }
     }
 }
 
 /// The keys of `--guest`, for messages.
-pub const GUEST_KEYS: &str = "kernel, memory, cpus, accel, bus, cache, aio, format";
+pub const GUEST_KEYS: &str =
+    "kernel, memory, cpus, accel, bus, cache, aio, format, tap, mount, fs, nfs, lvm";
 
 fn choice<T: for<'de> Deserialize<'de>>(
     key: &str,
@@ -206,6 +274,33 @@ impl GuestSpec {
             }
             "aio" => self.aio = choice(key, value, "native, io_uring, threads")?,
             "format" => self.format = choice(key, value, "raw, qcow2")?,
+            "tap" => {
+                // A Linux interface name: up to 15 bytes, no '/' or spaces.
+                let valid = !value.is_empty()
+                    && value.len() <= 15
+                    && value
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+                if !valid {
+                    return Err(crate::usage!(
+                        "--guest tap={value}: an interface name of 1 to 15 letters, digits, '-', '_' or '.'"
+                    ));
+                }
+                self.tap = Some(value.to_string());
+            }
+            "mount" => {
+                parse_mount(value)?;
+                self.mount = Some(value.to_string());
+            }
+            "fs" => self.fs = Some(choice(key, value, "ext3, ext4")?),
+            "nfs" => self.nfs = Some(choice(key, value, "async, sync")?),
+            "lvm" => {
+                self.lvm = match value {
+                    "on" | "true" | "yes" | "1" => true,
+                    "off" | "false" | "no" | "0" => false,
+                    _ => return Err(crate::usage!("--guest lvm={value}: on or off")),
+                }
+            }
             _ => {
                 return Err(crate::usage!(
                     "--guest {key}={value}: unknown key (keys: {GUEST_KEYS})"
@@ -215,8 +310,53 @@ impl GuestSpec {
         Ok(())
     }
 
-    /// Refuses what QEMU would refuse after booting.
+    /// The parsed `mount`, when one is given.
+    pub fn mount(&self) -> Option<GuestMount> {
+        self.mount
+            .as_deref()
+            .and_then(|text| parse_mount(text).ok())
+    }
+
+    /// The file system the guest makes (on the image or on an iSCSI LUN).
+    pub fn filesystem(&self) -> GuestFilesystem {
+        match (self.fs, self.mount()) {
+            (Some(fs), _) => fs,
+            (None, Some(GuestMount::Iscsi(_))) => GuestFilesystem::Ext3,
+            (None, _) => GuestFilesystem::Ext4,
+        }
+    }
+
+    /// Whether the guest has a disk image (not when it measures a mount).
+    pub fn has_image(&self) -> bool {
+        self.mount.is_none()
+    }
+
+    /// Refuses what QEMU would refuse after booting, and keys that do not go together.
     pub fn validate(&self) -> Result<(), UsageError> {
+        let mount = self.mount.as_deref().map(parse_mount).transpose()?;
+        if let (Some(mount), None) = (&mount, &self.tap) {
+            return Err(crate::usage!(
+                "--guest mount={}: the guest reaches the server through a tap device; add tap=NAME (scripts/netlab guest-link makes one)",
+                mount.text()
+            ));
+        }
+        if self.nfs.is_some() && !matches!(mount, Some(GuestMount::Nfs(_))) {
+            return Err(crate::usage!(
+                "--guest nfs=...: the NFS mount mode goes with mount=nfs://..."
+            ));
+        }
+        if let (Some(GuestMount::Nfs(url)), Some(_)) = (&mount, self.fs) {
+            return Err(crate::usage!(
+                "--guest fs=...: the server's file system holds {}; fs is for the image or an iSCSI LUN",
+                url.text
+            ));
+        }
+        if self.lvm && mount.is_some() {
+            return Err(crate::usage!(
+                "--guest lvm=on: the logical volume is made on the guest's own disk, not on mount={}",
+                self.mount.as_deref().unwrap_or_default()
+            ));
+        }
         if self.aio == Aio::Native && !matches!(self.cache, DiskCache::None | DiskCache::Directsync)
         {
             return Err(crate::usage!(
@@ -229,7 +369,7 @@ impl GuestSpec {
 
     /// The keys as `--guest` takes them.
     pub fn describe(&self) -> String {
-        format!(
+        let mut text = format!(
             "kernel={},memory={},cpus={},accel={},bus={},cache={},aio={},format={}",
             self.kernel,
             self.memory_mib,
@@ -239,8 +379,52 @@ impl GuestSpec {
             self.cache.name(),
             self.aio.name(),
             self.format.name()
-        )
+        );
+        for (key, value) in [
+            ("tap", self.tap.clone()),
+            ("mount", self.mount.clone()),
+            ("fs", self.fs.map(GuestFilesystem::name)),
+            ("nfs", self.nfs.map(NfsMountMode::name)),
+            ("lvm", self.lvm.then(|| "on".to_string())),
+        ] {
+            if let Some(value) = value {
+                text.push_str(&format!(",{key}={value}"));
+            }
+        }
+        text
     }
+}
+
+/// `--guest mount=URL`: an `nfs://` or `iscsi://` URL as `--target` takes
+/// them, whose server the guest can reach (not a loopback address, which
+/// in the guest is the guest itself).
+fn parse_mount(text: &str) -> Result<GuestMount, UsageError> {
+    let rename =
+        |message: String| crate::usage!("{}", message.replacen("--target ", "--guest mount=", 1));
+    let mount = if text.starts_with("iscsi://") {
+        GuestMount::Iscsi(crate::engine::iscsi::url::IscsiUrl::parse(text).map_err(rename)?)
+    } else if text.starts_with("nfs://") {
+        GuestMount::Nfs(crate::engine::nfs::url::NfsUrl::parse(text).map_err(rename)?)
+    } else {
+        return Err(crate::usage!(
+            "--guest mount={text}: give nfs://HOST/EXPORT[/DIR] or iscsi://HOST[:PORT]/IQN/LUN"
+        ));
+    };
+    let host = match &mount {
+        GuestMount::Nfs(url) => &url.host,
+        GuestMount::Iscsi(url) => &url.host,
+    };
+    let loopback = host == "localhost"
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|address| address.is_loopback());
+    if loopback {
+        return Err(crate::usage!(
+            "--guest mount={text}: {host} is the guest itself there; give the server's address on the tap's link (scripts/netlab prints guest_nfs= and guest_iscsi=)"
+        ));
+    }
+    Ok(mount)
 }
 
 macro_rules! serde_name {
@@ -256,7 +440,15 @@ macro_rules! serde_name {
         }
     )*};
 }
-serde_name!(Accelerator, Bus, DiskCache, Aio, ImageFormat);
+serde_name!(
+    Accelerator,
+    Bus,
+    DiskCache,
+    Aio,
+    ImageFormat,
+    GuestFilesystem,
+    NfsMountMode
+);
 
 #[cfg(test)]
 mod tests {

@@ -77,6 +77,17 @@ pub fn add_guest_twins(points: Vec<PlannedPoint>) -> Vec<PlannedPoint> {
     twinned
 }
 
+/// With `--guest mount=URL` and no `machine` axis: every point in the
+/// guest only, since the host has no twin of what the guest's kernel mounts.
+pub fn all_in_guest(mut points: Vec<PlannedPoint>) -> Vec<PlannedPoint> {
+    if !points.iter().any(|p| p.workload.machine == Machine::Guest) {
+        for point in &mut points {
+            point.workload.machine = Machine::Guest;
+        }
+    }
+    points
+}
+
 /// `points` in `order` over `rounds` rounds, each tagged with its round.
 /// A plan without rounds, guest or order other than as-given is returned as it is.
 pub fn arrange(

@@ -18,6 +18,11 @@ pub struct Activity {
     /// NFS client counters of the target's mount, when it is NFS.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub nfs: Option<NfsActivity>,
+    /// When the window went on past the timed region while the written
+    /// files were written back (an untimed fsync, so the counts include what
+    /// a client kernel's cache held): how long that took, ns.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub write_back_ns: Option<u64>,
 }
 
 /// One block device over a window: counts from /proc/diskstats and the figures derived from them.

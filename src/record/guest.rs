@@ -22,8 +22,10 @@ pub struct GuestRecord {
     pub machine_type: String,
     /// The Debian package (or .deb file) of the guest's kernel.
     pub kernel_package: String,
-    /// The disk under test's image on the host (an iolab scratch file, removed at the end).
-    pub image: PathBuf,
+    /// The disk under test's image on the host (an iolab scratch file,
+    /// removed at the end); none when the guest measured a mount.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub image: Option<PathBuf>,
     /// The disk's device in the guest (`/dev/vda`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub device: Option<String>,

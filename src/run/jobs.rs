@@ -92,8 +92,12 @@ pub(super) struct JobsRun {
     /// When every job met the steady-state criterion.
     pub(super) steady_at: Option<u64>,
     /// Why the jobs could not all be started (the kernel refused a thread):
-    /// the started ones were sent home without doing any I/O.
+    /// the started ones were sent home without doing any I/O; or why the
+    /// write-back after them failed.
     start_failure: Option<String>,
+    /// How long the untimed write-back after the timed region took, ns
+    /// (inside the sampler's window), when [`Pass::write_back`] asked for it.
+    pub(super) write_back_ns: Option<u64>,
 }
 
 impl JobsRun {
@@ -115,6 +119,11 @@ pub(super) struct Pass<'a> {
     pub(super) workload: &'a Workload,
     pub(super) interrupt: &'a Interrupt,
     pub(super) timed: bool,
+    /// Whether a timed pass that wrote through the page cache writes its
+    /// dirty pages back (fsync of each file, untimed) before the sampler's
+    /// last snapshot, so the window counts what the writes put on the
+    /// devices and the wire ([`crate::run::Session::count_write_back`]).
+    pub(super) write_back: bool,
 }
 
 /// Runs every job of `workload` on its own thread (`iolab-job-N`), released
@@ -236,6 +245,28 @@ pub(super) fn run_jobs(
                 }
             }
         }
+        let mut write_back_ns = None;
+        if let (true, true, Some(targets)) = (
+            pass.write_back && timed && start_failure.is_none(),
+            workload.directions().writes() && !workload.direct,
+            targets,
+        ) {
+            let started = std::time::Instant::now();
+            for job in targets {
+                let written = job
+                    .file
+                    .local()
+                    .map_or(Ok(()), |file| super::cache::write_back(file.fd()));
+                if let Err(error) = written {
+                    start_failure = Some(format!(
+                        "writing {} back after the timed region: {error}",
+                        job.file.path().display()
+                    ));
+                    break;
+                }
+            }
+            write_back_ns = Some(started.elapsed().as_nanos() as u64);
+        }
         drop(jobs_done);
         let samples = sampler.and_then(|h| h.join().ok());
         interrupt.clear_steady_stop();
@@ -245,6 +276,7 @@ pub(super) fn run_jobs(
             samples,
             steady_at,
             start_failure,
+            write_back_ns,
         }
     })
 }
@@ -294,6 +326,7 @@ fn run_job(
         workload,
         interrupt,
         timed,
+        ..
     } = pass;
     let file = place.map(|p| p.file);
     let base = place.map_or(0, |p| p.base);

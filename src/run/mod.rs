@@ -125,6 +125,9 @@ pub struct RepetitionOutcome {
     /// The seed its jobs drew their random offsets, sizes, directions and
     /// data from ([`Workload::draw_seed`]); `None` when it failed before.
     pub draw_seed: Option<u64>,
+    /// With [`Session::count_write_back`]: how long the untimed write-back
+    /// after the timed region took, ns (the samples' window includes it).
+    pub write_back_ns: Option<u64>,
 }
 
 impl RepetitionOutcome {
@@ -141,6 +144,7 @@ impl RepetitionOutcome {
             verified: Vec::new(),
             ranks: Vec::new(),
             draw_seed: None,
+            write_back_ns: None,
         }
     }
 
@@ -281,9 +285,22 @@ pub struct Session {
     sample: bool,
     enough: EnoughRule,
     peers: Rc<dyn Peers>,
+    /// Whether writes through the page cache are written back before the
+    /// samples end ([`Session::count_write_back`]).
+    count_write_back: bool,
 }
 
 impl Session {
+    /// Makes every timed repetition that writes through the page cache
+    /// write its files back (fsync, untimed) before the sampler's last
+    /// snapshot: the time stays the application's, while the devices' and
+    /// the network's counts include what the writes caused, as a study that
+    /// counted every message of a write (Radkov et al.'s Table 4) needs when
+    /// a client kernel's cache holds the writes.
+    pub fn count_write_back(&mut self) {
+        self.count_write_back = true;
+    }
+
     /// Opens `dir` for scratch files of run `run_id`; refuses a missing or
     /// unwritable directory without creating anything.
     pub fn open(dir: &Path, run_id: &str, interrupt: Interrupt) -> Result<Self, UsageError> {
@@ -311,6 +328,7 @@ impl Session {
             sample: true,
             enough: |_, _| false,
             peers: Rc::new(peers::Alone),
+            count_write_back: false,
         }
     }
 
@@ -660,6 +678,7 @@ impl Session {
                     workload: &drawn,
                     interrupt: &interrupt,
                     timed: true,
+                    write_back: false,
                 },
                 None,
                 target,
@@ -706,6 +725,7 @@ impl Session {
                     workload: &first_read,
                     interrupt: &interrupt,
                     timed: false,
+                    write_back: false,
                 },
                 Some(&targets),
                 target,
@@ -733,6 +753,7 @@ impl Session {
                 workload: &drawn,
                 interrupt: &interrupt,
                 timed: true,
+                write_back: self.count_write_back,
             },
             Some(&targets),
             target,
@@ -743,6 +764,7 @@ impl Session {
         live::set_phase(live::Phase::Checking);
         (outcome.jobs, outcome.samples, outcome.steady_at) =
             (run.outcomes, run.samples, run.steady_at);
+        outcome.write_back_ns = run.write_back_ns;
         if workload.verify && matches!(outcome.status, RepetitionStatus::Ok) {
             let alignment = target.direct_alignment.map_or(4096, |a| a.memory as usize);
             // Each local job's written blocks, in the order of its target.

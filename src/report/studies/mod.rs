@@ -124,7 +124,42 @@ fn pm_text(stat: &Stat, scale: f64) -> String {
 
 /// A file's medium in a few words: its file system and what it is on.
 pub(crate) fn medium(name: &str, file: &ResultFile) -> String {
-    match &file.environment.storage {
+    // Points measured only in the guest: its storage, as its agent saw it.
+    let in_guest = !file.points.is_empty()
+        && file
+            .points
+            .iter()
+            .all(|p| p.workload.machine == crate::plan::Machine::Guest);
+    let guest = file.guest.as_ref().filter(|_| in_guest);
+    if let Some(guest) = guest {
+        let environment = guest.environment.as_deref().unwrap_or(&file.environment);
+        let mode = match guest.spec.nfs {
+            Some(crate::plan::guest::NfsMountMode::Sync) => ", mounted sync",
+            Some(crate::plan::guest::NfsMountMode::Async) => ", mounted async",
+            None if guest
+                .spec
+                .mount
+                .as_deref()
+                .is_some_and(|m| m.starts_with("nfs:")) =>
+            {
+                ", mounted async"
+            }
+            None => "",
+        };
+        return format!(
+            "{} in the guest{mode}",
+            storage_words(environment, name, file)
+        );
+    }
+    storage_words(&file.environment, name, file)
+}
+
+fn storage_words(
+    environment: &crate::record::environment::Environment,
+    name: &str,
+    file: &ResultFile,
+) -> String {
+    match &environment.storage {
         Some(storage) if !storage.stack.is_empty() => {
             format!(
                 "{} on {} ({})",

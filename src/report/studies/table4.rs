@@ -40,12 +40,54 @@ fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     (n > 0).then(|| sum / f64::from(n))
 }
 
+/// A kernel client's data requests in the row's direction over a window,
+/// and the bytes they carried: the NFS client's READ or WRITE calls (bytes
+/// on the wire from mountstats, RPC headers included: received for READ,
+/// sent for WRITE), else the reads or writes of the stack's lowest device
+/// (the disk that carries the commands). `None` when neither was counted.
+pub(crate) fn kernel_requests(activity: &Activity, writes: bool) -> Option<(u64, u64)> {
+    if let Some(nfs) = &activity.nfs {
+        let name = if writes { "WRITE" } else { "READ" };
+        return nfs.operations.iter().find(|o| o.name == name).map(|o| {
+            (
+                o.ops,
+                if writes {
+                    o.bytes_sent
+                } else {
+                    o.bytes_received
+                },
+            )
+        });
+    }
+    let disk = activity.devices.last()?;
+    Some(if writes {
+        (disk.writes, disk.write_bytes)
+    } else {
+        (disk.reads, disk.read_bytes)
+    })
+}
+
+/// Every NFS procedure a window's kernel client called, by name (`WRITE
+/// 2, COMMIT 1, GETATTR 3`), the most called first; `None` without NFS.
+fn procedures(activity: &Activity) -> Option<String> {
+    let nfs = activity.nfs.as_ref()?;
+    let mut called: Vec<_> = nfs.operations.iter().filter(|o| o.ops > 0).collect();
+    called.sort_by(|a, b| b.ops.cmp(&a.ops).then(a.name.cmp(&b.name)));
+    Some(
+        called
+            .iter()
+            .map(|o| format!("{} {}", o.name, o.ops))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
+}
+
 /// The columns of each file.
 const COLUMNS: usize = 6;
 
 /// One file's figures for one row: time, messages, bytes, bytes per
 /// message, requests, payload bytes per request.
-fn cells(point: &Point) -> [Cell; COLUMNS] {
+fn cells(point: &Point, writes: bool) -> [Cell; COLUMNS] {
     let (time, time_text) = mean_pm(&seconds(point), 1.0);
     // iolab's own network client counts its connections' TCP segments and
     // its calls; a kernel client's traffic is read off the interfaces and
@@ -74,15 +116,16 @@ fn cells(point: &Point) -> [Cell; COLUMNS] {
         )
     };
     let (requests, payload) = if clients.is_empty() {
-        let operations = |a: &&Activity| a.nfs.as_ref().map(|nfs| nfs.operations.clone());
+        // A kernel client: the NFS client's READ or WRITE calls, else the
+        // commands of the device at the bottom of the stack (an iSCSI disk's
+        // SCSI commands, a local disk's).
+        let data: Vec<(u64, u64)> = windows
+            .iter()
+            .filter_map(|a| kernel_requests(a, writes))
+            .collect();
         (
-            mean(
-                windows
-                    .iter()
-                    .filter_map(operations)
-                    .map(|ops| ops.iter().map(|o| o.ops).sum::<u64>() as f64),
-            ),
-            None,
+            mean(data.iter().map(|&(n, _)| n as f64)),
+            mean(data.iter().map(|&(_, b)| b as f64)),
         )
     } else {
         (
@@ -188,7 +231,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
             match point {
                 Some(point) => {
                     any = true;
-                    row.extend(cells(point));
+                    row.extend(cells(point, writes));
                 }
                 None => row.extend(std::iter::repeat_with(Cell::empty).take(COLUMNS)),
             }
@@ -200,26 +243,67 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
     if table.rows.is_empty() {
         return None;
     }
+    let written_back = files.iter().any(|(_, file)| {
+        file.points.iter().flat_map(|p| p.measured()).any(|r| {
+            r.activity
+                .as_ref()
+                .is_some_and(|a| a.write_back_ns.is_some())
+        })
+    });
     table.notes.push(
         "completion time: the application's, from the first I/O to the last (no sync after writes, \
          as the study timed them); random = a permutation of the file's blocks; reads from a cold cache, \
          writes to a new file (on an iSCSI LUN, to the same region of the LUN)."
             .into(),
     );
-    table.notes.push(
+    table.notes.push(format!(
         "network messages and bytes: with iolab's own clients (--engine nfs, iscsi), the TCP segments \
          both ways and the payload bytes of their connections (TCP_INFO); otherwise packets and bytes \
-         on every interface during the timed I/O, a loopback packet counted once, including any other \
-         traffic of the machine in that window."
-            .into(),
-    );
+         on every interface during the timed I/O{}, a loopback packet counted once, including any other \
+         traffic of the machine in that window.",
+        if written_back {
+            " and, in a guest measuring through its kernel's stacks, the untimed write-back of what \
+             the writes left in its cache (an fsync after the timed region: the study's byte counts \
+             include every byte written)"
+        } else {
+            ""
+        }
+    ));
     table.notes.push(
         "requests: the NFS calls or SCSI commands iolab's client made (--engine nfs, iscsi; its PDUs \
-         are in --detail), or the kernel NFS client's counters (/proc/self/mountstats); payload per \
+         are in --detail); with a kernel client, its NFS READ or WRITE calls (/proc/self/mountstats; \
+         payload per request is then their bytes on the wire, RPC headers included), else the reads or \
+         writes of the lowest device under the file system (an iSCSI disk's SCSI commands); payload per \
          request is the data they moved over their number (the study's \"mean request size\"); `-` \
          where it is not known (sshfs's SFTP requests are not counted)."
             .into(),
     );
+    // The kernel NFS client's other calls, which the requests column leaves out.
+    for (name, file) in files {
+        let mut rows = Vec::new();
+        for (row_name, writes, pattern) in ROWS {
+            let called = file
+                .points
+                .iter()
+                .find(|p| {
+                    p.workload.op.writes() == writes
+                        && p.workload.pattern == pattern
+                        && (p.workload.op == Op::Write || !writes)
+                })
+                .and_then(|p| p.measured().find_map(|r| r.activity.as_ref()))
+                .and_then(procedures);
+            if let Some(called) = called.filter(|c| !c.is_empty()) {
+                rows.push(format!("{row_name}: {called}"));
+            }
+        }
+        if !rows.is_empty() {
+            table.notes.push(format!(
+                "NFS calls of {} (first repetition): {}.",
+                medium(name, file),
+                rows.join("; ")
+            ));
+        }
+    }
     table.notes.push(INTERVAL_NOTE.into());
     Some(table)
 }
@@ -267,6 +351,7 @@ mod tests {
                 network: vec![interface("lo", 1000, 1_000_000), interface("eth0", 10, 500)],
                 cpu: None,
                 nfs: None,
+                write_back_ns: None,
             });
             result.points.push(point);
         }
