@@ -20,6 +20,14 @@ pub fn split(file: &ResultFile) -> Option<(ResultFile, ResultFile)> {
             .filter(|p| p.workload.machine == machine)
             .cloned()
             .collect(),
+        // The guest's side is described by the guest's own environment.
+        environment: match (
+            machine,
+            file.guest.as_ref().and_then(|g| g.environment.as_deref()),
+        ) {
+            (Machine::Guest, Some(environment)) => environment.clone(),
+            _ => file.environment.clone(),
+        },
         ..file.clone()
     };
     let (host, guest) = (on(Machine::Host), on(Machine::Guest));
@@ -122,12 +130,19 @@ pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
         return None;
     }
     let mib = |bytes: u64| bytes as f64 / 1048576.0;
+    // The host's devices under the image are summed (a stack of them holds
+    // the image once per layer only when they are layers of one another, so
+    // only the lowest guest layer is taken: dm-0 over vda is counted once).
     let sum = |devices: &[crate::record::guest::DeviceBytes], write: bool| -> u64 {
         devices
             .iter()
             .map(|d| if write { d.write_bytes } else { d.read_bytes })
             .sum()
     };
+    let lowest =
+        |devices: &[crate::record::guest::DeviceBytes]| -> Vec<crate::record::guest::DeviceBytes> {
+            devices.last().cloned().into_iter().collect()
+        };
     let mut table = TextTable::new(
         format!("Across the hypervisor — {name}"),
         &[
@@ -150,7 +165,8 @@ pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
                 .collect::<Vec<_>>()
                 .join("+")
         };
-        let (guest_written, host_written) = (sum(&crossing.guest, true), sum(&crossing.host, true));
+        let guest_disk = lowest(&crossing.guest);
+        let (guest_written, host_written) = (sum(&guest_disk, true), sum(&crossing.host, true));
         // Below a MiB the ratio of two small counts says nothing.
         let ratio = (guest_written >= 1 << 20).then(|| host_written as f64 / guest_written as f64);
         table.rows.push(vec![
@@ -165,10 +181,10 @@ pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
                     .round
                     .map_or_else(|| "-".into(), |r| (r + 1).to_string()),
             ),
-            Cell::text(names(&crossing.guest)),
+            Cell::text(names(&guest_disk)),
             Cell::number(
-                mib(sum(&crossing.guest, false)),
-                format!("{:.1}", mib(sum(&crossing.guest, false))),
+                mib(sum(&guest_disk, false)),
+                format!("{:.1}", mib(sum(&guest_disk, false))),
             ),
             Cell::number(mib(guest_written), format!("{:.1}", mib(guest_written))),
             Cell::text(names(&crossing.host)),
@@ -189,6 +205,116 @@ pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
         "over the whole point (layout, cache treatment and every repetition), from /proc/diskstats in the guest (its disk under test) and on the host (the devices under the image), read around the same exchange; the host's figures include any other process's I/O on those devices meanwhile, marked \"others' I/O?\" beyond three times the guest's writes and 8 MiB. MiB = 2^20 bytes.".into(),
     );
     Some(table)
+}
+
+/// Per guest point and round, the stack across the hypervisor in the shape
+/// of Varlyakov's atop view: the application, every layer in the guest (a
+/// logical volume, its disk) and the host's devices under the image, each
+/// with its requests and bytes in the point's direction over the whole
+/// point, the ratio to the layer above and the application's to each layer.
+pub fn stack_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
+    let Some(guest) = file.guest.as_ref() else {
+        return Vec::new();
+    };
+    let mut tables = Vec::new();
+    for crossing in &guest.crossings {
+        let Some(point) = file.points.iter().find(|p| p.label == crossing.label) else {
+            continue;
+        };
+        let writes = point.workload.op.writes();
+        let in_round: Vec<_> = point
+            .repetitions
+            .iter()
+            .filter(|r| r.round == crossing.round)
+            .collect();
+        let app = (
+            in_round.iter().map(|r| r.ops).sum::<u64>(),
+            in_round.iter().map(|r| r.bytes).sum::<u64>(),
+        );
+        let direction = if writes { "writes" } else { "reads" };
+        let mut table = TextTable::new(
+            format!(
+                "The stack across the hypervisor, Varlyakov's atop ratios: {} (round {}) — {name}",
+                crossing.label.trim_end_matches(" machine=guest"),
+                crossing
+                    .round
+                    .map_or_else(|| "-".into(), |r| (r + 1).to_string())
+            ),
+            &[
+                "layer",
+                "where",
+                direction,
+                "MiB",
+                "avg I/O",
+                "layer above : this",
+                "application : this",
+            ],
+        );
+        let ratio = |above: u64, this: u64| {
+            (above > 0 && this > 0)
+                .then(|| above as f64 / this as f64)
+                .map_or_else(
+                    || Cell::text("-"),
+                    |r| Cell::number(r, format!("{}:1", crate::report::units::significant(r))),
+                )
+        };
+        let counts = |d: &crate::record::guest::DeviceBytes| {
+            if writes {
+                (d.writes, d.write_bytes)
+            } else {
+                (d.reads, d.read_bytes)
+            }
+        };
+        let mut rows: Vec<(String, &str, (u64, u64))> = vec![("application".into(), "guest", app)];
+        rows.extend(
+            crossing
+                .guest
+                .iter()
+                .map(|d| (d.device.clone(), "guest", counts(d))),
+        );
+        rows.extend(
+            crossing
+                .host
+                .iter()
+                .map(|d| (d.device.clone(), "host", counts(d))),
+        );
+        let mut above: Option<u64> = None;
+        for (layer, place, (requests, bytes)) in &rows {
+            let is_app = above.is_none();
+            table.rows.push(vec![
+                Cell::text(layer.clone()),
+                Cell::text(*place),
+                Cell::number(*requests as f64, requests.to_string()),
+                Cell::number(
+                    *bytes as f64 / 1048576.0,
+                    format!("{:.1}", *bytes as f64 / 1048576.0),
+                ),
+                if *requests > 0 {
+                    let mean = *bytes / *requests;
+                    Cell::number(mean as f64, crate::report::units::bytes(mean))
+                } else {
+                    Cell::text("-")
+                },
+                above.map_or_else(|| Cell::text("-"), |a| ratio(a, *requests)),
+                if is_app {
+                    Cell::text("-")
+                } else {
+                    ratio(app.0, *requests)
+                },
+            ]);
+            above = Some(*requests);
+        }
+        table.notes.push(format!(
+            "over the whole point in this round (its layout, cache treatment and every repetition, \
+             warm-ups included), the application's {direction} as iolab's jobs counted them and each \
+             layer's from /proc/diskstats in the guest and on the host around the same exchange (the \
+             host's include any other process's I/O on those devices); a ratio is the study's \
+             logical:physical one, requests at the layer above (or the application's calls) per \
+             request at this layer."
+        ));
+        tables.push(table);
+    }
+    tables
 }
 
 #[cfg(test)]

@@ -53,7 +53,16 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
                     StudyTable::DdBlocksize | StudyTable::DdDatasize => {
                         tables.extend(dd::table(kind, &side, side_file));
                     }
-                    StudyTable::AtopLayers => tables.extend(atop::tables(&side, side_file)),
+                    StudyTable::AtopLayers => {
+                        tables.extend(atop::tables(&side, side_file));
+                        if side_file
+                            .points
+                            .iter()
+                            .all(|p| p.workload.machine == crate::plan::Machine::Guest)
+                        {
+                            tables.extend(guest::stack_tables(name, file));
+                        }
+                    }
                     StudyTable::IozoneReport => tables.extend(iozone::tables(&side, side_file)),
                     StudyTable::Table4 | StudyTable::DirectVsNormal => {}
                 }
@@ -68,7 +77,10 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
             StudyTable::DdBlocksize | StudyTable::DdDatasize => {
                 tables.extend(dd::table(kind, name, file));
             }
-            StudyTable::AtopLayers => tables.extend(atop::tables(name, file)),
+            StudyTable::AtopLayers => {
+                tables.extend(atop::tables(name, file));
+                tables.extend(guest::stack_tables(name, file));
+            }
             StudyTable::IozoneReport => tables.extend(iozone::tables(name, file)),
             // Gathered: built once, at the first file of the kind.
             StudyTable::Table4 | StudyTable::DirectVsNormal => {
