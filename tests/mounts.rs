@@ -458,6 +458,12 @@ pub struct NetLab {
     pub nfs: String,
     /// `iscsi://127.0.0.1:3260/IQN/1`.
     pub iscsi: String,
+    /// The tap device guests boot on (`iolab-tap0`).
+    pub tap: String,
+    /// The export as a guest on the tap reaches it (`nfs://10.211.0.1/export?version=3`).
+    pub guest_nfs: String,
+    /// The LUN as a guest on the tap reaches it (`iscsi://10.211.0.1:3260/IQN/1`).
+    pub guest_iscsi: String,
     /// The exported directory, as the server sees it.
     pub export: PathBuf,
     /// The LUN's backing file, as the target sees it.
@@ -490,6 +496,9 @@ impl NetLab {
             netns,
             nfs: String::new(),
             iscsi: String::new(),
+            tap: String::new(),
+            guest_nfs: String::new(),
+            guest_iscsi: String::new(),
             export: dir.join("export"),
             lun: dir.join("lun.img"),
             dir,
@@ -508,6 +517,8 @@ impl NetLab {
                 .to_string()
         };
         (lab.nfs, lab.iscsi) = (value("nfs"), value("iscsi"));
+        (lab.tap, lab.guest_nfs, lab.guest_iscsi) =
+            (value("tap"), value("guest_nfs"), value("guest_iscsi"));
         Some(lab)
     }
 
@@ -566,6 +577,29 @@ impl NetLab {
             .status()
             .expect("nsenter runs");
         assert!(status.success(), "tgtadm {args:?}: {status}");
+    }
+
+    /// What tgtadm prints for `args` against this lab's tgtd.
+    pub fn tgtadm_output(&self, args: &[&str]) -> String {
+        let pid = std::fs::read_to_string(self.dir.join("tgtd.pid")).expect("netlab recorded tgtd");
+        let output = Command::new("nsenter")
+            .args([
+                "--target",
+                pid.trim(),
+                "--mount",
+                "tgtadm",
+                "--lld",
+                "iscsi",
+            ])
+            .args(args)
+            .output()
+            .expect("nsenter runs");
+        assert!(
+            output.status.success(),
+            "tgtadm {args:?}: {}",
+            output.status
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
     /// Kills `server` (`rpcbind`, `ganesha` or `tgtd`) at once, as a crash would.

@@ -13,6 +13,7 @@ mod devices;
 mod distributed;
 mod engines;
 mod faults;
+mod guest_stacks;
 mod guests;
 mod import;
 mod iscsi;

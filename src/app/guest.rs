@@ -20,6 +20,21 @@ const IMAGE_SLACK: u64 = 256 << 20;
 pub fn command(command: &GuestCommand) -> Result<Ending, AppError> {
     match command {
         GuestCommand::Check(args) => check(args),
+        GuestCommand::Fetch(args) => {
+            let started = Instant::now();
+            let kernel = crate::guest::kernel::obtain(&args.kernel).map_err(guest_error)?;
+            crate::say!(
+                "kernel:      {} ({}), ready in {:.1} s in {}",
+                kernel.package,
+                kernel.release,
+                started.elapsed().as_secs_f64(),
+                kernel
+                    .vmlinux
+                    .parent()
+                    .map_or_else(String::new, |d| d.display().to_string())
+            );
+            Ok(Ending::Success)
+        }
         GuestCommand::Agent => super::agent::agent(),
     }
 }

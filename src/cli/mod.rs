@@ -510,6 +510,10 @@ pub enum GuestCommand {
     /// agent's channel, boot-to-agent and round-trip times. Exits 1 when a
     /// guest cannot run.
     Check(GuestCheckArgs),
+    /// Fetch the guest's kernel and busybox into iolab's cache and prepare
+    /// them, booting nothing: done once with the network, so that guests
+    /// boot where there is none (inside scripts/netlab's namespace).
+    Fetch(GuestFetchArgs),
     /// The agent inside a guest iolab booted (started by the guest's init).
     #[command(hide = true)]
     Agent,
@@ -525,6 +529,15 @@ pub struct GuestCheckArgs {
     /// Where the guest's small test image goes.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
+}
+
+/// Arguments of `iolab guest fetch`.
+#[derive(Debug, Args)]
+pub struct GuestFetchArgs {
+    /// The kernel: `debian` (the one Debian's linux-image-amd64 depends on
+    /// now) or the path of a linux-image .deb; as `--guest kernel=`.
+    #[arg(long, default_value = "debian", value_name = "debian|FILE.deb")]
+    pub kernel: String,
 }
 
 /// Arguments of `iolab measure`.

@@ -136,7 +136,15 @@ fn download(dir: &Path, package: &str) -> Result<PathBuf, GuestError> {
             .current_dir(&staging),
         "apt-get",
         "apt",
-    )?;
+    )
+    .map_err(|error| match error {
+        // Inside a network namespace of its own (scripts/netlab's) there is
+        // no way out: the kernel is fetched beforehand, outside it.
+        GuestError::Setup(why) => GuestError::Setup(format!(
+            "{why} (no network here? run `iolab guest fetch` where there is, e.g. outside scripts/netlab's namespace)"
+        )),
+        other => other,
+    })?;
     let deb = std::fs::read_dir(&staging)
         .map_err(|e| GuestError::Setup(format!("{}: {e}", staging.display())))?
         .filter_map(Result::ok)

@@ -1,0 +1,419 @@
+//! The studies' own stacks inside a real TCG guest on netlab's tap: Radkov et al.'s Table 4 through the guest kernel's NFS v3 client (async and sync mounts) and ext3 on its iSCSI initiator, Varlyakov's LVM layer, and the refusals of an unreachable server and a LUN that holds someone's file system. Counts are asserted, never times.
+
+use crate::mounts::{NetLab, have};
+use crate::util::{iolab, read_result, scratch};
+use serde_json::Value;
+use std::path::Path;
+
+/// Small and emulated (this host's KVM cannot run a stock kernel).
+const GUEST: &str = "accel=tcg,memory=512";
+/// A page, and what an NFS WRITE call adds to it on the wire at most (RPC
+/// and NFS headers: 4,216 bytes per 4 KiB WRITE were measured).
+const PAGE: f64 = 4096.0;
+const WRITE_HEADER: f64 = 512.0;
+
+fn tools_or_skip() -> bool {
+    [
+        "qemu-system-x86_64",
+        "mount.nfs",
+        "iscsiadm",
+        "iscsid",
+        "lvm",
+        "mkfs.ext3",
+    ]
+    .iter()
+    .all(|program| have(program))
+}
+
+/// The kernel and busybox fetched into `cache` outside the namespace, which has no way out.
+fn fetch_kernel(cache: &Path) {
+    let fetched = iolab()
+        .env("IOLAB_CACHE", cache)
+        .args(["guest", "fetch"])
+        .output()
+        .unwrap();
+    assert!(
+        fetched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+}
+
+/// `iolab ARGS` in the lab's namespace with the test's cache.
+fn in_lab(lab: &NetLab, cache: &Path, cwd: &Path, args: &[&str]) -> std::process::Output {
+    lab.command(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_CACHE", cache)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("iolab runs")
+}
+
+/// netfs-micro at its test scale in the guest, mounting `mount` (guest keys appended).
+fn table4(lab: &NetLab, cache: &Path, cwd: &Path, keys: &str, output: &str) -> Value {
+    let guest = format!("{GUEST},tap={},{keys}", lab.tap);
+    let mut args = vec![
+        "preset",
+        "run",
+        "netfs-micro",
+        "--scale",
+        "test",
+        "--rounds",
+        "1",
+        "--guest",
+        &guest,
+        "--output",
+        output,
+        "--no-report",
+    ];
+    let consent = format!("--destroy-data={}", lab.guest_iscsi);
+    if keys.contains("iscsi://") {
+        args.push(&consent);
+    }
+    let run = in_lab(lab, cache, cwd, &args);
+    assert!(
+        run.status.success(),
+        "{keys}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    read_result(&cwd.join(output))
+}
+
+/// The first measured repetition's activity of each point, with whether it writes.
+fn windows(result: &Value) -> Vec<(String, bool, Value)> {
+    result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|point| {
+            let label = point["label"].as_str().unwrap().to_string();
+            let writes = point["workload"]["op"] != "read";
+            let activity = point["repetitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| !r["activity"].is_null())
+                .unwrap_or_else(|| panic!("{label}: no activity"))["activity"]
+                .clone();
+            (label, writes, activity)
+        })
+        .collect()
+}
+
+/// Every point put messages and bytes on the guest's network card.
+fn assert_on_the_wire(result: &Value) {
+    for (label, _, activity) in windows(result) {
+        let card = activity["network"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] != "lo")
+            .unwrap_or_else(|| panic!("{label}: no network card in {activity}"));
+        for field in ["rx_packets", "tx_packets", "rx_bytes", "tx_bytes"] {
+            assert!(
+                card[field].as_u64().unwrap() > 0,
+                "{label}: {field} in {card}"
+            );
+        }
+    }
+}
+
+/// The mean bytes on the wire per NFS WRITE call of each write point (mountstats).
+fn nfs_write_sizes(result: &Value) -> Vec<f64> {
+    windows(result)
+        .into_iter()
+        .filter(|(_, writes, _)| *writes)
+        .map(|(label, _, activity)| {
+            let write = activity["nfs"]["operations"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{label}: no mountstats in {activity}"))
+                .iter()
+                .find(|o| o["name"] == "WRITE")
+                .unwrap_or_else(|| panic!("{label}: no WRITE calls"))
+                .clone();
+            let ops = write["ops"].as_u64().unwrap();
+            assert!(ops > 0, "{label}: no WRITE call in the window: {write}");
+            write["bytes_sent"].as_u64().unwrap() as f64 / ops as f64
+        })
+        .collect()
+}
+
+#[test]
+fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiator() {
+    if !tools_or_skip() {
+        return;
+    }
+    let Some(lab) = NetLab::start("128M") else {
+        return;
+    };
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    fetch_kernel(&cache);
+    let cwd = dir.path();
+
+    // The sync mount: one WRITE per page, as the study's 4.7 KB requests.
+    let sync = table4(
+        &lab,
+        &cache,
+        cwd,
+        &format!("mount={},nfs=sync", lab.guest_nfs),
+        "sync.json",
+    );
+    assert_on_the_wire(&sync);
+    for size in nfs_write_sizes(&sync) {
+        assert!(
+            size <= PAGE + WRITE_HEADER,
+            "a sync WRITE carried {size} bytes"
+        );
+        assert!(
+            size > PAGE,
+            "a sync WRITE carried {size} bytes: less than a page"
+        );
+    }
+    // The async mount: the client gathers pages into wsize WRITEs.
+    let gathered = table4(
+        &lab,
+        &cache,
+        cwd,
+        &format!("mount={}", lab.guest_nfs),
+        "async.json",
+    );
+    assert_on_the_wire(&gathered);
+    for size in nfs_write_sizes(&gathered) {
+        assert!(
+            size >= 4.0 * PAGE,
+            "an async WRITE carried {size} bytes: not gathered"
+        );
+    }
+    // ext3 on the LUN through the guest's initiator: the block layer gathers.
+    let iscsi = table4(
+        &lab,
+        &cache,
+        cwd,
+        &format!("mount={}", lab.guest_iscsi),
+        "iscsi.json",
+    );
+    assert_on_the_wire(&iscsi);
+    assert_eq!(iscsi["guest"]["filesystem"], "ext3");
+    for (label, writes, activity) in windows(&iscsi) {
+        let disk = activity["devices"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        let (requests, bytes) = if writes {
+            (
+                disk["writes"].as_u64().unwrap(),
+                disk["write_bytes"].as_u64().unwrap(),
+            )
+        } else {
+            (
+                disk["reads"].as_u64().unwrap(),
+                disk["read_bytes"].as_u64().unwrap(),
+            )
+        };
+        assert!(requests > 0, "{label}: no SCSI command on {disk}");
+        if writes {
+            let mean = bytes as f64 / requests as f64;
+            assert!(
+                mean >= 4.0 * PAGE,
+                "{label}: {mean} bytes per write command"
+            );
+        }
+    }
+
+    // One Table 4 of the three, a column group each, and compare between them.
+    let report = iolab()
+        .args([
+            "report",
+            "sync.json",
+            "async.json",
+            "iscsi.json",
+            "--format",
+            "markdown",
+            "-o",
+            "-",
+        ])
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let header = text
+        .lines()
+        .find(|l| l.contains("completion time (s)"))
+        .expect("Table 4 in the report");
+    for medium in ["mounted sync", "mounted async", "ext3 on"] {
+        assert!(header.contains(medium), "{medium}: {header}");
+    }
+    let compared = iolab()
+        .args(["compare", "sync.json", "async.json"])
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        compared.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compared.stderr)
+    );
+
+    // The guest logged out and its file system's signature is gone: tgtd
+    // holds no session, the LUN no file system, the export no file of iolab's.
+    let sessions = lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "1"]);
+    assert!(
+        sessions.trim().is_empty(),
+        "a session is left on tgtd: {sessions}"
+    );
+    let probe = std::process::Command::new("blkid")
+        .arg("-p")
+        .arg(&lab.lun)
+        .output()
+        .unwrap();
+    assert_eq!(
+        probe.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&probe.stdout)
+    );
+    let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
+    assert!(left.is_empty(), "left on the export: {left:?}");
+}
+
+#[test]
+fn the_guest_refuses_an_unreachable_server_and_a_lun_holding_a_file_system() {
+    if !tools_or_skip() {
+        return;
+    }
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    fetch_kernel(&cache);
+    let cwd = dir.path();
+    let run = |keys: String, extra: &[&str]| {
+        let guest = format!("{GUEST},tap={},{keys}", lab.tap);
+        let mut args = vec!["run", "--op", "read", "--size", "1m", "--guest", &guest];
+        args.extend(extra);
+        in_lab(&lab, &cache, cwd, &args)
+    };
+    // Nothing answers at .9 on the tap's link.
+    let unreachable = lab.guest_nfs.replace("10.211.0.1", "10.211.0.9");
+    let refused = run(format!("mount={unreachable}"), &[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&unreachable) && stderr.contains("could not mount"),
+        "{stderr}"
+    );
+
+    // Someone's ext4 on the LUN: refused even with consent, and left as it was.
+    let made = std::process::Command::new("mkfs.ext4")
+        .args(["-q", "-F", "-L", "theirs"])
+        .arg(&lab.lun)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let consent = format!("--destroy-data={}", lab.guest_iscsi);
+    let refused = run(format!("mount={}", lab.guest_iscsi), &[&consent]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("holds ext4"), "{stderr}");
+    let probe = std::process::Command::new("blkid")
+        .args(["-p", "-o", "value", "-s", "LABEL"])
+        .arg(&lab.lun)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "theirs");
+    let sessions = lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "1"]);
+    assert!(
+        sessions.trim().is_empty(),
+        "a session is left on tgtd: {sessions}"
+    );
+    // Without consent nothing boots.
+    let refused = run(format!("mount={}", lab.guest_iscsi), &[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--destroy-data="), "{stderr}");
+}
+
+#[test]
+fn seq_device_in_the_guest_shows_the_logical_volume_its_disk_and_the_hosts_device() {
+    if !tools_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let guest = format!("{GUEST},lvm=on");
+    let run = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args([
+            "preset",
+            "run",
+            "seq-device",
+            "--scale",
+            "test",
+            "--rounds",
+            "1",
+            "--guest",
+            &guest,
+            "--output",
+            "lvm.json",
+            "--no-report",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result = read_result(&dir.path().join("lvm.json"));
+    assert_eq!(result["guest"]["spec"]["lvm"], true);
+    for crossing in result["guest"]["crossings"].as_array().unwrap() {
+        let layers: Vec<&str> = crossing["guest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["device"].as_str().unwrap())
+            .collect();
+        assert!(
+            layers.len() == 2 && layers[0].starts_with("dm-") && layers[1] == "vda",
+            "{layers:?}"
+        );
+        assert!(
+            !crossing["host"].as_array().unwrap().is_empty(),
+            "{crossing}"
+        );
+    }
+    // The atop-shaped table across the hypervisor: the application, the
+    // LV, the guest's disk and the host's device, each with its ratios.
+    let table: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.contains("The stack across the hypervisor") || !l.contains("dd bs=8k"))
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    let row = |layer: &str, place: &str| {
+        table
+            .iter()
+            .find(|l| {
+                let cells: Vec<&str> = l.split(['│', '┆']).map(str::trim).collect();
+                cells.len() > 2 && cells[1].starts_with(layer) && cells[2] == place
+            })
+            .unwrap_or_else(|| panic!("no {layer} row in the {place}: {}", table.join("\n")))
+            .to_string()
+    };
+    row("application", "guest");
+    row("dm-", "guest");
+    assert!(row("vda", "guest").contains(":1"), "{}", table.join("\n"));
+    assert!(row("", "host").contains(":1"), "{}", table.join("\n"));
+}
