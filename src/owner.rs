@@ -40,11 +40,14 @@ fn process_start(pid: u32) -> Option<u64> {
 /// this process's tag) that is gone: another boot, or no process with that
 /// pid and start time. Unknown or foreign-host owners are not dead.
 pub(crate) fn owner_is_dead(fd: BorrowedFd<'_>, here: &str) -> bool {
+    tag_of(fd).is_some_and(|tag| tag_is_dead(&tag, here))
+}
+
+/// The owner tag on `fd`, when it carries one.
+pub(crate) fn tag_of(fd: BorrowedFd<'_>) -> Option<String> {
     let mut value = [0u8; 256];
-    let Ok(len) = rustix::fs::fgetxattr(fd, OWNER_XATTR, &mut value[..]) else {
-        return false;
-    };
-    tag_is_dead(&String::from_utf8_lossy(&value[..len]), here)
+    let len = rustix::fs::fgetxattr(fd, OWNER_XATTR, &mut value[..]).ok()?;
+    Some(String::from_utf8_lossy(&value[..len]).into_owned())
 }
 
 /// Whether the owner tag `tag` names a process of this host (`here` is this

@@ -417,3 +417,100 @@ fn seq_device_in_the_guest_shows_the_logical_volume_its_disk_and_the_hosts_devic
     assert!(row("vda", "guest").contains(":1"), "{}", table.join("\n"));
     assert!(row("", "host").contains(":1"), "{}", table.join("\n"));
 }
+
+/// Waits up to `seconds` for `done`, polling.
+fn wait_for(seconds: u64, what: &str, done: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not within {seconds} s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn a_guest_killed_mid_run_leaves_no_session_and_the_next_run_removes_its_files() {
+    if !tools_or_skip() {
+        return;
+    }
+    let Some(lab) = NetLab::start("128M") else {
+        return;
+    };
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    fetch_kernel(&cache);
+    let cwd = dir.path();
+    let spawn = |mount: &str| {
+        let guest = format!("{GUEST},tap={},mount={mount}", lab.tap);
+        let consent = format!("--destroy-data={}", lab.guest_iscsi);
+        let mut args = vec![
+            "run", "--op", "write", "--size", "32m", "--repeat", "50", "--rounds", "1", "--guest",
+            &guest,
+        ];
+        if mount.starts_with("iscsi://") {
+            args.push(&consent);
+        }
+        lab.command(env!("CARGO_BIN_EXE_iolab"))
+            .env("IOLAB_CACHE", &cache)
+            .args(&args)
+            .current_dir(cwd)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("iolab starts")
+    };
+    let on_export = || -> Vec<String> {
+        std::fs::read_dir(&lab.export)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    // Killed while the guest writes on the export: its file and the marker
+    // that names it stay (NFSv3 keeps no xattrs) until the next run.
+    let mut writer = spawn(&lab.guest_nfs);
+    wait_for(240, "the guest's file on the export", || {
+        on_export().iter().any(|n| n.ends_with(".owner"))
+    });
+    writer.kill().unwrap();
+    writer.wait().unwrap();
+    assert!(!on_export().is_empty());
+    let next = in_lab(
+        &lab,
+        &cache,
+        cwd,
+        &[
+            "run",
+            "--op",
+            "read",
+            "--size",
+            "1m",
+            "--rounds",
+            "1",
+            "--guest",
+            &format!("{GUEST},tap={},mount={}", lab.tap, lab.guest_nfs),
+        ],
+    );
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    assert!(
+        on_export().is_empty(),
+        "left on the export: {:?}",
+        on_export()
+    );
+
+    // Killed while logged in to the LUN: tgtd drops the session when its
+    // pings go unanswered (netlab sets nop_interval and nop_count).
+    let sessions = || lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "1"]);
+    let mut writer = spawn(&lab.guest_iscsi);
+    wait_for(240, "the guest's login", || !sessions().trim().is_empty());
+    writer.kill().unwrap();
+    writer.wait().unwrap();
+    wait_for(30, "tgtd dropping the dead guest's session", || {
+        sessions().trim().is_empty()
+    });
+}

@@ -19,6 +19,7 @@ mod jobs;
 pub mod kept;
 pub mod live;
 pub mod lun;
+mod owner_marker;
 mod pacer;
 pub mod peers;
 pub mod prepare;

@@ -8,6 +8,7 @@
 //! residency of the files is recorded as unknown rather than guessed.
 
 use super::cache::Residency;
+use super::owner_marker::{MarkerContent, file_line, first_line, is_run_file, marker_name};
 use super::prepare::{DirectCapability, Fill};
 use super::scratch::{Ownership, TargetFile};
 use super::space::Space;
@@ -30,45 +31,6 @@ pub struct NfsSpace {
     context: Arc<Mutex<Context>>,
     /// Whether this run's owner marker is on the export.
     marked: std::sync::atomic::AtomicBool,
-}
-
-/// The name of run `run_id`'s owner marker: a small file beside the run's
-/// files holding its owner tag (NFSv3 has no extended attributes to carry
-/// it), so that a later run on this host removes what a run killed with
-/// its server left behind, and never a live run's files.
-fn marker_name(run_id: &str) -> String {
-    format!("iolab-{run_id}.owner")
-}
-
-/// A marker's content: the owner tag on its first line, then one line
-/// `file NAME FILEID` for each data file the run created, so that a later
-/// run removes a file only while its name holds the very file the marker
-/// names (a file named like a run's file is not enough).
-struct MarkerContent {
-    tag: String,
-    files: Vec<(String, u64)>,
-}
-
-impl MarkerContent {
-    fn parse(text: &str) -> MarkerContent {
-        let mut lines = text.lines();
-        let tag = lines.next().unwrap_or_default().to_string();
-        let files = lines
-            .filter_map(|line| {
-                let mut words = line.strip_prefix("file ")?.rsplitn(2, ' ');
-                let id = words.next()?.parse().ok()?;
-                Some((words.next()?.to_string(), id))
-            })
-            .collect();
-        MarkerContent { tag, files }
-    }
-}
-
-/// Whether `name` is one of run `run_id`'s data files (`iolab-<run id>-<job>.dat`).
-fn is_run_file(name: &str, run_id: &str) -> bool {
-    name.strip_prefix(&format!("iolab-{run_id}-"))
-        .and_then(|n| n.strip_suffix(".dat"))
-        .is_some_and(|job| !job.is_empty() && job.bytes().all(|b| b.is_ascii_digit()))
 }
 
 impl NfsSpace {
@@ -145,7 +107,7 @@ impl NfsSpace {
         }
         let context = lock(&self.context);
         let path = context.path_of(&marker_name(&self.run_id));
-        let tag = format!("{}\n", crate::owner::owner_tag());
+        let tag = first_line(&crate::owner::owner_tag());
         let file = context
             .create_new(&path)
             .map_err(|e| format!("cannot create {path} on {}: {e}", self.url.text))?;
@@ -159,7 +121,7 @@ impl NfsSpace {
     /// Adds a file this run created, by name and file id, to its marker.
     fn note_in_marker(&self, context: &Context, name: &str, id: u64) -> io::Result<()> {
         let marker = context.open(&context.path_of(&marker_name(&self.run_id)), true)?;
-        let line = format!("file {name} {id}\n");
+        let line = file_line(name, id);
         marker.write_at(line.as_bytes(), marker.length()?)?;
         marker.commit()
     }

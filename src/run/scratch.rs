@@ -6,11 +6,13 @@
 //! mid-run cannot redirect a write. Files are created with
 //! `O_CREAT|O_EXCL|O_NOFOLLOW`: an existing file or a planted symlink makes
 //! creation fail instead of being opened. Each created file carries iolab's
-//! marker ([`MARKER_XATTR`]); a file the user names with `--file` is opened
+//! marker ([`MARKER_XATTR`]), or where the file system keeps no xattrs a line
+//! in the run's owner marker file; a file the user names with `--file` is opened
 //! read-only, and for writing only when it carries that marker.
 
+use super::owner_marker::{MarkerContent, file_line, first_line, is_run_file, marker_name};
 use crate::input::describe_io;
-use crate::owner::{OWNER_XATTR, owner_is_dead, owner_tag};
+use crate::owner::{OWNER_XATTR, owner_tag};
 use crate::plan::UsageError;
 use crate::usage;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -30,6 +32,25 @@ pub struct ScratchDir {
     /// itself through the same descriptor.
     fd: Arc<OwnedFd>,
     run_id: String,
+    /// Where the file system keeps no user xattrs (NFSv3 through the
+    /// kernel's client): the identity of this run's owner marker
+    /// ([`super::owner_marker`]), once its first file was created.
+    marker: std::sync::Mutex<Option<(u64, u64)>>,
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        // The session released (or kept and disowned) its files first: the
+        // marker goes, so nothing of this run is taken for a dead run's.
+        let identity = *self.marker.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(identity) = identity {
+            let name = marker_name(&self.run_id);
+            let now = rustix::fs::statat(&self.fd, name.as_str(), AtFlags::SYMLINK_NOFOLLOW);
+            if now.is_ok_and(|now| (now.st_dev, now.st_ino) == identity) {
+                let _ = rustix::fs::unlinkat(&self.fd, name.as_str(), AtFlags::empty());
+            }
+        }
+    }
 }
 
 impl ScratchDir {
@@ -77,6 +98,7 @@ impl ScratchDir {
             path,
             fd: Arc::new(fd),
             run_id: run_id.to_string(),
+            marker: std::sync::Mutex::new(None),
         })
     }
 
@@ -103,20 +125,36 @@ impl ScratchDir {
     /// files of runs on other hosts (a shared directory), are left alone.
     pub fn remove_dead_runs(&self) -> io::Result<Vec<String>> {
         let here = owner_tag();
-        self.remove_scratch_where(|id, fd| id != self.run_id && owner_is_dead(fd, &here))
+        self.remove_scratch_where(|id, tag| {
+            id != self.run_id && tag.is_some_and(|tag| crate::owner::tag_is_dead(tag, &here))
+        })
     }
 
     /// Removes every regular file named `iolab-<run id>-<job>.dat` that
-    /// carries its run id as marker and for which `remove` says yes, by name
-    /// without following links and only while the name still refers to the
-    /// file examined.
+    /// carries its run id as marker (an xattr, or where there are none a
+    /// line of the run's owner marker naming the file by inode) and for which
+    /// `remove` says yes given its owner tag, by name without following
+    /// links and only while the name still refers to the file examined. An
+    /// owner marker whose files are all gone goes too.
     fn remove_scratch_where(
         &self,
-        remove: impl Fn(&str, BorrowedFd<'_>) -> bool,
+        remove: impl Fn(&str, Option<&str>) -> bool,
     ) -> io::Result<Vec<String>> {
         let mut removed = Vec::new();
+        let mut markers: std::collections::HashMap<String, Option<MarkerContent>> =
+            std::collections::HashMap::new();
         for entry in std::fs::read_dir(&self.path)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
+            if let Some(run_id) = name
+                .strip_prefix("iolab-")
+                .and_then(|n| n.strip_suffix(".owner"))
+                .filter(|id| !id.is_empty())
+            {
+                markers
+                    .entry(run_id.to_string())
+                    .or_insert_with(|| self.marker_of(run_id));
+                continue;
+            }
             let Some((run_id, job)) = name
                 .strip_prefix("iolab-")
                 .and_then(|n| n.strip_suffix(".dat"))
@@ -136,12 +174,24 @@ impl ScratchDir {
             let Ok(fd) = opened else { continue };
             let stat = rustix::fs::fstat(&fd)?;
             let mut value = [0u8; 64];
-            let marked = rustix::fs::fgetxattr(&fd, MARKER_XATTR, &mut value[..])
+            let by_xattr = rustix::fs::fgetxattr(&fd, MARKER_XATTR, &mut value[..])
                 .is_ok_and(|len| &value[..len] == run_id.as_bytes());
-            if !marked
-                || rustix::fs::FileType::from_raw_mode(stat.st_mode)
-                    != rustix::fs::FileType::RegularFile
-                || !remove(run_id, fd.as_fd())
+            let tag = if by_xattr {
+                Some(crate::owner::tag_of(fd.as_fd()))
+            } else {
+                // No xattrs here: the run's owner marker must name this very file.
+                let marker = markers
+                    .entry(run_id.to_string())
+                    .or_insert_with(|| self.marker_of(run_id));
+                marker
+                    .as_ref()
+                    .filter(|m| m.files.iter().any(|f| f.0 == name && f.1 == stat.st_ino))
+                    .map(|m| Some(m.tag.clone()))
+            };
+            let Some(tag) = tag else { continue };
+            if rustix::fs::FileType::from_raw_mode(stat.st_mode)
+                != rustix::fs::FileType::RegularFile
+                || !remove(run_id, tag.as_deref())
             {
                 continue;
             }
@@ -151,7 +201,86 @@ impl ScratchDir {
                 removed.push(name);
             }
         }
+        // A removable run's marker whose files are all gone goes with them.
+        for (run_id, marker) in &markers {
+            let Some(marker) = marker else { continue };
+            let left = marker.files.iter().any(|(name, _)| {
+                is_run_file(name, run_id)
+                    && rustix::fs::statat(self.fd(), name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+                        .is_ok()
+            });
+            if !left && remove(run_id, Some(&marker.tag)) {
+                let name = marker_name(run_id);
+                if rustix::fs::unlinkat(self.fd(), name.as_str(), AtFlags::empty()).is_ok() {
+                    removed.push(name);
+                }
+            }
+        }
         Ok(removed)
+    }
+
+    /// Run `run_id`'s owner marker here, when it is a regular file that reads.
+    fn marker_of(&self, run_id: &str) -> Option<MarkerContent> {
+        let fd = rustix::fs::openat(
+            self.fd(),
+            marker_name(run_id).as_str(),
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
+            Mode::empty(),
+        )
+        .ok()?;
+        let stat = rustix::fs::fstat(&fd).ok()?;
+        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile
+            || stat.st_size > 1 << 20
+        {
+            return None;
+        }
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut std::fs::File::from(fd), &mut text).ok()?;
+        Some(MarkerContent::parse(&String::from_utf8_lossy(&text)))
+    }
+
+    /// Names `name` (inode `inode`) in this run's owner marker, creating
+    /// the marker with the owner tag first: the file system keeps no xattrs.
+    fn note_in_marker(&self, name: &str, inode: u64) -> io::Result<()> {
+        let mut identity = self.marker.lock().unwrap_or_else(|p| p.into_inner());
+        let marker = marker_name(&self.run_id);
+        let fd = match *identity {
+            None => {
+                let fd = rustix::fs::openat(
+                    &self.fd,
+                    marker.as_str(),
+                    OFlags::CREATE
+                        | OFlags::EXCL
+                        | OFlags::NOFOLLOW
+                        | OFlags::WRONLY
+                        | OFlags::APPEND
+                        | OFlags::CLOEXEC,
+                    Mode::RUSR | Mode::WUSR,
+                )?;
+                let stat = rustix::fs::fstat(&fd)?;
+                *identity = Some((stat.st_dev, stat.st_ino));
+                write_all(&fd, first_line(&owner_tag()).as_bytes())?;
+                fd
+            }
+            Some(known) => {
+                let fd = rustix::fs::openat(
+                    &self.fd,
+                    marker.as_str(),
+                    OFlags::NOFOLLOW | OFlags::WRONLY | OFlags::APPEND | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )?;
+                let stat = rustix::fs::fstat(&fd)?;
+                if (stat.st_dev, stat.st_ino) != known {
+                    return Err(io::Error::other(format!(
+                        "{marker} was replaced during the run"
+                    )));
+                }
+                fd
+            }
+        };
+        write_all(&fd, file_line(name, inode).as_bytes())?;
+        rustix::fs::fsync(&fd)?;
+        Ok(())
     }
 
     /// The directory descriptor.
@@ -192,16 +321,28 @@ impl ScratchDir {
             )
         })?;
         let stat = rustix::fs::fstat(&fd)?;
-        // File systems without user xattrs leave the file unmarked; it is
-        // still removed at the end, it just cannot be written again later,
-        // nor removed by a later run if this one is killed.
-        let _ = rustix::fs::fsetxattr(
+        // File systems without user xattrs (NFSv3) leave the file unmarked
+        // and name it in the run's owner marker instead: a later run removes
+        // it if this one is killed; it just cannot be written again later.
+        let marked = rustix::fs::fsetxattr(
             &fd,
             MARKER_XATTR,
             self.run_id.as_bytes(),
             XattrFlags::CREATE,
         );
-        crate::owner::tag(&fd);
+        if marked.is_ok() {
+            crate::owner::tag(&fd);
+        } else if let Err(error) = self.note_in_marker(&name, stat.st_ino) {
+            // Named nowhere, a later run could not remove it: gone now.
+            let _ = rustix::fs::unlinkat(&self.fd, name.as_str(), AtFlags::empty());
+            return Err(io::Error::new(
+                error.kind(),
+                format!(
+                    "cannot name {} in the run's owner marker: {error}",
+                    self.path.join(&name).display()
+                ),
+            ));
+        }
         Ok(TargetFile {
             path: self.path.join(&name),
             name: name.into(),
@@ -536,6 +677,18 @@ pub fn filesystem_name(magic: u64) -> String {
         other => return format!("unknown (0x{other:x})"),
     };
     name.to_string()
+}
+
+/// Writes all of `bytes` to `fd`.
+fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
+    while !bytes.is_empty() {
+        let written = rustix::io::write(fd, bytes)?;
+        if written == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        bytes = &bytes[written..];
+    }
+    Ok(())
 }
 
 #[cfg(test)]
