@@ -289,12 +289,10 @@ pub fn stack_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
                     *bytes as f64 / 1048576.0,
                     format!("{:.1}", *bytes as f64 / 1048576.0),
                 ),
-                if *requests > 0 {
-                    let mean = *bytes / *requests;
-                    Cell::number(mean as f64, crate::report::units::bytes(mean))
-                } else {
-                    Cell::text("-")
-                },
+                bytes.checked_div(*requests).map_or_else(
+                    || Cell::text("-"),
+                    |mean| Cell::number(mean as f64, crate::report::units::bytes(mean)),
+                ),
                 above.map_or_else(|| Cell::text("-"), |a| ratio(a, *requests)),
                 if is_app {
                     Cell::text("-")
