@@ -469,6 +469,51 @@ mod tests {
     }
 
     #[test]
+    fn a_mount_needs_a_tap_a_reachable_server_and_keys_that_go_with_it() {
+        let spec = GuestSpec::parse("tap=t0,mount=iscsi://10.0.0.1:3260/iqn.2026-11.org.iolab:x/1")
+            .unwrap();
+        assert!(matches!(spec.mount(), Some(GuestMount::Iscsi(_))));
+        assert_eq!(spec.filesystem(), GuestFilesystem::Ext3, "the study's");
+        assert!(!spec.has_image());
+        assert_eq!(GuestSpec::parse(&spec.describe()).unwrap(), spec);
+        let nfs = GuestSpec::parse("tap=t0,mount=nfs://10.0.0.1/export,nfs=sync").unwrap();
+        assert_eq!(nfs.nfs, Some(NfsMountMode::Sync));
+        assert_eq!(
+            GuestSpec::parse("lvm=on").unwrap().filesystem(),
+            GuestFilesystem::Ext4
+        );
+        for (text, named) in [
+            ("mount=nfs://10.0.0.1/export", "add tap=NAME"),
+            (
+                "tap=t0,mount=nfs://127.0.0.1/export",
+                "127.0.0.1 is the guest itself",
+            ),
+            (
+                "tap=t0,mount=nfs://localhost/export",
+                "localhost is the guest itself",
+            ),
+            (
+                "tap=t0,mount=smb://10.0.0.1/x",
+                "--guest mount=smb://10.0.0.1/x",
+            ),
+            ("tap=t0,mount=nfs://", "--guest mount=nfs://"),
+            ("nfs=sync", "goes with mount=nfs://"),
+            (
+                "tap=t0,mount=nfs://10.0.0.1/e,fs=ext3",
+                "the server's file system",
+            ),
+            ("tap=t0,mount=nfs://10.0.0.1/e,lvm=on", "lvm=on"),
+            ("tap=a/b", "tap=a/b"),
+            ("tap=sixteen-letters0", "tap=sixteen-letters0"),
+            ("fs=xfs", "fs=xfs"),
+            ("lvm=maybe", "lvm=maybe"),
+        ] {
+            let error = GuestSpec::parse(text).unwrap_err().to_string();
+            assert!(error.contains(named), "{text}: {error}");
+        }
+    }
+
+    #[test]
     fn bad_keys_and_values_are_named() {
         for (text, named) in [
             ("accel=xen", "accel=xen"),

@@ -378,4 +378,48 @@ mod tests {
             table.title
         );
     }
+
+    #[test]
+    fn a_kernel_clients_requests_are_its_data_calls_or_its_disks_commands() {
+        use crate::record::activity::{NfsActivity, NfsOperation};
+        let call = |name: &str, ops: u64, sent: u64, received: u64| NfsOperation {
+            name: name.into(),
+            ops,
+            transmissions: ops,
+            timeouts: 0,
+            bytes_sent: sent,
+            bytes_received: received,
+            rtt_mean_ns: None,
+            execute_mean_ns: None,
+            errors: 0,
+        };
+        let nfs = Activity {
+            elapsed_ns: 1,
+            devices: Vec::new(),
+            network: Vec::new(),
+            cpu: None,
+            nfs: Some(NfsActivity {
+                mount_point: "/iolab-disk".into(),
+                normal_read_bytes: 0,
+                normal_write_bytes: 0,
+                direct_read_bytes: 0,
+                direct_write_bytes: 0,
+                server_read_bytes: 0,
+                server_write_bytes: 0,
+                operations: vec![
+                    call("GETATTR", 3, 300, 300),
+                    call("WRITE", 256, 256 * 4216, 256 * 160),
+                    call("READ", 11, 11 * 120, 1 << 20),
+                ],
+                transports: Vec::new(),
+            }),
+            write_back_ns: Some(5),
+        };
+        // A WRITE's bytes are those sent, a READ's those received; GETATTR is left out.
+        assert_eq!(kernel_requests(&nfs, true), Some((256, 256 * 4216)));
+        assert_eq!(kernel_requests(&nfs, false), Some((11, 1 << 20)));
+        assert_eq!(procedures(&nfs).unwrap(), "WRITE 256, READ 11, GETATTR 3");
+        let none = Activity { nfs: None, ..nfs };
+        assert_eq!(kernel_requests(&none, true), None, "no device, no NFS");
+    }
 }
