@@ -523,7 +523,7 @@ pub enum GuestCommand {
 #[derive(Debug, Args)]
 pub struct GuestCheckArgs {
     /// The guest, as KEY=VALUE,… (kernel, memory, cpus, accel, bus, cache,
-    /// aio, format); see `--guest` of `run`.
+    /// aio, format, tap, mount=nfs://…, fs, nfs, lvm); see `--guest` of `run`.
     #[arg(long, default_value = "", value_name = "KEY=VALUE,…")]
     pub guest: String,
     /// Where the guest's small test image goes.
