@@ -264,7 +264,7 @@ fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiato
 
     // The guest logged out and its file system's signature is gone: tgtd
     // holds no session, the LUN no file system, the export no file of iolab's.
-    let sessions = lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "1"]);
+    let sessions = lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "2"]);
     assert!(
         sessions.trim().is_empty(),
         "a session is left on tgtd: {sessions}"
@@ -330,7 +330,7 @@ fn the_guest_refuses_an_unreachable_server_and_a_lun_holding_a_file_system() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&probe.stdout).trim(), "theirs");
-    let sessions = lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "1"]);
+    let sessions = lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "2"]);
     assert!(
         sessions.trim().is_empty(),
         "a session is left on tgtd: {sessions}"
@@ -505,7 +505,7 @@ fn a_guest_killed_mid_run_leaves_no_session_and_the_next_run_removes_its_files()
 
     // Killed while logged in to the LUN: tgtd drops the session when its
     // pings go unanswered (netlab sets nop_interval and nop_count).
-    let sessions = || lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "1"]);
+    let sessions = || lab.tgtadm_output(&["--op", "show", "--mode", "conn", "--tid", "2"]);
     let mut writer = spawn(&lab.guest_iscsi);
     wait_for(240, "the guest's login", || !sessions().trim().is_empty());
     writer.kill().unwrap();
@@ -513,4 +513,62 @@ fn a_guest_killed_mid_run_leaves_no_session_and_the_next_run_removes_its_files()
     wait_for(30, "tgtd dropping the dead guest's session", || {
         sessions().trim().is_empty()
     });
+}
+
+#[test]
+fn a_guest_disk_behind_a_delay_target_is_a_device_of_known_latency() {
+    if !have("qemu-system-x86_64") || !have("dmsetup") {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let guest = format!("{GUEST},delay=20ms");
+    let run = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args([
+            "run",
+            "--machine",
+            "guest",
+            "--guest",
+            &guest,
+            "--rounds",
+            "1",
+            "--op",
+            "read",
+            "--direct",
+            "on",
+            "--bs",
+            "4k",
+            "--size",
+            "1m",
+            "--runtime",
+            "1s",
+            "--json",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result: Value = serde_json::from_slice(&run.stdout).unwrap();
+    crate::util::validate_schema(&result);
+    // Every read waited the target's 20 ms at least: a lower bound, not a timing.
+    let repetition = &result["points"][0]["repetitions"][0];
+    let fastest = repetition["latency_ns"]["min"].as_f64().unwrap();
+    assert!(
+        fastest >= 20e6,
+        "a read took {fastest} ns under a 20 ms delay"
+    );
+    assert_eq!(result["guest"]["spec"]["delay_ms"], 20);
+    let stack = result["guest"]["environment"]["storage"]["stack"]
+        .as_str()
+        .unwrap();
+    assert!(
+        stack.starts_with("dm-") && stack.ends_with("vda"),
+        "{stack}"
+    );
 }

@@ -1,4 +1,4 @@
-//! The kernel stacks the agent sets up in the guest before measuring and takes down after: the network link on the tap, an export mounted by the kernel's NFS v3 client, an iSCSI LUN logged in to through open-iscsi with ext3 or ext4 made on it, a logical volume over the guest's disk; each step undone in reverse order, also when a later one fails.
+//! The kernel stacks the agent sets up in the guest before measuring and takes down after: the network link on the tap, an export mounted by the kernel's NFS v3 client, an iSCSI LUN logged in to through open-iscsi with ext3 or ext4 made on it, a logical volume or a delay target over the guest's disk; each step undone in reverse order, also when a later one fails.
 
 use crate::plan::guest::{GuestFilesystem, GuestMount, GuestSpec, NfsMountMode};
 use std::path::{Path, PathBuf};
@@ -17,6 +17,8 @@ const INITIATOR: &str = "iqn.2026-11.org.iolab:guest";
 /// The volume group and logical volume of `lvm=on`.
 const VOLUME_GROUP: &str = "iolab";
 const LOGICAL_VOLUME: &str = "disk";
+/// The device-mapper name of `delay=`'s target.
+const DELAY_TARGET: &str = "iolab-delay";
 /// LVM without udev (the guest runs none): device nodes made by LVM
 /// itself, no monitoring daemons, no metadata backups in the overlay.
 const LVM_CONFIG: &str = "activation { udev_sync = 0 udev_rules = 0 monitoring = 0 } \
@@ -44,6 +46,7 @@ enum Undo {
     /// Wipes the signature of the file system iolab made on this device.
     Wipe(PathBuf),
     Deactivate,
+    RemoveDelay,
 }
 
 /// What the agent measures in, and how to take it down.
@@ -181,6 +184,9 @@ impl Stack {
         let filesystem = spec.filesystem();
         self.device = disk.display().to_string();
         let mut device = disk.clone();
+        if let Some(ms) = spec.delay_ms {
+            device = self.delay(&disk, ms)?;
+        }
         if spec.lvm {
             let lvm = |args: &[&str]| {
                 run(Command::new("lvm")
@@ -213,11 +219,12 @@ impl Stack {
                 LOGICAL_VOLUME,
                 VOLUME_GROUP,
             ])?;
-            device = mapper_device().ok_or_else(|| {
-                StackError::Failed(format!(
-                    "no device-mapper device for {VOLUME_GROUP}/{LOGICAL_VOLUME} after lvcreate"
-                ))
-            })?;
+            device =
+                mapper_device(&format!("{VOLUME_GROUP}-{LOGICAL_VOLUME}")).ok_or_else(|| {
+                    StackError::Failed(format!(
+                        "no device-mapper device for {VOLUME_GROUP}/{LOGICAL_VOLUME} after lvcreate"
+                    ))
+                })?;
         }
         if make_filesystem {
             make(&device, filesystem)?;
@@ -225,6 +232,37 @@ impl Stack {
         mount(&device, filesystem)?;
         self.undo.push(Undo::Unmount);
         Ok(())
+    }
+
+    /// A device-mapper delay target over all of `disk`, adding `ms` to every
+    /// read, write and flush: its `/dev/dm-N`.
+    fn delay(&mut self, disk: &Path, ms: u32) -> Result<PathBuf, StackError> {
+        let name = disk.file_name().map(|n| n.to_string_lossy().into_owned());
+        let sectors = name
+            .and_then(|name| {
+                std::fs::read_to_string(Path::new("/sys/block").join(name).join("size")).ok()
+            })
+            .and_then(|text| text.trim().parse::<u64>().ok())
+            .ok_or_else(|| StackError::Failed(format!("the size of {}", disk.display())))?;
+        let table = format!("0 {sectors} delay {} 0 {ms}", disk.display());
+        run(Command::new("dmsetup").env("DM_DISABLE_UDEV", "1").args([
+            "create",
+            DELAY_TARGET,
+            "--noudevsync",
+            "--table",
+            &table,
+        ]))
+        .map_err(|why| {
+            StackError::Failed(format!(
+                "dmsetup: {why} (Debian package dmsetup on the host)"
+            ))
+        })?;
+        self.undo.push(Undo::RemoveDelay);
+        mapper_device(DELAY_TARGET).ok_or_else(|| {
+            StackError::Failed(format!(
+                "no device-mapper device {DELAY_TARGET} after dmsetup"
+            ))
+        })
     }
 
     /// Undoes every step, last first; what fails is said on the console.
@@ -240,6 +278,9 @@ impl Stack {
                 }
                 Undo::StopIscsid => run(Command::new("iscsiadm").args(["-k", "0"])),
                 Undo::Wipe(device) => run(Command::new("wipefs").args(["-a", "-q"]).arg(&device)),
+                Undo::RemoveDelay => run(Command::new("dmsetup")
+                    .env("DM_DISABLE_UDEV", "1")
+                    .args(["remove", "--noudevsync", DELAY_TARGET])),
                 Undo::Deactivate => run(Command::new("lvm")
                     .env("DM_DISABLE_UDEV", "1")
                     .arg("vgchange")
@@ -347,9 +388,8 @@ fn foreign_signature(device: &Path) -> Option<String> {
     (value("LABEL").as_deref() != Some(SCRATCH_LABEL)).then_some(kind)
 }
 
-/// The device-mapper node of the logical volume, by its kernel name (`/dev/dm-0`).
-fn mapper_device() -> Option<PathBuf> {
-    let wanted = format!("{VOLUME_GROUP}-{LOGICAL_VOLUME}");
+/// The node of device-mapper device `wanted`, by its kernel name (`/dev/dm-0`).
+fn mapper_device(wanted: &str) -> Option<PathBuf> {
     std::fs::read_dir("/sys/block")
         .ok()?
         .filter_map(Result::ok)

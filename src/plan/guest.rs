@@ -146,6 +146,10 @@ pub struct GuestSpec {
     /// device-mapper layer sits between the file system and the disk.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lvm: bool,
+    /// A device-mapper delay target over the disk adding this many
+    /// milliseconds to every read and write: a device of known latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u32>,
 }
 
 /// A file system the guest makes.
@@ -205,13 +209,14 @@ impl Default for GuestSpec {
             fs: None,
             nfs: None,
             lvm: false,
+            delay_ms: None,
         }
     }
 }
 
 /// The keys of `--guest`, for messages.
 pub const GUEST_KEYS: &str =
-    "kernel, memory, cpus, accel, bus, cache, aio, format, tap, mount, fs, nfs, lvm";
+    "kernel, memory, cpus, accel, bus, cache, aio, format, tap, mount, fs, nfs, lvm, delay";
 
 fn choice<T: for<'de> Deserialize<'de>>(
     key: &str,
@@ -301,6 +306,23 @@ impl GuestSpec {
                     _ => return Err(crate::usage!("--guest lvm={value}: on or off")),
                 }
             }
+            "delay" => {
+                // A bare number is milliseconds, as dm-delay takes it.
+                let text = if value.chars().all(|c| c.is_ascii_digit()) {
+                    format!("{value}ms")
+                } else {
+                    value.to_string()
+                };
+                let delay = super::units::parse_duration(&text)
+                    .map_err(|e| crate::usage!("--guest delay={value}: {e}"))?;
+                let ms = delay.as_millis();
+                if delay.as_nanos() % 1_000_000 != 0 || !(1..=10_000).contains(&ms) {
+                    return Err(crate::usage!(
+                        "--guest delay={value}: give whole milliseconds from 1ms to 10s (dm-delay's unit)"
+                    ));
+                }
+                self.delay_ms = Some(ms as u32);
+            }
             _ => {
                 return Err(crate::usage!(
                     "--guest {key}={value}: unknown key (keys: {GUEST_KEYS})"
@@ -351,6 +373,11 @@ impl GuestSpec {
                 url.text
             ));
         }
+        if let (Some(ms), true) = (self.delay_ms, self.lvm || mount.is_some()) {
+            return Err(crate::usage!(
+                "--guest delay={ms}ms: the delay target goes over the guest's own disk, without lvm=on or mount="
+            ));
+        }
         if self.lvm && mount.is_some() {
             return Err(crate::usage!(
                 "--guest lvm=on: the logical volume is made on the guest's own disk, not on mount={}",
@@ -386,6 +413,7 @@ impl GuestSpec {
             ("fs", self.fs.map(GuestFilesystem::name)),
             ("nfs", self.nfs.map(NfsMountMode::name)),
             ("lvm", self.lvm.then(|| "on".to_string())),
+            ("delay", self.delay_ms.map(|ms| format!("{ms}ms"))),
         ] {
             if let Some(value) = value {
                 text.push_str(&format!(",{key}={value}"));
@@ -506,6 +534,9 @@ mod tests {
             ("tap=a/b", "tap=a/b"),
             ("tap=sixteen-letters0", "tap=sixteen-letters0"),
             ("fs=xfs", "fs=xfs"),
+            ("delay=0", "delay=0"),
+            ("delay=1.5ms", "delay=1.5ms"),
+            ("delay=5,lvm=on", "delay=5ms"),
             ("lvm=maybe", "lvm=maybe"),
         ] {
             let error = GuestSpec::parse(text).unwrap_err().to_string();

@@ -57,7 +57,8 @@ pub struct Crossing {
     pub round: Option<u32>,
     /// Seconds the host waited for the point.
     pub wall_s: f64,
-    /// The guest's disk under test (`vda`).
+    /// Each layer of the guest's stack under its file system, top first
+    /// (`vda`; `dm-0` then `vda` on a logical volume; none on an NFS mount).
     pub guest: Vec<DeviceBytes>,
     /// The host's devices under the image (`vda`, or `dm-0` and its disks).
     pub host: Vec<DeviceBytes>,
