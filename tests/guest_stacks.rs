@@ -556,11 +556,13 @@ fn a_guest_disk_behind_a_delay_target_is_a_device_of_known_latency() {
     );
     let result: Value = serde_json::from_slice(&run.stdout).unwrap();
     crate::util::validate_schema(&result);
-    // Every read waited the target's 20 ms at least: a lower bound, not a timing.
+    // Every read waited the target's 20 ms: a lower bound, not a timing.
+    // dm-delay counts in jiffies (4 ms at Debian's HZ=250), so a read that
+    // arrives just before a tick may wait one jiffy less (19.8 ms was seen).
     let repetition = &result["points"][0]["repetitions"][0];
     let fastest = repetition["latency_ns"]["min"].as_f64().unwrap();
     assert!(
-        fastest >= 20e6,
+        fastest >= 16e6,
         "a read took {fastest} ns under a 20 ms delay"
     );
     assert_eq!(result["guest"]["spec"]["delay_ms"], 20);
