@@ -206,12 +206,13 @@ pub struct PlaceArgs {
     /// cache=none|writeback|writethrough|directsync|unsafe,
     /// aio=native|io_uring|threads, format=raw|qcow2; '' takes the defaults
     /// (debian, 1024, 2, auto, virtio-blk, none, native, raw). Its disk is an
-    /// image iolab makes in the directory under test, with fs=ext4|ext3 on it,
-    /// on an LVM volume with lvm=on, behind a dm-delay target with delay=MS. The guest's own kernel stacks instead:
-    /// tap=NAME (a tap device here, as scripts/netlab makes) with
-    /// mount=nfs://HOST/EXPORT (its NFS v3 client; nfs=async|sync) or
-    /// mount=iscsi://HOST[:PORT]/IQN/LUN (its initiator, ext3 made on the LUN;
-    /// needs --destroy-data=URL); every point then runs in the guest only.
+    /// image iolab makes in the directory under test, with fs=ext4|ext3 on
+    /// it, on an LVM volume with lvm=on, behind a dm-delay target with
+    /// delay=MS. The guest's own kernel stacks instead: tap=NAME (a tap
+    /// device here, as scripts/netlab makes) with mount=nfs://HOST/EXPORT
+    /// (its NFS v3 client; nfs=async|sync) or mount=iscsi://HOST:PORT/IQN/LUN
+    /// (its initiator, ext3 made on the LUN; needs --destroy-data=URL); every
+    /// point then runs in the guest only.
     #[arg(long, value_name = "KEY=VALUE,…")]
     pub guest: Option<String>,
     /// The order the configurations compared run in: abba (A B | B A from
