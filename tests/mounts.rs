@@ -563,20 +563,7 @@ impl NetLab {
     /// Runs tgtadm against this lab's tgtd, whose control socket is in the
     /// lab's private /run (entered through tgtd's mount namespace).
     pub fn tgtadm(&self, args: &[&str]) {
-        let pid = std::fs::read_to_string(self.dir.join("tgtd.pid")).expect("netlab recorded tgtd");
-        let status = Command::new("nsenter")
-            .args([
-                "--target",
-                pid.trim(),
-                "--mount",
-                "tgtadm",
-                "--lld",
-                "iscsi",
-            ])
-            .args(args)
-            .status()
-            .expect("nsenter runs");
-        assert!(status.success(), "tgtadm {args:?}: {status}");
+        self.tgtadm_output(args);
     }
 
     /// What tgtadm prints for `args` against this lab's tgtd.

@@ -85,15 +85,11 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         args.destroy_data.as_deref(),
         &points,
     )?;
-    let consented =
-        super::network::guest_mount_consent(guest.as_ref(), args.destroy_data.as_deref())?;
-    if let (None, false, Some(given)) = (&target, consented, &args.destroy_data) {
-        return Err(usage!(
-            "--destroy-data {} is for an iSCSI LUN given with --target or --guest mount=iscsi://…",
-            given.display()
-        )
-        .into());
-    }
+    super::network::grid_consent(
+        target.as_ref(),
+        guest.as_ref(),
+        args.destroy_data.as_deref(),
+    )?;
     let dir = place(&args.dir, target.as_ref());
     let output = args
         .out
@@ -171,15 +167,11 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         args.destroy_data.as_deref(),
         &points,
     )?;
-    let consented =
-        super::network::guest_mount_consent(guest.as_ref(), args.destroy_data.as_deref())?;
-    if let (None, false, Some(given)) = (&target, consented, &args.destroy_data) {
-        return Err(usage!(
-            "--destroy-data {} is for an iSCSI LUN given with --target or --guest mount=iscsi://…",
-            given.display()
-        )
-        .into());
-    }
+    super::network::grid_consent(
+        target.as_ref(),
+        guest.as_ref(),
+        args.destroy_data.as_deref(),
+    )?;
     let dir = args
         .dir
         .clone()

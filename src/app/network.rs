@@ -166,3 +166,21 @@ pub(crate) fn guest_mount_consent(
         .into()),
     }
 }
+
+/// A sweep's or study's `--destroy-data`: the consent for a guest's iSCSI
+/// mount, or for `--target`'s LUN (checked with it); given without either, refused.
+pub(crate) fn grid_consent(
+    target: Option<&NetworkUrl>,
+    guest: Option<&GuestSpec>,
+    destroy_data: Option<&Path>,
+) -> Result<(), AppError> {
+    let consented = guest_mount_consent(guest, destroy_data)?;
+    if let (None, false, Some(given)) = (target, consented, destroy_data) {
+        return Err(usage!(
+            "--destroy-data {} is for an iSCSI LUN given with --target or --guest mount=iscsi://…",
+            given.display()
+        )
+        .into());
+    }
+    Ok(())
+}
