@@ -375,6 +375,23 @@ pub fn environment_difference(base: &ResultFile, other: &ResultFile) -> Vec<Diff
             &serde_json::to_value(&file.environment).expect("serializes"),
             &mut map,
         );
+        // The guest's definition and what it measured in: two guest files
+        // differ there when they mounted other stacks (NFS sync or async, iSCSI).
+        if let Some(guest) = &file.guest {
+            flatten(
+                "guest.spec",
+                &serde_json::to_value(&guest.spec).expect("serializes"),
+                &mut map,
+            );
+            for (field, value) in [
+                ("guest.device", &guest.device),
+                ("guest.filesystem", &guest.filesystem),
+            ] {
+                if let Some(value) = value {
+                    map.insert(field.to_string(), value.clone());
+                }
+            }
+        }
         map
     };
     let (a, b) = (facts(base), facts(other));
