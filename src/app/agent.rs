@@ -1,4 +1,4 @@
-//! `iolab guest agent`: iolab inside the guest it booted. It makes a file system on the disk under test, then measures the points the host sends over the virtio-serial port with the same session, record and checks as on the host, saying it is alive while it measures, and answers each with the point's record.
+//! `iolab guest agent`: iolab inside the guest it booted. It sets up what it measures in (a file system on the disk under test, or a kernel stack: `stack`), then measures the points the host sends over the virtio-serial port with the same session, record and checks as on the host, saying it is alive while it measures, and answers each with the point's record.
 
 use super::stack::{DISK_MOUNT, Stack, StackError};
 use super::{AppError, Ending, record_point};
@@ -54,8 +54,9 @@ pub fn agent() -> Result<Ending, AppError> {
                 spec,
                 address,
             } => {
+                let started = Instant::now();
                 let made = Stack::set_up(&spec, address.as_deref(), make_filesystem)
-                    .and_then(|stack| open(stack, &run_id, page_cache, &interrupt));
+                    .and_then(|stack| open(stack, &run_id, (page_cache, started), &interrupt));
                 match made {
                     Ok((session, ready, stack)) => {
                         say(&FromGuest::Ready(Box::new(ready.clone())))?;
@@ -131,14 +132,14 @@ fn measure(
     })
 }
 
-/// Opens a session in the stack's file system and says what the guest is.
+/// Opens a session in the stack's file system and says what the guest is
+/// (`started`: when the stack's set-up began).
 fn open(
     stack: Stack,
     run_id: &str,
-    page_cache: bool,
+    (page_cache, started): (bool, Instant),
     interrupt: &Interrupt,
 ) -> Result<(Session, Ready, Stack), StackError> {
-    let started = Instant::now();
     let mut session = Session::open(Path::new(DISK_MOUNT), run_id, interrupt.clone())
         .map_err(|e| StackError::Failed(e.to_string()))?;
     session.set_enough_rule(crate::stats::ci_within);

@@ -123,6 +123,10 @@ impl GuestSide {
             .map_err(|e| anyhow::anyhow!("cannot find iolab's own binary for the guest: {e}"))?;
         let page_cache = guest_points.iter().any(|w| w.uses_page_cache());
         crate::guest::qemu::version().map_err(guest_error)?;
+        if let Some(tap) = &spec.tap {
+            // A tap that is not there is refused before the image is made.
+            crate::guest::network::guest_address(tap).map_err(guest_error)?;
+        }
         // With a mount the guest measures the server's storage: no image.
         let image = if spec.has_image() {
             Some(make_image(session, size, spec.format)?)
@@ -186,6 +190,8 @@ impl GuestSide {
             .measure(&planned.label, &planned.workload, &|| interrupt.is_set());
         let after = crate::probe::diskstats::read();
         match measured {
+            // A mount has no image under it: nothing crosses the hypervisor to a disk.
+            Ok((point, _)) if self.image.is_none() => Ok(Some(point)),
             Ok((point, guest)) => {
                 self.crossings.push(Crossing {
                     label: planned.label.clone(),

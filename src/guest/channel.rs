@@ -17,7 +17,8 @@ const LONGEST_MESSAGE: u64 = 256 << 20;
 /// What the host asks of the agent.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToGuest {
-    /// Make a file system on the disk under test, mount it and answer `Ready`.
+    /// Set up what the guest measures in (the disk's file system, an NFS
+    /// mount, an iSCSI disk, a logical volume), mount it and answer `Ready`.
     Prepare {
         /// The host's run id: the guest's scratch files carry it too.
         run_id: String,
@@ -83,7 +84,7 @@ pub struct Ready {
     pub device: String,
     /// The file system on it.
     pub filesystem: String,
-    /// Seconds the file system took to make and mount.
+    /// Seconds the stack took to set up (a file system made, a mount, a login).
     pub prepare_s: f64,
 }
 
