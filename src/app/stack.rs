@@ -402,7 +402,11 @@ fn mapper_device(wanted: &str) -> Option<PathBuf> {
 
 /// Runs a command; its last line of error output when it fails.
 pub(crate) fn run(command: &mut Command) -> Result<(), String> {
-    let shown = format!("{command:?}");
+    let shown = std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|word| word.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ");
     let output = command.output().map_err(|e| format!("{shown}: {e}"))?;
     if output.status.success() {
         Ok(())
