@@ -224,9 +224,10 @@ impl Study {
             let text = match value {
                 toml::Value::String(text) => text.clone(),
                 toml::Value::Integer(n) => n.to_string(),
+                toml::Value::Boolean(on) => if *on { "on" } else { "off" }.to_string(),
                 other => {
                     return Err(usage!(
-                        "[guest] {key} = {other}: give a string or a whole number"
+                        "[guest] {key} = {other}: give a string, a whole number or true/false"
                     ));
                 }
             };
@@ -491,6 +492,12 @@ where = ["bs>=4k"]
             Some("accel=tcg,memory=2048")
         );
         assert_eq!(study.repeat.rounds, Some(3));
+        let lvm = text.replace("memory = 2048", "lvm = true");
+        let (study, _) = Study::parse(&lvm, Path::new("s.toml")).unwrap();
+        assert_eq!(
+            study.guest_text().unwrap().as_deref(),
+            Some("accel=tcg,lvm=on")
+        );
         let bad = text.replace("memory = 2048", "speed = \"fast\"");
         let (study, _) = Study::parse(&bad, Path::new("s.toml")).unwrap();
         let error = study.guest_text().unwrap_err().to_string();
