@@ -239,48 +239,59 @@ impl ScratchDir {
         Some(MarkerContent::parse(&String::from_utf8_lossy(&text)))
     }
 
-    /// Names `name` (inode `inode`) in this run's owner marker, creating
-    /// the marker with the owner tag first: the file system keeps no xattrs.
+    /// Names `name` (inode `inode`) in this run's owner marker, durably:
+    /// the file system keeps no xattrs.
     fn note_in_marker(&self, name: &str, inode: u64) -> io::Result<()> {
+        let fd = self.own_marker()?;
+        write_all(&fd, file_line(name, inode).as_bytes())?;
+        rustix::fs::fsync(&fd)?;
+        Ok(())
+    }
+
+    /// This run's owner marker, opened for appending: created with the
+    /// owner tag, made durable before any file it will name exists (on a
+    /// client that caches writes, a marker still empty on the server when
+    /// the run is killed could not be judged), or reopened and checked to
+    /// be the one created.
+    fn own_marker(&self) -> io::Result<OwnedFd> {
         let mut identity = self.marker.lock().unwrap_or_else(|p| p.into_inner());
         let marker = marker_name(&self.run_id);
-        let fd = match *identity {
+        let append = OFlags::NOFOLLOW | OFlags::WRONLY | OFlags::APPEND | OFlags::CLOEXEC;
+        match *identity {
             None => {
                 let fd = rustix::fs::openat(
                     &self.fd,
                     marker.as_str(),
-                    OFlags::CREATE
-                        | OFlags::EXCL
-                        | OFlags::NOFOLLOW
-                        | OFlags::WRONLY
-                        | OFlags::APPEND
-                        | OFlags::CLOEXEC,
+                    append | OFlags::CREATE | OFlags::EXCL,
                     Mode::RUSR | Mode::WUSR,
                 )?;
                 let stat = rustix::fs::fstat(&fd)?;
                 *identity = Some((stat.st_dev, stat.st_ino));
                 write_all(&fd, first_line(&owner_tag()).as_bytes())?;
-                fd
+                rustix::fs::fsync(&fd)?;
+                Ok(fd)
             }
             Some(known) => {
-                let fd = rustix::fs::openat(
-                    &self.fd,
-                    marker.as_str(),
-                    OFlags::NOFOLLOW | OFlags::WRONLY | OFlags::APPEND | OFlags::CLOEXEC,
-                    Mode::empty(),
-                )?;
+                let fd = rustix::fs::openat(&self.fd, marker.as_str(), append, Mode::empty())?;
                 let stat = rustix::fs::fstat(&fd)?;
                 if (stat.st_dev, stat.st_ino) != known {
                     return Err(io::Error::other(format!(
                         "{marker} was replaced during the run"
                     )));
                 }
-                fd
+                Ok(fd)
             }
-        };
-        write_all(&fd, file_line(name, inode).as_bytes())?;
-        rustix::fs::fsync(&fd)?;
-        Ok(())
+        }
+    }
+
+    /// Whether this file system keeps no user xattrs: reading one from the
+    /// directory (nothing is written to it) is refused as unsupported.
+    fn keeps_no_xattrs(&self) -> bool {
+        let mut value = [0u8; 1];
+        matches!(
+            rustix::fs::fgetxattr(&self.fd, MARKER_XATTR, &mut value[..]),
+            Err(rustix::io::Errno::OPNOTSUPP)
+        )
     }
 
     /// The directory descriptor.
@@ -305,6 +316,18 @@ impl ScratchDir {
     /// Creates the scratch file of `job`: `iolab-<run id>-<job>.dat`, mode 0600.
     pub fn create(&self, job: u32) -> io::Result<TargetFile> {
         let name = format!("iolab-{}-{job}.dat", self.run_id);
+        if self.keeps_no_xattrs() {
+            // The marker, with its tag, is on the server before the file is.
+            self.own_marker().map_err(|error| {
+                io::Error::new(
+                    error.kind(),
+                    format!(
+                        "cannot create the run's owner marker in {}: {error}",
+                        self.path.display()
+                    ),
+                )
+            })?;
+        }
         let fd = rustix::fs::openat(
             &self.fd,
             name.as_str(),
