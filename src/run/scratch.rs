@@ -18,6 +18,7 @@ use crate::usage;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{Access, AtFlags, Mode, OFlags, XattrFlags};
 use std::io;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -284,6 +285,28 @@ impl ScratchDir {
         }
     }
 
+    /// An unnamed file in this directory carrying iolab's marker and owner
+    /// tag, where the file system has O_TMPFILE and user xattrs; `None`
+    /// elsewhere (nothing is left behind then).
+    fn unnamed_and_marked(&self) -> Option<OwnedFd> {
+        let fd = rustix::fs::openat(
+            &self.fd,
+            ".",
+            OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+            Mode::RUSR | Mode::WUSR,
+        )
+        .ok()?;
+        rustix::fs::fsetxattr(
+            &fd,
+            MARKER_XATTR,
+            self.run_id.as_bytes(),
+            XattrFlags::CREATE,
+        )
+        .ok()?;
+        crate::owner::tag(&fd);
+        Some(fd)
+    }
+
     /// Whether this file system keeps no user xattrs: reading one from the
     /// directory (nothing is written to it) is refused as unsupported.
     fn keeps_no_xattrs(&self) -> bool {
@@ -328,13 +351,7 @@ impl ScratchDir {
                 )
             })?;
         }
-        let fd = rustix::fs::openat(
-            &self.fd,
-            name.as_str(),
-            OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::RDWR | OFlags::CLOEXEC,
-            Mode::RUSR | Mode::WUSR,
-        )
-        .map_err(|error| {
+        let cannot = |error: rustix::io::Errno| {
             io::Error::new(
                 io::Error::from(error).kind(),
                 format!(
@@ -342,7 +359,45 @@ impl ScratchDir {
                     self.path.join(&name).display()
                 ),
             )
-        })?;
+        };
+        // Marked before it has a name: an unnamed file (O_TMPFILE) gets
+        // iolab's marker and owner tag, then is linked in place (failing
+        // if the name exists, as O_EXCL would), so a run killed at any
+        // moment leaves no file of its own unmarked. Where O_TMPFILE is not
+        // supported (NFS), the file is created by name and marked after.
+        if let Some(fd) = self.unnamed_and_marked() {
+            let linked = rustix::fs::linkat(
+                rustix::fs::CWD,
+                format!("/proc/self/fd/{}", fd.as_raw_fd()).as_str(),
+                &self.fd,
+                name.as_str(),
+                AtFlags::SYMLINK_FOLLOW,
+            );
+            match linked {
+                Ok(()) => {
+                    let stat = rustix::fs::fstat(&fd)?;
+                    return Ok(TargetFile {
+                        path: self.path.join(&name),
+                        name: name.into(),
+                        fd,
+                        identity: (stat.st_dev, stat.st_ino),
+                        dir: self.fd.clone(),
+                        ownership: Ownership::Created,
+                    });
+                }
+                // The name is taken: refused, as O_EXCL refuses it.
+                Err(error) if error == rustix::io::Errno::EXIST => return Err(cannot(error)),
+                // No /proc to link through: created by name below.
+                Err(_) => {}
+            }
+        }
+        let fd = rustix::fs::openat(
+            &self.fd,
+            name.as_str(),
+            OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::RDWR | OFlags::CLOEXEC,
+            Mode::RUSR | Mode::WUSR,
+        )
+        .map_err(cannot)?;
         let stat = rustix::fs::fstat(&fd)?;
         // File systems without user xattrs (NFSv3) leave the file unmarked
         // and name it in the run's owner marker instead: a later run removes
