@@ -401,7 +401,7 @@ fn mapper_device(wanted: &str) -> Option<PathBuf> {
 }
 
 /// Runs a command; its last line of error output when it fails.
-pub(crate) fn run(command: &mut Command) -> Result<(), String> {
+fn run(command: &mut Command) -> Result<(), String> {
     let shown = std::iter::once(command.get_program())
         .chain(command.get_args())
         .map(|word| word.to_string_lossy())
@@ -418,7 +418,8 @@ pub(crate) fn run(command: &mut Command) -> Result<(), String> {
 }
 
 /// The one disk QEMU attached: the first block device with a driver that is
-/// not a loop, RAM, zram, optical or SCSI disk of an iSCSI session.
+/// not a loop, RAM, zram or optical device (called only without a mount, so
+/// no iSCSI disk is there to be taken for it).
 fn find_disk() -> Result<PathBuf, String> {
     let mut names: Vec<String> = std::fs::read_dir("/sys/block")
         .map_err(|e| format!("/sys/block: {e}"))?
