@@ -20,6 +20,7 @@ pub mod gather;
 pub mod guest;
 pub mod import;
 pub mod input;
+pub mod net;
 pub mod owner;
 pub mod plan;
 pub mod preset;

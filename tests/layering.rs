@@ -33,9 +33,16 @@ const RULES: &[(&str, &[&str])] = &[
             "plan", "record", "engine", "probe", "clock", "input", "owner", "console",
         ],
     ),
+    // The network protocols iolab's own clients speak, over the runner.
+    (
+        "net",
+        &[
+            "plan", "record", "engine", "probe", "run", "clock", "console", "owner", "input",
+        ],
+    ),
     ("gather", &["plan", "record", "probe", "run", "stats"]),
     // Guest machines: QEMU, the kernel, the agent's channel.
-    ("guest", &["plan", "record", "owner", "console"]),
+    ("guest", &["plan", "record", "engine", "owner", "console"]),
     (
         "cluster",
         &[
@@ -236,6 +243,55 @@ fn only_engine_compares_engines() {
     assert!(
         found.is_empty(),
         "engines compared outside engine/:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Where a network protocol may be named: its binding (`engine/<protocol>/`),
+/// the engine registry (`engine/kind.rs`), its module (`net/<protocol>/`)
+/// and the protocol registry (`net/mod.rs`); and the guest's kernel stack,
+/// which sets up the kernel's own client from the same URL
+/// (`plan/guest.rs` parses `--guest mount=`, `guest/stack.rs` mounts it).
+const PROTOCOL_HOMES: &[&str] = &["engine/", "net/", "plan/guest.rs", "guest/stack.rs"];
+
+/// The ways code names a protocol of iolab's own clients.
+const PROTOCOL_NAMES: &[&str] = &[
+    "engine::nfs",
+    "engine::iscsi",
+    "net::nfs",
+    "net::iscsi",
+    "EngineKind::Nfs",
+    "EngineKind::Iscsi",
+    "GuestMount::Nfs",
+    "GuestMount::Iscsi",
+    "NfsUrl",
+    "IscsiUrl",
+];
+
+#[test]
+fn a_protocol_is_named_only_in_its_module_and_the_registries() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for path in &files {
+        let relative = path.strip_prefix(&src).unwrap().to_str().unwrap();
+        if PROTOCOL_HOMES.iter().any(|home| relative.starts_with(home)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("\n#[cfg(test)]\nmod tests {").next().unwrap();
+        for (index, line) in code.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if let Some(name) = PROTOCOL_NAMES.iter().find(|n| code.contains(*n)) {
+                found.push(format!("src/{relative}:{}: names {name}", index + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a protocol named outside its module (add to net/ instead):\n{}",
         found.join("\n")
     );
 }

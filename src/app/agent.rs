@@ -1,8 +1,8 @@
 //! `iolab guest agent`: iolab inside the guest it booted. It sets up what it measures in (a file system on the disk under test, or a kernel stack: `stack`), then measures the points the host sends over the virtio-serial port with the same session, record and checks as on the host, saying it is alive while it measures, and answers each with the point's record.
 
-use super::stack::{DISK_MOUNT, Stack, StackError};
 use super::{AppError, Ending, record_point};
 use crate::guest::channel::{self, FromGuest, HEARTBEAT, PORT_NAME, Ready, ToGuest};
+use crate::guest::stack::{DISK_MOUNT, Stack, StackError};
 use crate::run::signals::Interrupt;
 use crate::run::{RunError, Session};
 use std::fs::File;

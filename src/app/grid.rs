@@ -47,7 +47,7 @@ struct Grid {
     /// The scratch directory, or the network target's URL.
     dir: PathBuf,
     /// The network target (`--target`), instead of a local directory.
-    target: Option<crate::engine::url::NetworkUrl>,
+    target: Option<Box<dyn crate::net::Remote>>,
     /// `--destroy-data` repeated the target (an iSCSI LUN) to allow writing it.
     destroy_data: bool,
     output: PathBuf,
@@ -86,11 +86,11 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         &points,
     )?;
     super::network::grid_consent(
-        target.as_ref(),
+        target.as_deref(),
         guest.as_ref(),
         args.destroy_data.as_deref(),
     )?;
-    let dir = place(&args.dir, target.as_ref());
+    let dir = place(&args.dir, target.as_deref());
     let output = args
         .out
         .output
@@ -168,7 +168,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         &points,
     )?;
     super::network::grid_consent(
-        target.as_ref(),
+        target.as_deref(),
         guest.as_ref(),
         args.destroy_data.as_deref(),
     )?;
@@ -177,7 +177,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         .clone()
         .or_else(|| study.dir.as_ref().map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("."));
-    let dir = place(&dir, target.as_ref());
+    let dir = place(&dir, target.as_deref());
     let name = study.name.get_ref().trim().to_string();
     let output = args
         .out
@@ -225,7 +225,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
 
 /// Where a grid's files go, as recorded and fingerprinted: the directory,
 /// or the network target's URL.
-fn place(dir: &Path, target: Option<&crate::engine::url::NetworkUrl>) -> PathBuf {
+fn place(dir: &Path, target: Option<&dyn crate::net::Remote>) -> PathBuf {
     target.map_or_else(|| dir.to_path_buf(), |url| PathBuf::from(url.text()))
 }
 
@@ -503,7 +503,9 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
     let opened = match &grid.target {
-        Some(url) => super::open_network_session(url, grid.destroy_data, &interrupt, ranks),
+        Some(remote) => {
+            super::open_network_session(remote.as_ref(), grid.destroy_data, &interrupt, ranks)
+        }
         None => open_session(&grid.dir, false, &interrupt, ranks),
     }
     .map_err(AppError::from);

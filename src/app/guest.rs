@@ -348,10 +348,9 @@ fn guest_error(error: GuestError) -> AppError {
 /// `iolab guest check`: boots one guest and says what works.
 fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
     let spec = GuestSpec::parse(&args.guest)?;
-    if let Some(crate::plan::guest::GuestMount::Iscsi(lun)) = spec.mount() {
+    if let Some(lun) = spec.destroys() {
         return Err(crate::usage!(
-            "iolab guest check makes no file system on a LUN: --guest mount={} is for run, sweep and study with --destroy-data",
-            lun.text
+            "iolab guest check makes no file system on a LUN: --guest mount={lun} is for run, sweep and study with --destroy-data"
         )
         .into());
     }

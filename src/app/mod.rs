@@ -33,7 +33,6 @@ pub mod guest;
 pub mod help;
 mod network;
 pub(crate) mod output;
-mod stack;
 mod status;
 
 use output::{
@@ -137,7 +136,12 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let plan = ranks.agreed(planned)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let opened = match &target {
-        Some(url) => open_network_session(url, args.destroy_data.is_some(), &interrupt, &ranks),
+        Some(remote) => open_network_session(
+            remote.as_ref(),
+            args.destroy_data.is_some(),
+            &interrupt,
+            &ranks,
+        ),
         None => open_session(&plan.dir, args.file.is_some(), &interrupt, &ranks),
     };
     let mut session = ranks.agreed(opened.map_err(AppError::from))?;

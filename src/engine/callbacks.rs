@@ -127,6 +127,34 @@ impl Completions {
     }
 }
 
+/// A library that calls back on completion from inside its service call:
+/// the queued loop's `wait` and `has_completions` for every such engine.
+pub(super) trait Serviced {
+    /// The completions the callbacks left, not yet reaped.
+    fn completions(&mut self) -> &mut Completions;
+
+    /// Waits at most `timeout_ms` for the socket, then lets the library
+    /// read, write and call back; an error when the connection failed.
+    fn service(&mut self, timeout_ms: c_int) -> io::Result<()>;
+
+    /// Services the library until `count` completions are ready.
+    fn serviced_until(&mut self, count: usize) -> io::Result<()> {
+        while self.completions().ready() < count {
+            self.service(100)?;
+        }
+        Ok(())
+    }
+
+    /// Whether a completion is ready, servicing once without waiting when
+    /// none is; a failed connection shows in `serviced_until`, called next.
+    fn any_ready(&mut self) -> bool {
+        if self.completions().ready() == 0 {
+            let _ = self.service(0);
+        }
+        self.completions().ready() > 0
+    }
+}
+
 /// Waits at most `timeout_ms` for the library's socket `fd` to be ready for
 /// `events` (POLLIN, POLLOUT as the library asks); returns what happened,
 /// to hand to the library's service call (0 when nothing did, or a signal

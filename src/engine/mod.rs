@@ -11,6 +11,7 @@ mod callbacks;
 pub mod iscsi;
 pub mod kind;
 pub mod libaio;
+pub(crate) mod library;
 pub mod mmap;
 pub mod nfs;
 pub mod null;

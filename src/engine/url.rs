@@ -1,47 +1,4 @@
-//! The URLs the network engines reach their targets by, told apart by
-//! scheme: `nfs://HOST/EXPORT[/DIR]` and `iscsi://HOST[:PORT]/IQN/LUN`.
-
-use super::iscsi::url::IscsiUrl;
-use super::kind::EngineKind;
-use super::nfs::url::NfsUrl;
-
-/// A checked `--target` URL.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NetworkUrl {
-    /// A directory on an NFS export.
-    Nfs(NfsUrl),
-    /// An iSCSI LUN.
-    Iscsi(IscsiUrl),
-}
-
-impl NetworkUrl {
-    /// Checks `text`; the error names the URL and what is wrong with it.
-    pub fn parse(text: &str) -> Result<NetworkUrl, String> {
-        match EngineKind::for_url(text) {
-            Some(EngineKind::Nfs) => NfsUrl::parse(text).map(NetworkUrl::Nfs),
-            Some(EngineKind::Iscsi) => IscsiUrl::parse(text).map(NetworkUrl::Iscsi),
-            _ => Err(format!(
-                "--target {text}: iolab reaches nfs://HOST/EXPORT[/DIR] and iscsi://HOST[:PORT]/IQN/LUN"
-            )),
-        }
-    }
-
-    /// The URL as the user wrote it.
-    pub fn text(&self) -> &str {
-        match self {
-            NetworkUrl::Nfs(url) => &url.text,
-            NetworkUrl::Iscsi(url) => &url.text,
-        }
-    }
-
-    /// The engine that reaches it.
-    pub fn engine(&self) -> EngineKind {
-        match self {
-            NetworkUrl::Nfs(_) => EngineKind::Nfs,
-            NetworkUrl::Iscsi(_) => EngineKind::Iscsi,
-        }
-    }
-}
+//! The fields network URLs share, parsed once for every protocol's URL type: the query's pairs, a port, a timeout, a server path. A leaf: it names no protocol.
 
 /// The `KEY=VALUE` pairs of a URL's query, in order; a key given twice is
 /// refused by name, since which one would count is a guess.
@@ -91,17 +48,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_scheme_picks_the_engine_and_anything_else_is_refused() {
-        let nfs = NetworkUrl::parse("nfs://h/export").unwrap();
-        assert_eq!(nfs.engine(), EngineKind::Nfs);
-        let iscsi = NetworkUrl::parse("iscsi://h/iqn.2004-01.com.example:d/0").unwrap();
-        assert_eq!(
-            (iscsi.engine(), iscsi.text()),
-            (EngineKind::Iscsi, "iscsi://h/iqn.2004-01.com.example:d/0")
+    fn fields_are_checked_by_name() {
+        assert_eq!(query_pairs("a=1&b").unwrap(), [("a", "1"), ("b", "")]);
+        assert!(
+            query_pairs("a=1&a=2")
+                .unwrap_err()
+                .contains("'a' is given twice")
         );
-        for text in ["smb://h/share", "/mnt/nfs", "nfs:/h/export", ""] {
-            let error = NetworkUrl::parse(text).unwrap_err();
-            assert!(error.contains("iolab reaches nfs://"), "{text}: {error}");
-        }
+        assert_eq!(parse_port("3260"), Ok(3260));
+        assert!(parse_port("0").is_err());
+        assert!(parse_timeout("0").is_err());
+        assert!(parse_server_path("rel").is_err());
     }
 }

@@ -10,6 +10,7 @@ pub mod initramfs;
 pub mod kernel;
 pub mod network;
 pub mod qemu;
+pub mod stack;
 
 use crate::plan::Workload;
 use crate::plan::guest::{Accelerator, GuestFilesystem, GuestSpec, ImageFormat};

@@ -339,6 +339,15 @@ impl GuestSpec {
             .and_then(|text| parse_mount(text).ok())
     }
 
+    /// The URL of the LUN whose data the guest destroys by making a file
+    /// system on it (`mount=iscsi://…`), which needs the user's consent.
+    pub fn destroys(&self) -> Option<&str> {
+        match self.mount()? {
+            GuestMount::Iscsi(_) => self.mount.as_deref(),
+            GuestMount::Nfs(_) => None,
+        }
+    }
+
     /// The file system the guest makes (on the image or on an iSCSI LUN).
     pub fn filesystem(&self) -> GuestFilesystem {
         match (self.fs, self.mount()) {

@@ -1,10 +1,56 @@
-//! What a network client engine's job carried over its timed region (with
-//! a ramp, the ramp's too): the protocol's requests by kind, counted by the
-//! engine; for iSCSI the PDUs by direction and opcode, counted as libiscsi
-//! moved them; and the connection's own TCP counters.
+//! A network client's job as the runner sees it: the [`ClientJob`] a
+//! protocol's target runs (its own connection, then the queued loop), and
+//! the [`ClientTraffic`] it carried over its timed region (with a ramp, the
+//! ramp's too): the protocol's requests by kind, its PDUs when it has its
+//! own, and the connection's TCP counters.
+//!
+//! The protocols themselves live in `net/`, one module each; the runner
+//! names none of them.
 
-use crate::engine::iscsi::wire::Wire;
+use super::buffer::AlignedBuffer;
+use super::timing::{self, JobMemory, JobOutcome, LoopSpec};
+use crate::plan::Workload;
 use crate::probe::tcp::TcpTraffic;
+use std::io;
+
+/// The job of a target reached by a network client of iolab's own: it
+/// connects on its own, runs the queued loop over its connection with
+/// [`run_on_connection`], and sets [`JobOutcome::network`]. An error is a
+/// setup failure (connect, log in, open), recorded as the job's failure.
+pub trait ClientJob {
+    /// Runs one job of `workload` as `spec` says, with `buffer` holding
+    /// `iodepth` × the largest I/O; `ready` waits at the start gate.
+    fn run_job(
+        &self,
+        workload: &Workload,
+        spec: &LoopSpec<'_>,
+        memory: JobMemory,
+        buffer: &mut AlignedBuffer,
+        ready: &mut dyn FnMut() -> bool,
+    ) -> io::Result<JobOutcome>;
+}
+
+/// The queued loop of a network engine whose connection is `socket`, with
+/// the connection's TCP counters read around it (after the open, so only
+/// the loop's own traffic, its ramp's included, is between them) and at
+/// every interval's close.
+pub fn run_on_connection<Q: crate::engine::QueuedIo>(
+    io: &mut Q,
+    socket: Option<rustix::fd::BorrowedFd<'_>>,
+    workload: &Workload,
+    spec: &LoopSpec<'_>,
+    memory: JobMemory,
+    ready: &mut dyn FnMut() -> bool,
+) -> (JobOutcome, Option<TcpTraffic>) {
+    let spec = &LoopSpec { socket, ..*spec };
+    let snapshot = || socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
+    let before = snapshot();
+    let outcome = timing::run_queued(io, workload.iodepth, spec, memory, ready);
+    let tcp = before
+        .zip(snapshot())
+        .map(|(before, after)| after.since(before));
+    (outcome, tcp)
+}
 
 /// One kind of request: its name as the protocol gives it, how many
 /// completed (successfully or not), and the payload bytes of those that succeeded.
@@ -48,77 +94,4 @@ pub struct ClientTraffic {
     pub status_in_data: u64,
     /// The connection's segments and bytes, when TCP_INFO could be read.
     pub tcp: Option<TcpTraffic>,
-}
-
-impl ClientTraffic {
-    /// An NFS job's calls by procedure.
-    pub fn nfs(rpcs: crate::engine::nfs::RpcCounts, tcp: Option<TcpTraffic>) -> ClientTraffic {
-        let tally = |name, count: crate::engine::nfs::ProcedureCount| RequestTally {
-            name,
-            count: count.calls,
-            bytes: count.bytes,
-        };
-        ClientTraffic {
-            protocol: "NFSv3",
-            requests: vec![
-                tally("READ", rpcs.read),
-                tally("WRITE", rpcs.write),
-                tally("COMMIT", rpcs.commit),
-            ],
-            pdus: None,
-            status_in_data: 0,
-            tcp,
-        }
-    }
-
-    /// An iSCSI job's commands by operation and, when they could be
-    /// counted, its PDUs (`wire`, or why there are none).
-    pub fn iscsi(
-        commands: crate::engine::iscsi::CommandCounts,
-        wire: Result<&Wire, String>,
-        tcp: Option<TcpTraffic>,
-    ) -> ClientTraffic {
-        let tally = |name, count: crate::engine::iscsi::CommandCount| RequestTally {
-            name,
-            count: count.commands,
-            bytes: count.bytes,
-        };
-        let (pdus, status_in_data) = match wire {
-            Ok(wire) if wire.lost => (
-                Err("the PDU parser lost its place in the stream; counts withheld".to_string()),
-                0,
-            ),
-            Ok(wire) => {
-                let mut pdus = Vec::new();
-                for (sent, counts) in [(true, &wire.sent), (false, &wire.received)] {
-                    for opcode in 0..64u8 {
-                        let count = counts.pdus[usize::from(opcode)];
-                        if count > 0 {
-                            pdus.push(PduTally {
-                                sent,
-                                opcode,
-                                name: crate::engine::iscsi::wire::opcode_name(opcode),
-                                count,
-                                bytes: counts.bytes[usize::from(opcode)],
-                            });
-                        }
-                    }
-                }
-                (Ok(pdus), wire.received.status_in_data)
-            }
-            Err(why) => (Err(why), 0),
-        };
-        ClientTraffic {
-            protocol: "iSCSI",
-            requests: vec![
-                tally("READ(16)", commands.read),
-                tally("WRITE(16)", commands.write),
-                tally("UNMAP", commands.unmap),
-                tally("SYNCHRONIZE CACHE(16)", commands.synchronize),
-            ],
-            pdus: Some(pdus),
-            status_in_data,
-            tcp,
-        }
-    }
 }

@@ -4,7 +4,7 @@
 /// files holding its owner tag (NFSv3 has no extended attributes to carry
 /// it), so that a later run on this host removes what a run killed with
 /// its server left behind, and never a live run's files.
-pub(super) fn marker_name(run_id: &str) -> String {
+pub fn marker_name(run_id: &str) -> String {
     format!("iolab-{run_id}.owner")
 }
 
@@ -12,16 +12,16 @@ pub(super) fn marker_name(run_id: &str) -> String {
 /// `file NAME FILEID` for each data file the run created, so that a later
 /// run removes a file only while its name holds the very file the marker
 /// names (a file named like a run's file is not enough).
-pub(super) struct MarkerContent {
+pub struct MarkerContent {
     /// The owner tag of the run that wrote it.
-    pub(super) tag: String,
+    pub tag: String,
     /// Each data file it created: its name and file id (inode number).
-    pub(super) files: Vec<(String, u64)>,
+    pub files: Vec<(String, u64)>,
 }
 
 impl MarkerContent {
     /// Reads a marker's text; lines that do not parse are left out.
-    pub(super) fn parse(text: &str) -> MarkerContent {
+    pub fn parse(text: &str) -> MarkerContent {
         let mut lines = text.lines();
         let tag = lines.next().unwrap_or_default().to_string();
         let files = lines
@@ -36,18 +36,18 @@ impl MarkerContent {
 }
 
 /// Whether `name` is one of run `run_id`'s data files (`iolab-<run id>-<job>.dat`).
-pub(super) fn is_run_file(name: &str, run_id: &str) -> bool {
+pub fn is_run_file(name: &str, run_id: &str) -> bool {
     name.strip_prefix(&format!("iolab-{run_id}-"))
         .and_then(|n| n.strip_suffix(".dat"))
         .is_some_and(|job| !job.is_empty() && job.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The text of a new marker: the owner tag on its first line.
-pub(super) fn first_line(tag: &str) -> String {
+pub fn first_line(tag: &str) -> String {
     format!("{tag}\n")
 }
 
 /// The line naming a created file in a marker.
-pub(super) fn file_line(name: &str, file_id: u64) -> String {
+pub fn file_line(name: &str, file_id: u64) -> String {
     format!("file {name} {file_id}\n")
 }

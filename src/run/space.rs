@@ -1,6 +1,7 @@
 //! Where a session's files live: the [`Space`] trait, implemented by a local
-//! scratch directory ([`ScratchDir`]) and by a directory on an NFS export
-//! reached through libnfs ([`super::remote::NfsSpace`]).
+//! scratch directory ([`ScratchDir`]) and by each network protocol's space
+//! in `net/` (a directory on an NFS export reached through libnfs, the
+//! portal of an iSCSI LUN).
 //!
 //! A space creates the files of a run (as [`Target`]s, which the session
 //! then lays out, treats and releases), opens those another rank created,

@@ -78,9 +78,12 @@ pub trait Target: Send + Sync + fmt::Debug {
         None
     }
 
-    /// Itself, for the one dispatch that hands an engine its own kind of
-    /// target (a network client's file).
-    fn as_any(&self) -> &dyn std::any::Any;
+    /// The job of the network client that reaches it, for a target of a
+    /// protocol in `net/`; `None` for a local file or device, which any
+    /// local engine opens through [`Target::open`].
+    fn client(&self) -> Option<&dyn super::client::ClientJob> {
+        None
+    }
 
     /// Removes it if iolab created it, or with `keep` leaves it and says
     /// where; a file the user gave or another rank made is left alone.
@@ -213,10 +216,6 @@ impl Target for LocalFile {
         Some(&self.0)
     }
 
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
     fn release(self: Box<Self>, keep: bool) {
         let file = self.0;
         if file.ownership() != Ownership::Created {
@@ -282,10 +281,6 @@ impl Target for DeviceTarget {
 
     fn local(&self) -> Option<&TargetFile> {
         Some(&self.0)
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 
     fn release(self: Box<Self>, _keep: bool) {
@@ -400,9 +395,6 @@ mod tests {
         }
         fn local(&self) -> Option<&TargetFile> {
             None
-        }
-        fn as_any(&self) -> &dyn std::any::Any {
-            self
         }
         fn release(self: Box<Self>, _keep: bool) {}
     }

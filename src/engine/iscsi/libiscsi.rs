@@ -274,19 +274,13 @@ pub(super) fn functions() -> Result<&'static Functions, String> {
 }
 
 fn load() -> Result<Functions, String> {
-    // SAFETY: libiscsi's initialisers have no preconditions.
-    let library = unsafe { Library::new(LIBRARY) }.map_err(|error| {
-        format!("{LIBRARY} cannot be loaded ({error}); install the Debian package libiscsi7")
-    })?;
+    let library = crate::engine::library::open(LIBRARY, "libiscsi7")?;
     macro_rules! symbol {
         ($name:literal) => {
             // SAFETY: the type is the one libiscsi 1.19's header declares.
-            *unsafe { library.get(concat!($name, "\0").as_bytes()) }.map_err(|e| {
-                format!(
-                    "{LIBRARY} lacks {} ({e}): libiscsi 1.19 or later is needed",
-                    $name
-                )
-            })?
+            unsafe {
+                crate::engine::library::symbol(&library, LIBRARY, $name, "libiscsi 1.19 or later")
+            }?
         };
     }
     let functions = Functions {

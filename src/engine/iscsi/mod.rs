@@ -13,7 +13,7 @@ pub mod libiscsi;
 pub mod url;
 pub mod wire;
 
-use super::callbacks::{CompletionList, Completions, wait_for_socket};
+use super::callbacks::{CompletionList, Completions, Serviced, wait_for_socket};
 use super::{Direction, QueuedIo};
 use libiscsi::{Callback, Context, ScsiIovec, UnmapList};
 use std::cell::{Cell, UnsafeCell};
@@ -126,6 +126,12 @@ impl<'c> IscsiIo<'c> {
             },
             ..self.counts
         }
+    }
+}
+
+impl Serviced for IscsiIo<'_> {
+    fn completions(&mut self) -> &mut Completions {
+        &mut self.completions
     }
 
     /// Sends what can be sent and handles the replies that arrived, waiting
@@ -298,18 +304,11 @@ impl QueuedIo for IscsiIo<'_> {
     }
 
     fn wait(&mut self, count: usize) -> io::Result<()> {
-        while self.completions.ready() < count {
-            self.service(100)?;
-        }
-        Ok(())
+        self.serviced_until(count)
     }
 
     fn has_completions(&mut self) -> bool {
-        if self.completions.ready() == 0 {
-            // A failed connection shows in `wait`, which the loop calls next.
-            let _ = self.service(0);
-        }
-        self.completions.ready() > 0
+        self.any_ready()
     }
 
     fn reap(&mut self, mut each: impl FnMut(u32, i32)) {

@@ -131,19 +131,13 @@ pub(super) fn functions() -> Result<&'static Functions, String> {
 }
 
 fn load() -> Result<Functions, String> {
-    // SAFETY: libnfs's initialisers have no preconditions.
-    let library = unsafe { Library::new(LIBRARY) }.map_err(|error| {
-        format!("{LIBRARY} cannot be loaded ({error}); install the Debian package libnfs13")
-    })?;
+    let library = crate::engine::library::open(LIBRARY, "libnfs13")?;
     macro_rules! symbol {
         ($name:literal) => {
             // SAFETY: the type is the one libnfs 4.0's header declares.
-            *unsafe { library.get(concat!($name, "\0").as_bytes()) }.map_err(|e| {
-                format!(
-                    "{LIBRARY} lacks {} ({e}): libnfs 4.0 or later is needed",
-                    $name
-                )
-            })?
+            unsafe {
+                crate::engine::library::symbol(&library, LIBRARY, $name, "libnfs 4.0 or later")
+            }?
         };
     }
     Ok(Functions {

@@ -10,7 +10,7 @@
 pub mod libnfs;
 pub mod url;
 
-use super::callbacks::{CompletionList, Completions, wait_for_socket};
+use super::callbacks::{CompletionList, Completions, Serviced, wait_for_socket};
 use super::{Direction, QueuedIo};
 use libnfs::{Callback, File};
 use std::cell::{Cell, UnsafeCell};
@@ -113,6 +113,12 @@ impl<'f> NfsIo<'f> {
             },
             ..self.counts
         }
+    }
+}
+
+impl Serviced for NfsIo<'_> {
+    fn completions(&mut self) -> &mut Completions {
+        &mut self.completions
     }
 
     /// Sends what can be sent and handles the replies that arrived, waiting
@@ -253,18 +259,11 @@ impl QueuedIo for NfsIo<'_> {
     }
 
     fn wait(&mut self, count: usize) -> io::Result<()> {
-        while self.completions.ready() < count {
-            self.service(100)?;
-        }
-        Ok(())
+        self.serviced_until(count)
     }
 
     fn has_completions(&mut self) -> bool {
-        if self.completions.ready() == 0 {
-            // A failed connection shows in `wait`, which the loop calls next.
-            let _ = self.service(0);
-        }
-        self.completions.ready() > 0
+        self.any_ready()
     }
 
     fn reap(&mut self, mut each: impl FnMut(u32, i32)) {

@@ -10,16 +10,17 @@
 //! initiator keeps no cache, so what a cold run could leave cached is the
 //! target's own and is recorded as not seen.
 
-use super::cache::Residency;
-use super::prepare::{DirectCapability, Fill};
-use super::scratch::{Ownership, ScratchDir, TargetFile};
-use super::space::Space;
-use super::target::{Target, TargetKind};
-use super::verify::{self, Verified};
 use crate::engine::iscsi::libiscsi::Context;
 use crate::engine::iscsi::url::IscsiUrl;
+use crate::net::server::{self, ServerSide, lock};
 use crate::plan::CacheMode;
-use std::any::Any;
+use crate::run::cache::Residency;
+use crate::run::client::ClientJob;
+use crate::run::prepare::{DirectCapability, Fill};
+use crate::run::scratch::{Ownership, ScratchDir, TargetFile};
+use crate::run::space::Space;
+use crate::run::target::{Target, TargetKind};
+use crate::run::verify::{self, Verified};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicUsize;
@@ -135,13 +136,6 @@ impl std::fmt::Debug for IscsiLun {
     }
 }
 
-/// The session's context; a job that panicked holding it does not make it unusable.
-fn lock(context: &Mutex<Context>) -> std::sync::MutexGuard<'_, Context> {
-    context
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 impl IscsiLun {
     /// Logs in to `url`'s LUN; `writable` only once the user consented and
     /// [`IscsiLun::refuse_if_in_use`] found nothing on it. The error names
@@ -222,6 +216,32 @@ impl IscsiLun {
         crate::probe::blkid::signatures(&path)
     }
 
+    /// Reads [`PROOF_BLOCKS`] blocks of 4 KiB spread over the LUN, through
+    /// the LUN and from `file`, and compares them.
+    fn compare_with(&self, file: &rustix::fd::OwnedFd, capacity: u64) -> io::Result<Comparison> {
+        const BLOCK: u64 = 4096;
+        let context = lock(&self.context);
+        let (mut through, mut local) = (vec![0u8; BLOCK as usize], vec![0u8; BLOCK as usize]);
+        let mut any_data = false;
+        let last = capacity.saturating_sub(BLOCK) / BLOCK * BLOCK;
+        for i in 0..PROOF_BLOCKS {
+            let offset = (last / (PROOF_BLOCKS - 1) * i) / BLOCK * BLOCK;
+            let read = context.read_at(&mut through, offset)?;
+            let got = rustix::io::pread(file, &mut local[..read], offset)?;
+            if got != read || through[..read] != local[..read] {
+                return Ok(Comparison::Differs(offset));
+            }
+            any_data |= through[..read].iter().any(|&b| b != 0);
+        }
+        Ok(if any_data {
+            Comparison::Same
+        } else {
+            Comparison::OnlyZeros
+        })
+    }
+}
+
+impl ServerSide for IscsiLun {
     /// The target's own backing file, when it runs on this machine and the
     /// URL says where it is (`server_path=`): opened read-only, and touched
     /// (evicted, counted) only once it is proven to be the LUN's backing
@@ -234,7 +254,7 @@ impl IscsiLun {
             return Ok(None);
         };
         let shown = path.display();
-        let fd = super::cache::open_server_copy(path)?;
+        let fd = crate::run::cache::open_server_copy(path)?;
         let stat = rustix::fs::fstat(&fd)?;
         let length = stat.st_size as u64;
         let capacity = lock(&self.context).capacity;
@@ -277,35 +297,19 @@ impl IscsiLun {
         }
     }
 
-    /// Reads [`PROOF_BLOCKS`] blocks of 4 KiB spread over the LUN, through
-    /// the LUN and from `file`, and compares them.
-    fn compare_with(&self, file: &rustix::fd::OwnedFd, capacity: u64) -> io::Result<Comparison> {
-        const BLOCK: u64 = 4096;
-        let context = lock(&self.context);
-        let (mut through, mut local) = (vec![0u8; BLOCK as usize], vec![0u8; BLOCK as usize]);
-        let mut any_data = false;
-        let last = capacity.saturating_sub(BLOCK) / BLOCK * BLOCK;
-        for i in 0..PROOF_BLOCKS {
-            let offset = (last / (PROOF_BLOCKS - 1) * i) / BLOCK * BLOCK;
-            let read = context.read_at(&mut through, offset)?;
-            let got = rustix::io::pread(file, &mut local[..read], offset)?;
-            if got != read || through[..read] != local[..read] {
-                return Ok(Comparison::Differs(offset));
-            }
-            any_data |= through[..read].iter().any(|&b| b != 0);
-        }
-        Ok(if any_data {
-            Comparison::Same
-        } else {
-            Comparison::OnlyZeros
-        })
-    }
-
     /// Reads the `len` bytes from `base` through the target, in large commands.
     fn read_through(&self, base: u64, len: u64, interrupt: &AtomicUsize) -> io::Result<()> {
         let context = lock(&self.context);
         let read = |buffer: &mut [u8], at| context.read_at(buffer, at);
-        super::cache::read_through(read, base, len, UNTIMED_CHUNK, interrupt)
+        crate::run::cache::read_through(read, base, len, UNTIMED_CHUNK, interrupt)
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        if self.writable {
+            lock(&self.context).synchronize_cache()
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -349,8 +353,8 @@ impl Target for IscsiLun {
         Some(u64::from(self.block_size()))
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn client(&self) -> Option<&dyn ClientJob> {
+        Some(self)
     }
 
     fn release(self: Box<Self>, _keep: bool) {
@@ -396,7 +400,7 @@ impl Target for IscsiLun {
         }
         let context = lock(&self.context);
         let write = |block: &[u8], at| context.write_at(block, at);
-        super::prepare::write_seeded(write, base, len, fill, UNTIMED_CHUNK, interrupt)?;
+        crate::run::prepare::write_seeded(write, base, len, fill, UNTIMED_CHUNK, interrupt)?;
         context.synchronize_cache()
     }
 
@@ -407,27 +411,11 @@ impl Target for IscsiLun {
         len: u64,
         interrupt: &AtomicUsize,
     ) -> io::Result<()> {
-        match mode {
-            // Nothing is cached on this side; a target on this machine has
-            // its cached pages of the backing file evicted.
-            CacheMode::Cold => match self.server_copy()? {
-                Some(fd) => super::cache::evict(rustix::fd::AsFd::as_fd(&fd)),
-                None => Ok(()),
-            },
-            CacheMode::Keep => Ok(()),
-            // Reading the range once puts it in whatever cache the target has.
-            CacheMode::Warm => self.read_through(base, len, interrupt),
-            CacheMode::Clean if self.writable => lock(&self.context).synchronize_cache(),
-            CacheMode::Clean => Ok(()),
-        }
+        server::treat_cache(self, mode, base, len, interrupt)
     }
 
     fn residency(&self, base: u64, len: u64) -> io::Result<Option<Residency>> {
-        // The target's page cache of its backing file, when it can be seen.
-        match self.server_copy()? {
-            Some(fd) => super::cache::residency(rustix::fd::AsFd::as_fd(&fd), base, len).map(Some),
-            None => Ok(None),
-        }
+        server::residency(self, base, len)
     }
 
     fn verify(&self, check: &verify::BlockCheck<'_>) -> io::Result<Verified> {

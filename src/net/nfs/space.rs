@@ -7,17 +7,18 @@
 //! it runs on this machine its page cache is not evicted by iolab, and the
 //! residency of the files is recorded as unknown rather than guessed.
 
-use super::cache::Residency;
-use super::owner_marker::{MarkerContent, file_line, first_line, is_run_file, marker_name};
-use super::prepare::{DirectCapability, Fill};
-use super::scratch::{Ownership, TargetFile};
-use super::space::Space;
-use super::target::{Target, TargetKind};
-use super::verify::{self, Verified};
 use crate::engine::nfs::libnfs::{Context, File};
 use crate::engine::nfs::url::NfsUrl;
+use crate::net::server::{self, ServerSide, lock};
 use crate::plan::CacheMode;
-use std::any::Any;
+use crate::run::cache::Residency;
+use crate::run::client::ClientJob;
+use crate::run::owner_marker::{MarkerContent, file_line, first_line, is_run_file, marker_name};
+use crate::run::prepare::{DirectCapability, Fill};
+use crate::run::scratch::{Ownership, TargetFile};
+use crate::run::space::Space;
+use crate::run::target::{Target, TargetKind};
+use crate::run::verify::{self, Verified};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -223,13 +224,6 @@ impl Drop for NfsSpace {
     }
 }
 
-/// The session's context; a job that panicked holding it does not make it unusable.
-fn lock(context: &Mutex<Context>) -> std::sync::MutexGuard<'_, Context> {
-    context
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 impl Space for NfsSpace {
     fn path(&self) -> &Path {
         &self.shown
@@ -325,7 +319,7 @@ impl Space for NfsSpace {
         NfsSpace::shown_path(self, name)
     }
 
-    fn local(&self) -> Option<&super::scratch::ScratchDir> {
+    fn local(&self) -> Option<&crate::run::scratch::ScratchDir> {
         None
     }
 }
@@ -386,13 +380,15 @@ impl NfsFile {
     fn writable(&self) -> bool {
         self.ownership.writable()
     }
+}
 
+impl ServerSide for NfsFile {
     /// Reads the `len` bytes from `base` through the server, in its largest READs.
     fn read_through(&self, base: u64, len: u64, interrupt: &AtomicUsize) -> io::Result<()> {
         let context = lock(&self.context);
         let file = context.open(&self.path, false)?;
         let chunk = context.read_max().clamp(4096, 1 << 20);
-        super::cache::read_through(
+        crate::run::cache::read_through(
             |buffer, at| file.read_at(buffer, at),
             base,
             len,
@@ -400,9 +396,12 @@ impl NfsFile {
             interrupt,
         )
     }
-}
 
-impl NfsFile {
+    fn flush(&self) -> io::Result<()> {
+        let context = lock(&self.context);
+        self.open_own(&context, self.writable())?.commit()
+    }
+
     /// The server's own copy of the file, when the server runs on this
     /// machine and the URL says where its directory is (`server_path=`):
     /// opened read-only, and checked to be the very file the export serves
@@ -414,7 +413,7 @@ impl NfsFile {
         let name = Path::new(&self.path).file_name().unwrap_or_default();
         let local = dir.join(name);
         let shown = local.display();
-        let fd = super::cache::open_server_copy(&local)?;
+        let fd = crate::run::cache::open_server_copy(&local)?;
         let stat = rustix::fs::fstat(&fd)?;
         let (id, length) = {
             let context = lock(&self.context);
@@ -460,8 +459,8 @@ impl Target for NfsFile {
         None
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn client(&self) -> Option<&dyn ClientJob> {
+        Some(self)
     }
 
     fn release(self: Box<Self>, keep: bool) {
@@ -493,7 +492,7 @@ impl Target for NfsFile {
             });
         let removed = match current {
             Ok(id) if id != self.file_id => {
-                super::target::note_left_in_place();
+                crate::run::target::note_left_in_place();
                 crate::say!(
                     "iolab: {} is no longer the file iolab created (file id {id}, created as {}); left in place",
                     self.shown.display(),
@@ -522,7 +521,7 @@ impl Target for NfsFile {
         let file = self.open_own(&context, true)?;
         let chunk = context.write_max().clamp(4096, 1 << 20);
         let write = |block: &[u8], at| file.write_at(block, at);
-        super::prepare::write_seeded(write, base, len, fill, chunk, interrupt)?;
+        crate::run::prepare::write_seeded(write, base, len, fill, chunk, interrupt)?;
         file.commit()
     }
 
@@ -533,29 +532,11 @@ impl Target for NfsFile {
         len: u64,
         interrupt: &AtomicUsize,
     ) -> io::Result<()> {
-        match mode {
-            // Nothing is cached on this side; a server on this machine has
-            // its cached pages of the file evicted, as a local file would.
-            CacheMode::Cold => match self.server_copy()? {
-                Some(fd) => super::cache::evict(rustix::fd::AsFd::as_fd(&fd)),
-                None => Ok(()),
-            },
-            CacheMode::Keep => Ok(()),
-            // Reading the range once puts it in the server's cache.
-            CacheMode::Warm => self.read_through(base, len, interrupt),
-            CacheMode::Clean => {
-                let context = lock(&self.context);
-                self.open_own(&context, self.writable())?.commit()
-            }
-        }
+        server::treat_cache(self, mode, base, len, interrupt)
     }
 
     fn residency(&self, base: u64, len: u64) -> io::Result<Option<Residency>> {
-        // The server's page cache, when it can be seen; the client keeps none.
-        match self.server_copy()? {
-            Some(fd) => super::cache::residency(rustix::fd::AsFd::as_fd(&fd), base, len).map(Some),
-            None => Ok(None),
-        }
+        server::residency(self, base, len)
     }
 
     fn verify(&self, check: &verify::BlockCheck<'_>) -> io::Result<Verified> {

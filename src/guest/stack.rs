@@ -318,7 +318,7 @@ fn link_up(address: &str) -> Result<(), StackError> {
 fn make(device: &Path, filesystem: GuestFilesystem) -> Result<(), StackError> {
     let mkfs = format!("mkfs.{}", filesystem.name());
     run(Command::new(&mkfs)
-        .args(crate::guest::MKFS_OPTIONS)
+        .args(super::MKFS_OPTIONS)
         .args(["-L", SCRATCH_LABEL])
         .arg(device))
     .map_err(|why| StackError::Failed(format!("{why} ({mkfs} comes from the host's e2fsprogs)")))
