@@ -90,8 +90,8 @@ fn pass(
     pattern: iolab::plan::Pattern,
     blocks: u64,
     interrupt: &std::sync::atomic::AtomicUsize,
-) -> iolab::run::timing::LoopSpec<'_> {
-    iolab::run::timing::LoopSpec {
+) -> iolab::run::spec::LoopSpec<'_> {
+    iolab::run::spec::LoopSpec {
         directions,
         bs: 4096,
         sizes: None,
@@ -110,7 +110,6 @@ fn pass(
         max_intervals: 16,
         interrupt,
         file: "nfs",
-        steady: None,
         verify: Some(iolab::run::verify::run_tag("netlab")),
         socket: None,
     }
@@ -121,7 +120,8 @@ fn the_nfs_engine_writes_and_reads_through_the_export_with_every_rpc_counted() {
     use iolab::engine::nfs::{NfsIo, libnfs::Context, url::NfsUrl};
     use iolab::plan::Pattern;
     use iolab::plan::direction::{Direction, DirectionMix};
-    use iolab::run::timing::{JobMemory, run_queued};
+    use iolab::run::queued::run_queued;
+    use iolab::run::recorder::JobMemory;
     let Some(lab) = NetLab::start("16M") else {
         return;
     };

@@ -9,7 +9,8 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(imported) = iolab::import::fio(text, std::path::Path::new("fuzz.json"), Vec::new()) {
         // What an import produces must also survive being shown.
-        use iolab::report::render::{Html, Render, ReportView};
+        use iolab::report::render::{Html, Render};
+        use iolab::report::view::ReportView;
         let _ = iolab::report::table::render(
             &imported.result,
             iolab::report::screen::Screen::UNLIMITED,

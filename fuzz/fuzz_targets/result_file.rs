@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = iolab::report::table::render(&result, narrow, true);
         let _ = iolab::report::table::checks(&result);
         use iolab::report::render::*;
+        use iolab::report::view::ReportView;
         let view = ReportView::new(vec![("fuzz.json", &result)], 0.05, true);
         let _ = Terminal { screen: narrow }.render(&view);
         let _ = Json.render(&view);

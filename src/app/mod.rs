@@ -316,7 +316,8 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         }
         files.push((path.display().to_string(), result));
     }
-    use crate::report::render::{Csv, Html, Markdown, Render, ReportView, StudyCsv};
+    use crate::report::render::{Csv, Html, Markdown, Render, StudyCsv};
+    use crate::report::view::ReportView;
     let view = ReportView::new(
         files.iter().map(|(n, r)| (n.as_str(), r)).collect(),
         args.alpha,

@@ -201,7 +201,8 @@ pub(crate) fn present(
     detail: bool,
     output: Option<&Path>,
 ) -> Result<(), AppError> {
-    use crate::report::render::{Json, Render, ReportView};
+    use crate::report::render::{Json, Render};
+    use crate::report::view::ReportView;
     let name = output
         .and_then(|p| p.file_name())
         .map_or_else(|| "this run".into(), |n| n.to_string_lossy());
@@ -312,7 +313,7 @@ pub(crate) fn report_beside(output: &Path, result: &ResultFile) -> Result<(), Ap
         Replace::Never
     };
     let name = output.display().to_string();
-    let view = crate::report::render::ReportView::new(
+    let view = crate::report::view::ReportView::new(
         vec![(&name, result)],
         crate::compare::DEFAULT_ALPHA,
         false,
@@ -382,7 +383,7 @@ fn is_iolab_report(path: &Path) -> bool {
 /// Writes the HTML report of `files` to `path` (through a temporary file and a rename).
 fn write_report(
     path: &Path,
-    view: &crate::report::render::ReportView<'_>,
+    view: &crate::report::view::ReportView<'_>,
     replace: Replace,
 ) -> Result<(), AppError> {
     use crate::report::render::{Html, Render};

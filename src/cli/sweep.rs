@@ -1,7 +1,8 @@
 //! Arguments of `iolab sweep` and `iolab study`, the repetition policy shared with `run`, and their conversion into a sweep.
 
 use super::{OutputArgs, interval};
-use crate::plan::sweep::{Axis, Constraint, Param, Sweep, parse_axis};
+use crate::plan::constraint::Constraint;
+use crate::plan::sweep::{Axis, Param, Sweep, parse_axis};
 use crate::plan::{DEFAULT_MAX_REPEAT, DEFAULT_MIN_REPEAT, UsageError, Workload};
 use crate::usage;
 use clap::Args;

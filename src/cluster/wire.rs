@@ -13,7 +13,7 @@ use crate::record::histogram;
 use crate::run::cache::Residency;
 use crate::run::kept::Latencies;
 use crate::run::peers::RankOutcome;
-use crate::run::timing::{DirectionOutcome, DirectionSample, IntervalSample, JobOutcome};
+use crate::run::recorder::{DirectionOutcome, DirectionSample, IntervalSample, JobOutcome};
 use crate::run::verify::Verified;
 use crate::run::{RepetitionOutcome, RepetitionStatus};
 use serde::{Deserialize, Serialize};

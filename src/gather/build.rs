@@ -19,7 +19,7 @@ use crate::record::{
     ResultFile, SCHEMA, Status, Target, TcpCounts, Tool,
 };
 use crate::run::kept::Latencies;
-use crate::run::timing::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
+use crate::run::recorder::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
 use std::path::Path;
@@ -549,8 +549,10 @@ mod tests {
     use super::*;
     use crate::engine::null::NullIo;
     use crate::plan::direction::DirectionMix;
+    use crate::run::recorder::JobMemory;
+    use crate::run::spec::LoopSpec;
+    use crate::run::timing::run_blocking;
     use crate::run::timing::tests::spec;
-    use crate::run::timing::{JobMemory, LoopSpec, run_blocking};
     use std::sync::atomic::AtomicUsize;
 
     /// A real loop's outcome: 1000 null I/Os, 30% of them writes.

@@ -4,7 +4,7 @@ use crate::gather::activity;
 use crate::record::Status;
 use crate::record::activity::AppWork;
 use crate::record::distributed::*;
-use crate::run::timing::JobOutcome;
+use crate::run::recorder::JobOutcome;
 use crate::run::{PointOutcome, RepetitionOutcome};
 
 /// The distributed parts of one merged repetition, whose jobs started at
@@ -185,7 +185,7 @@ mod tests {
     use super::*;
     use crate::probe::cpu::CpuUsage;
     use crate::record::histogram::new_histogram;
-    use crate::run::timing::IntervalSample;
+    use crate::run::recorder::IntervalSample;
 
     fn job(start: u64, end: u64, per_interval: &[u64]) -> JobOutcome {
         JobOutcome {

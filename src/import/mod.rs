@@ -1152,7 +1152,8 @@ mod hostile_input {
                 return Ok(());
             };
             if let Ok(imported) = import(&edited) {
-                use crate::report::render::{Html, Render, ReportView};
+                use crate::report::render::{Html, Render};
+                use crate::report::view::ReportView;
                 drop(crate::report::table::render(
                     &imported.result,
                     crate::report::screen::Screen::UNLIMITED,

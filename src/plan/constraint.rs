@@ -4,7 +4,7 @@
 
 use super::UsageError;
 use super::Workload;
-use super::sweep::{Operand, Param};
+use super::param::{Operand, Param};
 use crate::usage;
 
 /// A condition every point must satisfy: comparisons such as `bs<=size` or

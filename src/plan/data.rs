@@ -104,11 +104,7 @@ impl DataDraws {
                 WriteStamp::None
             };
         }
-        let mut x = self.state;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.state = x;
+        let x = super::draw::xorshift64(&mut self.state);
         if x < self.repeat_below {
             WriteStamp::Repeat
         } else {

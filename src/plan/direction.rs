@@ -236,11 +236,7 @@ impl DirectionDraws {
             1 => Direction::Write,
             2 => Direction::Trim,
             _ => {
-                let mut x = self.state;
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                self.state = x;
+                let x = super::draw::xorshift64(&mut self.state);
                 if x < self.write_below {
                     Direction::Write
                 } else if x < self.trim_below {

@@ -9,6 +9,7 @@ pub mod constraint;
 pub mod cpus;
 pub mod data;
 pub mod direction;
+pub mod draw;
 pub mod guest;
 pub mod knee;
 pub mod order;

@@ -179,11 +179,7 @@ impl Schedule {
             Arrivals::Uniform => ((u128::from(self.issued - 1) * self.gap_fixed) >> 32) as u64,
             Arrivals::Poisson => {
                 let due = self.drawn;
-                let mut x = self.state;
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                self.state = x;
+                let x = super::draw::xorshift64(&mut self.state);
                 // An exponential gap by inversion; `unit` is in (0, 1].
                 let unit = ((x >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64);
                 self.drawn += -unit.ln() * (self.gap_fixed as f64 / 4_294_967_296.0);

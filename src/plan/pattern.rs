@@ -8,6 +8,7 @@
 //! table. The skewed distributions (zipf, pareto, normal, zoned) draw
 //! blocks independently, as `uniform` does; their draws live in `plan::skew`.
 
+use super::draw::{Permutation, SplitMix64, mix};
 pub use super::skew::Skew;
 use super::skew::SkewedDraws;
 use serde::{Deserialize, Serialize};
@@ -318,92 +319,6 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
         (a, b) = (b, a % b);
     }
     a
-}
-
-/// SplitMix64 finalizer (Steele, Lea & Flood, "Fast splittable pseudorandom
-/// number generators", OOPSLA 2014): a strong 64-bit mixing function.
-#[inline]
-pub(super) fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The SplitMix64 generator.
-#[derive(Clone, Debug)]
-pub(super) struct SplitMix64(pub(super) u64);
-
-impl SplitMix64 {
-    #[inline]
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix(self.0)
-    }
-
-    /// Uniform in `0..bound` without modulo bias (Lemire, "Fast random integer
-    /// generation in an interval", ACM TOMACS 2019; the rare rejection step is
-    /// omitted, leaving a bias below 2^-64 * bound).
-    #[inline]
-    pub(super) fn below(&mut self, bound: u64) -> u64 {
-        ((self.next() as u128 * bound as u128) >> 64) as u64
-    }
-}
-
-/// A keyed bijection on `0..domain`: a balanced Feistel network on the
-/// smallest even power of two covering the domain, with cycle walking.
-#[derive(Clone, Debug)]
-pub(super) struct Permutation {
-    domain: u64,
-    half_bits: u32,
-    half_mask: u64,
-    /// 64 − half_bits: the round function keeps the top bits of a product.
-    round_shift: u32,
-    keys: [u64; 4],
-}
-
-impl Permutation {
-    pub(super) fn new(domain: u64, key: u64) -> Self {
-        let bits = (64 - (domain.max(2) - 1).leading_zeros()).max(2);
-        let half_bits = bits.div_ceil(2);
-        Permutation {
-            domain,
-            half_bits,
-            half_mask: (1u64 << half_bits) - 1,
-            round_shift: 64 - half_bits,
-            keys: [mix(key), mix(key ^ 1), mix(key ^ 2), mix(key ^ 3)],
-        }
-    }
-
-    #[inline]
-    pub(super) fn apply(&self, index: u64) -> u64 {
-        // The Feistel network permutes 0..2^(2*half_bits), less than 4x the
-        // domain, so cycle walking takes a handful of rounds on average.
-        let mut value = index;
-        loop {
-            value = self.feistel(value);
-            if value < self.domain {
-                return value;
-            }
-        }
-    }
-
-    #[inline]
-    fn feistel(&self, value: u64) -> u64 {
-        let mut left = value >> self.half_bits;
-        let mut right = value & self.half_mask;
-        for key in self.keys {
-            // Round function: multiplicative hashing (Knuth; Dietzfelbinger et
-            // al. 1997), the top bits of a product with an odd constant. Any
-            // round function gives a bijection; this one is a few instructions
-            // (callgrind: next_block fell from 114 to 78 instructions per I/O).
-            let round = (right ^ key).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.round_shift;
-            let next = left ^ round;
-            left = right;
-            right = next;
-        }
-        (left << self.half_bits) | right
-    }
 }
 
 #[cfg(test)]

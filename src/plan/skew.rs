@@ -11,7 +11,7 @@
 //! al.'s approximation) strays from Zipf's law above θ = 1, where the tests
 //! of this module hold the top 1%'s share to the law's own sum.
 
-use super::pattern::{Permutation, SplitMix64, mix};
+use super::draw::{Permutation, SplitMix64, mix};
 use rand_distr::{Distribution, StandardNormal, Zipf};
 use std::fmt;
 

@@ -173,11 +173,7 @@ impl SizeDraws {
     #[inline]
     #[allow(clippy::should_implement_trait)] // an endless draw, not an Iterator
     pub fn next(&mut self) -> u64 {
-        let mut x = self.state;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.state = x;
+        let x = super::draw::xorshift64(&mut self.state);
         let mut i = 0;
         while i + 1 < self.len && x >= self.below[i] {
             i += 1;

@@ -391,7 +391,7 @@ impl Study {
             }
             for constraint in sweep.constraints.iter().flatten() {
                 grid.constraints.extend(
-                    super::sweep::Constraint::parse_all(constraint.get_ref())
+                    super::constraint::Constraint::parse_all(constraint.get_ref())
                         .map_err(|e| usage!("{}: {e}", at(constraint.span())))?,
                 );
             }

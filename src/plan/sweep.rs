@@ -6,7 +6,7 @@
 //! before rewrite before read before reread (IOzone's order), with the file
 //! size outside the record size.
 
-pub use super::constraint::Constraint;
+use super::constraint::Constraint;
 pub use super::param::{Operand, Param, Value};
 use super::units::format_size;
 use super::{Op, PlannedPoint, UsageError, Workload};

@@ -322,6 +322,7 @@ mod hostile_input {
         }
         drop(crate::report::table::checks(&result));
         use crate::report::render::*;
+        use crate::report::view::ReportView;
         // Shown alone and compared with itself, in every format.
         for files in [vec![("r.json", &result)], vec![("r.json", &result); 2]] {
             let view = ReportView::new(files, 0.05, true);

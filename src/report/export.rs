@@ -1,7 +1,7 @@
 //! The report's content as tables without charts: Markdown (per file environment, points and checks; the comparisons) and CSV (one row per point).
 
-use super::render::ReportView;
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use super::view::ReportView;
 use crate::record::ResultFile;
 use std::fmt::Write;
 

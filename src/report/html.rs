@@ -4,9 +4,9 @@
 //! nothing is fetched. Every text that comes from a result file is escaped.
 
 use super::escape::escape;
-use super::render::ReportView;
 use super::svg::{self, Series};
 use super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use super::view::ReportView;
 use crate::compare::{self, Comparison, Verdict};
 use crate::plan::Workload;
 use crate::plan::units::format_size;

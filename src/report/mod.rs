@@ -16,3 +16,4 @@ pub mod svg;
 pub mod table;
 pub mod text_table;
 pub mod units;
+pub mod view;

@@ -6,7 +6,7 @@ use super::peers::Peers;
 use super::prepare::{DirectCapability, Fill};
 use super::space::Space;
 use super::target::{Target, TargetKind};
-use super::{FileSet, JobTarget, Laid, Layout, RunError, Session, TargetInfo, timing, together};
+use super::{FileSet, JobTarget, Laid, Layout, RunError, Session, TargetInfo, together};
 use crate::plan::{Op, Workload};
 use crate::usage;
 
@@ -165,7 +165,7 @@ impl Session {
                 Err(usage!(
                     "the {filesystem} file system at {} refuses O_DIRECT ({}); run without --direct",
                     target.dir.display(),
-                    timing::errno_name(errno)
+                    super::spec::errno_name(errno)
                 )
                 .into())
             }

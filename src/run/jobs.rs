@@ -2,8 +2,10 @@
 
 use super::gate::StartGate;
 use super::peers::Peers;
+use super::recorder::{self, JobOutcome};
 use super::signals::Interrupt;
-use super::timing::{self, IoFailure, JobOutcome, LoopSpec};
+use super::spec::{IoFailure, LoopSpec};
+use super::timing;
 use super::{JobTarget, RepetitionStatus, TargetInfo, affinity, buffer::AlignedBuffer, verify};
 use crate::engine::{
     libaio::LibaioIo, mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo,
@@ -146,15 +148,16 @@ pub(super) fn run_jobs(
         timed,
         ..
     } = pass;
-    let met: Vec<AtomicBool> = (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
-    let reached_at = AtomicU64::new(0);
+    let met: std::sync::Arc<[AtomicBool]> =
+        (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
+    let reached_at = std::sync::Arc::new(AtomicU64::new(0));
     let steady = workload
         .steady
         .filter(|_| timed)
-        .map(|criterion| timing::Steady {
+        .map(|criterion| recorder::Steady {
             criterion,
-            met: &met,
-            reached_at: &reached_at,
+            met: met.clone(),
+            reached_at: reached_at.clone(),
         });
     let gate = StartGate::new(
         workload.jobs as usize + usize::from(watch.is_some()) + usize::from(!peers.alone()),
@@ -197,7 +200,7 @@ pub(super) fn run_jobs(
             std::thread::Builder::new()
                 .name("iolab-sampler".to_string())
                 .spawn_scoped(scope, move || {
-                    let kept = timing::intervals_kept_per_job(workload.jobs);
+                    let kept = recorder::intervals_kept_per_job(workload.jobs);
                     watch.sample_region(ramp, interval, kept, || gate.wait(), &done)
                 })
                 .map_err(|error| start_failure = Some(refused("the sampler thread".into(), error)))
@@ -209,7 +212,7 @@ pub(super) fn run_jobs(
                 break;
             }
             let place = targets.map(|targets| targets[job as usize]);
-            let steady = steady.map(|s| (s, job as usize));
+            let steady = steady.clone().map(|s| (s, job as usize));
             let spawned = std::thread::Builder::new()
                 .name(format!("iolab-job-{job}"))
                 .spawn_scoped(scope, move || {
@@ -284,7 +287,7 @@ pub(super) fn run_jobs(
 /// What a job's thread is given: its I/O buffer and its histograms.
 struct JobResources {
     buffer: AlignedBuffer,
-    memory: timing::JobMemory,
+    memory: recorder::JobMemory,
 }
 
 impl JobResources {
@@ -300,9 +303,9 @@ impl JobResources {
             buffer,
             memory: match workload.pace().iops {
                 Some(_) => {
-                    timing::JobMemory::try_new(queued, workload.directions())?.with_pacing()?
+                    recorder::JobMemory::try_new(queued, workload.directions())?.with_pacing()?
                 }
-                None => timing::JobMemory::try_new(queued, workload.directions())?,
+                None => recorder::JobMemory::try_new(queued, workload.directions())?,
             },
         })
     }
@@ -319,7 +322,7 @@ fn run_job(
     job: u32,
     resources: JobResources,
     gate: &StartGate,
-    steady: Option<(timing::Steady<'_>, usize)>,
+    steady: Option<(recorder::Steady, usize)>,
 ) -> JobOutcome {
     let Pass {
         run_id,
@@ -356,10 +359,9 @@ fn run_job(
         fsync_every: workload.fsync_every,
         fsync_end: workload.fsync_end,
         interval: Duration::from_secs_f64(workload.interval_s),
-        max_intervals: timing::intervals_kept_per_job(workload.jobs),
+        max_intervals: recorder::intervals_kept_per_job(workload.jobs),
         interrupt: interrupt.flag(),
         file: &label,
-        steady,
         verify: workload.verify.then(|| verify::run_tag(run_id)),
         data: workload.data,
         // Untimed passes (laying out, warming) run as fast as they go.
@@ -371,6 +373,7 @@ fn run_job(
         socket: None,
     };
     let JobResources { mut buffer, memory } = resources;
+    let memory = memory.with_steady(steady);
     let setup_failed = |error: std::io::Error| {
         gate.wait();
         JobOutcome::setup_failure(&label, error)
@@ -441,7 +444,7 @@ fn run_job(
                 )
             } {
                 Ok(mut ring) => {
-                    timing::run_queued(&mut ring, workload.iodepth, &spec, memory, ready)
+                    super::queued::run_queued(&mut ring, workload.iodepth, &spec, memory, ready)
                 }
                 Err(error) => setup_failed(error),
             }
@@ -457,7 +460,9 @@ fn run_job(
                     workload.largest_io() as usize,
                 )
             } {
-                Ok(mut aio) => timing::run_queued(&mut aio, workload.iodepth, &spec, memory, ready),
+                Ok(mut aio) => {
+                    super::queued::run_queued(&mut aio, workload.iodepth, &spec, memory, ready)
+                }
                 Err(error) => setup_failed(error),
             }
         }

@@ -22,14 +22,16 @@ pub mod owner_marker;
 mod pacer;
 pub mod peers;
 pub mod prepare;
-mod queued;
-mod recorder;
+pub mod queued;
+pub mod recorder;
 pub mod scratch;
 pub mod signals;
 pub mod space;
 pub mod spawn;
+pub mod spec;
 pub mod target;
 pub mod timing;
+pub mod traffic;
 pub mod verify;
 
 use crate::plan::data::DataPattern;
@@ -43,13 +45,13 @@ use cache::Residency;
 use files::{given_flag, job_targets, renew_files};
 use peers::{Peers, RankOutcome};
 use prepare::{DirectAlignment, DirectCapability};
+use recorder::JobOutcome;
 use scratch::{Ownership, ScratchDir};
 use signals::Interrupt;
 use space::Space;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use target::{DeviceTarget, LocalFile, Target, TargetKind};
-use timing::JobOutcome;
 
 /// Free space kept in reserve beyond the scratch files themselves.
 pub const FREE_SPACE_MARGIN: u64 = 64 << 20;

@@ -8,10 +8,11 @@
 //! buffers until completion.
 
 use super::pacer::{Pacer, Unpaced, wait_until};
-use super::recorder::Recorder;
+use super::recorder::{JobMemory, JobOutcome, Recorder};
+use super::spec::{IoFailure, LoopSpec};
 use super::timing::{
-    Draws, IoFailure, JobMemory, JobOutcome, LoopSpec, Phase, Stop, fsync_failure, pacer_of,
-    prepare_write, ramp_then_time, stop_for, transfer_failure, wait_failure,
+    Draws, Phase, Stop, fsync_failure, pacer_of, prepare_write, ramp_then_time, stop_for,
+    transfer_failure, wait_failure,
 };
 use crate::clock::now_ns;
 use crate::engine::QueuedIo;

@@ -8,7 +8,7 @@
 //! happens when an interval closes.
 
 use super::signals::STEADY_STOP;
-use super::timing::{IoFailure, LoopSpec};
+use super::spec::{IoFailure, LoopSpec};
 use crate::clock::now_ns;
 use crate::plan::direction::{Direction, DirectionMix};
 use crate::plan::steady::{SteadyCriterion, SteadyMetric};
@@ -44,9 +44,17 @@ pub struct JobMemory {
     /// A paced job: latency from each I/O's intended issue time.
     pub(super) from_intended: Option<Histogram<u64>>,
     directions: DirectionMix,
+    /// The steady-state criterion the job shares with the others, with its index.
+    steady: Option<(Steady, usize)>,
 }
 
 impl JobMemory {
+    /// The same memory, its recorder told the steady-state criterion the
+    /// job shares with the others and its index among them.
+    pub fn with_steady(self, steady: Option<(Steady, usize)>) -> JobMemory {
+        JobMemory { steady, ..self }
+    }
+
     /// The memory of one job whose I/Os go in `directions` (`uring`: with
     /// the submission histogram), or `None` when it cannot be had.
     /// Histograms allocate infallibly, so the same bytes are first reserved
@@ -74,6 +82,7 @@ impl JobMemory {
             submit: uring.then(new_histogram),
             from_intended: None,
             directions,
+            steady: None,
         })
     }
 
@@ -108,18 +117,19 @@ pub fn intervals_kept_per_job(jobs: u32) -> usize {
     share.clamp(16, 1024) & !1
 }
 
-/// What the jobs of a repetition share to stop together at steady state.
-#[derive(Clone, Copy, Debug)]
-pub struct Steady<'a> {
+/// What the jobs of a repetition share to stop together at steady state,
+/// handed to each job's recorder with its memory ([`JobMemory::with_steady`]).
+#[derive(Clone, Debug)]
+pub struct Steady {
     /// The criterion each job applies to its own interval series.
     pub criterion: SteadyCriterion,
     /// Per job: whether its last closed intervals meet the criterion.
-    pub met: &'a [AtomicBool],
+    pub met: std::sync::Arc<[AtomicBool]>,
     /// When all jobs first met it (CLOCK_MONOTONIC ns), 0 until then.
-    pub reached_at: &'a AtomicU64,
+    pub reached_at: std::sync::Arc<AtomicU64>,
 }
 
-impl Steady<'_> {
+impl Steady {
     /// Called when a job closes an interval (cold path): updates its flag and,
     /// when every job is steady, stops them all through the interrupt flag.
     fn update(
@@ -221,7 +231,7 @@ pub struct JobOutcome {
     /// write); empty when they all went one way, which the totals then are.
     pub directions: Vec<DirectionOutcome>,
     /// A network client engine's calls and TCP traffic; `None` for local engines.
-    pub network: Option<super::client::ClientTraffic>,
+    pub network: Option<super::traffic::ClientTraffic>,
     /// The blocks its timed I/Os touched, for patterns that may leave some
     /// untouched (and files small enough to track).
     pub coverage: Option<super::coverage::BlockCoverage>,
@@ -252,7 +262,7 @@ impl JobOutcome {
 
 /// Accumulates completions into the totals and the current interval.
 pub(super) struct Recorder<'a> {
-    steady: Option<(Steady<'a>, usize)>,
+    steady: Option<(Steady, usize)>,
     stop: &'a AtomicUsize,
     /// Per direction: the totals of the closed intervals.
     latency: [Histogram<u64>; DIRECTIONS],
@@ -290,7 +300,7 @@ impl<'a> Recorder<'a> {
         let now = now_ns();
         let interval_ns = (spec.interval.as_nanos().min(u128::from(u64::MAX)) as u64).max(1);
         Recorder {
-            steady: spec.steady,
+            steady: memory.steady,
             stop: spec.interrupt,
             latency: memory.latency,
             interval_latency: memory.interval_latency,
@@ -367,9 +377,9 @@ impl<'a> Recorder<'a> {
             self.interval_ns
                 .saturating_mul(self.interval_index.saturating_add(1)),
         );
-        if let Some((steady, job)) = self.steady {
+        if let Some((steady, job)) = &self.steady {
             let interval_s = self.interval_ns as f64 * 1e-9;
-            steady.update(job, &self.intervals, interval_s, now, self.stop);
+            steady.update(*job, &self.intervals, interval_s, now, self.stop);
         }
     }
 

@@ -9,77 +9,20 @@
 use super::buffer::stamp;
 use super::coverage::Touched;
 use super::pacer::{Paced, Pacer, Unpaced, tighten_timer_slack, wait_until};
-pub use super::queued::run_queued;
 use super::recorder::Recorder;
-pub use super::recorder::{
-    DirectionOutcome, DirectionSample, IntervalSample, JobMemory, JobOutcome,
-    MAX_INTERVALS_PER_REPETITION, Steady, coarsen_series, intervals_kept_per_job, merge_samples,
-};
+use super::recorder::{JobMemory, JobOutcome};
 use super::signals::STEADY_STOP;
+use super::spec::{IoFailure, LoopSpec};
 use crate::clock::now_ns;
 use crate::engine::BlockIo;
-use crate::plan::Pattern;
-use crate::plan::data::{DataDraws, DataPattern, WriteStamp};
-use crate::plan::direction::{Direction, DirectionDraws, DirectionMix};
-use crate::plan::pace::Pace;
+use crate::plan::data::{DataDraws, WriteStamp};
+use crate::plan::direction::{Direction, DirectionDraws};
 use crate::plan::pattern::BlockSequence;
-use crate::plan::split::{BlockSplit, SizeDraws};
+use crate::plan::split::SizeDraws;
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::new_histogram;
-use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-
-/// What one job's loop does.
-#[derive(Clone, Copy, Debug)]
-pub struct LoopSpec<'a> {
-    /// The directions of its I/Os, drawn per I/O from `seed`.
-    pub directions: DirectionMix,
-    /// Bytes per I/O; with a block-size split, its smallest size, the grid
-    /// I/Os start on.
-    pub bs: u64,
-    /// A block-size split: each I/O's length drawn from it, per I/O.
-    pub sizes: Option<BlockSplit>,
-    /// Blocks in the file.
-    pub blocks: u64,
-    /// Byte offset of block 0: 0, or the job's region of a shared file.
-    pub base: u64,
-    /// Visiting order.
-    pub pattern: Pattern,
-    /// Seed of the pattern.
-    pub seed: u64,
-    /// Time-based length; `None` = one pass.
-    pub runtime: Option<Duration>,
-    /// Unmeasured lead-in.
-    pub ramp: Duration,
-    /// io_uring: requests per submitting system call.
-    pub batch: u32,
-    /// fsync after this many writes; 0 = never.
-    pub fsync_every: u64,
-    /// fsync at the end, inside the timed region.
-    pub fsync_end: bool,
-    /// Time-series interval.
-    pub interval: Duration,
-    /// The most intervals kept before neighbours are merged and the interval
-    /// doubles (even; see [`intervals_kept_per_job`]).
-    pub max_intervals: usize,
-    /// Set by SIGINT/SIGTERM, or to [`STEADY_STOP`] when every job is steady.
-    pub interrupt: &'a AtomicUsize,
-    /// The file, for error messages.
-    pub file: &'a str,
-    /// The steady-state criterion shared by the jobs, with this job's index.
-    pub steady: Option<(Steady<'a>, usize)>,
-    /// With `--verify`: the run's tag, sealed into every written block.
-    pub verify: Option<u64>,
-    /// The shape of the data written (`--data`): how each write is stamped.
-    pub data: DataPattern,
-    /// When its I/Os are issued: as fast as they go, at a rate, with think time.
-    pub pace: Pace,
-    /// A network engine's connection, whose TCP counters each interval
-    /// records when it closes (the cold path: one `getsockopt` per interval).
-    pub socket: Option<rustix::fd::BorrowedFd<'a>>,
-}
+use std::sync::atomic::Ordering;
 
 /// Prepares an I/O's bytes for writing: each of its blocks sealed with a
 /// verification header (the check reads the file back block by block, and
@@ -130,83 +73,6 @@ pub(super) fn stop_for(flag: usize) -> Stop {
     } else {
         Stop::Interrupted
     }
-}
-
-/// A failed or short I/O, with everything needed to find it.
-#[derive(Debug)]
-pub struct IoFailure {
-    /// "read", "write" or "fsync".
-    pub action: &'static str,
-    /// The file's path.
-    pub file: String,
-    /// Byte offset of the I/O.
-    pub offset: u64,
-    /// Bytes asked for.
-    pub bs: u64,
-    /// Bytes moved, for a short transfer.
-    pub moved: Option<u64>,
-    /// The error, for a failed call.
-    pub error: Option<io::Error>,
-}
-
-impl fmt::Display for IoFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.error, self.moved) {
-            // Setting up moves no bytes: no size or offset to name.
-            (Some(error), _) if self.bs == 0 => {
-                write!(f, "{} for {} failed: {}", self.action, self.file, error)?;
-                match error.raw_os_error() {
-                    Some(errno) => write!(f, " (errno {})", errno_name(errno)),
-                    None => Ok(()),
-                }
-            }
-            (Some(error), _) => {
-                write!(
-                    f,
-                    "{} of {} bytes at offset {} in {} failed: {}",
-                    self.action, self.bs, self.offset, self.file, error,
-                )?;
-                // An engine's own message (a SCSI sense key, an NFS status) has no errno.
-                match error.raw_os_error() {
-                    Some(errno) => write!(f, " (errno {})", errno_name(errno)),
-                    None => Ok(()),
-                }
-            }
-            (None, moved) => write!(
-                f,
-                "short {}: {} of {} bytes at offset {} in {}",
-                self.action,
-                moved.unwrap_or(0),
-                self.bs,
-                self.offset,
-                self.file
-            ),
-        }
-    }
-}
-
-/// The symbolic name of an errno value, such as `EIO`.
-pub fn errno_name(errno: i32) -> String {
-    let name = match errno {
-        libc::EIO => "EIO",
-        libc::ENOSPC => "ENOSPC",
-        libc::EINVAL => "EINVAL",
-        libc::EROFS => "EROFS",
-        libc::EFBIG => "EFBIG",
-        libc::EDQUOT => "EDQUOT",
-        libc::EBADF => "EBADF",
-        libc::EFAULT => "EFAULT",
-        libc::EAGAIN => "EAGAIN",
-        libc::EINTR => "EINTR",
-        libc::ENOMEM => "ENOMEM",
-        libc::EPERM => "EPERM",
-        libc::EACCES => "EACCES",
-        libc::EOPNOTSUPP => "EOPNOTSUPP",
-        libc::ENXIO => "ENXIO",
-        libc::ESTALE => "ESTALE",
-        _ => return errno.to_string(),
-    };
-    name.to_string()
 }
 
 /// Where, how long and which way a job's I/Os go, one after the other,
@@ -574,6 +440,12 @@ pub(super) fn transfer_failure(
 pub(crate) mod tests {
     use super::*;
     use crate::engine::null::NullIo;
+    use crate::plan::Pattern;
+    use crate::plan::data::DataPattern;
+    use crate::plan::direction::DirectionMix;
+    use crate::plan::pace::Pace;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
 
     /// A read job's memory.
     pub(crate) fn memory() -> JobMemory {
@@ -599,7 +471,6 @@ pub(crate) mod tests {
             max_intervals: 1024,
             interrupt,
             file: "null",
-            steady: None,
             verify: None,
             data: DataPattern::Unique,
             pace: Pace::NONE,

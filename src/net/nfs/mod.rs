@@ -12,9 +12,11 @@ use crate::plan::{EngineKind, SyncMode, Workload};
 use crate::probe::tcp::TcpTraffic;
 use crate::run::Session;
 use crate::run::buffer::AlignedBuffer;
-use crate::run::client::{ClientJob, ClientTraffic, RequestTally, run_on_connection};
+use crate::run::client::{ClientJob, run_on_connection};
+use crate::run::recorder::{JobMemory, JobOutcome};
 use crate::run::signals::Interrupt;
-use crate::run::timing::{JobMemory, JobOutcome, LoopSpec};
+use crate::run::spec::LoopSpec;
+use crate::run::traffic::{ClientTraffic, RequestTally};
 use space::{NfsFile, NfsSpace};
 use std::path::Path;
 
