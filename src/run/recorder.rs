@@ -3,7 +3,7 @@
 //! check at each interval's close, and the memory for all of it, allocated
 //! before the job starts.
 //!
-//! Per I/O, [`Recorder::record`] does one histogram record (into the open
+//! Per I/O, `Recorder::record` does one histogram record (into the open
 //! interval of the I/O's direction) and four additions; everything else
 //! happens when an interval closes.
 
