@@ -295,3 +295,131 @@ fn a_protocol_is_named_only_in_its_module_and_the_registries() {
         found.join("\n")
     );
 }
+
+/// The module a source file is (`src/run/timing.rs` → `run::timing`,
+/// `src/net/nfs/mod.rs` → `net::nfs`).
+fn module_of(src: &Path, path: &Path) -> Vec<String> {
+    let relative = path.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_str().unwrap().to_string())
+        .collect();
+    if parts
+        .last()
+        .is_some_and(|last| last == "mod" || last == "lib")
+    {
+        parts.pop();
+    }
+    parts
+}
+
+/// The modules `code` names by `crate::…` or `super::…` paths, resolved
+/// from `module`.
+fn modules_named(
+    code: &str,
+    module: &[String],
+    known: &BTreeSet<Vec<String>>,
+) -> BTreeSet<Vec<String>> {
+    let mut named = BTreeSet::new();
+    for line in code.lines() {
+        let line = line.split("//").next().unwrap_or("");
+        let mut rest = line;
+        while let Some(at) = rest.find(|c: char| c == 'c' || c == 's') {
+            let tail = &rest[at..];
+            let preceded = at > 0 && {
+                let before = rest[..at].chars().last().unwrap();
+                before.is_alphanumeric() || before == '_' || before == ':'
+            };
+            let (base, path) = if !preceded && tail.starts_with("crate::") {
+                (Vec::new(), &tail["crate::".len()..])
+            } else if !preceded && tail.starts_with("super::") {
+                // `super` of `a/b.rs` and of `a/b/mod.rs` (both module `a::b`) is `a`.
+                let base = module[..module.len().saturating_sub(1)].to_vec();
+                (base, &tail["super::".len()..])
+            } else {
+                rest = &rest[at + 1..];
+                continue;
+            };
+            let segments: Vec<String> = path
+                .split("::")
+                .map(|s| {
+                    s.chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect::<String>()
+                })
+                .take_while(|s| !s.is_empty())
+                .collect();
+            let mut full = base;
+            full.extend(segments);
+            while !full.is_empty() && !known.contains(&full) {
+                full.pop();
+            }
+            if !full.is_empty() {
+                named.insert(full);
+            }
+            rest = &rest[at + 1..];
+        }
+    }
+    named
+}
+
+#[test]
+fn no_files_of_one_folder_import_each_other_in_a_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let known: BTreeSet<Vec<String>> = files.iter().map(|p| module_of(&src, p)).collect();
+    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for path in &files {
+        let module = module_of(&src, path);
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("\n#[cfg(test)]\nmod tests {").next().unwrap();
+        let named = modules_named(code, &module, &known);
+        let same_folder = named
+            .into_iter()
+            .filter(|m| m != &module && m.first() == module.first() && module.len() > 1)
+            .collect();
+        edges.insert(module, same_folder);
+    }
+    // A circle: a module that reaches itself again.
+    let mut circles = Vec::new();
+    for start in edges.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<Vec<String>> = edges[start].iter().cloned().collect();
+        while let Some(next) = stack.pop() {
+            if &next == start {
+                circles.push(start.join("::"));
+                break;
+            }
+            if seen.insert(next.clone()) {
+                stack.extend(edges.get(&next).into_iter().flatten().cloned());
+            }
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "files that import each other, in a circle (put what both need in a leaf):\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn app_mod_only_declares_and_names_the_commands() {
+    // Nothing inside app/ names anything back up in app/mod.rs: it holds
+    // no item of its own, only the modules and the commands `main` calls.
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app/mod.rs"))
+            .unwrap();
+    for line in text.lines() {
+        let line = line.trim();
+        let allowed = line.is_empty()
+            || line.starts_with("//")
+            || module_declaration(line).is_some()
+            || line.starts_with("pub use ");
+        assert!(
+            allowed,
+            "src/app/mod.rs holds more than declarations: {line}"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! `iolab guest agent`: iolab inside the guest it booted. It sets up what it measures in (a file system on the disk under test, or a kernel stack: `stack`), then measures the points the host sends over the virtio-serial port with the same session, record and checks as on the host, saying it is alive while it measures, and answers each with the point's record.
 
-use super::{AppError, Ending, record_point};
+use super::error::{AppError, Ending};
+use super::session::record_point;
 use crate::guest::channel::{self, FromGuest, HEARTBEAT, PORT_NAME, Ready, ToGuest};
 use crate::guest::stack::{DISK_MOUNT, Stack, StackError};
 use crate::run::signals::Interrupt;
@@ -120,7 +121,7 @@ fn measure(
             Ok(outcome) => match record_point(&outcome, Some(&ready.environment)) {
                 Ok(point) => FromGuest::Point {
                     point: Box::new(point),
-                    disk: super::guest::device_bytes(&disks, &before, &after),
+                    disk: crate::gather::activity::device_bytes(&disks, &before, &after),
                 },
                 Err(error) => FromGuest::Failed(error.to_string()),
             },

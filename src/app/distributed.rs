@@ -2,7 +2,7 @@
 //! agreeing on the checks made before measuring, refusing what a distributed
 //! run cannot do, and the run's record.
 
-use super::AppError;
+use super::error::AppError;
 use crate::cli::DistributedArgs;
 use crate::cluster::{self, Cluster};
 use crate::plan::PlannedPoint;
@@ -30,7 +30,7 @@ impl Ranks {
             reorder: args.reorder,
             stonewall: args.stonewall,
         };
-        let cluster = cluster::join(args.mpi, options, command, &super::new_run_id())?;
+        let cluster = cluster::join(args.mpi, options, command, &new_run_id())?;
         Ok(match cluster {
             Some(cluster) => Ranks {
                 peers: cluster.clone(),
@@ -98,7 +98,7 @@ impl Ranks {
     pub(crate) fn run_id(&self) -> String {
         self.cluster
             .as_ref()
-            .map_or_else(super::new_run_id, |c| c.run_id().to_string())
+            .map_or_else(new_run_id, |c| c.run_id().to_string())
     }
 
     /// Rank 0's `indices` on every rank (the points a resumed grid has done).
@@ -186,4 +186,11 @@ fn record(cluster: &Cluster, dir: &Path) -> Option<Distributed> {
         reorder_shift: cluster.reorder_shift(),
         stonewall: options.stonewall,
     })
+}
+pub(crate) fn new_run_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mixed = (nanos ^ (u64::from(std::process::id()) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    format!("{:08x}", mixed >> 32)
 }

@@ -1,7 +1,9 @@
 //! The one per-point driver of `run`, `quick`, `sweep`, `study` and `preset`: measures the planned points in order, records each, and tells its listeners (announcements, progress bar, journal, result writer, and the presenter that shows the result at the end).
 
+use super::distributed::Ranks;
+use super::error::{AppError, Ending};
 use super::guest::GuestSide;
-use super::{AppError, Ending, distributed::Ranks, record_point};
+use super::session::{keep_point, record_point};
 use crate::plan::Machine;
 use crate::plan::PlannedPoint;
 use crate::record::write::Replace;
@@ -238,7 +240,7 @@ fn keep(
     for listener in listeners.iter_mut() {
         listener.recorded(index, &point, complete)?;
     }
-    super::keep_point(&mut result.points, point, environment)?;
+    keep_point(&mut result.points, point, environment)?;
     crate::check::across(&mut result.points);
     for listener in listeners.iter_mut() {
         listener.kept(result)?;

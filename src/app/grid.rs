@@ -1,10 +1,13 @@
 //! Sweeps and studies: plan a grid, show it (`--dry-run`), run it point by point with a progress bar and a journal, resume it, and find where a size axis converges.
 
 use super::distributed::Ranks;
+use super::driver;
+use super::error::{AppError, Ending, strict_ending};
+use super::network::{network_target, open_network_session};
 use super::output::{
     check_output, check_report_beside, create_results_dir, default_output, expected_result_bytes,
 };
-use super::{AppError, Ending, driver, open_session};
+use super::session::{keep_point, note_single_repetition, open_session};
 use crate::cli::{StudyArgs, SweepArgs};
 use crate::gather::build;
 use crate::plan::knee::KneeTarget;
@@ -80,7 +83,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
             .iter()
             .for_each(|line| crate::say!("{line}"));
     }
-    let target = super::network_target(
+    let target = network_target(
         args.target.as_deref(),
         args.destroy_data.as_deref(),
         &points,
@@ -162,7 +165,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         Ok((study, points, guest))
     });
     let (study, points, guest) = ranks.agreed(planned.map_err(AppError::from))?;
-    let target = super::network_target(
+    let target = network_target(
         args.target.as_deref(),
         args.destroy_data.as_deref(),
         &points,
@@ -379,7 +382,7 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
                     }
                     crate::plan::Machine::Host => Some(Box::new(result.environment.clone())),
                 };
-                super::keep_point(&mut result.points, entry.point, environment.as_deref())?;
+                keep_point(&mut result.points, entry.point, environment.as_deref())?;
             }
         }
         crate::check::across(&mut result.points);
@@ -503,9 +506,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
     let opened = match &grid.target {
-        Some(remote) => {
-            super::open_network_session(remote.as_ref(), grid.destroy_data, &interrupt, ranks)
-        }
+        Some(remote) => open_network_session(remote.as_ref(), grid.destroy_data, &interrupt, ranks),
         None => open_session(&grid.dir, false, &interrupt, ranks),
     }
     .map_err(AppError::from);
@@ -671,9 +672,9 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     }
     driver::finish(&mut [&mut presenter], &result)?;
     if ranks.speaks() && !grid.json && matches!(ending, Ending::Success | Ending::Warnings) {
-        super::note_single_repetition(&grid.points);
+        note_single_repetition(&grid.points);
     }
-    Ok(super::strict_ending(ending, grid.strict, &result))
+    Ok(strict_ending(ending, grid.strict, &result))
 }
 
 /// What shows a grid's result at the end.

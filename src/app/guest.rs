@@ -1,12 +1,14 @@
 //! The host's side of guest points: the disk image made in the directory under test (an iolab scratch file), the guests booted for a plan's rounds, each guest point sent to the agent and its record taken back, a guest that died recorded as a failed point (nothing timed) and booted again; and `iolab guest check`.
 
-use super::{AppError, Ending, record_point};
+use super::distributed::new_run_id;
+use super::error::{AppError, Ending, run_error};
+use super::session::record_point;
 use crate::cli::{GuestCheckArgs, GuestCommand};
 use crate::guest::{GuestError, Guests};
 use crate::plan::guest::{Accelerator, GuestSpec, ImageFormat};
 use crate::plan::{Machine, PlannedPoint, Workload};
 use crate::record::Point;
-use crate::record::guest::{Crossing, DeviceBytes, GuestBoot, GuestRecord};
+use crate::record::guest::{Crossing, GuestBoot, GuestRecord};
 use crate::run::target::Target;
 use crate::run::{PointOutcome, RepetitionOutcome, Session, TargetInfo};
 use std::io::Write;
@@ -50,28 +52,6 @@ pub(crate) struct GuestSide {
     host_disks: Vec<String>,
     /// What each guest point did on both sides of the hypervisor.
     crossings: Vec<Crossing>,
-}
-
-/// What `devices` completed between two readings of /proc/diskstats.
-pub(crate) fn device_bytes(
-    devices: &[String],
-    before: &crate::probe::diskstats::DiskTable,
-    after: &crate::probe::diskstats::DiskTable,
-) -> Vec<DeviceBytes> {
-    use crate::probe::diskstats::SECTOR_BYTES;
-    devices
-        .iter()
-        .filter_map(|device| {
-            let delta = after.get(device)?.since(before.get(device)?);
-            Some(DeviceBytes {
-                device: device.clone(),
-                reads: delta.reads,
-                read_bytes: delta.sectors_read * SECTOR_BYTES,
-                writes: delta.writes,
-                write_bytes: delta.sectors_written * SECTOR_BYTES,
-            })
-        })
-        .collect()
 }
 
 impl GuestSide {
@@ -198,7 +178,7 @@ impl GuestSide {
                     round: planned.round,
                     wall_s: sent.elapsed().as_secs_f64(),
                     guest,
-                    host: device_bytes(&self.host_disks, &before, &after),
+                    host: crate::gather::activity::device_bytes(&self.host_disks, &before, &after),
                 });
                 Ok(Some(point))
             }
@@ -264,9 +244,7 @@ fn make_image(
     size: u64,
     format: ImageFormat,
 ) -> Result<Box<dyn Target>, AppError> {
-    session
-        .check_free_space(size, 1)
-        .map_err(super::run_error)?;
+    session.check_free_space(size, 1).map_err(run_error)?;
     let image = session
         .dir()
         .create(u32::MAX - 1)
@@ -355,7 +333,7 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         .into());
     }
     let interrupt = crate::run::signals::Interrupt::install().map_err(anyhow::Error::from)?;
-    let run_id = super::new_run_id();
+    let run_id = new_run_id();
     let session = Session::open(&args.dir, &run_id, interrupt.clone())?;
     session.remove_dead_runs();
     let qemu = crate::guest::qemu::version().map_err(guest_error)?;

@@ -1,6 +1,6 @@
 //! `iolab completions` and `iolab manpages`: shell completions and man pages generated from the clap definitions `--help` shows, so nothing is written twice.
 
-use super::{AppError, Ending};
+use super::error::{AppError, Ending};
 use crate::cli::Cli;
 use crate::usage;
 use clap::CommandFactory;

@@ -3,8 +3,8 @@
 //! points' engines and the user's consent to write it, and the session
 //! that reaches it.
 
-use super::AppError;
 use super::distributed::Ranks;
+use super::error::AppError;
 use crate::net::{self, Remote};
 use crate::plan::guest::GuestSpec;
 use crate::plan::{PlannedPoint, UsageError};

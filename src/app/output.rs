@@ -7,7 +7,7 @@
 //! a closed descriptor), the result is written to the first place that takes
 //! it ([`keep_unsaved`]) and the one-line error says where.
 
-use super::AppError;
+use super::error::AppError;
 use crate::plan::units::human_size;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::record::ResultFile;

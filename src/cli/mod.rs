@@ -443,12 +443,12 @@ pub struct CompareArgs {
     /// Inside one file: compare the points that differ in these parameters,
     /// e.g. `direct` or `direct,sync`. The first splits base (its first
     /// setting found) from other; all are ignored when matching points.
-    #[arg(long, value_name = "PARAMS")]
-    pub by: Option<String>,
+    #[arg(long, value_name = "PARAMS", value_parser = param_list)]
+    pub by: Option<ParamList>,
     /// Across files: match points ignoring these parameters, e.g. `engine`
     /// to compare a psync run with a stdio run of the same I/O.
-    #[arg(long, value_name = "PARAMS", conflicts_with = "by")]
-    pub ignore: Option<String>,
+    #[arg(long, value_name = "PARAMS", conflicts_with = "by", value_parser = param_list)]
+    pub ignore: Option<ParamList>,
     /// What to compare: throughput, iops, p50, p99, cpu or time; for one
     /// direction of a mixed workload, read.FIGURE, write.FIGURE or trim.FIGURE
     /// (throughput, iops, p50, p99), e.g. `read.p99`.
@@ -482,6 +482,35 @@ pub enum CompareFormat {
     Csv,
     /// The whole comparison as JSON.
     Json,
+}
+
+/// Workload parameters named on the command line (`--by direct,sync`,
+/// `--ignore engine`): as written, and the result-file fields they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamList {
+    /// The list as the user wrote it, for messages.
+    pub text: String,
+    /// The parameters' names, trimmed, in the order given.
+    pub names: Vec<String>,
+    /// Their result-file field names, in the same order.
+    pub fields: Vec<String>,
+}
+
+/// A comma-separated list of workload parameters, each refused by name
+/// when it is not one.
+fn param_list(text: &str) -> Result<ParamList, String> {
+    let mut list = ParamList {
+        text: text.to_string(),
+        names: Vec::new(),
+        fields: Vec::new(),
+    };
+    for name in text.split(',').map(str::trim) {
+        let param = crate::plan::param::Param::from_name(name)
+            .ok_or_else(|| format!("'{name}' is not a parameter"))?;
+        list.names.push(name.to_string());
+        list.fields.push(param.field().to_string());
+    }
+    Ok(list)
 }
 
 fn alpha(text: &str) -> Result<f64, String> {

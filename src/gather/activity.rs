@@ -154,6 +154,28 @@ fn nfs(delta: &NfsCounters) -> NfsActivity {
     }
 }
 
+/// What `devices` completed between two readings of /proc/diskstats.
+pub fn device_bytes(
+    devices: &[String],
+    before: &crate::probe::diskstats::DiskTable,
+    after: &crate::probe::diskstats::DiskTable,
+) -> Vec<crate::record::guest::DeviceBytes> {
+    use crate::probe::diskstats::SECTOR_BYTES;
+    devices
+        .iter()
+        .filter_map(|device| {
+            let delta = after.get(device)?.since(before.get(device)?);
+            Some(crate::record::guest::DeviceBytes {
+                device: device.clone(),
+                reads: delta.reads,
+                read_bytes: delta.sectors_read * SECTOR_BYTES,
+                writes: delta.writes,
+                write_bytes: delta.sectors_written * SECTOR_BYTES,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

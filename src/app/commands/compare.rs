@@ -1,0 +1,209 @@
+//! `iolab compare`: two or more result files matched point by point (or one file split `--by` parameters), their ratios with intervals and verdicts, and the nearest pair named when nothing matches.
+
+use crate::app::error::{AppError, Ending};
+use crate::app::output::{self};
+use crate::cli::{CompareArgs, CompareFormat, ParamList};
+use crate::record::{ResultFile, write};
+use crate::usage;
+use std::path::PathBuf;
+
+/// `iolab compare BASE OTHER...`.
+pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
+    let read = |path: &PathBuf| {
+        let result = write::read_to_show(path).map_err(|e| usage!("{e}"))?;
+        if result.points.is_empty() {
+            return Err(usage!(
+                "{} has no measured point to compare",
+                path.display()
+            ));
+        }
+        Ok(result)
+    };
+    if args.by.is_none() && args.files.len() < 2 {
+        return Err(usage!("compare needs two result files, or one with --by PARAMS").into());
+    }
+    if let Some(by) = &args.by {
+        return compare_within(args, by, read(&args.files[0])?);
+    }
+    let ignored = match &args.ignore {
+        Some(list) => list.fields.clone(),
+        None => Vec::new(),
+    };
+    let key = |w: &crate::plan::Workload| crate::compare::key_without(w, &ignored);
+    let base = read(&args.files[0])?;
+    let mut pairings = Vec::new();
+    for path in &args.files[1..] {
+        let other = read(path)?;
+        let pairing = paired(args, (&base, &other), &path.display().to_string(), &key);
+        if pairing.matched.is_empty() {
+            let hint = if ignored.is_empty() {
+                "; --ignore PARAMS matches points that differ in those parameters"
+            } else {
+                ""
+            };
+            return Err(usage!(
+                "{} and {} have no point in common (points match by their workload parameters{hint}); {}",
+                args.files[0].display(),
+                path.display(),
+                nearest_pair(&base, &other)
+            )
+            .into());
+        }
+        pairings.push(pairing);
+    }
+    let comparison = crate::compare::Comparison {
+        metric: args.metric,
+        alpha: args.alpha,
+        orientation: args.orientation,
+        base: args.files[0].display().to_string(),
+        pairings,
+    };
+    print_comparison(&comparison, args.format)
+}
+
+/// `iolab compare FILE --by direct,sync`: the points of one file that differ
+/// only in those parameters, the first setting found as the base.
+fn compare_within(
+    args: &CompareArgs,
+    by: &ParamList,
+    result: ResultFile,
+) -> Result<Ending, AppError> {
+    if args.files.len() != 1 {
+        return Err(usage!(
+            "--by compares inside one result file; {} were given",
+            args.files.len()
+        )
+        .into());
+    }
+    let fields = &by.fields;
+    // The first parameter splits base from other; all of them are ignored
+    // when matching (direct-vs-buffered's O_DIRECT writes also use O_SYNC).
+    let setting = |w: &crate::plan::Workload| {
+        let value = serde_json::to_value(w).expect("a workload serializes");
+        value
+            .get(&fields[0])
+            .map_or_else(|| "-".to_string(), |v| v.to_string())
+    };
+    let split = &by.names[0];
+    let first = setting(&result.points[0].workload);
+    let (base_points, other_points): (Vec<_>, Vec<_>) = result
+        .points
+        .iter()
+        .cloned()
+        .partition(|p| setting(&p.workload) == first);
+    let settings: std::collections::BTreeSet<String> =
+        other_points.iter().map(|p| setting(&p.workload)).collect();
+    if settings.len() != 1 {
+        return Err(usage!(
+            "--by {}: {} needs exactly two settings of {split} to compare, found {}",
+            by.text,
+            args.files[0].display(),
+            settings.len() + 1
+        )
+        .into());
+    }
+    let other_setting = settings.into_iter().next().expect("one setting");
+    let base = ResultFile {
+        points: base_points,
+        ..result.clone()
+    };
+    let other = ResultFile {
+        points: other_points,
+        ..result
+    };
+    let key = |w: &crate::plan::Workload| crate::compare::key_without(w, fields);
+    let base_name = format!("{} [{split}={first}]", args.files[0].display());
+    let other_name = format!("{} [{split}={other_setting}]", args.files[0].display());
+    let pairing = paired(args, (&base, &other), &other_name, &key);
+    if pairing.matched.is_empty() {
+        return Err(usage!(
+            "--by {}: no two points of {} differ only in {}",
+            by.text,
+            args.files[0].display(),
+            by.text
+        )
+        .into());
+    }
+    let comparison = crate::compare::Comparison {
+        metric: args.metric,
+        alpha: args.alpha,
+        orientation: args.orientation,
+        base: base_name,
+        pairings: vec![pairing],
+    };
+    print_comparison(&comparison, args.format)
+}
+
+/// `other` against `base` as `args` asks: matched by `key`, and judged
+/// for equivalence when `--margin` is given.
+fn paired(
+    args: &CompareArgs,
+    (base, other): (&ResultFile, &ResultFile),
+    other_name: &str,
+    key: &dyn Fn(&crate::plan::Workload) -> String,
+) -> crate::compare::Pairing {
+    let mut pairing = crate::compare::pair_by(
+        base,
+        other,
+        other_name,
+        args.metric,
+        args.alpha,
+        args.orientation,
+        key,
+    );
+    if let Some(margin) = args.margin {
+        crate::compare::judge_equivalence(
+            &mut pairing,
+            (base, other),
+            key,
+            (args.metric, args.orientation, margin),
+        );
+    }
+    pairing
+}
+
+/// The two points of two files that differ in the fewest parameters, and
+/// those parameters, for a comparison that matched nothing.
+fn nearest_pair(base: &ResultFile, other: &ResultFile) -> String {
+    let nearest = base
+        .points
+        .iter()
+        .flat_map(|a| other.points.iter().map(move |b| (a, b)))
+        .map(|(a, b)| {
+            (
+                a,
+                b,
+                crate::compare::parameters_differing(&a.workload, &b.workload),
+            )
+        })
+        .min_by_key(|(_, _, differing)| differing.len());
+    match nearest {
+        Some((a, b, differing)) if !differing.is_empty() => format!(
+            "the nearest, '{}' and '{}', differ in {}",
+            a.label,
+            b.label,
+            differing
+                .iter()
+                .map(|(name, x, y)| format!("{name} ({x} vs {y})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => "their points differ in how they were measured".to_string(),
+    }
+}
+
+fn print_comparison(
+    comparison: &crate::compare::Comparison,
+    format: CompareFormat,
+) -> Result<Ending, AppError> {
+    use crate::report::render::{Csv, Json, Markdown, Render};
+    let text = match format {
+        CompareFormat::Terminal => output::terminal().render(comparison),
+        CompareFormat::Markdown => Markdown.render(comparison),
+        CompareFormat::Csv => Csv.render(comparison),
+        CompareFormat::Json => Json.render(comparison),
+    }
+    .map_err(anyhow::Error::from)?;
+    output::print(&text)?;
+    Ok(Ending::Success)
+}

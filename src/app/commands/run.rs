@@ -1,0 +1,216 @@
+//! `iolab run`: one plan (points from the flags, or a fio job's translation) measured point by point; the `--file` or device it may be given checked before anything is created; `execute`, the plan's drive shared with `quick`.
+
+use crate::app::distributed::Ranks;
+use crate::app::error::{AppError, Ending, strict_ending};
+use crate::app::network::{self, network_target, open_network_session};
+use crate::app::output::{self, check_output, expected_result_bytes};
+use crate::app::session::{note_single_repetition, open_session};
+use crate::app::{driver, guest, status};
+use crate::cli::RunArgs;
+use crate::gather::build;
+use crate::input::describe_io;
+use crate::plan::RunPlan;
+use crate::record::write::Replace;
+use crate::run::Session;
+use crate::run::signals::Interrupt;
+use crate::usage;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `iolab run`.
+pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    let ranks = Ranks::join(&args.distributed, &command)?;
+    let mut device = None;
+    let mut target = None;
+    let planned = (|| -> Result<RunPlan, AppError> {
+        let file_len = match &args.file {
+            Some(path) => {
+                let shown = path.display();
+                let metadata = std::fs::metadata(path)
+                    .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
+                device = crate::run::device::identify(path)
+                    .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
+                if device.is_none() && !metadata.is_file() && !metadata.is_dir() {
+                    let kind = rustix::fs::FileType::from_raw_mode(
+                        std::os::unix::fs::MetadataExt::mode(&metadata),
+                    );
+                    return Err(usage!(
+                        "--file {shown} is {}, not a regular file or a block device",
+                        crate::input::describe(kind)
+                    )
+                    .into());
+                }
+                Some(device.as_ref().map_or(metadata.len(), |d| d.size))
+            }
+            None => None,
+        };
+        let mut plan = args.plan(file_len)?;
+        if ranks.speaks() {
+            args.params
+                .warnings()
+                .iter()
+                .for_each(|line| crate::say!("{line}"));
+        }
+        target = network_target(
+            args.target.as_deref(),
+            args.destroy_data.as_deref(),
+            &plan.points,
+        )?;
+        let consented =
+            network::guest_mount_consent(plan.guest.as_ref(), args.destroy_data.as_deref())?;
+        if target.is_none() && !consented {
+            check_device_use(args, device.as_ref(), &mut plan)?;
+        }
+        ranks.check_points(&plan.points)?;
+        if ranks.speaks() {
+            check_output(plan.output.as_deref(), expected_result_bytes(&plan.points))?;
+        }
+        Ok(plan)
+    })();
+    let plan = ranks.agreed(planned)?;
+    let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
+    let opened = match &target {
+        Some(remote) => open_network_session(
+            remote.as_ref(),
+            args.destroy_data.is_some(),
+            &interrupt,
+            &ranks,
+        ),
+        None => open_session(&plan.dir, args.file.is_some(), &interrupt, &ranks),
+    };
+    let mut session = ranks.agreed(opened.map_err(AppError::from))?;
+    if let Some(path) = &args.file {
+        let write = plan.points[0].workload.op.writes();
+        match &device {
+            Some(device) => session.use_device(device, write)?,
+            None => {
+                let name = path
+                    .file_name()
+                    .ok_or_else(|| usage!("--file {} does not name a file", path.display()))?;
+                session.use_file(name, write)?;
+            }
+        }
+    }
+    if args.keep {
+        session.keep_files();
+    }
+    if args.file.is_none() {
+        session.remove_dead_runs();
+    }
+    execute(&plan, &mut session, &interrupt, command, &ranks)
+}
+
+/// Checks `--destroy-data` against what `--file` names: a write test on a
+/// block device needs it and a device free to overwrite; anything else must
+/// not give it. A device is then used through its `/dev/NAME` node.
+fn check_device_use(
+    args: &RunArgs,
+    device: Option<&crate::run::device::BlockDevice>,
+    plan: &mut RunPlan,
+) -> Result<(), AppError> {
+    let op = plan.points[0].workload.op;
+    let file = args.file.as_deref().unwrap_or(Path::new("")).display();
+    match (device, &args.destroy_data) {
+        (Some(device), confirmation) if op.writes() => {
+            crate::run::device::check_writable(device, confirmation.as_deref())?;
+        }
+        (Some(device), Some(_)) => {
+            return Err(usage!(
+                "--destroy-data is for write tests; --op {} only reads {}",
+                op.name(),
+                device.path.display()
+            )
+            .into());
+        }
+        (None, Some(given)) => {
+            return Err(usage!(
+                "--destroy-data {} is for a block device given with --file or an iSCSI LUN given with --target; {file} is not one",
+                given.display()
+            )
+            .into());
+        }
+        (None, None) | (Some(_), None) => {}
+    }
+    if let Some(device) = device {
+        // The node by its kernel name: a /dev/disk/by-id link would be
+        // refused as a link when the node is opened without following links.
+        if crate::run::device::identify(&device.path)
+            .ok()
+            .flatten()
+            .as_ref()
+            != Some(device)
+        {
+            return Err(usage!(
+                "--file {file}: {} is not the same device",
+                device.path.display()
+            )
+            .into());
+        }
+        plan.dir = PathBuf::from("/dev");
+    }
+    Ok(())
+}
+
+pub(crate) fn execute(
+    plan: &RunPlan,
+    session: &mut Session,
+    interrupt: &Interrupt,
+    command: Vec<String>,
+    ranks: &Ranks,
+) -> Result<Ending, AppError> {
+    let speaks = ranks.speaks();
+    let mut result = build::new_result_file(
+        command,
+        Some(session.measured_path()),
+        plan.points.iter().any(|p| p.workload.uses_page_cache()),
+    );
+    result.distributed = ranks.record(session.dir().path());
+    if let (true, Some(output)) = (speaks, &plan.output) {
+        output::remove_dead_temporaries(output);
+    }
+    let mut announcer = driver::Announcer;
+    let mut writer = plan
+        .output
+        .clone()
+        .map(|path| driver::ResultWriter::new(path, Replace::Never, Duration::ZERO));
+    let mut status = speaks
+        .then(|| status::Status::start(plan.progress, plan.json, plan.points.len(), None))
+        .flatten();
+    let mut listeners: Vec<&mut dyn driver::Listener> = Vec::new();
+    match status.as_mut() {
+        Some(status) => listeners.push(status),
+        // Without the live line, each point is named as it starts.
+        None if speaks && !plan.json && plan.points.len() > 1 => listeners.push(&mut announcer),
+        None => {}
+    }
+    if let Some(writer) = writer.as_mut() {
+        listeners.push(writer);
+    }
+    let mut guests = guest::GuestSide::start(session, plan.guest.as_ref(), &plan.points, ranks)?;
+    let driven = driver::drive(
+        (&plan.points, &HashSet::new(), None),
+        true,
+        (session, guests.as_mut(), interrupt, ranks),
+        &mut result,
+        &mut listeners,
+    )?;
+    if !speaks {
+        return Ok(driven.ending);
+    }
+    // The writer wrote the result at every point kept: nothing is left for
+    // it, and a run stopped before its first point leaves no file (nor
+    // says it wrote one).
+    let mut presenter = driver::Presenter {
+        json: plan.json,
+        detail: plan.detail,
+        output: plan.output.clone().filter(|_| !result.points.is_empty()),
+        report: plan.report,
+        after_table: None,
+    };
+    driver::finish(&mut [&mut presenter], &result)?;
+    if !plan.json && matches!(driven.ending, Ending::Success | Ending::Warnings) {
+        note_single_repetition(&plan.points);
+    }
+    Ok(strict_ending(driven.ending, plan.strict, &result))
+}

@@ -1,0 +1,102 @@
+//! What every measuring command shares: the session opened on the directory (or handed over by the ranks), the note on single repetitions, and a point's record built and kept — joined with an earlier round's when a point is measured in several.
+
+use crate::app::distributed::Ranks;
+use crate::app::error::AppError;
+use crate::check;
+use crate::gather::build;
+use crate::plan::UsageError;
+use crate::run::Session;
+use crate::run::signals::Interrupt;
+use crate::stats;
+use std::path::Path;
+
+/// A session in `dir` whose adaptive repetitions stop by the statistics' rule.
+/// In a distributed run, the session is one rank's, with the run's id.
+/// `given` when the run measures a file or device the user named, whose
+/// directory need not be writable.
+pub(crate) fn open_session(
+    dir: &Path,
+    given: bool,
+    interrupt: &Interrupt,
+    ranks: &Ranks,
+) -> Result<Session, UsageError> {
+    let run_id = ranks.run_id();
+    let mut session = if given {
+        Session::open_given(dir, &run_id, interrupt.clone())?
+    } else {
+        Session::open(dir, &run_id, interrupt.clone())?
+    };
+    session.set_enough_rule(stats::ci_within);
+    session.distribute(ranks.peers());
+    Ok(session)
+}
+
+/// A plan measuring each point once cannot be compared with a test: say so
+/// below its result, with the flag that can (docs/guide.md says why one
+/// repetition stays the default).
+pub(crate) fn note_single_repetition(points: &[crate::plan::PlannedPoint]) {
+    let once =
+        |p: &crate::plan::PlannedPoint| p.workload.repeat < 2 && p.workload.until_ci.is_none();
+    if !points.is_empty() && points.iter().all(once) {
+        crate::say!(
+            "iolab: note: one repetition per point: `iolab compare` will show differences but cannot test them; --repeat 3 measures three"
+        );
+    }
+}
+
+/// The record of a measured point: built, outliers marked, summarised and
+/// checked; failed repetitions are reported on stderr.
+pub(crate) fn record_point(
+    outcome: &crate::run::PointOutcome,
+    environment: Option<&crate::record::environment::Environment>,
+) -> Result<crate::record::Point, AppError> {
+    let mut point = build::point(outcome);
+    stats::mark_outliers(&mut point);
+    point.summary = stats::summarize(&point).map_err(anyhow::Error::msg)?;
+    point.checks = check::check(&point, environment);
+    for repetition in &point.repetitions {
+        if let Some(error) = &repetition.error {
+            crate::say!(
+                "iolab: {} repetition {} (index {}) failed: {error}",
+                point.label,
+                repetition.index + 1,
+                repetition.index
+            );
+        }
+    }
+    Ok(point)
+}
+
+/// Keeps `point` in `points`: a new point is appended; a later round of a
+/// point already there (same label and workload) joins its repetitions,
+/// which are summarised and checked again (against `environment`, the
+/// machine it ran on), keeping the checks only the guest adds.
+pub(crate) fn keep_point(
+    points: &mut Vec<crate::record::Point>,
+    point: crate::record::Point,
+    environment: Option<&crate::record::environment::Environment>,
+) -> Result<(), AppError> {
+    let in_rounds = point.repetitions.iter().any(|r| r.round.is_some());
+    let Some(existing) = points
+        .iter_mut()
+        .find(|p| in_rounds && p.label == point.label && p.workload == point.workload)
+    else {
+        points.push(point);
+        return Ok(());
+    };
+    let offset = u32::try_from(existing.repetitions.len()).unwrap_or(u32::MAX);
+    for mut repetition in point.repetitions {
+        repetition.index = repetition.index.saturating_add(offset);
+        existing.repetitions.push(repetition);
+    }
+    let guest_checks: Vec<_> = point
+        .checks
+        .into_iter()
+        .filter(|c| matches!(c.code.as_str(), "emulated-cpu" | "host-cache-under-guest"))
+        .collect();
+    stats::mark_outliers(existing);
+    existing.summary = stats::summarize(existing).map_err(anyhow::Error::msg)?;
+    existing.checks = check::check(existing, environment);
+    existing.checks.extend(guest_checks);
+    Ok(())
+}
