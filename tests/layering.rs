@@ -324,7 +324,7 @@ fn modules_named(
     for line in code.lines() {
         let line = line.split("//").next().unwrap_or("");
         let mut rest = line;
-        while let Some(at) = rest.find(|c: char| c == 'c' || c == 's') {
+        while let Some(at) = rest.find(['c', 's']) {
             let tail = &rest[at..];
             let preceded = at > 0 && {
                 let before = rest[..at].chars().last().unwrap();
