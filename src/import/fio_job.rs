@@ -1,0 +1,429 @@
+//! One fio job's options read for one direction (`FioJob`): each option to its workload parameter through the parameter table's fio names, fio's units converted exactly, what iolab cannot represent named.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+/// One job's options, for one direction.
+pub(super) struct FioJob<'a> {
+    pub(super) options: &'a Map<String, Value>,
+    pub(super) writes: bool,
+    pub(super) group_reporting: bool,
+    pub(super) kb_base: u64,
+}
+
+impl FioJob<'_> {
+    pub(super) fn option(&self, key: &str) -> Option<&str> {
+        option(self.options, key)
+    }
+
+    /// A whole-number option, `default` when absent; a value that is not
+    /// a whole number iolab can hold (`-1`, `1.5`, `2^66`) is refused by
+    /// the option's name rather than taken for the default.
+    pub(super) fn number(&self, key: &str, default: u64) -> Result<u64, String> {
+        match self.option(key) {
+            None => Ok(default),
+            Some(text) => text
+                .trim()
+                .parse::<u64>()
+                .map_err(|_| format!("{key}={text} is not a whole number from 0 to 2^64-1")),
+        }
+    }
+
+    /// fio's `rw` (or `readwrite`), `read` when absent.
+    pub(super) fn rw(&self) -> &str {
+        self.option("rw")
+            .or_else(|| self.option("readwrite"))
+            .unwrap_or("read")
+    }
+
+    /// `rw=randread` → (read, random); fio lays a file out before writing
+    /// it, so its writes overwrite: iolab's rewrite. `randrw` and
+    /// `readwrite` (`rw`) are a mix, imported as one point.
+    pub(super) fn op_and_pattern(&self) -> Result<(Op, Pattern), String> {
+        let (op, pattern) = match (self.rw(), self.writes) {
+            ("read", false) => (Op::Read, Pattern::Seq),
+            ("randread", false) => (Op::Read, Pattern::Random),
+            ("write", true) => (Op::Rewrite, Pattern::Seq),
+            ("randwrite", true) => (Op::Rewrite, Pattern::Random),
+            // A trim job's figures are its "trim" section's, imported as writes are.
+            ("trim", true) => (Op::Trim, Pattern::Seq),
+            ("randtrim", true) => (Op::Trim, Pattern::Random),
+            ("rw" | "readwrite" | "randrw", writes) => {
+                let pattern = match self.rw() {
+                    "randrw" => Pattern::Random,
+                    _ => Pattern::Seq,
+                };
+                // rwmixread=100 (or 0) is one direction, imported as such.
+                match self.mix()?.sole() {
+                    None => (Op::Mix, pattern),
+                    Some(_) if writes => (Op::Rewrite, pattern),
+                    Some(_) => (Op::Read, pattern),
+                }
+            }
+            (other, _) => {
+                return Err(format!(
+                    "rw={other} has no iolab equivalent (a trim followed by a write of the same block)"
+                ));
+            }
+        };
+        if pattern == Pattern::Random {
+            if let Some(skewed) = self.distribution()? {
+                return Ok((op, skewed));
+            }
+            if truthy(self.options, "norandommap") {
+                return Ok((op, Pattern::Uniform));
+            }
+        }
+        Ok((op, pattern))
+    }
+
+    /// fio's `random_distribution` as a skewed pattern (`None`: uniform).
+    /// fio ignores it for sequential jobs, and so does the import. Its
+    /// non-uniform draws are independent, as iolab's are, whether or not
+    /// `norandommap` is set.
+    pub(super) fn distribution(&self) -> Result<Option<Pattern>, String> {
+        let Some(text) = self.option("random_distribution") else {
+            return Ok(None);
+        };
+        let refuse = |why: &str| format!("random_distribution={text}: {why}");
+        let (name, parameter) = text.split_once(':').unwrap_or((text, ""));
+        let parameter = match name {
+            "random" => return Ok(None),
+            "zoned_abs" => return Err(refuse("zones in absolute sizes have no iolab equivalent")),
+            _ if text.contains(',') => {
+                return Err(refuse(
+                    "a distribution per direction has no iolab equivalent",
+                ));
+            }
+            // fio's optional center places the hottest blocks: by default at
+            // random for zipf and pareto (iolab scatters the ranks too) and
+            // mid-file for normal (as iolab does).
+            "normal" => match parameter.split_once(':') {
+                Some((sigma, center)) if center.parse::<f64>().ok() == Some(0.5) => sigma,
+                Some(_) => return Err(refuse("a center other than 0.5 has no iolab equivalent")),
+                None => parameter,
+            },
+            "zipf" | "pareto" if parameter.contains(':') => {
+                return Err(refuse("a fixed center has no iolab equivalent"));
+            }
+            _ => parameter,
+        };
+        match Skew::parse(name, parameter) {
+            Some(Ok(skew)) => Ok(Some(Pattern::Skewed(skew))),
+            Some(Err(e)) => Err(refuse(&e)),
+            None => Err(refuse("not a distribution fio 3.33 knows")),
+        }
+    }
+
+    /// The shape of the data fio wrote and laid out: `zero_buffers`,
+    /// `buffer_compress_percentage` (in fio's default 512-byte chunks) or
+    /// `dedupe_percentage`.
+    /// A per-direction option (`bssplit=4k/50:8k/50` or two of them, reads'
+    /// then writes'): the job's direction's value, or for a mix the one
+    /// value both share; a mix with two different values cannot be
+    /// represented. An empty or zero part is no value.
+    pub(super) fn directional(&self, key: &str) -> Result<Option<&str>, String> {
+        let Some(text) = self.option(key) else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let read = parts
+            .first()
+            .copied()
+            .filter(|p| !p.is_empty() && *p != "0");
+        let write = parts
+            .get(1)
+            .copied()
+            .or(read)
+            .filter(|p| !p.is_empty() && *p != "0");
+        let mixed = self.op_and_pattern()?.0 == Op::Mix;
+        Ok(match (mixed, self.writes) {
+            (true, _) if read != write => {
+                return Err(format!(
+                    "{key}={text} (one value per direction of a mix) has no iolab equivalent"
+                ));
+            }
+            (true, _) | (false, false) => read,
+            (false, true) => write,
+        })
+    }
+
+    /// fio's `rate=R[,W[,T]]` (or `rate_iops`), reads', writes' and trims'
+    /// values, each left out inheriting the one before it; an empty or zero
+    /// value leaves its direction unpaced. A one-direction job takes its
+    /// direction's value. A mix takes a rate per direction: fio paces each
+    /// direction apart, so `rate_iops=1000` on `randrw` moves 1000 reads
+    /// and 1000 writes a second whatever `rwmixread` says (fio 3.33,
+    /// measured), and the rates' proportion is the mix iolab runs. A mix
+    /// with a direction unpaced cannot be represented.
+    pub(super) fn rates(
+        &self,
+        key: &str,
+        one: impl Fn(&str) -> Option<u64>,
+    ) -> Result<Option<ParamValue>, String> {
+        let Some(text) = self.option(key) else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let mut rates = DirectionRates::default();
+        let mut unpaced = Vec::new();
+        let (op, _) = self.op_and_pattern()?;
+        let taken = match op {
+            Op::Mix => self.mix()?,
+            Op::Trim => DirectionMix::only(Direction::Trim),
+            _ if self.writes => DirectionMix::only(Direction::Write),
+            _ => DirectionMix::only(Direction::Read),
+        };
+        for direction in Direction::ALL.into_iter().filter(|&d| taken.takes(d)) {
+            let part = parts
+                .get(direction.index())
+                .or(parts.last())
+                .copied()
+                .unwrap_or("");
+            if part.is_empty() || part == "0" {
+                unpaced.push(direction.name());
+                continue;
+            }
+            let rate = one(part)
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("{key}={text} is not a rate iolab reads"))?;
+            let _ = rates.set(direction, rate);
+        }
+        match (rates.named().count(), op) {
+            (0, _) => Ok(None),
+            (_, Op::Mix) if !unpaced.is_empty() => Err(format!(
+                "{key}={text} leaves {} of a mix unpaced: iolab paces every direction of a mix or none",
+                unpaced.join(" and ")
+            )),
+            (_, Op::Mix) => Ok(Some(ParamValue::Rates(rates))),
+            _ => Ok(Some(ParamValue::Number(rates.total()))),
+        }
+    }
+
+    /// thinktime (microseconds unless suffixed) with thinktime_blocks; the
+    /// spinning and I/O-time variants are not represented.
+    pub(super) fn think(&self) -> Result<Option<ThinkTime>, String> {
+        for key in ["thinktime_spin", "thinktime_iotime"] {
+            if let Some(value) = self.option(key).filter(|v| *v != "0") {
+                return Err(format!("{key}={value} has no iolab equivalent"));
+            }
+        }
+        let Some(text) = self.option("thinktime").filter(|v| *v != "0") else {
+            return Ok(None);
+        };
+        let seconds = fio_micros(text)
+            .filter(|s| *s > 0.0)
+            .ok_or_else(|| format!("thinktime={text} is not a time iolab reads"))?;
+        if seconds > 3600.0 {
+            return Err(format!(
+                "thinktime={text} is more than an hour, the longest think time iolab takes"
+            ));
+        }
+        let every = match self.number("thinktime_blocks", 1)? {
+            0 => return Err("thinktime_blocks=0: think after every how many I/Os?".to_string()),
+            every => every,
+        };
+        let every =
+            u32::try_from(every).map_err(|_| format!("thinktime_blocks={every} is too large"))?;
+        Ok(Some(ThinkTime {
+            ns: (seconds * 1e9).round() as u64,
+            every,
+        }))
+    }
+
+    pub(super) fn data(&self) -> Result<DataPattern, String> {
+        let percent = |key: &str| -> Result<u8, String> {
+            self.option(key).map_or(Ok(0), |text| {
+                text.trim()
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(|| format!("{key}={text} is not a percent from 0 to 100"))
+            })
+        };
+        let (compress, dedupe) = (
+            percent("buffer_compress_percentage")?,
+            percent("dedupe_percentage")?,
+        );
+        if let Some(chunk) = self.option("buffer_compress_chunk") {
+            if compress > 0 && fio_size(chunk, self.kb_base) != Some(512) {
+                return Err(format!(
+                    "buffer_compress_chunk={chunk} has no iolab equivalent (its chunks are 512 bytes)"
+                ));
+            }
+        }
+        Ok(match (compress, dedupe) {
+            _ if truthy(self.options, "zero_buffers") => DataPattern::Zeros,
+            (0, 0) => DataPattern::Unique,
+            (100, 0) => DataPattern::Zeros,
+            (percent, 0) => DataPattern::Compressible(percent),
+            (0, 100) => {
+                return Err(
+                    "dedupe_percentage=100 (every block alike) has no iolab equivalent".to_string(),
+                );
+            }
+            (0, percent) => DataPattern::Dedupe(percent),
+            _ => {
+                return Err(
+                    "buffer_compress_percentage with dedupe_percentage has no iolab equivalent"
+                        .to_string(),
+                );
+            }
+        })
+    }
+
+    /// A mix's shares from `rwmixread` or `rwmixwrite` (fio: 50/50 when
+    /// neither is given; `rwmixread` wins when both are).
+    pub(super) fn mix(&self) -> Result<DirectionMix, String> {
+        let percent = |key: &str| -> Result<Option<u8>, String> {
+            self.option(key)
+                .map(|text| {
+                    text.trim()
+                        .parse::<u8>()
+                        .ok()
+                        .filter(|p| *p <= 100)
+                        .ok_or_else(|| format!("{key}={text} is not a percent from 0 to 100"))
+                })
+                .transpose()
+        };
+        let write = match (percent("rwmixread")?, percent("rwmixwrite")?) {
+            (Some(read), _) => 100 - read,
+            (None, Some(write)) => write,
+            (None, None) => 50,
+        };
+        Ok(DirectionMix::with_write_percent(write).expect("a percent up to 100"))
+    }
+
+    /// The value of `param` this job gives (`None`: iolab's default), with
+    /// the parameters before it in the table already set in `so_far`.
+    pub(super) fn value(
+        &self,
+        param: Param,
+        so_far: &Workload,
+    ) -> Result<Option<ParamValue>, String> {
+        let writes = self.writes;
+        let queued = so_far.engine.capabilities().queued;
+        Ok(Some(match param {
+            Param::Direct => ParamValue::Flag(truthy(self.options, "direct")),
+            Param::Sync => ParamValue::Sync(match self.option("sync") {
+                Some("1") | Some("sync") if writes => SyncMode::Osync,
+                Some("dsync") if writes => SyncMode::Odsync,
+                _ => SyncMode::None,
+            }),
+            Param::Engine => ParamValue::Engine(match self.option("ioengine").unwrap_or("psync") {
+                "psync" | "pvsync" => EngineKind::Psync,
+                "sync" => EngineKind::Sync,
+                "io_uring" => EngineKind::Uring,
+                "libaio" => EngineKind::Libaio,
+                "mmap" => EngineKind::Mmap,
+                "null" => EngineKind::Null,
+                other => return Err(format!("ioengine={other} has no iolab equivalent")),
+            }),
+            // fio invalidates the file's cache before a job unless invalidate=0.
+            Param::Cache => ParamValue::Cache(if self.option("invalidate") == Some("0") {
+                CacheMode::Keep
+            } else {
+                CacheMode::Cold
+            }),
+            // Without group_reporting each clone of a numjobs job is an entry of its own.
+            Param::Jobs if self.group_reporting => match self.number("numjobs", 1)? {
+                0 => return Err("numjobs=0: no job to run".to_string()),
+                jobs => ParamValue::Number(jobs),
+            },
+            Param::Jobs => return Ok(None),
+            Param::Cpus => match self.option("cpus_allowed") {
+                None => return Ok(None),
+                Some(_) if self.option("cpus_allowed_policy") == Some("split") => {
+                    return Err(
+                        "cpus_allowed_policy=split (a CPU per job) has no iolab equivalent"
+                            .to_string(),
+                    );
+                }
+                // fio's list is 0-3,6; iolab joins ranges with +.
+                Some(list) => ParamValue::Cpus(
+                    list.replace(',', "+")
+                        .parse()
+                        .map_err(|e| format!("cpus_allowed={list}: {e}"))?,
+                ),
+            },
+            Param::Iodepth if queued => ParamValue::Number(self.number("iodepth", 1)?.max(1)),
+            Param::Batch if queued => {
+                ParamValue::Number(self.number("iodepth_batch_submit", 1)?.max(1))
+            }
+            Param::Iodepth | Param::Batch => return Ok(None),
+            Param::Pattern => ParamValue::Pattern(self.op_and_pattern()?.1),
+            Param::FsyncEnd => ParamValue::Flag(writes && truthy(self.options, "end_fsync")),
+            Param::FsyncEvery => {
+                ParamValue::Number(if writes { self.number("fsync", 0)? } else { 0 })
+            }
+            Param::Runtime => match self.option("runtime").and_then(fio_seconds) {
+                Some(seconds) if self.options.contains_key("time_based") && seconds > 0.0 => {
+                    ParamValue::Seconds(seconds)
+                }
+                _ => return Ok(None),
+            },
+            Param::Ramp => ParamValue::Seconds(
+                self.option("ramp_time")
+                    .and_then(fio_seconds)
+                    .unwrap_or(0.0),
+            ),
+            // fio's random generator is not iolab's: a seed would not
+            // reproduce fio's offsets, so iolab's default is kept.
+            Param::Seed => return Ok(None),
+            Param::Size => ParamValue::Number(
+                self.option("size")
+                    .or_else(|| self.option("filesize"))
+                    .and_then(|s| fio_size(s, self.kb_base))
+                    .ok_or_else(|| "no size= option: the file size is unknown".to_string())?,
+            ),
+            // bs=4k or bs=4k,64k (read,write): the direction's own.
+            Param::Bs => {
+                let text = self
+                    .option("bs")
+                    .or_else(|| self.option("blocksize"))
+                    .unwrap_or("4k");
+                // A value left out inherits the one before it.
+                let parts: Vec<&str> = text.split(',').collect();
+                let trims = matches!(self.rw(), "trim" | "randtrim");
+                let part = match (trims, writes) {
+                    (true, _) => parts.get(2).or(parts.get(1)).or(parts.first()),
+                    (false, true) => parts.get(1).or(parts.first()),
+                    (false, false) => parts.first(),
+                };
+                ParamValue::Number(
+                    part.and_then(|b| fio_size(b, self.kb_base))
+                        .ok_or_else(|| format!("bs={text} is not a size iolab reads"))?,
+                )
+            }
+            Param::Bssplit => match self.directional("bssplit")? {
+                Some(text) => ParamValue::Split(fio_split(text, self.kb_base)?),
+                None => return Ok(None),
+            },
+            Param::Data => ParamValue::Data(self.data()?),
+            Param::Rate => match self.rates("rate", |text| fio_size(text, self.kb_base))? {
+                Some(value) => value,
+                None => return Ok(None),
+            },
+            Param::RateIops => match self.rates("rate_iops", |text| text.parse().ok())? {
+                Some(value) => value,
+                None => return Ok(None),
+            },
+            Param::Arrivals => ParamValue::Arrivals(match self.option("rate_process") {
+                None | Some("linear") => Arrivals::Uniform,
+                Some("poisson") => Arrivals::Poisson,
+                Some(other) => return Err(format!("rate_process={other} has no iolab equivalent")),
+            }),
+            Param::Think => match self.think()? {
+                Some(think) => ParamValue::Think(think),
+                None => return Ok(None),
+            },
+            // Rates per direction set a mix's shares, in fio as in iolab.
+            Param::Mix if so_far.mix.is_some() => return Ok(None),
+            Param::Mix if self.op_and_pattern()?.0 == Op::Mix => ParamValue::Mix(self.mix()?),
+            Param::Mix => return Ok(None),
+            Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
+            // fio measures the machine it runs on.
+            Param::Machine => return Ok(None),
+        }))
+    }
+}

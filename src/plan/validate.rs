@@ -1,0 +1,318 @@
+//! The rules a workload must meet before anything is created ([`Workload::validate`]): sizes and their alignment, what each engine, sync mode and cache mode allows together, rates, mixes and pacing, steady state, and the limits that keep a run bounded. Each refusal is one line naming the offending value.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+use crate::usage;
+
+impl Workload {
+    /// Per-direction rates pace exactly the directions the job takes, and
+    /// more than one of them make it a mix in their proportion: a `--mix`
+    /// or an op given beside them must agree.
+    pub(super) fn check_direction_rates(&self) -> Result<(), UsageError> {
+        let (flag, rates, shown) = match (self.rate, self.rate_iops) {
+            (Some(Rate::Directions(rates)), _) => ("rate", rates, rates.format(units::format_rate)),
+            (_, Some(Rate::Directions(rates))) => ("rate-iops", rates, rates.to_string()),
+            _ => return Ok(()),
+        };
+        let names = |directions: Vec<direction::Direction>| -> String {
+            let names: Vec<&str> = directions.iter().map(|d| d.name()).collect();
+            names.join(" and ")
+        };
+        let paced = names(rates.named().map(|(d, _)| d).collect());
+        let taken = self.directions();
+        let issued = names(
+            direction::Direction::ALL
+                .into_iter()
+                .filter(|&d| taken.takes(d))
+                .collect(),
+        );
+        if rates.named().count() == 1 {
+            if rates.named().all(|(d, _)| taken.sole() == Some(d)) {
+                return Ok(());
+            }
+            return Err(usage!(
+                "--{flag} {shown} paces only {paced}, but the job issues {issued}: give a rate \
+                 for each direction it takes"
+            ));
+        }
+        let implied = rates.implied_mix();
+        if self.op != Op::Mix {
+            return Err(usage!(
+                "--{flag} {shown} paces {paced} on schedules of their own, so the op is mix; \
+                 op {} is one direction",
+                self.op.name()
+            ));
+        }
+        match (self.mix, implied) {
+            (Some(mix), Some(implied)) if mix == implied => Ok(()),
+            (mix, implied) => Err(usage!(
+                "--mix {} disagrees with --{flag} {shown}, whose proportion is {}: rates per \
+                 direction set the mix; drop --mix or give it those shares",
+                mix.map_or("-".to_string(), |m| m.to_string()),
+                implied.map_or("-".to_string(), |m| m.to_string())
+            )),
+        }
+    }
+
+    /// Checks the rules that do not depend on the target file system.
+    pub fn validate(&self) -> Result<(), UsageError> {
+        if self.bs == 0 || self.size == 0 {
+            return Err(usage!("--bs and --size must be positive"));
+        }
+        if self.bs > self.size {
+            return Err(usage!(
+                "--bs {} is larger than --size {}",
+                units::format_size(self.bs),
+                units::format_size(self.size)
+            ));
+        }
+        if self.size % self.bs != 0 {
+            return Err(usage!(
+                "--size {} is not a multiple of --bs {}",
+                self.size,
+                self.bs
+            ));
+        }
+        if self.bs > u32::MAX as u64 / 2 {
+            return Err(usage!("--bs {} is larger than 2 GiB", self.bs));
+        }
+        if let Some(split) = self.bssplit {
+            if split.smallest() != self.bs {
+                return Err(usage!(
+                    "--bs {} beside --bssplit {split}: a split's smallest size is the block size; leave out --bs",
+                    units::format_size(self.bs)
+                ));
+            }
+            if split.largest() > self.size {
+                return Err(usage!(
+                    "--bssplit {split}: {} is larger than --size {}",
+                    units::format_size(split.largest()),
+                    units::format_size(self.size)
+                ));
+            }
+            if split.largest() > u32::MAX as u64 / 2 {
+                return Err(usage!("--bssplit {split}: a size is larger than 2 GiB"));
+            }
+        }
+        if self.iodepth == 0 {
+            return Err(usage!("--iodepth 0: a queue holds at least one I/O"));
+        }
+        if !self.engine.capabilities().queued && self.iodepth != 1 {
+            return Err(usage!(
+                "--iodepth {} needs --engine uring; engine {} is synchronous",
+                self.iodepth,
+                self.engine.name()
+            ));
+        }
+        if !self.engine.capabilities().queued && self.batch != 1 {
+            return Err(usage!(
+                "--batch {} needs --engine uring; engine {} is synchronous",
+                self.batch,
+                self.engine.name()
+            ));
+        }
+        if self.batch == 0 || self.batch > self.iodepth {
+            return Err(usage!(
+                "--batch {} must be between 1 and --iodepth {}",
+                self.batch,
+                self.iodepth
+            ));
+        }
+        if !(1..=65536).contains(&self.iodepth) {
+            return Err(usage!(
+                "--iodepth {} must be between 1 and 65536",
+                self.iodepth
+            ));
+        }
+        if self.iodepth > self.engine.max_iodepth() {
+            return Err(usage!(
+                "--iodepth {}: engine {}'s queue holds at most {} I/Os (the kernel's limit)",
+                self.iodepth,
+                self.engine.name(),
+                self.engine.max_iodepth()
+            ));
+        }
+        if !(1..=4096).contains(&self.jobs) {
+            return Err(usage!("--jobs {} must be between 1 and 4096", self.jobs));
+        }
+        let repeat_flag = if self.until_ci.is_some() {
+            "--min-repeat"
+        } else {
+            "--repeat"
+        };
+        if self.repeat == 0 {
+            return Err(usage!("{repeat_flag} 0: at least one repetition is needed"));
+        }
+        for (flag, count) in [
+            (repeat_flag, Some(self.repeat)),
+            ("--max-repeat", self.max_repeat),
+            ("--warmup", Some(self.warmup)),
+        ] {
+            if let Some(count) = count.filter(|&count| count > MAX_REPETITIONS) {
+                return Err(usage!(
+                    "{flag} {count}: at most {MAX_REPETITIONS} repetitions of a point (each is kept in memory until the point is recorded)"
+                ));
+            }
+        }
+        let most = u64::from(self.warmup)
+            + u64::from(self.max_repeat.unwrap_or(self.repeat).max(self.repeat));
+        if most > u64::from(MAX_REPETITIONS) {
+            return Err(usage!(
+                "--warmup {} with {} measured repetitions: at most {MAX_REPETITIONS} repetitions of a point in all",
+                self.warmup,
+                self.max_repeat.unwrap_or(self.repeat).max(self.repeat)
+            ));
+        }
+        if let Some(target) = self.until_ci {
+            if !(target > 0.0 && target < 1.0) {
+                return Err(usage!(
+                    "--until-ci {}%: give a half-width between 0% and 100% of the mean",
+                    target * 100.0
+                ));
+            }
+            if self.repeat < 2 {
+                return Err(usage!(
+                    "--until-ci needs --min-repeat of at least 2: an interval needs two repetitions"
+                ));
+            }
+            let max = self.max_repeat.unwrap_or(self.repeat);
+            if max < self.repeat {
+                return Err(usage!(
+                    "--max-repeat {max} is below --min-repeat {}",
+                    self.repeat
+                ));
+            }
+        }
+        if let (true, Some(reason)) = (self.direct, self.engine.no_direct_reason()) {
+            return Err(usage!(
+                "--direct cannot be honoured by engine {}: {reason}",
+                self.engine.name()
+            ));
+        }
+        // O_SYNC and O_DSYNC are accepted on reads (a study opened its files
+        // O_RDONLY|O_SYNC); Linux gives them no effect there, which a check says.
+        // The loops count writes only (as fio's fsync=N): a trim is not one.
+        if !self.directions().writes() && self.fsync_every > 0 {
+            return Err(usage!(
+                "--fsync-every {} applies to writes; op {} does not write",
+                self.fsync_every,
+                self.op.name()
+            ));
+        }
+        // NaN fails too: a result file's workload is input.
+        if self.interval_s.is_nan() || self.interval_s < units::MIN_INTERVAL.as_secs_f64() {
+            return Err(usage!(
+                "--interval {}s is below the 1ms floor (the device counters count milliseconds)",
+                self.interval_s
+            ));
+        }
+        if let Some(runtime) = self.runtime_s {
+            if runtime <= 0.0 {
+                return Err(usage!("--runtime must be positive"));
+            }
+        }
+        if self.verify
+            && self.op.writes()
+            && (!self.pattern.covers_every_block() || self.runtime_s.is_some())
+        {
+            return Err(usage!(
+                "--verify checks every block, so a write must cover each block once: use a pattern that \
+                 visits every block (not uniform or a skewed one) and no --runtime"
+            ));
+        }
+        self.check_direction_rates()?;
+        match (self.op, self.mix) {
+            (Op::Mix, None) => {
+                return Err(usage!(
+                    "--op mix needs its shares: --mix read=PERCENT,write=PERCENT"
+                ));
+            }
+            (Op::Mix, Some(mix)) if !mix.mixed() => {
+                let op = match mix.sole() {
+                    Some(direction::Direction::Write) => "rewrite",
+                    Some(direction::Direction::Trim) => "trim",
+                    _ => "read",
+                };
+                return Err(usage!(
+                    "--mix {mix} is one direction: use --op {op} (a mix has both)"
+                ));
+            }
+            (Op::Mix, Some(_)) | (_, None) => {}
+            (op, Some(mix)) => {
+                return Err(usage!(
+                    "--mix {mix} draws each I/O's direction, so it is op mix; op {} is one direction",
+                    op.name()
+                ));
+            }
+        }
+        if let (Some(rate), Some(iops)) = (self.rate, self.rate_iops) {
+            return Err(usage!(
+                "--rate {} and --rate-iops {} both set the pace: give one",
+                rate.format(units::format_rate),
+                iops.format(|n| n.to_string())
+            ));
+        }
+        if !self.arrivals.is_uniform() && self.target_iops().is_none() {
+            return Err(usage!(
+                "--arrivals {} draws the gaps of a rate: give --rate or --rate-iops",
+                self.arrivals.name()
+            ));
+        }
+        if self.directions().trims() && !self.engine.capabilities().trims {
+            let trimmers: Vec<&str> = EngineKind::ALL
+                .iter()
+                .filter(|engine| engine.capabilities().trims)
+                .map(|engine| engine.name())
+                .collect();
+            return Err(usage!(
+                "trims need an engine that trims ({}); engine {} cannot",
+                trimmers.join(", "),
+                self.engine.name()
+            ));
+        }
+        if self.verify && self.directions().trims() {
+            return Err(usage!(
+                "--verify with trims: a trimmed block holds no header to check; verify a write, then trim"
+            ));
+        }
+        if self.verify && !self.data.is_unique() {
+            return Err(usage!(
+                "--verify with --data {}: the check seals a header into every block, so the data \
+                 would not be {}; verify with the default --data unique",
+                self.data,
+                self.data
+            ));
+        }
+        if self.verify && !self.engine.capabilities().moves_data {
+            return Err(usage!("--verify needs a file; engine null has none"));
+        }
+        if self.verify && (self.bs as usize) < VERIFY_HEADER_BYTES {
+            return Err(usage!(
+                "--verify needs --bs of at least {} bytes for the block header",
+                VERIFY_HEADER_BYTES
+            ));
+        }
+        if let Some(steady) = &self.steady {
+            match self.runtime_s {
+                None => {
+                    return Err(usage!(
+                        "--steady {steady} needs --runtime, the longest the run may take"
+                    ));
+                }
+                Some(runtime) if steady.window_s > runtime => {
+                    return Err(usage!(
+                        "--steady {steady}: its window is longer than --runtime {runtime}s"
+                    ));
+                }
+                _ => {}
+            }
+            if steady.window_s < 2.0 * self.interval_s {
+                return Err(usage!(
+                    "--steady {steady}: the window needs at least two --interval {}s intervals",
+                    self.interval_s
+                ));
+            }
+        }
+        Ok(())
+    }
+}
