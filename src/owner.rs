@@ -2,6 +2,7 @@
 //! result files' temporaries), and whether that process is gone, so that a
 //! later run removes a killed run's leftovers and never a live run's.
 
+use crate::probe::process;
 use rustix::fd::{AsFd, BorrowedFd};
 use rustix::fs::XattrFlags;
 
@@ -18,22 +19,11 @@ pub(crate) fn owner_tag() -> String {
         .nodename()
         .to_string_lossy()
         .into_owned();
-    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
-    let namespace = std::fs::read_link("/proc/self/ns/pid")
-        .map(|link| link.to_string_lossy().replace(' ', "_"))
-        .unwrap_or_default();
+    let boot = process::boot_id();
+    let namespace = process::pid_namespace();
     let pid = std::process::id();
-    let start = process_start(pid).unwrap_or(0);
-    format!("{host} {namespace} {} {pid} {start}", boot.trim())
-}
-
-/// A process's start time in clock ticks since boot (/proc/PID/stat field
-/// 22): with the pid, it names one process even after the pid is reused.
-fn process_start(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) is in parentheses and may hold spaces.
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    after_name.split_whitespace().nth(19)?.parse().ok()
+    let start = process::stat_of(pid).map_or(0, |stat| stat.start_ticks);
+    format!("{host} {namespace} {boot} {pid} {start}")
 }
 
 /// Whether the owner tag on `fd` names a process of this host (`here` is
@@ -67,16 +57,9 @@ pub(crate) fn tag_is_dead(tag: &str, here: &str) -> bool {
 /// (exited, not yet reaped — as the ranks mpirun ends are for a moment)
 /// runs no more and will write nothing.
 fn running(pid: u32, start: u64) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    let Some(after_name) = stat.rfind(')').map(|at| &stat[at + 1..]) else {
-        return false;
-    };
-    let mut fields = after_name.split_whitespace();
-    let state = fields.next().unwrap_or("");
-    let started = fields.nth(18).and_then(|field| field.parse::<u64>().ok());
-    started == Some(start) && !matches!(state, "Z" | "X" | "x")
+    process::stat_of(pid).is_some_and(|stat| {
+        stat.start_ticks == start && !matches!(stat.state.as_str(), "Z" | "X" | "x")
+    })
 }
 
 /// The fields of an owner tag.
@@ -122,7 +105,7 @@ mod tests {
         // A child that exited and is not reaped yet: a zombie.
         let mut child = std::process::Command::new("true").spawn().unwrap();
         let pid = child.id();
-        let start = process_start(pid).unwrap();
+        let start = process::stat_of(pid).unwrap().start_ticks;
         let fields: Vec<&str> = here.split(' ').collect();
         let tag = format!("{} {} {} {pid} {start}", fields[0], fields[1], fields[2]);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);

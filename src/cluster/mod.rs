@@ -145,9 +145,7 @@ pub fn join(
         arguments: arguments.iter().skip(1).cloned().collect(),
         host: HostIdentity {
             name: crate::probe::host::HostIdentity::read().hostname,
-            boot_id: std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
-                .map(|s| s.trim().to_string())
-                .unwrap_or_default(),
+            boot_id: crate::probe::process::boot_id(),
         },
         run_id: run_id.to_string(),
     };

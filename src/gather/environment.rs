@@ -8,10 +8,6 @@ use crate::probe::{cgroup, host::HostIdentity, memcopy, mounts, reclaim, virt};
 use crate::record::environment::*;
 use std::path::Path;
 
-fn read(path: &str) -> String {
-    std::fs::read_to_string(path).unwrap_or_default()
-}
-
 /// Everything about this machine, and about the storage under `path` when given.
 pub fn environment(path: Option<&Path>) -> Environment {
     environment_of(path, true)
@@ -23,7 +19,7 @@ pub fn environment(path: Option<&Path>) -> Environment {
 pub fn environment_of(path: Option<&Path>, measure_memcpy: bool) -> Environment {
     let host = HostIdentity::read();
     let detection = virt::detect();
-    let cpuinfo = read("/proc/cpuinfo");
+    let cpuinfo = crate::probe::host::cpuinfo_text();
     let os_release = std::fs::read_to_string("/etc/os-release")
         .or_else(|_| std::fs::read_to_string("/usr/lib/os-release"))
         .unwrap_or_default();
@@ -36,7 +32,7 @@ pub fn environment_of(path: Option<&Path>, measure_memcpy: bool) -> Environment 
         cpu_model: cpu_model(&cpuinfo),
         logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         physical_cores: physical_cores(&cpuinfo),
-        memory_bytes: memory_bytes(&read("/proc/meminfo")).unwrap_or(0),
+        memory_bytes: memory_bytes(&crate::probe::host::meminfo_text()).unwrap_or(0),
         memcpy_bps: measure_memcpy.then(memcopy::bandwidth).flatten(),
         clocksource: read_attribute(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",

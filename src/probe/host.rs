@@ -1,4 +1,14 @@
-//! The host's name and kernel, recorded in every result file.
+//! The host's name and kernel, recorded in every result file, and the text of /proc/cpuinfo and /proc/meminfo the environment's CPU and memory are read from.
+
+/// The text of /proc/cpuinfo; empty when it cannot be read.
+pub fn cpuinfo_text() -> String {
+    std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default()
+}
+
+/// The text of /proc/meminfo; empty when it cannot be read.
+pub fn meminfo_text() -> String {
+    std::fs::read_to_string("/proc/meminfo").unwrap_or_default()
+}
 
 /// Identity of the machine a result was measured on.
 #[derive(Clone, Debug)]

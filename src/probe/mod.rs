@@ -12,6 +12,7 @@ pub mod memcopy;
 pub mod mounts;
 pub mod netdev;
 pub mod nfs;
+pub mod process;
 pub mod procstat;
 pub mod reclaim;
 pub mod sampler;

@@ -107,8 +107,20 @@ pub fn find<'a>(mounts: &'a [Mount], path: &Path) -> Option<&'a Mount> {
 /// The mount holding `path` on this machine.
 pub fn mount_of(path: &Path) -> Option<Mount> {
     let path = std::fs::canonicalize(path).ok()?;
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    find(&parse(&text), &path).cloned()
+    find(&this_machine(), &path).cloned()
+}
+
+/// Every mount this process sees (/proc/self/mountinfo); none when it
+/// cannot be read.
+pub fn this_machine() -> Vec<Mount> {
+    std::fs::read_to_string("/proc/self/mountinfo")
+        .map(|text| parse(&text))
+        .unwrap_or_default()
+}
+
+/// The text of /proc/swaps: the swap areas in use; empty when it cannot be read.
+pub fn swaps_text() -> String {
+    std::fs::read_to_string("/proc/swaps").unwrap_or_default()
 }
 
 #[cfg(test)]

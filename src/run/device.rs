@@ -111,10 +111,8 @@ pub fn in_use(sys: &Path, device: &BlockDevice) -> Vec<String> {
     let mut own = vec![device.name.clone()];
     own.extend(partitions(sys, &device.name));
     let stacked = stacked_on(sys, &own);
-    let mounts = std::fs::read_to_string("/proc/self/mountinfo")
-        .map(|text| crate::probe::mounts::parse(&text))
-        .unwrap_or_default();
-    let swaps = std::fs::read_to_string("/proc/swaps").unwrap_or_default();
+    let mounts = crate::probe::mounts::this_machine();
+    let swaps = crate::probe::mounts::swaps_text();
     for name in own.iter().chain(&stacked) {
         let Some(dev) = dev_of(sys, name) else {
             continue;

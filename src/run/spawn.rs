@@ -202,8 +202,7 @@ fn run_command(command: &[OsString]) -> Result<String, i32> {
     let ended_ns = now_ns();
     // Exited but not reaped: its /proc entry still holds its I/O accounting,
     // with that of every descendant it reaped (`sh -c "dd …"` counts dd's).
-    let io = std::fs::read_to_string(format!("/proc/{pid}/io"))
-        .ok()
+    let io = crate::probe::process::io_text(pid as u32)
         .and_then(|text| ProcessIo::parse(&text))
         .map_or_else(String::new, |io| {
             format!(

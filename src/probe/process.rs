@@ -1,0 +1,65 @@
+//! Processes as /proc shows them: the boot's id, this process's pid namespace, a process's state and start time (/proc/PID/stat), and its I/O accounting (/proc/PID/io). The rest of iolab asks here rather than reading /proc itself.
+
+/// This boot's id (/proc/sys/kernel/random/boot_id), trimmed; empty when it
+/// cannot be read.
+pub fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|id| id.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// This process's pid namespace (`pid:[4026531836]`), spaces made `_` so it
+/// is one word; empty when it cannot be read.
+pub fn pid_namespace() -> String {
+    std::fs::read_link("/proc/self/ns/pid")
+        .map(|link| link.to_string_lossy().replace(' ', "_"))
+        .unwrap_or_default()
+}
+
+/// What /proc/PID/stat says of one process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessStat {
+    /// Its state letter (field 3): `R`, `S`, `Z` for a zombie…
+    pub state: String,
+    /// Its start time in clock ticks since boot (field 22): with the pid,
+    /// it names one process even after the pid is reused.
+    pub start_ticks: u64,
+}
+
+/// Reads /proc/`pid`/stat; `None` when there is no such process.
+pub fn stat_of(pid: u32) -> Option<ProcessStat> {
+    parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// Parses a /proc/PID/stat line: the command name (field 2) is in
+/// parentheses and may hold spaces and parentheses, so fields are counted
+/// from the last `)`.
+pub fn parse_stat(text: &str) -> Option<ProcessStat> {
+    let after_name = &text[text.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace();
+    let state = fields.next()?.to_string();
+    let start_ticks = fields.nth(18)?.parse().ok()?;
+    Some(ProcessStat { state, start_ticks })
+}
+
+/// The text of /proc/`pid`/io: the process's I/O accounting, with that of
+/// every descendant it reaped; `None` when it cannot be read.
+pub fn io_text(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/io")).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_counted_after_the_command_name() {
+        let line = "42 (a (b) c) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 12345 1000 10";
+        let stat = parse_stat(line).unwrap();
+        assert_eq!((stat.state.as_str(), stat.start_ticks), ("S", 12345));
+        assert_eq!(parse_stat("42 (x"), None);
+        let own = stat_of(std::process::id()).unwrap();
+        assert!(own.start_ticks > 0 && !own.state.is_empty());
+        assert!(!boot_id().is_empty() && pid_namespace().starts_with("pid:"));
+    }
+}
