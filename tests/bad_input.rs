@@ -181,9 +181,7 @@ fn bad_directories_are_refused() {
     );
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"").unwrap();
-    let assert = iolab()
-        .args(["run", "--dir", file.to_str().unwrap()])
-        .assert();
+    let assert = Cli::new(["run"]).path("--dir", &file).command().assert();
     assert_eq!(assert.get_output().status.code(), Some(2));
     assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("not a directory"));
     assert_eq!(
@@ -235,16 +233,10 @@ fn an_existing_output_file_is_never_overwritten() {
     let out = scratch();
     let existing = out.path().join("keep.json");
     std::fs::write(&existing, b"precious").unwrap();
-    let assert = iolab()
-        .args([
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "64k",
-            "--output",
-        ])
-        .arg(&existing)
+    let assert = Cli::new(["run", "--size", "64k"])
+        .path("--dir", dir.path())
+        .path("--output", &existing)
+        .command()
         .assert();
     assert_eq!(assert.get_output().status.code(), Some(2));
     assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("already exists"));

@@ -109,23 +109,20 @@ fn every_engine_moves_exactly_the_files_bytes_in_mixed_sizes() {
 fn mixed_size_writes_verify_block_by_block() {
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--op",
-            "write",
-            "--pattern",
-            "random",
-            "--size",
-            "4m",
-            "--bs",
-            "4k=50,16k=30,64k=20",
-            "--verify",
-            "--dir",
-            dir.path().to_str().unwrap(),
-        ],
-        out.path(),
-    );
+    let result = Cli::new([
+        "run",
+        "--op",
+        "write",
+        "--pattern",
+        "random",
+        "--size",
+        "4m",
+        "--bs",
+        "4k=50,16k=30,64k=20",
+        "--verify",
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
     let point = first_point(&result);
     assert_eq!(point["repetitions"][0]["bytes"], 4 << 20);
     // Every 4 KiB block of the file checked, each sealed on its own.

@@ -35,18 +35,9 @@ fn the_null_engine_is_never_judged_by_device_counters() {
 fn a_run_cut_to_10ms_is_too_short() {
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "8m",
-            "--runtime",
-            "10ms",
-        ],
-        out.path(),
-    );
+    let result = Cli::new(["run", "--size", "8m", "--runtime", "10ms"])
+        .path("--dir", dir.path())
+        .ok(out.path());
     let check = first_point(&result)["checks"]
         .as_array()
         .unwrap()
@@ -67,18 +58,9 @@ fn a_run_cut_to_10ms_is_too_short() {
 fn a_reread_is_page_cache_speed() {
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "8m",
-            "--op",
-            "reread",
-        ],
-        out.path(),
-    );
+    let result = Cli::new(["run", "--size", "8m", "--op", "reread"])
+        .path("--dir", dir.path())
+        .ok(out.path());
     assert!(check_codes(first_point(&result)).contains(&"working-set-in-ram".to_string()));
 }
 
@@ -271,18 +253,9 @@ fn damon_pageout_active() -> bool {
 fn proactive_reclaim_is_recorded_and_named_for_warm_reads() {
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "8m",
-            "--cache",
-            "warm",
-        ],
-        out.path(),
-    );
+    let result = Cli::new(["run", "--size", "8m", "--cache", "warm"])
+        .path("--dir", dir.path())
+        .ok(out.path());
     let recorded = result["environment"]["proactive_reclaim"]
         .as_array()
         .cloned();
@@ -326,20 +299,17 @@ fn a_warm_read_whose_pages_are_evicted_meanwhile_is_caught() {
             }
         })
     };
-    let result = run_ok(
-        &[
-            "run",
-            "--file",
-            file.to_str().unwrap(),
-            "--cache",
-            "warm",
-            "--pattern",
-            "random",
-            "--runtime",
-            "2s",
-        ],
-        out.path(),
-    );
+    let result = Cli::new([
+        "run",
+        "--cache",
+        "warm",
+        "--pattern",
+        "random",
+        "--runtime",
+        "2s",
+    ])
+    .path("--file", &file)
+    .ok(out.path());
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     evictor.join().unwrap();
     let point = first_point(&result);
@@ -384,14 +354,9 @@ fn a_cold_read_faster_than_the_same_runs_direct_reads_was_served_below_the_machi
     let out = scratch();
     let output = out.path().join("below.json");
     succeed(
-        iolab()
-            .args([
-                "sweep",
-                "--dir",
-                fs.path().to_str().unwrap(),
-                "--op",
-                "read",
-            ])
+        Cli::new(["sweep", "--op", "read"])
+            .path("--dir", fs.path())
+            .command()
             .args(["--direct", "on,off", "--bs", "1m", "--size", "128m"])
             .args(["--no-report", "--output"])
             .arg(&output),

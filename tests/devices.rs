@@ -391,10 +391,9 @@ fn a_read_only_loop_file_system_is_refused_before_anything_is_created() {
     assert!(!temp.path().join("ro.json").exists());
     // Reading a file the user names needs no write access to its directory.
     let data = fs.path().join("data");
-    let result = run_ok(
-        &["run", "--bs", "64k", "--file", data.to_str().unwrap()],
-        temp.path(),
-    );
+    let result = Cli::new(["run", "--bs", "64k"])
+        .path("--file", data)
+        .ok(temp.path());
     assert_eq!(first_point(&result)["repetitions"][0]["bytes"], 1 << 20);
     fs.remount("rw").unwrap();
 }

@@ -685,24 +685,21 @@ fn a_knee_search_stops_past_the_knee_unless_asked_for_every_point() {
 fn a_rate_the_run_is_too_short_to_judge_is_not_called_kept() {
     let out = scratch();
     let dir = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--engine",
-            "null",
-            "--size",
-            "1m",
-            "--rate",
-            "1k",
-            "--bs",
-            "4k",
-            "--runtime",
-            "2s",
-            "--dir",
-            dir.path().to_str().unwrap(),
-        ],
-        out.path(),
-    );
+    let result = Cli::new([
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "1m",
+        "--rate",
+        "1k",
+        "--bs",
+        "4k",
+        "--runtime",
+        "2s",
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
     let point = first_point(&result);
     let codes = check_codes(point);
     assert!(codes.contains(&"rate-unjudged".to_string()), "{codes:?}");

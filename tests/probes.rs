@@ -462,20 +462,9 @@ fn sshfs_reads_cross_the_loopback_interface() {
     let mount = SshfsMount::new(dir.path()).expect("sshfs over loopback");
     let out = scratch();
     let size = 8u64 << 20;
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            mount.path().to_str().unwrap(),
-            "--op",
-            "read",
-            "--bs",
-            "64k",
-            "--size",
-            "8m",
-        ],
-        out.path(),
-    );
+    let result = Cli::new(["run", "--op", "read", "--bs", "64k", "--size", "8m"])
+        .path("--dir", mount.path())
+        .ok(out.path());
     let storage = &result["environment"]["storage"];
     assert_eq!(storage["filesystem"], "fuse.sshfs");
     assert_eq!(storage["network"], true);

@@ -7,20 +7,9 @@ use serde_json::Value;
 fn repetitions_after_warmups_are_summarised_with_an_interval() {
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "2m",
-            "--repeat",
-            "3",
-            "--warmup",
-            "1",
-        ],
-        out.path(),
-    );
+    let result = Cli::new(["run", "--size", "2m", "--repeat", "3", "--warmup", "1"])
+        .path("--dir", dir.path())
+        .ok(out.path());
     let point = first_point(&result);
     let reps = point["repetitions"].as_array().unwrap();
     assert_eq!(reps.len(), 4);
@@ -46,21 +35,18 @@ fn repetitions_after_warmups_are_summarised_with_an_interval() {
 fn jobs_each_get_their_own_file_and_add_up() {
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "1m",
-            "--jobs",
-            "3",
-            "--op",
-            "write",
-            "--fsync-end",
-        ],
-        out.path(),
-    );
+    let result = Cli::new([
+        "run",
+        "--size",
+        "1m",
+        "--jobs",
+        "3",
+        "--op",
+        "write",
+        "--fsync-end",
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
     let point = first_point(&result);
     let files = point["target"]["files"].as_array().unwrap();
     assert_eq!(files.len(), 3);
@@ -79,20 +65,17 @@ fn every_pattern_runs() {
     let dir = scratch();
     let out = scratch();
     for pattern in ["seq", "reverse", "random", "uniform", "stride:3"] {
-        let result = run_ok(
-            &[
-                "run",
-                "--dir",
-                dir.path().to_str().unwrap(),
-                "--size",
-                "1m",
-                "--pattern",
-                pattern,
-                "--engine",
-                "sync",
-            ],
-            out.path(),
-        );
+        let result = Cli::new([
+            "run",
+            "--size",
+            "1m",
+            "--pattern",
+            pattern,
+            "--engine",
+            "sync",
+        ])
+        .path("--dir", dir.path())
+        .ok(out.path());
         assert_eq!(first_point(&result)["workload"]["pattern"], pattern);
     }
 }
@@ -101,24 +84,21 @@ fn every_pattern_runs() {
 fn time_based_runs_repeat_passes_and_exclude_the_ramp() {
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "1m",
-            "--runtime",
-            "600ms",
-            "--ramp",
-            "200ms",
-            "--interval",
-            "100ms",
-            "--cache",
-            "keep",
-        ],
-        out.path(),
-    );
+    let result = Cli::new([
+        "run",
+        "--size",
+        "1m",
+        "--runtime",
+        "600ms",
+        "--ramp",
+        "200ms",
+        "--interval",
+        "100ms",
+        "--cache",
+        "keep",
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
     let rep = &first_point(&result)["repetitions"][0];
     let elapsed = rep["elapsed_ns"].as_f64().unwrap() * 1e-9;
     assert!(
@@ -188,17 +168,9 @@ fn cache_modes_are_applied_and_verified() {
 #[test]
 fn json_on_stdout_is_the_result_file() {
     let dir = scratch();
-    let assert = iolab()
-        .args([
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "1m",
-            "--json",
-            "--label",
-            "my point",
-        ])
+    let assert = Cli::new(["run", "--size", "1m", "--json", "--label", "my point"])
+        .path("--dir", dir.path())
+        .command()
         .assert()
         .success();
     let value: Value =
@@ -213,8 +185,9 @@ fn json_on_stdout_is_the_result_file() {
 fn the_table_labels_both_units() {
     let dir = scratch();
     let table = |extra: &[&str]| {
-        let assert = iolab()
-            .args(["run", "--dir", dir.path().to_str().unwrap(), "--size", "1m"])
+        let assert = Cli::new(["run", "--size", "1m"])
+            .path("--dir", dir.path())
+            .command()
             .args(extra)
             .assert()
             .success();
@@ -254,17 +227,10 @@ fn tmpfs_accepting_direct_is_flagged() {
     }
     let dir = tempfile::tempdir_in(shm).unwrap();
     let out = scratch();
-    let assert = iolab()
-        .args([
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "1m",
-            "--direct",
-            "--output",
-        ])
-        .arg(out.path().join("r.json"))
+    let assert = Cli::new(["run", "--size", "1m", "--direct"])
+        .path("--dir", dir.path())
+        .path("--output", out.path().join("r.json"))
+        .command()
         .assert();
     let output = assert.get_output();
     if output.status.code() == Some(2) {
@@ -284,10 +250,9 @@ fn tmpfs_accepting_direct_is_flagged() {
 fn the_schema_rejects_what_iolab_must_never_write() {
     let dir = scratch();
     let out = scratch();
-    let valid = run_ok(
-        &["run", "--dir", dir.path().to_str().unwrap(), "--size", "1m"],
-        out.path(),
-    );
+    let valid = Cli::new(["run", "--size", "1m"])
+        .path("--dir", dir.path())
+        .ok(out.path());
     let tampered = |edit: &dyn Fn(&mut Value)| {
         let mut value = valid.clone();
         edit(&mut value);
@@ -351,18 +316,9 @@ fn a_kept_file_can_be_measured_again_and_a_users_file_is_only_read() {
         out.path(),
     );
     assert!(kept_path.exists(), "a kept file stays");
-    let result = run_ok(
-        &[
-            "run",
-            "--file",
-            kept_path.to_str().unwrap(),
-            "--op",
-            "rewrite",
-            "--bs",
-            "64k",
-        ],
-        out.path(),
-    );
+    let result = Cli::new(["run", "--op", "rewrite", "--bs", "64k"])
+        .path("--file", &kept_path)
+        .ok(out.path());
     let point = first_point(&result);
     assert_eq!(point["target"]["file_given"], true);
     assert_eq!(
@@ -376,18 +332,9 @@ fn a_kept_file_can_be_measured_again_and_a_users_file_is_only_read() {
     let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(&users, &data).unwrap();
     for engine in ["psync", "sync", "stdio", "mmap"] {
-        let result = run_ok(
-            &[
-                "run",
-                "--file",
-                users.to_str().unwrap(),
-                "--engine",
-                engine,
-                "--pattern",
-                "random",
-            ],
-            out.path(),
-        );
+        let result = Cli::new(["run", "--engine", engine, "--pattern", "random"])
+            .path("--file", &users)
+            .ok(out.path());
         assert_eq!(
             first_point(&result)["repetitions"][0]["ops"],
             256,
@@ -416,20 +363,17 @@ fn a_long_series_is_kept_to_its_bound_with_every_io() {
     let dir = scratch();
     let out = scratch();
     // 2 s at the 1 ms floor: 2000 intervals, more than the 1024 one job keeps.
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--engine",
-            "null",
-            "--runtime",
-            "2s",
-            "--interval",
-            "1ms",
-        ],
-        out.path(),
-    );
+    let result = Cli::new([
+        "run",
+        "--engine",
+        "null",
+        "--runtime",
+        "2s",
+        "--interval",
+        "1ms",
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
     let rep = &first_point(&result)["repetitions"][0];
     let series = rep["series"].as_array().unwrap();
     assert!(series.len() <= 1024, "{} intervals", series.len());
@@ -490,22 +434,19 @@ fn cpus_pin_the_io_threads_and_are_recorded() {
     let cpu = offered[offered.len() - 1].to_string();
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "run",
-            "--dir",
-            dir.path().to_str().unwrap(),
-            "--engine",
-            "null",
-            "--jobs",
-            "2",
-            "--runtime",
-            "1s",
-            "--cpus",
-            &cpu,
-        ],
-        out.path(),
-    );
+    let result = Cli::new([
+        "run",
+        "--engine",
+        "null",
+        "--jobs",
+        "2",
+        "--runtime",
+        "1s",
+        "--cpus",
+        &cpu,
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
     validate_schema(&result);
     let point = first_point(&result);
     assert_eq!(point["workload"]["cpus"], cpu.as_str());

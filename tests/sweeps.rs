@@ -449,20 +449,17 @@ fn a_study_runs_and_running_it_again_finds_it_done() {
 fn until_ci_stops_early_or_says_it_did_not_reach_the_target() {
     let dir = scratch();
     let out = scratch();
-    let loose = run_ok(
-        &[
-            "run",
-            "--engine",
-            "null",
-            "--size",
-            "64m",
-            "--until-ci",
-            "99%",
-            "--dir",
-            dir.path().to_str().unwrap(),
-        ],
-        out.path(),
-    );
+    let loose = Cli::new([
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "64m",
+        "--until-ci",
+        "99%",
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
     let summary = &first_point(&loose)["summary"];
     // A ±99% interval needs only a few repetitions (3 unless one is far off): it stops early.
     let n = summary["throughput_bps"]["n"].as_u64().unwrap();
@@ -471,22 +468,19 @@ fn until_ci_stops_early_or_says_it_did_not_reach_the_target() {
     let stat = &summary["throughput_bps"];
     let half = (stat["ci95_high"].as_f64().unwrap() - stat["ci95_low"].as_f64().unwrap()) / 2.0;
     assert!(half <= 0.99 * stat["mean"].as_f64().unwrap());
-    let tight = run_ok(
-        &[
-            "run",
-            "--engine",
-            "null",
-            "--size",
-            "16m",
-            "--until-ci",
-            "0.0001%",
-            "--max-repeat",
-            "5",
-            "--dir",
-            dir.path().to_str().unwrap(),
-        ],
-        out.path(),
-    );
+    let tight = Cli::new([
+        "run",
+        "--engine",
+        "null",
+        "--size",
+        "16m",
+        "--until-ci",
+        "0.0001%",
+        "--max-repeat",
+        "5",
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
     let summary = &first_point(&tight)["summary"];
     assert_eq!(summary["throughput_bps"]["n"], 5, "ran to --max-repeat");
     assert_eq!(summary["ci_target_met"], false);

@@ -46,9 +46,62 @@ pub fn entries(dir: &Path) -> Vec<String> {
     names
 }
 
+/// An iolab command line built from words and paths, so no test turns a
+/// path into text (`to_str().unwrap()`): `Cli::new(["run", "--op",
+/// "read"]).path("--dir", dir).ok(out)`.
+#[derive(Clone, Debug, Default)]
+pub struct Cli {
+    args: Vec<std::ffi::OsString>,
+}
+
+impl Cli {
+    /// The command line `words`.
+    pub fn new<S: AsRef<std::ffi::OsStr>>(words: impl IntoIterator<Item = S>) -> Cli {
+        Cli::default().args(words)
+    }
+
+    /// `words` added at the end.
+    pub fn args<S: AsRef<std::ffi::OsStr>>(mut self, words: impl IntoIterator<Item = S>) -> Cli {
+        self.args
+            .extend(words.into_iter().map(|w| w.as_ref().to_os_string()));
+        self
+    }
+
+    /// `flag` and `path` added at the end (`--dir DIR`).
+    pub fn path(mut self, flag: &str, path: impl AsRef<Path>) -> Cli {
+        self.args.push(flag.into());
+        self.args.push(path.as_ref().as_os_str().to_os_string());
+        self
+    }
+
+    /// The iolab command to run.
+    pub fn command(&self) -> Command {
+        let mut command = iolab();
+        command.args(&self.args);
+        command
+    }
+
+    /// Runs it with `--output` into `out_dir` as [`run_ok`] does.
+    pub fn ok(&self, out_dir: &Path) -> Value {
+        run_ok(&self.args, out_dir)
+    }
+}
+
+/// The engines this machine offers that `keep` accepts by their
+/// capabilities (io_uring may be disabled here), by name: the tests iterate
+/// engines so, and a new engine is tested without a test naming it.
+pub fn engines_that(
+    keep: impl Fn(iolab::engine::kind::Capabilities) -> bool,
+) -> Vec<iolab::plan::EngineKind> {
+    iolab::plan::EngineKind::ALL
+        .into_iter()
+        .filter(|engine| keep(engine.capabilities()) && engine.available().is_ok())
+        .collect()
+}
+
 /// Runs iolab with `args` plus `--output` into `out_dir`, expects success,
 /// and returns the validated, consistency-checked result file.
-pub fn run_ok(args: &[&str], out_dir: &Path) -> Value {
+pub fn run_ok<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S], out_dir: &Path) -> Value {
     let output = out_dir.join(format!("result-{}.json", entries(out_dir).len()));
     let assert = iolab().args(args).arg("--output").arg(&output).assert();
     let out = assert.get_output();
