@@ -105,6 +105,26 @@ impl EngineKind {
         }
     }
 
+    /// The names fio gives this engine's `ioengine`, which `import` maps to
+    /// it; none when fio has no such engine. An exhaustive match, so a new
+    /// engine cannot compile without a decision on its fio name.
+    pub const fn fio_names(self) -> &'static [&'static str] {
+        match self {
+            EngineKind::Sync => &["sync"],
+            EngineKind::Psync => &["psync", "pvsync"],
+            // fio's engines are system calls; a C library stream is not one.
+            EngineKind::Stdio => &[],
+            EngineKind::Mmap => &["mmap"],
+            EngineKind::Uring => &["io_uring"],
+            EngineKind::Libaio => &["libaio"],
+            // fio's `nfs` engine is libnfs, as iolab's.
+            EngineKind::Nfs => &["nfs"],
+            // fio's `libiscsi` engine is libiscsi, as iolab's.
+            EngineKind::Iscsi => &["libiscsi"],
+            EngineKind::Null => &["null"],
+        }
+    }
+
     /// Every engine, in the order `--help` lists them.
     pub const ALL: [EngineKind; 9] = [
         EngineKind::Sync,
@@ -259,5 +279,14 @@ mod tests {
             Some(EngineKind::Iscsi)
         );
         assert_eq!(EngineKind::for_url("http://h/"), None);
+        // Each fio name maps to one engine.
+        let mut names: Vec<&str> = EngineKind::ALL
+            .into_iter()
+            .flat_map(|engine| engine.fio_names().iter().copied())
+            .collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "{names:?}");
     }
 }

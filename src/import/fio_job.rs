@@ -310,15 +310,17 @@ impl FioJob<'_> {
                 Some("dsync") if writes => SyncMode::Odsync,
                 _ => SyncMode::None,
             }),
-            Param::Engine => ParamValue::Engine(match self.option("ioengine").unwrap_or("psync") {
-                "psync" | "pvsync" => EngineKind::Psync,
-                "sync" => EngineKind::Sync,
-                "io_uring" => EngineKind::Uring,
-                "libaio" => EngineKind::Libaio,
-                "mmap" => EngineKind::Mmap,
-                "null" => EngineKind::Null,
-                other => return Err(format!("ioengine={other} has no iolab equivalent")),
-            }),
+            Param::Engine => {
+                // fio's names come from the engine registry (`EngineKind::fio_names`).
+                let name = self.option("ioengine").unwrap_or("psync");
+                let engine = EngineKind::ALL
+                    .into_iter()
+                    .find(|engine| engine.fio_names().contains(&name));
+                match engine {
+                    Some(engine) => ParamValue::Engine(engine),
+                    None => return Err(format!("ioengine={name} has no iolab equivalent")),
+                }
+            }
             // fio invalidates the file's cache before a job unless invalidate=0.
             Param::Cache => ParamValue::Cache(if self.option("invalidate") == Some("0") {
                 CacheMode::Keep
