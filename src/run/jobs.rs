@@ -470,11 +470,15 @@ fn run_job(
         // (Every other engine has its arm above; the engine tests run each.)
         engine => {
             let Some(client) = file.and_then(|f| f.client()) else {
-                return setup_failed(std::io::Error::other(format!(
-                    "the {} engine measures a network target: give --target {}://…",
-                    engine.name(),
-                    engine.capabilities().network.unwrap_or_default()
-                )));
+                let why = match engine.capabilities().network {
+                    Some(scheme) => format!(
+                        "the {} engine measures a network target: give --target {scheme}://…",
+                        engine.name()
+                    ),
+                    // A local engine whose arm above is missing: a defect, said as one.
+                    None => format!("the {} engine has no arm in run/jobs.rs", engine.name()),
+                };
+                return setup_failed(std::io::Error::other(why));
             };
             let mut ready = Some(ready);
             let mut ready_once = || ready.take().is_some_and(|wait| wait());
