@@ -62,11 +62,6 @@ pub trait Remote: std::fmt::Debug + Send + Sync {
     -> Result<Session, String>;
 }
 
-/// The scheme of `text` (`nfs` in `nfs://…`), when it has one.
-fn scheme_of(text: &str) -> Option<&str> {
-    text.split_once("://").map(|(scheme, _)| scheme)
-}
-
 /// The protocol `engine` speaks, when it is a network engine.
 pub fn protocol_of(engine: EngineKind) -> Option<&'static Protocol> {
     PROTOCOLS.iter().find(|protocol| protocol.engine == engine)
@@ -74,12 +69,8 @@ pub fn protocol_of(engine: EngineKind) -> Option<&'static Protocol> {
 
 /// Checks a `--target` URL: its scheme picks the protocol, which checks the rest.
 pub fn parse(text: &str) -> Result<Box<dyn Remote>, String> {
-    let found = scheme_of(text).and_then(|scheme| {
-        PROTOCOLS
-            .iter()
-            .find(|p| p.engine.capabilities().network == Some(scheme))
-    });
-    match found {
+    // The engine registry knows which engine a scheme is (`EngineKind::for_url`).
+    match EngineKind::for_url(text).and_then(protocol_of) {
         Some(protocol) => (protocol.parse)(text),
         None => {
             let forms: Vec<&str> = PROTOCOLS.iter().map(|p| p.form).collect();
