@@ -303,6 +303,7 @@ fn failed_point(planned: &PlannedPoint, why: &str) -> Result<Point, AppError> {
             files: Vec::new(),
             file_given: false,
             open_flags: None,
+            tree: None,
         },
         repetitions: vec![RepetitionOutcome::failed_early(
             0,

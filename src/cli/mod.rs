@@ -27,6 +27,8 @@ pub mod heading {
     pub const TARGET: &str = "Target and safety";
     /// What each I/O does.
     pub const WORKLOAD: &str = "Workload";
+    /// The tree of a metadata workload.
+    pub const TREE: &str = "Metadata tree (with --items)";
     /// How I/Os are issued.
     pub const ENGINE: &str = "Engine and queue";
     /// How long, how fast, when.

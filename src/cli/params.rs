@@ -68,7 +68,7 @@ impl ParamFlags {
 
 /// The `--help` heading a parameter's flag is listed under.
 fn heading(param: Param) -> &'static str {
-    use super::heading::{ENGINE, PLACE, TIMING, WORKLOAD};
+    use super::heading::{ENGINE, PLACE, TIMING, TREE, WORKLOAD};
     match param {
         Param::Op
         | Param::Pattern
@@ -95,6 +95,13 @@ fn heading(param: Param) -> &'static str {
         | Param::Arrivals
         | Param::Think => TIMING,
         Param::Machine => PLACE,
+        Param::Items
+        | Param::Depth
+        | Param::Fanout
+        | Param::LeafOnly
+        | Param::UniqueDir
+        | Param::Stride
+        | Param::FileSize => TREE,
     }
 }
 

@@ -88,6 +88,9 @@ pub struct WireJob {
     /// For patterns that may leave blocks untouched: blocks touched, blocks.
     #[serde(default)]
     pub coverage: Option<(u64, u64)>,
+    /// A metadata workload's job: items and system calls.
+    #[serde(default)]
+    pub tree: Option<crate::run::tree::TreeJob>,
 }
 
 /// One rank's repetition.
@@ -155,6 +158,7 @@ impl WireRepetition {
                         })
                         .collect(),
                     coverage: job.coverage.map(|c| (c.touched, c.blocks)),
+                    tree: job.tree.clone(),
                 })
                 .collect(),
             residency: outcome.residency,
@@ -263,6 +267,7 @@ pub fn merge(
                 }),
                 // Each rank checks its own blocks before the merge.
                 written: None,
+                tree: job.tree,
             });
         }
         let error = match &report.status {
@@ -328,6 +333,7 @@ mod tests {
             network: None,
             coverage: None,
             written: None,
+            tree: None,
         }
     }
 

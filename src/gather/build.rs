@@ -13,6 +13,7 @@ use crate::probe::sampler::Samples;
 use crate::probe::tcp::TcpTraffic;
 use crate::record::activity::AppWork;
 use crate::record::histogram::{latency_summary, new_histogram};
+use crate::record::tree::{TreeRepetition, TreeTarget};
 use crate::record::{
     CacheState, ClientNetwork, Coverage, Cpu, DirectAlignment, DirectionPacing, DirectionShare,
     Interval, IntervalDirection, Job, Pacing, PduCount, Point, Repetition, RequestCount,
@@ -87,6 +88,16 @@ pub fn point(outcome: &PointOutcome) -> Point {
             direct_in_memory: target.direct_in_memory,
             file_given: target.file_given,
             open_flags: target.open_flags.clone(),
+            tree: target.tree.as_ref().map(|tree| TreeTarget {
+                root: tree.root.display().to_string(),
+                trees: tree.shape.trees(),
+                directories: tree.shape.directories(),
+                item_directories: tree.shape.item_directories(),
+                items_per_job: tree.shape.items_per_job(),
+                jobs: tree.shape.jobs,
+                inodes: tree.shape.inodes(),
+                cache: tree.cache.clone(),
+            }),
         },
         repetitions: outcome
             .repetitions
@@ -96,6 +107,31 @@ pub fn point(outcome: &PointOutcome) -> Point {
         summary: None,
         checks: Vec::new(),
     }
+}
+
+/// What a metadata repetition's jobs did to the tree, summed; `None` for
+/// a data workload.
+fn tree_repetition(point: &PointOutcome, jobs: &[JobOutcome]) -> Option<TreeRepetition> {
+    let shape = point.target.tree.as_ref()?.shape;
+    let done: Vec<_> = jobs.iter().filter_map(|job| job.tree.as_ref()).collect();
+    if done.is_empty() {
+        return None;
+    }
+    let mut calls = std::collections::BTreeMap::new();
+    for job in &done {
+        for (name, count) in job.calls.named() {
+            *calls.entry(name.to_string()).or_insert(0) += count;
+        }
+    }
+    let makes = point.workload.op.items() == crate::plan::tree::Items::Makes;
+    Some(TreeRepetition {
+        items: done.iter().map(|job| job.items).sum(),
+        items_per_job: done.iter().map(|job| job.items).collect(),
+        stonewalled: makes && done.iter().any(|job| job.items < shape.items_per_job()),
+        entries: (point.workload.op == crate::plan::Op::Readdir)
+            .then(|| done.iter().map(|job| job.entries).sum()),
+        system_calls: calls,
+    })
 }
 
 fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
@@ -144,6 +180,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
                 elapsed_ns: job.end.saturating_sub(job.start),
             })
             .collect(),
+        tree: tree_repetition(point, jobs),
         ..Repetition::new(outcome.index, status, bytes, ops)
     };
     let asked_ns = (point.workload.interval_s * 1e9).round().max(1.0) as u64;

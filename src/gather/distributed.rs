@@ -214,6 +214,7 @@ mod tests {
             network: None,
             coverage: None,
             written: None,
+            tree: None,
         }
     }
 

@@ -426,6 +426,16 @@ impl FioJob<'_> {
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
             // fio measures the machine it runs on.
             Param::Machine => return Ok(None),
+            // fio's nrfiles spreads one job's size over several files, which
+            // is not a tree of items; its filecreate/filestat/filedelete
+            // engines are not imported, so a fio job is never a metadata one.
+            Param::Items
+            | Param::Depth
+            | Param::Fanout
+            | Param::LeafOnly
+            | Param::UniqueDir
+            | Param::Stride
+            | Param::FileSize => return Ok(None),
         }))
     }
 }

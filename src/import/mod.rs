@@ -383,6 +383,7 @@ fn convert_job(
                 direct_in_memory: false,
                 file_given: true,
                 open_flags: None,
+                tree: None,
             },
             repetitions: vec![repetition],
             summary: None,

@@ -38,7 +38,7 @@ pub(crate) fn treat_cache(
     match mode {
         // Nothing is cached on this side; a server on this machine has its
         // cached pages of the copy evicted, as a local file would.
-        CacheMode::Cold => match side.server_copy()? {
+        CacheMode::Cold | CacheMode::Drop => match side.server_copy()? {
             Some(fd) => crate::run::cache::evict(fd.as_fd()),
             None => Ok(()),
         },

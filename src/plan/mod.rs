@@ -23,6 +23,7 @@ pub mod split;
 pub mod steady;
 pub mod study;
 pub mod sweep;
+pub mod tree;
 pub mod units;
 mod validate;
 
@@ -109,13 +110,39 @@ pub enum Op {
     /// Discard ranges of a laid-out file (fio's `trim`/`randtrim`): a hole
     /// punched per I/O, a discard on a block device (with `--destroy-data`).
     Trim,
+    /// Metadata (with `--items`): create each file of the tree (empty, or
+    /// `--file-size` bytes written), mdtest's file creation.
+    Create,
+    /// Metadata: stat each file of the tree.
+    Stat,
+    /// Metadata: rename each file of the tree within its directory.
+    Rename,
+    /// Metadata: remove each file of the tree (mdtest's file removal).
+    Delete,
+    /// Metadata: make each item of the tree as a directory.
+    Mkdir,
+    /// Metadata: remove each directory `mkdir` made.
+    Rmdir,
+    /// Metadata: list each directory of the tree (getdents until its end).
+    Readdir,
 }
 
 impl Op {
     /// Whether the timed I/O changes the file: writes it, or trims it
     /// (a block device then needs `--destroy-data`).
     pub fn writes(self) -> bool {
-        matches!(self, Op::Write | Op::Rewrite | Op::Mix | Op::Trim)
+        matches!(
+            self,
+            Op::Write
+                | Op::Rewrite
+                | Op::Mix
+                | Op::Trim
+                | Op::Create
+                | Op::Rename
+                | Op::Delete
+                | Op::Mkdir
+                | Op::Rmdir
+        )
     }
 
     /// Whether the timed I/O reads (a mix does both).
@@ -137,6 +164,13 @@ impl Op {
             Op::Reread => "reread",
             Op::Mix => "mix",
             Op::Trim => "trim",
+            Op::Create => "create",
+            Op::Stat => "stat",
+            Op::Rename => "rename",
+            Op::Delete => "delete",
+            Op::Mkdir => "mkdir",
+            Op::Rmdir => "rmdir",
+            Op::Readdir => "readdir",
         }
     }
 }
@@ -181,6 +215,11 @@ pub enum CacheMode {
     /// pass and starts every read pass with an untimed fsync. Overwriting a
     /// clean cached page costs more than overwriting a dirty one.
     Clean,
+    /// A metadata workload's tree made cold: written back, then the
+    /// kernel's clean caches of every file system dropped (drop_caches=3:
+    /// pages, dentries and inodes), system-wide and as root only — the one
+    /// way to evict a tree's dentries and inodes without unmounting.
+    Drop,
 }
 
 /// The fewest repetitions of `--until-ci` unless `--min-repeat` says otherwise.
@@ -380,7 +419,10 @@ impl Workload {
             Some(split) => format!("bs={split}"),
             None => units::format_size(self.bs),
         };
-        let mut text = format!("{op} {} {sizes} {}", self.pattern, self.engine.name());
+        let mut text = match self.tree(1) {
+            Some(tree) => format!("{op} {} {}", tree.describe(), self.engine.name()),
+            None => format!("{op} {} {sizes} {}", self.pattern, self.engine.name()),
+        };
         if self.engine.capabilities().queued {
             text.push_str(&format!(" qd{}", self.iodepth));
             if self.batch > 1 {

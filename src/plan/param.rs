@@ -51,7 +51,9 @@ macro_rules! for_each_parameter {
                 kind: Engine, default: Some("psync"), identifies: true, fio: "ioengine",
             }
             /// Page cache before each repetition: cold (evict, verify), warm (read
-            /// first), keep (touch nothing), clean (fsync untimed, keep cached).
+            /// first), keep (touch nothing), clean (fsync untimed, keep cached);
+            /// drop, for a metadata tree: every file system's pages, dentries and
+            /// inodes dropped (drop_caches, root only).
             Cache cache: CacheMode = "cache" {
                 kind: Cache, default: Some("cold"), identifies: true, fio: "invalidate",
             }
@@ -157,9 +159,47 @@ macro_rules! for_each_parameter {
             Mix mix: Option<DirectionMix> = "mix" {
                 kind: Mix, default: None, identifies: true, fio: "rwmixread, rwmixwrite",
             } serde(skip_serializing_if = "Option::is_none", default)
+            /// Metadata workload: items (files, or directories for mkdir) each
+            /// job makes in each directory of the tree (mdtest -I); the op then
+            /// works on them one by one, and read reads each whole file.
+            /// Absent: the op works on blocks of one file per job.
+            Items items: Option<u64> = "items" {
+                kind: Count { min: 1, max: 10_000_000 }, default: None, identifies: true, fio: "nrfiles",
+            } serde(skip_serializing_if = "Option::is_none", default)
+            /// Levels of directories below the top of a metadata tree (mdtest -z).
+            Depth depth: u32 = "depth" {
+                kind: Count { min: 0, max: 64 }, default: Some("0"), identifies: true, fio: "none: mdtest -z",
+            } serde(skip_serializing_if = "crate::plan::tree::is_zero", default)
+            /// Subdirectories of each directory above a metadata tree's last
+            /// level (mdtest -b).
+            Fanout fanout: u32 = "fanout" {
+                kind: Count { min: 1, max: 4096 }, default: Some("1"), identifies: true, fio: "none: mdtest -b",
+            } serde(skip_serializing_if = "crate::plan::tree::is_one", default = "crate::plan::tree::one")
+            /// Items only in the directories of a metadata tree's last level (mdtest -L).
+            LeafOnly leaf_only: bool = "leaf-only" {
+                kind: Flag, default: Some("off"), identifies: true, fio: "none: mdtest -L",
+            } serde(skip_serializing_if = "std::ops::Not::not", default) study_alias("leaf_only")
+            /// A metadata tree per job (mdtest -u); off: one tree all jobs share,
+            /// each job's items named by its number.
+            UniqueDir unique_dir: bool = "unique-dir" {
+                kind: Flag, default: Some("off"), identifies: true, fio: "none: mdtest -u",
+            } serde(skip_serializing_if = "std::ops::Not::not", default) study_alias("unique_dir")
+            /// Job k stats, reads, lists and deletes the items of job k+N
+            /// (mdtest -N), so no client finds what it made itself in its cache;
+            /// 0: each its own.
+            Stride stride: u32 = "stride" {
+                kind: Count { min: 0, max: 1_000_000 }, default: Some("0"), identifies: true, fio: "none: mdtest -N",
+            } serde(skip_serializing_if = "crate::plan::tree::is_zero", default)
+            /// Bytes a metadata create writes into each file (mdtest -w; IO500's
+            /// hard phase 3901), in writes of --bs, and a read reads back.
+            /// Absent: empty files.
+            FileSize file_size: Option<u64> = "file-size" {
+                kind: Size, default: None, identifies: true, fio: "filesize",
+            } serde(skip_serializing_if = "Option::is_none", default) study_alias("file_size")
             /// The timed operation, as IOzone defines them: write (a new file),
             /// rewrite, read, reread; or mix (reads and overwrites, drawn per I/O
-            /// from --mix).
+            /// from --mix); trim; or with --items a metadata op on each item of a
+            /// tree: create, stat, read, rename, delete, mkdir, rmdir, readdir.
             Op op: Op = "op" {
                 kind: Op, default: Some("read"), identifies: true, fio: "rw",
             }
@@ -346,6 +386,13 @@ impl Param {
                 | Param::RateIops
                 | Param::Arrivals
                 | Param::Think
+                | Param::Items
+                | Param::Depth
+                | Param::Fanout
+                | Param::LeafOnly
+                | Param::UniqueDir
+                | Param::Stride
+                | Param::FileSize
         )
     }
 

@@ -354,7 +354,10 @@ fn normalize(workload: &mut Workload, base: &Workload) {
 /// parameters the description leaves out, after the sweep's own label.
 fn label(workload: &Workload, varying: &[Param], prefix: Option<&str>) -> String {
     let mut text = workload.describe();
-    text.push_str(&format!(" file {}", format_size(workload.size)));
+    // A metadata workload's files are its tree's, described already.
+    if workload.items.is_none() {
+        text.push_str(&format!(" file {}", format_size(workload.size)));
+    }
     for param in varying.iter().filter(|p| !p.described()) {
         if let Some(value) = param.value_in(workload) {
             text.push_str(&format!(" {}={}", param.name(), param.format_value(value)));

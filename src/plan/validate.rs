@@ -56,6 +56,7 @@ impl Workload {
 
     /// Checks the rules that do not depend on the target file system.
     pub fn validate(&self) -> Result<(), UsageError> {
+        self.check_tree()?;
         if self.bs == 0 || self.size == 0 {
             return Err(usage!("--bs and --size must be positive"));
         }

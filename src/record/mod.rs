@@ -15,6 +15,7 @@ pub(crate) mod hostile;
 pub mod journal;
 pub mod measurement;
 pub mod series;
+pub mod tree;
 pub mod write;
 
 pub use client::{ClientNetwork, PduCount, RequestCount, TcpCounts};
@@ -248,6 +249,9 @@ pub struct Target {
     /// network clients) and in imported and older results.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub open_flags: Option<String>,
+    /// A metadata workload's tree (`workload.items` given).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tree: Option<tree::TreeTarget>,
 }
 
 /// The alignment O_DIRECT required.
@@ -382,6 +386,9 @@ pub struct Repetition {
     /// jobs started, and in imported results.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub draw_seed: Option<u64>,
+    /// A metadata workload: the items worked on and the system calls made.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub tree: Option<tree::TreeRepetition>,
 }
 
 impl Repetition {
@@ -421,6 +428,7 @@ impl Repetition {
             rank_spread: None,
             stonewall: None,
             draw_seed: None,
+            tree: None,
         }
     }
 }

@@ -137,7 +137,7 @@ pub(super) struct Pass<'a> {
 /// are joined, and the failure is reported.
 pub(super) fn run_jobs(
     pass: Pass<'_>,
-    targets: Option<&[JobTarget<'_>]>,
+    work: Work<'_>,
     target: &TargetInfo,
     watch: Option<&Watch>,
     peers: &dyn Peers,
@@ -211,12 +211,15 @@ pub(super) fn run_jobs(
             if start_failure.is_some() {
                 break;
             }
-            let place = targets.map(|targets| targets[job as usize]);
             let steady = steady.clone().map(|s| (s, job as usize));
             let spawned = std::thread::Builder::new()
                 .name(format!("iolab-job-{job}"))
-                .spawn_scoped(scope, move || {
-                    run_job(pass, place, job, memory, gate, steady)
+                .spawn_scoped(scope, move || match work {
+                    Work::Files(targets) => {
+                        let place = targets.map(|targets| targets[job as usize]);
+                        run_job(pass, place, job, memory, gate, steady)
+                    }
+                    Work::Tree(tree) => run_tree(pass, &tree, job, memory, gate),
                 });
             match spawned {
                 Ok(handle) => handles.push(handle),
@@ -249,10 +252,10 @@ pub(super) fn run_jobs(
             }
         }
         let mut write_back_ns = None;
-        if let (true, true, Some(targets)) = (
+        if let (true, true, Work::Files(Some(targets))) = (
             pass.write_back && timed && start_failure.is_none(),
             workload.directions().writes() && !workload.direct,
-            targets,
+            work,
         ) {
             let started = std::time::Instant::now();
             for job in targets {
@@ -281,6 +284,60 @@ pub(super) fn run_jobs(
             start_failure,
             write_back_ns,
         }
+    })
+}
+
+/// What the jobs of a pass work on: files (or regions of one, or nothing
+/// for the null engine), or the items of a metadata workload's tree.
+#[derive(Clone, Copy)]
+pub(super) enum Work<'a> {
+    /// Each job's file or region, in job order; `None` for the null engine.
+    Files(Option<&'a [JobTarget<'a>]>),
+    /// A tree's items.
+    Tree(super::tree::TreePass<'a>),
+}
+
+/// Job `job` of a pass over a tree, with the loop spec its recorder reads.
+fn run_tree(
+    pass: Pass<'_>,
+    tree: &super::tree::TreePass<'_>,
+    job: u32,
+    resources: JobResources,
+    gate: &StartGate,
+) -> JobOutcome {
+    let workload = pass.workload;
+    let label = tree.tree.path().display().to_string();
+    let spec = LoopSpec {
+        directions: workload.directions(),
+        bs: workload.bs,
+        sizes: None,
+        blocks: 0,
+        base: 0,
+        pattern: workload.pattern,
+        seed: job_seed(workload, job),
+        runtime: None,
+        ramp: Duration::ZERO,
+        batch: 1,
+        fsync_every: 0,
+        fsync_end: false,
+        interval: Duration::from_secs_f64(workload.interval_s),
+        max_intervals: recorder::intervals_kept_per_job(workload.jobs),
+        interrupt: pass.interrupt.flag(),
+        file: &label,
+        verify: None,
+        data: workload.data,
+        pace: crate::plan::pace::Pace::NONE,
+        socket: None,
+    };
+    let JobResources { mut buffer, memory } = resources;
+    if let Some(cpus) = &workload.cpus {
+        if let Err(error) = affinity::pin(cpus) {
+            gate.wait();
+            return JobOutcome::setup_failure(&label, error);
+        }
+    }
+    super::tree::run_tree_job(tree, job, &spec, memory, buffer.as_mut_slice(), || {
+        gate.wait()
     })
 }
 
@@ -517,6 +574,7 @@ impl JobOutcome {
             network: None,
             coverage: None,
             written: None,
+            tree: None,
         }
     }
 }

@@ -33,6 +33,7 @@ pub mod spec;
 pub mod target;
 pub mod timing;
 pub mod traffic;
+pub mod tree;
 pub mod verify;
 
 use crate::plan::data::DataPattern;
@@ -89,6 +90,8 @@ pub struct TargetInfo {
     /// The flags the jobs' files are opened with (`O_RDONLY|O_DIRECT`),
     /// for an engine that opens a local file.
     pub open_flags: Option<String>,
+    /// A metadata workload's tree.
+    pub tree: Option<tree::TreeInfo>,
 }
 
 /// How a repetition ended.
@@ -280,6 +283,8 @@ pub struct Session {
     dir: Box<dyn Space>,
     interrupt: Interrupt,
     files: Option<FileSet>,
+    /// A metadata workload's tree, kept between points of the same shape.
+    tree: Option<tree::Tree>,
     keep: bool,
     watch: Watch,
     /// Whether repetitions sample the watched counters (in a distributed
@@ -325,6 +330,7 @@ impl Session {
             dir,
             interrupt,
             files: None,
+            tree: None,
             keep: false,
             watch,
             sample: true,
@@ -515,6 +521,12 @@ impl Session {
 
     /// Removes the files iolab created, or under `--keep` leaves them and says where.
     fn release_files(&mut self) {
+        self.release_data_files();
+        self.release_tree();
+    }
+
+    /// Removes the data files iolab created (or keeps them under `--keep`).
+    fn release_data_files(&mut self) {
         if let Some(set) = self.files.take() {
             for file in set.files {
                 file.release(self.keep);

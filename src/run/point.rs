@@ -33,10 +33,21 @@ impl Session {
                 .capabilities()
                 .local_fd
                 .then(|| jobs::describe_open(workload)),
+            tree: None,
         };
         let engine_ready = workload.engine.available().map_err(RunError::Setup);
         self.together(engine_ready)?;
-        if workload.uses_files() {
+        if workload.items.is_some() {
+            if self.files.as_ref().is_some_and(|set| set.given) {
+                return Err(crate::usage!(
+                    "--items makes a tree in --dir; it cannot go with --file or a LUN"
+                )
+                .into());
+            }
+            self.release_data_files();
+            target.open_flags = None;
+            self.prepare_tree(workload, &mut target)?;
+        } else if workload.uses_files() {
             self.prepare_files(workload, &mut target)?;
         }
         let mut repetitions = Vec::new();
@@ -147,6 +158,9 @@ impl Session {
         target: &TargetInfo,
         index: u32,
     ) -> Result<RepetitionOutcome, RunError> {
+        if workload.items.is_some() {
+            return self.tree_repetition(workload, target, index);
+        }
         let warmup = index < workload.warmup;
         live::set_repetition(u64::from(index) + 1);
         live::set_phase(live::Phase::Preparing);
@@ -180,7 +194,7 @@ impl Session {
                     timed: true,
                     write_back: false,
                 },
-                None,
+                jobs::Work::Files(None),
                 target,
                 watch,
                 peers,
@@ -227,7 +241,7 @@ impl Session {
                     timed: false,
                     write_back: false,
                 },
-                Some(&targets),
+                jobs::Work::Files(Some(&targets)),
                 target,
                 None,
                 // The untimed read is each rank's own: no common start.
@@ -255,7 +269,7 @@ impl Session {
                 timed: true,
                 write_back: self.count_write_back,
             },
-            Some(&targets),
+            jobs::Work::Files(Some(&targets)),
             target,
             watch,
             peers,

@@ -237,6 +237,8 @@ pub struct JobOutcome {
     pub coverage: Option<super::coverage::BlockCoverage>,
     /// With `--verify` on a mix: the blocks it wrote, for the check after it.
     pub written: Option<super::coverage::Touched>,
+    /// A metadata workload's job: its items and the system calls it made.
+    pub tree: Option<super::tree::TreeJob>,
 }
 
 impl JobOutcome {
@@ -525,6 +527,7 @@ impl<'a> Recorder<'a> {
             network: None,
             coverage: None,
             written: None,
+            tree: None,
         }
     }
 }

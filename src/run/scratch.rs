@@ -206,6 +206,12 @@ impl ScratchDir {
                 removed.push(name);
             }
         }
+        // A metadata workload's trees, by their owner files.
+        removed.extend(super::tree::remove_dead_trees(
+            self.fd(),
+            &self.path,
+            &remove,
+        )?);
         // A removable run's marker whose files are all gone goes with them.
         for (run_id, marker) in &markers {
             let Some(marker) = marker else { continue };

@@ -127,7 +127,7 @@ pub trait Target: Send + Sync + fmt::Debug {
     ) -> io::Result<()> {
         let fd = self.need_local()?.fd();
         match mode {
-            CacheMode::Cold => cache::evict(fd),
+            CacheMode::Cold | CacheMode::Drop => cache::evict(fd),
             CacheMode::Warm => cache::warm(fd, base, len, interrupt),
             CacheMode::Keep => Ok(()),
             CacheMode::Clean => cache::write_back(fd),

@@ -244,6 +244,7 @@ pub(crate) mod testing {
                 direct_in_memory: false,
                 file_given: false,
                 open_flags: None,
+                tree: None,
             },
             repetitions,
             summary: None,

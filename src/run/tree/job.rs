@@ -1,0 +1,549 @@
+//! One job's pass over a tree: each item's operation as one system call (or the few a create or read of a file takes), its latency recorded as an I/O's is, every result checked, and the system calls counted as they are made.
+//!
+//! Per item: its name written into a stack buffer (no allocation), the
+//! call or calls, one clock read (the end of one item is the start of the
+//! next; a directory's opening between items is in the phase's time and in
+//! no item's), one record into the job's recorder, a relaxed load of the
+//! interrupt flag. A time-bounded pass that makes items (`--runtime`, the
+//! stonewall) stops each job at the deadline and says how many it made.
+
+use super::Tree;
+use crate::clock::now_ns;
+use crate::plan::Op;
+use crate::plan::direction::Direction;
+use crate::plan::tree::Items;
+use crate::probe::cpu::CpuUsage;
+use crate::run::recorder::{JobMemory, JobOutcome, Recorder};
+use crate::run::spec::{IoFailure, LoopSpec};
+use rustix::fd::{AsFd, BorrowedFd, IntoRawFd, OwnedFd};
+use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
+use std::ffi::CStr;
+use std::io;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// What the jobs of one pass over a tree share.
+#[derive(Clone, Copy)]
+pub(in crate::run) struct TreePass<'a> {
+    /// The tree.
+    pub(in crate::run) tree: &'a Tree,
+    /// The operation on each item.
+    pub(in crate::run) op: Op,
+    /// Items each job (by global number) has, for an op that uses or
+    /// removes them; an op that makes items makes the shape's full count.
+    pub(in crate::run) counts: &'a [u64],
+    /// Whether the files carry their renamed names (`r.`) now.
+    pub(in crate::run) renamed: bool,
+    /// This rank's first job among all ranks' jobs.
+    pub(in crate::run) first_job: u32,
+    /// The stonewall of a pass that makes items: each job stops making
+    /// them once it is up.
+    pub(in crate::run) stonewall: Option<Duration>,
+    /// Flags a create opens its file with beside the access mode
+    /// (`O_SYNC`, `O_DSYNC`).
+    pub(in crate::run) create_flags: OFlags,
+    /// An fsync of each file a create wrote before it is closed (`--fsync-end`).
+    pub(in crate::run) fsync: bool,
+}
+
+/// System calls a job made, by the name strace gives them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SystemCalls {
+    /// `openat`: the items' files.
+    pub openat: u64,
+    /// `openat2`: the directories worked in, opened beneath the tree's root.
+    pub openat2: u64,
+    /// `close`.
+    pub close: u64,
+    /// `write`.
+    pub write: u64,
+    /// `read`.
+    pub read: u64,
+    /// `fsync`.
+    pub fsync: u64,
+    /// `newfstatat`.
+    pub newfstatat: u64,
+    /// `renameat2`.
+    pub renameat2: u64,
+    /// `unlinkat`, files and directories.
+    pub unlinkat: u64,
+    /// `mkdirat`.
+    pub mkdirat: u64,
+    /// `getdents64`.
+    pub getdents64: u64,
+}
+
+impl SystemCalls {
+    /// The calls made at least once, as (strace's name, count).
+    pub fn named(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("openat", self.openat),
+            ("openat2", self.openat2),
+            ("close", self.close),
+            ("write", self.write),
+            ("read", self.read),
+            ("fsync", self.fsync),
+            ("newfstatat", self.newfstatat),
+            ("renameat2", self.renameat2),
+            ("unlinkat", self.unlinkat),
+            ("mkdirat", self.mkdirat),
+            ("getdents64", self.getdents64),
+        ]
+        .into_iter()
+        .filter(|(_, count)| *count > 0)
+        .collect()
+    }
+}
+
+/// What one job's pass over a tree did beside its I/O figures.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TreeJob {
+    /// Items it made, used or removed (for readdir: directories listed).
+    pub items: u64,
+    /// Entries its directory listings returned (readdir), `.` and `..` left out.
+    pub entries: u64,
+    /// The system calls it made in the timed region.
+    pub calls: SystemCalls,
+}
+
+/// An item's name, written into a stack buffer: `f.<J>.<I>` and a NUL.
+struct Name {
+    bytes: [u8; 48],
+    len: usize,
+}
+
+impl Name {
+    fn new() -> Name {
+        Name {
+            bytes: [0; 48],
+            len: 0,
+        }
+    }
+
+    fn set(&mut self, prefix: u8, job: u32, item: u64) -> &CStr {
+        self.len = 0;
+        self.push(prefix);
+        self.push(b'.');
+        self.number(u64::from(job));
+        self.push(b'.');
+        self.number(item);
+        self.bytes[self.len] = 0;
+        CStr::from_bytes_with_nul(&self.bytes[..=self.len]).expect("one NUL, at the end")
+    }
+
+    fn push(&mut self, byte: u8) {
+        self.bytes[self.len] = byte;
+        self.len += 1;
+    }
+
+    fn number(&mut self, mut value: u64) {
+        let mut digits = [0u8; 20];
+        let mut count = 0;
+        loop {
+            digits[count] = b'0' + (value % 10) as u8;
+            count += 1;
+            value /= 10;
+            if value == 0 {
+                break;
+            }
+        }
+        for &digit in digits[..count].iter().rev() {
+            self.push(digit);
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.bytes[..self.len]).into_owned()
+    }
+}
+
+/// Why one item's operation failed: the call and its error, or a short transfer.
+struct Failed {
+    call: &'static str,
+    error: Option<io::Error>,
+}
+
+impl From<(&'static str, rustix::io::Errno)> for Failed {
+    fn from((call, errno): (&'static str, rustix::io::Errno)) -> Failed {
+        Failed {
+            call,
+            error: Some(errno.into()),
+        }
+    }
+}
+
+/// Closes `fd`, checking the result (a network file system reports a
+/// failed write-back here).
+fn close_checked(fd: OwnedFd) -> Result<(), Failed> {
+    let raw = fd.into_raw_fd();
+    // SAFETY: `raw` was just released from its owner and is closed once.
+    if unsafe { libc::close(raw) } != 0 {
+        return Err(Failed {
+            call: "close",
+            error: Some(io::Error::last_os_error()),
+        });
+    }
+    Ok(())
+}
+
+/// Runs job `job` (this rank's) of `pass`: waits at `ready`, then works
+/// on its items in order, recording each. `buffer` holds the bytes a
+/// create writes, in writes of `spec.bs`, and what a read reads.
+pub(in crate::run) fn run_tree_job(
+    pass: &TreePass<'_>,
+    job: u32,
+    spec: &LoopSpec<'_>,
+    memory: JobMemory,
+    buffer: &mut [u8],
+    ready: impl FnOnce() -> bool,
+) -> JobOutcome {
+    let tree = pass.tree;
+    let shape = tree.shape;
+    let global = pass.first_job + job;
+    let owner = shape.owner_of(global, pass.op);
+    let count = match pass.op.items() {
+        Items::Makes => shape.items_per_job(),
+        Items::Uses | Items::Removes => pass.counts.get(owner as usize).copied().unwrap_or(0),
+    };
+    let direction = if pass.op.writes() {
+        Direction::Write
+    } else {
+        Direction::Read
+    };
+    // A directory listing's buffer, as the C library's (32 KiB), before the clock.
+    let mut listing = if pass.op == Op::Readdir {
+        vec![0u8; 32 << 10]
+    } else {
+        Vec::new()
+    };
+    let mut recorder = Recorder::new(spec, memory);
+    if !ready() {
+        return recorder.finish(now_ns(), CpuUsage::default(), None, true);
+    }
+    let cpu_before = CpuUsage::of_this_thread();
+    let start = now_ns();
+    recorder.begin(start);
+    crate::run::live::set_phase(crate::run::live::Phase::Measuring);
+    let deadline = pass
+        .stonewall
+        .filter(|_| pass.op.items() == Items::Makes)
+        .map(|limit| start.saturating_add(limit.as_nanos() as u64));
+    let mut done = TreeJob::default();
+    let mut walk = Walk {
+        pass,
+        spec,
+        buffer,
+        listing: &mut listing,
+        owner,
+        job: global,
+        name: Name::new(),
+        to: Name::new(),
+        calls: SystemCalls::default(),
+    };
+    let mut failure = None;
+    let mut interrupted = false;
+    let mut last = start;
+    let items = shape.items.max(1);
+    let first_dir = shape.first_item_directory();
+    let mut open: Option<(u64, OwnedFd)> = None;
+    let units = if pass.op == Op::Readdir {
+        shape.item_directories()
+    } else {
+        count
+    };
+    for unit in 0..units {
+        let directory = if pass.op == Op::Readdir {
+            first_dir + unit
+        } else {
+            first_dir + unit / items
+        };
+        if open.as_ref().is_none_or(|(index, _)| *index != directory) {
+            open = None;
+            walk.calls.openat2 += 1;
+            match tree.open_directory(walk.owner, directory) {
+                Ok(fd) => open = Some((directory, fd)),
+                Err(error) => {
+                    failure =
+                        Some(walk.failure(directory, None, "openat2", Some(error), unit, units));
+                    break;
+                }
+            }
+            walk.calls.close += 1;
+            last = now_ns();
+        }
+        let dir = open
+            .as_ref()
+            .map(|(_, fd)| fd.as_fd())
+            .expect("opened above");
+        let result = if pass.op == Op::Readdir {
+            walk.list(dir).map(|entries| {
+                done.entries += entries;
+                0
+            })
+        } else {
+            walk.item(dir, unit % items)
+        };
+        let now = now_ns();
+        match result {
+            Ok(bytes) => recorder.record(now, now - last, bytes, direction),
+            Err(failed) => {
+                let item = (pass.op != Op::Readdir).then_some(unit % items);
+                failure =
+                    Some(walk.failure(directory, item, failed.call, failed.error, unit, units));
+                break;
+            }
+        }
+        last = now;
+        done.items += 1;
+        if spec.interrupt.load(Ordering::Relaxed) != 0 {
+            interrupted = true;
+            break;
+        }
+        if deadline.is_some_and(|deadline| now >= deadline) {
+            break;
+        }
+    }
+    drop(open);
+    let end = now_ns();
+    let cpu = CpuUsage::of_this_thread() - cpu_before;
+    done.calls = walk.calls;
+    let mut outcome = recorder.finish(end, cpu, failure, interrupted);
+    outcome.tree = Some(done);
+    outcome
+}
+
+/// One job's walk: what it works on and the calls it counted.
+struct Walk<'a, 'b> {
+    pass: &'b TreePass<'a>,
+    spec: &'b LoopSpec<'b>,
+    buffer: &'b mut [u8],
+    listing: &'b mut [u8],
+    /// The job whose items it works on.
+    owner: u32,
+    /// The job walking, by global number.
+    job: u32,
+    name: Name,
+    /// A rename's new name.
+    to: Name,
+    calls: SystemCalls,
+}
+
+impl Walk<'_, '_> {
+    /// One item's operation in the directory `dir`; the bytes it moved.
+    #[inline]
+    fn item(&mut self, dir: BorrowedFd<'_>, item: u64) -> Result<u64, Failed> {
+        let pass = self.pass;
+        let file_size = pass.tree.shape.file_size;
+        let (prefix, other) = match (pass.op, pass.renamed) {
+            (Op::Mkdir | Op::Rmdir, _) => (b'm', b'm'),
+            (_, false) => (b'f', b'r'),
+            (_, true) => (b'r', b'f'),
+        };
+        let name = self.name.set(prefix, self.owner, item);
+        match pass.op {
+            Op::Create => {
+                self.calls.openat += 1;
+                let fd = rustix::fs::openat(
+                    dir,
+                    name,
+                    OFlags::CREATE
+                        | OFlags::EXCL
+                        | OFlags::WRONLY
+                        | OFlags::NOFOLLOW
+                        | OFlags::CLOEXEC
+                        | pass.create_flags,
+                    Mode::from_raw_mode(0o644),
+                )
+                .map_err(|e| Failed::from(("openat", e)))?;
+                let mut left = file_size;
+                while left > 0 {
+                    let chunk = left.min(self.spec.bs) as usize;
+                    self.calls.write += 1;
+                    let written = rustix::io::write(&fd, &self.buffer[..chunk])
+                        .map_err(|e| Failed::from(("write", e)))?;
+                    if written == 0 {
+                        return Err(Failed {
+                            call: "write",
+                            error: None,
+                        });
+                    }
+                    left -= written as u64;
+                }
+                if pass.fsync {
+                    self.calls.fsync += 1;
+                    rustix::fs::fsync(&fd).map_err(|e| Failed::from(("fsync", e)))?;
+                }
+                self.calls.close += 1;
+                close_checked(fd)?;
+                Ok(file_size)
+            }
+            Op::Read => {
+                self.calls.openat += 1;
+                let fd = rustix::fs::openat(
+                    dir,
+                    name,
+                    OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(|e| Failed::from(("openat", e)))?;
+                let mut left = file_size;
+                while left > 0 {
+                    let chunk = left.min(self.spec.bs) as usize;
+                    self.calls.read += 1;
+                    let read = rustix::io::read(&fd, &mut self.buffer[..chunk])
+                        .map_err(|e| Failed::from(("read", e)))?;
+                    if read == 0 {
+                        return Err(Failed {
+                            call: "read",
+                            error: None,
+                        });
+                    }
+                    left -= read as u64;
+                }
+                self.calls.close += 1;
+                close_checked(fd)?;
+                Ok(file_size)
+            }
+            Op::Stat => {
+                self.calls.newfstatat += 1;
+                rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                    .map_err(|e| Failed::from(("newfstatat", e)))?;
+                Ok(0)
+            }
+            Op::Rename => {
+                let to = self.to.set(other, self.owner, item);
+                self.calls.renameat2 += 1;
+                // Never over a name that exists: nothing is replaced.
+                rustix::fs::renameat_with(dir, name, dir, to, RenameFlags::NOREPLACE)
+                    .map_err(|e| Failed::from(("renameat2", e)))?;
+                Ok(0)
+            }
+            Op::Delete => {
+                self.calls.unlinkat += 1;
+                rustix::fs::unlinkat(dir, name, AtFlags::empty())
+                    .map_err(|e| Failed::from(("unlinkat", e)))?;
+                Ok(0)
+            }
+            Op::Mkdir => {
+                self.calls.mkdirat += 1;
+                rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o755))
+                    .map_err(|e| Failed::from(("mkdirat", e)))?;
+                Ok(0)
+            }
+            Op::Rmdir => {
+                self.calls.unlinkat += 1;
+                rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)
+                    .map_err(|e| Failed::from(("unlinkat", e)))?;
+                Ok(0)
+            }
+            other => unreachable!("op {} is not a metadata op", other.name()),
+        }
+    }
+
+    /// Lists the directory `dir` to its end with getdents64 from its
+    /// start; the entries found, `.` and `..` left out.
+    fn list(&mut self, dir: BorrowedFd<'_>) -> Result<u64, Failed> {
+        self.calls.openat += 1;
+        let fd = rustix::fs::openat(
+            dir,
+            c".",
+            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| Failed::from(("openat", e)))?;
+        let mut entries = 0;
+        loop {
+            self.calls.getdents64 += 1;
+            let raw = rustix::fd::AsRawFd::as_raw_fd(&fd);
+            // SAFETY: the buffer is valid for its length and the descriptor open.
+            let got = unsafe {
+                libc::syscall(
+                    libc::SYS_getdents64,
+                    raw,
+                    self.listing.as_mut_ptr(),
+                    self.listing.len(),
+                )
+            };
+            if got < 0 {
+                return Err(Failed {
+                    call: "getdents64",
+                    error: Some(io::Error::last_os_error()),
+                });
+            }
+            if got == 0 {
+                break;
+            }
+            entries += count_entries(&self.listing[..got as usize]);
+        }
+        self.calls.close += 1;
+        close_checked(fd)?;
+        Ok(entries)
+    }
+
+    /// The failure of unit `unit` of `units`: the call, the item's path and
+    /// how far the job got.
+    fn failure(
+        &self,
+        directory: u64,
+        item: Option<u64>,
+        call: &'static str,
+        error: Option<io::Error>,
+        unit: u64,
+        units: u64,
+    ) -> IoFailure {
+        let tree = self.pass.tree;
+        let mut path = tree.path().join(tree.directory_path(self.owner, directory));
+        if item.is_some() {
+            path = path.join(self.name.text());
+        }
+        IoFailure {
+            action: call,
+            file: format!(
+                "{} ({} of job {}, after {unit} of its {units} done)",
+                path.display(),
+                self.pass.op.name(),
+                self.job
+            ),
+            offset: 0,
+            bs: 0,
+            moved: None,
+            error: error.or_else(|| Some(io::Error::other("short transfer"))),
+        }
+    }
+}
+
+/// The entries of a getdents64 buffer, `.` and `..` left out.
+fn count_entries(buffer: &[u8]) -> u64 {
+    // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name.
+    let mut offset = 0;
+    let mut count = 0;
+    while offset + 19 < buffer.len() {
+        let reclen = u16::from_ne_bytes([buffer[offset + 16], buffer[offset + 17]]) as usize;
+        if reclen == 0 {
+            break;
+        }
+        let name = &buffer[offset + 19..(offset + reclen).min(buffer.len())];
+        let name = name.split(|&b| b == 0).next().unwrap_or_default();
+        if name != b"." && name != b".." {
+            count += 1;
+        }
+        offset += reclen;
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_written_without_allocating() {
+        let mut name = Name::new();
+        assert_eq!(name.set(b'f', 3, 1204).to_bytes(), b"f.3.1204");
+        assert_eq!(name.set(b'm', 0, 0).to_bytes(), b"m.0.0");
+        assert_eq!(
+            name.set(b'r', u32::MAX, u64::MAX).to_bytes(),
+            b"r.4294967295.18446744073709551615"
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! A session's metadata points: the tree made (or kept from the point before) after its inodes and bytes are checked, each repetition's items made present or absent as its op needs (untimed), its cache treated, its items worked on with the sampler beside the jobs, and what the tree holds afterwards kept for the next phase.
+
+use super::{Tree, TreePass};
+use crate::plan::tree::{Items, TreeShape};
+use crate::plan::units::{format_size, human_size};
+use crate::plan::{CacheMode, Op, SyncMode, Workload};
+use crate::run::jobs::{self, Pass, Work};
+use crate::run::{RepetitionOutcome, RepetitionStatus, RunError, Session, TargetInfo};
+use crate::usage;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Free inodes kept in reserve beyond the tree's own.
+pub const FREE_INODE_MARGIN: u64 = 1024;
+
+/// What a point's record says of its tree.
+#[derive(Clone, Debug)]
+pub struct TreeInfo {
+    /// The tree's root.
+    pub root: PathBuf,
+    /// Its shape.
+    pub shape: TreeShape,
+    /// What the cache treatment did to the tree's metadata, and what it could not.
+    pub cache: String,
+}
+
+impl Session {
+    /// Checks the tree `workload` needs against the limits and the file
+    /// system's free inodes and bytes, and makes it unless the point before
+    /// left one of the same shape.
+    pub(in crate::run) fn prepare_tree(
+        &mut self,
+        workload: &Workload,
+        target: &mut TargetInfo,
+    ) -> Result<(), RunError> {
+        let shape = workload
+            .tree(self.peers.size())
+            .unwrap_or_else(|| unreachable!("a metadata workload has --items"));
+        if !self.peers.alone() {
+            return Err(usage!(
+                "a metadata workload (--items) runs on one host for now; leave out --mpi"
+            )
+            .into());
+        }
+        if shape.stride > 0 && u64::from(shape.stride) % u64::from(shape.jobs) == 0 {
+            return Err(usage!(
+                "--stride {} with {} jobs sends every job back to its own items: give a stride that is not a multiple of the jobs",
+                shape.stride,
+                shape.jobs
+            )
+            .into());
+        }
+        if self.tree.as_ref().is_none_or(|tree| tree.shape != shape) {
+            self.release_tree();
+            self.check_tree_room(&shape)?;
+        }
+        target.files = Vec::new();
+        target.tree = Some(TreeInfo {
+            root: self.dir.path().join(super::tree_name(self.dir.run_id())),
+            shape,
+            cache: cache_note(workload),
+        });
+        Ok(())
+    }
+
+    /// Refuses, with the figures, a tree the file system has no inodes or
+    /// bytes for.
+    fn check_tree_room(&self, shape: &TreeShape) -> Result<(), RunError> {
+        let dir = self
+            .dir
+            .local()
+            .ok_or_else(|| usage!("a metadata workload (--items) works in a local --dir"))?;
+        let shown = self.dir.path().display();
+        let (free_inodes, files, free_bytes) =
+            Tree::free(dir.fd()).map_err(|e| RunError::Setup(format!("statfs {shown}: {e}")))?;
+        let needed = shape.inodes().saturating_add(FREE_INODE_MARGIN);
+        // A file system that counts no inodes (btrfs) reports none free.
+        if files > 0 && free_inodes < needed {
+            return Err(usage!(
+                "the tree needs {} inodes ({} items, {} directories) with a margin of {FREE_INODE_MARGIN}, and {shown} has {free_inodes} free (statfs f_ffree)",
+                needed,
+                shape.total_items(),
+                shape.directories().saturating_mul(shape.trees())
+            )
+            .into());
+        }
+        let bytes = shape
+            .total_items()
+            .saturating_mul(shape.file_size)
+            .saturating_add(crate::run::FREE_SPACE_MARGIN);
+        if free_bytes < bytes {
+            return Err(usage!(
+                "the tree's {} files of {} need {} with a {} margin, and {shown} has {} free",
+                shape.total_items(),
+                format_size(shape.file_size),
+                human_size(bytes),
+                format_size(crate::run::FREE_SPACE_MARGIN),
+                human_size(free_bytes)
+            )
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Makes the tree when there is none.
+    fn ensure_tree(&mut self, workload: &Workload) -> Result<(), RunError> {
+        if self.tree.is_some() {
+            return Ok(());
+        }
+        let shape = workload
+            .tree(self.peers.size())
+            .unwrap_or_else(|| unreachable!("a metadata workload has --items"));
+        let dir = self
+            .dir
+            .local()
+            .ok_or_else(|| usage!("a metadata workload (--items) works in a local --dir"))?;
+        let tree = Tree::make(dir.fd(), dir.path(), dir.run_id(), shape).map_err(|e| {
+            RunError::Setup(format!(
+                "cannot make the tree in {}: {e}",
+                self.dir.path().display()
+            ))
+        })?;
+        self.tree = Some(tree);
+        Ok(())
+    }
+
+    /// Removes the tree, or under `--keep` leaves it and says where.
+    pub(in crate::run) fn release_tree(&mut self) {
+        let Some(tree) = self.tree.take() else { return };
+        if self.keep {
+            crate::say!("iolab: kept the tree {}", tree.path().display());
+            return;
+        }
+        let Some(dir) = self.dir.local() else { return };
+        match tree.remove(dir.fd()) {
+            Ok(left) if left.is_empty() => {}
+            Ok(left) => crate::say!(
+                "iolab: left {}: it holds what iolab did not make: {}",
+                tree.path().display(),
+                left.join(", ")
+            ),
+            Err(error) => crate::say!(
+                "iolab: could not remove the tree {}: {error}",
+                tree.path().display()
+            ),
+        }
+    }
+
+    /// One repetition of a metadata point.
+    pub(in crate::run) fn tree_repetition(
+        &mut self,
+        workload: &Workload,
+        target: &TargetInfo,
+        index: u32,
+    ) -> Result<RepetitionOutcome, RunError> {
+        let warmup = index < workload.warmup;
+        crate::run::live::set_repetition(u64::from(index) + 1);
+        crate::run::live::set_phase(crate::run::live::Phase::Preparing);
+        let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
+        self.ensure_tree(workload)?;
+        if let Err(message) = self.items_as_needed(workload) {
+            outcome.status = self.failed_or_interrupted(message);
+            self.release_tree();
+            return Ok(outcome);
+        }
+        if let Err(message) = self.treat_tree_cache(workload) {
+            outcome.status = self.failed_or_interrupted(message);
+            return Ok(outcome);
+        }
+        let watch = self.sample.then_some(&self.watch);
+        let run = self.tree_pass(workload, workload.op, true, watch);
+        outcome.status = run.status();
+        outcome.draw_seed = Some(workload.seed);
+        (outcome.jobs, outcome.samples) = (run.outcomes, run.samples);
+        crate::run::live::set_phase(crate::run::live::Phase::Checking);
+        if matches!(outcome.status, RepetitionStatus::Ok) {
+            let made: Vec<u64> = outcome
+                .jobs
+                .iter()
+                .map(|job| job.tree.as_ref().map_or(0, |t| t.items))
+                .collect();
+            self.after(workload.op, made);
+        } else {
+            // What a failed or interrupted pass left is not known item by
+            // item: the tree goes, and the next repetition makes another.
+            self.release_tree();
+        }
+        let _ = target;
+        Ok(outcome)
+    }
+
+    /// A failure's status: interrupted when a signal caused it.
+    fn failed_or_interrupted(&self, message: String) -> RepetitionStatus {
+        if self.interrupt.is_set() {
+            RepetitionStatus::Interrupted
+        } else {
+            RepetitionStatus::Failed(message)
+        }
+    }
+
+    /// Makes the tree hold what `workload`'s op needs, untimed: its items
+    /// absent for an op that makes them, present for one that uses or
+    /// removes them.
+    fn items_as_needed(&mut self, workload: &Workload) -> Result<(), String> {
+        let tree = self.tree.as_ref().expect("the tree was made");
+        let present = tree.present.clone();
+        let on_directories = workload.op.on_directories();
+        let have = if on_directories {
+            present.dirs.is_some()
+        } else {
+            present.files.is_some()
+        };
+        let (make, remove) = if on_directories {
+            (Op::Mkdir, Op::Rmdir)
+        } else {
+            (Op::Create, Op::Delete)
+        };
+        let step = match (workload.op.items(), have) {
+            (Items::Makes, true) => Some(remove),
+            (Items::Uses | Items::Removes, false) => Some(make),
+            _ => None,
+        };
+        // readdir lists the files.
+        if let Some(op) = step {
+            let run = self.tree_pass(workload, op, false, None);
+            match run.status() {
+                RepetitionStatus::Ok => {
+                    let made = run
+                        .outcomes
+                        .iter()
+                        .map(|job| job.tree.as_ref().map_or(0, |t| t.items))
+                        .collect();
+                    self.after(op, made);
+                }
+                RepetitionStatus::Failed(message) => {
+                    return Err(format!(
+                        "preparing the tree ({} untimed): {message}",
+                        op.name()
+                    ));
+                }
+                RepetitionStatus::Interrupted => return Err("interrupted".to_string()),
+            }
+        }
+        Ok(())
+    }
+
+    /// What the tree holds after a pass of `op` whose jobs made, used or
+    /// removed `done` items each.
+    fn after(&mut self, op: Op, done: Vec<u64>) {
+        let Some(tree) = self.tree.as_mut() else {
+            return;
+        };
+        let present = &mut tree.present;
+        match op {
+            Op::Create => present.files = Some((done, false)),
+            Op::Delete => present.files = None,
+            Op::Rename => {
+                if let Some((_, renamed)) = present.files.as_mut() {
+                    *renamed = !*renamed;
+                }
+            }
+            Op::Mkdir => present.dirs = Some(done),
+            Op::Rmdir => present.dirs = None,
+            _ => {}
+        }
+    }
+
+    /// The cache treatment of the tree before a timed pass.
+    fn treat_tree_cache(&mut self, workload: &Workload) -> Result<(), String> {
+        let tree = self.tree.as_ref().expect("the tree was made");
+        let written_back = |tree: &Tree| {
+            tree.write_back()
+                .map_err(|e| format!("syncfs {}: {e}", tree.path().display()))
+        };
+        match workload.cache {
+            CacheMode::Keep => Ok(()),
+            CacheMode::Clean => written_back(tree),
+            CacheMode::Cold => {
+                written_back(tree)?;
+                if workload.op == Op::Read {
+                    let (counts, renamed) = tree.present.files.clone().unwrap_or_default();
+                    tree.evict_files(&counts, renamed).map_err(|e| {
+                        format!("evicting the files of {}: {e}", tree.path().display())
+                    })?;
+                }
+                Ok(())
+            }
+            CacheMode::Drop => {
+                written_back(tree)?;
+                crate::run::cache::drop_caches().map_err(|e| {
+                    format!("--cache drop: writing 3 to /proc/sys/vm/drop_caches: {e} (root only)")
+                })
+            }
+            CacheMode::Warm => {
+                let present = tree.present.clone();
+                if present.files.is_some() && !workload.op.on_directories() {
+                    let run = self.tree_pass(workload, Op::Stat, false, None);
+                    if let RepetitionStatus::Failed(message) = run.status() {
+                        return Err(format!("warming the tree (stat untimed): {message}"));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// One pass of `op` over the tree with every job, timed or not.
+    fn tree_pass(
+        &self,
+        workload: &Workload,
+        op: Op,
+        timed: bool,
+        watch: Option<&crate::probe::sampler::Watch>,
+    ) -> jobs::JobsRun {
+        let tree = self.tree.as_ref().expect("the tree was made");
+        let (counts, renamed) = match op {
+            Op::Mkdir | Op::Rmdir => (tree.present.dirs.clone().unwrap_or_default(), false),
+            _ => tree.present.files.clone().unwrap_or_default(),
+        };
+        let drawn = Workload {
+            op,
+            ..workload.clone()
+        };
+        let create_flags = match workload.sync {
+            SyncMode::None => rustix::fs::OFlags::empty(),
+            _ => jobs::open_flags(workload),
+        };
+        let interrupt = self.interrupt.clone();
+        jobs::run_jobs(
+            Pass {
+                run_id: self.dir.run_id(),
+                workload: &drawn,
+                interrupt: &interrupt,
+                timed,
+                write_back: false,
+            },
+            Work::Tree(TreePass {
+                tree,
+                op,
+                counts: &counts,
+                renamed,
+                first_job: self.layout(workload).first_job,
+                stonewall: workload
+                    .runtime_s
+                    .filter(|_| timed)
+                    .map(Duration::from_secs_f64),
+                create_flags,
+                fsync: timed && workload.fsync_end,
+            }),
+            &TargetInfo {
+                dir: self.dir.path().to_path_buf(),
+                filesystem: String::new(),
+                direct_alignment: None,
+                direct_in_memory: false,
+                files: Vec::new(),
+                file_given: false,
+                open_flags: None,
+                tree: None,
+            },
+            watch,
+            if timed {
+                self.peers.as_ref()
+            } else {
+                &crate::run::peers::Alone
+            },
+        )
+    }
+}
+
+/// What `workload`'s cache treatment does to a tree's metadata, in words
+/// for the record.
+fn cache_note(workload: &Workload) -> String {
+    match workload.cache {
+        CacheMode::Keep => "keep: nothing done; the tree's dentries, inodes and pages are as the last phase left them".into(),
+        CacheMode::Clean => "clean: written back (syncfs) before each repetition; the tree's dentries and inodes stay in memory".into(),
+        CacheMode::Cold if workload.op == Op::Read => "cold: written back (syncfs) and each file's pages evicted (fadvise DONTNEED); the tree's dentries and inodes stay in memory, since only a system-wide drop evicts them (--cache drop)".into(),
+        CacheMode::Cold => "cold: written back (syncfs); the tree's dentries and inodes stay in memory, since only a system-wide drop evicts them (--cache drop)".into(),
+        CacheMode::Drop => "drop: written back (syncfs), then every file system's clean pages, dentries and inodes dropped (drop_caches=3), system-wide".into(),
+        CacheMode::Warm => "warm: every file stat'ed untimed first, so its dentry and inode are in memory".into(),
+    }
+}
