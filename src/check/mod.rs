@@ -9,6 +9,7 @@ mod device;
 pub mod guest;
 mod hot_set;
 mod pacing;
+mod tree;
 
 pub use across::{CACHE_BELOW, across};
 
@@ -56,6 +57,7 @@ pub fn check(
     device::checks(point, storage, &mut found);
     hot_set::checks(point, storage, &mut found);
     pacing::checks(point, &mut found);
+    tree::checks(point, storage, &mut found);
     timing_checks(point, &mut found);
     if let Some(environment) = environment {
         ceiling_checks(point, environment, &mut found);
@@ -227,7 +229,9 @@ fn cache_checks(point: &Point, found: &mut Findings) {
     // Only a figure that exists can be misleading.
     // Trims punch holes (file system metadata, not buffered data): only
     // writes leave data in the page cache.
+    // A metadata workload's changes have their own check (`tree`).
     let unsynced = point.summary.is_some()
+        && workload.items.is_none()
         && workload.directions().writes()
         && workload.engine.capabilities().moves_data
         && !workload.direct
@@ -321,8 +325,13 @@ fn timing_checks(point: &Point, found: &mut Findings) {
             "too-short",
             Severity::Warning,
             format!(
-                "a timed region lasted under {} ms: timer and scheduler noise weigh heavily; use a larger --size or --runtime",
-                TOO_SHORT_NS / 1_000_000
+                "a timed region lasted under {} ms: timer and scheduler noise weigh heavily; {}",
+                TOO_SHORT_NS / 1_000_000,
+                if workload.items.is_some() {
+                    "give the tree more items (--items, --depth, --fanout)"
+                } else {
+                    "use a larger --size or --runtime"
+                }
             ),
             format!("shortest timed region {:.1} ms", shortest as f64 / 1e6),
         );

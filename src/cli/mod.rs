@@ -267,6 +267,11 @@ pub struct RunArgs {
     /// The workload's parameters.
     #[command(flatten)]
     pub params: ParamFlags,
+    /// Phases over one tree, each measured as a point, in mdtest's order
+    /// whatever the order given: --ops create,stat,read,delete (with
+    /// --items; --op names one).
+    #[arg(long, value_name = "OP,OP…", value_delimiter = ',', conflicts_with = "op", help_heading = heading::TREE)]
+    pub ops: Vec<Op>,
     /// Repetitions.
     #[command(flatten)]
     pub repetitions: RepeatArgs,
@@ -663,11 +668,42 @@ impl RunArgs {
         if let Some(label) = &self.label {
             crate::plan::check_label(label)?;
         }
-        let (points, guest) = self.place.arrange(vec![PlannedPoint {
-            label: self.label.clone().unwrap_or_else(|| workload.describe()),
-            workload,
-            round: None,
-        }])?;
+        let mut ops = self.ops.clone();
+        ops.sort_by_key(|op| op.sequence_rank());
+        ops.dedup();
+        let planned = if ops.is_empty() {
+            vec![PlannedPoint {
+                label: self.label.clone().unwrap_or_else(|| workload.describe()),
+                workload,
+                round: None,
+            }]
+        } else {
+            if workload.items.is_none() {
+                return Err(usage!(
+                    "--ops runs phases over a tree: give --items N (items per directory, mdtest -I)"
+                ));
+            }
+            let mut planned = Vec::new();
+            for op in ops {
+                let phase = Workload {
+                    op,
+                    fsync_end: workload.fsync_end && op.writes(),
+                    ..workload.clone()
+                };
+                phase.validate()?;
+                let described = phase.describe();
+                planned.push(PlannedPoint {
+                    label: match &self.label {
+                        Some(label) => format!("{label}: {described}"),
+                        None => described,
+                    },
+                    workload: phase,
+                    round: None,
+                });
+            }
+            planned
+        };
+        let (points, guest) = self.place.arrange(planned)?;
         if guest.is_some() && (self.file.is_some() || self.target.is_some()) {
             return Err(usage!(
                 "a guest's disk is an image in --dir; it cannot go with --file or --target"

@@ -155,6 +155,29 @@ impl Op {
         !matches!(self, Op::Write)
     }
 
+    /// Where the op runs in a sequence of ops over the same files, whatever
+    /// the order given: IOzone's (write, rewrite, read, reread: each needs
+    /// the one before) and mdtest's for a tree (directories made and
+    /// removed, then files made, used, renamed and removed); `None` for an
+    /// op that needs no other (mix, trim), which runs first.
+    pub fn sequence_rank(self) -> Option<usize> {
+        [
+            Op::Write,
+            Op::Rewrite,
+            Op::Mkdir,
+            Op::Rmdir,
+            Op::Create,
+            Op::Stat,
+            Op::Read,
+            Op::Reread,
+            Op::Readdir,
+            Op::Rename,
+            Op::Delete,
+        ]
+        .iter()
+        .position(|o| *o == self)
+    }
+
     /// The op's name as used on the command line and in the result file.
     pub fn name(self) -> &'static str {
         match self {

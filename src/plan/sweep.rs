@@ -9,7 +9,7 @@
 use super::constraint::Constraint;
 pub use super::param::{Operand, Param, Value};
 use super::units::format_size;
-use super::{Op, PlannedPoint, UsageError, Workload};
+use super::{PlannedPoint, UsageError, Workload};
 use crate::usage;
 use std::collections::HashSet;
 
@@ -140,11 +140,10 @@ pub fn parse_axis(param: Param, spec: &str) -> Result<Axis, UsageError> {
         }
     }
     if param == Param::Op {
-        // IOzone's order whatever the order given: each op needs the one before.
+        // IOzone's order whatever the order given, and mdtest's for a
+        // tree's ops ([`Op::sequence_rank`]).
         let rank = |v: &Value| match v {
-            Value::Op(op) => [Op::Write, Op::Rewrite, Op::Read, Op::Reread]
-                .iter()
-                .position(|o| o == op),
+            Value::Op(op) => op.sequence_rank(),
             _ => None,
         };
         values.sort_by_key(rank);
@@ -372,7 +371,7 @@ fn label(workload: &Workload, varying: &[Param], prefix: Option<&str>) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::example_workload;
+    use crate::plan::{Op, example_workload};
 
     fn sizes(axis: &Axis) -> Vec<u64> {
         axis.values

@@ -56,6 +56,9 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
         header.extend(axes.iter().map(|p| p.name().to_string()));
     }
     let identity = header.len();
+    // A metadata workload's I/Os are operations on files and directories.
+    let metadata =
+        !result.points.is_empty() && result.points.iter().all(|p| p.workload.items.is_some());
     let figures: &[&str] = if detail {
         &[
             "MiB/s",
@@ -72,7 +75,10 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
     } else {
         &["MiB/s", "IOPS", "p50", "p99", "n ±CI", "checks"]
     };
-    header.extend(figures.iter().map(|f| f.to_string()));
+    header.extend(figures.iter().map(|f| match *f {
+        "IOPS" if metadata => "ops/s".to_string(),
+        f => f.to_string(),
+    }));
     table.set_header(header);
     for point in &result.points {
         let mut identity_cells = Vec::new();
@@ -116,7 +122,12 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
     text.push_str(&screen.wrap(&format!(
         "MiB/s = 2^20 bytes/s{}; p50, p99{} latency per I/O (queued engines — {} — from \
          submission to completion){}; n ±CI = repetitions and the half-width of the 95% interval of the mean.",
-        if detail { ", MB/s = 10^6 bytes/s" } else { "" },
+        match (detail, metadata) {
+            (true, true) => ", MB/s = 10^6 bytes/s, - where no bytes moved; ops/s = operations on files or directories (directories listed, for readdir) per second",
+            (false, true) => ", - where no bytes moved; ops/s = operations on files or directories (directories listed, for readdir) per second",
+            (true, false) => ", MB/s = 10^6 bytes/s",
+            (false, false) => "",
+        },
         if detail { ", max" } else { "" },
         queued.join(", "),
         if detail {
@@ -222,9 +233,19 @@ fn row(point: &Point) -> Vec<String> {
         .fold(None, |worst: Option<f64>, f| {
             Some(worst.map_or(f, |w| w.max(f)))
         });
+    // A metadata workload's figure is its operations: no bytes, no MiB/s,
+    // and the interval is of the operations per second.
+    let tree = point.workload.items.is_some();
+    let moved = |text: String| {
+        if tree && throughput.mean == 0.0 {
+            "-".to_string()
+        } else {
+            text
+        }
+    };
     cells.extend([
-        significant(mib_per_s(throughput.mean)),
-        significant(mb_per_s(throughput.mean)),
+        moved(significant(mib_per_s(throughput.mean))),
+        moved(significant(mb_per_s(throughput.mean))),
         count(summary.iops.mean),
         percentile(lat, 50.0),
         percentile(lat, 99.0),
@@ -235,7 +256,7 @@ fn row(point: &Point) -> Vec<String> {
             "-".to_string()
         },
         cached.map_or_else(|| "-".to_string(), |f| format!("{:.1}%", f * 100.0)),
-        interval(throughput),
+        interval(if tree { &summary.iops } else { throughput }),
     ]);
     cells
 }

@@ -153,15 +153,21 @@ impl RepetitionOutcome {
         }
     }
 
-    /// Bytes per second from the common start to the last end, when it completed.
+    /// Bytes per second from the common start to the last end, when it
+    /// completed; for a metadata workload, whose figure is its operations,
+    /// operations per second: what adaptive repetitions converge on.
     pub fn throughput(&self) -> Option<f64> {
         if !matches!(self.status, RepetitionStatus::Ok) || self.jobs.is_empty() {
             return None;
         }
         let start = self.jobs.iter().map(|j| j.start).min()?;
         let end = self.jobs.iter().map(|j| j.end).max()?;
-        let bytes: u64 = self.jobs.iter().map(|j| j.bytes).sum();
-        Some(bytes as f64 / (end.saturating_sub(start).max(1) as f64 * 1e-9))
+        let done: u64 = if self.jobs.iter().any(|j| j.tree.is_some()) {
+            self.jobs.iter().map(|j| j.ops).sum()
+        } else {
+            self.jobs.iter().map(|j| j.bytes).sum()
+        };
+        Some(done as f64 / (end.saturating_sub(start).max(1) as f64 * 1e-9))
     }
 }
 

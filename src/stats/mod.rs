@@ -73,15 +73,25 @@ pub fn mark_outliers(point: &mut Point) {
         .repetitions
         .iter()
         .enumerate()
-        .filter(|(_, r)| !r.warmup && r.status == Status::Ok && r.throughput_bps.is_some())
+        .filter(|(_, r)| !r.warmup && r.status == Status::Ok && main_figure(point, r).is_some())
         .map(|(i, _)| i)
         .collect();
     let values: Vec<f64> = measured
         .iter()
-        .filter_map(|&i| point.repetitions[i].throughput_bps)
+        .filter_map(|&i| main_figure(point, &point.repetitions[i]))
         .collect();
     for (&i, outlier) in measured.iter().zip(outliers::flag(&values)) {
         point.repetitions[i].outlier = outlier;
+    }
+}
+
+/// The figure a point's repetitions are judged by (outliers, `--until-ci`):
+/// throughput, or for a metadata workload its operations per second.
+fn main_figure(point: &Point, repetition: &Repetition) -> Option<f64> {
+    if point.workload.items.is_some() {
+        repetition.iops
+    } else {
+        repetition.throughput_bps
     }
 }
 
@@ -99,8 +109,12 @@ pub fn summarize(point: &Point) -> Result<Option<Summary>, String> {
         .filter_map(|r| r.latency_ns.as_ref())
         .collect();
     let ci_target = point.workload.until_ci;
+    let main: Vec<f64> = measured
+        .iter()
+        .filter_map(|r| main_figure(point, r))
+        .collect();
     Ok(Some(Summary {
-        ci_target_met: ci_target.map(|target| ci_within(&throughput, target)),
+        ci_target_met: ci_target.map(|target| ci_within(&main, target)),
         ci_target,
         outliers: measured.iter().filter(|r| r.outlier).count() as u32,
         throughput_bps,
