@@ -64,6 +64,28 @@ impl LoopFs {
         size_mib: u64,
         direct_io: bool,
     ) -> Result<LoopFs, String> {
+        LoopFs::made(parent, fstype, size_mib, direct_io, &[])
+    }
+
+    /// An ext4 of `size_mib` MiB with room for only `inodes` inodes
+    /// (`mkfs.ext4 -N`): a table a metadata workload can fill.
+    pub fn ext4_with_inodes(parent: &Path, size_mib: u64, inodes: u64) -> Result<LoopFs, String> {
+        LoopFs::made(
+            parent,
+            "ext4",
+            size_mib,
+            false,
+            &["-N", &inodes.to_string()],
+        )
+    }
+
+    fn made(
+        parent: &Path,
+        fstype: &str,
+        size_mib: u64,
+        direct_io: bool,
+        mkfs_options: &[&str],
+    ) -> Result<LoopFs, String> {
         let image = parent.join(format!("{fstype}.img"));
         let mount_point = parent.join(format!("{fstype}-mnt"));
         std::fs::create_dir(&mount_point).map_err(|e| e.to_string())?;
@@ -86,16 +108,12 @@ impl LoopFs {
         match fstype {
             // Without lazy init, ext4 writes no inode tables in the background
             // after mounting, which would add to the device's counters.
-            "ext4" => run(
-                "mkfs.ext4",
-                &[
-                    "-q",
-                    "-F",
-                    "-E",
-                    "lazy_itable_init=0,lazy_journal_init=0",
-                    &device,
-                ],
-            )?,
+            "ext4" => {
+                let mut args = vec!["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"];
+                args.extend_from_slice(mkfs_options);
+                args.push(&device);
+                run("mkfs.ext4", &args)?
+            }
             "xfs" => run("mkfs.xfs", &["-q", "-f", &device])?,
             other => return Err(format!("no mkfs for {other}")),
         };

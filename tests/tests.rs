@@ -18,6 +18,7 @@ mod guests;
 mod import;
 mod iscsi;
 mod layering;
+mod metadata;
 mod netlab;
 mod pacing;
 mod presets;

@@ -169,7 +169,19 @@ pub fn check_consistency(result: &Value) {
             let label = format!("{} rep {}", point["label"], rep["index"]);
             let bytes = rep["bytes"].as_u64().unwrap();
             let ops = rep["ops"].as_u64().unwrap();
-            if workload.get("bssplit").is_some() {
+            if let Some(items) = workload.get("items") {
+                // A metadata workload moves a file's bytes per create or read.
+                assert!(items.as_u64().unwrap() >= 1, "{label}: items");
+                let file_size = workload["file_size"].as_u64().unwrap_or(0);
+                let moves = ["create", "read"].contains(&workload["op"].as_str().unwrap());
+                let per_op = if moves { file_size } else { 0 };
+                assert_eq!(bytes, ops * per_op, "{label}: bytes = ops x file size");
+                assert_eq!(
+                    rep["tree"]["items"].as_u64().unwrap_or(ops),
+                    ops,
+                    "{label}: one operation per item"
+                );
+            } else if workload.get("bssplit").is_some() {
                 // Mixed sizes: each I/O a whole number of the smallest.
                 assert!(bytes >= ops * bs, "{label}: bytes >= ops x smallest bs");
                 assert_eq!(bytes % bs, 0, "{label}: whole blocks");
@@ -228,7 +240,9 @@ pub fn check_consistency(result: &Value) {
                 "{label}: the series accounts for every I/O"
             );
             // A network client's cache cannot be seen; no residency is claimed for it.
-            if uses_files && !["nfs", "iscsi"].contains(&workload["engine"].as_str().unwrap_or(""))
+            if uses_files
+                && workload.get("items").is_none()
+                && !["nfs", "iscsi"].contains(&workload["engine"].as_str().unwrap_or(""))
             {
                 let fraction = rep["cache"]["resident_fraction"].as_f64();
                 assert!(
@@ -236,7 +250,7 @@ pub fn check_consistency(result: &Value) {
                     "{label}: residency at start is recorded"
                 );
             }
-            if workload["runtime_s"].is_null() && uses_files {
+            if workload["runtime_s"].is_null() && uses_files && workload.get("items").is_none() {
                 let size = workload["size"].as_u64().unwrap();
                 let files = workload["jobs"].as_u64().unwrap() * ranks;
                 assert_eq!(bytes, size * files, "{label}: one pass moves the file");

@@ -103,12 +103,11 @@ impl TreeShape {
         }
     }
 
-    /// Inodes the tree takes at most: every item, every directory of every
-    /// tree, each job's top directory and the tree's root and owner file.
+    /// Inodes the tree takes: every item, every directory of every tree
+    /// (its top included), and the root and its owner file.
     pub fn inodes(&self) -> u64 {
         self.total_items()
             .saturating_add(self.directories().saturating_mul(self.trees()))
-            .saturating_add(self.trees())
             .saturating_add(2)
     }
 

@@ -4,7 +4,7 @@
 //! scratch directory's descriptor; its first entry is the owner file
 //! `iolab.owner` (the owner tag, then `run <run id>`), made with
 //! `O_CREAT|O_EXCL` before anything else, so a tree without one is never
-//! iolab's. Below it: `job.<J>` per job with `--unique-dir`, then the
+//! iolab's. Below it: `job.<J>` per job with `--unique-dir` or `shared`, then the
 //! directories `t.<K>` to `--depth` levels of `--fanout` each, and in them
 //! the items: files `f.<J>.<I>` (`r.<J>.<I>` once renamed) and directories
 //! `m.<J>.<I>`. Every directory a job works in is opened with `openat2`'s
@@ -124,9 +124,7 @@ impl Tree {
     fn build(&self) -> io::Result<()> {
         for tree in 0..self.shape.trees() {
             let top = self.top(tree as u32);
-            if !top.is_empty() {
-                rustix::fs::mkdirat(&self.root, top.as_str(), Mode::from_raw_mode(0o755))?;
-            }
+            rustix::fs::mkdirat(&self.root, top.as_str(), Mode::from_raw_mode(0o755))?;
             for index in 1..self.shape.directories() {
                 let path = self.directory_path(tree as u32, index);
                 rustix::fs::mkdirat(&self.root, path.as_str(), Mode::from_raw_mode(0o755))?;
@@ -136,34 +134,26 @@ impl Tree {
     }
 
     /// The top directory of job `job`'s tree relative to the root: `job.<J>`
-    /// with a tree per job, else the root itself (empty).
+    /// with a tree per job, else `shared` (the root holds the owner file,
+    /// which is no item of the tree).
     fn top(&self, job: u32) -> String {
         if self.shape.unique_dir {
             format!("job.{job}")
         } else {
-            String::new()
+            "shared".to_string()
         }
     }
 
-    /// Directory `index` of job `job`'s tree, relative to the root (`.` for
-    /// the shared tree's top).
+    /// Directory `index` of job `job`'s tree, relative to the root.
     pub(super) fn directory_path(&self, job: u32, index: u64) -> String {
-        let mut parts: Vec<String> = Vec::new();
-        let top = self.top(job);
-        if !top.is_empty() {
-            parts.push(top);
-        }
+        let mut parts = vec![self.top(job)];
         parts.extend(
             self.shape
                 .directory_path(index)
                 .into_iter()
                 .map(|k| format!("t.{k}")),
         );
-        if parts.is_empty() {
-            ".".to_string()
-        } else {
-            parts.join("/")
-        }
+        parts.join("/")
     }
 
     /// Opens directory `index` of job `job`'s tree beneath the root, no

@@ -11,7 +11,7 @@ use std::path::Path;
 const MAX_LEVELS: usize = 68;
 
 /// Whether `name` is one iolab gives in a tree: `t.<K>`, `job.<J>`,
-/// `f.<J>.<I>`, `r.<J>.<I>`, `m.<J>.<I>`.
+/// `shared`, `f.<J>.<I>`, `r.<J>.<I>`, `m.<J>.<I>`.
 fn is_iolab_name(name: &str) -> bool {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let pair = |s: &str| {
@@ -23,6 +23,9 @@ fn is_iolab_name(name: &str) -> bool {
     }
     if let Some(rest) = name.strip_prefix("job.") {
         return digits(rest);
+    }
+    if name == "shared" {
+        return true;
     }
     ["f.", "r.", "m."]
         .iter()
@@ -189,7 +192,7 @@ mod tests {
 
     #[test]
     fn only_iolab_names_are_removed() {
-        for name in ["t.0", "job.12", "f.0.1", "r.3.44", "m.1.0"] {
+        for name in ["t.0", "job.12", "shared", "f.0.1", "r.3.44", "m.1.0"] {
             assert!(is_iolab_name(name), "{name}");
         }
         for name in [

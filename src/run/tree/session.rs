@@ -13,6 +13,10 @@ use std::time::Duration;
 /// Free inodes kept in reserve beyond the tree's own.
 pub const FREE_INODE_MARGIN: u64 = 1024;
 
+/// Free bytes kept in reserve beyond what the tree's files and
+/// directories take in whole 4 KiB blocks.
+pub const TREE_SPACE_MARGIN: u64 = 8 << 20;
+
 /// What a point's record says of its tree.
 #[derive(Clone, Debug)]
 pub struct TreeInfo {
@@ -84,17 +88,21 @@ impl Session {
             )
             .into());
         }
+        // Each file's bytes in whole 4 KiB blocks, and each directory's block.
+        let block = 4096u64;
         let bytes = shape
             .total_items()
-            .saturating_mul(shape.file_size)
-            .saturating_add(crate::run::FREE_SPACE_MARGIN);
-        if free_bytes < bytes {
+            .saturating_mul(shape.file_size.div_ceil(block) * block)
+            .saturating_add(shape.directories().saturating_mul(shape.trees()) * block);
+        let needed = bytes.saturating_add(TREE_SPACE_MARGIN);
+        if free_bytes < needed {
             return Err(usage!(
-                "the tree's {} files of {} need {} with a {} margin, and {shown} has {} free",
+                "the tree's {} files of {} and {} directories need {} with a {} margin, and {shown} has {} free",
                 shape.total_items(),
                 format_size(shape.file_size),
+                shape.directories().saturating_mul(shape.trees()),
                 human_size(bytes),
-                format_size(crate::run::FREE_SPACE_MARGIN),
+                format_size(TREE_SPACE_MARGIN),
                 human_size(free_bytes)
             )
             .into());
