@@ -466,7 +466,7 @@ fn a_full_inode_table_mid_phase_fails_the_phase_with_the_count_reached() {
     };
     let out = scratch();
     let record = out.path().join("result.json");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
         .args(["run", "--op", "create", "--items", "50000", "--output"])
         .arg(&record)
         .arg("--dir")
