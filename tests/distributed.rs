@@ -243,6 +243,49 @@ mod with_mpi {
         assert_eq!(entries(dir.path()), ["shared.json"]);
     }
 
+    /// mdtest's main use: three ranks on one shared tree, each stat'ing,
+    /// reading and removing its neighbour rank's files; every phase works
+    /// on exactly items × ranks, and the tree is gone at the end.
+    #[test]
+    fn three_ranks_share_one_metadata_tree_with_a_neighbour_stride() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let output = dir.path().join("tree.json");
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        mpirun.args([
+            "-np",
+            "3",
+            IOLAB,
+            "run",
+            "--mpi",
+            "--ops",
+            "create,stat,read,delete",
+        ]);
+        mpirun.args([
+            "--items", "40", "--depth", "1", "--fanout", "2", "--stride", "1",
+        ]);
+        mpirun.args(["--file-size", "100", "--repeat", "2"]);
+        mpirun.arg("--dir").arg(&data).arg("-o").arg(&output);
+        let out = within(mpirun, Duration::from_secs(120));
+        assert!(out.status.success(), "{}", text(&out));
+        let result = read_result(&output);
+        check_consistency(&result);
+        for point in result["points"].as_array().unwrap() {
+            let op = point["workload"]["op"].as_str().unwrap();
+            for repetition in point["repetitions"].as_array().unwrap() {
+                assert_eq!(repetition["status"], "ok", "{op}: {}", repetition["error"]);
+                // 3 directories × 40 items for each of the 3 ranks' jobs.
+                assert_eq!(u64_at(&repetition["tree"], "items"), 360, "{op}");
+                assert_eq!(
+                    repetition["tree"]["items_per_job"],
+                    serde_json::json!([120, 120, 120])
+                );
+            }
+        }
+        assert!(entries(&data).is_empty(), "{:?}", entries(&data));
+    }
+
     /// A 70/30 mix over three ranks of one shared file: every interval of
     /// the merged series keeps each direction's part (the ranks send them),
     /// and each rank's region verifies block by block, writer by writer.

@@ -57,6 +57,9 @@ pub struct Tree {
     root: OwnedFd,
     /// The root's device and inode, checked before it is removed by name.
     identity: (u64, u64),
+    /// Whether this process made it (and so removes it): in a distributed
+    /// run rank 0 makes the tree and the other ranks open it.
+    made_here: bool,
     /// The shape it was built for.
     pub(super) shape: TreeShape,
     /// What it holds now.
@@ -87,6 +90,7 @@ impl Tree {
             name,
             root,
             identity: (stat.st_dev, stat.st_ino),
+            made_here: true,
             shape,
             present: Present::default(),
         };
@@ -98,6 +102,43 @@ impl Tree {
                 Err(error)
             }
         }
+    }
+
+    /// Opens run `run_id`'s tree that another rank made in the directory
+    /// `dir`: a directory (no link followed) whose owner file names the run.
+    pub fn open(
+        dir: BorrowedFd<'_>,
+        dir_path: &Path,
+        run_id: &str,
+        shape: TreeShape,
+    ) -> io::Result<Tree> {
+        let name = tree_name(run_id);
+        let root = rustix::fs::openat(
+            dir,
+            name.as_str(),
+            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        if remove::owner_of(root.as_fd()).is_none_or(|(_, run)| run != run_id) {
+            return Err(io::Error::other(format!(
+                "{name} does not carry run {run_id}'s owner file"
+            )));
+        }
+        let stat = rustix::fs::fstat(&root)?;
+        Ok(Tree {
+            path: dir_path.join(&name),
+            name,
+            root,
+            identity: (stat.st_dev, stat.st_ino),
+            made_here: false,
+            shape,
+            present: Present::default(),
+        })
+    }
+
+    /// Whether this process made the tree, and so removes it.
+    pub(super) fn made_here(&self) -> bool {
+        self.made_here
     }
 
     /// Writes the owner file, durably, before anything else is in the tree.

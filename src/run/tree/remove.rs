@@ -115,7 +115,7 @@ pub(super) fn remove_root(
 
 /// The owner tag and run id in a tree's owner file, when the root open as
 /// `root` has one that is a small regular file.
-fn owner_of(root: BorrowedFd<'_>) -> Option<(String, String)> {
+pub(super) fn owner_of(root: BorrowedFd<'_>) -> Option<(String, String)> {
     let fd = rustix::fs::openat(
         root,
         OWNER_FILE,

@@ -40,9 +40,9 @@ impl Session {
         let shape = workload
             .tree(self.peers.size())
             .unwrap_or_else(|| unreachable!("a metadata workload has --items"));
-        if !self.peers.alone() {
+        if !self.peers.alone() && workload.runtime_s.is_some() {
             return Err(usage!(
-                "a metadata workload (--items) runs on one host for now; leave out --mpi"
+                "--runtime stonewalls a metadata phase on one host; over --mpi every rank works on the whole tree (leave out --runtime)"
             )
             .into());
         }
@@ -54,9 +54,16 @@ impl Session {
             )
             .into());
         }
-        if self.tree.as_ref().is_none_or(|tree| tree.shape != shape) {
+        let fresh = self.tree.as_ref().is_none_or(|tree| tree.shape != shape);
+        // Ranks agree, so they all make (or all keep) the tree together.
+        if self.peers.any(fresh) {
             self.release_tree();
-            self.check_tree_room(&shape)?;
+            let room = if self.peers.rank() == 0 {
+                self.check_tree_room(&shape)
+            } else {
+                Ok(())
+            };
+            self.together(room)?;
         }
         target.files = Vec::new();
         target.tree = Some(TreeInfo {
@@ -110,9 +117,10 @@ impl Session {
         Ok(())
     }
 
-    /// Makes the tree when there is none.
+    /// Makes the tree when there is none: rank 0 makes it, then every other
+    /// rank opens it. Every rank calls this together.
     fn ensure_tree(&mut self, workload: &Workload) -> Result<(), RunError> {
-        if self.tree.is_some() {
+        if !self.peers.any(self.tree.is_none()) {
             return Ok(());
         }
         let shape = workload
@@ -121,20 +129,39 @@ impl Session {
         let dir = self
             .dir
             .local()
-            .ok_or_else(|| usage!("a metadata workload (--items) works in a local --dir"))?;
-        let tree = Tree::make(dir.fd(), dir.path(), dir.run_id(), shape).map_err(|e| {
+            .ok_or_else(|| usage!("a metadata workload (--items) works in a local --dir"));
+        let rank = self.peers.rank();
+        let setup = |what: &str, e: std::io::Error| {
             RunError::Setup(format!(
-                "cannot make the tree in {}: {e}",
+                "cannot {what} the tree in {}: {e}",
                 self.dir.path().display()
             ))
-        })?;
-        self.tree = Some(tree);
+        };
+        let made = match (&dir, rank) {
+            (Ok(dir), 0) => Tree::make(dir.fd(), dir.path(), dir.run_id(), shape)
+                .map(Some)
+                .map_err(|e| setup("make", e)),
+            (Ok(_), _) => Ok(None),
+            (Err(e), _) => Err(RunError::Usage(usage!("{e}"))),
+        };
+        let made = self.together(made)?;
+        let opened = match (dir, made) {
+            (_, Some(tree)) => Ok(tree),
+            (Ok(dir), None) => {
+                Tree::open(dir.fd(), dir.path(), dir.run_id(), shape).map_err(|e| setup("open", e))
+            }
+            (Err(e), None) => Err(RunError::Usage(e)),
+        };
+        self.tree = Some(self.together(opened)?);
         Ok(())
     }
 
     /// Removes the tree, or under `--keep` leaves it and says where.
     pub(in crate::run) fn release_tree(&mut self) {
         let Some(tree) = self.tree.take() else { return };
+        if !tree.made_here() {
+            return;
+        }
         if self.keep {
             crate::say!("iolab: kept the tree {}", tree.path().display());
             return;
@@ -166,13 +193,17 @@ impl Session {
         crate::run::live::set_phase(crate::run::live::Phase::Preparing);
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
         self.ensure_tree(workload)?;
-        if let Err(message) = self.items_as_needed(workload) {
-            outcome.status = self.failed_or_interrupted(message);
+        // Each rank prepares its own jobs' items, then they meet: a rank's
+        // stat may find another's files.
+        let prepared = self.items_as_needed(workload).map_err(RunError::Setup);
+        if let Err(error) = self.together(prepared) {
+            outcome.status = self.failed_or_interrupted(error.to_string());
             self.release_tree();
             return Ok(outcome);
         }
-        if let Err(message) = self.treat_tree_cache(workload) {
-            outcome.status = self.failed_or_interrupted(message);
+        let treated = self.treat_tree_cache(workload).map_err(RunError::Setup);
+        if let Err(error) = self.together(treated) {
+            outcome.status = self.failed_or_interrupted(error.to_string());
             return Ok(outcome);
         }
         let watch = self.sample.then_some(&self.watch);
@@ -181,12 +212,9 @@ impl Session {
         outcome.draw_seed = Some(workload.seed);
         (outcome.jobs, outcome.samples) = (run.outcomes, run.samples);
         crate::run::live::set_phase(crate::run::live::Phase::Checking);
-        if matches!(outcome.status, RepetitionStatus::Ok) {
-            let made: Vec<u64> = outcome
-                .jobs
-                .iter()
-                .map(|job| job.tree.as_ref().map_or(0, |t| t.items))
-                .collect();
+        let failed = !matches!(outcome.status, RepetitionStatus::Ok);
+        if !self.peers.any(failed) {
+            let made = self.reached(&outcome.jobs);
             self.after(workload.op, made);
         } else {
             // What a failed or interrupted pass left is not known item by
@@ -233,11 +261,7 @@ impl Session {
             let run = self.tree_pass(workload, op, false, None);
             match run.status() {
                 RepetitionStatus::Ok => {
-                    let made = run
-                        .outcomes
-                        .iter()
-                        .map(|job| job.tree.as_ref().map_or(0, |t| t.items))
-                        .collect();
+                    let made = self.reached(&run.outcomes);
                     self.after(op, made);
                 }
                 RepetitionStatus::Failed(message) => {
@@ -250,6 +274,21 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// The items each job of all ranks made, used or removed in a pass
+    /// that completed, by global job number: this process's jobs' own
+    /// counts alone; over MPI, where nothing stonewalls a pass, the shape's
+    /// full count for every job.
+    fn reached(&self, jobs: &[crate::run::recorder::JobOutcome]) -> Vec<u64> {
+        let tree = self.tree.as_ref().expect("the tree was made");
+        if self.peers.alone() {
+            jobs.iter()
+                .map(|job| job.tree.as_ref().map_or(0, |t| t.items))
+                .collect()
+        } else {
+            vec![tree.shape.items_per_job(); tree.shape.jobs as usize]
+        }
     }
 
     /// What the tree holds after a pass of `op` whose jobs made, used or
