@@ -366,7 +366,8 @@ const BAD_INPUTS: &[(&str, &str)] = &[
     // sweep: sizes, ranges, ops, engines, durations, grid size, MPI flags
     ("sweep --dir {dir} --bs 4k,0", "size '0' is zero"),
     ("sweep --dir {dir} --bs 8k..4k", "8k is above 4k"),
-    ("sweep --dir {dir} --op write,delete", "'delete'"),
+    ("sweep --dir {dir} --op write,remove", "'remove'"),
+    ("sweep --dir {dir} --op write,delete", "give --items"),
     ("sweep --dir {dir} --engine psync,aio", "'aio'"),
     ("sweep --dir {dir} --runtime 1s,0s", "--runtime 0s"),
     (
@@ -915,7 +916,7 @@ fn fio_words_are_accepted_or_translated_in_one_line() {
             "run --op randread",
             "'randread' is not a valid op: fio's rw=randread is --op read --pattern random",
         ),
-        ("run --cache invalidate", "(one of cold, warm, keep, clean)"),
+        ("run --cache invalidate", "(one of cold, warm, keep, clean, drop)"),
         (
             "run --engine posixaio",
             "(one of sync, psync, stdio, mmap, uring, libaio",
