@@ -916,7 +916,10 @@ fn fio_words_are_accepted_or_translated_in_one_line() {
             "run --op randread",
             "'randread' is not a valid op: fio's rw=randread is --op read --pattern random",
         ),
-        ("run --cache invalidate", "(one of cold, warm, keep, clean, drop)"),
+        (
+            "run --cache invalidate",
+            "(one of cold, warm, keep, clean, drop)",
+        ),
         (
             "run --engine posixaio",
             "(one of sync, psync, stdio, mmap, uring, libaio",

@@ -8,6 +8,7 @@
 //! same way.
 
 mod callbacks;
+pub mod got;
 pub mod iscsi;
 pub mod kind;
 pub mod libaio;

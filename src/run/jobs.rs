@@ -306,7 +306,7 @@ fn run_tree(
     gate: &StartGate,
 ) -> JobOutcome {
     let workload = pass.workload;
-    let label = tree.tree.path().display().to_string();
+    let label = tree.site.path().display().to_string();
     let spec = LoopSpec {
         directions: workload.directions(),
         bs: workload.bs,
@@ -336,9 +336,12 @@ fn run_tree(
             return JobOutcome::setup_failure(&label, error);
         }
     }
-    super::tree::run_tree_job(tree, job, &spec, memory, buffer.as_mut_slice(), || {
-        gate.wait()
-    })
+    let mut ready = || gate.wait();
+    let (mut outcome, done) =
+        tree.site
+            .run_job(tree, job, &spec, memory, buffer.as_mut_slice(), &mut ready);
+    outcome.tree = Some(done);
+    outcome
 }
 
 /// What a job's thread is given: its I/O buffer and its histograms.

@@ -290,7 +290,7 @@ pub struct Session {
     interrupt: Interrupt,
     files: Option<FileSet>,
     /// A metadata workload's tree, kept between points of the same shape.
-    tree: Option<tree::Tree>,
+    tree: Option<tree::Held>,
     keep: bool,
     watch: Watch,
     /// Whether repetitions sample the watched counters (in a distributed

@@ -327,6 +327,11 @@ impl ScratchDir {
         )
     }
 
+    /// The directory descriptor, to be held by what is removed through it.
+    pub fn shared_fd(&self) -> Arc<OwnedFd> {
+        self.fd.clone()
+    }
+
     /// The directory descriptor.
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()

@@ -9,6 +9,8 @@
 
 use super::scratch::ScratchDir;
 use super::target::{LocalFile, Target};
+use super::tree::{LocalTree, TreeSite};
+use crate::plan::tree::TreeShape;
 use std::io;
 use std::path::Path;
 
@@ -40,6 +42,20 @@ pub trait Space {
 
     /// The local directory, for what only one has (`--file`, devices).
     fn local(&self) -> Option<&ScratchDir>;
+
+    /// Makes this run's metadata tree of `shape` here, or with `open`
+    /// opens the one rank 0 made.
+    fn tree(&self, _shape: TreeShape, _open: bool) -> Result<Box<dyn TreeSite>, String> {
+        Err(format!(
+            "{} holds no files: a metadata workload (--items) needs a file system",
+            self.path().display()
+        ))
+    }
+
+    /// Free inodes, inodes in all and free bytes where a tree would go.
+    fn tree_room(&self) -> io::Result<(u64, u64, u64)> {
+        Err(io::Error::other("no file system here"))
+    }
 
     /// How the file `name` in it is shown in messages.
     fn shown_path(&self, name: &str) -> std::path::PathBuf {
@@ -84,5 +100,18 @@ impl Space for ScratchDir {
 
     fn local(&self) -> Option<&ScratchDir> {
         Some(self)
+    }
+
+    fn tree(&self, shape: TreeShape, open: bool) -> Result<Box<dyn TreeSite>, String> {
+        let made = if open {
+            LocalTree::open(self.shared_fd(), self.path(), self.run_id(), shape)
+        } else {
+            LocalTree::make(self.shared_fd(), self.path(), self.run_id(), shape)
+        };
+        Ok(Box::new(made.map_err(|e| e.to_string())?))
+    }
+
+    fn tree_room(&self) -> io::Result<(u64, u64, u64)> {
+        LocalTree::free(self.fd())
     }
 }

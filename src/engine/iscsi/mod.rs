@@ -8,7 +8,6 @@
 //! reads Data-In straight into the slot's buffer and sends Data-Out from
 //! it. [`QueuedIo::sync_all`] sends SYNCHRONIZE CACHE(16).
 
-pub mod got;
 pub mod libiscsi;
 pub mod url;
 pub mod wire;

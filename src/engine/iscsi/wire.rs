@@ -3,7 +3,7 @@
 //! protocol's level, beside TCP's own segments.
 //!
 //! libiscsi has no callback per PDU, so its calls to `recv`, `send`,
-//! `readv` and `writev` go through wrappers (installed with [`super::got`]
+//! `readv` and `writev` go through wrappers (installed with [`crate::engine::got`]
 //! when the library is loaded) that call the C library and then hand the
 //! bytes that moved to the connection's parser. Only the thread that
 //! registered a connection ([`Counting::start`]) and only that connection's
@@ -188,7 +188,7 @@ pub(super) fn install(library: &str) {
         ];
         // SAFETY: each wrapper has the C signature of the function it
         // replaces, and no context exists yet.
-        match unsafe { super::got::redirect(library, &replacements) } {
+        match unsafe { crate::engine::got::redirect(library, &replacements) } {
             Ok(0) => Err(format!(
                 "{library} makes none of its socket calls through its GOT"
             )),

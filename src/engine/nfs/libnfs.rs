@@ -103,6 +103,10 @@ pub(super) struct Functions {
     readdir: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut DirEntry,
     closedir: unsafe extern "C" fn(*mut c_void, *mut c_void),
     ftruncate: unsafe extern "C" fn(*mut c_void, *mut c_void, u64) -> c_int,
+    mkdir: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
+    rmdir: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
+    rename: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int,
+    set_dircache: unsafe extern "C" fn(*mut c_void, c_int),
     pub(super) pread_async:
         unsafe extern "C" fn(*mut c_void, *mut c_void, u64, u64, Callback, *mut c_void) -> c_int,
     pub(super) pwrite_async: unsafe extern "C" fn(
@@ -140,7 +144,7 @@ fn load() -> Result<Functions, String> {
             }?
         };
     }
-    Ok(Functions {
+    let functions = Functions {
         init_context: symbol!("nfs_init_context"),
         destroy_context: symbol!("nfs_destroy_context"),
         get_error: symbol!("nfs_get_error"),
@@ -167,13 +171,21 @@ fn load() -> Result<Functions, String> {
         readdir: symbol!("nfs_readdir"),
         closedir: symbol!("nfs_closedir"),
         ftruncate: symbol!("nfs_ftruncate"),
+        mkdir: symbol!("nfs_mkdir"),
+        rmdir: symbol!("nfs_rmdir"),
+        rename: symbol!("nfs_rename"),
+        set_dircache: symbol!("nfs_set_dircache"),
         pread_async: symbol!("nfs_pread_async"),
         pwrite_async: symbol!("nfs_pwrite_async"),
         get_fd: symbol!("nfs_get_fd"),
         which_events: symbol!("nfs_which_events"),
         service: symbol!("nfs_service"),
         _library: library,
-    })
+    };
+    // The RPC accounting's hooks go in before any context exists; a
+    // library they cannot be put in still serves, uncounted.
+    super::wire::install(LIBRARY);
+    Ok(functions)
 }
 
 /// One client connection, mounted: libnfs's `nfs_context`.
@@ -223,6 +235,8 @@ impl Context {
         unsafe {
             (functions.set_pagecache)(raw, 0);
             (functions.set_readahead)(raw, 0);
+            // Every directory listing goes to the server.
+            (functions.set_dircache)(raw, 0);
             (functions.set_timeout)(raw, url.timeout_ms);
         }
         context.check(
@@ -377,6 +391,118 @@ impl Context {
         Ok(names)
     }
 
+    /// Makes the directory `path` (MKDIR, after LOOKUPs of the path).
+    pub fn mkdir(&self, path: &CStr) -> io::Result<()> {
+        // SAFETY: live context, NUL-terminated path.
+        let status = unsafe { (self.functions.mkdir)(self.raw, path.as_ptr()) };
+        self.check_path(status, "mkdir", path)
+    }
+
+    /// Removes the directory `path` (RMDIR).
+    pub fn rmdir(&self, path: &CStr) -> io::Result<()> {
+        // SAFETY: live context, NUL-terminated path.
+        let status = unsafe { (self.functions.rmdir)(self.raw, path.as_ptr()) };
+        self.check_path(status, "rmdir", path)
+    }
+
+    /// Renames `from` to `to` (RENAME). NFSv3 has no RENAME_NOREPLACE: the
+    /// caller makes sure `to` is not there.
+    pub fn rename(&self, from: &CStr, to: &CStr) -> io::Result<()> {
+        // SAFETY: live context, NUL-terminated paths.
+        let status = unsafe { (self.functions.rename)(self.raw, from.as_ptr(), to.as_ptr()) };
+        self.check_path(status, "rename", from)
+    }
+
+    /// Removes the file `path` (REMOVE).
+    pub fn remove(&self, path: &CStr) -> io::Result<()> {
+        // SAFETY: live context, NUL-terminated path.
+        let status = unsafe { (self.functions.unlink)(self.raw, path.as_ptr()) };
+        self.check_path(status, "remove", path)
+    }
+
+    /// The attributes of `path` (LOOKUPs, then GETATTR): its size.
+    pub fn stat_size(&self, path: &CStr) -> io::Result<u64> {
+        let mut stat = Stat64::default();
+        // SAFETY: live context, NUL-terminated path, `stat` is the struct libnfs fills.
+        let status = unsafe { (self.functions.stat64)(self.raw, path.as_ptr(), &mut stat) };
+        self.check_path(status, "stat", path)?;
+        Ok(stat.size)
+    }
+
+    /// Creates `path` exclusively (CREATE GUARDED), for writing.
+    pub fn create_at(&self, path: &CStr, file_sync: bool) -> io::Result<File<'_>> {
+        let mut raw = std::ptr::null_mut();
+        let mut flags = libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY;
+        if file_sync {
+            flags |= libc::O_SYNC;
+        }
+        // SAFETY: live context, NUL-terminated path, `raw` written on success.
+        let status =
+            unsafe { (self.functions.create)(self.raw, path.as_ptr(), flags, 0o644, &mut raw) };
+        self.check_path(status, "create", path)?;
+        Ok(File { context: self, raw })
+    }
+
+    /// Opens the existing `path` for reading.
+    pub fn open_at(&self, path: &CStr) -> io::Result<File<'_>> {
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: live context, NUL-terminated path, `raw` written on success.
+        let status =
+            unsafe { (self.functions.open)(self.raw, path.as_ptr(), libc::O_RDONLY, &mut raw) };
+        self.check_path(status, "open", path)?;
+        Ok(File { context: self, raw })
+    }
+
+    /// The names in the directory `path` (READDIRPLUS, to its end), `.`
+    /// and `..` left out; each handed to `each`.
+    pub fn list_at(&self, path: &CStr, mut each: impl FnMut(&CStr)) -> io::Result<()> {
+        let mut dir = std::ptr::null_mut();
+        // SAFETY: live context, NUL-terminated path, `dir` written on success.
+        let status = unsafe { (self.functions.opendir)(self.raw, path.as_ptr(), &mut dir) };
+        self.check_path(status, "opendir", path)?;
+        loop {
+            // SAFETY: `dir` is open until closedir below; entries live as long.
+            let entry = unsafe { (self.functions.readdir)(self.raw, dir) };
+            if entry.is_null() {
+                break;
+            }
+            // SAFETY: a live entry's NUL-terminated name, used before the next call.
+            let name = unsafe { (*entry).name };
+            if !name.is_null() {
+                let name = unsafe { CStr::from_ptr(name) };
+                if name.to_bytes() != b"." && name.to_bytes() != b".." {
+                    each(name);
+                }
+            }
+        }
+        // SAFETY: `dir` is open and not used after this.
+        unsafe { (self.functions.closedir)(self.raw, dir) };
+        Ok(())
+    }
+
+    /// The export's free inodes, inodes and free bytes (FSSTAT).
+    pub fn free(&self) -> io::Result<(u64, u64, u64)> {
+        let path = c_string(&self.path_of(""))?;
+        let mut stat = StatVfs64::default();
+        // SAFETY: live context, NUL-terminated path, `stat` is the struct libnfs fills.
+        let status = unsafe { (self.functions.statvfs64)(self.raw, path.as_ptr(), &mut stat) };
+        self.check(status, "FSSTAT")?;
+        Ok((
+            stat.ffree,
+            stat.files,
+            stat.bavail.saturating_mul(stat.frsize.max(stat.bsize)),
+        ))
+    }
+
+    /// `status` of a call on `path`: the error names the call and the path.
+    fn check_path(&self, status: c_int, call: &str, path: &CStr) -> io::Result<()> {
+        if status >= 0 {
+            Ok(())
+        } else {
+            Err(self.error(status, &format!("{call} {}", path.to_string_lossy())))
+        }
+    }
+
     /// `status` as a result: libnfs returns a negated errno, with its own message.
     pub(super) fn check(&self, status: c_int, what: &str) -> io::Result<()> {
         if status >= 0 {
@@ -417,6 +543,17 @@ impl Drop for Context {
 }
 
 impl File<'_> {
+    /// Closes the file, checking the result: libnfs commits a file written
+    /// UNSTABLE when it is closed (COMMIT), and that can fail.
+    pub fn close(self) -> io::Result<()> {
+        let c = self.context;
+        let raw = self.raw;
+        std::mem::forget(self);
+        // SAFETY: live context and handle, closed once (the drop is skipped).
+        let status = unsafe { (c.functions.close)(c.raw, raw) };
+        c.check(status, "close")
+    }
+
     /// Reads into `buffer` at `offset`; returns the bytes read.
     pub fn read_at(&self, buffer: &mut [u8], offset: u64) -> io::Result<usize> {
         let c = self.context;

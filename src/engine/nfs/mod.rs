@@ -9,6 +9,7 @@
 
 pub mod libnfs;
 pub mod url;
+pub mod wire;
 
 use super::callbacks::{CompletionList, Completions, Serviced, wait_for_socket};
 use super::{Direction, QueuedIo};

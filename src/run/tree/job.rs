@@ -7,15 +7,16 @@
 //! interrupt flag. A time-bounded pass that makes items (`--runtime`, the
 //! stonewall) stops each job at the deadline and says how many it made.
 
-use super::Tree;
+use super::{LocalTree, TreeSite, directory_path};
 use crate::clock::now_ns;
 use crate::plan::Op;
 use crate::plan::direction::Direction;
 use crate::plan::tree::Items;
+use crate::plan::tree::TreeShape;
 use crate::probe::cpu::CpuUsage;
 use crate::run::recorder::{JobMemory, JobOutcome, Recorder};
 use crate::run::spec::{IoFailure, LoopSpec};
-use rustix::fd::{AsFd, BorrowedFd, IntoRawFd, OwnedFd};
+use rustix::fd::{AsFd, IntoRawFd, OwnedFd};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use std::ffi::CStr;
 use std::io;
@@ -24,26 +25,52 @@ use std::time::Duration;
 
 /// What the jobs of one pass over a tree share.
 #[derive(Clone, Copy)]
-pub(in crate::run) struct TreePass<'a> {
-    /// The tree.
-    pub(in crate::run) tree: &'a Tree,
+pub struct TreePass<'a> {
+    /// Where the tree is.
+    pub site: &'a dyn TreeSite,
+    /// Its shape.
+    pub shape: TreeShape,
     /// The operation on each item.
-    pub(in crate::run) op: Op,
+    pub op: Op,
     /// Items each job (by global number) has, for an op that uses or
     /// removes them; an op that makes items makes the shape's full count.
-    pub(in crate::run) counts: &'a [u64],
+    pub counts: &'a [u64],
     /// Whether the files carry their renamed names (`r.`) now.
-    pub(in crate::run) renamed: bool,
+    pub renamed: bool,
     /// This rank's first job among all ranks' jobs.
-    pub(in crate::run) first_job: u32,
+    pub first_job: u32,
     /// The stonewall of a pass that makes items: each job stops making
     /// them once it is up.
-    pub(in crate::run) stonewall: Option<Duration>,
+    pub stonewall: Option<Duration>,
     /// Flags a create opens its file with beside the access mode
     /// (`O_SYNC`, `O_DSYNC`).
-    pub(in crate::run) create_flags: OFlags,
+    pub create_flags: OFlags,
     /// An fsync of each file a create wrote before it is closed (`--fsync-end`).
-    pub(in crate::run) fsync: bool,
+    pub fsync: bool,
+}
+
+/// How one kind of tree does each item's operation: the loop around it
+/// ([`run_tree_job`]) is the same for every kind.
+pub trait ItemOps {
+    /// An open directory of the tree.
+    type Dir;
+    /// Opens directory `index` of job `owner`'s tree (outside any item's time).
+    fn open_directory(&mut self, owner: u32, index: u64) -> std::io::Result<Self::Dir>;
+    /// Does `pass.op` on the item `name` in `dir` (`to`: a rename's new
+    /// name); the bytes it moved. `buffer` holds what a create writes and
+    /// takes what a read reads, in pieces of `bs`.
+    fn item(
+        &mut self,
+        dir: &Self::Dir,
+        pass: &TreePass<'_>,
+        names: (&CStr, &CStr),
+        buffer: &mut [u8],
+        bs: u64,
+    ) -> Result<u64, ItemFailure>;
+    /// Lists `dir` to its end; the entries found, `.` and `..` left out.
+    fn list(&mut self, dir: &Self::Dir) -> Result<u64, ItemFailure>;
+    /// The system calls made so far, where they are the measure.
+    fn calls(&self) -> SystemCalls;
 }
 
 /// System calls a job made, by the name strace gives them.
@@ -107,20 +134,22 @@ pub struct TreeJob {
 }
 
 /// An item's name, written into a stack buffer: `f.<J>.<I>` and a NUL.
-struct Name {
+pub struct ItemName {
     bytes: [u8; 48],
     len: usize,
 }
 
-impl Name {
-    fn new() -> Name {
-        Name {
+impl ItemName {
+    /// An empty name.
+    pub fn new() -> ItemName {
+        ItemName {
             bytes: [0; 48],
             len: 0,
         }
     }
 
-    fn set(&mut self, prefix: u8, job: u32, item: u64) -> &CStr {
+    /// Becomes `<prefix>.<job>.<item>`.
+    pub fn set(&mut self, prefix: u8, job: u32, item: u64) -> &CStr {
         self.len = 0;
         self.push(prefix);
         self.push(b'.');
@@ -152,33 +181,55 @@ impl Name {
         }
     }
 
-    fn text(&self) -> String {
+    /// The name as text.
+    pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.bytes[..self.len]).into_owned()
     }
 }
 
 /// Why one item's operation failed: the call and its error, or a short transfer.
-struct Failed {
-    call: &'static str,
-    error: Option<io::Error>,
+pub struct ItemFailure {
+    /// The call that failed.
+    pub call: &'static str,
+    /// Its error; `None` for a short transfer.
+    pub error: Option<io::Error>,
 }
 
-impl From<(&'static str, rustix::io::Errno)> for Failed {
-    fn from((call, errno): (&'static str, rustix::io::Errno)) -> Failed {
-        Failed {
+impl From<(&'static str, rustix::io::Errno)> for ItemFailure {
+    fn from((call, errno): (&'static str, rustix::io::Errno)) -> ItemFailure {
+        ItemFailure {
             call,
             error: Some(errno.into()),
         }
     }
 }
 
+impl From<(&'static str, io::Error)> for ItemFailure {
+    fn from((call, error): (&'static str, io::Error)) -> ItemFailure {
+        ItemFailure {
+            call,
+            error: Some(error),
+        }
+    }
+}
+
+/// The prefixes of an item's name and of its other name for `op`: files
+/// `f.` (and `r.` once renamed), directory items `m.`.
+pub fn prefixes(op: Op, renamed: bool) -> (u8, u8) {
+    match (op, renamed) {
+        (Op::Mkdir | Op::Rmdir, _) => (b'm', b'm'),
+        (_, false) => (b'f', b'r'),
+        (_, true) => (b'r', b'f'),
+    }
+}
+
 /// Closes `fd`, checking the result (a network file system reports a
 /// failed write-back here).
-fn close_checked(fd: OwnedFd) -> Result<(), Failed> {
+fn close_checked(fd: OwnedFd) -> Result<(), ItemFailure> {
     let raw = fd.into_raw_fd();
     // SAFETY: `raw` was just released from its owner and is closed once.
     if unsafe { libc::close(raw) } != 0 {
-        return Err(Failed {
+        return Err(ItemFailure {
             call: "close",
             error: Some(io::Error::last_os_error()),
         });
@@ -186,19 +237,21 @@ fn close_checked(fd: OwnedFd) -> Result<(), Failed> {
     Ok(())
 }
 
-/// Runs job `job` (this rank's) of `pass`: waits at `ready`, then works
-/// on its items in order, recording each. `buffer` holds the bytes a
-/// create writes, in writes of `spec.bs`, and what a read reads.
-pub(in crate::run) fn run_tree_job(
+/// Runs job `job` (this rank's) of `pass` with `ops` doing each item:
+/// waits at `ready`, then works on its items in order, recording each.
+/// `buffer` holds the bytes a create writes, in writes of `spec.bs`, and
+/// what a read reads. The job's failure names `shown` (the tree's root as
+/// the user knows it) and the item.
+pub fn run_tree_job<O: ItemOps>(
     pass: &TreePass<'_>,
     job: u32,
     spec: &LoopSpec<'_>,
     memory: JobMemory,
     buffer: &mut [u8],
-    ready: impl FnOnce() -> bool,
-) -> JobOutcome {
-    let tree = pass.tree;
-    let shape = tree.shape;
+    ready: &mut dyn FnMut() -> bool,
+    ops: &mut O,
+) -> (JobOutcome, TreeJob) {
+    let shape = pass.shape;
     let global = pass.first_job + job;
     let owner = shape.owner_of(global, pass.op);
     let count = match pass.op.items() {
@@ -210,15 +263,14 @@ pub(in crate::run) fn run_tree_job(
     } else {
         Direction::Read
     };
-    // A directory listing's buffer, as the C library's (32 KiB), before the clock.
-    let mut listing = if pass.op == Op::Readdir {
-        vec![0u8; 32 << 10]
-    } else {
-        Vec::new()
-    };
+    let (prefix, other) = prefixes(pass.op, pass.renamed);
     let mut recorder = Recorder::new(spec, memory);
+    let mut done = TreeJob::default();
     if !ready() {
-        return recorder.finish(now_ns(), CpuUsage::default(), None, true);
+        return (
+            recorder.finish(now_ns(), CpuUsage::default(), None, true),
+            done,
+        );
     }
     let cpu_before = CpuUsage::of_this_thread();
     let start = now_ns();
@@ -228,28 +280,40 @@ pub(in crate::run) fn run_tree_job(
         .stonewall
         .filter(|_| pass.op.items() == Items::Makes)
         .map(|limit| start.saturating_add(limit.as_nanos() as u64));
-    let mut done = TreeJob::default();
-    let mut walk = Walk {
-        pass,
-        spec,
-        buffer,
-        listing: &mut listing,
-        owner,
-        job: global,
-        name: Name::new(),
-        to: Name::new(),
-        calls: SystemCalls::default(),
-    };
+    let (mut name, mut to) = (ItemName::new(), ItemName::new());
     let mut failure = None;
     let mut interrupted = false;
     let mut last = start;
     let items = shape.items.max(1);
     let first_dir = shape.first_item_directory();
-    let mut open: Option<(u64, OwnedFd)> = None;
+    let mut open: Option<(u64, O::Dir)> = None;
     let units = if pass.op == Op::Readdir {
         shape.item_directories()
     } else {
         count
+    };
+    let failed = |directory: u64, item: Option<&ItemName>, failure: ItemFailure, unit: u64| {
+        let mut path = pass
+            .site
+            .path()
+            .join(directory_path(&shape, owner, directory));
+        if let Some(item) = item {
+            path = path.join(item.text());
+        }
+        IoFailure {
+            action: failure.call,
+            file: format!(
+                "{} ({} of job {global}, after {unit} of its {units} done)",
+                path.display(),
+                pass.op.name(),
+            ),
+            offset: 0,
+            bs: 0,
+            moved: None,
+            error: failure
+                .error
+                .or_else(|| Some(io::Error::other("short transfer"))),
+        }
     };
     for unit in 0..units {
         let directory = if pass.op == Op::Readdir {
@@ -259,37 +323,34 @@ pub(in crate::run) fn run_tree_job(
         };
         if open.as_ref().is_none_or(|(index, _)| *index != directory) {
             open = None;
-            walk.calls.openat2 += 1;
-            match tree.open_directory(walk.owner, directory) {
-                Ok(fd) => open = Some((directory, fd)),
+            match ops.open_directory(owner, directory) {
+                Ok(dir) => open = Some((directory, dir)),
                 Err(error) => {
-                    failure =
-                        Some(walk.failure(directory, None, "openat2", Some(error), unit, units));
+                    let error = ItemFailure::from(("open the directory", error));
+                    failure = Some(failed(directory, None, error, unit));
                     break;
                 }
             }
-            walk.calls.close += 1;
             last = now_ns();
         }
-        let dir = open
-            .as_ref()
-            .map(|(_, fd)| fd.as_fd())
-            .expect("opened above");
+        let dir = &open.as_ref().expect("opened above").1;
         let result = if pass.op == Op::Readdir {
-            walk.list(dir).map(|entries| {
+            ops.list(dir).map(|entries| {
                 done.entries += entries;
                 0
             })
         } else {
-            walk.item(dir, unit % items)
+            let item = unit % items;
+            let to = to.set(other, owner, item);
+            let name = name.set(prefix, owner, item);
+            ops.item(dir, pass, (name, to), buffer, spec.bs)
         };
         let now = now_ns();
         match result {
             Ok(bytes) => recorder.record(now, now - last, bytes, direction),
-            Err(failed) => {
-                let item = (pass.op != Op::Readdir).then_some(unit % items);
-                failure =
-                    Some(walk.failure(directory, item, failed.call, failed.error, unit, units));
+            Err(error) => {
+                let item = (pass.op != Op::Readdir).then_some(&name);
+                failure = Some(failed(directory, item, error, unit));
                 break;
             }
         }
@@ -306,40 +367,60 @@ pub(in crate::run) fn run_tree_job(
     drop(open);
     let end = now_ns();
     let cpu = CpuUsage::of_this_thread() - cpu_before;
-    done.calls = walk.calls;
-    let mut outcome = recorder.finish(end, cpu, failure, interrupted);
-    outcome.tree = Some(done);
-    outcome
+    done.calls = ops.calls();
+    (recorder.finish(end, cpu, failure, interrupted), done)
 }
 
-/// One job's walk: what it works on and the calls it counted.
-struct Walk<'a, 'b> {
-    pass: &'b TreePass<'a>,
-    spec: &'b LoopSpec<'b>,
-    buffer: &'b mut [u8],
-    listing: &'b mut [u8],
-    /// The job whose items it works on.
-    owner: u32,
-    /// The job walking, by global number.
-    job: u32,
-    name: Name,
-    /// A rename's new name.
-    to: Name,
+/// A local tree's items, done with system calls relative to each
+/// directory's descriptor, counted as they are made.
+pub(super) struct LocalOps<'a> {
+    tree: &'a LocalTree,
+    /// A directory listing's buffer, as the C library's (32 KiB).
+    listing: Vec<u8>,
     calls: SystemCalls,
 }
 
-impl Walk<'_, '_> {
-    /// One item's operation in the directory `dir`; the bytes it moved.
+impl<'a> LocalOps<'a> {
+    /// The operations on `tree`, with a listing buffer when `op` lists.
+    pub(super) fn new(tree: &'a LocalTree, op: Op) -> LocalOps<'a> {
+        LocalOps {
+            tree,
+            listing: if op == Op::Readdir {
+                vec![0u8; 32 << 10]
+            } else {
+                Vec::new()
+            },
+            calls: SystemCalls::default(),
+        }
+    }
+}
+
+impl ItemOps for LocalOps<'_> {
+    type Dir = OwnedFd;
+
+    fn open_directory(&mut self, owner: u32, index: u64) -> io::Result<OwnedFd> {
+        self.calls.openat2 += 1;
+        let fd = self.tree.open_directory(owner, index)?;
+        // Each directory opened is closed when the next is.
+        self.calls.close += 1;
+        Ok(fd)
+    }
+
+    fn calls(&self) -> SystemCalls {
+        self.calls
+    }
+
     #[inline]
-    fn item(&mut self, dir: BorrowedFd<'_>, item: u64) -> Result<u64, Failed> {
-        let pass = self.pass;
-        let file_size = pass.tree.shape.file_size;
-        let (prefix, other) = match (pass.op, pass.renamed) {
-            (Op::Mkdir | Op::Rmdir, _) => (b'm', b'm'),
-            (_, false) => (b'f', b'r'),
-            (_, true) => (b'r', b'f'),
-        };
-        let name = self.name.set(prefix, self.owner, item);
+    fn item(
+        &mut self,
+        dir: &OwnedFd,
+        pass: &TreePass<'_>,
+        (name, to): (&CStr, &CStr),
+        buffer: &mut [u8],
+        bs: u64,
+    ) -> Result<u64, ItemFailure> {
+        let dir = dir.as_fd();
+        let file_size = pass.shape.file_size;
         match pass.op {
             Op::Create => {
                 self.calls.openat += 1;
@@ -354,15 +435,15 @@ impl Walk<'_, '_> {
                         | pass.create_flags,
                     Mode::from_raw_mode(0o644),
                 )
-                .map_err(|e| Failed::from(("openat", e)))?;
+                .map_err(|e| ItemFailure::from(("openat", e)))?;
                 let mut left = file_size;
                 while left > 0 {
-                    let chunk = left.min(self.spec.bs) as usize;
+                    let chunk = left.min(bs) as usize;
                     self.calls.write += 1;
-                    let written = rustix::io::write(&fd, &self.buffer[..chunk])
-                        .map_err(|e| Failed::from(("write", e)))?;
+                    let written = rustix::io::write(&fd, &buffer[..chunk])
+                        .map_err(|e| ItemFailure::from(("write", e)))?;
                     if written == 0 {
-                        return Err(Failed {
+                        return Err(ItemFailure {
                             call: "write",
                             error: None,
                         });
@@ -371,7 +452,7 @@ impl Walk<'_, '_> {
                 }
                 if pass.fsync {
                     self.calls.fsync += 1;
-                    rustix::fs::fsync(&fd).map_err(|e| Failed::from(("fsync", e)))?;
+                    rustix::fs::fsync(&fd).map_err(|e| ItemFailure::from(("fsync", e)))?;
                 }
                 self.calls.close += 1;
                 close_checked(fd)?;
@@ -385,15 +466,15 @@ impl Walk<'_, '_> {
                     OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                     Mode::empty(),
                 )
-                .map_err(|e| Failed::from(("openat", e)))?;
+                .map_err(|e| ItemFailure::from(("openat", e)))?;
                 let mut left = file_size;
                 while left > 0 {
-                    let chunk = left.min(self.spec.bs) as usize;
+                    let chunk = left.min(bs) as usize;
                     self.calls.read += 1;
-                    let read = rustix::io::read(&fd, &mut self.buffer[..chunk])
-                        .map_err(|e| Failed::from(("read", e)))?;
+                    let read = rustix::io::read(&fd, &mut buffer[..chunk])
+                        .map_err(|e| ItemFailure::from(("read", e)))?;
                     if read == 0 {
-                        return Err(Failed {
+                        return Err(ItemFailure {
                             call: "read",
                             error: None,
                         });
@@ -407,42 +488,40 @@ impl Walk<'_, '_> {
             Op::Stat => {
                 self.calls.newfstatat += 1;
                 rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-                    .map_err(|e| Failed::from(("newfstatat", e)))?;
+                    .map_err(|e| ItemFailure::from(("newfstatat", e)))?;
                 Ok(0)
             }
             Op::Rename => {
-                let to = self.to.set(other, self.owner, item);
                 self.calls.renameat2 += 1;
                 // Never over a name that exists: nothing is replaced.
                 rustix::fs::renameat_with(dir, name, dir, to, RenameFlags::NOREPLACE)
-                    .map_err(|e| Failed::from(("renameat2", e)))?;
+                    .map_err(|e| ItemFailure::from(("renameat2", e)))?;
                 Ok(0)
             }
             Op::Delete => {
                 self.calls.unlinkat += 1;
                 rustix::fs::unlinkat(dir, name, AtFlags::empty())
-                    .map_err(|e| Failed::from(("unlinkat", e)))?;
+                    .map_err(|e| ItemFailure::from(("unlinkat", e)))?;
                 Ok(0)
             }
             Op::Mkdir => {
                 self.calls.mkdirat += 1;
                 rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o755))
-                    .map_err(|e| Failed::from(("mkdirat", e)))?;
+                    .map_err(|e| ItemFailure::from(("mkdirat", e)))?;
                 Ok(0)
             }
             Op::Rmdir => {
                 self.calls.unlinkat += 1;
                 rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)
-                    .map_err(|e| Failed::from(("unlinkat", e)))?;
+                    .map_err(|e| ItemFailure::from(("unlinkat", e)))?;
                 Ok(0)
             }
             other => unreachable!("op {} is not a metadata op", other.name()),
         }
     }
 
-    /// Lists the directory `dir` to its end with getdents64 from its
-    /// start; the entries found, `.` and `..` left out.
-    fn list(&mut self, dir: BorrowedFd<'_>) -> Result<u64, Failed> {
+    /// Lists the directory to its end with getdents64 from its start.
+    fn list(&mut self, dir: &OwnedFd) -> Result<u64, ItemFailure> {
         self.calls.openat += 1;
         let fd = rustix::fs::openat(
             dir,
@@ -450,7 +529,7 @@ impl Walk<'_, '_> {
             OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| Failed::from(("openat", e)))?;
+        .map_err(|e| ItemFailure::from(("openat", e)))?;
         let mut entries = 0;
         loop {
             self.calls.getdents64 += 1;
@@ -465,7 +544,7 @@ impl Walk<'_, '_> {
                 )
             };
             if got < 0 {
-                return Err(Failed {
+                return Err(ItemFailure {
                     call: "getdents64",
                     error: Some(io::Error::last_os_error()),
                 });
@@ -478,37 +557,6 @@ impl Walk<'_, '_> {
         self.calls.close += 1;
         close_checked(fd)?;
         Ok(entries)
-    }
-
-    /// The failure of unit `unit` of `units`: the call, the item's path and
-    /// how far the job got.
-    fn failure(
-        &self,
-        directory: u64,
-        item: Option<u64>,
-        call: &'static str,
-        error: Option<io::Error>,
-        unit: u64,
-        units: u64,
-    ) -> IoFailure {
-        let tree = self.pass.tree;
-        let mut path = tree.path().join(tree.directory_path(self.owner, directory));
-        if item.is_some() {
-            path = path.join(self.name.text());
-        }
-        IoFailure {
-            action: call,
-            file: format!(
-                "{} ({} of job {}, after {unit} of its {units} done)",
-                path.display(),
-                self.pass.op.name(),
-                self.job
-            ),
-            offset: 0,
-            bs: 0,
-            moved: None,
-            error: error.or_else(|| Some(io::Error::other("short transfer"))),
-        }
     }
 }
 
@@ -538,7 +586,7 @@ mod tests {
 
     #[test]
     fn names_are_written_without_allocating() {
-        let mut name = Name::new();
+        let mut name = ItemName::new();
         assert_eq!(name.set(b'f', 3, 1204).to_bytes(), b"f.3.1204");
         assert_eq!(name.set(b'm', 0, 0).to_bytes(), b"m.0.0");
         assert_eq!(

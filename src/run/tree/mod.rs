@@ -16,8 +16,9 @@ mod job;
 mod remove;
 mod session;
 
-pub use job::{SystemCalls, TreeJob};
-pub(super) use job::{TreePass, run_tree_job};
+pub use job::{
+    ItemFailure, ItemName, ItemOps, SystemCalls, TreeJob, TreePass, prefixes, run_tree_job,
+};
 pub(super) use remove::remove_dead_trees;
 pub use session::TreeInfo;
 
@@ -46,9 +47,75 @@ pub(super) struct Present {
     pub(super) dirs: Option<Vec<u64>>,
 }
 
-/// A tree made in the scratch directory for one shape of workload.
+/// Where a metadata workload's tree is: a local directory (`LocalTree`),
+/// or a directory on a server reached by iolab's own client (in `net/`).
+pub trait TreeSite: Send + Sync {
+    /// The root, for messages and the record.
+    fn path(&self) -> &Path;
+    /// Whether this process made the tree, and so removes it.
+    fn made_here(&self) -> bool;
+    /// Runs job `job` of `pass` (see [`run_tree_job`]); the job's figures
+    /// and what it did to the tree.
+    fn run_job(
+        &self,
+        pass: &TreePass<'_>,
+        job: u32,
+        spec: &crate::run::spec::LoopSpec<'_>,
+        memory: crate::run::recorder::JobMemory,
+        buffer: &mut [u8],
+        ready: &mut dyn FnMut() -> bool,
+    ) -> (crate::run::recorder::JobOutcome, TreeJob);
+    /// Writes what the client holds of the tree back, untimed (syncfs);
+    /// a client that holds nothing does nothing.
+    fn write_back(&self) -> io::Result<()>;
+    /// Evicts the files' pages from the client's cache, where it has one.
+    fn evict_files(&self, counts: &[u64], renamed: bool) -> io::Result<()>;
+    /// Drops every cache of the client's (`--cache drop`): the kernel's,
+    /// system-wide; a client with none to drop says so.
+    fn drop_caches(&self) -> io::Result<()>;
+    /// What `--cache cold` leaves of the tree's metadata in memory, in words.
+    fn cold_leaves(&self) -> &'static str;
+    /// Removes everything iolab made in the tree; returns what was left
+    /// because it is not iolab's (named).
+    fn remove(&self) -> io::Result<Vec<String>>;
+}
+
+/// The top directory of job `job`'s tree relative to the root: `job.<J>`
+/// with a tree per job, else `shared` (the root holds the owner file,
+/// which is no item of the tree).
+pub fn top(shape: &TreeShape, job: u32) -> String {
+    if shape.unique_dir {
+        format!("job.{job}")
+    } else {
+        "shared".to_string()
+    }
+}
+
+/// Directory `index` of job `job`'s tree, relative to the root.
+pub fn directory_path(shape: &TreeShape, job: u32, index: u64) -> String {
+    let mut parts = vec![top(shape, job)];
+    parts.extend(
+        shape
+            .directory_path(index)
+            .into_iter()
+            .map(|k| format!("t.{k}")),
+    );
+    parts.join("/")
+}
+
+/// A session's tree and what it holds now.
+pub(super) struct Held {
+    /// Where it is.
+    pub(super) site: Box<dyn TreeSite>,
+    /// The shape it was made for.
+    pub(super) shape: TreeShape,
+    /// What it holds.
+    pub(super) present: Present,
+}
+
+/// A tree made in a local scratch directory for one shape of workload.
 #[derive(Debug)]
-pub struct Tree {
+pub struct LocalTree {
     /// The root's path, for messages and the record.
     path: PathBuf,
     /// Its name in the scratch directory.
@@ -57,48 +124,48 @@ pub struct Tree {
     root: OwnedFd,
     /// The root's device and inode, checked before it is removed by name.
     identity: (u64, u64),
+    /// The scratch directory holding it, through which it is removed.
+    dir: std::sync::Arc<OwnedFd>,
     /// Whether this process made it (and so removes it): in a distributed
     /// run rank 0 makes the tree and the other ranks open it.
     made_here: bool,
     /// The shape it was built for.
-    pub(super) shape: TreeShape,
-    /// What it holds now.
-    pub(super) present: Present,
+    shape: TreeShape,
 }
 
-impl Tree {
+impl LocalTree {
     /// Makes run `run_id`'s tree root in the directory `dir` (at `dir_path`)
     /// with its owner file, then the directories of `shape`. Fails, having
     /// removed whatever it made, when any step fails.
     pub fn make(
-        dir: BorrowedFd<'_>,
+        dir: std::sync::Arc<OwnedFd>,
         dir_path: &Path,
         run_id: &str,
         shape: TreeShape,
-    ) -> io::Result<Tree> {
+    ) -> io::Result<LocalTree> {
         let name = tree_name(run_id);
-        rustix::fs::mkdirat(dir, name.as_str(), Mode::from_raw_mode(0o755))?;
+        rustix::fs::mkdirat(&dir, name.as_str(), Mode::from_raw_mode(0o755))?;
         let root = rustix::fs::openat(
-            dir,
+            &dir,
             name.as_str(),
             OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
         let stat = rustix::fs::fstat(&root)?;
-        let tree = Tree {
+        let tree = LocalTree {
             path: dir_path.join(&name),
             name,
             root,
             identity: (stat.st_dev, stat.st_ino),
+            dir,
             made_here: true,
             shape,
-            present: Present::default(),
         };
         let made = tree.mark(run_id).and_then(|()| tree.build());
         match made {
             Ok(()) => Ok(tree),
             Err(error) => {
-                let _ = tree.remove(dir);
+                let _ = TreeSite::remove(&tree);
                 Err(error)
             }
         }
@@ -107,14 +174,14 @@ impl Tree {
     /// Opens run `run_id`'s tree that another rank made in the directory
     /// `dir`: a directory (no link followed) whose owner file names the run.
     pub fn open(
-        dir: BorrowedFd<'_>,
+        dir: std::sync::Arc<OwnedFd>,
         dir_path: &Path,
         run_id: &str,
         shape: TreeShape,
-    ) -> io::Result<Tree> {
+    ) -> io::Result<LocalTree> {
         let name = tree_name(run_id);
         let root = rustix::fs::openat(
-            dir,
+            &dir,
             name.as_str(),
             OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
@@ -125,20 +192,15 @@ impl Tree {
             )));
         }
         let stat = rustix::fs::fstat(&root)?;
-        Ok(Tree {
+        Ok(LocalTree {
             path: dir_path.join(&name),
             name,
             root,
             identity: (stat.st_dev, stat.st_ino),
+            dir,
             made_here: false,
             shape,
-            present: Present::default(),
         })
-    }
-
-    /// Whether this process made the tree, and so removes it.
-    pub(super) fn made_here(&self) -> bool {
-        self.made_here
     }
 
     /// Writes the owner file, durably, before anything else is in the tree.
@@ -164,7 +226,7 @@ impl Tree {
     /// Makes every tree's directories, breadth first.
     fn build(&self) -> io::Result<()> {
         for tree in 0..self.shape.trees() {
-            let top = self.top(tree as u32);
+            let top = top(&self.shape, tree as u32);
             rustix::fs::mkdirat(&self.root, top.as_str(), Mode::from_raw_mode(0o755))?;
             for index in 1..self.shape.directories() {
                 let path = self.directory_path(tree as u32, index);
@@ -174,27 +236,9 @@ impl Tree {
         Ok(())
     }
 
-    /// The top directory of job `job`'s tree relative to the root: `job.<J>`
-    /// with a tree per job, else `shared` (the root holds the owner file,
-    /// which is no item of the tree).
-    fn top(&self, job: u32) -> String {
-        if self.shape.unique_dir {
-            format!("job.{job}")
-        } else {
-            "shared".to_string()
-        }
-    }
-
     /// Directory `index` of job `job`'s tree, relative to the root.
     pub(super) fn directory_path(&self, job: u32, index: u64) -> String {
-        let mut parts = vec![self.top(job)];
-        parts.extend(
-            self.shape
-                .directory_path(index)
-                .into_iter()
-                .map(|k| format!("t.{k}")),
-        );
-        parts.join("/")
+        directory_path(&self.shape, job, index)
     }
 
     /// Opens directory `index` of job `job`'s tree beneath the root, no
@@ -208,16 +252,6 @@ impl Tree {
             Mode::empty(),
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
         )?)
-    }
-
-    /// The root's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Writes the file system holding the tree back (syncfs), untimed.
-    pub(super) fn write_back(&self) -> io::Result<()> {
-        Ok(rustix::fs::syncfs(&self.root)?)
     }
 
     /// Free inodes, inodes in all and free bytes of the file system of
@@ -234,7 +268,7 @@ impl Tree {
     /// Evicts the pages of every file present (`counts` per job, renamed
     /// or not) from the page cache, untimed: opened read-only beneath the
     /// root, fadvise DONTNEED, closed.
-    pub(super) fn evict_files(&self, counts: &[u64], renamed: bool) -> io::Result<()> {
+    fn evict(&self, counts: &[u64], renamed: bool) -> io::Result<()> {
         let prefix = if renamed { "r" } else { "f" };
         let items = self.shape.items.max(1);
         let first = self.shape.first_item_directory();
@@ -261,14 +295,52 @@ impl Tree {
         }
         Ok(())
     }
+}
+
+impl TreeSite for LocalTree {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn made_here(&self) -> bool {
+        self.made_here
+    }
+
+    fn run_job(
+        &self,
+        pass: &TreePass<'_>,
+        job: u32,
+        spec: &crate::run::spec::LoopSpec<'_>,
+        memory: crate::run::recorder::JobMemory,
+        buffer: &mut [u8],
+        ready: &mut dyn FnMut() -> bool,
+    ) -> (crate::run::recorder::JobOutcome, TreeJob) {
+        let mut ops = job::LocalOps::new(self, pass.op);
+        run_tree_job(pass, job, spec, memory, buffer, ready, &mut ops)
+    }
+
+    fn write_back(&self) -> io::Result<()> {
+        Ok(rustix::fs::syncfs(&self.root)?)
+    }
+
+    fn evict_files(&self, counts: &[u64], renamed: bool) -> io::Result<()> {
+        self.evict(counts, renamed)
+    }
+
+    fn drop_caches(&self) -> io::Result<()> {
+        crate::run::cache::drop_caches()
+    }
+
+    fn cold_leaves(&self) -> &'static str {
+        "the tree's dentries and inodes stay in memory, since only a system-wide drop evicts them (--cache drop)"
+    }
 
     /// Removes everything iolab made in the tree, its owner file last,
-    /// then the root by its name in `dir` while it is still the directory
-    /// made. Returns what was left because it is not iolab's (named), which
-    /// keeps the owner file and the root too.
-    pub(super) fn remove(&self, dir: BorrowedFd<'_>) -> io::Result<Vec<String>> {
+    /// then the root by its name in the scratch directory while it is
+    /// still the directory made.
+    fn remove(&self) -> io::Result<Vec<String>> {
         remove::remove_root(
-            dir,
+            self.dir.as_fd(),
             &self.name,
             self.root.as_fd(),
             self.identity,

@@ -1,6 +1,6 @@
 //! A session's metadata points: the tree made (or kept from the point before) after its inodes and bytes are checked, each repetition's items made present or absent as its op needs (untimed), its cache treated, its items worked on with the sampler beside the jobs, and what the tree holds afterwards kept for the next phase.
 
-use super::{Tree, TreePass};
+use super::{Held, Present, TreePass};
 use crate::plan::tree::{Items, TreeShape};
 use crate::plan::units::{format_size, human_size};
 use crate::plan::{CacheMode, Op, SyncMode, Workload};
@@ -65,11 +65,13 @@ impl Session {
             };
             self.together(room)?;
         }
+        self.ensure_tree(workload)?;
+        let held = self.tree.as_ref().expect("the tree was made");
         target.files = Vec::new();
         target.tree = Some(TreeInfo {
-            root: self.dir.path().join(super::tree_name(self.dir.run_id())),
+            root: held.site.path().to_path_buf(),
             shape,
-            cache: cache_note(workload),
+            cache: cache_note(workload, held.site.cold_leaves()),
         });
         Ok(())
     }
@@ -77,13 +79,11 @@ impl Session {
     /// Refuses, with the figures, a tree the file system has no inodes or
     /// bytes for.
     fn check_tree_room(&self, shape: &TreeShape) -> Result<(), RunError> {
-        let dir = self
-            .dir
-            .local()
-            .ok_or_else(|| usage!("a metadata workload (--items) works in a local --dir"))?;
         let shown = self.dir.path().display();
-        let (free_inodes, files, free_bytes) =
-            Tree::free(dir.fd()).map_err(|e| RunError::Setup(format!("statfs {shown}: {e}")))?;
+        let (free_inodes, files, free_bytes) = self
+            .dir
+            .tree_room()
+            .map_err(|e| RunError::Setup(format!("statfs {shown}: {e}")))?;
         let needed = shape.inodes().saturating_add(FREE_INODE_MARGIN);
         // A file system that counts no inodes (btrfs) reports none free.
         if files > 0 && free_inodes < needed {
@@ -126,57 +126,56 @@ impl Session {
         let shape = workload
             .tree(self.peers.size())
             .unwrap_or_else(|| unreachable!("a metadata workload has --items"));
-        let dir = self
-            .dir
-            .local()
-            .ok_or_else(|| usage!("a metadata workload (--items) works in a local --dir"));
         let rank = self.peers.rank();
-        let setup = |what: &str, e: std::io::Error| {
+        let setup = |what: &str, e: String| {
             RunError::Setup(format!(
                 "cannot {what} the tree in {}: {e}",
                 self.dir.path().display()
             ))
         };
-        let made = match (&dir, rank) {
-            (Ok(dir), 0) => Tree::make(dir.fd(), dir.path(), dir.run_id(), shape)
+        let made = match rank {
+            0 => self
+                .dir
+                .tree(shape, false)
                 .map(Some)
                 .map_err(|e| setup("make", e)),
-            (Ok(_), _) => Ok(None),
-            (Err(e), _) => Err(RunError::Usage(usage!("{e}"))),
+            _ => Ok(None),
         };
         let made = self.together(made)?;
-        let opened = match (dir, made) {
-            (_, Some(tree)) => Ok(tree),
-            (Ok(dir), None) => {
-                Tree::open(dir.fd(), dir.path(), dir.run_id(), shape).map_err(|e| setup("open", e))
-            }
-            (Err(e), None) => Err(RunError::Usage(e)),
+        let site = match made {
+            Some(site) => Ok(site),
+            None => self.dir.tree(shape, true).map_err(|e| setup("open", e)),
         };
-        self.tree = Some(self.together(opened)?);
+        let site = self.together(site)?;
+        self.tree = Some(Held {
+            site,
+            shape,
+            present: Present::default(),
+        });
         Ok(())
     }
 
     /// Removes the tree, or under `--keep` leaves it and says where.
     pub(in crate::run) fn release_tree(&mut self) {
-        let Some(tree) = self.tree.take() else { return };
-        if !tree.made_here() {
+        let Some(held) = self.tree.take() else { return };
+        let site = held.site;
+        if !site.made_here() {
             return;
         }
         if self.keep {
-            crate::say!("iolab: kept the tree {}", tree.path().display());
+            crate::say!("iolab: kept the tree {}", site.path().display());
             return;
         }
-        let Some(dir) = self.dir.local() else { return };
-        match tree.remove(dir.fd()) {
+        match site.remove() {
             Ok(left) if left.is_empty() => {}
             Ok(left) => crate::say!(
                 "iolab: left {}: it holds what iolab did not make: {}",
-                tree.path().display(),
+                site.path().display(),
                 left.join(", ")
             ),
             Err(error) => crate::say!(
                 "iolab: could not remove the tree {}: {error}",
-                tree.path().display()
+                site.path().display()
             ),
         }
     }
@@ -238,8 +237,8 @@ impl Session {
     /// absent for an op that makes them, present for one that uses or
     /// removes them.
     fn items_as_needed(&mut self, workload: &Workload) -> Result<(), String> {
-        let tree = self.tree.as_ref().expect("the tree was made");
-        let present = tree.present.clone();
+        let held = self.tree.as_ref().expect("the tree was made");
+        let present = held.present.clone();
         let on_directories = workload.op.on_directories();
         let have = if on_directories {
             present.dirs.is_some()
@@ -281,13 +280,13 @@ impl Session {
     /// counts alone; over MPI, where nothing stonewalls a pass, the shape's
     /// full count for every job.
     fn reached(&self, jobs: &[crate::run::recorder::JobOutcome]) -> Vec<u64> {
-        let tree = self.tree.as_ref().expect("the tree was made");
+        let held = self.tree.as_ref().expect("the tree was made");
         if self.peers.alone() {
             jobs.iter()
                 .map(|job| job.tree.as_ref().map_or(0, |t| t.items))
                 .collect()
         } else {
-            vec![tree.shape.items_per_job(); tree.shape.jobs as usize]
+            vec![held.shape.items_per_job(); held.shape.jobs as usize]
         }
     }
 
@@ -314,33 +313,33 @@ impl Session {
 
     /// The cache treatment of the tree before a timed pass.
     fn treat_tree_cache(&mut self, workload: &Workload) -> Result<(), String> {
-        let tree = self.tree.as_ref().expect("the tree was made");
-        let written_back = |tree: &Tree| {
-            tree.write_back()
-                .map_err(|e| format!("syncfs {}: {e}", tree.path().display()))
+        let held = self.tree.as_ref().expect("the tree was made");
+        let site = held.site.as_ref();
+        let shown = site.path().display();
+        let written_back = || {
+            site.write_back()
+                .map_err(|e| format!("syncfs {shown}: {e}"))
         };
         match workload.cache {
             CacheMode::Keep => Ok(()),
-            CacheMode::Clean => written_back(tree),
+            CacheMode::Clean => written_back(),
             CacheMode::Cold => {
-                written_back(tree)?;
+                written_back()?;
                 if workload.op == Op::Read {
-                    let (counts, renamed) = tree.present.files.clone().unwrap_or_default();
-                    tree.evict_files(&counts, renamed).map_err(|e| {
-                        format!("evicting the files of {}: {e}", tree.path().display())
-                    })?;
+                    let (counts, renamed) = held.present.files.clone().unwrap_or_default();
+                    site.evict_files(&counts, renamed)
+                        .map_err(|e| format!("evicting the files of {shown}: {e}"))?;
                 }
                 Ok(())
             }
             CacheMode::Drop => {
-                written_back(tree)?;
-                crate::run::cache::drop_caches().map_err(|e| {
+                written_back()?;
+                site.drop_caches().map_err(|e| {
                     format!("--cache drop: writing 3 to /proc/sys/vm/drop_caches: {e} (root only)")
                 })
             }
             CacheMode::Warm => {
-                let present = tree.present.clone();
-                if present.files.is_some() && !workload.op.on_directories() {
+                if held.present.files.is_some() && !workload.op.on_directories() {
                     let run = self.tree_pass(workload, Op::Stat, false, None);
                     if let RepetitionStatus::Failed(message) = run.status() {
                         return Err(format!("warming the tree (stat untimed): {message}"));
@@ -359,10 +358,10 @@ impl Session {
         timed: bool,
         watch: Option<&crate::probe::sampler::Watch>,
     ) -> jobs::JobsRun {
-        let tree = self.tree.as_ref().expect("the tree was made");
+        let held = self.tree.as_ref().expect("the tree was made");
         let (counts, renamed) = match op {
-            Op::Mkdir | Op::Rmdir => (tree.present.dirs.clone().unwrap_or_default(), false),
-            _ => tree.present.files.clone().unwrap_or_default(),
+            Op::Mkdir | Op::Rmdir => (held.present.dirs.clone().unwrap_or_default(), false),
+            _ => held.present.files.clone().unwrap_or_default(),
         };
         let drawn = Workload {
             op,
@@ -382,7 +381,8 @@ impl Session {
                 write_back: false,
             },
             Work::Tree(TreePass {
-                tree,
+                site: held.site.as_ref(),
+                shape: held.shape,
                 op,
                 counts: &counts,
                 renamed,
@@ -416,12 +416,12 @@ impl Session {
 
 /// What `workload`'s cache treatment does to a tree's metadata, in words
 /// for the record.
-fn cache_note(workload: &Workload) -> String {
+fn cache_note(workload: &Workload, cold_leaves: &str) -> String {
     match workload.cache {
         CacheMode::Keep => "keep: nothing done; the tree's dentries, inodes and pages are as the last phase left them".into(),
-        CacheMode::Clean => "clean: written back (syncfs) before each repetition; the tree's dentries and inodes stay in memory".into(),
-        CacheMode::Cold if workload.op == Op::Read => "cold: written back (syncfs) and each file's pages evicted (fadvise DONTNEED); the tree's dentries and inodes stay in memory, since only a system-wide drop evicts them (--cache drop)".into(),
-        CacheMode::Cold => "cold: written back (syncfs); the tree's dentries and inodes stay in memory, since only a system-wide drop evicts them (--cache drop)".into(),
+        CacheMode::Clean => format!("clean: written back (syncfs) before each repetition; {cold_leaves}"),
+        CacheMode::Cold if workload.op == Op::Read => format!("cold: written back (syncfs) and each file's pages evicted (fadvise DONTNEED); {cold_leaves}"),
+        CacheMode::Cold => format!("cold: written back (syncfs); {cold_leaves}"),
         CacheMode::Drop => "drop: written back (syncfs), then every file system's clean pages, dentries and inodes dropped (drop_caches=3), system-wide".into(),
         CacheMode::Warm => "warm: every file stat'ed untimed first, so its dentry and inode are in memory".into(),
     }

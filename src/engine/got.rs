@@ -4,8 +4,8 @@
 //! nobody else's does.
 //!
 //! This is how the PDU accounting sees the bytes libiscsi sends and
-//! receives without a relay on the wire (see [`super::wire`]): libiscsi
-//! has no hook of its own. The technique is plthook's (kubo/plthook): find
+//! receives without a relay on the wire (`iscsi::wire`), and the RPC
+//! accounting libnfs's (`nfs::wire`): neither library has a hook of its own. The technique is plthook's (kubo/plthook): find
 //! the library among the loaded objects (`dl_iterate_phdr`), read its
 //! dynamic section's relocation tables, and rewrite the `JUMP_SLOT` and
 //! `GLOB_DAT` entries of the named symbols, making the page writable for
