@@ -98,11 +98,12 @@ def iolab_rates(iolab, directory, files, out_dir, prefix=()):
 
 
 def fs_mark_rate(directory, files, prefix=()):
-    sub = tempfile.mkdtemp(dir=directory)
+    # fs_mark makes its directory itself, and refuses one that exists.
+    sub = os.path.join(directory, "fs_mark")
     try:
         out = run([*prefix, "fs_mark", "-d", sub, "-n", str(files), "-s", "0", "-S", "0", "-k", "-L", "1"]).stdout
     finally:
-        shutil.rmtree(sub)
+        shutil.rmtree(sub, ignore_errors=True)
     # The result line: "     0        20000            0      12345.6        ..." (FSUse% Count Size Files/sec App Overhead)
     for line in out.splitlines():
         words = line.split()

@@ -97,7 +97,7 @@ pub enum Command {
     /// Measure one workload in a directory.
     #[command(
         after_help = "Examples and every option: iolab run --help",
-        after_long_help = "Examples:\n  # random 4 KiB reads for 30 s (fio: --rw randread --bs 4k --runtime 30 --time_based)\n  iolab run --dir /mnt/data --op read --pattern random --bs 4k --runtime 30s\n\n  # io_uring at queue depth 32, O_DIRECT, three repetitions kept in a file\n  iolab run --dir /mnt/data --engine uring --iodepth 32 --direct --pattern random --repeat 3 -o a.json\n\n  # read a block device as it is (writing it needs --destroy-data)\n  iolab run --file /dev/nvme0n1 --direct --bs 1m --runtime 10s\n\n  # an NFS export through iolab's own client, no mount\n  iolab run --target nfs://server/export/dir --engine nfs --op write --bs 1m --size 1g\n"
+        after_long_help = "Examples:\n  # random 4 KiB reads for 30 s (fio: --rw randread --bs 4k --runtime 30 --time_based)\n  iolab run --dir /mnt/data --op read --pattern random --bs 4k --runtime 30s\n\n  # io_uring at queue depth 32, O_DIRECT, three repetitions kept in a file\n  iolab run --dir /mnt/data --engine uring --iodepth 32 --direct --pattern random --repeat 3 -o a.json\n\n  # read a block device as it is (writing it needs --destroy-data)\n  iolab run --file /dev/nvme0n1 --direct --bs 1m --runtime 10s\n\n  # an NFS export through iolab's own client, no mount\n  iolab run --target nfs://server/export/dir --engine nfs --op write --bs 1m --size 1g\n\n  # mdtest's phases over one tree: 2 jobs x 1000 files in each of 1 + 10 directories\n  iolab run --dir /mnt/data --ops create,stat,read,delete --items 1000 --depth 1 --fanout 10 --jobs 2\n"
     )]
     Run(Box<RunArgs>),
     /// Measure a grid: every flag of `run` takes a list (4k,64k) or a range
@@ -270,7 +270,7 @@ pub struct RunArgs {
     /// Phases over one tree, each measured as a point, in mdtest's order
     /// whatever the order given: --ops create,stat,read,delete (with
     /// --items; --op names one).
-    #[arg(long, value_name = "OP,OP…", value_delimiter = ',', conflicts_with = "op", help_heading = heading::TREE)]
+    #[arg(long, value_name = "OP,OP…", value_delimiter = ',', conflicts_with = "op", help_heading = heading::TREE, hide_short_help = true, hide_possible_values = true)]
     pub ops: Vec<Op>,
     /// Repetitions.
     #[command(flatten)]

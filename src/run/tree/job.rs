@@ -139,6 +139,12 @@ pub struct ItemName {
     len: usize,
 }
 
+impl Default for ItemName {
+    fn default() -> ItemName {
+        ItemName::new()
+    }
+}
+
 impl ItemName {
     /// An empty name.
     pub fn new() -> ItemName {
