@@ -734,3 +734,103 @@ fn dead_runs_on_an_export_lose_only_the_files_their_markers_name() {
         "{stderr}"
     );
 }
+
+/// A metadata workload through iolab's own NFS client: every item's
+/// procedure counted from the wire (CREATE and REMOVE one per item, a
+/// neighbour's stat a GETATTR after its LOOKUPs), nothing left on the export.
+#[test]
+fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let out = crate::util::scratch();
+    let path = out.path().join("tree.json");
+    let output = iolab_inside(
+        &lab,
+        &[
+            "run",
+            "--target",
+            &lab.nfs,
+            "--ops",
+            "create,stat,rename,delete",
+            "--items",
+            "20",
+            "--depth",
+            "1",
+            "--fanout",
+            "2",
+            "--jobs",
+            "2",
+            "--stride",
+            "1",
+            "--file-size",
+            "3901",
+            "--fsync-end",
+            "--output",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = crate::util::read_result(&path);
+    crate::util::check_consistency(&result);
+    let requests = |op: &str| -> std::collections::BTreeMap<String, u64> {
+        let point = result["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["workload"]["op"] == op)
+            .unwrap();
+        let repetition = &point["repetitions"][0];
+        assert_eq!(repetition["status"], "ok", "{op}: {}", repetition["error"]);
+        assert_eq!(repetition["tree"]["items"], 120, "{op}");
+        let network = &repetition["client_network"];
+        assert!(network.get("pdus_not_counted").is_none(), "{network}");
+        network["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                assert!(r["mean_round_trip_ns"].as_f64().unwrap() > 0.0, "{r}");
+                (
+                    r["name"].as_str().unwrap().to_string(),
+                    r["count"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // 3 directories × 20 items × 2 jobs = 120 items per phase.
+    let create = requests("create");
+    assert_eq!(create["CREATE"], 120, "{create:?}");
+    assert_eq!(create["WRITE"], 120, "one WRITE of 3901 bytes: {create:?}");
+    assert_eq!(
+        create["COMMIT"], 120,
+        "one per file, at its close: {create:?}"
+    );
+    let stat = requests("stat");
+    assert_eq!(stat["GETATTR"], 120, "{stat:?}");
+    assert!(stat["LOOKUP"] >= 120, "{stat:?}");
+    assert!(!stat.contains_key("CREATE"), "{stat:?}");
+    assert_eq!(requests("rename")["RENAME"], 120);
+    assert_eq!(requests("delete")["REMOVE"], 120);
+    let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
+    assert!(left.is_empty(), "the export holds {left:?}");
+    // An iSCSI LUN has no files: refused in one line.
+    let refused = iolab_inside(
+        &lab,
+        &[
+            "run", "--target", &lab.iscsi, "--op", "create", "--items", "5",
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("no files to make a tree of"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}

@@ -15,6 +15,11 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
     if workload.items.is_none() || point.summary.is_none() {
         return;
     }
+    // iolab's own network client keeps no cache and its server commits
+    // NFSv3's metadata before replying: these checks are the kernel's.
+    if workload.engine.capabilities().network.is_some() {
+        return;
+    }
     let looks_up = matches!(workload.op, Op::Stat | Op::Read | Op::Readdir);
     if looks_up && workload.cache != CacheMode::Drop {
         // Nothing short of a system-wide drop or an unmount evicts a

@@ -90,7 +90,7 @@ pub struct WireJob {
     pub coverage: Option<(u64, u64)>,
     /// A metadata workload's job: items and system calls.
     #[serde(default)]
-    pub tree: Option<crate::run::tree::TreeJob>,
+    pub tree: Option<crate::run::calls::TreeJob>,
 }
 
 /// One rank's repetition.

@@ -282,17 +282,25 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
     let mut requests: Vec<RequestCount> = Vec::new();
     let mut pdus: Vec<PduCount> = Vec::new();
     let mut pdus_not_counted = None;
+    // Each request's round trips added up, beside `requests`.
+    let mut round_trips: Vec<Option<u64>> = Vec::new();
     for job in &traffic {
         for tally in job.requests.iter().filter(|t| t.count > 0) {
-            match requests.iter_mut().find(|r| r.name == tally.name) {
-                Some(sum) => {
-                    (sum.count, sum.bytes) = (sum.count + tally.count, sum.bytes + tally.bytes)
+            match requests.iter().position(|r| r.name == tally.name) {
+                Some(at) => {
+                    let sum = &mut requests[at];
+                    (sum.count, sum.bytes) = (sum.count + tally.count, sum.bytes + tally.bytes);
+                    round_trips[at] = round_trips[at].zip(tally.round_trip_ns).map(|(a, b)| a + b);
                 }
-                None => requests.push(RequestCount {
-                    name: tally.name.to_string(),
-                    count: tally.count,
-                    bytes: tally.bytes,
-                }),
+                None => {
+                    requests.push(RequestCount {
+                        name: tally.name.to_string(),
+                        count: tally.count,
+                        bytes: tally.bytes,
+                        mean_round_trip_ns: None,
+                    });
+                    round_trips.push(tally.round_trip_ns);
+                }
             }
         }
         match &job.pdus {
@@ -326,6 +334,9 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
         pdus.clear();
     }
     pdus.sort_by_key(|p| (p.direction != "sent", p.opcode));
+    for (request, total) in requests.iter_mut().zip(round_trips) {
+        request.mean_round_trip_ns = total.map(|total| total as f64 / request.count.max(1) as f64);
+    }
     let tcp = tcp_sum(traffic.iter().map(|t| t.tcp));
     Some(ClientNetwork {
         protocol: first.protocol.to_string(),

@@ -215,9 +215,12 @@ impl Workload {
             ));
         }
         let caps = self.engine.capabilities();
-        if !caps.local_fd || caps.queued || caps.maps_file || caps.library_stream {
+        let system_calls = caps.local_fd && !caps.queued && !caps.maps_file && !caps.library_stream;
+        // A network client does each item with its own calls (its target
+        // refuses what it cannot hold: a LUN has no files).
+        if !system_calls && caps.network.is_none() {
             return Err(usage!(
-                "--engine {} with --items {items}: a metadata workload makes system calls on the tree's files (engine psync or sync)",
+                "--engine {} with --items {items}: a metadata workload makes system calls on the tree's files (engine psync or sync), or a network client's calls (with --target)",
                 self.engine.name()
             ));
         }

@@ -44,8 +44,14 @@ pub struct RequestCount {
     pub name: String,
     /// Requests completed, failed ones included.
     pub count: u64,
-    /// Payload bytes of the successful ones.
+    /// Payload bytes of the successful ones; for calls counted from the
+    /// wire (a metadata workload's NFS calls), the calls' and replies'
+    /// bytes on the wire, record marks included.
     pub bytes: u64,
+    /// For calls counted from the wire: their mean round trip, ns, from the
+    /// call handed to the socket to its reply's first bytes read.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mean_round_trip_ns: Option<f64>,
 }
 
 /// PDUs of one opcode in one direction.

@@ -550,8 +550,9 @@ fn run_job(
 }
 
 impl JobOutcome {
-    /// An outcome for a job whose engine could not be set up.
-    fn setup_failure(file: &str, error: std::io::Error) -> JobOutcome {
+    /// An outcome for a job whose engine (or connection) could not be set
+    /// up: nothing timed, the failure named.
+    pub fn setup_failure(file: &str, error: std::io::Error) -> JobOutcome {
         let now = crate::clock::now_ns();
         JobOutcome {
             bytes: 0,

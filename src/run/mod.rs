@@ -9,6 +9,7 @@
 pub mod affinity;
 pub mod buffer;
 pub mod cache;
+pub mod calls;
 pub mod client;
 pub mod command;
 pub mod coverage;

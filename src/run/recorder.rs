@@ -238,7 +238,7 @@ pub struct JobOutcome {
     /// With `--verify` on a mix: the blocks it wrote, for the check after it.
     pub written: Option<super::coverage::Touched>,
     /// A metadata workload's job: its items and the system calls it made.
-    pub tree: Option<super::tree::TreeJob>,
+    pub tree: Option<super::calls::TreeJob>,
 }
 
 impl JobOutcome {

@@ -11,8 +11,12 @@ pub struct RequestTally {
     pub name: &'static str,
     /// Requests completed.
     pub count: u64,
-    /// Payload bytes of the successful ones.
+    /// Payload bytes of the successful ones; for calls counted from the
+    /// wire (a metadata workload's NFS calls), the calls' and replies'
+    /// bytes on the wire, record marks included.
     pub bytes: u64,
+    /// For calls counted from the wire: their round trips added up, ns.
+    pub round_trip_ns: Option<u64>,
 }
 
 /// PDUs of one opcode in one direction.

@@ -38,6 +38,14 @@ impl Remote for IscsiUrl {
         EngineKind::Iscsi
     }
 
+    fn refuse_workload(&self, workload: &crate::plan::Workload) -> Option<String> {
+        workload.items.map(|items| {
+            format!(
+                "--items {items}: an iSCSI LUN is blocks, with no files to make a tree of; a metadata workload needs a file system (--dir, or --target nfs://…)"
+            )
+        })
+    }
+
     fn consent(&self, writes: bool, destroy_data: Option<&Path>) -> Result<bool, String> {
         // Written by a write test, or by the layout its reads need.
         super::consent_by_repeating(&self.text, "an iSCSI LUN", writes, destroy_data)
@@ -111,6 +119,7 @@ fn traffic(
         name,
         count: count.commands,
         bytes: count.bytes,
+        round_trip_ns: None,
     };
     let (pdus, status_in_data) = match wire {
         Ok(wire) if wire.lost => (

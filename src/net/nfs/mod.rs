@@ -4,6 +4,7 @@
 //! `engine/nfs/`; the files of a session on an export are [`space`].
 
 pub mod space;
+pub mod tree;
 
 use super::{Protocol, Remote};
 use crate::engine::nfs::url::NfsUrl;
@@ -37,6 +38,12 @@ impl Remote for NfsUrl {
     }
 
     fn refuse_workload(&self, workload: &Workload) -> Option<String> {
+        if workload.cache == crate::plan::CacheMode::Drop {
+            return Some(
+                "--cache drop drops this machine's kernel caches; iolab's NFS client keeps none, and the server's are the server's: use --cache cold"
+                    .to_string(),
+            );
+        }
         (workload.sync == SyncMode::Odsync).then(|| {
             "--sync odsync: iolab's NFS client writes FILE_SYNC (--sync osync) or UNSTABLE, not DATA_SYNC"
                 .to_string()
@@ -100,6 +107,7 @@ fn traffic(rpcs: RpcCounts, tcp: Option<TcpTraffic>) -> ClientTraffic {
         name,
         count: count.calls,
         bytes: count.bytes,
+        round_trip_ns: None,
     };
     ClientTraffic {
         protocol: "NFSv3",

@@ -319,6 +319,27 @@ impl Space for NfsSpace {
         NfsSpace::shown_path(self, name)
     }
 
+    fn tree(
+        &self,
+        shape: crate::plan::tree::TreeShape,
+        open: bool,
+    ) -> Result<Box<dyn crate::run::tree::TreeSite>, String> {
+        let tree = super::tree::NfsTree::new(
+            &self.url,
+            self.context.clone(),
+            &self.shown,
+            &self.run_id,
+            shape,
+            open,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(Box::new(tree))
+    }
+
+    fn tree_room(&self) -> io::Result<(u64, u64, u64)> {
+        lock(&self.context).free()
+    }
+
     fn local(&self) -> Option<&crate::run::scratch::ScratchDir> {
         None
     }

@@ -16,9 +16,9 @@ mod job;
 mod remove;
 mod session;
 
-pub use job::{
-    ItemFailure, ItemName, ItemOps, SystemCalls, TreeJob, TreePass, prefixes, run_tree_job,
-};
+use crate::run::calls::TreeJob;
+pub use job::{ItemFailure, ItemName, ItemOps, TreePass, prefixes, run_tree_job};
+pub use remove::is_iolab_name;
 pub(super) use remove::remove_dead_trees;
 pub use session::TreeInfo;
 

@@ -12,7 +12,7 @@ const MAX_LEVELS: usize = 68;
 
 /// Whether `name` is one iolab gives in a tree: `t.<K>`, `job.<J>`,
 /// `shared`, `f.<J>.<I>`, `r.<J>.<I>`, `m.<J>.<I>`.
-fn is_iolab_name(name: &str) -> bool {
+pub fn is_iolab_name(name: &str) -> bool {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let pair = |s: &str| {
         s.split_once('.')

@@ -40,6 +40,21 @@ impl Session {
         let shape = workload
             .tree(self.peers.size())
             .unwrap_or_else(|| unreachable!("a metadata workload has --items"));
+        // A network client's engine goes with its target, system calls with a directory.
+        let network = workload.engine.capabilities().network;
+        if network.is_some() == self.dir.local().is_some() {
+            return Err(match network {
+                Some(scheme) => usage!(
+                    "--engine {} works on a network target: give --target {scheme}://…",
+                    workload.engine.name()
+                ),
+                None => usage!(
+                    "--engine {} makes system calls on a local directory; a network target needs its own engine",
+                    workload.engine.name()
+                ),
+            }
+            .into());
+        }
         if !self.peers.alone() && workload.runtime_s.is_some() {
             return Err(usage!(
                 "--runtime stonewalls a metadata phase on one host; over --mpi every rank works on the whole tree (leave out --runtime)"
