@@ -822,6 +822,35 @@ fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
     assert_eq!(requests("delete")["REMOVE"], 120);
     let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
     assert!(left.is_empty(), "the export holds {left:?}");
+    // The study's metadata half as a preset, on the export: its table
+    // gives each operation's requests by procedure.
+    let preset = out.path().join("meta.json");
+    let output = iolab_inside(
+        &lab,
+        &[
+            "preset",
+            "run",
+            "netfs-meta",
+            "--scale",
+            "test",
+            "--target",
+            &lab.nfs,
+            "--no-report",
+            "--output",
+            preset.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("the metadata half"), "{stdout}");
+    assert!(
+        stdout.contains("CREATE 1, "),
+        "one CREATE per create: {stdout}"
+    );
     // An iSCSI LUN has no files: refused in one line.
     let refused = iolab_inside(
         &lab,

@@ -14,7 +14,7 @@ fn every_preset_runs_at_the_test_scale() {
         .filter(|l| !l.starts_with(' '))
         .map(|l| l.split(':').next().unwrap().to_string())
         .collect();
-    assert_eq!(names.len(), 7, "{list}");
+    assert_eq!(names.len(), 8, "{list}");
     for name in &names {
         if name == "quick" && !(direct_io_works(dir.path()) && uring_works()) {
             continue;
@@ -47,6 +47,7 @@ fn every_preset_runs_at_the_test_scale() {
             "dd-datasize" => "CLOSER 2011, Table 2",
             "seq-device" => "Varlyakov 2013, atop per layer",
             "netfs-micro" => "Radkov et al., FAST 2004, Table 4",
+            "netfs-meta" => "Radkov et al., FAST 2004, the metadata half",
             "iozone-auto" => "\"Re-writer report\" in KiB/s",
             "direct-vs-buffered" => "I/O Measurements 2017: write time",
             "quick" => "",

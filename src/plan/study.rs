@@ -165,6 +165,9 @@ pub enum StudyTable {
     /// "I/O Measurements" 2017: normal against O_DIRECT time per run, and
     /// the percentage O_DIRECT is faster.
     DirectVsNormal,
+    /// Radkov et al., FAST 2004, the metadata half: per operation, its time
+    /// and the requests it cost, one column group per medium.
+    Metadata,
 }
 
 /// A whole study file.

@@ -195,6 +195,29 @@ op = "write"
     )
 }
 
+fn netfs_meta(scale: Scale) -> String {
+    format!(
+        r#"name = "netfs-meta-{s}"
+description = "Radkov, Yin, Goyal, Sarkar, Shenoy, A Performance Comparison of NFS and iSCSI for IP-Networked Storage, USENIX FAST 2004, the metadata half of its micro-benchmarks: iSCSI outperforms NFS by a factor of two or more on metadata-intensive work, since NFS sends a message for each operation and iSCSI's client file system keeps metadata local. Per operation, {items} items in one directory: run it with --target nfs://… (NFS v3 through iolab's client, every procedure counted) and with --dir on ext3 over a loop device or a kernel iSCSI disk, then iolab compare the two"
+table = "metadata"
+
+[defaults]
+items = {items}
+cache = "cold"
+
+[[sweep]]
+label = "directories"
+op = ["mkdir", "rmdir"]
+
+[[sweep]]
+label = "files"
+op = ["create", "stat", "readdir", "rename", "delete"]
+"#,
+        s = scale.name(),
+        items = scale.pick("10000", "1000", "20")
+    )
+}
+
 fn iozone_auto(scale: Scale) -> String {
     format!(
         r#"name = "iozone-auto-{s}"
@@ -300,7 +323,7 @@ pattern = "random"
 }
 
 /// Every preset.
-pub const PRESETS: [Preset; 7] = [
+pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "dd-blocksize",
         description: "CLOSER 2011, Table 1: dd's speed against block size, buffered and O_DIRECT",
@@ -320,6 +343,11 @@ pub const PRESETS: [Preset; 7] = [
         name: "netfs-micro",
         description: "Radkov et al., FAST 2004, Table 4: 4 KiB sequential and random I/O on a network file system",
         study: netfs_micro,
+    },
+    Preset {
+        name: "netfs-meta",
+        description: "Radkov et al., FAST 2004, the metadata half: per operation, NFS v3's messages and time against a local file system's",
+        study: netfs_meta,
     },
     Preset {
         name: "iozone-auto",

@@ -12,6 +12,7 @@ mod dd;
 mod direct;
 mod guest;
 mod iozone;
+mod meta;
 mod table4;
 
 use super::text_table::TextTable;
@@ -64,12 +65,15 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
                         }
                     }
                     StudyTable::IozoneReport => tables.extend(iozone::tables(&side, side_file)),
-                    StudyTable::Table4 | StudyTable::DirectVsNormal => {}
+                    StudyTable::Table4 | StudyTable::DirectVsNormal | StudyTable::Metadata => {}
                 }
             }
             tables.extend(guest::ratio_table(name, file));
             tables.extend(guest::crossing_table(name, file));
-            if !matches!(kind, StudyTable::Table4 | StudyTable::DirectVsNormal) {
+            if !matches!(
+                kind,
+                StudyTable::Table4 | StudyTable::DirectVsNormal | StudyTable::Metadata
+            ) {
                 continue;
             }
         }
@@ -83,13 +87,14 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
             }
             StudyTable::IozoneReport => tables.extend(iozone::tables(name, file)),
             // Gathered: built once, at the first file of the kind.
-            StudyTable::Table4 | StudyTable::DirectVsNormal => {
+            StudyTable::Table4 | StudyTable::DirectVsNormal | StudyTable::Metadata => {
                 if files[..index].iter().any(|(_, f)| kind_of(f) == Some(kind)) {
                     continue;
                 }
                 let group = of_kind(kind);
                 tables.extend(match kind {
                     StudyTable::Table4 => table4::table(&group).into_iter().collect(),
+                    StudyTable::Metadata => meta::table(&group).into_iter().collect(),
                     _ => direct::tables(&group, alpha),
                 });
             }
