@@ -874,3 +874,68 @@ fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
     assert!(stderr.contains("no files to make a tree of"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
+
+/// A metadata run killed mid-create on the export leaves its tree; the
+/// next run from this host finds its owner gone and removes it, and says so.
+#[test]
+fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let cwd = crate::util::scratch();
+    let mut child = lab.spawn_iolab(
+        cwd.path(),
+        &[
+            "run",
+            "--target",
+            &lab.nfs,
+            "--op",
+            "create",
+            "--items",
+            "1000000",
+            "--runtime",
+            "60s",
+        ],
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let tree = loop {
+        let found = crate::util::entries(&lab.export)
+            .into_iter()
+            .find(|n| n.ends_with(".tree"))
+            .map(|n| lab.export.join(n));
+        if let Some(tree) = found.filter(|t| {
+            t.join("shared").exists() && crate::util::entries(&t.join("shared")).len() > 20
+        }) {
+            break tree;
+        }
+        assert!(std::time::Instant::now() < deadline, "no tree appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(tree.exists());
+    let next = lab.iolab(
+        cwd.path(),
+        &["run", "--target", &lab.nfs, "--op", "stat", "--items", "5"],
+    );
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    let name = tree.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        stderr.contains(&format!("removed nfs://")) && stderr.contains(&name),
+        "{stderr}"
+    );
+    assert!(
+        crate::util::entries(&lab.export).is_empty(),
+        "{:?}",
+        crate::util::entries(&lab.export)
+    );
+}

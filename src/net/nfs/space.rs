@@ -312,6 +312,13 @@ impl Space for NfsSpace {
                 self.remove_marked(&context, run_id, &content, &mut removed);
             }
         }
+        // A metadata workload's trees, by their owner files.
+        removed.extend(super::tree::remove_dead_trees(
+            &context,
+            &self.shown,
+            &here,
+            &self.run_id,
+        )?);
         Ok(removed)
     }
 

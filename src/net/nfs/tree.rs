@@ -117,51 +117,6 @@ impl NfsTree {
         text.truncate(read);
         Ok(String::from_utf8_lossy(&text).into_owned())
     }
-
-    /// Removes iolab's names in the directory `relative` and below; a name
-    /// of another form is added to `foreign` and left.
-    fn empty(
-        &self,
-        context: &Context,
-        relative: &str,
-        level: usize,
-        foreign: &mut Vec<String>,
-    ) -> io::Result<()> {
-        let path = self.path(relative)?;
-        let mut names = Vec::new();
-        context.list_at(&path, |name| {
-            names.push(name.to_string_lossy().into_owned());
-        })?;
-        for name in names {
-            let below = format!("{relative}/{name}");
-            let shown = || {
-                self.shown
-                    .join(below.trim_start_matches('/'))
-                    .display()
-                    .to_string()
-            };
-            if level == 0 && name == OWNER_FILE {
-                continue;
-            }
-            let directory =
-                name == "shared" || ["t.", "job.", "m."].iter().any(|p| name.starts_with(p));
-            let file = ["f.", "r."].iter().any(|p| name.starts_with(p));
-            if !crate::run::tree::is_iolab_name(&name) || level > 68 {
-                foreign.push(shown());
-            } else if directory {
-                let before = foreign.len();
-                self.empty(context, &below, level + 1, foreign)?;
-                if foreign.len() == before {
-                    context.rmdir(&self.path(&below)?)?;
-                }
-            } else if file {
-                context.remove(&self.path(&below)?)?;
-            } else {
-                foreign.push(shown());
-            }
-        }
-        Ok(())
-    }
 }
 
 impl TreeSite for NfsTree {
@@ -251,21 +206,122 @@ impl TreeSite for NfsTree {
     }
 
     fn remove(&self) -> io::Result<Vec<String>> {
-        let context = lock(&self.context);
-        let mut foreign = Vec::new();
-        self.empty(&context, "", 0, &mut foreign)?;
-        if !foreign.is_empty() {
-            return Ok(foreign);
-        }
-        match context.remove(&self.path(OWNER_FILE)?) {
-            Ok(()) => {}
-            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => return Err(error),
-        }
-        let root = CString::new(self.root.as_str()).map_err(io::Error::other)?;
-        context.rmdir(&root)?;
-        Ok(foreign)
+        remove_tree(&lock(&self.context), &self.root, &self.shown)
     }
+}
+
+/// `root`'s path joined with `relative`, as libnfs takes it.
+fn nfs_path(root: &str, relative: &str) -> io::Result<CString> {
+    CString::new(format!("{root}/{relative}")).map_err(io::Error::other)
+}
+
+/// Removes iolab's names in the directory `relative` of the tree at `root`
+/// and below; a name of another form is added to `foreign` (as shown
+/// under `shown`) and left, with the directories above it.
+fn empty(
+    context: &Context,
+    (root, shown): (&str, &Path),
+    relative: &str,
+    level: usize,
+    foreign: &mut Vec<String>,
+) -> io::Result<()> {
+    let mut names = Vec::new();
+    context.list_at(&nfs_path(root, relative)?, |name| {
+        names.push(name.to_string_lossy().into_owned());
+    })?;
+    for name in names {
+        if level == 0 && name == OWNER_FILE {
+            continue;
+        }
+        let below = format!("{relative}/{name}");
+        let shown_below = || {
+            shown
+                .join(below.trim_start_matches('/'))
+                .display()
+                .to_string()
+        };
+        let directory =
+            name == "shared" || ["t.", "job.", "m."].iter().any(|p| name.starts_with(p));
+        if !crate::run::tree::is_iolab_name(&name) || level > 68 {
+            foreign.push(shown_below());
+        } else if directory {
+            let before = foreign.len();
+            empty(context, (root, shown), &below, level + 1, foreign)?;
+            if foreign.len() == before {
+                context.rmdir(&nfs_path(root, &below)?)?;
+            }
+        } else {
+            context.remove(&nfs_path(root, &below)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the tree at `root` (shown as `shown`): iolab's names, its owner
+/// file last, then the root; what is not iolab's is left and returned.
+fn remove_tree(context: &Context, root: &str, shown: &Path) -> io::Result<Vec<String>> {
+    let mut foreign = Vec::new();
+    empty(context, (root, shown), "", 0, &mut foreign)?;
+    if !foreign.is_empty() {
+        return Ok(foreign);
+    }
+    match context.remove(&nfs_path(root, OWNER_FILE)?) {
+        Ok(()) => {}
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(error) => return Err(error),
+    }
+    context.rmdir(&CString::new(root).map_err(io::Error::other)?)?;
+    Ok(foreign)
+}
+
+/// Removes the trees in the URL's directory of the runs on this host
+/// whose process is gone (`here` is this process's owner tag; `this_run`
+/// is never removed): a directory `iolab-<run>.tree` whose owner file names
+/// that run. Returns the names removed; a tree holding what iolab did not
+/// make is left, and named on stderr.
+pub fn remove_dead_trees(
+    context: &Context,
+    shown_dir: &Path,
+    here: &str,
+    this_run: &str,
+) -> io::Result<Vec<String>> {
+    let mut removed = Vec::new();
+    for name in context.list()? {
+        let Some(run_id) = name
+            .strip_prefix("iolab-")
+            .and_then(|n| n.strip_suffix(".tree"))
+            .filter(|id| *id != this_run && !id.is_empty())
+        else {
+            continue;
+        };
+        let root = context.path_of(&name);
+        let Ok(file) = context.open_at(&nfs_path(&root, OWNER_FILE)?) else {
+            continue;
+        };
+        let mut text = vec![0u8; 4096];
+        let read = file.read_at(&mut text, 0).unwrap_or(0);
+        drop(file);
+        let text = String::from_utf8_lossy(&text[..read]).into_owned();
+        let mut lines = text.lines();
+        let (Some(tag), Some(run)) = (lines.next(), lines.next()) else {
+            continue;
+        };
+        if run != format!("run {run_id}") || !crate::owner::tag_is_dead(tag, here) {
+            continue;
+        }
+        let shown = shown_dir.join(&name);
+        let left = remove_tree(context, &root, &shown)?;
+        if left.is_empty() {
+            removed.push(name);
+        } else {
+            crate::say!(
+                "iolab: left {} of a dead run: it holds what iolab did not make: {}",
+                shown.display(),
+                left.join(", ")
+            );
+        }
+    }
+    Ok(removed)
 }
 
 /// A job's items on its own connection, by path.
