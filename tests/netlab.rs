@@ -930,7 +930,7 @@ fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
     let stderr = String::from_utf8_lossy(&next.stderr);
     let name = tree.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
-        stderr.contains(&format!("removed nfs://")) && stderr.contains(&name),
+        stderr.contains("removed nfs://") && stderr.contains(&name),
         "{stderr}"
     );
     assert!(
