@@ -8,7 +8,8 @@ image in BENCH_DIR) and phase, PAIRS (iolab, tool) pairs in A B / B A order.
 
 - fio 3.33: one job per phase (`ioengine=filecreate`, then `filestat`, then
   `filedelete`, `nrfiles=FILES`, `filesize=4k`, `openfiles=1`, one
-  directory), each phase's rate its own job's IOPS over its own runtime.
+  directory, `filename_format=md.$filenum` so the three jobs share their
+  files), each phase's rate its own job's IOPS over its own runtime.
 - iolab: `iolab run --ops create,stat,delete --items FILES --cache keep`,
   each phase's rate its point's ops/s.
 - fs_mark (create only): `fs_mark -d DIR -n FILES -s 0 -S 0 -k`, its
@@ -32,7 +33,10 @@ FIO_ENGINE = {"create": "filecreate", "stat": "filestat", "delete": "filedelete"
 
 
 def run(command, **kwargs):
-    return subprocess.run(command, check=True, capture_output=True, text=True, **kwargs)
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done
 
 
 class Mounts:
@@ -40,9 +44,12 @@ class Mounts:
 
     def __init__(self, base):
         self.base = os.path.abspath(base)
+        # Mount points with short paths: fs_mark takes directories of
+        # fewer than 40 bytes. The ext4 image stays in BENCH_DIR, on disk.
+        self.points = tempfile.mkdtemp(prefix="iolab-md", dir="/tmp")
         self.mounted = []
         self.loop = None
-        tmpfs = os.path.join(self.base, "md-tmpfs")
+        tmpfs = os.path.join(self.points, "tmpfs")
         os.makedirs(tmpfs, exist_ok=True)
         run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", tmpfs])
         self.mounted.append(tmpfs)
@@ -52,7 +59,7 @@ class Mounts:
         self.image = image
         self.loop = run(["losetup", "--find", "--show", image]).stdout.strip()
         run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", self.loop])
-        ext4 = os.path.join(self.base, "md-ext4")
+        ext4 = os.path.join(self.points, "ext4")
         os.makedirs(ext4, exist_ok=True)
         run(["mount", self.loop, ext4])
         self.mounted.append(ext4)
@@ -65,12 +72,15 @@ class Mounts:
             subprocess.run(["losetup", "--detach", self.loop], capture_output=True)
         if os.path.exists(self.image):
             os.remove(self.image)
+        shutil.rmtree(self.points, ignore_errors=True)
 
 
 def fio_job(directory, files):
     """fio's job file: the three phases one after another, as separate jobs."""
+    # One set of names for the three jobs (fio names files by job
+    # otherwise), so stat and delete work on the files create made.
     text = ["[global]", f"directory={directory}", f"nrfiles={files}", "filesize=4k",
-            "openfiles=1", "thread", "create_on_open=0"]
+            "openfiles=1", "thread", "filename_format=md.$filenum"]
     for phase in PHASES:
         text += [f"[{phase}]", f"ioengine={FIO_ENGINE[phase]}", "stonewall"]
     return "\n".join(text) + "\n"
