@@ -65,11 +65,63 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
     })
 }
 
+/// A metadata point's ranks: their operations per second and operations,
+/// start and elapsed time (no bytes, which a metadata op mostly does not move).
+fn metadata_view(point: &Point, repetitions: &[&Repetition], screen: Screen) -> String {
+    let first = repetitions[0];
+    let mut table = screen.table();
+    table.set_header(vec![
+        "rank",
+        "host",
+        "ops/s",
+        "ops",
+        "start +ms",
+        "elapsed ms",
+    ]);
+    for (index, rank) in first.ranks.iter().enumerate() {
+        let shares: Vec<_> = repetitions
+            .iter()
+            .filter_map(|r| r.ranks.get(index))
+            .collect();
+        let rate = median(
+            shares
+                .iter()
+                .filter(|s| s.elapsed_ns > 0)
+                .map(|s| s.ops as f64 / (s.elapsed_ns as f64 * 1e-9))
+                .collect(),
+        );
+        let start = median(shares.iter().map(|s| s.start_ns as f64 / 1e6).collect());
+        let elapsed = median(shares.iter().map(|s| s.elapsed_ns as f64 / 1e6).collect());
+        table.add_row(vec![
+            rank.rank.to_string(),
+            rank.host.clone(),
+            rate.map_or("-".into(), crate::report::units::count),
+            rank.ops.to_string(),
+            start.map_or("-".into(), significant),
+            elapsed.map_or("-".into(), significant),
+        ]);
+    }
+    for column in 2..6 {
+        if let Some(column) = table.column_mut(column) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    format!(
+        "\n{} — per rank, medians of {} repetition{}:\n{table}\n",
+        point.label,
+        repetitions.len(),
+        if repetitions.len() == 1 { "" } else { "s" }
+    )
+}
+
 fn point_view(point: &Point, stonewall: bool, screen: Screen) -> String {
     let repetitions = measured(point);
     let Some(first) = repetitions.first() else {
         return String::new();
     };
+    if point.workload.items.is_some() {
+        return metadata_view(point, &repetitions, screen);
+    }
     let mut table = screen.table();
     table.set_header(vec![
         "rank",
