@@ -127,8 +127,13 @@ impl Metric {
     }
 
     /// The metric's value in each measured repetition that completed; for a
-    /// direction, only repetitions that issued I/Os in it.
+    /// direction, only repetitions that issued I/Os in it. A metadata
+    /// workload's throughput is its operations per second (it moves few
+    /// bytes or none), as mdtest's rate.
     pub fn values(self, point: &Point) -> Vec<f64> {
+        if self.figure == Figure::Throughput && point.workload.items.is_some() {
+            return Metric::from(Figure::Iops).values(point);
+        }
         let sole = point.workload.directions().sole();
         point
             .measured()
