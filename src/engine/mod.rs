@@ -20,6 +20,7 @@ pub mod psync;
 mod slots;
 pub mod stdio;
 pub mod sync;
+pub mod tap;
 pub mod trim;
 pub mod uring;
 pub mod url;

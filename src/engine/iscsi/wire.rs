@@ -3,11 +3,9 @@
 //! protocol's level, beside TCP's own segments.
 //!
 //! libiscsi has no callback per PDU, so its calls to `recv`, `send`,
-//! `readv` and `writev` go through wrappers (installed with [`crate::engine::got`]
-//! when the library is loaded) that call the C library and then hand the
-//! bytes that moved to the connection's parser. Only the thread that
-//! registered a connection ([`Counting::start`]) and only that connection's
-//! descriptor are counted; every other call passes straight through. The
+//! `readv` and `writev` go through `engine::tap`'s wrappers, which hand
+//! the bytes that moved to the registered connection's parser (this
+//! module's [`Wire`]); every other call passes straight through. The
 //! parser reads each PDU's 48-byte basic header segment (opcode, AHS length,
 //! data segment length, RFC 7143 §11.2) and skips the rest of the PDU:
 //! nothing is copied, nothing is allocated, and the bytes on the wire are
@@ -17,8 +15,7 @@
 //! direction can carry means the parser lost its place: the counts are then
 //! reported as lost rather than guessed.
 
-use std::cell::Cell;
-use std::ffi::{c_int, c_void};
+use crate::engine::tap::{Feed, Tap};
 
 /// The counts of one direction of one connection, by opcode.
 #[derive(Clone, Debug)]
@@ -168,179 +165,38 @@ fn feed(
     true
 }
 
-thread_local! {
-    /// The connection this thread counts: its descriptor and its counts.
-    static COUNTING: Cell<Option<(c_int, *mut Wire)>> = const { Cell::new(None) };
+impl Feed for Wire {
+    fn feed(&mut self, bytes: &[u8], sent: bool) {
+        if sent {
+            self.sent_bytes(bytes);
+        } else {
+            self.received_bytes(bytes);
+        }
+    }
 }
 
 /// Whether the wrappers are in libiscsi: without them nothing is counted.
 static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
 
-/// Puts the wrappers in `library`'s GOT, once; a library they cannot be
-/// put in is used uncounted, and [`counting_available`] says why.
+/// Puts the wrappers in `library`'s GOT, once (its `recv`, `send`,
+/// `readv` and `writev`); a library they cannot be put in is used
+/// uncounted, and [`counting_available`] says why.
 pub(super) fn install(library: &str) {
-    INSTALLED.get_or_init(|| {
-        let replacements = [
-            (c"recv", counted_recv as *const () as usize),
-            (c"send", counted_send as *const () as usize),
-            (c"readv", counted_readv as *const () as usize),
-            (c"writev", counted_writev as *const () as usize),
-        ];
-        // SAFETY: each wrapper has the C signature of the function it
-        // replaces, and no context exists yet.
-        match unsafe { crate::engine::got::redirect(library, &replacements) } {
-            Ok(0) => Err(format!(
-                "{library} makes none of its socket calls through its GOT"
-            )),
-            Ok(_) => Ok(()),
-            Err(why) => Err(why),
-        }
-    });
+    crate::engine::tap::install(library, &INSTALLED, true);
 }
 
 /// Why PDUs cannot be counted here, if they cannot.
 pub fn counting_available() -> Result<(), String> {
-    match INSTALLED.get() {
-        Some(result) => result.clone(),
-        None => Err("libiscsi is not loaded".to_string()),
-    }
+    crate::engine::tap::installed(&INSTALLED, "libiscsi")
 }
 
 /// While alive, this thread's calls on one descriptor are counted into the [`Wire`] it owns.
-pub struct Counting {
-    wire: Box<Wire>,
-}
-
-impl Counting {
-    /// Counts this thread's traffic on `fd` until dropped (a thread counts
-    /// one connection at a time: a second start replaces the first).
-    pub fn start(fd: c_int) -> Counting {
-        let mut wire = Box::<Wire>::default();
-        let at: *mut Wire = &mut *wire;
-        COUNTING.with(|counting| counting.set(Some((fd, at))));
-        Counting { wire }
-    }
-
-    /// What was counted so far.
-    pub fn wire(&self) -> &Wire {
-        &self.wire
-    }
-}
-
-impl Drop for Counting {
-    fn drop(&mut self) {
-        let at: *mut Wire = &mut *self.wire;
-        COUNTING.with(|counting| {
-            if counting.get().is_some_and(|(_, wire)| wire == at) {
-                counting.set(None);
-            }
-        });
-    }
-}
-
-/// Hands the first `moved` bytes of `parts` to the counted connection when `fd` is it.
-///
-/// # Safety
-/// Each part must be readable for its length.
-unsafe fn account(
-    fd: c_int,
-    parts: impl IntoIterator<Item = (*const u8, usize)>,
-    mut moved: usize,
-    sent: bool,
-) {
-    let Some((counted, wire)) = COUNTING.with(Cell::get) else {
-        return;
-    };
-    if counted != fd {
-        return;
-    }
-    // SAFETY: `wire` outlives the registration that put it here, and
-    // only this thread touches it.
-    let wire = unsafe { &mut *wire };
-    for (start, len) in parts {
-        if moved == 0 {
-            break;
-        }
-        let len = len.min(moved);
-        // SAFETY: the caller's promise, and the C library moved these bytes.
-        let bytes = unsafe { std::slice::from_raw_parts(start, len) };
-        if sent {
-            wire.sent_bytes(bytes);
-        } else {
-            wire.received_bytes(bytes);
-        }
-        moved -= len;
-    }
-}
-
-/// The parts of an iovec array, for [`account`].
-///
-/// # Safety
-/// `iov` must hold `count` entries.
-unsafe fn parts<'a>(
-    iov: *const libc::iovec,
-    count: c_int,
-) -> impl Iterator<Item = (*const u8, usize)> + 'a {
-    let count = usize::try_from(count).unwrap_or(0);
-    let entries = if iov.is_null() || count == 0 {
-        &[][..]
-    } else {
-        // SAFETY: the caller's promise.
-        unsafe { std::slice::from_raw_parts(iov, count) }
-    };
-    entries
-        .iter()
-        .map(|entry| (entry.iov_base as *const u8, entry.iov_len))
-}
-
-unsafe extern "C" fn counted_recv(fd: c_int, buf: *mut c_void, len: usize, flags: c_int) -> isize {
-    // SAFETY: libiscsi's arguments, passed on unchanged.
-    let moved = unsafe { libc::recv(fd, buf, len, flags) };
-    if moved > 0 && flags & libc::MSG_PEEK == 0 {
-        // SAFETY: the C library wrote `moved` bytes at `buf`.
-        unsafe { account(fd, [(buf as *const u8, len)], moved as usize, false) };
-    }
-    moved
-}
-
-unsafe extern "C" fn counted_send(
-    fd: c_int,
-    buf: *const c_void,
-    len: usize,
-    flags: c_int,
-) -> isize {
-    // SAFETY: libiscsi's arguments, passed on unchanged.
-    let moved = unsafe { libc::send(fd, buf, len, flags) };
-    if moved > 0 {
-        // SAFETY: `buf` holds `len` bytes, of which the first `moved` were sent.
-        unsafe { account(fd, [(buf as *const u8, len)], moved as usize, true) };
-    }
-    moved
-}
-
-unsafe extern "C" fn counted_readv(fd: c_int, iov: *const libc::iovec, count: c_int) -> isize {
-    // SAFETY: libiscsi's arguments, passed on unchanged.
-    let moved = unsafe { libc::readv(fd, iov, count) };
-    if moved > 0 {
-        // SAFETY: `iov` holds `count` entries, filled in order by readv.
-        unsafe { account(fd, parts(iov, count), moved as usize, false) };
-    }
-    moved
-}
-
-unsafe extern "C" fn counted_writev(fd: c_int, iov: *const libc::iovec, count: c_int) -> isize {
-    // SAFETY: libiscsi's arguments, passed on unchanged.
-    let moved = unsafe { libc::writev(fd, iov, count) };
-    if moved > 0 {
-        // SAFETY: `iov` holds `count` entries, sent in order by writev.
-        unsafe { account(fd, parts(iov, count), moved as usize, true) };
-    }
-    moved
-}
+pub type Counting = Tap<Wire>;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::tap::account;
 
     /// A PDU with `opcode`, `flags` and `data` bytes of data segment.
     fn pdu(opcode: u8, flags: u8, data: usize) -> Vec<u8> {

@@ -1,10 +1,9 @@
 //! The ONC RPC calls a libnfs connection carries, counted by program and procedure as libnfs sends them, with their replies' bytes and each call's round-trip time: what a path-based call (`nfs_stat64`, `nfs_creat`) really sends — its LOOKUPs, GETATTRs, CREATE — which libnfs does not say.
 //!
-//! libnfs's calls to `send` and `recv` go through wrappers (installed with
-//! [`crate::engine::got`] when the library is loaded) that call the C
-//! library and hand the bytes that moved to the registered connection's
-//! parser; every other thread's and descriptor's calls pass straight
-//! through. The parser follows RFC 5531's record marking: each record is
+//! libnfs's calls to `send` and `recv` go through `engine::tap`'s wrappers,
+//! which hand the bytes that moved to the registered connection's parser
+//! (this module's [`RpcWire`]); every other thread's and descriptor's
+//! calls pass straight through. The parser follows RFC 5531's record marking: each record is
 //! fragments of a 4-byte mark (last-fragment bit, length) and its bytes; a
 //! call's first 24 bytes are its xid, message type 0, RPC version 2,
 //! program, version and procedure; a reply's first 8 its xid and type 1.
@@ -12,8 +11,7 @@
 //! reply's round trip is timed without an allocation. Bytes that do not
 //! parse as that stop the counts, reported as lost rather than guessed.
 
-use std::cell::Cell;
-use std::ffi::{c_int, c_void};
+use crate::engine::tap::{Feed, Tap};
 
 /// NFS's program number.
 pub const NFS_PROGRAM: u32 = 100_003;
@@ -142,6 +140,14 @@ fn now_ns() -> u64 {
 }
 
 impl RpcWire {
+    /// Sets every count back to zero, keeping the parser's place: the
+    /// timed region starts here.
+    pub fn restart(&mut self) {
+        self.nfs = [ProcedureWire::default(); 22];
+        self.mount = ProcedureWire::default();
+        self.other = ProcedureWire::default();
+    }
+
     fn tally(&mut self, slot: usize) -> &mut ProcedureWire {
         match slot {
             MOUNT_SLOT => &mut self.mount,
@@ -287,123 +293,29 @@ impl RpcWire {
     }
 }
 
-thread_local! {
-    /// The connection this thread counts: its descriptor and its counts.
-    static COUNTING: Cell<Option<(c_int, *mut RpcWire)>> = const { Cell::new(None) };
+impl Feed for RpcWire {
+    fn feed(&mut self, bytes: &[u8], sent: bool) {
+        RpcWire::feed(self, bytes, sent);
+    }
 }
 
 /// Whether the wrappers are in libnfs: without them nothing is counted.
 static INSTALLED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
 
-/// Puts the wrappers in `library`'s GOT, once; a library they cannot be
-/// put in is used uncounted, and [`counting_available`] says why.
+/// Puts the wrappers in `library`'s GOT (its `send` and `recv`), once; a
+/// library they cannot be put in is used uncounted, and
+/// [`counting_available`] says why.
 pub(super) fn install(library: &str) {
-    INSTALLED.get_or_init(|| {
-        let replacements = [
-            (c"recv", counted_recv as *const () as usize),
-            (c"send", counted_send as *const () as usize),
-        ];
-        // SAFETY: each wrapper has the C signature of the function it
-        // replaces, and no context exists yet.
-        match unsafe { crate::engine::got::redirect(library, &replacements) } {
-            Ok(0) => Err(format!(
-                "{library} makes none of its socket calls through its GOT"
-            )),
-            Ok(_) => Ok(()),
-            Err(why) => Err(why),
-        }
-    });
+    crate::engine::tap::install(library, &INSTALLED, false);
 }
 
 /// Why RPCs cannot be counted here, if they cannot.
 pub fn counting_available() -> Result<(), String> {
-    match INSTALLED.get() {
-        Some(result) => result.clone(),
-        None => Err("libnfs is not loaded".to_string()),
-    }
+    crate::engine::tap::installed(&INSTALLED, "libnfs")
 }
 
 /// While alive, this thread's calls on one descriptor are counted into the [`RpcWire`] it owns.
-pub struct Counting {
-    wire: Box<RpcWire>,
-}
-
-impl Counting {
-    /// Counts this thread's traffic on `fd` until dropped.
-    pub fn start(fd: c_int) -> Counting {
-        let mut wire = Box::<RpcWire>::default();
-        let at: *mut RpcWire = &mut *wire;
-        COUNTING.with(|counting| counting.set(Some((fd, at))));
-        Counting { wire }
-    }
-
-    /// Sets every count back to zero, keeping the parser's place: the
-    /// timed region starts here.
-    pub fn restart(&mut self) {
-        let wire = &mut *self.wire;
-        wire.nfs = [ProcedureWire::default(); 22];
-        wire.mount = ProcedureWire::default();
-        wire.other = ProcedureWire::default();
-    }
-
-    /// What was counted so far.
-    pub fn wire(&self) -> &RpcWire {
-        &self.wire
-    }
-}
-
-impl Drop for Counting {
-    fn drop(&mut self) {
-        let at: *mut RpcWire = &mut *self.wire;
-        COUNTING.with(|counting| {
-            if counting.get().is_some_and(|(_, wire)| wire == at) {
-                counting.set(None);
-            }
-        });
-    }
-}
-
-/// Hands `moved` bytes at `start` to the counted connection when `fd` is it.
-///
-/// # Safety
-/// `start` must be readable for `moved` bytes.
-unsafe fn account(fd: c_int, start: *const u8, moved: usize, sent: bool) {
-    let Some((counted, wire)) = COUNTING.with(Cell::get) else {
-        return;
-    };
-    if counted != fd || moved == 0 {
-        return;
-    }
-    // SAFETY: `wire` outlives the registration that put it here, and only
-    // this thread touches it; the caller's promise for the bytes.
-    let (wire, bytes) = unsafe { (&mut *wire, std::slice::from_raw_parts(start, moved)) };
-    wire.feed(bytes, sent);
-}
-
-unsafe extern "C" fn counted_recv(fd: c_int, buf: *mut c_void, len: usize, flags: c_int) -> isize {
-    // SAFETY: libnfs's arguments, passed on unchanged.
-    let moved = unsafe { libc::recv(fd, buf, len, flags) };
-    if moved > 0 && flags & libc::MSG_PEEK == 0 {
-        // SAFETY: the C library wrote `moved` bytes at `buf`.
-        unsafe { account(fd, buf as *const u8, moved as usize, false) };
-    }
-    moved
-}
-
-unsafe extern "C" fn counted_send(
-    fd: c_int,
-    buf: *const c_void,
-    len: usize,
-    flags: c_int,
-) -> isize {
-    // SAFETY: libnfs's arguments, passed on unchanged.
-    let moved = unsafe { libc::send(fd, buf, len, flags) };
-    if moved > 0 {
-        // SAFETY: the C library sent `moved` bytes from `buf`.
-        unsafe { account(fd, buf as *const u8, moved as usize, true) };
-    }
-    moved
-}
+pub type Counting = Tap<RpcWire>;
 
 #[cfg(test)]
 mod tests {

@@ -164,7 +164,7 @@ impl TreeSite for NfsTree {
         // The connection's mount is not the job's: counts start with the clock.
         let mut started = |counting: &mut Counting| {
             let go = ready();
-            counting.restart();
+            counting.wire_mut().restart();
             go
         };
         let mut ready_then_count = || started(&mut counting);
