@@ -4,7 +4,6 @@ use crate::mounts::{LoopFs, TmpfsMount, have, root_or_skip};
 use crate::util::{Cli, entries, iolab, scratch};
 use serde_json::Value;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 /// The point of `result` whose op is `op`.
 fn phase<'a>(result: &'a Value, op: &str) -> &'a Value {
@@ -401,20 +400,7 @@ fn a_killed_runs_tree_is_removed_by_the_next_run_and_only_iolab_names_go() {
         .spawn()
         .unwrap();
     // Wait until the tree holds files, then kill without warning.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let tree_dir = loop {
-        let found = entries(dir.path())
-            .into_iter()
-            .find(|n| n.ends_with(".tree"))
-            .map(|n| dir.path().join(n));
-        if let Some(tree_dir) =
-            found.filter(|t| t.join("shared").exists() && entries(&t.join("shared")).len() > 100)
-        {
-            break tree_dir;
-        }
-        assert!(Instant::now() < deadline, "no tree appeared");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let tree_dir = crate::util::wait_for_tree(dir.path(), 100);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(tree_dir.exists());
@@ -476,20 +462,7 @@ fn a_full_inode_table_mid_phase_fails_the_phase_with_the_count_reached() {
         .spawn()
         .unwrap();
     // Once the run is making its files, fill the rest of the inode table.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let tree_dir = loop {
-        let found = entries(fs.path())
-            .into_iter()
-            .find(|n| n.ends_with(".tree"))
-            .map(|n| fs.path().join(n));
-        if let Some(tree_dir) =
-            found.filter(|t| t.join("shared").exists() && entries(&t.join("shared")).len() > 500)
-        {
-            break tree_dir;
-        }
-        assert!(Instant::now() < deadline, "no tree appeared");
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let tree_dir = crate::util::wait_for_tree(fs.path(), 500);
     let filler = fs.path().join("filler");
     std::fs::create_dir(&filler).unwrap();
     for n in 0.. {

@@ -901,20 +901,7 @@ fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
             "60s",
         ],
     );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let tree = loop {
-        let found = crate::util::entries(&lab.export)
-            .into_iter()
-            .find(|n| n.ends_with(".tree"))
-            .map(|n| lab.export.join(n));
-        if let Some(tree) = found.filter(|t| {
-            t.join("shared").exists() && crate::util::entries(&t.join("shared")).len() > 20
-        }) {
-            break tree;
-        }
-        assert!(std::time::Instant::now() < deadline, "no tree appeared");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+    let tree = crate::util::wait_for_tree(&lab.export, 20);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(tree.exists());

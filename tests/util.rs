@@ -574,3 +574,26 @@ pub const TINY_QUICK: &[&str] = &[
     "--ramp",
     "0s",
 ];
+
+/// The metadata tree a running iolab is making in `dir`, once its shared
+/// top holds more than `files` entries (the test fails after a minute).
+pub fn wait_for_tree(dir: &Path, files: usize) -> PathBuf {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let found = entries(dir)
+            .into_iter()
+            .find(|n| n.ends_with(".tree"))
+            .map(|n| dir.join(n));
+        if let Some(tree) =
+            found.filter(|t| t.join("shared").exists() && entries(&t.join("shared")).len() > files)
+        {
+            return tree;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no tree appeared in {}",
+            dir.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
