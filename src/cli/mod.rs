@@ -637,6 +637,12 @@ impl RunArgs {
     /// The plan these arguments describe (`file_len` as for [`RunArgs::workload`]).
     pub fn plan(&self, file_len: Option<u64>) -> Result<RunPlan, UsageError> {
         let workload = self.workload(file_len)?;
+        if let (Some(file), Some(items)) = (&self.file, workload.items) {
+            return Err(usage!(
+                "--items {items} makes a tree of files in --dir; --file {} names one file",
+                file.display()
+            ));
+        }
         if self.file.is_some() && workload.op == Op::Write {
             return Err(usage!(
                 "--op write creates a new file; with --file use --op rewrite, read or reread"

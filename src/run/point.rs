@@ -159,7 +159,7 @@ impl Session {
         index: u32,
     ) -> Result<RepetitionOutcome, RunError> {
         if workload.items.is_some() {
-            return self.tree_repetition(workload, target, index);
+            return self.tree_repetition(workload, index);
         }
         let warmup = index < workload.warmup;
         live::set_repetition(u64::from(index) + 1);

@@ -199,7 +199,6 @@ impl Session {
     pub(in crate::run) fn tree_repetition(
         &mut self,
         workload: &Workload,
-        target: &TargetInfo,
         index: u32,
     ) -> Result<RepetitionOutcome, RunError> {
         let warmup = index < workload.warmup;
@@ -235,7 +234,6 @@ impl Session {
             // item: the tree goes, and the next repetition makes another.
             self.release_tree();
         }
-        let _ = target;
         Ok(outcome)
     }
 
