@@ -360,6 +360,10 @@ fn metadata_bad_input_is_refused_in_one_line_with_nothing_made() {
             vec!["--op", "create", "--items", "10", "--file-size", "1g"],
             "--file-size",
         ),
+        (
+            vec!["--op", "create", "--items", "10", "--engine", "nfs"],
+            "--target",
+        ),
     ] {
         let output = iolab()
             .arg("run")
