@@ -39,7 +39,9 @@ pub(super) const SIZE_CHARTS: [(bool, &str, &str); 2] = [
 /// one per configuration with at least two sizes.
 pub(super) fn size_series(result: &ResultFile, blank_bs: bool) -> Vec<Series> {
     let mut groups: BTreeMap<String, (String, Vec<&Point>)> = BTreeMap::new();
-    for point in result.points.iter().filter(|p| p.summary.is_some()) {
+    // A metadata workload has no file or block size to draw against.
+    let charted = |p: &&Point| p.summary.is_some() && p.workload.items.is_none();
+    for point in result.points.iter().filter(charted) {
         let (key, name) = series_key(&point.workload, blank_bs);
         groups
             .entry(key)
@@ -288,9 +290,19 @@ pub(super) fn latency_histograms(result: &ResultFile) -> String {
 
 /// Throughput per interval of the first measured repetition, per point with several intervals.
 pub(super) fn time_series(result: &ResultFile) -> String {
+    // A metadata workload's series is of its operations, not its bytes.
+    let mut html = interval_charts(result, false);
+    html.push_str(&interval_charts(result, true));
+    html
+}
+
+/// The per-interval charts of the data points (MiB/s), or with
+/// `metadata` of the metadata points (operations per second).
+fn interval_charts(result: &ResultFile, metadata: bool) -> String {
     let series: Vec<Series> = result
         .points
         .iter()
+        .filter(|p| p.workload.items.is_some() == metadata)
         .filter_map(|p| {
             let repetition = p
                 .repetitions
@@ -308,8 +320,12 @@ pub(super) fn time_series(result: &ResultFile) -> String {
                 .iter()
                 .filter_map(|i| {
                     let length = (elapsed_s - i.start_s).min(interval_s);
-                    (length >= interval_s / 2.0)
-                        .then(|| (i.start_s, mib_per_s(i.bytes as f64 / length), None, None))
+                    let rate = if metadata {
+                        i.ops as f64 / length
+                    } else {
+                        mib_per_s(i.bytes as f64 / length)
+                    };
+                    (length >= interval_s / 2.0).then_some((i.start_s, rate, None, None))
                 })
                 .collect();
             (points.len() >= 2).then(|| Series {
@@ -320,6 +336,11 @@ pub(super) fn time_series(result: &ResultFile) -> String {
         })
         .take(POINTS_WITH_CURVES)
         .collect();
+    let (title, unit) = if metadata {
+        ("Operations per interval (first repetition)", "ops/s")
+    } else {
+        ("Throughput per interval (first repetition)", "MiB/s")
+    };
     let mut html = String::new();
     for chunk in series.chunks(SERIES_PER_CHART) {
         let end = chunk
@@ -332,9 +353,9 @@ pub(super) fn time_series(result: &ResultFile) -> String {
             .collect();
         let scale = svg::XScale { log2: false, ticks };
         html.push_str(&svg::line_chart(
-            "Throughput per interval (first repetition)",
+            title,
             "time",
-            "MiB/s",
+            unit,
             &scale,
             svg::YAxis::Linear,
             chunk,
