@@ -491,3 +491,48 @@ fn a_full_inode_table_mid_phase_fails_the_phase_with_the_count_reached() {
     );
     assert!(!tree_dir.exists(), "the tree is removed after the failure");
 }
+
+#[test]
+fn a_sweep_over_the_trees_shape_runs_each_phase_per_shape() {
+    let dir = scratch();
+    let out = scratch();
+    let result = Cli::new([
+        "sweep",
+        "--op",
+        "stat,create",
+        "--items",
+        "10",
+        "--depth",
+        "1",
+        "--fanout",
+        "1,3",
+        "--jobs",
+        "2",
+    ])
+    .path("--dir", dir.path())
+    .ok(out.path());
+    let points: Vec<(String, u64, u64)> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["workload"]["op"].as_str().unwrap().to_string(),
+                p["workload"]["fanout"].as_u64().unwrap_or(1),
+                tree(p)["items"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // The shape outside, the op inside in mdtest's order; (1 + fanout)
+    // directories × 10 items × 2 jobs.
+    assert_eq!(
+        points,
+        [
+            ("create".to_string(), 1, 40),
+            ("stat".to_string(), 1, 40),
+            ("create".to_string(), 3, 80),
+            ("stat".to_string(), 3, 80),
+        ]
+    );
+    assert!(entries(dir.path()).is_empty());
+}
