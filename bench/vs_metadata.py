@@ -145,7 +145,9 @@ def main():
     parser.add_argument("--dir", required=True)
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--files", type=int, default=20000)
+    parser.add_argument("--tools", default="fio,fs_mark")
     args = parser.parse_args()
+    tools = set(args.tools.split(","))
     iolab = os.path.abspath(args.iolab)
     mounts = Mounts(args.dir)
     work = tempfile.mkdtemp(dir=args.dir)
@@ -161,7 +163,7 @@ def main():
             marks, iolab_creates = [], []
             for pair in range(args.pairs):
                 order = ("iolab", "fio", "fs_mark") if pair % 2 == 0 else ("fs_mark", "fio", "iolab")
-                for tool in order:
+                for tool in [t for t in order if t == "iolab" or t in tools]:
                     subprocess.run(["sync"])
                     if tool == "iolab":
                         for phase, rate in iolab_rates(iolab, target, args.files, work).items():
@@ -174,19 +176,20 @@ def main():
                     else:
                         marks.append(fs_mark_rate(target, args.files))
                 iolab_creates.append(measured[("iolab", "create")][-1])
-            for phase in PHASES:
+            for phase in PHASES if "fio" in tools else ():
                 ours, theirs = measured[("iolab", phase)], measured[("fio", phase)]
                 ratios = [a / b for a, b in zip(ours, theirs)]
                 rows.append((fs_name, phase, "fio " + FIO_ENGINE[phase], statistics.median(ours),
                              statistics.median(theirs), statistics.median(ratios), min(ratios), max(ratios)))
-            ratios = [a / b for a, b in zip(iolab_creates, marks)]
-            rows.append((fs_name, "create", "fs_mark -s 0 -S 0", statistics.median(iolab_creates),
-                         statistics.median(marks), statistics.median(ratios), min(ratios), max(ratios)))
+            if "fs_mark" in tools:
+                ratios = [a / b for a, b in zip(iolab_creates, marks)]
+                rows.append((fs_name, "create", "fs_mark -s 0 -S 0", statistics.median(iolab_creates),
+                             statistics.median(marks), statistics.median(ratios), min(ratios), max(ratios)))
         # System calls per file, on the tmpfs.
         target = mounts.targets["tmpfs"]
         fio_dir = os.path.join(target, "fio")
         calls = {}
-        for files in (args.files, 1):
+        for files in (args.files, 1) if "fio" in tools else ():
             with open(os.path.join(work, f"phases-{files}.fio"), "w") as file:
                 file.write(fio_job(fio_dir, files))
             calls[("fio", files)] = strace_calls(
@@ -210,7 +213,7 @@ def main():
               f"{low:>6.3f}–{high:<6.3f}")
     print("\nsystem calls per file over all three phases (strace -f -c, a run of "
           f"{args.files} files less a run of 1, over {args.files - 1}):")
-    for tool in ("iolab", "fio"):
+    for tool in ("iolab", "fio") if "fio" in tools else ():
         print(f"  {tool}: {per_file(calls[(tool, args.files)], calls[(tool, 1)], args.files)}")
 
 
