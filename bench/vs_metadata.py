@@ -122,6 +122,26 @@ def fs_mark_rate(directory, files, prefix=()):
     raise RuntimeError(f"no Files/sec in fs_mark's output:\n{out}")
 
 
+def mdtest_rates(mdtest, directory, files):
+    """mdtest's mean rate of file creation, stat and removal, one task
+    under mpirun, FILES files in one directory (-F -C -T -r)."""
+    sub = os.path.join(directory, "mdtest")
+    os.makedirs(sub, exist_ok=True)
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    try:
+        out = run(["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "1", mdtest,
+                   "-n", str(files), "-F", "-C", "-T", "-r", "-d", sub], env=env).stdout
+    finally:
+        shutil.rmtree(sub, ignore_errors=True)
+    names = {"File creation": "create", "File stat": "stat", "File removal": "delete"}
+    rates = {}
+    for line in out.splitlines():
+        for name, phase in names.items():
+            if line.strip().startswith(name):
+                rates[phase] = float(line.split()[4])
+    return rates
+
+
 def strace_calls(command, trace):
     run(["strace", "-f", "-qq", "-c", "-o", trace, *command])
     calls = {}
@@ -146,8 +166,11 @@ def main():
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--files", type=int, default=20000)
     parser.add_argument("--tools", default="fio,fs_mark")
+    parser.add_argument("--mdtest", default="", help="mdtest built from hpc/ior's source")
     args = parser.parse_args()
     tools = set(args.tools.split(","))
+    if args.mdtest:
+        tools.add("mdtest")
     iolab = os.path.abspath(args.iolab)
     mounts = Mounts(args.dir)
     work = tempfile.mkdtemp(dir=args.dir)
@@ -159,10 +182,11 @@ def main():
             fio_file = os.path.join(work, "phases.fio")
             with open(fio_file, "w") as file:
                 file.write(fio_job(fio_dir, args.files))
-            measured = {(tool, phase): [] for tool in ("iolab", "fio") for phase in PHASES}
+            measured = {(tool, phase): [] for tool in ("iolab", "fio", "mdtest") for phase in PHASES}
             marks, iolab_creates = [], []
             for pair in range(args.pairs):
-                order = ("iolab", "fio", "fs_mark") if pair % 2 == 0 else ("fs_mark", "fio", "iolab")
+                order = (("iolab", "fio", "fs_mark", "mdtest") if pair % 2 == 0
+                         else ("mdtest", "fs_mark", "fio", "iolab"))
                 for tool in [t for t in order if t == "iolab" or t in tools]:
                     subprocess.run(["sync"])
                     if tool == "iolab":
@@ -173,6 +197,9 @@ def main():
                             measured[("fio", phase)].append(rate)
                         shutil.rmtree(fio_dir)
                         os.makedirs(fio_dir)
+                    elif tool == "mdtest":
+                        for phase, rate in mdtest_rates(args.mdtest, target, args.files).items():
+                            measured[("mdtest", phase)].append(rate)
                     else:
                         marks.append(fs_mark_rate(target, args.files))
                 iolab_creates.append(measured[("iolab", "create")][-1])
@@ -180,6 +207,11 @@ def main():
                 ours, theirs = measured[("iolab", phase)], measured[("fio", phase)]
                 ratios = [a / b for a, b in zip(ours, theirs)]
                 rows.append((fs_name, phase, "fio " + FIO_ENGINE[phase], statistics.median(ours),
+                             statistics.median(theirs), statistics.median(ratios), min(ratios), max(ratios)))
+            for phase in PHASES if "mdtest" in tools else ():
+                ours, theirs = measured[("iolab", phase)], measured[("mdtest", phase)]
+                ratios = [a / b for a, b in zip(ours, theirs)]
+                rows.append((fs_name, phase, "mdtest -F -C -T -r", statistics.median(ours),
                              statistics.median(theirs), statistics.median(ratios), min(ratios), max(ratios)))
             if "fs_mark" in tools:
                 ratios = [a / b for a, b in zip(iolab_creates, marks)]
