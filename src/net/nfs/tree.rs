@@ -72,9 +72,11 @@ impl NfsTree {
             }
             return Ok(tree);
         }
-        let made = tree.make(run_id);
-        if let Err(error) = made {
-            // Whatever was made goes; the root only if its owner file is ours.
+        // A root that cannot be made (its name taken) is not ours: nothing
+        // is removed then. Once it is made, whatever failed after goes.
+        let root = CString::new(tree.root.as_str()).map_err(io::Error::other)?;
+        lock(&tree.context).mkdir(&root)?;
+        if let Err(error) = tree.make(run_id) {
             let _ = TreeSite::remove(&tree);
             return Err(error);
         }
@@ -85,11 +87,9 @@ impl NfsTree {
         CString::new(format!("{}/{relative}", self.root)).map_err(io::Error::other)
     }
 
-    /// The root, its owner file (committed), then the directories.
+    /// In the root just made: its owner file (committed), then the directories.
     fn make(&self, run_id: &str) -> io::Result<()> {
         let context = lock(&self.context);
-        let root = CString::new(self.root.as_str()).map_err(io::Error::other)?;
-        context.mkdir(&root)?;
         let owner = format!(
             "{}run {run_id}\n",
             crate::run::owner_marker::first_line(&crate::owner::owner_tag())

@@ -1,4 +1,4 @@
-//! A metadata workload's tree: its root directory made in the scratch directory and marked as this run's, its directories built, each job's directories opened beneath it without following links, and its removal — only of what iolab names, only while the root is still the one it made, and of a killed run's tree by the next run.
+//! A metadata workload's tree: where it is (the `TreeSite` trait: a local directory here, a server's in `net/`), its names, and the local tree — its root made in the scratch directory and marked as this run's, its directories built, each job's directories opened beneath it without following links, and its removal, only of what iolab names, only while the root is still the one it made, and of a killed run's tree by the next run.
 //!
 //! The root is `iolab-<run id>.tree`, made with `mkdirat` through the
 //! scratch directory's descriptor; its first entry is the owner file
