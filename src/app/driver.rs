@@ -156,7 +156,12 @@ pub(crate) fn drive(
             }
             continue;
         }
-        let outcome = match session.run_point(&planned.label, &planned.workload) {
+        let measured_point = if planned.groups.is_empty() {
+            session.run_point(&planned.label, &planned.workload)
+        } else {
+            session.run_groups(&planned.label, &planned.groups)
+        };
+        let outcome = match measured_point {
             Ok(outcome) => outcome,
             Err(RunError::Interrupted(signal)) => {
                 ending = Ending::Interrupted(signal);

@@ -310,6 +310,7 @@ fn failed_point(planned: &PlannedPoint, why: &str) -> Result<Point, AppError> {
             false,
             format!("the guest: {why}"),
         )],
+        groups: Vec::new(),
     };
     record_point(&outcome, None)
 }
@@ -354,6 +355,7 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
             ..crate::plan::default_workload()
         },
         round: None,
+        groups: Vec::new(),
     };
     let ranks = super::distributed::Ranks::alone();
     let mut side = GuestSide::start(&session, Some(&spec), &[point("null")], &ranks)?

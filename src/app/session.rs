@@ -54,6 +54,21 @@ pub(crate) fn record_point(
     stats::mark_outliers(&mut point);
     point.summary = stats::summarize(&point).map_err(anyhow::Error::msg)?;
     point.checks = check::check(&point, environment);
+    if !point.groups.is_empty() {
+        // Each group is checked as the workload it is; the point's own
+        // checks reason from one workload, so a point of groups carries
+        // its groups' findings, each naming its group.
+        point.checks.clear();
+        for group in &mut point.groups {
+            stats::mark_outliers(group);
+            group.summary = stats::summarize(group).map_err(anyhow::Error::msg)?;
+            group.checks = check::check(group, environment);
+            point.checks.extend(group.checks.iter().map(|c| crate::record::Check {
+                message: format!("group {}: {}", group.label, c.message),
+                ..c.clone()
+            }));
+        }
+    }
     for repetition in &point.repetitions {
         if let Some(error) = &repetition.error {
             crate::say!(

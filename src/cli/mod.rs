@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub mod fio_words;
+pub mod groups;
 pub mod params;
 pub mod refusal;
 pub mod sweep;
@@ -89,6 +90,20 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Parses the whole command line: `run`'s `--group NAME …` segments
+    /// are taken out first ([`groups::split_groups`]) and given to its
+    /// arguments, clap parses the rest.
+    pub fn parse_line(raw: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+        let (main, groups) = groups::split_groups(raw);
+        let mut cli = Cli::try_parse_from(&main)?;
+        if let Command::Run(args) = &mut cli.command {
+            args.groups = groups;
+        }
+        Ok(cli)
+    }
 }
 
 /// The subcommands.
@@ -295,6 +310,17 @@ pub struct RunArgs {
     /// Label of the point in tables and the result file.
     #[arg(long, value_name = "TEXT", help_heading = heading::OUTPUT, hide_short_help = true)]
     pub label: Option<String>,
+    /// Several workloads at once in one point: each `--group NAME` is
+    /// followed by that group's own workload parameters (--op, --bs,
+    /// --jobs, --rate-iops …); what comes before the first --group is
+    /// every group's. The groups' jobs start together; each group's
+    /// figures are kept apart and combined.
+    #[arg(long = "group", value_name = "NAME", help_heading = heading::WORKLOAD)]
+    pub group: Option<String>,
+    /// The `--group` segments, taken out of the command line before clap
+    /// parses it ([`Cli::parse_line`]).
+    #[arg(skip)]
+    pub groups: Vec<groups::GroupArgs>,
     /// Distributed runs.
     #[command(flatten)]
     pub distributed: DistributedArgs,
@@ -677,11 +703,32 @@ impl RunArgs {
         let mut ops = self.ops.clone();
         ops.sort_by_key(|op| op.sequence_rank());
         ops.dedup();
-        let planned = if ops.is_empty() {
+        let planned = if !self.groups.is_empty() {
+            if let Some(file) = &self.file {
+                return Err(usage!(
+                    "--group makes each group's files in --dir; --file {} is one workload's",
+                    file.display()
+                ));
+            }
+            if !ops.is_empty() {
+                return Err(usage!("--ops runs phases of one tree; it cannot go with --group"));
+            }
+            let groups = groups::groups(&workload, &self.groups)?;
+            vec![PlannedPoint {
+                label: self
+                    .label
+                    .clone()
+                    .unwrap_or_else(|| crate::plan::group::describe_groups(&groups)),
+                workload: groups[0].workload.clone(),
+                round: None,
+                groups,
+            }]
+        } else if ops.is_empty() {
             vec![PlannedPoint {
                 label: self.label.clone().unwrap_or_else(|| workload.describe()),
                 workload,
                 round: None,
+                groups: Vec::new(),
             }]
         } else {
             if workload.items.is_none() {
@@ -705,11 +752,18 @@ impl RunArgs {
                     },
                     workload: phase,
                     round: None,
+                    groups: Vec::new(),
                 });
             }
             planned
         };
+        let grouped = planned.iter().any(|p| !p.groups.is_empty());
         let (points, guest) = self.place.arrange(planned)?;
+        if guest.is_some() && grouped {
+            return Err(usage!(
+                "groups run on the host; a guest point is one workload (drop --guest or --group)"
+            ));
+        }
         if guest.is_some() && (self.file.is_some() || self.target.is_some()) {
             return Err(usage!(
                 "a guest's disk is an image in --dir; it cannot go with --file or --target"

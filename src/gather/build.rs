@@ -66,12 +66,83 @@ pub fn new_result_file(command: Vec<String>, dir: Option<&Path>, page_cache: boo
     }
 }
 
-/// The record of one point, with no summary or checks yet.
+/// The record of one point, with no summary or checks yet; a point of
+/// groups with each group's own record (also without summary or checks).
 pub fn point(outcome: &PointOutcome) -> Point {
-    let target = &outcome.target;
+    let whole = Part {
+        outcome,
+        workload: &outcome.workload,
+        target: &outcome.target,
+        jobs: 0..usize::MAX,
+        group: None,
+        directions: outcome
+            .groups
+            .iter()
+            .map(|g| g.workload.directions())
+            .reduce(DirectionMix::either)
+            .unwrap_or_else(|| outcome.workload.directions()),
+    };
+    let mut point = record_of(outcome, &outcome.label, &whole);
+    let mut first = 0;
+    for group in &outcome.groups {
+        let jobs = group.jobs as usize;
+        let part = Part {
+            outcome,
+            workload: &group.workload,
+            target: &group.target,
+            jobs: first..first + jobs,
+            group: Some(&group.name),
+            directions: group.workload.directions(),
+        };
+        point.groups.push(record_of(outcome, &group.name, &part));
+        first += jobs;
+    }
+    point
+}
+
+/// What one record is built from: the whole point, or one group of it
+/// (its workload, target, and its jobs' range in each repetition).
+struct Part<'a> {
+    outcome: &'a PointOutcome,
+    workload: &'a Workload,
+    target: &'a crate::run::TargetInfo,
+    /// The repetition's jobs this part counts (all of them: `0..MAX`).
+    jobs: std::ops::Range<usize>,
+    /// The group's name, for a group.
+    group: Option<&'a str>,
+    /// The directions its I/Os take (a point of groups: every group's).
+    directions: DirectionMix,
+}
+
+impl Part<'_> {
+    /// The one direction the `index`th of this part's jobs takes, when its
+    /// workload takes one (in a point of groups, its group's).
+    fn sole_direction(&self, index: usize) -> Option<Direction> {
+        if self.group.is_some() || self.outcome.groups.is_empty() {
+            return self.workload.directions().sole();
+        }
+        let mut first = 0;
+        for group in &self.outcome.groups {
+            first += group.jobs as usize;
+            if index < first {
+                return group.workload.directions().sole();
+            }
+        }
+        None
+    }
+
+    fn jobs<'j>(&self, outcome: &'j RepetitionOutcome) -> &'j [JobOutcome] {
+        let end = self.jobs.end.min(outcome.jobs.len());
+        &outcome.jobs[self.jobs.start.min(end)..end]
+    }
+}
+
+/// The record of `part` of `outcome`, labelled `label`.
+fn record_of(outcome: &PointOutcome, label: &str, part: &Part<'_>) -> Point {
+    let target = part.target;
     Point {
-        label: outcome.label.clone(),
-        workload: outcome.workload.clone(),
+        label: label.to_string(),
+        workload: part.workload.clone(),
         target: Target {
             dir: target.dir.display().to_string(),
             filesystem: target.filesystem.clone(),
@@ -102,16 +173,17 @@ pub fn point(outcome: &PointOutcome) -> Point {
         repetitions: outcome
             .repetitions
             .iter()
-            .map(|r| repetition(outcome, r))
+            .map(|r| repetition(part, r))
             .collect(),
         summary: None,
         checks: Vec::new(),
+        groups: Vec::new(),
     }
 }
 
 /// What a metadata repetition's jobs did to the tree, summed; `None` for
 /// a data workload.
-fn tree_repetition(point: &PointOutcome, jobs: &[JobOutcome]) -> Option<TreeRepetition> {
+fn tree_repetition(point: &Part<'_>, jobs: &[JobOutcome]) -> Option<TreeRepetition> {
     let shape = point.target.tree.as_ref()?.shape;
     let done: Vec<_> = jobs.iter().filter_map(|job| job.tree.as_ref()).collect();
     if done.is_empty() {
@@ -134,16 +206,28 @@ fn tree_repetition(point: &PointOutcome, jobs: &[JobOutcome]) -> Option<TreeRepe
     })
 }
 
-fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
-    let jobs = &outcome.jobs;
+fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
+    let jobs = point.jobs(outcome);
+    let whole = point.group.is_none();
     let bytes = jobs.iter().map(|j| j.bytes).sum();
     let ops = jobs.iter().map(|j| j.ops).sum();
-    let (status, error) = match &outcome.status {
-        RepetitionStatus::Ok => (Status::Ok, None),
-        RepetitionStatus::Failed(message) => (Status::Failed, Some(message.clone())),
-        RepetitionStatus::Interrupted => (Status::Interrupted, None),
+    // A group's own failure is its own; another group's failure ends the
+    // repetition for every group, and is said so.
+    let own_failure = jobs.iter().find_map(|job| job.failure.as_ref());
+    let (status, error) = match (&outcome.status, own_failure) {
+        (RepetitionStatus::Ok, _) => (Status::Ok, None),
+        (RepetitionStatus::Failed(_), Some(failure)) if !whole => {
+            (Status::Failed, Some(failure.to_string()))
+        }
+        (RepetitionStatus::Failed(message), None) if !whole => (
+            Status::Failed,
+            Some(format!("the repetition failed in another group: {message}")),
+        ),
+        (RepetitionStatus::Failed(message), _) => (Status::Failed, Some(message.clone())),
+        (RepetitionStatus::Interrupted, _) => (Status::Interrupted, None),
     };
-    let cache = outcome.residency.map(|residency| CacheState {
+    let residency = outcome.residency.filter(|_| whole);
+    let cache = residency.map(|residency| CacheState {
         treatment: point.workload.cache,
         resident_pages: residency.resident_pages,
         total_pages: residency.total_pages,
@@ -154,7 +238,7 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         error,
         cache,
         draw_seed: outcome.draw_seed,
-        verify: (!outcome.verified.is_empty()).then(|| crate::record::Verification {
+        verify: (whole && !outcome.verified.is_empty()).then(|| crate::record::Verification {
             blocks: outcome.verified.iter().map(|v| v.blocks).sum(),
             bad_blocks: outcome.verified.iter().map(|v| v.bad_blocks).sum(),
             first_mismatches: outcome
@@ -186,6 +270,9 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
     let asked_ns = (point.workload.interval_s * 1e9).round().max(1.0) as u64;
     // Jobs (and the sampler) coarsen their series on their own; all are
     // brought to the coarsest interval any of them reached.
+    // The samples (devices, network, CPUs) are the whole point's: every
+    // group's I/O reaches the same devices at once.
+    let samples = outcome.samples.as_ref().filter(|_| whole);
     let interval_ns = jobs
         .iter()
         .map(|j| j.interval_ns)
@@ -212,15 +299,18 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
         record.iops = Some(ops as f64 / seconds);
         // A measurement's buckets count at most its I/Os, far below 2^63.
         record.latency_ns = latency_summary(&merge(jobs.iter().map(|j| &j.latency))).ok();
-        record.directions = direction_shares(jobs, seconds);
+        record.directions = direction_shares(jobs, |job| point.sole_direction(job), seconds);
         record.client_network = client_network(jobs);
         record.coverage = coverage(jobs);
+        // The groups' paces are each group's own, not the point's.
+        let one_workload = !whole || point.directions == point.workload.directions();
         record.pacing = pacing(
-            &point.workload,
+            point.workload,
             jobs,
             ops as f64 / seconds,
             &record.directions,
-        );
+        )
+        .filter(|_| one_workload);
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
@@ -244,11 +334,11 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
                     .map(|at| at.saturating_sub(start) as f64 * 1e-9),
             });
         }
-        if let Some(samples) = &outcome.samples {
+        if let Some(samples) = samples {
             let app = AppWork {
                 ops,
                 bytes,
-                directions: point.workload.directions(),
+                directions: point.directions,
             };
             record.activity = Some(crate::record::activity::Activity {
                 write_back_ns: outcome.write_back_ns,
@@ -257,9 +347,9 @@ fn repetition(point: &PointOutcome, outcome: &RepetitionOutcome) -> Repetition {
             add_interval_devices(&mut record.series, samples, interval_ns, app.directions);
         }
     }
-    if !outcome.ranks.is_empty() {
+    if whole && !outcome.ranks.is_empty() {
         let start = jobs.iter().map(|j| j.start).min().unwrap_or(0);
-        let shares = crate::gather::distributed::shares(point, outcome, start);
+        let shares = crate::gather::distributed::shares(point.outcome, outcome, start);
         if shares.hosts.len() > 1 {
             // The samples are rank 0's host's: compare them with that
             // host's work only, and leave per-interval device figures out.
@@ -425,26 +515,40 @@ fn tcp_sum(mut parts: impl Iterator<Item = Option<TcpTraffic>>) -> Option<TcpCou
 
 /// Each direction's share of the jobs' I/O, over the repetition's
 /// `seconds`, when any job took both directions; empty otherwise.
-fn direction_shares(jobs: &[JobOutcome], seconds: f64) -> Vec<DirectionShare> {
-    if jobs.iter().all(|job| job.directions.is_empty()) {
+fn direction_shares(
+    jobs: &[JobOutcome],
+    sole: impl Fn(usize) -> Option<Direction>,
+    seconds: f64,
+) -> Vec<DirectionShare> {
+    // Each job's parts by direction: a mixed job's own, or a job of one
+    // direction's totals (one group of a point of groups).
+    let parts: Vec<(Direction, u64, u64, &Latencies)> = jobs
+        .iter()
+        .enumerate()
+        .flat_map(|(index, job)| {
+            let own = job
+                .directions
+                .iter()
+                .map(|share| (share.direction, share.bytes, share.ops, &share.latency));
+            let whole = sole(index)
+                .filter(|_| job.directions.is_empty())
+                .map(|direction| (direction, job.bytes, job.ops, &job.latency));
+            own.chain(whole).collect::<Vec<_>>()
+        })
+        .collect();
+    let mixed = jobs.iter().any(|job| !job.directions.is_empty());
+    let several = parts.iter().any(|part| part.0 != parts[0].0);
+    if !mixed && !several {
         return Vec::new();
     }
     Direction::ALL
         .into_iter()
-        .filter(|&direction| {
-            jobs.iter()
-                .flat_map(|job| &job.directions)
-                .any(|share| share.direction == direction)
-        })
+        .filter(|&direction| parts.iter().any(|part| part.0 == direction))
         .map(|direction| {
-            let shares: Vec<_> = jobs
-                .iter()
-                .flat_map(|job| &job.directions)
-                .filter(|share| share.direction == direction)
-                .collect();
-            let bytes = shares.iter().map(|share| share.bytes).sum::<u64>();
-            let ops = shares.iter().map(|share| share.ops).sum::<u64>();
-            let latency = merge(shares.iter().map(|share| &share.latency));
+            let shares: Vec<_> = parts.iter().filter(|part| part.0 == direction).collect();
+            let bytes = shares.iter().map(|share| share.1).sum::<u64>();
+            let ops = shares.iter().map(|share| share.2).sum::<u64>();
+            let latency = merge(shares.iter().map(|share| share.3));
             DirectionShare {
                 direction,
                 bytes,
@@ -619,7 +723,7 @@ mod tests {
     #[test]
     fn mixed_jobs_give_per_direction_shares_that_add_up_and_fit_the_schema() {
         let jobs = [mixed_job(1), mixed_job(2)];
-        let shares = direction_shares(&jobs, 2.0);
+        let shares = direction_shares(&jobs, |_| None, 2.0);
         let [read, write] = &shares[..] else {
             panic!("{shares:?}")
         };
@@ -672,6 +776,6 @@ mod tests {
         // Unmixed jobs give no shares.
         let mut unmixed = mixed_job(3);
         unmixed.directions.clear();
-        assert!(direction_shares(&[unmixed], 1.0).is_empty());
+        assert!(direction_shares(&[unmixed], |_| Some(Direction::Read), 1.0).is_empty());
     }
 }

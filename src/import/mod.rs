@@ -388,6 +388,7 @@ fn convert_job(
             repetitions: vec![repetition],
             summary: None,
             checks: Vec::new(),
+            groups: Vec::new(),
         };
         point.summary = stats::summarize(&point).map_err(|e| usage!("{shown}: {e}"))?;
         point.checks = check::check(&point, None);

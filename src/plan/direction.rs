@@ -60,6 +60,21 @@ impl DirectionMix {
         self.percent(Direction::Read)
     }
 
+    /// The directions `self` or `other` takes, in even shares: which
+    /// directions several workloads take together (a point of groups),
+    /// not in what proportion, which their counts tell.
+    pub fn either(self, other: DirectionMix) -> DirectionMix {
+        let taken: Vec<usize> = (0..3)
+            .filter(|&i| self.shares[i] > 0 || other.shares[i] > 0)
+            .collect();
+        let mut shares = [0u8; 3];
+        let each = 100 / taken.len().max(1) as u8;
+        for (n, &i) in taken.iter().enumerate() {
+            shares[i] = each + if n == 0 { 100 - each * taken.len() as u8 } else { 0 };
+        }
+        DirectionMix { shares }
+    }
+
     /// Whether any I/O goes in `direction`.
     pub const fn takes(self, direction: Direction) -> bool {
         self.percent(direction) > 0

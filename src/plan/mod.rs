@@ -10,6 +10,7 @@ pub mod cpus;
 pub mod data;
 pub mod direction;
 pub mod draw;
+pub mod group;
 pub mod guest;
 pub mod knee;
 pub mod order;
@@ -536,6 +537,10 @@ pub struct PlannedPoint {
     /// In a plan of rounds (`--rounds`; with a guest, each round boots it
     /// anew): the 0-based round this measurement of the point belongs to.
     pub round: Option<u32>,
+    /// A point of several workloads run at once (`--group`, a job file's
+    /// sections, a study's `[sweep.group.NAME]`): its groups, the first
+    /// being `workload`; empty for a point of one workload.
+    pub groups: Vec<group::Group>,
 }
 
 /// What a plan will cost before it runs: the data its one-pass points move,
@@ -643,6 +648,7 @@ mod tests {
                 ..default_workload()
             },
             round: None,
+            groups: Vec::new(),
         };
         // 131,072 I/Os: 13.1 s at 10,000 a second; 0.64 s of bytes at 100 MiB/s.
         let direct = cost(&[point(true)]).seconds();

@@ -186,6 +186,7 @@ mod tests {
                 ..default_workload()
             },
             round: None,
+            groups: Vec::new(),
         }
     }
 

@@ -68,6 +68,7 @@ pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<Plann
                 label: format!("{name} {verb}"),
                 workload,
                 round: None,
+                groups: Vec::new(),
             });
         }
     }

@@ -301,6 +301,7 @@ impl Sweep {
                 label,
                 workload,
                 round: None,
+                groups: Vec::new(),
             });
         }
         if points.is_empty() {

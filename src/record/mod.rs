@@ -197,6 +197,16 @@ pub struct Point {
     pub summary: Option<Summary>,
     /// Plausibility findings about this point.
     pub checks: Vec<Check>,
+    /// A point of job groups (several workloads at once): each group's
+    /// own figures, as a point whose label is the group's name, whose
+    /// workload and target are the group's, and whose repetitions count
+    /// its jobs alone (no device or network activity: the devices serve
+    /// every group at once, and the point's own figures hold it). The
+    /// point's `workload` is then its first group's, and its
+    /// `repetitions` all groups' jobs combined. Absent for a point of one
+    /// workload.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub groups: Vec<Point>,
 }
 
 impl Point {

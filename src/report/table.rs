@@ -83,7 +83,7 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
     for point in &result.points {
         let mut identity_cells = Vec::new();
         if !by_axes || labelled {
-            identity_cells.push(point.label.clone());
+            identity_cells.push(row_label(point));
         }
         if by_axes {
             identity_cells.extend(axes.iter().map(|&p| shown(p, &point.workload)));
@@ -96,6 +96,19 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
             cells.extend(std::iter::repeat_n(String::new(), identity - 1));
             cells.extend(direction);
             table.add_row(cells);
+        }
+        // A point of groups: each group's own row under the combined one.
+        for group in &point.groups {
+            let mut cells = vec![format!("  {}: {}", group.label, group.workload.describe())];
+            cells.extend(std::iter::repeat_n(String::new(), identity - 1));
+            cells.extend(figures_of(group, detail));
+            table.add_row(cells);
+            for (name, direction) in direction_rows(group, detail) {
+                let mut cells = vec![format!("  {name}")];
+                cells.extend(std::iter::repeat_n(String::new(), identity - 1));
+                cells.extend(direction);
+                table.add_row(cells);
+            }
         }
     }
     for column in identity..identity + figures.len() - 1 {
@@ -139,6 +152,23 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
     text.push('\n');
     text.push_str(&screen.wrap(&checks(result)));
     text
+}
+
+/// The first cell of a point's row: its label; for a point of groups
+/// labelled by its groups' workloads (which their own rows show), the
+/// groups' names, as the figures beside it are theirs combined.
+fn row_label(point: &Point) -> String {
+    let by_groups = point
+        .groups
+        .iter()
+        .map(|g| format!("{}: {}", g.label, g.workload.describe()))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    if point.groups.is_empty() || point.label != by_groups {
+        return point.label.clone();
+    }
+    let names: Vec<&str> = point.groups.iter().map(|g| g.label.as_str()).collect();
+    format!("all of {}", names.join(" + "))
 }
 
 /// The identifying parameters every point shares, where they are not the
@@ -276,10 +306,15 @@ fn direction_rows(point: &Point, detail: bool) -> Vec<(String, Vec<String>)> {
             let asked = mix.percent(d.direction);
             let lat = d.latency_ns.as_ref();
             let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
-            let name = format!(
-                "  ↳ {} {share:.1}% of I/Os (asked {asked}%)",
-                d.direction.name()
-            );
+            // The groups' shares are what their paces made them: none was asked.
+            let name = if point.groups.is_empty() {
+                format!(
+                    "  ↳ {} {share:.1}% of I/Os (asked {asked}%)",
+                    d.direction.name()
+                )
+            } else {
+                format!("  ↳ {} {share:.1}% of I/Os", d.direction.name())
+            };
             let mib = significant(mib_per_s(d.throughput_bps.mean));
             let iops = count(d.iops.mean);
             let (p50, p99) = (percentile(lat, 50.0), percentile(lat, 99.0));

@@ -77,6 +77,7 @@ mod tests {
             label: "p".to_string(),
             workload,
             round: None,
+            groups: Vec::new(),
         }];
         let error = check_points(&points).unwrap_err().to_string();
         assert!(

@@ -129,12 +129,7 @@ pub(super) struct Pass<'a> {
 }
 
 /// Runs every job of `workload` on its own thread (`iolab-job-N`), released
-/// together. With `watch`, a sampler thread (`iolab-sampler`) beside the jobs
-/// snapshots the watched counters at the start of the timed region, every
-/// interval, and at the end. With `peers`, this thread waits for the other
-/// ranks before the jobs are released. When a thread cannot be started, the
-/// start is called off: the threads already started return without I/O and
-/// are joined, and the failure is reported.
+/// together: [`run_crews`] with one crew.
 pub(super) fn run_jobs(
     pass: Pass<'_>,
     work: Work<'_>,
@@ -142,17 +137,44 @@ pub(super) fn run_jobs(
     watch: Option<&Watch>,
     peers: &dyn Peers,
 ) -> JobsRun {
-    let Pass {
-        workload,
-        interrupt,
-        timed,
-        ..
-    } = pass;
+    run_crews(&[Crew { pass, work }], target, watch, peers)
+}
+
+/// One workload's jobs in a pass: a point of one workload has one crew, a
+/// point of groups one per group.
+#[derive(Clone, Copy)]
+pub(super) struct Crew<'a> {
+    /// The workload its jobs run, and how the pass is run.
+    pub(super) pass: Pass<'a>,
+    /// What they work on.
+    pub(super) work: Work<'a>,
+}
+
+/// Runs every job of every crew on its own thread (`iolab-job-N`, numbered
+/// across crews), released together, outcomes in crew then job order.
+/// With `watch`, a sampler thread (`iolab-sampler`) beside the jobs
+/// snapshots the watched counters at the start of the timed region (after
+/// the shortest ramp of any crew, so it covers every crew's), every
+/// interval, and at the end. With `peers`, this thread waits for the other
+/// ranks before the jobs are released. When a thread cannot be started, the
+/// start is called off: the threads already started return without I/O and
+/// are joined, and the failure is reported.
+pub(super) fn run_crews(
+    crews: &[Crew<'_>],
+    target: &TargetInfo,
+    watch: Option<&Watch>,
+    peers: &dyn Peers,
+) -> JobsRun {
+    let lead = crews[0].pass;
+    let (interrupt, timed) = (lead.interrupt, lead.timed);
+    let total_jobs: u32 = crews.iter().map(|c| c.pass.workload.jobs).sum();
+    // A steady-state stop is one workload's (groups refuse it).
+    let steady_workload = (crews.len() == 1).then_some(lead.workload);
     let met: std::sync::Arc<[AtomicBool]> =
-        (0..workload.jobs).map(|_| AtomicBool::new(false)).collect();
+        (0..total_jobs).map(|_| AtomicBool::new(false)).collect();
     let reached_at = std::sync::Arc::new(AtomicU64::new(0));
-    let steady = workload
-        .steady
+    let steady = steady_workload
+        .and_then(|w| w.steady)
         .filter(|_| timed)
         .map(|criterion| recorder::Steady {
             criterion,
@@ -160,7 +182,7 @@ pub(super) fn run_jobs(
             reached_at: reached_at.clone(),
         });
     let gate = StartGate::new(
-        workload.jobs as usize + usize::from(watch.is_some()) + usize::from(!peers.alone()),
+        total_jobs as usize + usize::from(watch.is_some()) + usize::from(!peers.alone()),
     );
     let alignment = target
         .direct_alignment
@@ -179,55 +201,67 @@ pub(super) fn run_jobs(
         // cannot have it is refused before any thread starts.
         let mut start_failure = None;
         let mut memories = Vec::new();
-        for job in 0..workload.jobs {
-            match JobResources::allocate(workload, job, alignment) {
-                Some(memory) => memories.push(memory),
-                None => {
-                    gate.call_off();
-                    start_failure = Some(format!(
-                        "cannot allocate the buffers and histograms of job {} of {} \
-                         (a limit on memory, such as ulimit -v?); the repetition was called off before any I/O",
-                        job + 1,
-                        workload.jobs
-                    ));
-                    break;
+        'crews: for crew in crews {
+            let workload = crew.pass.workload;
+            for job in 0..workload.jobs {
+                match JobResources::allocate(workload, job, alignment) {
+                    Some(memory) => memories.push(memory),
+                    None => {
+                        gate.call_off();
+                        start_failure = Some(format!(
+                            "cannot allocate the buffers and histograms of job {} of {} \
+                             (a limit on memory, such as ulimit -v?); the repetition was called off before any I/O",
+                            memories.len() + 1,
+                            total_jobs
+                        ));
+                        break 'crews;
+                    }
                 }
             }
         }
         let sampler = watch.filter(|_| start_failure.is_none()).and_then(|watch| {
-            let ramp = Duration::from_secs_f64(workload.ramp_s);
-            let interval = Duration::from_secs_f64(workload.interval_s);
+            let shortest_ramp = crews
+                .iter()
+                .map(|c| c.pass.workload.ramp_s)
+                .fold(f64::INFINITY, f64::min);
+            let ramp = Duration::from_secs_f64(shortest_ramp);
+            let interval = Duration::from_secs_f64(lead.workload.interval_s);
             std::thread::Builder::new()
                 .name("iolab-sampler".to_string())
                 .spawn_scoped(scope, move || {
-                    let kept = recorder::intervals_kept_per_job(workload.jobs);
+                    let kept = recorder::intervals_kept_per_job(total_jobs);
                     watch.sample_region(ramp, interval, kept, || gate.wait(), &done)
                 })
                 .map_err(|error| start_failure = Some(refused("the sampler thread".into(), error)))
                 .ok()
         });
         let mut handles = Vec::new();
-        for (job, memory) in (0..workload.jobs).zip(memories) {
-            if start_failure.is_some() {
-                break;
-            }
-            let steady = steady.clone().map(|s| (s, job as usize));
-            let spawned = std::thread::Builder::new()
-                .name(format!("iolab-job-{job}"))
-                .spawn_scoped(scope, move || match work {
-                    Work::Files(targets) => {
-                        let place = targets.map(|targets| targets[job as usize]);
-                        run_job(pass, place, job, memory, gate, steady)
+        let mut memories = memories.into_iter();
+        let mut number = 0u32;
+        'spawn: for &Crew { pass, work } in crews {
+            for job in 0..pass.workload.jobs {
+                let Some(memory) = memories.next().filter(|_| start_failure.is_none()) else {
+                    break 'spawn;
+                };
+                let steady = steady.clone().map(|s| (s, job as usize));
+                let spawned = std::thread::Builder::new()
+                    .name(format!("iolab-job-{number}"))
+                    .spawn_scoped(scope, move || match work {
+                        Work::Files(targets) => {
+                            let place = targets.map(|targets| targets[job as usize]);
+                            run_job(pass, place, job, memory, gate, steady)
+                        }
+                        Work::Tree(tree) => run_tree(pass, &tree, job, memory, gate),
+                    });
+                number += 1;
+                match spawned {
+                    Ok(handle) => handles.push(handle),
+                    Err(error) => {
+                        start_failure = Some(refused(
+                            format!("the thread of job {number} of {total_jobs}"),
+                            error,
+                        ));
                     }
-                    Work::Tree(tree) => run_tree(pass, &tree, job, memory, gate),
-                });
-            match spawned {
-                Ok(handle) => handles.push(handle),
-                Err(error) => {
-                    start_failure = Some(refused(
-                        format!("the thread of job {} of {}", job + 1, workload.jobs),
-                        error,
-                    ));
                 }
             }
         }
@@ -252,11 +286,17 @@ pub(super) fn run_jobs(
             }
         }
         let mut write_back_ns = None;
-        if let (true, true, Work::Files(Some(targets))) = (
-            pass.write_back && timed && start_failure.is_none(),
-            workload.directions().writes() && !workload.direct,
-            work,
-        ) {
+        for &Crew { pass, work } in crews {
+            let workload = pass.workload;
+            let Work::Files(Some(targets)) = work else {
+                continue;
+            };
+            if !(pass.write_back && timed && start_failure.is_none())
+                || !workload.directions().writes()
+                || workload.direct
+            {
+                continue;
+            }
             let started = std::time::Instant::now();
             for job in targets {
                 let written = job
@@ -271,7 +311,7 @@ pub(super) fn run_jobs(
                     break;
                 }
             }
-            write_back_ns = Some(started.elapsed().as_nanos() as u64);
+            *write_back_ns.get_or_insert(0) += started.elapsed().as_nanos() as u64;
         }
         drop(jobs_done);
         let samples = sampler.and_then(|h| h.join().ok());

@@ -16,6 +16,7 @@ pub mod coverage;
 pub mod device;
 mod files;
 pub mod gate;
+pub mod groups;
 mod jobs;
 pub mod kept;
 pub mod live;
@@ -187,6 +188,9 @@ pub struct PointOutcome {
     pub target: TargetInfo,
     /// Its repetitions, in the order run.
     pub repetitions: Vec<RepetitionOutcome>,
+    /// A point of groups: each group, whose jobs are the repetitions'
+    /// in this order; empty for a point of one workload.
+    pub groups: Vec<groups::GroupOutcome>,
 }
 
 impl PointOutcome {
@@ -290,6 +294,12 @@ pub struct Session {
     dir: Box<dyn Space>,
     interrupt: Interrupt,
     files: Option<FileSet>,
+    /// A point of groups' file sets, one per group (`None` for a group
+    /// that uses no files), kept between points of the same groups' shapes.
+    group_files: Vec<Option<FileSet>>,
+    /// While one group's files are prepared: the number of its first job
+    /// among all groups' jobs, which its files are named by.
+    job_offset: u32,
     /// A metadata workload's tree, kept between points of the same shape.
     tree: Option<tree::Held>,
     keep: bool,
@@ -337,6 +347,8 @@ impl Session {
             dir,
             interrupt,
             files: None,
+            group_files: Vec::new(),
+            job_offset: 0,
             tree: None,
             keep: false,
             watch,
@@ -524,6 +536,7 @@ impl Session {
     fn discard_files(&mut self) {
         self.keep = false;
         self.release_files();
+        self.release_group_files();
     }
 
     /// Removes the files iolab created, or under `--keep` leaves them and says where.
@@ -545,6 +558,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.release_files();
+        self.release_group_files();
     }
 }
 

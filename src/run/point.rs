@@ -16,6 +16,8 @@ impl Session {
         workload: &Workload,
     ) -> Result<PointOutcome, RunError> {
         workload.validate()?;
+        // A point of groups' files are not this point's.
+        self.release_group_files();
         let mut target = TargetInfo {
             dir: self.dir.path().to_path_buf(),
             filesystem: match &self.files {
@@ -120,6 +122,7 @@ impl Session {
             workload: workload.clone(),
             target,
             repetitions,
+            groups: Vec::new(),
         })
     }
 
@@ -141,7 +144,7 @@ impl Session {
         let peers = &self.peers;
         let shift = peers.spread().reorder_shift;
         Layout {
-            first_job: peers.rank() * workload.jobs,
+            first_job: self.job_offset + peers.rank() * workload.jobs,
             reordered_first_job: (shift > 0 && !workload.op.writes())
                 .then(|| (peers.rank() + shift) % peers.size() * workload.jobs),
         }

@@ -1,0 +1,168 @@
+//! `run --group NAME …`: the command line split into the point's arguments and each group's, and each group's workload parameters applied over the point's.
+//!
+//! `iolab run --dir D --size 1g --group reader --op read --pattern random
+//! --bs 8k --group logger --op write --bs 4k --rate-iops 2000 --sync odsync`:
+//! what comes before the first `--group` is every group's (as fio's
+//! `[global]`), and each `--group NAME` is followed by its own workload
+//! parameters only. clap cannot parse one flag per group, so the segments
+//! are taken out before it parses the rest.
+
+use super::params::ParamFlags;
+use crate::plan::group::Group;
+use crate::plan::sweep::Param;
+use crate::plan::{UsageError, Workload};
+use crate::usage;
+use clap::{Args, FromArgMatches};
+use std::ffi::OsString;
+
+/// One `--group NAME …` of the command line, as written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupArgs {
+    /// The name after `--group`.
+    pub name: String,
+    /// The arguments after it, up to the next `--group`.
+    pub args: Vec<OsString>,
+}
+
+/// `raw` (the whole command line) with each `--group NAME …` segment of a
+/// `run` taken out, and the segments. A `--group` with no name after it is
+/// left for clap to refuse.
+pub fn split_groups(raw: &[OsString]) -> (Vec<OsString>, Vec<GroupArgs>) {
+    if raw.get(1).and_then(|a| a.to_str()) != Some("run") {
+        return (raw.to_vec(), Vec::new());
+    }
+    let mut main = Vec::new();
+    let mut groups: Vec<GroupArgs> = Vec::new();
+    let mut args = raw.iter().peekable();
+    while let Some(arg) = args.next() {
+        let text = arg.to_str().unwrap_or("");
+        let name = match text.strip_prefix("--group") {
+            Some("") => match args.peek().and_then(|n| n.to_str()) {
+                Some(name) if !name.starts_with('-') => {
+                    let name = name.to_string();
+                    args.next();
+                    Some(name)
+                }
+                _ => None,
+            },
+            Some(rest) => rest.strip_prefix('=').map(str::to_string),
+            None => None,
+        };
+        match (name, groups.last_mut()) {
+            (Some(name), _) => groups.push(GroupArgs {
+                name,
+                args: Vec::new(),
+            }),
+            (None, Some(group)) => group.args.push(arg.clone()),
+            (None, None) => main.push(arg.clone()),
+        }
+    }
+    (main, groups)
+}
+
+/// The groups `given` describes, each `base` (the point's workload) with
+/// its own parameters applied; every flag that is not a workload
+/// parameter is refused, naming the group.
+pub fn groups(base: &Workload, given: &[GroupArgs]) -> Result<Vec<Group>, UsageError> {
+    let command = ParamFlags::augment_args(clap::Command::new("group").no_binary_name(true));
+    let mut groups = Vec::new();
+    for group in given {
+        let name = &group.name;
+        let matches = command
+            .clone()
+            .try_get_matches_from(&group.args)
+            .map_err(|error| {
+                let text = error.to_string();
+                let first = text
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches("error: ");
+                usage!(
+                    "--group {name}: {first} (a group takes workload parameters only: \
+                     give the others before the first --group)"
+                )
+            })?;
+        let flags =
+            ParamFlags::from_arg_matches(&matches).map_err(|e| usage!("--group {name}: {e}"))?;
+        let mut workload = base.clone();
+        flags
+            .apply_single(&mut workload)
+            .map_err(|e| usage!("--group {name}: {e}"))?;
+        for param in [Param::Iodepth, Param::Batch] {
+            if let (false, Some(given)) =
+                (workload.engine.capabilities().queued, flags.get(param))
+            {
+                return Err(usage!(
+                    "--group {name}: --{} {given} needs a queued engine (uring); engine {} is synchronous",
+                    param.name(),
+                    workload.engine.name()
+                ));
+            }
+        }
+        groups.push(Group {
+            name: name.clone(),
+            workload,
+        });
+    }
+    crate::plan::group::check_groups(&groups)?;
+    Ok(groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn segments_are_taken_out_of_run_only() {
+        let (main, groups) = split_groups(&os(&[
+            "iolab", "run", "--size", "1m", "--group", "a", "--op", "read", "--group=b", "--op",
+            "write",
+        ]));
+        assert_eq!(main, os(&["iolab", "run", "--size", "1m"]));
+        assert_eq!(groups.len(), 2);
+        assert_eq!((groups[0].name.as_str(), groups[0].args.len()), ("a", 2));
+        assert_eq!(groups[1].name, "b");
+        let other = os(&["iolab", "sweep", "--group", "a"]);
+        assert_eq!(split_groups(&other).0, other);
+        // No name: clap says a value is missing.
+        let (main, groups) = split_groups(&os(&["iolab", "run", "--group", "--op", "read"]));
+        assert!(groups.is_empty());
+        assert_eq!(main.len(), 5);
+    }
+
+    #[test]
+    fn a_group_overrides_the_points_parameters_and_takes_nothing_else() {
+        let base = crate::plan::default_workload();
+        let given = [
+            GroupArgs {
+                name: "reader".into(),
+                args: os(&["--op", "read", "--bs", "8k"]),
+            },
+            GroupArgs {
+                name: "logger".into(),
+                args: os(&["--op", "write", "--rate-iops", "2000"]),
+            },
+        ];
+        let made = groups(&base, &given).unwrap();
+        assert_eq!(made[0].workload.bs, 8192);
+        assert_eq!(made[1].workload.bs, base.bs);
+        assert_eq!(made[1].workload.target_iops(), Some(2000.0));
+        let refused = [GroupArgs {
+            name: "x".into(),
+            args: os(&["--dir", "/tmp"]),
+        }];
+        let error = groups(&base, &refused).unwrap_err().to_string();
+        assert!(error.starts_with("--group x: "), "{error}");
+        assert!(error.contains("--dir"), "{error}");
+        let queued = [GroupArgs {
+            name: "q".into(),
+            args: os(&["--iodepth", "8"]),
+        }];
+        assert!(groups(&base, &queued).is_err());
+    }
+}

@@ -1,0 +1,178 @@
+//! Job groups: several different workloads in one point (`Group`), each with its own jobs, run at once on one clock; the rules a point of groups keeps (`check_groups`), and what identifies it (`describe_groups`).
+//!
+//! A point of one workload run by N identical jobs is what iolab measured
+//! before groups; it stays so, with no groups. A point of groups holds two
+//! or more (or one named) workloads — a reader beside a paced logger — whose
+//! jobs are released together, each group's timed region starting after
+//! its own ramp. The repetition, warm-up, interval and machine settings are
+//! the point's, so every group shares them.
+
+use super::{Machine, UsageError, Workload};
+use crate::usage;
+
+/// The most groups one point holds.
+pub const MAX_GROUPS: usize = 64;
+
+/// The most jobs all groups of a point hold together.
+pub const MAX_GROUP_JOBS: u32 = 4096;
+
+/// The longest group name, in bytes.
+pub const MAX_NAME_BYTES: usize = 64;
+
+/// One group of a point: its name and the workload its jobs run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    /// Names the group in tables, records and `--metric NAME.…`.
+    pub name: String,
+    /// What each of its `jobs` jobs does.
+    pub workload: Workload,
+}
+
+/// What is wrong with a group name: names are printed, become keys of
+/// `--metric` and `--set` (`NAME.PARAM`) and of study-file tables, so they
+/// are letters, digits, `-` and `_`, start with a letter, and are not `all`
+/// (the groups combined).
+pub fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("is empty".to_string());
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Some(format!("is longer than {MAX_NAME_BYTES} bytes"));
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Some(
+            "must start with a letter and hold only letters, digits, '-' and '_'".to_string(),
+        );
+    }
+    if name == "all" {
+        return Some("is the groups combined; name a group otherwise".to_string());
+    }
+    None
+}
+
+/// Refuses groups that cannot run as one point, naming the group: a bad or
+/// repeated name, a metadata tree, a steady-state stop or `--verify` (each
+/// is one workload's), a guest, settings that are the point's but differ,
+/// too many groups or jobs.
+pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
+    if groups.is_empty() {
+        return Err(usage!("a point of groups needs at least one group"));
+    }
+    if groups.len() > MAX_GROUPS {
+        return Err(usage!(
+            "{} groups: a point holds at most {MAX_GROUPS}",
+            groups.len()
+        ));
+    }
+    let total: u64 = groups.iter().map(|g| u64::from(g.workload.jobs)).sum();
+    if total > u64::from(MAX_GROUP_JOBS) {
+        return Err(usage!(
+            "the groups hold {total} jobs together; a point runs at most {MAX_GROUP_JOBS}"
+        ));
+    }
+    let first = &groups[0].workload;
+    for (index, group) in groups.iter().enumerate() {
+        let name = &group.name;
+        if let Some(problem) = name_problem(name) {
+            return Err(usage!("group name '{name}' {problem}"));
+        }
+        if groups[..index].iter().any(|g| g.name == *name) {
+            return Err(usage!("group name '{name}' is given twice"));
+        }
+        let w = &group.workload;
+        let refused = if w.items.is_some() {
+            Some("--items (a metadata tree) is one workload's, not a group's")
+        } else if w.steady.is_some() {
+            Some("--steady stops one workload's jobs; it cannot go with groups")
+        } else if w.verify {
+            Some("--verify checks one workload's files; it cannot go with groups")
+        } else if w.machine != Machine::Host {
+            Some("groups run on the host; a guest point is one workload")
+        } else {
+            None
+        };
+        if let Some(why) = refused {
+            return Err(usage!("group {name}: {why}"));
+        }
+        let differs = [
+            ("repeat", w.repeat != first.repeat),
+            ("warmup", w.warmup != first.warmup),
+            ("until-ci", w.until_ci != first.until_ci),
+            ("max-repeat", w.max_repeat != first.max_repeat),
+            ("interval", w.interval_s != first.interval_s),
+            ("same-draws", w.same_draws != first.same_draws),
+        ];
+        if let Some((setting, _)) = differs.iter().find(|(_, differs)| *differs) {
+            return Err(usage!(
+                "group {name}: --{setting} is the point's and must be the same in every group \
+                 (group {} has another)",
+                groups[0].name
+            ));
+        }
+        w.validate()
+            .map_err(|e| usage!("group {name}: {}", e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// The label of a point of groups: each group's name and workload.
+pub fn describe_groups(groups: &[Group]) -> String {
+    groups
+        .iter()
+        .map(|g| format!("{}: {}", g.name, g.workload.describe()))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Op, default_workload};
+
+    fn group(name: &str, op: Op) -> Group {
+        Group {
+            name: name.to_string(),
+            workload: crate::plan::Workload {
+                op,
+                ..default_workload()
+            },
+        }
+    }
+
+    #[test]
+    fn names_are_words_and_unique() {
+        assert!(check_groups(&[group("reader", Op::Read), group("logger", Op::Write)]).is_ok());
+        for bad in ["", "all", "1st", "a b", "a.b", "x\u{7}"] {
+            let error = check_groups(&[group(bad, Op::Read)]).unwrap_err();
+            assert!(error.to_string().contains("group name"), "{bad}: {error}");
+        }
+        let error = check_groups(&[group("a", Op::Read), group("a", Op::Write)]).unwrap_err();
+        assert!(error.to_string().contains("given twice"), "{error}");
+    }
+
+    #[test]
+    fn the_points_settings_must_agree_and_one_workloads_features_are_refused() {
+        let mut second = group("b", Op::Write);
+        second.workload.repeat = 5;
+        let error = check_groups(&[group("a", Op::Read), second]).unwrap_err();
+        assert!(error.to_string().contains("--repeat"), "{error}");
+        let mut tree = group("t", Op::Create);
+        tree.workload.items = Some(10);
+        let error = check_groups(&[tree]).unwrap_err();
+        assert!(error.to_string().contains("group t: --items"), "{error}");
+        let mut verify = group("v", Op::Write);
+        verify.workload.verify = true;
+        assert!(check_groups(&[verify]).is_err());
+    }
+
+    #[test]
+    fn the_label_names_every_group() {
+        let label = describe_groups(&[group("reader", Op::Read), group("logger", Op::Write)]);
+        assert!(label.starts_with("reader: read"), "{label}");
+        assert!(label.contains(" + logger: write"), "{label}");
+    }
+}

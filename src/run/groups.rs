@@ -1,0 +1,336 @@
+//! Measuring a point of job groups (`Session::run_groups`): each group's files made and laid out in the session's space under job numbers of its own, then every repetition's jobs of all groups released together on one clock with one sampler, their outcomes kept in group order.
+
+#[allow(clippy::wildcard_imports)]
+use super::*;
+use crate::plan::group::{Group, check_groups};
+
+/// One group of a measured point: its name, workload, where its jobs ran,
+/// and how many of the repetition's jobs (in order, after the groups
+/// before it) are its own.
+#[derive(Clone, Debug)]
+pub struct GroupOutcome {
+    /// The group's name.
+    pub name: String,
+    /// Its workload.
+    pub workload: Workload,
+    /// Its files, open flags and O_DIRECT alignment.
+    pub target: TargetInfo,
+    /// Its jobs: `jobs` outcomes of each repetition, after the earlier groups'.
+    pub jobs: u32,
+}
+
+/// A group's seed for repetition `index`: groups of the same workload draw
+/// other offsets, sizes and data, as fio's jobs do.
+fn group_draw_seed(workload: &Workload, group: usize, index: u32) -> u64 {
+    workload.draw_seed(index) ^ (group as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)
+}
+
+impl Session {
+    /// Measures one point of `groups` (checked with [`check_groups`]): their
+    /// files prepared one group after the other, then each repetition's
+    /// jobs of every group run at once. The point's repetition policy is
+    /// the first group's (all groups share it). A distributed run, a file
+    /// given with `--file` and a LUN are refused: groups make their files.
+    pub fn run_groups(
+        &mut self,
+        label: &str,
+        groups: &[Group],
+    ) -> Result<PointOutcome, RunError> {
+        check_groups(groups)?;
+        if !self.peers.alone() {
+            return Err(usage!("groups run on one machine; MPI runs one workload per point").into());
+        }
+        if let Some(set) = self.files.as_ref().filter(|set| set.given) {
+            return Err(usage!(
+                "groups make their files in --dir or on an NFS target; {} is one workload's",
+                given_flag(set.files[0].as_ref())
+            )
+            .into());
+        }
+        for group in groups {
+            group
+                .workload
+                .engine
+                .available()
+                .map_err(|e| RunError::Setup(format!("group {}: {e}", group.name)))?;
+        }
+        // A point of one workload's files and tree are not a group's.
+        self.release_data_files();
+        self.release_tree();
+        self.group_files.resize_with(groups.len(), || None);
+        for set in self.group_files.drain(groups.len()..).flatten() {
+            for file in set.files {
+                file.release(self.keep);
+            }
+        }
+        let mut outcomes = Vec::new();
+        let mut offset = 0;
+        for (index, group) in groups.iter().enumerate() {
+            let workload = &group.workload;
+            let mut target = TargetInfo {
+                dir: self.dir.path().to_path_buf(),
+                filesystem: self.dir.filesystem(),
+                direct_alignment: None,
+                direct_in_memory: false,
+                files: Vec::new(),
+                file_given: false,
+                open_flags: workload
+                    .engine
+                    .capabilities()
+                    .local_fd
+                    .then(|| jobs::describe_open(workload)),
+                tree: None,
+            };
+            if workload.uses_files() {
+                self.in_group(index, offset, |session| {
+                    session.prepare_files(workload, &mut target)
+                })
+                .map_err(|error| named(&group.name, error))?;
+                let set = self.group_files[index].as_ref().expect("just prepared");
+                target.files = set.files.iter().map(|f| f.path().to_path_buf()).collect();
+            } else if let Some(set) = self.group_files[index].take() {
+                for file in set.files {
+                    file.release(self.keep);
+                }
+            }
+            outcomes.push(GroupOutcome {
+                name: group.name.clone(),
+                workload: workload.clone(),
+                target,
+                jobs: workload.jobs,
+            });
+            offset += workload.jobs;
+        }
+        let lead = &groups[0].workload;
+        let combined = TargetInfo {
+            files: outcomes
+                .iter()
+                .flat_map(|g| g.target.files.iter().cloned())
+                .collect(),
+            open_flags: None,
+            ..outcomes[0].target.clone()
+        };
+        let measured_at_most = match lead.until_ci {
+            Some(_) => lead.max_repeat.unwrap_or(lead.repeat).max(lead.repeat),
+            None => lead.repeat,
+        };
+        let mut repetitions = Vec::new();
+        let mut throughputs = Vec::new();
+        for index in 0..lead.warmup + measured_at_most {
+            if self.interrupt.is_set() {
+                break;
+            }
+            let mut repetition = self.groups_repetition(&outcomes, &combined, index)?;
+            for job in &mut repetition.jobs {
+                job.compact();
+            }
+            let stop = !matches!(repetition.status, RepetitionStatus::Ok);
+            if !repetition.warmup {
+                throughputs.extend(repetition.throughput());
+            }
+            repetitions.push(repetition);
+            let enough = lead.until_ci.is_some_and(|target| {
+                throughputs.len() >= lead.repeat as usize && (self.enough)(&throughputs, target)
+            });
+            if stop || enough {
+                break;
+            }
+        }
+        if let (Some(signal), true) = (self.interrupt.signal(), repetitions.is_empty()) {
+            return Err(RunError::Interrupted(signal));
+        }
+        Ok(PointOutcome {
+            label: label.to_string(),
+            workload: lead.clone(),
+            target: combined,
+            repetitions,
+            groups: outcomes,
+        })
+    }
+
+    /// Runs `f` with group `index`'s file set as the session's, its jobs'
+    /// files numbered from `offset` (after the earlier groups'), so the
+    /// preparation a point of one workload goes through serves each group.
+    fn in_group<R>(&mut self, index: usize, offset: u32, f: impl FnOnce(&mut Session) -> R) -> R {
+        std::mem::swap(&mut self.files, &mut self.group_files[index]);
+        self.job_offset = offset;
+        let result = f(self);
+        self.job_offset = 0;
+        std::mem::swap(&mut self.files, &mut self.group_files[index]);
+        result
+    }
+
+    /// One repetition of a point of groups: each group's files renewed
+    /// (a write's) and cache treated, the untimed first read of a reread,
+    /// then every group's jobs released together.
+    fn groups_repetition(
+        &mut self,
+        groups: &[GroupOutcome],
+        target: &TargetInfo,
+        index: u32,
+    ) -> Result<RepetitionOutcome, RunError> {
+        let lead = &groups[0].workload;
+        let warmup = index < lead.warmup;
+        live::set_repetition(u64::from(index) + 1);
+        live::set_phase(live::Phase::Preparing);
+        let drawn: Vec<Workload> = groups
+            .iter()
+            .enumerate()
+            .map(|(g, group)| Workload {
+                seed: group_draw_seed(&group.workload, g, index),
+                ..group.workload.clone()
+            })
+            .collect();
+        let mut layouts = Vec::new();
+        let mut offset = 0;
+        for group in groups {
+            layouts.push(Layout {
+                first_job: offset,
+                reordered_first_job: None,
+            });
+            offset += group.jobs;
+        }
+        let interrupt = self.interrupt.clone();
+        let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
+        outcome.status = RepetitionStatus::Ok;
+        outcome.draw_seed = Some(drawn[0].seed);
+        for (g, group) in groups.iter().enumerate() {
+            if let (Op::Write, Some(set)) = (group.workload.op, self.group_files[g].as_mut()) {
+                renew_files(
+                    self.dir.as_ref(),
+                    set,
+                    &group.workload,
+                    layouts[g],
+                    &peers::Alone,
+                )
+                .map_err(|error| named(&group.name, error))?;
+            }
+        }
+        let sets: Vec<Option<&FileSet>> = self.group_files.iter().map(Option::as_ref).collect();
+        let targets: Vec<Option<Vec<JobTarget<'_>>>> = sets
+            .iter()
+            .zip(&drawn)
+            .zip(&layouts)
+            .map(|((set, workload), layout)| set.map(|set| job_targets(set, workload, *layout)))
+            .collect();
+        let mut total = Some(Residency::default());
+        for ((group, workload), targets) in groups.iter().zip(&drawn).zip(&targets) {
+            let Some(targets) = targets else { continue };
+            if let Err(message) = treat_cache(targets, workload, &interrupt) {
+                outcome.status = if interrupt.is_set() {
+                    RepetitionStatus::Interrupted
+                } else {
+                    RepetitionStatus::Failed(format!("group {}: {message}", group.name))
+                };
+                return Ok(outcome);
+            }
+            if workload.op == Op::Reread {
+                // The read whose cache the timed reread inherits.
+                let first_read = Workload {
+                    runtime_s: None,
+                    ramp_s: 0.0,
+                    ..workload.clone()
+                };
+                let status = jobs::run_jobs(
+                    jobs::Pass {
+                        run_id: self.dir.run_id(),
+                        workload: &first_read,
+                        interrupt: &interrupt,
+                        timed: false,
+                        write_back: false,
+                    },
+                    jobs::Work::Files(Some(targets)),
+                    target,
+                    None,
+                    &peers::Alone,
+                )
+                .status();
+                if !matches!(status, RepetitionStatus::Ok) {
+                    outcome.status = status;
+                    return Ok(outcome);
+                }
+            }
+            for job in targets {
+                let counted = job.file.residency(job.base, workload.size).map_err(|e| {
+                    RunError::Setup(format!("mincore {}: {e}", job.file.path().display()))
+                })?;
+                total = total.zip(counted).map(|(total, counted)| total + counted);
+            }
+        }
+        outcome.residency = total;
+        let run_id = self.dir.run_id();
+        let crews: Vec<jobs::Crew<'_>> = drawn
+            .iter()
+            .zip(&targets)
+            .map(|(workload, targets)| jobs::Crew {
+                pass: jobs::Pass {
+                    run_id,
+                    workload,
+                    interrupt: &interrupt,
+                    timed: true,
+                    write_back: self.count_write_back,
+                },
+                work: jobs::Work::Files(targets.as_deref()),
+            })
+            .collect();
+        let watch = self.sample.then_some(&self.watch);
+        let run = jobs::run_crews(&crews, target, watch, &peers::Alone);
+        outcome.status = run.status();
+        live::set_phase(live::Phase::Checking);
+        let ok = matches!(outcome.status, RepetitionStatus::Ok);
+        // What each group's files hold now, decided while their targets are
+        // at hand: a write to its full length lays them out, other writes
+        // of another shape of data and trims leave them unusable for reads.
+        let written_whole: Vec<bool> = drawn
+            .iter()
+            .zip(&targets)
+            .map(|(workload, targets)| {
+                ok && workload.pattern.covers_every_block()
+                    && targets.iter().flatten().all(|job| {
+                        job.file
+                            .length()
+                            .is_ok_and(|len| len >= job.base + workload.size)
+                    })
+            })
+            .collect();
+        drop(crews);
+        drop(targets);
+        (outcome.jobs, outcome.samples, outcome.steady_at) =
+            (run.outcomes, run.samples, run.steady_at);
+        outcome.write_back_ns = run.write_back_ns;
+        for ((set, workload), whole) in self.group_files.iter_mut().zip(&drawn).zip(written_whole) {
+            let Some(set) = set.as_mut() else { continue };
+            set.read_pass = None;
+            if workload.op == Op::Write {
+                set.laid_out = if whole {
+                    Laid::With(workload.data)
+                } else {
+                    Laid::No
+                };
+            } else if workload.directions().trims()
+                || (workload.op.writes() && !set.laid_out.holds(workload.data))
+            {
+                set.laid_out = Laid::No;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Removes the files of a point of groups (or keeps them under `--keep`).
+    pub(super) fn release_group_files(&mut self) {
+        for set in self.group_files.drain(..).flatten() {
+            for file in set.files {
+                file.release(self.keep);
+            }
+        }
+    }
+}
+
+/// `error` with the group it happened in named first.
+fn named(group: &str, error: RunError) -> RunError {
+    match error {
+        RunError::Usage(usage) => RunError::Usage(usage!("group {group}: {usage}")),
+        RunError::Setup(message) => RunError::Setup(format!("group {group}: {message}")),
+        other => other,
+    }
+}
