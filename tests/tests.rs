@@ -13,6 +13,7 @@ mod devices;
 mod distributed;
 mod engines;
 mod faults;
+mod groups;
 mod guest_stacks;
 mod guests;
 mod import;

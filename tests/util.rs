@@ -161,7 +161,86 @@ pub fn validate_schema(value: &Value) {
 pub fn check_consistency(result: &Value) {
     // fio's output has no time series nor cache state to check.
     let imported = result.get("source").is_some();
+    // A distributed run records the jobs of every rank.
+    let ranks = result["distributed"]["ranks"].as_u64().unwrap_or(1);
     for point in result["points"].as_array().unwrap() {
+        match point["groups"].as_array() {
+            None => check_point(point, imported, ranks, false),
+            Some(groups) => {
+                for group in groups {
+                    check_point(group, imported, ranks, true);
+                }
+                check_groups_add_up(point, groups);
+            }
+        }
+    }
+}
+
+/// A point of groups: each repetition's counts are its groups' added up,
+/// and its figures are those counts over its elapsed time.
+fn check_groups_add_up(point: &Value, groups: &[Value]) {
+    for (index, rep) in point["repetitions"].as_array().unwrap().iter().enumerate() {
+        let label = format!("{} rep {index}", point["label"]);
+        let sum = |key: &str| -> u64 {
+            groups
+                .iter()
+                .map(|g| g["repetitions"][index][key].as_u64().unwrap())
+                .sum()
+        };
+        assert_eq!(rep["ops"].as_u64().unwrap(), sum("ops"), "{label}: ops");
+        assert_eq!(
+            rep["bytes"].as_u64().unwrap(),
+            sum("bytes"),
+            "{label}: bytes"
+        );
+        let jobs: usize = groups
+            .iter()
+            .map(|g| g["repetitions"][index]["jobs"].as_array().unwrap().len())
+            .sum();
+        assert_eq!(rep["jobs"].as_array().unwrap().len(), jobs, "{label}: jobs");
+        if rep["status"] != "ok" {
+            assert!(
+                rep.get("throughput_bps").is_none(),
+                "{label}: failure timed"
+            );
+            continue;
+        }
+        let ops = rep["ops"].as_u64().unwrap();
+        assert_eq!(
+            rep["latency_ns"]["count"].as_u64().unwrap(),
+            ops,
+            "{label}: latencies"
+        );
+        let series_ops: u64 = rep["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["ops"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            series_ops, ops,
+            "{label}: the series accounts for every I/O"
+        );
+        let elapsed_s = rep["elapsed_ns"].as_f64().unwrap() * 1e-9;
+        let iops = rep["iops"].as_f64().unwrap();
+        assert!(
+            (iops - ops as f64 / elapsed_s).abs() <= iops * 1e-9,
+            "{label}: iops"
+        );
+        for group in groups {
+            let own = group["repetitions"][index]["elapsed_ns"].as_f64().unwrap();
+            assert!(
+                own <= rep["elapsed_ns"].as_f64().unwrap(),
+                "{label}: a group within the point"
+            );
+        }
+    }
+}
+
+/// One point's (or one group's) repetitions: counts, figures, latencies,
+/// series and cache state that agree with each other.
+fn check_point(point: &Value, imported: bool, ranks: u64, group: bool) {
+    {
         let workload = &point["workload"];
         let bs = workload["bs"].as_u64().unwrap();
         let uses_files = workload["engine"] != "null";
@@ -189,8 +268,6 @@ pub fn check_consistency(result: &Value) {
                 assert_eq!(bytes, ops * bs, "{label}: bytes = ops x bs");
             }
             let jobs = rep["jobs"].as_array().unwrap();
-            // A distributed run records the jobs of every rank.
-            let ranks = result["distributed"]["ranks"].as_u64().unwrap_or(1);
             // fio's group_reporting gives one entry for all its threads.
             let totals_only = imported && jobs.len() == 1;
             if !totals_only {
@@ -239,8 +316,10 @@ pub fn check_consistency(result: &Value) {
                 series_ops, ops,
                 "{label}: the series accounts for every I/O"
             );
-            // A network client's cache cannot be seen; no residency is claimed for it.
+            // A network client's cache cannot be seen; no residency is
+            // claimed for it. A group's is its point's.
             if uses_files
+                && !group
                 && workload.get("items").is_none()
                 && !["nfs", "iscsi"].contains(&workload["engine"].as_str().unwrap_or(""))
             {

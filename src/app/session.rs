@@ -63,10 +63,12 @@ pub(crate) fn record_point(
             stats::mark_outliers(group);
             group.summary = stats::summarize(group).map_err(anyhow::Error::msg)?;
             group.checks = check::check(group, environment);
-            point.checks.extend(group.checks.iter().map(|c| crate::record::Check {
-                message: format!("group {}: {}", group.label, c.message),
-                ..c.clone()
-            }));
+            point
+                .checks
+                .extend(group.checks.iter().map(|c| crate::record::Check {
+                    message: format!("group {}: {}", group.label, c.message),
+                    ..c.clone()
+                }));
         }
     }
     for repetition in &point.repetitions {

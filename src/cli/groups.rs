@@ -25,12 +25,20 @@ pub struct GroupArgs {
 }
 
 /// `raw` (the whole command line) with each `--group NAME …` segment of a
-/// `run` taken out, and the segments. A `--group` with no name after it is
-/// left for clap to refuse.
+/// `run` taken out, and the segments. In a segment, workload parameters
+/// (and their values) are the group's; any other option of `run` (with
+/// its value) goes back to the point's, so `-o r.json` may come last. A
+/// `--group` with no name after it is left for clap to refuse.
 pub fn split_groups(raw: &[OsString]) -> (Vec<OsString>, Vec<GroupArgs>) {
     if raw.get(1).and_then(|a| a.to_str()) != Some("run") {
         return (raw.to_vec(), Vec::new());
     }
+    let mut command = <super::Cli as clap::CommandFactory>::command();
+    command.build();
+    let run = command
+        .find_subcommand("run")
+        .expect("run is a subcommand")
+        .clone();
     let mut main = Vec::new();
     let mut groups: Vec<GroupArgs> = Vec::new();
     let mut args = raw.iter().peekable();
@@ -48,16 +56,58 @@ pub fn split_groups(raw: &[OsString]) -> (Vec<OsString>, Vec<GroupArgs>) {
             Some(rest) => rest.strip_prefix('=').map(str::to_string),
             None => None,
         };
-        match (name, groups.last_mut()) {
-            (Some(name), _) => groups.push(GroupArgs {
+        if let Some(name) = name {
+            groups.push(GroupArgs {
                 name,
                 args: Vec::new(),
-            }),
-            (None, Some(group)) => group.args.push(arg.clone()),
-            (None, None) => main.push(arg.clone()),
+            });
+            continue;
+        }
+        let Some(group) = groups.last_mut() else {
+            main.push(arg.clone());
+            continue;
+        };
+        match option_of(&run, text) {
+            // Not a workload parameter: the point's, with its value.
+            Some((false, takes_value, joined)) => {
+                main.push(arg.clone());
+                if takes_value && !joined {
+                    main.extend(args.next().cloned());
+                }
+            }
+            // A parameter's flag, its value, or what clap will refuse.
+            _ => group.args.push(arg.clone()),
         }
     }
     (main, groups)
+}
+
+/// The option of `run` that `text` names (`--dir`, `--dir=D`, `-o`,
+/// `-oFILE`): whether it is a workload parameter, whether it takes a
+/// value, and whether the value is joined to it. `None` for what is not
+/// an option `run` knows.
+fn option_of(run: &clap::Command, text: &str) -> Option<(bool, bool, bool)> {
+    let (arg, joined) = if let Some(long) = text.strip_prefix("--") {
+        let (name, joined) = match long.split_once('=') {
+            Some((name, _)) => (name, true),
+            None => (long, false),
+        };
+        let arg = run.get_arguments().find(|a| {
+            a.get_long() == Some(name) || a.get_all_aliases().is_some_and(|all| all.contains(&name))
+        })?;
+        (arg, joined)
+    } else {
+        let mut chars = text.strip_prefix('-')?.chars();
+        let short = chars.next()?;
+        let arg = run.get_arguments().find(|a| a.get_short() == Some(short))?;
+        (arg, chars.next().is_some())
+    };
+    let parameter = Param::ALL.iter().any(|p| arg.get_id() == p.name());
+    let takes_value = arg.get_action().takes_values()
+        && arg
+            .get_num_args()
+            .is_none_or(|range| range.min_values() > 0);
+    Some((parameter, takes_value, joined))
 }
 
 /// The groups `given` describes, each `base` (the point's workload) with
@@ -90,8 +140,7 @@ pub fn groups(base: &Workload, given: &[GroupArgs]) -> Result<Vec<Group>, UsageE
             .apply_single(&mut workload)
             .map_err(|e| usage!("--group {name}: {e}"))?;
         for param in [Param::Iodepth, Param::Batch] {
-            if let (false, Some(given)) =
-                (workload.engine.capabilities().queued, flags.get(param))
+            if let (false, Some(given)) = (workload.engine.capabilities().queued, flags.get(param))
             {
                 return Err(usage!(
                     "--group {name}: --{} {given} needs a queued engine (uring); engine {} is synchronous",
@@ -120,13 +169,32 @@ mod tests {
     #[test]
     fn segments_are_taken_out_of_run_only() {
         let (main, groups) = split_groups(&os(&[
-            "iolab", "run", "--size", "1m", "--group", "a", "--op", "read", "--group=b", "--op",
+            "iolab",
+            "run",
+            "--size",
+            "1m",
+            "--group",
+            "a",
+            "--op",
+            "read",
+            "--group=b",
+            "--op",
             "write",
         ]));
         assert_eq!(main, os(&["iolab", "run", "--size", "1m"]));
         assert_eq!(groups.len(), 2);
         assert_eq!((groups[0].name.as_str(), groups[0].args.len()), ("a", 2));
         assert_eq!(groups[1].name, "b");
+        // The point's options may come after the groups.
+        let (main, groups) = split_groups(&os(&[
+            "iolab", "run", "--group", "a", "--op", "read", "-o", "r.json", "--dir=/d", "--bs",
+            "4k", "--keep",
+        ]));
+        assert_eq!(
+            main,
+            os(&["iolab", "run", "-o", "r.json", "--dir=/d", "--keep"])
+        );
+        assert_eq!(groups[0].args, os(&["--op", "read", "--bs", "4k"]));
         let other = os(&["iolab", "sweep", "--group", "a"]);
         assert_eq!(split_groups(&other).0, other);
         // No name: clap says a value is missing.

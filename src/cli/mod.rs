@@ -711,7 +711,9 @@ impl RunArgs {
                 ));
             }
             if !ops.is_empty() {
-                return Err(usage!("--ops runs phases of one tree; it cannot go with --group"));
+                return Err(usage!(
+                    "--ops runs phases of one tree; it cannot go with --group"
+                ));
             }
             let groups = groups::groups(&workload, &self.groups)?;
             vec![PlannedPoint {

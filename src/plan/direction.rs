@@ -70,7 +70,12 @@ impl DirectionMix {
         let mut shares = [0u8; 3];
         let each = 100 / taken.len().max(1) as u8;
         for (n, &i) in taken.iter().enumerate() {
-            shares[i] = each + if n == 0 { 100 - each * taken.len() as u8 } else { 0 };
+            shares[i] = each
+                + if n == 0 {
+                    100 - each * taken.len() as u8
+                } else {
+                    0
+                };
         }
         DirectionMix { shares }
     }

@@ -31,14 +31,12 @@ impl Session {
     /// jobs of every group run at once. The point's repetition policy is
     /// the first group's (all groups share it). A distributed run, a file
     /// given with `--file` and a LUN are refused: groups make their files.
-    pub fn run_groups(
-        &mut self,
-        label: &str,
-        groups: &[Group],
-    ) -> Result<PointOutcome, RunError> {
+    pub fn run_groups(&mut self, label: &str, groups: &[Group]) -> Result<PointOutcome, RunError> {
         check_groups(groups)?;
         if !self.peers.alone() {
-            return Err(usage!("groups run on one machine; MPI runs one workload per point").into());
+            return Err(
+                usage!("groups run on one machine; MPI runs one workload per point").into(),
+            );
         }
         if let Some(set) = self.files.as_ref().filter(|set| set.given) {
             return Err(usage!(

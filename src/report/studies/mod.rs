@@ -254,6 +254,7 @@ pub(crate) mod testing {
             repetitions,
             summary: None,
             checks: Vec::new(),
+            groups: Vec::new(),
         }
     }
 }

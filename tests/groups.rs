@@ -1,0 +1,176 @@
+//! Job groups: several workloads at once in one point from the command line — a reader beside a paced O_DSYNC logger — with each group's figures apart and combined, the flags strace sees, the files made and removed, and bad input refused.
+
+use crate::mounts::have;
+use crate::util::*;
+use serde_json::Value;
+
+/// The `--group` arguments of a reader (2 jobs, random 8 KiB) beside a
+/// logger (sequential 4 KiB O_DSYNC writes paced at 400 I/O/s).
+const READER_AND_LOGGER: &[&str] = &[
+    "--size",
+    "4m",
+    "--runtime",
+    "1s",
+    "--group",
+    "reader",
+    "--op",
+    "read",
+    "--pattern",
+    "random",
+    "--bs",
+    "8k",
+    "--jobs",
+    "2",
+    "--group",
+    "logger",
+    "--op",
+    "rewrite",
+    "--bs",
+    "4k",
+    "--rate-iops",
+    "400",
+    "--sync",
+    "odsync",
+];
+
+fn group<'a>(point: &'a Value, name: &str) -> &'a Value {
+    point["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["label"] == name)
+        .unwrap_or_else(|| panic!("no group {name} in {point}"))
+}
+
+#[test]
+fn a_reader_and_a_paced_logger_run_at_once_with_their_figures_apart_and_combined() {
+    let dir = scratch();
+    let out = scratch();
+    let mut args = vec![
+        "run",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--repeat",
+        "2",
+    ];
+    args.extend(READER_AND_LOGGER);
+    // The point's own options may follow the groups.
+    args.extend(["--label", "db"]);
+    let result = run_ok(&args, out.path());
+    validate_schema(&result);
+    let point = first_point(&result);
+    assert_eq!(point["label"], "db");
+    let (reader, logger) = (group(point, "reader"), group(point, "logger"));
+    assert_eq!(reader["workload"]["jobs"], 2);
+    assert_eq!(reader["workload"]["bs"], 8192);
+    assert_eq!(logger["workload"]["sync"], "odsync");
+    assert_eq!(
+        reader["target"]["open_flags"],
+        "O_RDONLY|O_NOFOLLOW|O_CLOEXEC"
+    );
+    assert_eq!(
+        logger["target"]["open_flags"],
+        "O_WRONLY|O_DSYNC|O_NOFOLLOW|O_CLOEXEC"
+    );
+    // Each group its own files: two for the reader, one for the logger.
+    let files = |g: &Value| g["target"]["files"].as_array().unwrap().len();
+    assert_eq!((files(reader), files(logger)), (2, 1));
+    assert_eq!(point["target"]["files"].as_array().unwrap().len(), 3);
+    for index in 0..2 {
+        let whole = &point["repetitions"][index];
+        assert_eq!(whole["status"], "ok");
+        // The combined figures hold both directions, each from its group.
+        let directions = whole["directions"].as_array().unwrap();
+        let ops_of = |name: &str| {
+            directions.iter().find(|d| d["direction"] == name).unwrap()["ops"]
+                .as_u64()
+                .unwrap()
+        };
+        assert_eq!(ops_of("read"), reader["repetitions"][index]["ops"]);
+        assert_eq!(ops_of("write"), logger["repetitions"][index]["ops"]);
+        // Activity belongs to the point, not to a group.
+        assert!(reader["repetitions"][index].get("activity").is_none());
+        assert!(logger["repetitions"][index]["pacing"].is_object());
+    }
+    assert!(reader["summary"].is_object() && logger["summary"].is_object());
+    assert!(
+        entries(dir.path()).is_empty(),
+        "every group's files are removed: {:?}",
+        entries(dir.path())
+    );
+}
+
+#[test]
+fn strace_sees_each_groups_own_open_flags() {
+    if !have("strace") {
+        eprintln!("skipped: strace is not installed (scripts/test installs it)");
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let trace = out.path().join("trace");
+    let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
+    command
+        .args(["-f", "-qq", "-e", "trace=openat", "-o"])
+        .arg(&trace)
+        .arg(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["run", "--dir"])
+        .arg(dir.path())
+        .args(READER_AND_LOGGER)
+        .arg("--output")
+        .arg(out.path().join("r.json"));
+    succeed(&mut command);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let opens = |job: u32| -> Vec<&str> {
+        let name = format!("-{job}.dat\"");
+        text.lines().filter(|l| l.contains(&name)).collect()
+    };
+    // Jobs 0 and 1 are the reader's, job 2 the logger's; the timed open is
+    // the last of each file.
+    for job in [0, 1] {
+        let last = opens(job).last().copied().unwrap_or_default();
+        assert!(
+            last.contains("O_RDONLY") && !last.contains("O_DSYNC"),
+            "{last}"
+        );
+    }
+    let last = opens(2).last().copied().unwrap_or_default();
+    assert!(
+        last.contains("O_WRONLY") && last.contains("O_DSYNC"),
+        "{last}"
+    );
+}
+
+#[test]
+fn bad_groups_are_refused_in_one_line_with_nothing_made() {
+    let dir = scratch();
+    for (args, named) in [
+        (vec!["--group", "1st", "--op", "read"], "group name '1st'"),
+        (
+            vec!["--group", "a", "--op", "read", "--group", "a"],
+            "given twice",
+        ),
+        (vec!["--group", "all"], "group name 'all'"),
+        (
+            vec!["--group", "t", "--op", "create", "--items", "10"],
+            "group t: --items",
+        ),
+        (
+            vec!["--group", "a", "--bs", "1q"],
+            "--group a: --bs 1q: size '1q'",
+        ),
+        (
+            vec!["--group", "a", "--iodepth", "4"],
+            "--group a: --iodepth 4 needs a queued engine",
+        ),
+        (
+            vec!["--group", "a", "--ops", "create,stat"],
+            "--ops runs phases of one tree",
+        ),
+        (vec!["--group", "a", "--verify"], "group a: --verify"),
+    ] {
+        let stderr = run_refused(dir.path(), &args, named);
+        assert_eq!(message_lines(&stderr), 1, "{args:?}: {stderr}");
+    }
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
