@@ -167,7 +167,10 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
             vec!["--group", "a", "--ops", "create,stat"],
             "--ops runs phases of one tree",
         ),
-        (vec!["--group", "a", "--verify"], "group a: --verify"),
+        (
+            vec!["--op", "write", "--verify", "--group", "a"],
+            "group a: --verify",
+        ),
     ] {
         let stderr = run_refused(dir.path(), &args, named);
         assert_eq!(message_lines(&stderr), 1, "{args:?}: {stderr}");
