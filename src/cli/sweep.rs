@@ -303,6 +303,7 @@ pub fn build_sweep(
         axes: Vec::new(),
         constraints: Vec::new(),
         label,
+        groups: Vec::new(),
     };
     for (param, spec) in specs {
         let Axis { param, values } = parse_axis(*param, spec)?;

@@ -140,6 +140,20 @@ crate::for_each_parameter! {
         constraints: Option<Vec<Spanned<String>>>,
         /// This sweep's own repetition policy.
         repeat: Option<RepeatSpec>,
+        /// Job groups: each point runs these workloads at once, each
+        /// `[[sweep.group]]` its name and its own values over the sweep's
+        /// (a list varies that group's parameter while the others stay).
+        #[serde(default)]
+        group: Vec<GroupSpec>,
+    }
+}
+
+crate::for_each_parameter! {
+    with_parameters,
+    /// One group of a sweep's points: its name and its own parameters.
+    GroupSpec {
+        /// Names the group in tables, records and `--metric NAME.…`.
+        name: Spanned<String>,
     }
 }
 
@@ -203,6 +217,35 @@ pub struct Study {
     /// A guest to measure every point in too (`--guest`): its keys as
     /// `--guest` takes them, `accel = "tcg"`, `memory = 2048`.
     pub guest: Option<toml::Table>,
+}
+
+/// The axis a study-file parameter's value stands for (one value, or a
+/// list or range); a duration without its unit is refused, as 5 could be
+/// seconds or milliseconds.
+fn parameter_axis(
+    param: Param,
+    value: &Spanned<ParamValue>,
+    at: &dyn Fn(std::ops::Range<usize>) -> String,
+) -> Result<super::sweep::Axis, UsageError> {
+    let bare = match value.get_ref() {
+        ParamValue::One(Scalar::Integer(n)) => Some(*n),
+        ParamValue::Many(list) => list.iter().find_map(|scalar| match scalar {
+            Scalar::Integer(n) => Some(*n),
+            _ => None,
+        }),
+        ParamValue::One(_) => None,
+    };
+    if let (crate::plan::param::Kind::Duration { .. } | crate::plan::param::Kind::Think, Some(n)) =
+        (param.kind(), bare)
+    {
+        return Err(usage!(
+            "{}: {} = {n}: give a duration with its unit, as a string (\"{n}s\", \"{n}ms\")",
+            at(value.span()),
+            param.name()
+        ));
+    }
+    super::sweep::parse_axis(param, &value.get_ref().spec())
+        .map_err(|e| usage!("{}: {e}", at(value.span())))
 }
 
 /// Where `text` has a byte offset, as `line N`.
@@ -348,6 +391,7 @@ impl Study {
                 axes: Vec::new(),
                 constraints: Vec::new(),
                 label: Some(label),
+                groups: Vec::new(),
             };
             // Defaults first, then the sweep's own values replace them.
             let mut parameters = self.defaults.parameters();
@@ -364,33 +408,33 @@ impl Study {
                 ));
             }
             for (param, value) in parameters {
-                // A duration without a unit: 5 could be seconds or
-                // milliseconds; iolab does not guess.
-                let bare = match value.get_ref() {
-                    ParamValue::One(Scalar::Integer(n)) => Some(*n),
-                    ParamValue::Many(list) => list.iter().find_map(|scalar| match scalar {
-                        Scalar::Integer(n) => Some(*n),
-                        _ => None,
-                    }),
-                    ParamValue::One(_) => None,
-                };
-                if let (
-                    crate::plan::param::Kind::Duration { .. } | crate::plan::param::Kind::Think,
-                    Some(n),
-                ) = (param.kind(), bare)
-                {
-                    return Err(usage!(
-                        "{}: {} = {n}: give a duration with its unit, as a string (\"{n}s\", \"{n}ms\")",
-                        at(value.span()),
-                        param.name()
-                    ));
-                }
-                let axis = super::sweep::parse_axis(param, &value.get_ref().spec())
-                    .map_err(|e| usage!("{}: {e}", at(value.span())))?;
+                let axis = parameter_axis(param, value, &at)?;
                 match axis.values.as_slice() {
                     [single] => param.apply(&mut grid.base, *single),
                     _ => grid.axes.push(axis),
                 }
+            }
+            for group in &sweep.group {
+                let mut spec = super::group::GroupSweep {
+                    name: group.name.get_ref().trim().to_string(),
+                    fixed: Vec::new(),
+                    axes: Vec::new(),
+                };
+                if let Some(problem) = super::group::name_problem(&spec.name) {
+                    return Err(usage!(
+                        "{}: group name '{}' {problem}",
+                        at(group.name.span()),
+                        spec.name
+                    ));
+                }
+                for (param, value) in group.parameters() {
+                    let axis = parameter_axis(param, value, &at)?;
+                    match axis.values.as_slice() {
+                        [single] => spec.fixed.push((param, *single)),
+                        _ => spec.axes.push(axis),
+                    }
+                }
+                grid.groups.push(spec);
             }
             for constraint in sweep.constraints.iter().flatten() {
                 grid.constraints.extend(

@@ -242,6 +242,10 @@ pub struct Sweep {
     pub constraints: Vec<Constraint>,
     /// Put before every point's label (a study's sweep label).
     pub label: Option<String>,
+    /// A sweep of points of job groups: each group's own values and axes
+    /// over `base` and `axes` (a study's `[[sweep.group]]`); empty for
+    /// points of one workload.
+    pub groups: Vec<super::group::GroupSweep>,
 }
 
 impl Sweep {
@@ -251,6 +255,9 @@ impl Sweep {
     /// are run once. Points with a record larger than the file are dropped
     /// (IOzone's rule); an empty result is an error.
     pub fn expand(&self) -> Result<Vec<PlannedPoint>, UsageError> {
+        if !self.groups.is_empty() {
+            return super::group::expand(self);
+        }
         let mut axes: Vec<&Axis> = self.axes.iter().collect();
         axes.sort_by_key(|axis| Param::ALL.iter().position(|p| *p == axis.param));
         for axis in &axes {
@@ -324,7 +331,7 @@ impl Sweep {
 }
 
 /// Steps the odometer of axis indices, innermost (last) axis fastest.
-fn advance(index: &mut [usize], axes: &[&Axis]) {
+pub(super) fn advance(index: &mut [usize], axes: &[&Axis]) {
     for position in (0..index.len()).rev() {
         index[position] += 1;
         if index[position] < axes[position].values.len() {
@@ -335,7 +342,7 @@ fn advance(index: &mut [usize], axes: &[&Axis]) {
 }
 
 /// Puts parameters that mean nothing for this point back to their base values.
-fn normalize(workload: &mut Workload, base: &Workload) {
+pub(super) fn normalize(workload: &mut Workload, base: &Workload) {
     if !workload.engine.capabilities().queued {
         workload.iodepth = 1;
         workload.batch = 1;
@@ -519,6 +526,7 @@ mod tests {
                 Constraint::parse_all(constraints)?
             },
             label: None,
+            groups: Vec::new(),
         }
         .expand()
     }
