@@ -291,10 +291,12 @@ pub(super) fn run_crews(
             let Work::Files(Some(targets)) = work else {
                 continue;
             };
-            if !(pass.write_back && timed && start_failure.is_none())
-                || !workload.directions().writes()
-                || workload.direct
-            {
+            let written_through_cache = pass.write_back
+                && timed
+                && start_failure.is_none()
+                && workload.directions().writes()
+                && !workload.direct;
+            if !written_through_cache {
                 continue;
             }
             let started = std::time::Instant::now();
