@@ -18,6 +18,7 @@ mod guest_stacks;
 mod guests;
 mod import;
 mod iscsi;
+mod jobfiles;
 mod layering;
 mod metadata;
 mod netlab;

@@ -14,6 +14,7 @@ pub mod error;
 pub mod grid;
 pub mod guest;
 pub mod help;
+mod jobfile;
 mod network;
 pub(crate) mod output;
 pub(crate) mod session;

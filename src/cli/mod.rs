@@ -248,6 +248,15 @@ pub struct DistributedArgs {
 /// Arguments of `iolab run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// A fio job file to run as it is: each job section a group, the
+    /// sections between stonewalls run at once as one point (see
+    /// docs/fio-job-files.md for the options read).
+    #[arg(value_name = "JOB.fio")]
+    pub job_file: Option<PathBuf>,
+    /// Print the plan as the study file that runs the same points, and
+    /// run nothing.
+    #[arg(long, help_heading = heading::OUTPUT)]
+    pub show_plan: bool,
     /// Directory for the scratch files.
     #[arg(long, default_value = ".", value_name = "DIR", conflicts_with = "file", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
     pub dir: PathBuf,

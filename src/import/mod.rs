@@ -32,6 +32,7 @@ use std::path::Path;
 
 mod document;
 mod fio_job;
+pub mod jobfile;
 
 use fio_job::FioJob;
 

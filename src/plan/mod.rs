@@ -588,31 +588,49 @@ impl Cost {
 pub fn cost(points: &[PlannedPoint]) -> Cost {
     let mut cost = Cost::default();
     for point in points {
+        // A point of groups holds every group's files at once, and its
+        // time is its longest group's.
+        let workloads: Vec<&Workload> = match point.groups.is_empty() {
+            true => vec![&point.workload],
+            false => point.groups.iter().map(|g| &g.workload).collect(),
+        };
+        let files: u64 = workloads
+            .iter()
+            .map(|w| w.size.saturating_mul(u64::from(w.jobs)))
+            .fold(0, u64::saturating_add);
+        cost.largest_bytes = cost.largest_bytes.max(files);
+        let timed = workloads
+            .iter()
+            .filter_map(|w| w.runtime_s.map(|runtime| runtime + w.ramp_s))
+            .fold(None, |longest: Option<f64>, s| {
+                Some(longest.map_or(s, |l| l.max(s)))
+            });
         let w = &point.workload;
-        cost.adaptive |= w.until_ci.is_some();
         let repetitions = u128::from(w.warmup + w.max_repeat.unwrap_or(w.repeat).max(w.repeat));
-        let per_repetition = u128::from(w.size) * u128::from(w.jobs);
-        cost.largest_bytes = cost
-            .largest_bytes
-            .max(w.size.saturating_mul(u64::from(w.jobs)));
-        match w.runtime_s {
-            Some(runtime) => cost.timed_s += (runtime + w.ramp_s) * repetitions as f64,
-            None => {
+        cost.adaptive |= w.until_ci.is_some();
+        if let Some(seconds) = timed {
+            cost.timed_s += seconds * repetitions as f64;
+        }
+        for w in workloads {
+            let per_repetition = u128::from(w.size) * u128::from(w.jobs);
+            if w.runtime_s.is_none() {
                 cost.one_pass_bytes += per_repetition * repetitions;
                 cost.moved_bytes += per_repetition * repetitions;
                 let moved = (per_repetition * repetitions) as f64;
                 let waits = w.direct || w.sync != SyncMode::None || w.fsync_every > 0;
                 let ios = moved / w.bs.max(1) as f64;
-                cost.one_pass_s += if waits {
+                let seconds = if waits {
                     (moved / ASSUMED_BPS).max(ios / ASSUMED_DEVICE_IOPS)
                 } else {
                     moved / ASSUMED_BPS
                 };
+                // Groups of one pass run at once: their sum bounds the point.
+                cost.one_pass_s += if timed.is_none() { seconds } else { 0.0 };
             }
-        }
-        if w.op.needs_layout() {
-            cost.moved_bytes += per_repetition; // the untimed layout, at most once per file set
-            cost.one_pass_s += per_repetition as f64 / ASSUMED_BPS;
+            if w.op.needs_layout() {
+                cost.moved_bytes += per_repetition; // the untimed layout, at most once per file set
+                cost.one_pass_s += per_repetition as f64 / ASSUMED_BPS;
+            }
         }
     }
     cost

@@ -55,12 +55,15 @@ impl Session {
         // A point of one workload's files and tree are not a group's.
         self.release_data_files();
         self.release_tree();
-        self.group_files.resize_with(groups.len(), || None);
-        for set in self.group_files.drain(groups.len()..).flatten() {
+        // Sets beyond this point's groups are released, not dropped: a
+        // dropped set would leave its files behind.
+        let keep = groups.len().min(self.group_files.len());
+        for set in self.group_files.drain(keep..).flatten() {
             for file in set.files {
                 file.release(self.keep);
             }
         }
+        self.group_files.resize_with(groups.len(), || None);
         let mut outcomes = Vec::new();
         let mut offset = 0;
         for (index, group) in groups.iter().enumerate() {

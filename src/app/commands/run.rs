@@ -45,7 +45,10 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             }
             None => None,
         };
-        let mut plan = args.plan(file_len)?;
+        let mut plan = match &args.job_file {
+            Some(path) => crate::app::jobfile::plan(args, path)?,
+            None => args.plan(file_len)?,
+        };
         if ranks.speaks() {
             args.params
                 .warnings()
@@ -69,6 +72,16 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         Ok(plan)
     })();
     let plan = ranks.agreed(planned)?;
+    if args.show_plan {
+        let name = args
+            .job_file
+            .as_deref()
+            .and_then(Path::file_stem)
+            .map_or_else(|| "run".to_string(), |s| s.to_string_lossy().into_owned());
+        crate::console::stdout(&crate::app::jobfile::study_text(&plan, &name))
+            .map_err(anyhow::Error::from)?;
+        return Ok(Ending::Success);
+    }
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let opened = match &target {
         Some(remote) => open_network_session(

@@ -1,0 +1,179 @@
+//! `iolab run JOB.fio`: a fio job file's translation (`import::jobfile`) made a plan — one point of groups per phase — with the command line's repetition, directory and output options; and `--show-plan`, any run's plan printed as the study file that runs it.
+
+use crate::app::error::AppError;
+use crate::cli::RunArgs;
+use crate::import::jobfile::{Facts, translate};
+use crate::plan::group::{Group, check_groups};
+use crate::plan::sweep::Param;
+use crate::plan::{PlannedPoint, RunPlan, Workload, default_workload};
+use crate::usage;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The longest job file read, in bytes: job files are a few KiB.
+const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
+
+/// The plan of `iolab run JOB.fio`: each phase of the job file one point of
+/// its sections' groups, with the repetitions and interval of the command
+/// line. Workload flags beside a job file are refused (the job file sets
+/// the workload), as are a file, a target, groups and a guest.
+pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
+    let shown = path.display().to_string();
+    if let Some((param, _)) = args.params.given.first() {
+        return Err(usage!(
+            "--{}: {shown} sets the workload; give it there (or run without the job file)",
+            param.name()
+        )
+        .into());
+    }
+    let refused = [
+        (args.file.is_some(), "--file"),
+        (args.target.is_some(), "--target"),
+        (!args.groups.is_empty(), "--group"),
+        (!args.ops.is_empty(), "--ops"),
+        (args.verify, "--verify"),
+        (args.steady.is_some(), "--steady"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        return Err(usage!("{flag} cannot go with a job file ({shown})").into());
+    }
+    let file = crate::input::open_regular(path)
+        .map_err(|e| usage!("{shown}: {}", crate::input::describe_io(&e)))?;
+    let mut text = String::new();
+    file.take(MAX_JOB_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| {
+            usage!(
+                "{shown}: {} (a job file is text)",
+                crate::input::describe_io(&e)
+            )
+        })?;
+    if text.len() as u64 > MAX_JOB_FILE_BYTES {
+        return Err(usage!("{shown} is larger than 1 MiB; a job file is a few KiB").into());
+    }
+    let job = translate(&text, &shown, Facts::here(), &|name| {
+        std::env::var(name).ok()
+    })?;
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "job".to_string(), |s| s.to_string_lossy().into_owned());
+    let stem = crate::console::neutralize(&stem);
+    let phases = job.phases.len();
+    let mut points = Vec::new();
+    for (index, phase) in job.phases.into_iter().enumerate() {
+        let groups: Vec<Group> = phase
+            .into_iter()
+            .map(|mut group| {
+                args.repetitions.policy().apply(&mut group.workload);
+                group.workload.interval_s = args.interval.as_secs_f64();
+                group
+            })
+            .collect();
+        let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+        let label = match (&args.label, phases) {
+            (Some(label), 1) => label.clone(),
+            (Some(label), _) => format!("{label} phase {}", index + 1),
+            (None, 1) => format!("{stem}: {}", names.join(" + ")),
+            (None, _) => format!("{stem} phase {}: {}", index + 1, names.join(" + ")),
+        };
+        check_groups(&groups).map_err(|e| usage!("{shown}: {label}: {e}"))?;
+        points.push(PlannedPoint {
+            label,
+            workload: groups[0].workload.clone(),
+            round: None,
+            groups,
+        });
+    }
+    for note in &job.notes {
+        crate::say!("iolab: {shown}: {note}");
+    }
+    let (points, guest) = args.place.arrange(points)?;
+    if guest.is_some() {
+        return Err(usage!("groups run on the host; a job file cannot go with --guest").into());
+    }
+    Ok(RunPlan {
+        dir: job
+            .directory
+            .map_or_else(|| args.dir.clone(), PathBuf::from),
+        points,
+        guest: None,
+        output: args.out.output.clone(),
+        json: args.out.json,
+        detail: args.out.detail,
+        report: false,
+        strict: args.out.strict,
+        progress: args.out.progress,
+    })
+}
+
+/// `plan` as a study file `iolab study` runs the same points from: one
+/// `[[sweep]]` per point, its groups as `[[sweep.group]]` tables, each
+/// parameter that is not iolab's default, the repetition policy and the
+/// interval of the first point.
+pub fn study_text(plan: &RunPlan, name: &str) -> String {
+    let mut text = format!(
+        "# The study `iolab run --show-plan` wrote: `iolab study FILE` runs these points.\n\
+         name = {}\ndir = {}\n",
+        quoted(name),
+        quoted(&plan.dir.display().to_string())
+    );
+    let Some(first) = plan.points.first() else {
+        return text;
+    };
+    let lead = &first.workload;
+    let defaults = default_workload();
+    text.push_str("\n[repeat]\n");
+    match lead.until_ci {
+        Some(target) => text.push_str(&format!(
+            "until_ci = \"{}%\"\nmin = {}\nmax = {}\n",
+            target * 100.0,
+            lead.repeat,
+            lead.max_repeat.unwrap_or(lead.repeat)
+        )),
+        None => text.push_str(&format!("count = {}\n", lead.repeat)),
+    }
+    if lead.warmup > 0 {
+        text.push_str(&format!("warmup = {}\n", lead.warmup));
+    }
+    if lead.same_draws {
+        text.push_str("same_draws = true\n");
+    }
+    text.push_str(&format!(
+        "\n[defaults]\ninterval = \"{}s\"\n",
+        lead.interval_s
+    ));
+    for point in &plan.points {
+        text.push_str(&format!("\n[[sweep]]\nlabel = {}\n", quoted(&point.label)));
+        if point.groups.is_empty() {
+            text.push_str(&parameters(&point.workload, &defaults));
+        }
+        for group in &point.groups {
+            text.push_str(&format!(
+                "\n[[sweep.group]]\nname = {}\n{}",
+                quoted(&group.name),
+                parameters(&group.workload, &defaults)
+            ));
+        }
+    }
+    text
+}
+
+/// The lines `key = "value"` of each workload parameter of `workload` that
+/// is not `defaults`'.
+fn parameters(workload: &Workload, defaults: &Workload) -> String {
+    Param::ALL
+        .iter()
+        .filter_map(|&param| {
+            let value = param.value_in(workload)?;
+            let shown = param.format_value(value);
+            let default = param.value_in(defaults).map(|v| param.format_value(v));
+            (default.as_deref() != Some(shown.as_str()))
+                .then(|| format!("{} = {}\n", param.name(), quoted(&shown)))
+        })
+        .collect()
+}
+
+/// A TOML basic string.
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("a string serializes")
+}

@@ -1,0 +1,192 @@
+//! fio job files run as they are: `[global]` inherited, each section a group, stonewall phases as points in order, the study `--show-plan` prints running the same points, and every job file iolab cannot run refused by file, line and key with nothing made.
+
+use crate::util::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// A reader and a paced O_DSYNC logger at once, then a whole-file read
+/// after a stonewall; `DIR` is replaced with the scratch directory.
+const DATABASE: &str = "\
+; a database: random 8 KiB page reads beside a paced O_DSYNC log writer
+[global]
+directory=DIR
+size=${DB_SIZE}
+runtime=1
+time_based
+thread
+
+[reader]
+rw=randread
+bs=8k
+numjobs=2
+
+[logger]
+rw=write
+bs=4k
+rate_iops=400
+sync=dsync
+
+[scan]
+stonewall
+rw=read
+bs=1m
+";
+
+fn write_job(out: &Path, name: &str, text: &str, dir: &Path) -> std::path::PathBuf {
+    let path = out.join(name);
+    std::fs::write(&path, text.replace("DIR", dir.to_str().unwrap())).unwrap();
+    path
+}
+
+/// Each point's groups as (name, workload), for comparing plans.
+fn groups_of(points: &[Value]) -> Vec<Vec<(String, Value)>> {
+    points
+        .iter()
+        .map(|p| {
+            p["groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| {
+                    (
+                        g["label"].as_str().unwrap().to_string(),
+                        g["workload"].clone(),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_job_file_runs_its_phases_in_order_and_its_study_runs_the_same_points() {
+    let dir = scratch();
+    let out = scratch();
+    let job = write_job(out.path(), "db.fio", DATABASE, dir.path());
+    let result_path = out.path().join("db.json");
+    let ran = iolab()
+        .arg("run")
+        .arg(&job)
+        .arg("-o")
+        .arg(&result_path)
+        .env("DB_SIZE", "4m")
+        .output()
+        .unwrap();
+    assert!(ran.status.success(), "{ran:?}");
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(
+        stderr.contains("thread: no effect: iolab's jobs are threads"),
+        "{stderr}"
+    );
+    let result = read_result(&result_path);
+    check_consistency(&result);
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "two phases");
+    assert_eq!(points[0]["label"], "db phase 1: reader + logger");
+    let phases = groups_of(points);
+    let names: Vec<Vec<&str>> = phases
+        .iter()
+        .map(|p| p.iter().map(|(n, _)| n.as_str()).collect())
+        .collect();
+    assert_eq!(names, [vec!["reader", "logger"], vec!["scan"]]);
+    let reader = &phases[0][0].1;
+    assert_eq!(
+        (reader["jobs"].as_u64(), reader["bs"].as_u64()),
+        (Some(2), Some(8192))
+    );
+    assert_eq!(reader["size"], 4 << 20);
+    assert_eq!(phases[0][1].1["sync"], "odsync");
+    assert_eq!(phases[0][1].1["op"], "rewrite");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+
+    // The study --show-plan prints plans the same points.
+    let shown = iolab()
+        .arg("run")
+        .arg(&job)
+        .arg("--show-plan")
+        .env("DB_SIZE", "4m")
+        .output()
+        .unwrap();
+    assert!(shown.status.success(), "{shown:?}");
+    let study = String::from_utf8(shown.stdout).unwrap();
+    assert!(
+        study.contains("[[sweep.group]]\nname = \"logger\""),
+        "{study}"
+    );
+    assert!(entries(dir.path()).is_empty(), "--show-plan runs nothing");
+    let points = studied(dir.path(), out.path(), &study);
+    assert_eq!(groups_of(&points), phases, "{study}");
+}
+
+#[test]
+fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
+    let dir = scratch();
+    let out = scratch();
+    for (text, named) in [
+        (
+            "[j]\nsize=1m\nverify=crc32c\n",
+            "line 3: verify: fio option not supported",
+        ),
+        ("[j]\ninclude other.fio\n", "line 2: include"),
+        (
+            "[j]\nsize=${IOLAB_TEST_UNSET}\n",
+            "line 2: size: ${IOLAB_TEST_UNSET} is not set",
+        ),
+        (
+            "[j]\nsize=1m\nwait_for=nobody\n",
+            "line 3: [j] wait_for=nobody names no job",
+        ),
+        (
+            "[a]\nsize=1m\nwait_for=b\n[b]\nsize=1m\nwait_for=a\n",
+            "line 3: [a] wait_for=b is a loop of wait_for",
+        ),
+        (
+            "[j]\nsize=1m\nrw=randwrite\nfilename=/etc/hostname\n",
+            "line 4: [j] filename=/etc/hostname names a file iolab did not create",
+        ),
+        (
+            "[j]\nsize=1m\nruntime=5\n",
+            "line 3: [j] runtime without time_based",
+        ),
+        (
+            "[j]\nsize=1m\nioengine=splice\n",
+            "line 3: [j] ioengine=splice has no iolab equivalent",
+        ),
+        (
+            "[j]\nsize=1m\nbs=4q\n",
+            "line 3: [j] bs=4q is not a size iolab reads",
+        ),
+    ] {
+        let job = write_job(out.path(), "bad.fio", text, dir.path());
+        let refused = iolab()
+            .arg("run")
+            .arg(&job)
+            .arg("--dir")
+            .arg(dir.path())
+            .env_remove("IOLAB_TEST_UNSET")
+            .output()
+            .unwrap();
+        assert_eq!(refused.status.code(), Some(2), "{text:?}: {refused:?}");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            stderr.contains(&format!("{}", job.display())) && stderr.contains(named),
+            "{text:?}: {stderr}"
+        );
+        assert_eq!(message_lines(&stderr), 1, "{stderr}");
+        assert!(
+            entries(dir.path()).is_empty(),
+            "{text:?}: {:?}",
+            entries(dir.path())
+        );
+    }
+    // Workload flags beside a job file: the file sets the workload.
+    let job = write_job(out.path(), "ok.fio", "[j]\nsize=1m\n", dir.path());
+    let refused = iolab()
+        .arg("run")
+        .arg(&job)
+        .args(["--bs", "8k"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--bs: "));
+}
