@@ -344,14 +344,13 @@ fn check_wait_for(waited: &str, index: usize, jobs: &[(Section, Vec<Line>)]) -> 
         return Err("is a loop of wait_for: the job waits for itself".to_string());
     }
     // A job after this one: a loop when its own wait_for leads back here.
+    // A job's own wait_for after [global]'s: its own wins.
     let wait_of = |job: usize| {
         jobs[job]
-            .0
-            .options
+            .1
             .iter()
-            .chain(&jobs[job].1)
-            .filter(|l| l.key == "wait_for")
-            .next_back()
+            .chain(&jobs[job].0.options)
+            .rfind(|l| l.key == "wait_for")
             .map(|l| l.value.clone())
     };
     let mut seen = vec![at];
