@@ -177,3 +177,57 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
     }
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
+
+#[test]
+fn fio_json_export_goes_back_through_import_with_the_same_figures() {
+    let dir = scratch();
+    let out = scratch();
+    let mut args = vec![
+        "run",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--repeat",
+        "2",
+    ];
+    args.extend(READER_AND_LOGGER);
+    let result = run_ok(&args, out.path());
+    let source = out.path().join("result-0.json");
+    assert!(source.exists());
+    let exported = out.path().join("fio.json");
+    succeed(
+        iolab()
+            .args(["report", "--format", "fio-json", "-o"])
+            .arg(&exported)
+            .arg(&source),
+    );
+    let document: Value =
+        serde_json::from_str(&std::fs::read_to_string(&exported).unwrap()).unwrap();
+    // fio's shape: one job per group and repetition, each direction's figures.
+    let jobs = document["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 4);
+    assert_eq!(jobs[0]["job options"]["rw"], "randread");
+    assert!(jobs[0]["read"]["clat_ns"]["percentile"]["99.000000"].is_u64());
+    let imported = out.path().join("imported.json");
+    succeed(iolab().args(["import", "-o"]).arg(&imported).arg(&exported));
+    let back = read_result(&imported);
+    let back = back["points"].as_array().unwrap();
+    assert_eq!(back.len(), 4);
+    let point = first_point(&result);
+    let mut index = 0;
+    for group in point["groups"].as_array().unwrap() {
+        for repetition in group["repetitions"].as_array().unwrap() {
+            let again = &back[index]["repetitions"][0];
+            index += 1;
+            for key in ["bytes", "ops", "throughput_bps", "iops"] {
+                assert_eq!(again[key], repetition[key], "{key} of {}", group["label"]);
+            }
+            for key in ["count", "min", "max", "percentiles"] {
+                assert_eq!(
+                    again["latency_ns"][key], repetition["latency_ns"][key],
+                    "latency {key} of {}",
+                    group["label"]
+                );
+            }
+        }
+    }
+}

@@ -463,6 +463,10 @@ pub enum ReportFormat {
     Csv,
     /// The studies' own tables (of files run from a study with `table`) as CSV.
     StudyCsv,
+    /// fio's `--output-format=json+` shape (fio-plot and fio's tooling read
+    /// it; `iolab import` reads it back): one job per measured repetition
+    /// and group.
+    FioJson,
 }
 
 /// Arguments of `iolab import`.

@@ -6,6 +6,7 @@ pub mod distributed;
 pub mod environment;
 pub mod escape;
 pub mod export;
+pub mod fio_json;
 pub mod html;
 pub mod measurement;
 pub mod pacing;

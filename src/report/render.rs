@@ -31,6 +31,18 @@ pub struct Csv;
 pub struct StudyCsv;
 /// The one-file HTML report with charts.
 pub struct Html;
+/// fio's `--output-format=json+` shape, for fio's tooling.
+pub struct FioJson;
+
+impl Render<ReportView<'_>> for FioJson {
+    /// Every file's measured repetitions as fio jobs, in one document.
+    fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
+        let results: Vec<&crate::record::ResultFile> = view.files.iter().map(|(_, r)| *r).collect();
+        let mut text = serde_json::to_string_pretty(&super::fio_json::document(&results))?;
+        text.push('\n');
+        Ok(text)
+    }
+}
 
 impl Render<ReportView<'_>> for Terminal {
     /// Each file's table (and with `detail` its activity), then the studies' tables.

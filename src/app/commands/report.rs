@@ -18,6 +18,7 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
             ReportFormat::Html => "html",
             ReportFormat::Markdown => "md",
             ReportFormat::Csv | ReportFormat::StudyCsv => "csv",
+            ReportFormat::FioJson => "json",
         }),
     };
     if !to_stdout {
@@ -34,7 +35,7 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         }
         files.push((path.display().to_string(), result));
     }
-    use crate::report::render::{Csv, Html, Markdown, Render, StudyCsv};
+    use crate::report::render::{Csv, FioJson, Html, Markdown, Render, StudyCsv};
     use crate::report::view::ReportView;
     let view = ReportView::new(
         files.iter().map(|(n, r)| (n.as_str(), r)).collect(),
@@ -46,6 +47,7 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         ReportFormat::Markdown => &Markdown,
         ReportFormat::Csv => &Csv,
         ReportFormat::StudyCsv => &StudyCsv,
+        ReportFormat::FioJson => &FioJson,
     };
     let text = renderer.render(&view).map_err(anyhow::Error::from)?;
     if args.format == ReportFormat::StudyCsv && text.is_empty() {
@@ -58,7 +60,8 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
     // HTML escapes what it shows; text read in a terminal or a spreadsheet
     // gets no control character from a file.
     let text = match args.format {
-        ReportFormat::Html => text,
+        // JSON escapes every control character itself.
+        ReportFormat::Html | ReportFormat::FioJson => text,
         _ => crate::console::neutralize(&text).into_owned(),
     };
     if to_stdout {

@@ -1,0 +1,247 @@
+//! `iolab report --format fio-json`: results written in the shape of fio's `--output-format=json+`, so fio-plot and other fio tooling read them, and `iolab import` reads them back with the same figures.
+//!
+//! Each measured repetition that completed becomes one fio job (a point of
+//! groups: one job per group and repetition), its `groupid` the point's
+//! index. Per direction: `io_bytes`, `total_ios`, `bw_bytes` and `iops` as
+//! iolab measured them (not rounded, unlike fio's integers), `bw` in KiB/s,
+//! `runtime` in whole ms (fio's unit; at least 1), and `clat_ns` with
+//! iolab's percentiles and its histogram's buckets as json+'s `bins`, so
+//! the import rebuilds the same histogram. `lat_ns` repeats `clat_ns`:
+//! iolab times each I/O from its submission, which is what fio's total
+//! latency is for the synchronous engines. What fio reports and iolab does
+//! not measure (`slat_ns`, disk utilisation) is left out, never zero.
+
+use crate::plan::direction::Direction;
+use crate::plan::{Op, Pattern, Workload};
+use crate::record::histogram::decode;
+use crate::record::{LatencySummary, Point, Repetition, ResultFile, Status};
+use serde_json::{Map, Value, json};
+
+/// The fio JSON document of `results`.
+pub fn document(results: &[&ResultFile]) -> Value {
+    let mut jobs = Vec::new();
+    for result in results {
+        for (index, point) in result.points.iter().enumerate() {
+            let parts: Vec<(&Point, String)> = if point.groups.is_empty() {
+                vec![(point, point.label.clone())]
+            } else {
+                point
+                    .groups
+                    .iter()
+                    .map(|g| (g, format!("{}/{}", point.label, g.label)))
+                    .collect()
+            };
+            for (part, name) in parts {
+                let measured: Vec<&Repetition> = part
+                    .repetitions
+                    .iter()
+                    .filter(|r| !r.warmup && r.status == Status::Ok)
+                    .collect();
+                for repetition in &measured {
+                    let name = match measured.len() {
+                        1 => name.clone(),
+                        _ => format!("{name} (repetition {})", repetition.index),
+                    };
+                    jobs.push(job(&name, index, &part.workload, repetition));
+                }
+            }
+        }
+    }
+    let first = results.first();
+    json!({
+        "fio version": format!("iolab-{}", first.map_or("", |r| r.tool.version.as_str())),
+        "iolab": "written by iolab report --format fio-json; figures are iolab's (docs/fio-job-files.md)",
+        "time": first.map_or("", |r| r.created.as_str()),
+        "global options": {},
+        "jobs": jobs,
+    })
+}
+
+/// One fio job entry for `repetition` of a workload.
+fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition) -> Value {
+    let elapsed_ns = repetition.elapsed_ns.unwrap_or(0);
+    let runtime_ms = (elapsed_ns as f64 / 1e6).round().max(1.0) as u64;
+    let mut entry = Map::new();
+    entry.insert("jobname".into(), json!(name));
+    entry.insert("groupid".into(), json!(groupid));
+    entry.insert("error".into(), json!(0));
+    entry.insert("job options".into(), Value::Object(options(workload)));
+    let shares: Vec<(
+        Direction,
+        u64,
+        u64,
+        Option<f64>,
+        Option<f64>,
+        Option<&LatencySummary>,
+    )> = if repetition.directions.is_empty() {
+        let direction = workload.directions().sole().unwrap_or(Direction::Read);
+        vec![(
+            direction,
+            repetition.bytes,
+            repetition.ops,
+            repetition.throughput_bps,
+            repetition.iops,
+            repetition.latency_ns.as_ref(),
+        )]
+    } else {
+        repetition
+            .directions
+            .iter()
+            .map(|d| {
+                (
+                    d.direction,
+                    d.bytes,
+                    d.ops,
+                    d.throughput_bps,
+                    d.iops,
+                    d.latency_ns.as_ref(),
+                )
+            })
+            .collect()
+    };
+    for direction in Direction::ALL {
+        let share = shares.iter().find(|s| s.0 == direction);
+        let value = match share {
+            Some(&(_, bytes, ops, bps, iops, latency)) => json!({
+                "io_bytes": bytes,
+                "io_kbytes": bytes / 1024,
+                "bw_bytes": bps.unwrap_or(0.0),
+                "bw": bps.unwrap_or(0.0) / 1024.0,
+                "iops": iops.unwrap_or(0.0),
+                "runtime": runtime_ms,
+                "total_ios": ops,
+                "short_ios": 0,
+                "drop_ios": 0,
+                "clat_ns": latency.map_or_else(|| json!({}), clat),
+                "lat_ns": latency.map_or_else(|| json!({}), clat),
+            }),
+            None => json!({
+                "io_bytes": 0, "io_kbytes": 0, "bw_bytes": 0, "bw": 0, "iops": 0,
+                "runtime": 0, "total_ios": 0, "short_ios": 0, "drop_ios": 0,
+            }),
+        };
+        entry.insert(direction.name().to_string(), value);
+    }
+    entry.insert("job_runtime".into(), json!(runtime_ms));
+    if let Some(cpu) = &repetition.cpu {
+        let seconds = (elapsed_ns as f64 * 1e-9).max(1e-9);
+        entry.insert("usr_cpu".into(), json!(cpu.user_s / seconds * 100.0));
+        entry.insert("sys_cpu".into(), json!(cpu.system_s / seconds * 100.0));
+        entry.insert(
+            "ctx".into(),
+            json!(cpu.voluntary_switches + cpu.involuntary_switches),
+        );
+        entry.insert("majf".into(), json!(cpu.major_faults));
+        entry.insert("minf".into(), json!(cpu.minor_faults));
+    }
+    Value::Object(entry)
+}
+
+/// fio's `clat_ns`: min, max, mean, stddev, N, percentiles keyed as fio
+/// keys them (`"99.000000"`), and the histogram's buckets as `bins`
+/// (each bucket's highest value: the import records it into the same one).
+fn clat(latency: &LatencySummary) -> Value {
+    let percentiles: Map<String, Value> = latency
+        .percentiles
+        .iter()
+        .map(|p| (format!("{:.6}", p.percentile), json!(p.value)))
+        .collect();
+    let bins: Map<String, Value> = decode(&latency.histogram)
+        .map(|histogram| {
+            histogram
+                .iter_recorded()
+                .map(|bucket| {
+                    (
+                        bucket.value_iterated_to().to_string(),
+                        json!(bucket.count_at_value()),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({
+        "min": latency.min,
+        "max": latency.max,
+        "mean": latency.mean,
+        "stddev": latency.stdev,
+        "N": latency.count,
+        "percentile": percentiles,
+        "bins": bins,
+    })
+}
+
+/// The fio options that describe `workload` as far as fio's options can:
+/// `rw`, `bs`, `size`, `ioengine`, `iodepth`, `numjobs` (with
+/// `group_reporting`: one entry for all of a group's jobs), `direct`,
+/// `sync`, `fsync`, `end_fsync`, `runtime` with `time_based`, `ramp_time`,
+/// `rwmixread`, `rate_iops`, and `norandommap` or `random_distribution`.
+fn options(workload: &Workload) -> Map<String, Value> {
+    let random = !matches!(
+        workload.pattern,
+        Pattern::Seq | Pattern::Reverse | Pattern::Stride(_)
+    );
+    let rw = match (workload.op, random) {
+        (Op::Read | Op::Reread, false) => "read",
+        (Op::Read | Op::Reread, true) => "randread",
+        (Op::Write | Op::Rewrite, false) => "write",
+        (Op::Write | Op::Rewrite, true) => "randwrite",
+        (Op::Mix, false) => "rw",
+        (Op::Mix, true) => "randrw",
+        (Op::Trim, false) => "trim",
+        (Op::Trim, true) => "randtrim",
+        // A metadata operation has no fio rw; fio's file engines are named so.
+        (other, _) => other.name(),
+    };
+    let mut options = Map::new();
+    let mut set = |key: &str, value: String| {
+        options.insert(key.to_string(), Value::String(value));
+    };
+    set("rw", rw.to_string());
+    set("bs", workload.bs.to_string());
+    set("size", workload.size.to_string());
+    if let Some(name) = workload.engine.fio_names().first() {
+        set("ioengine", (*name).to_string());
+    }
+    if workload.engine.capabilities().queued {
+        set("iodepth", workload.iodepth.to_string());
+    }
+    set("numjobs", workload.jobs.to_string());
+    set("group_reporting", String::new());
+    set("direct", u8::from(workload.direct).to_string());
+    match workload.sync {
+        crate::plan::SyncMode::None => {}
+        crate::plan::SyncMode::Osync => set("sync", "sync".into()),
+        crate::plan::SyncMode::Odsync => set("sync", "dsync".into()),
+    }
+    if workload.fsync_every > 0 {
+        set("fsync", workload.fsync_every.to_string());
+    }
+    if workload.fsync_end {
+        set("end_fsync", "1".into());
+    }
+    if let Some(runtime) = workload.runtime_s {
+        set("runtime", format!("{}ms", (runtime * 1e3).round() as u64));
+        set("time_based", String::new());
+    }
+    if workload.ramp_s > 0.0 {
+        set(
+            "ramp_time",
+            format!("{}ms", (workload.ramp_s * 1e3).round() as u64),
+        );
+    }
+    if workload.op == Op::Mix {
+        set(
+            "rwmixread",
+            workload.directions().read_percent().to_string(),
+        );
+    }
+    if let (Some(iops), None) = (workload.rate_iops, workload.direction_iops()) {
+        set("rate_iops", iops.total().to_string());
+    }
+    match workload.pattern {
+        Pattern::Uniform => set("norandommap", "1".into()),
+        Pattern::Skewed(skew) => set("random_distribution", skew.to_string()),
+        _ => {}
+    }
+    options
+}
