@@ -66,54 +66,43 @@ fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition)
     entry.insert("groupid".into(), json!(groupid));
     entry.insert("error".into(), json!(0));
     entry.insert("job options".into(), Value::Object(options(workload)));
-    let shares: Vec<(
-        Direction,
-        u64,
-        u64,
-        Option<f64>,
-        Option<f64>,
-        Option<&LatencySummary>,
-    )> = if repetition.directions.is_empty() {
-        let direction = workload.directions().sole().unwrap_or(Direction::Read);
-        vec![(
-            direction,
-            repetition.bytes,
-            repetition.ops,
-            repetition.throughput_bps,
-            repetition.iops,
-            repetition.latency_ns.as_ref(),
-        )]
+    let shares: Vec<Share<'_>> = if repetition.directions.is_empty() {
+        vec![Share {
+            direction: workload.directions().sole().unwrap_or(Direction::Read),
+            bytes: repetition.bytes,
+            ops: repetition.ops,
+            bps: repetition.throughput_bps,
+            iops: repetition.iops,
+            latency: repetition.latency_ns.as_ref(),
+        }]
     } else {
         repetition
             .directions
             .iter()
-            .map(|d| {
-                (
-                    d.direction,
-                    d.bytes,
-                    d.ops,
-                    d.throughput_bps,
-                    d.iops,
-                    d.latency_ns.as_ref(),
-                )
+            .map(|d| Share {
+                direction: d.direction,
+                bytes: d.bytes,
+                ops: d.ops,
+                bps: d.throughput_bps,
+                iops: d.iops,
+                latency: d.latency_ns.as_ref(),
             })
             .collect()
     };
     for direction in Direction::ALL {
-        let share = shares.iter().find(|s| s.0 == direction);
-        let value = match share {
-            Some(&(_, bytes, ops, bps, iops, latency)) => json!({
-                "io_bytes": bytes,
-                "io_kbytes": bytes / 1024,
-                "bw_bytes": bps.unwrap_or(0.0),
-                "bw": bps.unwrap_or(0.0) / 1024.0,
-                "iops": iops.unwrap_or(0.0),
+        let value = match shares.iter().find(|s| s.direction == direction) {
+            Some(share) => json!({
+                "io_bytes": share.bytes,
+                "io_kbytes": share.bytes / 1024,
+                "bw_bytes": share.bps.unwrap_or(0.0),
+                "bw": share.bps.unwrap_or(0.0) / 1024.0,
+                "iops": share.iops.unwrap_or(0.0),
                 "runtime": runtime_ms,
-                "total_ios": ops,
+                "total_ios": share.ops,
                 "short_ios": 0,
                 "drop_ios": 0,
-                "clat_ns": latency.map_or_else(|| json!({}), clat),
-                "lat_ns": latency.map_or_else(|| json!({}), clat),
+                "clat_ns": share.latency.map_or_else(|| json!({}), clat),
+                "lat_ns": share.latency.map_or_else(|| json!({}), clat),
             }),
             None => json!({
                 "io_bytes": 0, "io_kbytes": 0, "bw_bytes": 0, "bw": 0, "iops": 0,
@@ -135,6 +124,16 @@ fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition)
         entry.insert("minf".into(), json!(cpu.minor_faults));
     }
     Value::Object(entry)
+}
+
+/// One direction's figures of a repetition.
+struct Share<'a> {
+    direction: Direction,
+    bytes: u64,
+    ops: u64,
+    bps: Option<f64>,
+    iops: Option<f64>,
+    latency: Option<&'a LatencySummary>,
 }
 
 /// fio's `clat_ns`: min, max, mean, stddev, N, percentiles keyed as fio
