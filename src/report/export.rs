@@ -76,6 +76,26 @@ pub fn markdown(view: &ReportView<'_>) -> String {
                     d.latency_ns.as_ref(),
                 );
             }
+            // A point of groups: a row per group under the combined one.
+            for group in &point.groups {
+                let label = format!(
+                    "↳ group {}: {}",
+                    cell(&group.label),
+                    cell(&group.workload.describe())
+                );
+                match &group.summary {
+                    Some(summary) => markdown_row(
+                        &mut text,
+                        &label,
+                        &summary.throughput_bps,
+                        summary.iops.mean,
+                        summary.latency_ns.as_ref(),
+                    ),
+                    None => {
+                        let _ = writeln!(text, "| {label} | no completed repetition | | | | | | |");
+                    }
+                }
+            }
         }
         let checks: Vec<String> = result
             .points

@@ -17,7 +17,7 @@ use std::fmt::Write;
 mod charts;
 mod tables;
 
-use tables::{devices_table, directions_table, points_table, ranks_table};
+use tables::{devices_table, directions_table, groups_table, points_table, ranks_table};
 
 use charts::{POINTS_WITH_CURVES, SIZE_CHARTS, charts, size_charts, size_series};
 
@@ -329,6 +329,7 @@ fn section(
         );
     }
     html.push_str(&points_table(result));
+    html.push_str(&groups_table(result));
     html.push_str(&directions_table(result));
     if let Some(table) = super::pacing::pacing_table(result) {
         html.push_str(&table.html());

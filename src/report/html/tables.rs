@@ -40,6 +40,47 @@ pub(super) fn points_table(result: &ResultFile) -> String {
     html
 }
 
+/// Each group's figures of the points of groups, when there are any: the
+/// point, the group, its workload, its rates and interval.
+pub(super) fn groups_table(result: &ResultFile) -> String {
+    let grouped: Vec<_> = result
+        .points
+        .iter()
+        .filter(|p| !p.groups.is_empty())
+        .collect();
+    if grouped.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from(
+        "<h3>Job groups, each group's own figures</h3><table class=\"sortable groups\"><thead><tr>\
+         <th>point</th><th>group</th><th>workload</th><th>MiB/s</th><th>MB/s</th><th>IOPS</th>\
+         <th>lat p50</th><th>lat p99</th><th>n</th><th>± CI95</th></tr></thead><tbody>",
+    );
+    for point in grouped {
+        for group in &point.groups {
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td>{}</td><td>{}</td>",
+                escape(&point.label),
+                escape(&group.label),
+                escape(&group.workload.describe())
+            );
+            match &group.summary {
+                Some(summary) => {
+                    let t = &summary.throughput_bps;
+                    html.push_str(&rate_cells(t, &summary.iops, summary.latency_ns.as_ref()));
+                    html.push_str(&cell_number(f64::from(t.n), t.n.to_string()));
+                    html.push_str(&interval_cell(t));
+                }
+                None => html.push_str("<td colspan=\"7\">no completed repetition</td>"),
+            }
+            html.push_str("</tr>");
+        }
+    }
+    html.push_str("</tbody></table>");
+    html
+}
+
 /// The MiB/s, MB/s, IOPS, latency p50 and p99 cells of a point or of one
 /// of its directions.
 pub(super) fn rate_cells(throughput: &Stat, iops: &Stat, lat: Option<&LatencySummary>) -> String {
