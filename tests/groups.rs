@@ -231,3 +231,47 @@ fn fio_json_export_goes_back_through_import_with_the_same_figures() {
         }
     }
 }
+
+#[test]
+fn compare_addresses_one_groups_figures() {
+    let dir = scratch();
+    let out = scratch();
+    let mut args = vec![
+        "run",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--repeat",
+        "2",
+    ];
+    args.extend(READER_AND_LOGGER);
+    run_ok(&args, out.path());
+    run_ok(&args, out.path());
+    let compared = succeed(
+        iolab()
+            .args([
+                "compare",
+                "--metric",
+                "logger.write.iops",
+                "--format",
+                "json",
+            ])
+            .arg(out.path().join("result-0.json"))
+            .arg(out.path().join("result-1.json")),
+    );
+    let comparison: Value = serde_json::from_slice(&compared.stdout).unwrap();
+    let text = comparison.to_string();
+    assert!(text.contains("logger.write.iops"), "{text}");
+    let matched = comparison["pairings"][0]["matched"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(matched.len(), 1, "{text}");
+    // The logger's own rate, not the reader's: about 400 I/Os a second.
+    let mean = matched[0]["base"]["mean"].as_f64().unwrap();
+    assert!(mean < 1000.0, "{mean}");
+    let refused = iolab()
+        .args(["compare", "--metric", "1st.p99"])
+        .arg(out.path().join("result-0.json"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+}

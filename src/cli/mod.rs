@@ -497,7 +497,8 @@ pub struct CompareArgs {
     pub ignore: Option<ParamList>,
     /// What to compare: throughput, iops, p50, p99, cpu or time; for one
     /// direction of a mixed workload, read.FIGURE, write.FIGURE or trim.FIGURE
-    /// (throughput, iops, p50, p99), e.g. `read.p99`.
+    /// (throughput, iops, p50, p99), e.g. `read.p99`; for one group of a
+    /// point of groups, its name first: `logger.p99`, `logger.write.p99`.
     #[arg(long, default_value = "throughput", value_name = "METRIC")]
     pub metric: crate::compare::Metric,
     /// Significance level of Welch's test.

@@ -56,7 +56,7 @@ pub fn rule(margin: f64) -> String {
 pub fn judge(
     base: &Point,
     other: &Point,
-    metric: Metric,
+    metric: &Metric,
     orientation: Orientation,
     margin: f64,
 ) -> Equivalence {

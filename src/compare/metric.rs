@@ -72,14 +72,17 @@ impl Figure {
     }
 }
 
-/// What is compared: a figure, of all I/Os or of one direction's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// What is compared: a figure, of all I/Os or of one direction's, of a
+/// point or of one group of a point of groups.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(into = "String")]
 pub struct Metric {
     /// The figure.
     pub figure: Figure,
     /// Only this direction's I/Os; `None` for all of them.
     pub direction: Option<Direction>,
+    /// Only this group's I/Os (`logger.write.p99`); `None` for the point's.
+    pub group: Option<String>,
 }
 
 impl From<Figure> for Metric {
@@ -87,19 +90,20 @@ impl From<Figure> for Metric {
         Metric {
             figure,
             direction: None,
+            group: None,
         }
     }
 }
 
 impl Metric {
     /// Whether a larger value is better.
-    pub fn higher_is_better(self) -> bool {
+    pub fn higher_is_better(&self) -> bool {
         matches!(self.figure, Figure::Throughput | Figure::Iops)
     }
 
     /// How much better `other` is than `base`, percent of the base: positive
     /// when the other is better, whichever way the metric improves.
-    pub fn delta_percent(self, base: f64, other: f64) -> f64 {
+    pub fn delta_percent(&self, base: f64, other: f64) -> f64 {
         if self.higher_is_better() {
             (other - base) / base * 100.0
         } else {
@@ -108,7 +112,7 @@ impl Metric {
     }
 
     /// Δ% in words, for every header that shows it.
-    pub fn delta_definition(self) -> &'static str {
+    pub fn delta_definition(&self) -> &'static str {
         match self.figure {
             Figure::Throughput | Figure::Iops => {
                 "Δ% = (other − base) / base × 100: how much faster the other is"
@@ -130,7 +134,19 @@ impl Metric {
     /// direction, only repetitions that issued I/Os in it. A metadata
     /// workload's throughput is its operations per second (it moves few
     /// bytes or none), as mdtest's rate.
-    pub fn values(self, point: &Point) -> Vec<f64> {
+    pub fn values(&self, point: &Point) -> Vec<f64> {
+        if let Some(name) = &self.group {
+            // A group's own figures; a point without it has none.
+            let ungrouped = Metric {
+                group: None,
+                ..self.clone()
+            };
+            return point
+                .groups
+                .iter()
+                .find(|g| g.label == *name)
+                .map_or_else(Vec::new, |group| ungrouped.values(group));
+        }
         if self.figure == Figure::Throughput && point.workload.items.is_some() {
             return Metric::from(Figure::Iops).values(point);
         }
@@ -159,7 +175,7 @@ impl Metric {
     }
 
     /// The figure over all of a repetition's I/Os.
-    fn whole(self, r: &Repetition) -> Option<f64> {
+    fn whole(&self, r: &Repetition) -> Option<f64> {
         match self.figure {
             Figure::Throughput => r.throughput_bps,
             Figure::Iops => r.iops,
@@ -183,6 +199,22 @@ impl std::str::FromStr for Metric {
     /// `throughput`, `iops`, `p50`, `p99`, `cpu`, `time`, or one of the first
     /// four after `read.`, `write.` or `trim.`.
     fn from_str(text: &str) -> Result<Metric, String> {
+        // GROUP.FIGURE or GROUP.DIRECTION.FIGURE: a first part that is
+        // neither a direction nor a figure names a group.
+        let is_direction = |part: &str| Direction::ALL.iter().any(|d| d.name() == part);
+        let (group, text) = match text.split_once('.') {
+            Some((first, rest))
+                if !is_direction(first) && rest.contains('.') || {
+                    !is_direction(first) && Figure::ALL.iter().any(|f| f.name() == rest)
+                } =>
+            {
+                if let Some(problem) = crate::plan::group::name_problem(first) {
+                    return Err(format!("'{first}' in '{text}': a group name {problem}"));
+                }
+                (Some(first.to_string()), rest)
+            }
+            _ => (None, text),
+        };
         let (direction, name) = match text.split_once('.') {
             Some((prefix, name)) => match Direction::ALL.into_iter().find(|d| d.name() == prefix) {
                 Some(direction) => (Some(direction), name),
@@ -209,22 +241,33 @@ impl std::str::FromStr for Metric {
                 "'{text}': {name} belongs to the whole repetition, not to one direction"
             ));
         }
-        Ok(Metric { figure, direction })
+        Ok(Metric {
+            figure,
+            direction,
+            group,
+        })
     }
 }
 
 impl Metric {
     /// The metric in words (`reads' 99th-percentile latency (p99)`), for headings.
-    pub fn words(self) -> String {
-        match self.direction {
+    pub fn words(&self) -> String {
+        let words = match self.direction {
             Some(direction) => format!("{}s' {}", direction.name(), self.figure.words()),
             None => self.figure.words().to_string(),
+        };
+        match &self.group {
+            Some(group) => format!("group {group}'s {words}"),
+            None => words,
         }
     }
 }
 
 impl std::fmt::Display for Metric {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(group) = &self.group {
+            write!(f, "{group}.")?;
+        }
         match self.direction {
             Some(direction) => write!(f, "{}.{}", direction.name(), self.figure.name()),
             None => f.write_str(self.figure.name()),
@@ -244,10 +287,31 @@ mod tests {
 
     #[test]
     fn metrics_are_written_as_they_are_read() {
-        for text in ["throughput", "p99", "time", "read.p99", "write.iops"] {
+        for text in [
+            "throughput",
+            "p99",
+            "time",
+            "read.p99",
+            "write.iops",
+            "logger.p99",
+            "logger.write.p99",
+        ] {
             assert_eq!(text.parse::<Metric>().unwrap().to_string(), text);
         }
-        for bad in ["read.cpu", "write.time", "both.p99", "p98", "read.", ""] {
+        let grouped: Metric = "logger.write.p99".parse().unwrap();
+        assert_eq!(grouped.group.as_deref(), Some("logger"));
+        assert_eq!(grouped.direction, Some(Direction::Write));
+        for bad in [
+            "read.cpu",
+            "write.time",
+            "both.p98",
+            "p98",
+            "read.",
+            "",
+            "1st.p99",
+            "logger.both.p99",
+            "logger.read.cpu",
+        ] {
             assert!(bad.parse::<Metric>().is_err(), "{bad}");
         }
     }

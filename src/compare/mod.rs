@@ -193,16 +193,28 @@ pub fn judge_equivalence(
 ) {
     for matched in &mut pairing.matched {
         let wanted = key(&matched.workload);
-        let find = |file: &ResultFile| {
-            file.points
-                .iter()
-                .find(|p| key(&p.workload) == wanted)
-                .cloned()
-        };
-        if let (Some(b), Some(o)) = (find(base), find(other)) {
-            matched.equivalence = Some(equivalence::judge(&b, &o, metric, orientation, margin));
+        let b = base
+            .points
+            .iter()
+            .find(|p| p.label == matched.label && key(&p.workload) == wanted);
+        let o = b.and_then(|b| {
+            let wanted = point_key(key, b);
+            other.points.iter().find(|p| point_key(key, p) == wanted)
+        });
+        if let (Some(b), Some(o)) = (b, o) {
+            matched.equivalence = Some(equivalence::judge(b, o, &metric, orientation, margin));
         }
     }
+}
+
+/// What matches a point with its counterpart: `key` of its workload, and
+/// for a point of groups each group's name and `key` of its workload.
+fn point_key(key: &dyn Fn(&Workload) -> String, point: &Point) -> String {
+    let mut text = key(&point.workload);
+    for group in &point.groups {
+        text.push_str(&format!("|{}={}", group.label, key(&group.workload)));
+    }
+    text
 }
 
 /// As [`pair`], matching points by `key`.
@@ -215,16 +227,19 @@ pub fn pair_by(
     orientation: Orientation,
     key: &dyn Fn(&Workload) -> String,
 ) -> Pairing {
-    let others: BTreeMap<String, &Point> =
-        other.points.iter().map(|p| (key(&p.workload), p)).collect();
+    let others: BTreeMap<String, &Point> = other
+        .points
+        .iter()
+        .map(|p| (point_key(key, p), p))
+        .collect();
     let bases: BTreeMap<String, &Point> =
-        base.points.iter().map(|p| (key(&p.workload), p)).collect();
+        base.points.iter().map(|p| (point_key(key, p), p)).collect();
     let mut matched = Vec::new();
     let mut only_in_base = Vec::new();
     for point in &base.points {
-        match others.get(&key(&point.workload)) {
+        match others.get(&point_key(key, point)) {
             Some(counterpart) => {
-                if let Some(m) = compare_point(point, counterpart, metric, alpha, orientation) {
+                if let Some(m) = compare_point(point, counterpart, &metric, alpha, orientation) {
                     matched.push(m);
                 } else {
                     only_in_base.push(format!(
@@ -239,7 +254,7 @@ pub fn pair_by(
     let only_in_other = other
         .points
         .iter()
-        .filter(|p| !bases.contains_key(&key(&p.workload)))
+        .filter(|p| !bases.contains_key(&point_key(key, p)))
         .map(|p| p.label.clone())
         .collect();
     Pairing {
@@ -254,7 +269,7 @@ pub fn pair_by(
 fn compare_point(
     base: &Point,
     other: &Point,
-    metric: Metric,
+    metric: &Metric,
     alpha: f64,
     orientation: Orientation,
 ) -> Option<Matched> {

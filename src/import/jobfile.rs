@@ -670,5 +670,6 @@ mod tests {
         assert_eq!(group_name("1", &[]), "job-1");
         assert_eq!(group_name("a", &["a".to_string()]), "a-2");
         assert_eq!(group_name("all", &[]), "job-all");
+        assert_eq!(group_name("read", &[]), "job-read");
     }
 }

@@ -53,6 +53,13 @@ pub fn name_problem(name: &str) -> Option<String> {
     if name == "all" {
         return Some("is the groups combined; name a group otherwise".to_string());
     }
+    if matches!(name, "read" | "write" | "trim") {
+        // `--metric read.p99` is the reads' p99: a group of that name could
+        // not be told from the direction.
+        return Some(
+            "is a direction's name (--metric read.p99); name the group otherwise".to_string(),
+        );
+    }
     None
 }
 
@@ -282,7 +289,7 @@ mod tests {
     #[test]
     fn names_are_words_and_unique() {
         assert!(check_groups(&[group("reader", Op::Read), group("logger", Op::Write)]).is_ok());
-        for bad in ["", "all", "1st", "a b", "a.b", "x\u{7}"] {
+        for bad in ["", "all", "1st", "a b", "a.b", "x\u{7}", "read"] {
             let error = check_groups(&[group(bad, Op::Read)]).unwrap_err();
             assert!(error.to_string().contains("group name"), "{bad}: {error}");
         }

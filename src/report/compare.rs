@@ -19,7 +19,7 @@ pub enum Style {
 
 /// A mean in a table cell: throughput in the header's unit (MiB/s), other
 /// figures with their own.
-fn value(metric: Metric, v: f64) -> String {
+fn value(metric: &Metric, v: f64) -> String {
     match metric.figure {
         Figure::Throughput => significant(mib_per_s(v)),
         Figure::Iops => count(v),
@@ -47,7 +47,7 @@ pub fn interval_text(m: &Matched) -> Option<String> {
 }
 
 /// The inference rule and Δ%, said wherever a comparison is shown.
-pub fn rule_text(metric: Metric, alpha: f64) -> String {
+pub fn rule_text(metric: &Metric, alpha: f64) -> String {
     format!("{}. {}", metric.delta_definition(), inference_rule(alpha))
 }
 
@@ -62,7 +62,7 @@ fn inference_rule(alpha: f64) -> String {
 }
 
 /// A verdict in the words every comparison shows.
-pub fn verdict_text(verdict: Verdict, metric: Metric) -> &'static str {
+pub fn verdict_text(verdict: Verdict, metric: &Metric) -> &'static str {
     let cpu = metric.figure == Figure::Cpu;
     match verdict {
         Verdict::Better if cpu => "less CPU",
@@ -113,7 +113,12 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
             "{}\n",
             wrapped(style, comparison.metric.delta_definition())
         ));
-        text.push_str(&points(pairing, comparison.metric, comparison.alpha, style));
+        text.push_str(&points(
+            pairing,
+            &comparison.metric,
+            comparison.alpha,
+            style,
+        ));
         for (title, cells) in grids(&pairing.matched) {
             text.push_str(&matrix(&title, &cells, style));
         }
@@ -219,7 +224,7 @@ fn abbreviated(names: &[&str], shown: usize) -> String {
     }
 }
 
-fn points(pairing: &Pairing, metric: Metric, alpha: f64, style: Style) -> String {
+fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> String {
     let unit = match metric.figure {
         Figure::Throughput => " MiB/s",
         _ => "",
@@ -379,7 +384,7 @@ pub fn csv(comparison: &Comparison) -> String {
         "base,other,point,op,pattern,engine,bs,size,iodepth,jobs,direct,metric,base_n,base_mean,other_n,other_mean,\
          ratio,ratio_low,ratio_high,p_value,delta_percent,verdict\n",
     );
-    let metric = serde_json::to_value(comparison.metric).expect("serializes");
+    let metric = serde_json::to_value(comparison.metric.clone()).expect("serializes");
     for pairing in &comparison.pairings {
         for m in &pairing.matched {
             let w = &m.workload;
@@ -447,7 +452,7 @@ mod tests {
         assert_eq!(ratio_text(&matched(None, None, true)), "0.500 [unbounded]");
         assert_eq!(ratio_text(&matched(None, None, false)), "0.500");
         // A 0.32 ms run is not "0.00 s".
-        assert_eq!(value(Metric::from(Figure::Time), 0.000322), "0.000322 s");
-        assert_eq!(value(Metric::from(Figure::Time), 10.07), "10.1 s");
+        assert_eq!(value(&Metric::from(Figure::Time), 0.000322), "0.000322 s");
+        assert_eq!(value(&Metric::from(Figure::Time), 10.07), "10.1 s");
     }
 }

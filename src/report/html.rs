@@ -497,7 +497,7 @@ fn comparisons(comparison: &Comparison) -> String {
         );
         for m in &pairing.matched {
             let interval = super::compare::interval_text(m).unwrap_or_else(|| "-".into());
-            let verdict = super::compare::verdict_text(m.verdict, comparison.metric);
+            let verdict = super::compare::verdict_text(m.verdict, &comparison.metric);
             let class = match m.verdict {
                 Verdict::Better => "better",
                 Verdict::Worse => "worse",
@@ -524,7 +524,7 @@ fn comparisons(comparison: &Comparison) -> String {
             html,
             "<p class=\"note\">{}</p>",
             escape(&super::compare::rule_text(
-                comparison.metric,
+                &comparison.metric,
                 comparison.alpha
             ))
         );

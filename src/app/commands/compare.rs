@@ -52,7 +52,7 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
         pairings.push(pairing);
     }
     let comparison = crate::compare::Comparison {
-        metric: args.metric,
+        metric: args.metric.clone(),
         alpha: args.alpha,
         orientation: args.orientation,
         base: args.files[0].display().to_string(),
@@ -125,7 +125,7 @@ fn compare_within(
         .into());
     }
     let comparison = crate::compare::Comparison {
-        metric: args.metric,
+        metric: args.metric.clone(),
         alpha: args.alpha,
         orientation: args.orientation,
         base: base_name,
@@ -146,7 +146,7 @@ fn paired(
         base,
         other,
         other_name,
-        args.metric,
+        args.metric.clone(),
         args.alpha,
         args.orientation,
         key,
@@ -156,7 +156,7 @@ fn paired(
             &mut pairing,
             (base, other),
             key,
-            (args.metric, args.orientation, margin),
+            (args.metric.clone(), args.orientation, margin),
         );
     }
     pairing

@@ -79,7 +79,7 @@ pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
         let judged = equivalence::judge(
             host,
             guest,
-            Metric::from(Figure::Throughput),
+            &Metric::from(Figure::Throughput),
             Orientation::OtherOverBase,
             MARGIN,
         );
