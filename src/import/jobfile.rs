@@ -424,11 +424,7 @@ fn parse(
             continue;
         }
         let Some(section) = sections.last_mut() else {
-            return Err(usage!(
-                "{}: an option before any [section]: {}",
-                at(),
-                crate::console::neutralize(line)
-            ));
+            return Err(usage!("{}: an option before any [section]: {line:?}", at()));
         };
         // fio allows a comment after a value.
         let line = line
@@ -446,11 +442,7 @@ fn parse(
             ));
         }
         if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(usage!(
-                "{}: '{}' is not an option",
-                at(),
-                crate::console::neutralize(key)
-            ));
+            return Err(usage!("{}: {key:?} is not an option", at()));
         }
         let value =
             substitute(value, facts, env).map_err(|why| usage!("{}: {key}: {why}", at()))?;

@@ -7,10 +7,8 @@
 //! its own ramp. The repetition, warm-up, interval and machine settings are
 //! the point's, so every group shares them.
 
-use super::sweep::{Axis, Param, Sweep, advance, normalize};
-use super::{Machine, PlannedPoint, UsageError, Workload};
+use super::{Machine, UsageError, Workload};
 use crate::usage;
-use std::collections::HashSet;
 
 /// The most groups one point holds.
 pub const MAX_GROUPS: usize = 64;
@@ -135,140 +133,6 @@ pub fn describe_groups(groups: &[Group]) -> String {
         .map(|g| format!("{}: {}", g.name, g.workload.describe()))
         .collect::<Vec<_>>()
         .join(" + ")
-}
-
-/// One group of a sweep of points of groups: its values over the sweep's
-/// base, and the parameters it varies on its own (`bs = ["4k", "16k"]` in
-/// its `[[sweep.group]]` table) while the other groups stay.
-#[derive(Clone, Debug)]
-pub struct GroupSweep {
-    /// The group's name.
-    pub name: String,
-    /// Its own values of parameters, over the sweep's base.
-    pub fixed: Vec<(Param, super::param::Value)>,
-    /// Its own axes.
-    pub axes: Vec<Axis>,
-}
-
-/// The points of a sweep of groups, in running order: the sweep's own axes
-/// outermost, then each group's in the groups' order, each nested in the
-/// parameter table's order. Every group's workload is the sweep's point
-/// with the group's values and axes applied; a point where a group's block
-/// is larger than its file is dropped, and constraints hold for every
-/// group.
-pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
-    let order = |axis: &&Axis| Param::ALL.iter().position(|p| *p == axis.param);
-    let mut own: Vec<&Axis> = sweep.axes.iter().collect();
-    own.sort_by_key(order);
-    let mut axes: Vec<(Option<usize>, &Axis)> = own.into_iter().map(|a| (None, a)).collect();
-    for (index, group) in sweep.groups.iter().enumerate() {
-        let mut theirs: Vec<&Axis> = group.axes.iter().collect();
-        theirs.sort_by_key(order);
-        axes.extend(theirs.into_iter().map(|a| (Some(index), a)));
-    }
-    if let Some((_, axis)) = axes.iter().find(|(_, a)| a.values.is_empty()) {
-        return Err(usage!(
-            "--{}: an axis needs at least one value",
-            axis.param.name()
-        ));
-    }
-    let total = axes.iter().fold(1usize, |total, (_, axis)| {
-        total.saturating_mul(axis.values.len())
-    });
-    if total > super::sweep::MAX_POINTS {
-        return Err(usage!(
-            "the sweep has {total} points, more than {}",
-            super::sweep::MAX_POINTS
-        ));
-    }
-    let plain: Vec<&Axis> = axes.iter().map(|(_, a)| *a).collect();
-    let mut index = vec![0usize; axes.len()];
-    let mut seen = HashSet::new();
-    let mut points = Vec::new();
-    for _ in 0..total {
-        let mut base = sweep.base.clone();
-        for ((group, axis), &i) in axes.iter().zip(&index) {
-            if group.is_none() {
-                axis.param.apply(&mut base, axis.values[i]);
-            }
-        }
-        let mut groups = Vec::new();
-        let mut tags = Vec::new();
-        for (g, spec) in sweep.groups.iter().enumerate() {
-            let mut workload = base.clone();
-            for (param, value) in &spec.fixed {
-                param.apply(&mut workload, *value);
-            }
-            for ((group, axis), &i) in axes.iter().zip(&index) {
-                if *group == Some(g) {
-                    axis.param.apply(&mut workload, axis.values[i]);
-                    tags.push(format!(
-                        "{}.{}={}",
-                        spec.name,
-                        axis.param.name(),
-                        axis.param.format_value(axis.values[i])
-                    ));
-                }
-            }
-            normalize(&mut workload, &sweep.base);
-            groups.push(Group {
-                name: spec.name.clone(),
-                workload,
-            });
-        }
-        for ((group, axis), &i) in axes.iter().zip(&index) {
-            if group.is_none() {
-                tags.insert(
-                    0,
-                    format!(
-                        "{}={}",
-                        axis.param.name(),
-                        axis.param.format_value(axis.values[i])
-                    ),
-                );
-            }
-        }
-        advance(&mut index, &plain);
-        if groups
-            .iter()
-            .any(|g| g.workload.largest_io() > g.workload.size)
-            || !sweep
-                .constraints
-                .iter()
-                .all(|c| groups.iter().all(|g| c.holds(&g.workload)))
-        {
-            continue;
-        }
-        let key: Vec<String> = groups
-            .iter()
-            .map(|g| serde_json::to_string(&g.workload).expect("a workload serializes"))
-            .collect();
-        if !seen.insert(key) {
-            continue;
-        }
-        let described = if tags.is_empty() {
-            describe_groups(&groups)
-        } else {
-            tags.join(" ")
-        };
-        let label = match &sweep.label {
-            Some(prefix) => format!("{prefix}: {described}"),
-            None => described,
-        };
-        check_groups(&groups).map_err(|e| usage!("point '{label}': {e}"))?;
-        points.push(PlannedPoint {
-            label,
-            workload: groups[0].workload.clone(),
-            round: None,
-            groups,
-        });
-    }
-    if points.is_empty() {
-        return Err(usage!(
-            "the sweep of groups is empty: its constraints or block sizes larger than the files remove every point"
-        ));
-    }
-    Ok(points)
 }
 
 #[cfg(test)]

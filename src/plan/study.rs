@@ -415,7 +415,7 @@ impl Study {
                 }
             }
             for group in &sweep.group {
-                let mut spec = super::group::GroupSweep {
+                let mut spec = super::sweep::groups::GroupSweep {
                     name: group.name.get_ref().trim().to_string(),
                     fixed: Vec::new(),
                     axes: Vec::new(),

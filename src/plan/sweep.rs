@@ -6,6 +6,8 @@
 //! before rewrite before read before reread (IOzone's order), with the file
 //! size outside the record size.
 
+pub mod groups;
+
 use super::constraint::Constraint;
 pub use super::param::{Operand, Param, Value};
 use super::units::format_size;
@@ -245,7 +247,7 @@ pub struct Sweep {
     /// A sweep of points of job groups: each group's own values and axes
     /// over `base` and `axes` (a study's `[[sweep.group]]`); empty for
     /// points of one workload.
-    pub groups: Vec<super::group::GroupSweep>,
+    pub groups: Vec<groups::GroupSweep>,
 }
 
 impl Sweep {
@@ -256,7 +258,7 @@ impl Sweep {
     /// (IOzone's rule); an empty result is an error.
     pub fn expand(&self) -> Result<Vec<PlannedPoint>, UsageError> {
         if !self.groups.is_empty() {
-            return super::group::expand(self);
+            return groups::expand(self);
         }
         let mut axes: Vec<&Axis> = self.axes.iter().collect();
         axes.sort_by_key(|axis| Param::ALL.iter().position(|p| *p == axis.param));
