@@ -96,7 +96,7 @@ fn a_job_file_runs_its_phases_in_order_and_its_study_runs_the_same_points() {
     );
     assert_eq!(reader["size"], 4 << 20);
     assert_eq!(phases[0][1].1["sync"], "odsync");
-    assert_eq!(phases[0][1].1["op"], "rewrite");
+    assert_eq!(phases[0][1].1["op"], "write");
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 
     // The study --show-plan prints plans the same points.
@@ -189,4 +189,188 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--bs: "));
+}
+
+/// The job file both tools run for the agreement: a writer of new files
+/// beside two random readers, all O_DIRECT through psync, one pass each.
+const AGREEMENT: &str = "\
+[global]
+directory=DIR
+ioengine=psync
+direct=1
+size=8m
+
+[writer]
+rw=write
+bs=64k
+
+[reader]
+rw=randread
+bs=8k
+numjobs=2
+";
+
+/// `/proc/diskstats`' reads, sectors read, writes and sectors written of `device`.
+fn disk_counts(device: &str) -> [u64; 4] {
+    let text = std::fs::read_to_string("/proc/diskstats").unwrap();
+    let fields: Vec<u64> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.get(2) == Some(&device))
+        .unwrap_or_else(|| panic!("{device} not in /proc/diskstats"))[3..]
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    [fields[0], fields[2], fields[4], fields[6]]
+}
+
+/// What `run` did to `device`: each counter's growth, after a sync.
+fn counted(device: &str, run: impl FnOnce()) -> [u64; 4] {
+    let before = disk_counts(device);
+    run();
+    assert!(
+        std::process::Command::new("sync")
+            .status()
+            .unwrap()
+            .success()
+    );
+    let after = disk_counts(device);
+    std::array::from_fn(|i| after[i] - before[i])
+}
+
+#[test]
+fn fio_and_iolab_run_one_job_file_with_the_same_device_counts_and_group_figures() {
+    use crate::mounts::{LoopFs, root_or_skip};
+    if !root_or_skip("a loop device") || !crate::import::fio_available() {
+        return;
+    }
+    let out = scratch();
+    let fs = LoopFs::new(out.path(), "ext4", 128).expect("a loop ext4");
+    let device = fs.device_name();
+    let job = write_job(out.path(), "agree.fio", AGREEMENT, fs.path());
+    let fio_output = out.path().join("fio.json");
+    let by_fio = counted(&device, || {
+        succeed(&mut assert_cmd::Command::from_std({
+            let mut fio = std::process::Command::new("fio");
+            fio.arg(&job)
+                .arg("--output-format=json")
+                .arg(format!("--output={}", fio_output.display()));
+            fio
+        }));
+    });
+    // fio leaves its files; the test made the directory, and empties it.
+    for name in entries(fs.path()) {
+        if name != "lost+found" {
+            std::fs::remove_file(fs.path().join(name)).unwrap();
+        }
+    }
+    let result_path = out.path().join("iolab.json");
+    let by_iolab = counted(&device, || {
+        succeed(iolab().arg("run").arg(&job).arg("-o").arg(&result_path));
+    });
+    // The data each moved is the same to the sector: 16 MiB of random
+    // 8 KiB O_DIRECT reads, and 8 MiB of writes plus the readers' 16 MiB
+    // laid out. What differs is the file system's own: a few metadata
+    // blocks read, the journal's writes, and how the buffered layout
+    // writes were merged (docs/agreement.md).
+    let [fio_reads, fio_read_sectors, fio_writes, fio_written] = by_fio;
+    let [reads, read_sectors, writes, written] = by_iolab;
+    assert!(
+        reads.abs_diff(fio_reads) <= 16,
+        "reads {by_iolab:?} {by_fio:?}"
+    );
+    assert!(
+        reads >= 2048 && fio_reads >= 2048,
+        "{by_iolab:?} {by_fio:?}"
+    );
+    assert!(
+        read_sectors.abs_diff(fio_read_sectors) <= 256,
+        "{by_iolab:?} {by_fio:?}"
+    );
+    assert!(
+        written.abs_diff(fio_written) <= 4096,
+        "{by_iolab:?} {by_fio:?}"
+    );
+    assert!(written >= 24 << 11, "{by_iolab:?}");
+    assert!(writes.abs_diff(fio_writes) <= 64, "{by_iolab:?} {by_fio:?}");
+    // Each group's figures are its fio job's (the reader's two clones added).
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let of_job = |name: &str, direction: &str, key: &str| -> u64 {
+        fio["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["jobname"] == name)
+            .map(|j| j[direction][key].as_u64().unwrap())
+            .sum()
+    };
+    let result = read_result(&result_path);
+    let point = first_point(&result);
+    for (group, direction) in [("writer", "write"), ("reader", "read")] {
+        let ours = point["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["label"] == group)
+            .unwrap();
+        let repetition = &ours["repetitions"][0];
+        assert_eq!(
+            repetition["ops"].as_u64(),
+            Some(of_job(group, direction, "total_ios"))
+        );
+        assert_eq!(
+            repetition["bytes"].as_u64(),
+            Some(of_job(group, direction, "io_bytes"))
+        );
+    }
+}
+
+#[test]
+fn on_the_null_engine_each_group_does_what_its_fio_job_does() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let text = "[global]\nioengine=null\nsize=64m\n[big]\nrw=read\nbs=1m\n[small]\nrw=randwrite\nbs=4k\nnumjobs=3\n";
+    let job = write_job(out.path(), "null.fio", text, dir.path());
+    let fio_output = out.path().join("fio.json");
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.arg(&job)
+            .arg("--output-format=json")
+            .arg(format!("--output={}", fio_output.display()));
+        fio
+    }));
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let result = run_ok(
+        &[
+            "run",
+            job.to_str().unwrap(),
+            "--dir",
+            dir.path().to_str().unwrap(),
+        ],
+        out.path(),
+    );
+    let point = first_point(&result);
+    for (group, direction) in [("big", "read"), ("small", "write")] {
+        let theirs: u64 = fio["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["jobname"] == group)
+            .map(|j| j[direction]["total_ios"].as_u64().unwrap())
+            .sum();
+        let ours = point["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["label"] == group)
+            .unwrap();
+        assert_eq!(
+            ours["repetitions"][0]["ops"].as_u64(),
+            Some(theirs),
+            "{group}"
+        );
+    }
 }
