@@ -227,7 +227,7 @@ class DeviceSampler:
 
 
 def workloads(args, shared_file):
-    """The seven workloads of issue 3 and the mix and skew of issue 21: (number, name, metric, page-cache block
+    """The seven workloads of issue 3, the mix and skew of issue 21, and two jobs at once (issue 43): (number, name, metric, page-cache block
     size or None, iolab args, fio args, fio direction). Every file workload of
     both tools uses `shared_file`: on a VM (and on SSDs) a file's recent history
     changes what writes and reads cost, so the tools must share it."""
@@ -300,6 +300,16 @@ def workloads(args, shared_file):
         (13, "4 KiB random read, O_DIRECT, libaio QD32, device throttled", "iops", None,
          ["--engine", "libaio", "--iodepth", "32", "--pattern", "random", "--bs", "4k", "--direct"] + file_iolab,
          ["--ioengine=libaio", "--iodepth=32", "--rw=randread", "--bs=4k", "--direct=1"] + file_fio, "read"),
+        # Two different jobs at once (issue 43): iolab's point of two groups
+        # against fio's two-job command line, both on the null engine so the
+        # CPU bounds the row; the figure is both jobs' I/Os together. The
+        # timing is given to the first group (fio: job) here and appended to
+        # the second by the runners.
+        (14, "two jobs at once: null 4 KiB reads + null 64 KiB writes", "iops", None,
+         ["--dir", args.dir, "--engine", "null", "--size", size] + timing_iolab
+         + ["--group", "reader", "--bs", "4k", "--group", "writer", "--op", "write", "--bs", "64k"],
+         ["--ioengine=null", "--rw=read", "--bs=4k", f"--size={size}"] + timing_fio
+         + ["--name=writer", "--ioengine=null", "--rw=write", "--bs=64k", f"--size={size}"], "jobs"),
     ], timing_iolab, timing_fio
 
 
@@ -360,8 +370,12 @@ def run_fio(args, fio_args, timing, direction, page_cache, shared_file, device, 
     sampler = DeviceSampler(device, args.runtime)
     result = run_json(list(prefix) + ["fio", "--name=bench", "--output-format=json"] + fio_args + timing
                       + fio_pinned(pin), sampler)
-    directions = ["read", "write"] if direction == "both" else [direction]
-    jobs = [result["jobs"][0][d] for d in directions]
+    if direction == "jobs":
+        # Every job's I/Os in both directions, added.
+        jobs = [job[d] for job in result["jobs"] for d in ("read", "write")]
+    else:
+        directions = ["read", "write"] if direction == "both" else [direction]
+        jobs = [result["jobs"][0][d] for d in directions]
     return {"iops": sum(j["iops"] for j in jobs), "bw": sum(j["bw_bytes"] for j in jobs),
             "device": sampler.sample}
 
