@@ -508,10 +508,26 @@ fn is_expression(value: &str) -> bool {
 /// (`4k`, `1m`, plain numbers); `None` when it is not one, or overflows.
 fn evaluate(text: &str) -> Option<u64> {
     let tokens: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+    // Nested parentheses deeper than a person writes are refused, before
+    // they could exhaust the stack.
+    let mut depth = 0usize;
+    for c in &tokens {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return None;
+        }
+    }
     let mut position = 0;
     let value = sum(&tokens, &mut position)?;
     (position == tokens.len()).then_some(value)
 }
+
+/// The deepest parentheses an expression may nest.
+const MAX_NESTING: usize = 16;
 
 fn sum(tokens: &[char], position: &mut usize) -> Option<u64> {
     let mut value = product(tokens, position)?;
@@ -620,6 +636,10 @@ mod tests {
         assert_eq!(evaluate("(1+2)*3k"), Some(9216));
         assert_eq!(evaluate("1-2"), None);
         assert_eq!(evaluate("4/0"), None);
+        assert_eq!(
+            evaluate(&format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000))),
+            None
+        );
     }
 
     #[test]
@@ -662,6 +682,28 @@ mod tests {
         ] {
             let error = read(text).unwrap_err();
             assert!(error.contains(words), "{text:?}: {error}");
+        }
+    }
+
+    fn fragment() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just("[global]".to_string()),
+            "\\[[a-z0-9.]{0,6}\\]",
+            Just("stonewall".to_string()),
+            "(rw|bs|size|numjobs|wait_for|runtime|iodepth|ioengine|rate_iops)=[a-z0-9$(){}*/+.-]{0,10}",
+            "\\PC{0,20}",
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_job_file_is_translated_or_refused(lines in proptest::collection::vec(fragment(), 0..16)) {
+            if let Ok(file) = read(&lines.join("\n")) {
+                for group in file.phases.iter().flatten() {
+                    proptest::prop_assert!(name_problem(&group.name).is_none(), "{}", group.name);
+                }
+            }
         }
     }
 
