@@ -258,6 +258,14 @@ fn plan_info(
     if let Some(knee) = knee {
         text.push_str(&format!("\nknee {knee}"));
     }
+    // Every group's workload is the plan too: a study whose logger changed
+    // is another plan. Without groups the text is as before.
+    for (index, point) in points.iter().enumerate() {
+        for group in &point.groups {
+            let workload = serde_json::to_string(&group.workload).expect("a workload serializes");
+            text.push_str(&format!("\ngroup {index} {} {workload}", group.name));
+        }
+    }
     PlanInfo {
         kind: kind.to_string(),
         name,
