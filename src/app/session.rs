@@ -51,26 +51,7 @@ pub(crate) fn record_point(
     environment: Option<&crate::record::environment::Environment>,
 ) -> Result<crate::record::Point, AppError> {
     let mut point = build::point(outcome);
-    stats::mark_outliers(&mut point);
-    point.summary = stats::summarize(&point).map_err(anyhow::Error::msg)?;
-    point.checks = check::check(&point, environment);
-    if !point.groups.is_empty() {
-        // Each group is checked as the workload it is; the point's own
-        // checks reason from one workload, so a point of groups carries
-        // its groups' findings, each naming its group.
-        point.checks.clear();
-        for group in &mut point.groups {
-            stats::mark_outliers(group);
-            group.summary = stats::summarize(group).map_err(anyhow::Error::msg)?;
-            group.checks = check::check(group, environment);
-            point
-                .checks
-                .extend(group.checks.iter().map(|c| crate::record::Check {
-                    message: format!("group {}: {}", group.label, c.message),
-                    ..c.clone()
-                }));
-        }
-    }
+    summarize_and_check(&mut point, environment)?;
     for repetition in &point.repetitions {
         if let Some(error) = &repetition.error {
             crate::say!(
@@ -106,14 +87,47 @@ pub(crate) fn keep_point(
         repetition.index = repetition.index.saturating_add(offset);
         existing.repetitions.push(repetition);
     }
+    // A point of groups: each group's later round joins that group.
+    for group in point.groups {
+        if let Some(kept) = existing.groups.iter_mut().find(|g| g.label == group.label) {
+            for mut repetition in group.repetitions {
+                repetition.index = repetition.index.saturating_add(offset);
+                kept.repetitions.push(repetition);
+            }
+        }
+    }
     let guest_checks: Vec<_> = point
         .checks
         .into_iter()
         .filter(|c| matches!(c.code.as_str(), "emulated-cpu" | "host-cache-under-guest"))
         .collect();
-    stats::mark_outliers(existing);
-    existing.summary = stats::summarize(existing).map_err(anyhow::Error::msg)?;
-    existing.checks = check::check(existing, environment);
+    summarize_and_check(existing, environment)?;
     existing.checks.extend(guest_checks);
+    Ok(())
+}
+
+/// Marks outliers, summarises and checks `point` against `environment`; a
+/// point of groups each group as the workload it is, the point carrying
+/// its groups' findings, each naming its group (the point's own checks
+/// reason from one workload).
+fn summarize_and_check(
+    point: &mut crate::record::Point,
+    environment: Option<&crate::record::environment::Environment>,
+) -> Result<(), AppError> {
+    stats::mark_outliers(point);
+    point.summary = stats::summarize(point).map_err(anyhow::Error::msg)?;
+    point.checks = check::check(point, environment);
+    if !point.groups.is_empty() {
+        point.checks.clear();
+        for group in &mut point.groups {
+            stats::mark_outliers(group);
+            group.summary = stats::summarize(group).map_err(anyhow::Error::msg)?;
+            group.checks = check::check(group, environment);
+            point.checks.extend(group.checks.iter().map(|c| crate::record::Check {
+                message: format!("group {}: {}", group.label, c.message),
+                ..c.clone()
+            }));
+        }
+    }
     Ok(())
 }
