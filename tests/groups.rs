@@ -33,6 +33,13 @@ const READER_AND_LOGGER: &[&str] = &[
     "odsync",
 ];
 
+/// `run --dir DIR --repeat 2` with the reader and the logger.
+fn twice_in(dir: &std::path::Path) -> Vec<&str> {
+    let mut args = vec!["run", "--dir", dir.to_str().unwrap(), "--repeat", "2"];
+    args.extend(READER_AND_LOGGER);
+    args
+}
+
 fn group<'a>(point: &'a Value, name: &str) -> &'a Value {
     point["groups"]
         .as_array()
@@ -46,14 +53,7 @@ fn group<'a>(point: &'a Value, name: &str) -> &'a Value {
 fn a_reader_and_a_paced_logger_run_at_once_with_their_figures_apart_and_combined() {
     let dir = scratch();
     let out = scratch();
-    let mut args = vec![
-        "run",
-        "--dir",
-        dir.path().to_str().unwrap(),
-        "--repeat",
-        "2",
-    ];
-    args.extend(READER_AND_LOGGER);
+    let mut args = twice_in(dir.path());
     // The point's own options may follow the groups.
     args.extend(["--label", "db"]);
     let result = run_ok(&args, out.path());
@@ -182,14 +182,7 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
 fn fio_json_export_goes_back_through_import_with_the_same_figures() {
     let dir = scratch();
     let out = scratch();
-    let mut args = vec![
-        "run",
-        "--dir",
-        dir.path().to_str().unwrap(),
-        "--repeat",
-        "2",
-    ];
-    args.extend(READER_AND_LOGGER);
+    let args = twice_in(dir.path());
     let result = run_ok(&args, out.path());
     let source = out.path().join("result-0.json");
     assert!(source.exists());
@@ -236,14 +229,7 @@ fn fio_json_export_goes_back_through_import_with_the_same_figures() {
 fn compare_addresses_one_groups_figures() {
     let dir = scratch();
     let out = scratch();
-    let mut args = vec![
-        "run",
-        "--dir",
-        dir.path().to_str().unwrap(),
-        "--repeat",
-        "2",
-    ];
-    args.extend(READER_AND_LOGGER);
+    let args = twice_in(dir.path());
     run_ok(&args, out.path());
     run_ok(&args, out.path());
     let compared = succeed(

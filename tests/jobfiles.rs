@@ -210,6 +210,17 @@ bs=8k
 numjobs=2
 ";
 
+/// Runs fio on `job`, its JSON output into `output`.
+fn run_fio(job: &Path, output: &Path) {
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.arg(job)
+            .arg("--output-format=json")
+            .arg(format!("--output={}", output.display()));
+        fio
+    }));
+}
+
 /// `/proc/diskstats`' reads, sectors read, writes and sectors written of `device`.
 fn disk_counts(device: &str) -> [u64; 4] {
     let text = std::fs::read_to_string("/proc/diskstats").unwrap();
@@ -249,15 +260,7 @@ fn fio_and_iolab_run_one_job_file_with_the_same_device_counts_and_group_figures(
     let device = fs.device_name();
     let job = write_job(out.path(), "agree.fio", AGREEMENT, fs.path());
     let fio_output = out.path().join("fio.json");
-    let by_fio = counted(&device, || {
-        succeed(&mut assert_cmd::Command::from_std({
-            let mut fio = std::process::Command::new("fio");
-            fio.arg(&job)
-                .arg("--output-format=json")
-                .arg(format!("--output={}", fio_output.display()));
-            fio
-        }));
-    });
+    let by_fio = counted(&device, || run_fio(&job, &fio_output));
     // fio leaves its files; the test made the directory, and empties it.
     for name in entries(fs.path()) {
         if name != "lost+found" {
@@ -335,13 +338,7 @@ fn on_the_null_engine_each_group_does_what_its_fio_job_does() {
     let text = "[global]\nioengine=null\nsize=64m\n[big]\nrw=read\nbs=1m\n[small]\nrw=randwrite\nbs=4k\nnumjobs=3\n";
     let job = write_job(out.path(), "null.fio", text, dir.path());
     let fio_output = out.path().join("fio.json");
-    succeed(&mut assert_cmd::Command::from_std({
-        let mut fio = std::process::Command::new("fio");
-        fio.arg(&job)
-            .arg("--output-format=json")
-            .arg(format!("--output={}", fio_output.display()));
-        fio
-    }));
+    run_fio(&job, &fio_output);
     let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
     let result = run_ok(
         &[

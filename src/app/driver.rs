@@ -226,7 +226,10 @@ pub(crate) fn drive(
 
 /// `point` with its repetitions tagged with the plan's `round`.
 fn in_round(mut point: Point, round: Option<u32>) -> Point {
-    let groups = point.groups.iter_mut().flat_map(|g| g.repetitions.iter_mut());
+    let groups = point
+        .groups
+        .iter_mut()
+        .flat_map(|g| g.repetitions.iter_mut());
     for repetition in point.repetitions.iter_mut().chain(groups) {
         repetition.round = round;
     }

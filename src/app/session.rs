@@ -123,10 +123,12 @@ fn summarize_and_check(
             stats::mark_outliers(group);
             group.summary = stats::summarize(group).map_err(anyhow::Error::msg)?;
             group.checks = check::check(group, environment);
-            point.checks.extend(group.checks.iter().map(|c| crate::record::Check {
-                message: format!("group {}: {}", group.label, c.message),
-                ..c.clone()
-            }));
+            point
+                .checks
+                .extend(group.checks.iter().map(|c| crate::record::Check {
+                    message: format!("group {}: {}", group.label, c.message),
+                    ..c.clone()
+                }));
         }
     }
     Ok(())

@@ -112,7 +112,7 @@ pub enum Command {
     /// Measure one workload in a directory.
     #[command(
         after_help = "Examples and every option: iolab run --help",
-        after_long_help = "Examples:\n  # random 4 KiB reads for 30 s (fio: --rw randread --bs 4k --runtime 30 --time_based)\n  iolab run --dir /mnt/data --op read --pattern random --bs 4k --runtime 30s\n\n  # io_uring at queue depth 32, O_DIRECT, three repetitions kept in a file\n  iolab run --dir /mnt/data --engine uring --iodepth 32 --direct --pattern random --repeat 3 -o a.json\n\n  # read a block device as it is (writing it needs --destroy-data)\n  iolab run --file /dev/nvme0n1 --direct --bs 1m --runtime 10s\n\n  # an NFS export through iolab's own client, no mount\n  iolab run --target nfs://server/export/dir --engine nfs --op write --bs 1m --size 1g\n\n  # mdtest's phases over one tree: 2 jobs x 1000 files in each of 1 + 10 directories\n  iolab run --dir /mnt/data --ops create,stat,read,delete --items 1000 --depth 1 --fanout 10 --jobs 2\n"
+        after_long_help = "Examples:\n  # random 4 KiB reads for 30 s (fio: --rw randread --bs 4k --runtime 30 --time_based)\n  iolab run --dir /mnt/data --op read --pattern random --bs 4k --runtime 30s\n\n  # io_uring at queue depth 32, O_DIRECT, three repetitions kept in a file\n  iolab run --dir /mnt/data --engine uring --iodepth 32 --direct --pattern random --repeat 3 -o a.json\n\n  # read a block device as it is (writing it needs --destroy-data)\n  iolab run --file /dev/nvme0n1 --direct --bs 1m --runtime 10s\n\n  # an NFS export through iolab's own client, no mount\n  iolab run --target nfs://server/export/dir --engine nfs --op write --bs 1m --size 1g\n\n  # mdtest's phases over one tree: 2 jobs x 1000 files in each of 1 + 10 directories\n  iolab run --dir /mnt/data --ops create,stat,read,delete --items 1000 --depth 1 --fanout 10 --jobs 2\n\n  # a reader beside a paced O_DSYNC logger, each group with its own figures\n  iolab run --dir /mnt/data --runtime 30s --group reader --op read --pattern random --bs 8k --group logger --op write --bs 4k --rate-iops 2000 --sync odsync\n\n  # a fio job file as it is (each section a group, each stonewall a point)\n  iolab run job.fio -o job.json\n"
     )]
     Run(Box<RunArgs>),
     /// Measure a grid: every flag of `run` takes a list (4k,64k) or a range
@@ -251,11 +251,11 @@ pub struct RunArgs {
     /// A fio job file to run as it is: each job section a group, the
     /// sections between stonewalls run at once as one point (see
     /// docs/fio-job-files.md for the options read).
-    #[arg(value_name = "JOB.fio")]
+    #[arg(value_name = "JOB.fio", hide_short_help = true)]
     pub job_file: Option<PathBuf>,
     /// Print the plan as the study file that runs the same points, and
     /// run nothing.
-    #[arg(long, help_heading = heading::OUTPUT)]
+    #[arg(long, help_heading = heading::OUTPUT, hide_short_help = true)]
     pub show_plan: bool,
     /// Directory for the scratch files.
     #[arg(long, default_value = ".", value_name = "DIR", conflicts_with = "file", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
@@ -324,7 +324,7 @@ pub struct RunArgs {
     /// --jobs, --rate-iops …); what comes before the first --group is
     /// every group's. The groups' jobs start together; each group's
     /// figures are kept apart and combined.
-    #[arg(long = "group", value_name = "NAME", help_heading = heading::WORKLOAD)]
+    #[arg(long = "group", value_name = "NAME", help_heading = heading::WORKLOAD, hide_short_help = true)]
     pub group: Option<String>,
     /// The `--group` segments, taken out of the command line before clap
     /// parses it ([`Cli::parse_line`]).
@@ -844,7 +844,8 @@ mod example_tests {
                         .split(' ')
                         .map(|a| a.trim_matches('\'').to_string())
                         .collect();
-                    if let Err(error) = Cli::try_parse_from(&args) {
+                    let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+                    if let Err(error) = Cli::parse_line(&args) {
                         panic!("{example}: {error}");
                     }
                     seen += 1;

@@ -206,7 +206,7 @@ fn markdown_knee(text: &mut String, knee: &crate::record::KneeRecord) {
 pub fn csv(files: &[(&str, &ResultFile)]) -> String {
     let mut text = String::from(
         "file,point,op,pattern,engine,bs,size,iodepth,jobs,direct,n,throughput_bps_mean,throughput_bps_ci95_low,\
-         throughput_bps_ci95_high,iops_mean,latency_p50_ns,latency_p99_ns,direction\n",
+         throughput_bps_ci95_high,iops_mean,latency_p50_ns,latency_p99_ns,direction,group\n",
     );
     let field = |t: &str| {
         if t.contains([',', '"', '\n']) {
@@ -217,51 +217,62 @@ pub fn csv(files: &[(&str, &ResultFile)]) -> String {
     };
     for (name, result) in files {
         for point in &result.points {
-            let Some(summary) = &point.summary else {
-                continue;
-            };
-            let w = &point.workload;
-            let optional = |v: Option<f64>| v.map_or_else(String::new, |v| v.to_string());
-            let parts = std::iter::once((
-                "",
-                &summary.throughput_bps,
-                summary.iops.mean,
-                summary.latency_ns.as_ref(),
-            ))
-            .chain(summary.directions.iter().map(|d| {
-                (
-                    d.direction.name(),
-                    &d.throughput_bps,
-                    d.iops.mean,
-                    d.latency_ns.as_ref(),
-                )
-            }));
-            for (direction, t, iops, lat) in parts {
-                let percentile = |p: f64| {
-                    lat.and_then(|l| l.percentile(p))
-                        .map_or_else(String::new, |ns| ns.to_string())
+            // A point of groups: its combined rows, then each group's, its
+            // name in the last column.
+            let parts = std::iter::once((point, "")).chain(
+                point
+                    .groups
+                    .iter()
+                    .map(|group| (group, group.label.as_str())),
+            );
+            for (part, group) in parts {
+                let Some(summary) = &part.summary else {
+                    continue;
                 };
-                let _ = writeln!(
-                    text,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{direction}",
-                    field(name),
-                    field(&point.label),
-                    w.op.name(),
-                    w.pattern,
-                    w.engine.name(),
-                    w.bs,
-                    w.size,
-                    w.iodepth,
-                    w.jobs,
-                    w.direct,
-                    t.n,
-                    t.mean,
-                    optional(t.ci95_low),
-                    optional(t.ci95_high),
-                    iops,
-                    percentile(50.0),
-                    percentile(99.0)
-                );
+                let w = &part.workload;
+                let optional = |v: Option<f64>| v.map_or_else(String::new, |v| v.to_string());
+                let rows = std::iter::once((
+                    "",
+                    &summary.throughput_bps,
+                    summary.iops.mean,
+                    summary.latency_ns.as_ref(),
+                ))
+                .chain(summary.directions.iter().map(|d| {
+                    (
+                        d.direction.name(),
+                        &d.throughput_bps,
+                        d.iops.mean,
+                        d.latency_ns.as_ref(),
+                    )
+                }));
+                for (direction, t, iops, lat) in rows {
+                    let percentile = |p: f64| {
+                        lat.and_then(|l| l.percentile(p))
+                            .map_or_else(String::new, |ns| ns.to_string())
+                    };
+                    let _ = writeln!(
+                        text,
+                        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{direction},{}",
+                        field(name),
+                        field(&point.label),
+                        w.op.name(),
+                        w.pattern,
+                        w.engine.name(),
+                        w.bs,
+                        w.size,
+                        w.iodepth,
+                        w.jobs,
+                        w.direct,
+                        t.n,
+                        t.mean,
+                        optional(t.ci95_low),
+                        optional(t.ci95_high),
+                        iops,
+                        percentile(50.0),
+                        percentile(99.0),
+                        field(group)
+                    );
+                }
             }
         }
     }

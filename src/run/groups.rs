@@ -68,20 +68,7 @@ impl Session {
         let mut offset = 0;
         for (index, group) in groups.iter().enumerate() {
             let workload = &group.workload;
-            let mut target = TargetInfo {
-                dir: self.dir.path().to_path_buf(),
-                filesystem: self.dir.filesystem(),
-                direct_alignment: None,
-                direct_in_memory: false,
-                files: Vec::new(),
-                file_given: false,
-                open_flags: workload
-                    .engine
-                    .capabilities()
-                    .local_fd
-                    .then(|| jobs::describe_open(workload)),
-                tree: None,
-            };
+            let mut target = TargetInfo::before(self.dir.path(), self.dir.filesystem(), workload);
             if workload.uses_files() {
                 self.in_group(index, offset, |session| {
                     session.prepare_files(workload, &mut target)

@@ -96,6 +96,28 @@ pub struct TargetInfo {
     pub tree: Option<tree::TreeInfo>,
 }
 
+impl TargetInfo {
+    /// Where `workload` is about to run, before its files are prepared: the
+    /// directory and its file system, and the flags its files are opened
+    /// with (for an engine that opens a local file).
+    fn before(dir: &Path, filesystem: String, workload: &Workload) -> TargetInfo {
+        TargetInfo {
+            dir: dir.to_path_buf(),
+            filesystem,
+            direct_alignment: None,
+            direct_in_memory: false,
+            files: Vec::new(),
+            file_given: false,
+            open_flags: workload
+                .engine
+                .capabilities()
+                .local_fd
+                .then(|| jobs::describe_open(workload)),
+            tree: None,
+        }
+    }
+}
+
 /// How a repetition ended.
 #[derive(Debug)]
 pub enum RepetitionStatus {

@@ -18,25 +18,13 @@ impl Session {
         workload.validate()?;
         // A point of groups' files are not this point's.
         self.release_group_files();
-        let mut target = TargetInfo {
-            dir: self.dir.path().to_path_buf(),
-            filesystem: match &self.files {
-                Some(set) if set.given && set.files[0].kind() == TargetKind::BlockDevice => {
-                    "block device".to_string()
-                }
-                _ => self.dir.filesystem(),
-            },
-            direct_alignment: None,
-            direct_in_memory: false,
-            files: Vec::new(),
-            file_given: false,
-            open_flags: workload
-                .engine
-                .capabilities()
-                .local_fd
-                .then(|| jobs::describe_open(workload)),
-            tree: None,
+        let filesystem = match &self.files {
+            Some(set) if set.given && set.files[0].kind() == TargetKind::BlockDevice => {
+                "block device".to_string()
+            }
+            _ => self.dir.filesystem(),
         };
+        let mut target = TargetInfo::before(self.dir.path(), filesystem, workload);
         let engine_ready = workload.engine.available().map_err(RunError::Setup);
         self.together(engine_ready)?;
         if workload.items.is_some() {
