@@ -177,6 +177,8 @@ with their range. Counts are exact. Run it again with `bench/agreement`
 (`PAIRS`, `SIZE`, `ODIRECT_BYTES`, `ONLY`; see its header); it rewrites this
 file. The side-by-side comparison with fio on fio's own workloads is
 bench/vs-fio (docs/performance.md), and with IOzone bench/vs-iozone
-(docs/studies.md).
+(docs/studies.md). One fio job file run by fio and by iolab — the device's
+counts per direction and each group's figures against its fio job's — is in
+docs/fio-job-files.md (`tests/jobfiles.rs`, bench/vs-jobfile).
 
 {sections}"""
