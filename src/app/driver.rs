@@ -287,11 +287,12 @@ pub(crate) struct Announcer;
 
 impl Listener for Announcer {
     fn starting(&mut self, _index: usize, planned: &PlannedPoint) {
-        crate::say!(
-            "iolab: measuring {} ({})",
-            planned.label,
-            planned.workload.describe()
-        );
+        // A point of groups: every group's workload, not only the first's.
+        let described = match planned.groups.is_empty() {
+            true => planned.workload.describe(),
+            false => crate::plan::group::describe_groups(&planned.groups),
+        };
+        crate::say!("iolab: measuring {} ({described})", planned.label);
     }
 }
 
