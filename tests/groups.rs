@@ -261,3 +261,49 @@ fn compare_addresses_one_groups_figures() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
 }
+
+#[test]
+fn a_sweep_varies_one_groups_parameter_while_the_other_stays() {
+    let dir = scratch();
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "sweep",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "2m",
+            "--group",
+            "reader",
+            "--op",
+            "read",
+            "--pattern",
+            "random",
+            "--group",
+            "logger",
+            "--op",
+            "write",
+            "--bs",
+            "4k,16k",
+            "--no-report",
+        ],
+        out.path(),
+    );
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    let logger_bs: Vec<u64> = points
+        .iter()
+        .map(|p| group(p, "logger")["workload"]["bs"].as_u64().unwrap())
+        .collect();
+    assert_eq!(logger_bs, [4096, 16384]);
+    for point in points {
+        assert_eq!(group(point, "reader")["workload"]["bs"], 4096);
+        assert_eq!(group(point, "reader")["workload"]["pattern"], "random");
+    }
+    assert!(
+        points[1]["label"]
+            .as_str()
+            .unwrap()
+            .contains("logger.bs=16KiB")
+    );
+}

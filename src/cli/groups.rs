@@ -9,7 +9,8 @@
 
 use super::params::ParamFlags;
 use crate::plan::group::Group;
-use crate::plan::sweep::Param;
+use crate::plan::sweep::groups::GroupSweep;
+use crate::plan::sweep::{Param, parse_axis};
 use crate::plan::{UsageError, Workload};
 use crate::usage;
 use clap::{Args, FromArgMatches};
@@ -25,19 +26,19 @@ pub struct GroupArgs {
 }
 
 /// `raw` (the whole command line) with each `--group NAME …` segment of a
-/// `run` taken out, and the segments. In a segment, workload parameters
+/// `run` or a `sweep` taken out, and the segments. In a segment, workload parameters
 /// (and their values) are the group's; any other option of `run` (with
 /// its value) goes back to the point's, so `-o r.json` may come last. A
 /// `--group` with no name after it is left for clap to refuse.
 pub fn split_groups(raw: &[OsString]) -> (Vec<OsString>, Vec<GroupArgs>) {
-    if raw.get(1).and_then(|a| a.to_str()) != Some("run") {
+    let Some(subcommand @ ("run" | "sweep")) = raw.get(1).and_then(|a| a.to_str()) else {
         return (raw.to_vec(), Vec::new());
-    }
+    };
     let mut command = <super::Cli as clap::CommandFactory>::command();
     command.build();
     let run = command
-        .find_subcommand("run")
-        .expect("run is a subcommand")
+        .find_subcommand(subcommand)
+        .expect("run and sweep are subcommands")
         .clone();
     let mut main = Vec::new();
     let mut groups: Vec<GroupArgs> = Vec::new();
@@ -110,31 +111,64 @@ fn option_of(run: &clap::Command, text: &str) -> Option<(bool, bool, bool)> {
     Some((parameter, takes_value, joined))
 }
 
+/// The workload parameters one `--group` gives, as written; any other
+/// flag is refused, naming the group.
+fn flags_of(group: &GroupArgs) -> Result<ParamFlags, UsageError> {
+    let name = &group.name;
+    let command = ParamFlags::augment_args(clap::Command::new("group").no_binary_name(true));
+    let matches = command.try_get_matches_from(&group.args).map_err(|error| {
+        let text = error.to_string();
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim_start_matches("error: ");
+        usage!(
+            "--group {name}: {first} (a group takes workload parameters only: \
+             give the others before the first --group)"
+        )
+    })?;
+    ParamFlags::from_arg_matches(&matches).map_err(|e| usage!("--group {name}: {e}"))
+}
+
+/// A sweep's groups (`iolab sweep … --group logger --bs 4k,16k`): each
+/// group's one values fixed over the sweep's base, its lists and ranges
+/// its own axes, varied while the other groups stay.
+pub fn group_sweeps(given: &[GroupArgs]) -> Result<Vec<GroupSweep>, UsageError> {
+    let mut sweeps = Vec::new();
+    for group in given {
+        let name = &group.name;
+        if let Some(problem) = crate::plan::group::name_problem(name) {
+            return Err(usage!("group name '{name}' {problem}"));
+        }
+        if given.iter().filter(|g| g.name == *name).count() > 1 {
+            return Err(usage!("group name '{name}' is given twice"));
+        }
+        let mut sweep = GroupSweep {
+            name: name.clone(),
+            fixed: Vec::new(),
+            axes: Vec::new(),
+        };
+        for (param, text) in &flags_of(group)?.given {
+            let axis = parse_axis(*param, text).map_err(|e| usage!("--group {name}: {e}"))?;
+            match axis.values.as_slice() {
+                [single] => sweep.fixed.push((*param, *single)),
+                _ => sweep.axes.push(axis),
+            }
+        }
+        sweeps.push(sweep);
+    }
+    Ok(sweeps)
+}
+
 /// The groups `given` describes, each `base` (the point's workload) with
 /// its own parameters applied; every flag that is not a workload
 /// parameter is refused, naming the group.
 pub fn groups(base: &Workload, given: &[GroupArgs]) -> Result<Vec<Group>, UsageError> {
-    let command = ParamFlags::augment_args(clap::Command::new("group").no_binary_name(true));
     let mut groups = Vec::new();
     for group in given {
         let name = &group.name;
-        let matches = command
-            .clone()
-            .try_get_matches_from(&group.args)
-            .map_err(|error| {
-                let text = error.to_string();
-                let first = text
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .trim_start_matches("error: ");
-                usage!(
-                    "--group {name}: {first} (a group takes workload parameters only: \
-                     give the others before the first --group)"
-                )
-            })?;
-        let flags =
-            ParamFlags::from_arg_matches(&matches).map_err(|e| usage!("--group {name}: {e}"))?;
+        let flags = flags_of(group)?;
         let mut workload = base.clone();
         flags
             .apply_single(&mut workload)
@@ -195,7 +229,7 @@ mod tests {
             os(&["iolab", "run", "-o", "r.json", "--dir=/d", "--keep"])
         );
         assert_eq!(groups[0].args, os(&["--op", "read", "--bs", "4k"]));
-        let other = os(&["iolab", "sweep", "--group", "a"]);
+        let other = os(&["iolab", "study", "--group", "a"]);
         assert_eq!(split_groups(&other).0, other);
         // No name: clap says a value is missing.
         let (main, groups) = split_groups(&os(&["iolab", "run", "--group", "--op", "read"]));

@@ -99,8 +99,10 @@ impl Cli {
     pub fn parse_line(raw: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
         let (main, groups) = groups::split_groups(raw);
         let mut cli = Cli::try_parse_from(&main)?;
-        if let Command::Run(args) = &mut cli.command {
-            args.groups = groups;
+        match &mut cli.command {
+            Command::Run(args) => args.groups = groups,
+            Command::Sweep(args) => args.groups = groups,
+            _ => {}
         }
         Ok(cli)
     }

@@ -110,6 +110,17 @@ pub struct SweepArgs {
     /// 1..1000/*10 multiplies).
     #[command(flatten)]
     pub params: super::ParamFlags,
+    /// Points of several workloads at once: each `--group NAME` is followed
+    /// by that group's own parameters, lists and ranges among them
+    /// (`--group logger --bs 4k,16k` varies the logger's block size while
+    /// the other groups stay); what comes before the first --group is
+    /// every group's.
+    #[arg(long = "group", value_name = "NAME", help_heading = super::heading::WORKLOAD, hide_short_help = true)]
+    pub group: Option<String>,
+    /// The `--group` segments, taken out of the command line before clap
+    /// parses it.
+    #[arg(skip)]
+    pub groups: Vec<super::groups::GroupArgs>,
     /// Keep only points where this holds, e.g. 'bs>=16k' or 'engine==uring && iodepth<=8'; repeatable.
     /// Points whose block is larger than their file are always dropped.
     #[arg(long = "where", value_name = "EXPR", help_heading = super::heading::WORKLOAD)]
@@ -333,7 +344,9 @@ impl SweepArgs {
         if base.until_ci.is_none() && base.repeat == 0 {
             return Err(usage!("--repeat 0: at least one repetition is needed"));
         }
-        build_sweep(base, &self.specs(), &self.constraints, None)
+        let mut sweep = build_sweep(base, &self.specs(), &self.constraints, None)?;
+        sweep.groups = super::groups::group_sweeps(&self.groups)?;
+        Ok(sweep)
     }
 }
 
