@@ -926,3 +926,72 @@ fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
         crate::util::entries(&lab.export)
     );
 }
+
+#[test]
+fn groups_on_an_nfs_export_count_each_groups_rpcs_and_leave_nothing() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let out = crate::util::scratch();
+    let path = out.path().join("groups.json");
+    let output = iolab_inside(
+        &lab,
+        &[
+            "run",
+            "--target",
+            &lab.nfs,
+            "--size",
+            "2m",
+            "--runtime",
+            "1s",
+            "--output",
+            path.to_str().unwrap(),
+            "--group",
+            "reader",
+            "--op",
+            "read",
+            "--pattern",
+            "random",
+            "--group",
+            "logger",
+            "--op",
+            "write",
+            "--bs",
+            "64k",
+            "--fsync-end",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = crate::util::read_result(&path);
+    crate::util::check_consistency(&result);
+    let point = crate::util::first_point(&result);
+    // Each group's connection carried its own procedure, one RPC per I/O.
+    for (name, procedure) in [("reader", "READ"), ("logger", "WRITE")] {
+        let group = point["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["label"] == name)
+            .unwrap();
+        let repetition = &group["repetitions"][0];
+        let requests = repetition["client_network"]["requests"].as_array().unwrap();
+        let count = requests
+            .iter()
+            .find(|r| r["name"] == procedure)
+            .and_then(|r| r["count"].as_u64());
+        assert_eq!(count, repetition["ops"].as_u64(), "{name}: {requests:?}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "iolab removed every group's files: {left:?}"
+    );
+}
