@@ -179,6 +179,21 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
             entries(dir.path())
         );
     }
+    // A directory given twice, differently.
+    let job = write_job(
+        out.path(),
+        "dir.fio",
+        "[global]\ndirectory=DIR\nsize=1m\n[j]\n",
+        dir.path(),
+    );
+    let refused = iolab()
+        .arg("run")
+        .arg(&job)
+        .args(["--dir", "/tmp"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("give the directory once"));
     // Workload flags beside a job file: the file sets the workload.
     let job = write_job(out.path(), "ok.fio", "[j]\nsize=1m\n", dir.path());
     let refused = iolab()

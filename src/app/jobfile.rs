@@ -87,6 +87,15 @@ pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
     for note in &job.notes {
         crate::say!("iolab: {shown}: {note}");
     }
+    if let (Some(dir), false) = (&job.directory, args.dir == Path::new(".")) {
+        if Path::new(dir) != args.dir {
+            return Err(usage!(
+                "--dir {} and {shown}'s directory={dir}: give the directory once",
+                args.dir.display()
+            )
+            .into());
+        }
+    }
     let (points, guest) = args.place.arrange(points)?;
     if guest.is_some() {
         return Err(usage!("groups run on the host; a job file cannot go with --guest").into());
