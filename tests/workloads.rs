@@ -184,14 +184,14 @@ fn a_mix_keeps_each_direction_apart_in_every_figure_and_compares_by_direction() 
     );
     let csv = std::fs::read_to_string(&csv).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
-    assert!(rows[0].ends_with(",direction"), "{csv}");
+    assert!(rows[0].ends_with(",direction,group"), "{csv}");
     assert_eq!(
         rows.len(),
         4,
         "a header, the point and its two directions: {csv}"
     );
     assert!(
-        rows[2].ends_with(",read") && rows[3].ends_with(",write"),
+        rows[2].ends_with(",read,") && rows[3].ends_with(",write,"),
         "{csv}"
     );
     let refused = iolab()
