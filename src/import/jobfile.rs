@@ -501,7 +501,11 @@ fn substitute(
 /// Whether a value is an expression: parentheses or an operator between
 /// operands (a leading `-` is a sign, and refused as a size later).
 fn is_expression(value: &str) -> bool {
-    value.starts_with('(') || value[1.min(value.len())..].contains(['+', '-', '*', '/'])
+    value.starts_with('(')
+        || value
+            .chars()
+            .skip(1)
+            .any(|c| matches!(c, '+' | '-' | '*' | '/'))
 }
 
 /// An integer expression of `+ - * /` and parentheses over fio sizes
@@ -636,6 +640,9 @@ mod tests {
         assert_eq!(evaluate("(1+2)*3k"), Some(9216));
         assert_eq!(evaluate("1-2"), None);
         assert_eq!(evaluate("4/0"), None);
+        // Found by the fuzz target: a value starting with a character of two bytes.
+        assert!(!is_expression("ܗb"));
+        assert!(read("[a]\nrate=ܗb_memory/yy\n").is_err());
         assert_eq!(
             evaluate(&format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000))),
             None
