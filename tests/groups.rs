@@ -125,8 +125,8 @@ fn strace_sees_each_groups_own_open_flags() {
         let name = format!("-{job}.dat\"");
         text.lines().filter(|l| l.contains(&name)).collect()
     };
-    // Jobs 0 and 1 are the reader's, job 2 the logger's; the timed open is
-    // the last of each file.
+    // Files 0 and 1 are the reader's, 4096 (the second group's range) the
+    // logger's; the timed open is the last of each file.
     for job in [0, 1] {
         let last = opens(job).last().copied().unwrap_or_default();
         assert!(
@@ -134,7 +134,7 @@ fn strace_sees_each_groups_own_open_flags() {
             "{last}"
         );
     }
-    let last = opens(2).last().copied().unwrap_or_default();
+    let last = opens(4096).last().copied().unwrap_or_default();
     assert!(
         last.contains("O_WRONLY") && last.contains("O_DSYNC"),
         "{last}"
@@ -306,4 +306,37 @@ fn a_sweep_varies_one_groups_parameter_while_the_other_stays() {
             .unwrap()
             .contains("logger.bs=16KiB")
     );
+}
+
+#[test]
+fn a_group_that_grows_between_points_never_takes_another_groups_file_name() {
+    // The second point's reader needs three files while the logger keeps
+    // its file from the first point: each group numbers its files in a
+    // range of its own, so the reader's new files do not collide with it.
+    let dir = scratch();
+    let out = scratch();
+    let points = studied(
+        dir.path(),
+        out.path(),
+        "name = \"grow\"\n[[sweep]]\nlabel = \"g\"\nsize = \"1m\"\n\
+         [[sweep.group]]\nname = \"reader\"\nop = \"read\"\njobs = [1, 3]\n\
+         [[sweep.group]]\nname = \"logger\"\nop = \"rewrite\"\n",
+    );
+    assert_eq!(points.len(), 2);
+    for point in &points {
+        assert!(
+            point["repetitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["status"] == "ok"),
+            "{point}"
+        );
+    }
+    let reader_files = group(&points[1], "reader")["target"]["files"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(reader_files, 3);
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }

@@ -65,9 +65,12 @@ impl Session {
         }
         self.group_files.resize_with(groups.len(), || None);
         let mut outcomes = Vec::new();
-        let mut offset = 0;
         for (index, group) in groups.iter().enumerate() {
             let workload = &group.workload;
+            // Each group's files are numbered in a range of its own, so a
+            // set kept from the point before never holds a name another
+            // group's new set needs.
+            let offset = first_job(index);
             let mut target = TargetInfo::before(self.dir.path(), self.dir.filesystem(), workload);
             if workload.uses_files() {
                 self.in_group(index, offset, |session| {
@@ -87,7 +90,6 @@ impl Session {
                 target,
                 jobs: workload.jobs,
             });
-            offset += workload.jobs;
         }
         let lead = &groups[0].workload;
         let combined = TargetInfo {
@@ -137,7 +139,7 @@ impl Session {
     }
 
     /// Runs `f` with group `index`'s file set as the session's, its jobs'
-    /// files numbered from `offset` (after the earlier groups'), so the
+    /// files numbered from `offset` (its range, [`first_job`]), so the
     /// preparation a point of one workload goes through serves each group.
     fn in_group<R>(&mut self, index: usize, offset: u32, f: impl FnOnce(&mut Session) -> R) -> R {
         std::mem::swap(&mut self.files, &mut self.group_files[index]);
@@ -169,15 +171,12 @@ impl Session {
                 ..group.workload.clone()
             })
             .collect();
-        let mut layouts = Vec::new();
-        let mut offset = 0;
-        for group in groups {
-            layouts.push(Layout {
-                first_job: offset,
+        let layouts: Vec<Layout> = (0..groups.len())
+            .map(|index| Layout {
+                first_job: first_job(index),
                 reordered_first_job: None,
-            });
-            offset += group.jobs;
-        }
+            })
+            .collect();
         let interrupt = self.interrupt.clone();
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
         outcome.status = RepetitionStatus::Ok;
@@ -312,6 +311,12 @@ impl Session {
             }
         }
     }
+}
+
+/// The number group `index`'s first file is named by: each group has a
+/// range of [`MAX_GROUP_JOBS`](crate::plan::group::MAX_GROUP_JOBS) numbers.
+fn first_job(index: usize) -> u32 {
+    index as u32 * crate::plan::group::MAX_GROUP_JOBS
 }
 
 /// `error` with the group it happened in named first.
