@@ -175,7 +175,32 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
         let stderr = run_refused(dir.path(), &args, named);
         assert_eq!(message_lines(&stderr), 1, "{args:?}: {stderr}");
     }
+    // A later group's engine is checked as the first's is.
+    run_refused(
+        dir.path(),
+        &["--group", "a", "--group", "b", "--engine", "nfs"],
+        "--group b: --engine nfs needs --target",
+    );
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    // Over NFS, what iolab's client cannot do is refused for any group,
+    // named, before the server is asked anything (nothing listens on port
+    // 9 here: a connection would fail with another message).
+    let refused = iolab()
+        .args([
+            "run",
+            "--target",
+            "nfs://127.0.0.1:9/export",
+            "--size",
+            "1m",
+        ])
+        .args(["--group", "reader", "--op", "read"])
+        .args(["--group", "logger", "--op", "write", "--sync", "odsync"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--group logger: --sync odsync"), "{stderr}");
+    assert_eq!(message_lines(&stderr), 1, "{stderr}");
 }
 
 #[test]

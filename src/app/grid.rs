@@ -456,7 +456,10 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
     let mut result = build::new_result_file(
         command,
         Some(&grid.dir),
-        grid.points.iter().any(|p| p.workload.uses_page_cache()),
+        grid.points
+            .iter()
+            .flat_map(crate::plan::PlannedPoint::workloads)
+            .any(crate::plan::Workload::uses_page_cache),
     );
     result.plan = Some(grid.info.clone());
     let journal = new_journal(&journal_path, grid, &result)?;

@@ -28,12 +28,25 @@ pub(crate) fn network_target(
         .map(net::parse)
         .transpose()
         .map_err(|message| usage!("{message}"))?;
-    for point in points {
-        let engine = point.workload.engine;
+    // Every group of a point is checked, not only its first, and named: a
+    // refusal comes before anything starts.
+    let named = points.iter().flat_map(|point| {
+        let alone = point
+            .groups
+            .is_empty()
+            .then(|| (String::new(), &point.workload));
+        let groups = point
+            .groups
+            .iter()
+            .map(|group| (format!("--group {}: ", group.name), &group.workload));
+        alone.into_iter().chain(groups)
+    });
+    for (group, workload) in named {
+        let engine = workload.engine;
         match &remote {
             Some(remote) if remote.engine() != engine => {
                 return Err(usage!(
-                    "--target {} is reached with --engine {}, not --engine {}",
+                    "{group}--target {} is reached with --engine {}, not --engine {}",
                     remote.text(),
                     remote.engine().name(),
                     engine.name()
@@ -41,19 +54,24 @@ pub(crate) fn network_target(
                 .into());
             }
             Some(remote) => {
-                if let Some(why) = remote.refuse_workload(&point.workload) {
-                    return Err(usage!("{why}").into());
+                if let Some(why) = remote.refuse_workload(workload) {
+                    return Err(usage!("{group}{why}").into());
                 }
             }
             None => {
                 if let Some(form) = net::form_for(engine) {
-                    return Err(usage!("--engine {} needs --target {form}", engine.name()).into());
+                    return Err(
+                        usage!("{group}--engine {} needs --target {form}", engine.name()).into(),
+                    );
                 }
             }
         }
     }
     if let Some(remote) = &remote {
-        let writes = points.iter().any(|p| p.workload.op.writes());
+        let writes = points
+            .iter()
+            .flat_map(PlannedPoint::workloads)
+            .any(|w| w.op.writes());
         remote
             .consent(writes, destroy_data)
             .map_err(|message| usage!("{message}"))?;

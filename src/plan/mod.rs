@@ -543,6 +543,17 @@ pub struct PlannedPoint {
     pub groups: Vec<group::Group>,
 }
 
+impl PlannedPoint {
+    /// Every workload the point runs: its groups' (the first being
+    /// `workload`), or `workload` alone.
+    pub fn workloads(&self) -> impl Iterator<Item = &Workload> {
+        let alone = self.groups.is_empty().then_some(&self.workload);
+        alone
+            .into_iter()
+            .chain(self.groups.iter().map(|group| &group.workload))
+    }
+}
+
 /// What a plan will cost before it runs: the data its one-pass points move,
 /// everything moved with the untimed layouts, the time of its time-based
 /// points, and the largest file set it needs at once.
@@ -590,10 +601,7 @@ pub fn cost(points: &[PlannedPoint]) -> Cost {
     for point in points {
         // A point of groups holds every group's files at once, and its
         // time is its longest group's.
-        let workloads: Vec<&Workload> = match point.groups.is_empty() {
-            true => vec![&point.workload],
-            false => point.groups.iter().map(|g| &g.workload).collect(),
-        };
+        let workloads: Vec<&Workload> = point.workloads().collect();
         let files: u64 = workloads
             .iter()
             .map(|w| w.size.saturating_mul(u64::from(w.jobs)))

@@ -176,7 +176,10 @@ pub(crate) fn execute(
     let mut result = build::new_result_file(
         command,
         Some(session.measured_path()),
-        plan.points.iter().any(|p| p.workload.uses_page_cache()),
+        plan.points
+            .iter()
+            .flat_map(crate::plan::PlannedPoint::workloads)
+            .any(crate::plan::Workload::uses_page_cache),
     );
     result.distributed = ranks.record(session.dir().path());
     if let (true, Some(output)) = (speaks, &plan.output) {
