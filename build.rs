@@ -16,7 +16,18 @@ fn output(program: &str, args: &[&str]) -> String {
 fn main() {
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/index");
-    let commit = output("git", &["rev-parse", "HEAD"]);
+    // Only this source's own checkout names the commit: a copy extracted
+    // inside another checkout (bench/vs-commit builds an earlier commit
+    // under target/) would otherwise take the enclosing one's HEAD.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let toplevel = output("git", &["rev-parse", "--show-toplevel"]);
+    let own_checkout = !toplevel.is_empty()
+        && std::fs::canonicalize(&toplevel).ok() == std::fs::canonicalize(&manifest_dir).ok();
+    let commit = if own_checkout {
+        output("git", &["rev-parse", "HEAD"])
+    } else {
+        String::new()
+    };
     println!("cargo:rustc-env=IOLAB_GIT_COMMIT={commit}");
     let short = if commit.len() >= 12 {
         &commit[..12]
