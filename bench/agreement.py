@@ -332,8 +332,9 @@ def main():
         getattr(bench, part)()
     if args.docs:
         import agreement_doc  # beside this file
+        kept = agreement_doc.kept_part(args.docs)
         with open(args.docs + ".tmp", "w") as f:
-            f.write(agreement_doc.render(bench, args))
+            f.write(agreement_doc.render(bench, args) + kept)
         os.replace(args.docs + ".tmp", args.docs)
         print(f"wrote {args.docs}")
     shutil.rmtree(bench.scratch, ignore_errors=True)

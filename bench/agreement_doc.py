@@ -165,6 +165,22 @@ What explains the differences:
 """
 
 
+# What follows this line in docs/agreement.md is written from other benches
+# (bench/vs-metadata, by hand) and kept as it is when this one rewrites the file.
+KEPT_MARK = "<!-- bench/agreement keeps what follows: written from other benches -->"
+
+
+def kept_part(path):
+    """The part of the existing file from KEPT_MARK on ("" when none)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return ""
+    at = text.find(KEPT_MARK)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 def render(bench, args):
     parts = {"dd": dd_section, "stack": stack_section, "odirect": odirect_section, "fio": fio_section}
     sections = "\n".join(parts[name](bench, rows) for name, rows in bench.sections)
@@ -175,7 +191,8 @@ Written by `bench/agreement` on {datetime.date.today().isoformat()} ({platform.n
 figures are ratios of medians of pairs on a shared, noisy 2-core VM: read them
 with their range. Counts are exact. Run it again with `bench/agreement`
 (`PAIRS`, `SIZE`, `ODIRECT_BYTES`, `ONLY`; see its header); it rewrites this
-file. The side-by-side comparison with fio on fio's own workloads is
+file down to the metadata section, which comes from bench/vs-metadata and is
+kept. The side-by-side comparison with fio on fio's own workloads is
 bench/vs-fio (docs/performance.md), and with IOzone bench/vs-iozone
 (docs/studies.md). One fio job file run by fio and by iolab — the device's
 counts per direction and each group's figures against its fio job's — is in
