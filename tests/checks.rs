@@ -214,6 +214,37 @@ fn a_loop_device_over_a_cached_backing_file_is_caught_by_the_disk_below() {
         "{}",
         first_point(&read)["checks"]
     );
+    // In a point of groups the devices' activity is the point's: the
+    // O_DIRECT writer is held against it and named (a group beside it
+    // reads only; reads are not counted against writes).
+    let grouped = run_ok(
+        &[
+            "run", "--dir", target, "--bs", "1m", "--group", "writer", "--op", "write", "--direct",
+            "--size", "96m", "--group", "reader", "--size", "16m",
+        ],
+        out.path(),
+    );
+    let checks = &first_point(&grouped)["checks"];
+    let finding = checks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == "direct-not-honoured")
+        .unwrap_or_else(|| panic!("not raised: {checks}"));
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("group writer: O_DIRECT"),
+        "{finding}"
+    );
+    assert!(
+        finding["evidence"]
+            .as_str()
+            .unwrap()
+            .starts_with("group writer wrote 96MiB,"),
+        "{finding}"
+    );
 }
 
 /// Whether this machine runs a DAMON scheme that pages out memory, read

@@ -108,8 +108,8 @@ pub(crate) fn keep_point(
 
 /// Marks outliers, summarises and checks `point` against `environment`; a
 /// point of groups each group as the workload it is, the point carrying
-/// its groups' findings, each naming its group (the point's own checks
-/// reason from one workload).
+/// its groups' findings, each naming its group, and those of its devices
+/// (the point's other checks reason from one workload).
 fn summarize_and_check(
     point: &mut crate::record::Point,
     environment: Option<&crate::record::environment::Environment>,
@@ -118,7 +118,7 @@ fn summarize_and_check(
     point.summary = stats::summarize(point).map_err(anyhow::Error::msg)?;
     point.checks = check::check(point, environment);
     if !point.groups.is_empty() {
-        point.checks.clear();
+        point.checks = check::group_point_checks(point, environment);
         for group in &mut point.groups {
             stats::mark_outliers(group);
             group.summary = stats::summarize(group).map_err(anyhow::Error::msg)?;

@@ -1,11 +1,12 @@
 //! Checks that hold the application's figures against what each layer of the device stack counted during the same window.
 
 use super::Findings;
+use crate::plan::Workload;
 use crate::plan::direction::Direction;
 use crate::plan::units::format_size as bytes;
 use crate::plan::{CacheMode, Op, SyncMode};
 use crate::record::environment::Storage;
-use crate::record::{Point, Severity};
+use crate::record::{Point, Repetition, Severity};
 use std::collections::BTreeMap;
 
 /// Below this share of the application's bytes, the device did not carry the I/O.
@@ -31,12 +32,40 @@ pub(super) fn totals(
     storage: Option<&Storage>,
     counted: &[Direction],
 ) -> Option<(u64, u64, String)> {
+    let workload = &point.workload;
+    totals_of(point, storage, counted, |repetition| {
+        Some(app_bytes(workload, repetition, counted))
+    })
+}
+
+/// The bytes `repetition` of a point running `workload` moved in `counted`
+/// directions.
+fn app_bytes(workload: &Workload, repetition: &Repetition, counted: &[Direction]) -> u64 {
+    match workload.directions().sole() {
+        Some(direction) if counted.contains(&direction) => repetition.bytes,
+        Some(_) => 0,
+        None => repetition
+            .directions
+            .iter()
+            .filter(|share| counted.contains(&share.direction))
+            .map(|share| share.bytes)
+            .sum(),
+    }
+}
+
+/// [`totals`] with the application's bytes of each of the point's measured
+/// repetitions given by `app` (`None`: the repetition is left out).
+fn totals_of(
+    point: &Point,
+    storage: Option<&Storage>,
+    counted: &[Direction],
+    app_of: impl Fn(&Repetition) -> Option<u64>,
+) -> Option<(u64, u64, String)> {
     let depth_of = |name: &str, index: usize| {
         storage
             .and_then(|s| s.devices.iter().find(|d| d.name == name))
             .map_or(index as u32, |d| d.depth)
     };
-    let sole = point.workload.directions().sole();
     let mut app = 0u64;
     let mut layers: BTreeMap<u32, (u64, Vec<String>)> = BTreeMap::new();
     let mut recorded = false;
@@ -48,17 +77,11 @@ pub(super) fn totals(
         else {
             continue;
         };
-        recorded = true;
-        app += match sole {
-            Some(direction) if counted.contains(&direction) => repetition.bytes,
-            Some(_) => 0,
-            None => repetition
-                .directions
-                .iter()
-                .filter(|share| counted.contains(&share.direction))
-                .map(|share| share.bytes)
-                .sum(),
+        let Some(bytes) = app_of(repetition) else {
+            continue;
         };
+        recorded = true;
+        app += bytes;
         for (index, device) in activity.devices.iter().enumerate() {
             let layer = layers.entry(depth_of(&device.name, index)).or_default();
             for direction in counted {
@@ -133,38 +156,7 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         }
         return;
     }
-    let synced = workload.fsync_end || workload.fsync_every > 0 || workload.sync != SyncMode::None;
-    // Which directions a finding is about: O_DIRECT bypasses the cache both
-    // ways, so it counts all the workload's I/O; a sync only forces writes out, so
-    // a synced mix counts its writes alone (its reads may be cache hits).
-    let mix = workload.directions();
-    let own: &[Direction] = match (mix.reads(), mix.writes()) {
-        (true, false) => &[Direction::Read],
-        (false, true) => &[Direction::Write],
-        (true, true) => &[Direction::Read, Direction::Write],
-        // Only trims: no data for a device to carry or skip.
-        (false, false) => return,
-    };
-    let (code, summary, counted): (&str, &str, &[Direction]) = if workload.direct {
-        (
-            "direct-not-honoured",
-            "O_DIRECT was asked for, but the device did not see the I/O: a layer below the file system cached it",
-            own,
-        )
-    } else if workload.op == Op::Read && workload.cache == CacheMode::Cold {
-        (
-            "cache-served",
-            "a cold read the device did not serve: the data came from a cache (page cache, a cache below it, or read-ahead before the timed region)",
-            &[Direction::Read],
-        )
-    } else if workload.op.writes() && synced {
-        (
-            "faster-than-device",
-            "synced writes reported done that the device did not receive in the timed region: \
-             the figure is faster than the device stack could have carried",
-            &[Direction::Write],
-        )
-    } else {
+    let Some((code, summary, counted)) = device_owed(workload) else {
         return;
     };
     let Some((app, device, name)) = totals(point, storage, counted) else {
@@ -192,6 +184,90 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
     );
 }
 
+/// What the device owes a workload, when it owes it anything: the finding's
+/// code and summary when it does not carry it, and the directions counted.
+fn device_owed(workload: &Workload) -> Option<(&'static str, &'static str, &'static [Direction])> {
+    let synced = workload.fsync_end || workload.fsync_every > 0 || workload.sync != SyncMode::None;
+    // Which directions a finding is about: O_DIRECT bypasses the cache both
+    // ways, so it counts all the workload's I/O; a sync only forces writes out, so
+    // a synced mix counts its writes alone (its reads may be cache hits).
+    let mix = workload.directions();
+    let own: &[Direction] = match (mix.reads(), mix.writes()) {
+        (true, false) => &[Direction::Read],
+        (false, true) => &[Direction::Write],
+        (true, true) => &[Direction::Read, Direction::Write],
+        // Only trims: no data for a device to carry or skip.
+        (false, false) => return None,
+    };
+    if workload.direct {
+        Some((
+            "direct-not-honoured",
+            "O_DIRECT was asked for, but the device did not see the I/O: a layer below the file system cached it",
+            own,
+        ))
+    } else if workload.op == Op::Read && workload.cache == CacheMode::Cold {
+        Some((
+            "cache-served",
+            "a cold read the device did not serve: the data came from a cache (page cache, a cache below it, or read-ahead before the timed region)",
+            &[Direction::Read],
+        ))
+    } else if workload.op.writes() && synced {
+        Some((
+            "faster-than-device",
+            "synced writes reported done that the device did not receive in the timed region: \
+             the figure is faster than the device stack could have carried",
+            &[Direction::Write],
+        ))
+    } else {
+        None
+    }
+}
+
+/// The device checks of a point of groups, whose devices' activity is the
+/// point's while each group's figures are its own: counters below their
+/// resolution; foreign I/O against what all groups together could have
+/// made; and each group the device owes its I/O to, against the devices'
+/// bytes in its directions. Those bytes carry every group's I/O, so a
+/// finding is never made up by another group's, only possibly hidden.
+pub(super) fn group_checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
+    if !point.groups.iter().any(|group| group.workload.uses_files()) {
+        return;
+    }
+    below_resolution(point, found);
+    foreign_io(point, found);
+    for group in &point.groups {
+        let Some((code, summary, counted)) = device_owed(&group.workload) else {
+            continue;
+        };
+        let own = |repetition: &Repetition| {
+            let mine = group.measured().find(|r| r.index == repetition.index)?;
+            Some(app_bytes(&group.workload, mine, counted))
+        };
+        let Some((app, device, name)) = totals_of(point, storage, counted, own) else {
+            continue;
+        };
+        let owed = match touched_bytes_of(point, group, group.workload.bs) {
+            Some(distinct) if code == "cache-served" => app.min(distinct),
+            _ => app,
+        };
+        if owed < MIN_BYTES || (device as f64) >= DEVICE_SHARE * owed as f64 {
+            continue;
+        }
+        let verb = verb(counted);
+        found.add(
+            code,
+            Severity::Warning,
+            format!("group {}: {summary}", group.label),
+            format!(
+                "group {} {verb} {}, {name} {verb} {} in the same window (every group's I/O counted)",
+                group.label,
+                bytes(app),
+                bytes(device)
+            ),
+        );
+    }
+}
+
 /// Slack for the device I/O a run makes besides its data: file-system
 /// metadata, the journal, the probes reading /proc.
 const FOREIGN_SLACK: u64 = 8 << 20;
@@ -206,14 +282,90 @@ const FOREIGN_SLACK: u64 = 8 << 20;
 /// synced, a journal commit. The figures per layer, and the
 /// application:device ratios made of them, are then not the run's.
 fn foreign_io(point: &Point, found: &mut Findings) {
-    let workload = &point.workload;
-    let mix = workload.directions();
-    let files = workload.size.saturating_mul(u64::from(workload.jobs));
     let mut seen = Vec::new();
     for repetition in point.measured() {
         let Some(activity) = &repetition.activity else {
             continue;
         };
+        // A point of groups: what all of them together could have made.
+        let bound = if point.groups.is_empty() {
+            Some(IoBound::of(&point.workload, repetition))
+        } else {
+            point
+                .groups
+                .iter()
+                .try_fold(IoBound::default(), |sum, group| {
+                    let mine = group.measured().find(|r| r.index == repetition.index)?;
+                    Some(sum.plus(IoBound::of(&group.workload, mine)))
+                })
+        };
+        let Some(bound) = bound else { continue };
+        for device in &activity.devices {
+            if device.read_bytes > bound.read + FOREIGN_SLACK {
+                seen.push(format!(
+                    "{} read {} in repetition {} (the jobs {} {}{})",
+                    device.name,
+                    bytes(device.read_bytes),
+                    repetition.index,
+                    if bound.read == 0 {
+                        "only wrote new files of"
+                    } else {
+                        "read at most files of"
+                    },
+                    bytes(bound.files),
+                    if bound.app_read > 0 {
+                        format!(", {} read", bytes(bound.app_read))
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            if bound.writes && device.write_bytes > bound.write + FOREIGN_SLACK {
+                seen.push(format!(
+                    "{} wrote {} in repetition {} (the jobs wrote {})",
+                    device.name,
+                    bytes(device.write_bytes),
+                    repetition.index,
+                    bytes(bound.app_write)
+                ));
+            }
+        }
+    }
+    if seen.is_empty() {
+        return;
+    }
+    found.add(
+        "foreign-io",
+        Severity::Warning,
+        "a device counted I/O the measured jobs cannot have made: another process used it during \
+         the timed region, so its figures and the application:device ratios are not this run's"
+            .to_string(),
+        seen.join("; "),
+    );
+}
+
+/// The most device I/O one repetition's jobs can explain (see
+/// [`foreign_io`]); a point of groups adds its groups'.
+#[derive(Clone, Copy, Default)]
+struct IoBound {
+    /// Bytes the device may read: the jobs' whole files, or what they read.
+    read: u64,
+    /// Bytes the device may write: the data three times, a page per write.
+    write: u64,
+    /// What the jobs read.
+    app_read: u64,
+    /// What the jobs wrote.
+    app_write: u64,
+    /// The jobs' files.
+    files: u64,
+    /// Whether any of the jobs writes.
+    writes: bool,
+}
+
+impl IoBound {
+    fn of(workload: &Workload, repetition: &Repetition) -> IoBound {
+        let mix = workload.directions();
+        let files = workload.size.saturating_mul(u64::from(workload.jobs));
         let (app_read, app_write) =
             match mix.sole() {
                 Some(Direction::Read) => (repetition.bytes, 0),
@@ -241,67 +393,50 @@ fn foreign_io(point: &Point, found: &mut Findings) {
         // journal commit besides (ext4 writes about 8-12 KiB for one).
         let synced = workload.fsync_every > 0 || workload.sync != SyncMode::None;
         let per_write: u64 = if synced { 4096 + 16_384 } else { 4096 };
-        let write_bound = app_write
-            .saturating_mul(3)
-            .saturating_add(write_ops.saturating_mul(per_write));
-        let read_bound = if workload.op == Op::Write {
-            0 // a new file: nothing of it to read
-        } else {
-            files.max(app_read)
-        };
-        for device in &activity.devices {
-            if device.read_bytes > read_bound + FOREIGN_SLACK {
-                seen.push(format!(
-                    "{} read {} in repetition {} (the jobs {} {}{})",
-                    device.name,
-                    bytes(device.read_bytes),
-                    repetition.index,
-                    if workload.op == Op::Write {
-                        "only wrote new files of"
-                    } else {
-                        "read at most files of"
-                    },
-                    bytes(files),
-                    if app_read > 0 {
-                        format!(", {} read", bytes(app_read))
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-            if mix.writes() && device.write_bytes > write_bound + FOREIGN_SLACK {
-                seen.push(format!(
-                    "{} wrote {} in repetition {} (the jobs wrote {})",
-                    device.name,
-                    bytes(device.write_bytes),
-                    repetition.index,
-                    bytes(app_write)
-                ));
-            }
+        IoBound {
+            read: if workload.op == Op::Write {
+                0 // a new file: nothing of it to read
+            } else {
+                files.max(app_read)
+            },
+            write: app_write
+                .saturating_mul(3)
+                .saturating_add(write_ops.saturating_mul(per_write)),
+            app_read,
+            app_write,
+            files,
+            writes: mix.writes(),
         }
     }
-    if seen.is_empty() {
-        return;
+
+    fn plus(self, other: IoBound) -> IoBound {
+        IoBound {
+            read: self.read.saturating_add(other.read),
+            write: self.write.saturating_add(other.write),
+            app_read: self.app_read.saturating_add(other.app_read),
+            app_write: self.app_write.saturating_add(other.app_write),
+            files: self.files.saturating_add(other.files),
+            writes: self.writes || other.writes,
+        }
     }
-    found.add(
-        "foreign-io",
-        Severity::Warning,
-        "a device counted I/O the measured jobs cannot have made: another process used it during \
-         the timed region, so its figures and the application:device ratios are not this run's"
-            .to_string(),
-        seen.join("; "),
-    );
 }
 
 /// The bytes of the distinct blocks the measured repetitions that recorded
 /// device activity touched, when every one of them recorded its coverage
 /// (patterns that draw blocks independently).
 fn touched_bytes(point: &Point) -> Option<u64> {
+    touched_bytes_of(point, point, point.workload.bs)
+}
+
+/// [`touched_bytes`] of `own` (the point, or one of its groups, whose
+/// blocks are `bs`) over the repetitions in which `point` recorded device
+/// activity.
+fn touched_bytes_of(point: &Point, own: &Point, bs: u64) -> Option<u64> {
     let mut distinct = 0u64;
     for repetition in point.measured().filter(|r| r.activity.is_some()) {
-        let coverage = repetition.coverage?;
-        distinct =
-            distinct.saturating_add(coverage.blocks_touched.saturating_mul(point.workload.bs));
+        let mine = own.measured().find(|r| r.index == repetition.index)?;
+        let coverage = mine.coverage?;
+        distinct = distinct.saturating_add(coverage.blocks_touched.saturating_mul(bs));
     }
     Some(distinct)
 }

@@ -29,6 +29,19 @@ pub const CACHE_RESIDENT_LIMIT: u64 = 64 << 20;
 /// CPU steal (all CPUs) above which the hypervisor visibly took time from the run.
 pub const STEAL_LIMIT: f64 = 0.05;
 
+/// The checks of a point of groups that only the point can make: those of
+/// its devices' activity, which is the point's (each group is checked as
+/// its own workload by [`check`]).
+pub fn group_point_checks(
+    point: &Point,
+    environment: Option<&crate::record::environment::Environment>,
+) -> Vec<Check> {
+    let mut found = Findings(Vec::new());
+    let storage = environment.and_then(|e| e.storage.as_ref());
+    device::group_checks(point, storage, &mut found);
+    found.0
+}
+
 /// Collects the findings of one point.
 struct Findings(Vec<Check>);
 
@@ -556,6 +569,55 @@ mod tests {
             json!({}),
         );
         assert!(!codes(&clean).contains(&"faster-than-device".to_string()));
+    }
+
+    #[test]
+    fn a_point_of_groups_holds_each_group_against_the_points_devices() {
+        // An O_DIRECT reader and a synced logger, each 64 MiB; the devices'
+        // activity is the point's.
+        let grouped = |device_read: u64, device_written: u64| {
+            let activity = json!({"elapsed_ns": 1_000_000_000u64,
+                                  "devices": [device(device_read, device_written)], "network": []});
+            let mut reader = point(json!({"direct": true}), json!({}), json!({}));
+            reader.label = "reader".to_string();
+            let mut logger = point(
+                json!({"op": "write", "fsync_end": true}),
+                json!({}),
+                json!({}),
+            );
+            logger.label = "logger".to_string();
+            let mut combined = point(
+                json!({"direct": true}),
+                json!({"activity": activity, "bytes": 128u64 << 20}),
+                json!({}),
+            );
+            combined.groups = vec![reader, logger];
+            group_point_checks(&combined, None)
+        };
+        // Each group's I/O carried: nothing.
+        assert!(grouped(64 << 20, 64 << 20).is_empty());
+        // The reader's O_DIRECT reads never reached the device; the
+        // logger's synced writes did.
+        let found = grouped(0, 64 << 20);
+        assert_eq!(
+            evidence(&found, "direct-not-honoured"),
+            "group reader read 64MiB, vda read 0B in the same window (every group's I/O counted)"
+        );
+        assert!(found[0].message.starts_with("group reader: O_DIRECT"));
+        assert!(!found.iter().any(|c| c.code == "faster-than-device"));
+        // The logger's synced writes the device did not receive.
+        let found = grouped(64 << 20, 1 << 20);
+        assert_eq!(
+            evidence(&found, "faster-than-device"),
+            "group logger wrote 64MiB, vda wrote 1MiB in the same window (every group's I/O counted)"
+        );
+        // More reads than the reader's 64 MiB can explain (the logger's new
+        // file has none to read): someone else's.
+        let found = grouped(200 << 20, 64 << 20);
+        assert_eq!(
+            evidence(&found, "foreign-io"),
+            "vda read 200MiB in repetition 0 (the jobs read at most files of 2MiB, 64MiB read)"
+        );
     }
 
     #[test]
