@@ -156,15 +156,26 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         }
         return;
     }
-    let Some((code, summary, counted)) = device_owed(workload) else {
+    not_carried(point, point, storage, found);
+}
+
+/// Raises what [`device_owed`] names when the devices under `point` did
+/// not carry the I/O they owe `own` (the point itself, or one of its
+/// groups, named then).
+fn not_carried(point: &Point, own: &Point, storage: Option<&Storage>, found: &mut Findings) {
+    let Some((code, summary, counted)) = device_owed(&own.workload) else {
         return;
     };
-    let Some((app, device, name)) = totals(point, storage, counted) else {
+    let app_of = |repetition: &Repetition| {
+        let mine = own.measured().find(|r| r.index == repetition.index)?;
+        Some(app_bytes(&own.workload, mine, counted))
+    };
+    let Some((app, device, name)) = totals_of(point, storage, counted, app_of) else {
         return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
     };
     // A cold read that came back to blocks it had read found them cached
     // rightly: the device owes only the distinct blocks a skewed draw touched.
-    let owed = match touched_bytes(point) {
+    let owed = match touched_bytes(point, own) {
         Some(distinct) if code == "cache-served" => app.min(distinct),
         _ => app,
     };
@@ -172,12 +183,21 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         return;
     }
     let verb = verb(counted);
+    let (message, who, counted_too) = if std::ptr::eq(point, own) {
+        (summary.to_string(), "the application".to_string(), "")
+    } else {
+        (
+            format!("group {}: {summary}", own.label),
+            format!("group {}", own.label),
+            " (every group's I/O counted)",
+        )
+    };
     found.add(
         code,
         Severity::Warning,
-        summary.to_string(),
+        message,
         format!(
-            "the application {verb} {}, {name} {verb} {} in the same window",
+            "{who} {verb} {}, {name} {verb} {} in the same window{counted_too}",
             bytes(app),
             bytes(device)
         ),
@@ -236,35 +256,7 @@ pub(super) fn group_checks(point: &Point, storage: Option<&Storage>, found: &mut
     below_resolution(point, found);
     foreign_io(point, found);
     for group in &point.groups {
-        let Some((code, summary, counted)) = device_owed(&group.workload) else {
-            continue;
-        };
-        let own = |repetition: &Repetition| {
-            let mine = group.measured().find(|r| r.index == repetition.index)?;
-            Some(app_bytes(&group.workload, mine, counted))
-        };
-        let Some((app, device, name)) = totals_of(point, storage, counted, own) else {
-            continue;
-        };
-        let owed = match touched_bytes_of(point, group, group.workload.bs) {
-            Some(distinct) if code == "cache-served" => app.min(distinct),
-            _ => app,
-        };
-        if owed < MIN_BYTES || (device as f64) >= DEVICE_SHARE * owed as f64 {
-            continue;
-        }
-        let verb = verb(counted);
-        found.add(
-            code,
-            Severity::Warning,
-            format!("group {}: {summary}", group.label),
-            format!(
-                "group {} {verb} {}, {name} {verb} {} in the same window (every group's I/O counted)",
-                group.label,
-                bytes(app),
-                bytes(device)
-            ),
-        );
+        not_carried(point, group, storage, found);
     }
 }
 
@@ -421,22 +413,16 @@ impl IoBound {
     }
 }
 
-/// The bytes of the distinct blocks the measured repetitions that recorded
-/// device activity touched, when every one of them recorded its coverage
-/// (patterns that draw blocks independently).
-fn touched_bytes(point: &Point) -> Option<u64> {
-    touched_bytes_of(point, point, point.workload.bs)
-}
-
-/// [`touched_bytes`] of `own` (the point, or one of its groups, whose
-/// blocks are `bs`) over the repetitions in which `point` recorded device
-/// activity.
-fn touched_bytes_of(point: &Point, own: &Point, bs: u64) -> Option<u64> {
+/// The bytes of the distinct blocks `own` (the point, or one of its
+/// groups) touched in the measured repetitions in which `point` recorded
+/// device activity, when every one of them recorded its coverage (patterns
+/// that draw blocks independently).
+fn touched_bytes(point: &Point, own: &Point) -> Option<u64> {
     let mut distinct = 0u64;
     for repetition in point.measured().filter(|r| r.activity.is_some()) {
         let mine = own.measured().find(|r| r.index == repetition.index)?;
         let coverage = mine.coverage?;
-        distinct = distinct.saturating_add(coverage.blocks_touched.saturating_mul(bs));
+        distinct = distinct.saturating_add(coverage.blocks_touched.saturating_mul(own.workload.bs));
     }
     Some(distinct)
 }
