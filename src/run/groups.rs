@@ -100,40 +100,24 @@ impl Session {
             open_flags: None,
             ..outcomes[0].target.clone()
         };
-        let measured_at_most = match lead.until_ci {
-            Some(_) => lead.max_repeat.unwrap_or(lead.repeat).max(lead.repeat),
-            None => lead.repeat,
-        };
-        let mut repetitions = Vec::new();
-        let mut throughputs = Vec::new();
-        for index in 0..lead.warmup + measured_at_most {
+        let mut repetitions = super::point::Repetitions::new(lead, self.enough);
+        for index in 0..repetitions.most() {
             if self.interrupt.is_set() {
                 break;
             }
-            let mut repetition = self.groups_repetition(&outcomes, &combined, index)?;
-            for job in &mut repetition.jobs {
-                job.compact();
-            }
-            let stop = !matches!(repetition.status, RepetitionStatus::Ok);
-            if !repetition.warmup {
-                throughputs.extend(repetition.throughput());
-            }
-            repetitions.push(repetition);
-            let enough = lead.until_ci.is_some_and(|target| {
-                throughputs.len() >= lead.repeat as usize && (self.enough)(&throughputs, target)
-            });
-            if stop || enough {
+            let repetition = self.groups_repetition(&outcomes, &combined, index)?;
+            if repetitions.add(repetition) {
                 break;
             }
         }
-        if let (Some(signal), true) = (self.interrupt.signal(), repetitions.is_empty()) {
+        if let (Some(signal), true) = (self.interrupt.signal(), repetitions.done.is_empty()) {
             return Err(RunError::Interrupted(signal));
         }
         Ok(PointOutcome {
             label: label.to_string(),
             workload: lead.clone(),
             target: combined,
-            repetitions,
+            repetitions: repetitions.done,
             groups: outcomes,
         })
     }

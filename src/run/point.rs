@@ -40,17 +40,9 @@ impl Session {
         } else if workload.uses_files() {
             self.prepare_files(workload, &mut target)?;
         }
-        let mut repetitions = Vec::new();
-        let measured_at_most = match workload.until_ci {
-            Some(_) => workload
-                .max_repeat
-                .unwrap_or(workload.repeat)
-                .max(workload.repeat),
-            None => workload.repeat,
-        };
+        let mut repetitions = Repetitions::new(workload, self.enough);
         let peers = self.peers.clone();
-        let mut throughputs = Vec::new();
-        for index in 0..workload.warmup + measured_at_most {
+        for index in 0..repetitions.most() {
             let interrupted = self.interrupt.is_set();
             if peers.any(interrupted) {
                 break;
@@ -64,17 +56,17 @@ impl Session {
                 None => Ok(()),
             });
             if let Err(error) = in_use {
-                if repetitions.is_empty() {
+                if repetitions.done.is_empty() {
                     return Err(error);
                 }
-                repetitions.push(RepetitionOutcome::failed_early(
+                repetitions.done.push(RepetitionOutcome::failed_early(
                     index,
                     index < workload.warmup,
                     error.to_string(),
                 ));
                 break;
             }
-            let mut repetition = match self.run_repetition(workload, &target, index) {
+            let repetition = match self.run_repetition(workload, &target, index) {
                 Ok(repetition) => peers.gather(repetition),
                 Err(error) if peers.alone() => return Err(error),
                 // The other ranks are at the common start: meet them there.
@@ -84,32 +76,20 @@ impl Session {
                     error.to_string(),
                 )),
             };
-            // Kept until the point is recorded: its histograms as their buckets.
-            for job in &mut repetition.jobs {
-                job.compact();
-            }
-            let mut stop = !matches!(repetition.status, RepetitionStatus::Ok);
-            if !repetition.warmup {
-                throughputs.extend(repetition.throughput());
-            }
-            repetitions.push(repetition);
-            if let Some(target) = workload.until_ci {
-                stop |= throughputs.len() >= workload.repeat as usize
-                    && (self.enough)(&throughputs, target);
-            }
+            let stop = repetitions.add(repetition);
             // Rank 0 holds every rank's throughput; its word is the rule.
             if peers.decide(stop) {
                 break;
             }
         }
-        if let (Some(signal), true) = (self.interrupt.signal(), repetitions.is_empty()) {
+        if let (Some(signal), true) = (self.interrupt.signal(), repetitions.done.is_empty()) {
             return Err(RunError::Interrupted(signal));
         }
         Ok(PointOutcome {
             label: label.to_string(),
             workload: workload.clone(),
             target,
-            repetitions,
+            repetitions: repetitions.done,
             groups: Vec::new(),
         })
     }
@@ -313,5 +293,61 @@ impl Session {
             set.read_pass = ReadPass::of(workload);
         }
         Ok(outcome)
+    }
+}
+
+/// A point's repetitions as they are run, and when to stop: after a
+/// repetition that did not end well, or under `--until-ci` once the
+/// measured throughputs are enough for the interval asked.
+pub(super) struct Repetitions<'a> {
+    /// Those run so far, warm-ups first.
+    pub(super) done: Vec<RepetitionOutcome>,
+    workload: &'a Workload,
+    enough: EnoughRule,
+    throughputs: Vec<f64>,
+}
+
+impl<'a> Repetitions<'a> {
+    /// None yet of `workload`'s (for a point of groups, its first group's,
+    /// whose repetition settings every group shares).
+    pub(super) fn new(workload: &'a Workload, enough: EnoughRule) -> Self {
+        Repetitions {
+            done: Vec::new(),
+            workload,
+            enough,
+            throughputs: Vec::new(),
+        }
+    }
+
+    /// How many may run: the warm-ups and the measured repetitions, at
+    /// most `--max-repeat` of them under `--until-ci`.
+    pub(super) fn most(&self) -> u32 {
+        let workload = self.workload;
+        let measured = match workload.until_ci {
+            Some(_) => workload
+                .max_repeat
+                .unwrap_or(workload.repeat)
+                .max(workload.repeat),
+            None => workload.repeat,
+        };
+        workload.warmup + measured
+    }
+
+    /// Keeps `repetition` (its histograms as their buckets until the point
+    /// is recorded) and says whether to stop.
+    pub(super) fn add(&mut self, mut repetition: RepetitionOutcome) -> bool {
+        for job in &mut repetition.jobs {
+            job.compact();
+        }
+        let mut stop = !matches!(repetition.status, RepetitionStatus::Ok);
+        if !repetition.warmup {
+            self.throughputs.extend(repetition.throughput());
+        }
+        self.done.push(repetition);
+        if let Some(target) = self.workload.until_ci {
+            stop |= self.throughputs.len() >= self.workload.repeat as usize
+                && (self.enough)(&self.throughputs, target);
+        }
+        stop
     }
 }
