@@ -110,16 +110,7 @@ impl Session {
                 break;
             }
         }
-        if let (Some(signal), true) = (self.interrupt.signal(), repetitions.done.is_empty()) {
-            return Err(RunError::Interrupted(signal));
-        }
-        Ok(PointOutcome {
-            label: label.to_string(),
-            workload: lead.clone(),
-            target: combined,
-            repetitions: repetitions.done,
-            groups: outcomes,
-        })
+        repetitions.outcome(self.interrupt.signal(), label, combined, outcomes)
     }
 
     /// Runs `f` with group `index`'s file set as the session's, its jobs'

@@ -82,16 +82,7 @@ impl Session {
                 break;
             }
         }
-        if let (Some(signal), true) = (self.interrupt.signal(), repetitions.done.is_empty()) {
-            return Err(RunError::Interrupted(signal));
-        }
-        Ok(PointOutcome {
-            label: label.to_string(),
-            workload: workload.clone(),
-            target,
-            repetitions: repetitions.done,
-            groups: Vec::new(),
-        })
+        repetitions.outcome(self.interrupt.signal(), label, target, Vec::new())
     }
 
     /// What now lives on a given device or LUN this run was allowed to
@@ -349,5 +340,26 @@ impl<'a> Repetitions<'a> {
                 && (self.enough)(&self.throughputs, target);
         }
         stop
+    }
+
+    /// The point measured: its repetitions, or the signal that came
+    /// before any (`signal`, when one came).
+    pub(super) fn outcome(
+        self,
+        signal: Option<i32>,
+        label: &str,
+        target: TargetInfo,
+        groups: Vec<super::groups::GroupOutcome>,
+    ) -> Result<PointOutcome, RunError> {
+        if let (Some(signal), true) = (signal, self.done.is_empty()) {
+            return Err(RunError::Interrupted(signal));
+        }
+        Ok(PointOutcome {
+            label: label.to_string(),
+            workload: self.workload.clone(),
+            target,
+            repetitions: self.done,
+            groups,
+        })
     }
 }
