@@ -291,46 +291,63 @@ fn compare_addresses_one_groups_figures() {
 fn a_sweep_varies_one_groups_parameter_while_the_other_stays() {
     let dir = scratch();
     let out = scratch();
-    let result = run_ok(
-        &[
-            "sweep",
+    let path = dir.path().to_str().unwrap();
+    let groups = [
+        "--group",
+        "reader",
+        "--op",
+        "read",
+        "--pattern",
+        "random",
+        "--group",
+        "logger",
+        "--op",
+        "write",
+    ];
+    // The list in the group's own segment, or given by name with --set.
+    for list in [&["--bs", "4k,16k"][..], &["--set", "logger.bs=4k,16k"][..]] {
+        let mut args = vec!["sweep", "--dir", path, "--size", "2m", "--no-report"];
+        args.extend(groups);
+        args.extend(list);
+        let result = run_ok(&args, out.path());
+        let points = result["points"].as_array().unwrap();
+        assert_eq!(points.len(), 2, "{list:?}");
+        let logger_bs: Vec<u64> = points
+            .iter()
+            .map(|p| group(p, "logger")["workload"]["bs"].as_u64().unwrap())
+            .collect();
+        assert_eq!(logger_bs, [4096, 16384], "{list:?}");
+        for point in points {
+            assert_eq!(group(point, "reader")["workload"]["bs"], 4096);
+            assert_eq!(group(point, "reader")["workload"]["pattern"], "random");
+        }
+        assert!(
+            points[1]["label"]
+                .as_str()
+                .unwrap()
+                .contains("logger.bs=16KiB")
+        );
+    }
+    // A group --set does not name is refused, and nothing is made.
+    let refused = iolab()
+        .args([
+            "run",
             "--dir",
-            dir.path().to_str().unwrap(),
-            "--size",
-            "2m",
+            path,
             "--group",
             "reader",
-            "--op",
-            "read",
-            "--pattern",
-            "random",
-            "--group",
-            "logger",
-            "--op",
-            "write",
-            "--bs",
-            "4k,16k",
-            "--no-report",
-        ],
-        out.path(),
+            "--set",
+            "logger.bs=4k",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "iolab: error: --set logger.bs=4k: there is no --group logger"
     );
-    let points = result["points"].as_array().unwrap();
-    assert_eq!(points.len(), 2);
-    let logger_bs: Vec<u64> = points
-        .iter()
-        .map(|p| group(p, "logger")["workload"]["bs"].as_u64().unwrap())
-        .collect();
-    assert_eq!(logger_bs, [4096, 16384]);
-    for point in points {
-        assert_eq!(group(point, "reader")["workload"]["bs"], 4096);
-        assert_eq!(group(point, "reader")["workload"]["pattern"], "random");
-    }
-    assert!(
-        points[1]["label"]
-            .as_str()
-            .unwrap()
-            .contains("logger.bs=16KiB")
-    );
+    assert!(entries(dir.path()).is_empty());
 }
 
 #[test]

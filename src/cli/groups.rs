@@ -30,9 +30,12 @@ pub struct GroupArgs {
 /// (and their values) are the group's; any other option of `run` (with
 /// its value) goes back to the point's, so `-o r.json` may come last. A
 /// `--group` with no name after it is left for clap to refuse.
-pub fn split_groups(raw: &[OsString]) -> (Vec<OsString>, Vec<GroupArgs>) {
+/// `--set NAME.PARAM=VALUE`, anywhere after the subcommand, is
+/// `--PARAM VALUE` given in group NAME's segment (a list in a sweep);
+/// naming no group given is an error.
+pub fn split_groups(raw: &[OsString]) -> Result<(Vec<OsString>, Vec<GroupArgs>), String> {
     let Some(subcommand @ ("run" | "sweep")) = raw.get(1).and_then(|a| a.to_str()) else {
-        return (raw.to_vec(), Vec::new());
+        return Ok((raw.to_vec(), Vec::new()));
     };
     let mut command = <super::Cli as clap::CommandFactory>::command();
     command.build();
@@ -42,9 +45,21 @@ pub fn split_groups(raw: &[OsString]) -> (Vec<OsString>, Vec<GroupArgs>) {
         .clone();
     let mut main = Vec::new();
     let mut groups: Vec<GroupArgs> = Vec::new();
+    let mut sets: Vec<String> = Vec::new();
     let mut args = raw.iter().peekable();
     while let Some(arg) = args.next() {
         let text = arg.to_str().unwrap_or("");
+        if text == "--set" {
+            match args.next() {
+                Some(value) => sets.push(value.to_string_lossy().into_owned()),
+                None => return Err("--set needs NAME.PARAM=VALUE".to_string()),
+            }
+            continue;
+        }
+        if let Some(value) = text.strip_prefix("--set=") {
+            sets.push(value.to_string());
+            continue;
+        }
         let name = match text.strip_prefix("--group") {
             Some("") => match args.peek().and_then(|n| n.to_str()) {
                 Some(name) if !name.starts_with('-') => {
@@ -80,7 +95,22 @@ pub fn split_groups(raw: &[OsString]) -> (Vec<OsString>, Vec<GroupArgs>) {
             _ => group.args.push(arg.clone()),
         }
     }
-    (main, groups)
+    for set in sets {
+        let parsed = set
+            .split_once('=')
+            .and_then(|(key, value)| Some((key.split_once('.')?, value)));
+        let Some(((name, param), value)) =
+            parsed.filter(|((n, p), _)| !n.is_empty() && !p.is_empty())
+        else {
+            return Err(format!("--set {set}: give NAME.PARAM=VALUE (logger.bs=4k)"));
+        };
+        let Some(group) = groups.iter_mut().find(|g| g.name == name) else {
+            return Err(format!("--set {set}: there is no --group {name}"));
+        };
+        group.args.push(OsString::from(format!("--{param}")));
+        group.args.push(OsString::from(value));
+    }
+    Ok((main, groups))
 }
 
 /// The option of `run` that `text` names (`--dir`, `--dir=D`, `-o`,
@@ -214,7 +244,8 @@ mod tests {
             "--group=b",
             "--op",
             "write",
-        ]));
+        ]))
+        .unwrap();
         assert_eq!(main, os(&["iolab", "run", "--size", "1m"]));
         assert_eq!(groups.len(), 2);
         assert_eq!((groups[0].name.as_str(), groups[0].args.len()), ("a", 2));
@@ -223,18 +254,60 @@ mod tests {
         let (main, groups) = split_groups(&os(&[
             "iolab", "run", "--group", "a", "--op", "read", "-o", "r.json", "--dir=/d", "--bs",
             "4k", "--keep",
-        ]));
+        ]))
+        .unwrap();
         assert_eq!(
             main,
             os(&["iolab", "run", "-o", "r.json", "--dir=/d", "--keep"])
         );
         assert_eq!(groups[0].args, os(&["--op", "read", "--bs", "4k"]));
         let other = os(&["iolab", "study", "--group", "a"]);
-        assert_eq!(split_groups(&other).0, other);
+        assert_eq!(split_groups(&other).unwrap().0, other);
         // No name: clap says a value is missing.
-        let (main, groups) = split_groups(&os(&["iolab", "run", "--group", "--op", "read"]));
+        let (main, groups) =
+            split_groups(&os(&["iolab", "run", "--group", "--op", "read"])).unwrap();
         assert!(groups.is_empty());
         assert_eq!(main.len(), 5);
+    }
+
+    #[test]
+    fn set_gives_a_named_groups_parameter_wherever_it_stands() {
+        let (main, groups) = split_groups(&os(&[
+            "iolab",
+            "sweep",
+            "--set",
+            "logger.bs=4k,16k",
+            "--group",
+            "reader",
+            "--group",
+            "logger",
+            "--op",
+            "write",
+            "--set=reader.iodepth=1",
+            "-o",
+            "s.json",
+        ]))
+        .unwrap();
+        assert_eq!(main, os(&["iolab", "sweep", "-o", "s.json"]));
+        assert_eq!(groups[0].args, os(&["--iodepth", "1"]));
+        assert_eq!(groups[1].args, os(&["--op", "write", "--bs", "4k,16k"]));
+        for (set, said) in [
+            (
+                "nobody.bs=4k",
+                "--set nobody.bs=4k: there is no --group nobody",
+            ),
+            (
+                "logger=4k",
+                "--set logger=4k: give NAME.PARAM=VALUE (logger.bs=4k)",
+            ),
+            (
+                ".bs=4k",
+                "--set .bs=4k: give NAME.PARAM=VALUE (logger.bs=4k)",
+            ),
+        ] {
+            let refused = split_groups(&os(&["iolab", "run", "--group", "logger", "--set", set]));
+            assert_eq!(refused.unwrap_err(), said);
+        }
     }
 
     #[test]

@@ -97,7 +97,9 @@ impl Cli {
     /// are taken out first ([`groups::split_groups`]) and given to its
     /// arguments, clap parses the rest.
     pub fn parse_line(raw: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
-        let (main, groups) = groups::split_groups(raw);
+        let (main, groups) = groups::split_groups(raw).map_err(|message| {
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, message)
+        })?;
         let mut cli = Cli::try_parse_from(&main)?;
         match &mut cli.command {
             Command::Run(args) => args.groups = groups,
@@ -328,6 +330,10 @@ pub struct RunArgs {
     /// figures are kept apart and combined.
     #[arg(long = "group", value_name = "NAME", help_heading = heading::WORKLOAD, hide_short_help = true)]
     pub group: Option<String>,
+    /// One group's parameter by name, anywhere on the line:
+    /// `--set logger.bs=16k` is `--bs 16k` after `--group logger`.
+    #[arg(long = "set", value_name = "NAME.PARAM=VALUE", help_heading = heading::WORKLOAD, hide_short_help = true)]
+    pub set: Option<String>,
     /// The `--group` segments, taken out of the command line before clap
     /// parses it ([`Cli::parse_line`]).
     #[arg(skip)]

@@ -117,6 +117,10 @@ pub struct SweepArgs {
     /// every group's.
     #[arg(long = "group", value_name = "NAME", help_heading = super::heading::WORKLOAD, hide_short_help = true)]
     pub group: Option<String>,
+    /// One group's parameter by name, anywhere on the line:
+    /// `--set logger.bs=4k,16k` is `--bs 4k,16k` after `--group logger`.
+    #[arg(long = "set", value_name = "NAME.PARAM=VALUE", help_heading = super::heading::WORKLOAD, hide_short_help = true)]
+    pub set: Option<String>,
     /// The `--group` segments, taken out of the command line before clap
     /// parses it.
     #[arg(skip)]

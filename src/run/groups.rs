@@ -110,7 +110,9 @@ impl Session {
                 break;
             }
         }
-        repetitions.outcome(self.interrupt.signal(), label, combined, outcomes)
+        let mut outcome = repetitions.outcome(self.interrupt.signal(), label, combined)?;
+        outcome.groups = outcomes;
+        Ok(outcome)
     }
 
     /// Runs `f` with group `index`'s file set as the session's, its jobs'

@@ -82,7 +82,7 @@ impl Session {
                 break;
             }
         }
-        repetitions.outcome(self.interrupt.signal(), label, target, Vec::new())
+        repetitions.outcome(self.interrupt.signal(), label, target)
     }
 
     /// What now lives on a given device or LUN this run was allowed to
@@ -342,14 +342,13 @@ impl<'a> Repetitions<'a> {
         stop
     }
 
-    /// The point measured: its repetitions, or the signal that came
-    /// before any (`signal`, when one came).
+    /// The point measured (without groups): its repetitions, or the signal
+    /// that came before any (`signal`, when one came).
     pub(super) fn outcome(
         self,
         signal: Option<i32>,
         label: &str,
         target: TargetInfo,
-        groups: Vec<super::groups::GroupOutcome>,
     ) -> Result<PointOutcome, RunError> {
         if let (Some(signal), true) = (signal, self.done.is_empty()) {
             return Err(RunError::Interrupted(signal));
@@ -359,7 +358,7 @@ impl<'a> Repetitions<'a> {
             workload: self.workload.clone(),
             target,
             repetitions: self.done,
-            groups,
+            groups: Vec::new(),
         })
     }
 }
