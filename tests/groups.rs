@@ -201,6 +201,23 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--group logger: --sync odsync"), "{stderr}");
     assert_eq!(message_lines(&stderr), 1, "{stderr}");
+    // A LUN is one workload's region: groups are refused before the login
+    // (which, nothing listening on port 9, would fail otherwise).
+    let refused = iolab()
+        .args([
+            "run",
+            "--target",
+            "iscsi://127.0.0.1:9/iqn.2026-11.org.iolab:x/1",
+        ])
+        .args(["--group", "a", "--group", "b"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("groups make their files in --dir or on an NFS target"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -28,6 +28,15 @@ pub(crate) fn network_target(
         .map(net::parse)
         .transpose()
         .map_err(|message| usage!("{message}"))?;
+    if let Some(remote) = remote.as_ref().filter(|r| !r.makes_files())
+        && points.iter().any(|point| !point.groups.is_empty())
+    {
+        return Err(usage!(
+            "groups make their files in --dir or on an NFS target; --target {} is one workload's",
+            remote.text()
+        )
+        .into());
+    }
     // Every group of a point is checked, not only its first, and named: a
     // refusal comes before anything starts.
     let named = points.iter().flat_map(|point| {

@@ -50,6 +50,13 @@ pub trait Remote: std::fmt::Debug + Send + Sync {
         None
     }
 
+    /// Whether the session makes its own files there, one set per group
+    /// of a point of groups (an export's directory); a LUN is one
+    /// workload's region.
+    fn makes_files(&self) -> bool {
+        true
+    }
+
     /// Checks `--destroy-data` (`destroy_data`) against this target when
     /// some point writes (`writes`): whether it is this target's consent
     /// (`true`), not needed (`false`), or refused with the reason.

@@ -46,6 +46,10 @@ impl Remote for IscsiUrl {
         })
     }
 
+    fn makes_files(&self) -> bool {
+        false
+    }
+
     fn consent(&self, writes: bool, destroy_data: Option<&Path>) -> Result<bool, String> {
         // Written by a write test, or by the layout its reads need.
         super::consent_by_repeating(&self.text, "an iSCSI LUN", writes, destroy_data)
