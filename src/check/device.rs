@@ -156,13 +156,19 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         }
         return;
     }
-    not_carried(point, point, storage, found);
+    not_carried(point, point, None, storage, found);
 }
 
 /// Raises what [`device_owed`] names when the devices under `point` did
-/// not carry the I/O they owe `own` (the point itself, or one of its
-/// groups, named then).
-fn not_carried(point: &Point, own: &Point, storage: Option<&Storage>, found: &mut Findings) {
+/// not carry the I/O they owe `own`: the point itself, or its group
+/// `group` (named in the finding).
+fn not_carried(
+    point: &Point,
+    own: &Point,
+    group: Option<&str>,
+    storage: Option<&Storage>,
+    found: &mut Findings,
+) {
     let Some((code, summary, counted)) = device_owed(&own.workload) else {
         return;
     };
@@ -183,14 +189,13 @@ fn not_carried(point: &Point, own: &Point, storage: Option<&Storage>, found: &mu
         return;
     }
     let verb = verb(counted);
-    let (message, who, counted_too) = if std::ptr::eq(point, own) {
-        (summary.to_string(), "the application".to_string(), "")
-    } else {
-        (
-            format!("group {}: {summary}", own.label),
-            format!("group {}", own.label),
+    let (message, who, counted_too) = match group {
+        None => (summary.to_string(), "the application".to_string(), ""),
+        Some(name) => (
+            format!("group {name}: {summary}"),
+            format!("group {name}"),
             " (every group's I/O counted)",
-        )
+        ),
     };
     found.add(
         code,
@@ -256,7 +261,7 @@ pub(super) fn group_checks(point: &Point, storage: Option<&Storage>, found: &mut
     below_resolution(point, found);
     foreign_io(point, found);
     for group in &point.groups {
-        not_carried(point, group, storage, found);
+        not_carried(point, group, Some(&group.label), storage, found);
     }
 }
 
