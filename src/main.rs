@@ -54,7 +54,8 @@ fn main() -> ExitCode {
         Ok(Ending::CommandFailed(status)) => status,
         Ok(Ending::Warnings) => 3,
         Err(AppError::Usage(error)) => {
-            report_error(&error.to_string());
+            // One line, whatever the offending value held.
+            report_error(&error.to_string().replace('\n', "\\n").replace('\r', "\\r"));
             2
         }
         Err(AppError::Other(error)) => {

@@ -50,12 +50,14 @@ pub fn agent() -> Result<Ending, AppError> {
         match message {
             ToGuest::Prepare {
                 run_id,
+                owner,
                 page_cache,
                 make_filesystem,
                 spec,
                 address,
             } => {
                 let started = Instant::now();
+                crate::owner::act_for_host(&owner, &run_id);
                 let made = Stack::set_up(&spec, address.as_deref(), make_filesystem)
                     .and_then(|stack| open(stack, &run_id, (page_cache, started), &interrupt));
                 match made {

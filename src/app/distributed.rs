@@ -120,6 +120,18 @@ impl Ranks {
     /// distributed run cannot do ([`check_points`]).
     pub(crate) fn check_points(&self, points: &[PlannedPoint]) -> Result<(), AppError> {
         crate::run::affinity::check_points(points)?;
+        let ranks = self.cluster.as_deref().map_or(1, Cluster::size);
+        for workload in points.iter().flat_map(PlannedPoint::workloads) {
+            if let Some(shape) = workload.tree(ranks) {
+                shape.check_stride()?;
+                if ranks > 1 && workload.runtime_s.is_some() {
+                    return Err(usage!(
+                        "--runtime stonewalls a metadata phase on one host; over --mpi every rank works on the whole tree (leave out --runtime)"
+                    )
+                    .into());
+                }
+            }
+        }
         check_points(self.cluster.as_deref(), points)
     }
 }

@@ -76,10 +76,14 @@ struct Grid {
 /// `iolab sweep`.
 pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let ranks = Ranks::join(&args.distributed, &command)?;
-    let expanded = args
-        .sweep()
-        .and_then(|s| s.expand())
-        .and_then(|points| args.place.arrange(points));
+    let expanded = args.sweep().and_then(|s| s.expand()).and_then(|points| {
+        args.place.arrange(
+            points,
+            args.params
+                .get(crate::plan::sweep::Param::Machine)
+                .is_some(),
+        )
+    });
     let (points, guest) = ranks.agreed(expanded.map_err(AppError::from))?;
     if ranks.speaks() {
         args.params
@@ -165,7 +169,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
             },
             rounds: args.place.rounds.or(study.repeat.rounds),
         };
-        let (points, guest) = place.arrange(points)?;
+        let (points, guest) = place.arrange(points, false)?;
         Ok((study, points, guest))
     });
     let (study, points, guest) = ranks.agreed(planned.map_err(AppError::from))?;
@@ -348,6 +352,8 @@ struct Start {
     result: ResultFile,
     done: HashSet<usize>,
     journal: Option<Journal>,
+    /// Whether this process made the journal, holding no point then.
+    journal_new: bool,
     /// Runs that appended to the journal before, whose leftovers may be removed.
     earlier_runs: Vec<String>,
 }
@@ -402,6 +408,7 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
             result,
             done,
             journal: Some(journal),
+            journal_new: false,
             earlier_runs,
         });
     }
@@ -427,6 +434,7 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
                 result,
                 done,
                 journal: None,
+                journal_new: false,
                 earlier_runs: Vec::new(),
             });
         }
@@ -445,6 +453,7 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
             result,
             done,
             journal: Some(journal),
+            journal_new: false,
             earlier_runs: Vec::new(),
         });
     }
@@ -467,6 +476,7 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
         result,
         done: HashSet::new(),
         journal: Some(journal),
+        journal_new: true,
         earlier_runs: Vec::new(),
     })
 }
@@ -534,6 +544,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
             result: build::new_result_file(command, None, false),
             done: HashSet::new(),
             journal: None,
+            journal_new: false,
             earlier_runs: Vec::new(),
         })
     };
@@ -541,6 +552,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         mut result,
         mut done,
         mut journal,
+        journal_new,
         earlier_runs,
     } = ranks.agreed(started)?;
     // A result file already there belongs to the sweep being resumed.
@@ -613,8 +625,13 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     }
     listeners.push(&mut writer);
     let past_the_knee = knee_search_stop(&grid);
-    let mut guests =
-        super::guest::GuestSide::start(&session, grid.guest.as_ref(), &grid.points, ranks)?;
+    let mut guests = super::guest::GuestSide::start(
+        &session,
+        grid.guest.as_ref(),
+        &grid.points,
+        ranks,
+        &interrupt,
+    )?;
     let driven = driver::drive(
         (
             &grid.points,
@@ -630,9 +647,18 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     let driven = match driven {
         Ok(driven) => driven,
         Err(error) => {
-            // Bad input found at the first point: leave nothing behind.
+            // Bad input found at the first point of a new sweep: leave
+            // nothing behind. A journal this process did not make, or one
+            // holding a finished point, is what a resume continues from.
             if let Some(journal) = journal.take() {
-                let _ = journal.finish();
+                if journal_new && journal.appended() == 0 {
+                    let _ = journal.finish();
+                } else {
+                    crate::say!(
+                        "iolab: {} is kept: run the same command with --resume to continue from it",
+                        journal.path().display()
+                    );
+                }
             }
             return Err(error);
         }

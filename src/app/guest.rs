@@ -63,6 +63,7 @@ impl GuestSide {
         spec: Option<&GuestSpec>,
         points: &[PlannedPoint],
         ranks: &super::distributed::Ranks,
+        interrupt: &crate::run::signals::Interrupt,
     ) -> Result<Option<GuestSide>, AppError> {
         let guest_points: Vec<&Workload> = points
             .iter()
@@ -140,9 +141,14 @@ impl GuestSide {
         // Booted before the first point, so what cannot boot (KVM that
         // cannot run the kernel, a missing module) is said before anything
         // is measured; a guest that dies here is booted again at its point.
-        match side.guests.boot() {
+        // An interruption here leaves no guest running: the first point's
+        // boot sees it at once and ends the run as interrupted.
+        match side.guests.boot(&|| interrupt.is_set()) {
             Err(GuestError::Usage(why)) | Err(GuestError::Missing(why)) => {
                 return Err(AppError::Usage(crate::plan::UsageError(why)));
+            }
+            Err(GuestError::Interrupted) => {
+                crate::say!("iolab: interrupted while the guest booted; QEMU was stopped");
             }
             Err(error) => crate::say!("iolab: the guest did not boot: {error}"),
             Ok(()) => {}
@@ -358,7 +364,7 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         groups: Vec::new(),
     };
     let ranks = super::distributed::Ranks::alone();
-    let mut side = GuestSide::start(&session, Some(&spec), &[point("null")], &ranks)?
+    let mut side = GuestSide::start(&session, Some(&spec), &[point("null")], &ranks, &interrupt)?
         .expect("a guest point was planned");
     let kernel = &side.guests.kernel;
     crate::say!(
@@ -371,7 +377,10 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
             .map_or_else(String::new, |d| d.display().to_string())
     );
     // The side booted its guest already; a boot that failed is tried once more here.
-    if let Err(error) = side.guests.boot() {
+    if let Err(error) = side.guests.boot(&|| interrupt.is_set()) {
+        if let Some(signal) = interrupt.signal() {
+            return Ok(Ending::Interrupted(signal));
+        }
         crate::say!("boot:        failed: {error}");
         return Ok(Ending::Failed);
     }

@@ -96,7 +96,7 @@ pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
             .into());
         }
     }
-    let (points, guest) = args.place.arrange(points)?;
+    let (points, guest) = args.place.arrange(points, false)?;
     if guest.is_some() {
         return Err(usage!("groups run on the host; a job file cannot go with --guest").into());
     }

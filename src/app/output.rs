@@ -283,10 +283,11 @@ pub(crate) fn remove_dead_temporaries(output: &Path) {
     }
 }
 
-/// `iolab-results/<kind>-<local timestamp>.json`.
+/// `iolab-results/<kind>-<local timestamp>-<pid>.json`: the process id
+/// keeps two commands started in the same second apart.
 pub(crate) fn default_output(kind: &str) -> PathBuf {
     let stamp = jiff::Zoned::now().strftime("%Y%m%d-%H%M%S").to_string();
-    PathBuf::from("iolab-results").join(format!("{kind}-{stamp}.json"))
+    PathBuf::from("iolab-results").join(format!("{kind}-{stamp}-{}.json", std::process::id()))
 }
 
 /// Creates `iolab-results/` when `output` is inside it and it is missing.

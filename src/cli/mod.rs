@@ -782,7 +782,9 @@ impl RunArgs {
             planned
         };
         let grouped = planned.iter().any(|p| !p.groups.is_empty());
-        let (points, guest) = self.place.arrange(planned)?;
+        let (points, guest) = self
+            .place
+            .arrange(planned, self.params.get(Param::Machine).is_some())?;
         if guest.is_some() && grouped {
             return Err(usage!(
                 "groups run on the host; a guest point is one workload (drop --guest or --group)"

@@ -254,11 +254,13 @@ pub struct PlaceArgs {
 }
 
 impl PlaceArgs {
-    /// `points` with their guest twins (with `--guest`), arranged in rounds,
-    /// and the guest's definition when any point runs in one.
+    /// `points` with their guest twins (with `--guest`, unless `--machine`
+    /// was given: `machine_given`), arranged in rounds, and the guest's
+    /// definition when any point runs in one.
     pub fn arrange(
         &self,
         points: Vec<crate::plan::PlannedPoint>,
+        machine_given: bool,
     ) -> Result<
         (
             Vec<crate::plan::PlannedPoint>,
@@ -272,6 +274,14 @@ impl PlaceArgs {
             .as_deref()
             .map(crate::plan::GuestSpec::parse)
             .transpose()?;
+        let any_guest = points
+            .iter()
+            .any(|p| p.workload.machine == crate::plan::Machine::Guest);
+        if spec.is_some() && machine_given && !any_guest {
+            return Err(crate::usage!(
+                "--guest describes the guest of the points given --machine guest, and --machine names none: drop --guest, or give --machine host,guest"
+            ));
+        }
         let points = match &spec {
             // What the guest mounts has no twin on the host: its points run in the guest only.
             Some(spec) if spec.mount.is_some() => crate::plan::order::all_in_guest(points),

@@ -22,6 +22,11 @@ pub enum ToGuest {
     Prepare {
         /// The host's run id: the guest's scratch files carry it too.
         run_id: String,
+        /// The owner tag of the host-side iolab that booted the guest: the
+        /// guest's files carry it (with the run id), so that only that
+        /// process's end makes them a dead run's ([`crate::owner`]).
+        #[serde(default)]
+        owner: String,
         /// Whether a point goes through the guest's page cache (the
         /// memory-copy ceiling is measured then).
         page_cache: bool,

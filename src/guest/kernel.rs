@@ -13,6 +13,11 @@ const BUSYBOX_PACKAGE: &str = "busybox-static";
 const XZ_MAGIC: &[u8] = b"\xfd7zXZ\x00";
 /// Written last in an unpacked package's directory: what lacks it is redone.
 const COMPLETE: &str = ".iolab-complete";
+/// Written first in a directory iolab made to unpack into: only a directory
+/// holding it (or [`COMPLETE`]) is ever removed to be redone.
+const MADE: &str = ".iolab-made";
+/// The package and version an unpacked directory holds, as dpkg-deb said.
+const IDENTITY: &str = ".iolab-package";
 
 /// A kernel ready to boot.
 #[derive(Clone, Debug)]
@@ -49,34 +54,41 @@ pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
         .map_err(|e| GuestError::Setup(format!("{}: {e}", guest_cache.display())))?;
     let (package, unpacked) = if choice == "debian" {
         let package = current_kernel_package()?;
-        let unpacked = guest_cache.join(&package);
+        let unpacked = guest_cache.join(cache_name(&package, None)?);
         if !unpacked.join(COMPLETE).exists() {
             let deb = download(&guest_cache, &package)?;
+            let (name, version) = package_of(&deb)?;
             unpack(&deb, &unpacked)?;
             let _ = std::fs::remove_file(&deb);
+            let _ = std::fs::write(unpacked.join(IDENTITY), format!("{name} {version}\n"));
         }
-        (package, unpacked)
+        let identity = std::fs::read_to_string(unpacked.join(IDENTITY))
+            .map(|text| text.trim().to_string())
+            .unwrap_or(package);
+        (identity, unpacked)
     } else {
         let deb = PathBuf::from(choice);
-        let name = deb
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .filter(|_| deb.extension().is_some_and(|e| e == "deb"))
-            .ok_or_else(|| {
-                GuestError::Usage(format!(
-                    "--guest kernel={choice}: give `debian` or the path of a linux-image .deb"
-                ))
-            })?;
+        if !deb.extension().is_some_and(|e| e == "deb") {
+            return Err(GuestError::Usage(format!(
+                "--guest kernel={choice}: give `debian` or the path of a linux-image .deb"
+            )));
+        }
         if !deb.is_file() {
             return Err(GuestError::Usage(format!(
                 "--guest kernel={choice}: no such file"
             )));
         }
-        let unpacked = guest_cache.join(&name);
+        // Validated before anything in the cache is touched; the directory
+        // is named by the package's own fields, never by the file's name.
+        let (name, version) = package_of(&deb)?;
+        let unpacked = guest_cache.join(cache_name(&name, Some(&version))?);
         if !unpacked.join(COMPLETE).exists() {
             unpack(&deb, &unpacked)?;
         }
-        (name, unpacked)
+        (
+            format!("{name} {version} (from {})", deb.display()),
+            unpacked,
+        )
     };
     let (release, modules) = modules_dir(&unpacked)?;
     let vmlinux = unpacked.join("vmlinux");
@@ -158,10 +170,27 @@ fn download(dir: &Path, package: &str) -> Result<PathBuf, GuestError> {
     Ok(kept)
 }
 
-/// Unpacks `deb` into `into` (replacing a partial earlier attempt), marking it complete last.
+/// Unpacks `deb` into `into` (replacing a partial earlier attempt of
+/// iolab's own), marking it complete last. A directory there that iolab
+/// did not make is refused, never removed.
 fn unpack(deb: &Path, into: &Path) -> Result<(), GuestError> {
-    let _ = std::fs::remove_dir_all(into);
-    std::fs::create_dir_all(into)
+    if into.symlink_metadata().is_ok() {
+        let ours = into.is_dir()
+            && !into
+                .symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+            && (into.join(MADE).is_file() || into.join(COMPLETE).is_file());
+        if !ours {
+            return Err(GuestError::Setup(format!(
+                "{} is in iolab's cache but was not made by iolab; it is left alone (remove it to unpack the kernel there)",
+                into.display()
+            )));
+        }
+        std::fs::remove_dir_all(into)
+            .map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))?;
+    }
+    std::fs::create_dir(into).map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))?;
+    std::fs::write(into.join(MADE), b"")
         .map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))?;
     tool_output(
         Command::new("dpkg-deb").arg("-x").arg(deb).arg(into),
@@ -170,6 +199,78 @@ fn unpack(deb: &Path, into: &Path) -> Result<(), GuestError> {
     )?;
     std::fs::write(into.join(COMPLETE), b"")
         .map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))
+}
+
+/// The package name and version of the Debian archive `deb`
+/// (`dpkg-deb -f`); bad input unless it is a linux-image package.
+fn package_of(deb: &Path) -> Result<(String, String), GuestError> {
+    let shown = deb.display();
+    let output = Command::new("dpkg-deb")
+        .arg("-f")
+        .arg(deb)
+        .args(["Package", "Version"])
+        .output()
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                GuestError::Missing("dpkg-deb is not installed (Debian package dpkg)".into())
+            } else {
+                GuestError::Setup(format!("dpkg-deb: {e}"))
+            }
+        })?;
+    let not_a_kernel = |why: &str| {
+        GuestError::Usage(format!(
+            "--guest kernel={shown}: {why}; give `debian` or the path of a linux-image .deb"
+        ))
+    };
+    if !output.status.success() {
+        return Err(not_a_kernel(
+            "not a Debian package (dpkg-deb -f cannot read it)",
+        ));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(':'))
+            .map(|value| value.trim().to_string())
+            .filter(|value| !value.is_empty())
+    };
+    let (Some(package), Some(version)) = (field("Package"), field("Version")) else {
+        return Err(not_a_kernel("the package names no Package and Version"));
+    };
+    if !package.starts_with("linux-image-") {
+        return Err(not_a_kernel(&format!(
+            "package {} is not a linux-image package",
+            package.escape_debug()
+        )));
+    }
+    Ok((package, version))
+}
+
+/// The cache directory's name for `package` (at `version`, for a file the
+/// user gave): only the characters Debian allows in both, so no name from
+/// outside becomes a path component of another meaning (`..`, `/`, `runs`).
+fn cache_name(package: &str, version: Option<&str>) -> Result<String, GuestError> {
+    let allowed = |text: &str, extra: &str| {
+        !text.is_empty()
+            && text
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+    };
+    if !allowed(package, "+-.") || !version.is_none_or(|v| allowed(v, "+-.~:")) {
+        return Err(GuestError::Usage(format!(
+            "--guest kernel: package {} version {} is not a Debian package name and version",
+            package.escape_debug(),
+            version.unwrap_or("").escape_debug()
+        )));
+    }
+    Ok(match version {
+        Some(version) => format!("{package}_{}", version.replace(':', "%3a")),
+        None => package.to_string(),
+    })
 }
 
 /// The release and module tree of an unpacked kernel package.

@@ -220,9 +220,15 @@ impl Guests {
 
     /// Boots a guest unless one runs; `accel=auto` tries KVM first and
     /// falls back to TCG (once per run) when KVM cannot run the kernel.
-    pub fn boot(&mut self) -> Result<(), GuestError> {
+    /// `ending` is asked at every wait (twice a second at least): when it
+    /// says iolab was asked to end, QEMU is killed and the boot given up
+    /// ([`GuestError::Interrupted`]), the fallback not tried.
+    pub fn boot(&mut self, ending: &dyn Fn() -> bool) -> Result<(), GuestError> {
         if self.running.is_some() {
             return Ok(());
+        }
+        if ending() {
+            return Err(GuestError::Interrupted);
         }
         let accelerator = match self.accelerator {
             Some(chosen) => chosen,
@@ -231,7 +237,7 @@ impl Guests {
                     self.why_tcg = Some(why);
                     Accelerator::Tcg
                 }
-                Ok(()) => match self.boot_with(Accelerator::Kvm) {
+                Ok(()) => match self.boot_with(Accelerator::Kvm, ending) {
                     Ok(()) => {
                         self.accelerator = Some(Accelerator::Kvm);
                         return Ok(());
@@ -244,7 +250,7 @@ impl Guests {
                 },
             },
         };
-        match self.boot_with(accelerator) {
+        match self.boot_with(accelerator, ending) {
             Err(GuestError::Died(why))
                 if accelerator == Accelerator::Kvm && self.spec.accel == Accelerator::Kvm =>
             {
@@ -261,7 +267,11 @@ impl Guests {
         }
     }
 
-    fn boot_with(&mut self, accelerator: Accelerator) -> Result<(), GuestError> {
+    fn boot_with(
+        &mut self,
+        accelerator: Accelerator,
+        ending: &dyn Fn() -> bool,
+    ) -> Result<(), GuestError> {
         let number = self.boot_seconds.len();
         let socket = self.dir.0.join(format!("agent-{number:03}.sock"));
         let console = self.dir.0.join(format!("console-{number:03}.log"));
@@ -289,6 +299,11 @@ impl Guests {
         let stream = loop {
             if let Some(status) = child.try_wait().ok().flatten() {
                 return Err(GuestError::Died(ended(status, &log, &console)));
+            }
+            if ending() {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(GuestError::Interrupted);
             }
             match UnixStream::connect(&socket) {
                 Ok(stream) => break stream,
@@ -319,12 +334,14 @@ impl Guests {
         let run_id = self.run_id.clone();
         guest.send(&ToGuest::Prepare {
             run_id,
+            owner: crate::owner::owner_tag(),
             page_cache: self.page_cache,
             make_filesystem: self.agent_makes_filesystem(),
             spec: Box::new(self.spec.clone()),
             address: self.address.clone(),
         })?;
-        match guest.receive(BOOT_DEADLINE)? {
+        // Dropping `guest` on an interruption kills QEMU.
+        match guest.receive_unless(BOOT_DEADLINE, ending)? {
             FromGuest::Ready(ready) => {
                 self.boot_seconds.push(started.elapsed().as_secs_f64());
                 self.ready = Some(*ready);
@@ -360,7 +377,7 @@ impl Guests {
         workload: &Workload,
         ending: &dyn Fn() -> bool,
     ) -> Result<(Point, Vec<crate::record::guest::DeviceBytes>), GuestError> {
-        self.boot()?;
+        self.boot(ending)?;
         let guest = self.running.as_mut().expect("booted above");
         let asked = ToGuest::Point {
             label: label.to_string(),

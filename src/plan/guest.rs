@@ -231,11 +231,19 @@ impl GuestSpec {
     /// Parses `KEY=VALUE,…` over the defaults; an empty text is the defaults.
     pub fn parse(text: &str) -> Result<GuestSpec, UsageError> {
         let mut spec = GuestSpec::default();
+        let mut seen: Vec<&str> = Vec::new();
         for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').ok_or_else(|| {
                 crate::usage!("--guest {pair}: write KEY=VALUE (keys: {GUEST_KEYS})")
             })?;
-            spec.set(key.trim(), value.trim())?;
+            let key = key.trim();
+            if seen.contains(&key) {
+                return Err(crate::usage!(
+                    "--guest {key}= is given twice: give each key once"
+                ));
+            }
+            seen.push(key);
+            spec.set(key, value.trim())?;
         }
         spec.validate()?;
         Ok(spec)
@@ -244,7 +252,12 @@ impl GuestSpec {
     /// Sets one key.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), UsageError> {
         match key {
-            "kernel" if !value.is_empty() => self.kernel = value.to_string(),
+            "kernel" if value.is_empty() => {
+                return Err(crate::usage!(
+                    "--guest kernel=: give `debian` or the path of a linux-image .deb"
+                ));
+            }
+            "kernel" => self.kernel = value.to_string(),
             "memory" => {
                 let bytes = super::units::parse_size(value)
                     .map_err(|e| crate::usage!("--guest memory={value}: {e}"))?;

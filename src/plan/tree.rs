@@ -61,6 +61,20 @@ impl TreeShape {
         })
     }
 
+    /// Refuses a stride that sends every job back to its own items (a
+    /// multiple of all jobs), whichever op the point does: the phases of
+    /// `--ops` share one tree, so it is refused before the first.
+    pub fn check_stride(&self) -> Result<(), UsageError> {
+        if self.stride > 0 && u64::from(self.stride) % u64::from(self.jobs.max(1)) == 0 {
+            return Err(usage!(
+                "--stride {} with {} jobs sends every job back to its own items: give a stride that is not a multiple of the jobs",
+                self.stride,
+                self.jobs
+            ));
+        }
+        Ok(())
+    }
+
     /// Directories in one tree, its top included: `fanout^0 + … + fanout^depth`,
     /// saturating.
     pub fn directories(&self) -> u64 {

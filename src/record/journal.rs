@@ -95,6 +95,8 @@ pub struct Journal {
     /// A resumed journal's length up to its last whole line: the partial
     /// line after it is cut off once this run starts appending.
     cut_at: Option<u64>,
+    /// Points this process appended.
+    appended: usize,
 }
 
 /// The journal path for a result file: `RESULT.journal`.
@@ -125,6 +127,7 @@ impl Journal {
             file,
             synced: Instant::now(),
             cut_at: None,
+            appended: 0,
         })
     }
 
@@ -178,6 +181,7 @@ impl Journal {
                 file,
                 synced: Instant::now(),
                 cut_at: Some(complete as u64),
+                appended: 0,
             },
             header,
             entries,
@@ -208,6 +212,7 @@ impl Journal {
     /// Appends one finished point.
     pub fn append(&mut self, entry: &Entry) -> io::Result<()> {
         self.write_line(&serde_json::to_string(entry).map_err(io::Error::other)?)?;
+        self.appended += 1;
         if self.synced.elapsed() >= SYNC_EVERY {
             self.file.sync_data()?;
             self.synced = Instant::now();
@@ -221,6 +226,16 @@ impl Journal {
         bytes.push(b'\n');
         // One write(2) on an O_APPEND file: a kill leaves this line whole or cut, never interleaved.
         self.file.write_all(&bytes)
+    }
+
+    /// How many points this process appended.
+    pub fn appended(&self) -> usize {
+        self.appended
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Removes the journal once the result file holds every point.

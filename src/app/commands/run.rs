@@ -203,7 +203,8 @@ pub(crate) fn execute(
     if let Some(writer) = writer.as_mut() {
         listeners.push(writer);
     }
-    let mut guests = guest::GuestSide::start(session, plan.guest.as_ref(), &plan.points, ranks)?;
+    let mut guests =
+        guest::GuestSide::start(session, plan.guest.as_ref(), &plan.points, ranks, interrupt)?;
     let driven = driver::drive(
         (&plan.points, &HashSet::new(), None),
         true,

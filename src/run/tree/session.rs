@@ -61,14 +61,7 @@ impl Session {
             )
             .into());
         }
-        if shape.stride > 0 && u64::from(shape.stride) % u64::from(shape.jobs) == 0 {
-            return Err(usage!(
-                "--stride {} with {} jobs sends every job back to its own items: give a stride that is not a multiple of the jobs",
-                shape.stride,
-                shape.jobs
-            )
-            .into());
-        }
+        shape.check_stride()?;
         let fresh = self.tree.as_ref().is_none_or(|tree| tree.shape != shape);
         // Ranks agree, so they all make (or all keep) the tree together.
         if self.peers.any(fresh) {
