@@ -995,3 +995,130 @@ fn groups_on_an_nfs_export_count_each_groups_rpcs_and_leave_nothing() {
         "iolab removed every group's files: {left:?}"
     );
 }
+
+/// A victim directory on the export beside iolab's: `f.0.0 … f.0.99`, the
+/// names iolab's items have, and a file of its own.
+fn plant_victim(export: &std::path::Path) -> std::path::PathBuf {
+    let victim = export.join("vic");
+    std::fs::create_dir(&victim).unwrap();
+    for i in 0..100 {
+        std::fs::write(victim.join(format!("f.0.{i}")), format!("precious {i}\n")).unwrap();
+    }
+    std::fs::write(victim.join("precious.txt"), "mine\n").unwrap();
+    victim
+}
+
+/// Replaces the tree's directory `shared/t.0` with a symbolic link to the
+/// victim, as another client of the export could.
+fn link_into_victim(tree: &std::path::Path, export: &std::path::Path) {
+    std::fs::rename(tree.join("shared/t.0"), export.join("moved")).unwrap();
+    std::os::unix::fs::symlink("../../vic", tree.join("shared/t.0")).unwrap();
+}
+
+fn assert_victim_intact(victim: &std::path::Path) {
+    let mut names = crate::util::entries(victim);
+    names.sort();
+    assert_eq!(names.len(), 101, "{names:?}");
+    for i in 0..100 {
+        assert_eq!(
+            std::fs::read_to_string(victim.join(format!("f.0.{i}"))).unwrap(),
+            format!("precious {i}\n")
+        );
+    }
+}
+
+/// A link planted in a tree on the export (issue "Nothing lost, nothing
+/// harmed, round 4", item 1): between phases, the next phase refuses the
+/// tree and removes the link, not what it names; in a killed run's tree,
+/// the next run's cleanup removes the link and the tree, and the victim
+/// keeps every file.
+#[test]
+fn a_link_planted_in_a_tree_on_the_export_is_removed_never_followed() {
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::nfs::libnfs::available() {
+        eprintln!("skip: {reason}");
+        return;
+    }
+    let cwd = crate::util::scratch();
+    let victim = plant_victim(&lab.export);
+    // The issue's reproduction: once the stat phase is measuring, a link
+    // replaces one of the tree's directories. The stat phase reads through
+    // it (harmless) and fails, or the delete phase finds it before it starts;
+    // either way the tree is removed without following the link.
+    let mut child = lab.spawn_iolab(
+        cwd.path(),
+        &[
+            "run",
+            "--target",
+            &lab.nfs,
+            "--ops",
+            "create,stat,delete",
+            "--items",
+            "4000",
+            "--depth",
+            "1",
+            "--fanout",
+            "2",
+        ],
+    );
+    let mut stderr_pipe = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut stderr = String::new();
+    loop {
+        let mut line = String::new();
+        let read = std::io::BufRead::read_line(&mut stderr_pipe, &mut line).unwrap();
+        assert!(read > 0, "iolab ended before the stat phase: {stderr}");
+        stderr.push_str(&line);
+        if line.contains("measuring stat") {
+            break;
+        }
+    }
+    let tree = crate::util::wait_for_tree(&lab.export, 20);
+    link_into_victim(&tree, &lab.export);
+    std::io::Read::read_to_string(&mut stderr_pipe, &mut stderr).unwrap();
+    child.wait().unwrap();
+    assert_victim_intact(&victim);
+    assert!(
+        stderr.contains("symbolic link"),
+        "the link is named: {stderr}"
+    );
+    std::fs::remove_dir_all(lab.export.join("moved")).unwrap();
+    assert!(!tree.exists(), "{stderr}");
+
+    // A killed run's tree holding such a link: the next run removes the
+    // link itself and the rest of the tree.
+    let mut child = lab.spawn_iolab(
+        cwd.path(),
+        &[
+            "run",
+            "--target",
+            &lab.nfs,
+            "--op",
+            "create",
+            "--items",
+            "1000000",
+            "--depth",
+            "1",
+            "--fanout",
+            "2",
+            "--runtime",
+            "60s",
+        ],
+    );
+    let tree = crate::util::wait_for_tree(&lab.export, 20);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    link_into_victim(&tree, &lab.export);
+    let next = lab.iolab(
+        cwd.path(),
+        &["run", "--target", &lab.nfs, "--op", "stat", "--items", "5"],
+    );
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{stderr}");
+    assert_victim_intact(&victim);
+    assert!(!tree.exists(), "{stderr}");
+    std::fs::remove_dir_all(lab.export.join("moved")).unwrap();
+    std::fs::remove_dir_all(&victim).unwrap();
+    assert!(crate::util::entries(&lab.export).is_empty());
+}

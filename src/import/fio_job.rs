@@ -60,10 +60,13 @@ impl FioJob<'_> {
                     Some(_) => (Op::Read, pattern),
                 }
             }
-            (other, _) => {
+            (other @ ("trimwrite" | "randtrimwrite"), _) => {
                 return Err(format!(
                     "rw={other} has no iolab equivalent (a trim followed by a write of the same block)"
                 ));
+            }
+            (other, _) => {
+                return Err(format!("rw={other} is not a data workload iolab imports"));
             }
         };
         if pattern == Pattern::Random {

@@ -334,6 +334,15 @@ fn convert_job(
         job.get(direction)
             .filter(|data| data.get("io_bytes").and_then(Value::as_u64).unwrap_or(0) > 0)
     };
+    // Figures that cannot be a run's are not imported, each named.
+    for direction in ["read", "write", "trim"] {
+        if let Some(data) = job.get(direction) {
+            if let Err(why) = figures_agree(data) {
+                skipped.push(format!("job {name} {direction}: {why}; not imported"));
+                return Ok((points, skipped));
+            }
+        }
+    }
     let mut measured = Vec::new();
     let mixed = matches!(
         option(&options, "rw").or_else(|| option(&options, "readwrite")),
@@ -407,6 +416,50 @@ fn convert_job(
         points.push(point);
     }
     Ok((points, skipped))
+}
+
+/// Whether one direction's figures can be a run's: none negative or not
+/// finite, a runtime where bytes moved, and `bw_bytes` and `iops` what
+/// `io_bytes` and `total_ios` over `runtime` give, within fio's rounding
+/// (whole milliseconds, whole numbers) and 2%.
+fn figures_agree(direction: &Value) -> Result<(), String> {
+    let Some(fields) = direction.as_object() else {
+        return Ok(());
+    };
+    for key in ["io_bytes", "total_ios", "bw_bytes", "bw", "iops", "runtime"] {
+        let Some(value) = fields.get(key) else {
+            continue;
+        };
+        match value.as_f64() {
+            Some(number) if number.is_finite() && number >= 0.0 => {}
+            Some(number) => return Err(format!("{key} = {number} is not a measured figure")),
+            None if value.is_number() => return Err(format!("{key} = {value} is out of range")),
+            None => return Err(format!("{key} = {value} is not a number")),
+        }
+    }
+    let number = |key: &str| fields.get(key).and_then(Value::as_f64).unwrap_or(0.0);
+    let (bytes, ios, runtime_ms) = (number("io_bytes"), number("total_ios"), number("runtime"));
+    if bytes == 0.0 && ios == 0.0 {
+        return Ok(());
+    }
+    if runtime_ms <= 0.0 {
+        return Err(format!(
+            "runtime = {runtime_ms} ms beside io_bytes = {bytes}: a run that moved data took time"
+        ));
+    }
+    let tolerance = 0.02 + 1.0 / runtime_ms;
+    for (rate, count, unit) in [("bw_bytes", bytes, "bytes"), ("iops", ios, "I/Os")] {
+        let Some((written, given)) = fields.get(rate).and_then(|v| Some((v, v.as_f64()?))) else {
+            continue;
+        };
+        let expected = count * 1000.0 / runtime_ms;
+        if (given - expected).abs() > expected * tolerance + 1.0 {
+            return Err(format!(
+                "{rate} = {written} disagrees with {count} {unit} in {runtime_ms} ms ({expected:.0}/s)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The one repetition of a mixed job (`rw=randrw`): fio reports each
@@ -592,17 +645,34 @@ mod tests {
     }
 
     #[test]
-    fn a_runtime_beyond_64_bit_nanoseconds_is_a_failed_repetition() {
-        let damaged = FIO_JSON.replacen("\"runtime\" : 64", "\"runtime\" : 20000000000000", 1);
-        assert_ne!(damaged, FIO_JSON, "the sample has a runtime to damage");
-        let imported = fio(&damaged, Path::new("f.json"), vec![]).unwrap();
-        let repetition = &imported.result.points[0].repetitions[0];
-        assert_eq!(repetition.status, Status::Failed);
-        assert_eq!(repetition.elapsed_ns, None);
-        assert_eq!(
-            repetition.error.as_deref(),
-            Some("fio reported a runtime of 20000000000000 ms, too long to be true")
-        );
+    fn figures_no_run_can_have_are_not_imported_and_named() {
+        for (from, to, named) in [
+            // Beyond 64-bit nanoseconds, and far from io_bytes over it.
+            (
+                "\"runtime\" : 64",
+                "\"runtime\" : 20000000000000",
+                "disagrees with",
+            ),
+            ("\"runtime\" : 64", "\"runtime\" : 0", "runtime = 0 ms"),
+            ("\"runtime\" : 64", "\"runtime\" : -1", "runtime = -1"),
+            ("\"iops\" : 1000.0", "\"iops\" : -5", "iops = -5"),
+            ("\"iops\" : 1000.0", "\"iops\" : 1e308", "iops = 1e+308"),
+            (
+                "\"bw_bytes\" : 1048576000",
+                "\"bw_bytes\" : 1000000000000000",
+                "bw_bytes",
+            ),
+        ] {
+            let damaged = FIO_JSON.replacen(from, to, 1);
+            assert_ne!(damaged, FIO_JSON, "the sample has {from}");
+            let refused = fio(&damaged, Path::new("f.json"), vec![])
+                .map(|i| i.skipped.join("; "))
+                .unwrap_or_else(|e| e.to_string());
+            assert!(
+                refused.contains(named) && refused.contains("not imported"),
+                "{to}: {refused}"
+            );
+        }
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub fn document(results: &[&ResultFile]) -> Value {
     let mut jobs = Vec::new();
     for result in results {
         for (index, point) in result.points.iter().enumerate() {
+            // fio has no job for a metadata point ([`left_out`]).
+            if is_metadata(point) {
+                continue;
+            }
             let parts: Vec<(&Point, String)> = if point.groups.is_empty() {
                 vec![(point, point.label.clone())]
             } else {
@@ -55,6 +59,26 @@ pub fn document(results: &[&ResultFile]) -> Value {
         "global options": {},
         "jobs": jobs,
     })
+}
+
+/// Whether `point` works on a tree's items (or has a group that does):
+/// fio moves blocks of files, and a create, stat or delete written as a
+/// fio job would read as a write.
+fn is_metadata(point: &Point) -> bool {
+    std::iter::once(&point.workload)
+        .chain(point.groups.iter().map(|g| &g.workload))
+        .any(|w| w.items.is_some() || w.op.is_metadata())
+}
+
+/// The labels of the points of `results` the fio JSON leaves out: metadata
+/// points, which fio has no job for (mdtest measures them).
+pub fn left_out(results: &[&ResultFile]) -> Vec<String> {
+    results
+        .iter()
+        .flat_map(|r| &r.points)
+        .filter(|p| is_metadata(p))
+        .map(|p| p.label.clone())
+        .collect()
 }
 
 /// One fio job entry for `repetition` of a workload.

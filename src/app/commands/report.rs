@@ -50,6 +50,18 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         ReportFormat::FioJson => &FioJson,
     };
     let text = renderer.render(&view).map_err(anyhow::Error::from)?;
+    if args.format == ReportFormat::FioJson {
+        let results: Vec<_> = files.iter().map(|(_, r)| r).collect();
+        let left = crate::report::fio_json::left_out(&results);
+        if !left.is_empty() {
+            crate::say!(
+                "iolab: {} metadata point{} left out of the fio JSON (fio has no job that creates, stats or deletes a tree's items): {}",
+                left.len(),
+                if left.len() == 1 { " is" } else { "s are" },
+                left.join("; ")
+            );
+        }
+    }
     if args.format == ReportFormat::StudyCsv && text.is_empty() {
         return Err(usage!(
             "--format study-csv: no file given was run from a study with a table \

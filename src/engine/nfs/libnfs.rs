@@ -97,6 +97,7 @@ pub(super) struct Functions {
     fsync: unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int,
     fstat64: unsafe extern "C" fn(*mut c_void, *mut c_void, *mut Stat64) -> c_int,
     stat64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut Stat64) -> c_int,
+    lstat64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut Stat64) -> c_int,
     unlink: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
     statvfs64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut StatVfs64) -> c_int,
     opendir: unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_void) -> c_int,
@@ -165,6 +166,7 @@ fn load() -> Result<Functions, String> {
         fsync: symbol!("nfs_fsync"),
         fstat64: symbol!("nfs_fstat64"),
         stat64: symbol!("nfs_stat64"),
+        lstat64: symbol!("nfs_lstat64"),
         unlink: symbol!("nfs_unlink"),
         statvfs64: symbol!("nfs_statvfs64"),
         opendir: symbol!("nfs_opendir"),
@@ -427,6 +429,16 @@ impl Context {
         let status = unsafe { (self.functions.stat64)(self.raw, path.as_ptr(), &mut stat) };
         self.check_path(status, "stat", path)?;
         Ok(stat.size)
+    }
+
+    /// The type bits (`S_IFMT`) of `path` itself: a symbolic link as the
+    /// last component is not followed (LOOKUPs, the last one's attributes).
+    pub fn kind_of(&self, path: &CStr) -> io::Result<u32> {
+        let mut stat = Stat64::default();
+        // SAFETY: live context, NUL-terminated path, `stat` is the struct libnfs fills.
+        let status = unsafe { (self.functions.lstat64)(self.raw, path.as_ptr(), &mut stat) };
+        self.check_path(status, "lstat", path)?;
+        Ok((stat.mode & u64::from(libc::S_IFMT)) as u32)
     }
 
     /// Creates `path` exclusively (CREATE GUARDED), for writing.

@@ -208,6 +208,10 @@ impl TreeSite for NfsTree {
     fn remove(&self) -> io::Result<Vec<String>> {
         remove_tree(&lock(&self.context), &self.root, &self.shown)
     }
+
+    fn check_intact(&self) -> io::Result<()> {
+        check_directories(&lock(&self.context), &self.root, &self.shape, &self.shown)
+    }
 }
 
 /// `root`'s path joined with `relative`, as libnfs takes it.
@@ -218,6 +222,12 @@ fn nfs_path(root: &str, relative: &str) -> io::Result<CString> {
 /// Removes iolab's names in the directory `relative` of the tree at `root`
 /// and below; a name of another form is added to `foreign` (as shown
 /// under `shown`) and left, with the directories above it.
+///
+/// libnfs resolves every path from the export's root and follows a
+/// symbolic link met on the way, so each name is looked at without
+/// following it (`lstat`) before anything is done to it: a directory is
+/// entered only when it is one, and a link is removed itself, never what
+/// it points to. The directories above were looked at the same way first.
 fn empty(
     context: &Context,
     (root, shown): (&str, &Path),
@@ -240,18 +250,73 @@ fn empty(
                 .display()
                 .to_string()
         };
-        let directory =
+        let path = nfs_path(root, &below)?;
+        let kind = match context.kind_of(&path) {
+            Ok(kind) => kind,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(error),
+        };
+        let directory_name =
             name == "shared" || ["t.", "job.", "m."].iter().any(|p| name.starts_with(p));
         if !crate::run::tree::is_iolab_name(&name) || level > 68 {
             foreign.push(shown_below());
-        } else if directory {
+        } else if kind == libc::S_IFLNK {
+            // Planted in iolab's tree: the link goes, what it names stays.
+            context.remove(&path)?;
+            crate::say!(
+                "iolab: {} was a symbolic link planted in iolab's tree: the link is removed, not followed",
+                shown_below()
+            );
+        } else if kind == libc::S_IFDIR && directory_name {
             let before = foreign.len();
             empty(context, (root, shown), &below, level + 1, foreign)?;
             if foreign.len() == before {
-                context.rmdir(&nfs_path(root, &below)?)?;
+                context.rmdir(&path)?;
             }
+        } else if kind == libc::S_IFREG && !directory_name {
+            context.remove(&path)?;
         } else {
-            context.remove(&nfs_path(root, &below)?)?;
+            foreign.push(shown_below());
+        }
+    }
+    Ok(())
+}
+
+/// Whether the tree at `root` is as iolab made it: the root and every
+/// directory of `shape` a directory, none a symbolic link (looked at one
+/// by one from the root down, without following). Checked before each
+/// pass, untimed: a link planted in the tree would send libnfs's path
+/// calls, which follow links, into another directory.
+fn check_directories(
+    context: &Context,
+    root: &str,
+    shape: &TreeShape,
+    shown: &Path,
+) -> io::Result<()> {
+    let is_directory = |relative: &str| -> io::Result<()> {
+        let path = if relative.is_empty() {
+            CString::new(root).map_err(io::Error::other)?
+        } else {
+            nfs_path(root, relative)?
+        };
+        match context.kind_of(&path)? {
+            kind if kind == libc::S_IFDIR => Ok(()),
+            kind => Err(io::Error::other(format!(
+                "{} is {} where iolab made a directory: another client changed the tree, and iolab does nothing more in it",
+                shown.join(relative).display(),
+                if kind == libc::S_IFLNK {
+                    "a symbolic link"
+                } else {
+                    "not a directory"
+                }
+            ))),
+        }
+    };
+    is_directory("")?;
+    for tree in 0..shape.trees() {
+        is_directory(&top(shape, tree as u32))?;
+        for index in 1..shape.directories() {
+            is_directory(&directory_path(shape, tree as u32, index))?;
         }
     }
     Ok(())
@@ -295,6 +360,11 @@ pub fn remove_dead_trees(
             continue;
         };
         let root = context.path_of(&name);
+        // A link by a tree's name is not a tree iolab made: not followed.
+        let root_c = CString::new(root.as_str()).map_err(io::Error::other)?;
+        if context.kind_of(&root_c).ok() != Some(libc::S_IFDIR) {
+            continue;
+        }
         let Ok(file) = context.open_at(&nfs_path(&root, OWNER_FILE)?) else {
             continue;
         };

@@ -78,6 +78,14 @@ pub trait TreeSite: Send + Sync {
     /// Removes everything iolab made in the tree; returns what was left
     /// because it is not iolab's (named).
     fn remove(&self) -> io::Result<Vec<String>>;
+
+    /// Refuses a tree another party changed so that the calls would reach
+    /// outside it (a symbolic link where iolab made a directory). A local
+    /// tree's calls resolve beneath its root without following links
+    /// (`RESOLVE_NO_SYMLINKS`), so only a client that follows them checks.
+    fn check_intact(&self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The top directory of job `job`'s tree relative to the root: `job.<J>`

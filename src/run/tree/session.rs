@@ -199,6 +199,18 @@ impl Session {
         crate::run::live::set_phase(crate::run::live::Phase::Preparing);
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
         self.ensure_tree(workload)?;
+        let intact = self
+            .tree
+            .as_ref()
+            .expect("the tree was made")
+            .site
+            .check_intact()
+            .map_err(|e| RunError::Setup(e.to_string()));
+        if let Err(error) = self.together(intact) {
+            outcome.status = self.failed_or_interrupted(error.to_string());
+            self.release_tree();
+            return Ok(outcome);
+        }
         // Each rank prepares its own jobs' items, then they meet: a rank's
         // stat may find another's files.
         let prepared = self.items_as_needed(workload).map_err(RunError::Setup);
