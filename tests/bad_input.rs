@@ -120,6 +120,32 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     (&["--no-such-flag"], "--no-such-flag"),
     (&["--shared-file"], "--mpi"),
     (&["--reorder"], "--mpi"),
+    // Refused before the create phase, not after it (issue "Nothing lost,
+    // nothing harmed, round 4", items 6 and 8).
+    (
+        &[
+            "--ops",
+            "create,stat",
+            "--items",
+            "200",
+            "--stride",
+            "2",
+            "--jobs",
+            "2",
+        ],
+        "--stride 2 with 2 jobs",
+    ),
+    (
+        &["--machine", "host", "--guest", "accel=tcg"],
+        "--machine names none",
+    ),
+    (
+        &["--guest", "memory=1024,memory=2048"],
+        "--guest memory= is given twice",
+    ),
+    (&["--guest", "kernel="], "--guest kernel=: give `debian`"),
+    (&["--guest", "accel=tc\ng"], "accel=tc\\ng"),
+    (&["--group", "a", "--set", "a.bs=4\nk"], "4\\nk"),
     (&["--mpi", "--file", "x"], "--file"),
     // Refused by the feature build (each rank would stop on its own) and by
     // the default build (no MPI): either way before anything is created.

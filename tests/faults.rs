@@ -958,3 +958,70 @@ fn an_interrupted_until_ci_run_says_it_was_stopped() {
         "{message}"
     );
 }
+
+/// A resumed sweep whose output's file system is full keeps its journal
+/// (issue "Nothing lost, nothing harmed, round 4", item 5): the points it
+/// holds are measured once, and the error says --resume goes on from it.
+#[test]
+fn a_resumed_sweep_on_a_full_file_system_keeps_its_journal() {
+    use crate::mounts::TmpfsMount;
+    let dir = scratch();
+    let out = scratch();
+    let Some(fs) = TmpfsMount::new(out.path(), "small", "size=4m") else {
+        return;
+    };
+    let output = fs.path().join("s.json");
+    let journal = fs.path().join("s.json.journal");
+    let sweep = |resume: bool| {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+        command
+            .args(["sweep", "--engine", "null", "--op", "read", "--size", "1m"])
+            .args(["--seed", "0..20/+1", "--runtime", "200ms", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output);
+        if resume {
+            command.arg("--resume");
+        }
+        command
+    };
+    let child = sweep(false)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 5 {
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    child.wait_with_output().unwrap();
+    let before = std::fs::read_to_string(&journal).unwrap();
+    // Everything left on the file system taken by another program.
+    let filler = fs.path().join("filler");
+    let _ = std::process::Command::new("dd")
+        .args(["if=/dev/zero", "bs=4k"])
+        .arg(format!("of={}", filler.display()))
+        .output()
+        .unwrap();
+    let resumed = sweep(true).output().unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let after = std::fs::read_to_string(&journal).expect("the journal is kept");
+    assert!(
+        after.starts_with(before.trim_end()),
+        "nothing of it is lost"
+    );
+    std::fs::remove_file(&filler).unwrap();
+    let finished = sweep(true).output().unwrap();
+    let stderr = String::from_utf8_lossy(&finished.stderr);
+    assert!(finished.status.success(), "{stderr}");
+    assert!(stderr.contains("resuming"), "{stderr}");
+    assert!(!journal.exists());
+}

@@ -549,3 +549,167 @@ fn bad_guest_input_and_missing_packages_are_one_line_and_leave_nothing() {
         assert!(crate::util::entries(dir.path()).is_empty(), "{args:?}");
     }
 }
+
+/// A Debian package made with `dpkg-deb --build` from a control file.
+fn build_deb(dir: &Path, package: &str, file: &str) -> std::path::PathBuf {
+    let tree = dir.join(format!("{package}-tree"));
+    std::fs::create_dir_all(tree.join("DEBIAN")).unwrap();
+    std::fs::create_dir_all(tree.join("boot")).unwrap();
+    std::fs::write(tree.join("boot/readme"), "not a kernel\n").unwrap();
+    std::fs::write(
+        tree.join("DEBIAN/control"),
+        format!(
+            "Package: {package}\nVersion: 1.0-1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: test\n"
+        ),
+    )
+    .unwrap();
+    let deb = dir.join(file);
+    let built = std::process::Command::new("dpkg-deb")
+        .args(["--build", "--root-owner-group"])
+        .arg(&tree)
+        .arg(&deb)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    deb
+}
+
+/// `--guest kernel=FILE.deb` touches nothing in iolab's cache before the
+/// file is known to be a linux-image package, unpacks into a directory
+/// named by the package's own name and version, and never removes a
+/// directory it did not make (issue "Nothing lost, nothing harmed, round
+/// 4", item 2: `..deb` emptied the whole cache).
+#[test]
+fn a_kernel_file_never_empties_the_cache() {
+    if !have("dpkg-deb") {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let kernels = dir.path().join("k");
+    std::fs::create_dir_all(cache.join("guest/photos")).unwrap();
+    std::fs::create_dir_all(&kernels).unwrap();
+    std::fs::write(cache.join("guest/photos/p.jpg"), "a photo").unwrap();
+    std::fs::write(cache.join("guest/notes.txt"), "notes").unwrap();
+    std::fs::write(kernels.join("..deb"), "not a deb\n").unwrap();
+    std::fs::write(kernels.join("runs.deb"), "not a deb\n").unwrap();
+    let other = build_deb(dir.path(), "photos", "photos.deb");
+    let fake = build_deb(dir.path(), "linux-image-fake", "linux-image-fake.deb");
+    // Someone's directory where the fake kernel would be unpacked.
+    std::fs::create_dir_all(cache.join("guest/linux-image-fake_1.0-1")).unwrap();
+    std::fs::write(cache.join("guest/linux-image-fake_1.0-1/mine"), "mine").unwrap();
+    let fetch = |kernel: &Path| {
+        iolab()
+            .env("IOLAB_CACHE", &cache)
+            .args(["guest", "fetch", "--kernel"])
+            .arg(kernel)
+            .output()
+            .unwrap()
+    };
+    for (kernel, status, named) in [
+        (kernels.join("..deb"), 2, "not a Debian package"),
+        (kernels.join("runs.deb"), 2, "not a Debian package"),
+        (other, 2, "package photos is not a linux-image package"),
+        (fake, 1, "was not made by iolab"),
+    ] {
+        let output = fetch(&kernel);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(status), "{kernel:?}: {stderr}");
+        assert!(stderr.contains(named), "{kernel:?}: {stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
+        assert_eq!(
+            std::fs::read_to_string(cache.join("guest/photos/p.jpg")).unwrap(),
+            "a photo"
+        );
+        assert_eq!(
+            std::fs::read_to_string(cache.join("guest/notes.txt")).unwrap(),
+            "notes"
+        );
+        assert_eq!(
+            std::fs::read_to_string(cache.join("guest/linux-image-fake_1.0-1/mine")).unwrap(),
+            "mine"
+        );
+    }
+}
+
+/// A stop request during a guest's boot ends the run within seconds:
+/// QEMU ended, image and run directory removed, nothing recorded (issue
+/// "Nothing lost, nothing harmed, round 4", item 4: SIGTERM was ignored
+/// until the boot's 300 s deadline).
+#[test]
+fn a_sigterm_during_the_guests_boot_ends_the_run_at_once() {
+    if !qemu_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let output = dir.path().join("r.json");
+    // The kernel fetched beforehand, so the signal comes during the boot.
+    let fetched = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args(["guest", "fetch"])
+        .output()
+        .unwrap();
+    assert!(
+        fetched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .env("IOLAB_CACHE", &cache)
+        .args([
+            "run",
+            "--machine",
+            "guest",
+            "--guest",
+            GUEST,
+            "--size",
+            "1m",
+            "--runtime",
+            "200ms",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while qemus_of(&cache).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "QEMU never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let signalled = Instant::now();
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let ended = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    assert_eq!(ended.status.code(), Some(143), "{stderr}");
+    assert!(
+        signalled.elapsed() < Duration::from_secs(10),
+        "took {:?}: {stderr}",
+        signalled.elapsed()
+    );
+    assert!(qemus_of(&cache).is_empty());
+    assert!(!output.exists(), "nothing recorded: {stderr}");
+    assert!(
+        crate::util::entries(dir.path())
+            .iter()
+            .all(|n| n == "cache"),
+        "{:?}",
+        crate::util::entries(dir.path())
+    );
+    assert!(crate::util::entries(&cache.join("guest/runs")).is_empty());
+}

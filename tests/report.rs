@@ -300,6 +300,85 @@ fn markdown_and_csv_carry_the_same_tables() {
         "{said}"
     );
     assert!(out.path().join(path).is_file());
+    // Reports made one after another in the same second each get a name
+    // of their own (issue "Nothing lost, nothing harmed, round 4", item 9).
+    let mut names = std::collections::HashSet::new();
+    for _ in 0..3 {
+        let again = iolab()
+            .arg("report")
+            .arg(&a)
+            .current_dir(out.path())
+            .output()
+            .unwrap();
+        assert!(
+            again.status.success(),
+            "{}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+        names.insert(String::from_utf8_lossy(&again.stdout).trim().to_string());
+    }
+    assert_eq!(names.len(), 3, "{names:?}");
+}
+
+/// fio's JSON has no job for a metadata point: it is left out and named,
+/// and a data point beside it is written and reads back (issue "Nothing
+/// lost, nothing harmed, round 4", item 7).
+#[test]
+fn fio_json_leaves_metadata_points_out_and_says_so() {
+    let dir = scratch();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    let metadata = dir.path().join("m.json");
+    let data = dir.path().join("d.json");
+    for (args, output) in [
+        (&["--ops", "create,stat", "--items", "20"][..], &metadata),
+        (&["--engine", "null", "--size", "64k"][..], &data),
+    ] {
+        let run = iolab()
+            .arg("run")
+            .args(args)
+            .arg("--dir")
+            .arg(&tree)
+            .arg("-o")
+            .arg(output)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let fio = dir.path().join("fio.json");
+    let report = iolab()
+        .arg("report")
+        .arg(&metadata)
+        .arg(&data)
+        .args(["--format", "fio-json", "-o"])
+        .arg(&fio)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&report.stderr);
+    assert!(report.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("2 metadata points are left out of the fio JSON"),
+        "{stderr}"
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&fio).unwrap()).unwrap();
+    let jobs = written["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    assert!(jobs.iter().all(|j| j["job options"]["rw"] != "create"));
+    let imported = iolab()
+        .arg("import")
+        .arg(&fio)
+        .arg("-o")
+        .arg(dir.path().join("back.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&imported.stderr);
+    assert!(imported.status.success(), "{stderr}");
+    assert!(!stderr.contains("trim"), "{stderr}");
 }
 
 #[test]
