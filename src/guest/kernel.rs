@@ -68,7 +68,7 @@ pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
         (identity, unpacked)
     } else {
         let deb = PathBuf::from(choice);
-        if !deb.extension().is_some_and(|e| e == "deb") {
+        if deb.extension().is_none_or(|e| e != "deb") {
             return Err(GuestError::Usage(format!(
                 "--guest kernel={choice}: give `debian` or the path of a linux-image .deb"
             )));

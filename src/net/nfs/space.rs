@@ -198,17 +198,21 @@ impl NfsSpace {
         }
     }
 
-    /// Where `name` in the URL's directory is shown: the URL without its query.
-    fn shown_path(&self, name: &str) -> PathBuf {
-        PathBuf::from(format!(
-            "{}/{name}",
+    /// The URL's directory as shown under the names in it: without its query.
+    fn shown_dir(&self) -> PathBuf {
+        PathBuf::from(
             self.url
                 .text
                 .split('?')
                 .next()
                 .unwrap_or("")
-                .trim_end_matches('/')
-        ))
+                .trim_end_matches('/'),
+        )
+    }
+
+    /// Where `name` in the URL's directory is shown: the URL without its query.
+    fn shown_path(&self, name: &str) -> PathBuf {
+        self.shown_dir().join(name)
     }
 }
 
@@ -315,7 +319,7 @@ impl Space for NfsSpace {
         // A metadata workload's trees, by their owner files.
         removed.extend(super::tree::remove_dead_trees(
             &context,
-            &self.shown,
+            &self.shown_dir(),
             &here,
             &self.run_id,
         )?);
@@ -334,7 +338,7 @@ impl Space for NfsSpace {
         let tree = super::tree::NfsTree::new(
             &self.url,
             self.context.clone(),
-            &self.shown,
+            &self.shown_dir(),
             &self.run_id,
             shape,
             open,
