@@ -324,6 +324,10 @@ pub struct Session {
     job_offset: u32,
     /// A metadata workload's tree, kept between points of the same shape.
     tree: Option<tree::Held>,
+    /// Trees this session made and released: the next one's name is new, so
+    /// a tree left for safety (it held what iolab did not make) never
+    /// stands in the way of the next point's.
+    tree_serial: u32,
     keep: bool,
     watch: Watch,
     /// Whether repetitions sample the watched counters (in a distributed
@@ -372,6 +376,7 @@ impl Session {
             group_files: Vec::new(),
             job_offset: 0,
             tree: None,
+            tree_serial: 0,
             keep: false,
             watch,
             sample: true,

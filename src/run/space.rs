@@ -45,7 +45,13 @@ pub trait Space {
 
     /// Makes this run's metadata tree of `shape` here, or with `open`
     /// opens the one rank 0 made.
-    fn tree(&self, _shape: TreeShape, _open: bool) -> Result<Box<dyn TreeSite>, String> {
+    /// `serial` numbers the session's trees (see [`crate::run::tree::tree_name`]).
+    fn tree(
+        &self,
+        _shape: TreeShape,
+        _open: bool,
+        _serial: u32,
+    ) -> Result<Box<dyn TreeSite>, String> {
         Err(format!(
             "{} holds no files: a metadata workload (--items) needs a file system",
             self.path().display()
@@ -102,11 +108,21 @@ impl Space for ScratchDir {
         Some(self)
     }
 
-    fn tree(&self, shape: TreeShape, open: bool) -> Result<Box<dyn TreeSite>, String> {
+    fn tree(&self, shape: TreeShape, open: bool, serial: u32) -> Result<Box<dyn TreeSite>, String> {
         let made = if open {
-            LocalTree::open(self.shared_fd(), self.path(), self.run_id(), shape)
+            LocalTree::open(
+                self.shared_fd(),
+                self.path(),
+                (self.run_id(), serial),
+                shape,
+            )
         } else {
-            LocalTree::make(self.shared_fd(), self.path(), self.run_id(), shape)
+            LocalTree::make(
+                self.shared_fd(),
+                self.path(),
+                (self.run_id(), serial),
+                shape,
+            )
         };
         Ok(Box::new(made.map_err(|e| e.to_string())?))
     }

@@ -334,12 +334,13 @@ impl Space for NfsSpace {
         &self,
         shape: crate::plan::tree::TreeShape,
         open: bool,
+        serial: u32,
     ) -> Result<Box<dyn crate::run::tree::TreeSite>, String> {
         let tree = super::tree::NfsTree::new(
             &self.url,
             self.context.clone(),
             &self.shown_dir(),
-            &self.run_id,
+            (&self.run_id, serial),
             shape,
             open,
         )

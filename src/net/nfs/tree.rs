@@ -48,11 +48,11 @@ impl NfsTree {
         url: &NfsUrl,
         context: Arc<Mutex<Context>>,
         shown_dir: &Path,
-        run_id: &str,
+        (run_id, serial): (&str, u32),
         shape: TreeShape,
         open: bool,
     ) -> io::Result<NfsTree> {
-        let name = tree_name(run_id);
+        let name = tree_name(run_id, serial);
         let root = lock(&context).path_of(&name);
         let tree = NfsTree {
             url: url.clone(),
@@ -352,11 +352,7 @@ pub fn remove_dead_trees(
 ) -> io::Result<Vec<String>> {
     let mut removed = Vec::new();
     for name in context.list()? {
-        let Some(run_id) = name
-            .strip_prefix("iolab-")
-            .and_then(|n| n.strip_suffix(".tree"))
-            .filter(|id| *id != this_run && !id.is_empty())
-        else {
+        let Some(run_id) = crate::run::tree::run_of_tree(&name).filter(|id| *id != this_run) else {
             continue;
         };
         let root = context.path_of(&name);

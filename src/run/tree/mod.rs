@@ -30,8 +30,25 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The name of run `run_id`'s tree in the scratch directory.
-pub fn tree_name(run_id: &str) -> String {
-    format!("iolab-{run_id}.tree")
+pub fn tree_name(run_id: &str, serial: u32) -> String {
+    match serial {
+        0 => format!("iolab-{run_id}.tree"),
+        serial => format!("iolab-{run_id}.{serial}.tree"),
+    }
+}
+
+/// The run id in a tree's name (`iolab-<run id>[.<serial>].tree`), when
+/// the name is a tree's.
+pub fn run_of_tree(name: &str) -> Option<&str> {
+    let inner = name.strip_prefix("iolab-")?.strip_suffix(".tree")?;
+    let run = match inner.split_once('.') {
+        Some((run, serial)) if !serial.is_empty() && serial.bytes().all(|b| b.is_ascii_digit()) => {
+            run
+        }
+        Some(_) => return None,
+        None => inner,
+    };
+    (!run.is_empty()).then_some(run)
 }
 
 /// The owner file inside a tree's root: the owner tag, then `run <run id>`.
@@ -148,10 +165,10 @@ impl LocalTree {
     pub fn make(
         dir: std::sync::Arc<OwnedFd>,
         dir_path: &Path,
-        run_id: &str,
+        (run_id, serial): (&str, u32),
         shape: TreeShape,
     ) -> io::Result<LocalTree> {
-        let name = tree_name(run_id);
+        let name = tree_name(run_id, serial);
         rustix::fs::mkdirat(&dir, name.as_str(), Mode::from_raw_mode(0o755))?;
         let root = rustix::fs::openat(
             &dir,
@@ -184,10 +201,10 @@ impl LocalTree {
     pub fn open(
         dir: std::sync::Arc<OwnedFd>,
         dir_path: &Path,
-        run_id: &str,
+        (run_id, serial): (&str, u32),
         shape: TreeShape,
     ) -> io::Result<LocalTree> {
-        let name = tree_name(run_id);
+        let name = tree_name(run_id, serial);
         let root = rustix::fs::openat(
             &dir,
             name.as_str(),

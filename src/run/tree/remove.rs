@@ -149,11 +149,7 @@ pub(crate) fn remove_dead_trees(
     let mut removed = Vec::new();
     for entry in rustix::fs::Dir::read_from(dir)? {
         let name = entry?.file_name().to_string_lossy().into_owned();
-        let Some(run_id) = name
-            .strip_prefix("iolab-")
-            .and_then(|n| n.strip_suffix(".tree"))
-            .filter(|id| !id.is_empty())
-        else {
+        let Some(run_id) = super::run_of_tree(&name) else {
             continue;
         };
         let Ok(root) = rustix::fs::openat(
@@ -189,6 +185,22 @@ pub(crate) fn remove_dead_trees(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trees_name_gives_its_run_whatever_its_serial() {
+        use crate::run::tree::{run_of_tree, tree_name};
+        assert_eq!(run_of_tree(&tree_name("1a2b3c4d", 0)), Some("1a2b3c4d"));
+        assert_eq!(run_of_tree(&tree_name("1a2b3c4d", 7)), Some("1a2b3c4d"));
+        for other in [
+            "iolab-.tree",
+            "iolab-x.y.tree",
+            "iolab-x..tree",
+            "x.tree",
+            "iolab-x",
+        ] {
+            assert_eq!(run_of_tree(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn only_iolab_names_are_removed() {

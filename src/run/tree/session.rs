@@ -144,7 +144,7 @@ impl Session {
         let made = match rank {
             0 => self
                 .dir
-                .tree(shape, false)
+                .tree(shape, false, self.tree_serial)
                 .map(Some)
                 .map_err(|e| setup("make", e)),
             _ => Ok(None),
@@ -152,7 +152,10 @@ impl Session {
         let made = self.together(made)?;
         let site = match made {
             Some(site) => Ok(site),
-            None => self.dir.tree(shape, true).map_err(|e| setup("open", e)),
+            None => self
+                .dir
+                .tree(shape, true, self.tree_serial)
+                .map_err(|e| setup("open", e)),
         };
         let site = self.together(site)?;
         self.tree = Some(Held {
@@ -166,6 +169,7 @@ impl Session {
     /// Removes the tree, or under `--keep` leaves it and says where.
     pub(in crate::run) fn release_tree(&mut self) {
         let Some(held) = self.tree.take() else { return };
+        self.tree_serial += 1;
         let site = held.site;
         if !site.made_here() {
             return;
