@@ -7,18 +7,75 @@ use rustix::fd::{AsFd, BorrowedFd};
 use rustix::fs::XattrFlags;
 use std::sync::OnceLock;
 
+/// The host's processes as a guest's agent is told them: which ran when
+/// the host-side iolab prepared the guest, and the host's clock then.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct HostProcesses {
+    /// `(pid, start time in clock ticks)` of every process running then.
+    pub live: Vec<(u32, u64)>,
+    /// The host's time since boot then, in clock ticks: a process that
+    /// started later is not in `live` and is never judged by it.
+    pub taken_at_ticks: u64,
+}
+
+/// Every process of this host (its pid namespace) and the time now.
+pub fn host_processes() -> HostProcesses {
+    // Taken first: a process started while /proc is read may be missing
+    // from `live`, but its start time is then after this.
+    let taken_at_ticks = std::fs::read_to_string("/proc/uptime")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
+        // SAFETY: sysconf has no preconditions.
+        .map_or(0, |s| {
+            (s * unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64) as u64
+        });
+    let live = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| {
+            let stat = process::stat_of(pid)?;
+            (!matches!(stat.state.as_str(), "Z" | "X" | "x")).then_some((pid, stat.start_ticks))
+        })
+        .collect();
+    HostProcesses {
+        live,
+        taken_at_ticks,
+    }
+}
+
 /// In a guest's agent: the owner tag of the host-side iolab that booted
-/// the guest, and that run's id. Inside a guest, hostname, pid namespace
-/// (the initial one's inode, the same on every Linux system) and process
-/// table say nothing about other guests' runs, so the agent's files carry
-/// the host process's tag, and the agent judges no marker dead: only a
-/// run that sees the host-side owner's process table does.
-static HOSTED: OnceLock<String> = OnceLock::new();
+/// the guest, that run's id, and the host's processes it was told of.
+/// Inside a guest, hostname, pid namespace (the initial one's inode, the
+/// same on every Linux system) and process table say nothing about other
+/// guests' runs, so the agent's files carry the host process's tag, and a
+/// marker is judged only by the host's processes ([`judged_in_guest`]).
+struct Hosted {
+    tag: String,
+    processes: HostProcesses,
+}
+
+static HOSTED: OnceLock<Hosted> = OnceLock::new();
 
 /// Makes this process (a guest's agent) tag what it creates as the
-/// host-side run's, and judge no owner dead (see [`HOSTED`]).
-pub(crate) fn act_for_host(host_tag: &str, run_id: &str) {
-    let _ = HOSTED.set(hosted_tag(host_tag, run_id));
+/// host-side run's, and judge owners by the host's processes (see [`Hosted`]).
+pub(crate) fn act_for_host(host_tag: &str, run_id: &str, processes: HostProcesses) {
+    let _ = HOSTED.set(Hosted {
+        tag: hosted_tag(host_tag, run_id),
+        processes,
+    });
+}
+
+/// Whether the owner `tag` is dead as a guest's agent judges it: only a
+/// process of the host that booted the guest (`hosted`, the agent's own
+/// tag), started before the host listed its processes and not among them.
+fn judged_in_guest(tag: &str, hosted: &str, processes: &HostProcesses) -> bool {
+    let (Some(owner), Some(host)) = (parse_owner(tag), parse_owner(hosted)) else {
+        return false;
+    };
+    (owner.host, owner.namespace, owner.boot) == (host.host, host.namespace, host.boot)
+        && owner.start < processes.taken_at_ticks
+        && !processes.live.contains(&(owner.pid, owner.start))
 }
 
 /// The owner tag of a guest's agent serving run `run_id` for the host-side
@@ -47,7 +104,7 @@ pub const OWNER_XATTR: &str = "user.iolab.owner";
 /// host-side run's with the guest run's id after it.
 pub(crate) fn owner_tag() -> String {
     if let Some(hosted) = HOSTED.get() {
-        return hosted.clone();
+        return hosted.tag.clone();
     }
     let host = rustix::system::uname()
         .nodename()
@@ -79,7 +136,10 @@ pub(crate) fn tag_of(fd: BorrowedFd<'_>) -> Option<String> {
 /// host or pid namespace, is not dead.
 pub(crate) fn tag_is_dead(tag: &str, here: &str) -> bool {
     // A guest's agent sees no process of the host that owns a marker.
-    if HOSTED.get().is_some() || is_hosted(here) {
+    if let Some(hosted) = HOSTED.get() {
+        return judged_in_guest(tag, &hosted.tag, &hosted.processes);
+    }
+    if is_hosted(here) {
         return false;
     }
     let (Some(owner), Some(this)) = (parse_owner(tag), parse_owner(here)) else {
@@ -163,21 +223,43 @@ mod tests {
     }
 
     #[test]
-    fn a_guest_judges_no_marker_dead_and_its_own_live_as_long_as_the_host_run() {
+    fn a_guest_judges_only_by_the_host_processes_it_was_told() {
         let here = owner_tag();
         let fields: Vec<&str> = here.split(' ').collect();
+        let processes = host_processes();
+        assert!(processes.live.len() > 1 && processes.taken_at_ticks > 0);
+        let in_a_guest = hosted_tag(&here, "run-b");
         // What another guest's agent wrote before owners were the host's:
         // every guest has this pid namespace, and its boot is another.
         let other_guest = "(none) pid:[4026531836] 0b5e-old-boot 212 900";
-        let in_a_guest = hosted_tag("(none) pid:[4026531836] new-boot 1 1", "run-b");
-        assert!(!tag_is_dead(other_guest, &in_a_guest));
-        assert!(!tag_is_dead(&here, &in_a_guest));
-        // A guest's file carries the host process's tag: live while it runs…
-        let written_in_guest = hosted_tag(&here, "run-a");
-        assert!(written_in_guest.starts_with(&here), "{written_in_guest}");
-        assert!(!tag_is_dead(&written_in_guest, &here));
-        // …and dead once that host process is gone.
+        assert!(!judged_in_guest(other_guest, &in_a_guest, &processes));
+        // Another live run on the host (this process): its guest's files stay.
+        let live_runs_guest = hosted_tag(&here, "run-a");
+        assert!(live_runs_guest.starts_with(&here), "{live_runs_guest}");
+        assert!(!judged_in_guest(&live_runs_guest, &in_a_guest, &processes));
+        assert!(
+            !tag_is_dead(&live_runs_guest, &here),
+            "the host judges it live"
+        );
+        // A host process gone before the list was taken: dead, for both.
         let gone = format!("{} {} {} 4194304 1", fields[0], fields[1], fields[2]);
+        assert!(judged_in_guest(
+            &hosted_tag(&gone, "run-a"),
+            &in_a_guest,
+            &processes
+        ));
         assert!(tag_is_dead(&hosted_tag(&gone, "run-a"), &here));
+        // One that started after the list was taken is never judged by it.
+        let later = format!(
+            "{} {} {} 4194304 {}",
+            fields[0],
+            fields[1],
+            fields[2],
+            processes.taken_at_ticks + 100
+        );
+        assert!(!judged_in_guest(&later, &in_a_guest, &processes));
+        // Another host's: never.
+        let elsewhere = format!("other-host {} {} 4194304 1", fields[1], fields[2]);
+        assert!(!judged_in_guest(&elsewhere, &in_a_guest, &processes));
     }
 }

@@ -504,16 +504,16 @@ fn a_guest_killed_mid_run_leaves_no_session_and_the_next_run_removes_its_files()
             &format!("{GUEST},tap={},mount={}", lab.tap, lab.guest_nfs),
         ],
     );
-    assert!(
-        next.status.success(),
-        "{}",
-        String::from_utf8_lossy(&next.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{stderr}");
     assert!(
         on_export().is_empty(),
         "left on the export: {:?}",
         on_export()
     );
+    // The guest judged the dead run's files by the host's processes, and
+    // the host names what the guest removed.
+    assert!(stderr.contains("iolab: the guest removed "), "{stderr}");
 
     // Killed while logged in to the LUN: tgtd drops the session when its
     // pings go unanswered (netlab sets nop_interval and nop_count).

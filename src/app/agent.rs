@@ -51,13 +51,14 @@ pub fn agent() -> Result<Ending, AppError> {
             ToGuest::Prepare {
                 run_id,
                 owner,
+                host_processes,
                 page_cache,
                 make_filesystem,
                 spec,
                 address,
             } => {
                 let started = Instant::now();
-                crate::owner::act_for_host(&owner, &run_id);
+                crate::owner::act_for_host(&owner, &run_id, host_processes);
                 let made = Stack::set_up(&spec, address.as_deref(), make_filesystem)
                     .and_then(|stack| open(stack, &run_id, (page_cache, started), &interrupt));
                 match made {
@@ -149,8 +150,8 @@ fn open(
     if stack.counts_write_back {
         session.count_write_back();
     }
-    // A killed guest's files on a shared export or a reused LUN.
-    session.remove_dead_runs();
+    // A killed guest's files on a shared export or a reused LUN, named to the host.
+    let removed = session.remove_dead_runs();
     // The memory-copy probe takes seconds under TCG: measured, as on the
     // host, only when a point goes through the page cache, whose ceiling it is.
     let environment =
@@ -160,6 +161,7 @@ fn open(
         device: stack.device.clone(),
         filesystem: stack.filesystem.clone(),
         prepare_s: started.elapsed().as_secs_f64(),
+        removed,
     };
     Ok((session, ready, stack))
 }

@@ -27,6 +27,10 @@ pub enum ToGuest {
         /// process's end makes them a dead run's ([`crate::owner`]).
         #[serde(default)]
         owner: String,
+        /// The host's processes, by which the agent judges which runs'
+        /// files are a dead run's ([`crate::owner::HostProcesses`]).
+        #[serde(default)]
+        host_processes: crate::owner::HostProcesses,
         /// Whether a point goes through the guest's page cache (the
         /// memory-copy ceiling is measured then).
         page_cache: bool,
@@ -91,6 +95,10 @@ pub struct Ready {
     pub filesystem: String,
     /// Seconds the stack took to set up (a file system made, a mount, a login).
     pub prepare_s: f64,
+    /// What the agent removed of dead runs (a killed guest's files on a
+    /// shared export), as shown in the guest: the host names each.
+    #[serde(default)]
+    pub removed: Vec<String>,
 }
 
 /// Writes `message` as one line and flushes it.

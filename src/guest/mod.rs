@@ -335,6 +335,7 @@ impl Guests {
         guest.send(&ToGuest::Prepare {
             run_id,
             owner: crate::owner::owner_tag(),
+            host_processes: crate::owner::host_processes(),
             page_cache: self.page_cache,
             make_filesystem: self.agent_makes_filesystem(),
             spec: Box::new(self.spec.clone()),
@@ -343,6 +344,11 @@ impl Guests {
         // Dropping `guest` on an interruption kills QEMU.
         match guest.receive_unless(BOOT_DEADLINE, ending)? {
             FromGuest::Ready(ready) => {
+                for removed in &ready.removed {
+                    crate::say!(
+                        "iolab: the guest removed {removed}, left by a run that is no longer running"
+                    );
+                }
                 self.boot_seconds.push(started.elapsed().as_secs_f64());
                 self.ready = Some(*ready);
                 self.running = Some(guest);

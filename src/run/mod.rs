@@ -501,20 +501,23 @@ impl Session {
     /// Removes, and names, the scratch files that dead runs on this host left
     /// in this directory (see [`ScratchDir::remove_dead_runs`]). Called once
     /// the input is accepted: a refusal changes nothing.
-    pub fn remove_dead_runs(&self) {
+    pub fn remove_dead_runs(&self) -> Vec<String> {
         match self.dir.remove_dead_runs() {
-            Ok(removed) => {
-                for name in removed {
-                    crate::say!(
-                        "iolab: removed {}, left by a run that is no longer running",
-                        self.dir.shown_path(&name).display()
-                    );
-                }
+            Ok(removed) => removed
+                .iter()
+                .map(|name| {
+                    let shown = self.dir.shown_path(name).display().to_string();
+                    crate::say!("iolab: removed {shown}, left by a run that is no longer running");
+                    shown
+                })
+                .collect(),
+            Err(error) => {
+                crate::say!(
+                    "iolab: could not look for files of dead runs in {}: {error}",
+                    self.dir.path().display()
+                );
+                Vec::new()
             }
-            Err(error) => crate::say!(
-                "iolab: could not look for files of dead runs in {}: {error}",
-                self.dir.path().display()
-            ),
         }
     }
 
