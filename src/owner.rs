@@ -22,17 +22,9 @@ pub struct HostProcesses {
 pub fn host_processes() -> HostProcesses {
     // Taken first: a process started while /proc is read may be missing
     // from `live`, but its start time is then after this.
-    let taken_at_ticks = std::fs::read_to_string("/proc/uptime")
-        .ok()
-        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
-        // SAFETY: sysconf has no preconditions.
-        .map_or(0, |s| {
-            (s * unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64) as u64
-        });
-    let live = std::fs::read_dir("/proc")
+    let taken_at_ticks = process::uptime_ticks().unwrap_or(0);
+    let live = process::pids()
         .into_iter()
-        .flatten()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter_map(|pid| {
             let stat = process::stat_of(pid)?;
             (!matches!(stat.state.as_str(), "Z" | "X" | "x")).then_some((pid, stat.start_ticks))

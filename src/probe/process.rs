@@ -42,6 +42,30 @@ pub fn parse_stat(text: &str) -> Option<ProcessStat> {
     Some(ProcessStat { state, start_ticks })
 }
 
+/// The pids in /proc: every process of this pid namespace now.
+pub fn pids() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// The time since boot in clock ticks (/proc/uptime, at its 10 ms
+/// resolution), the unit of [`ProcessStat::start_ticks`]; `None` when it
+/// cannot be read.
+pub fn uptime_ticks() -> Option<u64> {
+    let seconds: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (per_second > 0).then(|| (seconds * per_second as f64) as u64)
+}
+
 /// The text of /proc/`pid`/io: the process's I/O accounting, with that of
 /// every descendant it reaped; `None` when it cannot be read.
 pub fn io_text(pid: u32) -> Option<String> {
