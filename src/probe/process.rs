@@ -63,7 +63,7 @@ pub fn uptime_ticks() -> Option<u64> {
         .ok()?;
     // SAFETY: sysconf has no preconditions.
     let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    (per_second > 0).then(|| (seconds * per_second as f64) as u64)
+    (per_second > 0).then_some((seconds * per_second as f64) as u64)
 }
 
 /// The text of /proc/`pid`/io: the process's I/O accounting, with that of
