@@ -589,3 +589,24 @@ fn repetitions_draw_their_own_offsets_unless_asked_to_repeat_one() {
     assert!(same.iter().all(|r| *r == same[0]), "{same:?}");
     assert_eq!(same[0], own[0]);
 }
+
+/// Rounds are repetitions: the note that `compare` cannot test one
+/// repetition per point is not printed under `--rounds 3` (issue "Nothing
+/// lost, nothing harmed, round 4", item 8), and is under one round.
+#[test]
+fn the_single_repetition_note_counts_rounds() {
+    let dir = scratch();
+    let noted = |extra: &[&str]| {
+        let output = iolab()
+            .args(["run", "--engine", "null", "--size", "64k", "--dir"])
+            .arg(dir.path())
+            .args(extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{stderr}");
+        stderr.contains("one repetition per point")
+    };
+    assert!(noted(&[]));
+    assert!(!noted(&["--rounds", "3"]));
+}
