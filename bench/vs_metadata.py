@@ -110,10 +110,17 @@ def iolab_rates(iolab, directory, files, out_dir, prefix=()):
 def fs_mark_rate(directory, files, prefix=()):
     # fs_mark makes its directory itself, and refuses one that exists.
     sub = os.path.join(directory, "fs_mark")
+    # fs_mark writes its log (fs_log.txt) into its working directory: one of
+    # its own, removed after it, so nothing lands in the checkout.
+    log_dir = tempfile.mkdtemp(prefix="fs_mark-log-")
     try:
-        out = run([*prefix, "fs_mark", "-d", sub, "-n", str(files), "-s", "0", "-S", "0", "-k", "-L", "1"]).stdout
+        out = run(
+            [*prefix, "fs_mark", "-d", sub, "-n", str(files), "-s", "0", "-S", "0", "-k", "-L", "1"],
+            cwd=log_dir,
+        ).stdout
     finally:
         shutil.rmtree(sub, ignore_errors=True)
+        shutil.rmtree(log_dir, ignore_errors=True)
     # The result line: "     0        20000            0      12345.6        ..." (FSUse% Count Size Files/sec App Overhead)
     for line in out.splitlines():
         words = line.split()
