@@ -877,6 +877,25 @@ fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
 
 /// A metadata run killed mid-create on the export leaves its tree; the
 /// next run from this host finds its owner gone and removes it, and says so.
+/// The tree of a run killed (SIGKILL) while it creates items on `lab`'s
+/// export, from `cwd`, with `extra` arguments.
+fn killed_while_creating(
+    lab: &NetLab,
+    cwd: &std::path::Path,
+    extra: &[&str],
+) -> std::path::PathBuf {
+    let mut args = vec![
+        "run", "--target", &lab.nfs, "--op", "create", "--items", "1000000",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--runtime", "60s"]);
+    let mut child = lab.spawn_iolab(cwd, &args);
+    let tree = crate::util::wait_for_tree(&lab.export, 20);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    tree
+}
+
 #[test]
 fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
     let Some(lab) = NetLab::start("16M") else {
@@ -887,23 +906,7 @@ fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
         return;
     }
     let cwd = crate::util::scratch();
-    let mut child = lab.spawn_iolab(
-        cwd.path(),
-        &[
-            "run",
-            "--target",
-            &lab.nfs,
-            "--op",
-            "create",
-            "--items",
-            "1000000",
-            "--runtime",
-            "60s",
-        ],
-    );
-    let tree = crate::util::wait_for_tree(&lab.export, 20);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let tree = killed_while_creating(&lab, cwd.path(), &[]);
     assert!(tree.exists());
     let next = lab.iolab(
         cwd.path(),
@@ -1088,27 +1091,7 @@ fn a_link_planted_in_a_tree_on_the_export_is_removed_never_followed() {
 
     // A killed run's tree holding such a link: the next run removes the
     // link itself and the rest of the tree.
-    let mut child = lab.spawn_iolab(
-        cwd.path(),
-        &[
-            "run",
-            "--target",
-            &lab.nfs,
-            "--op",
-            "create",
-            "--items",
-            "1000000",
-            "--depth",
-            "1",
-            "--fanout",
-            "2",
-            "--runtime",
-            "60s",
-        ],
-    );
-    let tree = crate::util::wait_for_tree(&lab.export, 20);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let tree = killed_while_creating(&lab, cwd.path(), &["--depth", "1", "--fanout", "2"]);
     link_into_victim(&tree, &lab.export);
     let next = lab.iolab(
         cwd.path(),
