@@ -73,6 +73,35 @@ struct Url {
     file: *mut c_char,
 }
 
+/// libnfs's `rpc_cb`: context, status, the reply (or a message), the caller's pointer.
+pub(super) type RpcCallback = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, *mut c_void);
+
+/// `rpc_nfs3_<procedure>_async(rpc, cb, args, private)`.
+pub(super) type Procedure =
+    unsafe extern "C" fn(*mut c_void, RpcCallback, *mut c_void, *mut c_void) -> c_int;
+
+/// The raw procedures iolab sends, resolved with the rest of libnfs.
+pub(super) struct Procedures {
+    pub(super) lookup: Procedure,
+    pub(super) getattr: Procedure,
+    pub(super) create: Procedure,
+    pub(super) mkdir: Procedure,
+    pub(super) write: Procedure,
+    pub(super) commit: Procedure,
+    pub(super) read: Procedure,
+    pub(super) remove: Procedure,
+    pub(super) rmdir: Procedure,
+    pub(super) rename: Procedure,
+    pub(super) readdirplus: Procedure,
+}
+
+/// libnfs's `struct nfs_fh`, the export root's handle.
+#[repr(C)]
+pub(super) struct RootHandle {
+    pub(super) len: c_int,
+    pub(super) data: *const u8,
+}
+
 /// The functions iolab calls, resolved once.
 pub(super) struct Functions {
     _library: Library,
@@ -97,16 +126,12 @@ pub(super) struct Functions {
     fsync: unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int,
     fstat64: unsafe extern "C" fn(*mut c_void, *mut c_void, *mut Stat64) -> c_int,
     stat64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut Stat64) -> c_int,
-    lstat64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut Stat64) -> c_int,
     unlink: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
     statvfs64: unsafe extern "C" fn(*mut c_void, *const c_char, *mut StatVfs64) -> c_int,
     opendir: unsafe extern "C" fn(*mut c_void, *const c_char, *mut *mut c_void) -> c_int,
     readdir: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut DirEntry,
     closedir: unsafe extern "C" fn(*mut c_void, *mut c_void),
     ftruncate: unsafe extern "C" fn(*mut c_void, *mut c_void, u64) -> c_int,
-    mkdir: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
-    rmdir: unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int,
-    rename: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int,
     set_dircache: unsafe extern "C" fn(*mut c_void, c_int),
     pub(super) pread_async:
         unsafe extern "C" fn(*mut c_void, *mut c_void, u64, u64, Callback, *mut c_void) -> c_int,
@@ -122,6 +147,10 @@ pub(super) struct Functions {
     pub(super) get_fd: unsafe extern "C" fn(*mut c_void) -> c_int,
     pub(super) which_events: unsafe extern "C" fn(*mut c_void) -> c_int,
     pub(super) service: unsafe extern "C" fn(*mut c_void, c_int) -> c_int,
+    pub(super) get_rpc_context: unsafe extern "C" fn(*mut c_void) -> *mut c_void,
+    /// Returns libnfs's own `struct nfs_fh` (`int len; char *val`) of the export's root.
+    pub(super) get_rootfh: unsafe extern "C" fn(*mut c_void) -> *const RootHandle,
+    pub(super) nfs3: Procedures,
 }
 
 /// Whether libnfs can be loaded here; the error names the package to install.
@@ -166,22 +195,33 @@ fn load() -> Result<Functions, String> {
         fsync: symbol!("nfs_fsync"),
         fstat64: symbol!("nfs_fstat64"),
         stat64: symbol!("nfs_stat64"),
-        lstat64: symbol!("nfs_lstat64"),
         unlink: symbol!("nfs_unlink"),
         statvfs64: symbol!("nfs_statvfs64"),
         opendir: symbol!("nfs_opendir"),
         readdir: symbol!("nfs_readdir"),
         closedir: symbol!("nfs_closedir"),
         ftruncate: symbol!("nfs_ftruncate"),
-        mkdir: symbol!("nfs_mkdir"),
-        rmdir: symbol!("nfs_rmdir"),
-        rename: symbol!("nfs_rename"),
         set_dircache: symbol!("nfs_set_dircache"),
         pread_async: symbol!("nfs_pread_async"),
         pwrite_async: symbol!("nfs_pwrite_async"),
         get_fd: symbol!("nfs_get_fd"),
         which_events: symbol!("nfs_which_events"),
         service: symbol!("nfs_service"),
+        get_rpc_context: symbol!("nfs_get_rpc_context"),
+        get_rootfh: symbol!("nfs_get_rootfh"),
+        nfs3: Procedures {
+            lookup: symbol!("rpc_nfs3_lookup_async"),
+            getattr: symbol!("rpc_nfs3_getattr_async"),
+            create: symbol!("rpc_nfs3_create_async"),
+            mkdir: symbol!("rpc_nfs3_mkdir_async"),
+            write: symbol!("rpc_nfs3_write_async"),
+            commit: symbol!("rpc_nfs3_commit_async"),
+            read: symbol!("rpc_nfs3_read_async"),
+            remove: symbol!("rpc_nfs3_remove_async"),
+            rmdir: symbol!("rpc_nfs3_rmdir_async"),
+            rename: symbol!("rpc_nfs3_rename_async"),
+            readdirplus: symbol!("rpc_nfs3_readdirplus_async"),
+        },
         _library: library,
     };
     // The RPC accounting's hooks go in before any context exists; a
@@ -393,105 +433,6 @@ impl Context {
         Ok(names)
     }
 
-    /// Makes the directory `path` (MKDIR, after LOOKUPs of the path).
-    pub fn mkdir(&self, path: &CStr) -> io::Result<()> {
-        // SAFETY: live context, NUL-terminated path.
-        let status = unsafe { (self.functions.mkdir)(self.raw, path.as_ptr()) };
-        self.check_path(status, "mkdir", path)
-    }
-
-    /// Removes the directory `path` (RMDIR).
-    pub fn rmdir(&self, path: &CStr) -> io::Result<()> {
-        // SAFETY: live context, NUL-terminated path.
-        let status = unsafe { (self.functions.rmdir)(self.raw, path.as_ptr()) };
-        self.check_path(status, "rmdir", path)
-    }
-
-    /// Renames `from` to `to` (RENAME). NFSv3 has no RENAME_NOREPLACE: the
-    /// caller makes sure `to` is not there.
-    pub fn rename(&self, from: &CStr, to: &CStr) -> io::Result<()> {
-        // SAFETY: live context, NUL-terminated paths.
-        let status = unsafe { (self.functions.rename)(self.raw, from.as_ptr(), to.as_ptr()) };
-        self.check_path(status, "rename", from)
-    }
-
-    /// Removes the file `path` (REMOVE).
-    pub fn remove(&self, path: &CStr) -> io::Result<()> {
-        // SAFETY: live context, NUL-terminated path.
-        let status = unsafe { (self.functions.unlink)(self.raw, path.as_ptr()) };
-        self.check_path(status, "remove", path)
-    }
-
-    /// The attributes of `path` (LOOKUPs, then GETATTR): its size.
-    pub fn stat_size(&self, path: &CStr) -> io::Result<u64> {
-        let mut stat = Stat64::default();
-        // SAFETY: live context, NUL-terminated path, `stat` is the struct libnfs fills.
-        let status = unsafe { (self.functions.stat64)(self.raw, path.as_ptr(), &mut stat) };
-        self.check_path(status, "stat", path)?;
-        Ok(stat.size)
-    }
-
-    /// The type bits (`S_IFMT`) of `path` itself: a symbolic link as the
-    /// last component is not followed (LOOKUPs, the last one's attributes).
-    pub fn kind_of(&self, path: &CStr) -> io::Result<u32> {
-        let mut stat = Stat64::default();
-        // SAFETY: live context, NUL-terminated path, `stat` is the struct libnfs fills.
-        let status = unsafe { (self.functions.lstat64)(self.raw, path.as_ptr(), &mut stat) };
-        self.check_path(status, "lstat", path)?;
-        Ok((stat.mode & u64::from(libc::S_IFMT)) as u32)
-    }
-
-    /// Creates `path` exclusively (CREATE GUARDED), for writing.
-    pub fn create_at(&self, path: &CStr, file_sync: bool) -> io::Result<File<'_>> {
-        let mut raw = std::ptr::null_mut();
-        let mut flags = libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY;
-        if file_sync {
-            flags |= libc::O_SYNC;
-        }
-        // SAFETY: live context, NUL-terminated path, `raw` written on success.
-        let status =
-            unsafe { (self.functions.create)(self.raw, path.as_ptr(), flags, 0o644, &mut raw) };
-        self.check_path(status, "create", path)?;
-        Ok(File { context: self, raw })
-    }
-
-    /// Opens the existing `path` for reading.
-    pub fn open_at(&self, path: &CStr) -> io::Result<File<'_>> {
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: live context, NUL-terminated path, `raw` written on success.
-        let status =
-            unsafe { (self.functions.open)(self.raw, path.as_ptr(), libc::O_RDONLY, &mut raw) };
-        self.check_path(status, "open", path)?;
-        Ok(File { context: self, raw })
-    }
-
-    /// The names in the directory `path` (READDIRPLUS, to its end), `.`
-    /// and `..` left out; each handed to `each`.
-    pub fn list_at(&self, path: &CStr, mut each: impl FnMut(&CStr)) -> io::Result<()> {
-        let mut dir = std::ptr::null_mut();
-        // SAFETY: live context, NUL-terminated path, `dir` written on success.
-        let status = unsafe { (self.functions.opendir)(self.raw, path.as_ptr(), &mut dir) };
-        self.check_path(status, "opendir", path)?;
-        loop {
-            // SAFETY: `dir` is open until closedir below; entries live as long.
-            let entry = unsafe { (self.functions.readdir)(self.raw, dir) };
-            if entry.is_null() {
-                break;
-            }
-            // SAFETY: a live entry's NUL-terminated name, used before the next call.
-            let name = unsafe { (*entry).name };
-            if !name.is_null() {
-                let name = unsafe { CStr::from_ptr(name) };
-                if name.to_bytes() != b"." && name.to_bytes() != b".." {
-                    each(name);
-                }
-            }
-        }
-        // SAFETY: `dir` is open and not used after this.
-        unsafe { (self.functions.closedir)(self.raw, dir) };
-        Ok(())
-    }
-
     /// The export's free inodes, inodes and free bytes (FSSTAT).
     pub fn free(&self) -> io::Result<(u64, u64, u64)> {
         let path = c_string(&self.path_of(""))?;
@@ -504,15 +445,6 @@ impl Context {
             stat.files,
             stat.bavail.saturating_mul(stat.frsize.max(stat.bsize)),
         ))
-    }
-
-    /// `status` of a call on `path`: the error names the call and the path.
-    fn check_path(&self, status: c_int, call: &str, path: &CStr) -> io::Result<()> {
-        if status >= 0 {
-            Ok(())
-        } else {
-            Err(self.error(status, &format!("{call} {}", path.to_string_lossy())))
-        }
     }
 
     /// `status` as a result: libnfs returns a negated errno, with its own message.

@@ -7,6 +7,7 @@
 //! latency is the RPC's round trip as this client sees it. Writes are
 //! UNSTABLE; [`QueuedIo::sync_all`] sends a COMMIT.
 
+pub mod handle;
 pub mod libnfs;
 pub mod url;
 pub mod wire;

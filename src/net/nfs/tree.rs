@@ -1,14 +1,22 @@
-//! A metadata workload's tree on an NFS export through libnfs, with no mount: the root and its owner file made over the session's connection, each job's items done on a connection of its own with libnfs's path calls, the RPCs they send counted from the wire by procedure, and the tree removed name by name.
+//! A metadata workload's tree on an NFS export through libnfs, with no
+//! mount: every directory looked up once, one name at a time from the
+//! URL's directory, and every item one NFSv3 procedure on its directory's
+//! file handle (`engine::nfs::handle`), so no symbolic link is ever
+//! followed; the RPCs counted from the wire by procedure, and the tree
+//! removed name by name the same way.
 //!
 //! The tree's names and shape are the local tree's (`run::tree`): the root
-//! `iolab-<run>.tree` in the URL's directory, its owner file `iolab.owner`
-//! written and committed first, then `shared` or `job.<J>` and the `t.<K>`
-//! directories. libnfs resolves a path by LOOKUPs from the export's root
-//! (it keeps no lookup cache, and its directory cache is off), so each item
-//! costs its LOOKUPs and its own procedure: what the record's requests say,
-//! procedure by procedure. NFSv3's RENAME has no "no replace": a rename's
-//! other name is iolab's, absent by construction of the phases.
+//! `iolab-<run>[.<n>].tree` in the URL's directory, its owner file
+//! `iolab.owner` written FILE_SYNC first, then `shared` or `job.<J>` and
+//! the `t.<K>` directories. A job looks up the root once and each directory
+//! it enters once (LOOKUPs, untimed but on the wire and so in the record's
+//! counts), then each item costs its own procedures: CREATE and its WRITEs
+//! and COMMIT, LOOKUP and READs, LOOKUP (a stat: its attributes come with
+//! it), RENAME, REMOVE, MKDIR, RMDIR, READDIRPLUS. NFSv3's RENAME has no
+//! "no replace": a rename's other name is iolab's, absent by construction
+//! of the phases.
 
+use crate::engine::nfs::handle::{Handle, Handles, Kind, Stable};
 use crate::engine::nfs::libnfs::Context;
 use crate::engine::nfs::url::NfsUrl;
 use crate::engine::nfs::wire::{Counting, NFS3_PROCEDURES, RpcWire, counting_available};
@@ -20,9 +28,9 @@ use crate::run::recorder::{JobMemory, JobOutcome};
 use crate::run::spec::LoopSpec;
 use crate::run::traffic::{ClientTraffic, RequestTally};
 use crate::run::tree::{
-    ItemFailure, ItemOps, OWNER_FILE, TreePass, TreeSite, directory_path, run_tree_job, top,
-    tree_name,
+    ItemFailure, ItemOps, OWNER_FILE, TreePass, TreeSite, directory_path, run_tree_job, tree_name,
 };
+use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -31,14 +39,59 @@ use std::sync::{Arc, Mutex};
 /// A tree in a directory of an NFS export.
 pub struct NfsTree {
     url: NfsUrl,
-    /// The root as libnfs takes it: `/DIR/iolab-<run>.tree`.
-    root: String,
+    /// The root's name in the URL's directory: `iolab-<run>[.<n>].tree`.
+    name: CString,
     /// The root as the user knows it: `nfs://HOST/EXPORT/DIR/iolab-<run>.tree`.
     shown: PathBuf,
+    /// The URL's directory as the user knows it.
+    shown_dir: PathBuf,
     shape: TreeShape,
     made_here: bool,
     /// The session's connection, for making and removing.
     context: Arc<Mutex<Context>>,
+}
+
+fn c_name(name: &str) -> io::Result<CString> {
+    CString::new(name)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a name"))
+}
+
+/// The URL's directory on `context`'s export: looked up from the export's
+/// root one component at a time, no link followed.
+fn url_directory(handles: &mut Handles<'_>, context: &Context, shown: &Path) -> io::Result<Handle> {
+    let export = handles.export_root()?;
+    // `shown` ends with the directory's components: the export's is above them.
+    let mut export_shown = shown.to_path_buf();
+    for _ in context.dir.split('/').filter(|c| !c.is_empty()) {
+        export_shown.pop();
+    }
+    handles.directory(&export, &context.dir, &export_shown)
+}
+
+/// The directory `name` in `dir` (shown as `shown`), refused when it is a
+/// link or anything else but a directory.
+fn subdirectory(
+    handles: &mut Handles<'_>,
+    dir: &Handle,
+    name: &CStr,
+    shown: &Path,
+) -> io::Result<Handle> {
+    handles.directory(dir, &name.to_string_lossy(), shown)
+}
+
+/// The text of the regular file `name` in `dir`, at most 4 KiB.
+fn read_small(handles: &mut Handles<'_>, dir: &Handle, name: &CStr) -> io::Result<String> {
+    let (file, attributes) = handles.lookup(dir, name)?;
+    if attributes.kind != Kind::File {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file",
+            name.to_string_lossy()
+        )));
+    }
+    let mut text = vec![0u8; 4096];
+    let (read, _) = handles.read(&file, 0, &mut text)?;
+    text.truncate(read);
+    Ok(String::from_utf8_lossy(&text).into_owned())
 }
 
 impl NfsTree {
@@ -53,70 +106,96 @@ impl NfsTree {
         open: bool,
     ) -> io::Result<NfsTree> {
         let name = tree_name(run_id, serial);
-        let root = lock(&context).path_of(&name);
         let tree = NfsTree {
             url: url.clone(),
             shown: shown_dir.join(&name),
-            root,
+            shown_dir: shown_dir.to_path_buf(),
+            name: c_name(&name)?,
             shape,
             made_here: !open,
             context,
         };
+        let context = lock(&tree.context);
+        let mut handles = Handles::new(&context);
+        let dir = url_directory(&mut handles, &context, shown_dir)?;
         if open {
-            let owner = tree.owner()?;
+            let root = subdirectory(&mut handles, &dir, &tree.name, shown_dir)?;
+            let owner = read_small(&mut handles, &root, &c_name(OWNER_FILE)?)?;
             if owner.lines().nth(1) != Some(&format!("run {run_id}")) {
                 return Err(io::Error::other(format!(
                     "{} does not carry run {run_id}'s owner file",
                     tree.shown.display()
                 )));
             }
+            drop(handles);
+            drop(context);
             return Ok(tree);
         }
         // A root that cannot be made (its name taken) is not ours: nothing
         // is removed then. Once it is made, whatever failed after goes.
-        let root = CString::new(tree.root.as_str()).map_err(io::Error::other)?;
-        lock(&tree.context).mkdir(&root)?;
-        if let Err(error) = tree.make(run_id) {
-            let _ = TreeSite::remove(&tree);
+        let root = handles.mkdir(&dir, &tree.name).map_err(|error| {
+            io::Error::new(error.kind(), format!("{}: {error}", tree.shown.display()))
+        })?;
+        if let Err(error) = tree.make(&mut handles, &root, run_id) {
+            let _ = remove_tree(&mut handles, &dir, &tree.name, &tree.shown);
             return Err(error);
         }
+        drop(handles);
+        drop(context);
         Ok(tree)
     }
 
-    fn path(&self, relative: &str) -> io::Result<CString> {
-        CString::new(format!("{}/{relative}", self.root)).map_err(io::Error::other)
-    }
-
-    /// In the root just made: its owner file (committed), then the directories.
-    fn make(&self, run_id: &str) -> io::Result<()> {
-        let context = lock(&self.context);
+    /// In the root just made: its owner file (FILE_SYNC), then the directories.
+    fn make(&self, handles: &mut Handles<'_>, root: &Handle, run_id: &str) -> io::Result<()> {
         let owner = format!(
             "{}run {run_id}\n",
             crate::run::owner_marker::first_line(&crate::owner::owner_tag())
         );
-        let file = context.create_at(&self.path(OWNER_FILE)?, false)?;
-        file.write_at(owner.as_bytes(), 0)?;
-        file.commit()?;
-        file.close()?;
-        for tree in 0..self.shape.trees() {
-            context.mkdir(&self.path(&top(&self.shape, tree as u32))?)?;
-            for index in 1..self.shape.directories() {
-                let path = directory_path(&self.shape, tree as u32, index);
-                context.mkdir(&self.path(&path)?)?;
-            }
+        let file = handles.create(root, &c_name(OWNER_FILE)?, 0o644)?;
+        let written = handles.write(&file, 0, owner.as_bytes(), Stable::FileSync)?;
+        if written as usize != owner.len() {
+            return Err(io::Error::other(format!(
+                "{}: the server took {written} of the owner file's {} bytes",
+                self.shown.display(),
+                owner.len()
+            )));
         }
-        Ok(())
+        walk_directories(handles, root, &self.shape, &self.shown, true)
     }
+}
 
-    /// The owner file's text.
-    fn owner(&self) -> io::Result<String> {
-        let context = lock(&self.context);
-        let file = context.open_at(&self.path(OWNER_FILE)?)?;
-        let mut text = vec![0u8; 4096];
-        let read = file.read_at(&mut text, 0)?;
-        text.truncate(read);
-        Ok(String::from_utf8_lossy(&text).into_owned())
+/// Each directory of `shape` in the tree at `root`, parents first, one
+/// name at a time from its parent's handle: made (MKDIR) when `make`,
+/// else looked up and refused when it is not a directory (a link among
+/// them: never followed).
+fn walk_directories(
+    handles: &mut Handles<'_>,
+    root: &Handle,
+    shape: &TreeShape,
+    shown: &Path,
+    make: bool,
+) -> io::Result<()> {
+    let mut known: HashMap<String, Handle> = HashMap::new();
+    for tree in 0..shape.trees() {
+        for index in 0..shape.directories() {
+            let path = directory_path(shape, tree as u32, index);
+            let (parent, name) = path.rsplit_once('/').unwrap_or(("", &path));
+            let parent_handle = match parent {
+                "" => *root,
+                parent => *known.get(parent).ok_or_else(|| {
+                    io::Error::other(format!("{parent} comes after its directory {path}"))
+                })?,
+            };
+            let name = c_name(name)?;
+            let handle = if make {
+                handles.mkdir(&parent_handle, &name)?
+            } else {
+                subdirectory(handles, &parent_handle, &name, &shown.join(parent))?
+            };
+            known.insert(path, handle);
+        }
     }
+    Ok(())
 }
 
 impl TreeSite for NfsTree {
@@ -137,9 +216,21 @@ impl TreeSite for NfsTree {
         buffer: &mut [u8],
         ready: &mut dyn FnMut() -> bool,
     ) -> (JobOutcome, TreeJob) {
-        // Its own connection, as a data job's; a failure to connect is the job's.
+        // Its own connection, as a data job's; a failure to connect, or to
+        // find the tree's root, is the job's.
         let context = match Context::connect(&self.url) {
             Ok(context) => context,
+            Err(error) => {
+                ready();
+                let outcome = JobOutcome::setup_failure(&self.shown.display().to_string(), error);
+                return (outcome, TreeJob::default());
+            }
+        };
+        let mut handles = Handles::new(&context);
+        let root = url_directory(&mut handles, &context, &self.shown_dir)
+            .and_then(|dir| subdirectory(&mut handles, &dir, &self.name, &self.shown_dir));
+        let root = match root {
+            Ok(root) => root,
             Err(error) => {
                 ready();
                 let outcome = JobOutcome::setup_failure(&self.shown.display().to_string(), error);
@@ -152,11 +243,10 @@ impl TreeSite for NfsTree {
             .unwrap_or(-1);
         let mut counting = Counting::start(fd);
         let mut ops = NfsOps {
-            context: &context,
-            root: self.root.as_bytes(),
+            handles,
+            root,
+            shown: &self.shown,
             shape: self.shape,
-            path: Vec::with_capacity(self.root.len() + 256),
-            to: Vec::with_capacity(self.root.len() + 256),
         };
         let tcp_before = context
             .socket()
@@ -177,6 +267,7 @@ impl TreeSite for NfsTree {
             &mut ready_then_count,
             &mut ops,
         );
+        drop(ops);
         let tcp = context
             .socket()
             .and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok())
@@ -188,7 +279,8 @@ impl TreeSite for NfsTree {
     }
 
     fn write_back(&self) -> io::Result<()> {
-        // libnfs keeps nothing: every call is on the wire when it returns.
+        // Every procedure is on the wire when it returns, and each create's
+        // data committed (COMMIT) or written FILE_SYNC.
         Ok(())
     }
 
@@ -202,79 +294,86 @@ impl TreeSite for NfsTree {
     }
 
     fn cold_leaves(&self) -> &'static str {
-        "iolab's NFS client keeps no cache (every lookup is a LOOKUP on the wire); the server's caches are not touched"
+        "iolab's NFS client keeps no cache (every name is a LOOKUP on the wire); the server's caches are not touched"
     }
 
     fn remove(&self) -> io::Result<Vec<String>> {
-        remove_tree(&lock(&self.context), &self.root, &self.shown)
+        let context = lock(&self.context);
+        let mut handles = Handles::new(&context);
+        let dir = url_directory(&mut handles, &context, &self.shown_dir)?;
+        remove_tree(&mut handles, &dir, &self.name, &self.shown)
     }
 
+    /// Whether the tree is as iolab made it: the root and every directory
+    /// of the shape a directory, none a symbolic link, looked up one name
+    /// at a time from the URL's directory. Checked before each pass,
+    /// untimed: a link found there is named, and the tree is left alone.
     fn check_intact(&self) -> io::Result<()> {
-        check_directories(&lock(&self.context), &self.root, &self.shape, &self.shown)
+        let context = lock(&self.context);
+        let mut handles = Handles::new(&context);
+        let changed = |error: io::Error| {
+            if error.kind() == io::ErrorKind::NotADirectory {
+                io::Error::other(format!(
+                    "{error}: another client changed the tree, and iolab does nothing more in it"
+                ))
+            } else {
+                error
+            }
+        };
+        let dir = url_directory(&mut handles, &context, &self.shown_dir)?;
+        let root =
+            subdirectory(&mut handles, &dir, &self.name, &self.shown_dir).map_err(changed)?;
+        walk_directories(&mut handles, &root, &self.shape, &self.shown, false).map_err(changed)
     }
 }
 
-/// `root`'s path joined with `relative`, as libnfs takes it.
-fn nfs_path(root: &str, relative: &str) -> io::Result<CString> {
-    CString::new(format!("{root}/{relative}")).map_err(io::Error::other)
-}
-
-/// Removes iolab's names in the directory `relative` of the tree at `root`
-/// and below; a name of another form is added to `foreign` (as shown
-/// under `shown`) and left, with the directories above it.
+/// Removes iolab's names in the directory `dir` (shown as `shown`) and
+/// below; a name of another form is added to `foreign` and left, with the
+/// directories above it.
 ///
-/// libnfs resolves every path from the export's root and follows a
-/// symbolic link met on the way, so each name is looked at without
-/// following it (`lstat`) before anything is done to it: a directory is
-/// entered only when it is one, and a link is removed itself, never what
-/// it points to. The directories above were looked at the same way first.
+/// Each name is looked up in its directory's handle (LOOKUP never follows
+/// a link) before anything is done to it, and acted on by that directory's
+/// handle: a directory is entered only when it is one, and a link is
+/// removed itself, never what it points to.
 fn empty(
-    context: &Context,
-    (root, shown): (&str, &Path),
-    relative: &str,
+    handles: &mut Handles<'_>,
+    dir: &Handle,
+    shown: &Path,
     level: usize,
     foreign: &mut Vec<String>,
 ) -> io::Result<()> {
     let mut names = Vec::new();
-    context.list_at(&nfs_path(root, relative)?, |name| {
-        names.push(name.to_string_lossy().into_owned());
-    })?;
+    handles.list(dir, &mut |name, _| names.push(name.to_owned()))?;
     for name in names {
-        if level == 0 && name == OWNER_FILE {
+        let text = name.to_string_lossy().into_owned();
+        if level == 0 && text == OWNER_FILE {
             continue;
         }
-        let below = format!("{relative}/{name}");
-        let shown_below = || {
-            shown
-                .join(below.trim_start_matches('/'))
-                .display()
-                .to_string()
-        };
-        let path = nfs_path(root, &below)?;
-        let kind = match context.kind_of(&path) {
-            Ok(kind) => kind,
+        let shown_below = || shown.join(&text).display().to_string();
+        let (handle, attributes) = match handles.lookup(dir, &name) {
+            Ok(found) => found,
             Err(error) if error.kind() == io::ErrorKind::NotFound => continue,
             Err(error) => return Err(error),
         };
         let directory_name =
-            name == "shared" || ["t.", "job.", "m."].iter().any(|p| name.starts_with(p));
-        if !crate::run::tree::is_iolab_name(&name) || level > 68 {
+            text == "shared" || ["t.", "job.", "m."].iter().any(|p| text.starts_with(p));
+        if !crate::run::tree::is_iolab_name(&text) || level > 68 {
             foreign.push(shown_below());
-        } else if kind == libc::S_IFLNK {
+        } else if attributes.kind == Kind::Link {
             // Planted in iolab's tree: the link goes, what it names stays.
-            context.remove(&path)?;
+            handles.remove(dir, &name)?;
             crate::say!(
                 "iolab: {} was a symbolic link planted in iolab's tree: the link is removed, not followed",
                 shown_below()
             );
-        } else if kind == libc::S_IFDIR && directory_name {
+        } else if attributes.kind == Kind::Directory && directory_name {
             let before = foreign.len();
-            empty(context, (root, shown), &below, level + 1, foreign)?;
+            empty(handles, &handle, &shown.join(&text), level + 1, foreign)?;
             if foreign.len() == before {
-                context.rmdir(&path)?;
+                handles.rmdir(dir, &name)?;
             }
-        } else if kind == libc::S_IFREG && !directory_name {
-            context.remove(&path)?;
+        } else if attributes.kind == Kind::File && !directory_name {
+            handles.remove(dir, &name)?;
         } else {
             foreign.push(shown_below());
         }
@@ -282,103 +381,75 @@ fn empty(
     Ok(())
 }
 
-/// Whether the tree at `root` is as iolab made it: the root and every
-/// directory of `shape` a directory, none a symbolic link (looked at one
-/// by one from the root down, without following). Checked before each
-/// pass, untimed: a link planted in the tree would send libnfs's path
-/// calls, which follow links, into another directory.
-fn check_directories(
-    context: &Context,
-    root: &str,
-    shape: &TreeShape,
+/// Removes the tree `name` in `dir` (shown as `shown`): iolab's names, its
+/// owner file last, then the root; what is not iolab's is left and returned.
+fn remove_tree(
+    handles: &mut Handles<'_>,
+    dir: &Handle,
+    name: &CStr,
     shown: &Path,
-) -> io::Result<()> {
-    let is_directory = |relative: &str| -> io::Result<()> {
-        let path = if relative.is_empty() {
-            CString::new(root).map_err(io::Error::other)?
-        } else {
-            nfs_path(root, relative)?
-        };
-        match context.kind_of(&path)? {
-            kind if kind == libc::S_IFDIR => Ok(()),
-            kind => Err(io::Error::other(format!(
-                "{} is {} where iolab made a directory: another client changed the tree, and iolab does nothing more in it",
-                shown.join(relative).display(),
-                if kind == libc::S_IFLNK {
-                    "a symbolic link"
-                } else {
-                    "not a directory"
-                }
-            ))),
-        }
-    };
-    is_directory("")?;
-    for tree in 0..shape.trees() {
-        is_directory(&top(shape, tree as u32))?;
-        for index in 1..shape.directories() {
-            is_directory(&directory_path(shape, tree as u32, index))?;
-        }
+) -> io::Result<Vec<String>> {
+    let (root, attributes) = handles.lookup(dir, name)?;
+    if attributes.kind != Kind::Directory {
+        return Ok(vec![shown.display().to_string()]);
     }
-    Ok(())
-}
-
-/// Removes the tree at `root` (shown as `shown`): iolab's names, its owner
-/// file last, then the root; what is not iolab's is left and returned.
-fn remove_tree(context: &Context, root: &str, shown: &Path) -> io::Result<Vec<String>> {
     let mut foreign = Vec::new();
-    empty(context, (root, shown), "", 0, &mut foreign)?;
+    empty(handles, &root, shown, 0, &mut foreign)?;
     if !foreign.is_empty() {
         return Ok(foreign);
     }
-    match context.remove(&nfs_path(root, OWNER_FILE)?) {
+    match handles.remove(&root, &c_name(OWNER_FILE)?) {
         Ok(()) => {}
         Err(error) if error.kind() == io::ErrorKind::NotFound => {}
         Err(error) => return Err(error),
     }
-    context.rmdir(&CString::new(root).map_err(io::Error::other)?)?;
+    handles.rmdir(dir, name)?;
     Ok(foreign)
 }
 
 /// Removes the trees in the URL's directory of the runs on this host
 /// whose process is gone (`here` is this process's owner tag; `this_run`
-/// is never removed): a directory `iolab-<run>.tree` whose owner file names
-/// that run. Returns the names removed; a tree holding what iolab did not
-/// make is left, and named on stderr.
+/// is never removed): a directory `iolab-<run>[.<n>].tree` whose owner file
+/// names that run. Returns the names removed; a tree holding what iolab did
+/// not make is left, and named on stderr.
 pub fn remove_dead_trees(
     context: &Context,
     shown_dir: &Path,
     here: &str,
     this_run: &str,
 ) -> io::Result<Vec<String>> {
+    let mut handles = Handles::new(context);
+    let dir = url_directory(&mut handles, context, shown_dir)?;
+    let mut names = Vec::new();
+    handles.list(&dir, &mut |name, _| names.push(name.to_owned()))?;
+    let owner_file = c_name(OWNER_FILE)?;
     let mut removed = Vec::new();
-    for name in context.list()? {
-        let Some(run_id) = crate::run::tree::run_of_tree(&name).filter(|id| *id != this_run) else {
+    for name in names {
+        let text = name.to_string_lossy().into_owned();
+        let Some(run_id) = crate::run::tree::run_of_tree(&text).filter(|id| *id != this_run) else {
             continue;
         };
-        let root = context.path_of(&name);
         // A link by a tree's name is not a tree iolab made: not followed.
-        let root_c = CString::new(root.as_str()).map_err(io::Error::other)?;
-        if context.kind_of(&root_c).ok() != Some(libc::S_IFDIR) {
+        let Ok((root, attributes)) = handles.lookup(&dir, &name) else {
+            continue;
+        };
+        if attributes.kind != Kind::Directory {
             continue;
         }
-        let Ok(file) = context.open_at(&nfs_path(&root, OWNER_FILE)?) else {
+        let Ok(owner) = read_small(&mut handles, &root, &owner_file) else {
             continue;
         };
-        let mut text = vec![0u8; 4096];
-        let read = file.read_at(&mut text, 0).unwrap_or(0);
-        drop(file);
-        let text = String::from_utf8_lossy(&text[..read]).into_owned();
-        let mut lines = text.lines();
+        let mut lines = owner.lines();
         let (Some(tag), Some(run)) = (lines.next(), lines.next()) else {
             continue;
         };
         if run != format!("run {run_id}") || !crate::owner::tag_is_dead(tag, here) {
             continue;
         }
-        let shown = shown_dir.join(&name);
-        let left = remove_tree(context, &root, &shown)?;
+        let shown = shown_dir.join(&text);
+        let left = remove_tree(&mut handles, &dir, &name, &shown)?;
         if left.is_empty() {
-            removed.push(name);
+            removed.push(text);
         } else {
             crate::say!(
                 "iolab: left {} of a dead run: it holds what iolab did not make: {}",
@@ -390,61 +461,48 @@ pub fn remove_dead_trees(
     Ok(removed)
 }
 
-/// A job's items on its own connection, by path.
+/// A job's items on its own connection, each by its directory's handle.
 struct NfsOps<'a> {
-    context: &'a Context,
-    root: &'a [u8],
+    handles: Handles<'a>,
+    /// The tree's root, looked up once.
+    root: Handle,
+    shown: &'a Path,
     shape: TreeShape,
-    /// The item's path, rebuilt in place for each item (no allocation once grown).
-    path: Vec<u8>,
-    /// A rename's new path.
-    to: Vec<u8>,
-}
-
-/// `prefix` then `/NAME` and a NUL, into `into`.
-fn join<'b>(into: &'b mut Vec<u8>, prefix: &[u8], name: &CStr) -> &'b CStr {
-    into.clear();
-    into.extend_from_slice(prefix);
-    into.push(b'/');
-    into.extend_from_slice(name.to_bytes());
-    into.push(0);
-    CStr::from_bytes_with_nul(into).expect("one NUL, at the end")
 }
 
 impl ItemOps for NfsOps<'_> {
-    /// The directory's path (`/DIR/iolab-<run>.tree/shared/t.0`), no NUL.
-    type Dir = Vec<u8>;
+    /// The directory's handle.
+    type Dir = Handle;
 
-    fn open_directory(&mut self, owner: u32, index: u64) -> io::Result<Vec<u8>> {
-        let mut dir = self.root.to_vec();
-        dir.push(b'/');
-        dir.extend_from_slice(directory_path(&self.shape, owner, index).as_bytes());
-        Ok(dir)
+    fn open_directory(&mut self, owner: u32, index: u64) -> io::Result<Handle> {
+        let path = directory_path(&self.shape, owner, index);
+        self.handles.directory(&self.root, &path, self.shown)
     }
 
     fn item(
         &mut self,
-        dir: &Vec<u8>,
+        dir: &Handle,
         pass: &TreePass<'_>,
         (name, to): (&CStr, &CStr),
         buffer: &mut [u8],
         bs: u64,
     ) -> Result<u64, ItemFailure> {
-        let context = self.context;
+        let handles = &mut self.handles;
         let file_size = pass.shape.file_size;
-        let path = join(&mut self.path, dir, name);
         let failed = |call: &'static str| move |error: io::Error| ItemFailure::from((call, error));
         match pass.op {
             Op::Create => {
-                let file_sync = !pass.create_flags.is_empty();
-                let file = context
-                    .create_at(path, file_sync)
-                    .map_err(failed("CREATE"))?;
+                let stable = if pass.create_flags.is_empty() {
+                    Stable::Unstable
+                } else {
+                    Stable::FileSync
+                };
+                let file = handles.create(dir, name, 0o644).map_err(failed("CREATE"))?;
                 let mut offset = 0;
                 while offset < file_size {
                     let chunk = (file_size - offset).min(bs) as usize;
-                    let written = file
-                        .write_at(&buffer[..chunk], offset)
+                    let written = handles
+                        .write(&file, offset, &buffer[..chunk], stable)
                         .map_err(failed("WRITE"))?;
                     if written == 0 {
                         return Err(ItemFailure {
@@ -452,21 +510,29 @@ impl ItemOps for NfsOps<'_> {
                             error: None,
                         });
                     }
-                    offset += written as u64;
+                    offset += u64::from(written);
                 }
-                // libnfs commits a file written UNSTABLE when it is closed
-                // (one COMMIT, inside the item's time), so --fsync-end asks
-                // for nothing more: a COMMIT of its own would be a second.
-                file.close().map_err(failed("close"))?;
+                // One COMMIT per file written UNSTABLE, inside the item's
+                // time (as libnfs's close sends): --fsync-end asks for
+                // nothing more.
+                if stable == Stable::Unstable && file_size > 0 {
+                    handles.commit(&file).map_err(failed("COMMIT"))?;
+                }
                 Ok(file_size)
             }
             Op::Read => {
-                let file = context.open_at(path).map_err(failed("open"))?;
+                let (file, attributes) = handles.lookup(dir, name).map_err(failed("LOOKUP"))?;
+                if attributes.kind != Kind::File {
+                    return Err(ItemFailure::from((
+                        "LOOKUP",
+                        io::Error::other("not a regular file"),
+                    )));
+                }
                 let mut offset = 0;
                 while offset < file_size {
                     let chunk = (file_size - offset).min(bs) as usize;
-                    let read = file
-                        .read_at(&mut buffer[..chunk], offset)
+                    let (read, _) = handles
+                        .read(&file, offset, &mut buffer[..chunk])
                         .map_err(failed("READ"))?;
                     if read == 0 {
                         return Err(ItemFailure {
@@ -476,43 +542,36 @@ impl ItemOps for NfsOps<'_> {
                     }
                     offset += read as u64;
                 }
-                file.close().map_err(failed("close"))?;
                 Ok(file_size)
             }
             Op::Stat => {
-                context.stat_size(path).map_err(failed("GETATTR"))?;
+                handles.lookup(dir, name).map_err(failed("LOOKUP"))?;
                 Ok(0)
             }
             Op::Rename => {
-                let to = join(&mut self.to, dir, to);
-                let path = CStr::from_bytes_with_nul(&self.path).expect("built above");
-                context.rename(path, to).map_err(failed("RENAME"))?;
+                handles.rename(dir, name, to).map_err(failed("RENAME"))?;
                 Ok(0)
             }
             Op::Delete => {
-                context.remove(path).map_err(failed("REMOVE"))?;
+                handles.remove(dir, name).map_err(failed("REMOVE"))?;
                 Ok(0)
             }
             Op::Mkdir => {
-                context.mkdir(path).map_err(failed("MKDIR"))?;
+                handles.mkdir(dir, name).map_err(failed("MKDIR"))?;
                 Ok(0)
             }
             Op::Rmdir => {
-                context.rmdir(path).map_err(failed("RMDIR"))?;
+                handles.rmdir(dir, name).map_err(failed("RMDIR"))?;
                 Ok(0)
             }
             other => unreachable!("op {} is not a metadata op", other.name()),
         }
     }
 
-    fn list(&mut self, dir: &Vec<u8>) -> Result<u64, ItemFailure> {
-        self.path.clear();
-        self.path.extend_from_slice(dir);
-        self.path.push(0);
-        let path = CStr::from_bytes_with_nul(&self.path).expect("one NUL, at the end");
+    fn list(&mut self, dir: &Handle) -> Result<u64, ItemFailure> {
         let mut entries = 0;
-        self.context
-            .list_at(path, |_| entries += 1)
+        self.handles
+            .list(dir, &mut |_, _| entries += 1)
             .map_err(|error| ItemFailure::from(("READDIRPLUS", error)))?;
         Ok(entries)
     }

@@ -146,8 +146,8 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
     );
     table.notes.push(
         "requests per op: with iolab's NFS client (--target nfs://…), its calls per operation counted from \
-         the wire by procedure (libnfs resolves each path with LOOKUPs from the export's root, keeping no \
-         cache); on a local file system or a kernel iSCSI disk, the commands of the lowest device under it \
+         the wire by procedure (each item one procedure on its directory's file handle; each directory a job \
+         enters looked up once); on a local file system or a kernel iSCSI disk, the commands of the lowest device under it \
          in the timed region per operation (0 where the changes stayed in memory); `-` where not counted."
             .into(),
     );
