@@ -536,3 +536,55 @@ fn a_sweep_over_the_trees_shape_runs_each_phase_per_shape() {
     );
     assert!(entries(dir.path()).is_empty());
 }
+
+/// A tree left for safety (it holds what iolab did not make) does not
+/// stop the run's later points: the next shape's tree takes the next name,
+/// `iolab-<run>.1.tree` (issue "Nothing lost, nothing harmed, round 4",
+/// item 8; before, every later point failed `File exists`).
+#[test]
+fn a_tree_left_for_safety_does_not_stop_the_next_points() {
+    let dir = scratch();
+    let out = scratch();
+    let result_path = out.path().join("s.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args([
+            "sweep", "--op", "create", "--items", "40000", "--depth", "1", "--fanout", "1,2",
+            "--output",
+        ])
+        .arg(&result_path)
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // While the first shape's tree fills, another user's file lands in it.
+    let first = crate::util::wait_for_tree(dir.path(), 100);
+    std::fs::write(first.join("shared/precious"), b"not iolab's").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("left {}", first.display())) && stderr.contains("precious"),
+        "{stderr}"
+    );
+    let result = crate::util::read_result(&result_path);
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for point in points {
+        assert_eq!(
+            tree(point)["items"],
+            point["workload"]["items"].as_u64().unwrap()
+                * (1 + point["workload"]["fanout"].as_u64().unwrap_or(1))
+        );
+    }
+    // The first tree stays with the file in it; the second was made beside
+    // it under the next name, and removed.
+    assert_eq!(
+        entries(dir.path()),
+        [first.file_name().unwrap().to_string_lossy()]
+    );
+    assert!(first.join("shared/precious").exists());
+    let name = first.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(!name.contains(".1."), "{name}");
+}
