@@ -366,7 +366,7 @@ fn a_cold_read_faster_than_the_same_runs_direct_reads_was_served_below_the_machi
         return;
     }
     if !Path::new("/dev/fuse").exists() {
-        eprintln!("skip: /dev/fuse is missing (no FUSE in this kernel or container)");
+        crate::skip!("/dev/fuse is missing (no FUSE in this kernel or container)");
         return;
     }
     // A cache no counter of this machine can see: the loop device's backing

@@ -215,7 +215,7 @@ fn a_device_with_something_on_it_is_never_written() {
                 assert_device_refused(&write, &[&format!("{dev} is an active swap area")]);
                 run("swapoff", &[dev]).unwrap();
             }
-            Err(error) => eprintln!("skip: swapon is refused here: {error}"),
+            Err(error) => crate::not_here!("swapon is refused here: {error}"),
         }
         assert!(snapshot() == before, "the swap area is intact");
     }
@@ -317,7 +317,7 @@ fn a_partitioned_device_is_never_written_and_names_its_mounted_partition() {
     let first = match device.partition(1) {
         Ok(node) => node,
         Err(error) => {
-            eprintln!("skip: the kernel shows no partitions of a loop device here: {error}");
+            crate::not_here!("the kernel shows no partitions of a loop device here: {error}");
             return;
         }
     };
@@ -367,7 +367,7 @@ fn a_read_only_loop_file_system_is_refused_before_anything_is_created() {
     let fs = match LoopFs::new(temp.path(), "ext4", 32) {
         Ok(fs) => fs,
         Err(error) => {
-            eprintln!("skip: cannot make a loop file system here: {error}");
+            crate::skip!("cannot make a loop file system here: {error}");
             return;
         }
     };

@@ -55,7 +55,7 @@ mod with_mpi {
     /// (with the reason printed) when Open MPI is not installed.
     fn mpirun() -> Option<Command> {
         if Command::new("mpirun").arg("--version").output().is_err() {
-            eprintln!("skip: mpirun not found (scripts/test installs openmpi-bin)");
+            crate::skip!("mpirun not found (scripts/test installs openmpi-bin)");
             return None;
         }
         let mut command = Command::new("mpirun");

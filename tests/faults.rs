@@ -279,7 +279,7 @@ fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
     // the 20th thread: the started jobs are sent home and joined, the files
     // removed, and the run ends with status 1 instead of a panic and a hang.
     if !crate::mounts::have("setpriv") || !rustix::process::geteuid().is_root() {
-        eprintln!("skip: the RLIMIT_NPROC case needs root and setpriv");
+        crate::skip!("the RLIMIT_NPROC case needs root and setpriv");
         return;
     }
     let open = scratch();
@@ -378,7 +378,7 @@ fn a_disk_that_fills_mid_run_fails_with_enospc_and_keeps_the_finished_repetition
     let fs = match LoopFs::with_options(temp.path(), "ext4", 100, true) {
         Ok(fs) => fs,
         Err(error) => {
-            eprintln!("skip: cannot make a loop file system here: {error}");
+            crate::skip!("cannot make a loop file system here: {error}");
             return;
         }
     };
@@ -769,7 +769,7 @@ fn an_nfs_server_killed_mid_run_fails_the_repetition_naming_the_url() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let out = scratch();
@@ -811,7 +811,7 @@ fn an_iscsi_target_killed_mid_run_fails_the_repetition_naming_the_url() {
         return;
     };
     if let Err(reason) = iolab::engine::iscsi::libiscsi::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let out = scratch();
@@ -853,7 +853,7 @@ fn an_iscsi_target_killed_mid_run_fails_the_repetition_naming_the_url() {
 /// Peak resident memory of `iolab ARGS`, KiB, through GNU time.
 fn peak_rss_kib(args: &[&str]) -> Option<u64> {
     if !std::path::Path::new("/usr/bin/time").exists() {
-        eprintln!("skip: GNU time is not installed (scripts/test installs it)");
+        crate::skip!("GNU time is not installed (scripts/test installs it)");
         return None;
     }
     let report = tempfile::NamedTempFile::new().unwrap();

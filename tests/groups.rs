@@ -103,7 +103,7 @@ fn a_reader_and_a_paced_logger_run_at_once_with_their_figures_apart_and_combined
 #[test]
 fn strace_sees_each_groups_own_open_flags() {
     if !have("strace") {
-        eprintln!("skipped: strace is not installed (scripts/test installs it)");
+        crate::skip!("strace is not installed (scripts/test installs it)");
         return;
     }
     let dir = scratch();

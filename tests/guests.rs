@@ -13,8 +13,8 @@ fn qemu_or_skip() -> bool {
     if have("qemu-system-x86_64") {
         return true;
     }
-    eprintln!(
-        "skipped: qemu-system-x86_64 is not installed (Debian package qemu-system-x86; scripts/test installs it)"
+    crate::skip!(
+        "qemu-system-x86_64 is not installed (Debian package qemu-system-x86; scripts/test installs it)"
     );
     false
 }
@@ -345,7 +345,7 @@ fn kvm_that_cannot_run_the_kernel_is_refused_in_one_line() {
         .open("/dev/kvm")
         .is_err()
     {
-        eprintln!("skipped: no /dev/kvm here; accel=kvm is refused before a boot (unit-tested)");
+        crate::not_here!("no /dev/kvm here; accel=kvm is refused before a boot (unit-tested)");
         return;
     }
     let dir = scratch();

@@ -10,7 +10,7 @@ pub fn fio_available() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        eprintln!("skip: fio is not installed (scripts/test installs it)");
+        crate::skip!("fio is not installed (scripts/test installs it)");
     }
     found
 }

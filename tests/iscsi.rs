@@ -12,7 +12,7 @@ use std::path::Path;
 fn lab(size: &str) -> Option<NetLab> {
     let lab = NetLab::start(size)?;
     if let Err(reason) = iolab::engine::iscsi::libiscsi::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return None;
     }
     Some(lab)
@@ -281,7 +281,7 @@ fn a_lun_is_written_only_with_consent_and_never_over_a_signature() {
         .arg(&lab.lun)
         .status();
     if !mkfs.is_ok_and(|s| s.success()) {
-        eprintln!("skip the signature case: mkfs.ext4 is not installed");
+        crate::skip!("the signature case: mkfs.ext4 is not installed");
         return;
     }
     let before = std::fs::read(&lab.lun).unwrap();

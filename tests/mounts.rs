@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 pub fn root_or_skip(what: &str) -> bool {
     let root = rustix::process::geteuid().is_root();
     if !root {
-        eprintln!("skip: {what} needs root");
+        crate::skip!("{what} needs root");
     }
     root
 }
@@ -20,7 +20,7 @@ pub fn have(program: &str) -> bool {
         .iter()
         .any(|dir| Path::new(dir).join(program).exists());
     if !found {
-        eprintln!("skip: {program} is not installed (scripts/test installs it)");
+        crate::skip!("{program} is not installed (scripts/test installs it)");
     }
     found
 }
@@ -190,7 +190,7 @@ impl SshfsMount {
             return None;
         }
         SshfsMount::new(parent)
-            .map_err(|error| eprintln!("skip: cannot mount sshfs here: {error}"))
+            .map_err(|error| crate::skip!("cannot mount sshfs here: {error}"))
             .ok()
     }
 
@@ -321,7 +321,7 @@ impl TmpfsMount {
         )
         .is_err()
         {
-            eprintln!("skip: cannot mount a tmpfs ({options}) here");
+            crate::skip!("cannot mount a tmpfs ({options}) here");
             return None;
         }
         Some(TmpfsMount(target))
@@ -367,7 +367,7 @@ impl LoopDevice {
         match LoopDevice::new(parent, size_mib, fill, partition_table) {
             Ok(device) => Some(device),
             Err(error) => {
-                eprintln!("skip: cannot attach a loop device here: {error}");
+                crate::skip!("cannot attach a loop device here: {error}");
                 None
             }
         }
@@ -551,7 +551,7 @@ impl NetLab {
     pub fn with_nfs(lun_size: &str) -> Option<NetLab> {
         let lab = NetLab::start(lun_size)?;
         if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-            eprintln!("skip: {reason}");
+            crate::skip!("{reason}");
             return None;
         }
         Some(lab)

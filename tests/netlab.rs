@@ -126,7 +126,7 @@ fn the_nfs_engine_writes_and_reads_through_the_export_with_every_rpc_counted() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     const BLOCKS: u64 = 256;
@@ -200,7 +200,7 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let out = crate::util::scratch();
@@ -358,7 +358,7 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let cwd = crate::util::scratch();
@@ -467,7 +467,7 @@ fn the_table_4_preset_runs_on_the_nfs_export_with_the_clients_own_counts() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let cwd = crate::util::scratch();
@@ -530,7 +530,7 @@ fn a_run_killed_on_the_export_is_cleaned_up_by_the_next_run_from_this_host() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let cwd = crate::util::scratch();
@@ -630,7 +630,7 @@ fn a_file_put_in_place_of_the_scratch_file_on_the_server_is_left_alone() {
 fn netlab_does_not_pin_the_hosts_mounts() {
     let temp = crate::util::scratch();
     let Some(fs) = crate::mounts::LoopFs::new(temp.path(), "ext4", 16)
-        .map_err(|e| eprintln!("skip: cannot mount a loop file system here: {e}"))
+        .map_err(|e| crate::skip!("cannot mount a loop file system here: {e}"))
         .ok()
     else {
         return;
@@ -744,7 +744,7 @@ fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let out = crate::util::scratch();
@@ -904,7 +904,7 @@ fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let cwd = crate::util::scratch();
@@ -938,7 +938,7 @@ fn groups_on_an_nfs_export_count_each_groups_rpcs_and_leave_nothing() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let out = crate::util::scratch();
@@ -1045,7 +1045,7 @@ fn a_link_planted_in_a_tree_on_the_export_is_removed_never_followed() {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
-        eprintln!("skip: {reason}");
+        crate::skip!("{reason}");
         return;
     }
     let cwd = crate::util::scratch();

@@ -498,12 +498,12 @@ fn a_knee_search_finds_where_a_throttled_device_stops_giving_iops() {
     let fs = match crate::mounts::LoopFs::new(temp.path(), "ext4", 128) {
         Ok(fs) => fs,
         Err(error) => {
-            eprintln!("skip: cannot mount a loop device here: {error}");
+            crate::skip!("cannot mount a loop device here: {error}");
             return;
         }
     };
     let Some(throttle) = Throttle::new(&fs.device_name(), 200) else {
-        eprintln!("skip: no cgroup v1 blkio throttle on this kernel");
+        crate::not_here!("no cgroup v1 blkio throttle on this kernel");
         return;
     };
     let out = scratch();

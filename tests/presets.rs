@@ -130,7 +130,7 @@ fn table_4_on_sshfs_counts_the_messages_and_bytes_on_the_wire() {
         return;
     }
     if !std::path::Path::new("/dev/fuse").exists() {
-        eprintln!("skip: /dev/fuse is missing (no FUSE in this kernel or container)");
+        crate::skip!("/dev/fuse is missing (no FUSE in this kernel or container)");
         return;
     }
     // Radkov et al.'s Table 4 on a network file system here: sshfs over

@@ -125,10 +125,7 @@ fn a_direct_write_shows_on_the_devices_under_the_directory() {
         .map(|d| d["name"].as_str().unwrap())
         .collect();
     if stack.is_empty() {
-        eprintln!(
-            "skip: {} has no block device under it",
-            dir.path().display()
-        );
+        crate::skip!("{} has no block device under it", dir.path().display());
         return;
     }
     let out = scratch();
@@ -245,7 +242,7 @@ fn measure_reports_the_commands_own_peak_rss_as_gnu_time_does() {
     // iolab holds more than 100 MiB by the time it starts the command (the
     // memory-copy probe); the command's peak must not include any of it.
     if !std::path::Path::new("/usr/bin/time").exists() {
-        eprintln!("skip: /usr/bin/time is not installed (scripts/test installs the time package)");
+        crate::skip!("/usr/bin/time is not installed (scripts/test installs the time package)");
         return;
     }
     let dir = scratch();
@@ -455,7 +452,7 @@ fn sshfs_reads_cross_the_loopback_interface() {
         return;
     }
     if !Path::new("/dev/fuse").exists() {
-        eprintln!("skip: /dev/fuse is missing (no FUSE in this kernel or container)");
+        crate::skip!("/dev/fuse is missing (no FUSE in this kernel or container)");
         return;
     }
     let dir = scratch();

@@ -10,7 +10,7 @@ fn chromium() -> Option<PathBuf> {
         .map(PathBuf::from)
         .find(|p| p.exists());
     if found.is_none() {
-        eprintln!("skip: chromium is not installed (scripts/test installs it)");
+        crate::skip!("chromium is not installed (scripts/test installs it)");
     }
     found
 }

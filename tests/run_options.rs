@@ -222,7 +222,7 @@ fn the_table_labels_both_units() {
 fn tmpfs_accepting_direct_is_flagged() {
     let shm = std::path::Path::new("/dev/shm");
     if !shm.is_dir() {
-        eprintln!("skip: no /dev/shm tmpfs here");
+        crate::not_here!("no /dev/shm tmpfs here");
         return;
     }
     let dir = tempfile::tempdir_in(shm).unwrap();
@@ -428,7 +428,7 @@ fn offered_cpus() -> Vec<usize> {
 fn cpus_pin_the_io_threads_and_are_recorded() {
     let offered = offered_cpus();
     if offered.len() < 2 {
-        eprintln!("skipped: this process may run on one CPU only, so pinning cannot be told apart");
+        crate::not_here!("this process may run on one CPU only, so pinning cannot be told apart");
         return;
     }
     let cpu = offered[offered.len() - 1].to_string();

@@ -266,7 +266,7 @@ fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
         assert!(stderr.contains(".killed.json.tmp-4000001"), "{stderr}");
         assert!(temporary(4_000_002).exists(), "a live iolab's stays");
     } else {
-        eprintln!("skip: no user xattrs here, so no owner tags to judge by");
+        crate::not_here!("no user xattrs here, so no owner tags to judge by");
     }
     assert!(temporary(4_000_003).exists(), "an untagged file stays");
     assert!(

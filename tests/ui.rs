@@ -127,7 +127,7 @@ fn man_pages_are_written_and_never_over_another_file() {
         let text = String::from_utf8_lossy(&shown.stdout);
         assert!(text.contains("iolab-run(1)"), "{text}");
     } else {
-        eprintln!("skip: man is not installed here (the page's text was checked above)");
+        crate::skip!("man is not installed here (the page's text was checked above)");
     }
 }
 
@@ -144,7 +144,7 @@ fn live_status_on_a_terminal_and_nothing_extra_in_a_pipe() {
         dir.path().display()
     );
     if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skip: tmux is not installed (scripts/test installs it)");
+        crate::skip!("tmux is not installed (scripts/test installs it)");
     } else {
         let session = format!("iolab-ui-{}", std::process::id());
         let started = Command::new("tmux")

@@ -389,7 +389,7 @@ pub fn direct_io_works(dir: &Path) -> bool {
         .open(&probe);
     let _ = std::fs::remove_file(&probe);
     if let Err(error) = &result {
-        eprintln!("skip: O_DIRECT is refused in {}: {error}", dir.display());
+        crate::not_here!("O_DIRECT is refused in {}: {error}", dir.display());
     }
     result.is_ok()
 }
@@ -399,7 +399,7 @@ pub fn uring_works() -> bool {
     match io_uring::IoUring::new(2) {
         Ok(_) => true,
         Err(error) => {
-            eprintln!("skip: io_uring is unavailable: {error}");
+            crate::not_here!("io_uring is unavailable: {error}");
             false
         }
     }
@@ -486,7 +486,7 @@ pub fn wait_until_delivered(pid: u32, signal: i32) {
 /// RSS in bytes; `None` (with the reason printed) without /usr/bin/time.
 pub fn iolab_peak_rss(args: &[&std::ffi::OsStr]) -> Option<(std::process::Output, u64)> {
     if !Path::new("/usr/bin/time").exists() {
-        eprintln!("skip: /usr/bin/time is not installed (scripts/test installs the time package)");
+        crate::skip!("/usr/bin/time is not installed (scripts/test installs the time package)");
         return None;
     }
     let report = tempfile::NamedTempFile::new().unwrap();
@@ -675,4 +675,61 @@ pub fn wait_for_tree(dir: &Path, files: usize) -> PathBuf {
         );
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+}
+
+/// Where skips are counted: the file `IOLAB_SKIP_LOG` names (scripts/test
+/// sets it and prints the `N passed, N failed, N skipped` line from it).
+fn note_skip(kind: &str, reason: &str) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("(unnamed)")
+        .to_string();
+    eprintln!("{kind}: {reason}");
+    if let Some(path) = std::env::var_os("IOLAB_SKIP_LOG") {
+        use std::io::Write;
+        // One short line per append (O_APPEND): lines of parallel tests do not mix.
+        let line = format!("{test}\t{kind}\t{}\n", reason.replace(['\n', '\t'], " "));
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut file| file.write_all(line.as_bytes()));
+        if let Err(error) = appended {
+            panic!(
+                "cannot count the skip in {}: {error}",
+                Path::new(&path).display()
+            );
+        }
+    }
+}
+
+/// The running test skips (all or the part the caller returns from)
+/// because a prerequisite is missing: root, a package, QEMU, the lab. Under
+/// `CI=true`, where scripts/test installed everything, the test fails instead.
+pub fn skipped(reason: String) {
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!(
+            "a prerequisite is missing under CI=true (scripts/test installs the packages; CI runs as root): {reason}"
+        );
+    }
+    note_skip("skip", &reason);
+}
+
+/// The running test skips because this machine cannot show what it checks
+/// (a kernel feature, one CPU, a container's limits): counted as skipped,
+/// under `CI=true` too, and named in scripts/test's summary.
+pub fn not_here(reason: String) {
+    note_skip("not here", &reason);
+}
+
+/// `skip!("…{x}…")`: see [`skipped`].
+#[macro_export]
+macro_rules! skip {
+    ($($arg:tt)*) => { $crate::util::skipped(format!($($arg)*)) };
+}
+
+/// `not_here!("…{x}…")`: see [`not_here`].
+#[macro_export]
+macro_rules! not_here {
+    ($($arg:tt)*) => { $crate::util::not_here(format!($($arg)*)) };
 }
