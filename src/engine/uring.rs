@@ -73,11 +73,6 @@ impl UringIo {
         })
     }
 
-    /// Whether buffers were registered with the kernel (`IORING_REGISTER_BUFFERS`).
-    pub fn uses_fixed_buffers(&self) -> bool {
-        self.fixed_buffers
-    }
-
     #[inline]
     fn entry(&self, slot: u32, offset: u64, len: u32, direction: Direction) -> squeue::Entry {
         let buffer = self.slots.pointer(slot as usize);

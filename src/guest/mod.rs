@@ -213,11 +213,6 @@ impl Guests {
         self.spec.format != ImageFormat::Raw || self.spec.lvm
     }
 
-    /// Whether a guest is running now.
-    pub fn is_running(&self) -> bool {
-        self.running.is_some()
-    }
-
     /// Boots a guest unless one runs; `accel=auto` tries KVM first and
     /// falls back to TCG (once per run) when KVM cannot run the kernel.
     /// `ending` is asked at every wait (twice a second at least): when it
@@ -416,11 +411,6 @@ impl Guests {
         if let Some(mut guest) = self.running.take() {
             guest.stop();
         }
-    }
-
-    /// The QEMU process id of the running guest (for tests that kill it).
-    pub fn qemu_pid(&self) -> Option<u32> {
-        self.running.as_ref().map(|g| g.child.id())
     }
 }
 
