@@ -316,6 +316,62 @@ pub enum Items {
     Removes,
 }
 
+/// An operation on each item of a tree: a metadata op, or the read of
+/// each file (`--op read` with `--items`). A type of its own, so the code
+/// that works on items matches every one and never meets a data op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemOp {
+    /// Create each file (and write `--file-size` bytes).
+    Create,
+    /// Read each file whole.
+    Read,
+    /// Stat each file.
+    Stat,
+    /// Rename each file within its directory.
+    Rename,
+    /// Remove each file.
+    Delete,
+    /// Make each item as a directory.
+    Mkdir,
+    /// Remove each directory `mkdir` made.
+    Rmdir,
+    /// List each directory to its end.
+    Readdir,
+}
+
+impl ItemOp {
+    /// `op` as an operation on items; `None` for an op that has no item
+    /// form (write, rewrite, reread, mix, trim: a plan with `--items`
+    /// refuses them before this is asked).
+    pub fn of(op: Op) -> Option<ItemOp> {
+        Some(match op {
+            Op::Create => ItemOp::Create,
+            Op::Read => ItemOp::Read,
+            Op::Stat => ItemOp::Stat,
+            Op::Rename => ItemOp::Rename,
+            Op::Delete => ItemOp::Delete,
+            Op::Mkdir => ItemOp::Mkdir,
+            Op::Rmdir => ItemOp::Rmdir,
+            Op::Readdir => ItemOp::Readdir,
+            Op::Write | Op::Rewrite | Op::Reread | Op::Mix | Op::Trim => return None,
+        })
+    }
+
+    /// The workload's op.
+    pub fn op(self) -> Op {
+        match self {
+            ItemOp::Create => Op::Create,
+            ItemOp::Read => Op::Read,
+            ItemOp::Stat => Op::Stat,
+            ItemOp::Rename => Op::Rename,
+            ItemOp::Delete => Op::Delete,
+            ItemOp::Mkdir => Op::Mkdir,
+            ItemOp::Rmdir => Op::Rmdir,
+            ItemOp::Readdir => Op::Readdir,
+        }
+    }
+}
+
 impl Op {
     /// Whether the op works on a tree's items rather than blocks of a file.
     pub fn is_metadata(self) -> bool {
@@ -354,6 +410,17 @@ mod tests {
             stride: 0,
             file_size: 0,
             jobs: 3,
+        }
+    }
+
+    #[test]
+    fn every_item_op_is_its_op_and_back() {
+        for &op in <Op as clap::ValueEnum>::value_variants() {
+            if let Some(item_op) = ItemOp::of(op) {
+                assert_eq!(item_op.op(), op);
+            } else {
+                assert!(!op.is_metadata(), "{op:?}");
+            }
         }
     }
 

@@ -21,7 +21,6 @@ use crate::engine::nfs::libnfs::Context;
 use crate::engine::nfs::url::NfsUrl;
 use crate::engine::nfs::wire::{Counting, NFS3_PROCEDURES, RpcWire, counting_available};
 use crate::net::server::lock;
-use crate::plan::Op;
 use crate::plan::tree::TreeShape;
 use crate::run::calls::{SystemCalls, TreeJob};
 use crate::run::recorder::{JobMemory, JobOutcome};
@@ -470,102 +469,120 @@ struct NfsOps<'a> {
     shape: TreeShape,
 }
 
+/// An item's procedure failed: `call` and its error.
+fn failed(call: &'static str) -> impl Fn(io::Error) -> ItemFailure {
+    move |error| ItemFailure::from((call, error))
+}
+
 impl ItemOps for NfsOps<'_> {
     /// The directory's handle.
     type Dir = Handle;
+    /// The file's handle, and how a create writes it.
+    type File = (Handle, Stable);
+    const WRITE_CALL: &'static str = "WRITE";
+    const READ_CALL: &'static str = "READ";
 
     fn open_directory(&mut self, owner: u32, index: u64) -> io::Result<Handle> {
         let path = directory_path(&self.shape, owner, index);
         self.handles.directory(&self.root, &path, self.shown)
     }
 
-    fn item(
+    fn create(
         &mut self,
         dir: &Handle,
+        name: &CStr,
         pass: &TreePass<'_>,
-        (name, to): (&CStr, &CStr),
-        buffer: &mut [u8],
-        bs: u64,
-    ) -> Result<u64, ItemFailure> {
-        let handles = &mut self.handles;
-        let file_size = pass.shape.file_size;
-        let failed = |call: &'static str| move |error: io::Error| ItemFailure::from((call, error));
-        match pass.op {
-            Op::Create => {
-                let stable = if pass.create_flags.is_empty() {
-                    Stable::Unstable
-                } else {
-                    Stable::FileSync
-                };
-                let file = handles.create(dir, name, 0o644).map_err(failed("CREATE"))?;
-                let mut offset = 0;
-                while offset < file_size {
-                    let chunk = (file_size - offset).min(bs) as usize;
-                    let written = handles
-                        .write(&file, offset, &buffer[..chunk], stable)
-                        .map_err(failed("WRITE"))?;
-                    if written == 0 {
-                        return Err(ItemFailure {
-                            call: "WRITE",
-                            error: None,
-                        });
-                    }
-                    offset += u64::from(written);
-                }
-                // One COMMIT per file written UNSTABLE, inside the item's
-                // time (as libnfs's close sends): --fsync-end asks for
-                // nothing more.
-                if stable == Stable::Unstable && file_size > 0 {
-                    handles.commit(&file).map_err(failed("COMMIT"))?;
-                }
-                Ok(file_size)
-            }
-            Op::Read => {
-                let (file, attributes) = handles.lookup(dir, name).map_err(failed("LOOKUP"))?;
-                if attributes.kind != Kind::File {
-                    return Err(ItemFailure::from((
-                        "LOOKUP",
-                        io::Error::other("not a regular file"),
-                    )));
-                }
-                let mut offset = 0;
-                while offset < file_size {
-                    let chunk = (file_size - offset).min(bs) as usize;
-                    let (read, _) = handles
-                        .read(&file, offset, &mut buffer[..chunk])
-                        .map_err(failed("READ"))?;
-                    if read == 0 {
-                        return Err(ItemFailure {
-                            call: "READ",
-                            error: None,
-                        });
-                    }
-                    offset += read as u64;
-                }
-                Ok(file_size)
-            }
-            Op::Stat => {
-                handles.lookup(dir, name).map_err(failed("LOOKUP"))?;
-                Ok(0)
-            }
-            Op::Rename => {
-                handles.rename(dir, name, to).map_err(failed("RENAME"))?;
-                Ok(0)
-            }
-            Op::Delete => {
-                handles.remove(dir, name).map_err(failed("REMOVE"))?;
-                Ok(0)
-            }
-            Op::Mkdir => {
-                handles.mkdir(dir, name).map_err(failed("MKDIR"))?;
-                Ok(0)
-            }
-            Op::Rmdir => {
-                handles.rmdir(dir, name).map_err(failed("RMDIR"))?;
-                Ok(0)
-            }
-            other => unreachable!("op {} is not a metadata op", other.name()),
+    ) -> Result<(Handle, Stable), ItemFailure> {
+        let stable = if pass.create_flags.is_empty() {
+            Stable::Unstable
+        } else {
+            Stable::FileSync
+        };
+        let file = self
+            .handles
+            .create(dir, name, 0o644)
+            .map_err(failed("CREATE"))?;
+        Ok((file, stable))
+    }
+
+    fn write(
+        &mut self,
+        (file, stable): &mut (Handle, Stable),
+        offset: u64,
+        data: &[u8],
+    ) -> Result<usize, ItemFailure> {
+        let written = self.handles.write(file, offset, data, *stable);
+        Ok(written.map_err(failed("WRITE"))? as usize)
+    }
+
+    /// One COMMIT for a file written UNSTABLE, inside the item's time (as
+    /// libnfs's close sends): `--fsync-end` asks for nothing more.
+    fn finish_create(
+        &mut self,
+        (file, stable): (Handle, Stable),
+        _pass: &TreePass<'_>,
+        wrote: bool,
+    ) -> Result<(), ItemFailure> {
+        if stable == Stable::Unstable && wrote {
+            self.handles.commit(&file).map_err(failed("COMMIT"))?;
         }
+        Ok(())
+    }
+
+    fn open(&mut self, dir: &Handle, name: &CStr) -> Result<(Handle, Stable), ItemFailure> {
+        let (file, attributes) = self.handles.lookup(dir, name).map_err(failed("LOOKUP"))?;
+        if attributes.kind != Kind::File {
+            return Err(ItemFailure::from((
+                "LOOKUP",
+                io::Error::other("not a regular file"),
+            )));
+        }
+        Ok((file, Stable::Unstable))
+    }
+
+    fn read(
+        &mut self,
+        (file, _): &mut (Handle, Stable),
+        offset: u64,
+        buffer: &mut [u8],
+    ) -> Result<usize, ItemFailure> {
+        let (read, _) = self
+            .handles
+            .read(file, offset, buffer)
+            .map_err(failed("READ"))?;
+        Ok(read)
+    }
+
+    /// NFSv3 has no open or close.
+    fn close(&mut self, _file: (Handle, Stable)) -> Result<(), ItemFailure> {
+        Ok(())
+    }
+
+    /// One LOOKUP: its attributes come with it.
+    fn stat(&mut self, dir: &Handle, name: &CStr) -> Result<(), ItemFailure> {
+        self.handles
+            .lookup(dir, name)
+            .map(drop)
+            .map_err(failed("LOOKUP"))
+    }
+
+    fn rename(&mut self, dir: &Handle, from: &CStr, to: &CStr) -> Result<(), ItemFailure> {
+        self.handles.rename(dir, from, to).map_err(failed("RENAME"))
+    }
+
+    fn delete(&mut self, dir: &Handle, name: &CStr) -> Result<(), ItemFailure> {
+        self.handles.remove(dir, name).map_err(failed("REMOVE"))
+    }
+
+    fn mkdir(&mut self, dir: &Handle, name: &CStr) -> Result<(), ItemFailure> {
+        self.handles
+            .mkdir(dir, name)
+            .map(drop)
+            .map_err(failed("MKDIR"))
+    }
+
+    fn rmdir(&mut self, dir: &Handle, name: &CStr) -> Result<(), ItemFailure> {
+        self.handles.rmdir(dir, name).map_err(failed("RMDIR"))
     }
 
     fn list(&mut self, dir: &Handle) -> Result<u64, ItemFailure> {

@@ -9,15 +9,15 @@
 
 use super::{LocalTree, TreeSite, directory_path};
 use crate::clock::now_ns;
-use crate::plan::Op;
 use crate::plan::direction::Direction;
+use crate::plan::tree::ItemOp;
 use crate::plan::tree::Items;
 use crate::plan::tree::TreeShape;
 use crate::probe::cpu::CpuUsage;
 use crate::run::calls::{SystemCalls, TreeJob};
 use crate::run::recorder::{JobMemory, JobOutcome, Recorder};
 use crate::run::spec::{IoFailure, LoopSpec};
-use rustix::fd::{AsFd, IntoRawFd, OwnedFd};
+use rustix::fd::{IntoRawFd, OwnedFd};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use std::ffi::CStr;
 use std::io;
@@ -32,7 +32,7 @@ pub struct TreePass<'a> {
     /// Its shape.
     pub shape: TreeShape,
     /// The operation on each item.
-    pub op: Op,
+    pub op: ItemOp,
     /// Items each job (by global number) has, for an op that uses or
     /// removes them; an op that makes items makes the shape's full count.
     pub counts: &'a [u64],
@@ -50,28 +50,129 @@ pub struct TreePass<'a> {
     pub fsync: bool,
 }
 
-/// How one kind of tree does each item's operation: the loop around it
-/// ([`run_tree_job`]) is the same for every kind.
+/// The primitives one kind of tree does its items with, one per call:
+/// the loop around them ([`run_tree_job`], and [`do_item`] for each
+/// item's op, a create's writes and a read's reads) is written once for
+/// every kind, as fio's `fileoperations` engine plugs each op into one loop.
 pub trait ItemOps {
     /// An open directory of the tree.
     type Dir;
+    /// An open file of the tree.
+    type File;
+    /// The call a create's data goes by, named in a short write's failure.
+    const WRITE_CALL: &'static str;
+    /// The call a read's data comes by, named in a short read's failure.
+    const READ_CALL: &'static str;
     /// Opens directory `index` of job `owner`'s tree (outside any item's time).
-    fn open_directory(&mut self, owner: u32, index: u64) -> std::io::Result<Self::Dir>;
-    /// Does `pass.op` on the item `name` in `dir` (`to`: a rename's new
-    /// name); the bytes it moved. `buffer` holds what a create writes and
-    /// takes what a read reads, in pieces of `bs`.
-    fn item(
+    fn open_directory(&mut self, owner: u32, index: u64) -> io::Result<Self::Dir>;
+    /// Creates the file `name` in `dir` for writing, failing when the name
+    /// exists; with `pass.create_flags` its writes are synchronous.
+    fn create(
         &mut self,
         dir: &Self::Dir,
+        name: &CStr,
         pass: &TreePass<'_>,
-        names: (&CStr, &CStr),
+    ) -> Result<Self::File, ItemFailure>;
+    /// Writes `data` at `offset` (a create writes in order from 0); the bytes taken.
+    fn write(
+        &mut self,
+        file: &mut Self::File,
+        offset: u64,
+        data: &[u8],
+    ) -> Result<usize, ItemFailure>;
+    /// Ends a create: its data made durable as the pass asks (`--fsync-end`,
+    /// or the commit of unstable writes when `wrote`), then the file closed.
+    fn finish_create(
+        &mut self,
+        file: Self::File,
+        pass: &TreePass<'_>,
+        wrote: bool,
+    ) -> Result<(), ItemFailure>;
+    /// Opens the regular file `name` in `dir` for reading.
+    fn open(&mut self, dir: &Self::Dir, name: &CStr) -> Result<Self::File, ItemFailure>;
+    /// Reads into `buffer` at `offset` (a read reads in order from 0); the bytes read.
+    fn read(
+        &mut self,
+        file: &mut Self::File,
+        offset: u64,
         buffer: &mut [u8],
-        bs: u64,
-    ) -> Result<u64, ItemFailure>;
+    ) -> Result<usize, ItemFailure>;
+    /// Closes a file opened for reading.
+    fn close(&mut self, file: Self::File) -> Result<(), ItemFailure>;
+    /// Looks up `name`'s attributes, not following a link.
+    fn stat(&mut self, dir: &Self::Dir, name: &CStr) -> Result<(), ItemFailure>;
+    /// Renames `from` to `to` in `dir`; `to` is absent by construction.
+    fn rename(&mut self, dir: &Self::Dir, from: &CStr, to: &CStr) -> Result<(), ItemFailure>;
+    /// Removes the file `name`.
+    fn delete(&mut self, dir: &Self::Dir, name: &CStr) -> Result<(), ItemFailure>;
+    /// Makes the directory `name`.
+    fn mkdir(&mut self, dir: &Self::Dir, name: &CStr) -> Result<(), ItemFailure>;
+    /// Removes the empty directory `name`.
+    fn rmdir(&mut self, dir: &Self::Dir, name: &CStr) -> Result<(), ItemFailure>;
     /// Lists `dir` to its end; the entries found, `.` and `..` left out.
     fn list(&mut self, dir: &Self::Dir) -> Result<u64, ItemFailure>;
     /// The system calls made so far, where they are the measure.
     fn calls(&self) -> SystemCalls;
+}
+
+/// A short transfer by `call`.
+fn short(call: &'static str) -> ItemFailure {
+    ItemFailure { call, error: None }
+}
+
+/// Does `pass.op` on the item `name` in `dir` with `ops` (`to`: a rename's
+/// new name; a listing adds its entries to `entries`); the bytes it moved.
+/// `buffer` holds what a create writes and takes what a read reads, in
+/// pieces of `bs`.
+#[inline]
+pub fn do_item<O: ItemOps>(
+    ops: &mut O,
+    dir: &O::Dir,
+    pass: &TreePass<'_>,
+    (name, to): (&CStr, &CStr),
+    (buffer, bs): (&mut [u8], u64),
+    entries: &mut u64,
+) -> Result<u64, ItemFailure> {
+    let file_size = pass.shape.file_size;
+    match pass.op {
+        ItemOp::Create => {
+            let mut file = ops.create(dir, name, pass)?;
+            let mut offset = 0;
+            while offset < file_size {
+                let chunk = (file_size - offset).min(bs) as usize;
+                let written = ops.write(&mut file, offset, &buffer[..chunk])?;
+                if written == 0 {
+                    return Err(short(O::WRITE_CALL));
+                }
+                offset += written as u64;
+            }
+            ops.finish_create(file, pass, file_size > 0)?;
+            Ok(file_size)
+        }
+        ItemOp::Read => {
+            let mut file = ops.open(dir, name)?;
+            let mut offset = 0;
+            while offset < file_size {
+                let chunk = (file_size - offset).min(bs) as usize;
+                let read = ops.read(&mut file, offset, &mut buffer[..chunk])?;
+                if read == 0 {
+                    return Err(short(O::READ_CALL));
+                }
+                offset += read as u64;
+            }
+            ops.close(file)?;
+            Ok(file_size)
+        }
+        ItemOp::Stat => ops.stat(dir, name).map(|()| 0),
+        ItemOp::Rename => ops.rename(dir, name, to).map(|()| 0),
+        ItemOp::Delete => ops.delete(dir, name).map(|()| 0),
+        ItemOp::Mkdir => ops.mkdir(dir, name).map(|()| 0),
+        ItemOp::Rmdir => ops.rmdir(dir, name).map(|()| 0),
+        ItemOp::Readdir => {
+            *entries += ops.list(dir)?;
+            Ok(0)
+        }
+    }
 }
 
 /// An item's name, written into a stack buffer: `f.<J>.<I>` and a NUL.
@@ -162,9 +263,9 @@ impl From<(&'static str, io::Error)> for ItemFailure {
 
 /// The prefixes of an item's name and of its other name for `op`: files
 /// `f.` (and `r.` once renamed), directory items `m.`.
-pub fn prefixes(op: Op, renamed: bool) -> (u8, u8) {
+pub fn prefixes(op: ItemOp, renamed: bool) -> (u8, u8) {
     match (op, renamed) {
-        (Op::Mkdir | Op::Rmdir, _) => (b'm', b'm'),
+        (ItemOp::Mkdir | ItemOp::Rmdir, _) => (b'm', b'm'),
         (_, false) => (b'f', b'r'),
         (_, true) => (b'r', b'f'),
     }
@@ -200,12 +301,12 @@ pub fn run_tree_job<O: ItemOps>(
 ) -> (JobOutcome, TreeJob) {
     let shape = pass.shape;
     let global = pass.first_job + job;
-    let owner = shape.owner_of(global, pass.op);
-    let count = match pass.op.items() {
+    let owner = shape.owner_of(global, pass.op.op());
+    let count = match pass.op.op().items() {
         Items::Makes => shape.items_per_job(),
         Items::Uses | Items::Removes => pass.counts.get(owner as usize).copied().unwrap_or(0),
     };
-    let direction = if pass.op.writes() {
+    let direction = if pass.op.op().writes() {
         Direction::Write
     } else {
         Direction::Read
@@ -225,7 +326,7 @@ pub fn run_tree_job<O: ItemOps>(
     crate::run::live::set_phase(crate::run::live::Phase::Measuring);
     let deadline = pass
         .stonewall
-        .filter(|_| pass.op.items() == Items::Makes)
+        .filter(|_| pass.op.op().items() == Items::Makes)
         .map(|limit| start.saturating_add(limit.as_nanos() as u64));
     let (mut name, mut to) = (ItemName::new(), ItemName::new());
     let mut failure = None;
@@ -234,7 +335,7 @@ pub fn run_tree_job<O: ItemOps>(
     let items = shape.items.max(1);
     let first_dir = shape.first_item_directory();
     let mut open: Option<(u64, O::Dir)> = None;
-    let units = if pass.op == Op::Readdir {
+    let units = if pass.op == ItemOp::Readdir {
         shape.item_directories()
     } else {
         count
@@ -252,7 +353,7 @@ pub fn run_tree_job<O: ItemOps>(
             file: format!(
                 "{} ({} of job {global}, after {unit} of its {units} done)",
                 path.display(),
-                pass.op.name(),
+                pass.op.op().name(),
             ),
             offset: 0,
             bs: 0,
@@ -263,7 +364,7 @@ pub fn run_tree_job<O: ItemOps>(
         }
     };
     for unit in 0..units {
-        let directory = if pass.op == Op::Readdir {
+        let directory = if pass.op == ItemOp::Readdir {
             first_dir + unit
         } else {
             first_dir + unit / items
@@ -281,22 +382,22 @@ pub fn run_tree_job<O: ItemOps>(
             last = now_ns();
         }
         let dir = &open.as_ref().expect("opened above").1;
-        let result = if pass.op == Op::Readdir {
-            ops.list(dir).map(|entries| {
-                done.entries += entries;
-                0
-            })
-        } else {
-            let item = unit % items;
-            let to = to.set(other, owner, item);
-            let name = name.set(prefix, owner, item);
-            ops.item(dir, pass, (name, to), buffer, spec.bs)
-        };
+        let item = unit % items;
+        let to_name = to.set(other, owner, item);
+        let item_name = name.set(prefix, owner, item);
+        let result = do_item(
+            ops,
+            dir,
+            pass,
+            (item_name, to_name),
+            (buffer, spec.bs),
+            &mut done.entries,
+        );
         let now = now_ns();
         match result {
             Ok(bytes) => recorder.record(now, now - last, bytes, direction),
             Err(error) => {
-                let item = (pass.op != Op::Readdir).then_some(&name);
+                let item = (pass.op != ItemOp::Readdir).then_some(&name);
                 failure = Some(failed(directory, item, error, unit));
                 break;
             }
@@ -329,10 +430,10 @@ pub(super) struct LocalOps<'a> {
 
 impl<'a> LocalOps<'a> {
     /// The operations on `tree`, with a listing buffer when `op` lists.
-    pub(super) fn new(tree: &'a LocalTree, op: Op) -> LocalOps<'a> {
+    pub(super) fn new(tree: &'a LocalTree, op: ItemOp) -> LocalOps<'a> {
         LocalOps {
             tree,
-            listing: if op == Op::Readdir {
+            listing: if op == ItemOp::Readdir {
                 vec![0u8; 32 << 10]
             } else {
                 Vec::new()
@@ -344,6 +445,9 @@ impl<'a> LocalOps<'a> {
 
 impl ItemOps for LocalOps<'_> {
     type Dir = OwnedFd;
+    type File = OwnedFd;
+    const WRITE_CALL: &'static str = "write";
+    const READ_CALL: &'static str = "read";
 
     fn open_directory(&mut self, owner: u32, index: u64) -> io::Result<OwnedFd> {
         self.calls.openat2 += 1;
@@ -357,114 +461,100 @@ impl ItemOps for LocalOps<'_> {
         self.calls
     }
 
-    #[inline]
-    fn item(
+    fn create(
         &mut self,
         dir: &OwnedFd,
+        name: &CStr,
         pass: &TreePass<'_>,
-        (name, to): (&CStr, &CStr),
-        buffer: &mut [u8],
-        bs: u64,
-    ) -> Result<u64, ItemFailure> {
-        let dir = dir.as_fd();
-        let file_size = pass.shape.file_size;
-        match pass.op {
-            Op::Create => {
-                self.calls.openat += 1;
-                let fd = rustix::fs::openat(
-                    dir,
-                    name,
-                    OFlags::CREATE
-                        | OFlags::EXCL
-                        | OFlags::WRONLY
-                        | OFlags::NOFOLLOW
-                        | OFlags::CLOEXEC
-                        | pass.create_flags,
-                    Mode::from_raw_mode(0o644),
-                )
-                .map_err(|e| ItemFailure::from(("openat", e)))?;
-                let mut left = file_size;
-                while left > 0 {
-                    let chunk = left.min(bs) as usize;
-                    self.calls.write += 1;
-                    let written = rustix::io::write(&fd, &buffer[..chunk])
-                        .map_err(|e| ItemFailure::from(("write", e)))?;
-                    if written == 0 {
-                        return Err(ItemFailure {
-                            call: "write",
-                            error: None,
-                        });
-                    }
-                    left -= written as u64;
-                }
-                if pass.fsync {
-                    self.calls.fsync += 1;
-                    rustix::fs::fsync(&fd).map_err(|e| ItemFailure::from(("fsync", e)))?;
-                }
-                self.calls.close += 1;
-                close_checked(fd)?;
-                Ok(file_size)
-            }
-            Op::Read => {
-                self.calls.openat += 1;
-                let fd = rustix::fs::openat(
-                    dir,
-                    name,
-                    OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                    Mode::empty(),
-                )
-                .map_err(|e| ItemFailure::from(("openat", e)))?;
-                let mut left = file_size;
-                while left > 0 {
-                    let chunk = left.min(bs) as usize;
-                    self.calls.read += 1;
-                    let read = rustix::io::read(&fd, &mut buffer[..chunk])
-                        .map_err(|e| ItemFailure::from(("read", e)))?;
-                    if read == 0 {
-                        return Err(ItemFailure {
-                            call: "read",
-                            error: None,
-                        });
-                    }
-                    left -= read as u64;
-                }
-                self.calls.close += 1;
-                close_checked(fd)?;
-                Ok(file_size)
-            }
-            Op::Stat => {
-                self.calls.newfstatat += 1;
-                rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-                    .map_err(|e| ItemFailure::from(("newfstatat", e)))?;
-                Ok(0)
-            }
-            Op::Rename => {
-                self.calls.renameat2 += 1;
-                // Never over a name that exists: nothing is replaced.
-                rustix::fs::renameat_with(dir, name, dir, to, RenameFlags::NOREPLACE)
-                    .map_err(|e| ItemFailure::from(("renameat2", e)))?;
-                Ok(0)
-            }
-            Op::Delete => {
-                self.calls.unlinkat += 1;
-                rustix::fs::unlinkat(dir, name, AtFlags::empty())
-                    .map_err(|e| ItemFailure::from(("unlinkat", e)))?;
-                Ok(0)
-            }
-            Op::Mkdir => {
-                self.calls.mkdirat += 1;
-                rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o755))
-                    .map_err(|e| ItemFailure::from(("mkdirat", e)))?;
-                Ok(0)
-            }
-            Op::Rmdir => {
-                self.calls.unlinkat += 1;
-                rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)
-                    .map_err(|e| ItemFailure::from(("unlinkat", e)))?;
-                Ok(0)
-            }
-            other => unreachable!("op {} is not a metadata op", other.name()),
+    ) -> Result<OwnedFd, ItemFailure> {
+        self.calls.openat += 1;
+        let flags = OFlags::CREATE
+            | OFlags::EXCL
+            | OFlags::WRONLY
+            | OFlags::NOFOLLOW
+            | OFlags::CLOEXEC
+            | pass.create_flags;
+        rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o644))
+            .map_err(|e| ItemFailure::from(("openat", e)))
+    }
+
+    /// write(2) at the file's position: a create writes in order.
+    fn write(
+        &mut self,
+        file: &mut OwnedFd,
+        _offset: u64,
+        data: &[u8],
+    ) -> Result<usize, ItemFailure> {
+        self.calls.write += 1;
+        rustix::io::write(&*file, data).map_err(|e| ItemFailure::from(("write", e)))
+    }
+
+    fn finish_create(
+        &mut self,
+        file: OwnedFd,
+        pass: &TreePass<'_>,
+        _wrote: bool,
+    ) -> Result<(), ItemFailure> {
+        if pass.fsync {
+            self.calls.fsync += 1;
+            rustix::fs::fsync(&file).map_err(|e| ItemFailure::from(("fsync", e)))?;
         }
+        self.close(file)
+    }
+
+    fn open(&mut self, dir: &OwnedFd, name: &CStr) -> Result<OwnedFd, ItemFailure> {
+        self.calls.openat += 1;
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        rustix::fs::openat(dir, name, flags, Mode::empty())
+            .map_err(|e| ItemFailure::from(("openat", e)))
+    }
+
+    /// read(2) at the file's position: a read reads in order.
+    fn read(
+        &mut self,
+        file: &mut OwnedFd,
+        _offset: u64,
+        buffer: &mut [u8],
+    ) -> Result<usize, ItemFailure> {
+        self.calls.read += 1;
+        rustix::io::read(&*file, buffer).map_err(|e| ItemFailure::from(("read", e)))
+    }
+
+    fn close(&mut self, file: OwnedFd) -> Result<(), ItemFailure> {
+        self.calls.close += 1;
+        close_checked(file)
+    }
+
+    fn stat(&mut self, dir: &OwnedFd, name: &CStr) -> Result<(), ItemFailure> {
+        self.calls.newfstatat += 1;
+        rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map(drop)
+            .map_err(|e| ItemFailure::from(("newfstatat", e)))
+    }
+
+    fn rename(&mut self, dir: &OwnedFd, from: &CStr, to: &CStr) -> Result<(), ItemFailure> {
+        self.calls.renameat2 += 1;
+        // Never over a name that exists: nothing is replaced.
+        rustix::fs::renameat_with(dir, from, dir, to, RenameFlags::NOREPLACE)
+            .map_err(|e| ItemFailure::from(("renameat2", e)))
+    }
+
+    fn delete(&mut self, dir: &OwnedFd, name: &CStr) -> Result<(), ItemFailure> {
+        self.calls.unlinkat += 1;
+        rustix::fs::unlinkat(dir, name, AtFlags::empty())
+            .map_err(|e| ItemFailure::from(("unlinkat", e)))
+    }
+
+    fn mkdir(&mut self, dir: &OwnedFd, name: &CStr) -> Result<(), ItemFailure> {
+        self.calls.mkdirat += 1;
+        rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o755))
+            .map_err(|e| ItemFailure::from(("mkdirat", e)))
+    }
+
+    fn rmdir(&mut self, dir: &OwnedFd, name: &CStr) -> Result<(), ItemFailure> {
+        self.calls.unlinkat += 1;
+        rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)
+            .map_err(|e| ItemFailure::from(("unlinkat", e)))
     }
 
     /// Lists the directory to its end with getdents64 from its start.

@@ -1,7 +1,7 @@
 //! A session's metadata points: the tree made (or kept from the point before) after its inodes and bytes are checked, each repetition's items made present or absent as its op needs (untimed), its cache treated, its items worked on with the sampler beside the jobs, and what the tree holds afterwards kept for the next phase.
 
 use super::{Held, Present, TreePass};
-use crate::plan::tree::{Items, TreeShape};
+use crate::plan::tree::{ItemOp, Items, TreeShape};
 use crate::plan::units::{format_size, human_size};
 use crate::plan::{CacheMode, Op, SyncMode, Workload};
 use crate::run::jobs::{self, Pass, Work};
@@ -198,6 +198,13 @@ impl Session {
         workload: &Workload,
         index: u32,
     ) -> Result<RepetitionOutcome, RunError> {
+        // The plan refuses a data op with --items; this only keeps it so.
+        let item_op = ItemOp::of(workload.op).ok_or_else(|| {
+            RunError::Setup(format!(
+                "--op {} has no form on a tree's items",
+                workload.op.name()
+            ))
+        })?;
         let warmup = index < workload.warmup;
         crate::run::live::set_repetition(u64::from(index) + 1);
         crate::run::live::set_phase(crate::run::live::Phase::Preparing);
@@ -229,7 +236,7 @@ impl Session {
             return Ok(outcome);
         }
         let watch = self.sample.then_some(&self.watch);
-        let run = self.tree_pass(workload, workload.op, true, watch);
+        let run = self.tree_pass(workload, item_op, true, watch);
         outcome.status = run.status();
         outcome.draw_seed = Some(workload.seed);
         (outcome.jobs, outcome.samples) = (run.outcomes, run.samples);
@@ -268,9 +275,9 @@ impl Session {
             present.files.is_some()
         };
         let (make, remove) = if on_directories {
-            (Op::Mkdir, Op::Rmdir)
+            (ItemOp::Mkdir, ItemOp::Rmdir)
         } else {
-            (Op::Create, Op::Delete)
+            (ItemOp::Create, ItemOp::Delete)
         };
         let step = match (workload.op.items(), have) {
             (Items::Makes, true) => Some(remove),
@@ -283,12 +290,12 @@ impl Session {
             match run.status() {
                 RepetitionStatus::Ok => {
                     let made = self.reached(&run.outcomes);
-                    self.after(op, made);
+                    self.after(op.op(), made);
                 }
                 RepetitionStatus::Failed(message) => {
                     return Err(format!(
                         "preparing the tree ({} untimed): {message}",
-                        op.name()
+                        op.op().name()
                     ));
                 }
                 RepetitionStatus::Interrupted => return Err("interrupted".to_string()),
@@ -362,7 +369,7 @@ impl Session {
             }
             CacheMode::Warm => {
                 if held.present.files.is_some() && !workload.op.on_directories() {
-                    let run = self.tree_pass(workload, Op::Stat, false, None);
+                    let run = self.tree_pass(workload, ItemOp::Stat, false, None);
                     if let RepetitionStatus::Failed(message) = run.status() {
                         return Err(format!("warming the tree (stat untimed): {message}"));
                     }
@@ -376,17 +383,17 @@ impl Session {
     fn tree_pass(
         &self,
         workload: &Workload,
-        op: Op,
+        op: ItemOp,
         timed: bool,
         watch: Option<&crate::probe::sampler::Watch>,
     ) -> jobs::JobsRun {
         let held = self.tree.as_ref().expect("the tree was made");
         let (counts, renamed) = match op {
-            Op::Mkdir | Op::Rmdir => (held.present.dirs.clone().unwrap_or_default(), false),
+            ItemOp::Mkdir | ItemOp::Rmdir => (held.present.dirs.clone().unwrap_or_default(), false),
             _ => held.present.files.clone().unwrap_or_default(),
         };
         let drawn = Workload {
-            op,
+            op: op.op(),
             ..workload.clone()
         };
         let create_flags = match workload.sync {
