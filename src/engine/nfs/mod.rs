@@ -11,6 +11,7 @@ pub mod handle;
 pub mod libnfs;
 pub mod url;
 pub mod wire;
+mod xdr;
 
 use super::callbacks::{CompletionList, Completions, Serviced, wait_for_socket};
 use super::{Direction, QueuedIo};
