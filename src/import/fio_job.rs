@@ -1,7 +1,16 @@
 //! One fio job's options read for one direction (`FioJob`): each option to its workload parameter through the parameter table's fio names, fio's units converted exactly, what iolab cannot represent named.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use super::{fio_micros, fio_seconds, fio_size, fio_split, option, truthy};
+use crate::plan::data::DataPattern;
+use crate::plan::direction::Direction;
+use crate::plan::param::Param;
+use crate::plan::param::Value as ParamValue;
+use crate::plan::pattern::Skew;
+use crate::plan::rate::DirectionRates;
+use crate::plan::{
+    Arrivals, CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, ThinkTime, Workload,
+};
+use serde_json::{Map, Value};
 
 /// One job's options, for one direction.
 pub(super) struct FioJob<'a> {

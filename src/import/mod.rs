@@ -10,16 +10,10 @@
 //! latency and a `latency-not-imported` check says why.
 
 use crate::check;
-use crate::plan::data::DataPattern;
 use crate::plan::direction::Direction;
-use crate::plan::param::{Param, Value as ParamValue};
-use crate::plan::pattern::Skew;
-use crate::plan::rate::DirectionRates;
+use crate::plan::param::Param;
 use crate::plan::split::BlockSplit;
-use crate::plan::{
-    Arrivals, CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, ThinkTime, UsageError,
-    Workload, default_workload,
-};
+use crate::plan::{Op, UsageError, Workload, default_workload};
 use crate::record::histogram::latency_summary;
 use crate::record::histogram::new_histogram;
 use crate::record::{
@@ -542,6 +536,7 @@ fn mixed_repetition(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::{EngineKind, Pattern};
 
     #[test]
     fn fio_sizes() {

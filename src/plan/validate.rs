@@ -1,7 +1,9 @@
 //! The rules a workload must meet before anything is created ([`Workload::validate`]): sizes and their alignment, what each engine, sync mode and cache mode allows together, rates, mixes and pacing, steady state, and the limits that keep a run bounded. Each refusal is one line naming the offending value.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use super::rate::Rate;
+use super::{MAX_REPETITIONS, Op, UsageError, VERIFY_HEADER_BYTES, Workload};
+use super::{direction, units};
+use crate::engine::kind::EngineKind;
 use crate::usage;
 
 impl Workload {

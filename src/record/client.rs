@@ -1,7 +1,6 @@
 //! What a network client's jobs carried, as the result file keeps it: requests by kind, PDUs by opcode, the connection's TCP counters (`client_network` of a repetition).
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use serde::{Deserialize, Serialize};
 
 /// What a network client engine's jobs sent and received over the timed
 /// region, all jobs together: the requests and (iSCSI) the PDUs the engine

@@ -5,13 +5,11 @@
 
 use super::escape::escape;
 use super::svg::{self, Series};
-use super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use super::units::{mib_per_s, significant};
 use super::view::ReportView;
 use crate::compare::{self, Comparison, Verdict};
-use crate::plan::Workload;
 use crate::plan::units::format_size;
-use crate::record::{LatencySummary, Point, ResultFile, Stat};
-use std::collections::BTreeMap;
+use crate::record::{Point, ResultFile};
 use std::fmt::Write;
 
 mod charts;

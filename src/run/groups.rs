@@ -1,8 +1,15 @@
 //! Measuring a point of job groups (`Session::run_groups`): each group's files made and laid out in the session's space under job numbers of its own, then every repetition's jobs of all groups released together on one clock with one sampler, their outcomes kept in group order.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use super::cache::Residency;
+use super::files::{given_flag, job_targets, renew_files};
+use super::{
+    FileSet, JobTarget, Laid, Layout, PointOutcome, RepetitionOutcome, RepetitionStatus, RunError,
+    Session, TargetInfo, treat_cache,
+};
+use super::{jobs, live, peers};
 use crate::plan::group::{Group, check_groups};
+use crate::plan::{Op, Workload};
+use crate::usage;
 
 /// One group of a measured point: its name, workload, where its jobs ran,
 /// and how many of the repetition's jobs (in order, after the groups

@@ -40,13 +40,13 @@ pub mod verify;
 
 use crate::plan::data::DataPattern;
 use crate::plan::{
-    CacheMode, EngineKind, Op, Pattern, UsageError, Workload,
+    EngineKind, Pattern, UsageError, Workload,
     units::{format_size, human_size},
 };
 use crate::probe::sampler::{Samples, Watch};
 use crate::usage;
 use cache::Residency;
-use files::{given_flag, job_targets, renew_files};
+use files::given_flag;
 use peers::{Peers, RankOutcome};
 use prepare::{DirectAlignment, DirectCapability};
 use recorder::JobOutcome;

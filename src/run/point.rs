@@ -1,7 +1,14 @@
 //! Measuring one point (`Session::run_point`): its repetitions in order, each with its files renewed or laid out, its cache treated and checked, its jobs run with the sampler beside them, and its outcome kept — until the repetitions asked for are done, the interval is tight enough, or a signal ends it.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use super::cache::Residency;
+use super::files::{job_targets, renew_files};
+use super::target::TargetKind;
+use super::{
+    EnoughRule, Laid, Layout, PointOutcome, ReadPass, RepetitionOutcome, RepetitionStatus,
+    RunError, Session, TargetInfo, together, treat_cache, verify_targets,
+};
+use super::{jobs, live, peers, prepare, verify};
+use crate::plan::{CacheMode, Op, Workload};
 
 impl Session {
     /// Measures one point: prepares files, then runs warm-ups and repetitions.

@@ -12,7 +12,7 @@
 
 use super::owner_marker::{MarkerContent, file_line, first_line, is_run_file, marker_name};
 use crate::input::describe_io;
-use crate::owner::{OWNER_XATTR, owner_tag};
+use crate::owner::owner_tag;
 use crate::plan::UsageError;
 use crate::usage;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -125,7 +125,7 @@ impl ScratchDir {
     }
 
     /// Removes the scratch files of other runs on this host that are dead:
-    /// their owner tag ([`OWNER_XATTR`]) names this host and either an
+    /// their owner tag ([`OWNER_XATTR`](crate::owner::OWNER_XATTR)) names this host and either an
     /// earlier boot or a process that no longer runs. A live run's files, and
     /// files of runs on other hosts (a shared directory), are left alone.
     pub fn remove_dead_runs(&self) -> io::Result<Vec<String>> {
@@ -642,6 +642,7 @@ fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::owner::OWNER_XATTR;
 
     #[test]
     fn create_refuses_existing_files_and_symlinks() {

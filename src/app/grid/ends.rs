@@ -1,7 +1,12 @@
 //! When a grid ends early and what it found: the knee search's stop past the knee, the knee chosen under a latency target, and convergence over a size axis — each recorded in the result and rendered below the grid.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use super::{CONVERGENCE_MAX_CV, CONVERGENCE_TOLERANCE, Grid};
+use crate::plan::knee::KneeTarget;
+use crate::plan::units::format_size;
+use crate::record::{ConvergenceRecord, KneeRecord, KneeStep, ResultFile};
+use crate::report::units::{latency, significant};
+use crate::stats::convergence::{SizePoint, converge};
+use std::collections::BTreeMap;
 
 /// A knee search's early stop: when the points differ only in a load that
 /// rises from point to point (and `--knee-all` is not given), the rest of

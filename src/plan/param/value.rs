@@ -1,7 +1,13 @@
 //! How a parameter's values are written and held: its [`Kind`] (what the flag takes), a parsed [`Value`], an [`Operand`] a `--where` constraint compares, and [`Stored`], how each workload field's type becomes a value and back.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use crate::plan::cpus::CpuSet;
+use crate::plan::data::DataPattern;
+use crate::plan::direction::DirectionMix;
+use crate::plan::guest::Machine;
+use crate::plan::pace::{Arrivals, ThinkTime};
+use crate::plan::rate::{DirectionRates, Rate};
+use crate::plan::split::BlockSplit;
+use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode};
 
 /// How a parameter's values are written on the command line and stored.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,7 +48,7 @@ pub enum Kind {
     Split,
     /// Bytes per second: `50MiB/s`, `50m`; or per direction, `read=50m+write=10m`.
     Rate,
-    /// I/Os per second, 1 to [`MAX_RATE_IOPS`]; or per direction, `read=700+write=300`.
+    /// I/Os per second, 1 to [`MAX_RATE_IOPS`](crate::plan::pace::MAX_RATE_IOPS); or per direction, `read=700+write=300`.
     Iops,
     /// An [`Arrivals`] law.
     Arrivals,
@@ -98,7 +104,7 @@ pub enum Operand {
     Text(String),
 }
 
-/// A [`Workload`] field's type: how a [`Value`] is kept in it.
+/// A [`Workload`](crate::plan::Workload) field's type: how a [`Value`] is kept in it.
 pub trait Stored: Sized {
     /// The field holding `value`; `None` when the value is of another kind.
     fn store(value: Value) -> Option<Self>;

@@ -1,7 +1,14 @@
 //! The HTML report's charts: curves over a size axis, latency curves and histograms, the knee, per-interval time series — each an inline SVG from `report::svg`, with its figures as text beside it.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use super::super::svg::Series;
+use super::super::units::{count, latency, mib_per_s, significant};
+use super::SERIES_PER_CHART;
+use crate::compare;
+use crate::plan::Workload;
+use crate::plan::units::format_size;
+use crate::record::{Point, ResultFile};
+use crate::report::svg;
+use std::collections::BTreeMap;
 
 /// The workload with one parameter blanked: the key of a chart series.
 pub(super) fn series_key(workload: &Workload, blank_bs: bool) -> (String, String) {

@@ -1,7 +1,10 @@
 //! The HTML report's per-file tables: points with their rates and intervals, directions, devices, and a distributed run's ranks — sortable, every string escaped.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use super::super::escape::escape;
+use super::super::units::{count, latency, mb_per_s, mib_per_s, significant};
+use super::cell_number;
+use crate::record::{LatencySummary, ResultFile, Stat};
+use std::fmt::Write;
 
 pub(super) fn points_table(result: &ResultFile) -> String {
     let mut html = String::from(

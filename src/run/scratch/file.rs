@@ -1,7 +1,11 @@
 //! A file the session holds (`TargetFile`): opened once and checked to be the very file created or adopted, reopened by that identity with each job's flags, and removed only while it still is; and who made it (`Ownership`), which decides whether iolab may write and remove it.
 
-#[allow(clippy::wildcard_imports)]
-use super::*;
+use crate::owner::OWNER_XATTR;
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{AtFlags, Mode, OFlags};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Who made a target file, which decides what iolab may do with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -51,7 +51,7 @@ pub struct TreePass<'a> {
 }
 
 /// The primitives one kind of tree does its items with, one per call:
-/// the loop around them ([`run_tree_job`], and [`do_item`] for each
+/// the loop around them ([`run_tree_job`], and `do_item` for each
 /// item's op, a create's writes and a read's reads) is written once for
 /// every kind, as fio's `fileoperations` engine plugs each op into one loop.
 pub trait ItemOps {
@@ -125,7 +125,7 @@ fn short(call: &'static str) -> ItemFailure {
 /// `buffer` holds what a create writes and takes what a read reads, in
 /// pieces of `bs`.
 #[inline]
-pub fn do_item<O: ItemOps>(
+fn do_item<O: ItemOps>(
     ops: &mut O,
     dir: &O::Dir,
     pass: &TreePass<'_>,
