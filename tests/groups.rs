@@ -152,8 +152,11 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
         ),
         (vec!["--group", "all"], "group name 'all'"),
         (
-            vec!["--group", "t", "--op", "create", "--items", "10"],
-            "group t: --items",
+            vec![
+                "--group", "t", "--op", "create", "--items", "10", "--group", "u", "--op",
+                "create", "--items", "10",
+            ],
+            "group u: a point holds one tree",
         ),
         (
             vec!["--group", "a", "--bs", "1q"],
@@ -398,4 +401,80 @@ fn a_group_that_grows_between_points_never_takes_another_groups_file_name() {
         .len();
     assert_eq!(reader_files, 3);
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
+
+/// A create storm on a tree beside a streaming reader, as a file server
+/// sees them (issue "One shape of point"): one point, each group with its
+/// own figures — the storm's items, the reader's bytes — the combined row
+/// adding no items to I/Os, and the tree and the files removed after.
+#[test]
+fn a_metadata_group_runs_beside_a_data_group_with_each_groups_figures() {
+    let dir = scratch();
+    let out = scratch();
+    let args = [
+        "run",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--size",
+        "8m",
+        "--repeat",
+        "2",
+        "--group",
+        "storm",
+        "--op",
+        "create",
+        "--items",
+        "300",
+        "--jobs",
+        "2",
+        "--group",
+        "stream",
+        "--op",
+        "read",
+        "--bs",
+        "1m",
+    ];
+    let result = run_ok(&args, out.path());
+    validate_schema(&result);
+    let point = &result["points"][0];
+    assert_eq!(point["target"]["tree"]["items_per_job"], 300, "{point}");
+    let storm = group(point, "storm");
+    let stream = group(point, "stream");
+    assert_eq!(storm["workload"]["items"], 300);
+    for repetition in point["repetitions"].as_array().unwrap() {
+        assert_eq!(repetition["status"], "ok", "{}", repetition["error"]);
+        // The storm's 2 jobs made their 300 items each, every repetition
+        // (the second after the first's were removed, untimed).
+        assert_eq!(repetition["tree"]["items"], 600, "{repetition}");
+        assert_eq!(repetition["tree"]["system_calls"]["openat"], 600);
+    }
+    // Each group's figures are its own: items per second for the storm,
+    // bytes for the reader (8 MiB a repetition).
+    assert!(storm["summary"]["iops"]["mean"].as_f64().unwrap() > 0.0);
+    let read_bytes: u64 = point["repetitions"][0]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|job| job["bytes"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(read_bytes, 8 << 20, "the reader's bytes alone");
+    assert!(
+        stream["summary"]["throughput_bps"]["mean"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    let table = iolab()
+        .args(["report", "--format", "markdown", "--output", "-"])
+        .arg(out.path().join("result-0.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        table.status.success(),
+        "{}",
+        String::from_utf8_lossy(&table.stderr)
+    );
+    assert!(text.contains("storm") && text.contains("stream"), "{text}");
 }

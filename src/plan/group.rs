@@ -62,9 +62,9 @@ pub fn name_problem(name: &str) -> Option<String> {
 }
 
 /// Refuses groups that cannot run as one point, naming the group: a bad or
-/// repeated name, a metadata tree, a steady-state stop or `--verify` (each
-/// is one workload's), a guest, settings that are the point's but differ,
-/// too many groups or jobs.
+/// repeated name, a second group on a tree (a point holds one tree), a
+/// steady-state stop or `--verify` (each is one workload's), a guest,
+/// settings that are the point's but differ, too many groups or jobs.
 pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
     if groups.is_empty() {
         return Err(usage!("a point of groups needs at least one group"));
@@ -91,9 +91,16 @@ pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
             return Err(usage!("group name '{name}' is given twice"));
         }
         let w = &group.workload;
-        let refused = if w.items.is_some() {
-            Some("--items (a metadata tree) is one workload's, not a group's")
-        } else if w.steady.is_some() {
+        let tree_before = groups[..index]
+            .iter()
+            .find(|g| g.workload.items.is_some() && w.items.is_some());
+        if let Some(other) = tree_before {
+            return Err(usage!(
+                "group {name}: a point holds one tree, and group {} works on it already (give one group --items)",
+                other.name
+            ));
+        }
+        let refused = if w.steady.is_some() {
             Some("--steady stops one workload's jobs; it cannot go with groups")
         } else if w.verify {
             Some("--verify checks one workload's files; it cannot go with groups")
@@ -167,10 +174,19 @@ mod tests {
         second.workload.repeat = 5;
         let error = check_groups(&[group("a", Op::Read), second]).unwrap_err();
         assert!(error.to_string().contains("--repeat"), "{error}");
+        // A tree beside files is a point; two trees are not.
         let mut tree = group("t", Op::Create);
         tree.workload.items = Some(10);
-        let error = check_groups(&[tree]).unwrap_err();
-        assert!(error.to_string().contains("group t: --items"), "{error}");
+        assert!(check_groups(&[tree.clone(), group("r", Op::Read)]).is_ok());
+        let mut other = tree.clone();
+        other.name = "u".to_string();
+        let error = check_groups(&[tree, other]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("group u: a point holds one tree"),
+            "{error}"
+        );
         let mut verify = group("v", Op::Write);
         verify.workload.verify = true;
         assert!(check_groups(&[verify]).is_err());

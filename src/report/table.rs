@@ -91,7 +91,13 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
         let mut cells = identity_cells;
         cells.extend(figures_of(point, detail));
         table.add_row(cells);
-        for (name, direction) in direction_rows(point, detail) {
+        // Items and I/Os together are no one figure: each group's rows say.
+        let rows = if mixes_items_and_io(point) {
+            Vec::new()
+        } else {
+            direction_rows(point, detail)
+        };
+        for (name, direction) in rows {
             let mut cells = vec![name];
             cells.extend(std::iter::repeat_n(String::new(), identity - 1));
             cells.extend(direction);
@@ -266,6 +272,15 @@ fn row(point: &Point) -> Vec<String> {
     // A metadata workload's figure is its operations: no bytes, no MiB/s,
     // and the interval is of the operations per second.
     let tree = point.workload.items.is_some();
+    // A tree's group beside files' groups: their operations and I/Os are
+    // not added up, nor their latencies put in one histogram's percentiles.
+    let per_group = |text: String| {
+        if mixes_items_and_io(point) {
+            "-".to_string()
+        } else {
+            text
+        }
+    };
     let moved = |text: String| {
         if tree && throughput.mean == 0.0 {
             "-".to_string()
@@ -276,10 +291,10 @@ fn row(point: &Point) -> Vec<String> {
     cells.extend([
         moved(significant(mib_per_s(throughput.mean))),
         moved(significant(mb_per_s(throughput.mean))),
-        count(summary.iops.mean),
-        percentile(lat, 50.0),
-        percentile(lat, 99.0),
-        lat.map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
+        per_group(count(summary.iops.mean)),
+        per_group(percentile(lat, 50.0)),
+        per_group(percentile(lat, 99.0)),
+        per_group(lat.map_or_else(|| "-".to_string(), |l| latency(l.max as f64))),
         if measured.iter().any(|r| r.cpu.is_some()) {
             format!("{:.0}%", cpu * 100.0)
         } else {
@@ -289,6 +304,13 @@ fn row(point: &Point) -> Vec<String> {
         interval(if tree { &summary.iops } else { throughput }),
     ]);
     cells
+}
+
+/// Whether a point of groups holds a tree's group beside files' groups:
+/// its combined operations would add items to I/Os.
+fn mixes_items_and_io(point: &Point) -> bool {
+    point.groups.iter().any(|g| g.workload.items.is_some())
+        && point.groups.iter().any(|g| g.workload.items.is_none())
 }
 
 /// A mixed point's rows under its own, one per direction: its name and

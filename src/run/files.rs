@@ -61,7 +61,7 @@ impl Session {
         let reusable = !self.peers.any(!reusable);
         let layout = self.layout(workload);
         if !reusable {
-            self.release_files();
+            self.release_data_files();
             let created = self.create_files(workload, layout, shared);
             self.together(created)?;
             if shared {

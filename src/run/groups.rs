@@ -8,6 +8,7 @@ use super::{
 };
 use super::{jobs, live, peers};
 use crate::plan::group::{Group, check_groups};
+use crate::plan::tree::ItemOp;
 use crate::plan::{Op, Workload};
 use crate::usage;
 
@@ -59,9 +60,12 @@ impl Session {
                 .available()
                 .map_err(|e| RunError::Setup(format!("group {}: {e}", group.name)))?;
         }
-        // A point of one workload's files and tree are not a group's.
+        // A point of one workload's files are not a group's, nor its tree
+        // unless a group works on a tree of the same shape.
         self.release_data_files();
-        self.release_tree();
+        if !groups.iter().any(|group| group.workload.items.is_some()) {
+            self.release_tree();
+        }
         // Sets beyond this point's groups are released, not dropped: a
         // dropped set would leave its files behind.
         let keep = groups.len().min(self.group_files.len());
@@ -79,7 +83,16 @@ impl Session {
             // group's new set needs.
             let offset = first_job(index);
             let mut target = TargetInfo::before(self.dir.path(), self.dir.filesystem(), workload);
-            if workload.uses_files() {
+            if workload.items.is_some() {
+                if let Some(set) = self.group_files[index].take() {
+                    for file in set.files {
+                        file.release(self.keep);
+                    }
+                }
+                target.open_flags = None;
+                self.prepare_tree(workload, &mut target)
+                    .map_err(|error| named(&group.name, error))?;
+            } else if workload.uses_files() {
                 self.in_group(index, offset, |session| {
                     session.prepare_files(workload, &mut target)
                 })
@@ -105,6 +118,7 @@ impl Session {
                 .flat_map(|g| g.target.files.iter().cloned())
                 .collect(),
             open_flags: None,
+            tree: outcomes.iter().find_map(|g| g.target.tree.clone()),
             ..outcomes[0].target.clone()
         };
         let mut repetitions = super::point::Repetitions::new(lead, self.enough);
@@ -229,11 +243,50 @@ impl Session {
             }
         }
         outcome.residency = total;
+        // The group on a tree (one at most): its items made as its op
+        // needs and its cache treated, untimed, after the files' groups'.
+        let tree_group = groups
+            .iter()
+            .position(|group| group.workload.items.is_some());
+        let tree_op = match tree_group {
+            Some(t) => Some((
+                t,
+                ItemOp::of(drawn[t].op).ok_or_else(|| {
+                    RunError::Setup(format!(
+                        "group {}: --op {} has no form on a tree's items",
+                        groups[t].name,
+                        drawn[t].op.name()
+                    ))
+                })?,
+            )),
+            None => None,
+        };
+        if let Some((t, _)) = tree_op {
+            drop(targets);
+            if let Err(message) = self.tree_group_ready(&drawn[t]) {
+                self.release_tree();
+                outcome.status = if interrupt.is_set() {
+                    RepetitionStatus::Interrupted
+                } else {
+                    RepetitionStatus::Failed(format!("group {}: {message}", groups[t].name))
+                };
+                return Ok(outcome);
+            }
+        }
+        let sets: Vec<Option<&FileSet>> = self.group_files.iter().map(Option::as_ref).collect();
+        let targets: Vec<Option<Vec<JobTarget<'_>>>> = sets
+            .iter()
+            .zip(&drawn)
+            .zip(&layouts)
+            .map(|((set, workload), layout)| set.map(|set| job_targets(set, workload, *layout)))
+            .collect();
+        let tree_counts = tree_op.map(|(_, op)| self.tree_counts(op));
         let run_id = self.dir.run_id();
         let crews: Vec<jobs::Crew<'_>> = drawn
             .iter()
             .zip(&targets)
-            .map(|(workload, targets)| jobs::Crew {
+            .enumerate()
+            .map(|(g, (workload, targets))| jobs::Crew {
                 pass: jobs::Pass {
                     run_id,
                     workload,
@@ -241,7 +294,12 @@ impl Session {
                     timed: true,
                     write_back: self.count_write_back,
                 },
-                work: jobs::Work::Files(targets.as_deref()),
+                work: match (tree_op, &tree_counts) {
+                    (Some((t, op)), Some((counts, renamed))) if t == g => {
+                        jobs::Work::Tree(self.tree_work(workload, op, (counts, *renamed), true))
+                    }
+                    _ => jobs::Work::Files(targets.as_deref()),
+                },
             })
             .collect();
         let watch = self.sample.then_some(&self.watch);
@@ -269,6 +327,13 @@ impl Session {
         (outcome.jobs, outcome.samples, outcome.steady_at) =
             (run.outcomes, run.samples, run.steady_at);
         outcome.write_back_ns = run.write_back_ns;
+        if let Some((t, op)) = tree_op {
+            let first: u32 = groups[..t].iter().map(|g| g.jobs).sum();
+            let range = first as usize..(first + groups[t].jobs) as usize;
+            let jobs = std::mem::take(&mut outcome.jobs);
+            self.tree_group_done(op, jobs.get(range).unwrap_or_default(), ok);
+            outcome.jobs = jobs;
+        }
         for ((set, workload), whole) in self.group_files.iter_mut().zip(&drawn).zip(written_whole) {
             let Some(set) = set.as_mut() else { continue };
             set.read_pass = None;

@@ -45,6 +45,8 @@ impl Session {
             target.open_flags = None;
             self.prepare_tree(workload, &mut target)?;
         } else if workload.uses_files() {
+            // A tree kept from the points before is not this point's.
+            self.release_tree();
             self.prepare_files(workload, &mut target)?;
         }
         let mut repetitions = Repetitions::new(workload, self.enough);

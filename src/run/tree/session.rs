@@ -379,6 +379,73 @@ impl Session {
         }
     }
 
+    /// What a pass of `op` over the held tree works from: each job's
+    /// items (by global job number), and whether the files carry their
+    /// renamed names.
+    pub(in crate::run) fn tree_counts(&self, op: ItemOp) -> (Vec<u64>, bool) {
+        let held = self.tree.as_ref().expect("the tree was made");
+        match op {
+            ItemOp::Mkdir | ItemOp::Rmdir => (held.present.dirs.clone().unwrap_or_default(), false),
+            _ => held.present.files.clone().unwrap_or_default(),
+        }
+    }
+
+    /// The pass of `op` over the held tree for `workload`'s jobs, from
+    /// `counts` ([`Session::tree_counts`]), timed or not.
+    pub(in crate::run) fn tree_work<'a>(
+        &'a self,
+        workload: &Workload,
+        op: ItemOp,
+        (counts, renamed): (&'a [u64], bool),
+        timed: bool,
+    ) -> TreePass<'a> {
+        let held = self.tree.as_ref().expect("the tree was made");
+        TreePass {
+            site: held.site.as_ref(),
+            shape: held.shape,
+            op,
+            counts,
+            renamed,
+            first_job: self.layout(workload).first_job,
+            stonewall: workload
+                .runtime_s
+                .filter(|_| timed)
+                .map(Duration::from_secs_f64),
+            create_flags: match workload.sync {
+                SyncMode::None => rustix::fs::OFlags::empty(),
+                _ => jobs::open_flags(workload),
+            },
+            fsync: timed && workload.fsync_end,
+        }
+    }
+
+    /// Before a timed pass of a group's tree (a point of groups has one at
+    /// most): the tree checked, its items made present or absent as the op
+    /// needs and its cache treated, all untimed. A failure's message.
+    pub(in crate::run) fn tree_group_ready(&mut self, workload: &Workload) -> Result<(), String> {
+        let held = self.tree.as_ref().expect("the tree was made");
+        held.site.check_intact().map_err(|e| e.to_string())?;
+        self.items_as_needed(workload)?;
+        self.treat_tree_cache(workload)
+    }
+
+    /// After a timed pass of `op` by a group's `jobs`: what the tree holds
+    /// now; after a pass that did not complete, the tree goes (what it
+    /// holds is not known item by item).
+    pub(in crate::run) fn tree_group_done(
+        &mut self,
+        op: ItemOp,
+        jobs: &[crate::run::recorder::JobOutcome],
+        completed: bool,
+    ) {
+        if completed {
+            let made = self.reached(jobs);
+            self.after(op.op(), made);
+        } else {
+            self.release_tree();
+        }
+    }
+
     /// One pass of `op` over the tree with every job, timed or not.
     fn tree_pass(
         &self,
@@ -387,18 +454,10 @@ impl Session {
         timed: bool,
         watch: Option<&crate::probe::sampler::Watch>,
     ) -> jobs::JobsRun {
-        let held = self.tree.as_ref().expect("the tree was made");
-        let (counts, renamed) = match op {
-            ItemOp::Mkdir | ItemOp::Rmdir => (held.present.dirs.clone().unwrap_or_default(), false),
-            _ => held.present.files.clone().unwrap_or_default(),
-        };
+        let (counts, renamed) = self.tree_counts(op);
         let drawn = Workload {
             op: op.op(),
             ..workload.clone()
-        };
-        let create_flags = match workload.sync {
-            SyncMode::None => rustix::fs::OFlags::empty(),
-            _ => jobs::open_flags(workload),
         };
         let interrupt = self.interrupt.clone();
         jobs::run_jobs(
@@ -409,20 +468,7 @@ impl Session {
                 timed,
                 write_back: false,
             },
-            Work::Tree(TreePass {
-                site: held.site.as_ref(),
-                shape: held.shape,
-                op,
-                counts: &counts,
-                renamed,
-                first_job: self.layout(workload).first_job,
-                stonewall: workload
-                    .runtime_s
-                    .filter(|_| timed)
-                    .map(Duration::from_secs_f64),
-                create_flags,
-                fsync: timed && workload.fsync_end,
-            }),
+            Work::Tree(self.tree_work(workload, op, (&counts, renamed), timed)),
             &TargetInfo {
                 dir: self.dir.path().to_path_buf(),
                 filesystem: String::new(),
