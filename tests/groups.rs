@@ -159,6 +159,12 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
             "group u: a point holds one tree",
         ),
         (
+            vec![
+                "--group", "w", "--op", "write", "--group", "r", "--op", "read", "--verify",
+            ],
+            "group r: --verify checks the blocks a group's writes sealed",
+        ),
+        (
             vec!["--group", "a", "--bs", "1q"],
             "--group a: --bs 1q: size '1q'",
         ),
@@ -171,8 +177,17 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
             "--ops runs phases of one tree",
         ),
         (
-            vec!["--op", "write", "--verify", "--group", "a"],
-            "group a: --verify",
+            vec![
+                "--op",
+                "write",
+                "--runtime",
+                "60s",
+                "--steady",
+                "bw:slope<1%/10s",
+                "--group",
+                "a",
+            ],
+            "group a: --steady",
         ),
     ] {
         let stderr = run_refused(dir.path(), &args, named);
@@ -477,4 +492,46 @@ fn a_metadata_group_runs_beside_a_data_group_with_each_groups_figures() {
         String::from_utf8_lossy(&table.stderr)
     );
     assert!(text.contains("storm") && text.contains("stream"), "{text}");
+}
+
+/// `--verify` in one group's segment seals that group's writes and checks
+/// its files after each repetition, while the reader beside it does not
+/// verify (issue "One shape of point": --verify per group).
+#[test]
+fn a_group_verifies_its_own_writes_beside_a_reader() {
+    let dir = scratch();
+    let out = scratch();
+    let args = [
+        "run",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--size",
+        "8m",
+        "--group",
+        "w",
+        "--op",
+        "write",
+        "--verify",
+        "--jobs",
+        "2",
+        "--group",
+        "r",
+        "--op",
+        "read",
+        "--bs",
+        "1m",
+    ];
+    let result = run_ok(&args, out.path());
+    let point = &result["points"][0];
+    assert_eq!(group(point, "w")["workload"]["verify"], true);
+    assert!(
+        group(point, "r")["workload"]
+            .get("verify")
+            .is_none_or(|v| v == false)
+    );
+    let verify = &point["repetitions"][0]["verify"];
+    // 2 jobs × 8 MiB in 4 KiB blocks, every one sealed and found intact.
+    assert_eq!(verify["blocks"], 4096, "{verify}");
+    assert_eq!(verify["bad_blocks"], 0, "{verify}");
+    assert!(entries(dir.path()).is_empty());
 }

@@ -23,6 +23,8 @@ pub struct GroupArgs {
     pub name: String,
     /// The arguments after it, up to the next `--group`.
     pub args: Vec<OsString>,
+    /// `--verify` in its segment: this group's writes are sealed and checked.
+    pub verify: bool,
 }
 
 /// `raw` (the whole command line) with each `--group NAME …` segment of a
@@ -76,6 +78,7 @@ pub fn split_groups(raw: &[OsString]) -> Result<(Vec<OsString>, Vec<GroupArgs>),
             groups.push(GroupArgs {
                 name,
                 args: Vec::new(),
+                verify: false,
             });
             continue;
         }
@@ -83,6 +86,11 @@ pub fn split_groups(raw: &[OsString]) -> Result<(Vec<OsString>, Vec<GroupArgs>),
             main.push(arg.clone());
             continue;
         };
+        // A check of what the group wrote is the group's, not the point's.
+        if text == "--verify" {
+            group.verify = true;
+            continue;
+        }
         match option_of(&run, text) {
             // Not a workload parameter: the point's, with its value.
             Some((false, takes_value, joined)) => {
@@ -178,6 +186,7 @@ pub fn group_sweeps(given: &[GroupArgs]) -> Result<Vec<GroupSweep>, UsageError> 
             name: name.clone(),
             fixed: Vec::new(),
             axes: Vec::new(),
+            verify: group.verify,
         };
         for (param, text) in &flags_of(group)?.given {
             let axis = parse_axis(*param, text).map_err(|e| usage!("--group {name}: {e}"))?;
@@ -203,6 +212,7 @@ pub fn groups(base: &Workload, given: &[GroupArgs]) -> Result<Vec<Group>, UsageE
         flags
             .apply_single(&mut workload)
             .map_err(|e| usage!("--group {name}: {e}"))?;
+        workload.verify |= group.verify;
         for param in [Param::Iodepth, Param::Batch] {
             if let (false, Some(given)) = (workload.engine.capabilities().queued, flags.get(param))
             {
@@ -311,16 +321,29 @@ mod tests {
     }
 
     #[test]
+    fn verify_in_a_segment_is_that_groups() {
+        let raw = os(&[
+            "iolab", "run", "--group", "w", "--op", "write", "--verify", "--group", "r",
+        ]);
+        let (main, groups) = split_groups(&raw).unwrap();
+        assert_eq!(main, os(&["iolab", "run"]));
+        assert!(groups[0].verify && !groups[1].verify);
+        assert_eq!(groups[0].args, os(&["--op", "write"]));
+    }
+
+    #[test]
     fn a_group_overrides_the_points_parameters_and_takes_nothing_else() {
         let base = crate::plan::default_workload();
         let given = [
             GroupArgs {
                 name: "reader".into(),
                 args: os(&["--op", "read", "--bs", "8k"]),
+                verify: false,
             },
             GroupArgs {
                 name: "logger".into(),
                 args: os(&["--op", "write", "--rate-iops", "2000"]),
+                verify: false,
             },
         ];
         let made = groups(&base, &given).unwrap();
@@ -330,6 +353,7 @@ mod tests {
         let refused = [GroupArgs {
             name: "x".into(),
             args: os(&["--dir", "/tmp"]),
+            verify: false,
         }];
         let error = groups(&base, &refused).unwrap_err().to_string();
         assert!(error.starts_with("--group x: "), "{error}");
@@ -337,6 +361,7 @@ mod tests {
         let queued = [GroupArgs {
             name: "q".into(),
             args: os(&["--iodepth", "8"]),
+            verify: false,
         }];
         assert!(groups(&base, &queued).is_err());
     }

@@ -63,7 +63,7 @@ pub fn name_problem(name: &str) -> Option<String> {
 
 /// Refuses groups that cannot run as one point, naming the group: a bad or
 /// repeated name, a second group on a tree (a point holds one tree), a
-/// steady-state stop or `--verify` (each is one workload's), a guest,
+/// steady-state stop (one workload's), a guest,
 /// settings that are the point's but differ, too many groups or jobs.
 pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
     if groups.is_empty() {
@@ -100,10 +100,12 @@ pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
                 other.name
             ));
         }
-        let refused = if w.steady.is_some() {
+        let refused = if w.verify && (w.items.is_some() || !w.op.writes()) {
+            Some(
+                "--verify checks the blocks a group's writes sealed; this group writes none (its files are new to the point, and a tree has no blocks)",
+            )
+        } else if w.steady.is_some() {
             Some("--steady stops one workload's jobs; it cannot go with groups")
-        } else if w.verify {
-            Some("--verify checks one workload's files; it cannot go with groups")
         } else if w.machine != Machine::Host {
             Some("groups run on the host; a guest point is one workload")
         } else {
@@ -187,9 +189,13 @@ mod tests {
                 .contains("group u: a point holds one tree"),
             "{error}"
         );
+        let mut steady = group("s", Op::Write);
+        steady.workload.steady = Some("bw:slope<1%/10s".parse().unwrap());
+        let error = check_groups(&[steady]).unwrap_err();
+        assert!(error.to_string().contains("group s: --steady"), "{error}");
         let mut verify = group("v", Op::Write);
         verify.workload.verify = true;
-        assert!(check_groups(&[verify]).is_err());
+        assert!(check_groups(&[verify, group("r", Op::Read)]).is_ok());
     }
 
     #[test]

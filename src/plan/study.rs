@@ -419,6 +419,7 @@ impl Study {
                     name: group.name.get_ref().trim().to_string(),
                     fixed: Vec::new(),
                     axes: Vec::new(),
+                    verify: false,
                 };
                 if let Some(problem) = super::group::name_problem(&spec.name) {
                     return Err(usage!(

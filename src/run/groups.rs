@@ -4,9 +4,9 @@ use super::cache::Residency;
 use super::files::{given_flag, job_targets, renew_files};
 use super::{
     FileSet, JobTarget, Laid, Layout, PointOutcome, RepetitionOutcome, RepetitionStatus, RunError,
-    Session, TargetInfo, treat_cache,
+    Session, TargetInfo, treat_cache, verify_targets,
 };
-use super::{jobs, live, peers};
+use super::{jobs, live, peers, verify};
 use crate::plan::group::{Group, check_groups};
 use crate::plan::tree::ItemOp;
 use crate::plan::{Op, Workload};
@@ -323,10 +323,40 @@ impl Session {
             })
             .collect();
         drop(crews);
-        drop(targets);
         (outcome.jobs, outcome.samples, outcome.steady_at) =
             (run.outcomes, run.samples, run.steady_at);
         outcome.write_back_ns = run.write_back_ns;
+        // Each group that verifies checks its own files, untimed, from the
+        // blocks its own jobs wrote.
+        let mut first = 0;
+        for (g, group) in groups.iter().enumerate() {
+            let jobs = first..first + group.jobs as usize;
+            first = jobs.end;
+            let (true, true, Some(targets)) = (ok, drawn[g].verify, targets[g].as_ref()) else {
+                continue;
+            };
+            let written: Vec<_> = outcome.jobs[jobs]
+                .iter_mut()
+                .map(|job| job.written.take())
+                .collect();
+            let alignment = group
+                .target
+                .direct_alignment
+                .map_or(4096, |a| a.memory as usize);
+            let (status, verified) = verify_targets(
+                targets,
+                (&written, verify::run_tag(self.dir.run_id())),
+                &drawn[g],
+                alignment,
+            );
+            outcome.verified.extend(verified);
+            if let RepetitionStatus::Failed(message) = status {
+                outcome.status =
+                    RepetitionStatus::Failed(format!("group {}: {message}", group.name));
+                break;
+            }
+        }
+        drop(targets);
         if let Some((t, op)) = tree_op {
             let first: u32 = groups[..t].iter().map(|g| g.jobs).sum();
             let range = first as usize..(first + groups[t].jobs) as usize;

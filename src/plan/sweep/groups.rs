@@ -17,6 +17,9 @@ pub struct GroupSweep {
     pub fixed: Vec<(Param, crate::plan::param::Value)>,
     /// Its own axes.
     pub axes: Vec<Axis>,
+    /// Whether its jobs seal what they write and its files are checked
+    /// after each repetition (`--verify` in its segment).
+    pub verify: bool,
 }
 
 /// The points of a sweep of groups, in running order: the sweep's own axes
@@ -68,6 +71,7 @@ pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
             for (param, value) in &spec.fixed {
                 param.apply(&mut workload, *value);
             }
+            workload.verify |= spec.verify;
             for ((group, axis), &i) in axes.iter().zip(&index) {
                 if *group == Some(g) {
                     axis.param.apply(&mut workload, axis.values[i]);
