@@ -430,6 +430,7 @@ fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
     let tcp = tcp_sum(traffic.iter().map(|t| t.tcp));
     Some(ClientNetwork {
         protocol: first.protocol.to_string(),
+        requests_are: first.requests_are.to_string(),
         requests,
         pdus,
         pdus_not_counted,

@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 pub struct ClientNetwork {
     /// The protocol: `NFSv3` or `iSCSI`.
     pub protocol: String,
+    /// What its requests are, in words (`RPCs`, `SCSI commands`); empty in
+    /// records written before it was kept.
+    #[serde(skip_serializing_if = "String::is_empty", default)]
+    pub requests_are: String,
     /// The requests the engine completed, by kind: NFS calls by procedure
     /// (`READ`, `WRITE`, `COMMIT`), SCSI commands by operation
     /// (`READ(16)`, `WRITE(16)`, `SYNCHRONIZE CACHE(16)`); kinds never made

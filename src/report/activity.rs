@@ -36,9 +36,10 @@ pub fn render_points(result: &ResultFile) -> String {
 
 /// A network client engine's requests, (iSCSI) PDUs, and its connections' TCP counters.
 pub fn render_client_network(network: &ClientNetwork) -> String {
-    let kind = match network.protocol.as_str() {
-        "iSCSI" => "SCSI commands",
-        _ => "RPCs",
+    // The protocol says what its requests are; an older record did not.
+    let kind = match network.requests_are.as_str() {
+        "" => "requests",
+        said => said,
     };
     let requests: Vec<String> = network
         .requests

@@ -39,6 +39,8 @@ pub struct PduTally {
 pub struct ClientTraffic {
     /// `NFSv3` or `iSCSI`.
     pub protocol: &'static str,
+    /// What its requests are, in words for a table (`RPCs`, `SCSI commands`).
+    pub requests_are: &'static str,
     /// The requests, in the order the protocol's table lists them.
     pub requests: Vec<RequestTally>,
     /// iSCSI: the PDUs by direction and opcode, or why they were not

@@ -152,6 +152,7 @@ fn traffic(
     };
     ClientTraffic {
         protocol: "iSCSI",
+        requests_are: "SCSI commands",
         requests: vec![
             tally("READ(16)", commands.read),
             tally("WRITE(16)", commands.write),

@@ -111,6 +111,7 @@ fn traffic(rpcs: RpcCounts, tcp: Option<TcpTraffic>) -> ClientTraffic {
     };
     ClientTraffic {
         protocol: "NFSv3",
+        requests_are: "RPCs",
         requests: vec![
             tally("READ", rpcs.read),
             tally("WRITE", rpcs.write),

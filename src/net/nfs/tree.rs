@@ -629,6 +629,7 @@ fn traffic(wire: &RpcWire, tcp: Option<crate::probe::tcp::TcpTraffic>) -> Client
     };
     ClientTraffic {
         protocol: "NFSv3",
+        requests_are: "RPCs",
         requests,
         pdus: counted.map(Err),
         status_in_data: 0,
