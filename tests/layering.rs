@@ -459,3 +459,111 @@ fn only_probe_reads_proc() {
         found.join("\n")
     );
 }
+
+/// docs/ARCHITECTURE.md's text, and its section titled `title` (to the next `## `).
+fn architecture_section(title: &str) -> String {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
+            .expect("docs/ARCHITECTURE.md");
+    let start = text
+        .find(title)
+        .unwrap_or_else(|| panic!("docs/ARCHITECTURE.md has no section {title}"));
+    let rest = &text[start + title.len()..];
+    let end = rest.find("\n## ").unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+/// The names between backticks in `cell`.
+fn backticked(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// `src/`'s top-level modules as the docs write them: `name/` for a
+/// folder, `name.rs` for a file.
+fn source_modules() -> BTreeSet<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    std::fs::read_dir(&src)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().is_dir() {
+                format!("{name}/")
+            } else {
+                name
+            }
+        })
+        .collect()
+}
+
+/// The module table of docs/ARCHITECTURE.md lists exactly `src/`'s
+/// top-level modules, and its pipeline diagram names each of them.
+#[test]
+fn the_architecture_lists_exactly_the_modules_of_src() {
+    let section = architecture_section("## Modules");
+    let listed: BTreeSet<String> = section
+        .lines()
+        .filter(|line| line.starts_with("| `"))
+        .flat_map(|line| backticked(line.split('|').nth(1).unwrap_or("")))
+        .collect();
+    let actual = source_modules();
+    assert_eq!(
+        listed, actual,
+        "docs/ARCHITECTURE.md's module table against src/ (left: listed)"
+    );
+    let diagram = architecture_section("## One pipeline, one direction");
+    let diagram = diagram.split("```").nth(1).expect("the diagram");
+    for module in &actual {
+        let name = module.trim_end_matches('/').trim_end_matches(".rs");
+        if ["main", "lib", "bin"].contains(&name) {
+            continue;
+        }
+        assert!(
+            diagram
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|word| word == name),
+            "the pipeline diagram does not name {name}"
+        );
+    }
+}
+
+/// The rules table of docs/ARCHITECTURE.md is the one the import test
+/// enforces ([`RULES`]), row for row.
+#[test]
+fn the_architectures_rules_are_the_enforced_ones() {
+    let section = architecture_section("## One pipeline, one direction");
+    let mut documented: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in section.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').collect();
+        let (modules, allowed) = (cells[1], cells[2]);
+        let allowed: BTreeSet<String> = if allowed.contains("anything") {
+            ["*".to_string()].into()
+        } else {
+            backticked(allowed).into_iter().collect()
+        };
+        for module in backticked(modules) {
+            let module = module
+                .trim_end_matches('/')
+                .trim_end_matches(".rs")
+                .to_string();
+            documented.insert(module, allowed.clone());
+        }
+    }
+    let enforced: BTreeMap<String, BTreeSet<String>> = RULES
+        .iter()
+        .map(|(module, allowed)| {
+            (
+                module.to_string(),
+                allowed.iter().map(|a| a.to_string()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        documented, enforced,
+        "docs/ARCHITECTURE.md's rules (left) against RULES"
+    );
+}
