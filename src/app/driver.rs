@@ -319,7 +319,6 @@ impl Listener for Progress {
 /// (`every` zero) or at most once per `every`, so that a long grid stays
 /// linear; the caller writes the final one.
 pub(crate) struct ResultWriter {
-    /// The result file.
     pub path: PathBuf,
     /// Whether the file there is this run's own (from an earlier write or a resumed grid).
     pub replace: Replace,

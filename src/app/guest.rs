@@ -43,7 +43,6 @@ pub fn command(command: &GuestCommand) -> Result<Ending, AppError> {
 
 /// The guests of one run with their image.
 pub(crate) struct GuestSide {
-    /// The booted guests.
     pub guests: Guests,
     image: Option<Box<dyn Target>>,
     /// The round the running guest was booted for.

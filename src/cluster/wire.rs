@@ -96,13 +96,11 @@ pub struct WireJob {
 /// One rank's repetition.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct WireRepetition {
-    /// The sender.
     pub rank: u32,
     /// How it ended there.
     pub status: WireStatus,
     /// When the sender left the common start, its clock, ns.
     pub released_at: u64,
-    /// Its jobs.
     pub jobs: Vec<WireJob>,
     /// Page-cache residency of its files before the timed region.
     pub residency: Option<Residency>,

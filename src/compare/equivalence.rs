@@ -32,7 +32,6 @@ pub enum Level {
 pub struct Equivalence {
     /// The margin, a fraction (0.05 = ±5%).
     pub margin: f64,
-    /// The verdict.
     pub verdict: EquivalenceVerdict,
     /// What the interval came from.
     pub level: Level,

@@ -77,7 +77,6 @@ impl Figure {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(into = "String")]
 pub struct Metric {
-    /// The figure.
     pub figure: Figure,
     /// Only this direction's I/Os; `None` for all of them.
     pub direction: Option<Direction>,

@@ -105,7 +105,6 @@ pub struct Difference {
 /// The base file against one other file.
 #[derive(Clone, Debug, Serialize)]
 pub struct Pairing {
-    /// The other file.
     pub file: String,
     /// What differs in tool and environment.
     pub environment: Vec<Difference>,
@@ -117,16 +116,12 @@ pub struct Pairing {
     pub only_in_other: Vec<String>,
 }
 
-/// A whole comparison.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
-    /// The metric compared.
     pub metric: Metric,
-    /// The significance level.
     pub alpha: f64,
     /// The ratio's orientation.
     pub orientation: Orientation,
-    /// The base file.
     pub base: String,
     /// One entry per other file.
     pub pairings: Vec<Pairing>,

@@ -49,7 +49,6 @@ pub enum ToGuest {
     Point {
         /// The point's label.
         label: String,
-        /// Its workload.
         workload: Box<Workload>,
     },
     /// Remove the files, unmount, answer `Stopped`, and power off.
@@ -66,7 +65,6 @@ pub enum FromGuest {
     /// A point's record, built in the guest as on the host, with what the
     /// disk under test did over the whole point.
     Point {
-        /// The record.
         point: Box<Point>,
         /// The guest's disk under test, from the point's receipt to its answer.
         disk: Vec<DeviceBytes>,

@@ -125,7 +125,6 @@ fn remove_dead_runs(runs: &Path) {
 pub struct Guests {
     /// The guest's definition.
     pub spec: GuestSpec,
-    /// The kernel booted.
     pub kernel: kernel::Kernel,
     /// QEMU's version line.
     pub qemu: String,

@@ -33,7 +33,6 @@ use fio_job::FioJob;
 /// What an import produced, and the jobs it could not represent.
 #[derive(Debug)]
 pub struct Imported {
-    /// The result file.
     pub result: ResultFile,
     /// One line per job or direction left out, with the reason.
     pub skipped: Vec<String>,

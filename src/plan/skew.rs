@@ -280,7 +280,6 @@ impl SkewedDraws {
         }
     }
 
-    /// The next block.
     #[inline]
     pub fn next_block(&mut self) -> u64 {
         match &self.law {

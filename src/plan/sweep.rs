@@ -23,7 +23,6 @@ pub const MAX_POINTS: usize = 100_000;
 /// The values one parameter takes in a sweep.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Axis {
-    /// The parameter.
     pub param: Param,
     /// Its values, in the order they run.
     pub values: Vec<Value>,

@@ -36,7 +36,6 @@ impl Scale {
 
 /// One preset.
 pub struct Preset {
-    /// Its name.
     pub name: &'static str,
     /// The study it reproduces, in a line.
     pub description: &'static str,

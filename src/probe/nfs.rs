@@ -47,7 +47,6 @@ pub struct TransportCounters {
 /// The NFS counters of one mount at an instant, or a difference of two.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NfsCounters {
-    /// The mount point.
     pub mount_point: PathBuf,
     /// The `bytes:` line: normal read, normal write, O_DIRECT read, O_DIRECT
     /// write, read from the server, written to the server, pages read, pages written.

@@ -129,7 +129,6 @@ pub struct SystemCpu {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NfsActivity {
-    /// The mount point.
     pub mount_point: String,
     /// Bytes applications read through the page cache.
     pub normal_read_bytes: u64,

@@ -31,7 +31,6 @@ pub struct Distributed {
 pub struct DistributedHost {
     /// Host name.
     pub name: String,
-    /// Its ranks.
     pub ranks: Vec<u32>,
     /// Its machine and the storage under the scratch directory, from its lowest rank.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -41,9 +40,7 @@ pub struct DistributedHost {
 /// One rank's share of a repetition.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RankShare {
-    /// The rank.
     pub rank: u32,
-    /// Its host.
     pub host: String,
     /// Its jobs' positions in the repetition's `jobs`.
     pub jobs: Vec<u32>,
@@ -70,7 +67,6 @@ pub struct RankShare {
 pub struct HostShare {
     /// Host name.
     pub host: String,
-    /// Its ranks.
     pub ranks: Vec<u32>,
     /// Bytes its ranks completed.
     pub bytes: u64,
@@ -85,11 +81,9 @@ pub struct HostShare {
 /// The slowest and the fastest rank of a repetition, by their own throughput.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RankSpread {
-    /// The slowest rank.
     pub slowest_rank: u32,
     /// Its throughput, bytes/s.
     pub slowest_bps: f64,
-    /// The fastest rank.
     pub fastest_rank: u32,
     /// Its throughput, bytes/s.
     pub fastest_bps: f64,

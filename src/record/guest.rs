@@ -52,7 +52,6 @@ pub struct GuestRecord {
 pub struct Crossing {
     /// The point's label.
     pub label: String,
-    /// Its round.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub round: Option<u32>,
     /// Seconds the host waited for the point.
@@ -68,7 +67,6 @@ pub struct Crossing {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceBytes {
-    /// Its kernel name.
     pub device: String,
     /// Reads completed.
     pub reads: u64,

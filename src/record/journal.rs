@@ -26,7 +26,6 @@ pub const JOURNAL: &str = "iolab.journal/1";
 /// How often the journal is fsynced while points are appended.
 const SYNC_EVERY: Duration = Duration::from_secs(5);
 
-/// The first line.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Header {
@@ -50,7 +49,6 @@ pub struct RunStart {
     /// The process appending from here on, named when another is refused.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub pid: Option<u32>,
-    /// Its host.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub host: Option<String>,
 }
@@ -63,13 +61,11 @@ enum Line {
     Start(RunStart),
 }
 
-/// A finished point.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
     /// Its position in the plan.
     pub index: usize,
-    /// Its record.
     pub point: Point,
 }
 
@@ -78,9 +74,7 @@ pub struct Entry {
 pub struct Resumed {
     /// The journal, locked and cut after its last whole line.
     pub journal: Journal,
-    /// Its header.
     pub header: Header,
-    /// The finished points.
     pub entries: Vec<Entry>,
     /// The ids of the runs that appended to it.
     pub runs: Vec<String>,

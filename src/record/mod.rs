@@ -77,7 +77,6 @@ pub struct Source {
     pub tool: String,
     /// Its version string (`fio-3.33`).
     pub version: String,
-    /// The file converted.
     pub file: String,
     /// Jobs or directions left out, with the reason.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
@@ -170,7 +169,6 @@ pub struct ConvergenceRecord {
 pub struct Tool {
     /// `iolab`.
     pub name: String,
-    /// The crate version.
     pub version: String,
     /// The git commit it was built from, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -239,7 +237,6 @@ impl Point {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
-    /// The scratch directory.
     pub dir: String,
     /// Its file system type, from statfs.
     pub filesystem: String,

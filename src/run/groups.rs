@@ -19,7 +19,6 @@ use crate::usage;
 pub struct GroupOutcome {
     /// The group's name.
     pub name: String,
-    /// Its workload.
     pub workload: Workload,
     /// Its files, open flags and O_DIRECT alignment.
     pub target: TargetInfo,

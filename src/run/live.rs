@@ -23,7 +23,6 @@ pub enum Phase {
     Preparing,
     /// Unmeasured I/O before the timed region.
     Ramp,
-    /// The timed region.
     Measuring,
     /// After the timed region: verifying, checking, recording.
     Checking,

@@ -77,7 +77,6 @@ pub enum RunError {
 /// The target a point ran on.
 #[derive(Clone, Debug)]
 pub struct TargetInfo {
-    /// The scratch directory.
     pub dir: PathBuf,
     /// Its file system type.
     pub filesystem: String,
@@ -204,7 +203,6 @@ pub type EnoughRule = fn(&[f64], f64) -> bool;
 pub struct PointOutcome {
     /// The point's label.
     pub label: String,
-    /// Its workload.
     pub workload: Workload,
     /// Where it ran.
     pub target: TargetInfo,

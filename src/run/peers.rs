@@ -115,9 +115,7 @@ pub struct Spread {
 /// What one rank contributed to a merged repetition (rank 0 only).
 #[derive(Debug)]
 pub struct RankOutcome {
-    /// The rank.
     pub rank: u32,
-    /// Its host name.
     pub host: String,
     /// Its jobs' positions in the merged repetition's job list.
     pub jobs: std::ops::Range<usize>,

@@ -216,7 +216,6 @@ pub struct JobOutcome {
     /// With a rate: each I/O's latency from the time it was meant to be
     /// issued (coordinated omission corrected), ns.
     pub from_intended: Option<super::kept::Latencies>,
-    /// The time series.
     pub intervals: Vec<IntervalSample>,
     /// The length of its intervals, ns: the asked interval, doubled each time
     /// the series reached its bound and was coarsened.

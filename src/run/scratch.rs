@@ -332,7 +332,6 @@ impl ScratchDir {
         self.fd.clone()
     }
 
-    /// The directory descriptor.
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }

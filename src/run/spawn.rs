@@ -43,13 +43,11 @@ pub fn helper_program() -> std::path::PathBuf {
 /// What the helper reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Report {
-    /// The command ran.
     Ran {
         /// Just before the fork, CLOCK_MONOTONIC ns.
         started_ns: u64,
         /// When it had exited (before it was reaped).
         ended_ns: u64,
-        /// Its wait status.
         status: i32,
         /// User CPU of it and the children it waited for, µs.
         user_us: u64,

@@ -97,7 +97,6 @@ pub(super) struct Io {
     pub(super) block: u64,
     /// Its length in blocks: 1 unless a block-size split drew more.
     pub(super) blocks: u64,
-    /// Its direction.
     pub(super) direction: Direction,
 }
 

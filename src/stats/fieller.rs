@@ -17,7 +17,6 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// The interval of mean(`other`) / mean(`base`) at confidence 1 − `alpha`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RatioInterval {
-    /// A bounded interval.
     Bounded(f64, f64),
     /// The base mean is not known to differ from zero at this level: no
     /// finite interval exists (Fieller's unbounded case).

@@ -234,7 +234,6 @@ fn load() -> Result<Functions, String> {
 pub struct Context {
     pub(super) functions: &'static Functions,
     pub(super) raw: *mut c_void,
-    /// The export mounted.
     pub export: String,
     /// The directory inside the export the URL named ("" for its root).
     pub dir: String,

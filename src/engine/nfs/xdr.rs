@@ -7,11 +7,8 @@ use std::ffi::c_char;
 /// What a name is, from its attributes (`ftype3`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// A regular file.
     File,
-    /// A directory.
     Directory,
-    /// A symbolic link.
     Link,
     /// A device, socket or FIFO.
     Other,

@@ -15,12 +15,7 @@ pub enum Kind {
     /// on/off (true/false, yes/no, 1/0); `--direct` alone is on.
     Flag,
     /// A whole number between `min` and `max`.
-    Count {
-        /// The least accepted.
-        min: u64,
-        /// The most accepted.
-        max: u64,
-    },
+    Count { min: u64, max: u64 },
     /// A byte size: `4k`, `1m`.
     Size,
     /// A duration: `500ms`, `10s`; `positive` refuses zero.
@@ -67,15 +62,10 @@ pub enum Value {
     Seconds(f64),
     /// on/off.
     Flag(bool),
-    /// An operation.
     Op(Op),
-    /// An engine.
     Engine(EngineKind),
-    /// A sync mode.
     Sync(SyncMode),
-    /// A cache treatment.
     Cache(CacheMode),
-    /// An access pattern.
     Pattern(Pattern),
     /// A set of CPUs.
     Cpus(CpuSet),
@@ -85,9 +75,7 @@ pub enum Value {
     Data(DataPattern),
     /// Mixed block sizes.
     Split(BlockSplit),
-    /// An arrival law.
     Arrivals(Arrivals),
-    /// A think time.
     Think(ThinkTime),
     /// A rate per direction (a rate for the whole job is a `Number`).
     Rates(DirectionRates),

@@ -15,7 +15,6 @@ pub struct GroupSweep {
     pub name: String,
     /// Its own values of parameters, over the sweep's base.
     pub fixed: Vec<(Param, crate::plan::param::Value)>,
-    /// Its own axes.
     pub axes: Vec<Axis>,
     /// Whether its jobs seal what they write and its files are checked
     /// after each repetition (`--verify` in its segment).

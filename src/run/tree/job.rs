@@ -29,7 +29,6 @@ use std::time::Duration;
 pub struct TreePass<'a> {
     /// Where the tree is.
     pub site: &'a dyn TreeSite,
-    /// Its shape.
     pub shape: TreeShape,
     /// The operation on each item.
     pub op: ItemOp,
@@ -188,7 +187,6 @@ impl Default for ItemName {
 }
 
 impl ItemName {
-    /// An empty name.
     pub fn new() -> ItemName {
         ItemName {
             bytes: [0; 48],

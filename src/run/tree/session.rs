@@ -22,7 +22,6 @@ pub const TREE_SPACE_MARGIN: u64 = 8 << 20;
 pub struct TreeInfo {
     /// The tree's root.
     pub root: PathBuf,
-    /// Its shape.
     pub shape: TreeShape,
     /// What the cache treatment did to the tree's metadata, and what it could not.
     pub cache: String,
