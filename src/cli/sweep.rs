@@ -214,22 +214,8 @@ pub struct StudyArgs {
 #[command(next_help_heading = super::heading::PLACE)]
 pub struct PlaceArgs {
     /// Boot a virtual machine and measure every point in it too, back to
-    /// back with the host.
-    ///
-    /// Or only the points given --machine guest. KEY=VALUE,…
-    /// with kernel=debian|FILE.deb, memory=MiB, cpus=N, accel=auto|kvm|tcg,
-    /// bus=virtio-blk|virtio-scsi|nvme|sata,
-    /// cache=none|writeback|writethrough|directsync|unsafe,
-    /// aio=native|io_uring|threads, format=raw|qcow2; '' takes the defaults
-    /// (debian, 1024, 2, auto, virtio-blk, none, native, raw). Its disk is an
-    /// image iolab makes in the directory under test, with fs=ext4|ext3 on
-    /// it, on an LVM volume with lvm=on, behind a dm-delay target with
-    /// delay=MS. The guest's own kernel stacks instead: tap=NAME (a tap
-    /// device here, as scripts/netlab makes) with mount=nfs://HOST/EXPORT
-    /// (its NFS v3 client; nfs=async|sync) or mount=iscsi://HOST:PORT/IQN/LUN
-    /// (its initiator, ext3 made on the LUN; needs --destroy-data=URL); every
-    /// point then runs in the guest only.
-    #[arg(long, value_name = "KEY=VALUE,…")]
+    /// back with the host (KEY=VALUE,…; `--help` lists the keys).
+    #[arg(long, value_name = "KEY=VALUE,…", long_help = crate::plan::guest::help())]
     pub guest: Option<String>,
     /// The order the configurations compared run in: abba (A B | B A from
     /// block to block and round to round), random (each block shuffled from

@@ -214,9 +214,253 @@ impl Default for GuestSpec {
     }
 }
 
-/// The keys of `--guest`, for messages.
-pub const GUEST_KEYS: &str =
-    "kernel, memory, cpus, accel, bus, cache, aio, format, tap, mount, fs, nfs, lvm, delay";
+/// One `--guest` key. The parser ([`GuestSpec::set`]), the record's text
+/// ([`GuestSpec::describe`]), the key list in messages and `--guest`'s
+/// help ([`help`]) all come from [`KEYS`]; the defaults are
+/// [`GuestSpec::default`]'s, read back through each key.
+pub struct GuestKey {
+    pub name: &'static str,
+    /// What it takes, for the help: `MiB`, `auto|kvm|tcg`.
+    pub takes: &'static str,
+    /// What it sets, in a few words.
+    pub help: &'static str,
+    set: fn(&mut GuestSpec, &str) -> Result<(), UsageError>,
+    /// Its value as `--guest` writes it; `None` where it is not given.
+    get: fn(&GuestSpec) -> Option<String>,
+}
+
+/// The keys, in the order `describe` writes them.
+pub static KEYS: &[GuestKey] = &[
+    GuestKey {
+        name: "kernel",
+        takes: "debian|FILE.deb",
+        help: "the kernel: Debian's current one, fetched into iolab's cache, or a linux-image package",
+        set: set_kernel,
+        get: |spec| Some(spec.kernel.clone()),
+    },
+    GuestKey {
+        name: "memory",
+        takes: "MiB",
+        help: "memory (a bare number is MiB, as QEMU's -m)",
+        set: set_memory,
+        get: |spec| Some(spec.memory_mib.to_string()),
+    },
+    GuestKey {
+        name: "cpus",
+        takes: "N",
+        help: "virtual CPUs, 1 to 64",
+        set: |spec, value| {
+            spec.cpus = value
+                .parse()
+                .ok()
+                .filter(|n| (1..=64).contains(n))
+                .ok_or_else(|| crate::usage!("--guest cpus={value}: give 1 to 64"))?;
+            Ok(())
+        },
+        get: |spec| Some(spec.cpus.to_string()),
+    },
+    GuestKey {
+        name: "accel",
+        takes: "auto|kvm|tcg",
+        help: "how the CPU is provided (auto tries KVM, then TCG)",
+        set: |spec, value| {
+            spec.accel = choice("accel", value, "auto, kvm, tcg")?;
+            Ok(())
+        },
+        get: |spec| Some(spec.accel.name()),
+    },
+    GuestKey {
+        name: "bus",
+        takes: "virtio-blk|virtio-scsi|nvme|sata",
+        help: "the disk under test's bus",
+        set: |spec, value| {
+            spec.bus = choice("bus", value, "virtio-blk, virtio-scsi, nvme, sata")?;
+            Ok(())
+        },
+        get: |spec| Some(spec.bus.name()),
+    },
+    GuestKey {
+        name: "cache",
+        takes: "none|writeback|writethrough|directsync|unsafe",
+        help: "QEMU's cache mode for the image",
+        set: |spec, value| {
+            spec.cache = choice(
+                "cache",
+                value,
+                "none, writeback, writethrough, directsync, unsafe",
+            )?;
+            Ok(())
+        },
+        get: |spec| Some(spec.cache.name()),
+    },
+    GuestKey {
+        name: "aio",
+        takes: "native|io_uring|threads",
+        help: "how QEMU issues the image's I/O",
+        set: |spec, value| {
+            spec.aio = choice("aio", value, "native, io_uring, threads")?;
+            Ok(())
+        },
+        get: |spec| Some(spec.aio.name()),
+    },
+    GuestKey {
+        name: "format",
+        takes: "raw|qcow2",
+        help: "the image's format",
+        set: |spec, value| {
+            spec.format = choice("format", value, "raw, qcow2")?;
+            Ok(())
+        },
+        get: |spec| Some(spec.format.name()),
+    },
+    GuestKey {
+        name: "tap",
+        takes: "NAME",
+        help: "a tap device here, the guest's one network link (scripts/netlab guest-link makes one)",
+        set: set_tap,
+        get: |spec| spec.tap.clone(),
+    },
+    GuestKey {
+        name: "mount",
+        takes: "nfs://HOST/EXPORT|iscsi://HOST:PORT/IQN/LUN",
+        help: "the guest's own kernel stack instead of its disk: its NFS v3 client, or its initiator with a file system made on the LUN (needs --destroy-data=URL); every point then runs in the guest only",
+        set: |spec, value| {
+            parse_mount(value)?;
+            spec.mount = Some(value.to_string());
+            Ok(())
+        },
+        get: |spec| spec.mount.clone(),
+    },
+    GuestKey {
+        name: "fs",
+        takes: "ext4|ext3",
+        help: "the file system made on the image (or the LUN: ext3 there unless given)",
+        set: |spec, value| {
+            spec.fs = Some(choice("fs", value, "ext3, ext4")?);
+            Ok(())
+        },
+        get: |spec| spec.fs.map(GuestFilesystem::name),
+    },
+    GuestKey {
+        name: "nfs",
+        takes: "async|sync",
+        help: "how the kernel NFS client mounts the export",
+        set: |spec, value| {
+            spec.nfs = Some(choice("nfs", value, "async, sync")?);
+            Ok(())
+        },
+        get: |spec| spec.nfs.map(NfsMountMode::name),
+    },
+    GuestKey {
+        name: "lvm",
+        takes: "on|off",
+        help: "the file system on an LVM logical volume over the whole disk",
+        set: |spec, value| {
+            spec.lvm = match value {
+                "on" | "true" | "yes" | "1" => true,
+                "off" | "false" | "no" | "0" => false,
+                _ => return Err(crate::usage!("--guest lvm={value}: on or off")),
+            };
+            Ok(())
+        },
+        get: |spec| spec.lvm.then(|| "on".to_string()),
+    },
+    GuestKey {
+        name: "delay",
+        takes: "MS",
+        help: "a dm-delay target over the disk adding this many milliseconds to every I/O",
+        set: set_delay,
+        get: |spec| spec.delay_ms.map(|ms| format!("{ms}ms")),
+    },
+];
+
+/// The keys' names, for messages: `kernel, memory, …`.
+pub fn key_names() -> String {
+    KEYS.iter()
+        .map(|key| key.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `--guest`'s help, from [`KEYS`]: each key, what it takes and sets, and
+/// the defaults.
+pub fn help() -> String {
+    let defaults = GuestSpec::default();
+    let mut text = String::from(
+        "Boot a virtual machine and measure every point in it too, back to back with the host \
+         (or only the points given --machine guest). KEY=VALUE,… with:\n",
+    );
+    for key in KEYS {
+        let default = (key.get)(&defaults).map_or(String::new(), |d| format!(" [{d}]"));
+        text.push_str(&format!(
+            "  {}={}{default}: {}\n",
+            key.name, key.takes, key.help
+        ));
+    }
+    text.push_str("'' takes the defaults; the guest's disk is an image iolab makes in the directory under test.");
+    text
+}
+
+fn set_kernel(spec: &mut GuestSpec, value: &str) -> Result<(), UsageError> {
+    if value.is_empty() {
+        return Err(crate::usage!(
+            "--guest kernel=: give `debian` or the path of a linux-image .deb"
+        ));
+    }
+    spec.kernel = value.to_string();
+    Ok(())
+}
+
+fn set_memory(spec: &mut GuestSpec, value: &str) -> Result<(), UsageError> {
+    let bytes = super::units::parse_size(value)
+        .map_err(|e| crate::usage!("--guest memory={value}: {e}"))?;
+    // A bare number is MiB, as QEMU's -m takes it.
+    let mib = if value.chars().all(|c| c.is_ascii_digit()) {
+        bytes
+    } else {
+        bytes >> 20
+    };
+    spec.memory_mib = u32::try_from(mib)
+        .ok()
+        .filter(|m| (256..=65536).contains(m))
+        .ok_or_else(|| crate::usage!("--guest memory={value}: give 256 MiB to 64 GiB"))?;
+    Ok(())
+}
+
+fn set_tap(spec: &mut GuestSpec, value: &str) -> Result<(), UsageError> {
+    // A Linux interface name: up to 15 bytes, no '/' or spaces.
+    let valid = !value.is_empty()
+        && value.len() <= 15
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if !valid {
+        return Err(crate::usage!(
+            "--guest tap={value}: an interface name of 1 to 15 letters, digits, '-', '_' or '.'"
+        ));
+    }
+    spec.tap = Some(value.to_string());
+    Ok(())
+}
+
+fn set_delay(spec: &mut GuestSpec, value: &str) -> Result<(), UsageError> {
+    // A bare number is milliseconds, as dm-delay takes it.
+    let text = if value.chars().all(|c| c.is_ascii_digit()) {
+        format!("{value}ms")
+    } else {
+        value.to_string()
+    };
+    let delay = super::units::parse_duration(&text)
+        .map_err(|e| crate::usage!("--guest delay={value}: {e}"))?;
+    let ms = delay.as_millis();
+    if delay.as_nanos() % 1_000_000 != 0 || !(1..=10_000).contains(&ms) {
+        return Err(crate::usage!(
+            "--guest delay={value}: give whole milliseconds from 1ms to 10s (dm-delay's unit)"
+        ));
+    }
+    spec.delay_ms = Some(ms as u32);
+    Ok(())
+}
 
 fn choice<T: for<'de> Deserialize<'de>>(
     key: &str,
@@ -234,7 +478,7 @@ impl GuestSpec {
         let mut seen: Vec<&str> = Vec::new();
         for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').ok_or_else(|| {
-                crate::usage!("--guest {pair}: write KEY=VALUE (keys: {GUEST_KEYS})")
+                crate::usage!("--guest {pair}: write KEY=VALUE (keys: {})", key_names())
             })?;
             let key = key.trim();
             if seen.contains(&key) {
@@ -249,100 +493,15 @@ impl GuestSpec {
         Ok(spec)
     }
 
-    /// Sets one key.
+    /// Sets one key ([`KEYS`]).
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), UsageError> {
-        match key {
-            "kernel" if value.is_empty() => {
-                return Err(crate::usage!(
-                    "--guest kernel=: give `debian` or the path of a linux-image .deb"
-                ));
-            }
-            "kernel" => self.kernel = value.to_string(),
-            "memory" => {
-                let bytes = super::units::parse_size(value)
-                    .map_err(|e| crate::usage!("--guest memory={value}: {e}"))?;
-                // A bare number is MiB, as QEMU's -m takes it.
-                let mib = if value.chars().all(|c| c.is_ascii_digit()) {
-                    bytes
-                } else {
-                    bytes >> 20
-                };
-                self.memory_mib = u32::try_from(mib)
-                    .ok()
-                    .filter(|m| (256..=65536).contains(m))
-                    .ok_or_else(|| {
-                        crate::usage!("--guest memory={value}: give 256 MiB to 64 GiB")
-                    })?;
-            }
-            "cpus" => {
-                self.cpus = value
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=64).contains(n))
-                    .ok_or_else(|| crate::usage!("--guest cpus={value}: give 1 to 64"))?;
-            }
-            "accel" => self.accel = choice(key, value, "auto, kvm, tcg")?,
-            "bus" => self.bus = choice(key, value, "virtio-blk, virtio-scsi, nvme, sata")?,
-            "cache" => {
-                self.cache = choice(
-                    key,
-                    value,
-                    "none, writeback, writethrough, directsync, unsafe",
-                )?
-            }
-            "aio" => self.aio = choice(key, value, "native, io_uring, threads")?,
-            "format" => self.format = choice(key, value, "raw, qcow2")?,
-            "tap" => {
-                // A Linux interface name: up to 15 bytes, no '/' or spaces.
-                let valid = !value.is_empty()
-                    && value.len() <= 15
-                    && value
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-                if !valid {
-                    return Err(crate::usage!(
-                        "--guest tap={value}: an interface name of 1 to 15 letters, digits, '-', '_' or '.'"
-                    ));
-                }
-                self.tap = Some(value.to_string());
-            }
-            "mount" => {
-                parse_mount(value)?;
-                self.mount = Some(value.to_string());
-            }
-            "fs" => self.fs = Some(choice(key, value, "ext3, ext4")?),
-            "nfs" => self.nfs = Some(choice(key, value, "async, sync")?),
-            "lvm" => {
-                self.lvm = match value {
-                    "on" | "true" | "yes" | "1" => true,
-                    "off" | "false" | "no" | "0" => false,
-                    _ => return Err(crate::usage!("--guest lvm={value}: on or off")),
-                }
-            }
-            "delay" => {
-                // A bare number is milliseconds, as dm-delay takes it.
-                let text = if value.chars().all(|c| c.is_ascii_digit()) {
-                    format!("{value}ms")
-                } else {
-                    value.to_string()
-                };
-                let delay = super::units::parse_duration(&text)
-                    .map_err(|e| crate::usage!("--guest delay={value}: {e}"))?;
-                let ms = delay.as_millis();
-                if delay.as_nanos() % 1_000_000 != 0 || !(1..=10_000).contains(&ms) {
-                    return Err(crate::usage!(
-                        "--guest delay={value}: give whole milliseconds from 1ms to 10s (dm-delay's unit)"
-                    ));
-                }
-                self.delay_ms = Some(ms as u32);
-            }
-            _ => {
-                return Err(crate::usage!(
-                    "--guest {key}={value}: unknown key (keys: {GUEST_KEYS})"
-                ));
-            }
-        }
-        Ok(())
+        let Some(known) = KEYS.iter().find(|known| known.name == key) else {
+            return Err(crate::usage!(
+                "--guest {key}={value}: unknown key (keys: {})",
+                key_names()
+            ));
+        };
+        (known.set)(self, value)
     }
 
     /// The parsed `mount`, when one is given.
@@ -416,32 +575,12 @@ impl GuestSpec {
         Ok(())
     }
 
-    /// The keys as `--guest` takes them.
+    /// The keys as `--guest` takes them ([`KEYS`], those given).
     pub fn describe(&self) -> String {
-        let mut text = format!(
-            "kernel={},memory={},cpus={},accel={},bus={},cache={},aio={},format={}",
-            self.kernel,
-            self.memory_mib,
-            self.cpus,
-            self.accel.name(),
-            self.bus.name(),
-            self.cache.name(),
-            self.aio.name(),
-            self.format.name()
-        );
-        for (key, value) in [
-            ("tap", self.tap.clone()),
-            ("mount", self.mount.clone()),
-            ("fs", self.fs.map(GuestFilesystem::name)),
-            ("nfs", self.nfs.map(NfsMountMode::name)),
-            ("lvm", self.lvm.then(|| "on".to_string())),
-            ("delay", self.delay_ms.map(|ms| format!("{ms}ms"))),
-        ] {
-            if let Some(value) = value {
-                text.push_str(&format!(",{key}={value}"));
-            }
-        }
-        text
+        KEYS.iter()
+            .filter_map(|key| (key.get)(self).map(|value| format!("{}={value}", key.name)))
+            .collect::<Vec<_>>()
+            .join(",")
     }
 }
 
@@ -503,6 +642,29 @@ serde_name!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every key is parsed, written back and helped from the one table:
+    /// a key's default as `describe` writes it parses to the default, and
+    /// the help and the key list name every key.
+    #[test]
+    fn every_key_comes_from_the_table() {
+        let defaults = GuestSpec::default();
+        let help = help();
+        for key in KEYS {
+            assert!(
+                help.contains(&format!("{}={}", key.name, key.takes)),
+                "{}",
+                key.name
+            );
+            assert!(key_names().contains(key.name));
+            if let Some(value) = (key.get)(&defaults) {
+                let parsed = GuestSpec::parse(&format!("{}={value}", key.name)).unwrap();
+                assert_eq!(parsed, defaults, "{}", key.name);
+            }
+        }
+        let error = GuestSpec::parse("speed=9").unwrap_err().to_string();
+        assert!(error.contains(&key_names()), "{error}");
+    }
 
     #[test]
     fn keys_parse_over_the_defaults_and_read_back() {
