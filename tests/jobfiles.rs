@@ -386,3 +386,124 @@ fn on_the_null_engine_each_group_does_what_its_fio_job_does() {
         );
     }
 }
+
+/// Each job's I/Os and bytes per direction, as fio 3.33 ran `job` on its
+/// null engine and as iolab ran it: the same, job for job (issue "fio's
+/// job files as users have them": plans that differed from fio's without
+/// a word). One job file per key the project writes itself.
+#[test]
+fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let cases = [
+        // rwmixread=100 is reads only (iolab wrote them all).
+        (
+            "mixread100",
+            "[a]\nioengine=null\nsize=8m\nrw=randrw\nrwmixread=100\n",
+        ),
+        (
+            "mixwrite0",
+            "[a]\nioengine=null\nsize=8m\nrw=rw\nrwmixwrite=0\n",
+        ),
+        // fio's default kb_base reads IEC suffixes as powers of ten.
+        ("units", "[a]\nioengine=null\nsize=1MiB\nbs=4KiB\nrw=read\n"),
+        // A comment after a value, with or without blank before it.
+        (
+            "comments",
+            "[a]\nioengine=null\nsize=8m\nnumjobs=2\t; two threads\nrw=read# reads\n",
+        ),
+        // A direction's own block size, for a one-direction job.
+        (
+            "bs-pair",
+            "[a]\nioengine=null\nsize=8m\nbs=4k,64k\nrw=write\n",
+        ),
+    ];
+    for (name, text) in cases {
+        let dir = scratch();
+        let out = scratch();
+        let job = write_job(out.path(), &format!("{name}.fio"), text, dir.path());
+        let fio_output = out.path().join("fio.json");
+        run_fio(&job, &fio_output);
+        let fio: Value =
+            serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+        let result = run_ok(
+            &[
+                "run",
+                job.to_str().unwrap(),
+                "--dir",
+                dir.path().to_str().unwrap(),
+            ],
+            out.path(),
+        );
+        let point = first_point(&result);
+        let group = &point["groups"][0];
+        let repetition = &group["repetitions"][0];
+        for direction in ["read", "write"] {
+            let (ios, bytes) = fio["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| {
+                    (
+                        j[direction]["total_ios"].as_u64().unwrap(),
+                        j[direction]["io_bytes"].as_u64().unwrap(),
+                    )
+                })
+                .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+            let ours = repetition["directions"]
+                .as_array()
+                .and_then(|all| all.iter().find(|d| d["direction"] == direction));
+            let (our_ios, our_bytes) = match ours {
+                Some(d) => (d["ops"].as_u64().unwrap(), d["bytes"].as_u64().unwrap()),
+                // A one-direction repetition keeps its totals only.
+                None if (group["workload"]["op"] == "read") == (direction == "read") => (
+                    repetition["ops"].as_u64().unwrap(),
+                    repetition["bytes"].as_u64().unwrap(),
+                ),
+                None => (0, 0),
+            };
+            assert_eq!(
+                (our_ios, our_bytes),
+                (ios, bytes),
+                "{name} {direction}: iolab (I/Os, bytes) against fio's"
+            );
+        }
+    }
+}
+
+/// What iolab cannot run as fio does is refused by line and key, never
+/// run otherwise: a block size per direction of a mix, and a runtime that
+/// caps a size-bound job (`time_based=0`, fio's default, is no time base).
+#[test]
+fn keys_iolab_cannot_follow_are_refused_not_changed() {
+    let dir = scratch();
+    let out = scratch();
+    for (name, text, said) in [
+        (
+            "bs-mix",
+            "[a]\nioengine=null\nsize=8m\nbs=4k,64k\nrw=randrw\n",
+            "a block size per direction of a mix",
+        ),
+        (
+            "time-based-0",
+            "[a]\nioengine=null\nsize=8m\nruntime=2\ntime_based=0\nrw=read\n",
+            "runtime without time_based",
+        ),
+    ] {
+        let job = write_job(out.path(), &format!("{name}.fio"), text, dir.path());
+        let output = iolab()
+            .args([
+                "run",
+                job.to_str().unwrap(),
+                "--dir",
+                dir.path().to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(said), "{name}: {stderr}");
+        assert!(entries(dir.path()).is_empty(), "{name}");
+    }
+}

@@ -57,7 +57,7 @@ impl FioJob<'_> {
             // A trim job's figures are its "trim" section's, imported as writes are.
             ("trim", true) => (Op::Trim, Pattern::Seq),
             ("randtrim", true) => (Op::Trim, Pattern::Random),
-            ("rw" | "readwrite" | "randrw", writes) => {
+            ("rw" | "readwrite" | "randrw", _) => {
                 let pattern = match self.rw() {
                     "randrw" => Pattern::Random,
                     _ => Pattern::Seq,
@@ -65,8 +65,8 @@ impl FioJob<'_> {
                 // rwmixread=100 (or 0) is one direction, imported as such.
                 match self.mix()?.sole() {
                     None => (Op::Mix, pattern),
-                    Some(_) if writes => (Op::Rewrite, pattern),
-                    Some(_) => (Op::Read, pattern),
+                    Some(Direction::Read) => (Op::Read, pattern),
+                    Some(_) => (Op::Rewrite, pattern),
                 }
             }
             (other @ ("trimwrite" | "randtrimwrite"), _) => {
@@ -148,15 +148,16 @@ impl FioJob<'_> {
             .copied()
             .or(read)
             .filter(|p| !p.is_empty() && *p != "0");
-        let mixed = self.op_and_pattern()?.0 == Op::Mix;
-        Ok(match (mixed, self.writes) {
-            (true, _) if read != write => {
+        // The direction the job moves, from its op: a mix of one
+        // direction (`rwmixread=100`) is that direction's.
+        Ok(match self.op_and_pattern()?.0 {
+            Op::Mix if read != write => {
                 return Err(format!(
                     "{key}={text} (one value per direction of a mix) has no iolab equivalent"
                 ));
             }
-            (true, _) | (false, false) => read,
-            (false, true) => write,
+            Op::Mix | Op::Read | Op::Reread => read,
+            _ => write,
         })
     }
 
@@ -371,7 +372,7 @@ impl FioJob<'_> {
                 ParamValue::Number(if writes { self.number("fsync", 0)? } else { 0 })
             }
             Param::Runtime => match self.option("runtime").and_then(fio_seconds) {
-                Some(seconds) if self.options.contains_key("time_based") && seconds > 0.0 => {
+                Some(seconds) if truthy(self.options, "time_based") && seconds > 0.0 => {
                     ParamValue::Seconds(seconds)
                 }
                 _ => return Ok(None),
@@ -398,16 +399,23 @@ impl FioJob<'_> {
                     .unwrap_or("4k");
                 // A value left out inherits the one before it.
                 let parts: Vec<&str> = text.split(',').collect();
-                let trims = matches!(self.rw(), "trim" | "randtrim");
-                let part = match (trims, writes) {
-                    (true, _) => parts.get(2).or(parts.get(1)).or(parts.first()),
-                    (false, true) => parts.get(1).or(parts.first()),
-                    (false, false) => parts.first(),
-                };
-                ParamValue::Number(
+                let size = |part: Option<&&str>| {
                     part.and_then(|b| fio_size(b, self.kb_base))
-                        .ok_or_else(|| format!("bs={text} is not a size iolab reads"))?,
-                )
+                        .ok_or_else(|| format!("bs={text} is not a size iolab reads"))
+                };
+                let read = size(parts.first())?;
+                let write = size(parts.get(1).or(parts.first()))?;
+                ParamValue::Number(match self.op_and_pattern()?.0 {
+                    Op::Trim => size(parts.get(2).or(parts.get(1)).or(parts.first()))?,
+                    // A mix moves one block size in both directions.
+                    Op::Mix if read != write => {
+                        return Err(format!(
+                            "bs={text} (a block size per direction of a mix) has no iolab equivalent: iolab's mix moves one size"
+                        ));
+                    }
+                    Op::Mix | Op::Read | Op::Reread => read,
+                    _ => write,
+                })
             }
             Param::Bssplit => match self.directional("bssplit")? {
                 Some(text) => ParamValue::Split(fio_split(text, self.kb_base)?),

@@ -252,9 +252,10 @@ pub fn translate(
                 _ => directory = Some((dir.to_string(), line("directory"))),
             }
         }
+        // `time_based=0` is fio's default, not a time-based job.
         match (
             options.contains_key("runtime"),
-            options.contains_key("time_based"),
+            super::truthy(&options, "time_based"),
         ) {
             (true, false) => {
                 return Err(usage!(
@@ -435,11 +436,9 @@ fn parse(
         let Some(section) = sections.last_mut() else {
             return Err(usage!("{}: an option before any [section]: {line:?}", at()));
         };
-        // fio allows a comment after a value.
-        let line = line
-            .split_once(" #")
-            .or_else(|| line.split_once(" ;"))
-            .map_or(line, |(kept, _)| kept.trim());
+        // fio ends an option's line at its first `#` or `;`, with or
+        // without blank before it (`numjobs=4<TAB>; four threads`).
+        let line = line.find(['#', ';']).map_or(line, |end| line[..end].trim());
         let (key, value) = match line.split_once('=') {
             Some((key, value)) => (key.trim(), value.trim()),
             None => (line, ""),

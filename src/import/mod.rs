@@ -48,8 +48,16 @@ pub fn fio_size(text: &str, kb_base: u64) -> Option<u64> {
     let (number, suffix) = text.split_at(digits);
     let number: u64 = number.parse().ok()?;
     let suffix = suffix.to_ascii_lowercase();
+    // fio 3.33 (measured, `size=1MiB` against `size=1MB`): a suffix in
+    // `ib` takes the other base than `kb_base` — with the default 1024,
+    // `KiB` and `MiB` are 1000 and 1000², fio's compatibility mode — and
+    // every other suffix (`k`, `KB`, `Ki`) takes `kb_base` itself.
     let binary = suffix.ends_with("ib");
-    let base = if binary { 1024 } else { kb_base };
+    let base = match (binary, kb_base) {
+        (true, 1000) => 1024,
+        (true, _) => 1000,
+        (false, _) => kb_base,
+    };
     let power = match suffix.chars().next() {
         None => 0,
         Some('b') if suffix == "b" => 0,
@@ -128,8 +136,10 @@ fn option<'a>(options: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     options.get(key).and_then(Value::as_str)
 }
 
+/// Whether fio's flag `key` is set: given bare (an empty value, as fio's
+/// JSON writes it) or with any value but 0.
 fn truthy(options: &Map<String, Value>, key: &str) -> bool {
-    option(options, key).is_some_and(|v| v != "0" && !v.is_empty())
+    option(options, key).is_some_and(|v| v.trim() != "0")
 }
 
 /// The workload a job's options describe for one direction; Err names what
@@ -541,6 +551,11 @@ mod tests {
     fn fio_sizes() {
         assert_eq!(fio_size("4k", 1024), Some(4096));
         assert_eq!(fio_size("4KiB", 1000), Some(4096));
+        // fio's default kb_base reads the IEC suffixes as powers of ten.
+        assert_eq!(fio_size("4KiB", 1024), Some(4000));
+        assert_eq!(fio_size("1MiB", 1024), Some(1_000_000));
+        assert_eq!(fio_size("1Mi", 1024), Some(1 << 20));
+        assert_eq!(fio_size("1MB", 1000), Some(1_000_000));
         assert_eq!(fio_size("4k", 1000), Some(4000));
         assert_eq!(fio_size("1m", 1024), Some(1 << 20));
         assert_eq!(fio_size("2G", 1024), Some(2 << 30));
