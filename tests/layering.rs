@@ -567,3 +567,22 @@ fn the_architectures_rules_are_the_enforced_ones() {
         "docs/ARCHITECTURE.md's rules (left) against RULES"
     );
 }
+
+/// No source file holds more than 800 lines: a file that grows past them
+/// is split where its code divides (issue "One shape of point").
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let lines = std::fs::read_to_string(path).unwrap().lines().count();
+            (lines > 800).then(|| format!("{} ({lines} lines)", path.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split where the code divides: {long:?}");
+}

@@ -134,7 +134,7 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
     }
     below_resolution(point, found);
     foreign_io(point, found);
-    if super::meant_for_page_cache(workload) {
+    if super::cache::meant_for_page_cache(workload) {
         let Some((app, device, name)) = totals(point, storage, &[Direction::Read]) else {
             return; // no block device under the target (tmpfs, NFS, FUSE) or no activity recorded
         };

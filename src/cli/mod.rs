@@ -1,13 +1,12 @@
-//! Command-line arguments, and their conversion into a validated [`RunPlan`].
+//! Command-line arguments, and their conversion into a validated [`RunPlan`](crate::plan::RunPlan).
 //!
 //! Nothing here does I/O: arguments become workloads, and workloads are
 //! validated before any file is touched.
 
 pub use crate::plan::ProgressMode;
 use crate::plan::quick::QuickSettings;
-use crate::plan::sweep::Param;
 use crate::plan::units::{format_size, parse_positive_duration, parse_size};
-use crate::plan::{Op, PlannedPoint, RunPlan, UsageError, Workload};
+use crate::plan::{Op, UsageError};
 use crate::usage;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -17,6 +16,7 @@ pub mod fio_words;
 pub mod groups;
 pub mod params;
 pub mod refusal;
+mod run_plan;
 pub mod sweep;
 
 pub use params::ParamFlags;
@@ -645,168 +645,6 @@ pub struct MeasureArgs {
     /// The command and its arguments, after `--` (passed on byte for byte).
     #[arg(last = true, required = true, num_args = 1.., value_name = "COMMAND")]
     pub command: Vec<std::ffi::OsString>,
-}
-
-impl RunArgs {
-    /// The workload these arguments describe, validated; `file_len` is the
-    /// length of `--file`, which is the default size when one is given.
-    pub fn workload(&self, file_len: Option<u64>) -> Result<Workload, UsageError> {
-        let mut workload = crate::plan::base_workload(self.target.as_deref());
-        self.params.apply_single(&mut workload)?;
-        if let (None, Some(len)) = (self.params.get(Param::Size), file_len) {
-            if len < workload.bs {
-                return Err(usage!(
-                    "--file holds {len} bytes, less than one --bs {} block",
-                    workload.bs
-                ));
-            }
-            workload.size = len - len % workload.bs;
-        }
-        for param in [Param::Iodepth, Param::Batch] {
-            if let (false, Some(given)) = (
-                workload.engine.capabilities().queued,
-                self.params.get(param),
-            ) {
-                return Err(usage!(
-                    "--{} {given} needs a queued engine (uring); engine {} is synchronous",
-                    param.name(),
-                    workload.engine.name()
-                ));
-            }
-        }
-        self.repetitions.policy().apply(&mut workload);
-        workload.interval_s = self.interval.as_secs_f64();
-        workload.steady = self.steady;
-        workload.verify = self.verify;
-        workload.validate()?;
-        Ok(workload)
-    }
-
-    /// The plan these arguments describe (`file_len` as for [`RunArgs::workload`]).
-    pub fn plan(&self, file_len: Option<u64>) -> Result<RunPlan, UsageError> {
-        let workload = self.workload(file_len)?;
-        if let (Some(file), Some(items)) = (&self.file, workload.items) {
-            return Err(usage!(
-                "--items {items} makes a tree of files in --dir; --file {} names one file",
-                file.display()
-            ));
-        }
-        if self.file.is_some() && workload.op == Op::Write {
-            return Err(usage!(
-                "--op write creates a new file; with --file use --op rewrite, read or reread"
-            ));
-        }
-        // A LUN keeps what an earlier run wrote in place, as a kept file does.
-        let lun = self
-            .target
-            .as_deref()
-            .is_some_and(|t| t.starts_with("iscsi://"));
-        if workload.verify && !workload.op.writes() && self.file.is_none() && !lun {
-            return Err(usage!(
-                "--verify on a read checks a file written with --verify (and kept with --keep) or an iSCSI LUN's region; give it with --file or --target iscsi://…"
-            ));
-        }
-        if self.file.is_some() && workload.jobs != 1 {
-            return Err(usage!(
-                "--jobs {} needs a file per job; --file gives one",
-                workload.jobs
-            ));
-        }
-        let dir = match &self.file {
-            Some(file) => match file.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-                _ => PathBuf::from("."),
-            },
-            None => self.dir.clone(),
-        };
-        if let Some(label) = &self.label {
-            crate::plan::check_label(label)?;
-        }
-        let mut ops = self.ops.clone();
-        ops.sort_by_key(|op| op.sequence_rank());
-        ops.dedup();
-        let planned = if !self.groups.is_empty() {
-            if let Some(file) = &self.file {
-                return Err(usage!(
-                    "--group makes each group's files in --dir; --file {} is one workload's",
-                    file.display()
-                ));
-            }
-            if !ops.is_empty() {
-                return Err(usage!(
-                    "--ops runs phases of one tree; it cannot go with --group"
-                ));
-            }
-            let groups = groups::groups(&workload, &self.groups)?;
-            vec![PlannedPoint {
-                label: self
-                    .label
-                    .clone()
-                    .unwrap_or_else(|| crate::plan::group::describe_groups(&groups)),
-                workload: groups[0].workload.clone(),
-                round: None,
-                groups,
-            }]
-        } else if ops.is_empty() {
-            vec![PlannedPoint {
-                label: self.label.clone().unwrap_or_else(|| workload.describe()),
-                workload,
-                round: None,
-                groups: Vec::new(),
-            }]
-        } else {
-            if workload.items.is_none() {
-                return Err(usage!(
-                    "--ops runs phases over a tree: give --items N (items per directory, mdtest -I)"
-                ));
-            }
-            let mut planned = Vec::new();
-            for op in ops {
-                let phase = Workload {
-                    op,
-                    fsync_end: workload.fsync_end && op.writes(),
-                    ..workload.clone()
-                };
-                phase.validate()?;
-                let described = phase.describe();
-                planned.push(PlannedPoint {
-                    label: match &self.label {
-                        Some(label) => format!("{label}: {described}"),
-                        None => described,
-                    },
-                    workload: phase,
-                    round: None,
-                    groups: Vec::new(),
-                });
-            }
-            planned
-        };
-        let grouped = planned.iter().any(|p| !p.groups.is_empty());
-        let (points, guest) = self
-            .place
-            .arrange(planned, self.params.get(Param::Machine).is_some())?;
-        if guest.is_some() && grouped {
-            return Err(usage!(
-                "groups run on the host; a guest point is one workload (drop --guest or --group)"
-            ));
-        }
-        if guest.is_some() && (self.file.is_some() || self.target.is_some()) {
-            return Err(usage!(
-                "a guest's disk is an image in --dir; it cannot go with --file or --target"
-            ));
-        }
-        Ok(RunPlan {
-            dir,
-            points,
-            guest,
-            output: self.out.output.clone(),
-            json: self.out.json,
-            detail: self.out.detail,
-            report: false,
-            strict: self.out.strict,
-            progress: self.out.progress,
-        })
-    }
 }
 
 impl QuickArgs {

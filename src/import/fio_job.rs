@@ -1,6 +1,7 @@
 //! One fio job's options read for one direction (`FioJob`): each option to its workload parameter through the parameter table's fio names, fio's units converted exactly, what iolab cannot represent named.
 
-use super::{fio_micros, fio_seconds, fio_size, fio_split, option, truthy};
+use super::units::{fio_micros, fio_seconds, fio_size, fio_split};
+use super::{option, truthy};
 use crate::plan::data::DataPattern;
 use crate::plan::direction::Direction;
 use crate::plan::param::Param;

@@ -3,7 +3,8 @@
 //! The sections between two phase boundaries run at once, as fio runs
 //! them: one point of groups per phase, in file order.
 
-use super::{fio_size, option, workload};
+use super::units::fio_size;
+use super::{option, workload};
 use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
