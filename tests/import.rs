@@ -398,3 +398,46 @@ fn cpus_allowed_imports_as_cpus() {
     validate_schema(&value);
     assert_eq!(value["points"][0]["workload"]["cpus"], "0", "{value}");
 }
+
+/// fio's stdout with its own `note:` line before the JSON (a synchronous
+/// engine given an iodepth) imports, and the line is named as not
+/// imported; before, the whole file was refused as not JSON.
+#[test]
+fn fios_notes_before_its_json_are_skipped_and_named() {
+    if !fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![7u8; 1 << 20]).unwrap();
+    let run = std::process::Command::new("fio")
+        .args([
+            "--name=noted",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--ioengine=psync",
+            "--iodepth=4",
+            "--output-format=json",
+        ])
+        .arg(format!("--filename={}", data.display()))
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let stdout = dir.path().join("stdout.json");
+    std::fs::write(&stdout, &run.stdout).unwrap();
+    assert!(
+        String::from_utf8_lossy(&run.stdout).starts_with("note:"),
+        "fio 3.33 prints its note first"
+    );
+    let result = dir.path().join("imported.json");
+    let output = import(&stdout, &result);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("1 line(s) fio printed before its JSON: note: both iodepth"),
+        "{stderr}"
+    );
+    let imported = read_result(&result);
+    assert_eq!(imported["points"][0]["repetitions"][0]["ops"], 256);
+}

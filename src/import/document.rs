@@ -14,6 +14,9 @@ use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::fmt;
 
+/// The most text read before fio's JSON begins (its own `note:` lines).
+const PREAMBLE_BYTES: usize = 1 << 20;
+
 /// The jobs of one list (`jobs`, or `client_stats` of client/server
 /// output), converted.
 #[derive(Default)]
@@ -171,6 +174,40 @@ pub fn read(
         failure: None,
         clones: None,
     });
+    // fio prints its own lines (`note: …`, warnings) before the JSON on
+    // stdout: they are skipped up to the first line that opens an object,
+    // and said (a few, shortened).
+    let mut reader = std::io::BufReader::new(reader);
+    let (mut before, mut lines_before, mut bytes_before) = (Vec::new(), 0usize, 0usize);
+    let mut first = Vec::new();
+    loop {
+        first.clear();
+        // At most what is left of 1 MiB of lines before the JSON.
+        let limit = (PREAMBLE_BYTES - bytes_before) as u64;
+        let read = std::io::BufRead::read_until(
+            &mut std::io::Read::take(&mut reader, limit),
+            b'\n',
+            &mut first,
+        )
+        .map_err(|e| usage!("{shown}: {}", crate::input::describe_io(&e)))?;
+        if read == 0 || first.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+            break;
+        }
+        bytes_before += read;
+        if bytes_before >= PREAMBLE_BYTES {
+            return Err(usage!(
+                "{shown} is not fio JSON output: no object begins in its first {} of text",
+                crate::plan::units::format_size(PREAMBLE_BYTES as u64)
+            ));
+        }
+        if !first.iter().all(u8::is_ascii_whitespace) {
+            lines_before += 1;
+            if before.len() < 3 {
+                before.push(first.clone());
+            }
+        }
+    }
+    let reader = std::io::Read::chain(std::io::Cursor::new(first), reader);
     let mut deserializer = serde_json::Deserializer::from_reader(reader);
     let parsed = Top(&reading)
         .deserialize(&mut deserializer)
@@ -230,10 +267,25 @@ pub fn read(
         distributed: None,
         guest: None,
     };
-    Ok(Imported {
-        result,
-        skipped: list.skipped,
-    })
+    let mut skipped = list.skipped;
+    if !before.is_empty() {
+        let shown_lines: Vec<String> = before
+            .iter()
+            .map(|line| {
+                let text = String::from_utf8_lossy(line);
+                let text = text.trim();
+                match text.char_indices().nth(120) {
+                    Some((end, _)) => format!("{}…", &text[..end]),
+                    None => text.to_string(),
+                }
+            })
+            .collect();
+        skipped.push(format!(
+            "{lines_before} line(s) fio printed before its JSON: {}",
+            shown_lines.join(" | ")
+        ));
+    }
+    Ok(Imported { result, skipped })
 }
 
 /// For an entry of a job run with `numjobs` > 1 and without group_reporting:

@@ -70,6 +70,11 @@ impl FioJob<'_> {
                     Some(_) => (Op::Rewrite, pattern),
                 }
             }
+            (other, _) if other.contains(':') => {
+                return Err(format!(
+                    "rw={other}: the :N modifier (fio skips or repeats offsets after each I/O) has no iolab equivalent"
+                ));
+            }
             (other @ ("trimwrite" | "randtrimwrite"), _) => {
                 return Err(format!(
                     "rw={other} has no iolab equivalent (a trim followed by a write of the same block)"

@@ -172,7 +172,18 @@ pub fn translate(
     let mut global: Vec<Line> = Vec::new();
     let mut jobs: Vec<(Section, Vec<Line>)> = Vec::new();
     let mut notes = Vec::new();
-    for section in sections {
+    for mut section in sections {
+        // `verify=0` is fio's default, no verification: nothing to run.
+        section.options.retain(|option| {
+            let default_verify = option.key == "verify" && option.value.trim() == "0";
+            if default_verify {
+                let note = "verify=0: no effect: fio's default, no verification".to_string();
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+            !default_verify
+        });
         for option in &section.options {
             let Some((_, taken)) = OPTIONS.iter().find(|(key, _)| *key == option.key) else {
                 let hint = match option.key.as_str() {
@@ -462,6 +473,17 @@ fn parse(
         } else {
             value
         };
+        // fio's aliases and inverses (its options.c), read as the option
+        // they stand for: `buffered=1` is `direct=0`.
+        let (key, value) = match key {
+            "timeout" => ("runtime", value),
+            "wait_for_previous" => ("stonewall", value),
+            "buffered" => (
+                "direct",
+                if value.trim() == "0" { "1" } else { "0" }.to_string(),
+            ),
+            _ => (key, value),
+        };
         section.options.push(Line {
             key: key.to_string(),
             value,
@@ -629,6 +651,28 @@ mod tests {
             .map(|p| p.iter().map(|g| g.name.as_str()).collect())
             .collect();
         assert_eq!(names, [vec!["a"], vec!["b", "c"], vec!["d"]]);
+    }
+
+    /// fio's aliases and inverses read as the options they stand for
+    /// (fio 3.33's option table): `timeout` is `runtime`, `buffered=0` is
+    /// `direct=1`, `wait_for_previous` is `stonewall`; `verify=0`, fio's
+    /// default, runs nothing and says so.
+    #[test]
+    fn aliases_and_inverses_are_the_options_they_stand_for() {
+        let file = read(
+            "[a]\nsize=1m\nrw=read\ntimeout=3\ntime_based\nbuffered=0\nverify=0\n[b]\nsize=1m\nrw=read\nwait_for_previous\nbuffered\n",
+        )
+        .unwrap();
+        let a = &file.phases[0][0].workload;
+        assert_eq!((a.runtime_s, a.direct), (Some(3.0), true));
+        assert_eq!(file.phases.len(), 2, "b waits for a");
+        assert!(!file.phases[1][0].workload.direct, "buffered is direct=0");
+        assert!(
+            file.notes.iter().any(|n| n.starts_with("verify=0")),
+            "{:?}",
+            file.notes
+        );
+        assert!(read("[a]\nsize=1m\nverify=crc32c\n").is_err());
     }
 
     #[test]
