@@ -221,6 +221,15 @@ fn options(workload: &Workload) -> Map<String, Value> {
     };
     set("rw", rw.to_string());
     set("bs", workload.bs.to_string());
+    // fio's bssplit, `4096/60:65536/40` (bytes, whole percents).
+    if let Some(split) = &workload.bssplit {
+        let parts: Vec<String> = split
+            .entries()
+            .iter()
+            .map(|(size, share)| format!("{size}/{share}"))
+            .collect();
+        set("bssplit", parts.join(":"));
+    }
     set("size", workload.size.to_string());
     if let Some(name) = workload.engine.fio_names().first() {
         set("ioengine", (*name).to_string());
@@ -267,4 +276,26 @@ fn options(workload: &Workload) -> Map<String, Value> {
         _ => {}
     }
     options
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A split of block sizes is written as fio's `bssplit`, in bytes, so
+    /// fio-plot and `iolab import` read the sizes the job moved.
+    #[test]
+    fn a_block_size_split_is_written_as_fios_bssplit() {
+        let workload = Workload {
+            bssplit: Some("4k=60,64k=40".parse().unwrap()),
+            ..crate::plan::default_workload()
+        };
+        let written = options(&workload);
+        assert_eq!(written["bssplit"], "4096/60:65536/40");
+        assert!(
+            options(&crate::plan::default_workload())
+                .get("bssplit")
+                .is_none()
+        );
+    }
 }
