@@ -126,6 +126,13 @@ impl FioJob<'_> {
             }
             _ => parameter,
         };
+        let filled;
+        let parameter = if name == "zoned" {
+            filled = fill_zone_sizes(parameter).map_err(|why| refuse(&why))?;
+            filled.as_str()
+        } else {
+            parameter
+        };
         match Skew::parse(name, parameter) {
             Some(Ok(skew)) => Ok(Some(Pattern::Skewed(skew))),
             Some(Err(e)) => Err(refuse(&e)),
@@ -463,5 +470,65 @@ impl FioJob<'_> {
             | Param::Stride
             | Param::FileSize => return Ok(None),
         }))
+    }
+}
+
+/// fio's zones with a size left blank (`zoned:50/5:30/15:20/`): the file
+/// the given sizes leave, shared equally by the blank ones, as fio splits
+/// what its `bssplit` shares leave; refused when that is no whole percent.
+fn fill_zone_sizes(parameter: &str) -> Result<String, String> {
+    let zones: Vec<(&str, &str)> = parameter
+        .split(':')
+        .map(|zone| zone.split_once('/').unwrap_or((zone, "")))
+        .collect();
+    let blanks = zones
+        .iter()
+        .filter(|(_, size)| size.trim().is_empty())
+        .count() as u64;
+    if blanks == 0 {
+        return Ok(parameter.to_string());
+    }
+    let given: u64 = zones
+        .iter()
+        .filter_map(|(_, size)| size.trim().parse::<u64>().ok())
+        .sum();
+    let left = 100u64
+        .checked_sub(given)
+        .filter(|left| left % blanks == 0 && *left > 0)
+        .ok_or_else(|| {
+            format!("the zone sizes given leave {}% of the file, which the {blanks} blank ones do not share in whole percents", 100i64 - given as i64)
+        })?;
+    Ok(zones
+        .iter()
+        .map(|(access, size)| match size.trim() {
+            "" => format!("{access}/{}", left / blanks),
+            size => format!("{access}/{size}"),
+        })
+        .collect::<Vec<_>>()
+        .join(":"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_zone_sizes;
+
+    #[test]
+    fn a_blank_zone_size_takes_what_the_others_leave() {
+        assert_eq!(
+            fill_zone_sizes("50/5:30/15:20/").unwrap(),
+            "50/5:30/15:20/80"
+        );
+        assert_eq!(fill_zone_sizes("60/10:40/").unwrap(), "60/10:40/90");
+        assert_eq!(fill_zone_sizes("50/:50/").unwrap(), "50/50:50/50");
+        assert_eq!(fill_zone_sizes("60/10:40/90").unwrap(), "60/10:40/90");
+        assert_eq!(
+            fill_zone_sizes("40/:30/:30/50").unwrap(),
+            "40/25:30/25:30/50"
+        );
+        assert!(
+            fill_zone_sizes("40/:30/:30/").is_err(),
+            "100% in 3 is no whole percent"
+        );
+        assert!(fill_zone_sizes("50/100:50/").is_err(), "nothing left");
     }
 }
