@@ -486,6 +486,16 @@ fn keys_iolab_cannot_follow_are_refused_not_changed() {
             "a block size per direction of a mix",
         ),
         (
+            "less-than-a-file",
+            "[a]\nioengine=null\nsize=2m\nfilesize=4m\nrw=read\n",
+            "line 3: [a] size=2097152 below filesize=4194304",
+        ),
+        (
+            "nfs-engine",
+            "[a]\nioengine=nfs\nsize=8m\nrw=read\n",
+            "line 2: [a] ioengine=nfs: iolab's nfs client works on a nfs:// target",
+        ),
+        (
             "time-based-0",
             "[a]\nioengine=null\nsize=8m\nruntime=2\ntime_based=0\nrw=read\n",
             "runtime without time_based",

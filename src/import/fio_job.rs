@@ -398,12 +398,31 @@ impl FioJob<'_> {
             // fio's random generator is not iolab's: a seed would not
             // reproduce fio's offsets, so iolab's default is kept.
             Param::Seed => return Ok(None),
-            Param::Size => ParamValue::Number(
-                self.option("size")
-                    .or_else(|| self.option("filesize"))
-                    .and_then(|s| fio_size(s, self.kb_base))
-                    .ok_or_else(|| "no size= option: the file size is unknown".to_string())?,
-            ),
+            // fio moves the lesser of `size` and the file's `filesize`
+            // (fio 3.33: size=8m filesize=4m reads 4 MiB): a pass over a
+            // file of `filesize`. Less than a pass has no iolab form.
+            Param::Size => {
+                let read = |key: &str| {
+                    self.option(key)
+                        .map(|text| {
+                            fio_size(text, self.kb_base)
+                                .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
+                        })
+                        .transpose()
+                };
+                ParamValue::Number(match (read("size")?, read("filesize")?) {
+                    (Some(size), Some(file)) if size < file => {
+                        return Err(format!(
+                            "size={size} below filesize={file}: fio moves {size} bytes of a {file}-byte file; iolab moves whole passes over its files"
+                        ));
+                    }
+                    (_, Some(file)) => file,
+                    (Some(size), None) => size,
+                    (None, None) => {
+                        return Err("no size= option: the file size is unknown".to_string());
+                    }
+                })
+            }
             // bs=4k or bs=4k,64k (read,write): the direction's own.
             Param::Bs => {
                 let text = self

@@ -318,6 +318,16 @@ pub fn translate(
         if matches!(rw, "write" | "randwrite") && workload.op == crate::plan::Op::Rewrite {
             workload.op = crate::plan::Op::Write;
         }
+        // A network client's engine works on a URL iolab takes on its own
+        // command line, which a job file does not go with.
+        if let Some(scheme) = workload.engine.capabilities().network {
+            return Err(usage!(
+                "{}: [{shown}] ioengine={}: iolab's {scheme} client works on a {scheme}:// target, and a job file runs on local files; run `iolab run --target {scheme}://… --engine {}` with the job's settings as flags",
+                at(line("ioengine")),
+                option(&options, "ioengine").unwrap_or_default(),
+                workload.engine.name()
+            ));
+        }
         // A new phase: this job waits for the ones before it.
         let waits = options.contains_key("stonewall") && option(&options, "stonewall") != Some("0");
         if let Some(waited) = option(&options, "wait_for") {
