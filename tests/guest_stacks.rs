@@ -147,7 +147,7 @@ fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiato
         return;
     };
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     fetch_kernel(&cache);
     let cwd = dir.path();
 
@@ -293,7 +293,7 @@ fn the_guest_refuses_an_unreachable_server_and_a_lun_holding_a_file_system() {
         return;
     };
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     fetch_kernel(&cache);
     let cwd = dir.path();
     let run = |keys: String, extra: &[&str]| {
@@ -348,7 +348,7 @@ fn seq_device_in_the_guest_shows_the_logical_volume_its_disk_and_the_hosts_devic
         return;
     }
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     let guest = format!("{GUEST},lvm=on");
     let run = iolab()
         .env("IOLAB_CACHE", &cache)
@@ -439,7 +439,7 @@ fn a_guest_killed_mid_run_leaves_no_session_and_the_next_run_removes_its_files()
         return;
     };
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     fetch_kernel(&cache);
     let cwd = dir.path();
     let spawn = |mount: &str| {
@@ -533,7 +533,7 @@ fn a_guest_disk_behind_a_delay_target_is_a_device_of_known_latency() {
         return;
     }
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     let guest = format!("{GUEST},delay=20ms");
     let run = iolab()
         .env("IOLAB_CACHE", &cache)

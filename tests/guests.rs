@@ -65,7 +65,7 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         return;
     }
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     let output = dir.path().join("guest.json");
     let args = [
         "sweep",
@@ -191,7 +191,7 @@ fn a_guest_killed_mid_point_fails_that_point_and_the_sweep_resumes() {
         return;
     }
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     let output = dir.path().join("killed.json");
     let sweep = |resume: bool| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
@@ -349,7 +349,7 @@ fn kvm_that_cannot_run_the_kernel_is_refused_in_one_line() {
         return;
     }
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     let output = iolab()
         .env("IOLAB_CACHE", &cache)
         .args([
@@ -390,7 +390,7 @@ fn iolab_killed_takes_its_guest_with_it_and_the_next_run_removes_the_rest() {
         return;
     }
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
         .env("IOLAB_CACHE", &cache)
         .args([
@@ -463,7 +463,7 @@ fn an_interrupt_during_a_guest_point_stops_the_guest_and_records_nothing_of_it()
         return;
     }
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     let output = dir.path().join("interrupted.json");
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
         .env("IOLAB_CACHE", &cache)
@@ -646,7 +646,7 @@ fn a_sigterm_during_the_guests_boot_ends_the_run_at_once() {
         return;
     }
     let dir = scratch();
-    let cache = dir.path().join("cache");
+    let cache = crate::util::guest_cache(dir.path());
     let output = dir.path().join("r.json");
     // The kernel fetched beforehand, so the signal comes during the boot.
     let fetched = iolab()

@@ -733,3 +733,56 @@ macro_rules! skip {
 macro_rules! not_here {
     ($($arg:tt)*) => { $crate::util::not_here(format!($($arg)*)) };
 }
+
+/// A fresh iolab cache in `dir` for one guest test (its own runs and QEMU
+/// processes, found by its path) that already holds the guest's kernel
+/// and busybox: `iolab guest fetch` runs once per test process, into a
+/// seed cache, and each test's cache gets hard links to what it unpacked
+/// (`cp -al`), so no test fetches and unpacks 465 MB again. A seed left by
+/// a test process that is gone is removed first.
+pub fn guest_cache(dir: &Path) -> PathBuf {
+    static SEED: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let seed = SEED.get_or_init(|| {
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        for entry in std::fs::read_dir(tmp).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let gone = name
+                .strip_prefix("guest-seed-")
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+            if gone {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        let seed = tmp.join(format!("guest-seed-{}", std::process::id()));
+        let fetched = iolab()
+            .env("IOLAB_CACHE", &seed)
+            .args(["guest", "fetch"])
+            .output()
+            .ok()?;
+        if !fetched.status.success() {
+            // The test's own boot then says why, as it did before.
+            eprintln!(
+                "note: no guest seed cache: {}",
+                String::from_utf8_lossy(&fetched.stderr).trim()
+            );
+            return None;
+        }
+        Some(seed)
+    });
+    let cache = dir.join("cache");
+    let Some(seed) = seed else { return cache };
+    std::fs::create_dir_all(cache.join("guest")).unwrap();
+    for entry in std::fs::read_dir(seed.join("guest")).unwrap().flatten() {
+        if entry.path().join(".iolab-complete").exists() {
+            let linked = std::process::Command::new("cp")
+                .arg("-al")
+                .arg(entry.path())
+                .arg(cache.join("guest"))
+                .status()
+                .unwrap();
+            assert!(linked.success(), "cp -al {}", entry.path().display());
+        }
+    }
+    cache
+}
