@@ -517,3 +517,77 @@ fn keys_iolab_cannot_follow_are_refused_not_changed() {
         assert!(entries(dir.path()).is_empty(), "{name}");
     }
 }
+
+/// Several jobs on one file the user gives each go over all of it, as
+/// fio's `filename=F numjobs=N` does: the same I/Os and bytes as fio
+/// 3.33's on the same file (issue "fio's job files as users have them":
+/// `--file F --jobs 2` was refused). With --verify, where the jobs would
+/// overwrite each other's sealed blocks, one line says why.
+#[test]
+fn jobs_share_a_given_file_as_fios_numjobs_do() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let file = dir.path().join("given");
+    std::fs::write(&file, vec![3u8; 8 << 20]).unwrap();
+    let fio = std::process::Command::new("fio")
+        .args([
+            "--name=shared",
+            "--rw=read",
+            "--bs=64k",
+            "--ioengine=psync",
+            "--numjobs=2",
+            "--group_reporting",
+            "--output-format=json",
+        ])
+        .arg(format!("--filename={}", file.display()))
+        .output()
+        .unwrap();
+    assert!(fio.status.success());
+    let fio: Value = serde_json::from_slice(&fio.stdout).unwrap();
+    let theirs = &fio["jobs"][0]["read"];
+    let out = scratch();
+    let result = run_ok(
+        &[
+            "run",
+            "--file",
+            file.to_str().unwrap(),
+            "--jobs",
+            "2",
+            "--op",
+            "read",
+            "--bs",
+            "64k",
+        ],
+        out.path(),
+    );
+    let repetition = &result["points"][0]["repetitions"][0];
+    assert_eq!(repetition["ops"], theirs["total_ios"]);
+    assert_eq!(repetition["bytes"], theirs["io_bytes"]);
+    for job in repetition["jobs"].as_array().unwrap() {
+        assert_eq!(job["bytes"], 8 << 20, "each job over the whole file: {job}");
+    }
+    let refused = iolab()
+        .args([
+            "run",
+            "--file",
+            file.to_str().unwrap(),
+            "--jobs",
+            "2",
+            "--op",
+            "rewrite",
+            "--verify",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("overwrite each other's sealed blocks")
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        vec![3u8; 8 << 20],
+        "nothing written"
+    );
+}

@@ -65,9 +65,12 @@ impl RunArgs {
                 "--verify on a read checks a file written with --verify (and kept with --keep) or an iSCSI LUN's region; give it with --file or --target iscsi://…"
             ));
         }
-        if self.file.is_some() && workload.jobs != 1 {
+        // Several jobs on one given file each go over all of it, as fio's
+        // `filename=F numjobs=N` does; they would overwrite each other's
+        // sealed blocks, so --verify keeps one job.
+        if self.file.is_some() && workload.jobs != 1 && workload.verify {
             return Err(usage!(
-                "--jobs {} needs a file per job; --file gives one",
+                "--jobs {} on one --file with --verify: the jobs overwrite each other's sealed blocks; verify with --jobs 1",
                 workload.jobs
             ));
         }

@@ -20,7 +20,9 @@ impl Session {
             let given = given_flag(set.files[0].as_ref());
             // A LUN is written in place: its region is the "new file".
             let lun = set.files[0].kind() == TargetKind::Lun;
-            if workload.jobs != 1 {
+            // A LUN's jobs each log in with a session of their own; one
+            // region serves one. A file or device serves every job whole.
+            if lun && workload.jobs != 1 {
                 return Err(usage!("{given} serves one job, not --jobs {}", workload.jobs).into());
             }
             if workload.op == Op::Write && !lun {
@@ -275,6 +277,12 @@ pub(super) fn job_targets<'a>(
     let first = layout.reordered_first_job.unwrap_or(layout.first_job);
     (0..workload.jobs as usize)
         .map(|job| match (set.shared, layout.reordered_first_job) {
+            // A file or device the user gave, on one host: every job over
+            // all of it (over MPI the ranks share it by regions, below).
+            (false, _) if set.given => JobTarget {
+                file: set.files[0].as_ref(),
+                base: 0,
+            },
             (true, _) => JobTarget {
                 file: set.files[0].as_ref(),
                 base: (u64::from(first) + job as u64) * set.size,
