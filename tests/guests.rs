@@ -713,3 +713,75 @@ fn a_sigterm_during_the_guests_boot_ends_the_run_at_once() {
     );
     assert!(crate::util::entries(&cache.join("guest/runs")).is_empty());
 }
+
+/// `accel=auto` on a host whose `/dev/kvm` opens but does not run the
+/// guest: the probe gives up within its 20 s (or at once when QEMU dies),
+/// one line says TCG is booted instead, the verdict is kept in the cache,
+/// and the next run goes to TCG at once, saying why (issue "A first
+/// afternoon without a stumble": the guest path waited 300 s in silence,
+/// at every run).
+#[test]
+fn auto_falls_back_to_tcg_once_says_so_and_remembers() {
+    if !qemu_or_skip() {
+        return;
+    }
+    if std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+        .is_err()
+    {
+        crate::not_here!("no /dev/kvm here: accel=auto boots TCG without a probe");
+        return;
+    }
+    let dir = scratch();
+    let cache = crate::util::guest_cache(dir.path());
+    let run = |output: &str| {
+        let started = std::time::Instant::now();
+        let run = iolab()
+            .env("IOLAB_CACHE", &cache)
+            .args([
+                "run",
+                "--machine",
+                "guest",
+                "--size",
+                "1m",
+                "--runtime",
+                "200ms",
+                "-o",
+            ])
+            .arg(dir.path().join(output))
+            .arg("--dir")
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert!(run.status.success(), "{stderr}");
+        (stderr, started.elapsed())
+    };
+    let (first, _) = run("first.json");
+    let verdict = cache.join("guest/kvm-verdict");
+    if !first.contains("accel=auto: KVM could not run the guest") {
+        assert!(!verdict.exists(), "{first}");
+        crate::not_here!("KVM runs guests here: nothing falls back");
+        return;
+    }
+    assert!(first.contains("booting with TCG"), "{first}");
+    let kept = std::fs::read_to_string(&verdict).unwrap();
+    assert!(
+        kept.starts_with("host ") && kept.contains("\nfails "),
+        "{kept}"
+    );
+    let (second, _) = run("second.json");
+    assert!(
+        second.contains("KVM did not run a guest on this host when last tried")
+            && second.contains("kvm-verdict"),
+        "{second}"
+    );
+    let record = crate::util::read_result(&dir.path().join("second.json"));
+    let why = record["guest"]["why_tcg"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(why.contains("when last tried"), "{}", record["guest"]);
+}

@@ -33,6 +33,8 @@ pub fn agent() -> Result<Ending, AppError> {
     };
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let mut pending = Vec::new();
+    // The first sign of life the host's KVM probe waits for.
+    let _ = say(&FromGuest::Alive);
     let mut prepared: Option<(Session, Ready)> = None;
     let mut stacked: Option<Stack> = None;
     loop {
@@ -58,6 +60,8 @@ pub fn agent() -> Result<Ending, AppError> {
                 address,
             } => {
                 let started = Instant::now();
+                // Alive before the stack is set up (it may take a while).
+                let _ = say(&FromGuest::Alive);
                 crate::owner::act_for_host(&owner, &run_id, host_processes);
                 let made = Stack::set_up(&spec, address.as_deref(), make_filesystem)
                     .and_then(|stack| open(stack, &run_id, (page_cache, started), &interrupt));

@@ -11,6 +11,7 @@ pub mod kernel;
 pub mod network;
 pub mod qemu;
 pub mod stack;
+pub mod verdict;
 
 use crate::plan::Workload;
 use crate::plan::guest::{Accelerator, GuestFilesystem, GuestSpec, ImageFormat};
@@ -29,6 +30,9 @@ const BOOT_DEADLINE: Duration = Duration::from_secs(300);
 const SILENCE_DEADLINE: Duration = Duration::from_secs(30);
 /// How long a stopping guest may take to power off before it is killed.
 const STOP_DEADLINE: Duration = Duration::from_secs(20);
+/// How long `accel=auto` gives KVM to show a sign of life (the agent's
+/// first word; 1–3 s where KVM runs guests) before it boots with TCG.
+const KVM_PROBE: Duration = Duration::from_secs(20);
 
 /// Why a guest could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -226,17 +230,32 @@ impl Guests {
         }
         let accelerator = match self.accelerator {
             Some(chosen) => chosen,
-            None => match qemu::kvm_present() {
-                Err(why) => {
+            None => match (qemu::kvm_present(), verdict::failed_before()) {
+                (Err(why), _) => {
                     self.why_tcg = Some(why);
                     Accelerator::Tcg
                 }
-                Ok(()) => match self.boot_with(Accelerator::Kvm, ending) {
+                (Ok(()), Some(why)) => {
+                    crate::say!(
+                        "iolab: accel=auto: KVM did not run a guest on this host when last tried ({why}); booting with TCG, an emulated CPU (delete {} to try KVM again)",
+                        verdict::path().display()
+                    );
+                    self.why_tcg = Some(format!(
+                        "KVM did not run a guest here when last tried: {why}"
+                    ));
+                    Accelerator::Tcg
+                }
+                (Ok(()), None) => match self.boot_with(Accelerator::Kvm, ending, Some(KVM_PROBE)) {
                     Ok(()) => {
+                        verdict::forget();
                         self.accelerator = Some(Accelerator::Kvm);
                         return Ok(());
                     }
                     Err(GuestError::Died(why)) => {
+                        verdict::remember_failure(&why);
+                        crate::say!(
+                            "iolab: accel=auto: KVM could not run the guest ({why}); booting with TCG, an emulated CPU, and remembering this for the next runs on this host"
+                        );
                         self.why_tcg = Some(format!("KVM could not run the guest: {why}"));
                         Accelerator::Tcg
                     }
@@ -244,7 +263,7 @@ impl Guests {
                 },
             },
         };
-        match self.boot_with(accelerator, ending) {
+        match self.boot_with(accelerator, ending, None) {
             Err(GuestError::Died(why))
                 if accelerator == Accelerator::Kvm && self.spec.accel == Accelerator::Kvm =>
             {
@@ -261,10 +280,13 @@ impl Guests {
         }
     }
 
+    /// One boot with `accelerator`; with `first_sign`, the guest is taken
+    /// for dead when its agent has said nothing by then (a probe).
     fn boot_with(
         &mut self,
         accelerator: Accelerator,
         ending: &dyn Fn() -> bool,
+        first_sign: Option<Duration>,
     ) -> Result<(), GuestError> {
         let number = self.boot_seconds.len();
         let socket = self.dir.0.join(format!("agent-{number:03}.sock"));
@@ -336,7 +358,7 @@ impl Guests {
             address: self.address.clone(),
         })?;
         // Dropping `guest` on an interruption kills QEMU.
-        match guest.receive_unless(BOOT_DEADLINE, ending)? {
+        match guest.receive_unless(BOOT_DEADLINE, ending, first_sign)? {
             FromGuest::Ready(ready) => {
                 for removed in &ready.removed {
                     crate::say!(
@@ -385,7 +407,7 @@ impl Guests {
         };
         let answer = guest
             .send(&asked)
-            .and_then(|()| guest.receive_unless(SILENCE_DEADLINE, ending));
+            .and_then(|()| guest.receive_unless(SILENCE_DEADLINE, ending, None));
         match answer {
             Ok(FromGuest::Point { point, disk }) => Ok((*point, disk)),
             Ok(FromGuest::Refused(why)) => Err(GuestError::Refused(why)),
@@ -443,23 +465,30 @@ impl Guest {
     /// The next message other than a heartbeat; the guest is dead when the
     /// stream ends, QEMU exits, or nothing comes for `silence`.
     fn receive(&mut self, silence: Duration) -> Result<FromGuest, GuestError> {
-        self.receive_unless(silence, &|| false)
+        self.receive_unless(silence, &|| false, None)
     }
 
-    /// As [`Guest::receive`], giving up when `ending` says so.
+    /// As [`Guest::receive`], giving up when `ending` says so, and when
+    /// nothing at all (not even a heartbeat) came within `first_sign`.
     fn receive_unless(
         &mut self,
         silence: Duration,
         ending: &dyn Fn() -> bool,
+        first_sign: Option<Duration>,
     ) -> Result<FromGuest, GuestError> {
         let _ = self
             .reader
             .get_ref()
             .set_read_timeout(Some(Duration::from_millis(500)));
-        let mut last = Instant::now();
+        let started = Instant::now();
+        let mut last = started;
+        let mut heard = false;
         loop {
             match channel::receive::<FromGuest>(&mut self.reader, &mut self.pending) {
-                Ok(Some(FromGuest::Alive)) => last = Instant::now(),
+                Ok(Some(FromGuest::Alive)) => {
+                    last = Instant::now();
+                    heard = true;
+                }
                 Ok(Some(message)) => return Ok(message),
                 Ok(None) => return Err(self.died("the agent's channel closed")),
                 Err(e)
@@ -473,6 +502,12 @@ impl Guest {
                     }
                     if let Some(status) = self.child.try_wait().ok().flatten() {
                         return Err(GuestError::Died(ended(status, &self.log, &self.console)));
+                    }
+                    if let Some(limit) = first_sign.filter(|l| !heard && started.elapsed() > *l) {
+                        return Err(self.died(&format!(
+                            "no sign of life from the guest in {} s",
+                            limit.as_secs()
+                        )));
                     }
                     if last.elapsed() > silence {
                         return Err(self.died(&format!(
