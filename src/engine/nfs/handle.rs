@@ -491,6 +491,12 @@ impl<'a> Handles<'a> {
             );
             match sent {
                 Ok(()) if self.slot.eof => break Ok(()),
+                // No entry and no end: the same cookie would loop forever.
+                Ok(()) if self.slot.cookie == args.cookie => {
+                    break Err(io::Error::other(
+                        "READDIRPLUS: the server sent no entry and no end of the directory",
+                    ));
+                }
                 Ok(()) => {}
                 Err(error) => break Err(error),
             }
