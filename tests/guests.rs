@@ -19,6 +19,15 @@ fn qemu_or_skip() -> bool {
     false
 }
 
+/// Whether this process may open `/dev/kvm` (KVM may still not run a guest).
+fn kvm_opens() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/kvm")
+        .is_ok()
+}
+
 /// QEMU processes whose command line names `cache` (this test's own).
 fn qemus_of(cache: &Path) -> Vec<u32> {
     let needle = cache.to_string_lossy().into_owned();
@@ -339,12 +348,7 @@ fn kvm_that_cannot_run_the_kernel_is_refused_in_one_line() {
     if !qemu_or_skip() {
         return;
     }
-    if std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/kvm")
-        .is_err()
-    {
+    if !kvm_opens() {
         crate::not_here!("no /dev/kvm here; accel=kvm is refused before a boot (unit-tested)");
         return;
     }
@@ -725,12 +729,7 @@ fn auto_falls_back_to_tcg_once_says_so_and_remembers() {
     if !qemu_or_skip() {
         return;
     }
-    if std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/kvm")
-        .is_err()
-    {
+    if !kvm_opens() {
         crate::not_here!("no /dev/kvm here: accel=auto boots TCG without a probe");
         return;
     }

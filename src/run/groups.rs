@@ -190,13 +190,7 @@ impl Session {
                 .map_err(|error| named(&group.name, error))?;
             }
         }
-        let sets: Vec<Option<&FileSet>> = self.group_files.iter().map(Option::as_ref).collect();
-        let targets: Vec<Option<Vec<JobTarget<'_>>>> = sets
-            .iter()
-            .zip(&drawn)
-            .zip(&layouts)
-            .map(|((set, workload), layout)| set.map(|set| job_targets(set, workload, *layout)))
-            .collect();
+        let targets = group_targets(&self.group_files, &drawn, &layouts);
         let mut total = Some(Residency::default());
         for ((group, workload), targets) in groups.iter().zip(&drawn).zip(&targets) {
             let Some(targets) = targets else { continue };
@@ -272,13 +266,7 @@ impl Session {
                 return Ok(outcome);
             }
         }
-        let sets: Vec<Option<&FileSet>> = self.group_files.iter().map(Option::as_ref).collect();
-        let targets: Vec<Option<Vec<JobTarget<'_>>>> = sets
-            .iter()
-            .zip(&drawn)
-            .zip(&layouts)
-            .map(|((set, workload), layout)| set.map(|set| job_targets(set, workload, *layout)))
-            .collect();
+        let targets = group_targets(&self.group_files, &drawn, &layouts);
         let tree_counts = tree_op.map(|(_, op)| self.tree_counts(op));
         let run_id = self.dir.run_id();
         let crews: Vec<jobs::Crew<'_>> = drawn
@@ -389,6 +377,21 @@ impl Session {
             }
         }
     }
+}
+
+/// Each group's jobs' files and regions (`None` for a group without files).
+fn group_targets<'a>(
+    sets: &'a [Option<FileSet>],
+    drawn: &[Workload],
+    layouts: &[Layout],
+) -> Vec<Option<Vec<JobTarget<'a>>>> {
+    sets.iter()
+        .zip(drawn)
+        .zip(layouts)
+        .map(|((set, workload), layout)| {
+            set.as_ref().map(|set| job_targets(set, workload, *layout))
+        })
+        .collect()
 }
 
 /// The number group `index`'s first file is named by: each group has a
