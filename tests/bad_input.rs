@@ -236,7 +236,10 @@ fn bad_file_arguments_are_refused() {
             &["--file", path, "--size", "16k"],
             "--size 16384 is larger than --file",
         ),
-        (&["--file", path, "--jobs", "2"], "--jobs 2"),
+        (
+            &["--file", path, "--jobs", "2", "--op", "read", "--verify"],
+            "--jobs 2 on one --file with --verify",
+        ),
         (&["--file", path, "--dir", "."], "--dir"),
         (
             &["--file", dir.path().to_str().unwrap()],
