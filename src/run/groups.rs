@@ -254,19 +254,24 @@ impl Session {
             )),
             None => None,
         };
-        if let Some((t, _)) = tree_op {
-            drop(targets);
-            if let Err(message) = self.tree_group_ready(&drawn[t]) {
-                self.release_tree();
-                outcome.status = if interrupt.is_set() {
-                    RepetitionStatus::Interrupted
-                } else {
-                    RepetitionStatus::Failed(format!("group {}: {message}", groups[t].name))
-                };
-                return Ok(outcome);
+        // The tree's preparation needs the session whole: the files'
+        // targets are let go and taken again after it.
+        let targets = match tree_op {
+            Some((t, _)) => {
+                drop(targets);
+                if let Err(message) = self.tree_group_ready(&drawn[t]) {
+                    self.release_tree();
+                    outcome.status = if interrupt.is_set() {
+                        RepetitionStatus::Interrupted
+                    } else {
+                        RepetitionStatus::Failed(format!("group {}: {message}", groups[t].name))
+                    };
+                    return Ok(outcome);
+                }
+                group_targets(&self.group_files, &drawn, &layouts)
             }
-        }
-        let targets = group_targets(&self.group_files, &drawn, &layouts);
+            None => targets,
+        };
         let tree_counts = tree_op.map(|(_, op)| self.tree_counts(op));
         let run_id = self.dir.run_id();
         let crews: Vec<jobs::Crew<'_>> = drawn
