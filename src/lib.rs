@@ -11,6 +11,7 @@ pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod cluster;
+pub mod command;
 pub mod compare;
 pub mod console;
 pub mod engine;

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     // `iolab measure` runs its command through this binary as a small helper.
-    if let Some(status) = iolab::run::spawn::run_if_helper() {
+    if let Some(status) = iolab::command::spawn::run_if_helper() {
         return ExitCode::from(status);
     }
     iolab::console::guard_standard_streams();

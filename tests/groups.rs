@@ -176,19 +176,6 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
             vec!["--group", "a", "--ops", "create,stat"],
             "--ops runs phases of one tree",
         ),
-        (
-            vec![
-                "--op",
-                "write",
-                "--runtime",
-                "60s",
-                "--steady",
-                "bw:slope<1%/10s",
-                "--group",
-                "a",
-            ],
-            "group a: --steady",
-        ),
     ] {
         let stderr = run_refused(dir.path(), &args, named);
         assert_eq!(message_lines(&stderr), 1, "{args:?}: {stderr}");
@@ -232,10 +219,8 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("groups make their files in --dir or on an NFS target"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("serves one job"), "{stderr}");
+    assert_eq!(message_lines(&stderr), 1, "{stderr}");
 }
 
 #[test]
@@ -534,4 +519,140 @@ fn a_group_verifies_its_own_writes_beside_a_reader() {
     assert_eq!(verify["blocks"], 4096, "{verify}");
     assert_eq!(verify["bad_blocks"], 0, "{verify}");
     assert!(entries(dir.path()).is_empty());
+}
+
+/// Groups on a file the user gives (`--file`, fio's jobs sharing one
+/// `filename=`): every job of every group works over all of it, the file
+/// is left as it was, and nothing else is made. On an iSCSI LUN (one
+/// session, one job) and with `--verify` (one writer's check) a point of
+/// several groups is refused in one line, from the one place that says
+/// what a point may combine with its site (issue "One shape of point").
+#[test]
+fn groups_work_over_all_of_a_given_file_and_leave_it_as_it_was() {
+    let dir = scratch();
+    let out = scratch();
+    let file = dir.path().join("data.bin");
+    let content: Vec<u8> = (0..8u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&file, &content).unwrap();
+    let args = [
+        "run",
+        "--file",
+        file.to_str().unwrap(),
+        "--size",
+        "8m",
+        "--group",
+        "small",
+        "--op",
+        "read",
+        "--bs",
+        "4k",
+        "--group",
+        "large",
+        "--op",
+        "read",
+        "--bs",
+        "1m",
+        "--jobs",
+        "2",
+    ];
+    let result = run_ok(&args, out.path());
+    let point = &result["points"][0];
+    for (name, jobs) in [("small", 1), ("large", 2)] {
+        let repetition = &group(point, name)["repetitions"][0];
+        let read: u64 = repetition["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|job| job["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(read, jobs * (8 << 20), "group {name}: {repetition}");
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), content);
+    assert_eq!(entries(dir.path()), vec!["data.bin".to_string()]);
+    // A file iolab made and kept may be rewritten; with --verify, by one
+    // group only.
+    let kept_dir = scratch();
+    let kept = succeed(iolab().args([
+        "run",
+        "--keep",
+        "--json",
+        "--dir",
+        kept_dir.path().to_str().unwrap(),
+        "--op",
+        "write",
+        "--size",
+        "1m",
+    ]));
+    let kept: Value = serde_json::from_slice(&kept.stdout).unwrap();
+    let kept_file = first_point(&kept)["target"]["files"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = std::fs::read(&kept_file).unwrap();
+    let refused = iolab()
+        .args(["run", "--file", &kept_file, "--size", "1m"])
+        .args(["--group", "w", "--op", "rewrite", "--verify"])
+        .args(["--group", "r", "--op", "read"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("overwrite each other's sealed blocks"),
+        "{stderr}"
+    );
+    assert_eq!(message_lines(&stderr), 1, "{stderr}");
+    assert_eq!(std::fs::read(&kept_file).unwrap(), before);
+    assert_eq!(entries(dir.path()), vec!["data.bin".to_string()]);
+}
+
+/// `--steady` in one group's segment: the pass ends once that group's jobs
+/// meet its criterion, the group beside it without one stopping with it,
+/// and the group's record says when (issue "One shape of point": --steady
+/// per group).
+#[test]
+fn a_steady_group_ends_the_pass_for_the_groups_beside_it() {
+    let dir = scratch();
+    let out = scratch();
+    let args = [
+        "run",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--engine",
+        "null",
+        "--size",
+        "64m",
+        "--runtime",
+        "60s",
+        "--interval",
+        "100ms",
+        "--group",
+        "settles",
+        "--steady",
+        "bw:slope<50%/1s",
+        "--group",
+        "beside",
+        "--bs",
+        "64k",
+    ];
+    let result = run_ok(&args, out.path());
+    let point = &result["points"][0];
+    let steady = &group(point, "settles")["repetitions"][0]["steady"];
+    assert_eq!(steady["reached"], true, "{steady}");
+    let at = steady["at_s"].as_f64().unwrap();
+    for name in ["settles", "beside"] {
+        let elapsed = group(point, name)["repetitions"][0]["elapsed_ns"]
+            .as_f64()
+            .unwrap()
+            / 1e9;
+        assert!(
+            elapsed < 60.0 && elapsed >= at,
+            "group {name}: steady at {at} s, stopped at {elapsed} s"
+        );
+    }
+    assert!(
+        group(point, "beside")["repetitions"][0]
+            .get("steady")
+            .is_none_or(Value::is_null)
+    );
 }

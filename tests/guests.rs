@@ -784,3 +784,61 @@ fn auto_falls_back_to_tcg_once_says_so_and_remembers() {
         .to_string();
     assert!(why.contains("when last tried"), "{}", record["guest"]);
 }
+
+/// A point of groups runs in the guest as on the host (issue "One shape of
+/// point": groups in a guest): `run --guest` measures a writer beside a
+/// reader on the host, then the same two groups in the guest, each group's
+/// figures its own on both sides.
+#[test]
+fn groups_run_in_the_guest_beside_their_host_twin() {
+    if !qemu_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = crate::util::guest_cache(dir.path());
+    let output = dir.path().join("groups.json");
+    let run = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args(["run", "--guest", GUEST, "--size", "4m", "--bs", "64k"])
+        .args(["--group", "writer", "--op", "write"])
+        .args(["--group", "reader", "--op", "read", "--jobs", "2"])
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("--output")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result = read_result(&output);
+    let points = result["points"].as_array().unwrap();
+    let machines: Vec<&str> = points
+        .iter()
+        .map(|p| p["workload"]["machine"].as_str().unwrap_or("host"))
+        .collect();
+    assert_eq!(machines, ["host", "guest"]);
+    for point in points {
+        let groups = point["groups"].as_array().unwrap();
+        let names: Vec<&str> = groups
+            .iter()
+            .map(|g| g["label"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["writer", "reader"], "{}", point["label"]);
+        for (group, bytes) in groups.iter().zip([4u64 << 20, 8 << 20]) {
+            let repetition = &group["repetitions"][0];
+            assert_eq!(repetition["status"], "ok", "{repetition}");
+            let moved: u64 = repetition["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|job| job["bytes"].as_u64().unwrap())
+                .sum();
+            assert_eq!(moved, bytes, "{}: {}", point["label"], group["label"]);
+            assert_eq!(group["workload"]["machine"], point["workload"]["machine"]);
+        }
+    }
+    assert!(qemus_of(&cache).is_empty());
+}

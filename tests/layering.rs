@@ -42,7 +42,12 @@ const RULES: &[(&str, &[&str])] = &[
             "plan", "record", "engine", "probe", "run", "clock", "console", "owner", "input",
         ],
     ),
-    ("gather", &["plan", "record", "probe", "run", "stats"]),
+    // `measure`'s command, started through its own small process.
+    ("command", &["record", "probe", "run", "clock"]),
+    (
+        "gather",
+        &["plan", "record", "probe", "run", "stats", "command"],
+    ),
     // Guest machines: QEMU, the kernel, the agent's channel.
     ("guest", &["plan", "record", "engine", "owner", "console"]),
     (

@@ -75,14 +75,14 @@ pub fn agent() -> Result<Ending, AppError> {
                     Err(StackError::Failed(why)) => say(&FromGuest::Failed(why))?,
                 }
             }
-            ToGuest::Point { label, workload } => {
+            ToGuest::Point { label, groups } => {
                 let Some((session, ready)) = prepared.as_mut() else {
                     say(&FromGuest::Failed("the disk was not prepared".into()))?;
                     continue;
                 };
                 // On the guest's console (a file on the host): what it is doing now.
                 let _ = std::fs::write("/dev/console", format!("iolab-agent: measuring {label}\n"));
-                let answer = measure(session, ready, &label, &workload, &writer);
+                let answer = measure(session, ready, &label, &groups, &writer);
                 say(&answer)?;
             }
             ToGuest::Stop => {
@@ -101,7 +101,7 @@ fn measure(
     session: &mut Session,
     ready: &Ready,
     label: &str,
-    workload: &crate::plan::Workload,
+    groups: &[crate::plan::group::Group],
     writer: &Arc<Mutex<File>>,
 ) -> FromGuest {
     let done = AtomicBool::new(false);
@@ -122,7 +122,7 @@ fn measure(
         // volume and its disk; nothing for an NFS mount).
         let disks = crate::probe::environment::watch(Path::new(DISK_MOUNT)).disks;
         let before = crate::probe::diskstats::read();
-        let outcome = session.run_point(label, workload);
+        let outcome = session.run_point(label, groups);
         let after = crate::probe::diskstats::read();
         let answer = match outcome {
             Ok(outcome) => match record_point(&outcome, Some(&ready.environment)) {

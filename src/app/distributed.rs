@@ -145,7 +145,7 @@ fn check_points(cluster: Option<&Cluster>, points: &[PlannedPoint]) -> Result<()
         return Ok(());
     };
     for point in points {
-        let workload = &point.workload;
+        let workload = point.workload();
         if let Some(steady) = workload.steady {
             return Err(usage!(
                 "--steady {steady} cannot be used with --mpi: each rank would stop on its own"

@@ -109,7 +109,7 @@ pub(crate) fn drive(
         for listener in listeners.iter_mut() {
             listener.starting(index, planned);
         }
-        if planned.workload.machine == Machine::Guest {
+        if planned.workload().machine == Machine::Guest {
             let Some(side) = guests.as_deref_mut() else {
                 return Err(anyhow::anyhow!("a guest point without a guest").into());
             };
@@ -156,11 +156,7 @@ pub(crate) fn drive(
             }
             continue;
         }
-        let measured_point = if planned.groups.is_empty() {
-            session.run_point(&planned.label, &planned.workload)
-        } else {
-            session.run_groups(&planned.label, &planned.groups)
-        };
+        let measured_point = session.run_point(&planned.label, &planned.groups);
         let outcome = match measured_point {
             Ok(outcome) => outcome,
             Err(RunError::Interrupted(signal)) => {
@@ -288,9 +284,9 @@ pub(crate) struct Announcer;
 impl Listener for Announcer {
     fn starting(&mut self, _index: usize, planned: &PlannedPoint) {
         // A point of groups: every group's workload, not only the first's.
-        let described = match planned.groups.is_empty() {
-            true => planned.workload.describe(),
-            false => crate::plan::group::describe_groups(&planned.groups),
+        let described = match planned.grouped() {
+            true => crate::plan::group::describe_groups(&planned.groups),
+            false => planned.workload().describe(),
         };
         crate::say!("iolab: measuring {} ({described})", planned.label);
     }

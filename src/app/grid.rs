@@ -249,7 +249,7 @@ fn plan_info(
 ) -> PlanInfo {
     let canonical: Vec<(&str, &crate::plan::Workload)> = points
         .iter()
-        .map(|p| (p.label.as_str(), &p.workload))
+        .map(|p| (p.label.as_str(), p.workload()))
         .collect();
     // A knee search's target decides which point is the knee and where
     // the search stops: it is part of the plan, so a resume under another
@@ -263,7 +263,7 @@ fn plan_info(
     }
     // Every group's workload is the plan too: a study whose logger changed
     // is another plan. Without groups the text is as before.
-    for (index, point) in points.iter().enumerate() {
+    for (index, point) in points.iter().enumerate().filter(|(_, p)| p.grouped()) {
         for group in &point.groups {
             let workload = serde_json::to_string(&group.workload).expect("a workload serializes");
             text.push_str(&format!("\ngroup {index} {} {workload}", group.name));

@@ -66,7 +66,7 @@ impl GuestSide {
     ) -> Result<Option<GuestSide>, AppError> {
         let guest_points: Vec<&Workload> = points
             .iter()
-            .map(|p| &p.workload)
+            .map(|p| p.workload())
             .filter(|w| w.machine == Machine::Guest)
             .collect();
         if guest_points.is_empty() {
@@ -132,7 +132,7 @@ impl GuestSide {
             image,
             round: points
                 .iter()
-                .find(|p| p.workload.machine == Machine::Guest)
+                .find(|p| p.workload().machine == Machine::Guest)
                 .and_then(|p| p.round),
             host_disks: crate::probe::environment::watch(session.dir().path()).disks,
             crossings: Vec::new(),
@@ -172,7 +172,7 @@ impl GuestSide {
         let sent = Instant::now();
         let measured = self
             .guests
-            .measure(&planned.label, &planned.workload, &|| interrupt.is_set());
+            .measure(&planned.label, &planned.groups, &|| interrupt.is_set());
         let after = crate::probe::diskstats::read();
         match measured {
             // A mount has no image under it: nothing crosses the hypervisor to a disk.
@@ -299,7 +299,7 @@ fn fill(path: &std::path::Path, size: u64) -> Result<(), String> {
 fn failed_point(planned: &PlannedPoint, why: &str) -> Result<Point, AppError> {
     let outcome = PointOutcome {
         label: planned.label.clone(),
-        workload: planned.workload.clone(),
+        workload: planned.workload().clone(),
         target: TargetInfo {
             dir: PathBuf::from("(guest)"),
             filesystem: String::new(),
@@ -351,16 +351,14 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         }
         Err(why) => crate::say!("KVM:         {why}: TCG (CPU emulation)"),
     }
-    let point = |label: &str| PlannedPoint {
-        label: label.to_string(),
-        workload: Workload {
+    let point = |label: &str| {
+        let workload = Workload {
             machine: Machine::Guest,
             engine: crate::plan::EngineKind::Null,
             size: 1 << 20,
             ..crate::plan::default_workload()
-        },
-        round: None,
-        groups: Vec::new(),
+        };
+        PlannedPoint::alone(label.to_string(), workload)
     };
     let ranks = super::distributed::Ranks::alone();
     let mut side = GuestSide::start(&session, Some(&spec), &[point("null")], &ranks, &interrupt)?

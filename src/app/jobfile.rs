@@ -79,7 +79,6 @@ pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
         check_groups(&groups).map_err(|e| usage!("{shown}: {label}: {e}"))?;
         points.push(PlannedPoint {
             label,
-            workload: groups[0].workload.clone(),
             round: None,
             groups,
         });
@@ -97,15 +96,12 @@ pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
         }
     }
     let (points, guest) = args.place.arrange(points, false)?;
-    if guest.is_some() {
-        return Err(usage!("groups run on the host; a job file cannot go with --guest").into());
-    }
     Ok(RunPlan {
         dir: job
             .directory
             .map_or_else(|| args.dir.clone(), PathBuf::from),
         points,
-        guest: None,
+        guest,
         output: args.out.output.clone(),
         json: args.out.json,
         detail: args.out.detail,
@@ -129,7 +125,7 @@ pub fn study_text(plan: &RunPlan, name: &str) -> String {
     let Some(first) = plan.points.first() else {
         return text;
     };
-    let lead = &first.workload;
+    let lead = first.workload();
     let defaults = default_workload();
     text.push_str("\n[repeat]\n");
     match lead.until_ci {
@@ -153,8 +149,9 @@ pub fn study_text(plan: &RunPlan, name: &str) -> String {
     ));
     for point in &plan.points {
         text.push_str(&format!("\n[[sweep]]\nlabel = {}\n", quoted(&point.label)));
-        if point.groups.is_empty() {
-            text.push_str(&parameters(&point.workload, &defaults));
+        if !point.grouped() {
+            text.push_str(&parameters(point.workload(), &defaults));
+            continue;
         }
         for group in &point.groups {
             text.push_str(&format!(

@@ -6,6 +6,7 @@
 use super::distributed::Ranks;
 use super::error::AppError;
 use crate::net::{self, Remote};
+use crate::plan::group::{Site, check_site};
 use crate::plan::guest::GuestSpec;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::run::Session;
@@ -28,27 +29,13 @@ pub(crate) fn network_target(
         .map(net::parse)
         .transpose()
         .map_err(|message| usage!("{message}"))?;
-    if let Some(remote) = remote.as_ref().filter(|r| !r.makes_files())
-        && points.iter().any(|point| !point.groups.is_empty())
-    {
-        return Err(usage!(
-            "groups make their files in --dir or on an NFS target; --target {} is one workload's",
-            remote.text()
-        )
-        .into());
-    }
     // Every group of a point is checked, not only its first, and named: a
     // refusal comes before anything starts.
     let named = points.iter().flat_map(|point| {
-        let alone = point
-            .groups
-            .is_empty()
-            .then(|| (String::new(), &point.workload));
-        let groups = point
-            .groups
-            .iter()
-            .map(|group| (format!("--group {}: ", group.name), &group.workload));
-        alone.into_iter().chain(groups)
+        point.groups.iter().map(|group| match group.name.as_str() {
+            "" => (String::new(), &group.workload),
+            name => (format!("--group {name}: "), &group.workload),
+        })
     });
     for (group, workload) in named {
         let engine = workload.engine;
@@ -74,6 +61,13 @@ pub(crate) fn network_target(
                     );
                 }
             }
+        }
+    }
+    // What the groups combine with a LUN is refused before the login.
+    if let Some(remote) = remote.as_ref().filter(|r| !r.makes_files()) {
+        let flag = format!("--target {}", remote.text());
+        for point in points {
+            check_site(&point.groups, Site::Lun { flag: &flag }, false)?;
         }
     }
     if let Some(remote) = &remote {

@@ -31,7 +31,7 @@ const DERIVED_NAME_BYTES: usize = 16;
 /// (adaptive ones at their maximum) with its series, at most 1024 intervals.
 pub(crate) fn expected_result_bytes(points: &[PlannedPoint]) -> u64 {
     points.iter().fold(RESULT_HEAD_BYTES, |total, point| {
-        let workload = &point.workload;
+        let workload = point.workload();
         let repetitions = u64::from(workload.warmup)
             + u64::from(
                 workload

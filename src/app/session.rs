@@ -38,7 +38,7 @@ pub(crate) fn note_single_repetition(points: &[crate::plan::PlannedPoint]) {
     // Rounds are repetitions too: a point of round 1 was measured in round 0 as well.
     let rounds = points.iter().any(|p| p.round.is_some_and(|r| r > 0));
     let once =
-        |p: &crate::plan::PlannedPoint| p.workload.repeat < 2 && p.workload.until_ci.is_none();
+        |p: &crate::plan::PlannedPoint| p.workload().repeat < 2 && p.workload().until_ci.is_none();
     if !points.is_empty() && !rounds && points.iter().all(once) {
         crate::say!(
             "iolab: note: one repetition per point: `iolab compare` will show differences but cannot test them; --repeat 3 measures three"

@@ -130,7 +130,7 @@ fn spinner() -> indicatif::ProgressBar {
 
 impl Listener for Status {
     fn starting(&mut self, index: usize, planned: &PlannedPoint) {
-        let workload = &planned.workload;
+        let workload = planned.workload();
         let mut under = self.shared.under.lock().unwrap_or_else(|e| e.into_inner());
         let generation = under.generation + 1;
         *under = Under {

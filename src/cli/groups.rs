@@ -9,6 +9,7 @@
 
 use super::params::ParamFlags;
 use crate::plan::group::Group;
+use crate::plan::steady::SteadyCriterion;
 use crate::plan::sweep::groups::GroupSweep;
 use crate::plan::sweep::{Param, parse_axis};
 use crate::plan::{UsageError, Workload};
@@ -25,6 +26,9 @@ pub struct GroupArgs {
     pub args: Vec<OsString>,
     /// `--verify` in its segment: this group's writes are sealed and checked.
     pub verify: bool,
+    /// `--steady CRITERION` in its segment, as written: the pass may end
+    /// once this group's jobs meet it.
+    pub steady: Option<OsString>,
 }
 
 /// `raw` (the whole command line) with each `--group NAME …` segment of a
@@ -79,6 +83,7 @@ pub fn split_groups(raw: &[OsString]) -> Result<(Vec<OsString>, Vec<GroupArgs>),
                 name,
                 args: Vec::new(),
                 verify: false,
+                steady: None,
             });
             continue;
         }
@@ -89,6 +94,15 @@ pub fn split_groups(raw: &[OsString]) -> Result<(Vec<OsString>, Vec<GroupArgs>),
         // A check of what the group wrote is the group's, not the point's.
         if text == "--verify" {
             group.verify = true;
+            continue;
+        }
+        // So is a steady-state stop: the pass ends when its jobs settle.
+        if let Some(value) = text.strip_prefix("--steady=") {
+            group.steady = Some(OsString::from(value));
+            continue;
+        }
+        if text == "--steady" {
+            group.steady = Some(args.next().cloned().unwrap_or_default());
             continue;
         }
         match option_of(&run, text) {
@@ -169,6 +183,17 @@ fn flags_of(group: &GroupArgs) -> Result<ParamFlags, UsageError> {
     ParamFlags::from_arg_matches(&matches).map_err(|e| usage!("--group {name}: {e}"))
 }
 
+/// The `--steady` of a group's segment, parsed; its error names the group.
+fn steady_of(group: &GroupArgs) -> Result<Option<SteadyCriterion>, UsageError> {
+    let Some(text) = &group.steady else {
+        return Ok(None);
+    };
+    let text = text.to_string_lossy();
+    text.parse()
+        .map(Some)
+        .map_err(|e| usage!("--group {}: --steady {text}: {e}", group.name))
+}
+
 /// A sweep's groups (`iolab sweep … --group logger --bs 4k,16k`): each
 /// group's one values fixed over the sweep's base, its lists and ranges
 /// its own axes, varied while the other groups stay.
@@ -187,6 +212,7 @@ pub fn group_sweeps(given: &[GroupArgs]) -> Result<Vec<GroupSweep>, UsageError> 
             fixed: Vec::new(),
             axes: Vec::new(),
             verify: group.verify,
+            steady: steady_of(group)?,
         };
         for (param, text) in &flags_of(group)?.given {
             let axis = parse_axis(*param, text).map_err(|e| usage!("--group {name}: {e}"))?;
@@ -213,6 +239,9 @@ pub fn groups(base: &Workload, given: &[GroupArgs]) -> Result<Vec<Group>, UsageE
             .apply_single(&mut workload)
             .map_err(|e| usage!("--group {name}: {e}"))?;
         workload.verify |= group.verify;
+        if let Some(steady) = steady_of(group)? {
+            workload.steady = Some(steady);
+        }
         for param in [Param::Iodepth, Param::Batch] {
             if let (false, Some(given)) = (workload.engine.capabilities().queued, flags.get(param))
             {
@@ -339,11 +368,13 @@ mod tests {
                 name: "reader".into(),
                 args: os(&["--op", "read", "--bs", "8k"]),
                 verify: false,
+                steady: None,
             },
             GroupArgs {
                 name: "logger".into(),
                 args: os(&["--op", "write", "--rate-iops", "2000"]),
                 verify: false,
+                steady: None,
             },
         ];
         let made = groups(&base, &given).unwrap();
@@ -354,6 +385,7 @@ mod tests {
             name: "x".into(),
             args: os(&["--dir", "/tmp"]),
             verify: false,
+            steady: None,
         }];
         let error = groups(&base, &refused).unwrap_err().to_string();
         assert!(error.starts_with("--group x: "), "{error}");
@@ -362,6 +394,7 @@ mod tests {
             name: "q".into(),
             args: os(&["--iodepth", "8"]),
             verify: false,
+            steady: None,
         }];
         assert!(groups(&base, &queued).is_err());
     }

@@ -1,6 +1,7 @@
 //! `run`'s arguments turned into a validated plan: the workload, the refusals that depend on the command line alone, and the points (one workload, `--ops` phases, or groups) placed on the host or a guest.
 
 use super::{RunArgs, groups};
+use crate::plan::group::{Site, check_site};
 use crate::plan::sweep::Param;
 use crate::plan::{Op, PlannedPoint, RunPlan, UsageError, Workload};
 use crate::usage;
@@ -65,15 +66,6 @@ impl RunArgs {
                 "--verify on a read checks a file written with --verify (and kept with --keep) or an iSCSI LUN's region; give it with --file or --target iscsi://…"
             ));
         }
-        // Several jobs on one given file each go over all of it, as fio's
-        // `filename=F numjobs=N` does; they would overwrite each other's
-        // sealed blocks, so --verify keeps one job.
-        if self.file.is_some() && workload.jobs != 1 && workload.verify {
-            return Err(usage!(
-                "--jobs {} on one --file with --verify: the jobs overwrite each other's sealed blocks; verify with --jobs 1",
-                workload.jobs
-            ));
-        }
         let dir = match &self.file {
             Some(file) => match file.parent() {
                 Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
@@ -88,12 +80,6 @@ impl RunArgs {
         ops.sort_by_key(|op| op.sequence_rank());
         ops.dedup();
         let planned = if !self.groups.is_empty() {
-            if let Some(file) = &self.file {
-                return Err(usage!(
-                    "--group makes each group's files in --dir; --file {} is one workload's",
-                    file.display()
-                ));
-            }
             if !ops.is_empty() {
                 return Err(usage!(
                     "--ops runs phases of one tree; it cannot go with --group"
@@ -105,17 +91,14 @@ impl RunArgs {
                     .label
                     .clone()
                     .unwrap_or_else(|| crate::plan::group::describe_groups(&groups)),
-                workload: groups[0].workload.clone(),
                 round: None,
                 groups,
             }]
         } else if ops.is_empty() {
-            vec![PlannedPoint {
-                label: self.label.clone().unwrap_or_else(|| workload.describe()),
+            vec![PlannedPoint::alone(
+                self.label.clone().unwrap_or_else(|| workload.describe()),
                 workload,
-                round: None,
-                groups: Vec::new(),
-            }]
+            )]
         } else {
             if workload.items.is_none() {
                 return Err(usage!(
@@ -131,27 +114,25 @@ impl RunArgs {
                 };
                 phase.validate()?;
                 let described = phase.describe();
-                planned.push(PlannedPoint {
-                    label: match &self.label {
+                planned.push(PlannedPoint::alone(
+                    match &self.label {
                         Some(label) => format!("{label}: {described}"),
                         None => described,
                     },
-                    workload: phase,
-                    round: None,
-                    groups: Vec::new(),
-                });
+                    phase,
+                ));
             }
             planned
         };
-        let grouped = planned.iter().any(|p| !p.groups.is_empty());
+        if let Some(file) = &self.file {
+            let flag = format!("--file {}", file.display());
+            for point in &planned {
+                check_site(&point.groups, Site::Given { flag: &flag }, false)?;
+            }
+        }
         let (points, guest) = self
             .place
             .arrange(planned, self.params.get(Param::Machine).is_some())?;
-        if guest.is_some() && grouped {
-            return Err(usage!(
-                "groups run on the host; a guest point is one workload (drop --guest or --group)"
-            ));
-        }
         if guest.is_some() && (self.file.is_some() || self.target.is_some()) {
             return Err(usage!(
                 "a guest's disk is an image in --dir; it cannot go with --file or --target"

@@ -262,7 +262,7 @@ impl PlaceArgs {
             .transpose()?;
         let any_guest = points
             .iter()
-            .any(|p| p.workload.machine == crate::plan::Machine::Guest);
+            .any(|p| p.workload().machine == crate::plan::Machine::Guest);
         if spec.is_some() && machine_given && !any_guest {
             return Err(crate::usage!(
                 "--guest describes the guest of the points given --machine guest, and --machine names none: drop --guest, or give --machine host,guest"
@@ -276,11 +276,11 @@ impl PlaceArgs {
         };
         let has_guest = points
             .iter()
-            .any(|p| p.workload.machine == crate::plan::Machine::Guest);
+            .any(|p| p.workload().machine == crate::plan::Machine::Guest);
         let both = has_guest
             && points
                 .iter()
-                .any(|p| p.workload.machine == crate::plan::Machine::Host);
+                .any(|p| p.workload().machine == crate::plan::Machine::Host);
         let order = self.order.unwrap_or(Order {
             arrangement: if both {
                 Arrangement::Abba

@@ -23,7 +23,7 @@ fn app_work(
 }
 
 /// The record of one run from what the runner measured.
-pub fn command_run(index: u32, outcome: &crate::run::command::CommandOutcome) -> CommandRun {
+pub fn command_run(index: u32, outcome: &crate::command::CommandOutcome) -> CommandRun {
     use crate::gather::activity::{activity, devices};
     use crate::record::activity::AppWork;
     let samples = &outcome.samples;

@@ -1,6 +1,6 @@
 //! The wire between iolab and its agent in the guest: one JSON message per line, both ways, over a virtio-serial port (a Unix socket on the host's side), so no network is needed.
 
-use crate::plan::Workload;
+use crate::plan::group::Group;
 use crate::plan::guest::GuestSpec;
 use crate::record::Point;
 use crate::record::environment::Environment;
@@ -49,7 +49,8 @@ pub enum ToGuest {
     Point {
         /// The point's label.
         label: String,
-        workload: Box<Workload>,
+        /// What runs at once (one workload is one group).
+        groups: Vec<Group>,
     },
     /// Remove the files, unmount, answer `Stopped`, and power off.
     Stop,

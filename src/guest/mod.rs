@@ -13,7 +13,6 @@ pub mod qemu;
 pub mod stack;
 pub mod verdict;
 
-use crate::plan::Workload;
 use crate::plan::guest::{Accelerator, GuestFilesystem, GuestSpec, ImageFormat};
 use crate::record::Point;
 use channel::{FromGuest, Ready, ToGuest};
@@ -396,14 +395,14 @@ impl Guests {
     pub fn measure(
         &mut self,
         label: &str,
-        workload: &Workload,
+        groups: &[crate::plan::group::Group],
         ending: &dyn Fn() -> bool,
     ) -> Result<(Point, Vec<crate::record::guest::DeviceBytes>), GuestError> {
         self.boot(ending)?;
         let guest = self.running.as_mut().expect("booted above");
         let asked = ToGuest::Point {
             label: label.to_string(),
-            workload: Box::new(workload.clone()),
+            groups: groups.to_vec(),
         };
         let answer = guest
             .send(&asked)

@@ -7,7 +7,7 @@
 //! its own ramp. The repetition, warm-up, interval and machine settings are
 //! the point's, so every group shares them.
 
-use super::{Machine, UsageError, Workload};
+use super::{UsageError, Workload};
 use crate::usage;
 
 /// The most groups one point holds.
@@ -20,12 +20,28 @@ pub const MAX_GROUP_JOBS: u32 = 4096;
 pub const MAX_NAME_BYTES: usize = 64;
 
 /// One group of a point: its name and the workload its jobs run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Group {
     /// Names the group in tables, records and `--metric NAME.…`.
     pub name: String,
     /// What each of its `jobs` jobs does.
     pub workload: Workload,
+}
+
+impl Group {
+    /// A point of one workload: one group without a name.
+    pub fn alone(workload: Workload) -> Group {
+        Group {
+            name: String::new(),
+            workload,
+        }
+    }
+}
+
+/// Whether a point's `groups` are shown, recorded and named in messages
+/// as groups: several, or one the user named (a job file's one section).
+pub fn named(groups: &[Group]) -> bool {
+    groups.len() > 1 || groups.iter().any(|group| !group.name.is_empty())
 }
 
 /// What is wrong with a group name: names are printed, become keys of
@@ -62,12 +78,14 @@ pub fn name_problem(name: &str) -> Option<String> {
 }
 
 /// Refuses groups that cannot run as one point, naming the group: a bad or
-/// repeated name, a second group on a tree (a point holds one tree), a
-/// steady-state stop (one workload's), a guest,
+/// repeated name, a second group on a tree (a point holds one tree), a guest,
 /// settings that are the point's but differ, too many groups or jobs.
 pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
-    if groups.is_empty() {
-        return Err(usage!("a point of groups needs at least one group"));
+    match groups {
+        [] => return Err(usage!("a point needs at least one group")),
+        // One workload: nothing to name, nothing it is combined with.
+        [alone] if alone.name.is_empty() => return alone.workload.validate(),
+        _ => {}
     }
     if groups.len() > MAX_GROUPS {
         return Err(usage!(
@@ -104,10 +122,6 @@ pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
             Some(
                 "--verify checks the blocks a group's writes sealed; this group writes none (its files are new to the point, and a tree has no blocks)",
             )
-        } else if w.steady.is_some() {
-            Some("--steady stops one workload's jobs; it cannot go with groups")
-        } else if w.machine != Machine::Host {
-            Some("groups run on the host; a guest point is one workload")
         } else {
             None
         };
@@ -121,6 +135,7 @@ pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
             ("max-repeat", w.max_repeat != first.max_repeat),
             ("interval", w.interval_s != first.interval_s),
             ("same-draws", w.same_draws != first.same_draws),
+            ("machine", w.machine != first.machine),
         ];
         if let Some((setting, _)) = differs.iter().find(|(_, differs)| *differs) {
             return Err(usage!(
@@ -131,6 +146,55 @@ pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
         }
         w.validate()
             .map_err(|e| usage!("group {name}: {}", e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Where a point's groups do their I/O, as far as what they may combine
+/// goes: files iolab makes (in a directory or on an NFS export), or one
+/// target the user gave.
+#[derive(Clone, Copy, Debug)]
+pub enum Site<'a> {
+    /// Files iolab makes, and trees.
+    Made,
+    /// A file or device given with `--file` (`flag` names it), every job
+    /// over all of it, as fio's jobs sharing one `filename=`.
+    Given { flag: &'a str },
+    /// An iSCSI LUN (`flag` names it): one session, so one job.
+    Lun { flag: &'a str },
+}
+
+/// Refuses, in one line, what a point's `groups` cannot combine with where
+/// they run: several groups over MPI, a tree on a given target, more than
+/// one job on a LUN, and `--verify` where several jobs would overwrite
+/// each other's sealed blocks. The plan asks as soon as it knows the site;
+/// the runner asks again with what only it knows (the ranks).
+pub fn check_site(groups: &[Group], site: Site<'_>, distributed: bool) -> Result<(), UsageError> {
+    if distributed && groups.len() > 1 {
+        return Err(usage!(
+            "groups run on one machine; over MPI a point is one workload"
+        ));
+    }
+    let (Site::Given { flag } | Site::Lun { flag }) = site else {
+        return Ok(());
+    };
+    let jobs: u32 = groups.iter().map(|group| group.workload.jobs).sum();
+    if groups.iter().any(|group| group.workload.items.is_some()) {
+        return Err(usage!(
+            "--items makes a tree in --dir; it cannot go with {flag}"
+        ));
+    }
+    if matches!(site, Site::Lun { .. }) && jobs > 1 {
+        let asked = match groups {
+            [_] => format!("--jobs {jobs}"),
+            _ => format!("the {jobs} jobs of {} groups", groups.len()),
+        };
+        return Err(usage!("{flag} serves one job, not {asked}"));
+    }
+    if jobs > 1 && groups.iter().any(|group| group.workload.verify) {
+        return Err(usage!(
+            "--verify on {flag} with {jobs} jobs over it: they overwrite each other's sealed blocks; verify with one job"
+        ));
     }
     Ok(())
 }
@@ -163,7 +227,8 @@ mod tests {
     fn names_are_words_and_unique() {
         assert!(check_groups(&[group("reader", Op::Read), group("logger", Op::Write)]).is_ok());
         for bad in ["", "all", "1st", "a b", "a.b", "x\u{7}", "read"] {
-            let error = check_groups(&[group(bad, Op::Read)]).unwrap_err();
+            let error =
+                check_groups(&[group("first", Op::Read), group(bad, Op::Read)]).unwrap_err();
             assert!(error.to_string().contains("group name"), "{bad}: {error}");
         }
         let error = check_groups(&[group("a", Op::Read), group("a", Op::Write)]).unwrap_err();
@@ -189,10 +254,6 @@ mod tests {
                 .contains("group u: a point holds one tree"),
             "{error}"
         );
-        let mut steady = group("s", Op::Write);
-        steady.workload.steady = Some("bw:slope<1%/10s".parse().unwrap());
-        let error = check_groups(&[steady]).unwrap_err();
-        assert!(error.to_string().contains("group s: --steady"), "{error}");
         let mut verify = group("v", Op::Write);
         verify.workload.verify = true;
         assert!(check_groups(&[verify, group("r", Op::Read)]).is_ok());

@@ -515,6 +515,16 @@ pub struct RunPlan {
     pub progress: ProgressMode,
 }
 
+impl RunPlan {
+    /// Whether any group of any point writes.
+    pub fn writes(&self) -> bool {
+        self.points
+            .iter()
+            .flat_map(PlannedPoint::workloads)
+            .any(|workload| workload.op.writes())
+    }
+}
+
 /// When the live status line is drawn on stderr (`--progress`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ProgressMode {
@@ -532,25 +542,53 @@ pub enum ProgressMode {
 pub struct PlannedPoint {
     /// The label shown in tables and stored in the record.
     pub label: String,
-    /// What to measure.
-    pub workload: Workload,
     /// In a plan of rounds (`--rounds`; with a guest, each round boots it
     /// anew): the 0-based round this measurement of the point belongs to.
     pub round: Option<u32>,
-    /// A point of several workloads run at once (`--group`, a job file's
-    /// sections, a study's `[sweep.group.NAME]`): its groups, the first
-    /// being `workload`; empty for a point of one workload.
+    /// What runs at once, never empty: one workload is one group without a
+    /// name ([`Group::alone`](group::Group::alone)); `--group`, a job
+    /// file's sections and a study's `[sweep.group.NAME]` give several.
     pub groups: Vec<group::Group>,
 }
 
 impl PlannedPoint {
-    /// Every workload the point runs: its groups' (the first being
-    /// `workload`), or `workload` alone.
+    /// A point of one workload.
+    pub fn alone(label: String, workload: Workload) -> Self {
+        PlannedPoint {
+            label,
+            round: None,
+            groups: vec![group::Group::alone(workload)],
+        }
+    }
+
+    /// The first group's workload, whose repetition settings (repeat,
+    /// warm-ups, interval, rounds) every group shares: a point of one
+    /// workload's workload.
+    pub fn workload(&self) -> &Workload {
+        &self.groups[0].workload
+    }
+
+    /// [`PlannedPoint::workload`], to change.
+    pub fn workload_mut(&mut self) -> &mut Workload {
+        &mut self.groups[0].workload
+    }
+
+    /// Every workload the point runs, in group order.
     pub fn workloads(&self) -> impl Iterator<Item = &Workload> {
-        let alone = self.groups.is_empty().then_some(&self.workload);
-        alone
-            .into_iter()
-            .chain(self.groups.iter().map(|group| &group.workload))
+        self.groups.iter().map(|group| &group.workload)
+    }
+
+    /// Runs every group on `machine`.
+    pub fn set_machine(&mut self, machine: Machine) {
+        for group in &mut self.groups {
+            group.workload.machine = machine;
+        }
+    }
+
+    /// Whether the point is shown and recorded as groups: several, or one
+    /// the user named (a job file's one section).
+    pub fn grouped(&self) -> bool {
+        group::named(&self.groups)
     }
 }
 
@@ -613,7 +651,7 @@ pub fn cost(points: &[PlannedPoint]) -> Cost {
             .fold(None, |longest: Option<f64>, s| {
                 Some(longest.map_or(s, |l| l.max(s)))
             });
-        let w = &point.workload;
+        let w = point.workload();
         let repetitions = u128::from(w.warmup + w.max_repeat.unwrap_or(w.repeat).max(w.repeat));
         cost.adaptive |= w.until_ci.is_some();
         if let Some(seconds) = timed {
@@ -664,17 +702,15 @@ mod tests {
 
     #[test]
     fn small_direct_ios_are_costed_by_their_count_not_their_bytes() {
-        let point = |direct: bool| PlannedPoint {
-            label: String::new(),
-            workload: Workload {
+        let point = |direct: bool| {
+            let workload = Workload {
                 size: 64 << 20,
                 bs: 512,
                 direct,
                 op: Op::Write,
                 ..default_workload()
-            },
-            round: None,
-            groups: Vec::new(),
+            };
+            PlannedPoint::alone(String::new(), workload)
         };
         // 131,072 I/Os: 13.1 s at 10,000 a second; 0.64 s of bytes at 100 MiB/s.
         let direct = cost(&[point(true)]).seconds();

@@ -60,13 +60,16 @@ pub const MAX_ROUNDS: u32 = 100;
 /// With `--guest` and no `machine` axis: every point also in the guest,
 /// right after it on the host, each label saying where.
 pub fn add_guest_twins(points: Vec<PlannedPoint>) -> Vec<PlannedPoint> {
-    if points.iter().any(|p| p.workload.machine == Machine::Guest) {
+    if points
+        .iter()
+        .any(|p| p.workload().machine == Machine::Guest)
+    {
         return points;
     }
     let mut twinned = Vec::with_capacity(points.len() * 2);
     for point in points {
         let mut guest = point.clone();
-        guest.workload.machine = Machine::Guest;
+        guest.set_machine(Machine::Guest);
         guest.label = format!("{} machine=guest", point.label);
         twinned.push(PlannedPoint {
             label: format!("{} machine=host", point.label),
@@ -80,9 +83,12 @@ pub fn add_guest_twins(points: Vec<PlannedPoint>) -> Vec<PlannedPoint> {
 /// With `--guest mount=URL` and no `machine` axis: every point in the
 /// guest only, since the host has no twin of what the guest's kernel mounts.
 pub fn all_in_guest(mut points: Vec<PlannedPoint>) -> Vec<PlannedPoint> {
-    if !points.iter().any(|p| p.workload.machine == Machine::Guest) {
+    if !points
+        .iter()
+        .any(|p| p.workload().machine == Machine::Guest)
+    {
         for point in &mut points {
-            point.workload.machine = Machine::Guest;
+            point.set_machine(Machine::Guest);
         }
     }
     points
@@ -98,7 +104,9 @@ pub fn arrange(
     if !(1..=MAX_ROUNDS).contains(&rounds) {
         return Err(crate::usage!("--rounds {rounds}: give 1 to {MAX_ROUNDS}"));
     }
-    let has_guest = points.iter().any(|p| p.workload.machine == Machine::Guest);
+    let has_guest = points
+        .iter()
+        .any(|p| p.workload().machine == Machine::Guest);
     if order.arrangement == Arrangement::AsGiven && rounds == 1 && !has_guest {
         return Ok(points);
     }
@@ -106,7 +114,7 @@ pub fn arrange(
     let varies = |param: Param| {
         points
             .windows(2)
-            .any(|w| param.value_in(&w[0].workload) != param.value_in(&w[1].workload))
+            .any(|w| param.value_in(w[0].workload()) != param.value_in(w[1].workload()))
     };
     if order.arrangement != Arrangement::AsGiven && !varies(axis) {
         return Err(crate::usage!(
@@ -118,7 +126,7 @@ pub fn arrange(
     let mut blocks: Vec<Vec<PlannedPoint>> = Vec::new();
     let mut block_of: HashMap<String, usize> = HashMap::new();
     for point in points {
-        let mut key = point.workload.clone();
+        let mut key = point.workload().clone();
         axis.reset(&mut key);
         let key = serde_json::to_string(&key).unwrap_or_default();
         let at = *block_of.entry(key).or_insert_with(|| {
@@ -130,7 +138,7 @@ pub fn arrange(
     let seed = blocks
         .first()
         .and_then(|b| b.first())
-        .map_or(0, |p| p.workload.seed);
+        .map_or(0, |p| p.workload().seed);
     let mut arranged = Vec::new();
     for round in 0..rounds {
         for (number, block) in blocks.iter().enumerate() {
@@ -178,16 +186,12 @@ mod tests {
     use crate::plan::default_workload;
 
     fn point(label: &str, machine: Machine, bs: u64) -> PlannedPoint {
-        PlannedPoint {
-            label: label.to_string(),
-            workload: crate::plan::Workload {
-                machine,
-                bs,
-                ..default_workload()
-            },
-            round: None,
-            groups: Vec::new(),
-        }
+        let workload = crate::plan::Workload {
+            machine,
+            bs,
+            ..default_workload()
+        };
+        PlannedPoint::alone(label.to_string(), workload)
     }
 
     fn labels(points: &[PlannedPoint]) -> Vec<String> {
@@ -222,7 +226,7 @@ mod tests {
     #[test]
     fn any_axis_alternates_and_a_single_valued_one_is_refused() {
         let mut on = point("on", Machine::Host, 4096);
-        on.workload.direct = true;
+        on.workload_mut().direct = true;
         let off = point("off", Machine::Host, 4096);
         let arranged = arrange(
             vec![on.clone(), off.clone()],
@@ -247,8 +251,8 @@ mod tests {
         let arranged = arrange(points, "random".parse().unwrap(), 3).unwrap();
         assert_eq!(arranged.len(), 36);
         for pair in arranged.chunks(2) {
-            assert_eq!(pair[0].workload.bs, pair[1].workload.bs);
-            assert_ne!(pair[0].workload.machine, pair[1].workload.machine);
+            assert_eq!(pair[0].workload().bs, pair[1].workload().bs);
+            assert_ne!(pair[0].workload().machine, pair[1].workload().machine);
         }
         let plain = vec![point("x", Machine::Host, 4096)];
         assert_eq!(arrange(plain, Order::default(), 1).unwrap()[0].round, None);

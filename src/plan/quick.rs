@@ -64,12 +64,7 @@ pub fn quick_points(settings: QuickSettings, direct: DirectSupport) -> Vec<Plann
                 ..super::default_workload()
             };
             let verb = if op.writes() { "write" } else { "read" };
-            points.push(PlannedPoint {
-                label: format!("{name} {verb}"),
-                workload,
-                round: None,
-                groups: Vec::new(),
-            });
+            points.push(PlannedPoint::alone(format!("{name} {verb}"), workload));
         }
     }
     points
@@ -93,17 +88,17 @@ mod tests {
         let points = quick_points(settings(), DirectSupport::Honoured);
         assert_eq!(points.len(), 8);
         for point in &points {
-            point.workload.validate().unwrap();
-            assert!(point.workload.direct);
-            assert!(!point.workload.fsync_end);
+            point.workload().validate().unwrap();
+            assert!(point.workload().direct);
+            assert!(!point.workload().fsync_end);
         }
     }
 
     #[test]
     fn without_direct_writes_end_with_fsync() {
         for point in quick_points(settings(), DirectSupport::Unavailable) {
-            assert!(!point.workload.direct);
-            assert_eq!(point.workload.fsync_end, point.workload.op.writes());
+            assert!(!point.workload().direct);
+            assert_eq!(point.workload().fsync_end, point.workload().op.writes());
         }
     }
 }

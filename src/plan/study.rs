@@ -420,6 +420,7 @@ impl Study {
                     fixed: Vec::new(),
                     axes: Vec::new(),
                     verify: false,
+                    steady: None,
                 };
                 if let Some(problem) = super::group::name_problem(&spec.name) {
                     return Err(usage!(
@@ -571,7 +572,7 @@ where = ["bs>=4k"]
                 .label
                 .starts_with("direct: write seq 4KiB psync direct")
         );
-        assert!(points.iter().all(|p| p.workload.repeat == 2));
+        assert!(points.iter().all(|p| p.workload().repeat == 2));
         assert_eq!(
             plan(IOZONE).unwrap().len(),
             points.len(),
@@ -586,7 +587,7 @@ where = ["bs>=4k"]
                 "name = \"x\"\n[[sweep]]\nlabel = \"a\"\nop = \"write\"\nsize = \"64k\"\n{key} = 4\n"
             );
             let points = plan(&text).unwrap();
-            assert_eq!(points[0].workload.fsync_every, 4, "{key}");
+            assert_eq!(points[0].workload().fsync_every, 4, "{key}");
         }
     }
 
@@ -631,8 +632,13 @@ where = ["bs>=4k"]
             "[repeat]\ncount = 2\n",
             "[repeat]\ncount = 2\nsame_draws = true\n",
         );
-        assert!(plan(&text).unwrap().iter().all(|p| p.workload.same_draws));
-        assert!(plan(IOZONE).unwrap().iter().all(|p| !p.workload.same_draws));
+        assert!(plan(&text).unwrap().iter().all(|p| p.workload().same_draws));
+        assert!(
+            plan(IOZONE)
+                .unwrap()
+                .iter()
+                .all(|p| !p.workload().same_draws)
+        );
     }
 
     #[test]
@@ -645,9 +651,9 @@ where = ["bs>=4k"]
             .unwrap();
         assert_eq!(
             (
-                direct.workload.until_ci,
-                direct.workload.repeat,
-                direct.workload.max_repeat
+                direct.workload().until_ci,
+                direct.workload().repeat,
+                direct.workload().max_repeat
             ),
             (Some(0.02), 3, Some(8))
         );

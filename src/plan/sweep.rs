@@ -305,12 +305,7 @@ impl Sweep {
             workload
                 .validate()
                 .map_err(|e| usage!("point '{label}': {e}"))?;
-            points.push(PlannedPoint {
-                label,
-                workload,
-                round: None,
-                groups: Vec::new(),
-            });
+            points.push(PlannedPoint::alone(label, workload));
         }
         if points.is_empty() {
             let why = if dropped_by_constraint > 0 {
@@ -545,11 +540,11 @@ mod tests {
         .unwrap();
         // Files 64k..1m (5 sizes) × records 4k..min(size) → 5+6+7+8+9 = 35 cells × 4 ops.
         assert_eq!(points.len(), 35 * 4);
-        let first: Vec<&str> = points[..4].iter().map(|p| p.workload.op.name()).collect();
+        let first: Vec<&str> = points[..4].iter().map(|p| p.workload().op.name()).collect();
         assert_eq!(first, ["write", "rewrite", "read", "reread"]);
-        assert!(points.iter().all(|p| p.workload.bs <= p.workload.size));
+        assert!(points.iter().all(|p| p.workload().bs <= p.workload().size));
         assert_eq!(points[0].label, "write seq 4KiB psync file 64KiB");
-        let sizes: Vec<u64> = points.iter().map(|p| p.workload.size).collect();
+        let sizes: Vec<u64> = points.iter().map(|p| p.workload().size).collect();
         assert!(
             sizes.windows(2).all(|w| w[0] <= w[1]),
             "file size is the outer loop"
@@ -584,7 +579,7 @@ mod tests {
         .unwrap();
         let cells: Vec<(u64, u64)> = points
             .iter()
-            .map(|p| (p.workload.size >> 20, p.workload.bs >> 10))
+            .map(|p| (p.workload().size >> 20, p.workload().bs >> 10))
             .collect();
         assert_eq!(
             cells,
@@ -644,14 +639,14 @@ mod tests {
             match points {
                 Ok(points) => {
                     proptest::prop_assert_eq!(points.len(), cells * ops.len());
-                    proptest::prop_assert!(points.iter().all(|p| p.workload.bs <= p.workload.size));
+                    proptest::prop_assert!(points.iter().all(|p| p.workload().bs <= p.workload().size));
                     let labels: HashSet<&str> = points.iter().map(|p| p.label.as_str()).collect();
                     proptest::prop_assert_eq!(labels.len(), points.len());
                     for cell in points.chunks(ops.len()) {
-                        let names: Vec<&str> = cell.iter().map(|p| p.workload.op.name()).collect();
+                        let names: Vec<&str> = cell.iter().map(|p| p.workload().op.name()).collect();
                         proptest::prop_assert_eq!(&names, &ops);
-                        proptest::prop_assert!(cell.iter().all(|p| p.workload.size == cell[0].workload.size
-                            && p.workload.bs == cell[0].workload.bs));
+                        proptest::prop_assert!(cell.iter().all(|p| p.workload().size == cell[0].workload().size
+                            && p.workload().bs == cell[0].workload().bs));
                     }
                 }
                 Err(error) => {

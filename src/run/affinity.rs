@@ -33,12 +33,12 @@ pub fn pin(cpus: &CpuSet) -> io::Result<()> {
 /// Refuses, before anything is created, a point whose `--cpus` names a CPU
 /// this process may not run on.
 pub fn check_points(points: &[PlannedPoint]) -> Result<(), UsageError> {
-    let Some(asked) = points.iter().find_map(|p| p.workload.cpus) else {
+    let Some(asked) = points.iter().find_map(|p| p.workload().cpus) else {
         return Ok(());
     };
     let offered = offered().map_err(|e| usage!("--cpus {asked}: {e}"))?;
     for point in points {
-        if let Some(cpus) = point.workload.cpus {
+        if let Some(cpus) = point.workload().cpus {
             if let Some(missing) = cpus.cpus().find(|cpu| !offered.contains(*cpu)) {
                 return Err(usage!(
                     "--cpus {cpus}: CPU {missing} is not one this process may run on ({offered})"
@@ -73,12 +73,7 @@ mod tests {
         let beyond = crate::plan::cpus::MAX_CPUS - 1;
         let mut workload = crate::plan::default_workload();
         workload.cpus = CpuSet::from_cpus([beyond]);
-        let points = [PlannedPoint {
-            label: "p".to_string(),
-            workload,
-            round: None,
-            groups: Vec::new(),
-        }];
+        let points = [PlannedPoint::alone("p".to_string(), workload)];
         let error = check_points(&points).unwrap_err().to_string();
         assert!(
             error.contains(&format!("CPU {beyond} is not one")),

@@ -10,21 +10,29 @@ use super::{FileSet, JobTarget, Laid, Layout, RunError, Session, TargetInfo, tog
 use crate::plan::{Op, Workload};
 use crate::usage;
 
+/// The number the first file of the group in place `group` is named by:
+/// each group has a range of
+/// [`MAX_GROUP_JOBS`](crate::plan::group::MAX_GROUP_JOBS) numbers, so a set
+/// kept from the point before never holds a name another group's new set
+/// needs.
+pub(super) fn first_job(group: usize) -> u32 {
+    group as u32 * crate::plan::group::MAX_GROUP_JOBS
+}
+
 impl Session {
+    /// Makes (or keeps from the point before) the files of the group in
+    /// place `group`, or checks the given target for it; checks O_DIRECT and
+    /// trims on them, and lays them out when its op reads existing data.
     pub(super) fn prepare_files(
         &mut self,
+        group: usize,
         workload: &Workload,
         target: &mut TargetInfo,
     ) -> Result<(), RunError> {
-        if let Some(set) = self.files.as_ref().filter(|set| set.given) {
+        if let Some(set) = self.given.as_ref() {
             let given = given_flag(set.files[0].as_ref());
             // A LUN is written in place: its region is the "new file".
             let lun = set.files[0].kind() == TargetKind::Lun;
-            // A LUN's jobs each log in with a session of their own; one
-            // region serves one. A file or device serves every job whole.
-            if lun && workload.jobs != 1 {
-                return Err(usage!("{given} serves one job, not --jobs {}", workload.jobs).into());
-            }
             if workload.op == Op::Write && !lun {
                 return Err(usage!(
                     "{given} is one existing file: --op write creates a new one; use --op rewrite"
@@ -56,32 +64,32 @@ impl Session {
         }
         let shared = self.shared();
         let wanted_files = if shared { 1 } else { workload.jobs as usize };
-        let reusable = self.files.as_ref().is_some_and(|set| {
+        let reusable = self.set(group).is_some_and(|set| {
             set.given || (set.size == workload.size && set.files.len() == wanted_files)
         });
         // Ranks agree, so they all create (or all keep) their files together.
         let reusable = !self.peers.any(!reusable);
-        let layout = self.layout(workload);
+        let layout = self.layout(group, workload);
         if !reusable {
-            self.release_data_files();
-            let created = self.create_files(workload, layout, shared);
+            self.release_made(group);
+            let created = self.create_files(group, workload, layout, shared);
             self.together(created)?;
             if shared {
                 // Rank 0 created the file above; the others open it now.
-                let opened = self.open_shared();
+                let opened = self.open_shared(group);
                 self.together(opened)?;
             }
         }
         let checked = self
-            .check_direct(workload, target)
-            .and_then(|()| self.check_trims(workload, target));
-        let laid_out = checked.and_then(|()| self.lay_out(workload, layout));
+            .check_direct(group, workload, target)
+            .and_then(|()| self.check_trims(group, workload, target));
+        let laid_out = checked.and_then(|()| self.lay_out(group, workload, layout));
         self.together(laid_out)?;
         if layout.reordered_first_job.is_some() && !shared {
             // After every rank laid out: the files this rank reads.
-            let opened = self.open_others(workload, layout);
+            let opened = self.open_others(group, workload, layout);
             self.together(opened)?;
-            let set = self.files.as_ref().expect("files were prepared");
+            let set = self.set(group).expect("files were prepared");
             target.files = set.others.iter().map(|f| f.path().to_path_buf()).collect();
         }
         Ok(())
@@ -90,6 +98,7 @@ impl Session {
     /// Creates this rank's files: one per job, or the shared file on rank 0.
     fn create_files(
         &mut self,
+        group: usize,
         workload: &Workload,
         layout: Layout,
         shared: bool,
@@ -113,7 +122,10 @@ impl Session {
                 }
             }
         }
-        self.files = Some(FileSet {
+        if self.made.len() <= group {
+            self.made.resize_with(group + 1, || None);
+        }
+        self.made[group] = Some(FileSet {
             size: workload.size,
             files,
             laid_out: Laid::No,
@@ -127,17 +139,28 @@ impl Session {
     }
 
     /// On ranks other than 0: opens the shared file rank 0 created.
-    fn open_shared(&mut self) -> Result<(), RunError> {
-        let set = self.files.as_mut().expect("files were just prepared");
-        if set.files.is_empty() {
-            let file = self.dir.open_peer(0, true).map_err(RunError::Setup)?;
-            set.files.push(file);
-        }
+    fn open_shared(&mut self, group: usize) -> Result<(), RunError> {
+        let number = first_job(group);
+        let file = match self.set(group) {
+            Some(set) if set.files.is_empty() => {
+                self.dir.open_peer(number, true).map_err(RunError::Setup)?
+            }
+            _ => return Ok(()),
+        };
+        self.set_mut(group)
+            .expect("files were just prepared")
+            .files
+            .push(file);
         Ok(())
     }
 
     /// Under `--reorder`: opens the files of the rank whose data this one reads.
-    fn open_others(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
+    fn open_others(
+        &mut self,
+        group: usize,
+        workload: &Workload,
+        layout: Layout,
+    ) -> Result<(), RunError> {
         let first = layout
             .reordered_first_job
             .expect("only called when reordering");
@@ -145,17 +168,18 @@ impl Session {
         for job in first..first + workload.jobs {
             others.push(self.dir.open_peer(job, false).map_err(RunError::Setup)?);
         }
-        self.files.as_mut().expect("files were prepared").others = others;
+        self.set_mut(group).expect("files were prepared").others = others;
         Ok(())
     }
 
     /// Checks O_DIRECT on the files and notes the alignment in `target`.
     fn check_direct(
         &mut self,
+        group: usize,
         workload: &Workload,
         target: &mut TargetInfo,
     ) -> Result<(), RunError> {
-        let set = self.files.as_ref().expect("files were just prepared");
+        let set = self.set(group).expect("files were just prepared");
         target.files = set.files.iter().map(|f| f.path().to_path_buf()).collect();
         if !workload.direct {
             return Ok(());
@@ -197,11 +221,16 @@ impl Session {
     /// Refuses trims the target cannot take (a file system that cannot
     /// punch holes, a device that cannot discard) before any I/O, rather
     /// than failing the first timed trim.
-    fn check_trims(&mut self, workload: &Workload, target: &TargetInfo) -> Result<(), RunError> {
+    fn check_trims(
+        &mut self,
+        group: usize,
+        workload: &Workload,
+        target: &TargetInfo,
+    ) -> Result<(), RunError> {
         if !workload.directions().trims() {
             return Ok(());
         }
-        let set = self.files.as_ref().expect("files were just prepared");
+        let set = self.set(group).expect("files were just prepared");
         let Some(why) = set.files[0].why_trims_fail() else {
             return Ok(());
         };
@@ -215,8 +244,14 @@ impl Session {
 
     /// Writes the files (or this rank's regions of the shared file) when the
     /// op reads existing data.
-    pub(super) fn lay_out(&mut self, workload: &Workload, layout: Layout) -> Result<(), RunError> {
-        let set = self.files.as_mut().expect("files were just prepared");
+    pub(super) fn lay_out(
+        &mut self,
+        group: usize,
+        workload: &Workload,
+        layout: Layout,
+    ) -> Result<(), RunError> {
+        let interrupt = self.interrupt.clone();
+        let set = self.set_mut(group).expect("files were just prepared");
         // A read that verifies checks what an earlier --verify write left:
         // laying the files out would replace it.
         let verifying_read = workload.verify && !workload.op.writes();
@@ -241,16 +276,13 @@ impl Session {
         super::live::set_phase(super::live::Phase::LayingOut);
         for job in job_targets(set, workload, own) {
             let (file, base) = (job.file, job.base);
-            file.lay_out(
-                base,
-                workload.size,
-                Fill::of(workload),
-                self.interrupt.flag(),
-            )
-            .map_err(|error| match self.interrupt.signal() {
-                Some(signal) => RunError::Interrupted(signal),
-                None => RunError::Setup(format!("laying out {}: {error}", file.path().display())),
-            })?;
+            file.lay_out(base, workload.size, Fill::of(workload), interrupt.flag())
+                .map_err(|error| match interrupt.signal() {
+                    Some(signal) => RunError::Interrupted(signal),
+                    None => {
+                        RunError::Setup(format!("laying out {}: {error}", file.path().display()))
+                    }
+                })?;
         }
         set.laid_out = Laid::With(workload.data);
         set.fresh = false;

@@ -168,19 +168,27 @@ pub(super) fn run_crews(
     let lead = crews[0].pass;
     let (interrupt, timed) = (lead.interrupt, lead.timed);
     let total_jobs: u32 = crews.iter().map(|c| c.pass.workload.jobs).sum();
-    // A steady-state stop is one workload's (groups refuse it).
-    let steady_workload = (crews.len() == 1).then_some(lead.workload);
-    let met: std::sync::Arc<[AtomicBool]> =
-        (0..total_jobs).map(|_| AtomicBool::new(false)).collect();
+    // A steady-state stop ends the pass once every job of every group
+    // with a criterion meets its group's; a group without one does not
+    // hold the stop back (its jobs count as met from the start).
+    let met: std::sync::Arc<[AtomicBool]> = crews
+        .iter()
+        .flat_map(|crew| {
+            let free = crew.pass.workload.steady.is_none();
+            (0..crew.pass.workload.jobs).map(move |_| AtomicBool::new(free))
+        })
+        .collect();
     let reached_at = std::sync::Arc::new(AtomicU64::new(0));
-    let steady = steady_workload
-        .and_then(|w| w.steady)
-        .filter(|_| timed)
-        .map(|criterion| recorder::Steady {
-            criterion,
-            met: met.clone(),
-            reached_at: reached_at.clone(),
-        });
+    let steady_of = |workload: &Workload| {
+        workload
+            .steady
+            .filter(|_| timed)
+            .map(|criterion| recorder::Steady {
+                criterion,
+                met: met.clone(),
+                reached_at: reached_at.clone(),
+            })
+    };
     let gate = StartGate::new(
         total_jobs as usize + usize::from(watch.is_some()) + usize::from(!peers.alone()),
     );
@@ -243,7 +251,7 @@ pub(super) fn run_crews(
                 let Some(memory) = memories.next().filter(|_| start_failure.is_none()) else {
                     break 'spawn;
                 };
-                let steady = steady.clone().map(|s| (s, job as usize));
+                let steady = steady_of(pass.workload).map(|s| (s, number as usize));
                 let spawned = std::thread::Builder::new()
                     .name(format!("iolab-job-{number}"))
                     .spawn_scoped(scope, move || match work {

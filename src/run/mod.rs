@@ -11,12 +11,10 @@ pub mod buffer;
 pub mod cache;
 pub mod calls;
 pub mod client;
-pub mod command;
 pub mod coverage;
 pub mod device;
 mod files;
 pub mod gate;
-pub mod groups;
 mod jobs;
 pub mod kept;
 pub mod live;
@@ -30,7 +28,6 @@ pub mod recorder;
 pub mod scratch;
 pub mod signals;
 pub mod space;
-pub mod spawn;
 pub mod spec;
 pub mod target;
 pub mod timing;
@@ -48,6 +45,7 @@ use crate::usage;
 use cache::Residency;
 use files::given_flag;
 use peers::{Peers, RankOutcome};
+pub use point::GroupOutcome;
 use prepare::{DirectAlignment, DirectCapability};
 use recorder::JobOutcome;
 use scratch::{Ownership, ScratchDir};
@@ -210,7 +208,7 @@ pub struct PointOutcome {
     pub repetitions: Vec<RepetitionOutcome>,
     /// A point of groups: each group, whose jobs are the repetitions'
     /// in this order; empty for a point of one workload.
-    pub groups: Vec<groups::GroupOutcome>,
+    pub groups: Vec<GroupOutcome>,
 }
 
 impl PointOutcome {
@@ -302,6 +300,16 @@ impl ReadPass {
     }
 }
 
+impl FileSet {
+    /// Removes the files iolab made (a given target is only closed), or
+    /// under `keep` leaves them and says where.
+    fn release(self, keep: bool) {
+        for file in self.files {
+            file.release(keep);
+        }
+    }
+}
+
 /// Where one job does its I/O: a file and the offset of its region.
 #[derive(Clone, Copy)]
 struct JobTarget<'a> {
@@ -313,14 +321,15 @@ struct JobTarget<'a> {
 pub struct Session {
     dir: Box<dyn Space>,
     interrupt: Interrupt,
-    files: Option<FileSet>,
-    /// A point of groups' file sets, one per group (`None` for a group
-    /// that uses no files), kept between points of the same groups' shapes.
-    group_files: Vec<Option<FileSet>>,
-    /// While one group's files are prepared: the number of its first job
-    /// among all groups' jobs, which its files are named by.
-    job_offset: u32,
-    /// A metadata workload's tree, kept between points of the same shape.
+    /// The file, device or LUN the user gave (`--file`, `--target
+    /// iscsi://…`): every group of every point works on it.
+    given: Option<FileSet>,
+    /// The files iolab made for each group of the current point, by the
+    /// group's place (`None` for a group without files), kept between
+    /// points whose group in that place has the same size and job count.
+    made: Vec<Option<FileSet>>,
+    /// The tree of the point's metadata group, kept between points of the
+    /// same shape.
     tree: Option<tree::Held>,
     /// Trees this session made and released: the next one's name is new, so
     /// a tree left for safety (it held what iolab did not make) never
@@ -370,9 +379,8 @@ impl Session {
         Session {
             dir,
             interrupt,
-            files: None,
-            group_files: Vec::new(),
-            job_offset: 0,
+            given: None,
+            made: Vec::new(),
             tree: None,
             tree_serial: 0,
             keep: false,
@@ -458,10 +466,8 @@ impl Session {
     /// The path whose storage the result describes: the device or LUN
     /// under test, or the directory.
     pub fn measured_path(&self) -> &Path {
-        match &self.files {
-            Some(set) if set.given && set.files[0].kind() != TargetKind::File => {
-                set.files[0].path()
-            }
+        match &self.given {
+            Some(set) if set.files[0].kind() != TargetKind::File => set.files[0].path(),
             _ => self.dir.path(),
         }
     }
@@ -473,7 +479,7 @@ impl Session {
         self.release_files();
         let writable = matches!(lun.ownership(), Ownership::Given { writable: true });
         self.use_given(lun)?;
-        if let Some(set) = self.files.as_mut() {
+        if let Some(set) = self.given.as_mut() {
             set.laid_out = if writable { Laid::No } else { Laid::AsGiven };
         }
         Ok(())
@@ -483,7 +489,7 @@ impl Session {
         let size = file
             .length()
             .map_err(|e| usage!("{}: {e}", given_flag(file.as_ref())))?;
-        self.files = Some(FileSet {
+        self.given = Some(FileSet {
             size,
             files: vec![file],
             laid_out: Laid::AsGiven,
@@ -564,7 +570,6 @@ impl Session {
     fn discard_files(&mut self) {
         self.keep = false;
         self.release_files();
-        self.release_group_files();
     }
 
     /// Removes the files iolab created, or under `--keep` leaves them and says where.
@@ -573,12 +578,39 @@ impl Session {
         self.release_tree();
     }
 
-    /// Removes the data files iolab created (or keeps them under `--keep`).
+    /// Removes the data files iolab created (or keeps them under `--keep`),
+    /// and lets go of a given target.
     fn release_data_files(&mut self) {
-        if let Some(set) = self.files.take() {
-            for file in set.files {
-                file.release(self.keep);
-            }
+        for group in 0..self.made.len() {
+            self.release_made(group);
+        }
+        self.made.clear();
+        if let Some(set) = self.given.take() {
+            set.release(self.keep);
+        }
+    }
+
+    /// Removes the files iolab made for the group in place `group` (or
+    /// keeps them under `--keep`).
+    fn release_made(&mut self, group: usize) {
+        if let Some(set) = self.made.get_mut(group).and_then(Option::take) {
+            set.release(self.keep);
+        }
+    }
+
+    /// The files the group in place `group` works on: the given target, or
+    /// those made for it.
+    fn set(&self, group: usize) -> Option<&FileSet> {
+        self.given
+            .as_ref()
+            .or_else(|| self.made.get(group)?.as_ref())
+    }
+
+    /// [`Session::set`], to change.
+    fn set_mut(&mut self, group: usize) -> Option<&mut FileSet> {
+        match self.given.as_mut() {
+            Some(set) => Some(set),
+            None => self.made.get_mut(group)?.as_mut(),
         }
     }
 }
@@ -586,7 +618,6 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.release_files();
-        self.release_group_files();
     }
 }
 

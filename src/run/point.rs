@@ -1,55 +1,112 @@
-//! Measuring one point (`Session::run_point`): its repetitions in order, each with its files renewed or laid out, its cache treated and checked, its jobs run with the sampler beside them, and its outcome kept — until the repetitions asked for are done, the interval is tight enough, or a signal ends it.
+//! Measuring one point (`Session::run_point`). A point is a non-empty list of groups — one workload is one group — run at once: each group's site prepared (its files made or kept, the given file, device or LUN, or the point's one tree), then the repetitions in order — each group's files renewed or sealed, its cache treated and checked, every group's jobs released together on one clock with the sampler beside them, each group's writes verified and what its files hold kept — until the repetitions asked for are done, the interval is tight enough, or a signal ends it.
 
 use super::cache::Residency;
-use super::files::{job_targets, renew_files};
+use super::files::{first_job, given_flag, job_targets, renew_files};
 use super::target::TargetKind;
 use super::{
-    EnoughRule, Laid, Layout, PointOutcome, ReadPass, RepetitionOutcome, RepetitionStatus,
-    RunError, Session, TargetInfo, together, treat_cache, verify_targets,
+    EnoughRule, JobTarget, Laid, Layout, PointOutcome, ReadPass, RepetitionOutcome,
+    RepetitionStatus, RunError, Session, TargetInfo, together, treat_cache, verify_targets,
 };
 use super::{jobs, live, peers, prepare, verify};
+use crate::plan::group::{Group, Site, check_groups, check_site, named};
+use crate::plan::tree::ItemOp;
 use crate::plan::{CacheMode, Op, Workload};
+use crate::usage;
+
+/// One group of a measured point: its name, workload, where its jobs ran,
+/// and how many of the repetition's jobs (in order, after the groups
+/// before it) are its own.
+#[derive(Clone, Debug)]
+pub struct GroupOutcome {
+    /// The group's name.
+    pub name: String,
+    pub workload: Workload,
+    /// Its files, open flags and O_DIRECT alignment.
+    pub target: TargetInfo,
+    /// Its jobs: `jobs` outcomes of each repetition, after the earlier groups'.
+    pub jobs: u32,
+}
+
+/// A group's seed for repetition `index`: groups of the same workload draw
+/// other offsets, sizes and data, as fio's jobs do. The first group's is
+/// the workload's own.
+fn group_draw_seed(workload: &Workload, group: usize, index: u32) -> u64 {
+    workload.draw_seed(index) ^ (group as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)
+}
 
 impl Session {
-    /// Measures one point: prepares files, then runs warm-ups and repetitions.
+    /// Measures one point of `groups` (one workload is one group): each
+    /// group's files or tree prepared, then warm-ups and repetitions, each
+    /// repetition's jobs of every group released together.
     ///
-    /// In a distributed run every rank calls this with the same workload; the
+    /// In a distributed run every rank calls this with the same groups; the
     /// collective steps (agreement after each phase of preparation, the
     /// common start, the exchange and the decision after each repetition)
     /// are taken on every path, failures included, so no rank waits forever.
-    pub fn run_point(
-        &mut self,
-        label: &str,
-        workload: &Workload,
-    ) -> Result<PointOutcome, RunError> {
-        workload.validate()?;
-        // A point of groups' files are not this point's.
-        self.release_group_files();
-        let filesystem = match &self.files {
-            Some(set) if set.given && set.files[0].kind() == TargetKind::BlockDevice => {
+    pub fn run_point(&mut self, label: &str, groups: &[Group]) -> Result<PointOutcome, RunError> {
+        check_groups(groups)?;
+        self.check_site(groups)?;
+        let naming = Naming(named(groups));
+        let engines_ready = groups.iter().try_for_each(|group| {
+            group
+                .workload
+                .engine
+                .available()
+                .map_err(|e| naming.name(&group.name, RunError::Setup(e)))
+        });
+        self.together(engines_ready)?;
+        // Sites beyond this point's groups are not its own: files released
+        // (a dropped set would leave its files behind), the tree unless a
+        // group works on one.
+        for place in groups.len()..self.made.len() {
+            self.release_made(place);
+        }
+        self.made.truncate(groups.len());
+        if groups.iter().all(|group| group.workload.items.is_none()) {
+            self.release_tree();
+        }
+        let filesystem = match &self.given {
+            Some(set) if set.files[0].kind() == TargetKind::BlockDevice => {
                 "block device".to_string()
             }
             _ => self.dir.filesystem(),
         };
-        let mut target = TargetInfo::before(self.dir.path(), filesystem, workload);
-        let engine_ready = workload.engine.available().map_err(RunError::Setup);
-        self.together(engine_ready)?;
-        if workload.items.is_some() {
-            if self.files.as_ref().is_some_and(|set| set.given) {
-                return Err(crate::usage!(
-                    "--items makes a tree in --dir; it cannot go with --file or a LUN"
-                )
-                .into());
-            }
-            self.release_data_files();
-            target.open_flags = None;
-            self.prepare_tree(workload, &mut target)?;
-        } else if workload.uses_files() {
-            // A tree kept from the points before is not this point's.
-            self.release_tree();
-            self.prepare_files(workload, &mut target)?;
+        let mut sites = Vec::new();
+        for (place, group) in groups.iter().enumerate() {
+            let workload = &group.workload;
+            let mut target = TargetInfo::before(self.dir.path(), filesystem.clone(), workload);
+            let prepared = if workload.items.is_some() {
+                self.release_made(place);
+                target.open_flags = None;
+                self.prepare_tree(workload, &mut target)
+            } else if workload.uses_files() {
+                self.prepare_files(place, workload, &mut target)
+            } else {
+                self.release_made(place);
+                Ok(())
+            };
+            prepared.map_err(|error| naming.name(&group.name, error))?;
+            sites.push(GroupOutcome {
+                name: group.name.clone(),
+                workload: workload.clone(),
+                target,
+                jobs: workload.jobs,
+            });
         }
-        let mut repetitions = Repetitions::new(workload, self.enough);
+        let target = match sites.as_slice() {
+            [alone] => alone.target.clone(),
+            _ => TargetInfo {
+                files: sites
+                    .iter()
+                    .flat_map(|g| g.target.files.iter().cloned())
+                    .collect(),
+                open_flags: None,
+                tree: sites.iter().find_map(|g| g.target.tree.clone()),
+                ..sites[0].target.clone()
+            },
+        };
+        let lead = &groups[0].workload;
+        let mut repetitions = Repetitions::new(lead, self.enough);
         let peers = self.peers.clone();
         for index in 0..repetitions.most() {
             let interrupted = self.interrupt.is_set();
@@ -70,18 +127,18 @@ impl Session {
                 }
                 repetitions.done.push(RepetitionOutcome::failed_early(
                     index,
-                    index < workload.warmup,
+                    index < lead.warmup,
                     error.to_string(),
                 ));
                 break;
             }
-            let repetition = match self.run_repetition(workload, &target, index) {
+            let repetition = match self.repetition(&sites, &target, index, naming) {
                 Ok(repetition) => peers.gather(repetition),
                 Err(error) if peers.alone() => return Err(error),
                 // The other ranks are at the common start: meet them there.
                 Err(error) => peers.gather(RepetitionOutcome::failed_early(
                     index,
-                    index < workload.warmup,
+                    index < lead.warmup,
                     error.to_string(),
                 )),
             };
@@ -91,13 +148,32 @@ impl Session {
                 break;
             }
         }
-        repetitions.outcome(self.interrupt.signal(), label, target)
+        let mut outcome = repetitions.outcome(self.interrupt.signal(), label, target)?;
+        if naming.0 {
+            outcome.groups = sites;
+        }
+        Ok(outcome)
+    }
+
+    /// What a point's groups may combine with this session's site and
+    /// ranks ([`check_site`]).
+    fn check_site(&self, groups: &[Group]) -> Result<(), RunError> {
+        let flag = self
+            .given
+            .as_ref()
+            .map(|given| (given_flag(given.files[0].as_ref()), given.files[0].kind()));
+        let site = match &flag {
+            None => Site::Made,
+            Some((flag, TargetKind::Lun)) => Site::Lun { flag },
+            Some((flag, _)) => Site::Given { flag },
+        };
+        Ok(check_site(groups, site, !self.peers.alone())?)
     }
 
     /// What now lives on a given device or LUN this run was allowed to
     /// overwrite, named; `None` when nothing does, or nothing is written.
     pub(super) fn found_in_use(&self) -> Option<String> {
-        let set = self.files.as_ref().filter(|set| set.given)?;
+        let set = self.given.as_ref()?;
         set.files.iter().find_map(|file| file.found_in_use())
     }
 
@@ -107,14 +183,15 @@ impl Session {
         together(self.peers.as_ref(), local)
     }
 
-    /// Where this rank's jobs do their I/O for `workload`.
-    pub(super) fn layout(&self, workload: &Workload) -> Layout {
+    /// Where this rank's jobs of the group in place `group` do their I/O.
+    pub(super) fn layout(&self, group: usize, workload: &Workload) -> Layout {
         let peers = &self.peers;
         let shift = peers.spread().reorder_shift;
+        let first = first_job(group);
         Layout {
-            first_job: self.job_offset + peers.rank() * workload.jobs,
+            first_job: first + peers.rank() * workload.jobs,
             reordered_first_job: (shift > 0 && !workload.op.writes())
-                .then(|| (peers.rank() + shift) % peers.size() * workload.jobs),
+                .then(|| first + (peers.rank() + shift) % peers.size() * workload.jobs),
         }
     }
 
@@ -123,176 +200,301 @@ impl Session {
         self.peers.spread().shared_file
     }
 
-    pub(super) fn run_repetition(
+    /// One repetition of a point: each group's files renewed (a write's) or
+    /// sealed again (a mix that verifies) and its cache treated, the untimed
+    /// first read of a reread, the tree group's items made as its op needs;
+    /// then every group's jobs released together, and afterwards each
+    /// group's writes verified and what its files and the tree hold kept.
+    fn repetition(
         &mut self,
-        workload: &Workload,
+        groups: &[GroupOutcome],
         target: &TargetInfo,
         index: u32,
+        naming: Naming,
     ) -> Result<RepetitionOutcome, RunError> {
-        if workload.items.is_some() {
-            return self.tree_repetition(workload, index);
-        }
-        let warmup = index < workload.warmup;
+        let lead = &groups[0].workload;
+        let warmup = index < lead.warmup;
         live::set_repetition(u64::from(index) + 1);
         live::set_phase(live::Phase::Preparing);
         // This repetition's own draws; the files, their layout and the
         // checks stay the workload's.
-        let drawn = Workload {
-            seed: workload.draw_seed(index),
-            ..workload.clone()
-        };
+        let drawn: Vec<Workload> = groups
+            .iter()
+            .enumerate()
+            .map(|(place, group)| Workload {
+                seed: group_draw_seed(&group.workload, place, index),
+                ..group.workload.clone()
+            })
+            .collect();
+        let layouts: Vec<Layout> = groups
+            .iter()
+            .enumerate()
+            .map(|(place, group)| self.layout(place, &group.workload))
+            .collect();
         let interrupt = self.interrupt.clone();
         let peers = self.peers.clone();
         let peers = peers.as_ref();
-        let layout = self.layout(workload);
-        // A mix that verifies starts every repetition from a freshly sealed
-        // layout: the check afterwards tells this repetition's writes from
-        // the layout's blocks, and each repetition draws other blocks.
-        if index > 0 && self.files.is_some() && prepare::Fill::seals(workload) {
-            let sealed = self.lay_out(workload, layout);
-            self.together(sealed)?;
-        }
-        let watch = self.sample.then_some(&self.watch);
         let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
         outcome.status = RepetitionStatus::Ok;
-        outcome.draw_seed = Some(drawn.seed);
-        let Some(set) = self.files.as_mut() else {
-            let run = jobs::run_jobs(
-                jobs::Pass {
-                    run_id: self.dir.run_id(),
-                    workload: &drawn,
-                    interrupt: &interrupt,
-                    timed: true,
-                    write_back: false,
-                },
-                jobs::Work::Files(None),
-                target,
-                watch,
-                peers,
-            );
-            outcome.status = run.status();
-            (outcome.jobs, outcome.samples, outcome.steady_at) =
-                (run.outcomes, run.samples, run.steady_at);
-            return Ok(outcome);
-        };
-        if workload.op == Op::Write && !set.given {
-            renew_files(self.dir.as_ref(), set, workload, layout, peers)?;
-        }
-        // IOzone's reread is the read right after a read: when the last
-        // thing done to these files was that read, made the same way, and
-        // the cache is left as it was, it is not read again first.
-        let read_just_before = matches!(workload.cache, CacheMode::Keep | CacheMode::Clean)
-            && set.read_pass.is_some()
-            && set.read_pass == ReadPass::of(workload);
-        set.read_pass = None;
-        let targets = job_targets(set, workload, layout);
-        if let Err(message) = treat_cache(&targets, workload, &interrupt) {
-            // Warming reads the whole file and stops early on a signal.
-            outcome.status = if interrupt.is_set() {
+        outcome.draw_seed = Some(drawn[0].seed);
+        let failed = |message: String| {
+            if interrupt.is_set() {
                 RepetitionStatus::Interrupted
             } else {
                 RepetitionStatus::Failed(message)
+            }
+        };
+        let mut read_just_before = vec![false; groups.len()];
+        for (place, group) in groups.iter().enumerate() {
+            let workload = &group.workload;
+            let Some(set) = self.set(place) else { continue };
+            let given = set.given;
+            // A mix that verifies starts every repetition from a freshly
+            // sealed layout: the check afterwards tells this repetition's
+            // writes from the layout's blocks, and each draws other blocks.
+            if index > 0 && prepare::Fill::seals(workload) {
+                let sealed = self.lay_out(place, workload, layouts[place]);
+                self.together(sealed)
+                    .map_err(|error| naming.name(&group.name, error))?;
+            }
+            // The set by its field, beside the space it renews files in.
+            let set = match self.given.as_mut() {
+                Some(set) => set,
+                None => self.made[place].as_mut().expect("the group has files"),
             };
+            if workload.op == Op::Write && !given {
+                renew_files(self.dir.as_ref(), set, workload, layouts[place], peers)
+                    .map_err(|error| naming.name(&group.name, error))?;
+            }
+            // IOzone's reread is the read right after a read: when the last
+            // thing done to these files was that read, made the same way,
+            // and the cache is left as it was, it is not read again first.
+            read_just_before[place] = matches!(workload.cache, CacheMode::Keep | CacheMode::Clean)
+                && set.read_pass.is_some()
+                && set.read_pass == ReadPass::of(workload);
+            set.read_pass = None;
         }
-        if workload.op == Op::Reread
-            && !read_just_before
-            && matches!(outcome.status, RepetitionStatus::Ok)
-        {
-            // The read whose cache the timed reread inherits: same engine and pattern, one pass.
-            let first_read = Workload {
-                runtime_s: None,
-                ramp_s: 0.0,
-                ..drawn.clone()
+        let mut targets = self.targets(groups.len(), &drawn, &layouts);
+        // Unknown when no group has files, or one target's cache cannot be seen.
+        let mut residency = targets.iter().any(Option::is_some).then(Residency::default);
+        for (place, group) in groups.iter().enumerate() {
+            let Some(targets) = &targets[place] else {
+                continue;
             };
-            outcome.status = jobs::run_jobs(
-                jobs::Pass {
+            let workload = &drawn[place];
+            // Warming reads the whole file and stops early on a signal.
+            if let Err(message) = treat_cache(targets, workload, &interrupt) {
+                outcome.status = failed(naming.message(&group.name, message));
+                return Ok(outcome);
+            }
+            if workload.op == Op::Reread && !read_just_before[place] {
+                // The read whose cache the timed reread inherits: same
+                // engine and pattern, one pass; each rank's own, no common start.
+                let first_read = Workload {
+                    runtime_s: None,
+                    ramp_s: 0.0,
+                    ..workload.clone()
+                };
+                let pass = jobs::Pass {
                     run_id: self.dir.run_id(),
                     workload: &first_read,
                     interrupt: &interrupt,
                     timed: false,
                     write_back: false,
+                };
+                let work = jobs::Work::Files(Some(targets));
+                let status = jobs::run_jobs(pass, work, target, None, &peers::Alone).status();
+                if !matches!(status, RepetitionStatus::Ok) {
+                    outcome.status = status;
+                    return Ok(outcome);
+                }
+            }
+            for job in targets {
+                let counted = job.file.residency(job.base, workload.size).map_err(|e| {
+                    RunError::Setup(format!("mincore {}: {e}", job.file.path().display()))
+                })?;
+                residency = residency
+                    .zip(counted)
+                    .map(|(total, counted)| total + counted);
+            }
+        }
+        outcome.residency = residency;
+        // The group on the point's tree (one at most): its items made as
+        // its op needs and its cache treated, untimed, after the files'
+        // groups' treatments, which would undo a warmed tree's.
+        let tree_group = groups.iter().position(|g| g.workload.items.is_some());
+        let tree_op = match tree_group {
+            Some(place) => Some((
+                place,
+                ItemOp::of(drawn[place].op).ok_or_else(|| {
+                    let op = drawn[place].op.name();
+                    naming.name(
+                        &groups[place].name,
+                        RunError::Setup(format!("--op {op} has no form on a tree's items")),
+                    )
+                })?,
+            )),
+            None => None,
+        };
+        if let Some((place, _)) = tree_op {
+            // The tree's preparation needs the session whole: the files'
+            // targets are let go and taken again after it.
+            drop(targets);
+            if let Err(error) = self.tree_ready(&drawn[place]) {
+                outcome.status = failed(naming.message(&groups[place].name, error.to_string()));
+                return Ok(outcome);
+            }
+            targets = self.targets(groups.len(), &drawn, &layouts);
+        }
+        let tree_counts = tree_op.map(|(_, op)| self.tree_counts(op));
+        let run_id = self.dir.run_id();
+        let crews: Vec<jobs::Crew<'_>> = drawn
+            .iter()
+            .zip(&targets)
+            .enumerate()
+            .map(|(place, (workload, targets))| jobs::Crew {
+                pass: jobs::Pass {
+                    run_id,
+                    workload,
+                    interrupt: &interrupt,
+                    timed: true,
+                    write_back: self.count_write_back,
                 },
-                jobs::Work::Files(Some(&targets)),
-                target,
-                None,
-                // The untimed read is each rank's own: no common start.
-                &peers::Alone,
-            )
-            .status();
-        }
-        if !matches!(outcome.status, RepetitionStatus::Ok) {
-            return Ok(outcome);
-        }
-        let mut total = Some(Residency::default());
-        for job in &targets {
-            let counted = job.file.residency(job.base, workload.size).map_err(|e| {
-                RunError::Setup(format!("mincore {}: {e}", job.file.path().display()))
-            })?;
-            // One target whose cache cannot be seen leaves the total unknown.
-            total = total.zip(counted).map(|(total, counted)| total + counted);
-        }
-        outcome.residency = total;
-        let run = jobs::run_jobs(
-            jobs::Pass {
-                run_id: self.dir.run_id(),
-                workload: &drawn,
-                interrupt: &interrupt,
-                timed: true,
-                write_back: self.count_write_back,
-            },
-            jobs::Work::Files(Some(&targets)),
-            target,
-            watch,
-            peers,
-        );
+                work: match (tree_op, &tree_counts) {
+                    (Some((t, op)), Some((counts, renamed))) if t == place => {
+                        jobs::Work::Tree(self.tree_work(workload, op, (counts, *renamed), true))
+                    }
+                    _ => jobs::Work::Files(targets.as_deref()),
+                },
+            })
+            .collect();
+        let watch = self.sample.then_some(&self.watch);
+        let run = jobs::run_crews(&crews, target, watch, peers);
+        drop(crews);
         outcome.status = run.status();
         live::set_phase(live::Phase::Checking);
+        let ok = matches!(outcome.status, RepetitionStatus::Ok);
+        // What each group's files hold now, decided while their targets are
+        // at hand: a time-based write of a new file may stop before its end,
+        // so only a file written to its full length is laid out.
+        let written_whole: Vec<bool> = drawn
+            .iter()
+            .zip(&targets)
+            .map(|(workload, targets)| {
+                ok && workload.pattern.covers_every_block()
+                    && targets.iter().flatten().all(|job| {
+                        job.file
+                            .length()
+                            .is_ok_and(|len| len >= job.base + workload.size)
+                    })
+            })
+            .collect();
         (outcome.jobs, outcome.samples, outcome.steady_at) =
             (run.outcomes, run.samples, run.steady_at);
         outcome.write_back_ns = run.write_back_ns;
-        if workload.verify && matches!(outcome.status, RepetitionStatus::Ok) {
-            let alignment = target.direct_alignment.map_or(4096, |a| a.memory as usize);
-            // Each local job's written blocks, in the order of its target.
-            let written: Vec<_> = outcome
-                .jobs
+        // Each group that verifies checks its own files, untimed, from the
+        // blocks its own jobs wrote.
+        let mut first = 0;
+        for (place, group) in groups.iter().enumerate() {
+            let jobs = first..first + group.jobs as usize;
+            first = jobs.end;
+            let (true, true, Some(targets)) = (ok, drawn[place].verify, targets[place].as_ref())
+            else {
+                continue;
+            };
+            let written: Vec<_> = outcome.jobs[jobs]
                 .iter_mut()
                 .map(|job| job.written.take())
                 .collect();
-            (outcome.status, outcome.verified) = verify_targets(
-                &targets,
+            let alignment = group
+                .target
+                .direct_alignment
+                .map_or(4096, |a| a.memory as usize);
+            let (status, verified) = verify_targets(
+                targets,
                 (&written, verify::run_tag(self.dir.run_id())),
-                workload,
+                &drawn[place],
                 alignment,
             );
+            outcome.verified.extend(verified);
+            if let RepetitionStatus::Failed(message) = status {
+                outcome.status = RepetitionStatus::Failed(naming.message(&group.name, message));
+                break;
+            }
         }
-        if workload.op == Op::Write {
-            // A time-based write of a new file may stop before its end: only
-            // a file written to its full length is laid out.
-            let written = matches!(outcome.status, RepetitionStatus::Ok)
-                && workload.pattern.covers_every_block()
-                && targets.iter().all(|job| {
-                    job.file
-                        .length()
-                        .is_ok_and(|len| len >= job.base + workload.size)
-                });
-            set.laid_out = if written {
-                Laid::With(workload.data)
-            } else {
-                Laid::No
+        drop(targets);
+        if let Some((place, op)) = tree_op {
+            let first: u32 = groups[..place].iter().map(|g| g.jobs).sum();
+            let range = first as usize..(first + groups[place].jobs) as usize;
+            let jobs = std::mem::take(&mut outcome.jobs);
+            self.tree_done(op, jobs.get(range).unwrap_or_default(), ok);
+            outcome.jobs = jobs;
+        }
+        let ok = matches!(outcome.status, RepetitionStatus::Ok);
+        for (place, whole) in written_whole.into_iter().enumerate() {
+            let workload = &drawn[place];
+            let Some(set) = self.set_mut(place) else {
+                continue;
             };
-        } else if workload.directions().trims()
-            || (workload.op.writes() && !set.laid_out.holds(workload.data))
-        {
-            // Overwrites of another shape of data leave the files mixed;
-            // trims leave holes, which a later read must not take for data.
-            set.laid_out = Laid::No;
-        }
-        if matches!(workload.op, Op::Read | Op::Reread)
-            && matches!(outcome.status, RepetitionStatus::Ok)
-        {
-            set.read_pass = ReadPass::of(workload);
+            if workload.op == Op::Write {
+                set.laid_out = if whole {
+                    Laid::With(workload.data)
+                } else {
+                    Laid::No
+                };
+            } else if workload.directions().trims()
+                || (workload.op.writes() && !set.laid_out.holds(workload.data))
+            {
+                // Overwrites of another shape of data leave the files mixed;
+                // trims leave holes, which a later read must not take for data.
+                set.laid_out = Laid::No;
+            }
+            // The reread's "read just before" is one workload's read: other
+            // groups beside it may have changed the files or the cache.
+            if ok && groups.len() == 1 && matches!(workload.op, Op::Read | Op::Reread) {
+                set.read_pass = ReadPass::of(workload);
+            }
         }
         Ok(outcome)
+    }
+
+    /// Each group's jobs' files and regions (`None` for a group without files).
+    fn targets(
+        &self,
+        groups: usize,
+        drawn: &[Workload],
+        layouts: &[Layout],
+    ) -> Vec<Option<Vec<JobTarget<'_>>>> {
+        (0..groups)
+            .map(|place| {
+                self.set(place)
+                    .map(|set| job_targets(set, &drawn[place], layouts[place]))
+            })
+            .collect()
+    }
+}
+
+/// Whether a point's messages name the group they are about
+/// ([`named`]): a point of one workload has no group to name.
+#[derive(Clone, Copy)]
+struct Naming(bool);
+
+impl Naming {
+    /// `message`, with the group named first when groups are named.
+    fn message(self, group: &str, message: String) -> String {
+        match self.0 {
+            true => format!("group {group}: {message}"),
+            false => message,
+        }
+    }
+
+    /// `error`, with the group named first when groups are named.
+    fn name(self, group: &str, error: RunError) -> RunError {
+        match error {
+            RunError::Usage(usage) if self.0 => RunError::Usage(usage!("group {group}: {usage}")),
+            RunError::Setup(message) => RunError::Setup(self.message(group, message)),
+            other => other,
+        }
     }
 }
 

@@ -42,27 +42,26 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
     };
     let mut ending = Ending::Success;
     for index in 0..args.repeat {
-        let outcome =
-            match crate::run::command::run(&args.command, &watch, args.interval, &interrupt) {
-                Ok(outcome) => outcome,
-                Err(error) if index == 0 => {
-                    return Err(usage!(
-                        "cannot start {:?}: {}",
-                        command_text[0],
-                        describe_io(&error)
-                    )
-                    .into());
-                }
-                Err(error) => {
-                    crate::say!(
-                        "iolab: cannot start {:?}: {}",
-                        command_text[0],
-                        describe_io(&error)
-                    );
-                    ending = Ending::Failed;
-                    break;
-                }
-            };
+        let outcome = match crate::command::run(&args.command, &watch, args.interval, &interrupt) {
+            Ok(outcome) => outcome,
+            Err(error) if index == 0 => {
+                return Err(usage!(
+                    "cannot start {:?}: {}",
+                    command_text[0],
+                    describe_io(&error)
+                )
+                .into());
+            }
+            Err(error) => {
+                crate::say!(
+                    "iolab: cannot start {:?}: {}",
+                    command_text[0],
+                    describe_io(&error)
+                );
+                ending = Ending::Failed;
+                break;
+            }
+        };
         if !outcome.succeeded() {
             let status = match (outcome.exit_code, outcome.signal) {
                 (Some(code), _) => {

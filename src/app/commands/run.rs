@@ -94,7 +94,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     };
     let mut session = ranks.agreed(opened.map_err(AppError::from))?;
     if let Some(path) = &args.file {
-        let write = plan.points[0].workload.op.writes();
+        let write = plan.writes();
         match &device {
             Some(device) => session.use_device(device, write)?,
             None => {
@@ -122,7 +122,14 @@ fn check_device_use(
     device: Option<&crate::run::device::BlockDevice>,
     plan: &mut RunPlan,
 ) -> Result<(), AppError> {
-    let op = plan.points[0].workload.op;
+    // The op a refusal names: the first that writes, else the first.
+    let op = plan
+        .points
+        .iter()
+        .flat_map(|point| point.workloads())
+        .map(|workload| workload.op)
+        .find(|op| op.writes())
+        .unwrap_or(plan.points[0].workload().op);
     let file = args.file.as_deref().unwrap_or(Path::new("")).display();
     match (device, &args.destroy_data) {
         (Some(device), confirmation) if op.writes() => {

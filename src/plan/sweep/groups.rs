@@ -19,6 +19,8 @@ pub struct GroupSweep {
     /// Whether its jobs seal what they write and its files are checked
     /// after each repetition (`--verify` in its segment).
     pub verify: bool,
+    /// Its own steady-state stop (`--steady` in its segment).
+    pub steady: Option<crate::plan::steady::SteadyCriterion>,
 }
 
 /// The points of a sweep of groups, in running order: the sweep's own axes
@@ -71,6 +73,9 @@ pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
                 param.apply(&mut workload, *value);
             }
             workload.verify |= spec.verify;
+            if let Some(steady) = spec.steady {
+                workload.steady = Some(steady);
+            }
             for ((group, axis), &i) in axes.iter().zip(&index) {
                 if *group == Some(g) {
                     axis.param.apply(&mut workload, axis.values[i]);
@@ -130,7 +135,6 @@ pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
         check_groups(&groups).map_err(|e| usage!("point '{label}': {e}"))?;
         points.push(PlannedPoint {
             label,
-            workload: groups[0].workload.clone(),
             round: None,
             groups,
         });

@@ -5,7 +5,7 @@ use crate::plan::tree::{ItemOp, Items, TreeShape};
 use crate::plan::units::{format_size, human_size};
 use crate::plan::{CacheMode, Op, SyncMode, Workload};
 use crate::run::jobs::{self, Pass, Work};
-use crate::run::{RepetitionOutcome, RepetitionStatus, RunError, Session, TargetInfo};
+use crate::run::{RepetitionStatus, RunError, Session, TargetInfo};
 use crate::usage;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -191,76 +191,6 @@ impl Session {
         }
     }
 
-    /// One repetition of a metadata point.
-    pub(in crate::run) fn tree_repetition(
-        &mut self,
-        workload: &Workload,
-        index: u32,
-    ) -> Result<RepetitionOutcome, RunError> {
-        // The plan refuses a data op with --items; this only keeps it so.
-        let item_op = ItemOp::of(workload.op).ok_or_else(|| {
-            RunError::Setup(format!(
-                "--op {} has no form on a tree's items",
-                workload.op.name()
-            ))
-        })?;
-        let warmup = index < workload.warmup;
-        crate::run::live::set_repetition(u64::from(index) + 1);
-        crate::run::live::set_phase(crate::run::live::Phase::Preparing);
-        let mut outcome = RepetitionOutcome::failed_early(index, warmup, String::new());
-        self.ensure_tree(workload)?;
-        let intact = self
-            .tree
-            .as_ref()
-            .expect("the tree was made")
-            .site
-            .check_intact()
-            .map_err(|e| RunError::Setup(e.to_string()));
-        if let Err(error) = self.together(intact) {
-            outcome.status = self.failed_or_interrupted(error.to_string());
-            self.release_tree();
-            return Ok(outcome);
-        }
-        // Each rank prepares its own jobs' items, then they meet: a rank's
-        // stat may find another's files.
-        let prepared = self.items_as_needed(workload).map_err(RunError::Setup);
-        if let Err(error) = self.together(prepared) {
-            outcome.status = self.failed_or_interrupted(error.to_string());
-            self.release_tree();
-            return Ok(outcome);
-        }
-        let treated = self.treat_tree_cache(workload).map_err(RunError::Setup);
-        if let Err(error) = self.together(treated) {
-            outcome.status = self.failed_or_interrupted(error.to_string());
-            return Ok(outcome);
-        }
-        let watch = self.sample.then_some(&self.watch);
-        let run = self.tree_pass(workload, item_op, true, watch);
-        outcome.status = run.status();
-        outcome.draw_seed = Some(workload.seed);
-        (outcome.jobs, outcome.samples) = (run.outcomes, run.samples);
-        crate::run::live::set_phase(crate::run::live::Phase::Checking);
-        let failed = !matches!(outcome.status, RepetitionStatus::Ok);
-        if !self.peers.any(failed) {
-            let made = self.reached(&outcome.jobs);
-            self.after(workload.op, made);
-        } else {
-            // What a failed or interrupted pass left is not known item by
-            // item: the tree goes, and the next repetition makes another.
-            self.release_tree();
-        }
-        Ok(outcome)
-    }
-
-    /// A failure's status: interrupted when a signal caused it.
-    fn failed_or_interrupted(&self, message: String) -> RepetitionStatus {
-        if self.interrupt.is_set() {
-            RepetitionStatus::Interrupted
-        } else {
-            RepetitionStatus::Failed(message)
-        }
-    }
-
     /// Makes the tree hold what `workload`'s op needs, untimed: its items
     /// absent for an op that makes them, present for one that uses or
     /// removes them.
@@ -405,7 +335,7 @@ impl Session {
             op,
             counts,
             renamed,
-            first_job: self.layout(workload).first_job,
+            first_job: self.peers.rank() * workload.jobs,
             stonewall: workload
                 .runtime_s
                 .filter(|_| timed)
@@ -418,26 +348,42 @@ impl Session {
         }
     }
 
-    /// Before a timed pass of a group's tree (a point of groups has one at
-    /// most): the tree checked, its items made present or absent as the op
-    /// needs and its cache treated, all untimed. A failure's message.
-    pub(in crate::run) fn tree_group_ready(&mut self, workload: &Workload) -> Result<(), String> {
+    /// Before a timed pass over the point's tree: the tree made again if a
+    /// failed pass took it, checked intact, its items made present or absent
+    /// as the op needs and its cache treated, all untimed and agreed by
+    /// every rank. After a failure the tree is gone unless only its cache
+    /// treatment failed.
+    pub(in crate::run) fn tree_ready(&mut self, workload: &Workload) -> Result<(), RunError> {
+        self.ensure_tree(workload)?;
         let held = self.tree.as_ref().expect("the tree was made");
-        held.site.check_intact().map_err(|e| e.to_string())?;
-        self.items_as_needed(workload)?;
-        self.treat_tree_cache(workload)
+        let intact = held
+            .site
+            .check_intact()
+            .map_err(|e| RunError::Setup(e.to_string()));
+        // Each rank prepares its own jobs' items, then they meet: a rank's
+        // stat may find another's files.
+        let prepared = self
+            .together(intact)
+            .and_then(|()| self.items_as_needed(workload).map_err(RunError::Setup));
+        if let Err(error) = self.together(prepared) {
+            self.release_tree();
+            return Err(error);
+        }
+        let treated = self.treat_tree_cache(workload).map_err(RunError::Setup);
+        self.together(treated)
     }
 
-    /// After a timed pass of `op` by a group's `jobs`: what the tree holds
-    /// now; after a pass that did not complete, the tree goes (what it
-    /// holds is not known item by item).
-    pub(in crate::run) fn tree_group_done(
+    /// After a timed pass of `op` by the tree group's `jobs` (this rank's):
+    /// what the tree holds now. After a pass that did not complete on every
+    /// rank, the tree goes: what it holds is not known item by item, and
+    /// the next repetition makes another.
+    pub(in crate::run) fn tree_done(
         &mut self,
         op: ItemOp,
         jobs: &[crate::run::recorder::JobOutcome],
         completed: bool,
     ) {
-        if completed {
+        if !self.peers.any(!completed) {
             let made = self.reached(jobs);
             self.after(op.op(), made);
         } else {

@@ -13,8 +13,8 @@
 //! `started_ns ended_ns wait_status user_us system_us maxrss_kib`, or
 //! `exec errno` when the command could not be started.
 
-use super::signals::ENDING_SIGNALS;
 use crate::clock::now_ns;
+use crate::run::signals::ENDING_SIGNALS;
 use std::ffi::{CString, OsString, c_int};
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;

@@ -1,8 +1,10 @@
 //! Runs an external command under the sampler (`iolab measure`): its wall time, exit status and resource usage, and the counters around it.
 
-use super::signals::Interrupt;
-use super::spawn::Report;
+pub mod spawn;
+
 use crate::probe::sampler::{Samples, Watch};
+use crate::run::signals::Interrupt;
+use spawn::Report;
 use std::io::{self, Read};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
@@ -27,7 +29,7 @@ pub struct CommandOutcome {
     /// Counters at the start, every interval, and the end.
     pub samples: Samples,
     /// Its I/O accounting with that of the descendants it waited for.
-    pub process_io: Option<super::spawn::ProcessIo>,
+    pub process_io: Option<spawn::ProcessIo>,
 }
 
 impl CommandOutcome {
@@ -38,7 +40,7 @@ impl CommandOutcome {
 }
 
 /// Runs `command` with inherited standard streams while `watch` is sampled
-/// every `interval`, through the spawn helper ([`super::spawn`]) so that its
+/// every `interval`, through the spawn helper ([`spawn`]) so that its
 /// peak RSS is its own. A signal that ends a run, received by iolab, is
 /// passed on to it. Fails only when the command cannot be started.
 pub fn run(
@@ -58,11 +60,11 @@ pub fn run(
     let inherited = rustix::io::dup(&report_write)?;
     drop(report_write);
     let start = watch.snapshot(true);
-    let spawned = Command::new(super::spawn::helper_program())
-        .arg0(super::spawn::HELPER_NAME)
+    let spawned = Command::new(spawn::helper_program())
+        .arg0(spawn::HELPER_NAME)
         .args(command)
         .env(
-            super::spawn::HELPER_VARIABLE,
+            spawn::HELPER_VARIABLE,
             std::os::fd::AsRawFd::as_raw_fd(&inherited).to_string(),
         )
         .spawn();
@@ -73,7 +75,7 @@ pub fn run(
     let (finished, done) = mpsc::channel::<()>();
     let (stop_forwarding, forwarding_done) = mpsc::channel::<()>();
     let (line, status, samples) = std::thread::scope(|scope| {
-        let kept = super::recorder::intervals_kept_per_job(1);
+        let kept = crate::run::recorder::intervals_kept_per_job(1);
         let sampler = scope.spawn(move || watch.sample_until(start, interval, kept, &done));
         let forwarder = scope.spawn(move || forward_signals(pid, interrupt, &forwarding_done));
         // The helper writes its one line just before it exits.
