@@ -238,7 +238,7 @@ fn bad_file_arguments_are_refused() {
         ),
         (
             &["--file", path, "--jobs", "2", "--op", "read", "--verify"],
-            "--jobs 2 on one --file with --verify",
+            "2 jobs over it would overwrite each other's sealed blocks",
         ),
         (&["--file", path, "--dir", "."], "--dir"),
         (

@@ -13,5 +13,9 @@ fuzz_target!(|data: &[u8]| {
         pagesize: 4096,
     };
     let env = |name: &str| (name == "SIZE").then(|| "1m".to_string());
-    let _ = iolab::import::jobfile::translate(text, "fuzz.fio", facts, &env);
+    let given = iolab::import::jobfile::Given {
+        file: None,
+        length: &|_| Some(1 << 20),
+    };
+    let _ = iolab::import::jobfile::translate(text, "fuzz.fio", facts, &env, given);
 });

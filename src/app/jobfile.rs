@@ -2,7 +2,7 @@
 
 use crate::app::error::AppError;
 use crate::cli::RunArgs;
-use crate::import::jobfile::{Facts, translate};
+use crate::import::jobfile::{Facts, Given, JobFile, translate};
 use crate::plan::group::{Group, check_groups};
 use crate::plan::sweep::Param;
 use crate::plan::{PlannedPoint, RunPlan, Workload, default_workload};
@@ -13,11 +13,12 @@ use std::path::{Path, PathBuf};
 /// The longest job file read, in bytes: job files are a few KiB.
 const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
 
-/// The plan of `iolab run JOB.fio`: each phase of the job file one point of
-/// its sections' groups, with the repetitions and interval of the command
-/// line. Workload flags beside a job file are refused (the job file sets
-/// the workload), as are a file, a target, groups and a guest.
-pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
+/// `iolab run JOB.fio` read: the job file translated, with `--file` (fio's
+/// `--filename`) as every job's file unless the job file names it, and the
+/// length of a named file or device as the size of a job that gives none.
+/// Workload flags beside a job file are refused (the job file sets the
+/// workload), as are a target, groups and the flags a job file has keys for.
+pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
     let shown = path.display().to_string();
     if let Some((param, _)) = args.params.given.first() {
         return Err(usage!(
@@ -27,7 +28,6 @@ pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
         .into());
     }
     let refused = [
-        (args.file.is_some(), "--file"),
         (args.target.is_some(), "--target"),
         (!args.groups.is_empty(), "--group"),
         (!args.ops.is_empty(), "--ops"),
@@ -51,9 +51,40 @@ pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
     if text.len() as u64 > MAX_JOB_FILE_BYTES {
         return Err(usage!("{shown} is larger than 1 MiB; a job file is a few KiB").into());
     }
-    let job = translate(&text, &shown, Facts::here(), &|name| {
-        std::env::var(name).ok()
-    })?;
+    let file = args
+        .file
+        .as_deref()
+        .map(|f| f.to_string_lossy().into_owned());
+    let given = Given {
+        file: file.as_deref(),
+        length: &|path| match crate::run::device::identify(Path::new(path)) {
+            Ok(Some(device)) => Some(device.size),
+            _ => std::fs::metadata(path)
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len()),
+        },
+    };
+    Ok(translate(
+        &text,
+        &shown,
+        Facts::here(),
+        &|name| std::env::var(name).ok(),
+        given,
+    )?)
+}
+
+/// The plan of `iolab run JOB.fio` from its translation `job`: each phase
+/// one point of its sections' groups, with the repetitions and interval of
+/// the command line; on `file` (the job file's `filename=` or `--file`)
+/// when there is one.
+pub fn plan(
+    args: &RunArgs,
+    path: &Path,
+    job: JobFile,
+    file: Option<&Path>,
+) -> Result<RunPlan, AppError> {
+    let shown = path.display().to_string();
     let stem = path
         .file_stem()
         .map_or_else(|| "job".to_string(), |s| s.to_string_lossy().into_owned());
@@ -95,20 +126,13 @@ pub fn plan(args: &RunArgs, path: &Path) -> Result<RunPlan, AppError> {
             .into());
         }
     }
-    let (points, guest) = args.place.arrange(points, false)?;
-    Ok(RunPlan {
-        dir: job
+    let dir = match file {
+        Some(file) => crate::cli::given_dir(file),
+        None => job
             .directory
             .map_or_else(|| args.dir.clone(), PathBuf::from),
-        points,
-        guest,
-        output: args.out.output.clone(),
-        json: args.out.json,
-        detail: args.out.detail,
-        report: false,
-        strict: args.out.strict,
-        progress: args.out.progress,
-    })
+    };
+    Ok(args.plan_points(dir, points, file)?)
 }
 
 /// `plan` as a study file `iolab study` runs the same points from: one

@@ -17,6 +17,7 @@ pub mod groups;
 pub mod params;
 pub mod refusal;
 mod run_plan;
+pub use run_plan::given_dir;
 pub mod sweep;
 
 pub use params::ParamFlags;

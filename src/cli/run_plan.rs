@@ -67,10 +67,7 @@ impl RunArgs {
             ));
         }
         let dir = match &self.file {
-            Some(file) => match file.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-                _ => PathBuf::from("."),
-            },
+            Some(file) => given_dir(file),
             None => self.dir.clone(),
         };
         if let Some(label) = &self.label {
@@ -124,7 +121,19 @@ impl RunArgs {
             }
             planned
         };
-        if let Some(file) = &self.file {
+        self.plan_points(dir, planned, self.file.as_deref())
+    }
+
+    /// The plan of `planned` in `dir`, from the command line or a job
+    /// file alike: the points checked against the site (the given `file`),
+    /// placed on the host or a guest, with the output options.
+    pub fn plan_points(
+        &self,
+        dir: PathBuf,
+        planned: Vec<PlannedPoint>,
+        file: Option<&std::path::Path>,
+    ) -> Result<RunPlan, UsageError> {
+        if let Some(file) = file {
             let flag = format!("--file {}", file.display());
             for point in &planned {
                 check_site(&point.groups, Site::Given { flag: &flag }, false)?;
@@ -133,7 +142,7 @@ impl RunArgs {
         let (points, guest) = self
             .place
             .arrange(planned, self.params.get(Param::Machine).is_some())?;
-        if guest.is_some() && (self.file.is_some() || self.target.is_some()) {
+        if guest.is_some() && (file.is_some() || self.target.is_some()) {
             return Err(usage!(
                 "a guest's disk is an image in --dir; it cannot go with --file or --target"
             ));
@@ -149,5 +158,14 @@ impl RunArgs {
             strict: self.out.strict,
             progress: self.out.progress,
         })
+    }
+}
+
+/// The directory of a given file, which the session opens: its parent, or
+/// the current directory for a bare name.
+pub fn given_dir(file: &std::path::Path) -> PathBuf {
+    match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }

@@ -193,7 +193,7 @@ pub fn check_site(groups: &[Group], site: Site<'_>, distributed: bool) -> Result
     }
     if jobs > 1 && groups.iter().any(|group| group.workload.verify) {
         return Err(usage!(
-            "--verify on {flag} with {jobs} jobs over it: they overwrite each other's sealed blocks; verify with one job"
+            "--verify on {flag} checks one job's blocks: {jobs} jobs over it would overwrite each other's sealed blocks or check them twice; verify with one job"
         ));
     }
     Ok(())

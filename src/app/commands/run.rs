@@ -23,8 +23,18 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let ranks = Ranks::join(&args.distributed, &command)?;
     let mut device = None;
     let mut target = None;
+    // The file or device the run works on: `--file`, or a job file's `filename=`.
+    let mut file: Option<PathBuf> = args.file.clone();
     let planned = (|| -> Result<RunPlan, AppError> {
-        let file_len = match &args.file {
+        let job = match &args.job_file {
+            Some(path) => {
+                let job = crate::app::jobfile::read(args, path)?;
+                file = job.filename.as_ref().map(PathBuf::from);
+                Some((path, job))
+            }
+            None => None,
+        };
+        let file_len = match &file {
             Some(path) => {
                 let shown = path.display();
                 let metadata = std::fs::metadata(path)
@@ -45,8 +55,8 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             }
             None => None,
         };
-        let mut plan = match &args.job_file {
-            Some(path) => crate::app::jobfile::plan(args, path)?,
+        let mut plan = match job {
+            Some((path, job)) => crate::app::jobfile::plan(args, path, job, file.as_deref())?,
             None => args.plan(file_len)?,
         };
         if ranks.speaks() {
@@ -63,7 +73,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         let consented =
             network::guest_mount_consent(plan.guest.as_ref(), args.destroy_data.as_deref())?;
         if target.is_none() && !consented {
-            check_device_use(args, device.as_ref(), &mut plan)?;
+            check_device_use(args, file.as_deref(), device.as_ref(), &mut plan)?;
         }
         ranks.check_points(&plan.points)?;
         if ranks.speaks() {
@@ -90,10 +100,10 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             &interrupt,
             &ranks,
         ),
-        None => open_session(&plan.dir, args.file.is_some(), &interrupt, &ranks),
+        None => open_session(&plan.dir, file.is_some(), &interrupt, &ranks),
     };
     let mut session = ranks.agreed(opened.map_err(AppError::from))?;
-    if let Some(path) = &args.file {
+    if let Some(path) = &file {
         let write = plan.writes();
         match &device {
             Some(device) => session.use_device(device, write)?,
@@ -108,7 +118,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     if args.keep {
         session.keep_files();
     }
-    if args.file.is_none() {
+    if file.is_none() {
         session.remove_dead_runs();
     }
     execute(&plan, &mut session, &interrupt, command, &ranks)
@@ -119,6 +129,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
 /// not give it. A device is then used through its `/dev/NAME` node.
 fn check_device_use(
     args: &RunArgs,
+    file: Option<&Path>,
     device: Option<&crate::run::device::BlockDevice>,
     plan: &mut RunPlan,
 ) -> Result<(), AppError> {
@@ -130,7 +141,7 @@ fn check_device_use(
         .map(|workload| workload.op)
         .find(|op| op.writes())
         .unwrap_or(plan.points[0].workload().op);
-    let file = args.file.as_deref().unwrap_or(Path::new("")).display();
+    let file = file.unwrap_or(Path::new("")).display();
     match (device, &args.destroy_data) {
         (Some(device), confirmation) if op.writes() => {
             crate::run::device::check_writable(device, confirmation.as_deref())?;

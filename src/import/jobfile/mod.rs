@@ -3,12 +3,16 @@
 //! The sections between two phase boundaries run at once, as fio runs
 //! them: one point of groups per phase, in file order.
 
+mod text;
+
 use super::units::fio_size;
 use super::{option, workload};
 use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
 use serde_json::{Map, Value};
+pub use text::Facts;
+use text::{Line, Section, parse};
 
 /// How iolab takes each option a job file may hold.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -88,65 +92,6 @@ const ALIASES: &[(&str, &str)] = &[
     ("iodepth_batch", "iodepth_batch_submit"),
 ];
 
-/// Options whose value fio evaluates as arithmetic (`size=2*$mb_memory`).
-const ARITHMETIC: &[&str] = &[
-    "size",
-    "filesize",
-    "bs",
-    "blocksize",
-    "iodepth",
-    "iodepth_batch",
-    "iodepth_batch_submit",
-    "numjobs",
-    "rate",
-    "rate_iops",
-    "rwmixread",
-    "rwmixwrite",
-    "fsync",
-    "thinktime_blocks",
-];
-
-/// What the machine tells a job file: fio's reserved words.
-#[derive(Clone, Copy, Debug)]
-pub struct Facts {
-    /// `$ncpus`: the CPUs online.
-    pub ncpus: u64,
-    /// `$mb_memory`: the memory, MiB.
-    pub mb_memory: u64,
-    /// `$pagesize`: the page size, bytes.
-    pub pagesize: u64,
-}
-
-impl Facts {
-    /// This machine's, from sysconf(3) as fio reads them.
-    pub fn here() -> Facts {
-        // SAFETY: sysconf has no preconditions.
-        let value = |name| u64::try_from(unsafe { libc::sysconf(name) }).unwrap_or(0);
-        let pagesize = value(libc::_SC_PAGESIZE).max(1);
-        Facts {
-            ncpus: value(libc::_SC_NPROCESSORS_ONLN).max(1),
-            mb_memory: value(libc::_SC_PHYS_PAGES).saturating_mul(pagesize) >> 20,
-            pagesize,
-        }
-    }
-}
-
-/// One option as written: its key, value (a bare flag's is empty), and line.
-#[derive(Clone, Debug)]
-struct Line {
-    key: String,
-    value: String,
-    line: usize,
-}
-
-/// One section: its name, the line of its header, its options in order.
-#[derive(Clone, Debug)]
-struct Section {
-    name: String,
-    line: usize,
-    options: Vec<Line>,
-}
-
 /// A job file translated: its phases, in order, each the groups that run
 /// at once, and the directory its files go in (`directory=`).
 #[derive(Clone, Debug)]
@@ -155,17 +100,35 @@ pub struct JobFile {
     pub phases: Vec<Vec<Group>>,
     /// Where the files go, when the job file says.
     pub directory: Option<String>,
+    /// The one file or block device every job works on (`filename=`, or
+    /// the command line's `--file`), when there is one: each job over all
+    /// of it, as fio's jobs sharing a `filename=`.
+    pub filename: Option<String>,
     /// What was read and has no effect, one line each (`thread`, …).
     pub notes: Vec<String>,
 }
 
+/// The file the command line gives a job file (`--file`, fio's
+/// `--filename`), and how long a named file or device is (its size when
+/// a job gives none, as fio takes it).
+#[derive(Clone, Copy)]
+pub struct Given<'a> {
+    /// `--file`: every job's file, unless the job file names another.
+    pub file: Option<&'a str>,
+    /// The length of a file or device, bytes; `None` when it cannot be
+    /// read (it does not exist).
+    pub length: &'a dyn Fn(&str) -> Option<u64>,
+}
+
 /// Reads job file `text` (named `source` in messages) with the machine's
-/// `facts` and the environment's variables through `env`.
+/// `facts`, the environment's variables through `env` and what the command
+/// line gives (`given`).
 pub fn translate(
     text: &str,
     source: &str,
     facts: Facts,
     env: &dyn Fn(&str) -> Option<String>,
+    given: Given<'_>,
 ) -> Result<JobFile, UsageError> {
     let sections = parse(text, source, facts, env)?;
     let at = |line: usize| format!("{source} line {line}");
@@ -220,6 +183,10 @@ pub fn translate(
     let mut phases: Vec<Vec<Group>> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut directory: Option<(String, usize)> = None;
+    // The one given file: its path and where it was named (0: --file).
+    let mut filename: Option<(String, usize)> = None;
+    // A section that makes its files, when one does.
+    let mut makes_files: Option<&str> = None;
     for (index, (section, inherited)) in jobs.iter().enumerate() {
         // The section's own options after [global]'s: a later one wins.
         let mut lines: Vec<Line> = inherited.clone();
@@ -241,17 +208,71 @@ pub fn translate(
         }
         let line = |key: &str| line_of.get(key).copied().unwrap_or(section.line);
         let shown = &section.name;
-        if let Some(file) = option(&options, "filename") {
-            let writes = rw_writes(option(&options, "rw").unwrap_or("read"));
-            let why = if writes {
-                "names a file iolab did not create, and this job writes; iolab writes only files it makes: give directory= instead"
-            } else {
-                "names a file; iolab makes each job's files in directory= (a given file is read with iolab run --file)"
+        let named = match (option(&options, "filename"), given.file) {
+            (Some(name), Some(file)) if !same_file(name, option(&options, "directory"), file) => {
+                return Err(usage!(
+                    "{}: [{shown}] filename={name} and --file {file}: give the file once",
+                    at(line("filename"))
+                ));
+            }
+            (Some(name), _) => Some((name, line("filename"))),
+            (None, Some(file)) => Some((file, 0)),
+            (None, None) => None,
+        };
+        if let Some((name, name_line)) = named {
+            // fio's list of files, `a:b` (a colon it should take as part
+            // of a name is escaped, `\:`).
+            if name.replace("\\:", "").contains(':') {
+                return Err(usage!(
+                    "{}: [{shown}] filename={name} names several files (fio's ':' list); iolab runs a job file on one file or device",
+                    at(name_line)
+                ));
+            }
+            let name = name.replace("\\:", ":");
+            let path = match (option(&options, "directory"), name_line) {
+                (Some(dir), line) if line > 0 && !name.starts_with('/') => format!("{dir}/{name}"),
+                _ => name,
             };
+            match (&filename, makes_files) {
+                (Some((first, first_line)), _) if *first != path => {
+                    return Err(usage!(
+                        "{}: [{shown}] filename={path}: iolab runs a job file's jobs on one file, and {} gives {first}",
+                        at(name_line),
+                        match first_line {
+                            0 => "--file".to_string(),
+                            line => format!("line {line}"),
+                        }
+                    ));
+                }
+                (_, Some(other)) => {
+                    return Err(usage!(
+                        "{}: [{shown}] filename={path}: [{other}] makes its own files; iolab runs a job file's jobs all on one given file or all on files it makes",
+                        at(name_line)
+                    ));
+                }
+                _ => filename = Some((path.clone(), name_line)),
+            }
+            // A job without a size works on the whole file, as fio's does.
+            if !options.contains_key("size") && !options.contains_key("filesize") {
+                let Some(length) = (given.length)(&path) else {
+                    return Err(usage!(
+                        "{}: [{shown}] filename={path}: no size= and the file cannot be read for its length (it must exist: iolab writes only files it makes or is given)",
+                        at(name_line.max(section.line))
+                    ));
+                };
+                options.insert("size".to_string(), Value::String(length.to_string()));
+            }
+        } else if filename.is_some() {
             return Err(usage!(
-                "{}: [{shown}] filename={file} {why}",
-                at(line("filename"))
+                "{}: [{shown}] makes its own files, and the jobs before it work on {}; iolab runs a job file's jobs all on one given file or all on files it makes",
+                at(section.line),
+                filename
+                    .as_ref()
+                    .map(|(path, _)| path.as_str())
+                    .unwrap_or_default()
             ));
+        } else {
+            makes_files.get_or_insert(shown.as_str());
         }
         if let Some(dir) = option(&options, "directory") {
             match &directory {
@@ -315,7 +336,10 @@ pub fn translate(
         // preallocates with fallocate and writes each block once): iolab's
         // write of new files. An imported fio result could have overwritten
         // files that were there; a job file run here cannot.
-        if matches!(rw, "write" | "randwrite") && workload.op == crate::plan::Op::Rewrite {
+        if matches!(rw, "write" | "randwrite")
+            && workload.op == crate::plan::Op::Rewrite
+            && filename.is_none()
+        {
             workload.op = crate::plan::Op::Write;
         }
         // A network client's engine works on a URL iolab takes on its own
@@ -352,8 +376,18 @@ pub fn translate(
     Ok(JobFile {
         phases,
         directory: directory.map(|(dir, _)| dir),
+        filename: filename.map(|(path, _)| path),
         notes,
     })
+}
+
+/// Whether a job's `filename=` (in `directory`, when relative) is `file`.
+fn same_file(name: &str, directory: Option<&str>, file: &str) -> bool {
+    let path = match directory {
+        Some(dir) if !name.starts_with('/') => format!("{dir}/{name}"),
+        _ => name.to_string(),
+    };
+    std::path::Path::new(&path) == std::path::Path::new(file)
 }
 
 /// Whether fio's `rw` writes (or trims).
@@ -423,198 +457,11 @@ fn group_name(section: &str, taken: &[String]) -> String {
     unique
 }
 
-/// The sections of a job file, with variables and reserved words put in
-/// and arithmetic done; a line that is neither a section, an option nor a
-/// comment is refused with its number.
-fn parse(
-    text: &str,
-    source: &str,
-    facts: Facts,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<Section>, UsageError> {
-    let mut sections: Vec<Section> = Vec::new();
-    for (number, raw) in text.lines().enumerate() {
-        let number = number + 1;
-        let at = || format!("{source} line {number}");
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix('[') {
-            let Some(name) = rest.strip_suffix(']') else {
-                return Err(usage!("{}: a section header ends with ]", at()));
-            };
-            let name = name.trim();
-            if name.is_empty() {
-                return Err(usage!("{}: a section needs a name", at()));
-            }
-            sections.push(Section {
-                name: name.to_string(),
-                line: number,
-                options: Vec::new(),
-            });
-            continue;
-        }
-        let Some(section) = sections.last_mut() else {
-            return Err(usage!("{}: an option before any [section]: {line:?}", at()));
-        };
-        // fio ends an option's line at its first `#` or `;`, with or
-        // without blank before it (`numjobs=4<TAB>; four threads`).
-        let line = line.find(['#', ';']).map_or(line, |end| line[..end].trim());
-        let (key, value) = match line.split_once('=') {
-            Some((key, value)) => (key.trim(), value.trim()),
-            None => (line, ""),
-        };
-        if key == "include" || key.starts_with("include ") {
-            return Err(usage!(
-                "{}: include: an include is refused; give the job file whole",
-                at()
-            ));
-        }
-        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(usage!("{}: {key:?} is not an option", at()));
-        }
-        let value =
-            substitute(value, facts, env).map_err(|why| usage!("{}: {key}: {why}", at()))?;
-        let value = if ARITHMETIC.contains(&key) && is_expression(&value) {
-            evaluate(&value)
-                .map(|n| n.to_string())
-                .ok_or_else(|| usage!("{}: {key}={value} is not arithmetic iolab reads", at()))?
-        } else {
-            value
-        };
-        // fio's aliases and inverses (its options.c), read as the option
-        // they stand for: `buffered=1` is `direct=0`.
-        let (key, value) = match key {
-            "timeout" => ("runtime", value),
-            "wait_for_previous" => ("stonewall", value),
-            "buffered" => (
-                "direct",
-                if value.trim() == "0" { "1" } else { "0" }.to_string(),
-            ),
-            _ => (key, value),
-        };
-        section.options.push(Line {
-            key: key.to_string(),
-            value,
-            line: number,
-        });
-    }
-    Ok(sections)
-}
-
-/// `value` with `${VAR}` from the environment and fio's reserved words put in.
-fn substitute(
-    value: &str,
-    facts: Facts,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = value;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            return Err(format!("'{value}' opens ${{ without closing it"));
-        };
-        let name = &after[..end];
-        let found =
-            env(name).ok_or_else(|| format!("${{{name}}} is not set in the environment"))?;
-        out.push_str(&found);
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out
-        .replace("$ncpus", &facts.ncpus.to_string())
-        .replace("$mb_memory", &facts.mb_memory.to_string())
-        .replace("$pagesize", &facts.pagesize.to_string()))
-}
-
-/// Whether a value is an expression: parentheses or an operator between
-/// operands (a leading `-` is a sign, and refused as a size later).
-fn is_expression(value: &str) -> bool {
-    value.starts_with('(')
-        || value
-            .chars()
-            .skip(1)
-            .any(|c| matches!(c, '+' | '-' | '*' | '/'))
-}
-
-/// An integer expression of `+ - * /` and parentheses over fio sizes
-/// (`4k`, `1m`, plain numbers); `None` when it is not one, or overflows.
-fn evaluate(text: &str) -> Option<u64> {
-    let tokens: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
-    // Nested parentheses deeper than a person writes are refused, before
-    // they could exhaust the stack.
-    let mut depth = 0usize;
-    for c in &tokens {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if depth > MAX_NESTING {
-            return None;
-        }
-    }
-    let mut position = 0;
-    let value = sum(&tokens, &mut position)?;
-    (position == tokens.len()).then_some(value)
-}
-
-/// The deepest parentheses an expression may nest.
-const MAX_NESTING: usize = 16;
-
-fn sum(tokens: &[char], position: &mut usize) -> Option<u64> {
-    let mut value = product(tokens, position)?;
-    while let Some(&op) = tokens.get(*position).filter(|c| matches!(c, '+' | '-')) {
-        *position += 1;
-        let right = product(tokens, position)?;
-        value = if op == '+' {
-            value.checked_add(right)?
-        } else {
-            value.checked_sub(right)?
-        };
-    }
-    Some(value)
-}
-
-fn product(tokens: &[char], position: &mut usize) -> Option<u64> {
-    let mut value = operand(tokens, position)?;
-    while let Some(&op) = tokens.get(*position).filter(|c| matches!(c, '*' | '/')) {
-        *position += 1;
-        let right = operand(tokens, position)?;
-        value = if op == '*' {
-            value.checked_mul(right)?
-        } else {
-            value.checked_div(right)?
-        };
-    }
-    Some(value)
-}
-
-fn operand(tokens: &[char], position: &mut usize) -> Option<u64> {
-    if tokens.get(*position) == Some(&'(') {
-        *position += 1;
-        let value = sum(tokens, position)?;
-        (tokens.get(*position) == Some(&')')).then(|| *position += 1)?;
-        return Some(value);
-    }
-    let start = *position;
-    while tokens
-        .get(*position)
-        .is_some_and(|c| c.is_ascii_alphanumeric())
-    {
-        *position += 1;
-    }
-    let word: String = tokens[start..*position].iter().collect();
-    fio_size(&word, 1024)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plan::{Op, Pattern};
+    use text::{evaluate, is_expression};
 
     const FACTS: Facts = Facts {
         ncpus: 4,
@@ -624,7 +471,11 @@ mod tests {
 
     fn read(text: &str) -> Result<JobFile, String> {
         let env = |name: &str| (name == "SIZE").then(|| "16m".to_string());
-        translate(text, "t.fio", FACTS, &env).map_err(|e| e.to_string())
+        let given = Given {
+            file: None,
+            length: &|_| None,
+        };
+        translate(text, "t.fio", FACTS, &env, given).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -725,8 +576,20 @@ mod tests {
             ),
             ("[j]\nsize=1m\nwait_for=j\n", "waits for itself"),
             (
-                "[j]\nsize=1m\nrw=write\nfilename=/etc/passwd\n",
-                "line 4: [j] filename=/etc/passwd names a file iolab did not create",
+                "[j]\nsize=1m\nfilename=a:b\n",
+                "line 3: [j] filename=a:b names several files",
+            ),
+            (
+                "[j]\nfilename=/etc/passwd\n",
+                "line 2: [j] filename=/etc/passwd: no size= and the file cannot be read",
+            ),
+            (
+                "[a]\nsize=1m\n[b]\nsize=1m\nfilename=f\n",
+                "line 5: [b] filename=f: [a] makes its own files",
+            ),
+            (
+                "[a]\nsize=1m\nfilename=f\n[b]\nsize=1m\nfilename=g\n",
+                "line 6: [b] filename=g: iolab runs a job file's jobs on one file, and line 3 gives f",
             ),
             (
                 "[j]\nsize=1m\nruntime=10\n",
