@@ -493,3 +493,93 @@ fn another_process_on_the_device_is_named_not_printed_as_ours() {
         "{evidence}"
     );
 }
+
+/// Another process writing to the device beside a buffered write point
+/// whose data stays dirty in memory: none of the device's writes in the
+/// window can be the point's, so `foreign-io` names them and the ratios
+/// are withheld (issue "Every study's comparison from one command": a dd
+/// write point printed another writer's 32 KiB writes as `20.7:1`). The
+/// same point alone raises nothing of the kind on the loop device.
+#[test]
+fn another_writer_beside_a_buffered_write_is_named_not_printed_as_ours() {
+    if !root_or_skip("a loop device") || !have("losetup") || !have("mkfs.ext4") {
+        return;
+    }
+    let dir = scratch();
+    let fs = LoopFs::new(dir.path(), "ext4", 256).expect("loop file system");
+    let out = scratch();
+    let target = fs.path().to_str().unwrap();
+    // One pass over 64 MiB: three times its bytes (what a write may cost
+    // a device with its journal and metadata) would cover any writer in
+    // the fraction of a second it takes, were its dirty pages not counted.
+    let args = [
+        "run", "--dir", target, "--op", "write", "--bs", "8k", "--size", "64m",
+    ];
+    let loop_named = |result: &Value| {
+        first_point(result)["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["code"] == "foreign-io")
+            .any(|c| {
+                c["evidence"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("{} wrote", fs.device_name()))
+            })
+    };
+    let alone = run_ok(&args, out.path());
+    assert!(!loop_named(&alone), "{}", first_point(&alone)["checks"]);
+    let dirty = &first_point(&alone)["repetitions"][0]["activity"]["dirty"];
+    assert!(
+        dirty["end"]["dirty_bytes"].is_u64(),
+        "dirty pages recorded: {dirty}"
+    );
+    // A writer of its own file on the same file system, O_DIRECT, so the
+    // device counts every write as it is made, paced so that the old bound
+    // (three times the point's bytes) would have taken its writes for the
+    // point's.
+    let other = fs.path().join("other-writer");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            use std::io::{Seek, Write};
+            use std::os::unix::fs::OpenOptionsExt;
+            let buffer = vec![7u8; (1 << 20) + 4096];
+            let offset = buffer.as_ptr().align_offset(4096);
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .custom_flags(libc::O_DIRECT)
+                .open(&other)
+                .unwrap();
+            'writing: while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = file.seek(std::io::SeekFrom::Start(0));
+                for _ in 0..32 {
+                    if file.write_all(&buffer[offset..offset + (1 << 20)]).is_err() {
+                        break 'writing;
+                    }
+                    // About 250 MiB/s: more than the slack in the point's
+                    // fraction of a second, less than three times its bytes.
+                    std::thread::sleep(std::time::Duration::from_millis(4));
+                }
+            }
+        });
+        // The writer stops however this thread leaves the scope.
+        struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let _stop = Stop(&stop);
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        run_ok(&args, out.path())
+    });
+    assert!(
+        loop_named(&result),
+        "the other writer's writes are named: {}",
+        first_point(&result)["checks"]
+    );
+    let _ = std::fs::remove_file(&other);
+}

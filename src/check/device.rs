@@ -265,6 +265,11 @@ pub(super) fn group_checks(point: &Point, storage: Option<&Storage>, found: &mut
     }
 }
 
+/// Below this window, ns, no page a buffered write dirtied in it has
+/// expired: Linux writes a dirty page back 30 s after it was dirtied
+/// (`vm.dirty_expire_centisecs`, 3000 by default).
+const DIRTY_EXPIRY_NS: u64 = 25_000_000_000;
+
 /// Slack for the device I/O a run makes besides its data: file-system
 /// metadata, the journal, the probes reading /proc.
 const FOREIGN_SLACK: u64 = 8 << 20;
@@ -276,8 +281,10 @@ const FOREIGN_SLACK: u64 = 8 << 20;
 /// page once, however small the reads; read-ahead stops at the file's
 /// end), or more writes than three times what the jobs wrote (the data,
 /// a journal copy and metadata) plus a page for each write and, when
-/// synced, a journal commit. The figures per layer, and the
-/// application:device ratios made of them, are then not the run's.
+/// synced, a journal commit — counting, for buffered writes nothing synced,
+/// only what did not stay dirty in the page cache (the machine's dirty
+/// bytes grew by the rest over the window). The figures per layer, and
+/// the application:device ratios made of them, are then not the run's.
 fn foreign_io(point: &Point, found: &mut Findings) {
     let mut seen = Vec::new();
     for repetition in point.measured() {
@@ -390,13 +397,45 @@ impl IoBound {
         // journal commit besides (ext4 writes about 8-12 KiB for one).
         let synced = workload.fsync_every > 0 || workload.sync != SyncMode::None;
         let per_write: u64 = if synced { 4096 + 16_384 } else { 4096 };
+        // Buffered writes nothing synced leave their data dirty in memory:
+        // what the machine's dirty bytes grew by over the window stayed
+        // there, so the jobs can have put on a device at most their files
+        // less that. Only where nothing of theirs was dirty before (new
+        // files, or a cache treatment that wrote the files back) and no page
+        // can have expired (the kernel writes a page back 30 s after it was
+        // dirtied, by default; the window is shorter).
+        let clean_before = workload.op == Op::Write
+            || matches!(
+                workload.cache,
+                CacheMode::Cold | CacheMode::Clean | CacheMode::Drop
+            );
+        let unsynced = !workload.direct && !synced && !workload.fsync_end && clean_before;
+        let stayed_dirty = repetition
+            .activity
+            .as_ref()
+            .filter(|activity| {
+                unsynced
+                    && activity.write_back_ns.is_none()
+                    && activity.elapsed_ns < DIRTY_EXPIRY_NS
+            })
+            .and_then(|activity| activity.dirty)
+            .map(|dirty| dirty.growth());
+        let (app_written_back, write_ops) = match stayed_dirty {
+            None => (app_write, write_ops),
+            // The page per write is for writes that reached a device.
+            Some(stayed) => {
+                let reached = app_write.min(files).saturating_sub(stayed);
+                let ops = (write_ops as u128 * reached as u128 / app_write.max(1) as u128) as u64;
+                (reached, ops)
+            }
+        };
         IoBound {
             read: if workload.op == Op::Write {
                 0 // a new file: nothing of it to read
             } else {
                 files.max(app_read)
             },
-            write: app_write
+            write: app_written_back
                 .saturating_mul(3)
                 .saturating_add(write_ops.saturating_mul(per_write)),
             app_read,

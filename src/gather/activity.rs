@@ -102,6 +102,16 @@ pub fn activity(samples: &Samples, app: AppWork) -> Activity {
             .zip(to.nfs.as_ref())
             .map(|(a, b)| nfs(&b.since(a))),
         write_back_ns: None,
+        dirty: from.dirty.zip(to.dirty).map(|(start, end)| {
+            let pages = |p: crate::probe::host::DirtyPages| crate::record::activity::DirtyPages {
+                dirty_bytes: p.dirty_bytes,
+                writeback_bytes: p.writeback_bytes,
+            };
+            crate::record::activity::DirtyChange {
+                start: pages(start),
+                end: pages(end),
+            }
+        }),
     }
 }
 
@@ -205,6 +215,7 @@ mod tests {
                 ..Default::default()
             }),
             nfs: None,
+            dirty: None,
         }
     }
 

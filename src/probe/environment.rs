@@ -8,7 +8,7 @@ use super::{mounts, sampler::Watch};
 use std::path::Path;
 
 /// The value of `key` in a `key : value` text such as /proc/cpuinfo or /proc/meminfo.
-fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+pub(crate) fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     text.lines().find_map(|line| {
         let (name, value) = line.split_once(':')?;
         (name.trim() == key).then(|| value.trim())

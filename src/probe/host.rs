@@ -10,6 +10,38 @@ pub fn meminfo_text() -> String {
     std::fs::read_to_string("/proc/meminfo").unwrap_or_default()
 }
 
+/// The page cache's dirty bytes and those under write-back, machine-wide
+/// (/proc/meminfo `Dirty` and `Writeback`); `None` when unreadable.
+pub fn dirty_pages() -> Option<DirtyPages> {
+    dirty_pages_in(&meminfo_text())
+}
+
+/// The page cache's dirty and under-write-back bytes at one instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DirtyPages {
+    /// Dirty bytes.
+    pub dirty_bytes: u64,
+    /// Bytes being written back.
+    pub writeback_bytes: u64,
+}
+
+/// [`dirty_pages`] from /proc/meminfo's text.
+fn dirty_pages_in(meminfo: &str) -> Option<DirtyPages> {
+    let kib = |key: &str| -> Option<u64> {
+        let value = super::environment::field(meminfo, key)?;
+        value
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse::<u64>()
+            .ok()
+    };
+    Some(DirtyPages {
+        dirty_bytes: kib("Dirty")? * 1024,
+        writeback_bytes: kib("Writeback")? * 1024,
+    })
+}
+
 /// Identity of the machine a result was measured on.
 #[derive(Clone, Debug)]
 pub struct HostIdentity {
@@ -34,5 +66,19 @@ impl HostIdentity {
             version: text(uname.version()),
             arch: text(uname.machine()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dirty_and_writeback_are_read_in_bytes() {
+        let text = "MemTotal:       16384000 kB\nDirty:              1234 kB\nWriteback:            8 kB\n";
+        let pages = super::dirty_pages_in(text).unwrap();
+        assert_eq!(
+            (pages.dirty_bytes, pages.writeback_bytes),
+            (1234 * 1024, 8 * 1024)
+        );
+        assert!(super::dirty_pages_in("MemTotal: 1 kB\n").is_none());
     }
 }

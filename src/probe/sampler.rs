@@ -40,6 +40,9 @@ pub struct Snapshot {
     pub cpu: Option<CpuTicks>,
     /// NFS counters (start and end only, NFS targets only).
     pub nfs: Option<NfsCounters>,
+    /// The page cache's dirty and under-write-back bytes (start and end only).
+    #[serde(default)]
+    pub dirty: Option<super::host::DirtyPages>,
 }
 
 /// Snapshots over one timed region.
@@ -89,6 +92,11 @@ impl Watch {
             cpu: if full { procstat::read() } else { None },
             nfs: if full {
                 self.nfs_mount.as_deref().and_then(nfs::read)
+            } else {
+                None
+            },
+            dirty: if full {
+                super::host::dirty_pages()
             } else {
                 None
             },

@@ -23,6 +23,45 @@ pub struct Activity {
     /// a client kernel's cache held): how long that took, ns.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub write_back_ns: Option<u64>,
+    /// The page cache's dirty bytes, machine-wide, at the window's start
+    /// and end: what buffered writes left in memory rather than on a device.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub dirty: Option<DirtyChange>,
+}
+
+/// The page cache's dirty and under-write-back bytes at one instant
+/// (/proc/meminfo `Dirty` and `Writeback`, machine-wide).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirtyPages {
+    /// Dirty bytes.
+    pub dirty_bytes: u64,
+    /// Bytes being written back.
+    pub writeback_bytes: u64,
+}
+
+impl DirtyPages {
+    /// Bytes not yet on a device: dirty or under write-back.
+    pub fn pending(self) -> u64 {
+        self.dirty_bytes + self.writeback_bytes
+    }
+}
+
+/// [`DirtyPages`] at the start and the end of a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirtyChange {
+    /// At the start.
+    pub start: DirtyPages,
+    /// At the end.
+    pub end: DirtyPages,
+}
+
+impl DirtyChange {
+    /// How many bytes more were pending write-back at the end than at the start.
+    pub fn growth(self) -> u64 {
+        self.end.pending().saturating_sub(self.start.pending())
+    }
 }
 
 /// One block device over a window: counts from /proc/diskstats and the figures derived from them.

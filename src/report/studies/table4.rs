@@ -352,6 +352,7 @@ mod tests {
                 cpu: None,
                 nfs: None,
                 write_back_ns: None,
+                dirty: None,
             });
             result.points.push(point);
         }
@@ -414,6 +415,7 @@ mod tests {
                 transports: Vec::new(),
             }),
             write_back_ns: Some(5),
+            dirty: None,
         };
         // A WRITE's bytes are those sent, a READ's those received; GETATTR is left out.
         assert_eq!(kernel_requests(&nfs, true), Some((256, 256 * 4216)));
