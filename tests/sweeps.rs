@@ -863,3 +863,39 @@ fn a_knee_search_resumed_under_another_target_is_refused() {
         "nothing measured"
     );
 }
+
+/// The order that ran is in the result (issue "Every study's comparison
+/// from one command": repetitions carried `round` but no start or place):
+/// `--order abba:bs` over two rounds ran A B | B A, and each
+/// repetition's `sequence` and `started_at` say so.
+#[test]
+fn the_executed_order_is_recorded_with_each_repetition() {
+    let dir = scratch();
+    let out = scratch();
+    let dir_arg = dir.path().to_str().unwrap();
+    let args = [
+        "sweep", "--engine", "null", "--size", "1m", "--bs", "4k,8k", "--order", "abba:bs",
+        "--rounds", "2", "--dir", dir_arg,
+    ];
+    let result = run_ok(&args, out.path());
+    let mut ran: Vec<(u64, String, bool)> = Vec::new();
+    for point in result["points"].as_array().unwrap() {
+        let small = point["workload"]["bs"] == 4096;
+        for repetition in point["repetitions"].as_array().unwrap() {
+            let sequence = repetition["sequence"].as_u64().expect("a sequence number");
+            let started = repetition["started_at"].as_str().expect("a start time");
+            assert!(started.ends_with('Z') && started.contains('T'), "{started}");
+            ran.push((sequence, started.to_string(), small));
+        }
+    }
+    ran.sort();
+    let order: Vec<bool> = ran.iter().map(|(_, _, small)| *small).collect();
+    let sequences: Vec<u64> = ran.iter().map(|(sequence, _, _)| *sequence).collect();
+    assert_eq!(sequences, [0, 1, 2, 3]);
+    // A B | B A: the second round starts with what the first ended with.
+    assert_eq!(order[0], order[3]);
+    assert_eq!(order[1], order[2]);
+    assert_ne!(order[0], order[1]);
+    let times: Vec<&String> = ran.iter().map(|(_, at, _)| at).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+}

@@ -73,10 +73,11 @@ pub(crate) fn record_point(
 /// machine it ran on), keeping the checks only the guest adds.
 pub(crate) fn keep_point(
     points: &mut Vec<crate::record::Point>,
-    point: crate::record::Point,
+    mut point: crate::record::Point,
     environment: Option<&crate::record::environment::Environment>,
 ) -> Result<(), AppError> {
     let in_rounds = point.repetitions.iter().any(|r| r.round.is_some());
+    number_in_order(points, &mut point);
     let Some(existing) = points
         .iter_mut()
         .find(|p| in_rounds && p.label == point.label && p.workload == point.workload)
@@ -134,4 +135,37 @@ fn summarize_and_check(
         }
     }
     Ok(())
+}
+
+/// Gives each repetition of `point` its place in the order the result's
+/// repetitions ran (after every one kept before it, a resumed session's
+/// included); a group's repetition shares its point's.
+fn number_in_order(points: &[crate::record::Point], point: &mut crate::record::Point) {
+    let next = points
+        .iter()
+        .flat_map(|p| {
+            p.repetitions
+                .iter()
+                .chain(p.groups.iter().flat_map(|g| &g.repetitions))
+        })
+        .filter_map(|r| r.sequence)
+        .max()
+        .map_or(0, |last| last + 1);
+    let numbered: Vec<(u32, u64)> = point
+        .repetitions
+        .iter_mut()
+        .zip(next..)
+        .map(|(repetition, sequence)| {
+            repetition.sequence = Some(sequence);
+            (repetition.index, sequence)
+        })
+        .collect();
+    for group in &mut point.groups {
+        for repetition in &mut group.repetitions {
+            repetition.sequence = numbered
+                .iter()
+                .find(|(index, _)| *index == repetition.index)
+                .map(|(_, sequence)| *sequence);
+        }
+    }
 }

@@ -265,6 +265,9 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
             })
             .collect(),
         tree: tree_repetition(point, jobs),
+        started_at: outcome
+            .started_at
+            .map(|at| at.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()),
         ..Repetition::new(outcome.index, status, bytes, ops)
     };
     let asked_ns = (point.workload.interval_s * 1e9).round().max(1.0) as u64;

@@ -154,6 +154,9 @@ pub struct RepetitionOutcome {
     /// With [`Session::count_write_back`]: how long the untimed write-back
     /// after the timed region took, ns (the samples' window includes it).
     pub write_back_ns: Option<u64>,
+    /// When its jobs were started: the wall clock (UTC), for the executed
+    /// order in the record.
+    pub started_at: Option<jiff::Timestamp>,
 }
 
 impl RepetitionOutcome {
@@ -171,6 +174,7 @@ impl RepetitionOutcome {
             ranks: Vec::new(),
             draw_seed: None,
             write_back_ns: None,
+            started_at: None,
         }
     }
 

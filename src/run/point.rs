@@ -369,6 +369,7 @@ impl Session {
             })
             .collect();
         let watch = self.sample.then_some(&self.watch);
+        outcome.started_at = Some(jiff::Timestamp::now());
         let run = jobs::run_crews(&crews, target, watch, peers);
         drop(crews);
         outcome.status = run.status();
