@@ -640,13 +640,16 @@ fn a_steady_group_ends_the_pass_for_the_groups_beside_it() {
     let steady = &group(point, "settles")["repetitions"][0]["steady"];
     assert_eq!(steady["reached"], true, "{steady}");
     let at = steady["at_s"].as_f64().unwrap();
+    // Each group's elapsed time runs from its own jobs' start, which may
+    // follow the point's by a fraction of a millisecond: both stopped at
+    // the steady moment, within 50 ms, long before the 60 s runtime.
     for name in ["settles", "beside"] {
         let elapsed = group(point, name)["repetitions"][0]["elapsed_ns"]
             .as_f64()
             .unwrap()
             / 1e9;
         assert!(
-            elapsed < 60.0 && elapsed >= at,
+            elapsed < 60.0 && (elapsed - at).abs() < 0.05,
             "group {name}: steady at {at} s, stopped at {elapsed} s"
         );
     }
