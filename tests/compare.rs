@@ -178,9 +178,11 @@ fn inside_one_file_by_a_parameter() {
         2,
         "read and write, buffered against direct: {json}"
     );
+    // Named as the flag takes the setting (`--direct on`).
     assert!(
-        json["base"].as_str().unwrap().ends_with("[direct=true]"),
-        "the first setting found is the base"
+        json["base"].as_str().unwrap().ends_with("[direct=on]"),
+        "the first setting found is the base: {}",
+        json["base"]
     );
     let refused = compare(&[&output], &["--by", "colour"]);
     assert_eq!(refused.status.code(), Some(2));

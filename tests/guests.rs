@@ -192,6 +192,14 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         text.contains("within ±5%") && text.contains("2 rounds"),
         "{text}"
     );
+    // Each side named by its setting, and the guest's environment is the
+    // guest's own: its kernel and clock are not the host's (issue "Every
+    // study's comparison from one command": "environments: identical").
+    assert!(
+        text.contains("[machine=host]") && text.contains("[machine=guest]"),
+        "{text}"
+    );
+    assert!(!text.contains("environments: identical"), "{text}");
 }
 
 #[test]

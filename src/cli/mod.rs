@@ -402,7 +402,7 @@ pub enum PresetCommand {
     Run {
         /// The preset.
         name: String,
-        /// quick: minutes here, the same shape; full: the study's own sizes.
+        /// quick: minutes here, the same shape; full: the study's own sizes; test: seconds, to check it runs.
         #[arg(long, value_enum, default_value_t = crate::preset::Scale::Quick)]
         scale: crate::preset::Scale,
         /// Study options: --dir, --dry-run, --no-report, --output…

@@ -102,18 +102,28 @@ fn compare_within(
         )
         .into());
     }
-    let other_setting = settings.into_iter().next().expect("one setting");
-    let base = ResultFile {
-        points: base_points,
-        ..result.clone()
+    // Each side named by its setting as a flag takes it (`machine=host`,
+    // not the file's `-` for a default it leaves out, nor `"guest"`).
+    let param = crate::plan::sweep::Param::from_name(split);
+    let shown = |point: &crate::record::Point| match param {
+        Some(param) => param
+            .value_in(&point.workload)
+            .map_or_else(|| "none".to_string(), |v| param.format_value(v)),
+        None => setting(&point.workload),
     };
-    let other = ResultFile {
-        points: other_points,
-        ..result
-    };
+    let base_name = format!(
+        "{} [{split}={}]",
+        args.files[0].display(),
+        shown(&base_points[0])
+    );
+    let other_name = format!(
+        "{} [{split}={}]",
+        args.files[0].display(),
+        shown(&other_points[0])
+    );
+    let base = on_its_machine(base_points, &result);
+    let other = on_its_machine(other_points, &result);
     let key = |w: &crate::plan::Workload| crate::compare::key_without(w, fields);
-    let base_name = format!("{} [{split}={first}]", args.files[0].display());
-    let other_name = format!("{} [{split}={other_setting}]", args.files[0].display());
     let pairing = paired(args, (&base, &other), &other_name, &key);
     if pairing.matched.is_empty() {
         return Err(usage!(
@@ -132,6 +142,25 @@ fn compare_within(
         pairings: vec![pairing],
     };
     print_comparison(&comparison, args.format)
+}
+
+/// `points` of `result` as a file of their own, with the environment they
+/// were measured in: the guest's (`guest.environment`) when every one ran
+/// in the guest, so host and guest are not told "environments: identical".
+fn on_its_machine(points: Vec<crate::record::Point>, result: &ResultFile) -> ResultFile {
+    let in_guest = points
+        .iter()
+        .all(|p| p.workload.machine == crate::plan::Machine::Guest);
+    let guest_environment = result.guest.as_ref().and_then(|g| g.environment.as_deref());
+    let environment = match (in_guest, guest_environment) {
+        (true, Some(environment)) => environment.clone(),
+        _ => result.environment.clone(),
+    };
+    ResultFile {
+        points,
+        environment,
+        ..result.clone()
+    }
 }
 
 /// `other` against `base` as `args` asks: matched by `key`, and judged
