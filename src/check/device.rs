@@ -399,8 +399,9 @@ impl IoBound {
         let per_write: u64 = if synced { 4096 + 16_384 } else { 4096 };
         // Buffered writes nothing synced leave their data dirty in memory:
         // what the machine's dirty bytes grew by over the window stayed
-        // there, so the jobs can have put on a device at most their files
-        // less that. Only where nothing of theirs was dirty before (new
+        // there, so the jobs can have put on a device at most what they
+        // wrote less that (not their files less that: a page written back
+        // and dirtied again by a later pass reaches the device twice). Only where nothing of theirs was dirty before (new
         // files, or a cache treatment that wrote the files back) and no page
         // can have expired (the kernel writes a page back 30 s after it was
         // dirtied, by default; the window is shorter).
@@ -424,7 +425,7 @@ impl IoBound {
             None => (app_write, write_ops),
             // The page per write is for writes that reached a device.
             Some(stayed) => {
-                let reached = app_write.min(files).saturating_sub(stayed);
+                let reached = app_write.saturating_sub(stayed);
                 let ops = (write_ops as u128 * reached as u128 / app_write.max(1) as u128) as u64;
                 (reached, ops)
             }
