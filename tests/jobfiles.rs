@@ -234,11 +234,14 @@ bs=8k
 numjobs=2
 ";
 
-/// Runs fio on `job`, its JSON output into `output`.
+/// Runs fio on `job` in `output`'s directory, its JSON output into `output`.
 fn run_fio(job: &Path, output: &Path) {
     succeed(&mut assert_cmd::Command::from_std({
         let mut fio = std::process::Command::new("fio");
-        fio.arg(job)
+        // fio writes a verify job's state file (`NAME-0-verify.state`) in
+        // its working directory: the output's, never the source tree.
+        fio.current_dir(output.parent().expect("an output in a directory"))
+            .arg(job)
             .arg("--output-format=json")
             .arg(format!("--output={}", output.display()));
         fio
