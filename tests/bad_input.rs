@@ -234,7 +234,7 @@ fn bad_file_arguments_are_refused() {
         (&["--file", path, "--op", "rewrite"], "not created by iolab"),
         (
             &["--file", path, "--size", "16k"],
-            "--size 16384 is larger than --file",
+            "--size 16384 ends past the end of --file",
         ),
         (
             &["--file", path, "--jobs", "2", "--op", "read", "--verify"],

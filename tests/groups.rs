@@ -206,21 +206,37 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--group logger: --sync odsync"), "{stderr}");
     assert_eq!(message_lines(&stderr), 1, "{stderr}");
-    // A LUN is one workload's region: groups are refused before the login
-    // (which, nothing listening on port 9, would fail otherwise).
+    // Groups share a LUN by regions: a writer's overlapping a reader's is
+    // refused before the login (which, nothing listening on port 9, would
+    // fail otherwise), with the offset that would part them.
     let refused = iolab()
         .args([
             "run",
             "--target",
             "iscsi://127.0.0.1:9/iqn.2026-11.org.iolab:x/1",
+            "--size",
+            "4m",
         ])
-        .args(["--group", "a", "--group", "b"])
+        .args([
+            "--group", "a", "--op", "read", "--group", "b", "--op", "rewrite",
+        ])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("serves one job"), "{stderr}");
+    assert!(
+        stderr.contains("group b's region of --target iscsi://127.0.0.1:9/iqn.2026-11.org.iolab:x/1 (bytes 0..4194304) overlaps group a's")
+            && stderr.contains("--offset 4194304 for group b"),
+        "{stderr}"
+    );
     assert_eq!(message_lines(&stderr), 1, "{stderr}");
+    // Files iolab makes start at 0: an offset is for a target you gave.
+    run_refused(
+        dir.path(),
+        &["--group", "a", "--group", "b", "--offset", "1m"],
+        "group b: --offset 1048576 places a region in a file or device you gave",
+    );
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
 
 #[test]

@@ -344,12 +344,16 @@ fn bad_iscsi_targets_are_refused_with_the_url_named() {
             "--engine iscsi needs --target iscsi://",
         ),
         (
-            vec!["--target", lun, "--jobs", "2"],
-            "serves one job, not --jobs 2",
+            vec!["--target", lun, "--size", "32m"],
+            "--size 33554432 ends past the end of --target",
         ),
         (
-            vec!["--target", lun, "--size", "32m"],
-            "--size 33554432 is larger than --target",
+            vec!["--target", lun, "--offset", "16m"],
+            "--offset 16777216 with --size 1048576 ends past the end of --target",
+        ),
+        (
+            vec!["--target", lun, "--offset", "1000"],
+            "--offset 1000 is not a whole number of the LUN's 512-byte blocks",
         ),
         (
             vec!["--target", lun, "--bs", "1000", "--size", "1000k"],
@@ -738,4 +742,75 @@ fn a_server_path_that_is_not_the_luns_backing_file_is_never_touched() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("'server_path' is given twice"), "{stderr}");
+}
+
+/// Groups share a LUN as partitions share a disk (issue "One shape of
+/// point"): a reader of two jobs over the first 8 MiB and a writer over
+/// the next 8 MiB (`--offset 8m`), each job on its own login, one point
+/// with each group's bytes and the target's commands adding up — and on
+/// the LUN, afterwards, the reader's region laid out in zeros, the writer's
+/// sectors each stamped with its own offset, and the rest as it was.
+#[test]
+fn groups_share_a_lun_in_disjoint_regions() {
+    let Some(lab) = lab("32M") else {
+        return;
+    };
+    const MIB: usize = 1 << 20;
+    std::fs::write(&lab.lun, vec![0xAB; 32 * MIB]).unwrap();
+    let cwd = scratch();
+    let lun = lab.iscsi.as_str();
+    let consent = format!("--destroy-data={lun}");
+    let result = measured(
+        &lab,
+        cwd.path(),
+        "groups.json",
+        &[
+            "run", "--target", lun, &consent, "--size", "8m", "--bs", "64k", "--repeat", "2",
+            "--group", "reader", "--op", "read", "--jobs", "2", "--data", "zeros", "--group",
+            "writer", "--op", "rewrite", "--offset", "8m",
+        ],
+    );
+    let point = first_point(&result);
+    let groups = point["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{point}");
+    assert_eq!(groups[1]["workload"]["offset"], 8 << 20);
+    for repetition in point["repetitions"].as_array().unwrap() {
+        assert_eq!(repetition["status"], "ok", "{}", repetition["error"]);
+        let bytes: Vec<u64> = repetition["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|job| job["bytes"].as_u64().unwrap())
+            .collect();
+        assert_eq!(bytes, [8 << 20; 3], "each job over its group's 8 MiB");
+        let requests = &repetition["client_network"]["requests"];
+        assert!(
+            requests
+                .as_array()
+                .unwrap()
+                .contains(&json!({"name": "READ(16)", "count": 256, "bytes": 16 << 20}))
+                && requests
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!({"name": "WRITE(16)", "count": 128, "bytes": 8 << 20})),
+            "{requests}"
+        );
+    }
+    let disk = std::fs::read(&lab.lun).unwrap();
+    assert!(
+        disk[..8 * MIB].iter().all(|&b| b == 0),
+        "the reader's region, laid out in zeros"
+    );
+    for (index, sector) in disk[8 * MIB..16 * MIB].chunks(512).enumerate() {
+        let stamped = u64::from_le_bytes(sector[..8].try_into().unwrap());
+        assert_eq!(
+            stamped,
+            (8 * MIB + index * 512) as u64,
+            "the writer's sector {index}"
+        );
+    }
+    assert!(
+        disk[16 * MIB..].iter().all(|&b| b == 0xAB),
+        "the rest as it was"
+    );
 }

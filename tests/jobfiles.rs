@@ -622,14 +622,15 @@ fn a_job_files_filename_is_shared_by_its_jobs_as_fio_shares_it() {
     let content: Vec<u8> = (0..8u32 << 20).map(|i| (i % 253) as u8).collect();
     std::fs::write(&file, &content).unwrap();
     let text = "[global]\nfilename=DIR/given.dat\nioengine=psync\nbs=64k\n\
-                [seq]\nrw=read\nnumjobs=2\n[rand]\nrw=randread\nbs=4k\n";
+                [seq]\nrw=read\nnumjobs=2\n[rand]\nrw=randread\nbs=4k\n[tail]\nrw=read\noffset=6m\n";
     let job = write_job(out.path(), "shared.fio", text, dir.path());
     let fio_output = out.path().join("fio.json");
     run_fio(&job, &fio_output);
     let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
     let point = first_point(&result);
-    for group in ["seq", "rand"] {
+    // `offset=6m` without a size: from there to the end, as fio sizes it.
+    for (group, region) in [("seq", 8 << 20), ("rand", 8 << 20), ("tail", 2 << 20)] {
         let theirs: Vec<(u64, u64)> = fio["jobs"]
             .as_array()
             .unwrap()
@@ -656,8 +657,8 @@ fn a_job_files_filename_is_shared_by_its_jobs_as_fio_shares_it() {
             .collect();
         assert_eq!(ours, theirs, "{group}: per job (I/Os, bytes)");
         assert!(
-            ours.iter().all(|(_, bytes)| *bytes == 8 << 20),
-            "{group}: whole file"
+            ours.iter().all(|(_, bytes)| *bytes == region),
+            "{group}: its region of the file"
         );
     }
     assert_eq!(std::fs::read(&file).unwrap(), content);

@@ -75,6 +75,7 @@ fn heading(param: Param) -> &'static str {
         | Param::Bs
         | Param::Bssplit
         | Param::Size
+        | Param::Offset
         | Param::Mix
         | Param::Data
         | Param::Seed => WORKLOAD,

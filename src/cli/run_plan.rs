@@ -14,13 +14,19 @@ impl RunArgs {
         let mut workload = crate::plan::base_workload(self.target.as_deref());
         self.params.apply_single(&mut workload)?;
         if let (None, Some(len)) = (self.params.get(Param::Size), file_len) {
-            if len < workload.bs {
+            // The region from --offset to the end, in whole blocks.
+            let region = len.saturating_sub(workload.offset);
+            if region < workload.bs {
+                let from = match workload.offset {
+                    0 => String::new(),
+                    offset => format!(" from --offset {offset}"),
+                };
                 return Err(usage!(
-                    "--file holds {len} bytes, less than one --bs {} block",
+                    "--file holds {len} bytes{from}, less than one --bs {} block",
                     workload.bs
                 ));
             }
-            workload.size = len - len % workload.bs;
+            workload.size = region - region % workload.bs;
         }
         for param in [Param::Iodepth, Param::Batch] {
             if let (false, Some(given)) = (
@@ -133,10 +139,20 @@ impl RunArgs {
         planned: Vec<PlannedPoint>,
         file: Option<&std::path::Path>,
     ) -> Result<RunPlan, UsageError> {
-        if let Some(file) = file {
-            let flag = format!("--file {}", file.display());
+        // A LUN's site is checked with the target (app::network).
+        let lun = self
+            .target
+            .as_deref()
+            .is_some_and(|t| t.starts_with("iscsi://"));
+        let flag = file.map(|file| format!("--file {}", file.display()));
+        let site = match &flag {
+            Some(flag) => Some(Site::Given { flag }),
+            None if lun => None,
+            None => Some(Site::Made),
+        };
+        if let Some(site) = site {
             for point in &planned {
-                check_site(&point.groups, Site::Given { flag: &flag }, false)?;
+                check_site(&point.groups, site, false)?;
             }
         }
         let (points, guest) = self

@@ -423,6 +423,14 @@ impl FioJob<'_> {
                     }
                 })
             }
+            // A percentage of the file (offset=50%) depends on a length
+            // iolab learns only at run time.
+            Param::Offset => match self.option("offset") {
+                None => return Ok(None),
+                Some(text) => ParamValue::Number(fio_size(text, self.kb_base).ok_or_else(|| {
+                    format!("offset={text} is not a size iolab reads (a percentage has no iolab equivalent: give bytes)")
+                })?),
+            },
             // bs=4k or bs=4k,64k (read,write): the direction's own.
             Param::Bs => {
                 let text = self

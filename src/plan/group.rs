@@ -160,15 +160,16 @@ pub enum Site<'a> {
     /// A file or device given with `--file` (`flag` names it), every job
     /// over all of it, as fio's jobs sharing one `filename=`.
     Given { flag: &'a str },
-    /// An iSCSI LUN (`flag` names it): one session, so one job.
+    /// An iSCSI LUN (`flag` names it): each job logs in on its own.
     Lun { flag: &'a str },
 }
 
 /// Refuses, in one line, what a point's `groups` cannot combine with where
-/// they run: several groups over MPI, a tree on a given target, more than
-/// one job on a LUN, and `--verify` where several jobs would overwrite
-/// each other's sealed blocks. The plan asks as soon as it knows the site;
-/// the runner asks again with what only it knows (the ranks).
+/// they run: several groups over MPI, `--offset` on files iolab makes, a
+/// tree on a given target, groups whose regions of a LUN overlap while one
+/// writes, and `--verify` where several jobs would overwrite each other's
+/// sealed blocks. The plan asks as soon as it knows the site; the runner
+/// asks again with what only it knows (the ranks).
 pub fn check_site(groups: &[Group], site: Site<'_>, distributed: bool) -> Result<(), UsageError> {
     if distributed && groups.len() > 1 {
         return Err(usage!(
@@ -176,7 +177,14 @@ pub fn check_site(groups: &[Group], site: Site<'_>, distributed: bool) -> Result
         ));
     }
     let (Site::Given { flag } | Site::Lun { flag }) = site else {
-        return Ok(());
+        return match groups.iter().find(|group| group.workload.offset > 0) {
+            Some(group) => Err(usage!(
+                "{}--offset {} places a region in a file or device you gave (--file, --target iscsi://…); the files iolab makes start at 0",
+                in_group(group),
+                group.workload.offset
+            )),
+            None => Ok(()),
+        };
     };
     let jobs: u32 = groups.iter().map(|group| group.workload.jobs).sum();
     if groups.iter().any(|group| group.workload.items.is_some()) {
@@ -184,12 +192,28 @@ pub fn check_site(groups: &[Group], site: Site<'_>, distributed: bool) -> Result
             "--items makes a tree in --dir; it cannot go with {flag}"
         ));
     }
-    if matches!(site, Site::Lun { .. }) && jobs > 1 {
-        let asked = match groups {
-            [_] => format!("--jobs {jobs}"),
-            _ => format!("the {jobs} jobs of {} groups", groups.len()),
-        };
-        return Err(usage!("{flag} serves one job, not {asked}"));
+    if matches!(site, Site::Lun { .. }) {
+        // A LUN is one disk shared by its groups: a writer's region is its
+        // own, as partitions are, so no group reads or overwrites blocks
+        // another group writes while it runs.
+        for (index, group) in groups.iter().enumerate() {
+            let overlapping = groups[..index].iter().find(|other| {
+                (other.workload.op.writes() || group.workload.op.writes())
+                    && region(other).start < region(group).end
+                    && region(group).start < region(other).end
+            });
+            if let Some(other) = overlapping {
+                return Err(usage!(
+                    "group {}'s region of {flag} ({}) overlaps group {}'s ({}), and one of them writes: give each group its own region with --offset (e.g. --offset {} for group {})",
+                    group.name,
+                    describe_region(group),
+                    other.name,
+                    describe_region(other),
+                    region(other).end,
+                    group.name
+                ));
+            }
+        }
     }
     if jobs > 1 && groups.iter().any(|group| group.workload.verify) {
         return Err(usage!(
@@ -206,6 +230,26 @@ pub fn describe_groups(groups: &[Group]) -> String {
         .map(|g| format!("{}: {}", g.name, g.workload.describe()))
         .collect::<Vec<_>>()
         .join(" + ")
+}
+
+/// `group NAME: ` for a named group, nothing for a point's one workload.
+fn in_group(group: &Group) -> String {
+    match group.name.as_str() {
+        "" => String::new(),
+        name => format!("group {name}: "),
+    }
+}
+
+/// The bytes of a given target a group's jobs work on.
+fn region(group: &Group) -> std::ops::Range<u64> {
+    let workload = &group.workload;
+    workload.offset..workload.offset.saturating_add(workload.size)
+}
+
+/// A group's region as `bytes START..END`.
+fn describe_region(group: &Group) -> String {
+    let region = region(group);
+    format!("bytes {}..{}", region.start, region.end)
 }
 
 #[cfg(test)]
@@ -264,5 +308,34 @@ mod tests {
         let label = describe_groups(&[group("reader", Op::Read), group("logger", Op::Write)]);
         assert!(label.starts_with("reader: read"), "{label}");
         assert!(label.contains(" + logger: write"), "{label}");
+    }
+
+    #[test]
+    fn groups_share_a_lun_in_disjoint_regions_and_offsets_need_a_given_target() {
+        let lun = Site::Lun {
+            flag: "--target iscsi://h/iqn/1",
+        };
+        let mut reader = group("r", Op::Read);
+        let mut writer = group("w", Op::Rewrite);
+        (reader.workload.size, writer.workload.size) = (8 << 20, 8 << 20);
+        reader.workload.jobs = 2;
+        let error = check_site(&[reader.clone(), writer.clone()], lun, false).unwrap_err();
+        assert!(
+            error.to_string().contains("group w's region")
+                && error.to_string().contains("--offset 8388608 for group w"),
+            "{error}"
+        );
+        writer.workload.offset = 8 << 20;
+        assert!(check_site(&[reader.clone(), writer.clone()], lun, false).is_ok());
+        // Two readers may share blocks, as fio's jobs on one filename do.
+        let other = group("s", Op::Read);
+        assert!(check_site(&[reader.clone(), other], lun, false).is_ok());
+        let error = check_site(&[writer], Site::Made, false).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("group w: --offset 8388608 places"),
+            "{error}"
+        );
     }
 }

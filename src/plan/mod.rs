@@ -456,6 +456,9 @@ impl Workload {
         if self.jobs > 1 {
             text.push_str(&format!(" x{}", self.jobs));
         }
+        if self.offset > 0 {
+            text.push_str(&format!(" at {}", units::format_size(self.offset)));
+        }
         if let Some(cpus) = self.cpus {
             text.push_str(&format!(" cpus={cpus}"));
         }

@@ -1,6 +1,6 @@
 //! The workload parameters: one table, from which the command-line flags, sweep axes, study-file keys, defaults, the result's workload fields and compare's matching are derived.
 //!
-//! [`for_each_parameter!`](crate::for_each_parameter) holds the table. Each entry gives a parameter's
+//! [`for_each_parameter!`](crate::for_each_parameter) (`param/table.rs`) holds the table. Each entry gives a parameter's
 //! help (its doc comment: the flag's help and the result field's doc), the
 //! variant of [`Param`], the [`Workload`] field and its type, the flag
 //! name, how values are written ([`Kind`]), the default, whether it
@@ -22,196 +22,10 @@ use super::split::BlockSplit;
 use super::units::{format_rate, format_size, parse_duration, parse_rate, parse_size};
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
 
+mod table;
 mod value;
 
 pub use value::{Kind, Operand, Stored, Value};
-
-/// Expands `$callback! { [ARGS] ENTRIES }` with the table of every workload
-/// parameter, outermost sweep axis first: the order is the nesting of a
-/// sweep's cross product (the file size outside the record size, the op
-/// innermost so the ops of one file run together).
-#[macro_export]
-macro_rules! for_each_parameter {
-    ($callback:ident $(, $($args:tt)*)?) => {
-        $callback! {
-            [$($($args)*)?]
-            /// Open the files with O_DIRECT, bypassing the page cache.
-            Direct direct: bool = "direct" {
-                kind: Flag, default: Some("off"), identifies: true, fio: "direct",
-            }
-            /// Synchronous-write open flag: none, osync (O_SYNC), odsync (O_DSYNC).
-            Sync sync: SyncMode = "sync" {
-                kind: Sync, default: Some("none"), identifies: true, fio: "sync",
-            }
-            /// The I/O interface: sync (read/write), psync (pread/pwrite), stdio
-            /// (fread/fwrite), mmap (memcpy on a mapping), uring (io_uring), libaio
-            /// (Linux AIO), nfs (libnfs, with --target nfs://…), iscsi (libiscsi,
-            /// with --target iscsi://…), null (no I/O: iolab's own cost).
-            Engine engine: EngineKind = "engine" {
-                kind: Engine, default: Some("psync"), identifies: true, fio: "ioengine",
-            }
-            /// Page cache before each repetition: cold (evict, verify), warm (read
-            /// first), keep (touch nothing), clean (fsync untimed, keep cached);
-            /// drop, for a metadata tree: every file system's pages, dentries and
-            /// inodes dropped (drop_caches, root only).
-            Cache cache: CacheMode = "cache" {
-                kind: Cache, default: Some("cold"), identifies: true, fio: "invalidate",
-            }
-            /// Threads, each with its own file, started together.
-            Jobs jobs: u32 = "jobs" {
-                kind: Count { min: 1, max: 4096 }, default: Some("1"), identifies: true, fio: "numjobs",
-            }
-            /// CPUs the I/O threads may run on, as 0-3+6 (ranges joined by +);
-            /// every thread may use every CPU of the set (fio's cpus_allowed with
-            /// cpus_allowed_policy=shared). Absent: wherever the scheduler puts them.
-            Cpus cpus: Option<CpuSet> = "cpus" {
-                kind: Cpus, default: None, identifies: true, fio: "cpus_allowed",
-            } serde(skip_serializing_if = "Option::is_none", default)
-            /// Requests kept in flight (queued engines; 1 for synchronous ones).
-            Iodepth iodepth: u32 = "iodepth" {
-                kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth",
-            }
-            /// Requests handed to the kernel per submitting system call (queued
-            /// engines; fio's iodepth_batch_submit). Batches are plugged together in
-            /// the block layer, where adjacent requests merge.
-            Batch batch: u32 = "batch" {
-                kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth_batch_submit",
-            }
-            /// Bytes per second each job issues at most (50MiB/s, 50m): I/O k is
-            /// due at k × bs / rate after the start, and its latency is also
-            /// measured from then; or one rate per direction, read=40m+write=10m
-            /// (fio's rate=R,W), each direction on its own schedule and the mix
-            /// in their proportion. Absent: as fast as the device goes.
-            Rate rate: Option<Rate> = "rate" {
-                kind: Rate, default: None, identifies: true, fio: "rate",
-            } serde(skip_serializing_if = "Option::is_none", default)
-            /// I/Os per second each job issues at most, as --rate in I/Os
-            /// (read=700+write=300: a rate per direction).
-            RateIops rate_iops: Option<Rate> = "rate-iops" {
-                kind: Iops, default: None, identifies: true, fio: "rate_iops",
-            } serde(skip_serializing_if = "Option::is_none", default) study_alias("rate_iops")
-            /// How the gaps between a rate's issue times are drawn: uniform
-            /// (even) or poisson (exponential, of the same mean).
-            Arrivals arrivals: Arrivals = "arrivals" {
-                kind: Arrivals, default: Some("uniform"), identifies: true, fio: "rate_process",
-            } serde(skip_serializing_if = "Arrivals::is_uniform", default)
-            /// A pause after every N completed I/Os, outside every latency:
-            /// 100us or 100us:every=N.
-            Think think: Option<ThinkTime> = "think" {
-                kind: Think, default: None, identifies: true, fio: "thinktime, thinktime_blocks",
-            } serde(skip_serializing_if = "Option::is_none", default)
-            /// The order blocks are visited in: seq, reverse, random (each block once
-            /// per pass, in a seeded order), uniform (independent draws), stride:N;
-            /// or skewed independent draws: zipf:θ, pareto:h, normal:σ% (hot blocks
-            /// scattered over the file), zoned:A/S:A/S… (A% of the I/Os to the next
-            /// S% of the file).
-            Pattern pattern: Pattern = "pattern" {
-                kind: Pattern, default: Some("seq"), identifies: true, fio: "rw, norandommap, random_distribution",
-            }
-            /// An fsync (msync for mmap) ends each write's timed region (IOzone -e).
-            FsyncEnd fsync_end: bool = "fsync-end" {
-                kind: Flag, default: Some("off"), identifies: true, fio: "end_fsync",
-            } study_alias("fsync_end")
-            /// An fsync after every N writes, inside the timed region; 0 = never.
-            FsyncEvery fsync_every: u64 = "fsync-every" {
-                kind: Count { min: 0, max: u64::MAX }, default: Some("0"), identifies: true, fio: "fsync",
-            } study_alias("fsync_every")
-            /// Time-based run length in seconds: passes repeat until it is up.
-            /// Absent: one pass over the file.
-            Runtime runtime_s: Option<f64> = "runtime" {
-                kind: Duration { positive: true }, default: None, identifies: false, fio: "runtime, time_based",
-            }
-            /// Seconds of I/O before measuring starts, excluded from every figure.
-            Ramp ramp_s: f64 = "ramp" {
-                kind: Duration { positive: false }, default: Some("0s"), identifies: false, fio: "ramp_time",
-            }
-            /// Seed of the random patterns and of the data written.
-            Seed seed: u64 = "seed" {
-                kind: Count { min: 0, max: u64::MAX }, default: Some("0"), identifies: true, fio: "none: fio's random generator is not iolab's",
-            }
-            /// File size per job, bytes (4k = 4KiB = 4096, 4kB = 4000); with
-            /// `run --file`, the file's length unless given.
-            Size size: u64 = "size" {
-                kind: Size, default: Some("256m"), identifies: true, fio: "size",
-            }
-            /// Bytes per I/O.
-            Bs bs: u64 = "bs" {
-                kind: Size, default: Some("4k"), identifies: true, fio: "bs",
-            }
-            /// Mixed block sizes, 4k=60,64k=30,1m=10 (whole percents adding up to
-            /// 100, each size a multiple of the smallest): each I/O's length is
-            /// drawn from them, and the smallest becomes --bs, the grid I/Os start
-            /// on. --bs written as a split means this.
-            Bssplit bssplit: Option<BlockSplit> = "bssplit" {
-                kind: Split, default: None, identifies: true, fio: "bssplit",
-            } serde(skip_serializing_if = "Option::is_none", default)
-            /// What the written bytes look like: unique (random, each 512-byte
-            /// sector stamped with its offset and the write), zeros,
-            /// compressible:PCT (each 512-byte chunk PCT% zeros) or dedupe:PCT
-            /// (PCT% of the blocks written carry the same bytes). Files laid
-            /// out for reading get the same shape.
-            Data data: DataPattern = "data" {
-                kind: Data, default: Some("unique"), identifies: true, fio: "zero_buffers, buffer_compress_percentage, dedupe_percentage",
-            } serde(skip_serializing_if = "DataPattern::is_unique", default)
-            /// The shares of a mix, read=70,write=30 (whole percents adding up to
-            /// 100): each I/O's direction is drawn from them, on a laid-out file.
-            /// Giving it makes the op mix.
-            Mix mix: Option<DirectionMix> = "mix" {
-                kind: Mix, default: None, identifies: true, fio: "rwmixread, rwmixwrite",
-            } serde(skip_serializing_if = "Option::is_none", default)
-            /// Metadata workload: items (files, or directories for mkdir) each
-            /// job makes in each directory of the tree (mdtest -I); the op then
-            /// works on them one by one, and read reads each whole file.
-            /// Absent: the op works on blocks of one file per job.
-            Items items: Option<u64> = "items" {
-                kind: Count { min: 1, max: 10_000_000 }, default: None, identifies: true, fio: "nrfiles",
-            } serde(skip_serializing_if = "Option::is_none", default)
-            /// Levels of directories below the top of a metadata tree (mdtest -z).
-            Depth depth: u32 = "depth" {
-                kind: Count { min: 0, max: 64 }, default: Some("0"), identifies: true, fio: "none: mdtest -z",
-            } serde(skip_serializing_if = "crate::plan::tree::is_zero", default)
-            /// Subdirectories of each directory above a metadata tree's last
-            /// level (mdtest -b).
-            Fanout fanout: u32 = "fanout" {
-                kind: Count { min: 1, max: 4096 }, default: Some("1"), identifies: true, fio: "none: mdtest -b",
-            } serde(skip_serializing_if = "crate::plan::tree::is_one", default = "crate::plan::tree::one")
-            /// Items only in the directories of a metadata tree's last level (mdtest -L).
-            LeafOnly leaf_only: bool = "leaf-only" {
-                kind: Flag, default: Some("off"), identifies: true, fio: "none: mdtest -L",
-            } serde(skip_serializing_if = "std::ops::Not::not", default) study_alias("leaf_only")
-            /// A metadata tree per job (mdtest -u); off: one tree all jobs share,
-            /// each job's items named by its number.
-            UniqueDir unique_dir: bool = "unique-dir" {
-                kind: Flag, default: Some("off"), identifies: true, fio: "none: mdtest -u",
-            } serde(skip_serializing_if = "std::ops::Not::not", default) study_alias("unique_dir")
-            /// Job k stats, reads, lists and deletes the items of job k+N
-            /// (mdtest -N), so no client finds what it made itself in its cache;
-            /// 0: each its own.
-            Stride stride: u32 = "stride" {
-                kind: Count { min: 0, max: 1_000_000 }, default: Some("0"), identifies: true, fio: "none: mdtest -N",
-            } serde(skip_serializing_if = "crate::plan::tree::is_zero", default)
-            /// Bytes a metadata create writes into each file (mdtest -w; IO500's
-            /// hard phase 3901), in writes of --bs, and a read reads back.
-            /// Absent: empty files.
-            FileSize file_size: Option<u64> = "file-size" {
-                kind: Size, default: None, identifies: true, fio: "filesize",
-            } serde(skip_serializing_if = "Option::is_none", default) study_alias("file_size")
-            /// The timed operation, as IOzone defines them: write (a new file),
-            /// rewrite, read, reread; or mix (reads and overwrites, drawn per I/O
-            /// from --mix); trim; or with --items a metadata op on each item of a
-            /// tree: create, stat, read, rename, delete, mkdir, rmdir, readdir.
-            Op op: Op = "op" {
-                kind: Op, default: Some("read"), identifies: true, fio: "rw",
-            }
-            /// Where the point runs: host (this machine) or guest (the virtual
-            /// machine of --guest, its disk an image in the directory under test);
-            /// host,guest measures both, back to back.
-            Machine machine: Machine = "machine" {
-                kind: Machine, default: Some("host"), identifies: true, fio: "none: fio runs where it is started",
-            } serde(skip_serializing_if = "Machine::is_host", default)
-        }
-    };
-}
 
 macro_rules! param_enum {
     (
@@ -306,6 +120,11 @@ macro_rules! param_enum {
 
 crate::for_each_parameter!(param_enum);
 
+/// Whether a byte count is 0, for fields recorded only when set (`offset`).
+pub fn is_zero_bytes(value: &u64) -> bool {
+    *value == 0
+}
+
 /// A field's default: the parameter's default text parsed, or absent.
 pub fn default_of<T: Stored>(param: Param) -> T {
     let stored = match param.default_text() {
@@ -358,7 +177,12 @@ impl Param {
     pub fn ranged(self) -> bool {
         matches!(
             self.kind(),
-            Kind::Count { .. } | Kind::Size | Kind::Rate | Kind::Iops | Kind::Duration { .. }
+            Kind::Count { .. }
+                | Kind::Size
+                | Kind::Offset
+                | Kind::Rate
+                | Kind::Iops
+                | Kind::Duration { .. }
         )
     }
 
@@ -373,6 +197,7 @@ impl Param {
                 | Param::Bs
                 | Param::Bssplit
                 | Param::Size
+                | Param::Offset
                 | Param::Engine
                 | Param::Iodepth
                 | Param::Batch
@@ -401,7 +226,7 @@ impl Param {
         match self.kind() {
             Kind::Flag => "on|off".to_string(),
             Kind::Count { .. } => "N".to_string(),
-            Kind::Size => "SIZE".to_string(),
+            Kind::Size | Kind::Offset => "SIZE".to_string(),
             Kind::Duration { .. } => "DURATION".to_string(),
             Kind::Pattern => "PATTERN".to_string(),
             Kind::Cpus => "CPUS".to_string(),
@@ -476,6 +301,18 @@ impl Param {
                 Value::Number(n)
             }
             Kind::Size => Value::Number(parse_size(text)?),
+            // 0, 0B, 0k: at the start (a size refuses zero).
+            Kind::Offset
+                if text.trim().starts_with('0')
+                    && text
+                        .trim()
+                        .trim_start_matches('0')
+                        .chars()
+                        .all(|c| c.is_ascii_alphabetic()) =>
+            {
+                Value::Number(0)
+            }
+            Kind::Offset => Value::Number(parse_size(text)?),
             Kind::Duration { positive } => {
                 let seconds = parse_duration(text)?.as_secs_f64();
                 if positive && seconds == 0.0 {
@@ -552,7 +389,7 @@ impl Param {
     /// A value as written on the command line, for labels (`4KiB`, `5s`, `on`).
     pub fn format_value(self, value: Value) -> String {
         match value {
-            Value::Number(n) if self.kind() == Kind::Size => format_size(n),
+            Value::Number(n) if matches!(self.kind(), Kind::Size | Kind::Offset) => format_size(n),
             Value::Number(n) if self.kind() == Kind::Rate => format_rate(n),
             Value::Number(n) => n.to_string(),
             Value::Seconds(s) => format!("{s}s"),
@@ -598,6 +435,7 @@ impl Param {
             Kind::Count { min: 0, .. } => json!({ "$ref": "#/$defs/count" }),
             Kind::Count { min, .. } => json!({ "type": "integer", "minimum": min }),
             Kind::Size => json!({ "type": "integer", "minimum": 1 }),
+            Kind::Offset => json!({ "$ref": "#/$defs/count" }),
             Kind::Duration { positive: true } => {
                 json!({ "type": ["number", "null"], "exclusiveMinimum": 0 })
             }

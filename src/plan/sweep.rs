@@ -223,7 +223,7 @@ fn step_size(param: Param, text: &str) -> Result<f64, String> {
     use super::param::Kind;
     let text = text.trim();
     match param.kind() {
-        Kind::Size | Kind::Rate => super::units::parse_size(text).map(|n| n as f64),
+        Kind::Size | Kind::Offset | Kind::Rate => super::units::parse_size(text).map(|n| n as f64),
         Kind::Duration { .. } => super::units::parse_duration(text).map(|d| d.as_secs_f64()),
         _ => text
             .parse::<u64>()

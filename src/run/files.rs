@@ -39,20 +39,24 @@ impl Session {
                 )
                 .into());
             }
-            if workload.size > set.size {
-                return Err(usage!(
-                    "--size {} is larger than {given} ({} bytes)",
-                    workload.size,
-                    set.size
-                )
-                .into());
+            let end = workload.offset.saturating_add(workload.size);
+            if end > set.size {
+                let region = match workload.offset {
+                    0 => format!("--size {}", workload.size),
+                    offset => format!("--offset {offset} with --size {}", workload.size),
+                };
+                return Err(
+                    usage!("{region} ends past the end of {given} ({} bytes)", set.size).into(),
+                );
             }
             if let Some(unit) = set.files[0].io_unit() {
-                let flag = match (workload.bs % unit, workload.size % unit) {
-                    (0, 0) => None,
-                    (0, _) => Some(("--size", workload.size)),
-                    _ => Some(("--bs", workload.bs)),
-                };
+                let flag = [
+                    ("--bs", workload.bs),
+                    ("--size", workload.size),
+                    ("--offset", workload.offset),
+                ]
+                .into_iter()
+                .find(|(_, value)| value % unit != 0);
                 if let Some((flag, value)) = flag {
                     return Err(usage!(
                         "{flag} {value} is not a whole number of the LUN's {unit}-byte blocks ({given})"
@@ -265,7 +269,7 @@ impl Session {
         }
         // A mix that verifies starts from a sealed layout every repetition:
         // the check afterwards tells its writes from the layout's blocks.
-        let laid_out = set.laid_out.holds(workload.data) && !Fill::seals(workload);
+        let laid_out = set.laid_out.holds(workload) && !Fill::seals(workload);
         if !workload.op.needs_layout() || laid_out || verifying_read {
             return Ok(());
         }
@@ -274,7 +278,12 @@ impl Session {
             ..layout
         };
         super::live::set_phase(super::live::Phase::LayingOut);
-        for job in job_targets(set, workload, own) {
+        let mut targets = job_targets(set, workload, own);
+        if set.given {
+            // Every job of the group shares its region: laid out once.
+            targets.truncate(1);
+        }
+        for job in targets {
             let (file, base) = (job.file, job.base);
             file.lay_out(base, workload.size, Fill::of(workload), interrupt.flag())
                 .map_err(|error| match interrupt.signal() {
@@ -284,7 +293,7 @@ impl Session {
                     }
                 })?;
         }
-        set.laid_out = Laid::With(workload.data);
+        set.laid_out = set.laid_out.laid(workload);
         set.fresh = false;
         set.read_pass = None;
         Ok(())
@@ -309,11 +318,12 @@ pub(super) fn job_targets<'a>(
     let first = layout.reordered_first_job.unwrap_or(layout.first_job);
     (0..workload.jobs as usize)
         .map(|job| match (set.shared, layout.reordered_first_job) {
-            // A file or device the user gave, on one host: every job over
-            // all of it (over MPI the ranks share it by regions, below).
+            // A file or device the user gave, on one host: every job of a
+            // group over the group's region (over MPI the ranks share it
+            // by regions, below).
             (false, _) if set.given => JobTarget {
                 file: set.files[0].as_ref(),
-                base: 0,
+                base: workload.offset,
             },
             (true, _) => JobTarget {
                 file: set.files[0].as_ref(),

@@ -258,21 +258,67 @@ struct FileSet {
 enum Laid {
     /// Nothing known to be whole: a point that reads lays the files out.
     No,
-    /// Every block, written in this shape of data (`--data`): a point that
-    /// reads data of another shape lays them out again.
-    With(DataPattern),
+    /// Every block of `bytes` (each file's, or of a given target's region),
+    /// written in this shape of data (`--data`): a point that reads data of
+    /// another shape, or other bytes, lays them out again.
+    With {
+        data: DataPattern,
+        bytes: (u64, u64),
+    },
     /// Data that is not iolab's to replace (a given file, a LUN without
     /// consent): read as it is.
     AsGiven,
 }
 
+/// The bytes a workload's jobs work on in each of its files, or in a
+/// given target (from `--offset`).
+fn region_of(workload: &Workload) -> (u64, u64) {
+    (
+        workload.offset,
+        workload.offset.saturating_add(workload.size),
+    )
+}
+
 impl Laid {
-    /// Whether a point writing `data` finds the files as it needs them.
-    fn holds(self, data: DataPattern) -> bool {
+    /// Whether a point of `workload` finds the files as it needs them.
+    fn holds(self, workload: &Workload) -> bool {
+        let (start, end) = region_of(workload);
         match self {
             Laid::No => false,
-            Laid::With(held) => held == data,
+            Laid::With { data, bytes } => {
+                data == workload.data && bytes.0 <= start && end <= bytes.1
+            }
             Laid::AsGiven => true,
+        }
+    }
+
+    /// What is known after `workload` laid out its region: joined to what
+    /// was laid out before when the two touch and hold the same data.
+    fn laid(self, workload: &Workload) -> Laid {
+        let (start, end) = region_of(workload);
+        let bytes = match self {
+            Laid::With { data, bytes }
+                if data == workload.data && bytes.0 <= end && start <= bytes.1 =>
+            {
+                (bytes.0.min(start), bytes.1.max(end))
+            }
+            _ => (start, end),
+        };
+        Laid::With {
+            data: workload.data,
+            bytes,
+        }
+    }
+
+    /// What is known after `workload` overwrote (or trimmed) its region:
+    /// unchanged where it wrote other bytes or the same data again.
+    fn overwritten(self, workload: &Workload) -> Laid {
+        let (start, end) = region_of(workload);
+        match self {
+            Laid::With { bytes, .. } if end <= bytes.0 || bytes.1 <= start => self,
+            Laid::With { .. } if !workload.directions().trims() && self.holds(workload) => self,
+            Laid::AsGiven => Laid::AsGiven,
+            _ => Laid::No,
         }
     }
 }

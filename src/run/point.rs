@@ -439,16 +439,14 @@ impl Session {
             };
             if workload.op == Op::Write {
                 set.laid_out = if whole {
-                    Laid::With(workload.data)
+                    Laid::No.laid(workload)
                 } else {
                     Laid::No
                 };
-            } else if workload.directions().trims()
-                || (workload.op.writes() && !set.laid_out.holds(workload.data))
-            {
+            } else if workload.directions().trims() || workload.op.writes() {
                 // Overwrites of another shape of data leave the files mixed;
                 // trims leave holes, which a later read must not take for data.
-                set.laid_out = Laid::No;
+                set.laid_out = set.laid_out.overwritten(workload);
             }
             // The reread's "read just before" is one workload's read: other
             // groups beside it may have changed the files or the cache.

@@ -34,6 +34,7 @@ const OPTIONS: &[(&str, Taken)] = &[
     ("bssplit", Taken::Mapped),
     ("size", Taken::Mapped),
     ("filesize", Taken::Mapped),
+    ("offset", Taken::Mapped),
     ("ioengine", Taken::Mapped),
     ("iodepth", Taken::Mapped),
     ("iodepth_batch", Taken::Mapped),
@@ -262,7 +263,13 @@ pub fn translate(
                         at(name_line.max(section.line))
                     ));
                 };
-                options.insert("size".to_string(), Value::String(length.to_string()));
+                // From `offset=` to the end, as fio sizes it.
+                let kb_base = option(&options, "kb_base").and_then(|t| t.parse().ok());
+                let offset = option(&options, "offset")
+                    .and_then(|text| fio_size(text, kb_base.unwrap_or(1024)))
+                    .unwrap_or(0);
+                let size = length.saturating_sub(offset);
+                options.insert("size".to_string(), Value::String(size.to_string()));
             }
         } else if filename.is_some() {
             return Err(usage!(

@@ -18,6 +18,8 @@ pub enum Kind {
     Count { min: u64, max: u64 },
     /// A byte size: `4k`, `1m`.
     Size,
+    /// A byte offset: a size, or 0.
+    Offset,
     /// A duration: `500ms`, `10s`; `positive` refuses zero.
     Duration {
         /// Whether zero is refused.
