@@ -277,6 +277,71 @@ mod with_mpi {
         assert_eq!(entries(dir.path()), ["shared.json"]);
     }
 
+    /// A point of groups over three ranks (issue "One shape of point"): a
+    /// sealed logger and a two-job reader, each group with a shared file
+    /// of its own cut into one region per rank. Each group's figures are
+    /// its jobs' on every rank, each rank's share its own three jobs, and
+    /// the logger's regions verify.
+    #[test]
+    fn groups_run_on_every_rank_with_each_groups_figures_from_all_ranks() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let output = dir.path().join("groups.json");
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        mpirun.args([
+            "-np",
+            "3",
+            IOLAB,
+            "run",
+            "--mpi",
+            "--shared-file",
+            "--repeat",
+            "2",
+        ]);
+        mpirun.args([
+            "--group", "logger", "--op", "write", "--bs", "64k", "--size", "1m", "--verify",
+        ]);
+        mpirun.args([
+            "--group", "reader", "--op", "read", "--bs", "16k", "--size", "2m", "--jobs", "2",
+        ]);
+        mpirun.arg("--dir").arg(&data).arg("-o").arg(&output);
+        let out = within(mpirun, Duration::from_secs(120));
+        assert!(out.status.success(), "{}", text(&out));
+        let result = read_result(&output);
+        check_consistency(&result);
+        let point = &result["points"][0];
+        let groups = point["groups"].as_array().unwrap();
+        for (group, jobs, size, ops) in [
+            (&groups[0], 3, 1u64 << 20, 16),
+            (&groups[1], 6, 2 << 20, 128),
+        ] {
+            for repetition in group["repetitions"].as_array().unwrap() {
+                assert_eq!(repetition["status"], "ok", "{}", repetition["error"]);
+                let per_job: Vec<(u64, u64)> = repetition["jobs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|job| (u64_at(job, "bytes"), u64_at(job, "ops")))
+                    .collect();
+                assert_eq!(per_job, vec![(size, ops); jobs], "{}", group["label"]);
+            }
+        }
+        for repetition in point["repetitions"].as_array().unwrap() {
+            assert_eq!(u64_at(repetition, "bytes"), 3 * ((1 << 20) + 2 * (2 << 20)));
+            // The logger's 16 blocks on each rank, none bad.
+            assert_eq!(u64_at(&repetition["verify"], "blocks"), 3 * 16);
+            assert_eq!(u64_at(&repetition["verify"], "bad_blocks"), 0);
+            let ranks = repetition["ranks"].as_array().unwrap();
+            assert_eq!(ranks.len(), 3);
+            for rank in ranks {
+                assert_eq!(rank["jobs"].as_array().unwrap().len(), 3, "{rank}");
+                assert_eq!(u64_at(rank, "bytes"), (1 << 20) + 2 * (2 << 20), "{rank}");
+            }
+        }
+        assert!(entries(&data).is_empty(), "{:?}", entries(&data));
+    }
+
     /// mdtest's main use: three ranks on one shared tree, each stat'ing,
     /// reading and removing its neighbour rank's files; every phase works
     /// on exactly items × ranks, and the tree is gone at the end.

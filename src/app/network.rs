@@ -67,7 +67,7 @@ pub(crate) fn network_target(
     if let Some(remote) = remote.as_ref().filter(|r| !r.makes_files()) {
         let flag = format!("--target {}", remote.text());
         for point in points {
-            check_site(&point.groups, Site::Lun { flag: &flag }, false)?;
+            check_site(&point.groups, Site::Lun { flag: &flag })?;
         }
     }
     if let Some(remote) = &remote {

@@ -152,7 +152,7 @@ impl RunArgs {
         };
         if let Some(site) = site {
             for point in &planned {
-                check_site(&point.groups, site, false)?;
+                check_site(&point.groups, site)?;
             }
         }
         let (points, guest) = self

@@ -284,7 +284,7 @@ pub fn merge(
         merged.ranks.push(RankOutcome {
             rank: report.rank,
             host: host.name.clone(),
-            jobs: first..merged.jobs.len(),
+            jobs: (first..merged.jobs.len()).collect(),
             error,
             interrupted: report.status == WireStatus::Interrupted,
             samples: report.samples,
@@ -407,7 +407,7 @@ mod tests {
         assert!(merged.jobs[0].directions.is_empty());
         assert_eq!(merged.ranks.len(), 3);
         assert_eq!(merged.ranks[1].host, "b");
-        assert_eq!(merged.ranks[2].jobs, 2..3);
+        assert_eq!(merged.ranks[2].jobs, [2]);
     }
 
     #[test]

@@ -106,7 +106,8 @@ struct Part<'a> {
     outcome: &'a PointOutcome,
     workload: &'a Workload,
     target: &'a crate::run::TargetInfo,
-    /// The repetition's jobs this part counts (all of them: `0..MAX`).
+    /// The jobs this part counts on one rank (all of them: `0..MAX`); over
+    /// MPI a group's are that many on every rank, listed group by group.
     jobs: std::ops::Range<usize>,
     /// The group's name, for a group.
     group: Option<&'a str>,
@@ -117,13 +118,13 @@ struct Part<'a> {
 impl Part<'_> {
     /// The one direction the `index`th of this part's jobs takes, when its
     /// workload takes one (in a point of groups, its group's).
-    fn sole_direction(&self, index: usize) -> Option<Direction> {
+    fn sole_direction(&self, index: usize, ranks: usize) -> Option<Direction> {
         if self.group.is_some() || self.outcome.groups.is_empty() {
             return self.workload.directions().sole();
         }
         let mut first = 0;
         for group in &self.outcome.groups {
-            first += group.jobs as usize;
+            first += group.jobs as usize * ranks;
             if index < first {
                 return group.workload.directions().sole();
             }
@@ -132,8 +133,23 @@ impl Part<'_> {
     }
 
     fn jobs<'j>(&self, outcome: &'j RepetitionOutcome) -> &'j [JobOutcome] {
-        let end = self.jobs.end.min(outcome.jobs.len());
-        &outcome.jobs[self.jobs.start.min(end)..end]
+        let ranks = ranks_measured(outcome);
+        let end = self.jobs.end.saturating_mul(ranks).min(outcome.jobs.len());
+        &outcome.jobs[self.jobs.start.saturating_mul(ranks).min(end)..end]
+    }
+}
+
+/// How many ranks' jobs a repetition holds (1 on one host): over MPI a
+/// point of groups lists each group's jobs of every such rank together
+/// (`run::point`'s regrouping).
+fn ranks_measured(outcome: &RepetitionOutcome) -> usize {
+    match outcome.ranks.as_slice() {
+        [] => 1,
+        ranks => ranks
+            .iter()
+            .filter(|rank| !rank.jobs.is_empty())
+            .count()
+            .max(1),
     }
 }
 
@@ -302,7 +318,8 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         record.iops = Some(ops as f64 / seconds);
         // A measurement's buckets count at most its I/Os, far below 2^63.
         record.latency_ns = latency_summary(&merge(jobs.iter().map(|j| &j.latency))).ok();
-        record.directions = direction_shares(jobs, |job| point.sole_direction(job), seconds);
+        let ranks = ranks_measured(outcome);
+        record.directions = direction_shares(jobs, |job| point.sole_direction(job, ranks), seconds);
         record.client_network = client_network(jobs);
         record.coverage = coverage(jobs);
         // The groups' paces are each group's own, not the point's.

@@ -35,7 +35,7 @@ pub fn shares(point: &PointOutcome, outcome: &RepetitionOutcome, start: u64) -> 
         .ranks
         .iter()
         .map(|rank| {
-            let own = &jobs[rank.jobs.clone()];
+            let own: Vec<_> = rank.jobs.iter().map(|&j| &jobs[j]).collect();
             let first = own.iter().map(|j| j.start).min().unwrap_or(start);
             let last = own.iter().map(|j| j.end).max().unwrap_or(first);
             let bytes = own.iter().map(|j| j.bytes).sum();
@@ -48,7 +48,7 @@ pub fn shares(point: &PointOutcome, outcome: &RepetitionOutcome, start: u64) -> 
             RankShare {
                 rank: rank.rank,
                 host: rank.host.clone(),
-                jobs: rank.jobs.clone().map(|j| j as u32).collect(),
+                jobs: rank.jobs.iter().map(|&j| j as u32).collect(),
                 bytes,
                 ops: own.iter().map(|j| j.ops).sum(),
                 start_ns: first.saturating_sub(start),
@@ -136,11 +136,7 @@ fn stonewall(outcome: &RepetitionOutcome, start: u64) -> Option<Stonewall> {
         .iter()
         .filter(|r| !r.jobs.is_empty())
         .map(|r| {
-            let end = jobs[r.jobs.clone()]
-                .iter()
-                .map(|j| j.end)
-                .max()
-                .unwrap_or(0);
+            let end = r.jobs.iter().map(|&j| jobs[j].end).max().unwrap_or(0);
             (r.rank, end)
         })
         .min_by_key(|&(_, end)| end)?;
@@ -238,7 +234,7 @@ mod tests {
         let rank = |rank: u32, jobs: std::ops::Range<usize>| RankOutcome {
             rank,
             host: "h".to_string(),
-            jobs,
+            jobs: jobs.collect(),
             error: None,
             interrupted: false,
             samples: None,

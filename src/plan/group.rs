@@ -165,17 +165,12 @@ pub enum Site<'a> {
 }
 
 /// Refuses, in one line, what a point's `groups` cannot combine with where
-/// they run: several groups over MPI, `--offset` on files iolab makes, a
-/// tree on a given target, groups whose regions of a LUN overlap while one
-/// writes, and `--verify` where several jobs would overwrite each other's
-/// sealed blocks. The plan asks as soon as it knows the site; the runner
-/// asks again with what only it knows (the ranks).
-pub fn check_site(groups: &[Group], site: Site<'_>, distributed: bool) -> Result<(), UsageError> {
-    if distributed && groups.len() > 1 {
-        return Err(usage!(
-            "groups run on one machine; over MPI a point is one workload"
-        ));
-    }
+/// they run: `--offset` on files iolab makes, a tree on a given target,
+/// groups whose regions of a LUN overlap while one writes, and `--verify`
+/// where several jobs would overwrite each other's sealed blocks. The plan
+/// asks as soon as it knows the site; the runner asks again for points
+/// that reach it another way (a study's, a guest's).
+pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
     let (Site::Given { flag } | Site::Lun { flag }) = site else {
         return match groups.iter().find(|group| group.workload.offset > 0) {
             Some(group) => Err(usage!(
@@ -319,18 +314,18 @@ mod tests {
         let mut writer = group("w", Op::Rewrite);
         (reader.workload.size, writer.workload.size) = (8 << 20, 8 << 20);
         reader.workload.jobs = 2;
-        let error = check_site(&[reader.clone(), writer.clone()], lun, false).unwrap_err();
+        let error = check_site(&[reader.clone(), writer.clone()], lun).unwrap_err();
         assert!(
             error.to_string().contains("group w's region")
                 && error.to_string().contains("--offset 8388608 for group w"),
             "{error}"
         );
         writer.workload.offset = 8 << 20;
-        assert!(check_site(&[reader.clone(), writer.clone()], lun, false).is_ok());
+        assert!(check_site(&[reader.clone(), writer.clone()], lun).is_ok());
         // Two readers may share blocks, as fio's jobs on one filename do.
         let other = group("s", Op::Read);
-        assert!(check_site(&[reader.clone(), other], lun, false).is_ok());
-        let error = check_site(&[writer], Site::Made, false).unwrap_err();
+        assert!(check_site(&[reader.clone(), other], lun).is_ok());
+        let error = check_site(&[writer], Site::Made).unwrap_err();
         assert!(
             error
                 .to_string()

@@ -11,12 +11,12 @@ use crate::plan::{Op, Workload};
 use crate::usage;
 
 /// The number the first file of the group in place `group` is named by:
-/// each group has a range of
-/// [`MAX_GROUP_JOBS`](crate::plan::group::MAX_GROUP_JOBS) numbers, so a set
-/// kept from the point before never holds a name another group's new set
-/// needs.
+/// each group has a range of 2^24 numbers (its jobs on every rank: 4096
+/// jobs on as many ranks), so a set kept from the point before never holds
+/// a name another group's new set needs.
 pub(super) fn first_job(group: usize) -> u32 {
-    group as u32 * crate::plan::group::MAX_GROUP_JOBS
+    const _: () = assert!(crate::plan::group::MAX_GROUPS as u64 * (1 << 24) <= u32::MAX as u64);
+    (group as u32) << 24
 }
 
 impl Session {
@@ -110,9 +110,9 @@ impl Session {
         // Each rank checks room for its own share (its files, or its regions
         // of the shared file); ranks on one file system share the free space.
         self.check_free_space(workload.size, workload.jobs)?;
-        let first = layout.first_job;
-        let numbers: Vec<u32> = match (shared, first) {
-            (true, 0) => vec![0],
+        let first = layout.numbers + layout.first_job;
+        let numbers: Vec<u32> = match (shared, layout.first_job) {
+            (true, 0) => vec![layout.numbers],
             (true, _) => Vec::new(),
             (false, _) => (first..first + workload.jobs).collect(),
         };
@@ -170,7 +170,8 @@ impl Session {
             .expect("only called when reordering");
         let mut others = Vec::new();
         for job in first..first + workload.jobs {
-            others.push(self.dir.open_peer(job, false).map_err(RunError::Setup)?);
+            let number = layout.numbers + job;
+            others.push(self.dir.open_peer(number, false).map_err(RunError::Setup)?);
         }
         self.set_mut(group).expect("files were prepared").others = others;
         Ok(())
@@ -358,12 +359,13 @@ pub(super) fn renew_files(
         set.fresh = false;
         Ok(())
     } else {
-        prepare_new_files(dir, set, workload, layout.first_job).map_err(RunError::Setup)
+        let first = layout.numbers + layout.first_job;
+        prepare_new_files(dir, set, workload, first).map_err(RunError::Setup)
     };
     together(peers, renewed)?;
     if set.shared {
         let reopened = if reopen {
-            dir.open_peer(0, true)
+            dir.open_peer(layout.numbers, true)
                 .map(|file| set.files = vec![file])
                 .map_err(RunError::Setup)
         } else {

@@ -677,10 +677,12 @@ fn together<T>(peers: &dyn Peers, local: Result<T, RunError>) -> Result<T, RunEr
     peers::agree_on(peers, local, |e| e.to_string(), RunError::Setup)
 }
 
-/// Which jobs of all ranks' this rank runs and reads.
+/// Which jobs of a group's on all ranks this rank runs and reads.
 #[derive(Clone, Copy, Debug, Default)]
 struct Layout {
-    /// This rank's first job among the jobs of all ranks.
+    /// The number the group's first file (its shared file) is named by.
+    numbers: u32,
+    /// This rank's first job among the group's jobs of all ranks.
     first_job: u32,
     /// Under `--reorder`, for reads: the first job whose file or region this
     /// rank reads instead of its own.

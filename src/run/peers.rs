@@ -117,8 +117,9 @@ pub struct Spread {
 pub struct RankOutcome {
     pub rank: u32,
     pub host: String,
-    /// Its jobs' positions in the merged repetition's job list.
-    pub jobs: std::ops::Range<usize>,
+    /// Its jobs' positions in the merged repetition's job list (a point
+    /// of groups lists them group by group: not one run of positions).
+    pub jobs: Vec<usize>,
     /// Its own error, when its repetition failed.
     pub error: Option<String>,
     /// Whether a signal cut its repetition short.

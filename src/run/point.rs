@@ -34,6 +34,47 @@ fn group_draw_seed(workload: &Workload, group: usize, index: u32) -> u64 {
     workload.draw_seed(index) ^ (group as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)
 }
 
+/// On rank 0 of a distributed point of groups: the merged jobs, which
+/// come rank by rank (each rank's group by group), put group by group
+/// (each group's rank by rank), as the point's records take a group's jobs
+/// (`gather::build`); each rank's positions follow them. A rank that holds
+/// other than all its jobs (none, after failing early) keeps its own at the
+/// end.
+fn regroup(mut outcome: RepetitionOutcome, groups: &[Group]) -> RepetitionOutcome {
+    if outcome.ranks.is_empty() || groups.len() < 2 {
+        return outcome;
+    }
+    let local: usize = groups.iter().map(|g| g.workload.jobs as usize).sum();
+    let whole = |jobs: &[usize]| jobs.len() == local;
+    let mut order = Vec::with_capacity(outcome.jobs.len());
+    let mut first = 0;
+    for group in groups {
+        let count = group.workload.jobs as usize;
+        for rank in outcome.ranks.iter().filter(|rank| whole(&rank.jobs)) {
+            order.extend_from_slice(&rank.jobs[first..first + count]);
+        }
+        first += count;
+    }
+    for rank in outcome.ranks.iter().filter(|rank| !whole(&rank.jobs)) {
+        order.extend_from_slice(&rank.jobs);
+    }
+    let mut place = vec![0; outcome.jobs.len()];
+    for (new, &old) in order.iter().enumerate() {
+        place[old] = new;
+    }
+    let mut slots: Vec<Option<_>> = std::mem::take(&mut outcome.jobs)
+        .into_iter()
+        .map(Some)
+        .collect();
+    outcome.jobs = order.iter().filter_map(|&old| slots[old].take()).collect();
+    for rank in &mut outcome.ranks {
+        for job in &mut rank.jobs {
+            *job = place[*job];
+        }
+    }
+    outcome
+}
+
 impl Session {
     /// Measures one point of `groups` (one workload is one group): each
     /// group's files or tree prepared, then warm-ups and repetitions, each
@@ -133,7 +174,7 @@ impl Session {
                 break;
             }
             let repetition = match self.repetition(&sites, &target, index, naming) {
-                Ok(repetition) => peers.gather(repetition),
+                Ok(repetition) => regroup(peers.gather(repetition), groups),
                 Err(error) if peers.alone() => return Err(error),
                 // The other ranks are at the common start: meet them there.
                 Err(error) => peers.gather(RepetitionOutcome::failed_early(
@@ -155,8 +196,8 @@ impl Session {
         Ok(outcome)
     }
 
-    /// What a point's groups may combine with this session's site and
-    /// ranks ([`check_site`]).
+    /// What a point's groups may combine with this session's site
+    /// ([`check_site`]).
     fn check_site(&self, groups: &[Group]) -> Result<(), RunError> {
         let flag = self
             .given
@@ -167,7 +208,7 @@ impl Session {
             Some((flag, TargetKind::Lun)) => Site::Lun { flag },
             Some((flag, _)) => Site::Given { flag },
         };
-        Ok(check_site(groups, site, !self.peers.alone())?)
+        Ok(check_site(groups, site)?)
     }
 
     /// What now lives on a given device or LUN this run was allowed to
@@ -187,11 +228,11 @@ impl Session {
     pub(super) fn layout(&self, group: usize, workload: &Workload) -> Layout {
         let peers = &self.peers;
         let shift = peers.spread().reorder_shift;
-        let first = first_job(group);
         Layout {
-            first_job: first + peers.rank() * workload.jobs,
+            numbers: first_job(group),
+            first_job: peers.rank() * workload.jobs,
             reordered_first_job: (shift > 0 && !workload.op.writes())
-                .then(|| first + (peers.rank() + shift) % peers.size() * workload.jobs),
+                .then(|| (peers.rank() + shift) % peers.size() * workload.jobs),
         }
     }
 
