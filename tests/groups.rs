@@ -230,12 +230,25 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
         "{stderr}"
     );
     assert_eq!(message_lines(&stderr), 1, "{stderr}");
-    // Files iolab makes start at 0: an offset is for a target you gave.
+    // Files iolab makes start at 0: an offset is for a target you gave,
+    // refused from the one place whichever command planned the point.
     run_refused(
         dir.path(),
         &["--group", "a", "--group", "b", "--offset", "1m"],
         "group b: --offset 1048576 places a region in a file or device you gave",
     );
+    let refused = iolab()
+        .args(["sweep", "--size", "1m", "--offset", "0,1m", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--offset 1048576 places a region"),
+        "{stderr}"
+    );
+    assert_eq!(message_lines(&stderr), 1, "{stderr}");
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
 

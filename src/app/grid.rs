@@ -92,6 +92,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
     }
     let target = network_target(
         args.target.as_deref(),
+        None,
         args.destroy_data.as_deref(),
         &points,
     )?;
@@ -174,6 +175,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
     let (study, points, guest) = ranks.agreed(planned.map_err(AppError::from))?;
     let target = network_target(
         args.target.as_deref(),
+        None,
         args.destroy_data.as_deref(),
         &points,
     )?;

@@ -1,7 +1,8 @@
 //! `--target`: the network target a run, sweep, study or preset measures
 //! (an NFS export's directory, or an iSCSI LUN), checked against the
 //! points' engines and the user's consent to write it, and the session
-//! that reaches it.
+//! that reaches it; with it, every point's groups checked against their
+//! site (made files, `--file`, a LUN) for every command.
 
 use super::distributed::Ranks;
 use super::error::AppError;
@@ -19,9 +20,12 @@ use std::path::Path;
 /// target needs the engine that reaches it at every point, and a network
 /// engine a target), against what its protocol's client can do, and
 /// against `--destroy-data` (a target whose data a write destroys is
-/// written only when the flag repeats its URL exactly).
+/// written only when the flag repeats its URL exactly); and every point's
+/// groups checked against where they run (`check_site`: the given `file`,
+/// the LUN, or files iolab makes), for `run`, `sweep` and `study` alike.
 pub(crate) fn network_target(
     target: Option<&str>,
+    file: Option<&Path>,
     destroy_data: Option<&Path>,
     points: &[PlannedPoint],
 ) -> Result<Option<Box<dyn Remote>>, AppError> {
@@ -63,12 +67,20 @@ pub(crate) fn network_target(
             }
         }
     }
-    // What the groups combine with a LUN is refused before the login.
-    if let Some(remote) = remote.as_ref().filter(|r| !r.makes_files()) {
-        let flag = format!("--target {}", remote.text());
-        for point in points {
-            check_site(&point.groups, Site::Lun { flag: &flag })?;
-        }
+    // What the groups combine with their site is refused before a file is
+    // made or a server asked.
+    let flag = match (file, remote.as_ref().filter(|r| !r.makes_files())) {
+        (Some(file), _) => Some(format!("--file {}", file.display())),
+        (None, Some(lun)) => Some(format!("--target {}", lun.text())),
+        (None, None) => None,
+    };
+    let site = match (&flag, file) {
+        (Some(flag), Some(_)) => Site::Given { flag },
+        (Some(flag), None) => Site::Lun { flag },
+        (None, _) => Site::Made,
+    };
+    for point in points {
+        check_site(&point.groups, site)?;
     }
     if let Some(remote) = &remote {
         let writes = points

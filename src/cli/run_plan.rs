@@ -1,7 +1,6 @@
 //! `run`'s arguments turned into a validated plan: the workload, the refusals that depend on the command line alone, and the points (one workload, `--ops` phases, or groups) placed on the host or a guest.
 
 use super::{RunArgs, groups};
-use crate::plan::group::{Site, check_site};
 use crate::plan::sweep::Param;
 use crate::plan::{Op, PlannedPoint, RunPlan, UsageError, Workload};
 use crate::usage;
@@ -139,22 +138,6 @@ impl RunArgs {
         planned: Vec<PlannedPoint>,
         file: Option<&std::path::Path>,
     ) -> Result<RunPlan, UsageError> {
-        // A LUN's site is checked with the target (app::network).
-        let lun = self
-            .target
-            .as_deref()
-            .is_some_and(|t| t.starts_with("iscsi://"));
-        let flag = file.map(|file| format!("--file {}", file.display()));
-        let site = match &flag {
-            Some(flag) => Some(Site::Given { flag }),
-            None if lun => None,
-            None => Some(Site::Made),
-        };
-        if let Some(site) = site {
-            for point in &planned {
-                check_site(&point.groups, site)?;
-            }
-        }
         let (points, guest) = self
             .place
             .arrange(planned, self.params.get(Param::Machine).is_some())?;

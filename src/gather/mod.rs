@@ -9,3 +9,4 @@ pub mod build;
 pub mod distributed;
 pub mod environment;
 pub mod measurement;
+pub mod series;

@@ -67,6 +67,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         }
         target = network_target(
             args.target.as_deref(),
+            file.as_deref(),
             args.destroy_data.as_deref(),
             &plan.points,
         )?;
