@@ -25,6 +25,7 @@ mod netlab;
 mod pacing;
 mod presets;
 mod probes;
+mod protocols;
 mod quick;
 mod report;
 mod run_options;
