@@ -430,6 +430,12 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
             "bs-pair",
             "[a]\nioengine=null\nsize=8m\nbs=4k,64k\nrw=write\n",
         ),
+        // Passes one after another, sequential and random.
+        ("loops", "[a]\nioengine=null\nsize=8m\nrw=read\nloops=3\n"),
+        (
+            "loops-random",
+            "[a]\nioengine=null\nsize=8m\nbs=16k\nrw=randwrite\nloops=2\n",
+        ),
     ];
     for (name, text) in cases {
         let dir = scratch();

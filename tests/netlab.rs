@@ -102,6 +102,7 @@ fn pass(
         pace: iolab::plan::pace::Pace::NONE,
         seed: 11,
         runtime: None,
+        passes: 1,
         ramp: std::time::Duration::ZERO,
         batch: 4,
         fsync_every: 0,

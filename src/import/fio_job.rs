@@ -423,6 +423,10 @@ impl FioJob<'_> {
                     }
                 })
             }
+            Param::Loops => match self.number("loops", 1)? {
+                0 => return Err("loops=0: no pass to run".to_string()),
+                loops => ParamValue::Number(loops),
+            },
             // A percentage of the file (offset=50%) depends on a length
             // iolab learns only at run time.
             Param::Offset => match self.option("offset") {

@@ -456,6 +456,9 @@ impl Workload {
         if self.jobs > 1 {
             text.push_str(&format!(" x{}", self.jobs));
         }
+        if self.loops > 1 {
+            text.push_str(&format!(" loops={}", self.loops));
+        }
         if self.offset > 0 {
             text.push_str(&format!(" at {}", units::format_size(self.offset)));
         }
@@ -661,7 +664,7 @@ pub fn cost(points: &[PlannedPoint]) -> Cost {
             cost.timed_s += seconds * repetitions as f64;
         }
         for w in workloads {
-            let per_repetition = u128::from(w.size) * u128::from(w.jobs);
+            let per_repetition = u128::from(w.size) * u128::from(w.jobs) * u128::from(w.loops);
             if w.runtime_s.is_none() {
                 cost.one_pass_bytes += per_repetition * repetitions;
                 cost.moved_bytes += per_repetition * repetitions;

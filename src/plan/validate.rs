@@ -214,13 +214,25 @@ impl Workload {
                 return Err(usage!("--runtime must be positive"));
             }
         }
+        if self.loops > 1 && self.runtime_s.is_some() {
+            return Err(usage!(
+                "--loops {} with --runtime: a time-based run repeats its passes until the runtime is up; give one",
+                self.loops
+            ));
+        }
+        if self.loops > 1 && self.items.is_some() {
+            return Err(usage!(
+                "--loops {}: a metadata workload makes one pass over its items",
+                self.loops
+            ));
+        }
         if self.verify
             && self.op.writes()
-            && (!self.pattern.covers_every_block() || self.runtime_s.is_some())
+            && (!self.pattern.covers_every_block() || self.runtime_s.is_some() || self.loops > 1)
         {
             return Err(usage!(
                 "--verify checks every block, so a write must cover each block once: use a pattern that \
-                 visits every block (not uniform or a skewed one) and no --runtime"
+                 visits every block (not uniform or a skewed one), no --runtime and one --loops"
             ));
         }
         self.check_direction_rates()?;

@@ -366,6 +366,7 @@ fn run_tree(
         pattern: workload.pattern,
         seed: job_seed(workload, job),
         runtime: None,
+        passes: 1,
         ramp: Duration::ZERO,
         batch: 1,
         fsync_every: 0,
@@ -460,6 +461,7 @@ fn run_job(
         } else {
             None
         },
+        passes: if timed { u64::from(workload.loops) } else { 1 },
         ramp: if timed {
             Duration::from_secs_f64(workload.ramp_s)
         } else {

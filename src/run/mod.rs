@@ -339,7 +339,10 @@ impl ReadPass {
     /// The pass `workload` makes: every block once (no time limit, a
     /// pattern that visits each block once), else none.
     fn of(workload: &Workload) -> Option<ReadPass> {
-        let whole = workload.runtime_s.is_none() && workload.pattern.covers_every_block();
+        // Every block once: several passes read the file more than once.
+        let whole = workload.runtime_s.is_none()
+            && workload.loops == 1
+            && workload.pattern.covers_every_block();
         whole.then_some(ReadPass {
             engine: workload.engine,
             pattern: workload.pattern,

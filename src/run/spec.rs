@@ -28,8 +28,10 @@ pub struct LoopSpec<'a> {
     pub pattern: Pattern,
     /// Seed of the pattern.
     pub seed: u64,
-    /// Time-based length; `None` = one pass.
+    /// Time-based length; `None` = `passes` passes.
     pub runtime: Option<Duration>,
+    /// Passes over the blocks without a runtime (`--loops`; 1 untimed).
+    pub passes: u64,
     /// Unmeasured lead-in.
     pub ramp: Duration,
     /// io_uring: requests per submitting system call.

@@ -88,6 +88,9 @@ pub(super) struct Draws {
     written: Option<Touched>,
     /// How each write is stamped (`--data`).
     data: DataDraws,
+    /// Passes still to start after this one (`--loops`), checked only at
+    /// a pass's end.
+    passes_after: u64,
 }
 
 /// One I/O as drawn: where, how long, which way.
@@ -108,6 +111,11 @@ impl Draws {
         let (block, blocks) = match self.extent() {
             Some(extent) => extent,
             None if endless => {
+                self.blocks.start_next_pass();
+                self.extent()?
+            }
+            None if self.passes_after > 0 => {
+                self.passes_after -= 1;
                 self.blocks.start_next_pass();
                 self.extent()?
             }
@@ -183,6 +191,7 @@ pub(super) fn ramp_then_time(
             .filter(|_| spec.directions.mixed())
             .and_then(|_| Touched::new(spec.blocks)),
         data: spec.data.draws(spec.seed),
+        passes_after: spec.passes.saturating_sub(1),
     };
     let mut recorder = Recorder::new(spec, memory);
     if !ready() {
@@ -462,6 +471,7 @@ pub(crate) mod tests {
             pattern: Pattern::Random,
             seed: 1,
             runtime: None,
+            passes: 1,
             ramp: Duration::ZERO,
             batch: 1,
             fsync_every: 0,
@@ -494,6 +504,16 @@ pub(crate) mod tests {
         assert!(outcome.failure.is_none() && !outcome.interrupted);
         let series_ops: u64 = outcome.intervals.iter().map(|i| i.ops).sum();
         assert_eq!(series_ops, 1000);
+    }
+
+    #[test]
+    fn loops_make_that_many_passes_and_no_more() {
+        let interrupt = AtomicUsize::new(0);
+        let mut spec = spec(&interrupt);
+        spec.passes = 3;
+        let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
+        assert_eq!(outcome.ops, 3 * 1000);
+        assert_eq!(outcome.bytes, 3 * 1000 * 4096);
     }
 
     #[test]

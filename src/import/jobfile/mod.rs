@@ -45,6 +45,7 @@ const OPTIONS: &[(&str, Taken)] = &[
     ("end_fsync", Taken::Mapped),
     ("numjobs", Taken::Mapped),
     ("runtime", Taken::Mapped),
+    ("loops", Taken::Mapped),
     ("time_based", Taken::Mapped),
     ("ramp_time", Taken::Mapped),
     ("rate", Taken::Mapped),

@@ -98,6 +98,12 @@ macro_rules! for_each_parameter {
             Runtime runtime_s: Option<f64> = "runtime" {
                 kind: Duration { positive: true }, default: None, identifies: false, fio: "runtime, time_based",
             }
+            /// Passes over the file in each repetition's timed region, one
+            /// after another (fio's loops). Not with --runtime, whose passes
+            /// repeat until it is up.
+            Loops loops: u32 = "loops" {
+                kind: Count { min: 1, max: 1_000_000 }, default: Some("1"), identifies: true, fio: "loops",
+            } serde(skip_serializing_if = "crate::plan::tree::is_one", default = "crate::plan::tree::one")
             /// Seconds of I/O before measuring starts, excluded from every figure.
             Ramp ramp_s: f64 = "ramp" {
                 kind: Duration { positive: false }, default: Some("0s"), identifies: false, fio: "ramp_time",
