@@ -698,6 +698,75 @@ fn a_job_files_filename_is_shared_by_its_jobs_as_fio_shares_it() {
     assert_eq!(entries(dir.path()), vec!["given.dat".to_string()]);
 }
 
+/// A `filename=` that names no file yet is made, as fio makes it (fio's
+/// own `fio-seq-read.fio` and its five siblings): every job over its
+/// group's region, the same I/Os and bytes per job as fio 3.33's, and the
+/// file removed at the end (kept with `--keep`, and then only read).
+#[test]
+fn a_filename_not_there_yet_is_made_as_fio_makes_it() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let text = "[global]\ndirectory=DIR\nfilename=made.dat\nioengine=psync\n\
+                [reader]\nrw=randread\nbs=4k\nsize=4m\nnumjobs=2\n\
+                [writer]\nrw=write\nbs=64k\nsize=4m\noffset=4m\n";
+    let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
+    let fio_job = write_job(out.path(), "fio.fio", text, fio_dir.path());
+    let fio_output = out.path().join("fio.json");
+    run_fio(&fio_job, &fio_output);
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let job = write_job(out.path(), "made.fio", text, dir.path());
+    let result = run_ok(&["run", job.to_str().unwrap()], out.path());
+    let point = first_point(&result);
+    for (group, direction) in [("reader", "read"), ("writer", "write")] {
+        let theirs: Vec<(u64, u64)> = fio["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["jobname"] == group)
+            .map(|j| {
+                let moved = &j[direction];
+                (
+                    moved["total_ios"].as_u64().unwrap(),
+                    moved["io_bytes"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let ours: Vec<(u64, u64)> = point["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["label"] == group)
+            .unwrap()["repetitions"][0]["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| (j["ops"].as_u64().unwrap(), j["bytes"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(ours, theirs, "{group}: per job (I/Os, bytes)");
+    }
+    assert!(
+        entries(dir.path()).is_empty(),
+        "made and removed: {:?}",
+        entries(dir.path())
+    );
+    // Kept, it is iolab's file: a later run reads it as it is.
+    run_ok(&["run", job.to_str().unwrap(), "--keep"], out.path());
+    assert_eq!(entries(dir.path()), ["made.dat"]);
+    assert_eq!(
+        std::fs::metadata(dir.path().join("made.dat"))
+            .unwrap()
+            .len(),
+        8 << 20
+    );
+    run_ok(&["run", job.to_str().unwrap()], out.path());
+    assert_eq!(
+        entries(dir.path()),
+        ["made.dat"],
+        "a file that was there stays"
+    );
+}
+
 /// fio's `verify=crc32c` on a write job is iolab's `--verify`: the same
 /// writes as fio 3.33's, each block checked from the device afterwards,
 /// untimed, and a note says fio times its verify reads (issue "fio's job

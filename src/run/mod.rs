@@ -500,6 +500,27 @@ impl Session {
         self.use_given(Box::new(LocalFile::new(file)))
     }
 
+    /// Makes `name` in the session's directory, `length` bytes long and
+    /// sparse, and measures it as a given file every job shares: a job
+    /// file's `filename=` naming a file not there yet, which fio makes.
+    /// It is iolab's: written freely, laid out for reads, removed at the
+    /// end unless kept.
+    pub fn make_file(&mut self, name: &str, length: u64) -> Result<(), UsageError> {
+        self.release_files();
+        let file = self
+            .local_dir()?
+            .create_named(name)
+            .map_err(|e| usage!("filename={name}: {e}"))?;
+        let file = LocalFile::new(file);
+        file.set_length(length)
+            .map_err(|e| usage!("filename={name}: {e}"))?;
+        self.use_given(Box::new(file))?;
+        if let Some(set) = self.given.as_mut() {
+            set.laid_out = Laid::No;
+        }
+        Ok(())
+    }
+
     /// Measures the block device `device`, whose node is in the session's
     /// directory; `write` only after [`device::check_writable`] passed. Its
     /// own counters are the ones watched.

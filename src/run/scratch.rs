@@ -352,7 +352,15 @@ impl ScratchDir {
 
     /// Creates the scratch file of `job`: `iolab-<run id>-<job>.dat`, mode 0600.
     pub fn create(&self, job: u32) -> io::Result<TargetFile> {
-        let name = format!("iolab-{}-{job}.dat", self.run_id);
+        self.create_named(&format!("iolab-{}-{job}.dat", self.run_id))
+    }
+
+    /// Creates `name` as [`ScratchDir::create`] creates a job's file: new
+    /// (refused when the name exists), marked as iolab's, removed when
+    /// released unless kept. For a job file's `filename=` that names a
+    /// file not there yet, as fio makes it.
+    pub fn create_named(&self, name: &str) -> io::Result<TargetFile> {
+        let name = name.to_string();
         if self.keeps_no_xattrs() {
             // The marker, with its tag, is on the server before the file is.
             self.own_marker().map_err(|error| {

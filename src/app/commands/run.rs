@@ -25,6 +25,8 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let mut target = None;
     // The file or device the run works on: `--file`, or a job file's `filename=`.
     let mut file: Option<PathBuf> = args.file.clone();
+    // A job file's `filename=` that names no file yet: iolab makes it, as fio does.
+    let mut new_file = false;
     let planned = (|| -> Result<RunPlan, AppError> {
         let job = match &args.job_file {
             Some(path) => {
@@ -34,7 +36,16 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             }
             None => None,
         };
+        let from_job_file = job.as_ref().is_some_and(|(_, job)| job.filename.is_some());
         let file_len = match &file {
+            Some(path)
+                if from_job_file
+                    && std::fs::symlink_metadata(path)
+                        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
+            {
+                new_file = true;
+                None
+            }
             Some(path) => {
                 let shown = path.display();
                 let metadata = std::fs::metadata(path)
@@ -108,6 +119,32 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         let write = plan.writes();
         match &device {
             Some(device) => session.use_device(device, write)?,
+            None if new_file => {
+                let name = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .ok_or_else(|| usage!("filename={} does not name a file", path.display()))?;
+                // Long enough for every group's region.
+                let length = plan
+                    .points
+                    .iter()
+                    .flat_map(|point| point.workloads())
+                    .map(|w| w.offset.saturating_add(w.size))
+                    .max()
+                    .unwrap_or(0);
+                session.make_file(name, length)?;
+                if ranks.speaks() {
+                    crate::say!(
+                        "iolab: made {} for the job file's filename= (fio makes it too); {}",
+                        path.display(),
+                        if args.keep {
+                            "kept (--keep)"
+                        } else {
+                            "removed at the end (--keep keeps it)"
+                        }
+                    );
+                }
+            }
             None => {
                 let name = path
                     .file_name()
