@@ -154,8 +154,12 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
         ),
         ("[a]\nfilename=DIR/missing\n", "line 2: [a] filename="),
         (
-            "[j]\nsize=1m\nruntime=5\n",
-            "line 3: [j] runtime without time_based",
+            "[j]\nsize=1m\nbsrange=4k-64k\n",
+            "line 3: bsrange: fio draws each I/O's size from the range",
+        ),
+        (
+            "[j]\nsize=1m\nio_submit_mode=offload\n",
+            "line 3: io_submit_mode=offload: each iolab job submits its own I/O",
         ),
         (
             "[j]\nsize=1m\nioengine=splice\n",
@@ -430,6 +434,16 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
             "bs-pair",
             "[a]\nioengine=null\nsize=8m\nbs=4k,64k\nrw=write\n",
         ),
+        // runtime without time_based caps a size-bound job: one pass here.
+        (
+            "runtime-cap",
+            "[a]\nioengine=null\nsize=8m\nrw=randread\nruntime=60\n",
+        ),
+        // time_based=0 is fio's default: no time base, the runtime a cap.
+        (
+            "time-based-0",
+            "[a]\nioengine=null\nsize=8m\nruntime=2\ntime_based=0\nrw=read\n",
+        ),
         // Passes one after another, sequential and random.
         ("loops", "[a]\nioengine=null\nsize=8m\nrw=read\nloops=3\n"),
         (
@@ -491,8 +505,8 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
 }
 
 /// What iolab cannot run as fio does is refused by line and key, never
-/// run otherwise: a block size per direction of a mix, and a runtime that
-/// caps a size-bound job (`time_based=0`, fio's default, is no time base).
+/// run otherwise: a block size per direction of a mix, less than a pass of
+/// a file, a network engine without its target.
 #[test]
 fn keys_iolab_cannot_follow_are_refused_not_changed() {
     let dir = scratch();
@@ -512,11 +526,6 @@ fn keys_iolab_cannot_follow_are_refused_not_changed() {
             "nfs-engine",
             "[a]\nioengine=nfs\nsize=8m\nrw=read\n",
             "line 2: [a] ioengine=nfs: iolab's nfs client works on a nfs:// target",
-        ),
-        (
-            "time-based-0",
-            "[a]\nioengine=null\nsize=8m\nruntime=2\ntime_based=0\nrw=read\n",
-            "runtime without time_based",
         ),
     ] {
         let job = write_job(out.path(), &format!("{name}.fio"), text, dir.path());

@@ -103,6 +103,7 @@ fn pass(
         seed: 11,
         runtime: None,
         passes: 1,
+        time_limit: None,
         ramp: std::time::Duration::ZERO,
         batch: 4,
         fsync_every: 0,

@@ -90,6 +90,7 @@ fn heading(param: Param) -> &'static str {
         | Param::FsyncEnd
         | Param::FsyncEvery => ENGINE,
         Param::Runtime
+        | Param::TimeLimit
         | Param::Loops
         | Param::Ramp
         | Param::Rate

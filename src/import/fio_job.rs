@@ -390,6 +390,13 @@ impl FioJob<'_> {
                 }
                 _ => return Ok(None),
             },
+            // Without time_based, fio's runtime caps a size-bound job.
+            Param::TimeLimit => match self.option("runtime").and_then(fio_seconds) {
+                Some(seconds) if !truthy(self.options, "time_based") && seconds > 0.0 => {
+                    ParamValue::Seconds(seconds)
+                }
+                _ => return Ok(None),
+            },
             Param::Ramp => ParamValue::Seconds(
                 self.option("ramp_time")
                     .and_then(fio_seconds)

@@ -214,10 +214,20 @@ impl Workload {
                 return Err(usage!("--runtime must be positive"));
             }
         }
+        if let (Some(_), Some(limit)) = (self.runtime_s, self.time_limit_s) {
+            return Err(usage!(
+                "--time-limit {limit}s with --runtime: a time-based run lasts its runtime; --time-limit caps a run of passes"
+            ));
+        }
         if self.loops > 1 && self.runtime_s.is_some() {
             return Err(usage!(
                 "--loops {} with --runtime: a time-based run repeats its passes until the runtime is up; give one",
                 self.loops
+            ));
+        }
+        if let (Some(limit), Some(_)) = (self.time_limit_s, self.items) {
+            return Err(usage!(
+                "--time-limit {limit}s: a metadata workload stops at --runtime (mdtest's stonewall)"
             ));
         }
         if self.loops > 1 && self.items.is_some() {
@@ -228,11 +238,14 @@ impl Workload {
         }
         if self.verify
             && self.op.writes()
-            && (!self.pattern.covers_every_block() || self.runtime_s.is_some() || self.loops > 1)
+            && (!self.pattern.covers_every_block()
+                || self.runtime_s.is_some()
+                || self.time_limit_s.is_some()
+                || self.loops > 1)
         {
             return Err(usage!(
                 "--verify checks every block, so a write must cover each block once: use a pattern that \
-                 visits every block (not uniform or a skewed one), no --runtime and one --loops"
+                 visits every block (not uniform or a skewed one), no --runtime or --time-limit, and one --loops"
             ));
         }
         self.check_direction_rates()?;

@@ -367,6 +367,7 @@ fn run_tree(
         seed: job_seed(workload, job),
         runtime: None,
         passes: 1,
+        time_limit: None,
         ramp: Duration::ZERO,
         batch: 1,
         fsync_every: 0,
@@ -462,6 +463,10 @@ fn run_job(
             None
         },
         passes: if timed { u64::from(workload.loops) } else { 1 },
+        time_limit: workload
+            .time_limit_s
+            .filter(|_| timed)
+            .map(Duration::from_secs_f64),
         ramp: if timed {
             Duration::from_secs_f64(workload.ramp_s)
         } else {

@@ -341,6 +341,7 @@ impl ReadPass {
     fn of(workload: &Workload) -> Option<ReadPass> {
         // Every block once: several passes read the file more than once.
         let whole = workload.runtime_s.is_none()
+            && workload.time_limit_s.is_none()
             && workload.loops == 1
             && workload.pattern.covers_every_block();
         whole.then_some(ReadPass {

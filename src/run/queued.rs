@@ -150,7 +150,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             if P::PACED && pending.is_none() && pacer.due() > now {
                 break;
             }
-            let Some(mut io) = pending.take().or_else(|| draws.next(deadline.is_some())) else {
+            let Some(mut io) = pending.take().or_else(|| draws.next()) else {
                 exhausted = true;
                 break;
             };

@@ -91,6 +91,8 @@ pub(super) struct Draws {
     /// Passes still to start after this one (`--loops`), checked only at
     /// a pass's end.
     passes_after: u64,
+    /// Whether passes repeat until a deadline (the ramp, a runtime).
+    endless: bool,
 }
 
 /// One I/O as drawn: where, how long, which way.
@@ -104,13 +106,13 @@ pub(super) struct Io {
 }
 
 impl Draws {
-    /// The next I/O; `None` at the end of a pass, where a time-based phase
-    /// starts the next one (`endless`).
+    /// The next I/O; `None` at the end of the last pass, where a
+    /// time-based phase starts the next one (`endless`).
     #[inline(always)]
-    pub(super) fn next(&mut self, endless: bool) -> Option<Io> {
+    pub(super) fn next(&mut self) -> Option<Io> {
         let (block, blocks) = match self.extent() {
             Some(extent) => extent,
-            None if endless => {
+            None if self.endless => {
                 self.blocks.start_next_pass();
                 self.extent()?
             }
@@ -192,6 +194,7 @@ pub(super) fn ramp_then_time(
             .and_then(|_| Touched::new(spec.blocks)),
         data: spec.data.draws(spec.seed),
         passes_after: spec.passes.saturating_sub(1),
+        endless: true,
     };
     let mut recorder = Recorder::new(spec, memory);
     if !ready() {
@@ -212,9 +215,13 @@ pub(super) fn ramp_then_time(
     let start = now_ns();
     recorder.begin(start);
     super::live::set_phase(super::live::Phase::Measuring);
+    // A runtime's passes repeat until it is up; a time limit ends the
+    // passes early when they take longer.
+    blocks.endless = spec.runtime.is_some();
     let deadline = spec
         .runtime
-        .map(|runtime| start + runtime.as_nanos() as u64);
+        .or(spec.time_limit)
+        .map(|limit| start + limit.as_nanos() as u64);
     let mut result = step(Phase::Timed, &mut blocks, Some(&mut recorder), deadline);
     let interrupted = matches!(result, Ok(Stop::Interrupted));
     if result.is_ok() && !interrupted {
@@ -342,7 +349,7 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
         pacer.start(last);
     }
     loop {
-        let Some(io) = draws.next(deadline.is_some()) else {
+        let Some(io) = draws.next() else {
             return Ok(Stop::Done);
         };
         // Rates per direction: the direction whose I/O is due first.
@@ -472,6 +479,7 @@ pub(crate) mod tests {
             seed: 1,
             runtime: None,
             passes: 1,
+            time_limit: None,
             ramp: Duration::ZERO,
             batch: 1,
             fsync_every: 0,
@@ -514,6 +522,24 @@ pub(crate) mod tests {
         let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
         assert_eq!(outcome.ops, 3 * 1000);
         assert_eq!(outcome.bytes, 3 * 1000 * 4096);
+    }
+
+    #[test]
+    fn a_time_limit_cuts_passes_short_and_never_adds_one() {
+        let interrupt = AtomicUsize::new(0);
+        let mut spec = spec(&interrupt);
+        // Far more passes than 30 ms holds: the limit ends them.
+        spec.passes = 1 << 40;
+        spec.time_limit = Some(Duration::from_millis(30));
+        let started = std::time::Instant::now();
+        let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
+        assert!(outcome.ops > 1000, "more than a pass: {}", outcome.ops);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        // One pass done long before the limit: one pass, nothing more.
+        spec.passes = 1;
+        spec.time_limit = Some(Duration::from_secs(60));
+        let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
+        assert_eq!(outcome.ops, 1000);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! The sections between two phase boundaries run at once, as fio runs
 //! them: one point of groups per phase, in file order.
 
+mod options;
 mod text;
 
 use super::units::fio_size;
@@ -10,91 +11,10 @@ use super::{option, workload};
 use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
+use options::{ALIASES, OPTIONS, Taken};
 use serde_json::{Map, Value};
 pub use text::Facts;
 use text::{Line, Section, parse};
-
-/// How iolab takes each option a job file may hold.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Taken {
-    /// A workload parameter, through the import's table (`FioJob::value`).
-    Mapped,
-    /// The job file's structure: phases, names, where files go.
-    Structure,
-    /// Read and without effect in iolab, for the reason given.
-    NoEffect(&'static str),
-}
-
-/// Every option iolab reads in a job file; anything else is refused by name.
-const OPTIONS: &[(&str, Taken)] = &[
-    ("rw", Taken::Mapped),
-    ("readwrite", Taken::Mapped),
-    ("bs", Taken::Mapped),
-    ("blocksize", Taken::Mapped),
-    ("bssplit", Taken::Mapped),
-    ("size", Taken::Mapped),
-    ("filesize", Taken::Mapped),
-    ("offset", Taken::Mapped),
-    ("ioengine", Taken::Mapped),
-    ("iodepth", Taken::Mapped),
-    ("iodepth_batch", Taken::Mapped),
-    ("iodepth_batch_submit", Taken::Mapped),
-    ("direct", Taken::Mapped),
-    ("sync", Taken::Mapped),
-    ("fsync", Taken::Mapped),
-    ("end_fsync", Taken::Mapped),
-    ("numjobs", Taken::Mapped),
-    ("runtime", Taken::Mapped),
-    ("loops", Taken::Mapped),
-    ("time_based", Taken::Mapped),
-    ("ramp_time", Taken::Mapped),
-    ("rate", Taken::Mapped),
-    ("rate_iops", Taken::Mapped),
-    ("rate_process", Taken::Mapped),
-    ("rwmixread", Taken::Mapped),
-    ("rwmixwrite", Taken::Mapped),
-    ("random_distribution", Taken::Mapped),
-    ("norandommap", Taken::Mapped),
-    ("thinktime", Taken::Mapped),
-    ("thinktime_blocks", Taken::Mapped),
-    ("thinktime_spin", Taken::Mapped),
-    ("thinktime_iotime", Taken::Mapped),
-    ("zero_buffers", Taken::Mapped),
-    ("buffer_compress_percentage", Taken::Mapped),
-    ("buffer_compress_chunk", Taken::Mapped),
-    ("dedupe_percentage", Taken::Mapped),
-    ("invalidate", Taken::Mapped),
-    ("cpus_allowed", Taken::Mapped),
-    ("cpus_allowed_policy", Taken::Mapped),
-    ("kb_base", Taken::Mapped),
-    ("name", Taken::Structure),
-    ("stonewall", Taken::Structure),
-    ("wait_for", Taken::Structure),
-    ("directory", Taken::Structure),
-    ("filename", Taken::Structure),
-    ("verify", Taken::Structure),
-    ("do_verify", Taken::Structure),
-    (
-        "description",
-        Taken::NoEffect("a description is not measured"),
-    ),
-    (
-        "group_reporting",
-        Taken::NoEffect("iolab reports every group's totals and each of its jobs"),
-    ),
-    (
-        "new_group",
-        Taken::NoEffect("every section is its own group in iolab's figures already"),
-    ),
-    ("thread", Taken::NoEffect("iolab's jobs are threads")),
-];
-
-/// The options fio takes as aliases of another, and which.
-const ALIASES: &[(&str, &str)] = &[
-    ("readwrite", "rw"),
-    ("blocksize", "bs"),
-    ("iodepth_batch", "iodepth_batch_submit"),
-];
 
 /// A job file translated: its phases, in order, each the groups that run
 /// at once, and the directory its files go in (`directory=`).
@@ -163,6 +83,24 @@ pub fn translate(
                     option.key
                 ));
             };
+            // inline, fio's default, is how iolab's jobs submit; offload
+            // hands submission to other threads.
+            if option.key == "io_submit_mode" {
+                if option.value.trim() != "inline" {
+                    return Err(usage!(
+                        "{}: io_submit_mode={}: each iolab job submits its own I/O (fio's inline)",
+                        at(option.line),
+                        option.value.trim()
+                    ));
+                }
+                let note = "io_submit_mode=inline: no effect: fio's default; iolab's jobs submit their own I/O".to_string();
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+            if let Taken::Refused(why) = taken {
+                return Err(usage!("{}: {}: {why}", at(option.line), option.key));
+            }
             if let Taken::NoEffect(why) = taken {
                 let written = match option.value.as_str() {
                     "" => option.key.clone(),
@@ -295,24 +233,13 @@ pub fn translate(
                 _ => directory = Some((dir.to_string(), line("directory"))),
             }
         }
-        // `time_based=0` is fio's default, not a time-based job.
-        match (
-            options.contains_key("runtime"),
-            super::truthy(&options, "time_based"),
-        ) {
-            (true, false) => {
-                return Err(usage!(
-                    "{}: [{shown}] runtime without time_based: fio stops at the runtime or after size, whichever comes first; iolab runs one pass (drop runtime) or for a time (add time_based)",
-                    at(line("runtime"))
-                ));
-            }
-            (false, true) => {
-                return Err(usage!(
-                    "{}: [{shown}] time_based without runtime: for how long?",
-                    at(line("time_based"))
-                ));
-            }
-            _ => {}
+        // `time_based=0` is fio's default, not a time-based job; a runtime
+        // without it caps a size-bound job (`--time-limit`).
+        if !options.contains_key("runtime") && super::truthy(&options, "time_based") {
+            return Err(usage!(
+                "{}: [{shown}] time_based without runtime: for how long?",
+                at(line("time_based"))
+            ));
         }
         let kb_base = option(&options, "kb_base").unwrap_or("1024");
         if !matches!(kb_base, "1024" | "1000") {
@@ -691,10 +618,6 @@ mod tests {
             (
                 "[a]\nsize=1m\nfilename=f\n[b]\nsize=1m\nfilename=g\n",
                 "line 6: [b] filename=g: iolab runs a job file's jobs on one file, and line 3 gives f",
-            ),
-            (
-                "[j]\nsize=1m\nruntime=10\n",
-                "line 3: [j] runtime without time_based",
             ),
             ("[j]\nsize=50%\n", "line 2: [j] size=50% is not a size"),
             (

@@ -98,6 +98,12 @@ macro_rules! for_each_parameter {
             Runtime runtime_s: Option<f64> = "runtime" {
                 kind: Duration { positive: true }, default: None, identifies: false, fio: "runtime, time_based",
             }
+            /// The longest each job's timed region lasts: its pass (or
+            /// passes) ends it sooner (fio's runtime without time_based).
+            /// Not with --runtime, which runs passes for that long.
+            TimeLimit time_limit_s: Option<f64> = "time-limit" {
+                kind: Duration { positive: true }, default: None, identifies: false, fio: "runtime (without time_based)",
+            } serde(skip_serializing_if = "Option::is_none", default) study_alias("time_limit")
             /// Passes over the file in each repetition's timed region, one
             /// after another (fio's loops). Not with --runtime, whose passes
             /// repeat until it is up.

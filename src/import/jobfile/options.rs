@@ -1,0 +1,247 @@
+//! Every fio option a job file may hold and how iolab takes it: mapped through the import's table, part of the file's structure, read without effect (with the note why), or refused (with why); and fio's aliases.
+
+/// How iolab takes each option a job file may hold.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Taken {
+    /// A workload parameter, through the import's table (`FioJob::value`).
+    Mapped,
+    /// The job file's structure: phases, names, where files go.
+    Structure,
+    /// Read and without effect in iolab, for the reason given.
+    NoEffect(&'static str),
+    /// Understood, and refused: iolab would run something else, for the
+    /// reason given.
+    Refused(&'static str),
+}
+
+/// Every option iolab reads in a job file; anything else is refused by name.
+pub(super) const OPTIONS: &[(&str, Taken)] = &[
+    ("rw", Taken::Mapped),
+    ("readwrite", Taken::Mapped),
+    ("bs", Taken::Mapped),
+    ("blocksize", Taken::Mapped),
+    ("bssplit", Taken::Mapped),
+    ("size", Taken::Mapped),
+    ("filesize", Taken::Mapped),
+    ("offset", Taken::Mapped),
+    ("ioengine", Taken::Mapped),
+    ("iodepth", Taken::Mapped),
+    ("iodepth_batch", Taken::Mapped),
+    ("iodepth_batch_submit", Taken::Mapped),
+    ("direct", Taken::Mapped),
+    ("sync", Taken::Mapped),
+    ("fsync", Taken::Mapped),
+    ("end_fsync", Taken::Mapped),
+    ("numjobs", Taken::Mapped),
+    ("runtime", Taken::Mapped),
+    ("loops", Taken::Mapped),
+    ("time_based", Taken::Mapped),
+    ("ramp_time", Taken::Mapped),
+    ("rate", Taken::Mapped),
+    ("rate_iops", Taken::Mapped),
+    ("rate_process", Taken::Mapped),
+    ("rwmixread", Taken::Mapped),
+    ("rwmixwrite", Taken::Mapped),
+    ("random_distribution", Taken::Mapped),
+    ("norandommap", Taken::Mapped),
+    ("thinktime", Taken::Mapped),
+    ("thinktime_blocks", Taken::Mapped),
+    ("thinktime_spin", Taken::Mapped),
+    ("thinktime_iotime", Taken::Mapped),
+    ("zero_buffers", Taken::Mapped),
+    ("buffer_compress_percentage", Taken::Mapped),
+    ("buffer_compress_chunk", Taken::Mapped),
+    ("dedupe_percentage", Taken::Mapped),
+    ("invalidate", Taken::Mapped),
+    ("cpus_allowed", Taken::Mapped),
+    ("cpus_allowed_policy", Taken::Mapped),
+    ("kb_base", Taken::Mapped),
+    ("name", Taken::Structure),
+    ("stonewall", Taken::Structure),
+    ("wait_for", Taken::Structure),
+    ("directory", Taken::Structure),
+    ("filename", Taken::Structure),
+    ("verify", Taken::Structure),
+    ("do_verify", Taken::Structure),
+    (
+        "description",
+        Taken::NoEffect("a description is not measured"),
+    ),
+    (
+        "group_reporting",
+        Taken::NoEffect("iolab reports every group's totals and each of its jobs"),
+    ),
+    (
+        "new_group",
+        Taken::NoEffect("every section is its own group in iolab's figures already"),
+    ),
+    ("thread", Taken::NoEffect("iolab's jobs are threads")),
+    ("io_submit_mode", Taken::Structure),
+    (
+        "threads",
+        Taken::NoEffect(
+            "not an option of fio's (fio 3.33 ignores it; `thread` makes its jobs threads, and iolab's are)",
+        ),
+    ),
+    (
+        "gtod_reduce",
+        Taken::NoEffect(
+            "iolab reads the clock around every I/O as always (fio drops its latency figures to save the calls)",
+        ),
+    ),
+    (
+        "randrepeat",
+        Taken::NoEffect(
+            "iolab's draws come from its --seed, each repetition its own (--same-draws repeats them); fio's generator is not iolab's",
+        ),
+    ),
+    (
+        "random_generator",
+        Taken::NoEffect(
+            "iolab draws with its own generator; the same I/Os and bytes, not fio's sequence of offsets",
+        ),
+    ),
+    (
+        "disable_lat",
+        Taken::NoEffect("iolab measures every I/O's latency"),
+    ),
+    (
+        "disable_clat",
+        Taken::NoEffect("iolab measures every I/O's latency"),
+    ),
+    (
+        "disable_slat",
+        Taken::NoEffect("iolab measures every I/O's latency"),
+    ),
+    (
+        "disable_bw_measurement",
+        Taken::NoEffect("iolab measures throughput per interval"),
+    ),
+    (
+        "clat_percentiles",
+        Taken::NoEffect("iolab keeps the whole latency histogram"),
+    ),
+    (
+        "lat_percentiles",
+        Taken::NoEffect("iolab keeps the whole latency histogram"),
+    ),
+    (
+        "percentile_list",
+        Taken::NoEffect("iolab keeps the whole latency histogram"),
+    ),
+    (
+        "ratemin",
+        Taken::NoEffect(
+            "iolab does not end a job that runs below a rate (fio fails it); the figures show its rate",
+        ),
+    ),
+    (
+        "write_bw_log",
+        Taken::NoEffect(
+            "iolab records its own series per --interval in the result file; fio's log files are not written",
+        ),
+    ),
+    (
+        "write_iops_log",
+        Taken::NoEffect(
+            "iolab records its own series per --interval in the result file; fio's log files are not written",
+        ),
+    ),
+    (
+        "write_lat_log",
+        Taken::NoEffect(
+            "iolab records its own series per --interval in the result file; fio's log files are not written",
+        ),
+    ),
+    (
+        "write_hist_log",
+        Taken::NoEffect(
+            "iolab keeps each repetition's whole latency histogram in the result file; fio's log files are not written",
+        ),
+    ),
+    (
+        "log_avg_msec",
+        Taken::NoEffect("iolab's series interval is --interval (1 s by default)"),
+    ),
+    (
+        "per_job_logs",
+        Taken::NoEffect("fio's log files are not written"),
+    ),
+    (
+        "bsrange",
+        Taken::Refused(
+            "fio draws each I/O's size from the range in steps of its smallest; iolab draws sizes from shares: give bssplit",
+        ),
+    ),
+    (
+        "blocksize_range",
+        Taken::Refused(
+            "fio draws each I/O's size from the range in steps of its smallest; iolab draws sizes from shares: give bssplit",
+        ),
+    ),
+    (
+        "zonemode",
+        Taken::Refused("zoned devices and strided zones have no iolab equivalent"),
+    ),
+    (
+        "exitall",
+        Taken::Refused(
+            "fio ends every job when one finishes; iolab's groups each run to their own end",
+        ),
+    ),
+    (
+        "continue_on_error",
+        Taken::Refused("iolab ends a job at its first failed I/O and says which"),
+    ),
+    (
+        "steadystate",
+        Taken::Refused(
+            "fio's criterion is not iolab's: iolab's --steady (docs/guide.md) stops at its own",
+        ),
+    ),
+    (
+        "numa_cpu_nodes",
+        Taken::Refused("iolab places jobs by cpus_allowed, not NUMA nodes"),
+    ),
+    (
+        "numa_mem_policy",
+        Taken::Refused("iolab does not set a NUMA memory policy"),
+    ),
+    (
+        "flow",
+        Taken::Refused("fio's flow control between jobs has no iolab equivalent"),
+    ),
+    (
+        "flow_sleep",
+        Taken::Refused("fio's flow control between jobs has no iolab equivalent"),
+    ),
+    (
+        "verify_backlog",
+        Taken::Refused("iolab verifies once after the timed region, never between writes"),
+    ),
+    (
+        "verify_pattern",
+        Taken::Refused("iolab seals its own data (--verify) and writes no pattern of the user's"),
+    ),
+    (
+        "buffer_pattern",
+        Taken::Refused("iolab writes its own data shapes (--data), not a pattern of the user's"),
+    ),
+    (
+        "atomic",
+        Taken::Refused("iolab issues no atomic (RWF_ATOMIC) writes"),
+    ),
+    (
+        "dedupe_mode",
+        Taken::Refused(
+            "iolab's dedupe:PCT repeats one block; fio's working-set mode is not reproduced",
+        ),
+    ),
+];
+
+/// The options fio takes as aliases of another, and which.
+pub(super) const ALIASES: &[(&str, &str)] = &[
+    ("readwrite", "rw"),
+    ("blocksize", "bs"),
+    ("iodepth_batch", "iodepth_batch_submit"),
+];
