@@ -439,6 +439,19 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
             "runtime-cap",
             "[a]\nioengine=null\nsize=8m\nrw=randread\nruntime=60\n",
         ),
+        // io_size wraps over the file; number_ios stops early.
+        (
+            "io-size",
+            "[a]\nioengine=null\nsize=8m\nio_size=12m\nrw=randread\n",
+        ),
+        (
+            "number-ios",
+            "[a]\nioengine=null\nsize=8m\nbs=8k\nnumber_ios=100\nrw=write\n",
+        ),
+        (
+            "number-ios-past-size",
+            "[a]\nioengine=null\nsize=1m\nnumber_ios=100000\nrw=read\n",
+        ),
         // time_based=0 is fio's default: no time base, the runtime a cap.
         (
             "time-based-0",

@@ -103,6 +103,7 @@ fn pass(
         seed: 11,
         runtime: None,
         passes: 1,
+        io_blocks: None,
         time_limit: None,
         ramp: std::time::Duration::ZERO,
         batch: 4,

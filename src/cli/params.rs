@@ -91,6 +91,7 @@ fn heading(param: Param) -> &'static str {
         | Param::FsyncEvery => ENGINE,
         Param::Runtime
         | Param::TimeLimit
+        | Param::IoSize
         | Param::Loops
         | Param::Ramp
         | Param::Rate

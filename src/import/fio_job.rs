@@ -430,6 +430,44 @@ impl FioJob<'_> {
                     }
                 })
             }
+            // fio's io_size moves that many bytes, wrapping over the file;
+            // number_ios stops after that many I/Os, never past the size.
+            Param::IoSize => {
+                let size = |key: &str| {
+                    self.option(key)
+                        .map(|text| {
+                            fio_size(text, self.kb_base)
+                                .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
+                        })
+                        .transpose()
+                };
+                match (size("io_size")?, self.option("number_ios")) {
+                    (Some(bytes), None) => ParamValue::Number(bytes),
+                    (None, None) => return Ok(None),
+                    (_, Some(count)) => {
+                        if self.option("bssplit").is_some() {
+                            return Err("number_ios with bssplit: fio counts I/Os of drawn sizes; iolab's --io-size counts bytes".to_string());
+                        }
+                        let count: u64 = count
+                            .trim()
+                            .parse()
+                            .map_err(|_| format!("number_ios={count} is not a count"))?;
+                        let bs = match self.value(Param::Bs, so_far)? {
+                            Some(ParamValue::Number(bs)) => bs,
+                            _ => 4096,
+                        };
+                        let cap = match self.value(Param::Size, so_far)? {
+                            Some(ParamValue::Number(size)) => size,
+                            _ => u64::MAX,
+                        };
+                        let bytes = count.saturating_mul(bs);
+                        match size("io_size")? {
+                            Some(io) => ParamValue::Number(bytes.min(io)),
+                            None => ParamValue::Number(bytes.min(cap)),
+                        }
+                    }
+                }
+            }
             Param::Loops => match self.number("loops", 1)? {
                 0 => return Err("loops=0: no pass to run".to_string()),
                 loops => ParamValue::Number(loops),

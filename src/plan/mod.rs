@@ -664,7 +664,11 @@ pub fn cost(points: &[PlannedPoint]) -> Cost {
             cost.timed_s += seconds * repetitions as f64;
         }
         for w in workloads {
-            let per_repetition = u128::from(w.size) * u128::from(w.jobs) * u128::from(w.loops);
+            let per_job = match w.io_size {
+                Some(bytes) => u128::from(bytes),
+                None => u128::from(w.size) * u128::from(w.loops),
+            };
+            let per_repetition = per_job * u128::from(w.jobs);
             if w.runtime_s.is_none() {
                 cost.one_pass_bytes += per_repetition * repetitions;
                 cost.moved_bytes += per_repetition * repetitions;

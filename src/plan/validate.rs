@@ -219,6 +219,26 @@ impl Workload {
                 "--time-limit {limit}s with --runtime: a time-based run lasts its runtime; --time-limit caps a run of passes"
             ));
         }
+        if let Some(bytes) = self.io_size {
+            let clash = if self.runtime_s.is_some() {
+                Some("--runtime (a time-based run moves what its time allows)")
+            } else if self.loops > 1 {
+                Some("--loops (give the bytes, or the passes)")
+            } else if self.items.is_some() {
+                Some("--items (a metadata workload makes one pass over its items)")
+            } else {
+                None
+            };
+            if let Some(clash) = clash {
+                return Err(usage!("--io-size {bytes} cannot go with {clash}"));
+            }
+            if bytes % self.bs != 0 {
+                return Err(usage!(
+                    "--io-size {bytes} is not a whole number of --bs {} blocks",
+                    self.bs
+                ));
+            }
+        }
         if self.loops > 1 && self.runtime_s.is_some() {
             return Err(usage!(
                 "--loops {} with --runtime: a time-based run repeats its passes until the runtime is up; give one",
@@ -241,11 +261,12 @@ impl Workload {
             && (!self.pattern.covers_every_block()
                 || self.runtime_s.is_some()
                 || self.time_limit_s.is_some()
+                || self.io_size.is_some_and(|bytes| bytes != self.size)
                 || self.loops > 1)
         {
             return Err(usage!(
                 "--verify checks every block, so a write must cover each block once: use a pattern that \
-                 visits every block (not uniform or a skewed one), no --runtime or --time-limit, and one --loops"
+                 visits every block (not uniform or a skewed one), no --runtime or --time-limit, one --loops and no --io-size"
             ));
         }
         self.check_direction_rates()?;

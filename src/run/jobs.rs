@@ -367,6 +367,7 @@ fn run_tree(
         seed: job_seed(workload, job),
         runtime: None,
         passes: 1,
+        io_blocks: None,
         time_limit: None,
         ramp: Duration::ZERO,
         batch: 1,
@@ -463,6 +464,10 @@ fn run_job(
             None
         },
         passes: if timed { u64::from(workload.loops) } else { 1 },
+        io_blocks: workload
+            .io_size
+            .filter(|_| timed)
+            .map(|bytes| bytes / workload.bs),
         time_limit: workload
             .time_limit_s
             .filter(|_| timed)

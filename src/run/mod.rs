@@ -342,6 +342,7 @@ impl ReadPass {
         // Every block once: several passes read the file more than once.
         let whole = workload.runtime_s.is_none()
             && workload.time_limit_s.is_none()
+            && workload.io_size.is_none_or(|bytes| bytes == workload.size)
             && workload.loops == 1
             && workload.pattern.covers_every_block();
         whole.then_some(ReadPass {

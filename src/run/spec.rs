@@ -32,6 +32,9 @@ pub struct LoopSpec<'a> {
     pub runtime: Option<Duration>,
     /// Passes over the blocks without a runtime (`--loops`; 1 untimed).
     pub passes: u64,
+    /// Without a runtime: the blocks (of `bs`) the timed region moves
+    /// (`--io-size`), over as many passes as that takes.
+    pub io_blocks: Option<u64>,
     /// Without a runtime: the longest the timed region lasts
     /// (`--time-limit`), its passes ending it sooner.
     pub time_limit: Option<Duration>,

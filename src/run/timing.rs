@@ -93,6 +93,9 @@ pub(super) struct Draws {
     passes_after: u64,
     /// Whether passes repeat until a deadline (the ramp, a runtime).
     endless: bool,
+    /// Blocks (of `bs`) still to move in the timed region (`--io-size`);
+    /// `u64::MAX`: no such budget.
+    blocks_left: u64,
 }
 
 /// One I/O as drawn: where, how long, which way.
@@ -110,6 +113,9 @@ impl Draws {
     /// time-based phase starts the next one (`endless`).
     #[inline(always)]
     pub(super) fn next(&mut self) -> Option<Io> {
+        if self.blocks_left == 0 {
+            return None;
+        }
         let (block, blocks) = match self.extent() {
             Some(extent) => extent,
             None if self.endless => {
@@ -123,6 +129,9 @@ impl Draws {
             }
             None => return None,
         };
+        // A split's last I/O may be longer than the budget left: cut to it.
+        let blocks = blocks.min(self.blocks_left);
+        self.blocks_left -= blocks;
         if let Some(touched) = &mut self.touched {
             for block in block..block + blocks {
                 touched.mark(block);
@@ -195,6 +204,7 @@ pub(super) fn ramp_then_time(
         data: spec.data.draws(spec.seed),
         passes_after: spec.passes.saturating_sub(1),
         endless: true,
+        blocks_left: u64::MAX,
     };
     let mut recorder = Recorder::new(spec, memory);
     if !ready() {
@@ -218,6 +228,11 @@ pub(super) fn ramp_then_time(
     // A runtime's passes repeat until it is up; a time limit ends the
     // passes early when they take longer.
     blocks.endless = spec.runtime.is_some();
+    if let Some(budget) = spec.io_blocks {
+        // As many passes as the bytes take; the budget ends the last.
+        blocks.blocks_left = budget;
+        blocks.passes_after = u64::MAX;
+    }
     let deadline = spec
         .runtime
         .or(spec.time_limit)
@@ -479,6 +494,7 @@ pub(crate) mod tests {
             seed: 1,
             runtime: None,
             passes: 1,
+            io_blocks: None,
             time_limit: None,
             ramp: Duration::ZERO,
             batch: 1,
@@ -522,6 +538,18 @@ pub(crate) mod tests {
         let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
         assert_eq!(outcome.ops, 3 * 1000);
         assert_eq!(outcome.bytes, 3 * 1000 * 4096);
+    }
+
+    #[test]
+    fn an_io_size_wraps_over_the_file_and_stops_at_its_bytes() {
+        let interrupt = AtomicUsize::new(0);
+        let mut spec = spec(&interrupt);
+        spec.io_blocks = Some(2500);
+        let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
+        assert_eq!((outcome.ops, outcome.bytes), (2500, 2500 * 4096));
+        spec.io_blocks = Some(10);
+        let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
+        assert_eq!(outcome.ops, 10);
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("numjobs", Taken::Mapped),
     ("runtime", Taken::Mapped),
     ("loops", Taken::Mapped),
+    ("io_size", Taken::Mapped),
+    ("io_limit", Taken::Mapped),
+    ("number_ios", Taken::Mapped),
     ("time_based", Taken::Mapped),
     ("ramp_time", Taken::Mapped),
     ("rate", Taken::Mapped),
@@ -244,4 +247,5 @@ pub(super) const ALIASES: &[(&str, &str)] = &[
     ("readwrite", "rw"),
     ("blocksize", "bs"),
     ("iodepth_batch", "iodepth_batch_submit"),
+    ("io_limit", "io_size"),
 ];

@@ -104,6 +104,12 @@ macro_rules! for_each_parameter {
             TimeLimit time_limit_s: Option<f64> = "time-limit" {
                 kind: Duration { positive: true }, default: None, identifies: false, fio: "runtime (without time_based)",
             } serde(skip_serializing_if = "Option::is_none", default) study_alias("time_limit")
+            /// Bytes each job moves in a repetition's timed region, passing
+            /// over its file as often as that takes, the last pass cut short
+            /// (fio's io_size; number_ios × bs). Absent: --loops passes.
+            IoSize io_size: Option<u64> = "io-size" {
+                kind: Size, default: None, identifies: true, fio: "io_size, number_ios",
+            } serde(skip_serializing_if = "Option::is_none", default) study_alias("io_size")
             /// Passes over the file in each repetition's timed region, one
             /// after another (fio's loops). Not with --runtime, whose passes
             /// repeat until it is up.
