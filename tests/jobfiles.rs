@@ -207,16 +207,17 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("give the directory once"));
-    // Workload flags beside a job file: the file sets the workload.
+    // Workload flags fio's command line has no option for, beside a job
+    // file: the file sets the workload.
     let job = write_job(out.path(), "ok.fio", "[j]\nsize=1m\n", dir.path());
     let refused = iolab()
         .arg("run")
         .arg(&job)
-        .args(["--bs", "8k"])
+        .args(["--pattern", "random"])
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("--bs: "));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--pattern: "));
 }
 
 /// The job file both tools run for the agreement: a writer of new files
@@ -786,6 +787,110 @@ fn a_filename_not_there_yet_is_made_as_fio_makes_it() {
         entries(dir.path()),
         ["made.dat"],
         "a file that was there stays"
+    );
+}
+
+/// Job files whose size and file come from the command line, as tools
+/// such as Longhorn's kbench run fio (`fio JOB --filename=F --size=S`):
+/// `iolab run JOB --file F --size S` runs what fio 3.33 runs, per job, and
+/// a job's own key wins over the command line's, as in fio.
+#[test]
+fn options_after_a_job_file_are_every_jobs_default_as_fios_command_line() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let (dir, out) = (scratch(), scratch());
+    let file = dir.path().join("target.dat");
+    std::fs::write(&file, vec![7u8; 8 << 20]).unwrap();
+    let text =
+        "[global]\nioengine=psync\nbs=4k\n[reads]\nrw=randread\n[own]\nrw=read\nsize=1m\nbs=64k\n";
+    let job = write_job(out.path(), "kbench.fio", text, dir.path());
+    let fio_output = out.path().join("fio.json");
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.current_dir(out.path())
+            .arg(&job)
+            .arg(format!("--filename={}", file.display()))
+            .args(["--size=2m", "--bs=16k", "--output-format=json"])
+            .arg(format!("--output={}", fio_output.display()));
+        fio
+    }));
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let result = run_ok(
+        &[
+            "run",
+            job.to_str().unwrap(),
+            "--file",
+            file.to_str().unwrap(),
+            "--size",
+            "2m",
+            "--bs",
+            "16k",
+        ],
+        out.path(),
+    );
+    let point = first_point(&result);
+    for group in ["reads", "own"] {
+        let theirs: Vec<(u64, u64)> = fio["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| j["jobname"] == group)
+            .map(|j| {
+                (
+                    j["read"]["total_ios"].as_u64().unwrap(),
+                    j["read"]["io_bytes"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let ours: Vec<(u64, u64)> = point["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["label"] == group)
+            .unwrap()["repetitions"][0]["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| (j["ops"].as_u64().unwrap(), j["bytes"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(ours, theirs, "{group}: per job (I/Os, bytes)");
+    }
+    // The job file's [global] bs=4k is a job's own key: it wins over --bs
+    // 16k for [reads] as in fio; [own] keeps its 1 MiB of 64 KiB reads.
+    let workload = |group: &str| {
+        point["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["label"] == group)
+            .unwrap()["workload"]
+            .clone()
+    };
+    assert_eq!(
+        (
+            workload("reads")["bs"].as_u64(),
+            workload("reads")["size"].as_u64()
+        ),
+        (Some(4096), Some(2 << 20))
+    );
+    assert_eq!(
+        (
+            workload("own")["bs"].as_u64(),
+            workload("own")["size"].as_u64()
+        ),
+        (Some(65536), Some(1 << 20))
+    );
+    // A flag fio's command line has no option for is refused, naming it.
+    let refused = iolab()
+        .args(["run", job.to_str().unwrap(), "--cache", "warm"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--cache: ") && stderr.contains("sets the workload"),
+        "{stderr}"
     );
 }
 

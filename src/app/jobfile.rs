@@ -4,8 +4,9 @@ use crate::app::error::AppError;
 use crate::cli::RunArgs;
 use crate::import::jobfile::{Facts, Given, JobFile, translate};
 use crate::plan::group::{Group, check_groups};
+use crate::plan::param::Value;
 use crate::plan::sweep::Param;
-use crate::plan::{PlannedPoint, RunPlan, Workload, default_workload};
+use crate::plan::{PlannedPoint, RunPlan, UsageError, Workload, default_workload};
 use crate::usage;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -14,18 +15,18 @@ use std::path::{Path, PathBuf};
 const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
 
 /// `iolab run JOB.fio` read: the job file translated, with `--file` (fio's
-/// `--filename`) as every job's file unless the job file names it, and the
-/// length of a named file or device as the size of a job that gives none.
-/// Workload flags beside a job file are refused (the job file sets the
-/// workload), as are a target, groups and the flags a job file has keys for.
+/// `--filename`) as every job's file unless the job file names it, the
+/// length of a named file or device as the size of a job that gives none,
+/// and the workload flags fio also takes on its command line (`--size`,
+/// `--bs`, `--iodepth`, `--jobs`, `--direct`, `--runtime` …) as every job's
+/// default, which the job file's own keys override, as fio's command line
+/// does. Other workload flags, a target, groups and the flags a job file
+/// has keys for are refused.
 pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
     let shown = path.display().to_string();
-    if let Some((param, _)) = args.params.given.first() {
-        return Err(usage!(
-            "--{}: {shown} sets the workload; give it there (or run without the job file)",
-            param.name()
-        )
-        .into());
+    let mut defaults = Vec::new();
+    for (param, text) in &args.params.given {
+        defaults.extend(fio_default(*param, text, &shown)?);
     }
     let refused = [
         (args.target.is_some(), "--target"),
@@ -56,6 +57,7 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
         .as_deref()
         .map(|f| f.to_string_lossy().into_owned());
     let given = Given {
+        options: &defaults,
         file: file.as_deref(),
         length: &|path| match crate::run::device::identify(Path::new(path)) {
             Ok(Some(device)) => Some(device.size),
@@ -72,6 +74,50 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
         &|name| std::env::var(name).ok(),
         given,
     )?)
+}
+
+/// A workload flag given after a job file as the fio option(s) it stands
+/// for, its value written as fio reads it (bytes, milliseconds); a flag
+/// fio's command line has no option for is refused.
+fn fio_default(
+    param: Param,
+    text: &str,
+    shown: &str,
+) -> Result<Vec<(&'static str, String)>, UsageError> {
+    let value = param
+        .parse_value(text)
+        .map_err(|e| usage!("--{} {text}: {e}", param.name()))?;
+    let number = |value: Value| match value {
+        Value::Number(n) => n.to_string(),
+        Value::Flag(on) => u8::from(on).to_string(),
+        Value::Seconds(s) => format!("{}ms", (s * 1000.0).round() as u64),
+        other => param.format_value(other),
+    };
+    let key = match param {
+        Param::Size => "size",
+        Param::Bs => "bs",
+        Param::Offset => "offset",
+        Param::IoSize => "io_size",
+        Param::Iodepth => "iodepth",
+        Param::Jobs => "numjobs",
+        Param::Direct => "direct",
+        Param::Loops => "loops",
+        Param::Ramp => "ramp_time",
+        Param::TimeLimit => "runtime",
+        Param::Runtime => {
+            return Ok(vec![
+                ("runtime", number(value)),
+                ("time_based", "1".to_string()),
+            ]);
+        }
+        _ => {
+            return Err(usage!(
+                "--{}: {shown} sets the workload; give it there (fio's command line options iolab takes after a job file: --size, --bs, --offset, --io-size, --iodepth, --jobs, --direct, --loops, --ramp, --runtime, --time-limit)",
+                param.name()
+            ));
+        }
+    };
+    Ok(vec![(key, number(value))])
 }
 
 /// The plan of `iolab run JOB.fio` from its translation `job`: each phase

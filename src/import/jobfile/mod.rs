@@ -42,6 +42,10 @@ pub struct Given<'a> {
     /// The length of a file or device, bytes; `None` when it cannot be
     /// read (it does not exist).
     pub length: &'a dyn Fn(&str) -> Option<u64>,
+    /// Options the command line gives after the job file (`--size 64m` as
+    /// fio's `--size=64m`), in fio's form: every job's default, which a
+    /// job's own key (or its `[global]`'s) overrides, as fio takes them.
+    pub options: &'a [(&'static str, String)],
 }
 
 /// Reads job file `text` (named `source` in messages) with the machine's
@@ -55,7 +59,10 @@ pub fn translate(
     given: Given<'_>,
 ) -> Result<JobFile, UsageError> {
     let sections = parse(text, source, facts, env)?;
-    let at = |line: usize| format!("{source} line {line}");
+    let at = |line: usize| match line {
+        0 => format!("{source} (the command line)"),
+        line => format!("{source} line {line}"),
+    };
     let mut global: Vec<Line> = Vec::new();
     let mut jobs: Vec<(Section, Vec<Line>)> = Vec::new();
     let mut notes = Vec::new();
@@ -147,6 +154,12 @@ pub fn translate(
             };
             options.insert(key.to_string(), Value::String(value));
             line_of.insert(key.to_string(), line.line);
+        }
+        for (key, value) in given.options {
+            if !options.contains_key(*key) {
+                options.insert(key.to_string(), Value::String(value.clone()));
+                line_of.insert(key.to_string(), 0);
+            }
         }
         let line = |key: &str| line_of.get(key).copied().unwrap_or(section.line);
         let shown = &section.name;
@@ -487,6 +500,7 @@ mod tests {
         let given = Given {
             file: None,
             length: &|_| None,
+            options: &[],
         };
         translate(text, "t.fio", FACTS, &env, given).map_err(|e| e.to_string())
     }
