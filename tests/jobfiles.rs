@@ -790,8 +790,9 @@ fn a_filename_not_there_yet_is_made_as_fio_makes_it() {
     );
 }
 
-/// Job files whose size and file come from the command line, as tools
-/// such as Longhorn's kbench run fio (`fio JOB --filename=F --size=S`):
+/// Job files whose size and file come from the command line and whose
+/// common options come from an included file, as tools such as Longhorn's
+/// kbench run fio (`fio JOB --filename=F --size=S`):
 /// `iolab run JOB --file F --size S` runs what fio 3.33 runs, per job, and
 /// a job's own key wins over the command line's, as in fio.
 #[test]
@@ -802,8 +803,15 @@ fn options_after_a_job_file_are_every_jobs_default_as_fios_command_line() {
     let (dir, out) = (scratch(), scratch());
     let file = dir.path().join("target.dat");
     std::fs::write(&file, vec![7u8; 8 << 20]).unwrap();
-    let text =
-        "[global]\nioengine=psync\nbs=4k\n[reads]\nrw=randread\n[own]\nrw=read\nsize=1m\nbs=64k\n";
+    // The common options in a file of their own, included as kbench does,
+    // relative to the job file.
+    std::fs::create_dir(out.path().join("common")).unwrap();
+    std::fs::write(
+        out.path().join("common/base.fio"),
+        "ioengine=psync\nbs=4k\n",
+    )
+    .unwrap();
+    let text = "[global]\ninclude common/base.fio\n[reads]\nrw=randread\n[own]\nrw=read\nsize=1m\nbs=64k\n";
     let job = write_job(out.path(), "kbench.fio", text, dir.path());
     let fio_output = out.path().join("fio.json");
     succeed(&mut assert_cmd::Command::from_std({

@@ -13,9 +13,16 @@ fuzz_target!(|data: &[u8]| {
         pagesize: 4096,
     };
     let env = |name: &str| (name == "SIZE").then(|| "1m".to_string());
+    // An included file is a fixed set of options, or itself again (a cycle).
     let given = iolab::import::jobfile::Given {
         file: None,
         length: &|_| Some(1 << 20),
+        options: &[("size", "1048576".to_string())],
+        include: &|path| match path.file_name().and_then(|n| n.to_str()) {
+            Some("common.fio") => Ok("bs=64k\nrw=randread\n".to_string()),
+            Some("self.fio") => Ok("include self.fio\n".to_string()),
+            _ => Err("does not exist".to_string()),
+        },
     };
     let _ = iolab::import::jobfile::translate(text, "fuzz.fio", facts, &env, given);
 });

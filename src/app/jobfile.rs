@@ -58,6 +58,18 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
         .map(|f| f.to_string_lossy().into_owned());
     let given = Given {
         options: &defaults,
+        include: &|path| {
+            let file =
+                crate::input::open_regular(path).map_err(|e| crate::input::describe_io(&e))?;
+            let mut text = String::new();
+            file.take(MAX_JOB_FILE_BYTES + 1)
+                .read_to_string(&mut text)
+                .map_err(|e| format!("{} (a job file is text)", crate::input::describe_io(&e)))?;
+            if text.len() as u64 > MAX_JOB_FILE_BYTES {
+                return Err("larger than 1 MiB; a job file is a few KiB".to_string());
+            }
+            Ok(text)
+        },
         file: file.as_deref(),
         length: &|path| match crate::run::device::identify(Path::new(path)) {
             Ok(Some(device)) => Some(device.size),

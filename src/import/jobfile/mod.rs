@@ -46,6 +46,9 @@ pub struct Given<'a> {
     /// fio's `--size=64m`), in fio's form: every job's default, which a
     /// job's own key (or its `[global]`'s) overrides, as fio takes them.
     pub options: &'a [(&'static str, String)],
+    /// The text of a file an `include` line names (its path joined to the
+    /// including file's directory).
+    pub include: &'a dyn Fn(&std::path::Path) -> Result<String, String>,
 }
 
 /// Reads job file `text` (named `source` in messages) with the machine's
@@ -58,7 +61,12 @@ pub fn translate(
     env: &dyn Fn(&str) -> Option<String>,
     given: Given<'_>,
 ) -> Result<JobFile, UsageError> {
-    let sections = parse(text, source, facts, env)?;
+    let reading = text::Reading {
+        facts,
+        env,
+        include: given.include,
+    };
+    let sections = parse(text, source, &reading)?;
     let at = |line: usize| match line {
         0 => format!("{source} (the command line)"),
         line => format!("{source} line {line}"),
@@ -81,7 +89,6 @@ pub fn translate(
         for option in &section.options {
             let Some((_, taken)) = OPTIONS.iter().find(|(key, _)| *key == option.key) else {
                 let hint = match option.key.as_str() {
-                    "include" => " (an include is refused: give the job file whole)",
                     _ => " (iolab reads the options docs/fio-job-files.md lists)",
                 };
                 return Err(usage!(
@@ -501,6 +508,11 @@ mod tests {
             file: None,
             length: &|_| None,
             options: &[],
+            include: &|path| match path.to_str() {
+                Some("common.fio") => Ok("bs=64k\n".to_string()),
+                Some("loop.fio") => Ok("include loop.fio\n".to_string()),
+                _ => Err("does not exist".to_string()),
+            },
         };
         translate(text, "t.fio", FACTS, &env, given).map_err(|e| e.to_string())
     }
@@ -603,7 +615,14 @@ mod tests {
                 "[j]\nsize=1m\nrw=write\nverify=pattern\n",
                 "t.fio line 4: [j] verify=pattern: iolab checks",
             ),
-            ("[j]\ninclude other.fio\n", "t.fio line 2: include"),
+            (
+                "[j]\ninclude other.fio\n",
+                "t.fio line 2: include other.fio: does not exist",
+            ),
+            (
+                "[j]\ninclude loop.fio\n",
+                "loop.fio line 1: include loop.fio: it includes itself (a cycle)",
+            ),
             (
                 "[j]\nsize=${NOPE}\n",
                 "t.fio line 2: size: ${NOPE} is not set",
@@ -676,5 +695,17 @@ mod tests {
         assert_eq!(group_name("a", &["a".to_string()]), "a-2");
         assert_eq!(group_name("all", &[]), "job-all");
         assert_eq!(group_name("read", &[]), "job-read");
+    }
+
+    #[test]
+    fn an_include_reads_its_options_in_place_as_fio_does() {
+        let file = read("[global]\nbs=4k\ninclude common.fio\n[a]\nsize=1m\nrw=read\n").unwrap();
+        assert_eq!(
+            file.phases[0][0].workload.bs,
+            64 << 10,
+            "the include's bs=64k, after bs=4k"
+        );
+        let file = read("[global]\ninclude common.fio\nbs=4k\n[a]\nsize=1m\nrw=read\n").unwrap();
+        assert_eq!(file.phases[0][0].workload.bs, 4 << 10, "a later bs=4k wins");
     }
 }

@@ -63,19 +63,88 @@ pub(super) struct Section {
     pub(super) options: Vec<Line>,
 }
 
-/// The sections of a job file, with variables and reserved words put in
-/// and arithmetic done; a line that is neither a section, an option nor a
+/// The most files deep `include` goes (an include of an include …).
+const MAX_INCLUDE_DEPTH: usize = 8;
+
+/// How a job file's text is read: its variables and machine facts, and
+/// the files its `include` lines name.
+pub(super) struct Reading<'a> {
+    pub(super) facts: Facts,
+    pub(super) env: &'a dyn Fn(&str) -> Option<String>,
+    /// The text of an included file, by its path (relative ones already
+    /// joined to the including file's directory).
+    pub(super) include: &'a dyn Fn(&std::path::Path) -> Result<String, String>,
+}
+
+/// The sections of a job file, with variables and reserved words put in,
+/// arithmetic done and `include FILE` lines read in their place (as fio
+/// reads them: relative to the including file, its sections and options
+/// as if written there; an included option is named by the `include`
+/// line of `source`); a line that is neither a section, an option nor a
 /// comment is refused with its number.
 pub(super) fn parse(
     text: &str,
     source: &str,
-    facts: Facts,
-    env: &dyn Fn(&str) -> Option<String>,
+    reading: &Reading<'_>,
 ) -> Result<Vec<Section>, UsageError> {
-    let mut sections: Vec<Section> = Vec::new();
+    let mut sections = Vec::new();
+    let dir = std::path::Path::new(source)
+        .parent()
+        .unwrap_or(std::path::Path::new("."))
+        .to_path_buf();
+    let mut stack = vec![std::path::PathBuf::from(source)];
+    parse_into(&mut sections, text, source, &dir, None, reading, &mut stack)?;
+    Ok(sections)
+}
+
+/// Parses `text` (of `source`, in `dir`) onto `sections`; `included_at`:
+/// the line of the top file's `include` it came through, which names its
+/// options. `stack`: the files being read, to refuse a cycle.
+fn parse_into(
+    sections: &mut Vec<Section>,
+    text: &str,
+    source: &str,
+    dir: &std::path::Path,
+    included_at: Option<usize>,
+    reading: &Reading<'_>,
+    stack: &mut Vec<std::path::PathBuf>,
+) -> Result<(), UsageError> {
+    let (facts, env) = (reading.facts, reading.env);
     for (number, raw) in text.lines().enumerate() {
         let number = number + 1;
         let at = || format!("{source} line {number}");
+        if let Some(name) = raw.trim().strip_prefix("include ").map(str::trim) {
+            let path = dir.join(name);
+            if stack.contains(&path) {
+                return Err(usage!(
+                    "{}: include {name}: it includes itself (a cycle)",
+                    at()
+                ));
+            }
+            if stack.len() > MAX_INCLUDE_DEPTH {
+                return Err(usage!(
+                    "{}: include {name}: more than {MAX_INCLUDE_DEPTH} files deep",
+                    at()
+                ));
+            }
+            let included = (reading.include)(&path)
+                .map_err(|why| usage!("{}: include {name}: {why}", at()))?;
+            let shown = path.display().to_string();
+            let inner = path.parent().unwrap_or(dir).to_path_buf();
+            stack.push(path);
+            parse_into(
+                sections,
+                &included,
+                &shown,
+                &inner,
+                Some(included_at.unwrap_or(number)),
+                reading,
+                stack,
+            )?;
+            stack.pop();
+            continue;
+        }
+        let number = included_at.unwrap_or(number);
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
             continue;
@@ -105,11 +174,8 @@ pub(super) fn parse(
             Some((key, value)) => (key.trim(), value.trim()),
             None => (line, ""),
         };
-        if key == "include" || key.starts_with("include ") {
-            return Err(usage!(
-                "{}: include: an include is refused; give the job file whole",
-                at()
-            ));
+        if key == "include" {
+            return Err(usage!("{}: include names no file", at()));
         }
         if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(usage!("{}: {key:?} is not an option", at()));
@@ -140,7 +206,7 @@ pub(super) fn parse(
             line: number,
         });
     }
-    Ok(sections)
+    Ok(())
 }
 
 /// `value` with `${VAR}` from the environment and fio's reserved words put in.
