@@ -88,11 +88,8 @@ pub fn translate(
         });
         for option in &section.options {
             let Some((_, taken)) = OPTIONS.iter().find(|(key, _)| *key == option.key) else {
-                let hint = match option.key.as_str() {
-                    _ => " (iolab reads the options docs/fio-job-files.md lists)",
-                };
                 return Err(usage!(
-                    "{}: {}: fio option not supported by iolab{hint}",
+                    "{}: {}: fio option not supported by iolab (iolab reads the options docs/fio-job-files.md lists)",
                     at(option.line),
                     option.key
                 ));
