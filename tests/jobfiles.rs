@@ -440,6 +440,11 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
             "runtime-cap",
             "[a]\nioengine=null\nsize=8m\nrw=randread\nruntime=60\n",
         ),
+        // A client joining later does the same I/O (fio's 1mbs_clients.fio).
+        (
+            "startdelay",
+            "[a]\nioengine=null\nsize=4m\nrw=read\nstartdelay=1\n",
+        ),
         // io_size wraps over the file; number_ios stops early.
         (
             "io-size",

@@ -105,6 +105,7 @@ fn pass(
         passes: 1,
         io_blocks: None,
         time_limit: None,
+        start_delay: std::time::Duration::ZERO,
         ramp: std::time::Duration::ZERO,
         batch: 4,
         fsync_every: 0,

@@ -90,6 +90,7 @@ fn heading(param: Param) -> &'static str {
         | Param::FsyncEnd
         | Param::FsyncEvery => ENGINE,
         Param::Runtime
+        | Param::StartDelay
         | Param::TimeLimit
         | Param::IoSize
         | Param::Loops

@@ -468,6 +468,18 @@ impl FioJob<'_> {
                     }
                 }
             }
+            Param::StartDelay => match self.option("startdelay") {
+                None => return Ok(None),
+                Some(text) if text.contains('-') || text.contains(':') => {
+                    return Err(format!(
+                        "startdelay={text}: a range (fio draws a delay per job) has no iolab equivalent; give one delay"
+                    ));
+                }
+                Some(text) => ParamValue::Seconds(
+                    fio_seconds(text)
+                        .ok_or_else(|| format!("startdelay={text} is not a duration iolab reads"))?,
+                ),
+            },
             Param::Loops => match self.number("loops", 1)? {
                 0 => return Err("loops=0: no pass to run".to_string()),
                 loops => ParamValue::Number(loops),

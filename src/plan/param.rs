@@ -120,6 +120,11 @@ macro_rules! param_enum {
 
 crate::for_each_parameter!(param_enum);
 
+/// Whether a duration is 0, for fields recorded only when set (`start_delay_s`).
+pub fn is_zero_seconds(value: &f64) -> bool {
+    *value == 0.0
+}
+
 /// Whether a byte count is 0, for fields recorded only when set (`offset`).
 pub fn is_zero_bytes(value: &u64) -> bool {
     *value == 0

@@ -250,6 +250,11 @@ impl Workload {
                 "--time-limit {limit}s: a metadata workload stops at --runtime (mdtest's stonewall)"
             ));
         }
+        if self.start_delay_s > 0.0 && self.items.is_some() {
+            return Err(usage!(
+                "--start-delay: a metadata workload's jobs start together"
+            ));
+        }
         if self.loops > 1 && self.items.is_some() {
             return Err(usage!(
                 "--loops {}: a metadata workload makes one pass over its items",

@@ -369,6 +369,7 @@ fn run_tree(
         passes: 1,
         io_blocks: None,
         time_limit: None,
+        start_delay: Duration::ZERO,
         ramp: Duration::ZERO,
         batch: 1,
         fsync_every: 0,
@@ -472,6 +473,11 @@ fn run_job(
             .time_limit_s
             .filter(|_| timed)
             .map(Duration::from_secs_f64),
+        start_delay: if timed {
+            Duration::from_secs_f64(workload.start_delay_s)
+        } else {
+            Duration::ZERO
+        },
         ramp: if timed {
             Duration::from_secs_f64(workload.ramp_s)
         } else {

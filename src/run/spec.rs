@@ -38,6 +38,8 @@ pub struct LoopSpec<'a> {
     /// Without a runtime: the longest the timed region lasts
     /// (`--time-limit`), its passes ending it sooner.
     pub time_limit: Option<Duration>,
+    /// A wait before the first I/O (`--start-delay`), outside every figure.
+    pub start_delay: Duration,
     /// Unmeasured lead-in.
     pub ramp: Duration,
     /// io_uring: requests per submitting system call.

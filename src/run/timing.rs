@@ -210,6 +210,13 @@ pub(super) fn ramp_then_time(
     if !ready() {
         return recorder.finish(now_ns(), CpuUsage::default(), None, true);
     }
+    if !spec.start_delay.is_zero() {
+        let due = now_ns() + spec.start_delay.as_nanos() as u64;
+        let (woke, waited) = super::pacer::wait_until(due, None, spec.interrupt);
+        if !waited {
+            return recorder.finish(woke, CpuUsage::default(), None, true);
+        }
+    }
     if !spec.ramp.is_zero() {
         super::live::set_phase(super::live::Phase::Ramp);
         let ramp_end = now_ns() + spec.ramp.as_nanos() as u64;
@@ -496,6 +503,7 @@ pub(crate) mod tests {
             passes: 1,
             io_blocks: None,
             time_limit: None,
+            start_delay: Duration::ZERO,
             ramp: Duration::ZERO,
             batch: 1,
             fsync_every: 0,
@@ -538,6 +546,25 @@ pub(crate) mod tests {
         let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
         assert_eq!(outcome.ops, 3 * 1000);
         assert_eq!(outcome.bytes, 3 * 1000 * 4096);
+    }
+
+    #[test]
+    fn a_start_delay_waits_before_the_first_io_outside_the_timed_region() {
+        let interrupt = AtomicUsize::new(0);
+        let mut spec = spec(&interrupt);
+        spec.start_delay = Duration::from_millis(50);
+        let before = now_ns();
+        let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
+        assert_eq!(outcome.ops, 1000);
+        assert!(
+            outcome.start >= before + 50_000_000,
+            "the timed region starts after it"
+        );
+        // Interrupted while waiting: no I/O, said so.
+        interrupt.store(1, Ordering::Relaxed);
+        let outcome = run_blocking(&mut NullIo, &mut vec![0; 4096], &spec, memory(), || true);
+        assert_eq!(outcome.ops, 0);
+        assert!(outcome.interrupted);
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("numjobs", Taken::Mapped),
     ("runtime", Taken::Mapped),
     ("loops", Taken::Mapped),
+    ("startdelay", Taken::Mapped),
     ("io_size", Taken::Mapped),
     ("io_limit", Taken::Mapped),
     ("number_ios", Taken::Mapped),

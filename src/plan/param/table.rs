@@ -116,6 +116,11 @@ macro_rules! for_each_parameter {
             Loops loops: u32 = "loops" {
                 kind: Count { min: 1, max: 1_000_000 }, default: Some("1"), identifies: true, fio: "loops",
             } serde(skip_serializing_if = "crate::plan::tree::is_one", default = "crate::plan::tree::one")
+            /// A wait before each job's first I/O, every repetition (fio's
+            /// startdelay): a group that joins the others later.
+            StartDelay start_delay_s: f64 = "start-delay" {
+                kind: Duration { positive: false }, default: Some("0s"), identifies: true, fio: "startdelay",
+            } serde(skip_serializing_if = "crate::plan::param::is_zero_seconds", default) study_alias("start_delay")
             /// Seconds of I/O before measuring starts, excluded from every figure.
             Ramp ramp_s: f64 = "ramp" {
                 kind: Duration { positive: false }, default: Some("0s"), identifies: false, fio: "ramp_time",
