@@ -113,9 +113,6 @@ impl Draws {
     /// time-based phase starts the next one (`endless`).
     #[inline(always)]
     pub(super) fn next(&mut self) -> Option<Io> {
-        if self.blocks_left == 0 {
-            return None;
-        }
         let (block, blocks) = match self.extent() {
             Some(extent) => extent,
             None if self.endless => {
@@ -129,9 +126,16 @@ impl Draws {
             }
             None => return None,
         };
-        // A split's last I/O may be longer than the budget left: cut to it.
-        let blocks = blocks.min(self.blocks_left);
-        self.blocks_left -= blocks;
+        // One subtraction per I/O; a split's last I/O may be longer than
+        // the budget left: cut to it.
+        let blocks = match self.blocks_left.checked_sub(blocks) {
+            Some(left) => {
+                self.blocks_left = left;
+                blocks
+            }
+            None if self.blocks_left > 0 => std::mem::take(&mut self.blocks_left),
+            None => return None,
+        };
         if let Some(touched) = &mut self.touched {
             for block in block..block + blocks {
                 touched.mark(block);

@@ -74,6 +74,24 @@ pub fn translate(
     let mut global: Vec<Line> = Vec::new();
     let mut jobs: Vec<(Section, Vec<Line>)> = Vec::new();
     let mut notes = Vec::new();
+    // An engine iolab lacks is the first thing to say: the options that
+    // come with it (an http engine's keys, say) are refused because of it.
+    for section in &sections {
+        for option in section.options.iter().filter(|o| o.key == "ioengine") {
+            let name = option.value.trim();
+            let known = crate::plan::EngineKind::ALL
+                .into_iter()
+                .any(|engine| engine.fio_names().contains(&name));
+            if !known {
+                return Err(usage!(
+                    "{}: [{}] ioengine={name} has no iolab equivalent; {}",
+                    at(option.line),
+                    section.name,
+                    instead_of_engine(name)
+                ));
+            }
+        }
+    }
     for mut section in sections {
         // `verify=0` is fio's default, no verification: nothing to run.
         section.options.retain(|option| {
@@ -391,6 +409,33 @@ fn verification(method: &str, rw: &str, options: &Map<String, Value>) -> Result<
     Ok(true)
 }
 
+/// What iolab offers in place of fio's engine `name`, for the refusal.
+fn instead_of_engine(name: &str) -> String {
+    let engines: Vec<&str> = crate::plan::EngineKind::ALL
+        .into_iter()
+        .flat_map(|engine| engine.fio_names().iter().copied())
+        .collect();
+    let offer = match name {
+        "io_uring_cmd" | "sg" | "libzbc" | "xnvme" | "spdk" | "libblkio" => {
+            "iolab reaches a block device through io_uring, libaio or psync (--file /dev/NAME, --direct)"
+        }
+        "net" | "netsplice" | "rdma" | "http" | "nbd" | "rbd" | "rados" | "gfapi" | "dfs" => {
+            "iolab's network clients are NFS and iSCSI (--target nfs://…, iscsi://…)"
+        }
+        "filecreate" | "filestat" | "filedelete" | "dircreate" | "dirstat" | "dirdelete" => {
+            "iolab's metadata workload makes and works on a tree of files (--items N --op create, stat, delete, mkdir, rmdir)"
+        }
+        "cpuio" | "exec" | "page_fault" | "e4defrag" | "ftruncate" | "falloc" => {
+            "iolab measures reads, writes and trims of files and devices"
+        }
+        _ => "",
+    };
+    match offer {
+        "" => format!("iolab's engines are {}", engines.join(", ")),
+        offer => format!("{offer}; its engines are {}", engines.join(", ")),
+    }
+}
+
 /// fio's random map with several block sizes (`bssplit` on a random
 /// pattern, the map on) skips offsets the map has covered, so fio makes
 /// fewer I/Os than a draw per I/O (measured, fio 3.33: 6,871 against
@@ -615,6 +660,12 @@ mod tests {
             (
                 "[j]\ninclude other.fio\n",
                 "t.fio line 2: include other.fio: does not exist",
+            ),
+            // The engine, not the options that come with it, and what
+            // iolab offers instead.
+            (
+                "[global]\nhttp_verbose=1\nioengine=http\n[j]\nsize=1m\n",
+                "t.fio line 3: [global] ioengine=http has no iolab equivalent; iolab's network clients are NFS and iSCSI",
             ),
             (
                 "[j]\ninclude loop.fio\n",
