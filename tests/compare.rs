@@ -335,8 +335,18 @@ fn files_whose_points_differ_in_a_parameter_compare_with_ignore() {
     );
     let shown = compare(&[&psync, &stdio], &["--ignore", "engine"]);
     let text = String::from_utf8_lossy(&shown.stdout);
+    // The answer first, in one line; then the method.
+    let mut lines = text.lines();
+    let answer = lines.next().unwrap();
     assert!(
-        text.lines()
+        answer.contains("stdio.json: ")
+            && answer.contains("× ")
+            && answer.contains("psync.json's throughput [")
+            && answer.ends_with("(n = 2/2)"),
+        "the answer first: {text}"
+    );
+    assert!(
+        lines
             .next()
             .unwrap()
             .contains(": throughput, ratio = other/base")

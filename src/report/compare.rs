@@ -93,6 +93,11 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
     };
     let mut text = String::new();
     for pairing in &comparison.pairings {
+        let answer = answer(comparison, pairing);
+        text.push_str(&match style {
+            Style::Terminal(screen) => format!("{}\n", screen.wrap(&answer)),
+            Style::Markdown => format!("**{answer}**\n\n"),
+        });
         let heading = format!(
             "{} vs {}: {}, ratio = {orientation} with its {:.0}% interval, Welch's test at α = {}",
             comparison.base,
@@ -154,6 +159,87 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
         ));
     }
     text
+}
+
+/// The answer, in one line before the method: for one point, the ratio
+/// with its interval and the verdict; for several, how many differ (the
+/// first three named with their ratios) and how many do not.
+pub fn answer(comparison: &Comparison, pairing: &Pairing) -> String {
+    let (over, under) = match comparison.orientation {
+        Orientation::OtherOverBase => (&pairing.file, &comparison.base),
+        Orientation::BaseOverOther => (&comparison.base, &pairing.file),
+    };
+    let metric = &comparison.metric;
+    let words = metric.words();
+    match pairing.matched.as_slice() {
+        [] => format!(
+            "{} against {}: no point in common",
+            pairing.file, comparison.base
+        ),
+        [m] => {
+            let interval = interval_text(m).map_or_else(String::new, |i| format!(" [{i}]"));
+            let said = match m.verdict {
+                Verdict::Better | Verdict::Worse => {
+                    format!("{} is {}", pairing.file, verdict_text(m.verdict, metric))
+                }
+                Verdict::NoSignificantDifference => "no significant difference".to_string(),
+                Verdict::TooFewRepetitions => verdict_text(m.verdict, metric).to_string(),
+            };
+            format!(
+                "{over}: {:.3}× {under}'s {words}{interval}; {said} (n = {}/{})",
+                m.ratio, m.base.n, m.other.n
+            )
+        }
+        all => {
+            let differ: Vec<&Matched> = all
+                .iter()
+                .filter(|m| matches!(m.verdict, Verdict::Better | Verdict::Worse))
+                .collect();
+            let untested = all
+                .iter()
+                .filter(|m| m.verdict == Verdict::TooFewRepetitions)
+                .count();
+            let named: Vec<String> = differ
+                .iter()
+                .take(3)
+                .map(|m| {
+                    format!(
+                        "{}: {} {}",
+                        m.label,
+                        ratio_text(m),
+                        verdict_text(m.verdict, metric)
+                    )
+                })
+                .collect();
+            let more = match differ.len().saturating_sub(3) {
+                0 => String::new(),
+                more => format!("; {more} more"),
+            };
+            let mut text = format!(
+                "{} against {}, {words} ({over}/{under}): {} of {} points {}",
+                pairing.file,
+                comparison.base,
+                differ.len(),
+                all.len(),
+                if differ.len() == 1 {
+                    "differs"
+                } else {
+                    "differ"
+                }
+            );
+            if !named.is_empty() {
+                text.push_str(&format!(" ({}{more})", named.join("; ")));
+            }
+            let quiet = all.len() - differ.len() - untested;
+            if quiet > 0 {
+                text.push_str(&format!("; {quiet} not significant"));
+            }
+            if untested > 0 {
+                text.push_str(&format!("; {untested} not tested (n < 2)"));
+            }
+            text
+        }
+    }
 }
 
 /// `text` wrapped to a terminal's width; as it is in Markdown.
