@@ -38,6 +38,39 @@ fn write_job(out: &Path, name: &str, text: &str, dir: &Path) -> std::path::PathB
     path
 }
 
+/// fio's jobs of section `group`: each one's (I/Os, bytes) in `direction`.
+fn fio_per_job(fio: &Value, group: &str, direction: &str) -> Vec<(u64, u64)> {
+    fio["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["jobname"] == group)
+        .map(|j| {
+            let moved = &j[direction];
+            (
+                moved["total_ios"].as_u64().unwrap(),
+                moved["io_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// iolab's jobs of group `group` in `point`'s first repetition: each
+/// one's (I/Os, bytes).
+fn our_per_job(point: &Value, group: &str) -> Vec<(u64, u64)> {
+    point["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["label"] == group)
+        .unwrap()["repetitions"][0]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["ops"].as_u64().unwrap(), j["bytes"].as_u64().unwrap()))
+        .collect()
+}
+
 /// Each point's groups as (name, workload), for comparing plans.
 fn groups_of(points: &[Value]) -> Vec<Vec<(String, Value)>> {
     points
@@ -665,30 +698,8 @@ fn a_job_files_filename_is_shared_by_its_jobs_as_fio_shares_it() {
     let point = first_point(&result);
     // `offset=6m` without a size: from there to the end, as fio sizes it.
     for (group, region) in [("seq", 8 << 20), ("rand", 8 << 20), ("tail", 2 << 20)] {
-        let theirs: Vec<(u64, u64)> = fio["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|j| j["jobname"] == group)
-            .map(|j| {
-                let read = &j["read"];
-                (
-                    read["total_ios"].as_u64().unwrap(),
-                    read["io_bytes"].as_u64().unwrap(),
-                )
-            })
-            .collect();
-        let ours: Vec<(u64, u64)> = point["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["label"] == group)
-            .unwrap()["repetitions"][0]["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| (j["ops"].as_u64().unwrap(), j["bytes"].as_u64().unwrap()))
-            .collect();
+        let theirs = fio_per_job(&fio, group, "read");
+        let ours = our_per_job(point, group);
         assert_eq!(ours, theirs, "{group}: per job (I/Os, bytes)");
         assert!(
             ours.iter().all(|(_, bytes)| *bytes == region),
@@ -747,30 +758,8 @@ fn a_filename_not_there_yet_is_made_as_fio_makes_it() {
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
     let point = first_point(&result);
     for (group, direction) in [("reader", "read"), ("writer", "write")] {
-        let theirs: Vec<(u64, u64)> = fio["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|j| j["jobname"] == group)
-            .map(|j| {
-                let moved = &j[direction];
-                (
-                    moved["total_ios"].as_u64().unwrap(),
-                    moved["io_bytes"].as_u64().unwrap(),
-                )
-            })
-            .collect();
-        let ours: Vec<(u64, u64)> = point["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["label"] == group)
-            .unwrap()["repetitions"][0]["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| (j["ops"].as_u64().unwrap(), j["bytes"].as_u64().unwrap()))
-            .collect();
+        let theirs = fio_per_job(&fio, group, direction);
+        let ours = our_per_job(point, group);
         assert_eq!(ours, theirs, "{group}: per job (I/Os, bytes)");
     }
     assert!(
@@ -844,29 +833,8 @@ fn options_after_a_job_file_are_every_jobs_default_as_fios_command_line() {
     );
     let point = first_point(&result);
     for group in ["reads", "own"] {
-        let theirs: Vec<(u64, u64)> = fio["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|j| j["jobname"] == group)
-            .map(|j| {
-                (
-                    j["read"]["total_ios"].as_u64().unwrap(),
-                    j["read"]["io_bytes"].as_u64().unwrap(),
-                )
-            })
-            .collect();
-        let ours: Vec<(u64, u64)> = point["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["label"] == group)
-            .unwrap()["repetitions"][0]["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|j| (j["ops"].as_u64().unwrap(), j["bytes"].as_u64().unwrap()))
-            .collect();
+        let theirs = fio_per_job(&fio, group, "read");
+        let ours = our_per_job(point, group);
         assert_eq!(ours, theirs, "{group}: per job (I/Os, bytes)");
     }
     // The job file's [global] bs=4k is a job's own key: it wins over --bs
