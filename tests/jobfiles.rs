@@ -186,6 +186,11 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
             "line 4: [b] makes its own files, and the jobs before it work on /etc/hostname",
         ),
         ("[a]\nfilename=DIR/missing\n", "line 2: [a] filename="),
+        // A device name with a typo is not made in /dev.
+        (
+            "[a]\nfilename=/dev/iolab-nosuch-disk\nsize=1m\n",
+            "filename=/dev/iolab-nosuch-disk does not exist (iolab makes a missing filename= only outside /dev",
+        ),
         (
             "[j]\nsize=1m\nbsrange=4k-64k\n",
             "line 3: bsrange: fio draws each I/O's size from the range",

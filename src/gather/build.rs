@@ -654,4 +654,27 @@ mod tests {
         unmixed.directions.clear();
         assert!(direction_shares(&[unmixed], |_| Some(Direction::Read), 1.0).is_empty());
     }
+
+    #[test]
+    fn a_job_that_started_later_fills_the_intervals_of_when_it_ran() {
+        let early = mixed_job(1);
+        let mut late = mixed_job(2);
+        let interval = early.interval_ns;
+        // Its group waited three intervals (a --start-delay) before its I/O.
+        late.start = early.start + 3 * interval + interval / 2;
+        let alone = series(std::slice::from_ref(&early), interval);
+        let late_ops = late.ops;
+        let both = series(&[early, late], interval);
+        for (index, merged) in both.iter().enumerate().take(3) {
+            let early_ops = alone.get(index).map_or(0, |i| i.ops);
+            assert_eq!(
+                merged.ops, early_ops,
+                "interval {index} holds the early job's only"
+            );
+        }
+        let total: u64 = both.iter().map(|i| i.ops).sum();
+        let early_total: u64 = alone.iter().map(|i| i.ops).sum();
+        assert_eq!(total, early_total + late_ops);
+        assert!(both.len() >= 4, "{} intervals", both.len());
+    }
 }

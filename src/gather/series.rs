@@ -62,9 +62,28 @@ pub(super) fn add_interval_devices(
 /// `interval_ns` intervals (each job's series coarsened to it first).
 pub(super) fn series(jobs: &[JobOutcome], interval_ns: u64) -> Vec<Interval> {
     let interval_s = interval_ns as f64 * 1e-9;
+    // A job that started later (its group's --start-delay or longer ramp)
+    // has its intervals moved by the whole intervals it started after the
+    // first job, so each interval holds what happened then.
+    let first_start = jobs.iter().map(|j| j.start).min().unwrap_or(0);
     let coarsened: Vec<Vec<IntervalSample>> = jobs
         .iter()
-        .map(|j| coarsen_series(&j.intervals, j.interval_ns, interval_ns))
+        .map(|j| {
+            let shift = (j.start.saturating_sub(first_start) / interval_ns.max(1)) as usize;
+            let own = coarsen_series(&j.intervals, j.interval_ns, interval_ns);
+            if shift == 0 || own.is_empty() {
+                return own;
+            }
+            // Before it started, it moved nothing.
+            let idle = IntervalSample {
+                bytes: 0,
+                ops: 0,
+                latency_counts: Vec::new(),
+                tcp: own[0].tcp.map(|_| TcpTraffic::default()),
+                directions: vec![Default::default(); own[0].directions.len()],
+            };
+            std::iter::repeat_n(idle, shift).chain(own).collect()
+        })
         .collect();
     let length = coarsened.iter().map(Vec::len).max().unwrap_or(0);
     let mut scratch = new_histogram();

@@ -43,6 +43,20 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                     && std::fs::symlink_metadata(path)
                         .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
             {
+                // A device name with a typo is not a file to make in /dev.
+                if path.starts_with("/dev") || path.starts_with("/proc") || path.starts_with("/sys")
+                {
+                    let job = args
+                        .job_file
+                        .as_deref()
+                        .unwrap_or(Path::new("the job file"));
+                    return Err(usage!(
+                        "{}: filename={} does not exist (iolab makes a missing filename= only outside /dev, /proc and /sys)",
+                        job.display(),
+                        path.display()
+                    )
+                    .into());
+                }
                 new_file = true;
                 None
             }
