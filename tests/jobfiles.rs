@@ -878,6 +878,24 @@ fn options_after_a_job_file_are_every_jobs_default_as_fios_command_line() {
         stderr.contains("--cache: ") && stderr.contains("sets the workload"),
         "{stderr}"
     );
+    // Two flags that are one fio option are not merged silently.
+    let refused = iolab()
+        .args([
+            "run",
+            job.to_str().unwrap(),
+            "--runtime",
+            "2s",
+            "--time-limit",
+            "3s",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--runtime and --time-limit are both fio's runtime"),
+        "{stderr}"
+    );
 }
 
 /// fio's `verify=crc32c` on a write job is iolab's `--verify`: the same

@@ -25,8 +25,21 @@ const MAX_JOB_FILE_BYTES: u64 = 1 << 20;
 pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
     let shown = path.display().to_string();
     let mut defaults = Vec::new();
+    let mut from: Vec<(&str, Param)> = Vec::new();
     for (param, text) in &args.params.given {
-        defaults.extend(fio_default(*param, text, &shown)?);
+        for (key, value) in fio_default(*param, text, &shown)? {
+            // --runtime and --time-limit are both fio's runtime.
+            if let Some((_, other)) = from.iter().find(|(k, _)| *k == key) {
+                return Err(usage!(
+                    "--{} and --{} are both fio's {key}: give one",
+                    other.name(),
+                    param.name()
+                )
+                .into());
+            }
+            from.push((key, *param));
+            defaults.push((key, value));
+        }
     }
     let refused = [
         (args.target.is_some(), "--target"),
@@ -105,31 +118,38 @@ fn fio_default(
         Value::Seconds(s) => format!("{}ms", (s * 1000.0).round() as u64),
         other => param.format_value(other),
     };
-    let key = match param {
-        Param::Size => "size",
-        Param::Bs => "bs",
-        Param::Offset => "offset",
-        Param::IoSize => "io_size",
-        Param::Iodepth => "iodepth",
-        Param::Jobs => "numjobs",
-        Param::Direct => "direct",
-        Param::Loops => "loops",
-        Param::Ramp => "ramp_time",
-        Param::TimeLimit => "runtime",
-        Param::Runtime => {
-            return Ok(vec![
-                ("runtime", number(value)),
-                ("time_based", "1".to_string()),
-            ]);
-        }
-        _ => {
-            return Err(usage!(
-                "--{}: {shown} sets the workload; give it there (fio's command line options iolab takes after a job file: --size, --bs, --offset, --io-size, --iodepth, --jobs, --direct, --loops, --ramp, --runtime, --time-limit)",
-                param.name()
-            ));
-        }
-    };
-    Ok(vec![(key, number(value))])
+    const TAKEN: &[Param] = &[
+        Param::Size,
+        Param::Bs,
+        Param::Offset,
+        Param::IoSize,
+        Param::Iodepth,
+        Param::Jobs,
+        Param::Direct,
+        Param::Loops,
+        Param::Ramp,
+        Param::Runtime,
+        Param::TimeLimit,
+    ];
+    if !TAKEN.contains(&param) {
+        let flags: Vec<String> = TAKEN.iter().map(|p| format!("--{}", p.name())).collect();
+        return Err(usage!(
+            "--{}: {shown} sets the workload; give it there (fio's command line options iolab takes after a job file: {})",
+            param.name(),
+            flags.join(", ")
+        ));
+    }
+    // The fio option it comes from, as the parameter table names it first.
+    let key = param
+        .fio_options()
+        .split([',', ' '])
+        .next()
+        .unwrap_or_default();
+    let mut options = vec![(key, number(value))];
+    if param == Param::Runtime {
+        options.push(("time_based", "1".to_string()));
+    }
+    Ok(options)
 }
 
 /// The plan of `iolab run JOB.fio` from its translation `job`: each phase

@@ -26,6 +26,17 @@ impl FioJob<'_> {
         option(self.options, key)
     }
 
+    /// A size option in fio's units and this job's `kb_base`; `None` when
+    /// absent, refused by name when it is not a size iolab reads.
+    pub(super) fn size(&self, key: &str) -> Result<Option<u64>, String> {
+        self.option(key)
+            .map(|text| {
+                fio_size(text, self.kb_base)
+                    .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
+            })
+            .transpose()
+    }
+
     /// A whole-number option, `default` when absent; a value that is not
     /// a whole number iolab can hold (`-1`, `1.5`, `2^66`) is refused by
     /// the option's name rather than taken for the default.
@@ -409,15 +420,7 @@ impl FioJob<'_> {
             // (fio 3.33: size=8m filesize=4m reads 4 MiB): a pass over a
             // file of `filesize`. Less than a pass has no iolab form.
             Param::Size => {
-                let read = |key: &str| {
-                    self.option(key)
-                        .map(|text| {
-                            fio_size(text, self.kb_base)
-                                .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
-                        })
-                        .transpose()
-                };
-                ParamValue::Number(match (read("size")?, read("filesize")?) {
+                ParamValue::Number(match (self.size("size")?, self.size("filesize")?) {
                     (Some(size), Some(file)) if size < file => {
                         return Err(format!(
                             "size={size} below filesize={file}: fio moves {size} bytes of a {file}-byte file; iolab moves whole passes over its files"
@@ -432,42 +435,28 @@ impl FioJob<'_> {
             }
             // fio's io_size moves that many bytes, wrapping over the file;
             // number_ios stops after that many I/Os, never past the size.
-            Param::IoSize => {
-                let size = |key: &str| {
-                    self.option(key)
-                        .map(|text| {
-                            fio_size(text, self.kb_base)
-                                .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
-                        })
-                        .transpose()
-                };
-                match (size("io_size")?, self.option("number_ios")) {
-                    (Some(bytes), None) => ParamValue::Number(bytes),
-                    (None, None) => return Ok(None),
-                    (_, Some(count)) => {
-                        if self.option("bssplit").is_some() {
-                            return Err("number_ios with bssplit: fio counts I/Os of drawn sizes; iolab's --io-size counts bytes".to_string());
-                        }
-                        let count: u64 = count
-                            .trim()
-                            .parse()
-                            .map_err(|_| format!("number_ios={count} is not a count"))?;
-                        let bs = match self.value(Param::Bs, so_far)? {
-                            Some(ParamValue::Number(bs)) => bs,
-                            _ => 4096,
-                        };
-                        let cap = match self.value(Param::Size, so_far)? {
-                            Some(ParamValue::Number(size)) => size,
-                            _ => u64::MAX,
-                        };
-                        let bytes = count.saturating_mul(bs);
-                        match size("io_size")? {
-                            Some(io) => ParamValue::Number(bytes.min(io)),
-                            None => ParamValue::Number(bytes.min(cap)),
-                        }
+            Param::IoSize => match (self.size("io_size")?, self.option("number_ios")) {
+                (Some(bytes), None) => ParamValue::Number(bytes),
+                (None, None) => return Ok(None),
+                (io_size, Some(_)) => {
+                    if self.option("bssplit").is_some() {
+                        return Err("number_ios with bssplit: fio counts I/Os of drawn sizes; iolab's --io-size counts bytes".to_string());
                     }
+                    let count = self.number("number_ios", 0)?;
+                    let bs = match self.value(Param::Bs, so_far)? {
+                        Some(ParamValue::Number(bs)) => bs,
+                        _ => 4096,
+                    };
+                    // It stops early, never goes on: at most the bytes
+                    // io_size (or else size) would move.
+                    let most = match (io_size, self.value(Param::Size, so_far)?) {
+                        (Some(io), _) => io,
+                        (None, Some(ParamValue::Number(size))) => size,
+                        (None, _) => u64::MAX,
+                    };
+                    ParamValue::Number(count.saturating_mul(bs).min(most))
                 }
-            }
+            },
             Param::StartDelay => match self.option("startdelay") {
                 None => return Ok(None),
                 Some(text) if text.contains('-') || text.contains(':') => {

@@ -14,6 +14,17 @@ pub(super) enum Taken {
     Refused(&'static str),
 }
 
+/// Why fio's switches that skip latency measurement change nothing here.
+const EVERY_LATENCY: &str = "iolab measures every I/O's latency";
+/// Why fio's percentile choices change nothing here.
+const WHOLE_HISTOGRAM: &str = "iolab keeps the whole latency histogram";
+/// Why fio's per-interval logs are not written.
+const OWN_SERIES: &str = "iolab records its own series per --interval in the result file; fio's log files are not written";
+/// Why a range of block sizes is refused.
+const SIZE_RANGE: &str = "fio draws each I/O's size from the range in steps of its smallest; iolab draws sizes from shares: give bssplit";
+/// Why fio's flow control is refused.
+const FLOW: &str = "fio's flow control between jobs has no iolab equivalent";
+
 /// Every option iolab reads in a job file; anything else is refused by name.
 pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("rw", Taken::Mapped),
@@ -105,58 +116,25 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
             "iolab draws with its own generator; the same I/Os and bytes, not fio's sequence of offsets",
         ),
     ),
-    (
-        "disable_lat",
-        Taken::NoEffect("iolab measures every I/O's latency"),
-    ),
-    (
-        "disable_clat",
-        Taken::NoEffect("iolab measures every I/O's latency"),
-    ),
-    (
-        "disable_slat",
-        Taken::NoEffect("iolab measures every I/O's latency"),
-    ),
+    ("disable_lat", Taken::NoEffect(EVERY_LATENCY)),
+    ("disable_clat", Taken::NoEffect(EVERY_LATENCY)),
+    ("disable_slat", Taken::NoEffect(EVERY_LATENCY)),
     (
         "disable_bw_measurement",
         Taken::NoEffect("iolab measures throughput per interval"),
     ),
-    (
-        "clat_percentiles",
-        Taken::NoEffect("iolab keeps the whole latency histogram"),
-    ),
-    (
-        "lat_percentiles",
-        Taken::NoEffect("iolab keeps the whole latency histogram"),
-    ),
-    (
-        "percentile_list",
-        Taken::NoEffect("iolab keeps the whole latency histogram"),
-    ),
+    ("clat_percentiles", Taken::NoEffect(WHOLE_HISTOGRAM)),
+    ("lat_percentiles", Taken::NoEffect(WHOLE_HISTOGRAM)),
+    ("percentile_list", Taken::NoEffect(WHOLE_HISTOGRAM)),
     (
         "ratemin",
         Taken::NoEffect(
             "iolab does not end a job that runs below a rate (fio fails it); the figures show its rate",
         ),
     ),
-    (
-        "write_bw_log",
-        Taken::NoEffect(
-            "iolab records its own series per --interval in the result file; fio's log files are not written",
-        ),
-    ),
-    (
-        "write_iops_log",
-        Taken::NoEffect(
-            "iolab records its own series per --interval in the result file; fio's log files are not written",
-        ),
-    ),
-    (
-        "write_lat_log",
-        Taken::NoEffect(
-            "iolab records its own series per --interval in the result file; fio's log files are not written",
-        ),
-    ),
+    ("write_bw_log", Taken::NoEffect(OWN_SERIES)),
+    ("write_iops_log", Taken::NoEffect(OWN_SERIES)),
+    ("write_lat_log", Taken::NoEffect(OWN_SERIES)),
     (
         "write_hist_log",
         Taken::NoEffect(
@@ -171,18 +149,8 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "per_job_logs",
         Taken::NoEffect("fio's log files are not written"),
     ),
-    (
-        "bsrange",
-        Taken::Refused(
-            "fio draws each I/O's size from the range in steps of its smallest; iolab draws sizes from shares: give bssplit",
-        ),
-    ),
-    (
-        "blocksize_range",
-        Taken::Refused(
-            "fio draws each I/O's size from the range in steps of its smallest; iolab draws sizes from shares: give bssplit",
-        ),
-    ),
+    ("bsrange", Taken::Refused(SIZE_RANGE)),
+    ("blocksize_range", Taken::Refused(SIZE_RANGE)),
     (
         "zonemode",
         Taken::Refused("zoned devices and strided zones have no iolab equivalent"),
@@ -211,14 +179,8 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "numa_mem_policy",
         Taken::Refused("iolab does not set a NUMA memory policy"),
     ),
-    (
-        "flow",
-        Taken::Refused("fio's flow control between jobs has no iolab equivalent"),
-    ),
-    (
-        "flow_sleep",
-        Taken::Refused("fio's flow control between jobs has no iolab equivalent"),
-    ),
+    ("flow", Taken::Refused(FLOW)),
+    ("flow_sleep", Taken::Refused(FLOW)),
     (
         "verify_backlog",
         Taken::Refused("iolab verifies once after the timed region, never between writes"),
