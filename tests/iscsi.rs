@@ -140,7 +140,7 @@ fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() 
     // The blocks are on the target's disk, each sealed for its own offset.
     let image = std::fs::read(&lab.lun).unwrap();
     for (index, block) in image[..8 << 20].chunks(4096).enumerate() {
-        iolab::run::verify::check_block(block, index as u64 * 4096)
+        iolab::run::io::verify::check_block(block, index as u64 * 4096)
             .unwrap_or_else(|e| panic!("block {index}: {e:?}"));
     }
     // Reading it back with consent lays nothing out over what was written:

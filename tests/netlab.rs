@@ -90,8 +90,8 @@ fn pass(
     pattern: iolab::plan::Pattern,
     blocks: u64,
     interrupt: &std::sync::atomic::AtomicUsize,
-) -> iolab::run::spec::LoopSpec<'_> {
-    iolab::run::spec::LoopSpec {
+) -> iolab::run::io::spec::LoopSpec<'_> {
+    iolab::run::io::spec::LoopSpec {
         directions,
         bs: 4096,
         sizes: None,
@@ -114,7 +114,7 @@ fn pass(
         max_intervals: 16,
         interrupt,
         file: "nfs",
-        verify: Some(iolab::run::verify::run_tag("netlab")),
+        verify: Some(iolab::run::io::verify::run_tag("netlab")),
         socket: None,
     }
 }
@@ -124,8 +124,8 @@ fn the_nfs_engine_writes_and_reads_through_the_export_with_every_rpc_counted() {
     use iolab::engine::nfs::{NfsIo, libnfs::Context, url::NfsUrl};
     use iolab::plan::Pattern;
     use iolab::plan::direction::{Direction, DirectionMix};
-    use iolab::run::queued::run_queued;
-    use iolab::run::recorder::JobMemory;
+    use iolab::run::io::queued::run_queued;
+    use iolab::run::io::recorder::JobMemory;
     let Some(lab) = NetLab::start("16M") else {
         return;
     };
@@ -168,7 +168,7 @@ fn the_nfs_engine_writes_and_reads_through_the_export_with_every_rpc_counted() {
         let mut block = vec![0u8; 4096];
         for (index, expected) in stored.chunks(4096).enumerate() {
             let offset = index as u64 * 4096;
-            iolab::run::verify::check_block(expected, offset).unwrap();
+            iolab::run::io::verify::check_block(expected, offset).unwrap();
             assert_eq!(file.read_at(&mut block, offset).unwrap(), 4096);
             assert_eq!(block, expected, "block {index} read back");
         }

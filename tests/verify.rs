@@ -73,7 +73,7 @@ fn a_mix_verifies_every_block_by_its_writer() {
         let by_writer = data.chunks(4096).enumerate().fold(
             std::collections::BTreeMap::new(),
             |mut count, (index, block)| {
-                let header = iolab::run::verify::check_block(block, index as u64 * 4096)
+                let header = iolab::run::io::verify::check_block(block, index as u64 * 4096)
                     .unwrap_or_else(|e| panic!("block {index}: {e:?}"));
                 *count.entry(header.run).or_insert(0u64) += 1;
                 count
@@ -81,7 +81,7 @@ fn a_mix_verifies_every_block_by_its_writer() {
         );
         assert_eq!(by_writer.len(), 2, "{by_writer:?}");
         assert_eq!(
-            by_writer.get(&iolab::run::verify::LAYOUT_TAG),
+            by_writer.get(&iolab::run::io::verify::LAYOUT_TAG),
             Some(&(2048 - writes)),
             "{engine:?}: {by_writer:?}"
         );

@@ -119,7 +119,7 @@ impl Ranks {
     /// measure: `--cpus` naming a CPU this process may not use, and what a
     /// distributed run cannot do ([`check_points`]).
     pub(crate) fn check_points(&self, points: &[PlannedPoint]) -> Result<(), AppError> {
-        crate::run::affinity::check_points(points)?;
+        crate::run::io::affinity::check_points(points)?;
         let ranks = self.cluster.as_deref().map_or(1, Cluster::size);
         for workload in points.iter().flat_map(PlannedPoint::workloads) {
             if let Some(shape) = workload.tree(ranks) {

@@ -84,7 +84,7 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
             Ok(text)
         },
         file: file.as_deref(),
-        length: &|path| match crate::run::device::identify(Path::new(path)) {
+        length: &|path| match crate::run::target::device::identify(Path::new(path)) {
             Ok(Some(device)) => Some(device.size),
             _ => std::fs::metadata(path)
                 .ok()

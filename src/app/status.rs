@@ -15,7 +15,7 @@ use crate::plan::PlannedPoint;
 use crate::plan::direction::Direction;
 use crate::record::ResultFile;
 use crate::report::units::{count, latency, mb_per_s, mib_per_s, significant};
-use crate::run::live::{self, Phase, Reading};
+use crate::run::io::live::{self, Phase, Reading};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

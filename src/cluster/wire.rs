@@ -10,11 +10,11 @@ use crate::plan::direction::Direction;
 use crate::probe::cpu::CpuUsage;
 use crate::probe::sampler::Samples;
 use crate::record::histogram;
-use crate::run::cache::Residency;
-use crate::run::kept::Latencies;
+use crate::run::io::kept::Latencies;
+use crate::run::io::recorder::{DirectionOutcome, DirectionSample, IntervalSample, JobOutcome};
+use crate::run::io::verify::Verified;
 use crate::run::peers::RankOutcome;
-use crate::run::recorder::{DirectionOutcome, DirectionSample, IntervalSample, JobOutcome};
-use crate::run::verify::Verified;
+use crate::run::site::cache::Residency;
 use crate::run::{RepetitionOutcome, RepetitionStatus};
 use serde::{Deserialize, Serialize};
 
@@ -90,7 +90,7 @@ pub struct WireJob {
     pub coverage: Option<(u64, u64)>,
     /// A metadata workload's job: items and system calls.
     #[serde(default)]
-    pub tree: Option<crate::run::calls::TreeJob>,
+    pub tree: Option<crate::run::io::calls::TreeJob>,
 }
 
 /// One rank's repetition.
@@ -258,7 +258,7 @@ pub fn merge(
                 // Network targets are refused with --mpi.
                 network: None,
                 coverage: job.coverage.map(|(touched, blocks)| {
-                    crate::run::coverage::BlockCoverage {
+                    crate::run::io::coverage::BlockCoverage {
                         touched: touched.min(blocks),
                         blocks,
                     }

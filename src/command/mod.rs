@@ -75,7 +75,7 @@ pub fn run(
     let (finished, done) = mpsc::channel::<()>();
     let (stop_forwarding, forwarding_done) = mpsc::channel::<()>();
     let (line, status, samples) = std::thread::scope(|scope| {
-        let kept = crate::run::recorder::intervals_kept_per_job(1);
+        let kept = crate::run::io::recorder::intervals_kept_per_job(1);
         let sampler = scope.spawn(move || watch.sample_until(start, interval, kept, &done));
         let forwarder = scope.spawn(move || forward_signals(pid, interrupt, &forwarding_done));
         // The helper writes its one line just before it exits.

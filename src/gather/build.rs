@@ -18,8 +18,8 @@ use crate::record::{
     Job, Pacing, PduCount, Point, Repetition, RequestCount, ResultFile, SCHEMA, Status, Target,
     Tool,
 };
-use crate::run::kept::Latencies;
-use crate::run::recorder::JobOutcome;
+use crate::run::io::kept::Latencies;
+use crate::run::io::recorder::JobOutcome;
 use crate::run::{PointOutcome, RepetitionOutcome, RepetitionStatus};
 use hdrhistogram::Histogram;
 use std::path::Path;
@@ -577,10 +577,10 @@ mod tests {
     use super::*;
     use crate::engine::null::NullIo;
     use crate::plan::direction::DirectionMix;
-    use crate::run::recorder::JobMemory;
-    use crate::run::spec::LoopSpec;
-    use crate::run::timing::run_blocking;
-    use crate::run::timing::tests::spec;
+    use crate::run::io::recorder::JobMemory;
+    use crate::run::io::spec::LoopSpec;
+    use crate::run::io::timing::run_blocking;
+    use crate::run::io::timing::tests::spec;
     use std::sync::atomic::AtomicUsize;
 
     /// A real loop's outcome: 1000 null I/Os, 30% of them writes.

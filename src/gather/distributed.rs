@@ -4,7 +4,7 @@ use crate::gather::activity;
 use crate::record::Status;
 use crate::record::activity::AppWork;
 use crate::record::distributed::*;
-use crate::run::recorder::JobOutcome;
+use crate::run::io::recorder::JobOutcome;
 use crate::run::{PointOutcome, RepetitionOutcome};
 
 /// The distributed parts of one merged repetition, whose jobs started at
@@ -181,7 +181,7 @@ mod tests {
     use super::*;
     use crate::probe::cpu::CpuUsage;
     use crate::record::histogram::new_histogram;
-    use crate::run::recorder::IntervalSample;
+    use crate::run::io::recorder::IntervalSample;
 
     fn job(start: u64, end: u64, per_interval: &[u64]) -> JobOutcome {
         JobOutcome {
@@ -189,7 +189,7 @@ mod tests {
             ops: per_interval.len() as u64,
             start,
             end,
-            latency: crate::run::kept::Latencies::new(new_histogram()),
+            latency: crate::run::io::kept::Latencies::new(new_histogram()),
             submit: None,
             from_intended: None,
             intervals: per_interval

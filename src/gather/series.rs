@@ -7,7 +7,7 @@ use crate::probe::tcp::TcpTraffic;
 use crate::record::activity::AppWork;
 use crate::record::histogram::new_histogram;
 use crate::record::{Interval, IntervalDirection, TcpCounts};
-use crate::run::recorder::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
+use crate::run::io::recorder::{IntervalSample, JobOutcome, coarsen_series, merge_samples};
 use hdrhistogram::Histogram;
 
 /// Puts the sampler's device figures beside the series interval of the same

@@ -9,7 +9,7 @@
 //! connection, and the accounting of what crossed the wire. The rest of
 //! iolab reaches a protocol only through [`parse`], [`form_for`] and the
 //! [`Remote`] it returns; the runner runs its jobs through
-//! [`crate::run::client::ClientJob`]. What every protocol does alike lives
+//! [`crate::run::io::client::ClientJob`]. What every protocol does alike lives
 //! in `server`.
 
 pub mod iscsi;

@@ -6,7 +6,7 @@
 //! and counted; otherwise residency is recorded as not seen.
 
 use crate::plan::CacheMode;
-use crate::run::cache::Residency;
+use crate::run::site::cache::Residency;
 use rustix::fd::{AsFd, OwnedFd};
 use std::io;
 use std::sync::atomic::AtomicUsize;
@@ -39,7 +39,7 @@ pub(crate) fn treat_cache(
         // Nothing is cached on this side; a server on this machine has its
         // cached pages of the copy evicted, as a local file would.
         CacheMode::Cold | CacheMode::Drop => match side.server_copy()? {
-            Some(fd) => crate::run::cache::evict(fd.as_fd()),
+            Some(fd) => crate::run::site::cache::evict(fd.as_fd()),
             None => Ok(()),
         },
         CacheMode::Keep => Ok(()),
@@ -56,7 +56,7 @@ pub(crate) fn residency(
     len: u64,
 ) -> io::Result<Option<Residency>> {
     match side.server_copy()? {
-        Some(fd) => crate::run::cache::residency(fd.as_fd(), base, len).map(Some),
+        Some(fd) => crate::run::site::cache::residency(fd.as_fd(), base, len).map(Some),
         None => Ok(None),
     }
 }

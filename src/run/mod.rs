@@ -1,39 +1,18 @@
-//! The runner: scratch files and their safety, layout, cache control, worker
-//! threads released together, and the timing loops.
+//! The runner: the [`Session`] that measures points, in rooms by concern —
+//! `point` (a point's repetitions), `site` (a group's files or tree, layout,
+//! cache), `io` (the hot path), `target` (targets and their safety).
 //!
 //! A [`Session`] owns one scratch directory and the files laid out in it; it
 //! measures points one after another and keeps a laid-out file set between
 //! points of the same size and job count, so a sweep or the quick suite lays
 //! out once. Everything is removed when the session is dropped.
 
-pub mod affinity;
-pub mod buffer;
-pub mod cache;
-pub mod calls;
-pub mod client;
-pub mod coverage;
-pub mod device;
-mod files;
-pub mod gate;
-mod jobs;
-pub mod kept;
-pub mod live;
-pub mod owner_marker;
-mod pacer;
+pub mod io;
 pub mod peers;
 mod point;
-pub mod prepare;
-pub mod queued;
-pub mod recorder;
-pub mod scratch;
 pub mod signals;
-pub mod space;
-pub mod spec;
+pub mod site;
 pub mod target;
-pub mod timing;
-pub mod traffic;
-pub mod tree;
-pub mod verify;
 
 use crate::plan::data::DataPattern;
 use crate::plan::{
@@ -42,17 +21,17 @@ use crate::plan::{
 };
 use crate::probe::sampler::{Samples, Watch};
 use crate::usage;
-use cache::Residency;
-use files::given_flag;
+use io::recorder::JobOutcome;
 use peers::{Peers, RankOutcome};
 pub use point::GroupOutcome;
-use prepare::{DirectAlignment, DirectCapability};
-use recorder::JobOutcome;
-use scratch::{Ownership, ScratchDir};
 use signals::Interrupt;
-use space::Space;
+use site::cache::Residency;
+use site::files::given_flag;
+use site::prepare::{DirectAlignment, DirectCapability};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use target::scratch::{Ownership, ScratchDir};
+use target::space::Space;
 use target::{DeviceTarget, LocalFile, Target, TargetKind};
 
 /// Free space kept in reserve beyond the scratch files themselves.
@@ -90,7 +69,7 @@ pub struct TargetInfo {
     /// for an engine that opens a local file.
     pub open_flags: Option<String>,
     /// A metadata workload's tree.
-    pub tree: Option<tree::TreeInfo>,
+    pub tree: Option<site::tree::TreeInfo>,
 }
 
 impl TargetInfo {
@@ -109,7 +88,7 @@ impl TargetInfo {
                 .engine
                 .capabilities()
                 .local_fd
-                .then(|| jobs::describe_open(workload)),
+                .then(|| io::jobs::describe_open(workload)),
             tree: None,
         }
     }
@@ -144,7 +123,7 @@ pub struct RepetitionOutcome {
     /// With a steady-state criterion: when every job met it (CLOCK_MONOTONIC ns).
     pub steady_at: Option<u64>,
     /// With `--verify`: the untimed check of every block, per file.
-    pub verified: Vec<verify::Verified>,
+    pub verified: Vec<io::verify::Verified>,
     /// In a distributed run, on rank 0: what each rank contributed (its jobs
     /// are in `jobs`, on rank 0's clock). Empty otherwise.
     pub ranks: Vec<RankOutcome>,
@@ -385,7 +364,7 @@ pub struct Session {
     made: Vec<Option<FileSet>>,
     /// The tree of the point's metadata group, kept between points of the
     /// same shape.
-    tree: Option<tree::Held>,
+    tree: Option<site::tree::Held>,
     /// Trees this session made and released: the next one's name is new, so
     /// a tree left for safety (it held what iolab did not make) never
     /// stands in the way of the next point's.
@@ -524,11 +503,11 @@ impl Session {
     }
 
     /// Measures the block device `device`, whose node is in the session's
-    /// directory; `write` only after [`device::check_writable`] passed. Its
+    /// directory; `write` only after [`target::device::check_writable`] passed. Its
     /// own counters are the ones watched.
     pub fn use_device(
         &mut self,
-        device: &device::BlockDevice,
+        device: &target::device::BlockDevice,
         write: bool,
     ) -> Result<(), UsageError> {
         self.release_files();
@@ -740,10 +719,10 @@ fn treat_cache(
 /// repetition: a speed of writing wrong data is no result.
 fn verify_targets(
     targets: &[JobTarget<'_>],
-    (written, run): (&[Option<coverage::Touched>], u64),
+    (written, run): (&[Option<io::coverage::Touched>], u64),
     workload: &Workload,
     alignment: usize,
-) -> (RepetitionStatus, Vec<verify::Verified>) {
+) -> (RepetitionStatus, Vec<io::verify::Verified>) {
     let mut verified = Vec::new();
     for (index, job) in targets.iter().enumerate() {
         let path = job.file.path().display();
@@ -755,7 +734,7 @@ fn verify_targets(
             ));
             return (status, verified);
         }
-        let check = verify::BlockCheck {
+        let check = io::verify::BlockCheck {
             base: job.base,
             len: workload.size,
             bs: workload.bs,
@@ -763,7 +742,7 @@ fn verify_targets(
             writers: written
                 .get(index)
                 .and_then(Option::as_ref)
-                .map(|written| verify::Writers { written, run }),
+                .map(|written| io::verify::Writers { written, run }),
         };
         let checked = job.file.verify(&check);
         match checked {

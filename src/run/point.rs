@@ -1,13 +1,15 @@
 //! Measuring one point (`Session::run_point`). A point is a non-empty list of groups — one workload is one group — run at once: each group's site prepared (its files made or kept, the given file, device or LUN, or the point's one tree), then the repetitions in order — each group's files renewed or sealed, its cache treated and checked, every group's jobs released together on one clock with the sampler beside them, each group's writes verified and what its files hold kept — until the repetitions asked for are done, the interval is tight enough, or a signal ends it.
 
-use super::cache::Residency;
-use super::files::{first_job, given_flag, job_targets, renew_files};
+use super::io::{jobs, live, verify};
+use super::peers;
+use super::site::cache::Residency;
+use super::site::files::{first_job, given_flag, job_targets, renew_files};
+use super::site::prepare;
 use super::target::TargetKind;
 use super::{
     EnoughRule, JobTarget, Laid, Layout, PointOutcome, ReadPass, RepetitionOutcome,
     RepetitionStatus, RunError, Session, TargetInfo, together, treat_cache, verify_targets,
 };
-use super::{jobs, live, peers, prepare, verify};
 use crate::plan::group::{Group, Site, check_groups, check_site, named};
 use crate::plan::tree::ItemOp;
 use crate::plan::{CacheMode, Op, Workload};

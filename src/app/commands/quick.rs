@@ -10,8 +10,8 @@ use crate::app::session::open_session;
 use crate::cli::QuickArgs;
 use crate::plan::RunPlan;
 use crate::plan::quick::{DirectSupport, quick_points};
-use crate::run::prepare::DirectCapability;
 use crate::run::signals::Interrupt;
+use crate::run::site::prepare::DirectCapability;
 use std::path::PathBuf;
 
 /// `iolab quick`.

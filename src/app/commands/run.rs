@@ -64,7 +64,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                 let shown = path.display();
                 let metadata = std::fs::metadata(path)
                     .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
-                device = crate::run::device::identify(path)
+                device = crate::run::target::device::identify(path)
                     .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
                 if device.is_none() && !metadata.is_file() && !metadata.is_dir() {
                     let kind = rustix::fs::FileType::from_raw_mode(
@@ -182,7 +182,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
 fn check_device_use(
     args: &RunArgs,
     file: Option<&Path>,
-    device: Option<&crate::run::device::BlockDevice>,
+    device: Option<&crate::run::target::device::BlockDevice>,
     plan: &mut RunPlan,
 ) -> Result<(), AppError> {
     // The op a refusal names: the first that writes, else the first.
@@ -196,7 +196,7 @@ fn check_device_use(
     let file = file.unwrap_or(Path::new("")).display();
     match (device, &args.destroy_data) {
         (Some(device), confirmation) if op.writes() => {
-            crate::run::device::check_writable(device, confirmation.as_deref())?;
+            crate::run::target::device::check_writable(device, confirmation.as_deref())?;
         }
         (Some(device), Some(_)) => {
             return Err(usage!(
@@ -218,7 +218,7 @@ fn check_device_use(
     if let Some(device) = device {
         // The node by its kernel name: a /dev/disk/by-id link would be
         // refused as a link when the node is opened without following links.
-        if crate::run::device::identify(&device.path)
+        if crate::run::target::device::identify(&device.path)
             .ok()
             .flatten()
             .as_ref()

@@ -14,13 +14,13 @@ use crate::engine::iscsi::libiscsi::Context;
 use crate::engine::iscsi::url::IscsiUrl;
 use crate::net::server::{self, ServerSide, lock};
 use crate::plan::CacheMode;
-use crate::run::cache::Residency;
-use crate::run::client::ClientJob;
-use crate::run::prepare::{DirectCapability, Fill};
-use crate::run::scratch::{Ownership, ScratchDir, TargetFile};
-use crate::run::space::Space;
+use crate::run::io::client::ClientJob;
+use crate::run::io::verify::{self, Verified};
+use crate::run::site::cache::Residency;
+use crate::run::site::prepare::{DirectCapability, Fill};
+use crate::run::target::scratch::{Ownership, ScratchDir, TargetFile};
+use crate::run::target::space::Space;
 use crate::run::target::{Target, TargetKind};
-use crate::run::verify::{self, Verified};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicUsize;
@@ -254,7 +254,7 @@ impl ServerSide for IscsiLun {
             return Ok(None);
         };
         let shown = path.display();
-        let fd = crate::run::cache::open_server_copy(path)?;
+        let fd = crate::run::site::cache::open_server_copy(path)?;
         let stat = rustix::fs::fstat(&fd)?;
         let length = stat.st_size as u64;
         let capacity = lock(&self.context).capacity;
@@ -301,7 +301,7 @@ impl ServerSide for IscsiLun {
     fn read_through(&self, base: u64, len: u64, interrupt: &AtomicUsize) -> io::Result<()> {
         let context = lock(&self.context);
         let read = |buffer: &mut [u8], at| context.read_at(buffer, at);
-        crate::run::cache::read_through(read, base, len, UNTIMED_CHUNK, interrupt)
+        crate::run::site::cache::read_through(read, base, len, UNTIMED_CHUNK, interrupt)
     }
 
     fn flush(&self) -> io::Result<()> {
@@ -400,7 +400,7 @@ impl Target for IscsiLun {
         }
         let context = lock(&self.context);
         let write = |block: &[u8], at| context.write_at(block, at);
-        crate::run::prepare::write_seeded(write, base, len, fill, UNTIMED_CHUNK, interrupt)?;
+        crate::run::site::prepare::write_seeded(write, base, len, fill, UNTIMED_CHUNK, interrupt)?;
         context.synchronize_cache()
     }
 

@@ -12,12 +12,12 @@ use crate::engine::nfs::{NfsIo, ProcedureCount, RpcCounts, libnfs::Context};
 use crate::plan::{EngineKind, SyncMode, Workload};
 use crate::probe::tcp::TcpTraffic;
 use crate::run::Session;
-use crate::run::buffer::AlignedBuffer;
-use crate::run::client::{ClientJob, run_on_connection};
-use crate::run::recorder::{JobMemory, JobOutcome};
+use crate::run::io::buffer::AlignedBuffer;
+use crate::run::io::client::{ClientJob, run_on_connection};
+use crate::run::io::recorder::{JobMemory, JobOutcome};
+use crate::run::io::spec::LoopSpec;
+use crate::run::io::traffic::{ClientTraffic, RequestTally};
 use crate::run::signals::Interrupt;
-use crate::run::spec::LoopSpec;
-use crate::run::traffic::{ClientTraffic, RequestTally};
 use space::{NfsFile, NfsSpace};
 use std::path::Path;
 

@@ -11,14 +11,16 @@ use crate::engine::nfs::libnfs::{Context, File};
 use crate::engine::nfs::url::NfsUrl;
 use crate::net::server::{self, ServerSide, lock};
 use crate::plan::CacheMode;
-use crate::run::cache::Residency;
-use crate::run::client::ClientJob;
-use crate::run::owner_marker::{MarkerContent, file_line, first_line, is_run_file, marker_name};
-use crate::run::prepare::{DirectCapability, Fill};
-use crate::run::scratch::{Ownership, TargetFile};
-use crate::run::space::Space;
+use crate::run::io::client::ClientJob;
+use crate::run::io::verify::{self, Verified};
+use crate::run::site::cache::Residency;
+use crate::run::site::prepare::{DirectCapability, Fill};
+use crate::run::target::owner_marker::{
+    MarkerContent, file_line, first_line, is_run_file, marker_name,
+};
+use crate::run::target::scratch::{Ownership, TargetFile};
+use crate::run::target::space::Space;
 use crate::run::target::{Target, TargetKind};
-use crate::run::verify::{self, Verified};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -335,7 +337,7 @@ impl Space for NfsSpace {
         shape: crate::plan::tree::TreeShape,
         open: bool,
         serial: u32,
-    ) -> Result<Box<dyn crate::run::tree::TreeSite>, String> {
+    ) -> Result<Box<dyn crate::run::site::tree::TreeSite>, String> {
         let tree = super::tree::NfsTree::new(
             &self.url,
             self.context.clone(),
@@ -352,7 +354,7 @@ impl Space for NfsSpace {
         lock(&self.context).free()
     }
 
-    fn local(&self) -> Option<&crate::run::scratch::ScratchDir> {
+    fn local(&self) -> Option<&crate::run::target::scratch::ScratchDir> {
         None
     }
 }
@@ -421,7 +423,7 @@ impl ServerSide for NfsFile {
         let context = lock(&self.context);
         let file = context.open(&self.path, false)?;
         let chunk = context.read_max().clamp(4096, 1 << 20);
-        crate::run::cache::read_through(
+        crate::run::site::cache::read_through(
             |buffer, at| file.read_at(buffer, at),
             base,
             len,
@@ -446,7 +448,7 @@ impl ServerSide for NfsFile {
         let name = Path::new(&self.path).file_name().unwrap_or_default();
         let local = dir.join(name);
         let shown = local.display();
-        let fd = crate::run::cache::open_server_copy(&local)?;
+        let fd = crate::run::site::cache::open_server_copy(&local)?;
         let stat = rustix::fs::fstat(&fd)?;
         let (id, length) = {
             let context = lock(&self.context);
@@ -554,7 +556,7 @@ impl Target for NfsFile {
         let file = self.open_own(&context, true)?;
         let chunk = context.write_max().clamp(4096, 1 << 20);
         let write = |block: &[u8], at| file.write_at(block, at);
-        crate::run::prepare::write_seeded(write, base, len, fill, chunk, interrupt)?;
+        crate::run::site::prepare::write_seeded(write, base, len, fill, chunk, interrupt)?;
         file.commit()
     }
 

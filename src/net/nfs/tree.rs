@@ -22,11 +22,11 @@ use crate::engine::nfs::url::NfsUrl;
 use crate::engine::nfs::wire::{Counting, NFS3_PROCEDURES, RpcWire, counting_available};
 use crate::net::server::lock;
 use crate::plan::tree::TreeShape;
-use crate::run::calls::{SystemCalls, TreeJob};
-use crate::run::recorder::{JobMemory, JobOutcome};
-use crate::run::spec::LoopSpec;
-use crate::run::traffic::{ClientTraffic, RequestTally};
-use crate::run::tree::{
+use crate::run::io::calls::{SystemCalls, TreeJob};
+use crate::run::io::recorder::{JobMemory, JobOutcome};
+use crate::run::io::spec::LoopSpec;
+use crate::run::io::traffic::{ClientTraffic, RequestTally};
+use crate::run::site::tree::{
     ItemFailure, ItemOps, OWNER_FILE, TreePass, TreeSite, directory_path, run_tree_job, tree_name,
 };
 use std::collections::HashMap;
@@ -148,7 +148,7 @@ impl NfsTree {
     fn make(&self, handles: &mut Handles<'_>, root: &Handle, run_id: &str) -> io::Result<()> {
         let owner = format!(
             "{}run {run_id}\n",
-            crate::run::owner_marker::first_line(&crate::owner::owner_tag())
+            crate::run::target::owner_marker::first_line(&crate::owner::owner_tag())
         );
         let file = handles.create(root, &c_name(OWNER_FILE)?, 0o644)?;
         let written = handles.write(&file, 0, owner.as_bytes(), Stable::FileSync)?;
@@ -356,7 +356,7 @@ fn empty(
         };
         let directory_name =
             text == "shared" || ["t.", "job.", "m."].iter().any(|p| text.starts_with(p));
-        if !crate::run::tree::is_iolab_name(&text) || level > 68 {
+        if !crate::run::site::tree::is_iolab_name(&text) || level > 68 {
             foreign.push(shown_below());
         } else if attributes.kind == Kind::Link {
             // Planted in iolab's tree: the link goes, what it names stays.
@@ -425,7 +425,8 @@ pub fn remove_dead_trees(
     let mut removed = Vec::new();
     for name in names {
         let text = name.to_string_lossy().into_owned();
-        let Some(run_id) = crate::run::tree::run_of_tree(&text).filter(|id| *id != this_run) else {
+        let Some(run_id) = crate::run::site::tree::run_of_tree(&text).filter(|id| *id != this_run)
+        else {
             continue;
         };
         // A link by a tree's name is not a tree iolab made: not followed.

@@ -1,7 +1,7 @@
 //! Getting files ready before timing: O_DIRECT alignment and support, and layout.
 
-use super::buffer::{AlignedBuffer, stamp};
 use crate::plan::data::{DataPattern, WriteStamp};
+use crate::run::io::buffer::{AlignedBuffer, stamp};
 use rustix::fd::BorrowedFd;
 use rustix::fs::{AtFlags, StatxFlags};
 use serde::{Deserialize, Serialize};
@@ -92,7 +92,7 @@ pub struct Fill {
     /// The workload's block size: the unit a `dedupe` share is drawn in.
     pub bs: u64,
     /// Before a mix that verifies: the tag each block is sealed with
-    /// ([`super::verify::LAYOUT_TAG`]), so the check after the mix knows
+    /// ([`crate::run::io::verify::LAYOUT_TAG`]), so the check after the mix knows
     /// the blocks it did not write.
     pub seal: Option<u64>,
 }
@@ -104,7 +104,7 @@ impl Fill {
             seed: workload.seed,
             data: workload.data,
             bs: workload.bs,
-            seal: Fill::seals(workload).then_some(super::verify::LAYOUT_TAG),
+            seal: Fill::seals(workload).then_some(crate::run::io::verify::LAYOUT_TAG),
         }
     }
 
@@ -174,14 +174,14 @@ pub fn write_seeded(
         for (index, block) in buffer.as_mut_slice()[..want].chunks_mut(bs).enumerate() {
             let at = offset + (index * bs) as u64;
             if let Some(run) = fill.seal {
-                let header = super::verify::Header {
+                let header = crate::run::io::verify::Header {
                     offset: at,
                     run,
                     sequence: 0,
                     seed: fill.seed,
                     block_size: bs as u64,
                 };
-                super::verify::seal(block, &header);
+                crate::run::io::verify::seal(block, &header);
                 continue;
             }
             match draws.next() {
@@ -198,7 +198,7 @@ pub fn write_seeded(
             ));
         }
         offset += written as u64;
-        super::live::laid_out(written as u64);
+        crate::run::io::live::laid_out(written as u64);
     }
     Ok(())
 }

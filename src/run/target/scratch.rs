@@ -207,7 +207,7 @@ impl ScratchDir {
             }
         }
         // A metadata workload's trees, by their owner files.
-        removed.extend(super::tree::remove_dead_trees(
+        removed.extend(crate::run::site::tree::remove_dead_trees(
             self.fd(),
             &self.path,
             &remove,

@@ -14,9 +14,9 @@ use crate::plan::tree::ItemOp;
 use crate::plan::tree::Items;
 use crate::plan::tree::TreeShape;
 use crate::probe::cpu::CpuUsage;
-use crate::run::calls::{SystemCalls, TreeJob};
-use crate::run::recorder::{JobMemory, JobOutcome, Recorder};
-use crate::run::spec::{IoFailure, LoopSpec};
+use crate::run::io::calls::{SystemCalls, TreeJob};
+use crate::run::io::recorder::{JobMemory, JobOutcome, Recorder};
+use crate::run::io::spec::{IoFailure, LoopSpec};
 use rustix::fd::{IntoRawFd, OwnedFd};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use std::ffi::CStr;
@@ -321,7 +321,7 @@ pub fn run_tree_job<O: ItemOps>(
     let cpu_before = CpuUsage::of_this_thread();
     let start = now_ns();
     recorder.begin(start);
-    crate::run::live::set_phase(crate::run::live::Phase::Measuring);
+    crate::run::io::live::set_phase(crate::run::io::live::Phase::Measuring);
     let deadline = pass
         .stonewall
         .filter(|_| pass.op.op().items() == Items::Makes)

@@ -71,7 +71,9 @@ impl TargetFile {
     pub fn length(&self) -> io::Result<u64> {
         let stat = rustix::fs::fstat(&self.fd)?;
         if rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::BlockDevice {
-            return crate::run::device::size_of(crate::probe::stack::split_dev(stat.st_rdev));
+            return crate::run::target::device::size_of(crate::probe::stack::split_dev(
+                stat.st_rdev,
+            ));
         }
         Ok(stat.st_size as u64)
     }

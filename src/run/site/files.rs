@@ -2,19 +2,19 @@
 //! checking O_DIRECT on them, laying them out, renewing them for each
 //! repetition of a write, and where each job's region is.
 
-use super::peers::Peers;
 use super::prepare::{DirectCapability, Fill};
-use super::space::Space;
-use super::target::{Target, TargetKind};
-use super::{FileSet, JobTarget, Laid, Layout, RunError, Session, TargetInfo, together};
 use crate::plan::{Op, Workload};
+use crate::run::peers::Peers;
+use crate::run::target::space::Space;
+use crate::run::target::{Target, TargetKind};
+use crate::run::{FileSet, JobTarget, Laid, Layout, RunError, Session, TargetInfo, together};
 use crate::usage;
 
 /// The number the first file of the group in place `group` is named by:
 /// each group has a range of 2^24 numbers (its jobs on every rank: 4096
 /// jobs on as many ranks), so a set kept from the point before never holds
 /// a name another group's new set needs.
-pub(super) fn first_job(group: usize) -> u32 {
+pub(in crate::run) fn first_job(group: usize) -> u32 {
     const _: () = assert!(crate::plan::group::MAX_GROUPS as u64 * (1 << 24) <= u32::MAX as u64);
     (group as u32) << 24
 }
@@ -23,7 +23,7 @@ impl Session {
     /// Makes (or keeps from the point before) the files of the group in
     /// place `group`, or checks the given target for it; checks O_DIRECT and
     /// trims on them, and lays them out when its op reads existing data.
-    pub(super) fn prepare_files(
+    pub(in crate::run) fn prepare_files(
         &mut self,
         group: usize,
         workload: &Workload,
@@ -196,7 +196,7 @@ impl Session {
                 Err(usage!(
                     "the {filesystem} file system at {} refuses O_DIRECT ({}); run without --direct",
                     target.dir.display(),
-                    super::spec::errno_name(errno)
+                    crate::run::io::spec::errno_name(errno)
                 )
                 .into())
             }
@@ -249,7 +249,7 @@ impl Session {
 
     /// Writes the files (or this rank's regions of the shared file) when the
     /// op reads existing data.
-    pub(super) fn lay_out(
+    pub(in crate::run) fn lay_out(
         &mut self,
         group: usize,
         workload: &Workload,
@@ -278,7 +278,7 @@ impl Session {
             reordered_first_job: None,
             ..layout
         };
-        super::live::set_phase(super::live::Phase::LayingOut);
+        crate::run::io::live::set_phase(crate::run::io::live::Phase::LayingOut);
         let mut targets = job_targets(set, workload, own);
         if set.given {
             // Every job of the group shares its region: laid out once.
@@ -302,7 +302,7 @@ impl Session {
 }
 
 /// The flag that named a given target, for messages: `--file PATH` or `--target URL`.
-pub(super) fn given_flag(target: &dyn Target) -> String {
+pub(in crate::run) fn given_flag(target: &dyn Target) -> String {
     match target.kind() {
         TargetKind::Lun => format!("--target {}", target.path().display()),
         _ => format!("--file {}", target.path().display()),
@@ -311,7 +311,7 @@ pub(super) fn given_flag(target: &dyn Target) -> String {
 
 /// Where each local job does its I/O: its own file, its region of the shared
 /// file, or under `--reorder` another rank's file or region.
-pub(super) fn job_targets<'a>(
+pub(in crate::run) fn job_targets<'a>(
     set: &'a FileSet,
     workload: &Workload,
     layout: Layout,
@@ -345,7 +345,7 @@ pub(super) fn job_targets<'a>(
 /// Gives a write op new, empty files before a repetition: `write` measures
 /// writing a new file. The shared file is made anew by rank 0 and opened
 /// again by the others once it exists.
-pub(super) fn renew_files(
+pub(in crate::run) fn renew_files(
     dir: &dyn Space,
     set: &mut FileSet,
     workload: &Workload,

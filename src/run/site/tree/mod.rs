@@ -16,10 +16,10 @@ mod job;
 mod remove;
 mod session;
 
-use crate::run::calls::TreeJob;
+use crate::run::io::calls::TreeJob;
 pub use job::{ItemFailure, ItemName, ItemOps, TreePass, prefixes, run_tree_job};
 pub use remove::is_iolab_name;
-pub(super) use remove::remove_dead_trees;
+pub(in crate::run) use remove::remove_dead_trees;
 pub use session::TreeInfo;
 
 use crate::plan::tree::TreeShape;
@@ -56,12 +56,12 @@ pub const OWNER_FILE: &str = "iolab.owner";
 
 /// Which items a tree holds now, so each phase finds what it needs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct Present {
+pub(in crate::run) struct Present {
     /// The files each job (all ranks', by global number) has, and whether
     /// they carry their renamed names; `None`: no files.
-    pub(super) files: Option<(Vec<u64>, bool)>,
+    pub(in crate::run) files: Option<(Vec<u64>, bool)>,
     /// The item directories each job has; `None`: none.
-    pub(super) dirs: Option<Vec<u64>>,
+    pub(in crate::run) dirs: Option<Vec<u64>>,
 }
 
 /// Where a metadata workload's tree is: a local directory (`LocalTree`),
@@ -77,11 +77,11 @@ pub trait TreeSite: Send + Sync {
         &self,
         pass: &TreePass<'_>,
         job: u32,
-        spec: &crate::run::spec::LoopSpec<'_>,
-        memory: crate::run::recorder::JobMemory,
+        spec: &crate::run::io::spec::LoopSpec<'_>,
+        memory: crate::run::io::recorder::JobMemory,
         buffer: &mut [u8],
         ready: &mut dyn FnMut() -> bool,
-    ) -> (crate::run::recorder::JobOutcome, TreeJob);
+    ) -> (crate::run::io::recorder::JobOutcome, TreeJob);
     /// Writes what the client holds of the tree back, untimed (syncfs);
     /// a client that holds nothing does nothing.
     fn write_back(&self) -> io::Result<()>;
@@ -129,13 +129,13 @@ pub fn directory_path(shape: &TreeShape, job: u32, index: u64) -> String {
 }
 
 /// A session's tree and what it holds now.
-pub(super) struct Held {
+pub(in crate::run) struct Held {
     /// Where it is.
-    pub(super) site: Box<dyn TreeSite>,
+    pub(in crate::run) site: Box<dyn TreeSite>,
     /// The shape it was made for.
-    pub(super) shape: TreeShape,
+    pub(in crate::run) shape: TreeShape,
     /// What it holds.
-    pub(super) present: Present,
+    pub(in crate::run) present: Present,
 }
 
 /// A tree made in a local scratch directory for one shape of workload.
@@ -238,7 +238,7 @@ impl LocalTree {
         )?;
         let text = format!(
             "{}run {run_id}\n",
-            crate::run::owner_marker::first_line(&crate::owner::owner_tag())
+            crate::run::target::owner_marker::first_line(&crate::owner::owner_tag())
         );
         let written = rustix::io::write(&fd, text.as_bytes())?;
         if written != text.len() {
@@ -262,13 +262,13 @@ impl LocalTree {
     }
 
     /// Directory `index` of job `job`'s tree, relative to the root.
-    pub(super) fn directory_path(&self, job: u32, index: u64) -> String {
+    pub(in crate::run) fn directory_path(&self, job: u32, index: u64) -> String {
         directory_path(&self.shape, job, index)
     }
 
     /// Opens directory `index` of job `job`'s tree beneath the root, no
     /// link followed.
-    pub(super) fn open_directory(&self, job: u32, index: u64) -> io::Result<OwnedFd> {
+    pub(in crate::run) fn open_directory(&self, job: u32, index: u64) -> io::Result<OwnedFd> {
         let path = CString::new(self.directory_path(job, index)).map_err(io::Error::other)?;
         Ok(rustix::fs::openat2(
             &self.root,
@@ -281,7 +281,7 @@ impl LocalTree {
 
     /// Free inodes, inodes in all and free bytes of the file system of
     /// `dir` (statfs `f_ffree`, `f_files`, `f_bavail`).
-    pub(super) fn free(dir: BorrowedFd<'_>) -> io::Result<(u64, u64, u64)> {
+    pub(in crate::run) fn free(dir: BorrowedFd<'_>) -> io::Result<(u64, u64, u64)> {
         let stat = rustix::fs::fstatvfs(dir)?;
         Ok((
             stat.f_ffree,
@@ -315,7 +315,7 @@ impl LocalTree {
                     OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                     Mode::empty(),
                 )?;
-                crate::run::cache::evict(fd.as_fd())?;
+                crate::run::site::cache::evict(fd.as_fd())?;
             }
         }
         Ok(())
@@ -335,11 +335,11 @@ impl TreeSite for LocalTree {
         &self,
         pass: &TreePass<'_>,
         job: u32,
-        spec: &crate::run::spec::LoopSpec<'_>,
-        memory: crate::run::recorder::JobMemory,
+        spec: &crate::run::io::spec::LoopSpec<'_>,
+        memory: crate::run::io::recorder::JobMemory,
         buffer: &mut [u8],
         ready: &mut dyn FnMut() -> bool,
-    ) -> (crate::run::recorder::JobOutcome, TreeJob) {
+    ) -> (crate::run::io::recorder::JobOutcome, TreeJob) {
         let mut ops = job::LocalOps::new(self, pass.op);
         run_tree_job(pass, job, spec, memory, buffer, ready, &mut ops)
     }
@@ -353,7 +353,7 @@ impl TreeSite for LocalTree {
     }
 
     fn drop_caches(&self) -> io::Result<()> {
-        crate::run::cache::drop_caches()
+        crate::run::site::cache::drop_caches()
     }
 
     fn cold_leaves(&self) -> &'static str {

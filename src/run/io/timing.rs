@@ -2,7 +2,7 @@
 //!
 //! Per I/O: its block and its direction from the plan's draws, one clock
 //! read (the completion of one synchronous I/O is the start of the next),
-//! one record into the job's recorder (`run/recorder.rs`), a relaxed load
+//! one record into the job's recorder (`run/io/recorder.rs`), a relaxed load
 //! of the interrupt flag, no allocation, no lock and no system call beyond
 //! the I/O itself.
 
@@ -11,7 +11,6 @@ use super::coverage::Touched;
 use super::pacer::{Paced, Pacer, Unpaced, tighten_timer_slack, wait_until};
 use super::recorder::Recorder;
 use super::recorder::{JobMemory, JobOutcome};
-use super::signals::STEADY_STOP;
 use super::spec::{IoFailure, LoopSpec};
 use crate::clock::now_ns;
 use crate::engine::BlockIo;
@@ -21,6 +20,7 @@ use crate::plan::pattern::BlockSequence;
 use crate::plan::split::SizeDraws;
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::new_histogram;
+use crate::run::signals::STEADY_STOP;
 use std::io;
 use std::sync::atomic::Ordering;
 
@@ -29,7 +29,7 @@ use std::sync::atomic::Ordering;
 /// after a mix learns from `draws` which blocks were written), or stamped
 /// as `--data` draws it (so that no two unique writes carry the same bytes).
 #[inline]
-pub(super) fn prepare_write(
+pub(in crate::run) fn prepare_write(
     block: &mut [u8],
     spec: &LoopSpec<'_>,
     draws: &mut Draws,
@@ -67,7 +67,7 @@ pub(super) fn prepare_write(
 
 /// Why the loops saw a nonzero flag: a signal, or steady state (a normal end).
 #[inline]
-pub(super) fn stop_for(flag: usize) -> Stop {
+pub(in crate::run) fn stop_for(flag: usize) -> Stop {
     if flag == STEADY_STOP {
         Stop::Done
     } else {
@@ -77,7 +77,7 @@ pub(super) fn stop_for(flag: usize) -> Stop {
 
 /// Where, how long and which way a job's I/Os go, one after the other,
 /// and which blocks they went to when the pattern may leave some untouched.
-pub(super) struct Draws {
+pub(in crate::run) struct Draws {
     blocks: BlockSequence,
     directions: DirectionDraws,
     sizes: Option<SizeDraws>,
@@ -100,19 +100,19 @@ pub(super) struct Draws {
 
 /// One I/O as drawn: where, how long, which way.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Io {
+pub(in crate::run) struct Io {
     /// Its first block (of `bs` bytes).
-    pub(super) block: u64,
+    pub(in crate::run) block: u64,
     /// Its length in blocks: 1 unless a block-size split drew more.
-    pub(super) blocks: u64,
-    pub(super) direction: Direction,
+    pub(in crate::run) blocks: u64,
+    pub(in crate::run) direction: Direction,
 }
 
 impl Draws {
     /// The next I/O; `None` at the end of the last pass, where a
     /// time-based phase starts the next one (`endless`).
     #[inline(always)]
-    pub(super) fn next(&mut self) -> Option<Io> {
+    pub(in crate::run) fn next(&mut self) -> Option<Io> {
         let (block, blocks) = match self.extent() {
             Some(extent) => extent,
             None if self.endless => {
@@ -163,7 +163,7 @@ impl Draws {
 
 /// The stages of one job's repetition that differ between engines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Phase {
+pub(in crate::run) enum Phase {
     /// Unmeasured I/O until the ramp's deadline.
     Ramp,
     /// The measured I/O.
@@ -177,7 +177,7 @@ pub(super) enum Phase {
 /// as if interrupted), ramp, then time the measured phase and its finish.
 /// `step` performs one phase with the engine; it gets the recorder only for
 /// the timed phase.
-pub(super) fn ramp_then_time(
+pub(in crate::run) fn ramp_then_time(
     spec: &LoopSpec<'_>,
     memory: JobMemory,
     ready: impl FnOnce() -> bool,
@@ -280,7 +280,7 @@ pub fn run_blocking<E: BlockIo>(
 
 /// The pacer of a paced job (its histogram taken from the job's memory);
 /// `None` when nothing paces it and the loops take their unpaced form.
-pub(super) fn pacer_of(spec: &LoopSpec<'_>, memory: &mut JobMemory) -> Option<Paced> {
+pub(in crate::run) fn pacer_of(spec: &LoopSpec<'_>, memory: &mut JobMemory) -> Option<Paced> {
     if !spec.pace.paces() {
         return None;
     }
@@ -315,7 +315,7 @@ fn blocking_with<E: BlockIo, P: Pacer>(
 
 /// Why a phase ended without failure.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Stop {
+pub(in crate::run) enum Stop {
     Done,
     Interrupted,
 }
@@ -337,11 +337,11 @@ fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), 
 
 /// The queue could not be waited on: the loop stops with its requests'
 /// buffers still allocated by the caller (the kernel may use them).
-pub(super) fn wait_failure(spec: &LoopSpec<'_>, error: io::Error) -> IoFailure {
+pub(in crate::run) fn wait_failure(spec: &LoopSpec<'_>, error: io::Error) -> IoFailure {
     fsync_failure(spec, error, "wait for completions")
 }
 
-pub(super) fn fsync_failure(
+pub(in crate::run) fn fsync_failure(
     spec: &LoopSpec<'_>,
     error: io::Error,
     action: &'static str,
@@ -461,7 +461,7 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
 }
 
 /// The failure of the I/O `(direction, offset, len)`: short (`moved`) or failed (`error`).
-pub(super) fn transfer_failure(
+pub(in crate::run) fn transfer_failure(
     spec: &LoopSpec<'_>,
     (direction, offset, len): (Direction, u64, u64),
     moved: Option<u64>,

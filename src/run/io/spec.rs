@@ -53,7 +53,7 @@ pub struct LoopSpec<'a> {
     /// The most intervals kept before neighbours are merged and the interval
     /// doubles (even; see [`super::recorder::intervals_kept_per_job`]).
     pub max_intervals: usize,
-    /// Set by SIGINT/SIGTERM, or to [`super::signals::STEADY_STOP`] when every job is steady.
+    /// Set by SIGINT/SIGTERM, or to [`crate::run::signals::STEADY_STOP`] when every job is steady.
     pub interrupt: &'a AtomicUsize,
     /// The file, for error messages.
     pub file: &'a str,

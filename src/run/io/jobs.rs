@@ -1,25 +1,26 @@
 //! One repetition's jobs: each on its own thread with its memory allocated first, the engine it runs, pinned when asked, released together (with the sampler and the other ranks), and what they brought back.
 
 use super::gate::StartGate;
-use super::peers::Peers;
 use super::recorder::{self, JobOutcome};
-use super::signals::Interrupt;
 use super::spec::{IoFailure, LoopSpec};
 use super::timing;
-use super::{JobTarget, RepetitionStatus, TargetInfo, affinity, buffer::AlignedBuffer, verify};
+use super::{affinity, buffer::AlignedBuffer, verify};
 use crate::engine::{
     libaio::LibaioIo, mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo,
     sync::PositionIo, uring::UringIo,
 };
 use crate::plan::{EngineKind, SyncMode, Workload};
 use crate::probe::sampler::{Samples, Watch};
+use crate::run::peers::Peers;
+use crate::run::signals::Interrupt;
+use crate::run::{JobTarget, RepetitionStatus, TargetInfo};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::OFlags;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-pub(super) fn status_of(jobs: &[JobOutcome]) -> RepetitionStatus {
+pub(in crate::run) fn status_of(jobs: &[JobOutcome]) -> RepetitionStatus {
     if let Some(failure) = jobs.iter().find_map(|job| job.failure.as_ref()) {
         RepetitionStatus::Failed(failure.to_string())
     } else if jobs.iter().any(|job| job.interrupted) {
@@ -86,25 +87,25 @@ pub fn open_flags(workload: &Workload) -> OFlags {
 }
 
 /// What the threads of one repetition brought back.
-pub(super) struct JobsRun {
+pub(in crate::run) struct JobsRun {
     /// Each started job's outcome, in job order.
-    pub(super) outcomes: Vec<JobOutcome>,
+    pub(in crate::run) outcomes: Vec<JobOutcome>,
     /// The sampler's counters, when it sampled.
-    pub(super) samples: Option<Samples>,
+    pub(in crate::run) samples: Option<Samples>,
     /// When every job met the steady-state criterion.
-    pub(super) steady_at: Option<u64>,
+    pub(in crate::run) steady_at: Option<u64>,
     /// Why the jobs could not all be started (the kernel refused a thread):
     /// the started ones were sent home without doing any I/O; or why the
     /// write-back after them failed.
     start_failure: Option<String>,
     /// How long the untimed write-back after the timed region took, ns
     /// (inside the sampler's window), when [`Pass::write_back`] asked for it.
-    pub(super) write_back_ns: Option<u64>,
+    pub(in crate::run) write_back_ns: Option<u64>,
 }
 
 impl JobsRun {
     /// The repetition's status: a start failure first, then the jobs' own.
-    pub(super) fn status(&self) -> RepetitionStatus {
+    pub(in crate::run) fn status(&self) -> RepetitionStatus {
         match &self.start_failure {
             Some(message) => RepetitionStatus::Failed(message.clone()),
             None => status_of(&self.outcomes),
@@ -116,21 +117,21 @@ impl JobsRun {
 /// `--verify` seals into blocks), the workload, the signal flag, and
 /// whether the pass is timed (false for the untimed first read of a reread).
 #[derive(Clone, Copy)]
-pub(super) struct Pass<'a> {
-    pub(super) run_id: &'a str,
-    pub(super) workload: &'a Workload,
-    pub(super) interrupt: &'a Interrupt,
-    pub(super) timed: bool,
+pub(in crate::run) struct Pass<'a> {
+    pub(in crate::run) run_id: &'a str,
+    pub(in crate::run) workload: &'a Workload,
+    pub(in crate::run) interrupt: &'a Interrupt,
+    pub(in crate::run) timed: bool,
     /// Whether a timed pass that wrote through the page cache writes its
     /// dirty pages back (fsync of each file, untimed) before the sampler's
     /// last snapshot, so the window counts what the writes put on the
     /// devices and the wire ([`crate::run::Session::count_write_back`]).
-    pub(super) write_back: bool,
+    pub(in crate::run) write_back: bool,
 }
 
 /// Runs every job of `workload` on its own thread (`iolab-job-N`), released
 /// together: [`run_crews`] with one crew.
-pub(super) fn run_jobs(
+pub(in crate::run) fn run_jobs(
     pass: Pass<'_>,
     work: Work<'_>,
     target: &TargetInfo,
@@ -143,11 +144,11 @@ pub(super) fn run_jobs(
 /// One workload's jobs in a pass: a point of one workload has one crew, a
 /// point of groups one per group.
 #[derive(Clone, Copy)]
-pub(super) struct Crew<'a> {
+pub(in crate::run) struct Crew<'a> {
     /// The workload its jobs run, and how the pass is run.
-    pub(super) pass: Pass<'a>,
+    pub(in crate::run) pass: Pass<'a>,
     /// What they work on.
-    pub(super) work: Work<'a>,
+    pub(in crate::run) work: Work<'a>,
 }
 
 /// Runs every job of every crew on its own thread (`iolab-job-N`, numbered
@@ -159,7 +160,7 @@ pub(super) struct Crew<'a> {
 /// ranks before the jobs are released. When a thread cannot be started, the
 /// start is called off: the threads already started return without I/O and
 /// are joined, and the failure is reported.
-pub(super) fn run_crews(
+pub(in crate::run) fn run_crews(
     crews: &[Crew<'_>],
     target: &TargetInfo,
     watch: Option<&Watch>,
@@ -309,10 +310,9 @@ pub(super) fn run_crews(
             }
             let started = std::time::Instant::now();
             for job in targets {
-                let written = job
-                    .file
-                    .local()
-                    .map_or(Ok(()), |file| super::cache::write_back(file.fd()));
+                let written = job.file.local().map_or(Ok(()), |file| {
+                    crate::run::site::cache::write_back(file.fd())
+                });
                 if let Err(error) = written {
                     start_failure = Some(format!(
                         "writing {} back after the timed region: {error}",
@@ -340,17 +340,17 @@ pub(super) fn run_crews(
 /// What the jobs of a pass work on: files (or regions of one, or nothing
 /// for the null engine), or the items of a metadata workload's tree.
 #[derive(Clone, Copy)]
-pub(super) enum Work<'a> {
+pub(in crate::run) enum Work<'a> {
     /// Each job's file or region, in job order; `None` for the null engine.
     Files(Option<&'a [JobTarget<'a>]>),
     /// A tree's items.
-    Tree(super::tree::TreePass<'a>),
+    Tree(crate::run::site::tree::TreePass<'a>),
 }
 
 /// Job `job` of a pass over a tree, with the loop spec its recorder reads.
 fn run_tree(
     pass: Pass<'_>,
-    tree: &super::tree::TreePass<'_>,
+    tree: &crate::run::site::tree::TreePass<'_>,
     job: u32,
     resources: JobResources,
     gate: &StartGate,
@@ -604,7 +604,7 @@ fn run_job(
                         engine.name()
                     ),
                     // A local engine whose arm above is missing: a defect, said as one.
-                    None => format!("the {} engine has no arm in run/jobs.rs", engine.name()),
+                    None => format!("the {} engine has no arm in run/io/jobs.rs", engine.name()),
                 };
                 return setup_failed(std::io::Error::other(why));
             };

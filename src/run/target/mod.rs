@@ -9,13 +9,18 @@
 //! it overrides the provided methods, which work on a local descriptor, and
 //! says through [`Target::residency`] that the client's cache cannot be seen.
 
-use super::cache::{self, Residency};
-use super::prepare::{self, DirectCapability, Fill};
-use super::scratch::{Ownership, TargetFile};
-use super::verify::{self, Verified};
+pub mod device;
+pub mod owner_marker;
+pub mod scratch;
+pub mod space;
+
 use crate::plan::CacheMode;
+use crate::run::io::verify::{self, Verified};
+use crate::run::site::cache::{self, Residency};
+use crate::run::site::prepare::{self, DirectCapability, Fill};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::OFlags;
+use scratch::{Ownership, TargetFile};
 use std::fmt;
 use std::io;
 use std::path::Path;
@@ -81,7 +86,7 @@ pub trait Target: Send + Sync + fmt::Debug {
     /// The job of the network client that reaches it, for a target of a
     /// protocol in `net/`; `None` for a local file or device, which any
     /// local engine opens through [`Target::open`].
-    fn client(&self) -> Option<&dyn super::client::ClientJob> {
+    fn client(&self) -> Option<&dyn crate::run::io::client::ClientJob> {
         None
     }
 
@@ -199,7 +204,7 @@ impl Target for LocalFile {
 
     fn direct_capability(&self) -> DirectCapability {
         let in_memory = rustix::fs::fstatfs(self.0.fd()).is_ok_and(|stats| {
-            let name = super::scratch::filesystem_name(stats.f_type as u64);
+            let name = scratch::filesystem_name(stats.f_type as u64);
             name == "tmpfs" || name == "ramfs"
         });
         if in_memory {
@@ -245,13 +250,13 @@ impl Target for LocalFile {
 }
 
 /// A whole block device the user named with `--file`: never created or
-/// removed, written only with consent ([`super::device::check_writable`]).
+/// removed, written only with consent ([`device::check_writable`]).
 #[derive(Debug)]
-pub struct DeviceTarget(TargetFile, super::device::BlockDevice);
+pub struct DeviceTarget(TargetFile, device::BlockDevice);
 
 impl DeviceTarget {
     /// The target of `device`, opened as `file`.
-    pub fn new(file: TargetFile, device: super::device::BlockDevice) -> DeviceTarget {
+    pub fn new(file: TargetFile, device: device::BlockDevice) -> DeviceTarget {
         DeviceTarget(file, device)
     }
 }
@@ -291,7 +296,7 @@ impl Target for DeviceTarget {
         if self.0.ownership() != (Ownership::Given { writable: true }) {
             return None;
         }
-        let found = super::device::in_use(Path::new("/sys"), &self.1);
+        let found = device::in_use(Path::new("/sys"), &self.1);
         (!found.is_empty()).then(|| {
             format!(
                 "stopped before writing {} again: {} (made since the run began); nothing more was written",
@@ -320,7 +325,7 @@ fn refused(error: &io::Error) -> DirectCapability {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::scratch::ScratchDir;
+    use crate::run::target::scratch::ScratchDir;
 
     #[test]
     fn a_local_file_lays_out_verifies_and_is_removed_by_release() {

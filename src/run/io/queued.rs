@@ -336,7 +336,7 @@ fn submit_batch<Q: QueuedIo>(
 mod tests {
     use super::*;
     use crate::plan::direction::DirectionMix;
-    use crate::run::timing::tests::{check_shares, mixed_memory, spec};
+    use crate::run::io::timing::tests::{check_shares, mixed_memory, spec};
     use std::sync::atomic::AtomicUsize;
 
     /// A queue that completes every request at once, refuses every third

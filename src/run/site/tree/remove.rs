@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn a_trees_name_gives_its_run_whatever_its_serial() {
-        use crate::run::tree::{run_of_tree, tree_name};
+        use crate::run::site::tree::{run_of_tree, tree_name};
         assert_eq!(run_of_tree(&tree_name("1a2b3c4d", 0)), Some("1a2b3c4d"));
         assert_eq!(run_of_tree(&tree_name("1a2b3c4d", 7)), Some("1a2b3c4d"));
         for other in [

@@ -8,9 +8,9 @@
 //! and finds what killed runs left behind.
 
 use super::scratch::ScratchDir;
-use super::target::{LocalFile, Target};
-use super::tree::{LocalTree, TreeSite};
 use crate::plan::tree::TreeShape;
+use crate::run::site::tree::{LocalTree, TreeSite};
+use crate::run::target::{LocalFile, Target};
 use std::io;
 use std::path::Path;
 
@@ -45,7 +45,7 @@ pub trait Space {
 
     /// Makes this run's metadata tree of `shape` here, or with `open`
     /// opens the one rank 0 made.
-    /// `serial` numbers the session's trees (see [`crate::run::tree::tree_name`]).
+    /// `serial` numbers the session's trees (see [`crate::run::site::tree::tree_name`]).
     fn tree(
         &self,
         _shape: TreeShape,

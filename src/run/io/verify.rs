@@ -285,7 +285,7 @@ mod tests {
     #[test]
     fn after_a_mix_each_block_must_name_its_writer() {
         assert_eq!(run_tag("layout"), LAYOUT_TAG);
-        let mut written = crate::run::coverage::Touched::new(2).unwrap();
+        let mut written = crate::run::io::coverage::Touched::new(2).unwrap();
         written.mark(1);
         let writers = Some(Writers {
             written: &written,

@@ -18,7 +18,7 @@ use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What the timing loops ask of a pace.
-pub(super) trait Pacer {
+pub(in crate::run) trait Pacer {
     /// Whether this pacer paces at all: the loops skip every call when not.
     const PACED: bool;
     /// A phase starts at `now`: the schedule begins again.
@@ -41,7 +41,7 @@ pub(super) trait Pacer {
 }
 
 /// No pacing: every method is a constant the compiler removes.
-pub(super) struct Unpaced;
+pub(in crate::run) struct Unpaced;
 
 impl Pacer for Unpaced {
     const PACED: bool = false;
@@ -79,7 +79,7 @@ struct Lane {
 }
 
 /// A rate (one schedule, or one per direction), think time, or both.
-pub(super) struct Paced {
+pub(in crate::run) struct Paced {
     lanes: Vec<Lane>,
     /// The lane whose I/O is due first.
     next: usize,
@@ -97,7 +97,7 @@ pub(super) struct Paced {
 impl Paced {
     /// The pacer of `pace` (which paces), seeded like the job's other
     /// draws, recording into `histogram` (allocated with the job's memory).
-    pub(super) fn new(pace: Pace, seed: u64, histogram: Histogram<u64>) -> Paced {
+    pub(in crate::run) fn new(pace: Pace, seed: u64, histogram: Histogram<u64>) -> Paced {
         let lane = |direction: Option<Direction>, iops: f64, seed: u64| {
             let schedule = Schedule::new(iops, pace.arrivals, seed);
             Lane {
@@ -223,7 +223,11 @@ const MAX_SLEEP_NS: u64 = 100_000_000;
 /// or the interrupt flag is raised; returns the time it woke and whether it
 /// reached `due` before the deadline (a thread preempted past both must not
 /// issue an I/O after the run's end). Sleeps until shortly before, then spins.
-pub(super) fn wait_until(due: u64, deadline: Option<u64>, interrupt: &AtomicUsize) -> (u64, bool) {
+pub(in crate::run) fn wait_until(
+    due: u64,
+    deadline: Option<u64>,
+    interrupt: &AtomicUsize,
+) -> (u64, bool) {
     let until = deadline.map_or(due, |deadline| due.min(deadline));
     let mut now = now_ns();
     while now < until {
@@ -249,7 +253,7 @@ pub(super) fn wait_until(due: u64, deadline: Option<u64>, interrupt: &AtomicUsiz
 /// Asks the kernel to wake this thread when its sleep ends, not up to
 /// 50 µs later (the default timer slack): a paced loop's sleeps end just
 /// before an I/O is due.
-pub(super) fn tighten_timer_slack() {
+pub(in crate::run) fn tighten_timer_slack() {
     // SAFETY: PR_SET_TIMERSLACK takes one integer argument and touches
     // only the calling thread's timer slack.
     unsafe {

@@ -4,7 +4,7 @@ use super::{Held, Present, TreePass};
 use crate::plan::tree::{ItemOp, Items, TreeShape};
 use crate::plan::units::{format_size, human_size};
 use crate::plan::{CacheMode, Op, SyncMode, Workload};
-use crate::run::jobs::{self, Pass, Work};
+use crate::run::io::jobs::{self, Pass, Work};
 use crate::run::{RepetitionStatus, RunError, Session, TargetInfo};
 use crate::usage;
 use std::path::PathBuf;
@@ -237,7 +237,7 @@ impl Session {
     /// that completed, by global job number: this process's jobs' own
     /// counts alone; over MPI, where nothing stonewalls a pass, the shape's
     /// full count for every job.
-    fn reached(&self, jobs: &[crate::run::recorder::JobOutcome]) -> Vec<u64> {
+    fn reached(&self, jobs: &[crate::run::io::recorder::JobOutcome]) -> Vec<u64> {
         let held = self.tree.as_ref().expect("the tree was made");
         if self.peers.alone() {
             jobs.iter()
@@ -380,7 +380,7 @@ impl Session {
     pub(in crate::run) fn tree_done(
         &mut self,
         op: ItemOp,
-        jobs: &[crate::run::recorder::JobOutcome],
+        jobs: &[crate::run::io::recorder::JobOutcome],
         completed: bool,
     ) {
         if !self.peers.any(!completed) {

@@ -7,13 +7,13 @@
 //! interval of the I/O's direction) and four additions; everything else
 //! happens when an interval closes.
 
-use super::signals::STEADY_STOP;
 use super::spec::{IoFailure, LoopSpec};
 use crate::clock::now_ns;
 use crate::plan::direction::{Direction, DirectionMix};
 use crate::plan::steady::{SteadyCriterion, SteadyMetric};
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::{MAX_TRACKED_NS, new_histogram};
+use crate::run::signals::STEADY_STOP;
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -40,9 +40,9 @@ pub struct JobMemory {
     interval_latency: [Histogram<u64>; DIRECTIONS],
     kept_latency: Histogram<u64>,
     /// io_uring: the submitting calls' times.
-    pub(super) submit: Option<Histogram<u64>>,
+    pub(in crate::run) submit: Option<Histogram<u64>>,
     /// A paced job: latency from each I/O's intended issue time.
-    pub(super) from_intended: Option<Histogram<u64>>,
+    pub(in crate::run) from_intended: Option<Histogram<u64>>,
     directions: DirectionMix,
     /// The steady-state criterion the job shares with the others, with its index.
     steady: Option<(Steady, usize)>,
@@ -262,7 +262,7 @@ impl JobOutcome {
 }
 
 /// Accumulates completions into the totals and the current interval.
-pub(super) struct Recorder<'a> {
+pub(in crate::run) struct Recorder<'a> {
     steady: Option<(Steady, usize)>,
     stop: &'a AtomicUsize,
     /// Per direction: the totals of the closed intervals.
@@ -279,7 +279,7 @@ pub(super) struct Recorder<'a> {
     interval_ns: u64,
     max_intervals: usize,
     start: u64,
-    pub(super) intervals: Vec<IntervalSample>,
+    pub(in crate::run) intervals: Vec<IntervalSample>,
     /// Per direction.
     bytes: [u64; DIRECTIONS],
     /// Per direction.
@@ -297,7 +297,7 @@ pub(super) struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    pub(super) fn new(spec: &LoopSpec<'a>, memory: JobMemory) -> Self {
+    pub(in crate::run) fn new(spec: &LoopSpec<'a>, memory: JobMemory) -> Self {
         let now = now_ns();
         let interval_ns = (spec.interval.as_nanos().min(u128::from(u64::MAX)) as u64).max(1);
         Recorder {
@@ -324,7 +324,7 @@ impl<'a> Recorder<'a> {
     }
 
     /// Starts the timed region at `start`.
-    pub(super) fn begin(&mut self, start: u64) {
+    pub(in crate::run) fn begin(&mut self, start: u64) {
         self.start = start;
         self.next_boundary = start.saturating_add(self.interval_ns);
         if let Some((fd, at_start)) = &mut self.socket {
@@ -344,7 +344,13 @@ impl<'a> Recorder<'a> {
 
     /// Records one I/O in `direction` that completed at `now`.
     #[inline(always)]
-    pub(super) fn record(&mut self, now: u64, latency_ns: u64, bytes: u64, direction: Direction) {
+    pub(in crate::run) fn record(
+        &mut self,
+        now: u64,
+        latency_ns: u64,
+        bytes: u64,
+        direction: Direction,
+    ) {
         if now >= self.next_boundary {
             self.roll_over(now);
         }
@@ -469,7 +475,7 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    pub(super) fn finish(
+    pub(in crate::run) fn finish(
         mut self,
         end: u64,
         cpu: CpuUsage,
@@ -627,7 +633,7 @@ pub fn coarsen_series(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::timing::tests::{memory, spec};
+    use crate::run::io::timing::tests::{memory, spec};
     use std::time::Duration;
 
     #[test]

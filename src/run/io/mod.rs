@@ -1,0 +1,19 @@
+//! The hot path: one repetition's jobs on their threads, released together,
+//! the loops that issue and check every I/O, and what they record.
+
+pub mod affinity;
+pub mod buffer;
+pub mod calls;
+pub mod client;
+pub mod coverage;
+pub mod gate;
+pub(crate) mod jobs;
+pub mod kept;
+pub mod live;
+pub(crate) mod pacer;
+pub mod queued;
+pub mod recorder;
+pub mod spec;
+pub mod timing;
+pub mod traffic;
+pub mod verify;
