@@ -65,6 +65,7 @@ pub fn translate(
         facts,
         env,
         include: given.include,
+        unset: std::cell::RefCell::new(None),
     };
     let sections = parse(text, source, &reading)?;
     let at = |line: usize| match line {
@@ -79,6 +80,9 @@ pub fn translate(
     for section in &sections {
         for option in section.options.iter().filter(|o| o.key == "ioengine") {
             let name = option.value.trim();
+            if name.contains("${") {
+                continue; // its variable is unset: said below
+            }
             let known = crate::plan::EngineKind::ALL
                 .into_iter()
                 .any(|engine| engine.fio_names().contains(&name));
@@ -91,6 +95,9 @@ pub fn translate(
                 ));
             }
         }
+    }
+    if let Some(unset) = reading.unset.take() {
+        return Err(unset);
     }
     for mut section in sections {
         // `verify=0` is fio's default, no verification: nothing to run.
@@ -674,6 +681,20 @@ mod tests {
             (
                 "[j]\nsize=${NOPE}\n",
                 "t.fio line 2: size: ${NOPE} is not set",
+            ),
+            // An engine iolab lacks is said before an unset variable, as
+            // it is before the engine's own options.
+            (
+                "[global]\nhttp_s3_key=${NOPE}\n[j]\nioengine=http\nsize=1m\n",
+                "t.fio line 4: [j] ioengine=http has no iolab equivalent",
+            ),
+            (
+                "[j]\nioengine=${NOPE}\nsize=1m\n",
+                "t.fio line 2: ioengine: ${NOPE} is not set",
+            ),
+            (
+                "[j]\nbs=${NOPE}\nsize=1m\n",
+                "t.fio line 2: bs: ${NOPE} is not set",
             ),
             (
                 "[j]\nsize=1m\nwait_for=x\n",

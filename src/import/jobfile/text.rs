@@ -74,6 +74,11 @@ pub(super) struct Reading<'a> {
     /// The text of an included file, by its path (relative ones already
     /// joined to the including file's directory).
     pub(super) include: &'a dyn Fn(&std::path::Path) -> Result<String, String>,
+    /// The first `${VAR}` the environment does not set, said only after
+    /// every `ioengine=` was checked: an engine iolab lacks is the reason a
+    /// file cannot run even where its variables are set (fio's http
+    /// examples need `${S3_KEY}` and the http engine).
+    pub(super) unset: std::cell::RefCell<Option<UsageError>>,
 }
 
 /// The sections of a job file, with variables and reserved words put in,
@@ -180,9 +185,18 @@ fn parse_into(
         if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(usage!("{}: {key:?} is not an option", at()));
         }
-        let value =
-            substitute(value, facts, env).map_err(|why| usage!("{}: {key}: {why}", at()))?;
-        let value = if ARITHMETIC.contains(&key) && is_expression(&value) {
+        let value = match substitute(value, facts, env) {
+            Ok(value) => value,
+            Err(why) if why.contains("is not set in the environment") => {
+                let mut unset = reading.unset.borrow_mut();
+                if unset.is_none() {
+                    *unset = Some(usage!("{}: {key}: {why}", at()));
+                }
+                value.to_string()
+            }
+            Err(why) => return Err(usage!("{}: {key}: {why}", at())),
+        };
+        let value = if ARITHMETIC.contains(&key) && !value.contains("${") && is_expression(&value) {
             evaluate(&value)
                 .map(|n| n.to_string())
                 .ok_or_else(|| usage!("{}: {key}={value} is not arithmetic iolab reads", at()))?
