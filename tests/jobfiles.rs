@@ -942,3 +942,81 @@ fn a_write_jobs_verify_seals_and_checks_every_block_as_fio_verifies() {
         "{left:?}"
     );
 }
+
+/// fio's file engines run as iolab's metadata ops (issue "fio's job files
+/// as users have them", item 4): each job creates, stats or deletes its
+/// `nrfiles` files, the same operations per job as fio 3.33 on the same
+/// file, sections of the same op joined into one group on one tree (a
+/// point holds one tree), nothing left behind; a filecreate job without
+/// `create_on_open`, which fio times as opens of laid-out files, and
+/// `dirstat`, which iolab has no op for, are refused by line.
+#[test]
+fn fios_file_engines_run_as_metadata_ops_with_fios_counts() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    for (engine, extra) in [
+        ("filecreate", "create_on_open=1\n"),
+        ("filestat", ""),
+        ("filedelete", ""),
+    ] {
+        let text = format!(
+            "[global]\nioengine={engine}\n{extra}filesize=4k\nnrfiles=40\ndirectory=DIR\n\
+             [t0]\n[t1]\nnumjobs=2\n"
+        );
+        let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
+        let fio_job = write_job(out.path(), "fio.fio", &text, fio_dir.path());
+        let fio_output = out.path().join("fio.json");
+        run_fio(&fio_job, &fio_output);
+        let fio: Value =
+            serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+        let mut theirs: Vec<u64> = ["t0", "t1"]
+            .iter()
+            .flat_map(|section| fio_per_job(&fio, section, "read"))
+            .map(|(ios, _)| ios)
+            .collect();
+        let job = write_job(out.path(), "files.fio", &text, dir.path());
+        let result = run_ok(&["run", job.to_str().unwrap()], out.path());
+        let point = first_point(&result);
+        let mut ours: Vec<u64> = our_per_job(point, "t0")
+            .into_iter()
+            .map(|(ops, _)| ops)
+            .collect();
+        theirs.sort_unstable();
+        ours.sort_unstable();
+        assert_eq!(ours, theirs, "{engine}: operations per job");
+        assert_eq!(ours, vec![40, 40, 40], "{engine}");
+        assert!(entries(dir.path()).is_empty(), "{engine}: nothing left");
+    }
+    let out = scratch();
+    for (text, words) in [
+        (
+            "[j]\nioengine=filecreate\nnrfiles=4\n",
+            "line 2: [j] ioengine=filecreate without create_on_open=1",
+        ),
+        (
+            "[j]\nioengine=dirstat\nnrfiles=4\n",
+            "line 2: [j] ioengine=dirstat has no iolab equivalent; iolab's stat",
+        ),
+        (
+            "[j]\nioengine=filestat\nnrfiles=4\nbs=8k\n",
+            "line 4: [j] bs: ioengine=filestat times one stat per file",
+        ),
+        (
+            "[j]\nsize=1m\nnrfiles=4\n",
+            "line 3: [j] nrfiles=4: an iolab job works on one file",
+        ),
+    ] {
+        let job = write_job(out.path(), "bad.fio", text, out.path());
+        let refused = iolab()
+            .current_dir(out.path())
+            .arg("run")
+            .arg(&job)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{text}: {stderr}");
+        assert!(stderr.contains(words), "{text}: {stderr}");
+        assert_eq!(entries(out.path()), vec!["bad.fio".to_string()]);
+    }
+}

@@ -13,6 +13,32 @@ use crate::plan::{
 };
 use serde_json::{Map, Value};
 
+/// fio's file engines (its `engines/fileoperations.c`): each "I/O" one
+/// operation on one of the job's `nrfiles` files or directories, timed
+/// alone — iolab's metadata ops on a tree, one item per file.
+/// (`dirstat` has none: iolab's stat works on files.)
+pub(super) const FILE_ENGINES: &[(&str, Op)] = &[
+    ("filecreate", Op::Create),
+    ("filestat", Op::Stat),
+    ("filedelete", Op::Delete),
+    ("dircreate", Op::Mkdir),
+    ("dirdelete", Op::Rmdir),
+];
+
+/// The options a job on a file engine is shaped by; any other option
+/// that sets a workload parameter is refused with it, not dropped.
+pub(super) const FILE_ENGINE_OPTIONS: &[&str] = &[
+    "ioengine",
+    "nrfiles",
+    "filesize",
+    "size",
+    "numjobs",
+    "kb_base",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "invalidate",
+];
+
 /// One job's options, for one direction.
 pub(super) struct FioJob<'a> {
     pub(super) options: &'a Map<String, Value>,
@@ -48,6 +74,39 @@ impl FioJob<'_> {
                 .parse::<u64>()
                 .map_err(|_| format!("{key}={text} is not a whole number from 0 to 2^64-1")),
         }
+    }
+
+    /// The metadata op of a job on one of fio's file engines.
+    pub(super) fn file_op(&self) -> Option<Op> {
+        let engine = self.option("ioengine")?;
+        FILE_ENGINES
+            .iter()
+            .find(|(name, _)| *name == engine)
+            .map(|&(_, op)| op)
+    }
+
+    /// A parameter of a job on a file engine: `nrfiles` items per job,
+    /// all jobs' items in one directory (fio's `directory`, each file
+    /// named by its job), files laid out with `filesize` bytes (or
+    /// `size / nrfiles`, as fio sizes them) before a stat or delete; the
+    /// data parameters do not apply.
+    fn file_engine_value(&self, param: Param, op: Op) -> Result<Option<ParamValue>, String> {
+        Ok(Some(match param {
+            Param::Op => ParamValue::Op(op),
+            Param::Items => match self.number("nrfiles", 1)? {
+                0 => return Err("nrfiles=0: no file to work on".to_string()),
+                files => ParamValue::Number(files),
+            },
+            Param::FileSize if matches!(op, Op::Stat | Op::Delete) => {
+                let files = self.number("nrfiles", 1)?.max(1);
+                match (self.size("filesize")?, self.size("size")?) {
+                    (Some(file), _) => ParamValue::Number(file),
+                    (None, Some(size)) => ParamValue::Number(size / files),
+                    (None, None) => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
+        }))
     }
 
     /// fio's `rw` (or `readwrite`), `read` when absent.
@@ -338,6 +397,13 @@ impl FioJob<'_> {
         param: Param,
         so_far: &Workload,
     ) -> Result<Option<ParamValue>, String> {
+        // The parameters a file engine's job shares with a data job are
+        // read below; the rest are its own.
+        if let Some(op) = self.file_op() {
+            if !matches!(param, Param::Jobs | Param::Cpus | Param::Cache) {
+                return self.file_engine_value(param, op);
+            }
+        }
         let writes = self.writes;
         let queued = so_far.engine.capabilities().queued;
         Ok(Some(match param {

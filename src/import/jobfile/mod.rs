@@ -6,8 +6,9 @@
 mod options;
 mod text;
 
+use super::fio_job::{FILE_ENGINE_OPTIONS, FILE_ENGINES};
 use super::units::fio_size;
-use super::{option, workload};
+use super::{option, truthy, workload};
 use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
@@ -85,7 +86,10 @@ pub fn translate(
             }
             let known = crate::plan::EngineKind::ALL
                 .into_iter()
-                .any(|engine| engine.fio_names().contains(&name));
+                .any(|engine| engine.fio_names().contains(&name))
+                || FILE_ENGINES
+                    .iter()
+                    .any(|(file_engine, _)| *file_engine == name);
             if !known {
                 return Err(usage!(
                     "{}: [{}] ioengine={name} has no iolab equivalent; {}",
@@ -300,6 +304,8 @@ pub fn translate(
                 }
             }
         }
+        check_files(&options, &line_of)
+            .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
         let rw = option(&options, "rw").unwrap_or("read");
         let writes = rw_writes(rw);
         let mut workload = workload(&options, writes, true).map_err(|why| {
@@ -367,6 +373,11 @@ pub fn translate(
             .expect("a phase")
             .push(Group { name, workload });
     }
+    for phase in &mut phases {
+        if let Some(note) = one_tree(phase) {
+            notes.push(note);
+        }
+    }
     Ok(JobFile {
         phases,
         directory: directory.map(|(dir, _)| dir),
@@ -429,8 +440,8 @@ fn instead_of_engine(name: &str) -> String {
         "net" | "netsplice" | "rdma" | "http" | "nbd" | "rbd" | "rados" | "gfapi" | "dfs" => {
             "iolab's network clients are NFS and iSCSI (--target nfs://…, iscsi://…)"
         }
-        "filecreate" | "filestat" | "filedelete" | "dircreate" | "dirstat" | "dirdelete" => {
-            "iolab's metadata workload makes and works on a tree of files (--items N --op create, stat, delete, mkdir, rmdir)"
+        "dirstat" => {
+            "iolab's stat (--items N --op stat) stats files, not directories; fio's filecreate, filestat, filedelete, dircreate and dirdelete run as its metadata ops"
         }
         "cpuio" | "exec" | "page_fault" | "e4defrag" | "ftruncate" | "falloc" => {
             "iolab measures reads, writes and trims of files and devices"
@@ -441,6 +452,117 @@ fn instead_of_engine(name: &str) -> String {
         "" => format!("iolab's engines are {}", engines.join(", ")),
         offer => format!("{offer}; its engines are {}", engines.join(", ")),
     }
+}
+
+/// A job's files as fio's file options describe them: on a file engine,
+/// only the options that shape its metadata op, and files it creates
+/// when it opens them; on a data engine, one file made before timing.
+/// Refused with the key to blame.
+fn check_files(
+    options: &Map<String, Value>,
+    line_of: &std::collections::HashMap<String, usize>,
+) -> Result<(), (&'static str, String)> {
+    let engine = option(options, "ioengine").unwrap_or("psync");
+    if let Some((_, op)) = FILE_ENGINES.iter().find(|(name, _)| *name == engine) {
+        let shaped = |key: &str| {
+            OPTIONS
+                .iter()
+                .any(|(known, taken)| *known == key && *taken == Taken::Mapped)
+                && !FILE_ENGINE_OPTIONS.contains(&key)
+        };
+        // The first such key as written, for the line it names.
+        let mut stray: Vec<(&String, usize)> = options
+            .keys()
+            .filter(|key| shaped(key) || *key == "filename")
+            .map(|key| (key, line_of.get(key).copied().unwrap_or(0)))
+            .collect();
+        stray.sort_by_key(|(_, line)| *line);
+        if let Some((key, _)) = stray.first() {
+            let key: &'static str = OPTIONS
+                .iter()
+                .map(|(known, _)| *known)
+                .find(|known| known == key)
+                .unwrap_or("filename");
+            return Err((
+                key,
+                format!(
+                    "{key}: ioengine={engine} times one {} per file, iolab's --items N --op {}; {key} does not shape it",
+                    op.name(),
+                    op.name()
+                ),
+            ));
+        }
+        if engine == "filecreate" && !truthy(options, "create_on_open") {
+            return Err((
+                "ioengine",
+                "ioengine=filecreate without create_on_open=1: fio lays the files out first and times opening them; iolab times creating them (give create_on_open=1)".to_string(),
+            ));
+        }
+        if matches!(engine, "filestat" | "filedelete") && truthy(options, "create_on_open") {
+            return Err((
+                "create_on_open",
+                format!(
+                    "create_on_open=1 with ioengine={engine}: fio makes no files before its {}s, which fail (ENOENT, fio 3.33); iolab's need their items there",
+                    op.name()
+                ),
+            ));
+        }
+        return Ok(());
+    }
+    if let Some(files) = option(options, "nrfiles").filter(|n| n.trim() != "1") {
+        return Err((
+            "nrfiles",
+            format!(
+                "nrfiles={files}: an iolab job works on one file (fio spreads the job over {files})"
+            ),
+        ));
+    }
+    if truthy(options, "create_on_open") {
+        return Err((
+            "create_on_open",
+            "create_on_open=1: iolab makes a job's file before timing, never at its first I/O"
+                .to_string(),
+        ));
+    }
+    if let Some(how) = option(options, "fallocate").filter(|how| *how != "none") {
+        return Err((
+            "fallocate",
+            format!(
+                "fallocate={how}: iolab reserves no space before writing a new file (fio's fallocate=none)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Sections of one phase that run the same file engine op on their own
+/// files (fio's `filecreate` examples: `[t0]` … `[t15]`) as one group of
+/// their jobs on one tree, each job's items its own: a point holds one
+/// tree. The note says so; `None` when there is nothing to join.
+fn one_tree(phase: &mut Vec<Group>) -> Option<String> {
+    if phase.len() < 2 || phase.iter().any(|group| group.workload.items.is_none()) {
+        return None;
+    }
+    let alike = |group: &Group| crate::plan::Workload {
+        jobs: 1,
+        ..group.workload.clone()
+    };
+    if phase.iter().any(|group| alike(group) != alike(&phase[0])) {
+        return None;
+    }
+    let names: Vec<String> = phase
+        .iter()
+        .map(|group| format!("[{}]", group.name))
+        .collect();
+    let jobs: u32 = phase.iter().map(|group| group.workload.jobs).sum();
+    phase.truncate(1);
+    phase[0].workload.jobs = jobs;
+    Some(format!(
+        "{}: the same {} of their own items, run as one group '{}' of {jobs} jobs on one tree (a point holds one tree; each job's items are its own, as each section's files are in fio)",
+        names.join(" "),
+        phase[0].workload.op.name(),
+        phase[0].name
+    ))
 }
 
 /// fio's random map with several block sizes (`bssplit` on a random

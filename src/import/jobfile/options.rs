@@ -71,6 +71,17 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("cpus_allowed", Taken::Mapped),
     ("cpus_allowed_policy", Taken::Mapped),
     ("kb_base", Taken::Mapped),
+    ("nrfiles", Taken::Mapped),
+    ("create_on_open", Taken::Structure),
+    ("fallocate", Taken::Structure),
+    (
+        "openfiles",
+        Taken::NoEffect("an iolab job holds one file open at a time"),
+    ),
+    (
+        "unlink",
+        Taken::NoEffect("iolab removes the files it made at the end (--keep keeps them)"),
+    ),
     ("name", Taken::Structure),
     ("stonewall", Taken::Structure),
     ("wait_for", Taken::Structure),
