@@ -244,6 +244,65 @@ impl FioJob<'_> {
         })
     }
 
+    /// fio's `bsrange=MIN-MAX` (`MIN-MAX,MIN-MAX` per direction) for the
+    /// job's direction: `None` without one.
+    fn block_range(&self) -> Result<Option<(u64, u64)>, String> {
+        let Some(text) = self.directional("bsrange")? else {
+            return Ok(None);
+        };
+        let bad = || format!("bsrange={text} is not a range of sizes iolab reads (MIN-MAX)");
+        let (min, max) = text.split_once('-').ok_or_else(bad)?;
+        let (min, max) = (
+            fio_size(min, self.kb_base).ok_or_else(bad)?,
+            fio_size(max, self.kb_base).ok_or_else(bad)?,
+        );
+        if min == 0 || min > max {
+            return Err(bad());
+        }
+        if self.option("bs").is_some() || self.option("bssplit").is_some() {
+            return Err(format!(
+                "bsrange={text} with {}: give the job's block sizes once",
+                if self.option("bs").is_some() {
+                    "bs"
+                } else {
+                    "bssplit"
+                }
+            ));
+        }
+        Ok(Some((min, max)))
+    }
+
+    /// The sizes fio draws from `bsrange=MIN-MAX`, as a split: fio takes
+    /// MIN plus a uniform draw below MAX, rounded down to a multiple of
+    /// MIN and capped at MAX (its `get_next_buflen`), so with MAX a
+    /// multiple of MIN each of the MAX/MIN multiples has an equal share.
+    /// `None` for one size; refused when the shares are no whole percents.
+    fn range_split(&self) -> Result<Option<String>, String> {
+        let Some((min, max)) = self.block_range()? else {
+            return Ok(None);
+        };
+        if min == max {
+            return Ok(None);
+        }
+        let sizes = max / min;
+        if max % min != 0 || 100 % sizes != 0 || sizes as usize > crate::plan::split::MAX_SIZES {
+            return Err(format!(
+                "bsrange={min}-{max}: fio draws {} sizes from it, which iolab's split of whole-percent shares cannot hold: give bssplit",
+                if max % min == 0 {
+                    sizes.to_string()
+                } else {
+                    format!("{}", sizes + 1)
+                }
+            ));
+        }
+        Ok(Some(
+            (1..=sizes)
+                .map(|k| format!("{}/{}", k * min, 100 / sizes))
+                .collect::<Vec<_>>()
+                .join(":"),
+        ))
+    }
+
     /// fio's `rate=R[,W[,T]]` (or `rate_iops`), reads', writes' and trims'
     /// values, each left out inheriting the one before it; an empty or zero
     /// value leaves its direction unpaced. A one-direction job takes its
@@ -548,6 +607,11 @@ impl FioJob<'_> {
                 })?),
             },
             // bs=4k or bs=4k,64k (read,write): the direction's own.
+            // A range's smallest size is the grid its split starts on.
+            Param::Bs if self.option("bsrange").is_some() => match self.block_range()? {
+                Some((min, _)) => ParamValue::Number(min),
+                None => return Ok(None),
+            },
             Param::Bs => {
                 let text = self
                     .option("bs")
@@ -573,9 +637,10 @@ impl FioJob<'_> {
                     _ => write,
                 })
             }
-            Param::Bssplit => match self.directional("bssplit")? {
-                Some(text) => ParamValue::Split(fio_split(text, self.kb_base)?),
-                None => return Ok(None),
+            Param::Bssplit => match (self.directional("bssplit")?, self.range_split()?) {
+                (Some(text), _) => ParamValue::Split(fio_split(text, self.kb_base)?),
+                (None, Some(text)) => ParamValue::Split(fio_split(&text, self.kb_base)?),
+                (None, None) => return Ok(None),
             },
             Param::Data => ParamValue::Data(self.data()?),
             Param::Rate => match self.rates("rate", |text| fio_size(text, self.kb_base))? {

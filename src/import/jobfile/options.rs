@@ -20,8 +20,6 @@ const EVERY_LATENCY: &str = "iolab measures every I/O's latency";
 const WHOLE_HISTOGRAM: &str = "iolab keeps the whole latency histogram";
 /// Why fio's per-interval logs are not written.
 const OWN_SERIES: &str = "iolab records its own series per --interval in the result file; fio's log files are not written";
-/// Why a range of block sizes is refused.
-const SIZE_RANGE: &str = "fio draws each I/O's size from the range in steps of its smallest; iolab draws sizes from shares: give bssplit";
 /// Why fio's flow control is refused.
 const FLOW: &str = "fio's flow control between jobs has no iolab equivalent";
 
@@ -32,6 +30,8 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("bs", Taken::Mapped),
     ("blocksize", Taken::Mapped),
     ("bssplit", Taken::Mapped),
+    ("bsrange", Taken::Mapped),
+    ("blocksize_range", Taken::Mapped),
     ("size", Taken::Mapped),
     ("filesize", Taken::Mapped),
     ("offset", Taken::Mapped),
@@ -160,8 +160,6 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "per_job_logs",
         Taken::NoEffect("fio's log files are not written"),
     ),
-    ("bsrange", Taken::Refused(SIZE_RANGE)),
-    ("blocksize_range", Taken::Refused(SIZE_RANGE)),
     (
         "zonemode",
         Taken::Refused("zoned devices and strided zones have no iolab equivalent"),
@@ -220,6 +218,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
 pub(super) const ALIASES: &[(&str, &str)] = &[
     ("readwrite", "rw"),
     ("blocksize", "bs"),
+    ("blocksize_range", "bsrange"),
     ("iodepth_batch", "iodepth_batch_submit"),
     ("io_limit", "io_size"),
 ];
