@@ -3,7 +3,7 @@
 use crate::app::error::AppError;
 use crate::cli::RunArgs;
 use crate::import::jobfile::{Facts, Given, JobFile, translate};
-use crate::plan::group::{Group, check_groups};
+use crate::plan::group::Group;
 use crate::plan::param::Value;
 use crate::plan::sweep::Param;
 use crate::plan::{PlannedPoint, RunPlan, UsageError, Workload, default_workload};
@@ -185,7 +185,6 @@ pub fn plan(
             (None, 1) => format!("{stem}: {}", names.join(" + ")),
             (None, _) => format!("{stem} phase {}: {}", index + 1, names.join(" + ")),
         };
-        check_groups(&groups).map_err(|e| usage!("{shown}: {label}: {e}"))?;
         points.push(PlannedPoint {
             label,
             round: None,

@@ -257,7 +257,6 @@ pub fn groups(base: &Workload, given: &[GroupArgs]) -> Result<Vec<Group>, UsageE
             workload,
         });
     }
-    crate::plan::group::check_groups(&groups)?;
     Ok(groups)
 }
 

@@ -255,6 +255,17 @@ impl PlaceArgs {
         UsageError,
     > {
         use crate::plan::order::{Arrangement, Order, add_guest_twins, arrange};
+        // What a point may combine is said here, once for every builder
+        // (command line, job file, sweep and study file).
+        for point in &points {
+            crate::plan::group::check_groups(&point.groups).map_err(|e| {
+                if crate::plan::group::named(&point.groups) {
+                    crate::usage!("point '{}': {e}", point.label)
+                } else {
+                    e
+                }
+            })?;
+        }
         let spec = self
             .guest
             .as_deref()

@@ -1,7 +1,7 @@
 //! A sweep of points of job groups (a study's `[[sweep.group]]` tables): each group's own values and axes over the sweep's, expanded into points in running order.
 
 use super::{Axis, Param, Sweep, advance, normalize};
-use crate::plan::group::{Group, check_groups, describe_groups};
+use crate::plan::group::{Group, describe_groups};
 use crate::plan::{PlannedPoint, UsageError};
 use crate::usage;
 use std::collections::HashSet;
@@ -132,7 +132,6 @@ pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
             Some(prefix) => format!("{prefix}: {described}"),
             None => described,
         };
-        check_groups(&groups).map_err(|e| usage!("point '{label}': {e}"))?;
         points.push(PlannedPoint {
             label,
             round: None,
