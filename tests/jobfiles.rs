@@ -503,6 +503,11 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
         ),
         // Passes one after another, sequential and random.
         ("loops", "[a]\nioengine=null\nsize=8m\nrw=read\nloops=3\n"),
+        // rw=…:N skips N bytes after each I/O, wrapping (iolab's stride),
+        // or steps back (fio's backwards-read.fio: iolab's reverse).
+        ("skip", "[a]\nioengine=null\nsize=8m\nrw=read:4k\n"),
+        ("skip-write", "[a]\nioengine=null\nsize=8m\nrw=write:8k\n"),
+        ("skip-back", "[a]\nioengine=null\nsize=8m\nrw=read:-8k\n"),
         // A range of one size is that size (fio's tiobench-example.fio).
         (
             "bsrange-one",

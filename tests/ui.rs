@@ -68,6 +68,14 @@ fn bash_loads_the_completions_and_completes_a_subcommand() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(offered.split_whitespace().any(|w| w == "run"), "{offered}");
+    // A flag's values from the parameter table: `iolab run --engine u<TAB>`.
+    let shell = format!(
+        "source {} && COMP_WORDS=(iolab run --engine u) && COMP_CWORD=3 && _iolab iolab u --engine && echo \"${{COMPREPLY[@]}}\"",
+        path.display()
+    );
+    let out = Command::new("bash").args(["-c", &shell]).output().unwrap();
+    let offered = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(offered.trim(), "uring", "{offered}");
 }
 
 #[test]
@@ -117,6 +125,28 @@ fn man_pages_are_written_and_never_over_another_file() {
         "someone else's"
     );
     assert!(!dir.path().join("iolab-run.1").exists());
+    // A directory not there yet is made (the README's man1 may be missing);
+    // a file in its place is refused.
+    let nested = dir.path().join("share/man/man1");
+    let made = iolab()
+        .arg("manpages")
+        .arg("--dir")
+        .arg(&nested)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    assert!(nested.join("iolab-run.1").is_file());
+    let refused = iolab()
+        .arg("manpages")
+        .arg("--dir")
+        .arg(dir.path().join("iolab-sweep.1"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
     if Command::new("man").arg("--version").output().is_ok() {
         let shown = Command::new("man")
             .args(["-l", "-P", "cat"])

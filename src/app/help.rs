@@ -17,9 +17,11 @@ pub fn completions(shell: clap_complete::Shell) -> Result<Ending, AppError> {
 
 /// `iolab manpages --dir DIR`: `iolab.1` and a page per subcommand
 /// (`iolab-run.1`, `iolab-preset-run.1` …). A file of that name is replaced
-/// only when it is an iolab page already.
+/// only when it is an iolab page already. A directory not there yet is
+/// made (`/usr/local/share/man/man1` is missing on a fresh machine), said
+/// on stderr; a path that is something else is refused.
 pub fn manpages(dir: &Path) -> Result<Ending, AppError> {
-    if !dir.is_dir() {
+    if dir.exists() && !dir.is_dir() {
         return Err(usage!("--dir {}: not a directory", dir.display()).into());
     }
     let mut pages = Vec::new();
@@ -40,6 +42,11 @@ pub fn manpages(dir: &Path) -> Result<Ending, AppError> {
             }
             _ => {}
         }
+    }
+    if !dir.exists() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| usage!("--dir {}: cannot make it: {e}", dir.display()))?;
+        crate::say!("iolab: made {}", dir.display());
     }
     for (name, page) in &pages {
         let path = dir.join(name);

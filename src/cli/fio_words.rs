@@ -76,6 +76,19 @@ pub fn translate(unknown: &str, args: &[String]) -> Option<String> {
         }
         "norandommap" => "--pattern uniform (independent draws, no random map)".to_string(),
         "thinktime" => "--think DURATION[:every=N]".to_string(),
+        "status-interval" | "eta" | "eta-newline" => {
+            "--progress always|never|auto: one status line on stderr, the last interval's MiB/s, IOPS and p99 (auto: on a terminal)".to_string()
+        }
+        "write_bw_log" | "write_iops_log" | "write_lat_log" | "write_hist_log" | "log_avg_msec" => {
+            "--interval DURATION: every repetition's series per interval (throughput, IOPS, latency histogram) is in the result file, charted by `iolab report`".to_string()
+        }
+        "percentile_list" | "clat_percentiles" | "lat_percentiles" => {
+            "--detail for more percentiles: the result file keeps each repetition's whole latency histogram".to_string()
+        }
+        "group_reporting" => {
+            "nothing: iolab reports each group's totals, and its jobs in the result file".to_string()
+        }
+        "output" => "--output FILE (the result file, JSON)".to_string(),
         "invalidate" => {
             "--cache cold (iolab's default: the file's pages are evicted before each repetition)"
                 .to_string()
@@ -129,6 +142,21 @@ mod tests {
                 "--op mix --mix read=50,write=50",
             ),
             ("--rw", "iolab run --rw write", "--op write"),
+            (
+                "--status-interval",
+                "iolab run --status-interval 1",
+                "--progress always|never|auto",
+            ),
+            (
+                "--write_bw_log",
+                "iolab run --write_bw_log=x",
+                "--interval DURATION",
+            ),
+            (
+                "--percentile_list",
+                "iolab run --percentile_list=99.9",
+                "--detail for more percentiles",
+            ),
             (
                 "--time_based",
                 "iolab run --time_based",

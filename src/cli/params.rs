@@ -3,6 +3,7 @@
 use crate::plan::sweep::{Param, parse_axis};
 use crate::plan::{UsageError, Workload};
 use crate::usage;
+use clap::builder::PossibleValue;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
 /// The parameter flags given on a command line, as written.
@@ -154,11 +155,74 @@ fn flag(param: Param) -> Arg {
         Param::Bssplit => arg.conflicts_with(Param::Bs.name()),
         _ => arg,
     };
+    // Shell completion offers the words a value may be (help keeps its own
+    // text: the list is not printed there).
+    let offered = offered_values(param);
+    let arg = if offered.is_empty() {
+        arg
+    } else {
+        arg.value_parser(Offered(offered))
+            .hide_possible_values(true)
+    };
     match param.kind() {
         // `--direct` alone is on; the next flag is not its value.
         crate::plan::param::Kind::Flag => arg.num_args(0..=1).default_missing_value("on"),
         // `--bs -4k` reaches the parser, which refuses it naming the flag.
         _ => arg.num_args(1).allow_hyphen_values(true),
+    }
+}
+
+/// The words a value of `param` may be, for shell completion: the named
+/// values of its kind (ops, engines, cache modes …); none for numbers,
+/// sizes and durations.
+fn offered_values(param: Param) -> Vec<PossibleValue> {
+    use crate::plan::param::Kind;
+    use clap::ValueEnum;
+    fn named<T: ValueEnum>() -> Vec<PossibleValue> {
+        T::value_variants()
+            .iter()
+            .filter_map(ValueEnum::to_possible_value)
+            .collect()
+    }
+    match param.kind() {
+        Kind::Flag => vec![PossibleValue::new("on"), PossibleValue::new("off")],
+        Kind::Op => named::<crate::plan::Op>(),
+        Kind::Sync => named::<crate::plan::SyncMode>(),
+        Kind::Cache => named::<crate::plan::CacheMode>(),
+        Kind::Arrivals => named::<crate::plan::pace::Arrivals>(),
+        Kind::Machine => named::<crate::plan::Machine>(),
+        Kind::Engine => crate::plan::EngineKind::ALL
+            .iter()
+            .map(|engine| PossibleValue::new(engine.name()))
+            .collect(),
+        Kind::Pattern => ["seq", "reverse", "random", "uniform"]
+            .map(PossibleValue::new)
+            .to_vec(),
+        _ => Vec::new(),
+    }
+}
+
+/// A flag's value as text, parsed later by the parameter table, with the
+/// words shell completion offers for it: only completion reads them, so a
+/// value outside them (`stride:4`, a list `read,write` for a sweep) is
+/// still the parameter's to accept or refuse.
+#[derive(Clone)]
+struct Offered(Vec<PossibleValue>);
+
+impl clap::builder::TypedValueParser for Offered {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _command: &Command,
+        _arg: Option<&Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.0.iter().cloned()))
     }
 }
 

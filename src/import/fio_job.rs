@@ -1,5 +1,6 @@
 //! One fio job's options read for one direction (`FioJob`): each option to its workload parameter through the parameter table's fio names, fio's units converted exactly, what iolab cannot represent named.
 
+use super::file_engine;
 use super::units::{fio_micros, fio_seconds, fio_size, fio_split};
 use super::{option, truthy};
 use crate::plan::data::DataPattern;
@@ -12,32 +13,6 @@ use crate::plan::{
     Arrivals, CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, ThinkTime, Workload,
 };
 use serde_json::{Map, Value};
-
-/// fio's file engines (its `engines/fileoperations.c`): each "I/O" one
-/// operation on one of the job's `nrfiles` files or directories, timed
-/// alone — iolab's metadata ops on a tree, one item per file.
-/// (`dirstat` has none: iolab's stat works on files.)
-pub(super) const FILE_ENGINES: &[(&str, Op)] = &[
-    ("filecreate", Op::Create),
-    ("filestat", Op::Stat),
-    ("filedelete", Op::Delete),
-    ("dircreate", Op::Mkdir),
-    ("dirdelete", Op::Rmdir),
-];
-
-/// The options a job on a file engine is shaped by; any other option
-/// that sets a workload parameter is refused with it, not dropped.
-pub(super) const FILE_ENGINE_OPTIONS: &[&str] = &[
-    "ioengine",
-    "nrfiles",
-    "filesize",
-    "size",
-    "numjobs",
-    "kb_base",
-    "cpus_allowed",
-    "cpus_allowed_policy",
-    "invalidate",
-];
 
 /// One job's options, for one direction.
 pub(super) struct FioJob<'a> {
@@ -78,42 +53,90 @@ impl FioJob<'_> {
 
     /// The metadata op of a job on one of fio's file engines.
     pub(super) fn file_op(&self) -> Option<Op> {
-        let engine = self.option("ioengine")?;
-        FILE_ENGINES
-            .iter()
-            .find(|(name, _)| *name == engine)
-            .map(|&(_, op)| op)
+        file_engine::op_of(self.option("ioengine")?)
     }
 
-    /// A parameter of a job on a file engine: `nrfiles` items per job,
-    /// all jobs' items in one directory (fio's `directory`, each file
-    /// named by its job), files laid out with `filesize` bytes (or
-    /// `size / nrfiles`, as fio sizes them) before a stat or delete; the
-    /// data parameters do not apply.
     fn file_engine_value(&self, param: Param, op: Op) -> Result<Option<ParamValue>, String> {
-        Ok(Some(match param {
-            Param::Op => ParamValue::Op(op),
-            Param::Items => match self.number("nrfiles", 1)? {
-                0 => return Err("nrfiles=0: no file to work on".to_string()),
-                files => ParamValue::Number(files),
-            },
-            Param::FileSize if matches!(op, Op::Stat | Op::Delete) => {
-                let files = self.number("nrfiles", 1)?.max(1);
-                match (self.size("filesize")?, self.size("size")?) {
-                    (Some(file), _) => ParamValue::Number(file),
-                    (None, Some(size)) => ParamValue::Number(size / files),
-                    (None, None) => return Ok(None),
-                }
-            }
-            _ => return Ok(None),
-        }))
+        file_engine::value(
+            param,
+            op,
+            self.number("nrfiles", 1)?,
+            self.size("filesize")?,
+            self.size("size")?,
+        )
     }
 
-    /// fio's `rw` (or `readwrite`), `read` when absent.
-    pub(super) fn rw(&self) -> &str {
+    /// fio's `rw` (or `readwrite`) as written, `read` when absent.
+    fn rw_written(&self) -> &str {
         self.option("rw")
             .or_else(|| self.option("readwrite"))
             .unwrap_or("read")
+    }
+
+    /// fio's `rw` without its `:N` modifier.
+    pub(super) fn rw(&self) -> &str {
+        let written = self.rw_written();
+        written.split_once(':').map_or(written, |(base, _)| base)
+    }
+
+    /// fio's `rw=…:N` on a sequential job (its `ddir_seq_add`): N bytes
+    /// between one I/O's end and the next one's start, wrapping to the
+    /// file's start (negative: back, wrapping to its end). A forward skip
+    /// of whole blocks is iolab's stride (every (N/bs+1)-th block) and a
+    /// step back of two blocks (`read:-8k` at 4 KiB: each I/O the block
+    /// before the last) its reverse: the same I/Os and bytes, each pass
+    /// covering every block where fio's wrap revisits some (the import's
+    /// note says so). On a random job N is fio's I/Os per random offset,
+    /// which iolab's draws have no form of.
+    fn with_modifier(&self, op: Op, pattern: Pattern) -> Result<Pattern, String> {
+        let written = self.rw_written();
+        let Some((_, skip)) = written.split_once(':') else {
+            return Ok(pattern);
+        };
+        if pattern != Pattern::Seq {
+            return Err(format!(
+                "rw={written}: fio makes {skip} I/Os in a row from each random offset; iolab draws every I/O's offset"
+            ));
+        }
+        if op == Op::Mix {
+            return Err(format!(
+                "rw={written}: a skip on a mix (fio keeps a position per direction) has no iolab equivalent"
+            ));
+        }
+        let (back, magnitude) = match skip.trim().strip_prefix('-') {
+            Some(magnitude) => (true, magnitude),
+            None => (false, skip.trim()),
+        };
+        let bad = || format!("rw={written}: {skip} is not a size iolab reads");
+        let bytes = fio_size(magnitude, self.kb_base).ok_or_else(bad)?;
+        let several = ["bssplit", "bsrange"]
+            .iter()
+            .any(|key| self.option(key).is_some())
+            || self.option("bs").is_some_and(|bs| bs.contains(','));
+        if several {
+            return Err(format!(
+                "rw={written} with several block sizes: iolab's stride moves one block size"
+            ));
+        }
+        let bs = fio_size(self.option("bs").unwrap_or("4k"), self.kb_base)
+            .ok_or_else(|| "bs is not a size iolab reads".to_string())?;
+        if bytes == 0 {
+            return Ok(Pattern::Seq);
+        }
+        if bytes % bs != 0 {
+            return Err(format!(
+                "rw={written}: a skip of {bytes} bytes is not a whole number of {bs}-byte blocks; iolab's stride moves whole blocks"
+            ));
+        }
+        match (back, bytes / bs) {
+            (false, blocks) => Ok(Pattern::Stride(blocks + 1)),
+            (true, 2) => Ok(Pattern::Reverse),
+            (true, blocks) => Err(format!(
+                "rw={written}: each I/O {} blocks before the last one's start has no iolab equivalent (iolab's reverse is fio's :-{}, one block back)",
+                blocks - 1,
+                2 * bs
+            )),
+        }
     }
 
     /// `rw=randread` → (read, random); fio lays a file out before writing
@@ -140,11 +163,6 @@ impl FioJob<'_> {
                     Some(_) => (Op::Rewrite, pattern),
                 }
             }
-            (other, _) if other.contains(':') => {
-                return Err(format!(
-                    "rw={other}: the :N modifier (fio skips or repeats offsets after each I/O) has no iolab equivalent"
-                ));
-            }
             (other @ ("trimwrite" | "randtrimwrite"), _) => {
                 return Err(format!(
                     "rw={other} has no iolab equivalent (a trim followed by a write of the same block)"
@@ -154,6 +172,7 @@ impl FioJob<'_> {
                 return Err(format!("rw={other} is not a data workload iolab imports"));
             }
         };
+        let pattern = self.with_modifier(op, pattern)?;
         if pattern == Pattern::Random {
             if let Some(skewed) = self.distribution()? {
                 return Ok((op, skewed));

@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 mod document;
+mod file_engine;
 mod fio_job;
 pub mod jobfile;
 mod units;

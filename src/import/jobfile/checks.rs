@@ -1,0 +1,261 @@
+//! What a job asks that iolab may not follow, said by key: its engine (and what iolab offers instead), its verification, its files (fio's file engines, `nrfiles`, `create_on_open`, `fallocate`), fio's random map with several sizes, and `wait_for` in file order; and sections of one file engine op joined on one tree.
+
+use super::options::{OPTIONS, Taken};
+use super::text::{Line, Section};
+use crate::import::file_engine::{FILE_ENGINE_OPTIONS, FILE_ENGINES};
+use crate::import::{option, truthy};
+use crate::plan::group::Group;
+use serde_json::{Map, Value};
+
+/// fio's `verify=METHOD` on a job that `rw` describes: iolab's check of
+/// every block written (`--verify`: blocks sealed with their offset and
+/// writer, read back from the device after the pass) is what fio's
+/// checksum methods check, a write's data read back intact; `do_verify=0`
+/// writes checksums fio never reads. A read job's verify checks headers a
+/// fio write left, which iolab does not read.
+pub(super) fn verification(
+    method: &str,
+    rw: &str,
+    options: &Map<String, Value>,
+) -> Result<bool, String> {
+    const METHODS: &[&str] = &[
+        "md5",
+        "crc64",
+        "crc32c",
+        "crc32c-intel",
+        "crc32",
+        "crc16",
+        "crc7",
+        "xxhash",
+        "sha512",
+        "sha256",
+        "sha1",
+        "sha3-224",
+        "sha3-256",
+        "sha3-384",
+        "sha3-512",
+        "meta",
+    ];
+    if !METHODS.contains(&method) {
+        return Err(format!(
+            "iolab checks a write's data by checksum-like seals; {method} has no iolab form"
+        ));
+    }
+    if option(options, "do_verify") == Some("0") {
+        return Ok(false);
+    }
+    if !rw_writes(rw) {
+        return Err(format!(
+            "rw={rw} verifies headers a fio write left, which iolab does not read; verify a job that writes"
+        ));
+    }
+    Ok(true)
+}
+
+/// What iolab offers in place of fio's engine `name`, for the refusal.
+pub(super) fn instead_of_engine(name: &str) -> String {
+    let engines: Vec<&str> = crate::plan::EngineKind::ALL
+        .into_iter()
+        .flat_map(|engine| engine.fio_names().iter().copied())
+        .collect();
+    let offer = match name {
+        "io_uring_cmd" | "sg" | "libzbc" | "xnvme" | "spdk" | "libblkio" => {
+            "iolab reaches a block device through io_uring, libaio or psync (--file /dev/NAME, --direct)"
+        }
+        "net" | "netsplice" | "rdma" | "http" | "nbd" | "rbd" | "rados" | "gfapi" | "dfs" => {
+            "iolab's network clients are NFS and iSCSI (--target nfs://…, iscsi://…)"
+        }
+        "dirstat" => {
+            "iolab's stat (--items N --op stat) stats files, not directories; fio's filecreate, filestat, filedelete, dircreate and dirdelete run as its metadata ops"
+        }
+        "cpuio" | "exec" | "page_fault" | "e4defrag" | "ftruncate" | "falloc" => {
+            "iolab measures reads, writes and trims of files and devices"
+        }
+        _ => "",
+    };
+    match offer {
+        "" => format!("iolab's engines are {}", engines.join(", ")),
+        offer => format!("{offer}; its engines are {}", engines.join(", ")),
+    }
+}
+
+/// A job's files as fio's file options describe them: on a file engine,
+/// only the options that shape its metadata op, and files it creates
+/// when it opens them; on a data engine, one file made before timing.
+/// Refused with the key to blame.
+pub(super) fn check_files(
+    options: &Map<String, Value>,
+    line_of: &std::collections::HashMap<String, usize>,
+) -> Result<(), (&'static str, String)> {
+    let engine = option(options, "ioengine").unwrap_or("psync");
+    if let Some((_, op)) = FILE_ENGINES.iter().find(|(name, _)| *name == engine) {
+        let shaped = |key: &str| {
+            OPTIONS
+                .iter()
+                .any(|(known, taken)| *known == key && *taken == Taken::Mapped)
+                && !FILE_ENGINE_OPTIONS.contains(&key)
+        };
+        // The first such key as written, for the line it names.
+        let mut stray: Vec<(&String, usize)> = options
+            .keys()
+            .filter(|key| shaped(key) || *key == "filename")
+            .map(|key| (key, line_of.get(key).copied().unwrap_or(0)))
+            .collect();
+        stray.sort_by_key(|(_, line)| *line);
+        if let Some((key, _)) = stray.first() {
+            let key: &'static str = OPTIONS
+                .iter()
+                .map(|(known, _)| *known)
+                .find(|known| known == key)
+                .unwrap_or("filename");
+            return Err((
+                key,
+                format!(
+                    "{key}: ioengine={engine} times one {} per file, iolab's --items N --op {}; {key} does not shape it",
+                    op.name(),
+                    op.name()
+                ),
+            ));
+        }
+        if engine == "filecreate" && !truthy(options, "create_on_open") {
+            return Err((
+                "ioengine",
+                "ioengine=filecreate without create_on_open=1: fio lays the files out first and times opening them; iolab times creating them (give create_on_open=1)".to_string(),
+            ));
+        }
+        if matches!(engine, "filestat" | "filedelete") && truthy(options, "create_on_open") {
+            return Err((
+                "create_on_open",
+                format!(
+                    "create_on_open=1 with ioengine={engine}: fio makes no files before its {}s, which fail (ENOENT, fio 3.33); iolab's need their items there",
+                    op.name()
+                ),
+            ));
+        }
+        return Ok(());
+    }
+    if let Some(files) = option(options, "nrfiles").filter(|n| n.trim() != "1") {
+        return Err((
+            "nrfiles",
+            format!(
+                "nrfiles={files}: an iolab job works on one file (fio spreads the job over {files})"
+            ),
+        ));
+    }
+    if truthy(options, "create_on_open") {
+        return Err((
+            "create_on_open",
+            "create_on_open=1: iolab makes a job's file before timing, never at its first I/O"
+                .to_string(),
+        ));
+    }
+    if let Some(how) = option(options, "fallocate").filter(|how| *how != "none") {
+        return Err((
+            "fallocate",
+            format!(
+                "fallocate={how}: iolab reserves no space before writing a new file (fio's fallocate=none)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Sections of one phase that run the same file engine op on their own
+/// files (fio's `filecreate` examples: `[t0]` … `[t15]`) as one group of
+/// their jobs on one tree, each job's items its own: a point holds one
+/// tree. The note says so; `None` when there is nothing to join.
+pub(super) fn one_tree(phase: &mut Vec<Group>) -> Option<String> {
+    if phase.len() < 2 || phase.iter().any(|group| group.workload.items.is_none()) {
+        return None;
+    }
+    let alike = |group: &Group| crate::plan::Workload {
+        jobs: 1,
+        ..group.workload.clone()
+    };
+    if phase.iter().any(|group| alike(group) != alike(&phase[0])) {
+        return None;
+    }
+    let names: Vec<String> = phase
+        .iter()
+        .map(|group| format!("[{}]", group.name))
+        .collect();
+    let jobs: u32 = phase.iter().map(|group| group.workload.jobs).sum();
+    phase.truncate(1);
+    phase[0].workload.jobs = jobs;
+    Some(format!(
+        "{}: the same {} of their own items, run as one group '{}' of {jobs} jobs on one tree (a point holds one tree; each job's items are its own, as each section's files are in fio)",
+        names.join(" "),
+        phase[0].workload.op.name(),
+        phase[0].name
+    ))
+}
+
+/// fio's random map with several block sizes (`bssplit` on a random
+/// pattern, the map on) skips offsets the map has covered, so fio makes
+/// fewer I/Os than a draw per I/O (measured, fio 3.33: 6,871 against
+/// iolab's 11,459 for the same bytes); with `norandommap` they agree.
+pub(super) fn check_random_map(
+    workload: &crate::plan::Workload,
+    options: &Map<String, Value>,
+) -> Result<(), String> {
+    let mapped = workload.pattern == crate::plan::Pattern::Random;
+    match (
+        workload.bssplit.is_some() && mapped,
+        option(options, "bssplit"),
+    ) {
+        (true, Some(split)) => Err(format!(
+            "bssplit={split} on a random pattern with fio's random map: fio skips what the map covered and makes fewer I/Os than iolab's draws; add norandommap=1 (then both draw every I/O)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Why `wait_for=waited` of job `index` cannot be run in file order: a job
+/// missing, itself, or a later job that waits (in the end) for this one.
+pub(super) fn check_wait_for(
+    waited: &str,
+    index: usize,
+    jobs: &[(Section, Vec<Line>)],
+) -> Result<(), String> {
+    let position = |name: &str| jobs.iter().position(|(s, _)| s.name == name);
+    let own = &jobs[index].0.name;
+    let Some(at) = position(waited) else {
+        return Err("names no job of the file".to_string());
+    };
+    if at < index {
+        return Ok(());
+    }
+    if at == index {
+        return Err("is a loop of wait_for: the job waits for itself".to_string());
+    }
+    // A job after this one: a loop when its own wait_for leads back here.
+    // A job's own wait_for after [global]'s: its own wins.
+    let wait_of = |job: usize| {
+        jobs[job]
+            .1
+            .iter()
+            .chain(&jobs[job].0.options)
+            .rfind(|l| l.key == "wait_for")
+            .map(|l| l.value.clone())
+    };
+    let mut seen = vec![at];
+    let mut current = at;
+    while let Some(next) = wait_of(current).and_then(|w| position(&w)) {
+        if jobs[next].0.name == *own || seen.contains(&next) {
+            return Err("is a loop of wait_for: the jobs wait for each other".to_string());
+        }
+        seen.push(next);
+        current = next;
+    }
+    Err("names a job after it; iolab runs the phases in file order".to_string())
+}
+
+/// fio's `rw` without its `:N` modifier.
+pub(super) fn rw_base(rw: &str) -> &str {
+    rw.split_once(':').map_or(rw, |(base, _)| base)
+}
+
+/// Whether fio's `rw` writes (or trims).
+pub(super) fn rw_writes(rw: &str) -> bool {
+    !matches!(rw_base(rw), "read" | "randread")
+}
