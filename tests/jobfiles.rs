@@ -607,7 +607,7 @@ fn keys_iolab_cannot_follow_are_refused_not_changed() {
         (
             "nfs-engine",
             "[a]\nioengine=nfs\nsize=8m\nrw=read\n",
-            "line 2: [a] ioengine=nfs: iolab's nfs client works on a nfs:// target",
+            "line 2: [a] ioengine=nfs: no nfs_url= names its nfs:// target",
         ),
     ] {
         let job = write_job(out.path(), &format!("{name}.fio"), text, dir.path());

@@ -163,6 +163,50 @@ fn check_protocol(lab: &NetLab, protocol: &Protocol, url: &str) {
         let tcp = if payload_way == 1 { sent } else { received };
         assert!(tcp >= SIZE, "{name} {file}: TCP carried {tcp} bytes");
     }
+    // A fio job file of the protocol's own fio engine runs on its target
+    // as it is (fio's nfs.fio names it with nfs_url=, its libiscsi.fio
+    // with filename=, colons escaped as fio's file lists need).
+    let engine = protocol.engine.fio_names()[0];
+    let key = protocol
+        .engine
+        .fio_target_option()
+        .expect("a network engine names its fio option");
+    let written = match key {
+        "filename" => url.replace(':', "\\:"),
+        _ => url.to_string(),
+    };
+    let jobs = scratch();
+    let job = jobs.path().join("net.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine={engine}\n{key}={written}\n[read]\nrw=read\nbs=64k\nsize={SIZE}\n"
+        ),
+    )
+    .unwrap();
+    let (code, stderr) = iolab(
+        lab,
+        cwd.path(),
+        &[
+            "run",
+            job.to_str().unwrap(),
+            "--json",
+            "--output",
+            "job.json",
+        ],
+    );
+    assert_eq!(code, Some(0), "{name}: the job file: {stderr}");
+    let result = read_result(&cwd.path().join("job.json"));
+    let point = first_point(&result);
+    let group = &point["groups"][0];
+    assert_eq!(
+        group["workload"]["engine"], name,
+        "{name}: the job file's engine"
+    );
+    assert_eq!(
+        group["repetitions"][0]["bytes"], SIZE,
+        "{name}: the job file's bytes"
+    );
     // A server that does not answer is named by its URL; an engine the URL
     // does not take is named with the one it does.
     let nobody = unanswered(url);
@@ -184,7 +228,7 @@ fn check_protocol(lab: &NetLab, protocol: &Protocol, url: &str) {
     );
     assert_eq!(
         entries(cwd.path()),
-        ["read.json", "write.json"],
+        ["job.json", "read.json", "write.json"],
         "{name}: only the results here"
     );
 }

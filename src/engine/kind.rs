@@ -125,6 +125,17 @@ impl EngineKind {
         }
     }
 
+    /// The fio option a job file names a network engine's target with
+    /// (fio's nfs engine: `nfs_url=nfs://HOST/EXPORT`; its libiscsi engine:
+    /// `filename=iscsi://HOST/IQN/LUN`); `None` for a local engine.
+    pub const fn fio_target_option(self) -> Option<&'static str> {
+        match self {
+            EngineKind::Nfs => Some("nfs_url"),
+            EngineKind::Iscsi => Some("filename"),
+            _ => None,
+        }
+    }
+
     /// Every engine, in the order `--help` lists them.
     pub const ALL: [EngineKind; 9] = [
         EngineKind::Sync,

@@ -27,11 +27,14 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let mut file: Option<PathBuf> = args.file.clone();
     // A job file's `filename=` that names no file yet: iolab makes it, as fio does.
     let mut new_file = false;
+    // A job file's network target (fio's `nfs_url=`, `filename=iscsi://…`).
+    let mut job_target: Option<String> = None;
     let planned = (|| -> Result<RunPlan, AppError> {
         let job = match &args.job_file {
             Some(path) => {
                 let job = crate::app::jobfile::read(args, path)?;
                 file = job.filename.as_ref().map(PathBuf::from);
+                job_target.clone_from(&job.target);
                 Some((path, job))
             }
             None => None,
@@ -91,7 +94,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                 .for_each(|line| crate::say!("{line}"));
         }
         target = network_target(
-            args.target.as_deref(),
+            args.target.as_deref().or(job_target.as_deref()),
             file.as_deref(),
             args.destroy_data.as_deref(),
             &plan.points,
@@ -114,8 +117,12 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             .as_deref()
             .and_then(Path::file_stem)
             .map_or_else(|| "run".to_string(), |s| s.to_string_lossy().into_owned());
-        crate::console::stdout(&crate::app::jobfile::study_text(&plan, &name))
-            .map_err(anyhow::Error::from)?;
+        let mut text = crate::app::jobfile::study_text(&plan, &name);
+        if let Some(url) = args.target.as_deref().or(job_target.as_deref()) {
+            // A study file names no target: the command line gives it.
+            text = format!("# Its points work on {url}: iolab study FILE --target {url}\n{text}");
+        }
+        crate::console::stdout(&text).map_err(anyhow::Error::from)?;
         return Ok(Ending::Success);
     }
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;

@@ -160,6 +160,58 @@ pub(super) fn check_files(
     Ok(())
 }
 
+/// The URL a job of a network engine works on (`None` for a local
+/// engine): fio's option for it (`nfs_url`, or `filename` for libiscsi),
+/// of the engine's own scheme, with a size (iolab learns a LUN's capacity
+/// only once logged in). Refused with the key to blame.
+pub(super) fn network_target(
+    options: &Map<String, Value>,
+    file: Option<&str>,
+) -> Result<Option<String>, (&'static str, String)> {
+    let engine_name = option(options, "ioengine").unwrap_or("psync");
+    let Some(engine) = crate::plan::EngineKind::ALL
+        .into_iter()
+        .find(|engine| engine.fio_names().contains(&engine_name))
+    else {
+        return Ok(None);
+    };
+    let (Some(scheme), Some(key)) = (engine.capabilities().network, engine.fio_target_option())
+    else {
+        return Ok(None);
+    };
+    if let Some(file) = file {
+        return Err((
+            "ioengine",
+            format!(
+                "ioengine={engine_name} works on a {scheme}:// URL; --file {file} names a local file"
+            ),
+        ));
+    }
+    // fio escapes a colon that is part of a name (`\:`), as in its own
+    // libiscsi example's IQN.
+    let Some(url) = option(options, key).map(|url| url.replace("\\:", ":")) else {
+        return Err((
+            "ioengine",
+            format!("ioengine={engine_name}: no {key}= names its {scheme}:// target"),
+        ));
+    };
+    if !url.starts_with(&format!("{scheme}://")) {
+        return Err((
+            "ioengine",
+            format!("ioengine={engine_name}: {key}={url} is not a {scheme}:// URL"),
+        ));
+    }
+    if option(options, "size").is_none() {
+        return Err((
+            "ioengine",
+            format!(
+                "ioengine={engine_name} on {url}: no size= (iolab learns the target's size only once connected; give the bytes to move)"
+            ),
+        ));
+    }
+    Ok(Some(url))
+}
+
 /// Sections of one phase that run the same file engine op on their own
 /// files (fio's `filecreate` examples: `[t0]` … `[t15]`) as one group of
 /// their jobs on one tree, each job's items its own: a point holds one

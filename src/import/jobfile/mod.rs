@@ -14,8 +14,8 @@ use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
 use checks::{
-    check_files, check_random_map, check_wait_for, instead_of_engine, one_tree, rw_base, rw_writes,
-    verification,
+    check_files, check_random_map, check_wait_for, instead_of_engine, network_target, one_tree,
+    rw_base, rw_writes, verification,
 };
 use options::{ALIASES, OPTIONS, Taken};
 use serde_json::{Map, Value};
@@ -34,6 +34,10 @@ pub struct JobFile {
     /// the command line's `--file`), when there is one: each job over all
     /// of it, as fio's jobs sharing a `filename=`.
     pub filename: Option<String>,
+    /// The network target every job works on, for a job file of a network
+    /// engine (fio's `nfs_url=`, or `filename=iscsi://…`): iolab's
+    /// `--target`.
+    pub target: Option<String>,
     /// What was read and has no effect, one line each (`thread`, …).
     pub notes: Vec<String>,
 }
@@ -174,6 +178,9 @@ pub fn translate(
     let mut filename: Option<(String, usize)> = None;
     // A section that makes its files, when one does.
     let mut makes_files: Option<&str> = None;
+    // The network target and the section that first named it; or, with
+    // `None` beside a section, a section on local files.
+    let mut target: Option<(Option<String>, &str)> = None;
     for (index, (section, inherited)) in jobs.iter().enumerate() {
         // The section's own options after [global]'s: a later one wins.
         let mut lines: Vec<Line> = inherited.clone();
@@ -201,7 +208,23 @@ pub fn translate(
         }
         let line = |key: &str| line_of.get(key).copied().unwrap_or(section.line);
         let shown = &section.name;
+        // A network engine's job works on its URL, iolab's --target.
+        let url = network_target(&options, given.file)
+            .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
+        match (&target, &url) {
+            (Some((first, by)), url) if first != url => {
+                return Err(usage!(
+                    "{}: [{shown}] {}: [{by}] works on {}: iolab runs a job file's jobs on one target",
+                    at(line("ioengine")),
+                    url.as_deref().unwrap_or("local files"),
+                    first.as_deref().unwrap_or("local files")
+                ));
+            }
+            (None, _) => target = Some((url.clone(), shown.as_str())),
+            _ => {}
+        }
         let named = match (option(&options, "filename"), given.file) {
+            _ if url.is_some() => None,
             (Some(name), Some(file)) if !same_file(name, option(&options, "directory"), file) => {
                 return Err(usage!(
                     "{}: [{shown}] filename={name} and --file {file}: give the file once",
@@ -359,16 +382,6 @@ pub fn translate(
                 }
             }
         }
-        // A network client's engine works on a URL iolab takes on its own
-        // command line, which a job file does not go with.
-        if let Some(scheme) = workload.engine.capabilities().network {
-            return Err(usage!(
-                "{}: [{shown}] ioengine={}: iolab's {scheme} client works on a {scheme}:// target, and a job file runs on local files; run `iolab run --target {scheme}://… --engine {}` with the job's settings as flags",
-                at(line("ioengine")),
-                option(&options, "ioengine").unwrap_or_default(),
-                workload.engine.name()
-            ));
-        }
         // A new phase: this job waits for the ones before it.
         let waits = options.contains_key("stonewall") && option(&options, "stonewall") != Some("0");
         if let Some(waited) = option(&options, "wait_for") {
@@ -399,6 +412,7 @@ pub fn translate(
         phases,
         directory: directory.map(|(dir, _)| dir),
         filename: filename.map(|(path, _)| path),
+        target: target.and_then(|(url, _)| url),
         notes,
     })
 }
@@ -632,6 +646,18 @@ mod tests {
             (
                 "[j]\nsize=1m\nrw=read:6k\n",
                 "line 3: [j] rw=read:6k: a skip of 6144 bytes is not a whole number",
+            ),
+            (
+                "[j]\nioengine=libiscsi\nfilename=iscsi\\://h/iqn.x\\:y/1\n",
+                "line 2: [j] ioengine=libiscsi on iscsi://h/iqn.x:y/1: no size=",
+            ),
+            (
+                "[j]\nioengine=nfs\nnfs_url=/export\nsize=1m\n",
+                "line 2: [j] ioengine=nfs: nfs_url=/export is not a nfs:// URL",
+            ),
+            (
+                "[a]\nsize=1m\n[b]\nioengine=nfs\nnfs_url=nfs://h/e\nsize=1m\n",
+                "line 4: [b] nfs://h/e: [a] works on local files",
             ),
             (
                 "[j]\nsize=1m\nrw=rw:4k\n",

@@ -72,6 +72,11 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("cpus_allowed_policy", Taken::Mapped),
     ("kb_base", Taken::Mapped),
     ("nrfiles", Taken::Mapped),
+    ("nfs_url", Taken::Structure),
+    (
+        "filename_format",
+        Taken::NoEffect("iolab names each job's file itself, one per job as fio's default"),
+    ),
     ("create_on_open", Taken::Structure),
     ("fallocate", Taken::Structure),
     (
