@@ -38,11 +38,12 @@ def parse_size(text):
     return int(match.group(1)) * {"": 1, "k": KIB, "m": MIB, "g": MIB * KIB, "t": MIB * MIB}[match.group(2)]
 
 
-# Issue 3's targets per workload (8-12: issue 21's, 14: issue 43's): (lowest, highest) median ratio iolab/fio.
+# Issue 3's targets per workload (8-12: issue 21's, 14: issue 43's, 15: the job
+# files issue's): (lowest, highest) median ratio iolab/fio.
 TARGETS = {1: (2.0, None), 2: (1.10, None), 3: (1.10, None), 4: (1.00, None),
            5: (0.97, 1.03), 6: (1.00, None), 7: (0.97, 1.03), 8: (1.10, None),
            9: (1.10, None), 10: (0.97, 1.03), 11: (0.99, 1.01), 12: (1.00, None), 13: (0.97, 1.03),
-           14: (1.00, None)}
+           14: (1.00, None), 15: (1.10, None)}
 
 # Workloads paced to a rate: (number, I/Os per second asked); each tool's
 # achieved/asked is printed beside the ratio.
@@ -228,7 +229,7 @@ class DeviceSampler:
 
 
 def workloads(args, shared_file):
-    """The seven workloads of issue 3, the mix and skew of issue 21, and two jobs at once (issue 43): (number, name, metric, page-cache block
+    """The seven workloads of issue 3, the mix and skew of issue 21, two jobs at once (issue 43) and four jobs on one file: (number, name, metric, page-cache block
     size or None, iolab args, fio args, fio direction). Every file workload of
     both tools uses `shared_file`: on a VM (and on SSDs) a file's recent history
     changes what writes and reads cost, so the tools must share it."""
@@ -311,6 +312,15 @@ def workloads(args, shared_file):
          + ["--group", "reader", "--bs", "4k", "--group", "writer", "--op", "write", "--bs", "64k"],
          ["--ioengine=null", "--rw=read", "--bs=4k", f"--size={size}"] + timing_fio
          + ["--name=writer", "--ioengine=null", "--rw=write", "--bs=64k", f"--size={size}"], "jobs"),
+        # Several jobs on one file (issue "fio's job files as users have
+        # them"): fio's `filename=F numjobs=4` against iolab's `--file F
+        # --jobs 4`, page-cache reads so the CPU bounds the row; the figure
+        # is the four jobs' I/Os together (fio: each job's entry, added).
+        (15, "4 jobs on one file: 4 KiB random read, psync, page cache", "iops", 4 * KIB,
+         ["--engine", "psync", "--pattern", "random", "--bs", "4k", "--cache", "warm",
+          "--jobs", "4"] + file_iolab,
+         ["--ioengine=psync", "--rw=randread", "--bs=4k", "--invalidate=0",
+          "--numjobs=4"] + file_fio, "jobs"),
     ], timing_iolab, timing_fio
 
 
