@@ -1045,3 +1045,87 @@ fn fios_file_engines_run_as_metadata_ops_with_fios_counts() {
         assert_eq!(entries(out.path()), vec!["bad.fio".to_string()]);
     }
 }
+
+/// `offset_increment` splits a given file between a job's clones as fio's
+/// does: job k reads from offset + k × increment, the same I/Os and bytes
+/// per job as fio 3.33, and strace sees each thread's reads in its own
+/// region, every block of it once (issue "fio's job files as users have
+/// them": `offset_increment`, as kbench and fio's device examples use it).
+#[test]
+fn offset_increment_gives_each_job_its_own_region_as_fio_does() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    if !crate::mounts::have("strace") {
+        crate::skip!("strace is not installed (scripts/test installs it)");
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let file = dir.path().join("given.dat");
+    let content: Vec<u8> = (0..8u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&file, &content).unwrap();
+    let text = "[global]\nfilename=DIR/given.dat\nioengine=psync\nbs=64k\nsize=2m\n\
+                offset_increment=2m\n[r]\nrw=read\nnumjobs=4\n";
+    let job = write_job(out.path(), "split.fio", text, dir.path());
+    let fio_output = out.path().join("fio.json");
+    run_fio(&job, &fio_output);
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let trace = out.path().join("trace");
+    let result_path = out.path().join("r.json");
+    let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
+    command
+        // A file per thread (`-ff`): no call is cut by another thread's.
+        .args(["-ff", "-qq", "-e", "trace=pread64", "-o"])
+        .arg(&trace)
+        .arg(assert_cmd::cargo::cargo_bin("iolab"))
+        .arg("run")
+        .arg(&job)
+        .arg("--output")
+        .arg(&result_path);
+    succeed(&mut command);
+    let result = read_result(&result_path);
+    let ours = our_per_job(first_point(&result), "r");
+    assert_eq!(
+        ours,
+        fio_per_job(&fio, "r", "read"),
+        "per job (I/Os, bytes)"
+    );
+    // Each thread's 64 KiB reads: one region of 2 MiB per thread, in order.
+    let mut by_thread: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for entry in std::fs::read_dir(out.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("trace.") else {
+            continue;
+        };
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            if let Some(args) = line.strip_prefix("pread64(") {
+                let fields: Vec<&str> = args.split(", ").collect();
+                if fields.len() >= 4 && fields[2] == "65536" {
+                    let offset = fields[3].split(')').next().unwrap().parse().unwrap();
+                    by_thread.entry(pid.to_string()).or_default().push(offset);
+                }
+            }
+        }
+    }
+    let mut regions: Vec<u64> = by_thread
+        .values()
+        .map(|offsets| {
+            let start = offsets.iter().min().copied().unwrap();
+            let mut sorted = offsets.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), 32, "every block of the region once");
+            assert!(
+                sorted
+                    .iter()
+                    .all(|o| (start..start + (2 << 20)).contains(o))
+            );
+            start
+        })
+        .collect();
+    regions.sort_unstable();
+    assert_eq!(regions, [0, 2 << 20, 4 << 20, 6 << 20], "{by_thread:?}");
+    assert_eq!(std::fs::read(&file).unwrap(), content);
+}

@@ -146,6 +146,13 @@ fn check_points(cluster: Option<&Cluster>, points: &[PlannedPoint]) -> Result<()
     };
     for point in points {
         let workload = point.workload();
+        if workload.offset_increment > 0 {
+            return Err(usage!(
+                "--offset-increment {} cannot be used with --mpi: each rank numbers its jobs from 0, so ranks would take the same regions",
+                workload.offset_increment
+            )
+            .into());
+        }
         if let Some(steady) = workload.steady {
             return Err(usage!(
                 "--steady {steady} cannot be used with --mpi: each rank would stop on its own"

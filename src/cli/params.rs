@@ -77,6 +77,7 @@ fn heading(param: Param) -> &'static str {
         | Param::Bssplit
         | Param::Size
         | Param::Offset
+        | Param::OffsetIncrement
         | Param::Mix
         | Param::Data
         | Param::Seed => WORKLOAD,

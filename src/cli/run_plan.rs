@@ -12,6 +12,16 @@ impl RunArgs {
     pub fn workload(&self, file_len: Option<u64>) -> Result<Workload, UsageError> {
         let mut workload = crate::plan::base_workload(self.target.as_deref());
         self.params.apply_single(&mut workload)?;
+        if let (None, Some(_), true) = (
+            self.params.get(Param::Size),
+            file_len,
+            workload.offset_increment > 0,
+        ) {
+            return Err(usage!(
+                "--offset-increment {} splits --file into regions one after another: give each job's --size",
+                workload.offset_increment
+            ));
+        }
         if let (None, Some(len)) = (self.params.get(Param::Size), file_len) {
             // The region from --offset to the end, in whole blocks.
             let region = len.saturating_sub(workload.offset);

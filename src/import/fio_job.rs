@@ -563,20 +563,18 @@ impl FioJob<'_> {
             // fio moves the lesser of `size` and the file's `filesize`
             // (fio 3.33: size=8m filesize=4m reads 4 MiB): a pass over a
             // file of `filesize`. Less than a pass has no iolab form.
-            Param::Size => {
-                ParamValue::Number(match (self.size("size")?, self.size("filesize")?) {
-                    (Some(size), Some(file)) if size < file => {
-                        return Err(format!(
-                            "size={size} below filesize={file}: fio moves {size} bytes of a {file}-byte file; iolab moves whole passes over its files"
-                        ));
-                    }
-                    (_, Some(file)) => file,
-                    (Some(size), None) => size,
-                    (None, None) => {
-                        return Err("no size= option: the file size is unknown".to_string());
-                    }
-                })
-            }
+            Param::Size => ParamValue::Number(match (self.size("size")?, self.size("filesize")?) {
+                (Some(size), Some(file)) if size < file => {
+                    return Err(format!(
+                        "size={size} below filesize={file}: fio moves {size} bytes of a {file}-byte file; iolab moves whole passes over its files"
+                    ));
+                }
+                (_, Some(file)) => file,
+                (Some(size), None) => size,
+                (None, None) => {
+                    return Err("no size= option: the file size is unknown".to_string());
+                }
+            }),
             // fio's io_size moves that many bytes, wrapping over the file;
             // number_ios stops after that many I/Os, never past the size.
             Param::IoSize => match (self.size("io_size")?, self.option("number_ios")) {
@@ -601,30 +599,34 @@ impl FioJob<'_> {
                     ParamValue::Number(count.saturating_mul(bs).min(most))
                 }
             },
-            Param::StartDelay => match self.option("startdelay") {
-                None => return Ok(None),
-                Some(text) if text.contains('-') || text.contains(':') => {
-                    return Err(format!(
-                        "startdelay={text}: a range (fio draws a delay per job) has no iolab equivalent; give one delay"
-                    ));
+            Param::StartDelay => {
+                match self.option("startdelay") {
+                    None => return Ok(None),
+                    Some(text) if text.contains('-') || text.contains(':') => {
+                        return Err(format!(
+                            "startdelay={text}: a range (fio draws a delay per job) has no iolab equivalent; give one delay"
+                        ));
+                    }
+                    Some(text) => ParamValue::Seconds(fio_seconds(text).ok_or_else(|| {
+                        format!("startdelay={text} is not a duration iolab reads")
+                    })?),
                 }
-                Some(text) => ParamValue::Seconds(
-                    fio_seconds(text)
-                        .ok_or_else(|| format!("startdelay={text} is not a duration iolab reads"))?,
-                ),
-            },
+            }
             Param::Loops => match self.number("loops", 1)? {
                 0 => return Err("loops=0: no pass to run".to_string()),
                 loops => ParamValue::Number(loops),
             },
             // A percentage of the file (offset=50%) depends on a length
             // iolab learns only at run time.
-            Param::Offset => match self.option("offset") {
-                None => return Ok(None),
-                Some(text) => ParamValue::Number(fio_size(text, self.kb_base).ok_or_else(|| {
-                    format!("offset={text} is not a size iolab reads (a percentage has no iolab equivalent: give bytes)")
-                })?),
-            },
+            Param::Offset | Param::OffsetIncrement => {
+                let key = param.fio_options();
+                match self.option(key) {
+                    None => return Ok(None),
+                    Some(text) => ParamValue::Number(fio_size(text, self.kb_base).ok_or_else(|| {
+                        format!("{key}={text} is not a size iolab reads (a percentage has no iolab equivalent: give bytes)")
+                    })?),
+                }
+            }
             // bs=4k or bs=4k,64k (read,write): the direction's own.
             // A range's smallest size is the grid its split starts on.
             Param::Bs if self.option("bsrange").is_some() => match self.block_range()? {

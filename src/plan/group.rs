@@ -172,11 +172,20 @@ pub enum Site<'a> {
 /// that reach it another way (a study's, a guest's).
 pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
     let (Site::Given { flag } | Site::Lun { flag }) = site else {
-        return match groups.iter().find(|group| group.workload.offset > 0) {
-            Some(group) => Err(usage!(
-                "{}--offset {} places a region in a file or device you gave (--file, --target iscsi://…); the files iolab makes start at 0",
-                in_group(group),
-                group.workload.offset
+        let placed = groups.iter().find_map(|group| {
+            let w = &group.workload;
+            [
+                ("--offset", w.offset),
+                ("--offset-increment", w.offset_increment),
+            ]
+            .into_iter()
+            .find(|(_, value)| *value > 0)
+            .map(|(flag, value)| (group, flag, value))
+        });
+        return match placed {
+            Some((group, flag, value)) => Err(usage!(
+                "{}{flag} {value} places a region in a file or device you gave (--file, --target iscsi://…); the files iolab makes start at 0",
+                in_group(group)
             )),
             None => Ok(()),
         };
@@ -238,7 +247,7 @@ fn in_group(group: &Group) -> String {
 /// The bytes of a given target a group's jobs work on.
 fn region(group: &Group) -> std::ops::Range<u64> {
     let workload = &group.workload;
-    workload.offset..workload.offset.saturating_add(workload.size)
+    workload.offset..workload.region_end()
 }
 
 /// A group's region as `bytes START..END`.

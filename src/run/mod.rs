@@ -252,10 +252,7 @@ enum Laid {
 /// The bytes a workload's jobs work on in each of its files, or in a
 /// given target (from `--offset`).
 fn region_of(workload: &Workload) -> (u64, u64) {
-    (
-        workload.offset,
-        workload.offset.saturating_add(workload.size),
-    )
+    (workload.offset, workload.region_end())
 }
 
 impl Laid {

@@ -9,7 +9,7 @@ use crate::app::{driver, guest, status};
 use crate::cli::RunArgs;
 use crate::gather::build;
 use crate::input::describe_io;
-use crate::plan::RunPlan;
+use crate::plan::{RunPlan, Workload};
 use crate::record::write::Replace;
 use crate::run::Session;
 use crate::run::signals::Interrupt;
@@ -150,7 +150,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                     .points
                     .iter()
                     .flat_map(|point| point.workloads())
-                    .map(|w| w.offset.saturating_add(w.size))
+                    .map(Workload::region_end)
                     .max()
                     .unwrap_or(0);
                 session.make_file(name, length)?;

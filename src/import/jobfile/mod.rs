@@ -270,6 +270,12 @@ pub fn translate(
             }
             // A job without a size works on the whole file, as fio's does.
             if !options.contains_key("size") && !options.contains_key("filesize") {
+                if options.contains_key("offset_increment") {
+                    return Err(usage!(
+                        "{}: [{shown}] offset_increment without size=: fio runs each job from its offset to the end of the file; iolab's jobs move one size (give size=)",
+                        at(line("offset_increment"))
+                    ));
+                }
                 let Some(length) = (given.length)(&path) else {
                     return Err(usage!(
                         "{}: [{shown}] filename={path}: no size= and the file cannot be read for its length (it must exist: iolab writes only files it makes or is given)",

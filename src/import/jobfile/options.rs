@@ -72,6 +72,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("cpus_allowed_policy", Taken::Mapped),
     ("kb_base", Taken::Mapped),
     ("nrfiles", Taken::Mapped),
+    ("offset_increment", Taken::Mapped),
     ("nfs_url", Taken::Structure),
     (
         "filename_format",

@@ -140,6 +140,13 @@ macro_rules! for_each_parameter {
             Offset offset: u64 = "offset" {
                 kind: Offset, default: Some("0"), identifies: true, fio: "offset",
             } serde(skip_serializing_if = "crate::plan::param::is_zero_bytes", default)
+            /// On a file or device you gave: how much further each job's
+            /// region starts than the job before it's (job k at --offset plus
+            /// k times this), so several jobs split it; 0: every job over the
+            /// same region.
+            OffsetIncrement offset_increment: u64 = "offset-increment" {
+                kind: Offset, default: Some("0"), identifies: true, fio: "offset_increment",
+            } serde(skip_serializing_if = "crate::plan::param::is_zero_bytes", default)
             /// Bytes per I/O.
             Bs bs: u64 = "bs" {
                 kind: Size, default: Some("4k"), identifies: true, fio: "bs",

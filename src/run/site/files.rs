@@ -39,11 +39,15 @@ impl Session {
                 )
                 .into());
             }
-            let end = workload.offset.saturating_add(workload.size);
+            let end = workload.region_end();
             if end > set.size {
-                let region = match workload.offset {
-                    0 => format!("--size {}", workload.size),
-                    offset => format!("--offset {offset} with --size {}", workload.size),
+                let region = match (workload.offset, workload.offset_increment) {
+                    (0, 0) => format!("--size {}", workload.size),
+                    (offset, 0) => format!("--offset {offset} with --size {}", workload.size),
+                    (offset, step) => format!(
+                        "--offset {offset} with --offset-increment {step} for {} jobs of --size {}",
+                        workload.jobs, workload.size
+                    ),
                 };
                 return Err(
                     usage!("{region} ends past the end of {given} ({} bytes)", set.size).into(),
@@ -54,6 +58,7 @@ impl Session {
                     ("--bs", workload.bs),
                     ("--size", workload.size),
                     ("--offset", workload.offset),
+                    ("--offset-increment", workload.offset_increment),
                 ]
                 .into_iter()
                 .find(|(_, value)| value % unit != 0);
@@ -324,7 +329,7 @@ pub(in crate::run) fn job_targets<'a>(
             // by regions, below).
             (false, _) if set.given => JobTarget {
                 file: set.files[0].as_ref(),
-                base: workload.offset,
+                base: workload.job_offset(job as u32),
             },
             (true, _) => JobTarget {
                 file: set.files[0].as_ref(),
