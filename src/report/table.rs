@@ -388,7 +388,7 @@ fn interval(stat: &Stat) -> String {
 /// one point raised keeps its own line. `--detail` and the report list
 /// each point's.
 pub fn checks_summarised(result: &ResultFile) -> String {
-    let mut kinds: Vec<(Severity, &str, Vec<(&str, &crate::record::Check)>)> = Vec::new();
+    let mut kinds: Vec<(Severity, &str, Raised<'_>)> = Vec::new();
     for point in &result.points {
         for check in &point.checks {
             match kinds
@@ -428,6 +428,9 @@ pub fn checks_summarised(result: &ResultFile) -> String {
     text.push_str("each point's checks: --detail, or the report\n");
     text
 }
+
+/// The points (by label) that raised one kind of check, each with its check.
+type Raised<'a> = Vec<(&'a str, &'a crate::record::Check)>;
 
 /// The evidence of several checks of one kind as one: the same text with
 /// its one number as a range (`shortest timed region 4.0 ms to 11.5 ms`),
