@@ -339,6 +339,9 @@ pub struct RunArgs {
     /// parses it ([`Cli::parse_line`]).
     #[arg(skip)]
     pub groups: Vec<groups::GroupArgs>,
+    /// Do not write the HTML report next to the result file.
+    #[arg(long, help_heading = heading::OUTPUT, hide_short_help = true)]
+    pub no_report: bool,
     /// Distributed runs.
     #[command(flatten)]
     pub distributed: DistributedArgs,

@@ -87,6 +87,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             Some((path, job)) => crate::app::jobfile::plan(args, path, job, file.as_deref())?,
             None => args.plan(file_len)?,
         };
+        plan.report = !args.no_report;
         if ranks.speaks() {
             args.params
                 .warnings()
@@ -110,7 +111,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         }
         Ok(plan)
     })();
-    let plan = ranks.agreed(planned)?;
+    let mut plan = ranks.agreed(planned)?;
     if args.show_plan {
         let name = args
             .job_file
@@ -124,6 +125,17 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         }
         crate::console::stdout(&text).map_err(anyhow::Error::from)?;
         return Ok(Ending::Success);
+    }
+    // A run keeps its result as sweep and quick do, its report beside.
+    // (Rank 0 writes it, as with --output.)
+    if plan.output.is_none() && ranks.speaks() {
+        let path = output::default_output("run");
+        output::create_results_dir(&path)?;
+        check_output(Some(&path), expected_result_bytes(&plan.points))?;
+        plan.output = Some(path);
+    }
+    if let (true, true, Some(path)) = (ranks.speaks(), plan.report, &plan.output) {
+        output::check_report_beside(path)?;
     }
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     let opened = match &target {
