@@ -688,3 +688,70 @@ fn a_steady_group_ends_the_pass_for_the_groups_beside_it() {
             .is_none_or(Value::is_null)
     );
 }
+
+/// The table reads groups honestly (first-afternoon issue): a group whose
+/// pass ended early says how long it ran against the point (its figures
+/// are over its own time, the combined row's over the point's), and no
+/// direction rows repeat groups that are one direction each.
+#[test]
+fn a_group_that_ended_early_says_how_long_it_ran() {
+    let dir = scratch();
+    let out = scratch();
+    // The reader does one pass of 4 MiB; the logger paces writes for 1 s.
+    let args = [
+        "run",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--size",
+        "4m",
+        "--group",
+        "reader",
+        "--op",
+        "read",
+        "--pattern",
+        "random",
+        "--bs",
+        "8k",
+        "--group",
+        "logger",
+        "--op",
+        "rewrite",
+        "--bs",
+        "4k",
+        "--rate-iops",
+        "400",
+        "--runtime",
+        "1s",
+    ];
+    let shown = iolab()
+        .current_dir(out.path())
+        .args(&args)
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let reader = text
+        .lines()
+        .find(|line| line.contains("reader: read random"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        reader.contains(" (ran ") && reader.contains(" of "),
+        "{text}"
+    );
+    assert!(
+        !text.contains("↳ read") && !text.contains("↳ write"),
+        "{text}"
+    );
+    // The run kept its result and report where run keeps them.
+    let kept = entries(&out.path().join("iolab-results"));
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(
+        kept[0].starts_with("run-") && kept[0].ends_with(".html"),
+        "{kept:?}"
+    );
+}
