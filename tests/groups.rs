@@ -725,7 +725,7 @@ fn a_group_that_ended_early_says_how_long_it_ran() {
     ];
     let shown = iolab()
         .current_dir(out.path())
-        .args(&args)
+        .args(args)
         .env("COLUMNS", "200")
         .output()
         .unwrap();
