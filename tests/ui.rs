@@ -351,3 +351,42 @@ fn every_table_fits_80_columns() {
         assert!(widest(&text) <= 80, "compare {extra:?}:\n{text}");
     }
 }
+
+/// The live line puts its figures first and the label last (a narrow
+/// terminal cuts the label, not them), with one ETA for the run and no
+/// MB/s beside the MiB/s (first-afternoon issue); `--progress always`
+/// draws it in a pipe as one line per second.
+#[test]
+fn the_live_line_shows_figures_first_and_one_eta() {
+    let out = scratch();
+    let run = iolab()
+        .current_dir(out.path())
+        .args([
+            "run",
+            "--dir",
+            out.path().to_str().unwrap(),
+            "--engine",
+            "null",
+            "--size",
+            "1m",
+            "--runtime",
+            "3s",
+            "--progress",
+            "always",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|line| line.starts_with("iolab: read ") && line.contains(" MiB/s "))
+        .unwrap_or_else(|| panic!("no line with figures first: {stderr}"));
+    assert!(line.contains(" · ETA 0:0"), "{line}");
+    assert!(line.ends_with("read seq 4KiB null"), "{line}");
+    assert!(
+        !line.contains("MB/s") && line.matches("ETA").count() == 1,
+        "{line}"
+    );
+}

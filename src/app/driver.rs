@@ -296,8 +296,11 @@ impl Listener for Announcer {
 pub(crate) struct Progress(pub indicatif::ProgressBar);
 
 impl Listener for Progress {
-    fn starting(&mut self, _index: usize, planned: &PlannedPoint) {
-        self.0.set_message(planned.label.clone());
+    fn starting(&mut self, index: usize, planned: &PlannedPoint) {
+        // The status line, when drawn, replaces this with its figures.
+        let points = self.0.length().unwrap_or(0);
+        self.0
+            .set_message(format!("[{}/{points}] {}", index + 1, planned.label));
     }
     fn around(&self, show: &mut dyn FnMut()) {
         self.0.suspend(show)

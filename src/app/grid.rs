@@ -514,11 +514,9 @@ fn progress_bar(grid: &Grid, done: usize, speaks: bool) -> indicatif::ProgressBa
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta} — {wide_msg}",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:20}] {wide_msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
     );
     bar.set_position(done as u64);
     bar.reset_eta();
@@ -607,12 +605,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     let mut journaled = journal.as_mut().map(JournalListener);
     let mut status = speaks
         .then(|| {
-            super::status::Status::start(
-                grid.progress,
-                grid.json,
-                grid.points.len(),
-                Some(&progress.0),
-            )
+            super::status::Status::start(grid.progress, grid.json, &grid.points, Some(&progress.0))
         })
         .flatten();
     // The status line stops drawing before the bar it writes on is cleared.

@@ -1,4 +1,4 @@
-//! The live status line on a terminal while points are measured: the point k of n, its phase and repetition, elapsed time and ETA, and the last interval's MiB/s (MB/s), IOPS and p99 per direction, read from `run::live` once a second.
+//! The live status line on a terminal while points are measured, figures first so that a narrow terminal cuts the label rather than them: point k of n and the share done, the last interval's MiB/s, IOPS and p99 per direction, the whole run's ETA, the phase and repetition, then the label; read from `run::live` once a second.
 //!
 //! fio's `Jobs: 1 (f=1): [r(1)][45.0%][r=270MiB/s][r=69.1k IOPS][eta 00m:33s]`
 //! is the model. The line is drawn by indicatif on stderr (a grid's
@@ -14,7 +14,7 @@ use crate::cli::ProgressMode;
 use crate::plan::PlannedPoint;
 use crate::plan::direction::Direction;
 use crate::record::ResultFile;
-use crate::report::units::{count, latency, mb_per_s, mib_per_s, significant};
+use crate::report::units::{count, latency, mib_per_s, significant};
 use crate::run::io::live::{self, Phase, Reading};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,6 +42,9 @@ struct Under {
     /// Counts the points started: the drawing thread takes a new baseline
     /// when it changes, so no point's figures carry another's I/Os.
     generation: u64,
+    /// The time-based points after this one, together, and whether any
+    /// later point's time is unknown (one pass: it ends when its bytes do).
+    later: (Duration, bool),
 }
 
 /// State shared with the drawing thread.
@@ -65,7 +68,17 @@ pub(crate) struct Status {
     shared: Arc<Shared>,
     target: Target,
     thread: Option<std::thread::JoinHandle<()>>,
-    points: usize,
+    /// Each point's timed work (ramps and runtimes of all its
+    /// repetitions), when it is time-based.
+    times: Vec<Option<Duration>>,
+}
+
+/// A point's timed work: its repetitions' ramps and runtimes, when it is
+/// time-based (`None`: a pass ends when its bytes do).
+fn timed_work(point: &PlannedPoint) -> Option<Duration> {
+    let workload = point.workload();
+    let each = Duration::from_secs_f64(workload.runtime_s? + workload.ramp_s);
+    Some(each.saturating_mul(workload.repeat + workload.warmup))
 }
 
 impl Status {
@@ -75,7 +88,7 @@ impl Status {
     pub(crate) fn start(
         mode: ProgressMode,
         json: bool,
-        points: usize,
+        points: &[PlannedPoint],
         bar: Option<&indicatif::ProgressBar>,
     ) -> Option<Status> {
         let terminal = std::io::stderr().is_terminal();
@@ -100,7 +113,7 @@ impl Status {
             shared,
             target,
             thread: Some(thread),
-            points,
+            times: points.iter().map(timed_work).collect(),
         })
     }
 
@@ -133,11 +146,16 @@ impl Listener for Status {
         let workload = planned.workload();
         let mut under = self.shared.under.lock().unwrap_or_else(|e| e.into_inner());
         let generation = under.generation + 1;
+        let later = self.times.get(index + 1..).unwrap_or_default();
         *under = Under {
             generation,
+            later: (
+                later.iter().flatten().sum(),
+                later.iter().any(Option::is_none),
+            ),
             label: planned.label.clone(),
             number: index + 1,
-            points: self.points,
+            points: self.times.len(),
             repetitions: u64::from(workload.repeat + workload.warmup),
             repetition_time: workload
                 .runtime_s
@@ -212,8 +230,11 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
     }
 }
 
-/// The line: `[2/8] SEQ1M Q8 read · measuring, repetition 1 of 3 · read
-/// 270 MiB/s (283 MB/s), 270 IOPS, p99 1.23 ms · ETA 0:33`.
+/// The line: `[2/8 12%] read 270 MiB/s 270 IOPS p99 1.23 ms · ETA 0:33 ·
+/// measuring, repetition 1 of 3 · SEQ1M Q8 read` — figures first, the
+/// label last, where a narrow terminal cuts it. The ETA is the whole
+/// run's: this point's timed work left and the time-based points after
+/// it; `≥` when a point's time is unknown (one pass ends with its bytes).
 /// `elapsed` is the time since `before`; `timed` the point's time in ramps
 /// and timed regions so far.
 fn status_line(
@@ -223,14 +244,7 @@ fn status_line(
     (elapsed, timed): (Duration, Duration),
 ) -> String {
     let mut parts = Vec::new();
-    if under.points > 1 {
-        parts.push(format!(
-            "[{}/{}] {}",
-            under.number, under.points, under.label
-        ));
-    } else {
-        parts.push(under.label.clone());
-    }
+    let mut figures = Vec::new();
     let phase = now.phase.unwrap_or(Phase::Idle);
     let mut doing = phase.name().to_string();
     if phase == Phase::LayingOut && under.layout_bytes > 0 {
@@ -247,7 +261,6 @@ fn status_line(
             now.repetition, under.repetitions
         ));
     }
-    parts.push(doing);
     let seconds = elapsed.as_secs_f64().max(1e-3);
     for direction in Direction::ALL {
         let d = direction.index();
@@ -256,27 +269,39 @@ fn status_line(
             continue;
         }
         let bps = now.bytes[d].saturating_sub(before.bytes[d]) as f64 / seconds;
-        let mut figures = format!(
-            "{} {} MiB/s ({} MB/s), {} IOPS",
+        let mut these = format!(
+            "{} {} MiB/s {} IOPS",
             direction.name(),
             significant(mib_per_s(bps)),
-            significant(mb_per_s(bps)),
             count(ops as f64 / seconds)
         );
         if now.p99_ns[d] > 0 {
-            figures.push_str(&format!(", p99 {}", latency(now.p99_ns[d] as f64)));
+            these.push_str(&format!(" p99 {}", latency(now.p99_ns[d] as f64)));
         }
-        parts.push(figures);
+        figures.push(these);
     }
-    if let Some(each) = under.repetition_time {
-        let total = each.saturating_mul(under.repetitions.max(1) as u32);
-        let left = total.saturating_sub(timed);
+    if under.points > 1 {
+        let done = (under.number - 1) as f64 / under.points as f64 * 100.0;
+        parts.push(format!("[{}/{} {done:.0}%]", under.number, under.points));
+    }
+    parts.extend(figures);
+    // This point's timed work left, then the time-based points after it.
+    let this = under.repetition_time.map(|each| {
+        each.saturating_mul(under.repetitions.max(1) as u32)
+            .saturating_sub(timed)
+    });
+    let (later, unknown) = under.later;
+    if this.is_some() || later > Duration::ZERO {
+        let left = this.unwrap_or_default() + later;
+        let bound = if this.is_none() || unknown { "≥" } else { "" };
         parts.push(format!(
-            "ETA {}:{:02}",
+            "ETA {bound}{}:{:02}",
             left.as_secs() / 60,
             left.as_secs() % 60
         ));
     }
+    parts.push(doing);
+    parts.push(under.label.clone());
     parts.join(" · ")
 }
 
@@ -295,6 +320,8 @@ mod tests {
             layout_bytes: 1 << 30,
             laid_out_before: 0,
             generation: 1,
+            // Two time-based points after this one, 40 s in all.
+            later: (Duration::from_secs(40), false),
         };
         let before = Reading::default();
         let mut now = Reading {
@@ -312,8 +339,8 @@ mod tests {
             (Duration::from_secs(1), Duration::from_secs(12)),
         );
         assert!(
-            line == "[2/8] RND4K Q32 read · measuring, repetition 2 of 3 · read 270 MiB/s (283 MB/s), 69.1k IOPS, p99 1.23 ms · ETA 0:18",
-            "30 s of timed work, 12 s done: {line}"
+            line == "[2/8 12%] · read 270 MiB/s 69.1k IOPS p99 1.23 ms · ETA 0:58 · measuring, repetition 2 of 3 · RND4K Q32 read",
+            "30 s of timed work, 12 s done, 40 s after it; figures first: {line}"
         );
         assert!(
             !line.contains("write"),
@@ -331,5 +358,17 @@ mod tests {
             line.contains("laying out 50% of 1.00 GiB") && !line.contains("MiB/s"),
             "{line}"
         );
+        // A later point of one pass: its time is unknown, the ETA a bound.
+        let under = Under {
+            later: (Duration::from_secs(40), true),
+            ..under
+        };
+        let line = status_line(
+            &under,
+            &before,
+            &now,
+            (Duration::from_secs(1), Duration::from_secs(12)),
+        );
+        assert!(line.contains("ETA ≥0:58"), "{line}");
     }
 }

@@ -280,7 +280,7 @@ pub(crate) fn execute(
         .clone()
         .map(|path| driver::ResultWriter::new(path, Replace::Never, Duration::ZERO));
     let mut status = speaks
-        .then(|| status::Status::start(plan.progress, plan.json, plan.points.len(), None))
+        .then(|| status::Status::start(plan.progress, plan.json, &plan.points, None))
         .flatten();
     let mut listeners: Vec<&mut dyn driver::Listener> = Vec::new();
     match status.as_mut() {
