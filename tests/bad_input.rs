@@ -794,6 +794,7 @@ fn arguments_that_are_not_utf8_are_used_as_paths_or_refused_by_name() {
             "run".as_ref(),
             "--engine".as_ref(),
             "null".as_ref(),
+            "--no-report".as_ref(),
             "--dir".as_ref(),
             odd.as_os_str(),
             "-o".as_ref(),

@@ -257,9 +257,17 @@ fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
     // so the run may also fit. Either way: no panic, no hang, no abort, no
     // file left; and when it does not fit, status 1 and one line saying why.
     let dir = scratch();
+    // Where the run keeps its result: not the source tree.
+    let cwd = scratch();
+    std::fs::set_permissions(
+        cwd.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
     let binary = assert_cmd::cargo::cargo_bin("iolab");
     let script = format!(
-        "ulimit -v 320000 && exec {} run --jobs 64 --size 1m --dir {}",
+        "cd {} && ulimit -v 320000 && exec {} run --jobs 64 --size 1m --dir {}",
+        cwd.path().display(),
         binary.display(),
         dir.path().display()
     );
@@ -288,8 +296,15 @@ fn a_thread_the_kernel_refuses_ends_the_run_cleanly() {
         std::os::unix::fs::PermissionsExt::from_mode(0o777),
     )
     .unwrap();
+    let cwd = scratch();
+    std::fs::set_permissions(
+        cwd.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
     let script = format!(
-        "ulimit -u 20 && exec {} run --jobs 64 --size 64k --dir {}",
+        "cd {} && ulimit -u 20 && exec {} run --jobs 64 --size 64k --dir {}",
+        cwd.path().display(),
         binary.display(),
         open.path().display()
     );
@@ -646,7 +661,9 @@ fn unsaved_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
     let dir = scratch();
     // `--json > /dev/full`, the table to /dev/full, and `>&-`: no --output,
-    // so the measurement would be lost. It is kept, and the line says where.
+    // and a run keeps its result in iolab-results/ all the same: the line
+    // says where (and nothing else is written there: the report comes
+    // after the table).
     let binary = assert_cmd::cargo::cargo_bin("iolab");
     let run = format!(
         "{} run --engine null --size 1m --dir {}",
@@ -674,13 +691,14 @@ fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
         assert_eq!(output.status.code(), Some(1), "{shell}: {stderr}");
         assert_eq!(crate::util::message_lines(&stderr), 1, "{shell}: {stderr}");
         assert!(
-            stderr.contains(what)
-                && stderr.contains("the result is kept in iolab-results/unsaved-"),
+            stderr.contains(what) && stderr.contains("the result is in iolab-results/run-"),
             "{shell}: {stderr}"
         );
-        let kept = unsaved_in(cwd.path());
-        assert_eq!(kept.len(), 1, "{shell}");
-        check_consistency(&read_result(&kept[0]));
+        let kept = entries(&cwd.path().join("iolab-results"));
+        assert_eq!(kept.len(), 1, "{shell}: {kept:?}");
+        check_consistency(&read_result(
+            &cwd.path().join("iolab-results").join(&kept[0]),
+        ));
     }
     // With --output the file holds it: the line says so, and nothing else is written.
     let cwd = scratch();

@@ -228,8 +228,15 @@ fn check_protocol(lab: &NetLab, protocol: &Protocol, url: &str) {
     );
     assert_eq!(
         entries(cwd.path()),
-        ["job.json", "read.json", "write.json"],
-        "{name}: only the results here"
+        [
+            "job.html",
+            "job.json",
+            "read.html",
+            "read.json",
+            "write.html",
+            "write.json"
+        ],
+        "{name}: only the results and their reports here"
     );
 }
 

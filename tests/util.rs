@@ -4,9 +4,25 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// A command running the iolab binary built for these tests.
+/// A command running the iolab binary built for these tests, in a working
+/// directory of this test process's own: what a command keeps without
+/// `--output` (`iolab-results/`) goes there, never into the source tree.
+/// A test that needs another sets its own.
 pub fn iolab() -> Command {
-    Command::cargo_bin("iolab").expect("the iolab binary is built")
+    let mut command = Command::cargo_bin("iolab").expect("the iolab binary is built");
+    command.current_dir(working_dir());
+    command
+}
+
+/// `target/tmp/iolab-cwd-<pid>`, made on first use.
+fn working_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("iolab-cwd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a working directory for the tests");
+        dir
+    })
 }
 
 /// Writes one file in `dir` with `iolab run --op write --keep` and the
@@ -102,7 +118,12 @@ pub fn engines_that(
 /// Runs iolab with `args` plus `--output` into `out_dir`, expects success,
 /// and returns the validated, consistency-checked result file.
 pub fn run_ok<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S], out_dir: &Path) -> Value {
-    let output = out_dir.join(format!("result-{}.json", entries(out_dir).len()));
+    // Numbered by the results already there (a run's report lies beside each).
+    let results = entries(out_dir)
+        .iter()
+        .filter(|name| name.ends_with(".json"))
+        .count();
+    let output = out_dir.join(format!("result-{results}.json"));
     let assert = iolab().args(args).arg("--output").arg(&output).assert();
     let out = assert.get_output();
     assert!(
@@ -633,12 +654,15 @@ pub fn check_mixed_requests(repetition: &Value, ops: u64, bs: u64, names: [&str;
 
 /// The lines of an error on stderr that say what is wrong: clap's tips and
 /// usage line, which follow a refused argument on lines of their own, are
-/// advice and not counted (a refusal is one such line).
+/// advice and not counted (a refusal is one such line), nor is where the
+/// report of a run that failed was written.
 pub fn message_lines(stderr: &str) -> usize {
     stderr
         .trim_end()
         .lines()
         .filter(|line| !line.starts_with("  tip: ") && !line.starts_with("  Usage: "))
+        // Where a run that failed kept its result's report is no message.
+        .filter(|line| !line.starts_with("iolab: report "))
         .count()
 }
 

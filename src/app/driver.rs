@@ -339,6 +339,9 @@ impl ResultWriter {
 
     /// Writes `result` now.
     pub(crate) fn write(&mut self, result: &ResultFile) -> Result<(), AppError> {
+        // `iolab-results/` is made with the first result it keeps, so a
+        // run refused before measuring leaves nothing.
+        super::output::create_results_dir(&self.path)?;
         super::output::write_result(&self.path, result, self.replace)?;
         // From now on the file there is this run's own.
         self.replace = Replace::Own;

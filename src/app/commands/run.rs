@@ -126,14 +126,6 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         crate::console::stdout(&text).map_err(anyhow::Error::from)?;
         return Ok(Ending::Success);
     }
-    // A run keeps its result as sweep and quick do, its report beside.
-    // (Rank 0 writes it, as with --output.)
-    if plan.output.is_none() && ranks.speaks() {
-        let path = output::default_output("run");
-        output::create_results_dir(&path)?;
-        check_output(Some(&path), expected_result_bytes(&plan.points))?;
-        plan.output = Some(path);
-    }
     if let (true, true, Some(path)) = (ranks.speaks(), plan.report, &plan.output) {
         output::check_report_beside(path)?;
     }
@@ -191,6 +183,12 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     }
     if file.is_none() {
         session.remove_dead_runs();
+    }
+    // A run keeps its result as sweep and quick do, its report beside
+    // (rank 0 writes it, as with --output; `iolab-results/` is made with
+    // the first result kept, so a run refused on the way leaves nothing).
+    if plan.output.is_none() && ranks.speaks() {
+        plan.output = Some(output::default_output("run"));
     }
     execute(&plan, &mut session, &interrupt, command, &ranks)
 }
@@ -272,7 +270,13 @@ pub(crate) fn execute(
     );
     result.distributed = ranks.record(session.dir().path());
     if let (true, Some(output)) = (speaks, &plan.output) {
-        output::remove_dead_temporaries(output);
+        let dir = output
+            .parent()
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if dir.is_dir() {
+            output::remove_dead_temporaries(output);
+        }
     }
     let mut announcer = driver::Announcer;
     let mut writer = plan
@@ -311,7 +315,9 @@ pub(crate) fn execute(
         json: plan.json,
         detail: plan.detail,
         output: plan.output.clone().filter(|_| !result.points.is_empty()),
-        report: plan.report,
+        // A report of nothing measured (a run called off before any I/O)
+        // has nothing to chart.
+        report: plan.report && result.points.iter().any(|p| p.measured().next().is_some()),
         after_table: None,
     };
     driver::finish(&mut [&mut presenter], &result)?;
