@@ -251,15 +251,17 @@ pub(super) fn check_random_map(
     options: &Map<String, Value>,
 ) -> Result<(), String> {
     let mapped = workload.pattern == crate::plan::Pattern::Random;
-    match (
-        workload.bssplit.is_some() && mapped,
-        option(options, "bssplit"),
-    ) {
-        (true, Some(split)) => Err(format!(
-            "bssplit={split} on a random pattern with fio's random map: fio skips what the map covered and makes fewer I/Os than iolab's draws; add norandommap=1 (then both draw every I/O)"
-        )),
-        _ => Ok(()),
+    if workload.bssplit.is_none() || !mapped {
+        return Ok(());
     }
+    // A split from bssplit, or from a range of sizes (bsrange).
+    let (key, sizes) = match option(options, "bssplit") {
+        Some(split) => ("bssplit", split),
+        None => ("bsrange", option(options, "bsrange").unwrap_or_default()),
+    };
+    Err(format!(
+        "{key}={sizes} on a random pattern with fio's random map: fio skips what the map covered and makes fewer I/Os than iolab's draws; add norandommap=1 (then both draw every I/O)"
+    ))
 }
 
 /// Why `wait_for=waited` of job `index` cannot be run in file order: a job

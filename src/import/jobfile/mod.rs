@@ -373,8 +373,14 @@ pub fn translate(
         {
             workload.op = crate::plan::Op::Write;
         }
-        check_random_map(&workload, &options)
-            .map_err(|why| usage!("{}: [{shown}] {why}", at(line("bssplit"))))?;
+        check_random_map(&workload, &options).map_err(|why| {
+            let key = if options.contains_key("bssplit") {
+                "bssplit"
+            } else {
+                "bsrange"
+            };
+            usage!("{}: [{shown}] {why}", at(line(key)))
+        })?;
         if let Some(method) = option(&options, "verify") {
             workload.verify = verification(method, rw, &options).map_err(|why| {
                 usage!("{}: [{shown}] verify={method}: {why}", at(line("verify")))
@@ -641,6 +647,10 @@ mod tests {
                 "line 6: [b] filename=g: iolab runs a job file's jobs on one file, and line 3 gives f",
             ),
             ("[j]\nsize=50%\n", "line 2: [j] size=50% is not a size"),
+            (
+                "[j]\nsize=1m\nrw=randread\nbsrange=4k-16k\n",
+                "line 4: [j] bsrange=4k-16k on a random pattern with fio's random map",
+            ),
             (
                 "[j]\nsize=1m\nrw=randread:8\n",
                 "line 3: [j] rw=randread:8: fio makes 8 I/Os in a row",
