@@ -14,13 +14,17 @@ pub fn iolab() -> Command {
     command
 }
 
-/// `target/tmp/iolab-cwd-<pid>`, made on first use.
+/// `target/tmp/iolab-cwd-<pid>`, made on first use and made this test
+/// process's own working directory too, so that the programs tests start
+/// themselves (through bash, strace, a lab's namespace) keep nothing in
+/// the source tree either. Tests name files by absolute paths.
 fn working_dir() -> &'static Path {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("iolab-cwd-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a working directory for the tests");
+        std::env::set_current_dir(&dir).expect("the tests' working directory");
         dir
     })
 }
@@ -46,6 +50,7 @@ pub fn write_and_keep(dir: &Path, extra: &[&str]) -> (PathBuf, Value) {
 
 /// A fresh directory on the project's disk (not /tmp, which may be tmpfs).
 pub fn scratch() -> tempfile::TempDir {
+    working_dir();
     tempfile::Builder::new()
         .prefix("iolab-test-")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
