@@ -316,8 +316,6 @@ fn row(point: &Point) -> Vec<String> {
     cells
 }
 
-/// Whether a point of groups holds a tree's group beside files' groups:
-/// its combined operations would add items to I/Os.
 /// Whether a point's groups each move one direction, no two the same: its
 /// direction rows would repeat the groups' rows.
 fn split_by_direction(point: &Point) -> bool {
@@ -351,6 +349,8 @@ fn own_time(point: &Point, group: &Point) -> String {
     }
 }
 
+/// Whether a point of groups holds a tree's group beside files' groups:
+/// its combined operations would add items to I/Os.
 fn mixes_items_and_io(point: &Point) -> bool {
     point.groups.iter().any(|g| g.workload.items.is_some())
         && point.groups.iter().any(|g| g.workload.items.is_none())
@@ -421,19 +421,22 @@ fn interval(stat: &Stat) -> String {
     }
 }
 
-/// The checks of every point, one line per kind raised by several points
-/// (its count, the range of its figure when the evidence differs only in
-/// one number, and the fix its message gives), most serious first; a kind
-/// one point raised keeps its own line. `--detail` and the report list
-/// each point's.
+/// The checks of every point, one line per kind several points raised
+/// with the same message (its count, the range of its figure when the
+/// evidence differs only in one number, and the fix the message gives),
+/// most serious first; a kind one point raised keeps its own line.
+/// `--detail` and the report list each point's.
 pub fn checks_summarised(result: &ResultFile) -> String {
     let mut kinds: Vec<(Severity, &str, Raised<'_>)> = Vec::new();
     for point in &result.points {
         for check in &point.checks {
-            match kinds
-                .iter_mut()
-                .find(|(severity, code, _)| *severity == check.severity && *code == check.code)
-            {
+            // The same message too: one that names a point's own group or
+            // figures is not another point's.
+            match kinds.iter_mut().find(|(severity, code, raised)| {
+                *severity == check.severity
+                    && *code == check.code
+                    && raised[0].1.message == check.message
+            }) {
                 Some((_, _, raised)) => raised.push((&point.label, check)),
                 None => kinds.push((check.severity, &check.code, vec![(&point.label, check)])),
             }
