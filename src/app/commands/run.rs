@@ -111,7 +111,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         }
         Ok(plan)
     })();
-    let mut plan = ranks.agreed(planned)?;
+    let plan = ranks.agreed(planned)?;
     if args.show_plan {
         let name = args
             .job_file
@@ -183,12 +183,6 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     }
     if file.is_none() {
         session.remove_dead_runs();
-    }
-    // A run keeps its result as sweep and quick do, its report beside
-    // (rank 0 writes it, as with --output; `iolab-results/` is made with
-    // the first result kept, so a run refused on the way leaves nothing).
-    if plan.output.is_none() && ranks.speaks() {
-        plan.output = Some(output::default_output("run"));
     }
     execute(&plan, &mut session, &interrupt, command, &ranks)
 }
@@ -269,7 +263,17 @@ pub(crate) fn execute(
             .any(crate::plan::Workload::uses_page_cache),
     );
     result.distributed = ranks.record(session.dir().path());
-    if let (true, Some(output)) = (speaks, &plan.output) {
+    // A run keeps its result as sweep and quick do, its report beside
+    // (rank 0 writes it, as with --output): `iolab-results/` is made with
+    // the first result kept, and a run that measured nothing keeps none
+    // there (it said why on stderr), so a run refused on the way or called
+    // off before any I/O leaves nothing.
+    let by_default = speaks && plan.output.is_none();
+    let output_path = plan
+        .output
+        .clone()
+        .or_else(|| by_default.then(|| output::default_output("run")));
+    if let (true, Some(output)) = (speaks, &output_path) {
         let dir = output
             .parent()
             .filter(|dir| !dir.as_os_str().is_empty())
@@ -279,10 +283,11 @@ pub(crate) fn execute(
         }
     }
     let mut announcer = driver::Announcer;
-    let mut writer = plan
-        .output
-        .clone()
-        .map(|path| driver::ResultWriter::new(path, Replace::Never, Duration::ZERO));
+    let mut writer = output_path.clone().map(|path| {
+        let mut writer = driver::ResultWriter::new(path, Replace::Never, Duration::ZERO);
+        writer.measured_only = by_default;
+        writer
+    });
     let mut status = speaks
         .then(|| status::Status::start(plan.progress, plan.json, &plan.points, None))
         .flatten();
@@ -314,7 +319,13 @@ pub(crate) fn execute(
     let mut presenter = driver::Presenter {
         json: plan.json,
         detail: plan.detail,
-        output: plan.output.clone().filter(|_| !result.points.is_empty()),
+        output: output_path.filter(|_| {
+            if by_default {
+                result.points.iter().any(|p| p.measured().next().is_some())
+            } else {
+                !result.points.is_empty()
+            }
+        }),
         // A report of nothing measured (a run called off before any I/O)
         // has nothing to chart.
         report: plan.report && result.points.iter().any(|p| p.measured().next().is_some()),
