@@ -323,9 +323,6 @@ pub(crate) struct ResultWriter {
     pub replace: Replace,
     /// The least time between two rewrites.
     pub every: Duration,
-    /// Writes only a result with a measured repetition (a run's default
-    /// file: one called off before any I/O keeps nothing).
-    pub measured_only: bool,
     last: Option<Instant>,
 }
 
@@ -336,16 +333,12 @@ impl ResultWriter {
             path,
             replace,
             every,
-            measured_only: false,
             last: None,
         }
     }
 
     /// Writes `result` now.
     pub(crate) fn write(&mut self, result: &ResultFile) -> Result<(), AppError> {
-        if self.measured_only && !result.points.iter().any(|p| p.measured().next().is_some()) {
-            return Ok(());
-        }
         // `iolab-results/` is made with the first result it keeps, so a
         // run refused before measuring leaves nothing.
         super::output::create_results_dir(&self.path)?;

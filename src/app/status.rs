@@ -230,9 +230,10 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
     }
 }
 
-/// The line: `[2/8 12%] read 270 MiB/s 270 IOPS p99 1.23 ms · ETA 0:33 ·
-/// measuring, repetition 1 of 3 · SEQ1M Q8 read` — figures first, the
-/// label last, where a narrow terminal cuts it. The ETA is the whole
+/// The line: `[2/8 12%] · read 270 MiB/s 270 IOPS p99 1.23 ms · ETA 0:33
+/// · measuring, repetition 1 of 3 · SEQ1M Q8 read` — figures first, the
+/// label last, where a narrow terminal cuts it (indicatif truncates the
+/// message to the terminal's width). The ETA is the whole
 /// run's: this point's timed work left and the time-based points after
 /// it; `≥` when a point's time is unknown (one pass ends with its bytes).
 /// `elapsed` is the time since `before`; `timed` the point's time in ramps

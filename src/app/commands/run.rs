@@ -263,31 +263,14 @@ pub(crate) fn execute(
             .any(crate::plan::Workload::uses_page_cache),
     );
     result.distributed = ranks.record(session.dir().path());
-    // A run keeps its result as sweep and quick do, its report beside
-    // (rank 0 writes it, as with --output): `iolab-results/` is made with
-    // the first result kept, and a run that measured nothing keeps none
-    // there (it said why on stderr), so a run refused on the way or called
-    // off before any I/O leaves nothing.
-    let by_default = speaks && plan.output.is_none();
-    let output_path = plan
-        .output
-        .clone()
-        .or_else(|| by_default.then(|| output::default_output("run")));
-    if let (true, Some(output)) = (speaks, &output_path) {
-        let dir = output
-            .parent()
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if dir.is_dir() {
-            output::remove_dead_temporaries(output);
-        }
+    if let (true, Some(output)) = (speaks, &plan.output) {
+        output::remove_dead_temporaries(output);
     }
     let mut announcer = driver::Announcer;
-    let mut writer = output_path.clone().map(|path| {
-        let mut writer = driver::ResultWriter::new(path, Replace::Never, Duration::ZERO);
-        writer.measured_only = by_default;
-        writer
-    });
+    let mut writer = plan
+        .output
+        .clone()
+        .map(|path| driver::ResultWriter::new(path, Replace::Never, Duration::ZERO));
     let mut status = speaks
         .then(|| status::Status::start(plan.progress, plan.json, &plan.points, None))
         .flatten();
@@ -316,19 +299,28 @@ pub(crate) fn execute(
     // The writer wrote the result at every point kept: nothing is left for
     // it, and a run stopped before its first point leaves no file (nor
     // says it wrote one).
+    // Without --output a run keeps its result as sweep and quick do, in
+    // `iolab-results/` (made then), written once its points are done and
+    // only when something was measured: nothing is prepared for it while
+    // the points run, and a run called off before any I/O keeps nothing
+    // there (it said why on stderr; --output records the failure).
+    let measured = result.points.iter().any(|p| p.measured().next().is_some());
+    let output = match &plan.output {
+        Some(path) => Some(path.clone()).filter(|_| !result.points.is_empty()),
+        None if measured => {
+            let path = output::default_output("run");
+            driver::ResultWriter::new(path.clone(), Replace::Never, Duration::ZERO)
+                .write(&result)?;
+            Some(path)
+        }
+        None => None,
+    };
     let mut presenter = driver::Presenter {
         json: plan.json,
         detail: plan.detail,
-        output: output_path.filter(|_| {
-            if by_default {
-                result.points.iter().any(|p| p.measured().next().is_some())
-            } else {
-                !result.points.is_empty()
-            }
-        }),
-        // A report of nothing measured (a run called off before any I/O)
-        // has nothing to chart.
-        report: plan.report && result.points.iter().any(|p| p.measured().next().is_some()),
+        output,
+        // A report of nothing measured has nothing to chart.
+        report: plan.report && measured,
         after_table: None,
     };
     driver::finish(&mut [&mut presenter], &result)?;
