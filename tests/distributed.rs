@@ -274,7 +274,8 @@ mod with_mpi {
         // Each rank checked its own region: 64 blocks each, none bad.
         assert_eq!(u64_at(&repetition["verify"], "blocks"), 3 * 64);
         assert_eq!(u64_at(&repetition["verify"], "bad_blocks"), 0);
-        assert_eq!(entries(dir.path()), ["shared.json"]);
+        // The result and its report: every rank removed its files.
+        assert_eq!(entries(dir.path()), ["shared.html", "shared.json"]);
     }
 
     /// A point of groups over three ranks (issue "One shape of point"): a
@@ -429,7 +430,7 @@ mod with_mpi {
         assert_eq!(series_writes, writes, "every rank's writes in the series");
         assert_eq!(u64_at(&repetition["verify"], "blocks"), 3 * 1024);
         assert_eq!(u64_at(&repetition["verify"], "bad_blocks"), 0);
-        assert_eq!(entries(dir.path()), ["mix.json"]);
+        assert_eq!(entries(dir.path()), ["mix.html", "mix.json"]);
     }
 
     /// A knee search past its knee stops on every rank at the same point:
