@@ -1075,8 +1075,9 @@ fn offset_increment_gives_each_job_its_own_region_as_fio_does() {
     let result_path = out.path().join("r.json");
     let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
     command
-        // A file per thread (`-ff`): no call is cut by another thread's.
-        .args(["-ff", "-qq", "-e", "trace=pread64", "-o"])
+        // A file per thread (`-ff`): no call is cut by another thread's;
+        // no data shown (`-s 0`), which could hold ", " and split the args.
+        .args(["-ff", "-qq", "-s", "0", "-e", "trace=pread64", "-o"])
         .arg(&trace)
         .arg(assert_cmd::cargo::cargo_bin("iolab"))
         .arg("run")
