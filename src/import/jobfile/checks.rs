@@ -2,7 +2,7 @@
 
 use super::options::{OPTIONS, Taken};
 use super::text::{Line, Section};
-use crate::import::file_engine::{FILE_ENGINE_OPTIONS, FILE_ENGINES};
+use crate::import::file_engine::FILE_ENGINE_OPTIONS;
 use crate::import::{option, truthy};
 use crate::plan::group::Group;
 use serde_json::{Map, Value};
@@ -88,7 +88,7 @@ pub(super) fn check_files(
     line_of: &std::collections::HashMap<String, usize>,
 ) -> Result<(), (&'static str, String)> {
     let engine = option(options, "ioengine").unwrap_or("psync");
-    if let Some((_, op)) = FILE_ENGINES.iter().find(|(name, _)| *name == engine) {
+    if let Some(op) = crate::import::file_engine::op_of(engine) {
         let shaped = |key: &str| {
             OPTIONS
                 .iter()

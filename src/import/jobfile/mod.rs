@@ -7,7 +7,6 @@ mod checks;
 mod options;
 mod text;
 
-use super::file_engine::FILE_ENGINES;
 use super::units::fio_size;
 use super::{option, workload};
 use crate::plan::UsageError;
@@ -96,9 +95,7 @@ pub fn translate(
             let known = crate::plan::EngineKind::ALL
                 .into_iter()
                 .any(|engine| engine.fio_names().contains(&name))
-                || FILE_ENGINES
-                    .iter()
-                    .any(|(file_engine, _)| *file_engine == name);
+                || super::file_engine::op_of(name).is_some();
             if !known {
                 return Err(usage!(
                     "{}: [{}] ioengine={name} has no iolab equivalent; {}",
