@@ -783,7 +783,7 @@ fn a_result_the_output_file_system_cannot_take_at_the_end_is_kept_and_named() {
 
 #[test]
 fn an_nfs_server_killed_mid_run_fails_the_repetition_naming_the_url() {
-    let Some(lab) = crate::mounts::NetLab::start("16M") else {
+    let Some(lab) = crate::lab::NetLab::start("16M") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -825,7 +825,7 @@ fn an_nfs_server_killed_mid_run_fails_the_repetition_naming_the_url() {
 
 #[test]
 fn an_iscsi_target_killed_mid_run_fails_the_repetition_naming_the_url() {
-    let Some(lab) = crate::mounts::NetLab::start("64M") else {
+    let Some(lab) = crate::lab::NetLab::start("64M") else {
         return;
     };
     if let Err(reason) = iolab::engine::iscsi::libiscsi::available() {

@@ -1,6 +1,7 @@
 //! The studies' own stacks inside a real TCG guest on netlab's tap: Radkov et al.'s Table 4 through the guest kernel's NFS v3 client (async and sync mounts) and ext3 on its iSCSI initiator, Varlyakov's LVM layer, and the refusals of an unreachable server and a LUN that holds someone's file system. Counts are asserted, never times.
 
-use crate::mounts::{NetLab, have};
+use crate::lab::NetLab;
+use crate::mounts::have;
 use crate::util::{iolab, read_result, scratch};
 use serde_json::Value;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! The iscsi engine against a real target: `scripts/netlab`'s tgtd, in a network namespace of its own.
 
-use crate::mounts::NetLab;
+use crate::lab::NetLab;
 use crate::util::{
     MIX_70_30, check_codes, check_mixed_requests, first_point, read_result, scratch,
     validate_schema,
@@ -8,9 +8,10 @@ use crate::util::{
 use serde_json::{Value, json};
 use std::path::Path;
 
-/// Starts netlab with a LUN of `size`, or `None` (and why) when it cannot run here.
-fn lab(size: &str) -> Option<NetLab> {
-    let lab = NetLab::start(size)?;
+/// A lease named `name` on the shared lab with a LUN of `size`, or `None`
+/// (and why) when it cannot run here.
+fn lab(name: &str, size: &str) -> Option<NetLab> {
+    let lab = NetLab::shared(name, size)?;
     if let Err(reason) = iolab::engine::iscsi::libiscsi::available() {
         crate::skip!("{reason}");
         return None;
@@ -54,7 +55,7 @@ fn pdus(network: &Value, direction: &str) -> Vec<(String, u64, u64)> {
 
 #[test]
 fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() {
-    let Some(lab) = lab("64M") else {
+    let Some(lab) = lab("engine", "64M") else {
         return;
     };
     let cwd = scratch();
@@ -254,7 +255,7 @@ fn the_iscsi_engine_writes_and_reads_a_lun_with_every_command_and_pdu_counted() 
 
 #[test]
 fn a_lun_is_written_only_with_consent_and_never_over_a_signature() {
-    let Some(lab) = lab("32M") else {
+    let Some(lab) = lab("consent", "32M") else {
         return;
     };
     let cwd = scratch();
@@ -303,21 +304,21 @@ fn a_lun_is_written_only_with_consent_and_never_over_a_signature() {
 
 #[test]
 fn bad_iscsi_targets_are_refused_with_the_url_named() {
-    let Some(lab) = lab("16M") else {
+    let Some(lab) = lab("bad-targets", "16M") else {
         return;
     };
     let cwd = scratch();
     let lun = lab.iscsi.as_str();
-    let wrong_iqn = lun.replace("netlab/1", "nosuch/1");
-    let wrong_lun = lun.replace("netlab/1", "netlab/7");
-    let controller = lun.replace("netlab/1", "netlab/0");
-    let no_lun = lun.trim_end_matches("/1").to_string();
+    // The lease's LUN is one of several on the shared target; LUN 250 none.
+    let (target, number) = lun.rsplit_once('/').unwrap();
+    let wrong_iqn = format!("{}/{number}", target.replace("netlab", "nosuch"));
+    let wrong_lun = format!("{target}/250");
+    let controller = format!("{target}/0");
+    let no_lun = target.to_string();
+    let wrong_iqn_refused = format!("log in to iqn.2026-11.org.iolab:nosuch LUN {number}");
     for (args, expected) in [
-        (
-            vec!["--target", &wrong_iqn],
-            "log in to iqn.2026-11.org.iolab:nosuch LUN 1",
-        ),
-        (vec!["--target", &wrong_lun], "LUN 7"),
+        (vec!["--target", &wrong_iqn], wrong_iqn_refused.as_str()),
+        (vec!["--target", &wrong_lun], "LUN 250"),
         // tgtd's LUN 0 is the target's controller, not a disk.
         (
             vec!["--target", &controller],
@@ -386,7 +387,7 @@ fn bad_iscsi_targets_are_refused_with_the_url_named() {
 
 #[test]
 fn table_4_runs_on_nfs_and_iscsi_and_compare_sets_them_side_by_side() {
-    let Some(lab) = lab("64M") else {
+    let Some(lab) = lab("table-4", "64M") else {
         return;
     };
     let cwd = scratch();
@@ -481,7 +482,7 @@ fn table_4_runs_on_nfs_and_iscsi_and_compare_sets_them_side_by_side() {
 
 #[test]
 fn with_the_servers_storage_on_this_machine_cold_reads_are_cold_and_counted() {
-    let Some(lab) = lab("32M") else {
+    let Some(lab) = lab("cold", "32M") else {
         return;
     };
     let cwd = scratch();
@@ -549,7 +550,7 @@ fn with_the_servers_storage_on_this_machine_cold_reads_are_cold_and_counted() {
 /// provisioning (LBPME 0) is refused before any I/O.
 #[test]
 fn trims_of_a_lun_are_unmaps_with_consent_only() {
-    let Some(lab) = lab("32M") else {
+    let Some(lab) = lab("trims", "32M") else {
         return;
     };
     let cwd = scratch();
@@ -600,6 +601,7 @@ fn trims_of_a_lun_are_unmaps_with_consent_only() {
 
     // Without logical block provisioning, UNMAP is refused by the LUN:
     // iolab says so before any I/O.
+    let number = lab.lun_number().to_string();
     lab.tgtadm(&[
         "--op",
         "update",
@@ -608,7 +610,7 @@ fn trims_of_a_lun_are_unmaps_with_consent_only() {
         "--tid",
         "1",
         "--lun",
-        "1",
+        &number,
         "--params",
         "thin_provisioning=0",
     ]);
@@ -625,7 +627,7 @@ fn trims_of_a_lun_are_unmaps_with_consent_only() {
 /// "Nothing lost, nothing harmed, round 3", item 2).
 #[test]
 fn a_file_system_made_on_a_consented_lun_during_a_sweep_stops_it() {
-    let Some(lab) = lab("64M") else {
+    let Some(lab) = lab("mkfs", "64M") else {
         return;
     };
     if !crate::mounts::have("mkfs.ext4") {
@@ -685,7 +687,7 @@ fn a_file_system_made_on_a_consented_lun_during_a_sweep_stops_it() {
 /// (issue "Nothing lost, nothing harmed, round 3", item 3).
 #[test]
 fn a_server_path_that_is_not_the_luns_backing_file_is_never_touched() {
-    let Some(lab) = lab("16M") else {
+    let Some(lab) = lab("server-path", "16M") else {
         return;
     };
     let cwd = scratch();
@@ -752,7 +754,7 @@ fn a_server_path_that_is_not_the_luns_backing_file_is_never_touched() {
 /// sectors each stamped with its own offset, and the rest as it was.
 #[test]
 fn groups_share_a_lun_in_disjoint_regions() {
-    let Some(lab) = lab("32M") else {
+    let Some(lab) = lab("groups", "32M") else {
         return;
     };
     const MIB: usize = 1 << 20;

@@ -1,6 +1,6 @@
 //! `scripts/netlab`: the NFSv3 server and iSCSI target the network engines are tested against, in a namespace of their own.
 
-use crate::mounts::NetLab;
+use crate::lab::NetLab;
 
 #[test]
 fn netlab_serves_nfs_v3_and_iscsi_inside_its_namespace_and_leaves_nothing() {
@@ -126,7 +126,7 @@ fn the_nfs_engine_writes_and_reads_through_the_export_with_every_rpc_counted() {
     use iolab::plan::direction::{Direction, DirectionMix};
     use iolab::run::io::queued::run_queued;
     use iolab::run::io::recorder::JobMemory;
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("engine") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -137,9 +137,10 @@ fn the_nfs_engine_writes_and_reads_through_the_export_with_every_rpc_counted() {
     let url = NfsUrl::parse(&lab.nfs).unwrap();
     let (writes, reads, commits) = inside(&lab, || {
         let context = Context::connect(&url).unwrap();
+        // ganesha lets a directory inside its export be mounted itself.
         assert_eq!(
             (context.export.as_str(), context.dir.as_str()),
-            ("/export", "")
+            ("/export/engine", "")
         );
         let path = context.path_of("engine.dat");
         let file = context.create_new(&path).unwrap();
@@ -200,7 +201,7 @@ fn iolab_inside(lab: &NetLab, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("run") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -247,7 +248,7 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
         point["target"]["files"][0]
             .as_str()
             .unwrap()
-            .starts_with("nfs://127.0.0.1/export/iolab-")
+            .starts_with(&format!("{}/iolab-", lab.nfs_dir()))
     );
     let repetition = &point["repetitions"][0];
     assert_eq!(
@@ -358,7 +359,7 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
 
 #[test]
 fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("bad-targets") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -367,6 +368,7 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
     }
     let cwd = crate::util::scratch();
     std::fs::write(lab.export.join("afile"), "a file, not a directory").unwrap();
+    let afile = format!("{}/afile", lab.nfs_dir());
     let long = format!("nfs://127.0.0.1/export/{}?version=3", "a".repeat(100_000));
     let etc = format!("{}&server_path=/etc", lab.nfs);
     for (args, expected) in [
@@ -381,8 +383,8 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
             "/export/%2e%2e is not a directory on the export",
         ),
         (
-            vec!["--target", "nfs://127.0.0.1/export/afile"],
-            "/export/afile on the export is a file, not a directory",
+            vec!["--target", afile.as_str()],
+            "/bad-targets/afile on the export is a file, not a directory",
         ),
         (
             vec!["--target", long.as_str()],
@@ -467,7 +469,7 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
 
 #[test]
 fn the_table_4_preset_runs_on_the_nfs_export_with_the_clients_own_counts() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("table-4") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -530,7 +532,7 @@ fn the_table_4_preset_runs_on_the_nfs_export_with_the_clients_own_counts() {
 
 #[test]
 fn a_run_killed_on_the_export_is_cleaned_up_by_the_next_run_from_this_host() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("killed-run") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -583,7 +585,7 @@ fn a_run_killed_on_the_export_is_cleaned_up_by_the_next_run_from_this_host() {
 /// is checked before REMOVE (issue "Nothing lost, nothing harmed, round 3", item 1).
 #[test]
 fn a_file_put_in_place_of_the_scratch_file_on_the_server_is_left_alone() {
-    let Some(lab) = NetLab::with_nfs("16M") else {
+    let Some(lab) = NetLab::with_nfs(NetLab::shared_export("planted-file")) else {
         return;
     };
     let cwd = crate::util::scratch();
@@ -676,7 +678,7 @@ fn dead_owner_tag() -> String {
 #[test]
 fn dead_runs_on_an_export_lose_only_the_files_their_markers_name() {
     use std::os::unix::fs::MetadataExt;
-    let Some(lab) = NetLab::with_nfs("16M") else {
+    let Some(lab) = NetLab::with_nfs(NetLab::shared_export("dead-runs")) else {
         return;
     };
     let export = &lab.export;
@@ -730,11 +732,11 @@ fn dead_runs_on_an_export_lose_only_the_files_their_markers_name() {
         "iolab-bbbb2222-0.dat",
         "iolab-bbbb2222.owner",
     ] {
-        let shown = format!("nfs://127.0.0.1/export/{name},");
+        let shown = format!("{}/{name},", lab.nfs_dir());
         assert!(stderr.contains(&shown), "{shown} named: {stderr}");
     }
     assert!(
-        stderr.contains("left nfs://127.0.0.1/export/iolab-aaaa1111-1.dat"),
+        stderr.contains(&format!("left {}/iolab-aaaa1111-1.dat", lab.nfs_dir())),
         "{stderr}"
     );
 }
@@ -744,7 +746,7 @@ fn dead_runs_on_an_export_lose_only_the_files_their_markers_name() {
 /// stat one LOOKUP by its directory's handle), nothing left on the export.
 #[test]
 fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("tree") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -868,12 +870,11 @@ fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
         .unwrap()["count"]
         .clone();
     assert_eq!(creates, 20, "one CREATE per create");
-    // An iSCSI LUN has no files: refused in one line.
+    // An iSCSI LUN has no files: refused in one line, before logging in.
+    let lun = "iscsi://127.0.0.1:3260/iqn.2026-11.org.iolab:netlab/1";
     let refused = iolab_inside(
         &lab,
-        &[
-            "run", "--target", &lab.iscsi, "--op", "create", "--items", "5",
-        ],
+        &["run", "--target", lun, "--op", "create", "--items", "5"],
     );
     assert_eq!(refused.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&refused.stderr);
@@ -904,7 +905,7 @@ fn killed_while_creating(
 
 #[test]
 fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("killed-tree") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -938,7 +939,7 @@ fn a_tree_killed_on_the_export_is_removed_by_the_next_run() {
 
 #[test]
 fn groups_on_an_nfs_export_count_each_groups_rpcs_and_leave_nothing() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("groups") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -1045,7 +1046,7 @@ fn assert_victim_intact(victim: &std::path::Path) {
 /// keeps every file.
 #[test]
 fn a_link_planted_in_a_tree_on_the_export_is_removed_never_followed() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared_export("planted-link") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {

@@ -7,7 +7,7 @@
 //! nothing behind. What only one protocol does (NFS's RPCs, iSCSI's PDUs,
 //! a LUN's signature check) stays in `netlab.rs` and `iscsi.rs`.
 
-use crate::mounts::NetLab;
+use crate::lab::NetLab;
 use crate::util::{check_consistency, entries, first_point, read_result, scratch, validate_schema};
 use iolab::net::{PROTOCOLS, Protocol};
 use iolab::plan::EngineKind;
@@ -242,7 +242,7 @@ fn check_protocol(lab: &NetLab, protocol: &Protocol, url: &str) {
 
 #[test]
 fn every_protocol_in_the_registry_passes_the_same_checks() {
-    let Some(lab) = NetLab::start("16M") else {
+    let Some(lab) = NetLab::shared("protocols", "16M") else {
         return;
     };
     let mut checked = Vec::new();

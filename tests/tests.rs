@@ -1,7 +1,8 @@
 //! Integration tests: they drive the `iolab` binary as a user would.
 //! All modules compile into this one test binary; helpers live in `util`,
-//! real mounts for root tests in `mounts`.
+//! real mounts for root tests in `mounts`, the NFS/iSCSI lab in `lab`.
 
+mod lab;
 mod mounts;
 mod util;
 
