@@ -196,8 +196,8 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
             "line 3: [j] bsrange=4096-65536: fio draws 16 sizes from it",
         ),
         (
-            "[j]\nsize=1m\nio_submit_mode=offload\n",
-            "line 3: io_submit_mode=offload: each iolab job submits its own I/O",
+            "[j]\nsize=1m\nio_submit_mode=later\n",
+            "line 3: io_submit_mode=later: fio takes inline or offload, not later",
         ),
         (
             "[j]\nsize=1m\nioengine=splice\n",
@@ -500,6 +500,12 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
         (
             "time-based-0",
             "[a]\nioengine=null\nsize=8m\nruntime=2\ntime_based=0\nrw=read\n",
+        ),
+        // A paced job whose submission fio offloads (fio's
+        // poisson-rate-submission.fio, smaller): the same I/Os.
+        (
+            "offload",
+            "[a]\nioengine=null\nsize=256k\nrw=randread\niodepth=8\nio_submit_mode=offload\nrate_iops=400\nrate_process=poisson\n",
         ),
         // Passes one after another, sequential and random.
         ("loops", "[a]\nioengine=null\nsize=8m\nrw=read\nloops=3\n"),
