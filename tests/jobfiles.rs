@@ -1136,3 +1136,69 @@ fn offset_increment_gives_each_job_its_own_region_as_fio_does() {
     assert_eq!(regions, [0, 2 << 20, 4 << 20, 6 << 20], "{by_thread:?}");
     assert_eq!(std::fs::read(&file).unwrap(), content);
 }
+
+/// A log's lines as (time ms, value, direction), each checked to have the
+/// five fields of fio 3.33's logs.
+fn log_lines(path: &Path) -> Vec<(u64, u64, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|line| {
+            let fields: Vec<u64> = line.split(", ").map(|f| f.parse().unwrap()).collect();
+            assert_eq!(fields.len(), 5, "fio's five fields: {line}");
+            (fields[0], fields[1], fields[2])
+        })
+        .collect()
+}
+
+/// `write_bw_log` and `write_iops_log` with `log_avg_msec` give logs in
+/// fio's format beside the result — a line per window and direction, in the
+/// columns fio 3.33 writes for the same job file — whose windows add up to
+/// what the result counted.
+#[test]
+fn log_keys_write_fio_format_logs_beside_the_result() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let text = "[mixed]\nioengine=null\nsize=64m\nrw=randrw\ntime_based\nruntime=1\n\
+                write_bw_log=m\nwrite_iops_log=m\nlog_avg_msec=200\n";
+    let (fio_dir, out) = (scratch(), scratch());
+    let job = write_job(out.path(), "logs.fio", text, out.path());
+    // fio writes its logs in its working directory.
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.current_dir(fio_dir.path())
+            .arg(&job)
+            .arg("--output-format=terse");
+        fio
+    }));
+    let fio_log = log_lines(&fio_dir.path().join("m_iops.1.log"));
+    let result = run_ok(&["run", job.to_str().unwrap()], out.path());
+    let repetition = &first_point(&result)["repetitions"][0];
+    for (suffix, total) in [("bw", "bytes"), ("iops", "ops")] {
+        let ours = log_lines(&out.path().join(format!("result-0.m_{suffix}.r1.log")));
+        // Both directions in every window, as fio logs them.
+        let directions = |log: &[(u64, u64, u64)]| {
+            let mut seen: Vec<u64> = log.iter().map(|l| l.2).collect();
+            seen.dedup();
+            seen.sort_unstable();
+            seen.dedup();
+            seen
+        };
+        assert_eq!(directions(&ours), directions(&fio_log), "{suffix}");
+        let windows: Vec<u64> = ours.iter().map(|l| l.0).collect();
+        assert_eq!(windows[..2], [200, 200], "{windows:?}");
+        assert!((8..=10).contains(&ours.len()), "{ours:?}");
+        // A window's rate times its 0.2 s is what it counted.
+        let unit = if suffix == "bw" { 1024.0 } else { 1.0 };
+        let logged: f64 = ours.iter().map(|l| l.1 as f64 * 0.2 * unit).sum();
+        let counted = repetition[total].as_u64().unwrap() as f64;
+        assert!(
+            (logged / counted - 1.0).abs() < 0.01,
+            "{suffix}: the log's windows hold {logged}, the result {counted}"
+        );
+    }
+    // A second run never writes over the first's logs: its own names.
+    run_ok(&["run", job.to_str().unwrap()], out.path());
+    assert!(out.path().join("result-1.m_bw.r1.log").exists());
+}

@@ -2,6 +2,7 @@
 
 use crate::app::error::AppError;
 use crate::cli::RunArgs;
+use crate::import::jobfile::logs::Placed;
 use crate::import::jobfile::{Facts, Given, JobFile, translate};
 use crate::plan::group::Group;
 use crate::plan::param::Value;
@@ -161,7 +162,7 @@ pub fn plan(
     path: &Path,
     job: JobFile,
     file: Option<&Path>,
-) -> Result<RunPlan, AppError> {
+) -> Result<(RunPlan, Vec<Placed>), AppError> {
     let shown = path.display().to_string();
     let stem = path
         .file_stem()
@@ -169,12 +170,35 @@ pub fn plan(
     let stem = crate::console::neutralize(&stem);
     let phases = job.phases.len();
     let mut points = Vec::new();
+    let mut placed = Vec::new();
     for (index, phase) in job.phases.into_iter().enumerate() {
+        // A log's window (fio's log_avg_msec) is its point's interval:
+        // iolab's series have one interval per point.
+        let mut windows = job.logs.iter().filter(|log| {
+            log.window_ms.is_some() && phase.iter().any(|group| group.name == log.group)
+        });
+        let window = windows.next();
+        if let (Some(first), Some(other)) = (
+            window,
+            windows.find(|log| log.window_ms != window.and_then(|w| w.window_ms)),
+        ) {
+            return Err(usage!(
+                "{shown}: [{}] and [{}] run at once with log_avg_msec {} and {}: iolab's series have one interval for the jobs that run together",
+                first.group,
+                other.group,
+                first.window_ms.unwrap_or_default(),
+                other.window_ms.unwrap_or_default()
+            )
+            .into());
+        }
+        let interval_s = window
+            .and_then(|log| log.window_ms)
+            .map_or(args.interval.as_secs_f64(), |ms| ms as f64 / 1000.0);
         let groups: Vec<Group> = phase
             .into_iter()
             .map(|mut group| {
                 args.repetitions.policy().apply(&mut group.workload);
-                group.workload.interval_s = args.interval.as_secs_f64();
+                group.workload.interval_s = interval_s;
                 group
             })
             .collect();
@@ -185,6 +209,18 @@ pub fn plan(
             (None, 1) => format!("{stem}: {}", names.join(" + ")),
             (None, _) => format!("{stem} phase {}: {}", index + 1, names.join(" + ")),
         };
+        for (position, group) in groups.iter().enumerate() {
+            placed.extend(
+                job.logs
+                    .iter()
+                    .filter(|log| log.group == group.name)
+                    .map(|log| Placed {
+                        point: label.clone(),
+                        group: position,
+                        log: log.clone(),
+                    }),
+            );
+        }
         points.push(PlannedPoint {
             label,
             round: None,
@@ -209,7 +245,7 @@ pub fn plan(
             .directory
             .map_or_else(|| args.dir.clone(), PathBuf::from),
     };
-    Ok(args.plan_points(dir, points, file)?)
+    Ok((args.plan_points(dir, points, file)?, placed))
 }
 
 /// `plan` as a study file `iolab study` runs the same points from: one

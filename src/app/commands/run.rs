@@ -29,6 +29,8 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let mut new_file = false;
     // A job file's network target (fio's `nfs_url=`, `filename=iscsi://…`).
     let mut job_target: Option<String> = None;
+    // The logs in fio's format a job file asks for, written beside the result.
+    let mut fio_logs = Vec::new();
     let planned = (|| -> Result<RunPlan, AppError> {
         let job = match &args.job_file {
             Some(path) => {
@@ -84,7 +86,11 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             None => None,
         };
         let mut plan = match job {
-            Some((path, job)) => crate::app::jobfile::plan(args, path, job, file.as_deref())?,
+            Some((path, job)) => {
+                let (plan, placed) = crate::app::jobfile::plan(args, path, job, file.as_deref())?;
+                fio_logs = placed;
+                plan
+            }
             None => args.plan(file_len)?,
         };
         plan.report = !args.no_report;
@@ -184,7 +190,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     if file.is_none() {
         session.remove_dead_runs();
     }
-    execute(&plan, &mut session, &interrupt, command, &ranks)
+    execute(&plan, &mut session, &interrupt, command, &ranks, &fio_logs)
 }
 
 /// Checks `--destroy-data` against what `--file` names: a write test on a
@@ -252,6 +258,7 @@ pub(crate) fn execute(
     interrupt: &Interrupt,
     command: Vec<String>,
     ranks: &Ranks,
+    fio_logs: &[crate::import::jobfile::logs::Placed],
 ) -> Result<Ending, AppError> {
     let speaks = ranks.speaks();
     let mut result = build::new_result_file(
@@ -315,6 +322,13 @@ pub(crate) fn execute(
         }
         None => None,
     };
+    if let (false, Some(path)) = (fio_logs.is_empty(), &output) {
+        for log in crate::import::jobfile::logs::write(&result, fio_logs, path)
+            .map_err(anyhow::Error::from)?
+        {
+            crate::say!("iolab: fio log {}", log.display());
+        }
+    }
     let mut presenter = driver::Presenter {
         json: plan.json,
         detail: plan.detail,

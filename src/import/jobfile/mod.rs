@@ -4,6 +4,7 @@
 //! them: one point of groups per phase, in file order.
 
 mod checks;
+pub mod logs;
 mod options;
 mod text;
 
@@ -39,6 +40,8 @@ pub struct JobFile {
     pub target: Option<String>,
     /// What was read and has no effect, one line each (`thread`, …).
     pub notes: Vec<String>,
+    /// The logs in fio's format its sections ask for (`write_bw_log` …).
+    pub logs: Vec<logs::FioLog>,
 }
 
 /// The file the command line gives a job file (`--file`, fio's
@@ -167,6 +170,7 @@ pub fn translate(
     }
     let mut phases: Vec<Vec<Group>> = Vec::new();
     let mut names: Vec<String> = Vec::new();
+    let mut fio_logs = Vec::new();
     let mut directory: Option<(String, usize)> = None;
     // The one given file: its path and where it was named (0: --file).
     let mut filename: Option<(String, usize)> = None;
@@ -403,6 +407,12 @@ pub fn translate(
             phases.push(Vec::new());
         }
         let name = group_name(shown, &names);
+        let asked = logs::read(&options, &name)
+            .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
+        if let Some(note) = logs::note(&asked).filter(|note| !notes.contains(note)) {
+            notes.push(note);
+        }
+        fio_logs.extend(asked);
         names.push(name.clone());
         phases
             .last_mut()
@@ -420,6 +430,7 @@ pub fn translate(
         filename: filename.map(|(path, _)| path),
         target: target.and_then(|(url, _)| url),
         notes,
+        logs: fio_logs,
     })
 }
 

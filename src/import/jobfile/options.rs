@@ -19,7 +19,7 @@ const EVERY_LATENCY: &str = "iolab measures every I/O's latency";
 /// Why fio's percentile choices change nothing here.
 const WHOLE_HISTOGRAM: &str = "iolab keeps the whole latency histogram";
 /// Why fio's per-interval logs are not written.
-const OWN_SERIES: &str = "iolab records its own series per --interval in the result file; fio's log files are not written";
+const OWN_LATENCY: &str = "iolab's series keep each interval's median, 99th percentile and largest latency, and each repetition its whole histogram, in the result file; fio's mean latency log is not written";
 /// Why fio's flow control is refused.
 const FLOW: &str = "fio's flow control between jobs has no iolab equivalent";
 
@@ -149,22 +149,19 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
             "iolab does not end a job that runs below a rate (fio fails it); the figures show its rate",
         ),
     ),
-    ("write_bw_log", Taken::NoEffect(OWN_SERIES)),
-    ("write_iops_log", Taken::NoEffect(OWN_SERIES)),
-    ("write_lat_log", Taken::NoEffect(OWN_SERIES)),
+    ("write_bw_log", Taken::Mapped),
+    ("write_iops_log", Taken::Mapped),
+    ("write_lat_log", Taken::NoEffect(OWN_LATENCY)),
     (
         "write_hist_log",
         Taken::NoEffect(
             "iolab keeps each repetition's whole latency histogram in the result file; fio's log files are not written",
         ),
     ),
-    (
-        "log_avg_msec",
-        Taken::NoEffect("iolab's series interval is --interval (1 s by default)"),
-    ),
+    ("log_avg_msec", Taken::Mapped),
     (
         "per_job_logs",
-        Taken::NoEffect("fio's log files are not written"),
+        Taken::NoEffect("iolab's fio-format logs hold each section's jobs together"),
     ),
     (
         "zonemode",

@@ -1,0 +1,259 @@
+//! fio's log keys in a job file (`write_bw_log`, `write_iops_log`,
+//! `log_avg_msec` …) read into the logs iolab writes in fio's format from
+//! its own per-interval series once the run is done (`report::fio_log`).
+
+use crate::record::{Point, ResultFile};
+use serde_json::{Map, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A log a job file's section asks for, written from iolab's series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioLog {
+    /// The section's group, as the plan names it.
+    pub group: String,
+    /// fio's prefix, its last path component: the log is `PREFIX_bw.log`.
+    pub prefix: String,
+    /// Which figure each line holds.
+    pub kind: LogKind,
+    /// `log_avg_msec`: the width of each line's window, ms (iolab's
+    /// interval for the group); `None`: iolab's `--interval`.
+    pub window_ms: Option<u64>,
+}
+
+/// The figure of a log's lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    /// KiB/s over the window (`write_bw_log`, `_bw.log`).
+    Bandwidth,
+    /// I/Os per second over the window (`write_iops_log`, `_iops.log`).
+    Iops,
+}
+
+impl LogKind {
+    /// The part of the file name fio gives it.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            LogKind::Bandwidth => "bw",
+            LogKind::Iops => "iops",
+        }
+    }
+}
+
+/// The logs section `group` asks for (its options with `[global]`'s); the
+/// error names the key and why.
+pub fn read(
+    options: &Map<String, Value>,
+    group: &str,
+) -> Result<Vec<FioLog>, (&'static str, String)> {
+    let text = |key: &str| options.get(key).and_then(Value::as_str);
+    let window_ms = match text("log_avg_msec") {
+        None | Some("0") => None,
+        Some(ms) => match ms.parse::<u64>() {
+            Ok(ms) if ms >= 10 => Some(ms),
+            _ => {
+                return Err((
+                    "log_avg_msec",
+                    format!("log_avg_msec={ms}: iolab's series take whole milliseconds from 10 on"),
+                ));
+            }
+        },
+    };
+    let mut logs = Vec::new();
+    for (key, kind) in [
+        ("write_bw_log", LogKind::Bandwidth),
+        ("write_iops_log", LogKind::Iops),
+    ] {
+        let Some(value) = text(key) else { continue };
+        // A key without a value (read as "1") is named after the job, as fio does.
+        let prefix = match value {
+            "1" | "" => group,
+            value => value.rsplit('/').next().unwrap_or(value),
+        };
+        if prefix.is_empty() || prefix.starts_with('.') || prefix.chars().any(char::is_control) {
+            return Err((key, format!("{key}={value}: not a file name iolab writes")));
+        }
+        logs.push(FioLog {
+            group: group.to_string(),
+            prefix: prefix.to_string(),
+            kind,
+            window_ms,
+        });
+    }
+    Ok(logs)
+}
+
+/// The note a section's `logs` leave: what is written, where, and how it
+/// differs from fio's; `None` without logs.
+pub fn note(logs: &[FioLog]) -> Option<String> {
+    let window_ms = logs.first()?.window_ms;
+    Some(format!(
+        "{}: written beside the result in fio's format from iolab's series: one line per {} window for each direction, all of a section's jobs together (fio writes one log per job{}), named RESULT.PREFIX_bw.rN.log for repetition N",
+        logs.iter()
+            .map(|l| format!("write_{}_log", l.kind.suffix()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        window_ms.map_or("--interval".to_string(), |ms| format!("{ms} ms")),
+        if window_ms.is_none() {
+            ", and one line per I/O without log_avg_msec"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// A log as the plan places it: the point (by label) and which of its
+/// groups the log's section became.
+#[derive(Clone, Debug)]
+pub struct Placed {
+    /// The point's label.
+    pub point: String,
+    /// Its group's position in the point.
+    pub group: usize,
+    /// What the section asked for.
+    pub log: FioLog,
+}
+
+/// Writes each placed log of `result`'s measured repetitions beside
+/// `result_path` (`RESULT.PREFIX_bw.rN.log`), never over a file that is
+/// there; the paths written.
+pub fn write(
+    result: &ResultFile,
+    placed: &[Placed],
+    result_path: &Path,
+) -> std::io::Result<Vec<PathBuf>> {
+    let stem = result_path.with_extension("");
+    let mut written = Vec::new();
+    for placed in placed {
+        let Some(point) = result.points.iter().find(|p| p.label == placed.point) else {
+            continue;
+        };
+        let group = match point.groups.get(placed.group) {
+            Some(group) => group,
+            None if placed.group == 0 => point,
+            None => continue,
+        };
+        for (number, repetition) in group.measured().enumerate() {
+            let Some(text) = lines(group, repetition, placed.log.kind) else {
+                continue;
+            };
+            let mut name = stem.as_os_str().to_owned();
+            name.push(format!(
+                ".{}_{}.r{}.log",
+                placed.log.prefix,
+                placed.log.kind.suffix(),
+                number + 1
+            ));
+            let path = PathBuf::from(name);
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .and_then(|mut file| file.write_all(text.as_bytes()))
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+/// A repetition's series as fio's log lines (fio 3.33: `time, value,
+/// direction, 0, 0`, time in ms at the window's end): a line per interval
+/// and direction, the last interval as long as the timed region lasted
+/// when that is at least half a window;
+/// `None` for a metadata op, whose I/Os have no direction.
+fn lines(group: &Point, repetition: &crate::record::Repetition, kind: LogKind) -> Option<String> {
+    if group.workload.op.is_metadata() {
+        return None;
+    }
+    let width_s = repetition
+        .series_interval_s
+        .unwrap_or(group.workload.interval_s);
+    let end_s = repetition
+        .elapsed_ns
+        .map_or(f64::INFINITY, |ns| ns as f64 / 1e9);
+    let sole = group.workload.directions().sole();
+    let mut text = String::new();
+    for interval in &repetition.series {
+        let end = (interval.start_s + width_s).min(end_s);
+        let seconds = end - interval.start_s;
+        // The sliver after the last whole window is no window (fio drops it).
+        if seconds < width_s / 2.0 {
+            continue;
+        }
+        let parts: Vec<(usize, u64, u64)> = match (interval.directions.is_empty(), sole) {
+            (true, Some(direction)) => vec![(direction.index(), interval.bytes, interval.ops)],
+            _ => interval
+                .directions
+                .iter()
+                .map(|d| (d.direction.index(), d.bytes, d.ops))
+                .collect(),
+        };
+        for (direction, bytes, ops) in parts {
+            let value = match kind {
+                LogKind::Bandwidth => bytes as f64 / 1024.0 / seconds,
+                LogKind::Iops => ops as f64 / seconds,
+            };
+            text.push_str(&format!(
+                "{}, {}, {direction}, 0, 0\n",
+                (end * 1000.0).round() as u64,
+                value.round() as u64
+            ));
+        }
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(pairs: &[(&str, &str)]) -> Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+            .collect()
+    }
+
+    #[test]
+    fn each_log_key_is_a_log_named_by_its_prefix_or_the_job() {
+        let logs = read(
+            &options(&[
+                ("write_bw_log", "/tmp/x"),
+                ("write_iops_log", "1"),
+                ("log_avg_msec", "500"),
+            ]),
+            "seq",
+        )
+        .unwrap();
+        assert_eq!(
+            logs.iter()
+                .map(|l| (l.prefix.as_str(), l.kind, l.window_ms))
+                .collect::<Vec<_>>(),
+            [
+                ("x", LogKind::Bandwidth, Some(500)),
+                ("seq", LogKind::Iops, Some(500))
+            ]
+        );
+        assert!(note(&logs).unwrap().contains("500 ms window"));
+        assert!(read(&options(&[]), "seq").unwrap().is_empty());
+    }
+
+    #[test]
+    fn windows_and_prefixes_iolab_cannot_keep_are_refused() {
+        for (pairs, key) in [
+            (
+                &[("write_bw_log", "x"), ("log_avg_msec", "5")][..],
+                "log_avg_msec",
+            ),
+            (
+                &[("write_bw_log", "x"), ("log_avg_msec", "often")][..],
+                "log_avg_msec",
+            ),
+            (&[("write_bw_log", "/tmp/")][..], "write_bw_log"),
+            (&[("write_iops_log", "..")][..], "write_iops_log"),
+        ] {
+            assert_eq!(read(&options(pairs), "j").unwrap_err().0, key, "{pairs:?}");
+        }
+    }
+}
