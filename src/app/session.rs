@@ -99,10 +99,17 @@ pub(crate) fn keep_point(
             }
         }
     }
+    // Checked again below against the host's environment; the guest's
+    // own findings (check/guest.rs) are kept.
+    let in_guest = point.workload.machine == crate::plan::Machine::Guest;
     let guest_checks: Vec<_> = point
         .checks
         .into_iter()
-        .filter(|c| matches!(c.code.as_str(), "emulated-cpu" | "host-cache-under-guest"))
+        .filter(|c| {
+            in_guest
+                && ["emulated-cpu", "host-cache-under-guest", "slow-clock"]
+                    .contains(&c.code.as_str())
+        })
         .collect();
     summarize_and_check(existing, environment)?;
     existing.checks.extend(guest_checks);

@@ -1,4 +1,4 @@
-//! The checks of a point measured in a guest: `emulated-cpu` when QEMU emulated the CPU (its timings measure the emulator), `host-cache-under-guest` when the image's cache mode lets the host's page cache serve a guest's cold reads.
+//! The checks of a point measured in a guest: `emulated-cpu` when QEMU emulated the CPU (its timings measure the emulator), `host-cache-under-guest` when the image's cache mode lets the host's page cache serve a guest's cold reads, `slow-clock` by the guest's own clock.
 
 use super::Findings;
 use crate::plan::Machine;
@@ -41,6 +41,9 @@ pub fn checks(point: &mut Point, guest: &GuestRecord) {
             "the guest evicted its own cache before reading, but the image goes through the host's page cache: a cold read in the guest may be served from the host's memory, not the device; --guest cache=none reads the device".to_string(),
             format!("--guest cache={}", guest.spec.cache.name()),
         );
+    }
+    if let Some(environment) = guest.environment.as_deref() {
+        super::clock::checks(point, environment, &mut found);
     }
     point.checks.extend(found.0);
 }

@@ -6,6 +6,7 @@
 
 mod across;
 mod cache;
+mod clock;
 mod device;
 pub mod guest;
 mod hot_set;
@@ -74,6 +75,10 @@ pub fn check(
     timing_checks(point, &mut found);
     if let Some(environment) = environment {
         ceiling_checks(point, environment, &mut found);
+        // A guest's I/O is timed by the guest's clock: check/guest.rs.
+        if point.workload.machine != crate::plan::Machine::Guest {
+            clock::checks(point, environment, &mut found);
+        }
     }
     found.0
 }
@@ -334,6 +339,45 @@ mod tests {
             .unwrap()
             .extend(extra.as_object().unwrap().clone());
         serde_json::from_value(e).unwrap()
+    }
+
+    #[test]
+    fn a_slow_clock_is_named_with_its_share_of_the_latency() {
+        let latency = |mean: f64| {
+            json!({"latency_ns": {"count": 1, "min": 1, "max": 1, "mean": mean, "stdev": 0.0,
+                                  "percentiles": [], "histogram": ""}})
+        };
+        let hpet = environment(json!({"clocksource": "hpet", "clock_read_ns": 740.0}));
+        // 1.48 µs of a 10 µs mean: a warning, with the share.
+        let found = check(&point(json!({}), json!({}), latency(10_000.0)), Some(&hpet));
+        let slow = found
+            .iter()
+            .find(|c| c.code == "slow-clock")
+            .expect("raised");
+        assert_eq!(slow.severity, Severity::Warning);
+        assert!(
+            slow.message.contains("0.74 µs") && slow.message.contains("14.8%"),
+            "{}",
+            slow.message
+        );
+        assert!(slow.message.contains("hpet"), "{}", slow.message);
+        // Of a 1 ms mean it is information.
+        let found = check(
+            &point(json!({}), json!({}), latency(1_000_000.0)),
+            Some(&hpet),
+        );
+        assert_eq!(
+            found
+                .iter()
+                .find(|c| c.code == "slow-clock")
+                .unwrap()
+                .severity,
+            Severity::Info
+        );
+        // A TSC's read says nothing.
+        let tsc = environment(json!({"clocksource": "tsc", "clock_read_ns": 22.0}));
+        let found = check(&point(json!({}), json!({}), latency(10_000.0)), Some(&tsc));
+        assert!(found.iter().all(|c| c.code != "slow-clock"), "{found:?}");
     }
 
     /// The evidence of the finding `code`, which must have been raised.

@@ -37,6 +37,7 @@ pub fn environment_of(path: Option<&Path>, measure_memcpy: bool) -> Environment 
         clocksource: read_attribute(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
         )),
+        clock_read_ns: Some(crate::probe::clock_cost::read_cost_ns()),
         proactive_reclaim: reclaim::damon_pageout(Path::new("/sys")),
         virtualization: Virtualization {
             hypervisor: detection.hypervisor,

@@ -399,6 +399,7 @@ fn unknown_machine(version: &str, shown: &str, hostname: Option<&str>) -> Enviro
         memory_bytes: 0,
         memcpy_bps: None,
         clocksource: None,
+        clock_read_ns: None,
         proactive_reclaim: Vec::new(),
         virtualization: Virtualization {
             hypervisor: None,

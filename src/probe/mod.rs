@@ -4,6 +4,7 @@
 
 pub mod blkid;
 pub mod cgroup;
+pub mod clock_cost;
 pub mod cpu;
 pub mod diskstats;
 pub mod environment;

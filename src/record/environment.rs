@@ -36,6 +36,10 @@ pub struct Environment {
     /// The kernel's clock source (`tsc`, `kvm-clock`, `hpet`…).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub clocksource: Option<String>,
+    /// What one read of the clock iolab times I/Os with costs, ns (the
+    /// least of five batches of reads); it is read twice per I/O.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub clock_read_ns: Option<f64>,
     /// Agents that page out memory the kernel judges cold (DAMON `pageout`
     /// schemes), in words; empty when none is active. They evict cached file
     /// data with memory to spare, so page-cache figures may include device reads.

@@ -40,8 +40,11 @@ pub fn render(tool: &Tool, env: &Environment) -> String {
             env.memory_bytes
         ),
         format!(
-            "clock source:   {}",
-            env.clocksource.as_deref().unwrap_or("unknown")
+            "clock source:   {}{}",
+            env.clocksource.as_deref().unwrap_or("unknown"),
+            env.clock_read_ns
+                .map(|ns| format!(" ({ns:.0} ns a read; iolab reads it twice per I/O)"))
+                .unwrap_or_default()
         ),
     ];
     lines.push(format!(
