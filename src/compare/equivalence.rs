@@ -167,7 +167,7 @@ fn mean_var(values: &[f64]) -> Option<(f64, f64)> {
 }
 
 /// The rounds both points have measured repetitions in.
-fn common_rounds(base: &Point, other: &Point) -> Vec<u32> {
+pub(super) fn common_rounds(base: &Point, other: &Point) -> Vec<u32> {
     let rounds = |p: &Point| {
         let mut r: Vec<u32> = p.measured().filter_map(|r| r.round).collect();
         r.sort_unstable();
@@ -182,7 +182,7 @@ fn common_rounds(base: &Point, other: &Point) -> Vec<u32> {
 }
 
 /// `point` with only its repetitions of `round`.
-fn in_round(point: &Point, round: u32) -> Point {
+pub(super) fn in_round(point: &Point, round: u32) -> Point {
     Point {
         repetitions: point
             .repetitions

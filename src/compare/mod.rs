@@ -77,8 +77,16 @@ pub struct Matched {
     /// differ from zero at this level.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ratio_unbounded: bool,
-    /// Welch's two-sided p-value for a difference of the means; absent with n < 2.
+    /// The test's two-sided p-value (Welch's, or paired by round); absent
+    /// with n < 2.
     pub p_value: Option<f64>,
+    /// When both points were measured in the same rounds (two or more: a
+    /// guest's boots, A B | B A), the number of rounds: the ratio is then
+    /// the geometric mean of the per-round ratios, its interval a t
+    /// interval of their logarithms (never below zero) and the verdict
+    /// that interval's test, since each round pairs the two sides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired_rounds: Option<usize>,
     /// How much better the other file is, percent of the base (see
     /// [`Metric::delta_definition`]): (other − base) / base × 100 for
     /// throughput and IOPS; (base − other) / base × 100 for time, latency
@@ -274,6 +282,36 @@ fn compare_point(
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (base_mean, other_mean) = (mean(&a), mean(&b));
+    if let Some(paired) = paired_by_round(base, other, metric, alpha, orientation) {
+        let better = (paired.ratio > 1.0)
+            == (metric.higher_is_better() == (orientation == Orientation::OtherOverBase));
+        let verdict = match paired.p {
+            p if p >= alpha => Verdict::NoSignificantDifference,
+            _ if better => Verdict::Better,
+            _ => Verdict::Worse,
+        };
+        return Some(Matched {
+            label: base.label.clone(),
+            workload: base.workload.clone(),
+            base: Side {
+                n: a.len(),
+                mean: base_mean,
+            },
+            other: Side {
+                n: b.len(),
+                mean: other_mean,
+            },
+            ratio: paired.ratio,
+            ratio_low: Some(paired.low),
+            ratio_high: Some(paired.high),
+            ratio_unbounded: false,
+            p_value: Some(paired.p),
+            paired_rounds: Some(paired.rounds),
+            delta_percent: metric.delta_percent(base_mean, other_mean),
+            verdict,
+            equivalence: None,
+        });
+    }
     // One rule: the verdict is Welch's test at α, and the interval is
     // Fieller's at 1 − α with the test's degrees of freedom.
     let interval = match orientation {
@@ -311,9 +349,73 @@ fn compare_point(
         ratio_high: high,
         ratio_unbounded: interval == Some(RatioInterval::Unbounded),
         p_value: test.map(|t| t.p),
+        paired_rounds: None,
         delta_percent: metric.delta_percent(base_mean, other_mean),
         verdict,
         equivalence: None,
+    })
+}
+
+/// A ratio from rounds that pair the two sides.
+struct PairedRatio {
+    rounds: usize,
+    /// The geometric mean of the per-round ratios.
+    ratio: f64,
+    low: f64,
+    high: f64,
+    /// The paired t-test's two-sided p-value on the log ratios.
+    p: f64,
+}
+
+/// The ratio of `base` and `other` paired by the rounds both were measured
+/// in, at 1 − `alpha`: `None` below two common rounds (or with a round
+/// whose figure is not positive), where the repetitions are independent.
+fn paired_by_round(
+    base: &Point,
+    other: &Point,
+    metric: &Metric,
+    alpha: f64,
+    orientation: Orientation,
+) -> Option<PairedRatio> {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    let rounds = equivalence::common_rounds(base, other);
+    if rounds.len() < 2 {
+        return None;
+    }
+    let round_mean = |point: &Point, round: u32| {
+        let values = metric.values(&equivalence::in_round(point, round));
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let logs = rounds
+        .iter()
+        .map(|&round| {
+            let (b, o) = (round_mean(base, round)?, round_mean(other, round)?);
+            let ratio = match orientation {
+                Orientation::OtherOverBase => o / b,
+                Orientation::BaseOverOther => b / o,
+            };
+            (ratio.is_finite() && ratio > 0.0).then(|| ratio.ln())
+        })
+        .collect::<Option<Vec<f64>>>()?;
+    let n = logs.len() as f64;
+    let centre = logs.iter().sum::<f64>() / n;
+    let variance = logs.iter().map(|l| (l - centre).powi(2)).sum::<f64>() / (n - 1.0);
+    let se = (variance / n).sqrt();
+    let t_dist = StudentsT::new(0.0, 1.0, n - 1.0).ok()?;
+    let t = t_dist.inverse_cdf(1.0 - alpha / 2.0);
+    let p = if se > 0.0 {
+        2.0 * (1.0 - t_dist.cdf((centre / se).abs()))
+    } else if centre == 0.0 {
+        1.0
+    } else {
+        0.0
+    };
+    Some(PairedRatio {
+        rounds: logs.len(),
+        ratio: centre.exp(),
+        low: (centre - t * se).exp(),
+        high: (centre + t * se).exp(),
+        p,
     })
 }
 
@@ -480,6 +582,77 @@ fn grid_title(label: &str, workload: &Workload) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A point whose repetitions moved at `rates` (bytes/s), in `rounds`.
+    fn in_rounds(rates: &[(u32, f64)]) -> Point {
+        let repetitions: Vec<serde_json::Value> = rates
+            .iter()
+            .enumerate()
+            .map(|(index, (round, rate))| {
+                serde_json::json!({
+                    "index": index, "warmup": false, "status": "ok", "bytes": 1u64 << 20,
+                    "ops": 256, "elapsed_ns": 1_000_000_000u64, "throughput_bps": rate,
+                    "iops": 256.0, "series": [], "jobs": [], "round": round
+                })
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "label": "p", "workload": crate::plan::example_workload(),
+            "target": {"dir": "/d", "filesystem": "ext4", "files": [], "direct_in_memory": false,
+                       "file_given": false},
+            "repetitions": repetitions, "checks": []
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn rounds_pair_the_sides_and_the_interval_stays_above_zero() {
+        // Each boot slowed both sides alike: per round the guest did half
+        // the host's rate, though pooled the rates overlap widely.
+        let host = in_rounds(&[(0, 100.0), (1, 300.0), (2, 30.0)]);
+        let guest = in_rounds(&[(0, 50.0), (1, 151.0), (2, 14.9)]);
+        let metric = Metric::from(Figure::Throughput);
+        let paired =
+            compare_point(&host, &guest, &metric, 0.05, Orientation::OtherOverBase).unwrap();
+        assert_eq!(paired.paired_rounds, Some(3));
+        assert!((paired.ratio - 0.5).abs() < 0.01, "{}", paired.ratio);
+        let (low, high) = (paired.ratio_low.unwrap(), paired.ratio_high.unwrap());
+        assert!(low > 0.4 && high < 0.6, "{low}–{high}");
+        assert_eq!(paired.verdict, Verdict::Worse);
+        // The same figures without rounds: Welch and Fieller, not significant.
+        let strip = |p: &Point| Point {
+            repetitions: p
+                .repetitions
+                .iter()
+                .map(|r| crate::record::Repetition {
+                    round: None,
+                    ..r.clone()
+                })
+                .collect(),
+            ..p.clone()
+        };
+        let pooled = compare_point(
+            &strip(&host),
+            &strip(&guest),
+            &metric,
+            0.05,
+            Orientation::OtherOverBase,
+        )
+        .unwrap();
+        assert_eq!(pooled.paired_rounds, None);
+        assert_eq!(pooled.verdict, Verdict::NoSignificantDifference);
+        // A noisy pairing of two rounds: a wide interval, but above zero.
+        let wide = compare_point(
+            &in_rounds(&[(0, 100.0), (1, 100.0)]),
+            &in_rounds(&[(0, 10.0), (1, 300.0)]),
+            &metric,
+            0.05,
+            Orientation::BaseOverOther,
+        )
+        .unwrap();
+        assert!(wide.ratio_low.unwrap() > 0.0, "{:?}", wide.ratio_low);
+        assert_eq!(wide.verdict, Verdict::NoSignificantDifference);
+    }
 
     #[test]
     fn a_clock_reads_cost_differs_between_clock_sources_not_between_runs() {

@@ -61,6 +61,9 @@ fn inference_rule(alpha: f64) -> String {
     )
 }
 
+/// How points measured in the same rounds are compared.
+const PAIRED_RULE: &str = "Points both sides measured in the same rounds (a guest's boots, A B | B A) are paired by round instead: the ratio is the geometric mean of the per-round ratios, its interval a t interval of their logarithms (never below zero), and the verdict that interval's test.";
+
 /// A verdict in the words every comparison shows.
 pub fn verdict_text(verdict: Verdict, metric: &Metric) -> &'static str {
     let cpu = metric.figure == Figure::Cpu;
@@ -98,8 +101,18 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
             Style::Terminal(screen) => format!("{}\n", screen.wrap(&answer)),
             Style::Markdown => format!("**{answer}**\n\n"),
         });
+        let paired = pairing
+            .matched
+            .iter()
+            .filter(|m| m.paired_rounds.is_some())
+            .count();
+        let test = match paired {
+            0 => "Welch's test",
+            n if n == pairing.matched.len() => "paired by round",
+            _ => "Welch's test, paired by round where both were measured in rounds",
+        };
         let heading = format!(
-            "{} vs {}: {}, ratio = {orientation} with its {:.0}% interval, Welch's test at α = {}",
+            "{} vs {}: {}, ratio = {orientation} with its {:.0}% interval, {test} at α = {}",
             comparison.base,
             pairing.file,
             match (comparison.metric.words(), comparison.metric.to_string()) {
@@ -143,6 +156,15 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
     }
     // Δ% was defined above each table; the rule closes the comparison.
     text.push_str(&wrapped(style, &inference_rule(comparison.alpha)));
+    if comparison
+        .pairings
+        .iter()
+        .flat_map(|p| &p.matched)
+        .any(|m| m.paired_rounds.is_some())
+    {
+        text.push(' ');
+        text.push_str(&wrapped(style, PAIRED_RULE));
+    }
     text.push('\n');
     let margin = comparison
         .pairings
@@ -523,6 +545,7 @@ mod tests {
             ratio_high: high,
             ratio_unbounded: unbounded,
             p_value: Some(0.01),
+            paired_rounds: None,
             delta_percent: 50.0,
             verdict: Verdict::Better,
             equivalence: None,

@@ -68,7 +68,12 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
                     StudyTable::Table4 | StudyTable::DirectVsNormal | StudyTable::Metadata => {}
                 }
             }
-            tables.extend(guest::ratio_table(name, file));
+            // IOzone's hundreds of points: the study's matrix, not a row each.
+            if kind == StudyTable::IozoneReport {
+                tables.extend(iozone::speedup_tables(name, file));
+            } else {
+                tables.extend(guest::ratio_table(name, file));
+            }
             tables.extend(guest::crossing_table(name, file));
             if !matches!(
                 kind,
