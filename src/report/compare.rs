@@ -207,9 +207,13 @@ pub fn answer(comparison: &Comparison, pairing: &Pairing) -> String {
                 Verdict::NoSignificantDifference => "no significant difference".to_string(),
                 Verdict::TooFewRepetitions => verdict_text(m.verdict, metric).to_string(),
             };
+            let n = match m.paired_rounds {
+                Some(rounds) => format!("{rounds} rounds, paired"),
+                None => format!("{}/{}", m.base.n, m.other.n),
+            };
             format!(
-                "{over}: {:.3}× {under}'s {words}{interval}; {said} (n = {}/{})",
-                m.ratio, m.base.n, m.other.n
+                "{over}: {:.3}× {under}'s {words}{interval}; {said} (n = {n})",
+                m.ratio
             )
         }
         all => {
@@ -342,7 +346,10 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         .iter()
         .find_map(|m| m.equivalence.as_ref().map(|e| e.margin));
     // The same repetitions everywhere are said once, above the table.
-    let counts = |m: &Matched| format!("{}/{}", m.base.n, m.other.n);
+    let counts = |m: &Matched| match m.paired_rounds {
+        Some(rounds) => format!("{rounds} rounds"),
+        None => format!("{}/{}", m.base.n, m.other.n),
+    };
     let same_n = pairing
         .matched
         .first()
@@ -420,6 +427,7 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         }
     }
     match same_n {
+        Some(n) if n.ends_with("rounds") => format!("n = {n}, paired, at every point\n{table}\n"),
         Some(n) => format!("n = {n} repetitions (base/other) at every point\n{table}\n"),
         None => format!("{table}\n"),
     }

@@ -149,8 +149,13 @@ pub fn speedup_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         let mut table = TextTable::new(
             format!(
-                "Speedup base/guest, \"{}\" — {name} (Pinilla's Table 4)",
-                report_name(engine, op)
+                "Speedup base/guest, \"{}\" — {name} (Pinilla's {})",
+                report_name(engine, op),
+                if op == Op::Write {
+                    "Table 4"
+                } else {
+                    "Figure 3"
+                }
             ),
             &header,
         );
