@@ -106,6 +106,10 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         .map(|l| if l.contains("machine=host") { "A" } else { "B" })
         .collect();
     assert_eq!(order, ["A", "B", "B", "A"], "{listing}");
+    assert!(
+        listing.contains("guest: 2 boots (one per round), no boot measured here yet"),
+        "{listing}"
+    );
     let run = iolab()
         .env("IOLAB_CACHE", &cache)
         .args(args)
@@ -126,6 +130,22 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         guest["boots"].as_array().unwrap().len(),
         2,
         "one boot per round"
+    );
+    // The next plan estimates its boots from the last one measured.
+    let replanned = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args(args)
+        .arg(dir.path())
+        .arg("--output")
+        .arg(dir.path().join("again.json"))
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&replanned.stdout);
+    assert!(
+        listing.contains("guest: 2 boots (one per round), about ")
+            && listing.contains(" s each as the last TCG boot here took"),
+        "{listing}"
     );
     assert_eq!(guest["spec"]["cache"], "none");
     let points = result["points"].as_array().unwrap();

@@ -282,6 +282,48 @@ fn plan_info(
 }
 
 /// Prints the plan and what it would cost; runs nothing.
+/// The guest's boots a plan makes (one per round of guest points) and
+/// what they cost, from the last boot measured here: the times above are
+/// the I/O's alone.
+fn guest_boots(grid: &Grid) -> Option<String> {
+    use crate::plan::guest::Accelerator;
+    let spec = grid.guest.as_ref()?;
+    let mut rounds: Vec<Option<u32>> = grid
+        .points
+        .iter()
+        .filter(|p| p.workload().machine == crate::plan::Machine::Guest)
+        .map(|p| p.round)
+        .collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    let boots = rounds.len();
+    if boots == 0 {
+        return None;
+    }
+    let measured = match spec.accel {
+        Accelerator::Auto => [Accelerator::Kvm, Accelerator::Tcg]
+            .into_iter()
+            .find_map(|a| Some((a, crate::guest::last_boot_seconds(a)?))),
+        accel => crate::guest::last_boot_seconds(accel).map(|s| (accel, s)),
+    };
+    let cost = match measured {
+        Some((accel, seconds)) => format!(
+            "about {seconds:.0} s each as the last {} boot here took, {:.0} s in all",
+            if accel == Accelerator::Kvm {
+                "KVM"
+            } else {
+                "TCG"
+            },
+            seconds * boots as f64
+        ),
+        None => "no boot measured here yet to estimate from".to_string(),
+    };
+    Some(format!(
+        "  guest: {boots} boot{} (one per round), {cost}; not in the times above\n",
+        if boots == 1 { "" } else { "s" }
+    ))
+}
+
 fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     let crate::plan::Cost {
         one_pass_bytes,
@@ -327,6 +369,9 @@ fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     }
     if adaptive {
         text.push_str("  (at most: --until-ci repetitions may stop before --max-repeat)\n");
+    }
+    if let Some(line) = guest_boots(grid) {
+        text.push_str(&line);
     }
     text.push_str(&format!(
         "  output: {} (plan {})\n",

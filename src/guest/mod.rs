@@ -364,7 +364,9 @@ impl Guests {
                         "iolab: the guest removed {removed}, left by a run that is no longer running"
                     );
                 }
-                self.boot_seconds.push(started.elapsed().as_secs_f64());
+                let seconds = started.elapsed().as_secs_f64();
+                self.boot_seconds.push(seconds);
+                remember_boot(accelerator, seconds);
                 self.ready = Some(*ready);
                 self.running = Some(guest);
                 Ok(())
@@ -613,4 +615,33 @@ fn ended(status: std::process::ExitStatus, log: &Path, console: &Path) -> String
         Some(line) => format!("{how}: {line}"),
         None => how,
     }
+}
+
+/// Where the last boot's time under `accelerator` is kept, for plans to
+/// estimate with (`--dry-run`).
+fn last_boot_file(accelerator: Accelerator) -> std::path::PathBuf {
+    let name = match accelerator {
+        Accelerator::Kvm => "kvm",
+        _ => "tcg",
+    };
+    kernel::cache_dir()
+        .join("guest")
+        .join(format!("last-boot-{name}"))
+}
+
+/// Keeps how long this boot under `accelerator` took, best effort: an
+/// estimate for the next plan, never needed to run one.
+fn remember_boot(accelerator: Accelerator, seconds: f64) {
+    let _ = std::fs::write(last_boot_file(accelerator), format!("{seconds:.1}\n"));
+}
+
+/// How long the last boot here under `accelerator` took, seconds, when one
+/// was measured.
+pub fn last_boot_seconds(accelerator: Accelerator) -> Option<f64> {
+    std::fs::read_to_string(last_boot_file(accelerator))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|s: &f64| s.is_finite() && *s > 0.0)
 }
