@@ -6,7 +6,7 @@ use crate::plan::pattern::Pattern;
 use crate::record::activity::Activity;
 use crate::record::{Point, ResultFile};
 use crate::report::text_table::{Cell, TextTable};
-use crate::report::units::{bytes, count, significant};
+use crate::report::units::{bytes, count};
 
 /// The study's rows: a name, the op's direction and the pattern.
 const ROWS: [(&str, bool, Pattern); 4] = [
@@ -149,20 +149,7 @@ fn cells(point: &Point, writes: bool) -> [Cell; COLUMNS] {
         .and_then(|(m, b)| (m > 0.0).then(|| b / m));
     [
         time.map_or_else(Cell::empty, |t| Cell::number(t, time_text)),
-        messages.map_or_else(
-            || Cell::text("-"),
-            // A whole count as such (0 packets is a measured 0: the counters are exact).
-            |m| {
-                Cell::number(
-                    m,
-                    if m.fract() == 0.0 && m < 1e4 {
-                        format!("{m:.0}")
-                    } else {
-                        count(m)
-                    },
-                )
-            },
-        ),
+        messages.map_or_else(|| Cell::text("-"), |m| Cell::number(m, whole_count(m))),
         on_wire.map_or_else(
             || Cell::text("-"),
             |b| Cell::number(b, bytes(b.round() as u64)),
@@ -171,7 +158,7 @@ fn cells(point: &Point, writes: bool) -> [Cell; COLUMNS] {
             || Cell::text("-"),
             |b| Cell::number(b, bytes(b.round() as u64)),
         ),
-        requests.map_or_else(|| Cell::text("-"), |r| Cell::number(r, significant(r))),
+        requests.map_or_else(|| Cell::text("-"), |r| Cell::number(r, whole_count(r))),
         per_request.map_or_else(
             || Cell::text("-"),
             |b| Cell::number(b, bytes(b.round() as u64)),
@@ -308,9 +295,29 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
     Some(table)
 }
 
+/// A count as printed: a whole one (a mean of equal counts, or of one
+/// window) as such, since the counters are exact and `32.0` beside `259`
+/// reads as a measurement of another kind; a mean between counts with
+/// three significant digits.
+fn whole_count(n: f64) -> String {
+    if n.fract() == 0.0 && n < 1e4 {
+        format!("{n:.0}")
+    } else {
+        count(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::{file, point};
+
+    #[test]
+    fn whole_counts_print_as_counts() {
+        assert_eq!(whole_count(32.0), "32");
+        assert_eq!(whole_count(259.0), "259");
+        assert_eq!(whole_count(32.5), "32.5");
+        assert_eq!(whole_count(22_061.0), "22.1k");
+    }
     use super::*;
     use crate::plan::study::StudyTable;
     use crate::plan::{Workload, example_workload};
