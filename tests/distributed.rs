@@ -146,6 +146,67 @@ mod with_mpi {
             .unwrap_or_else(|| panic!("{key} in {value}"))
     }
 
+    /// A rank in a time namespace whose CLOCK_MONOTONIC reads a day ahead
+    /// (`unshare --time`, as CRIU's restored containers run) shares rank
+    /// 0's boot id but not its clock: its jobs land on rank 0's timeline
+    /// within a second, its host is recorded apart with its offset.
+    #[test]
+    fn a_rank_whose_clock_is_a_day_ahead_lands_on_rank_0s_timeline() {
+        let Some(mut mpirun) = mpirun() else { return };
+        if !crate::mounts::root_or_skip("a time namespace") {
+            return;
+        }
+        let dir = scratch();
+        let output = dir.path().join("clock.json");
+        let run = [
+            "run",
+            "--mpi",
+            "--op",
+            "write",
+            "--size",
+            "8m",
+            "--fsync-end",
+            "--no-report",
+        ];
+        mpirun.args(["-np", "1", IOLAB]).args(run);
+        mpirun.arg("--dir").arg(dir.path()).arg("-o").arg(&output);
+        mpirun.args([
+            ":",
+            "-np",
+            "1",
+            "unshare",
+            "--time",
+            "--fork",
+            "--monotonic=86400",
+            "--boottime=86400",
+            IOLAB,
+        ]);
+        mpirun.args(run);
+        mpirun.arg("--dir").arg(dir.path()).arg("-o").arg(&output);
+        let out = within(mpirun, Duration::from_secs(120));
+        if String::from_utf8_lossy(&out.stderr).contains("unshare failed") {
+            crate::not_here!("time namespaces (Linux 5.6 and on) cannot be made here");
+            return;
+        }
+        assert!(out.status.success(), "{}", text(&out));
+        let result = read_result(&output);
+        let hosts = result["distributed"]["hosts"].as_array().unwrap();
+        assert_eq!(hosts.len(), 2, "{hosts:?}");
+        assert_eq!(hosts[1]["monotonic_offset_ns"], 86_400_000_000_000u64);
+        assert!(hosts[0].get("monotonic_offset_ns").is_none(), "{hosts:?}");
+        let ranks = result["points"][0]["repetitions"][0]["ranks"]
+            .as_array()
+            .unwrap();
+        for rank in ranks {
+            assert!(
+                u64_at(rank, "start_ns") < 1_000_000_000,
+                "rank {} started {} ns after the common start",
+                rank["rank"],
+                rank["start_ns"]
+            );
+        }
+    }
+
     #[test]
     fn three_ranks_write_one_result_file_whose_aggregates_add_up() {
         let Some(mut mpirun) = mpirun() else { return };

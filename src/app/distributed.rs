@@ -194,6 +194,7 @@ fn record(cluster: &Cluster, dir: &Path) -> Option<Distributed> {
             name: host.identity.name.clone(),
             ranks: host.ranks.clone(),
             environment,
+            monotonic_offset_ns: host.identity.monotonic_offset_ns,
         })
         .collect();
     let options = cluster.options();

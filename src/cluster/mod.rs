@@ -146,6 +146,7 @@ pub fn join(
         host: HostIdentity {
             name: crate::probe::host::HostIdentity::read().hostname,
             boot_id: crate::probe::process::boot_id(),
+            monotonic_offset_ns: crate::probe::process::monotonic_offset_ns(),
         },
         run_id: run_id.to_string(),
     };

@@ -171,9 +171,14 @@ impl WireRepetition {
 pub struct HostIdentity {
     /// Host name (uname nodename).
     pub name: String,
-    /// /proc/sys/kernel/random/boot_id: two ranks with the same one share a
-    /// CLOCK_MONOTONIC, even in different network namespaces.
+    /// /proc/sys/kernel/random/boot_id: two ranks with the same one share
+    /// their kernel's CLOCK_MONOTONIC, even in different network namespaces…
     pub boot_id: String,
+    /// …but not necessarily their own: in a time namespace a process's
+    /// CLOCK_MONOTONIC reads this many ns ahead of the kernel's
+    /// (/proc/self/timens_offsets; 0 outside one).
+    #[serde(default)]
+    pub monotonic_offset_ns: i64,
 }
 
 /// Merges every rank's repetition (in rank order; `reports[0]` is rank 0's)
@@ -202,9 +207,10 @@ pub fn merge(
         let host = hosts
             .get(rank)
             .ok_or_else(|| format!("a report from rank {rank}, which is not in the run"))?;
-        // Same boot, same clock: the times need no moving.
+        // Same boot, one kernel clock: the times move by the difference of
+        // the two time namespaces' offsets (none outside them).
         let shift = if host.boot_id == hosts[0].boot_id {
-            0
+            i128::from(hosts[0].monotonic_offset_ns) - i128::from(host.monotonic_offset_ns)
         } else {
             i128::from(root_release) - i128::from(report.released_at)
         };
@@ -347,7 +353,29 @@ mod tests {
         HostIdentity {
             name: name.to_string(),
             boot_id: boot.to_string(),
+            monotonic_offset_ns: 0,
         }
+    }
+
+    #[test]
+    fn a_rank_in_a_time_namespace_a_day_ahead_lands_on_rank_0s_clock() {
+        const DAY_NS: u64 = 86_400_000_000_000;
+        let r0 = repetition(vec![job(1_000, 2_000, 100, &[10])], RepetitionStatus::Ok);
+        // Same kernel, same release; its clock reads a day ahead.
+        let r1 = repetition(
+            vec![job(DAY_NS + 1_050, DAY_NS + 2_050, 100, &[10])],
+            RepetitionStatus::Ok,
+        );
+        let reports = vec![
+            WireRepetition::of(0, 900, &r0),
+            WireRepetition::of(1, DAY_NS + 900, &r1),
+        ];
+        let ahead = HostIdentity {
+            monotonic_offset_ns: DAY_NS as i64,
+            ..host("h2", "boot-a")
+        };
+        let merged = merge(r0, reports, &[host("h1", "boot-a"), ahead]).unwrap();
+        assert_eq!((merged.jobs[1].start, merged.jobs[1].end), (1_050, 2_050));
     }
 
     #[test]

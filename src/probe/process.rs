@@ -8,6 +8,31 @@ pub fn boot_id() -> String {
         .unwrap_or_default()
 }
 
+/// How far this process's CLOCK_MONOTONIC reads ahead of its kernel's, ns:
+/// the `monotonic` line of /proc/self/timens_offsets in a time namespace
+/// (Linux 5.6 on; `unshare --time --monotonic=…`, CRIU's restored
+/// containers), 0 without one or where the file cannot be read.
+pub fn monotonic_offset_ns() -> i64 {
+    std::fs::read_to_string("/proc/self/timens_offsets")
+        .map(|text| parse_monotonic_offset(&text))
+        .unwrap_or(0)
+}
+
+/// The monotonic offset of a timens_offsets text (`monotonic SECS NANOS`).
+fn parse_monotonic_offset(text: &str) -> i64 {
+    text.lines()
+        .find_map(|line| {
+            let mut fields = line.split_whitespace();
+            if fields.next()? != "monotonic" {
+                return None;
+            }
+            let seconds: i64 = fields.next()?.parse().ok()?;
+            let nanos: i64 = fields.next()?.parse().ok()?;
+            seconds.checked_mul(1_000_000_000)?.checked_add(nanos)
+        })
+        .unwrap_or(0)
+}
+
 /// This process's pid namespace (`pid:[4026531836]`), spaces made `_` so it
 /// is one word; empty when it cannot be read.
 pub fn pid_namespace() -> String {
@@ -85,5 +110,13 @@ mod tests {
         let own = stat_of(std::process::id()).unwrap();
         assert!(own.start_ticks > 0 && !own.state.is_empty());
         assert!(!boot_id().is_empty() && pid_namespace().starts_with("pid:"));
+        assert_eq!(
+            parse_monotonic_offset(
+                "monotonic      86400         0\nboottime       86400         0\n"
+            ),
+            86_400_000_000_000
+        );
+        assert_eq!(parse_monotonic_offset("monotonic -5 250\n"), -4_999_999_750);
+        assert_eq!(parse_monotonic_offset(""), 0);
     }
 }

@@ -35,6 +35,14 @@ pub struct DistributedHost {
     /// Its machine and the storage under the scratch directory, from its lowest rank.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub environment: Option<Environment>,
+    /// In a time namespace: how far its CLOCK_MONOTONIC reads ahead of its
+    /// kernel's, ns; its times were moved by it onto rank 0's clock.
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub monotonic_offset_ns: i64,
+}
+
+fn is_zero(offset: &i64) -> bool {
+    *offset == 0
 }
 
 /// One rank's share of a repetition.

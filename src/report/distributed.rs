@@ -17,7 +17,12 @@ pub fn render(result: &ResultFile, screen: Screen) -> String {
         .iter()
         .map(|h| {
             let ranks: Vec<String> = h.ranks.iter().map(u32::to_string).collect();
-            format!("{} (ranks {})", h.name, ranks.join(","))
+            // A time namespace makes a host of its own: its clock differs.
+            let clock = match h.monotonic_offset_ns {
+                0 => String::new(),
+                ns => format!(", clock {:+.3} s in a time namespace", ns as f64 / 1e9),
+            };
+            format!("{} (ranks {}{clock})", h.name, ranks.join(","))
         })
         .collect();
     let mut text = format!(
