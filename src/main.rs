@@ -13,7 +13,22 @@ use iolab::cluster;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+/// One glibc malloc arena for every thread. iolab's threads allocate only
+/// while they set up (never per I/O), so arenas would buy nothing, while each
+/// one glibc makes for a new thread reserves 64 MiB of address space that is
+/// never given back: with 64 jobs under `ulimit -v` the arenas took the
+/// room the result's writing then needed, and Rust aborts on a failed
+/// allocation (tests/faults.rs, `a_thread_the_kernel_refuses_…`).
+fn one_allocator_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt with a valid parameter, before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
 fn main() -> ExitCode {
+    one_allocator_arena();
     // `iolab measure` runs its command through this binary as a small helper.
     if let Some(status) = iolab::command::spawn::run_if_helper() {
         return ExitCode::from(status);

@@ -196,6 +196,14 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
             "line 3: [j] bsrange=4096-65536: fio draws 16 sizes from it",
         ),
         (
+            "[j]\nsize=1m\nrw=randread\nbs=4k\nblockalign=8k\n",
+            "line 5: [j] blockalign=8k: iolab's random offsets lie on multiples of the smallest block size (4096 bytes)",
+        ),
+        (
+            "[j]\nsize=1m\nallow_file_create=0\n",
+            "line 3: [j] allow_file_create=0 without filename=: iolab would make this job's files",
+        ),
+        (
             "[j]\nsize=1m\nio_submit_mode=later\n",
             "line 3: io_submit_mode=later: fio takes inline or offload, not later",
         ),
@@ -506,6 +514,11 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
         (
             "offload",
             "[a]\nioengine=null\nsize=256k\nrw=randread\niodepth=8\nio_submit_mode=offload\nrate_iops=400\nrate_process=poisson\n",
+        ),
+        // fio's default boundary, given (its sprandom.fio: blockalign=bs).
+        (
+            "blockalign",
+            "[a]\nioengine=null\nsize=8m\nrw=randread\nbs=8k\nblockalign=8k\n",
         ),
         // Passes one after another, sequential and random.
         ("loops", "[a]\nioengine=null\nsize=8m\nrw=read\nloops=3\n"),

@@ -14,8 +14,8 @@ use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
 use checks::{
-    check_files, check_random_map, check_wait_for, instead_of_engine, network_target, one_tree,
-    rw_base, rw_writes, verification,
+    check_blockalign, check_files, check_random_map, check_wait_for, instead_of_engine,
+    network_target, one_tree, rw_base, rw_writes, verification,
 };
 use options::{ALIASES, OPTIONS, Taken};
 use serde_json::{Map, Value};
@@ -221,6 +221,9 @@ pub fn translate(
             (None, _) => target = Some((url.clone(), shown.as_str())),
             _ => {}
         }
+        // fio's allow_file_create=0: the job's files must be there.
+        let no_file_create = options.contains_key("allow_file_create")
+            && !super::truthy(&options, "allow_file_create");
         let named = match (option(&options, "filename"), given.file) {
             _ if url.is_some() => None,
             (Some(name), Some(file)) if !same_file(name, option(&options, "directory"), file) => {
@@ -247,6 +250,12 @@ pub fn translate(
                 (Some(dir), line) if line > 0 && !name.starts_with('/') => format!("{dir}/{name}"),
                 _ => name,
             };
+            if no_file_create && (given.length)(&path).is_none() {
+                return Err(usage!(
+                    "{}: [{shown}] filename={path} does not exist, and allow_file_create=0 forbids making it",
+                    at(line("allow_file_create"))
+                ));
+            }
             match (&filename, makes_files) {
                 (Some((first, first_line)), _) if *first != path => {
                     return Err(usage!(
@@ -296,6 +305,11 @@ pub fn translate(
                     .as_ref()
                     .map(|(path, _)| path.as_str())
                     .unwrap_or_default()
+            ));
+        } else if no_file_create {
+            return Err(usage!(
+                "{}: [{shown}] allow_file_create=0 without filename=: iolab would make this job's files",
+                at(line("allow_file_create"))
             ));
         } else {
             makes_files.get_or_insert(shown.as_str());
@@ -370,6 +384,14 @@ pub fn translate(
             && filename.is_none()
         {
             workload.op = crate::plan::Op::Write;
+        }
+        let kb = option(&options, "kb_base")
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(1024);
+        let aligned = check_blockalign(&workload, &options, kb)
+            .map_err(|why| usage!("{}: [{shown}] {why}", at(line("blockalign"))))?;
+        if let Some(note) = aligned.filter(|note| !notes.contains(note)) {
+            notes.push(note);
         }
         check_random_map(&workload, &options).map_err(|why| {
             let key = if options.contains_key("bssplit") {

@@ -26,6 +26,9 @@ const FLOW: &str = "fio's flow control between jobs has no iolab equivalent";
 /// Every option iolab reads in a job file; anything else is refused by name.
 pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("rw", Taken::Mapped),
+    ("blockalign", Taken::Mapped),
+    ("ba", Taken::Mapped),
+    ("allow_file_create", Taken::Mapped),
     ("readwrite", Taken::Mapped),
     ("bs", Taken::Mapped),
     ("blocksize", Taken::Mapped),
@@ -224,4 +227,5 @@ pub(super) const ALIASES: &[(&str, &str)] = &[
     ("blocksize_range", "bsrange"),
     ("iodepth_batch", "iodepth_batch_submit"),
     ("io_limit", "io_size"),
+    ("ba", "blockalign"),
 ];
