@@ -25,6 +25,8 @@ pub type Callback = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, *mut c
 pub const STATUS_GOOD: c_int = 0;
 /// `SCSI_STATUS_CHECK_CONDITION`.
 pub const STATUS_CHECK_CONDITION: c_int = 2;
+/// The sense key of a target's report of a change (SPC-4, 4.5.6).
+const SENSE_UNIT_ATTENTION: c_int = 6;
 /// `SCSI_STATUS_BUSY`.
 pub const STATUS_BUSY: c_int = 8;
 /// `SCSI_STATUS_CANCELLED`: the task was abandoned (connection lost, context destroyed).
@@ -451,12 +453,12 @@ impl Context {
         };
         let bs = self.block_size as c_int;
         // SAFETY: live context; `iov` and the buffer outlive the synchronous call.
-        let raw = unsafe {
+        let send = || unsafe {
             (self.functions.read16_iov_sync)(
                 self.raw, self.lun, lba, blocks, bs, 0, 0, 0, 0, 0, &mut iov, 1,
             )
         };
-        let task = self.task(raw, &format!("READ(16) at byte {offset}"))?;
+        let task = self.task_past_unit_attention(send, &format!("READ(16) at byte {offset}"))?;
         // SAFETY: a live task of a command that asked for the buffer's length.
         unsafe { outcome(task.head().status, task.raw, buffer.len()) }
             .map_err(|why| io::Error::other(format!("READ(16) at byte {offset}: {why}")))
@@ -472,7 +474,7 @@ impl Context {
         let bs = self.block_size as c_int;
         // SAFETY: live context; libiscsi only reads the buffer, which with
         // `iov` outlives the synchronous call.
-        let raw = unsafe {
+        let send = || unsafe {
             (self.functions.write16_iov_sync)(
                 self.raw,
                 self.lun,
@@ -489,7 +491,7 @@ impl Context {
                 1,
             )
         };
-        let task = self.task(raw, &format!("WRITE(16) at byte {offset}"))?;
+        let task = self.task_past_unit_attention(send, &format!("WRITE(16) at byte {offset}"))?;
         // SAFETY: a live task of a command that asked for the buffer's length.
         unsafe { outcome(task.head().status, task.raw, buffer.len()) }
             .map_err(|why| io::Error::other(format!("WRITE(16) at byte {offset}: {why}")))
@@ -499,9 +501,9 @@ impl Context {
     /// the whole LUN, not immediate: it returns once the target's cache is written).
     pub fn synchronize_cache(&self) -> io::Result<()> {
         // SAFETY: live context.
-        let raw =
-            unsafe { (self.functions.synchronizecache16_sync)(self.raw, self.lun, 0, 0, 0, 0) };
-        let task = self.task(raw, "SYNCHRONIZE CACHE(16)")?;
+        let send =
+            || unsafe { (self.functions.synchronizecache16_sync)(self.raw, self.lun, 0, 0, 0, 0) };
+        let task = self.task_past_unit_attention(send, "SYNCHRONIZE CACHE(16)")?;
         // SAFETY: a live task; the command moves no data.
         unsafe { outcome(task.head().status, task.raw, 0) }
             .map(drop)
@@ -526,6 +528,28 @@ impl Context {
             ));
         }
         Ok((offset / block, len as u32))
+    }
+
+    /// A synchronous command's task, sent again (twice at most) while the
+    /// LUN answers UNIT ATTENTION: a target reports each change it made
+    /// (LUNs added or removed, a reset, new capacity) once to every session,
+    /// on its next command, which a SCSI initiator then repeats (Linux's sd
+    /// does); the command was not carried out. The third is returned as
+    /// it came.
+    fn task_past_unit_attention(
+        &self,
+        mut send: impl FnMut() -> *mut c_void,
+        what: &str,
+    ) -> io::Result<Task> {
+        let mut task = self.task(send(), what)?;
+        for _ in 0..2 {
+            let head = task.head();
+            if head.status != STATUS_CHECK_CONDITION || head.sense_key != SENSE_UNIT_ATTENTION {
+                break;
+            }
+            task = self.task(send(), what)?;
+        }
+        Ok(task)
     }
 
     /// A synchronous call's task, or the context's error when there is none.
