@@ -45,8 +45,8 @@ struct Lease {
 /// The LUNs the shared lab serves besides netlab's own (LUN 1), by size, as
 /// the tests ask for them. All are made before the first test logs in: a LUN
 /// added or removed later would greet every session with a UNIT ATTENTION
-/// (REPORTED LUNS DATA HAS CHANGED), which a real initiator retries and a
-/// test of one command must not see.
+/// (REPORTED LUNS DATA HAS CHANGED), which iolab's synchronous commands send
+/// again but its timed, queued I/O reports as the repetition's failure.
 const LUN_POOL: [&str; 7] = ["16M", "16M", "32M", "32M", "32M", "64M", "64M"];
 
 /// The lab this test process shares, started by the first lease and stopped
