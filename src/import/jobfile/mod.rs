@@ -17,7 +17,7 @@ use checks::{
     check_blockalign, check_files, check_random_map, check_wait_for, instead_of_engine,
     network_target, one_tree, rw_base, rw_writes, verification,
 };
-use options::{ALIASES, OPTIONS, Taken};
+use options::{ALIASES, OPTIONS, Taken, submit_mode_note};
 use serde_json::{Map, Value};
 pub use text::Facts;
 use text::{Line, Section, parse};
@@ -457,24 +457,6 @@ pub fn translate(
 }
 
 /// Whether a job's `filename=` (in `directory`, when relative) is `file`.
-/// The note a job's `io_submit_mode` leaves, or why it cannot be followed.
-/// fio submits inline by default; `offload` hands submission to worker
-/// threads so that a paced job issues on schedule whatever completes, which
-/// is how an iolab job paces anyway: each I/O is issued at its due time, up
-/// to iodepth in flight, and its latency is also counted from that time.
-fn submit_mode_note(mode: &str) -> Result<String, String> {
-    match mode {
-        "inline" => Ok(
-            "io_submit_mode=inline: no effect: fio's default; iolab's jobs submit their own I/O"
-                .to_string(),
-        ),
-        "offload" => Ok(
-            "io_submit_mode=offload: iolab's job thread issues each I/O at its due time itself, up to iodepth in flight (what fio's offload threads are for); the same I/Os, latency also counted from the intended issue".to_string(),
-        ),
-        other => Err(format!("fio takes inline or offload, not {other}")),
-    }
-}
-
 fn same_file(name: &str, directory: Option<&str>, file: &str) -> bool {
     let path = match directory {
         Some(dir) if !name.starts_with('/') => format!("{dir}/{name}"),

@@ -229,3 +229,21 @@ pub(super) const ALIASES: &[(&str, &str)] = &[
     ("io_limit", "io_size"),
     ("ba", "blockalign"),
 ];
+
+/// The note a job's `io_submit_mode` leaves, or why it cannot be followed.
+/// fio submits inline by default; `offload` hands submission to worker
+/// threads so that a paced job issues on schedule whatever completes, which
+/// is how an iolab job paces anyway: each I/O is issued at its due time, up
+/// to iodepth in flight, and its latency is also counted from that time.
+pub(super) fn submit_mode_note(mode: &str) -> Result<String, String> {
+    match mode {
+        "inline" => Ok(
+            "io_submit_mode=inline: no effect: fio's default; iolab's jobs submit their own I/O"
+                .to_string(),
+        ),
+        "offload" => Ok(
+            "io_submit_mode=offload: iolab's job thread issues each I/O at its due time itself, up to iodepth in flight (what fio's offload threads are for); the same I/Os, latency also counted from the intended issue".to_string(),
+        ),
+        other => Err(format!("fio takes inline or offload, not {other}")),
+    }
+}
