@@ -602,18 +602,10 @@ fn trims_of_a_lun_are_unmaps_with_consent_only() {
     // Without logical block provisioning, UNMAP is refused by the LUN:
     // iolab says so before any I/O.
     let number = lab.lun_number().to_string();
-    lab.tgtadm(&[
-        "--op",
-        "update",
-        "--mode",
-        "logicalunit",
-        "--tid",
-        "1",
-        "--lun",
-        &number,
-        "--params",
-        "thin_provisioning=0",
-    ]);
+    assert!(
+        lab.thin_provisioning(&number, false),
+        "LUN {number} without UNMAP"
+    );
     let refused = lab.iolab(cwd.path(), &args);
     assert_eq!(refused.status.code(), Some(2), "{refused:?}");
     let stderr = String::from_utf8_lossy(&refused.stderr);

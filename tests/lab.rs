@@ -100,18 +100,7 @@ impl Shared {
                     "--bsoflags",
                     "direct",
                 ]);
-                lab.tgtadm(&[
-                    "--op",
-                    "update",
-                    "--mode",
-                    "logicalunit",
-                    "--tid",
-                    "1",
-                    "--lun",
-                    &number,
-                    "--params",
-                    "thin_provisioning=1",
-                ]);
+                assert!(lab.thin_provisioning(&number, true), "LUN {number} thin");
             }
             Shared {
                 lab,
@@ -172,18 +161,7 @@ impl Shared {
             .open(&file)
             .and_then(|f| f.set_len(0).and_then(|()| f.set_len(size)));
         let number_text = number.to_string();
-        let provisioned = lab.tgtadm_status(&[
-            "--op",
-            "update",
-            "--mode",
-            "logicalunit",
-            "--tid",
-            "1",
-            "--lun",
-            &number_text,
-            "--params",
-            "thin_provisioning=1",
-        ]);
+        let provisioned = lab.thin_provisioning(&number_text, true);
         if emptied.is_err() || !provisioned {
             // Not lent again: a test would find someone else's data.
             eprintln!("LUN {number} of the shared lab could not be emptied; not lent again");
@@ -346,6 +324,24 @@ impl NetLab {
             output.status
         );
         String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Turns logical block provisioning of LUN `number` on or off (UNMAP
+    /// taken or refused); whether tgtadm succeeded.
+    pub fn thin_provisioning(&self, number: &str, on: bool) -> bool {
+        let value = format!("thin_provisioning={}", u8::from(on));
+        self.tgtadm_status(&[
+            "--op",
+            "update",
+            "--mode",
+            "logicalunit",
+            "--tid",
+            "1",
+            "--lun",
+            number,
+            "--params",
+            &value,
+        ])
     }
 
     /// Whether tgtadm `args` succeeded against this lab's tgtd.

@@ -282,55 +282,50 @@ fn compare_point(
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (base_mean, other_mean) = (mean(&a), mean(&b));
-    if let Some(paired) = paired_by_round(base, other, metric, alpha, orientation) {
-        let better = (paired.ratio > 1.0)
-            == (metric.higher_is_better() == (orientation == Orientation::OtherOverBase));
-        let verdict = match paired.p {
-            p if p >= alpha => Verdict::NoSignificantDifference,
-            _ if better => Verdict::Better,
-            _ => Verdict::Worse,
+    // Paired by round when both sides ran in the same rounds, else one
+    // rule for independent repetitions: Welch's test at α, Fieller's
+    // interval at 1 − α with the test's degrees of freedom.
+    let (ratio, (low, high), unbounded, p_value, paired_rounds, better) =
+        match paired_by_round(base, other, metric, alpha, orientation) {
+            Some(paired) => {
+                let other_higher =
+                    (paired.ratio > 1.0) == (orientation == Orientation::OtherOverBase);
+                (
+                    paired.ratio,
+                    (Some(paired.low), Some(paired.high)),
+                    false,
+                    Some(paired.p),
+                    Some(paired.rounds),
+                    other_higher == metric.higher_is_better(),
+                )
+            }
+            None => {
+                let interval = match orientation {
+                    Orientation::OtherOverBase => fieller::ratio_interval(&a, &b, alpha),
+                    Orientation::BaseOverOther => fieller::ratio_interval(&b, &a, alpha),
+                };
+                let ratio = match orientation {
+                    Orientation::OtherOverBase => other_mean / base_mean,
+                    Orientation::BaseOverOther => base_mean / other_mean,
+                };
+                let bounds = match interval {
+                    Some(RatioInterval::Bounded(low, high)) => (Some(low), Some(high)),
+                    _ => (None, None),
+                };
+                (
+                    ratio,
+                    bounds,
+                    interval == Some(RatioInterval::Unbounded),
+                    welch::test(&a, &b).map(|t| t.p),
+                    None,
+                    (other_mean > base_mean) == metric.higher_is_better(),
+                )
+            }
         };
-        return Some(Matched {
-            label: base.label.clone(),
-            workload: base.workload.clone(),
-            base: Side {
-                n: a.len(),
-                mean: base_mean,
-            },
-            other: Side {
-                n: b.len(),
-                mean: other_mean,
-            },
-            ratio: paired.ratio,
-            ratio_low: Some(paired.low),
-            ratio_high: Some(paired.high),
-            ratio_unbounded: false,
-            p_value: Some(paired.p),
-            paired_rounds: Some(paired.rounds),
-            delta_percent: metric.delta_percent(base_mean, other_mean),
-            verdict,
-            equivalence: None,
-        });
-    }
-    // One rule: the verdict is Welch's test at α, and the interval is
-    // Fieller's at 1 − α with the test's degrees of freedom.
-    let interval = match orientation {
-        Orientation::OtherOverBase => fieller::ratio_interval(&a, &b, alpha),
-        Orientation::BaseOverOther => fieller::ratio_interval(&b, &a, alpha),
-    };
-    let ratio = match orientation {
-        Orientation::OtherOverBase => other_mean / base_mean,
-        Orientation::BaseOverOther => base_mean / other_mean,
-    };
-    let (low, high) = match interval {
-        Some(RatioInterval::Bounded(low, high)) => (Some(low), Some(high)),
-        _ => (None, None),
-    };
-    let test = welch::test(&a, &b);
-    let verdict = match test {
+    let verdict = match p_value {
         None => Verdict::TooFewRepetitions,
-        Some(t) if t.p >= alpha => Verdict::NoSignificantDifference,
-        Some(_) if (other_mean > base_mean) == metric.higher_is_better() => Verdict::Better,
+        Some(p) if p >= alpha => Verdict::NoSignificantDifference,
+        Some(_) if better => Verdict::Better,
         Some(_) => Verdict::Worse,
     };
     Some(Matched {
@@ -347,9 +342,9 @@ fn compare_point(
         ratio,
         ratio_low: low,
         ratio_high: high,
-        ratio_unbounded: interval == Some(RatioInterval::Unbounded),
-        p_value: test.map(|t| t.p),
-        paired_rounds: None,
+        ratio_unbounded: unbounded,
+        p_value,
+        paired_rounds,
         delta_percent: metric.delta_percent(base_mean, other_mean),
         verdict,
         equivalence: None,

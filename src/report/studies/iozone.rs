@@ -63,10 +63,7 @@ pub fn tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
                 &header,
             );
             for size in &sizes {
-                let mut row = vec![Cell::number(
-                    (size / 1024) as f64,
-                    (size / 1024).to_string(),
-                )];
+                let mut row = vec![kib_cell(*size)];
                 for record in &records {
                     let point = points
                         .iter()
@@ -94,6 +91,11 @@ pub fn tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
         }
     }
     tables
+}
+
+/// A file size in KiB, as a matrix's row heading.
+fn kib_cell(bytes: u64) -> Cell {
+    Cell::number((bytes / 1024) as f64, (bytes / 1024).to_string())
 }
 
 /// The margin a speedup is judged equivalent within.
@@ -161,10 +163,7 @@ pub fn speedup_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
         );
         let mut counts = [0usize; 3];
         for size in &sizes {
-            let mut row = vec![Cell::number(
-                (size / 1024) as f64,
-                (size / 1024).to_string(),
-            )];
+            let mut row = vec![kib_cell(*size)];
             for record in &records {
                 let pair = pairs
                     .iter()
