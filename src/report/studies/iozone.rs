@@ -48,14 +48,7 @@ pub fn tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
             .iter()
             .filter(|p| p.workload.engine == engine && p.workload.op == op)
             .collect();
-        let mut sizes: Vec<u64> = points.iter().map(|p| p.workload.size).collect();
-        let mut records: Vec<u64> = points.iter().map(|p| p.workload.bs).collect();
-        for axis in [&mut sizes, &mut records] {
-            axis.sort_unstable();
-            axis.dedup();
-        }
-        let mut header = vec!["file KiB \\ record KiB".to_string()];
-        header.extend(records.iter().map(|r| (r / 1024).to_string()));
+        let (sizes, records, header) = matrix_axes(points.iter().map(|p| &p.workload));
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         for (unit, scale) in [("KiB/s", 1.0 / 1024.0), ("MiB/s", 1.0 / 1048576.0)] {
             let mut table = TextTable::new(
@@ -91,6 +84,22 @@ pub fn tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
         }
     }
     tables
+}
+
+/// A matrix's file sizes (rows) and record sizes (columns), ascending, and
+/// its header: the corner, then each record size in KiB.
+fn matrix_axes<'a>(
+    workloads: impl Iterator<Item = &'a Workload> + Clone,
+) -> (Vec<u64>, Vec<u64>, Vec<String>) {
+    let mut sizes: Vec<u64> = workloads.clone().map(|w| w.size).collect();
+    let mut records: Vec<u64> = workloads.map(|w| w.bs).collect();
+    for axis in [&mut sizes, &mut records] {
+        axis.sort_unstable();
+        axis.dedup();
+    }
+    let mut header = vec!["file KiB \\ record KiB".to_string()];
+    header.extend(records.iter().map(|r| (r / 1024).to_string()));
+    (sizes, records, header)
 }
 
 /// A file size in KiB, as a matrix's row heading.
@@ -140,14 +149,7 @@ pub fn speedup_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
         if pairs.is_empty() {
             continue;
         }
-        let mut sizes: Vec<u64> = pairs.iter().map(|(p, _)| p.workload.size).collect();
-        let mut records: Vec<u64> = pairs.iter().map(|(p, _)| p.workload.bs).collect();
-        for axis in [&mut sizes, &mut records] {
-            axis.sort_unstable();
-            axis.dedup();
-        }
-        let mut header = vec!["file KiB \\ record KiB".to_string()];
-        header.extend(records.iter().map(|r| (r / 1024).to_string()));
+        let (sizes, records, header) = matrix_axes(pairs.iter().map(|(p, _)| &p.workload));
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         let mut table = TextTable::new(
             format!(
