@@ -509,12 +509,6 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
             "time-based-0",
             "[a]\nioengine=null\nsize=8m\nruntime=2\ntime_based=0\nrw=read\n",
         ),
-        // A paced job whose submission fio offloads (fio's
-        // poisson-rate-submission.fio, smaller): the same I/Os.
-        (
-            "offload",
-            "[a]\nioengine=null\nsize=256k\nrw=randread\niodepth=8\nio_submit_mode=offload\nrate_iops=400\nrate_process=poisson\n",
-        ),
         // fio's default boundary, given (its sprandom.fio: blockalign=bs).
         (
             "blockalign",
@@ -1214,4 +1208,38 @@ fn log_keys_write_fio_format_logs_beside_the_result() {
     // A second run never writes over the first's logs: its own names.
     run_ok(&["run", job.to_str().unwrap()], out.path());
     assert!(out.path().join("result-1.m_bw.r1.log").exists());
+}
+
+/// A paced job whose submission fio offloads (fio's
+/// poisson-rate-submission.fio, smaller) runs with its note and the I/Os
+/// of its size. Not run beside fio: fio 3.33's offload mode on the null
+/// engine hung here (2 of 3 runs, 2026-11-27), so the count is checked
+/// against the job's own arithmetic (256 KiB / 4 KiB).
+#[test]
+fn an_offloaded_paced_job_runs_its_ios_with_a_note() {
+    let out = scratch();
+    let job = write_job(
+        out.path(),
+        "offload.fio",
+        "[a]\nioengine=null\nsize=256k\nrw=randread\niodepth=8\nio_submit_mode=offload\nrate_iops=400\nrate_process=poisson\n",
+        out.path(),
+    );
+    let output = out.path().join("offload.json");
+    let run = succeed(
+        iolab()
+            .arg("run")
+            .arg(&job)
+            .arg("--no-report")
+            .arg("-o")
+            .arg(&output),
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr
+            .contains("io_submit_mode=offload: iolab's job thread issues each I/O at its due time"),
+        "{stderr}"
+    );
+    let result = read_result(&output);
+    let repetition = &first_point(&result)["repetitions"][0];
+    assert_eq!(repetition["ops"], 64, "{repetition}");
 }
