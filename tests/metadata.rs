@@ -123,11 +123,11 @@ fn a_phase_finds_the_tree_as_it_needs_it_and_repeats() {
     let out = scratch();
     // A stat alone makes the files first (untimed); a create repeated
     // removes the last repetition's files first; mkdir and rmdir work on
-    // directory items.
+    // directory items, and dirstat looks them up between the two.
     let result = Cli::new([
         "run",
         "--ops",
-        "stat,create,mkdir,rmdir",
+        "stat,create,mkdir,dirstat,rmdir",
         "--items",
         "25",
         "--jobs",
@@ -137,13 +137,14 @@ fn a_phase_finds_the_tree_as_it_needs_it_and_repeats() {
     ])
     .path("--dir", dir.path())
     .ok(out.path());
-    for op in ["create", "stat", "mkdir", "rmdir"] {
+    for op in ["create", "stat", "mkdir", "dirstat", "rmdir"] {
         for repetition in phase(&result, op)["repetitions"].as_array().unwrap() {
             assert_eq!(repetition["status"], "ok", "{op}: {}", repetition["error"]);
             assert_eq!(repetition["tree"]["items"], 75, "{op}");
         }
     }
     assert_eq!(calls(tree(phase(&result, "mkdir")), "mkdirat"), 75);
+    assert_eq!(calls(tree(phase(&result, "dirstat")), "newfstatat"), 75);
     assert_eq!(calls(tree(phase(&result, "rmdir")), "unlinkat"), 75);
     assert!(entries(dir.path()).is_empty());
 }

@@ -787,7 +787,39 @@ fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
     );
     let result = crate::util::read_result(&path);
     crate::util::check_consistency(&result);
+    // The directory ops on the same shape (their items hold no bytes).
+    let dirs_path = out.path().join("dirs.json");
+    let dirs = iolab_inside(
+        &lab,
+        &[
+            "run",
+            "--target",
+            &lab.nfs,
+            "--ops",
+            "mkdir,dirstat,rmdir",
+            "--items",
+            "20",
+            "--depth",
+            "1",
+            "--fanout",
+            "2",
+            "--jobs",
+            "2",
+            "--stride",
+            "1",
+            "--output",
+            dirs_path.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        dirs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dirs.stderr)
+    );
+    let dirs = crate::util::read_result(&dirs_path);
+    crate::util::check_consistency(&dirs);
     let requests = |op: &str| -> std::collections::BTreeMap<String, u64> {
+        let result = if op.contains("dir") { &dirs } else { &result };
         let point = result["points"]
             .as_array()
             .unwrap()
@@ -828,6 +860,11 @@ fn a_metadata_tree_on_the_export_counts_each_procedure_and_leaves_nothing() {
     assert!(!stat.contains_key("CREATE"), "{stat:?}");
     assert_eq!(requests("rename")["RENAME"], 120);
     assert_eq!(requests("delete")["REMOVE"], 120);
+    assert_eq!(requests("mkdir")["MKDIR"], 120);
+    let dirstat = requests("dirstat");
+    assert!((120..=140).contains(&dirstat["LOOKUP"]), "{dirstat:?}");
+    assert!(!dirstat.contains_key("MKDIR"), "{dirstat:?}");
+    assert_eq!(requests("rmdir")["RMDIR"], 120);
     let left: Vec<_> = std::fs::read_dir(&lab.export).unwrap().collect();
     assert!(left.is_empty(), "the export holds {left:?}");
     // The study's metadata half as a preset, on the export: its table

@@ -20,7 +20,7 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
     if workload.engine.capabilities().network.is_some() {
         return;
     }
-    let looks_up = matches!(workload.op, Op::Stat | Op::Read | Op::Readdir);
+    let looks_up = workload.op.looks_up();
     if looks_up && workload.cache != CacheMode::Drop {
         // Nothing short of a system-wide drop or an unmount evicts a
         // tree's dentries and inodes; cold evicts only file pages.

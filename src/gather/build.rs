@@ -210,7 +210,7 @@ fn tree_repetition(point: &Part<'_>, jobs: &[JobOutcome]) -> Option<TreeRepetiti
             *calls.entry(name.to_string()).or_insert(0) += count;
         }
     }
-    let makes = point.workload.op.items() == crate::plan::tree::Items::Makes;
+    let makes = point.workload.op.items() == crate::plan::Items::Makes;
     Some(TreeRepetition {
         items: done.iter().map(|job| job.items).sum(),
         items_per_job: done.iter().map(|job| job.items).collect(),

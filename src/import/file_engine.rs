@@ -7,12 +7,12 @@ use crate::plan::param::Value as ParamValue;
 /// fio's file engines (its `engines/fileoperations.c`): each "I/O" one
 /// operation on one of the job's `nrfiles` files or directories, timed
 /// alone — iolab's metadata ops on a tree, one item per file.
-/// (`dirstat` has none: iolab's stat works on files.)
 pub(super) const FILE_ENGINES: &[(&str, Op)] = &[
     ("filecreate", Op::Create),
     ("filestat", Op::Stat),
     ("filedelete", Op::Delete),
     ("dircreate", Op::Mkdir),
+    ("dirstat", Op::Dirstat),
     ("dirdelete", Op::Rmdir),
 ];
 
@@ -42,7 +42,8 @@ pub(super) fn op_of(engine: &str) -> Option<Op> {
 /// `nrfiles`) items per job, all jobs' items in one directory (fio's
 /// `directory`, each file named by its job), files laid out with
 /// `filesize` bytes (or `size / files`, as fio sizes them) before a stat
-/// or delete; the data parameters do not apply (`None`).
+/// or delete (a dirstat's directories hold none: fio asks `filesize` only
+/// to lay them out); the data parameters do not apply (`None`).
 pub(super) fn value(
     param: Param,
     op: Op,

@@ -14,6 +14,7 @@ pub mod draw;
 pub mod group;
 pub mod guest;
 pub mod knee;
+mod op;
 pub mod order;
 pub mod pace;
 pub mod param;
@@ -35,6 +36,7 @@ pub use cpus::CpuSet;
 pub use data::DataPattern;
 pub use direction::DirectionMix;
 pub use guest::{GuestSpec, Machine};
+pub use op::{ItemOp, Items, Op};
 pub use pace::{Arrivals, ThinkTime};
 pub use pattern::Pattern;
 pub use rate::Rate;
@@ -91,115 +93,6 @@ pub fn quoted(text: &str) -> String {
     let shown: String = text.chars().take(60).collect();
     let more = if shown.len() < text.len() { "…" } else { "" };
     format!("{:?}{more}", shown)
-}
-
-/// The operation a workload times, following IOzone's definitions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Op {
-    /// Create a new file and write it.
-    Write,
-    /// Overwrite a file that is already laid out.
-    Rewrite,
-    /// Read a laid-out file.
-    Read,
-    /// Read a file again right after a read, with the cache as it left it:
-    /// the read of the point before when it read the same files the same
-    /// way and the cache is kept (`keep`, `clean`), as IOzone's reread
-    /// follows its read; else an untimed read of its own first.
-    Reread,
-    /// Read and overwrite a laid-out file, each I/O's direction drawn from
-    /// the `--mix` shares (fio's `randrw`/`readwrite` with `rwmixread`).
-    Mix,
-    /// Discard ranges of a laid-out file (fio's `trim`/`randtrim`): a hole
-    /// punched per I/O, a discard on a block device (with `--destroy-data`).
-    Trim,
-    /// Metadata (with `--items`): create each file of the tree (empty, or
-    /// `--file-size` bytes written), mdtest's file creation.
-    Create,
-    /// Metadata: stat each file of the tree.
-    Stat,
-    /// Metadata: rename each file of the tree within its directory.
-    Rename,
-    /// Metadata: remove each file of the tree (mdtest's file removal).
-    Delete,
-    /// Metadata: make each item of the tree as a directory.
-    Mkdir,
-    /// Metadata: remove each directory `mkdir` made.
-    Rmdir,
-    /// Metadata: list each directory of the tree (getdents until its end).
-    Readdir,
-}
-
-impl Op {
-    /// Whether the timed I/O changes the file: writes it, or trims it
-    /// (a block device then needs `--destroy-data`).
-    pub fn writes(self) -> bool {
-        matches!(
-            self,
-            Op::Write
-                | Op::Rewrite
-                | Op::Mix
-                | Op::Trim
-                | Op::Create
-                | Op::Rename
-                | Op::Delete
-                | Op::Mkdir
-                | Op::Rmdir
-        )
-    }
-
-    /// Whether the timed I/O reads (a mix does both).
-    pub fn reads(self) -> bool {
-        matches!(self, Op::Read | Op::Reread | Op::Mix)
-    }
-
-    /// Whether the op needs the file laid out (fully written) before timing.
-    pub fn needs_layout(self) -> bool {
-        !matches!(self, Op::Write)
-    }
-
-    /// Where the op runs in a sequence of ops over the same files, whatever
-    /// the order given: IOzone's (write, rewrite, read, reread: each needs
-    /// the one before) and mdtest's for a tree (directories made and
-    /// removed, then files made, used, renamed and removed); `None` for an
-    /// op that needs no other (mix, trim), which runs first.
-    pub fn sequence_rank(self) -> Option<usize> {
-        [
-            Op::Write,
-            Op::Rewrite,
-            Op::Mkdir,
-            Op::Rmdir,
-            Op::Create,
-            Op::Stat,
-            Op::Read,
-            Op::Reread,
-            Op::Readdir,
-            Op::Rename,
-            Op::Delete,
-        ]
-        .iter()
-        .position(|o| *o == self)
-    }
-
-    /// The op's name as used on the command line and in the result file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Write => "write",
-            Op::Rewrite => "rewrite",
-            Op::Read => "read",
-            Op::Reread => "reread",
-            Op::Mix => "mix",
-            Op::Trim => "trim",
-            Op::Create => "create",
-            Op::Stat => "stat",
-            Op::Rename => "rename",
-            Op::Delete => "delete",
-            Op::Mkdir => "mkdir",
-            Op::Rmdir => "rmdir",
-            Op::Readdir => "readdir",
-        }
-    }
 }
 
 pub use crate::engine::kind::EngineKind;

@@ -6,7 +6,7 @@
 //! one large file. Nothing here does I/O: the runner's `run::tree` builds
 //! the tree this describes.
 
-use super::{CacheMode, Op, Pattern, UsageError, Workload, units};
+use super::{CacheMode, ItemOp, Op, Pattern, UsageError, Workload, units};
 use crate::usage;
 
 /// The most items (files or directories) one point may make across all
@@ -224,8 +224,9 @@ impl Workload {
         if !self.op.is_metadata() && self.op != Op::Read {
             return Err(usage!(
                 "--items {items} makes a metadata workload, and op {} moves blocks of one file: \
-                 give create, stat, read, rename, delete, mkdir, rmdir or readdir",
-                self.op.name()
+                 give one of {}",
+                self.op.name(),
+                ItemOp::names().join(", ")
             ));
         }
         let caps = self.engine.capabilities();
@@ -304,98 +305,6 @@ impl Workload {
     }
 }
 
-/// What a metadata op does to the tree's items.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Items {
-    /// Makes them (create, mkdir): they must be absent before.
-    Makes,
-    /// Needs them present and leaves them (stat, read, readdir; rename
-    /// leaves them under their other name).
-    Uses,
-    /// Removes them (delete, rmdir): they must be present before.
-    Removes,
-}
-
-/// An operation on each item of a tree: a metadata op, or the read of
-/// each file (`--op read` with `--items`). A type of its own, so the code
-/// that works on items matches every one and never meets a data op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ItemOp {
-    /// Create each file (and write `--file-size` bytes).
-    Create,
-    /// Read each file whole.
-    Read,
-    /// Stat each file.
-    Stat,
-    /// Rename each file within its directory.
-    Rename,
-    /// Remove each file.
-    Delete,
-    /// Make each item as a directory.
-    Mkdir,
-    /// Remove each directory `mkdir` made.
-    Rmdir,
-    /// List each directory to its end.
-    Readdir,
-}
-
-impl ItemOp {
-    /// `op` as an operation on items; `None` for an op that has no item
-    /// form (write, rewrite, reread, mix, trim: a plan with `--items`
-    /// refuses them before this is asked).
-    pub fn of(op: Op) -> Option<ItemOp> {
-        Some(match op {
-            Op::Create => ItemOp::Create,
-            Op::Read => ItemOp::Read,
-            Op::Stat => ItemOp::Stat,
-            Op::Rename => ItemOp::Rename,
-            Op::Delete => ItemOp::Delete,
-            Op::Mkdir => ItemOp::Mkdir,
-            Op::Rmdir => ItemOp::Rmdir,
-            Op::Readdir => ItemOp::Readdir,
-            Op::Write | Op::Rewrite | Op::Reread | Op::Mix | Op::Trim => return None,
-        })
-    }
-
-    /// The workload's op.
-    pub fn op(self) -> Op {
-        match self {
-            ItemOp::Create => Op::Create,
-            ItemOp::Read => Op::Read,
-            ItemOp::Stat => Op::Stat,
-            ItemOp::Rename => Op::Rename,
-            ItemOp::Delete => Op::Delete,
-            ItemOp::Mkdir => Op::Mkdir,
-            ItemOp::Rmdir => Op::Rmdir,
-            ItemOp::Readdir => Op::Readdir,
-        }
-    }
-}
-
-impl Op {
-    /// Whether the op works on a tree's items rather than blocks of a file.
-    pub fn is_metadata(self) -> bool {
-        matches!(
-            self,
-            Op::Create | Op::Stat | Op::Rename | Op::Delete | Op::Mkdir | Op::Rmdir | Op::Readdir
-        )
-    }
-
-    /// The items an op on a tree works on are directories (mkdir, rmdir), not files.
-    pub fn on_directories(self) -> bool {
-        matches!(self, Op::Mkdir | Op::Rmdir)
-    }
-
-    /// What the op does to the tree's items.
-    pub fn items(self) -> Items {
-        match self {
-            Op::Create | Op::Mkdir => Items::Makes,
-            Op::Delete | Op::Rmdir => Items::Removes,
-            _ => Items::Uses,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,17 +319,6 @@ mod tests {
             stride: 0,
             file_size: 0,
             jobs: 3,
-        }
-    }
-
-    #[test]
-    fn every_item_op_is_its_op_and_back() {
-        for &op in <Op as clap::ValueEnum>::value_variants() {
-            if let Some(item_op) = ItemOp::of(op) {
-                assert_eq!(item_op.op(), op);
-            } else {
-                assert!(!op.is_metadata(), "{op:?}");
-            }
         }
     }
 

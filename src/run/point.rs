@@ -10,8 +10,8 @@ use super::{
     EnoughRule, JobTarget, Laid, Layout, PointOutcome, ReadPass, RepetitionOutcome,
     RepetitionStatus, RunError, Session, TargetInfo, together, treat_cache, verify_targets,
 };
+use crate::plan::ItemOp;
 use crate::plan::group::{Group, Site, check_groups, check_site, named};
-use crate::plan::tree::ItemOp;
 use crate::plan::{CacheMode, Op, Workload};
 use crate::usage;
 

@@ -212,7 +212,7 @@ macro_rules! for_each_parameter {
             /// The timed operation, as IOzone defines them: write (a new file),
             /// rewrite, read, reread; or mix (reads and overwrites, drawn per I/O
             /// from --mix); trim; or with --items a metadata op on each item of a
-            /// tree: create, stat, read, rename, delete, mkdir, rmdir, readdir.
+            /// tree: create, stat, read, rename, delete, mkdir, rmdir, dirstat, readdir.
             Op op: Op = "op" {
                 kind: Op, default: Some("read"), identifies: true, fio: "rw",
             }

@@ -9,9 +9,9 @@
 
 use super::{LocalTree, TreeSite, directory_path};
 use crate::clock::now_ns;
+use crate::plan::ItemOp;
+use crate::plan::Items;
 use crate::plan::direction::Direction;
-use crate::plan::tree::ItemOp;
-use crate::plan::tree::Items;
 use crate::plan::tree::TreeShape;
 use crate::probe::cpu::CpuUsage;
 use crate::run::io::calls::{SystemCalls, TreeJob};
@@ -162,7 +162,7 @@ fn do_item<O: ItemOps>(
             ops.close(file)?;
             Ok(file_size)
         }
-        ItemOp::Stat => ops.stat(dir, name).map(|()| 0),
+        ItemOp::Stat | ItemOp::Dirstat => ops.stat(dir, name).map(|()| 0),
         ItemOp::Rename => ops.rename(dir, name, to).map(|()| 0),
         ItemOp::Delete => ops.delete(dir, name).map(|()| 0),
         ItemOp::Mkdir => ops.mkdir(dir, name).map(|()| 0),
@@ -262,10 +262,10 @@ impl From<(&'static str, io::Error)> for ItemFailure {
 /// The prefixes of an item's name and of its other name for `op`: files
 /// `f.` (and `r.` once renamed), directory items `m.`.
 pub fn prefixes(op: ItemOp, renamed: bool) -> (u8, u8) {
-    match (op, renamed) {
-        (ItemOp::Mkdir | ItemOp::Rmdir, _) => (b'm', b'm'),
-        (_, false) => (b'f', b'r'),
-        (_, true) => (b'r', b'f'),
+    match (op.op().on_directories(), renamed) {
+        (true, _) => (b'm', b'm'),
+        (false, false) => (b'f', b'r'),
+        (false, true) => (b'r', b'f'),
     }
 }
 

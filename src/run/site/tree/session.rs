@@ -1,9 +1,10 @@
 //! A session's metadata points: the tree made (or kept from the point before) after its inodes and bytes are checked, each repetition's items made present or absent as its op needs (untimed), its cache treated, its items worked on with the sampler beside the jobs, and what the tree holds afterwards kept for the next phase.
 
 use super::{Held, Present, TreePass};
-use crate::plan::tree::{ItemOp, Items, TreeShape};
+use crate::plan::tree::TreeShape;
 use crate::plan::units::{format_size, human_size};
 use crate::plan::{CacheMode, Op, SyncMode, Workload};
+use crate::plan::{ItemOp, Items};
 use crate::run::io::jobs::{self, Pass, Work};
 use crate::run::{RepetitionStatus, RunError, Session, TargetInfo};
 use crate::usage;
@@ -313,9 +314,10 @@ impl Session {
     /// renamed names.
     pub(in crate::run) fn tree_counts(&self, op: ItemOp) -> (Vec<u64>, bool) {
         let held = self.tree.as_ref().expect("the tree was made");
-        match op {
-            ItemOp::Mkdir | ItemOp::Rmdir => (held.present.dirs.clone().unwrap_or_default(), false),
-            _ => held.present.files.clone().unwrap_or_default(),
+        if op.op().on_directories() {
+            (held.present.dirs.clone().unwrap_or_default(), false)
+        } else {
+            held.present.files.clone().unwrap_or_default()
         }
     }
 
