@@ -25,6 +25,8 @@ pub mod plan;
 pub mod preset;
 pub mod probe;
 pub mod record;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod trace;

@@ -60,6 +60,8 @@ fn main() -> ExitCode {
         Command::Completions { shell } => app::help::completions(*shell),
         Command::Manpages { dir } => app::help::manpages(dir),
         Command::Guest(command) => app::guest::command(command),
+        Command::Replay(args) => app::replay(args, arguments),
+        Command::Characterize(args) => app::characterize(args),
     };
     let failed_alone = ending.is_err();
     let code = match ending {

@@ -62,6 +62,9 @@ const RULES: &[(&str, &[&str])] = &[
         &["plan", "record", "stats", "check", "gather", "input"],
     ),
     ("report", &["plan", "record", "stats", "compare", "check"]),
+    // Traces read, and replayed onto a target the runner's safety makes.
+    ("trace", &["plan"]),
+    ("replay", &["trace", "run", "clock", "plan"]),
     // The command line and the commands.
     ("preset", &["plan"]),
     ("cli", &["plan", "preset", "compare"]),

@@ -26,6 +26,7 @@ pub use commands::import::import;
 pub use commands::measure::measure;
 pub use commands::preset::preset;
 pub use commands::quick::quick;
+pub use commands::replay::{characterize, replay};
 pub use commands::report::report;
 pub use commands::run::run;
 pub use error::{AppError, Ending};

@@ -185,6 +185,97 @@ pub enum Command {
     ///
     /// Example: iolab measure --path /data -- dd if=/dev/zero of=/data/f bs=8k count=100000
     Measure(MeasureArgs),
+    /// Replay a block trace — fio's iolog (v2, v3), MSR Cambridge or SPC
+    /// CSV, blktrace — each I/O at its time, and say how faithful it was.
+    #[command(
+        after_help = "Examples and every option: iolab replay --help",
+        after_long_help = "Examples:\n  # a recorded blktrace onto a file iolab creates in /mnt/data, O_DIRECT, at most 32 in flight\n  blkparse -i sda -d sda.bin && iolab replay sda.bin --dir /mnt/data\n\n  # fio's iolog twice as fast, through pread/pwrite\n  iolab replay job.iolog --dir /mnt/data --speed 2 --engine psync\n\n  # an MSR Cambridge volume as fast as possible, its offsets wrapped into 1 GiB\n  iolab replay hm_1.csv --dir /mnt/data --afap --wrap 1g -o hm.json\n"
+    )]
+    Replay(ReplayArgs),
+    /// What a trace is like — its mix, sizes, sequentiality, arrivals and
+    /// depth — and the `iolab run` workload of the same shape.
+    Characterize(CharacterizeArgs),
+}
+
+/// The trace formats `--format` names.
+const TRACE_FORMATS: [&str; 5] = ["iolog-v2", "iolog-v3", "msr", "spc", "blktrace"];
+
+/// Arguments of `iolab replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The trace: fio iolog v2/v3, MSR Cambridge CSV, SPC CSV, or blktrace's
+    /// binary events (one CPU's file, or `blkparse -d`'s merge).
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+    /// The trace's format, when its first bytes do not say.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TRACE_FORMATS))]
+    pub format: Option<String>,
+    /// A file iolab creates here, sized to the trace (its furthest byte,
+    /// or --wrap), laid out and evicted before the replay, removed after.
+    #[arg(long, value_name = "DIR", conflicts_with = "file")]
+    pub dir: Option<PathBuf>,
+    /// Your file, read only: a trace that writes is replayed onto --dir.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// uring (up to --depth in flight), psync (one at a time), or null
+    /// (no I/O: the replayer's own timing).
+    #[arg(long, default_value = "uring", value_parser = clap::builder::PossibleValuesParser::new(["uring", "psync", "null"]))]
+    pub engine: String,
+    /// The most I/Os in flight (the trace's order is kept whatever the cap).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub depth: u64,
+    /// The trace's times divided by this: 2 replays it twice as fast.
+    #[arg(long, default_value_t = 1.0, value_parser = speed, conflicts_with = "afap")]
+    pub speed: f64,
+    /// As fast as possible: each I/O as soon as the cap allows, in order.
+    #[arg(long)]
+    pub afap: bool,
+    /// Through the page cache (the default is O_DIRECT: a block trace's
+    /// I/Os went to the device).
+    #[arg(long)]
+    pub buffered: bool,
+    /// Wrap the offsets into this many bytes (each I/O kept whole).
+    #[arg(long, value_name = "SIZE", value_parser = positive_size)]
+    pub wrap: Option<u64>,
+    /// The interval of the per-interval comparison with the trace.
+    #[arg(long, default_value = "1s", value_parser = interval)]
+    pub interval: Duration,
+    /// Keep the created file.
+    #[arg(long)]
+    pub keep: bool,
+    /// Write the replay's record (iolab.replay/1 JSON) here.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `iolab characterize`.
+#[derive(Debug, Args)]
+pub struct CharacterizeArgs {
+    /// The trace.
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+    /// The trace's format, when its first bytes do not say.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TRACE_FORMATS))]
+    pub format: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn speed(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(speed) if speed.is_finite() && speed > 0.0 && speed <= 1e6 => Ok(speed),
+        _ => Err(format!(
+            "'{text}' is not a speed above 0 (1 = as recorded, 2 = twice as fast)"
+        )),
+    }
+}
+
+fn positive_size(text: &str) -> Result<u64, String> {
+    match crate::plan::units::parse_size(text)? {
+        0 => Err("must be more than 0 bytes".to_string()),
+        bytes => Ok(bytes),
+    }
 }
 
 pub(crate) fn duration(text: &str) -> Result<Duration, String> {

@@ -6,5 +6,6 @@ pub mod import;
 pub mod measure;
 pub mod preset;
 pub mod quick;
+pub mod replay;
 pub mod report;
 pub mod run;

@@ -1,0 +1,336 @@
+//! `iolab replay` and `iolab characterize`: a trace checked whole, replayed onto its target with its fidelity printed and recorded, or described with the workload of its shape.
+
+use crate::app::error::{AppError, Ending};
+use crate::app::output::check_output;
+use crate::cli::{CharacterizeArgs, ReplayArgs};
+use crate::plan::units::{format_size, human_size};
+use crate::replay::fidelity::Fidelity;
+use crate::replay::{Engine, ReplayOptions, Target, TargetChoice, TargetError};
+use crate::report::units::{latency, significant};
+use crate::trace::characterize::{Character, characterize as describe};
+use crate::trace::{Format, IoKind};
+use crate::usage;
+use clap::ValueEnum;
+use std::fmt::Write as _;
+
+/// The record's format name.
+const RECORD_FORMAT: &str = "iolab.replay/1";
+
+fn format_of(name: Option<&str>) -> Option<Format> {
+    name.and_then(|n| Format::from_str(n, false).ok())
+}
+
+/// A trace's refusal: one line, exit 2, nothing done.
+fn refused(error: crate::trace::TraceError) -> AppError {
+    AppError::Usage(usage!("{}", error.0))
+}
+
+/// `iolab characterize TRACE`.
+pub fn characterize(args: &CharacterizeArgs) -> Result<Ending, AppError> {
+    let character = describe(&args.trace, format_of(args.format.as_deref())).map_err(refused)?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&character).map_err(anyhow::Error::from)?;
+        crate::say!("{text}");
+    } else {
+        crate::say!(
+            "{}",
+            character_text(&args.trace.display().to_string(), &character)
+        );
+    }
+    Ok(Ending::Success)
+}
+
+/// A trace's character as a person reads it.
+fn character_text(shown: &str, c: &Character) -> String {
+    let s = &c.summary;
+    let mut out = String::new();
+    let total = s.total_ios();
+    let _ = writeln!(
+        out,
+        "{shown}: {} trace, {total} I/Os over {:.3} s, {} reached",
+        c.format,
+        s.duration_ns as f64 / 1e9,
+        human_size(s.end)
+    );
+    for kind in IoKind::ALL {
+        let n = s.ios[kind.index()];
+        if n > 0 {
+            let _ = writeln!(
+                out,
+                "  {:<6} {n} I/Os ({:.1}%), {}",
+                kind.name(),
+                100.0 * n as f64 / total as f64,
+                human_size(s.bytes[kind.index()])
+            );
+        }
+    }
+    let data: u64 = c.sizes.iter().map(|(_, n)| n).sum();
+    if data > 0 {
+        let sizes: Vec<String> = c
+            .sizes
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(size, n)| {
+                format!(
+                    "≤{} {:.1}%",
+                    format_size(*size),
+                    100.0 * *n as f64 / data as f64
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "  sizes  {}", sizes.join(", "));
+        let _ = writeln!(
+            out,
+            "  sequential {:.1}% of reads and writes (starting where the one before ended)",
+            c.sequential_pct
+        );
+    }
+    match c.interarrival_ns {
+        Some([mean, p50, p99, max]) => {
+            let _ = writeln!(
+                out,
+                "  arrivals {} I/Os per second; gaps mean {}, p50 {}, p99 {}, max {}",
+                significant(c.mean_iops),
+                latency(mean as f64),
+                latency(p50 as f64),
+                latency(p99 as f64),
+                latency(max as f64)
+            );
+        }
+        None => {
+            let _ = writeln!(out, "  arrivals: one I/O, no gaps");
+        }
+    }
+    match c.recorded_depth {
+        Some((mean, most)) => {
+            let _ = writeln!(
+                out,
+                "  in flight {mean:.2} (time-weighted, from the response times), at most {most}"
+            );
+        }
+        None => {
+            let _ = writeln!(out, "  in flight: not in the trace (no response times)");
+        }
+    }
+    if !c.iolab_flags.is_empty() {
+        let _ = writeln!(
+            out,
+            "the same shape as a workload:\n  iolab run --dir DIR {}",
+            c.iolab_flags.join(" ")
+        );
+    }
+    out.trim_end().to_string()
+}
+
+/// `iolab replay TRACE`.
+pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    check_output(args.output.as_deref(), 1 << 20)?;
+    let engine = Engine::from_str(&args.engine, false).map_err(|e| anyhow::anyhow!(e))?;
+    // The trace checked whole before anything is created.
+    let character = describe(&args.trace, format_of(args.format.as_deref())).map_err(refused)?;
+    let summary = character.summary.clone();
+    let direct = !args.buffered && engine != Engine::Null;
+    if direct && !summary.sector_aligned {
+        return Err(usage!(
+            "{}: some of its I/Os are not aligned to 512 bytes, which O_DIRECT cannot issue: replay with --buffered",
+            args.trace.display()
+        )
+        .into());
+    }
+    let choice = match (engine, &args.dir, &args.file) {
+        (Engine::Null, None, None) => TargetChoice::Nothing,
+        (_, Some(dir), _) => TargetChoice::Dir(dir.clone()),
+        (_, None, Some(file)) => TargetChoice::File(file.clone()),
+        (_, None, None) => TargetChoice::Dir(".".into()),
+    };
+    let interrupt = crate::run::signals::Interrupt::install().map_err(anyhow::Error::from)?;
+    let run_id = crate::app::distributed::new_run_id();
+    let target =
+        Target::open(&choice, &summary, args.wrap, &run_id, direct).map_err(|e| match e {
+            TargetError::Refused(why) => AppError::Usage(usage!("{why}")),
+            TargetError::Failed(why) => AppError::Other(anyhow::anyhow!(why)),
+        })?;
+    if args.wrap.is_none() && summary.end > target.length {
+        return Err(usage!(
+            "the trace reaches byte {} beyond the target's {}: give --wrap",
+            summary.end,
+            target.length
+        )
+        .into());
+    }
+    let speed = (!args.afap).then_some(args.speed);
+    let options = ReplayOptions {
+        trace: args.trace.clone(),
+        format: character.format,
+        summary: summary.clone(),
+        speed,
+        engine,
+        depth: args.depth,
+        wrap: args.wrap.is_some(),
+        interval_ns: args.interval.as_nanos() as u64,
+        recorded_depth: character.recorded_depth.map(|(mean, _)| mean),
+    };
+    crate::say!(
+        "iolab: replaying {} ({}, {} I/Os over {:.3} s) onto {}{}, {} at most {} in flight, {}",
+        args.trace.display(),
+        character.format,
+        summary.total_ios(),
+        summary.duration_ns as f64 / 1e9,
+        target.shown,
+        if target.created {
+            format!(
+                " (created, {} laid out and evicted)",
+                human_size(target.length)
+            )
+        } else {
+            String::new()
+        },
+        args.engine,
+        if engine == Engine::Psync {
+            1
+        } else {
+            args.depth
+        },
+        match speed {
+            Some(1.0) => "as recorded".to_string(),
+            Some(s) => format!("{s}× as fast"),
+            None => "as fast as possible".to_string(),
+        }
+    );
+    let started_at = jiff::Timestamp::now().to_string();
+    let outcome = crate::replay::replay(&options, &target, interrupt.flag());
+    let kept = target.shown.clone();
+    let removed = target.release(args.keep).map_err(|e| anyhow::anyhow!(e))?;
+    if args.keep {
+        crate::say!("iolab: kept {kept}");
+    } else if !removed && !matches!(choice, TargetChoice::Nothing | TargetChoice::File(_)) {
+        crate::say!("iolab: warning: {kept} was replaced during the replay and left in place");
+    }
+    let replayed =
+        outcome.map_err(|e| anyhow::anyhow!("replay of {}: {e}", args.trace.display()))?;
+    crate::say!(
+        "{}",
+        fidelity_text(&replayed.fidelity, replayed.interrupted)
+    );
+    if let Some(path) = &args.output {
+        let record = serde_json::json!({
+            "format": RECORD_FORMAT,
+            "iolab_version": env!("CARGO_PKG_VERSION"),
+            "command": command,
+            "started_at": started_at,
+            "trace": {
+                "path": args.trace.display().to_string(),
+                "format": character.format,
+                "summary": summary,
+                "character": character,
+            },
+            "target": {
+                "path": kept,
+                "created": matches!(choice, TargetChoice::Dir(_)),
+                "engine": engine,
+                "direct": direct,
+                "depth_cap": replayed.fidelity.depth_cap,
+                "speed": speed,
+                "wrap": args.wrap,
+            },
+            "interrupted": replayed.interrupted,
+            "fidelity": replayed.fidelity,
+        });
+        crate::record::write::write_file(path, crate::record::write::Replace::Never, |out| {
+            serde_json::to_writer_pretty(&mut *out, &record).map_err(std::io::Error::other)
+        })
+        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        crate::say!("iolab: replay record: {}", path.display());
+    }
+    match interrupt.signal() {
+        Some(signal) => Ok(Ending::Interrupted(signal)),
+        None => Ok(Ending::Success),
+    }
+}
+
+/// The fidelity block: the answer (kept up, or who fell behind) first.
+fn fidelity_text(f: &Fidelity, interrupted: bool) -> String {
+    let mut out = String::new();
+    let head = if interrupted {
+        "interrupted: the figures hold the I/Os issued before the signal".to_string()
+    } else {
+        f.verdict.why.clone()
+    };
+    let _ = writeln!(out, "fidelity: {head}");
+    let ms = |ns: u64| format!("{:.3} s", ns as f64 / 1e9);
+    match f.intended_ns {
+        Some(intended) => {
+            let _ = writeln!(
+                out,
+                "  duration     {} against the trace's {} ({:+.2}%)",
+                ms(f.elapsed_ns),
+                ms(intended),
+                100.0 * (f.elapsed_ns as f64 - intended as f64) / intended.max(1) as f64
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  duration     {} (as fast as possible)",
+                ms(f.elapsed_ns)
+            );
+        }
+    }
+    let shown = |v: Option<u64>| v.map_or("-".to_string(), |v| latency(v as f64));
+    let _ = writeln!(
+        out,
+        "  issue lag    p50 {} · p99 {} · max {} · drift {}",
+        shown(f.lag.p50_ns),
+        shown(f.lag.p99_ns),
+        shown(f.lag.max_ns),
+        f.lag
+            .drift_us_per_s
+            .map_or("-".to_string(), |d| format!("{d:+.2} µs/s"))
+    );
+    let _ = writeln!(
+        out,
+        "  in flight    {} achieved (time-weighted), {}; cap {} reached {:.1}% of the time",
+        f.achieved_depth.map_or("-".into(), |d| format!("{d:.2}")),
+        f.recorded_depth
+            .map_or("the trace records none".into(), |d| format!(
+                "{d:.2} recorded"
+            )),
+        f.depth_cap,
+        100.0 * f.at_cap_fraction
+    );
+    let _ = writeln!(
+        out,
+        "  order        issued in the trace's order (one issuing thread); {:.2}% completed after a later I/O (RFC 4737)",
+        f.completions_reordered_pct
+    );
+    let _ = writeln!(
+        out,
+        "  latency      p50 {} · p99 {}",
+        shown(f.latency_p50_ns),
+        shown(f.latency_p99_ns)
+    );
+    for count in &f.counts {
+        let same = count.trace_ios == count.replay_ios && count.trace_bytes == count.replay_bytes;
+        let _ = writeln!(
+            out,
+            "  {:<12} {} I/Os, {} bytes against the trace's {} and {}{}",
+            count.kind.name(),
+            count.replay_ios,
+            count.replay_bytes,
+            count.trace_ios,
+            count.trace_bytes,
+            if same { " — exact" } else { " — DIFFERENT" }
+        );
+    }
+    if let Some((at, deviation)) = f.worst_interval {
+        let _ = writeln!(
+            out,
+            "  intervals    {} of {}: the furthest from the trace's I/O count is interval {} at {:+.1}%",
+            f.intervals.len(),
+            crate::plan::units::format_duration_ns(f.interval_ns),
+            at,
+            deviation
+        );
+    }
+    out.trim_end().to_string()
+}

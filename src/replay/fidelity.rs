@@ -1,0 +1,365 @@
+//! How faithful a replay was: each I/O's issue lag behind its intended time and its drift, the depth achieved against the trace's, reordering (RFC 4737), per-interval rates against the trace's, exact counts — and who fell behind.
+
+use crate::trace::{IoKind, TraceSummary};
+use serde::Serialize;
+
+/// The most intervals a replay keeps; a longer trace widens its interval.
+pub const MOST_INTERVALS: u64 = 100_000;
+
+/// What the replay loop tells the fidelity as it goes (cold enough: a few
+/// adds per I/O, no allocation after the start).
+pub struct Tally {
+    lag: hdrhistogram::Histogram<u64>,
+    latency: hdrhistogram::Histogram<u64>,
+    /// Least-squares sums of lag (µs) against the intended time (s).
+    sums: [f64; 5],
+    /// I/Os and bytes of each kind done.
+    pub ios: [u64; 4],
+    pub bytes: [u64; 4],
+    /// Time-weighted in-flight area, I/O·ns, and the time at the cap, ns.
+    area: u128,
+    at_cap_ns: u64,
+    in_flight: u64,
+    last_change: u64,
+    cap: u64,
+    /// RFC 4737 Type-P-Reordered over the completion order: the next
+    /// sequence number expected, and the count that arrived below it.
+    next_expected: u64,
+    reordered: u64,
+    /// Per interval of the trace's time: the trace's I/Os and bytes, and
+    /// the replay's by its actual issue time.
+    interval_ns: u64,
+    trace_intervals: Vec<(u64, u64)>,
+    replay_intervals: Vec<(u64, u64)>,
+}
+
+impl Tally {
+    /// A tally for a replay whose trace lasts `duration_ns` (in replay
+    /// time), of at most `cap` I/Os in flight.
+    pub fn new(duration_ns: u64, cap: u64, interval_ns: u64) -> Tally {
+        let interval_ns = interval_ns.max(duration_ns / MOST_INTERVALS + 1).max(1);
+        let intervals = (duration_ns / interval_ns + 1) as usize;
+        Tally {
+            lag: hdrhistogram::Histogram::new_with_bounds(1, 1 << 45, 3)
+                .expect("1 ns to 9.7 h, 3 digits"),
+            latency: hdrhistogram::Histogram::new_with_bounds(1, 1 << 45, 3)
+                .expect("1 ns to 9.7 h, 3 digits"),
+            sums: [0.0; 5],
+            ios: [0; 4],
+            bytes: [0; 4],
+            area: 0,
+            at_cap_ns: 0,
+            in_flight: 0,
+            last_change: 0,
+            cap,
+            next_expected: 0,
+            reordered: 0,
+            interval_ns,
+            trace_intervals: vec![(0, 0); intervals],
+            replay_intervals: vec![(0, 0); intervals],
+        }
+    }
+
+    /// The in-flight count changes at `now` (ns since the replay's start).
+    fn flight(&mut self, now: u64, delta: i64) {
+        let span = now.saturating_sub(self.last_change);
+        self.area += u128::from(span) * u128::from(self.in_flight);
+        if self.in_flight >= self.cap {
+            self.at_cap_ns += span;
+        }
+        self.last_change = now.max(self.last_change);
+        self.in_flight = self.in_flight.saturating_add_signed(delta);
+    }
+
+    /// An I/O issued: due at `intended` and issued at `actual` (ns since
+    /// the replay's start).
+    pub fn issued(&mut self, intended: u64, actual: u64, len: u64) {
+        let lag = actual.saturating_sub(intended);
+        self.lag.saturating_record(lag);
+        let (x, y) = (intended as f64 / 1e9, lag as f64 / 1e3);
+        for (sum, value) in self.sums.iter_mut().zip([1.0, x, y, x * x, x * y]) {
+            *sum += value;
+        }
+        let last = self.trace_intervals.len() - 1;
+        let i = ((intended / self.interval_ns) as usize).min(last);
+        self.trace_intervals[i].0 += 1;
+        self.trace_intervals[i].1 += len;
+        let j = ((actual / self.interval_ns) as usize).min(last);
+        self.replay_intervals[j].0 += 1;
+        self.replay_intervals[j].1 += len;
+        self.flight(actual, 1);
+    }
+
+    /// The I/O of sequence number `sequence` (its place in the trace)
+    /// completed at `now` after `latency` ns, having moved `len` bytes.
+    pub fn completed(&mut self, sequence: u64, kind: IoKind, len: u64, now: u64, latency: u64) {
+        self.latency.saturating_record(latency);
+        self.ios[kind.index()] += 1;
+        self.bytes[kind.index()] += len;
+        if sequence >= self.next_expected {
+            self.next_expected = sequence + 1;
+        } else {
+            self.reordered += 1;
+        }
+        self.flight(now, -1);
+    }
+
+    /// The fidelity, with the trace's own figures.
+    pub fn fidelity(
+        &self,
+        trace: &TraceSummary,
+        speed: Option<f64>,
+        recorded_depth: Option<f64>,
+        elapsed_ns: u64,
+    ) -> Fidelity {
+        let done: u64 = self.ios.iter().sum();
+        let [n, sx, sy, sxx, sxy] = self.sums;
+        let drift = if n >= 2.0 && (n * sxx - sx * sx).abs() > f64::EPSILON {
+            Some((n * sxy - sx * sy) / (n * sxx - sx * sx))
+        } else {
+            None
+        };
+        let intended_ns = speed.map(|s| (trace.duration_ns as f64 / s) as u64);
+        let counts = IoKind::ALL
+            .iter()
+            .map(|&kind| KindCount {
+                kind,
+                trace_ios: trace.ios[kind.index()],
+                replay_ios: self.ios[kind.index()],
+                trace_bytes: trace.bytes[kind.index()],
+                replay_bytes: self.bytes[kind.index()],
+            })
+            .filter(|c| c.trace_ios > 0 || c.replay_ios > 0)
+            .collect();
+        let achieved_depth = (elapsed_ns > 0).then(|| self.area as f64 / elapsed_ns as f64);
+        let intervals = self
+            .trace_intervals
+            .iter()
+            .zip(&self.replay_intervals)
+            .map(
+                |(&(trace_ios, trace_bytes), &(replay_ios, replay_bytes))| Interval {
+                    trace_ios,
+                    trace_bytes,
+                    replay_ios,
+                    replay_bytes,
+                },
+            )
+            .collect::<Vec<_>>();
+        let worst_interval = intervals
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.trace_ios >= 10)
+            .map(|(at, i)| {
+                (
+                    at,
+                    (i.replay_ios as f64 - i.trace_ios as f64) / i.trace_ios as f64,
+                )
+            })
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+        let at_cap = if elapsed_ns > 0 {
+            self.at_cap_ns as f64 / elapsed_ns as f64
+        } else {
+            0.0
+        };
+        let quantile = |q: f64| (!self.lag.is_empty()).then(|| self.lag.value_at_quantile(q));
+        let lag = LagFigures {
+            p50_ns: quantile(0.5),
+            p99_ns: quantile(0.99),
+            max_ns: (!self.lag.is_empty()).then(|| self.lag.max()),
+            drift_us_per_s: drift,
+        };
+        let verdict = verdict(&lag, at_cap, intended_ns, elapsed_ns);
+        Fidelity {
+            ios: done,
+            elapsed_ns,
+            intended_ns,
+            lag,
+            latency_p50_ns: (!self.latency.is_empty()).then(|| self.latency.value_at_quantile(0.5)),
+            latency_p99_ns: (!self.latency.is_empty())
+                .then(|| self.latency.value_at_quantile(0.99)),
+            recorded_depth,
+            achieved_depth,
+            depth_cap: self.cap,
+            at_cap_fraction: at_cap,
+            completions_reordered_pct: if done == 0 {
+                0.0
+            } else {
+                100.0 * self.reordered as f64 / done as f64
+            },
+            counts,
+            interval_ns: self.interval_ns,
+            worst_interval: worst_interval.map(|(at, deviation)| (at as u64, deviation * 100.0)),
+            intervals,
+            verdict,
+        }
+    }
+}
+
+/// Who fell behind, from the lag and the time at the depth cap.
+fn verdict(lag: &LagFigures, at_cap: f64, intended_ns: Option<u64>, elapsed_ns: u64) -> Verdict {
+    let Some(intended) = intended_ns else {
+        return Verdict {
+            kept_up: true,
+            behind: None,
+            why: "as fast as possible: no times to keep, the order and the depth cap kept".into(),
+        };
+    };
+    // Behind: the replay outlasted the trace by more than 1% (and 1 ms),
+    // or one I/O in a hundred was issued over a millisecond late.
+    let overrun = elapsed_ns as f64 - intended as f64;
+    let long = overrun > (intended as f64 * 0.01).max(1e6);
+    let late = lag.p99_ns.is_some_and(|p99| p99 > 1_000_000);
+    if !long && !late {
+        return Verdict {
+            kept_up: true,
+            behind: None,
+            why: "kept up: the duration within 1% of the trace's and 99% of I/Os issued under 1 ms late".into(),
+        };
+    }
+    if at_cap >= 0.5 {
+        Verdict {
+            kept_up: false,
+            behind: Some("storage".into()),
+            why: format!(
+                "the storage fell behind: the depth cap was reached {:.0}% of the time while the lag grew; raise --depth if the trace's own depth allows, or the target is slower than the traced one",
+                at_cap * 100.0
+            ),
+        }
+    } else {
+        Verdict {
+            kept_up: false,
+            behind: Some("replayer".into()),
+            why: format!(
+                "the replayer fell behind: the lag grew while fewer I/Os than the cap were in flight (at the cap {:.0}% of the time): the issuing thread, its wake-ups or the CPU were too slow",
+                at_cap * 100.0
+            ),
+        }
+    }
+}
+
+/// Issue lag: how late each I/O was issued after its intended time.
+#[derive(Clone, Debug, Serialize)]
+pub struct LagFigures {
+    pub p50_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+    /// The least-squares slope of lag against the trace's time, µs per s:
+    /// a replay that drifts grows it.
+    pub drift_us_per_s: Option<f64>,
+}
+
+/// One kind's count in the trace and in the replay.
+#[derive(Clone, Debug, Serialize)]
+pub struct KindCount {
+    pub kind: IoKind,
+    pub trace_ios: u64,
+    pub replay_ios: u64,
+    pub trace_bytes: u64,
+    pub replay_bytes: u64,
+}
+
+/// One interval: the trace's I/Os and bytes by intended time, the replay's
+/// by actual issue time.
+#[derive(Clone, Debug, Serialize)]
+pub struct Interval {
+    pub trace_ios: u64,
+    pub trace_bytes: u64,
+    pub replay_ios: u64,
+    pub replay_bytes: u64,
+}
+
+/// Who fell behind, if anyone.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    pub kept_up: bool,
+    /// `storage` or `replayer` when it did not keep up.
+    pub behind: Option<String>,
+    pub why: String,
+}
+
+/// The fidelity of one replay.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fidelity {
+    /// I/Os completed.
+    pub ios: u64,
+    /// From the first issue to the last completion, ns.
+    pub elapsed_ns: u64,
+    /// The trace's duration at the replay's speed, ns (`None` as fast as possible).
+    pub intended_ns: Option<u64>,
+    pub lag: LagFigures,
+    pub latency_p50_ns: Option<u64>,
+    pub latency_p99_ns: Option<u64>,
+    /// In flight as the trace recorded it (time-weighted), when it did.
+    pub recorded_depth: Option<f64>,
+    /// In flight in the replay, time-weighted.
+    pub achieved_depth: Option<f64>,
+    pub depth_cap: u64,
+    /// The share of the replay's time with the cap reached.
+    pub at_cap_fraction: f64,
+    /// Completions after a later I/O of the trace had completed (RFC 4737
+    /// Type-P-Reordered over the completion order), percent. Issues are in
+    /// the trace's order by construction: one thread issues them in turn.
+    pub completions_reordered_pct: f64,
+    pub counts: Vec<KindCount>,
+    pub interval_ns: u64,
+    /// The interval whose I/O count differs most from the trace's (among
+    /// those with 10 I/Os or more): its index and the difference, percent.
+    pub worst_interval: Option<(u64, f64)>,
+    pub intervals: Vec<Interval>,
+    pub verdict: Verdict,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reordering_counts_completions_below_the_next_expected() {
+        let mut tally = Tally::new(1_000, 4, 1_000_000_000);
+        for s in 0..4 {
+            tally.issued(s * 10, s * 10, 4096);
+        }
+        // RFC 4737's example shape: 0, 2, 1, 3 — one reordered (1).
+        for (at, s) in [0u64, 2, 1, 3].iter().enumerate() {
+            tally.completed(*s, IoKind::Read, 4096, 100 + at as u64, 50);
+        }
+        let trace = TraceSummary {
+            ios: [4, 0, 0, 0],
+            bytes: [16384, 0, 0, 0],
+            duration_ns: 30,
+            ..TraceSummary::default()
+        };
+        let fidelity = tally.fidelity(&trace, Some(1.0), None, 103);
+        assert_eq!(fidelity.completions_reordered_pct, 25.0);
+        assert_eq!(fidelity.counts[0].replay_ios, 4);
+        // Four in flight from 30 to 100 at a cap of 4.
+        assert!(
+            fidelity.at_cap_fraction > 0.6,
+            "{}",
+            fidelity.at_cap_fraction
+        );
+    }
+
+    #[test]
+    fn a_growing_lag_is_drift_and_the_verdict_names_who_was_behind() {
+        let mut tally = Tally::new(10_000_000_000, 8, 1_000_000_000);
+        for i in 0..100u64 {
+            let intended = i * 100_000_000;
+            // 20 µs later each second: lag grows 20 µs/s ... up to 2 ms.
+            let actual = intended + i * 2_000 * 10;
+            tally.issued(intended, actual, 4096);
+            tally.completed(i, IoKind::Write, 4096, actual + 1_000, 1_000);
+        }
+        let trace = TraceSummary {
+            ios: [0, 100, 0, 0],
+            bytes: [0, 409_600, 0, 0],
+            duration_ns: 9_900_000_000,
+            ..TraceSummary::default()
+        };
+        let fidelity = tally.fidelity(&trace, Some(1.0), None, 9_900_000_000 + 2_000_000);
+        let drift = fidelity.lag.drift_us_per_s.unwrap();
+        assert!((drift - 200.0).abs() < 1.0, "{drift}");
+        assert!(!fidelity.verdict.kept_up);
+        assert_eq!(fidelity.verdict.behind.as_deref(), Some("replayer"));
+    }
+}

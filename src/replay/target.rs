@@ -1,0 +1,228 @@
+//! Where a replay's I/O goes: a file iolab creates, sized to the trace (or to the wrap), laid out and evicted before the replay and removed after it; or a user's file, read only.
+
+use crate::run::io::buffer::AlignedBuffer;
+use crate::run::target::scratch::{ScratchDir, TargetFile};
+use crate::trace::TraceSummary;
+use rustix::fs::OFlags;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+/// Where the user asked the I/O to go.
+#[derive(Clone, Debug)]
+pub enum TargetChoice {
+    /// A file iolab creates in this directory.
+    Dir(PathBuf),
+    /// The user's file, read only.
+    File(PathBuf),
+    /// No file: the null engine.
+    Nothing,
+}
+
+/// The target, opened.
+pub struct Target {
+    /// The scratch directory, which outlives the file.
+    _dir: Option<ScratchDir>,
+    file: Option<TargetFile>,
+    /// The descriptor the replay uses (with O_DIRECT when asked).
+    pub fd: Option<OwnedFd>,
+    /// The target's length, bytes: offsets are wrapped into it when the
+    /// trace reaches beyond (with `wrap`).
+    pub length: u64,
+    /// What it is, for the record: its path, or "null".
+    pub shown: String,
+    /// Whether iolab created it (and removes it).
+    pub created: bool,
+}
+
+/// The bytes a created file gets for a trace: its extent rounded up to
+/// 1 MiB, or the wrap.
+pub fn created_length(summary: &TraceSummary, wrap: Option<u64>) -> u64 {
+    wrap.unwrap_or_else(|| summary.end.div_ceil(1 << 20).max(1) << 20)
+}
+
+impl Target {
+    /// Opens (or creates, lays out and evicts) the target for a trace of
+    /// `summary`. `run_id` names a created file; `direct` adds O_DIRECT.
+    pub fn open(
+        choice: &TargetChoice,
+        summary: &TraceSummary,
+        wrap: Option<u64>,
+        run_id: &str,
+        direct: bool,
+    ) -> Result<Target, TargetError> {
+        use TargetError::{Failed, Refused};
+        let extra = if direct {
+            OFlags::DIRECT
+        } else {
+            OFlags::empty()
+        };
+        match choice {
+            TargetChoice::Nothing => Ok(Target {
+                _dir: None,
+                file: None,
+                fd: None,
+                length: wrap.unwrap_or(u64::MAX),
+                shown: "null".into(),
+                created: false,
+            }),
+            TargetChoice::File(path) => {
+                let writes = summary.ios[1] + summary.ios[3];
+                if writes > 0 {
+                    return Err(Refused(format!(
+                        "--file {}: the trace writes or trims ({writes} I/Os) and iolab writes only files it creates: replay it onto --dir",
+                        path.display()
+                    )));
+                }
+                let (dir, name) = split(path).map_err(Refused)?;
+                let scratch =
+                    ScratchDir::open_given(dir, run_id).map_err(|e| Refused(e.to_string()))?;
+                let file = scratch
+                    .adopt(name, false)
+                    .map_err(|e| Refused(e.to_string()))?;
+                let length = file
+                    .length()
+                    .map_err(|e| Refused(format!("--file {}: {e}", path.display())))?;
+                let length = wrap.map_or(length, |w| w.min(length));
+                if wrap.is_none() && summary.end > length {
+                    return Err(Refused(format!(
+                        "--file {}: the trace reaches byte {} and the file has {length}: give --wrap {length} to wrap the offsets into it",
+                        path.display(),
+                        summary.end
+                    )));
+                }
+                let fd = file
+                    .reopen_as(OFlags::RDONLY, extra)
+                    .map_err(|e| Refused(opening(&path.display().to_string(), &e, direct)))?;
+                Ok(Target {
+                    shown: path.display().to_string(),
+                    _dir: Some(scratch),
+                    file: Some(file),
+                    fd: Some(fd),
+                    length,
+                    created: false,
+                })
+            }
+            TargetChoice::Dir(dir) => {
+                let scratch = ScratchDir::open(dir, run_id).map_err(|e| Refused(e.to_string()))?;
+                let _ = scratch.remove_dead_runs();
+                let length = created_length(summary, wrap);
+                let free = scratch.available_bytes().unwrap_or(u64::MAX);
+                if length > free {
+                    return Err(Refused(format!(
+                        "--dir {}: the trace's file needs {length} bytes and {free} are free: give --wrap SIZE to wrap its offsets into a smaller file",
+                        dir.display()
+                    )));
+                }
+                let file = scratch
+                    .create(0)
+                    .map_err(|e| Failed(format!("--dir {}: {e}", dir.display())))?;
+                let shown = file.path().display().to_string();
+                let mut target = Target {
+                    _dir: Some(scratch),
+                    fd: None,
+                    length,
+                    shown,
+                    created: true,
+                    file: Some(file),
+                };
+                target.lay_out().map_err(Failed)?;
+                let file = target.file.as_ref().expect("created");
+                let fd = file
+                    .reopen(extra)
+                    .map_err(|e| Refused(opening(&target.shown, &e, direct)))?;
+                target.fd = Some(fd);
+                Ok(target)
+            }
+        }
+    }
+
+    /// Writes the whole created file (1 MiB at a time), syncs it and
+    /// evicts its pages, so the replay's reads find data on the device.
+    fn lay_out(&mut self) -> Result<(), String> {
+        let file = self.file.as_ref().expect("created");
+        let fd = file
+            .reopen(OFlags::empty())
+            .map_err(|e| format!("{}: {e}", self.shown))?;
+        let buffer = AlignedBuffer::with_data(1 << 20, 4096, 0x1010);
+        let mut at = 0u64;
+        while at < self.length {
+            let chunk = (self.length - at).min(1 << 20) as usize;
+            let written = rustix::io::pwrite(&fd, &buffer.as_slice()[..chunk], at)
+                .map_err(|e| format!("laying out {} at byte {at}: {e}", self.shown))?;
+            if written == 0 {
+                return Err(format!(
+                    "laying out {} at byte {at}: a short write",
+                    self.shown
+                ));
+            }
+            at += written as u64;
+        }
+        rustix::fs::fsync(&fd).map_err(|e| format!("syncing {}: {e}", self.shown))?;
+        rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed)
+            .map_err(|e| format!("evicting {}: {e}", self.shown))?;
+        Ok(())
+    }
+
+    /// The descriptor, when there is a file.
+    pub fn fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.fd.as_ref().map(|fd| fd.as_fd())
+    }
+
+    /// Removes a created file (checked to be the one created); a given
+    /// file is left alone. Whether it removed one.
+    pub fn release(mut self, keep: bool) -> Result<bool, String> {
+        self.fd = None;
+        match self.file.take() {
+            Some(file) if self.created && !keep => file
+                .remove()
+                .map_err(|e| format!("removing {}: {e}", self.shown)),
+            Some(file) if keep => {
+                file.disown();
+                Ok(false)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+impl Drop for Target {
+    /// A created file not released (a refusal or a failure on the way) is
+    /// removed, checked to be the one created.
+    fn drop(&mut self) {
+        self.fd = None;
+        if let Some(file) = self.file.take() {
+            if self.created {
+                let _ = file.remove();
+            }
+        }
+    }
+}
+
+/// Why a target could not be had: bad input (nothing written), or a
+/// failure on the way (laying out the file).
+#[derive(Debug)]
+pub enum TargetError {
+    Refused(String),
+    Failed(String),
+}
+
+/// Why `shown` would not open; O_DIRECT's refusal says what to do.
+fn opening(shown: &str, error: &std::io::Error, direct: bool) -> String {
+    if direct && error.raw_os_error() == Some(libc::EINVAL) {
+        format!("{shown}: its file system takes no O_DIRECT; replay with --buffered")
+    } else {
+        format!("{shown}: {error}")
+    }
+}
+
+/// A path's directory and file name.
+fn split(path: &Path) -> Result<(&Path, &std::ffi::OsStr), String> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("--file {} names no file", path.display()))?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    Ok((dir, name))
+}

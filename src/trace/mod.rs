@@ -1,0 +1,360 @@
+//! Block traces: fio iologs (v2, v3), MSR Cambridge and SPC CSV, and blktrace binaries, read as one stream of timed I/Os, checked whole before any I/O, and what a trace is like (`characterize`).
+//!
+//! A trace is streamed, never loaded whole: [`TraceReader`] yields one
+//! [`TraceIo`] at a time, and [`scan`] reads the whole trace once to check
+//! it (times never going backwards, a plausible rate, every record whole)
+//! and to learn its extent before a replay starts. Each parser names the
+//! file and the line (or the record and its byte offset) it refuses.
+
+mod blktrace;
+pub mod characterize;
+mod csv;
+mod iolog;
+
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// What one I/O of a trace does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoKind {
+    /// Reads `len` bytes at `offset`.
+    Read,
+    /// Writes `len` bytes at `offset`.
+    Write,
+    /// Makes earlier writes durable (fsync; blktrace's flush); no bytes.
+    Flush,
+    /// Discards `len` bytes at `offset`.
+    Trim,
+}
+
+impl IoKind {
+    /// The kind's name as the fidelity table and the record give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            IoKind::Read => "read",
+            IoKind::Write => "write",
+            IoKind::Flush => "flush",
+            IoKind::Trim => "trim",
+        }
+    }
+
+    /// Every kind, in the order tables list them.
+    pub const ALL: [IoKind; 4] = [IoKind::Read, IoKind::Write, IoKind::Flush, IoKind::Trim];
+
+    /// Its index in [`IoKind::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One I/O of a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceIo {
+    /// When it was issued, ns after the trace's first I/O.
+    pub at_ns: u64,
+    /// Its first byte.
+    pub offset: u64,
+    /// Its bytes (0 for a flush).
+    pub len: u64,
+    /// What it does.
+    pub kind: IoKind,
+    /// How long it took where the trace says (MSR's response time,
+    /// blktrace's issue to completion), ns.
+    pub response_ns: Option<u64>,
+}
+
+/// The formats iolab reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// fio's `write_iolog`, version 2 (`wait` lines between I/Os, µs).
+    IologV2,
+    /// fio's `write_iolog`, version 3 (a timestamp per line, µs).
+    IologV3,
+    /// MSR Cambridge (SNIA IOTTA): `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`,
+    /// times in Windows ticks of 100 ns.
+    Msr,
+    /// SPC / UMass: `ASU,LBA,Size,Opcode,Timestamp`, LBAs of 512 bytes,
+    /// timestamps in seconds.
+    Spc,
+    /// blktrace's binary events (one CPU's file, or `blkparse -d`'s merge).
+    Blktrace,
+}
+
+impl Format {
+    /// The format's name on the command line and in the record.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::IologV2 => "iolog-v2",
+            Format::IologV3 => "iolog-v3",
+            Format::Msr => "msr",
+            Format::Spc => "spc",
+            Format::Blktrace => "blktrace",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a trace was refused: one line naming the file and where in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceError(pub String);
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The format of `head` (the trace's first bytes), when it is one iolab reads.
+pub fn detect(head: &[u8]) -> Option<Format> {
+    if blktrace::is_blktrace(head) {
+        return Some(Format::Blktrace);
+    }
+    let text = std::str::from_utf8(head).ok().or_else(|| {
+        // A head cut in the middle of a character.
+        std::str::from_utf8(&head[..head.len().saturating_sub(3)]).ok()
+    })?;
+    let first = text.lines().next()?.trim();
+    if first == "fio version 2 iolog" {
+        return Some(Format::IologV2);
+    }
+    if first == "fio version 3 iolog" {
+        return Some(Format::IologV3);
+    }
+    let fields: Vec<&str> = first.split(',').map(str::trim).collect();
+    match fields.len() {
+        7 if fields[3].eq_ignore_ascii_case("read") || fields[3].eq_ignore_ascii_case("write") => {
+            Some(Format::Msr)
+        }
+        5.. if fields[0].parse::<u64>().is_ok()
+            && fields[3].len() == 1
+            && "rRwW".contains(fields[3]) =>
+        {
+            Some(Format::Spc)
+        }
+        _ => None,
+    }
+}
+
+/// A trace being read, one I/O at a time.
+pub struct TraceReader {
+    path: PathBuf,
+    format: Format,
+    source: Source,
+}
+
+enum Source {
+    Text(csv::Lines, TextFormat),
+    Binary(blktrace::Events),
+}
+
+enum TextFormat {
+    Iolog(iolog::State),
+    Msr(csv::MsrState),
+    Spc,
+}
+
+impl TraceReader {
+    /// Opens `path`, its format `format` or detected from its first bytes.
+    pub fn open(path: &Path, format: Option<Format>) -> Result<TraceReader, TraceError> {
+        let shown = path.display();
+        let file = std::fs::File::open(path).map_err(|e| TraceError(format!("{shown}: {e}")))?;
+        let metadata = file
+            .metadata()
+            .map_err(|e| TraceError(format!("{shown}: {e}")))?;
+        if !metadata.is_file() {
+            return Err(TraceError(format!("{shown} is not a regular file")));
+        }
+        let mut reader = BufReader::with_capacity(1 << 16, file);
+        let head = reader
+            .fill_buf()
+            .map_err(|e| TraceError(format!("{shown}: {e}")))?
+            .to_vec();
+        if head.is_empty() {
+            return Err(TraceError(format!("{shown} is empty: no I/O to replay")));
+        }
+        let format = match format.or_else(|| detect(&head)) {
+            Some(format) => format,
+            None => {
+                return Err(TraceError(format!(
+                    "{shown}: not a trace format iolab knows (fio iolog v2/v3, MSR or SPC CSV, blktrace); name one with --format"
+                )));
+            }
+        };
+        let source = match format {
+            Format::Blktrace => Source::Binary(blktrace::Events::new(Box::new(reader))),
+            text => {
+                let lines = csv::Lines::new(Box::new(reader) as Box<dyn BufRead>);
+                let parser = match text {
+                    Format::IologV2 => TextFormat::Iolog(iolog::State::new(2)),
+                    Format::IologV3 => TextFormat::Iolog(iolog::State::new(3)),
+                    Format::Msr => TextFormat::Msr(csv::MsrState::default()),
+                    Format::Spc => TextFormat::Spc,
+                    Format::Blktrace => unreachable!("matched above"),
+                };
+                Source::Text(lines, parser)
+            }
+        };
+        Ok(TraceReader {
+            path: path.to_path_buf(),
+            format,
+            source,
+        })
+    }
+
+    /// The trace's format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The next I/O, `None` at the trace's end.
+    pub fn next_io(&mut self) -> Result<Option<TraceIo>, TraceError> {
+        let shown = self.path.display().to_string();
+        match &mut self.source {
+            Source::Binary(events) => events.next_io().map_err(|(record, at, why)| {
+                TraceError(format!("{shown}: record {record} (byte {at}): {why}"))
+            }),
+            Source::Text(lines, parser) => loop {
+                let Some((number, line)) = lines
+                    .next_line()
+                    .map_err(|e| TraceError(format!("{shown}: {e}")))?
+                else {
+                    return Ok(None);
+                };
+                let parsed = match parser {
+                    TextFormat::Iolog(state) => state.line(number, line),
+                    TextFormat::Msr(state) => state.line(line),
+                    TextFormat::Spc => csv::spc_line(line),
+                };
+                match parsed {
+                    Ok(Some(io)) => return Ok(Some(io)),
+                    Ok(None) => continue,
+                    Err(why) => {
+                        return Err(TraceError(format!("{shown} line {number}: {why}")));
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// What a whole pass over a trace found: its extent, counts, and the checks.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct TraceSummary {
+    /// I/Os of each kind, in [`IoKind::ALL`]'s order.
+    pub ios: [u64; 4],
+    /// Bytes of each kind.
+    pub bytes: [u64; 4],
+    /// The last I/O's issue time, ns after the first.
+    pub duration_ns: u64,
+    /// The end of the furthest I/O, bytes.
+    pub end: u64,
+    /// Whether every I/O carries its response time.
+    pub has_response: bool,
+    /// Whether every offset and length is a multiple of 512 (O_DIRECT can
+    /// replay it).
+    pub sector_aligned: bool,
+}
+
+impl TraceSummary {
+    /// Every I/O of the trace.
+    pub fn total_ios(&self) -> u64 {
+        self.ios.iter().sum()
+    }
+}
+
+/// The most I/Os per second a trace may claim before it is taken for a
+/// unit mistake (ns read as µs: spdk/spdk#3909): ten million, beyond any
+/// one device a trace is recorded on.
+const MOST_PLAUSIBLE_IOPS: f64 = 10e6;
+
+/// Reads the whole trace at `path` once: every record checked, times never
+/// going backwards, the rate plausible; its summary.
+pub fn scan(path: &Path, format: Option<Format>) -> Result<(Format, TraceSummary), TraceError> {
+    let mut reader = TraceReader::open(path, format)?;
+    let mut summary = TraceSummary {
+        has_response: true,
+        sector_aligned: true,
+        ..TraceSummary::default()
+    };
+    let mut last_at = 0u64;
+    let mut count = 0u64;
+    while let Some(io) = reader.next_io()? {
+        count += 1;
+        if io.at_ns < last_at {
+            return Err(TraceError(format!(
+                "{}: I/O {count} is issued at {} s, before the I/O ahead of it ({} s): times go backwards{}",
+                path.display(),
+                io.at_ns as f64 / 1e9,
+                last_at as f64 / 1e9,
+                if reader.format() == Format::Blktrace {
+                    " (merge the CPUs' files with blkparse -i NAME -d merged.bin first)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        last_at = io.at_ns;
+        let k = io.kind.index();
+        summary.ios[k] += 1;
+        summary.bytes[k] += io.len;
+        summary.end = summary.end.max(io.offset.saturating_add(io.len));
+        summary.has_response &= io.response_ns.is_some();
+        summary.sector_aligned &= io.offset % 512 == 0 && io.len % 512 == 0;
+    }
+    if count == 0 {
+        return Err(TraceError(format!(
+            "{}: no I/O in the trace",
+            path.display()
+        )));
+    }
+    summary.duration_ns = last_at;
+    if count >= 1000 {
+        let rate = count as f64 / (last_at.max(1) as f64 / 1e9);
+        if rate > MOST_PLAUSIBLE_IOPS {
+            return Err(TraceError(format!(
+                "{}: {count} I/Os in {} µs is {rate:.3e} I/Os per second, beyond any device: are its times in another unit (ns read as µs)? Name the format with --format",
+                path.display(),
+                last_at / 1000
+            )));
+        }
+    }
+    Ok((reader.format(), summary))
+}
+
+/// Reads a whole trace from any reader (for the fuzz target and tests):
+/// its I/Os, or the first refusal.
+pub fn parse_bytes(bytes: &[u8], format: Format) -> Result<Vec<TraceIo>, TraceError> {
+    let mut out = Vec::new();
+    let cursor = std::io::Cursor::new(bytes.to_vec());
+    let mut reader = TraceReader {
+        path: PathBuf::from("<bytes>"),
+        format,
+        source: match format {
+            Format::Blktrace => Source::Binary(blktrace::Events::new(Box::new(cursor))),
+            text => Source::Text(
+                csv::Lines::new(Box::new(BufReader::new(cursor)) as Box<dyn BufRead>),
+                match text {
+                    Format::IologV2 => TextFormat::Iolog(iolog::State::new(2)),
+                    Format::IologV3 => TextFormat::Iolog(iolog::State::new(3)),
+                    Format::Msr => TextFormat::Msr(csv::MsrState::default()),
+                    _ => TextFormat::Spc,
+                },
+            ),
+        },
+    };
+    while let Some(io) = reader.next_io()? {
+        out.push(io);
+    }
+    Ok(out)
+}
+
+/// A reader of any bytes, boxed (files, and the tests' and fuzz target's buffers).
+type AnyRead = Box<dyn Read>;
