@@ -28,6 +28,7 @@ mod presets;
 mod probes;
 mod protocols;
 mod quick;
+mod replay;
 mod report;
 mod run_options;
 mod sweeps;

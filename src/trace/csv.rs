@@ -121,40 +121,53 @@ impl MsrState {
     }
 }
 
-/// SPC's `ASU,LBA,Size,Opcode,Timestamp` (fields after these ignored):
-/// one ASU only (each is a volume of its own).
-pub(super) fn spc_line(line: &str) -> Result<Option<TraceIo>, String> {
-    let fields: Vec<&str> = line.split(',').collect();
-    if fields.len() < 5 {
-        return Err(format!(
-            "{} fields where SPC's format has 5 (ASU,LBA,Size,Opcode,Timestamp)",
-            fields.len()
-        ));
+/// SPC's state: the first timestamp, the trace's zero, ns.
+#[derive(Default)]
+pub(super) struct SpcState {
+    first: Option<u64>,
+}
+
+impl SpcState {
+    /// SPC's `ASU,LBA,Size,Opcode,Timestamp` (fields after these ignored):
+    /// one ASU only (each is a volume of its own).
+    pub(super) fn line(&mut self, line: &str) -> Result<Option<TraceIo>, String> {
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields.len() < 5 {
+            return Err(format!(
+                "{} fields where SPC's format has 5 (ASU,LBA,Size,Opcode,Timestamp)",
+                fields.len()
+            ));
+        }
+        let asu: u64 = field(&fields, 0, "ASU")?;
+        if asu != 0 {
+            // Several ASUs are several volumes: replaying them onto one target
+            // would overlay them.
+            return Err(format!(
+                "ASU {asu}: iolab replays ASU 0 (one volume); keep one ASU's lines and renumber it 0"
+            ));
+        }
+        let lba: u64 = field(&fields, 1, "LBA")?;
+        let len: u64 = field(&fields, 2, "Size")?;
+        let kind = match fields[3].trim() {
+            "r" | "R" => IoKind::Read,
+            "w" | "W" => IoKind::Write,
+            other => return Err(format!("Opcode {other:?} is neither r nor w")),
+        };
+        let seconds: f64 = field(&fields, 4, "Timestamp")?;
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(format!("Timestamp {seconds} is not a time in seconds"));
+        }
+        let at = (seconds * 1e9).round() as u64;
+        let first = *self.first.get_or_insert(at);
+        let since = at
+            .checked_sub(first)
+            .ok_or_else(|| format!("Timestamp {seconds} is before the trace's first"))?;
+        Ok(Some(TraceIo {
+            at_ns: since,
+            offset: lba.checked_mul(512).ok_or("LBA beyond any disk")?,
+            len,
+            kind,
+            response_ns: None,
+        }))
     }
-    let asu: u64 = field(&fields, 0, "ASU")?;
-    if asu != 0 {
-        // Several ASUs are several volumes: replaying them onto one target
-        // would overlay them.
-        return Err(format!(
-            "ASU {asu}: iolab replays ASU 0 (one volume); keep one ASU's lines and renumber it 0"
-        ));
-    }
-    let lba: u64 = field(&fields, 1, "LBA")?;
-    let len: u64 = field(&fields, 2, "Size")?;
-    let kind = match fields[3].trim() {
-        "r" | "R" => IoKind::Read,
-        "w" | "W" => IoKind::Write,
-        other => return Err(format!("Opcode {other:?} is neither r nor w")),
-    };
-    let seconds: f64 = field(&fields, 4, "Timestamp")?;
-    if !(seconds.is_finite() && seconds >= 0.0) {
-        return Err(format!("Timestamp {seconds} is not a time in seconds"));
-    }
-    Ok(Some(TraceIo {
-        at_ns: (seconds * 1e9).round() as u64,
-        offset: lba.checked_mul(512).ok_or("LBA beyond any disk")?,
-        len,
-        kind,
-        response_ns: None,
-    }))
 }

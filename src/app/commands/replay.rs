@@ -28,15 +28,12 @@ fn refused(error: crate::trace::TraceError) -> AppError {
 /// `iolab characterize TRACE`.
 pub fn characterize(args: &CharacterizeArgs) -> Result<Ending, AppError> {
     let character = describe(&args.trace, format_of(args.format.as_deref())).map_err(refused)?;
-    if args.json {
-        let text = serde_json::to_string_pretty(&character).map_err(anyhow::Error::from)?;
-        crate::say!("{text}");
+    let text = if args.json {
+        serde_json::to_string_pretty(&character).map_err(anyhow::Error::from)?
     } else {
-        crate::say!(
-            "{}",
-            character_text(&args.trace.display().to_string(), &character)
-        );
-    }
+        character_text(&args.trace.display().to_string(), &character)
+    };
+    crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
     Ok(Ending::Success)
 }
 
@@ -208,10 +205,8 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     }
     let replayed =
         outcome.map_err(|e| anyhow::anyhow!("replay of {}: {e}", args.trace.display()))?;
-    crate::say!(
-        "{}",
-        fidelity_text(&replayed.fidelity, replayed.interrupted)
-    );
+    let text = fidelity_text(&replayed.fidelity, replayed.interrupted);
+    crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.output {
         let record = serde_json::json!({
             "format": RECORD_FORMAT,

@@ -1,0 +1,366 @@
+//! `iolab replay` and `iolab characterize`: traces fio and blktrace recorded here and ones in MSR's format replay with every I/O counted and their fidelity recorded; bad traces are refused before anything is created.
+
+use crate::util::{entries, iolab, scratch};
+use serde_json::Value;
+use std::path::Path;
+
+/// Replays `trace` with `extra` flags: its record parsed, and what it printed.
+fn replayed(trace: &Path, extra: &[&str], out: &Path) -> (Value, String) {
+    let record = out.join(format!("replay-{}.json", entries(out).len()));
+    let output = iolab()
+        .arg("replay")
+        .arg(trace)
+        .args(extra)
+        .arg("-o")
+        .arg(&record)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    (value, String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Each kind's (replayed I/Os, bytes) as counted, after checking that they
+/// equal the trace's.
+fn exact_counts(record: &Value) -> Vec<(String, u64, u64)> {
+    record["fidelity"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            assert_eq!(c["replay_ios"], c["trace_ios"], "{c}");
+            assert_eq!(c["replay_bytes"], c["trace_bytes"], "{c}");
+            (
+                c["kind"].as_str().unwrap().to_string(),
+                c["replay_ios"].as_u64().unwrap(),
+                c["replay_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// An iolog fio 3.33 wrote (version 3, µs timestamps) of a paced random
+/// read/write job: iolab replays each I/O, exactly as many per direction as
+/// fio's own `read_iolog` replay of the same log, onto a file it creates
+/// and removes; the record holds the fidelity.
+#[test]
+fn an_iolog_fio_wrote_replays_as_fios_own_replay_does() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let data = work.path().join("data");
+    let log = work.path().join("job.iolog");
+    let recorded = std::process::Command::new("fio")
+        .args([
+            "--name=t",
+            "--size=2m",
+            "--bs=16k",
+            "--rw=randrw",
+            "--thinktime=1ms",
+            "--output=/dev/null",
+        ])
+        .arg(format!("--filename={}", data.display()))
+        .arg(format!("--write_iolog={}", log.display()))
+        .output()
+        .unwrap();
+    assert!(
+        recorded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    let (record, stdout) = replayed(
+        &log,
+        &["--dir", dir.path().to_str().unwrap(), "--buffered"],
+        out.path(),
+    );
+    assert!(stdout.contains("fidelity: "), "{stdout}");
+    assert_eq!(record["format"], "iolab.replay/1");
+    assert_eq!(record["trace"]["format"], "iolog-v3");
+    let ours = exact_counts(&record);
+    let total: u64 = ours.iter().map(|(_, n, _)| n).sum();
+    assert_eq!(total, 128, "2 MiB in 16 KiB I/Os: {ours:?}");
+    let fidelity = &record["fidelity"];
+    assert!(fidelity["lag"]["p99_ns"].as_u64().is_some(), "{fidelity}");
+    assert!(
+        fidelity["intended_ns"].as_u64().unwrap() > 100_000_000,
+        "paced by 1 ms thinktimes"
+    );
+    assert!(
+        entries(dir.path()).is_empty(),
+        "the created file is removed"
+    );
+
+    // fio's replay of the same log, on the file the log names.
+    let replay = std::process::Command::new("fio")
+        .args(["--name=r", "--output-format=json"])
+        .arg(format!("--read_iolog={}", log.display()))
+        .output()
+        .unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    let text = String::from_utf8_lossy(&replay.stdout);
+    let fio: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    for (kind, ios, bytes) in &ours {
+        let job = &fio["jobs"][0][kind.as_str()];
+        assert_eq!(job["total_ios"].as_u64(), Some(*ios), "{kind}");
+        assert_eq!(job["io_bytes"].as_u64(), Some(*bytes), "{kind}");
+    }
+}
+
+/// Writes an MSR Cambridge trace: `n` I/Os `gap_ticks` apart (100 ns
+/// ticks), alternating 8 KiB reads and 4 KiB writes, each answered in 50 µs.
+fn msr_trace(path: &Path, n: u64, gap_ticks: u64) {
+    let mut text = String::new();
+    for i in 0..n {
+        let (kind, size) = if i % 2 == 0 {
+            ("Read", 8192)
+        } else {
+            ("Write", 4096)
+        };
+        text.push_str(&format!(
+            "{},hm,1,{kind},{},{size},500\n",
+            128_166_372_003_061_629 + i * gap_ticks,
+            (i * 7919 % 256) * 8192
+        ));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// An MSR trace replays through pread/pwrite and through io_uring with its
+/// recorded depth beside the achieved one, every I/O counted, the time-scaled
+/// replay shorter, and characterize names the workload of its shape.
+#[test]
+fn an_msr_trace_replays_with_its_recorded_depth_and_characterize_describes_it() {
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("hm_1.csv");
+    msr_trace(&trace, 400, 5_000); // 400 I/Os, 0.5 ms apart: 0.2 s
+    for engine in ["psync", "uring"] {
+        let (record, _) = replayed(
+            &trace,
+            &[
+                "--dir",
+                dir.path().to_str().unwrap(),
+                "--buffered",
+                "--engine",
+                engine,
+                "--speed",
+                "2",
+            ],
+            out.path(),
+        );
+        assert_eq!(record["trace"]["format"], "msr");
+        let counts = exact_counts(&record);
+        assert_eq!(
+            counts,
+            vec![
+                ("read".into(), 200, 200 * 8192),
+                ("write".into(), 200, 200 * 4096)
+            ]
+        );
+        let fidelity = &record["fidelity"];
+        // 50 µs responses 500 µs apart: 0.1 in flight as recorded.
+        let recorded = fidelity["recorded_depth"].as_f64().unwrap();
+        assert!((recorded - 0.1).abs() < 0.01, "{recorded}");
+        assert_eq!(
+            fidelity["intended_ns"], 99_750_000,
+            "0.1995 s at twice the speed"
+        );
+        assert!(entries(dir.path()).is_empty());
+    }
+    let described = iolab().arg("characterize").arg(&trace).output().unwrap();
+    let text = String::from_utf8_lossy(&described.stdout);
+    assert!(
+        described.status.success(),
+        "{}",
+        String::from_utf8_lossy(&described.stderr)
+    );
+    assert!(text.contains("msr trace, 400 I/Os"), "{text}");
+    assert!(
+        text.contains("iolab run --dir DIR --mix read=50,write=50 --bssplit 4KiB=50,8KiB=50"),
+        "{text}"
+    );
+    assert!(text.contains("in flight 0.10"), "{text}");
+}
+
+/// The null engine replays a 100,000-I/O trace as fast as possible: every
+/// I/O counted, nothing created.
+#[test]
+fn the_null_engine_replays_a_large_trace_with_nothing_created() {
+    let (work, out) = (scratch(), scratch());
+    let trace = work.path().join("big.csv");
+    msr_trace(&trace, 100_000, 100);
+    let (record, _) = replayed(&trace, &["--engine", "null", "--afap"], out.path());
+    let counts = exact_counts(&record);
+    assert_eq!(counts.iter().map(|c| c.1).sum::<u64>(), 100_000);
+    assert_eq!(record["fidelity"]["verdict"]["kept_up"], true);
+    assert_eq!(record["target"]["path"], "null");
+}
+
+/// blktrace records a loop device here (where the kernel lets it: lockdown
+/// forbids it on some hosts); the merged events replay with every queued
+/// I/O counted.
+#[test]
+fn a_blktrace_recorded_on_a_loop_device_replays() {
+    if !rustix::process::geteuid().is_root() {
+        crate::skip!("blktrace needs root");
+        return;
+    }
+    for tool in ["blktrace", "blkparse", "losetup"] {
+        if std::process::Command::new("sh")
+            .args([
+                "-c",
+                &format!("command -v {tool} || test -x /usr/sbin/{tool}"),
+            ])
+            .output()
+            .map(|o| !o.status.success())
+            .unwrap_or(true)
+        {
+            crate::skip!("{tool} is not installed (scripts/test installs blktrace)");
+            return;
+        }
+    }
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let image = work.path().join("disk.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    let attached = std::process::Command::new("losetup")
+        .args(["-f", "--show"])
+        .arg(&image)
+        .output()
+        .unwrap();
+    let device = String::from_utf8_lossy(&attached.stdout).trim().to_string();
+    assert!(attached.status.success() && !device.is_empty());
+    let script = format!(
+        "mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; \
+         cd {work} && (blktrace -d {device} -o bt -w 4 > bt.log 2>&1 &) && sleep 1 && \
+         dd if=/dev/zero of={device} bs=64k count=16 oflag=direct status=none && \
+         dd if={device} of=/dev/null bs=4k count=32 iflag=direct status=none; sleep 4; \
+         blkparse -i bt -d merged.bin > /dev/null 2>&1; cat bt.log",
+        work = work.path().display()
+    );
+    let traced = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    let _ = std::process::Command::new("losetup")
+        .args(["-d", &device])
+        .output();
+    let log = String::from_utf8_lossy(&traced.stdout);
+    let merged = work.path().join("merged.bin");
+    if log.contains("Operation not permitted")
+        || !merged.exists()
+        || std::fs::metadata(&merged).unwrap().len() == 0
+    {
+        crate::not_here!(
+            "blktrace cannot trace here (the kernel's lockdown restricts debugfs): {}",
+            log.trim()
+        );
+        return;
+    }
+    let (record, _) = replayed(
+        &merged,
+        &["--dir", dir.path().to_str().unwrap()],
+        out.path(),
+    );
+    assert_eq!(record["trace"]["format"], "blktrace");
+    let counts = exact_counts(&record);
+    let writes = counts.iter().find(|c| c.0 == "write").unwrap();
+    assert_eq!(
+        writes.2,
+        16 << 16,
+        "16 writes of 64 KiB (the block layer may split them): {counts:?}"
+    );
+}
+
+/// Bad traces and targets: one line naming the file and where, exit 2,
+/// nothing created.
+#[test]
+fn bad_traces_are_refused_in_one_line_before_anything_is_created() {
+    let (work, dir) = (scratch(), scratch());
+    let at = |name: &str, text: &[u8]| {
+        let path = work.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let backwards = at(
+        "back.csv",
+        b"100,hm,1,Read,0,4096,10\n300,hm,1,Read,0,4096,10\n200,hm,1,Read,4096,4096,10\n",
+    );
+    let same_instant: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("1,hm,1,Read,{},4096,1\n", i * 4096).into_bytes())
+        .collect();
+    let too_fast = at("fast.csv", &same_instant);
+    let garbage = at("garbage.bin", b"\x00\x01\x02 not a trace at all");
+    let two_disks = at(
+        "disks.csv",
+        b"100,hm,1,Read,0,4096,10\n200,hm,2,Read,0,4096,10\n",
+    );
+    let bad_field = at("field.csv", b"100,hm,1,Read,zero,4096,10\n");
+    let v3 = at(
+        "v3.iolog",
+        b"fio version 3 iolog\n0 /f add\n0 /f open\n0 /f write 0 4096\n10 /f read 0 4096\n5 /f read 0 4096\n",
+    );
+    let user_file = at("user.dat", &[7u8; 8192]);
+    let reads_far = at("far.csv", b"100,hm,1,Read,1048576,4096,10\n");
+    let writes = at("writes.csv", b"100,hm,1,Write,0,4096,10\n");
+    let d = dir.path().to_str().unwrap();
+    let u = user_file.to_str().unwrap();
+    for (trace, extra, words) in [
+        (
+            &backwards,
+            vec!["--dir", d],
+            "back.csv: I/O 3 is issued at 0.00001 s, before the I/O ahead of it (0.00002 s): times go backwards",
+        ),
+        (&too_fast, vec!["--dir", d], "fast.csv: 2000 I/Os in 0 µs"),
+        (
+            &garbage,
+            vec!["--dir", d],
+            "garbage.bin: not a trace format iolab knows",
+        ),
+        (
+            &two_disks,
+            vec!["--dir", d],
+            "disks.csv line 2: disk 2 of host hm after disk 1",
+        ),
+        (
+            &bad_field,
+            vec!["--dir", d],
+            "field.csv line 1: Offset \"zero\" is not a number",
+        ),
+        (&v3, vec!["--dir", d], "v3.iolog: I/O 3 is issued at"),
+        (
+            &reads_far,
+            vec!["--file", u],
+            "the trace reaches byte 1052672 and the file has 8192",
+        ),
+        (
+            &writes,
+            vec!["--file", u],
+            "the trace writes or trims (1 I/Os)",
+        ),
+    ] {
+        let output = iolab()
+            .arg("replay")
+            .arg(trace)
+            .args(&extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{words}: {stderr}");
+        assert!(stderr.contains(words), "{words}: {stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
+        assert!(entries(dir.path()).is_empty(), "{words}: nothing created");
+    }
+    assert_eq!(
+        std::fs::read(&user_file).unwrap(),
+        vec![7u8; 8192],
+        "the user's file untouched"
+    );
+}
