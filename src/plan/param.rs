@@ -241,7 +241,10 @@ impl Param {
             Kind::Rate => "BYTES/s|read=BYTES/s+write=…".to_string(),
             Kind::Iops => "N|read=N+write=N".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
-            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals | Kind::Machine => {
+            // Fourteen ops would push the help's columns past the terminal:
+            // its help and `[possible values]` list them.
+            Kind::Op => "OP".to_string(),
+            Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals | Kind::Machine => {
                 self.choices().join("|")
             }
         }

@@ -1,0 +1,108 @@
+"""iolab replay against fio's read_iolog on one generated trace, in A B / B A pairs (bench/vs-replay)."""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+
+
+def generate(path, data, ios, iops, size):
+    """An iolog v3 of `ios` 4 KiB random reads of `data`, evenly `iops` per second (µs stamps)."""
+    rng = random.Random(1)
+    blocks = size // 4096
+    with open(path, "w") as out:
+        out.write(f"fio version 3 iolog\n0 {data} add\n0 {data} open\n")
+        for i in range(ios):
+            out.write(f"{i * 1_000_000 // iops} {data} read {rng.randrange(blocks) * 4096} 4096\n")
+        out.write(f"{ios * 1_000_000 // iops} {data} close\n")
+
+
+def evict(path):
+    fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+
+
+def iolab(binary, trace, engine, data):
+    args = [binary, "replay", trace, "--engine", engine, "--depth", "32"]
+    if engine != "null":
+        evict(data)
+        args += ["--file", data]
+    kept = trace + ".record.json"
+    if os.path.exists(kept):
+        os.remove(kept)
+    out = subprocess.run(args + ["-o", kept], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"iolab failed: {out.stderr}")
+    with open(kept) as record_file:
+        record = json.load(record_file)
+    f = record["fidelity"]
+    return f["elapsed_ns"] / 1e9, f["lag"]["p50_ns"], f["lag"]["p99_ns"]
+
+
+def fio(trace, engine, data):
+    args = ["fio", "--name=replay", f"--read_iolog={trace}", "--output-format=json"]
+    if engine == "null":
+        args += ["--ioengine=null", "--size=256m"]
+    else:
+        evict(data)
+        args += ["--ioengine=io_uring", "--iodepth=32", "--direct=1"]
+    out = subprocess.run(args, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"fio failed: {out.stderr}")
+    text = out.stdout
+    job = json.loads(text[text.index("{"):])["jobs"][0]
+    return job["job_runtime"] / 1e3, job["read"]["total_ios"]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--iolab", required=True)
+    p.add_argument("--dir", required=True)
+    p.add_argument("--pairs", type=int, default=3)
+    p.add_argument("--ios", type=int, default=100000)
+    p.add_argument("--iops", type=int, default=20000)
+    a = p.parse_args()
+    size = 256 << 20
+    data = os.path.abspath(os.path.join(a.dir, "replay.dat"))
+    if not os.path.exists(data) or os.path.getsize(data) != size:
+        with open(data, "wb") as out:
+            block = os.urandom(1 << 20)
+            for _ in range(size >> 20):
+                out.write(block)
+    trace = os.path.abspath(os.path.join(a.dir, "replay.iolog"))
+    generate(trace, data, a.ios, a.iops, size)
+    intended = a.ios / a.iops
+    print(f"trace: {a.ios} 4 KiB random reads, {a.iops} per second: {intended:.3f} s as recorded")
+    print(f"{'engine':<8} {'tool':<6} {'duration, median [range]':<30} {'error':>8}  issue lag p50 / p99 (median)")
+    for engine in ["null", "uring"]:
+        ours, theirs, lags = [], [], []
+        for pair in range(a.pairs):
+            order = ["iolab", "fio"] if pair % 2 == 0 else ["fio", "iolab"]
+            for tool in order:
+                if tool == "iolab":
+                    seconds, p50, p99 = iolab(a.iolab, trace, engine, data)
+                    ours.append(seconds)
+                    lags.append((p50, p99))
+                else:
+                    seconds, n = fio(trace, engine, data)
+                    if n != a.ios:
+                        raise SystemExit(f"fio replayed {n} of {a.ios} I/Os")
+                    theirs.append(seconds)
+        for tool, runs in [("iolab", ours), ("fio", theirs)]:
+            median = statistics.median(runs)
+            lag = ""
+            if tool == "iolab":
+                lag = (f"{statistics.median(l[0] for l in lags) / 1e3:.1f} µs / "
+                       f"{statistics.median(l[1] for l in lags) / 1e3:.1f} µs")
+            else:
+                lag = "(fio prints none)"
+            print(f"{engine:<8} {tool:<6} {median:.3f} s [{min(runs):.3f}–{max(runs):.3f}]{'':<9} "
+                  f"{100 * (median - intended) / intended:+7.2f}%  {lag}")
+
+
+if __name__ == "__main__":
+    main()
