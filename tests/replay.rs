@@ -364,3 +364,147 @@ fn bad_traces_are_refused_in_one_line_before_anything_is_created() {
         "the user's file untouched"
     );
 }
+
+/// Reads and writes completed, and sectors of each, in /proc/diskstats for `name`.
+fn diskstats(name: &str) -> [u64; 4] {
+    let text = std::fs::read_to_string("/proc/diskstats").unwrap();
+    let fields: Vec<u64> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f[2] == name)
+        .unwrap()[3..]
+        .iter()
+        .map(|f| f.parse().unwrap())
+        .collect();
+    [fields[0], fields[2], fields[4], fields[6]]
+}
+
+/// A trace replayed onto a loop device: the device's own counts
+/// (/proc/diskstats) equal the trace's, for iolab and for fio's
+/// `read_iolog` on the same trace; a trace that writes is refused without
+/// `--destroy-data` naming the device, and with it writes exactly its I/Os.
+#[test]
+fn a_device_counts_the_traces_ios_for_iolab_and_for_fio() {
+    if !rustix::process::geteuid().is_root() {
+        crate::skip!("a loop device needs root");
+        return;
+    }
+    if !crate::import::fio_available() {
+        return;
+    }
+    let work = scratch();
+    let image = work.path().join("disk.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let attached = std::process::Command::new("losetup")
+        .args(["-f", "--show"])
+        .arg(&image)
+        .output()
+        .unwrap();
+    let device = String::from_utf8_lossy(&attached.stdout).trim().to_string();
+    assert!(
+        attached.status.success(),
+        "{}",
+        String::from_utf8_lossy(&attached.stderr)
+    );
+    let name = device.trim_start_matches("/dev/").to_string();
+    let detach = scopeguard(&device);
+    std::thread::sleep(std::time::Duration::from_millis(500)); // udev's probe
+    let write_trace = |path: &Path, kind: &str| {
+        let mut text = format!("fio version 3 iolog\n0 {device} add\n0 {device} open\n");
+        for i in 0..200u64 {
+            text.push_str(&format!(
+                "{} {device} {kind} {} 4096\n",
+                i * 100,
+                (i * 7919 % 4096) * 4096
+            ));
+        }
+        text.push_str(&format!("20000 {device} close\n"));
+        std::fs::write(path, text).unwrap();
+    };
+    let reads = work.path().join("reads.iolog");
+    write_trace(&reads, "read");
+    let out = scratch();
+    let before = diskstats(&name);
+    let (record, _) = replayed(
+        &reads,
+        &["--file", &device, "--engine", "psync"],
+        out.path(),
+    );
+    let after = diskstats(&name);
+    assert_eq!(
+        exact_counts(&record),
+        vec![("read".into(), 200, 200 * 4096)]
+    );
+    assert_eq!(
+        [after[0] - before[0], after[1] - before[1]],
+        [200, 1600],
+        "iolab: reads and sectors"
+    );
+    let before = diskstats(&name);
+    let fio = std::process::Command::new("fio")
+        .args([
+            "--name=r",
+            "--ioengine=psync",
+            "--direct=1",
+            "--output=/dev/null",
+        ])
+        .arg(format!("--read_iolog={}", reads.display()))
+        .output()
+        .unwrap();
+    assert!(
+        fio.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fio.stderr)
+    );
+    let after = diskstats(&name);
+    assert_eq!(
+        [after[0] - before[0], after[1] - before[1]],
+        [200, 1600],
+        "fio: reads and sectors"
+    );
+
+    let writes = work.path().join("writes.iolog");
+    write_trace(&writes, "write");
+    let refused = iolab()
+        .args(["replay"])
+        .arg(&writes)
+        .args(["--file", &device])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("add --destroy-data={device}")),
+        "{stderr}"
+    );
+    let before = diskstats(&name);
+    let confirm = format!("--destroy-data={device}");
+    let (record, _) = replayed(&writes, &["--file", &device, &confirm], out.path());
+    let after = diskstats(&name);
+    assert_eq!(
+        exact_counts(&record),
+        vec![("write".into(), 200, 200 * 4096)]
+    );
+    assert_eq!(
+        [after[2] - before[2], after[3] - before[3]],
+        [200, 1600],
+        "iolab: writes and sectors"
+    );
+    drop(detach);
+}
+
+/// Detaches the loop device when dropped, whatever the test's end.
+fn scopeguard(device: &str) -> impl Drop + '_ {
+    struct Detach<'a>(&'a str);
+    impl Drop for Detach<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("losetup")
+                .args(["-d", self.0])
+                .output();
+        }
+    }
+    Detach(device)
+}

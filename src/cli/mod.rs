@@ -214,9 +214,14 @@ pub struct ReplayArgs {
     /// or --wrap), laid out and evicted before the replay, removed after.
     #[arg(long, value_name = "DIR", conflicts_with = "file")]
     pub dir: Option<PathBuf>,
-    /// Your file, read only: a trace that writes is replayed onto --dir.
+    /// Your file or block device, read only: a trace that writes is
+    /// replayed onto --dir, or onto a device with --destroy-data.
     #[arg(long, value_name = "FILE")]
     pub file: Option<PathBuf>,
+    /// Let a trace that writes write the block device --file names:
+    /// repeat its /dev/NAME exactly (refused while anything lives on it).
+    #[arg(long, value_name = "/dev/NAME", requires = "file")]
+    pub destroy_data: Option<PathBuf>,
     /// uring (up to --depth in flight), psync (one at a time), or null
     /// (no I/O: the replayer's own timing).
     #[arg(long, default_value = "uring", value_parser = clap::builder::PossibleValuesParser::new(["uring", "psync", "null"]))]

@@ -12,8 +12,12 @@ use std::path::{Path, PathBuf};
 pub enum TargetChoice {
     /// A file iolab creates in this directory.
     Dir(PathBuf),
-    /// The user's file, read only.
-    File(PathBuf),
+    /// The user's file, read only; or a block device, written only when
+    /// `destroy_data` repeats its `/dev/NAME` and nothing lives on it.
+    File {
+        path: PathBuf,
+        destroy_data: Option<PathBuf>,
+    },
     /// No file: the null engine.
     Nothing,
 }
@@ -65,8 +69,22 @@ impl Target {
                 shown: "null".into(),
                 created: false,
             }),
-            TargetChoice::File(path) => {
+            TargetChoice::File { path, destroy_data } => {
                 let writes = summary.ios[1] + summary.ios[3];
+                let device = crate::run::target::device::identify(path)
+                    .map_err(|e| Refused(format!("--file {}: {e}", path.display())))?;
+                if let Some(device) = device {
+                    return Target::device(
+                        path,
+                        &device,
+                        destroy_data.as_deref(),
+                        writes,
+                        summary,
+                        wrap,
+                        run_id,
+                        extra,
+                    );
+                }
                 if writes > 0 {
                     return Err(Refused(format!(
                         "--file {}: the trace writes or trims ({writes} I/Os) and iolab writes only files it creates: replay it onto --dir",
@@ -134,6 +152,51 @@ impl Target {
                 Ok(target)
             }
         }
+    }
+
+    /// Opens the block device `device` (named `path`): read only, or with
+    /// O_EXCL for a trace that writes once `--destroy-data` confirmed it.
+    #[allow(clippy::too_many_arguments)]
+    fn device(
+        path: &Path,
+        device: &crate::run::target::device::BlockDevice,
+        destroy_data: Option<&Path>,
+        writes: u64,
+        summary: &TraceSummary,
+        wrap: Option<u64>,
+        run_id: &str,
+        extra: OFlags,
+    ) -> Result<Target, TargetError> {
+        use TargetError::Refused;
+        if writes > 0 {
+            crate::run::target::device::check_writable(device, destroy_data)
+                .map_err(|e| Refused(format!("{e} (the trace writes or trims {writes} times)")))?;
+        }
+        let scratch = ScratchDir::open_given(Path::new("/dev"), run_id)
+            .map_err(|e| Refused(e.to_string()))?;
+        let file = scratch
+            .adopt_device(&device.name, device, writes > 0)
+            .map_err(|e| Refused(e.to_string()))?;
+        let length = wrap.map_or(device.size, |w| w.min(device.size));
+        if wrap.is_none() && summary.end > length {
+            return Err(Refused(format!(
+                "--file {}: the trace reaches byte {} and the device has {length}: give --wrap {length} to wrap the offsets into it",
+                path.display(),
+                summary.end
+            )));
+        }
+        let shown = device.path.display().to_string();
+        let fd = file
+            .reopen(extra)
+            .map_err(|e| Refused(opening(&shown, &e, extra.contains(OFlags::DIRECT))))?;
+        Ok(Target {
+            shown,
+            _dir: Some(scratch),
+            file: Some(file),
+            fd: Some(fd),
+            length,
+            created: false,
+        })
     }
 
     /// Writes the whole created file (1 MiB at a time), syncs it and

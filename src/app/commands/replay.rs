@@ -137,7 +137,10 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     let choice = match (engine, &args.dir, &args.file) {
         (Engine::Null, None, None) => TargetChoice::Nothing,
         (_, Some(dir), _) => TargetChoice::Dir(dir.clone()),
-        (_, None, Some(file)) => TargetChoice::File(file.clone()),
+        (_, None, Some(file)) => TargetChoice::File {
+            path: file.clone(),
+            destroy_data: args.destroy_data.clone(),
+        },
         (_, None, None) => TargetChoice::Dir(".".into()),
     };
     let interrupt = crate::run::signals::Interrupt::install().map_err(anyhow::Error::from)?;
@@ -200,7 +203,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     let removed = target.release(args.keep).map_err(|e| anyhow::anyhow!(e))?;
     if args.keep {
         crate::say!("iolab: kept {kept}");
-    } else if !removed && !matches!(choice, TargetChoice::Nothing | TargetChoice::File(_)) {
+    } else if !removed && !matches!(choice, TargetChoice::Nothing | TargetChoice::File { .. }) {
         crate::say!("iolab: warning: {kept} was replaced during the replay and left in place");
     }
     let replayed =
