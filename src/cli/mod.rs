@@ -210,6 +210,9 @@ pub struct ReplayArgs {
     /// The trace's format, when its first bytes do not say.
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TRACE_FORMATS))]
     pub format: Option<String>,
+    /// Which of the trace's I/Os.
+    #[command(flatten)]
+    pub select: TraceSelectArgs,
     /// A file iolab creates here, sized to the trace (its furthest byte,
     /// or --wrap), laid out and evicted before the replay, removed after.
     #[arg(long, value_name = "DIR", conflicts_with = "file")]
@@ -262,9 +265,26 @@ pub struct CharacterizeArgs {
     /// The trace's format, when its first bytes do not say.
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TRACE_FORMATS))]
     pub format: Option<String>,
+    /// Which of the trace's I/Os.
+    #[command(flatten)]
+    pub select: TraceSelectArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A window of a trace's time and the kinds of I/O taken from it.
+#[derive(Debug, Args)]
+pub struct TraceSelectArgs {
+    /// Start this long after the trace's first I/O (times then count from here).
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub from: Option<Duration>,
+    /// End this long after the trace's first I/O.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub to: Option<Duration>,
+    /// Only these kinds: read, write, flush, trim (comma-separated).
+    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(["read", "write", "flush", "trim"]))]
+    pub only: Vec<String>,
 }
 
 fn speed(text: &str) -> Result<f64, String> {

@@ -27,6 +27,7 @@ pub enum Engine {
 pub struct ReplayOptions {
     pub trace: PathBuf,
     pub format: Format,
+    pub selection: crate::trace::Selection,
     pub summary: TraceSummary,
     /// The trace's time divided by this; `None`: as fast as possible.
     pub speed: Option<f64>,
@@ -106,7 +107,9 @@ pub fn replay(
     let scaled = |at: u64| options.speed.map_or(0, |s| (at as f64 / s) as u64);
     let duration = scaled(options.summary.duration_ns);
     let mut tally = Tally::new(duration, depth, options.interval_ns);
-    let mut reader = TraceReader::open(&options.trace, Some(options.format)).map_err(|e| e.0)?;
+    let mut reader = TraceReader::open(&options.trace, Some(options.format))
+        .map_err(|e| e.0)?
+        .selecting(&options.selection);
     let largest = 16u64 << 20;
     let mut buffers: Vec<AlignedBuffer> = Vec::new();
     let mut slots = vec![Slot::default(); depth as usize];

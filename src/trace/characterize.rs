@@ -1,6 +1,6 @@
 //! What a trace is like — its mix, sizes, sequentiality, arrivals and depth — and the iolab workload of the same shape (as fio's `t/btrace2fio.c` derives a job from a trace).
 
-use super::{Format, IoKind, TraceError, TraceReader, TraceSummary};
+use super::{Format, IoKind, Selection, TraceError, TraceReader, TraceSummary};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::Path;
@@ -46,10 +46,14 @@ pub struct Character {
     pub iolab_flags: Vec<String>,
 }
 
-/// Reads the trace at `path` once and says what it is like.
-pub fn characterize(path: &Path, format: Option<Format>) -> Result<Character, TraceError> {
-    let (format, summary) = super::scan(path, format)?;
-    let mut reader = TraceReader::open(path, Some(format))?;
+/// Reads the trace at `path` (the part `selection` takes) and says what it is like.
+pub fn characterize(
+    path: &Path,
+    format: Option<Format>,
+    selection: &Selection,
+) -> Result<Character, TraceError> {
+    let (format, summary) = super::scan(path, format, selection)?;
+    let mut reader = TraceReader::open(path, Some(format))?.selecting(selection);
     let mut sizes = vec![0u64; SIZE_CLASSES.len()];
     let (mut sequential, mut data_ios) = (0u64, 0u64);
     let mut last_end: Option<u64> = None;

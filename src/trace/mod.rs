@@ -143,11 +143,31 @@ pub fn detect(head: &[u8]) -> Option<Format> {
     }
 }
 
+/// Which of a trace's I/Os are taken: a window of its time (from its first
+/// I/O; times then count from the window's start) and the kinds kept.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Selection {
+    /// The window's start, ns after the trace's first I/O.
+    pub from_ns: u64,
+    /// Its end (exclusive), ns; `None`: the trace's end.
+    pub to_ns: Option<u64>,
+    /// The kinds kept; `None`: all.
+    pub kinds: Option<Vec<IoKind>>,
+}
+
+impl Selection {
+    /// Whether it takes the whole trace.
+    pub fn is_all(&self) -> bool {
+        *self == Selection::default()
+    }
+}
+
 /// A trace being read, one I/O at a time.
 pub struct TraceReader {
     path: PathBuf,
     format: Format,
     source: Source,
+    selection: Selection,
 }
 
 enum Source {
@@ -206,7 +226,16 @@ impl TraceReader {
             path: path.to_path_buf(),
             format,
             source,
+            selection: Selection::default(),
         })
+    }
+
+    /// The reader, taking only the I/Os `selection` takes.
+    pub fn selecting(self, selection: &Selection) -> TraceReader {
+        TraceReader {
+            selection: selection.clone(),
+            ..self
+        }
     }
 
     /// The trace's format.
@@ -214,8 +243,32 @@ impl TraceReader {
         self.format
     }
 
-    /// The next I/O, `None` at the trace's end.
+    /// The next I/O the selection takes, `None` at the trace's (or the window's) end.
     pub fn next_io(&mut self) -> Result<Option<TraceIo>, TraceError> {
+        loop {
+            let Some(mut io) = self.next_raw()? else {
+                return Ok(None);
+            };
+            let s = &self.selection;
+            if io.at_ns < s.from_ns {
+                continue;
+            }
+            if s.to_ns.is_some_and(|to| io.at_ns >= to) {
+                return Ok(None);
+            }
+            if s.kinds
+                .as_ref()
+                .is_some_and(|kinds| !kinds.contains(&io.kind))
+            {
+                continue;
+            }
+            io.at_ns -= s.from_ns;
+            return Ok(Some(io));
+        }
+    }
+
+    /// The next I/O of the whole trace.
+    fn next_raw(&mut self) -> Result<Option<TraceIo>, TraceError> {
         let shown = self.path.display().to_string();
         match &mut self.source {
             Source::Binary(events) => events.next_io().map_err(|(record, at, why)| {
@@ -275,10 +328,15 @@ impl TraceSummary {
 /// one device a trace is recorded on.
 const MOST_PLAUSIBLE_IOPS: f64 = 10e6;
 
-/// Reads the whole trace at `path` once: every record checked, times never
-/// going backwards, the rate plausible; its summary.
-pub fn scan(path: &Path, format: Option<Format>) -> Result<(Format, TraceSummary), TraceError> {
-    let mut reader = TraceReader::open(path, format)?;
+/// Reads the whole trace at `path` once (the part `selection` takes):
+/// every record checked, times never going backwards, the rate plausible;
+/// its summary.
+pub fn scan(
+    path: &Path,
+    format: Option<Format>,
+    selection: &Selection,
+) -> Result<(Format, TraceSummary), TraceError> {
+    let mut reader = TraceReader::open(path, format)?.selecting(selection);
     let mut summary = TraceSummary {
         has_response: true,
         sector_aligned: true,
@@ -337,6 +395,7 @@ pub fn parse_bytes(bytes: &[u8], format: Format) -> Result<Vec<TraceIo>, TraceEr
     let mut reader = TraceReader {
         path: PathBuf::from("<bytes>"),
         format,
+        selection: Selection::default(),
         source: match format {
             Format::Blktrace => Source::Binary(blktrace::Events::new(Box::new(cursor))),
             text => Source::Text(
@@ -399,6 +458,33 @@ mod tests {
             prop_assert_eq!(&from_msr, &want);
             prop_assert_eq!(detect(msr.as_bytes()), Some(Format::Msr));
             prop_assert_eq!(detect(iolog.as_bytes()), Some(Format::IologV3));
+        }
+
+        /// A selection keeps the I/Os of its window and kinds, timed from
+        /// the window's start.
+        #[test]
+        fn a_selection_keeps_its_window_and_kinds(from in 0u64..40, span in 1u64..40, writes_only: bool) {
+            let text: String = (0..40u64)
+                .map(|i| format!("{},h,0,{},{},4096,1\n", 1_000 + i * 10_000, if i % 2 == 0 { "Read" } else { "Write" }, i * 4096))
+                .collect();
+            let path = std::env::temp_dir().join(format!("iolab-selection-{}.csv", std::process::id()));
+            std::fs::write(&path, &text).unwrap();
+            let selection = Selection {
+                from_ns: from * 1_000_000,
+                to_ns: Some((from + span) * 1_000_000),
+                kinds: writes_only.then(|| vec![IoKind::Write]),
+            };
+            let mut reader = TraceReader::open(&path, None).unwrap().selecting(&selection);
+            let mut got = Vec::new();
+            while let Some(io) = reader.next_io().unwrap() {
+                got.push((io.at_ns, io.offset));
+            }
+            std::fs::remove_file(&path).unwrap();
+            let want: Vec<_> = (from..(from + span).min(40))
+                .filter(|i| !writes_only || i % 2 == 1)
+                .map(|i| ((i - from) * 1_000_000, i * 4096))
+                .collect();
+            prop_assert_eq!(got, want);
         }
 
         /// Any bytes, in any format: I/Os or a refusal, never a panic.

@@ -8,7 +8,7 @@ use crate::replay::fidelity::Fidelity;
 use crate::replay::{Engine, ReplayOptions, Target, TargetChoice, TargetError};
 use crate::report::units::{latency, significant};
 use crate::trace::characterize::{Character, characterize as describe};
-use crate::trace::{Format, IoKind};
+use crate::trace::{Format, IoKind, Selection};
 use crate::usage;
 use clap::ValueEnum;
 use std::fmt::Write as _;
@@ -20,6 +20,29 @@ fn format_of(name: Option<&str>) -> Option<Format> {
     name.and_then(|n| Format::from_str(n, false).ok())
 }
 
+/// The I/Os the flags select.
+fn selection(args: &crate::cli::TraceSelectArgs) -> Result<Selection, AppError> {
+    let selection = Selection {
+        from_ns: args.from.map_or(0, |d| d.as_nanos() as u64),
+        to_ns: args.to.map(|d| d.as_nanos() as u64),
+        kinds: (!args.only.is_empty()).then(|| {
+            IoKind::ALL
+                .into_iter()
+                .filter(|k| args.only.iter().any(|o| o == k.name()))
+                .collect()
+        }),
+    };
+    if let Some(to) = selection.to_ns.filter(|&to| to <= selection.from_ns) {
+        return Err(usage!(
+            "--to {} is not after --from {}",
+            crate::plan::units::format_duration_ns(to),
+            crate::plan::units::format_duration_ns(selection.from_ns)
+        )
+        .into());
+    }
+    Ok(selection)
+}
+
 /// A trace's refusal: one line, exit 2, nothing done.
 fn refused(error: crate::trace::TraceError) -> AppError {
     AppError::Usage(usage!("{}", error.0))
@@ -27,7 +50,9 @@ fn refused(error: crate::trace::TraceError) -> AppError {
 
 /// `iolab characterize TRACE`.
 pub fn characterize(args: &CharacterizeArgs) -> Result<Ending, AppError> {
-    let character = describe(&args.trace, format_of(args.format.as_deref())).map_err(refused)?;
+    let selection = selection(&args.select)?;
+    let character =
+        describe(&args.trace, format_of(args.format.as_deref()), &selection).map_err(refused)?;
     let text = if args.json {
         serde_json::to_string_pretty(&character).map_err(anyhow::Error::from)?
     } else {
@@ -124,7 +149,9 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     check_output(args.output.as_deref(), 1 << 20)?;
     let engine = Engine::from_str(&args.engine, false).map_err(|e| anyhow::anyhow!(e))?;
     // The trace checked whole before anything is created.
-    let character = describe(&args.trace, format_of(args.format.as_deref())).map_err(refused)?;
+    let selection = selection(&args.select)?;
+    let character =
+        describe(&args.trace, format_of(args.format.as_deref()), &selection).map_err(refused)?;
     let summary = character.summary.clone();
     let direct = !args.buffered && engine != Engine::Null;
     if direct && !summary.sector_aligned {
@@ -162,6 +189,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     let options = ReplayOptions {
         trace: args.trace.clone(),
         format: character.format,
+        selection: selection.clone(),
         summary: summary.clone(),
         speed,
         engine,
@@ -219,6 +247,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
             "trace": {
                 "path": args.trace.display().to_string(),
                 "format": character.format,
+                "selection": selection,
                 "summary": summary,
                 "character": character,
             },
