@@ -310,6 +310,7 @@ fn bad_traces_are_refused_in_one_line_before_anything_is_created() {
     let user_file = at("user.dat", &[7u8; 8192]);
     let reads_far = at("far.csv", b"100,hm,1,Read,1048576,4096,10\n");
     let writes = at("writes.csv", b"100,hm,1,Write,0,4096,10\n");
+    let huge = at("huge.csv", b"100,hm,1,Read,0,33554432,10\n");
     let d = dir.path().to_str().unwrap();
     let u = user_file.to_str().unwrap();
     for (trace, extra, words) in [

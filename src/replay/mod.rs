@@ -9,6 +9,12 @@
 //! replayed — so nothing is written before a bad trace is refused.
 
 pub mod fidelity;
+
+/// The largest I/O a replay issues, bytes: blktrace's events carry up to
+/// 4 GiB, and each slot under the depth cap holds a buffer of the trace's
+/// largest I/O.
+pub const LARGEST_IO: u64 = 16 << 20;
+
 mod player;
 mod target;
 

@@ -110,8 +110,16 @@ pub fn replay(
     let mut reader = TraceReader::open(&options.trace, Some(options.format))
         .map_err(|e| e.0)?
         .selecting(&options.selection);
-    let largest = 16u64 << 20;
+    // Each slot's buffer holds the trace's largest I/O, made before the
+    // start: nothing is allocated while replaying.
+    let each = options.summary.largest.max(4096).next_power_of_two() as usize;
     let mut buffers: Vec<AlignedBuffer> = Vec::new();
+    for slot in 0..depth {
+        buffers.push(
+            AlignedBuffer::try_with_data(each, 4096, slot + 1)
+                .ok_or_else(|| format!("cannot allocate {depth} buffers of {each} bytes"))?,
+        );
+    }
     let mut slots = vec![Slot::default(); depth as usize];
     let mut free: Vec<usize> = (0..depth as usize).rev().collect();
     let mut ring = match options.engine {
@@ -225,24 +233,7 @@ pub fn replay(
             }
         }
         let offset = place(&io, target.length, options.wrap);
-        if io.len > largest {
-            return Err(format!(
-                "I/O {} of the trace moves {} bytes, more than the {largest} iolab replays in one I/O",
-                sequence + 1,
-                io.len
-            ));
-        }
         let index = free.pop().expect("a free slot below the cap");
-        while buffers.len() <= index {
-            buffers.push(AlignedBuffer::new(0, 4096));
-        }
-        if buffers[index].len() < io.len as usize {
-            buffers[index] = AlignedBuffer::with_data(
-                io.len.next_power_of_two() as usize,
-                4096,
-                index as u64 + 1,
-            );
-        }
         let issued = now_ns();
         tally.issued(due - start, issued - start, io.len);
         slots[index] = Slot {

@@ -309,6 +309,8 @@ pub struct TraceSummary {
     pub duration_ns: u64,
     /// The end of the furthest I/O, bytes.
     pub end: u64,
+    /// The largest I/O, bytes.
+    pub largest: u64,
     /// Whether every I/O carries its response time.
     pub has_response: bool,
     /// Whether every offset and length is a multiple of 512 (O_DIRECT can
@@ -364,6 +366,7 @@ pub fn scan(
         summary.ios[k] += 1;
         summary.bytes[k] += io.len;
         summary.end = summary.end.max(io.offset.saturating_add(io.len));
+        summary.largest = summary.largest.max(io.len);
         summary.has_response &= io.response_ns.is_some();
         summary.sector_aligned &= io.offset % 512 == 0 && io.len % 512 == 0;
     }

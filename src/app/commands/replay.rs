@@ -153,6 +153,15 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     let character =
         describe(&args.trace, format_of(args.format.as_deref()), &selection).map_err(refused)?;
     let summary = character.summary.clone();
+    if summary.largest > crate::replay::LARGEST_IO {
+        return Err(usage!(
+            "{}: an I/O of {} bytes, more than the {} iolab replays in one I/O",
+            args.trace.display(),
+            summary.largest,
+            crate::replay::LARGEST_IO
+        )
+        .into());
+    }
     let direct = !args.buffered && engine != Engine::Null;
     if direct && !summary.sector_aligned {
         return Err(usage!(
