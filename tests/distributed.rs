@@ -207,6 +207,147 @@ mod with_mpi {
         }
     }
 
+    /// `scripts/hostlab` for the length of a test: down again when dropped.
+    struct HostLab {
+        name: String,
+    }
+
+    impl HostLab {
+        /// Three hosts, the third's clocks a day ahead; `None` (skipped)
+        /// without root.
+        fn up() -> Option<HostLab> {
+            if !crate::mounts::root_or_skip("network namespaces") {
+                return None;
+            }
+            let pid = std::process::id();
+            let lab = HostLab {
+                name: format!("hl{}", pid % 100_000),
+            };
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hostlab");
+            let made = Command::new(script)
+                .args([
+                    "up", "--name", &lab.name, "--hosts", "3", "--clock", "h3=86400",
+                ])
+                .arg("--subnet")
+                .arg(format!("10.{}.{}", 100 + pid % 100, pid % 250))
+                .output()
+                .unwrap();
+            assert!(
+                made.status.success(),
+                "{}",
+                String::from_utf8_lossy(&made.stderr)
+            );
+            Some(lab)
+        }
+
+        /// mpirun's flags for the lab, `slots` ranks per host.
+        fn mpirun_args(&self, slots: u32) -> Vec<String> {
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hostlab");
+            let out = Command::new(script)
+                .args([
+                    "mpirun-args",
+                    "--name",
+                    &self.name,
+                    "--slots",
+                    &slots.to_string(),
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+    }
+
+    impl Drop for HostLab {
+        fn drop(&mut self) {
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hostlab");
+            let _ = Command::new(script)
+                .args(["down", "--name", &self.name])
+                .output();
+        }
+    }
+
+    /// Four ranks on three hosts of `scripts/hostlab` (network and UTS
+    /// namespaces on a bridge, started through its agent): each rank is
+    /// recorded under its host's name, the bytes add up per host and in
+    /// all, and the third host's clocks, a day ahead in a time namespace,
+    /// are measured and its jobs land on rank 0's timeline.
+    #[test]
+    fn ranks_on_three_namespaced_hosts_are_named_by_host_and_add_up() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let Some(lab) = HostLab::up() else { return };
+        let dir = scratch();
+        let output = dir.path().join("hosts.json");
+        mpirun
+            .args(["-np", "4", "--map-by", "node"])
+            .args(lab.mpirun_args(2));
+        mpirun.args([
+            IOLAB,
+            "run",
+            "--mpi",
+            "--op",
+            "write",
+            "--size",
+            "8m",
+            "--fsync-end",
+            "--no-report",
+        ]);
+        mpirun.arg("--dir").arg(dir.path()).arg("-o").arg(&output);
+        let out = within(mpirun, Duration::from_secs(120));
+        if String::from_utf8_lossy(&out.stderr).contains("unshare failed") {
+            crate::not_here!("time namespaces (Linux 5.6 and on) cannot be made here");
+            return;
+        }
+        assert!(out.status.success(), "{}", text(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("4 ranks on 3 hosts"), "{stdout}");
+        let result = read_result(&output);
+        check_consistency(&result);
+        let hosts = result["distributed"]["hosts"].as_array().unwrap();
+        let names: Vec<&str> = hosts.iter().map(|h| h["name"].as_str().unwrap()).collect();
+        let expected: Vec<String> = (1..=3).map(|k| format!("{}-h{k}", lab.name)).collect();
+        assert_eq!(names, expected, "{hosts:?}");
+        assert_eq!(
+            hosts[0]["ranks"],
+            serde_json::json!([0, 3]),
+            "--map-by node"
+        );
+        assert_eq!(hosts[2]["monotonic_offset_ns"], 86_400_000_000_000u64);
+        let repetition = &result["points"][0]["repetitions"][0];
+        assert_eq!(repetition["status"], "ok");
+        let ranks = repetition["ranks"].as_array().unwrap();
+        let sum: u64 = ranks.iter().map(|r| u64_at(r, "bytes")).sum();
+        assert_eq!(sum, 4 * (8 << 20));
+        assert_eq!(sum, u64_at(repetition, "bytes"));
+        for rank in ranks {
+            let host = rank["host"].as_str().unwrap();
+            let index = (rank["rank"].as_u64().unwrap() % 3) as usize;
+            assert_eq!(host, expected[index], "{rank}");
+            assert!(u64_at(rank, "start_ns") < 1_000_000_000, "{rank}");
+        }
+        let per_host = repetition["hosts"].as_array().unwrap();
+        assert_eq!(per_host.len(), 3);
+        assert_eq!(
+            per_host.iter().map(|h| u64_at(h, "bytes")).sum::<u64>(),
+            sum
+        );
+        drop(lab);
+        assert!(
+            !Path::new(&format!(
+                "/run/iolab-hostlab/hl{}",
+                std::process::id() % 100_000
+            ))
+            .exists()
+        );
+    }
+
     #[test]
     fn three_ranks_write_one_result_file_whose_aggregates_add_up() {
         let Some(mut mpirun) = mpirun() else { return };
