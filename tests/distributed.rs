@@ -219,9 +219,13 @@ mod with_mpi {
             if !crate::mounts::root_or_skip("network namespaces") {
                 return None;
             }
+            // One lab per test, unique in this process and across the
+            // processes on the machine (names and subnets by pid and count).
+            static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+            let count = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let pid = std::process::id();
             let lab = HostLab {
-                name: format!("hl{}", pid % 100_000),
+                name: format!("hl{}{count}", pid % 10_000),
             };
             let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hostlab");
             let made = Command::new(script)
@@ -229,7 +233,7 @@ mod with_mpi {
                     "up", "--name", &lab.name, "--hosts", "3", "--clock", "h3=86400",
                 ])
                 .arg("--subnet")
-                .arg(format!("10.{}.{}", 100 + pid % 100, pid % 250))
+                .arg(format!("10.{}.{}", 100 + count, pid % 250))
                 .output()
                 .unwrap();
             assert!(
@@ -338,14 +342,103 @@ mod with_mpi {
             per_host.iter().map(|h| u64_at(h, "bytes")).sum::<u64>(),
             sum
         );
+        let state = Path::new("/run/iolab-hostlab").join(&lab.name);
         drop(lab);
+        assert!(!state.exists(), "hostlab down removed {}", state.display());
+    }
+
+    /// A host whose link goes down mid-run (the lab's second): mpirun,
+    /// with the keepalive `scripts/hostlab mpirun-args` sets, ends the job
+    /// naming the host, nothing hangs, and the next run removes every
+    /// rank's file.
+    #[test]
+    fn a_host_lost_mid_run_ends_the_job_naming_it_and_nothing_is_left() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let Some(lab) = HostLab::up() else { return };
+        let dir = scratch();
+        let args = lab.mpirun_args(1);
+        let second = args[1]
+            .split(',')
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(":1")
+            .to_string();
+        mpirun.args(["-np", "3", "--map-by", "node"]).args(&args);
+        mpirun.args([
+            IOLAB,
+            "run",
+            "--mpi",
+            "--op",
+            "read",
+            "--size",
+            "16m",
+            "--runtime",
+            "30s",
+            "--no-report",
+        ]);
+        mpirun.arg("--dir").arg(dir.path());
+        let name = lab.name.clone();
+        let cut = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(4));
+            let down = Command::new("ip")
+                .args(["link", "set", &format!("{name}-v2"), "down"])
+                .output()
+                .unwrap();
+            assert!(
+                down.status.success(),
+                "{}",
+                String::from_utf8_lossy(&down.stderr)
+            );
+            Instant::now()
+        });
+        let out = within(mpirun, Duration::from_secs(60));
+        let cut_at = cut.join().unwrap();
+        let all = text(&out);
+        assert!(!out.status.success(), "{all}");
         assert!(
-            !Path::new(&format!(
-                "/run/iolab-hostlab/hl{}",
-                std::process::id() % 100_000
-            ))
-            .exists()
+            all.contains("lost communication with a remote daemon"),
+            "{all}"
         );
+        assert!(all.contains(&second), "the lost host {second} named: {all}");
+        eprintln!(
+            "the job ended {:?} after the link went down",
+            cut_at.elapsed()
+        );
+        wait_for_processes_using(dir.path(), Duration::from_secs(10));
+        // Each host removes its own dead runs' files (a file's owner tag
+        // names its host): the next run over the same hosts, the link back.
+        let up = Command::new("ip")
+            .args(["link", "set", &format!("{}-v2", lab.name), "up"])
+            .output()
+            .unwrap();
+        assert!(up.status.success());
+        // Neighbours the namespaces marked failed while the link was down
+        // would hold the next job's connections back.
+        for k in 1..=3 {
+            let _ = Command::new("ip")
+                .args(["-n", &format!("{}-h{k}", lab.name), "neigh", "flush", "all"])
+                .output();
+        }
+        std::thread::sleep(Duration::from_secs(1));
+        let Some(mut next) = self::mpirun() else {
+            return;
+        };
+        next.args(["-np", "3", "--map-by", "node"]).args(&args);
+        next.args([
+            IOLAB,
+            "run",
+            "--mpi",
+            "--op",
+            "write",
+            "--size",
+            "1m",
+            "--no-report",
+        ]);
+        next.arg("--dir").arg(dir.path());
+        let out = within(next, Duration::from_secs(60));
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+        drop(lab);
     }
 
     #[test]

@@ -346,6 +346,11 @@ fn bad_traces_are_refused_in_one_line_before_anything_is_created() {
             vec!["--file", u],
             "the trace writes or trims (1 I/Os)",
         ),
+        (
+            &huge,
+            vec!["--dir", d],
+            "huge.csv: an I/O of 33554432 bytes, more than the 16777216",
+        ),
     ] {
         let output = iolab()
             .arg("replay")

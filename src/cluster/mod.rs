@@ -254,6 +254,27 @@ pub fn finish(code: u8, failed_alone: bool) -> u8 {
 }
 
 /// The introductions that differ from rank 0's, described; empty when none do.
+/// The seconds of TCP keepalive idle time above which a lost host is
+/// noticed too late: a repetition should fail within about ten seconds.
+const KEEPALIVE_NOTICED_S: u64 = 5;
+
+/// What to tell an Open MPI run over several hosts whose daemons would take
+/// hours to notice a host gone (Open MPI's out-of-band TCP keepalive idles
+/// for hours by default): the flags that make mpirun end the job within
+/// seconds, naming the host (measured with scripts/hostlab: 5.8 s after a
+/// link went down).
+fn lost_host_note(launcher: &str, hosts: usize, keepalive_s: Option<&str>) -> Option<String> {
+    let quick = keepalive_s
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .is_some_and(|s| s <= KEEPALIVE_NOTICED_S);
+    (launcher == "Open MPI mpirun" && hosts > 1 && !quick).then(|| {
+        "a host lost mid-run (its link or its power) stops this job only when Open MPI's TCP keepalive \
+         gives up, hours by default; give mpirun --mca oob_tcp_keepalive_time 2 --mca oob_tcp_keepalive_intvl 1 \
+         --mca oob_tcp_keepalive_probes 3 to end it within seconds, naming the host"
+            .to_string()
+    })
+}
+
 fn differing_ranks(everyone: &[Introduction]) -> String {
     let Some(first) = everyone.first() else {
         return String::new();
@@ -339,13 +360,20 @@ impl Cluster {
     }
 
     /// Says, once the run's input is accepted, that it runs as one rank
-    /// when no launcher started it.
+    /// when no launcher started it; and, on rank 0 of an Open MPI run over
+    /// several hosts, when a host lost mid-run would go unnoticed for hours.
     pub fn announce(&self) {
         if self.launcher == NO_LAUNCHER {
             crate::say!(
                 "iolab: --mpi outside an MPI launcher (no OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_SIZE \
                  or SLURM_STEP_NUM_TASKS): running as one rank; start it with mpirun -np N or srun"
             );
+        }
+        let keepalive = std::env::var("OMPI_MCA_oob_tcp_keepalive_time").ok();
+        if let Some(note) = lost_host_note(&self.launcher, self.hosts.len(), keepalive.as_deref())
+            .filter(|_| self.is_root())
+        {
+            crate::say!("iolab: note: {note}");
         }
     }
 
@@ -481,5 +509,23 @@ impl Peers for Cluster {
     fn samples_host(&self) -> bool {
         let rank = self.rank();
         self.hosts.iter().any(|h| h.ranks.first() == Some(&rank))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_over_hosts_without_a_short_keepalive_is_told_how_to_notice_a_lost_host() {
+        let note = lost_host_note("Open MPI mpirun", 3, None).unwrap();
+        assert!(note.contains("--mca oob_tcp_keepalive_time 2"), "{note}");
+        assert!(lost_host_note("Open MPI mpirun", 3, Some("7200")).is_some());
+        assert!(lost_host_note("Open MPI mpirun", 3, Some("2")).is_none());
+        assert!(
+            lost_host_note("Open MPI mpirun", 1, None).is_none(),
+            "one host"
+        );
+        assert!(lost_host_note("Slurm srun", 3, None).is_none());
     }
 }
