@@ -408,3 +408,49 @@ fn time_is_compared_with_the_studys_formula_and_an_interval_that_agrees_with_the
         );
     }
 }
+
+/// Rounds run A B | B A (`--order abba:bs`): compare says the order that
+/// ran, round by round, from the repetitions' sequence numbers, in its
+/// text and its JSON.
+#[test]
+fn the_order_that_ran_is_shown_round_by_round() {
+    let (dir, out) = (scratch(), scratch());
+    let output = out.path().join("ab.json");
+    let run = iolab()
+        .args([
+            "sweep", "--engine", "null", "--op", "read", "--bs", "4k,64k", "--size", "4m",
+        ])
+        .args([
+            "--rounds",
+            "3",
+            "--order",
+            "abba:bs",
+            "--no-report",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = compare(&[&output], &["--by", "bs"]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.status.success(),
+        "{}",
+        String::from_utf8_lossy(&text.stderr)
+    );
+    assert!(stdout.contains("order that ran, by round"), "{stdout}");
+    assert!(stdout.contains(": 1 A B | 2 B A | 3 A B"), "{stdout}");
+    let json = compare(&[&output], &["--by", "bs", "--format", "json"]);
+    let json: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        json["pairings"][0]["matched"][0]["executed_order"],
+        serde_json::json!(["AB", "BA", "AB"])
+    );
+}

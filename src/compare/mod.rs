@@ -87,6 +87,12 @@ pub struct Matched {
     /// that interval's test, since each round pairs the two sides.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paired_rounds: Option<usize>,
+    /// The order the two sides ran in, round by round, from each
+    /// repetition's sequence number (`"AB"`: the base's first measured
+    /// repetition of the round ran before the other's); absent when either
+    /// side has no rounds or no sequence numbers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub executed_order: Option<Vec<String>>,
     /// How much better the other file is, percent of the base (see
     /// [`Metric::delta_definition`]): (other − base) / base × 100 for
     /// throughput and IOPS; (base − other) / base × 100 for time, latency
@@ -345,10 +351,34 @@ fn compare_point(
         ratio_unbounded: unbounded,
         p_value,
         paired_rounds,
+        executed_order: executed_order(base, other),
         delta_percent: metric.delta_percent(base_mean, other_mean),
         verdict,
         equivalence: None,
     })
+}
+
+/// Round by round, which side ran first (`"AB"` or `"BA"`), from the first
+/// sequence number of each side's measured repetitions in the round.
+fn executed_order(base: &Point, other: &Point) -> Option<Vec<String>> {
+    let rounds = equivalence::common_rounds(base, other);
+    if rounds.is_empty() {
+        return None;
+    }
+    let first = |point: &Point, round: u32| {
+        point
+            .measured()
+            .filter(|r| r.round == Some(round))
+            .filter_map(|r| r.sequence)
+            .min()
+    };
+    rounds
+        .iter()
+        .map(|&round| {
+            let (a, b) = (first(base, round)?, first(other, round)?);
+            Some(if a <= b { "AB" } else { "BA" }.to_string())
+        })
+        .collect()
 }
 
 /// A ratio from rounds that pair the two sides.

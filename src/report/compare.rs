@@ -126,6 +126,9 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
             Style::Terminal(screen) => format!("{}\n", screen.wrap(&heading)),
             Style::Markdown => format!("## {heading}\n\n"),
         });
+        if let Some(order) = executed_order(pairing, &comparison.base) {
+            text.push_str(&format!("{}\n", wrapped(style, &order)));
+        }
         text.push_str(&environment(pairing, style));
         text.push_str(&format!(
             "{}\n",
@@ -181,6 +184,35 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
         ));
     }
     text
+}
+
+/// The order the sides ran in, round by round, as one line (`A` = the
+/// base); when the points' orders differ, the first point's, saying so.
+fn executed_order(pairing: &Pairing, base: &str) -> Option<String> {
+    let mut orders = pairing
+        .matched
+        .iter()
+        .filter_map(|m| m.executed_order.as_ref());
+    let first = orders.next()?;
+    let alike = orders.all(|o| o == first);
+    let rounds: Vec<String> = first
+        .iter()
+        .enumerate()
+        .map(|(round, order)| {
+            let sides: Vec<String> = order.chars().map(String::from).collect();
+            format!("{} {}", round + 1, sides.join(" "))
+        })
+        .collect();
+    Some(format!(
+        "order that ran, by round (A = {base}, B = {}, from each repetition's sequence number): {}{}",
+        pairing.file,
+        rounds.join(" | "),
+        if alike {
+            ""
+        } else {
+            " (the first point's; other points ran in other orders)"
+        }
+    ))
 }
 
 /// The answer, in one line before the method: for one point, the ratio
@@ -554,6 +586,7 @@ mod tests {
             ratio_unbounded: unbounded,
             p_value: Some(0.01),
             paired_rounds: None,
+            executed_order: None,
             delta_percent: 50.0,
             verdict: Verdict::Better,
             equivalence: None,
