@@ -514,3 +514,70 @@ fn scopeguard(device: &str) -> impl Drop + '_ {
     }
     Detach(device)
 }
+
+/// The kernel's block tracer read through tracefs (the events blktrace
+/// records, where lockdown leaves tracefs open but not debugfs) records dd
+/// on a loop device; the text replays with exactly dd's I/Os.
+#[test]
+fn a_trace_the_kernels_blk_tracer_recorded_on_a_loop_device_replays() {
+    if !rustix::process::geteuid().is_root() {
+        crate::skip!("the kernel's tracer needs root");
+        return;
+    }
+    let tracing = Path::new("/sys/kernel/tracing");
+    if !tracing.join("available_tracers").exists() {
+        let _ = std::process::Command::new("mount")
+            .args(["-t", "tracefs", "nodev", "/sys/kernel/tracing"])
+            .output();
+    }
+    let tracers = std::fs::read_to_string(tracing.join("available_tracers")).unwrap_or_default();
+    if !tracers.split_whitespace().any(|t| t == "blk") {
+        crate::not_here!("the kernel has no blk tracer in tracefs (CONFIG_BLK_DEV_IO_TRACE)");
+        return;
+    }
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let image = work.path().join("disk.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let attached = std::process::Command::new("losetup")
+        .args(["-f", "--show"])
+        .arg(&image)
+        .output()
+        .unwrap();
+    let device = String::from_utf8_lossy(&attached.stdout).trim().to_string();
+    assert!(attached.status.success());
+    let detach = scopeguard(&device);
+    let name = device.trim_start_matches("/dev/");
+    let trace = work.path().join("loop.trace");
+    let script = format!(
+        "set -e; T=/sys/kernel/tracing; echo 1 > /sys/block/{name}/trace/enable; \
+         echo blk > $T/current_tracer; echo > $T/trace; \
+         dd if=/dev/zero of={device} bs=64k count=16 oflag=direct status=none; \
+         dd if={device} of=/dev/null bs=4k count=32 iflag=direct status=none; \
+         cat $T/trace > {trace}; echo nop > $T/current_tracer; echo 0 > /sys/block/{name}/trace/enable",
+        trace = trace.display()
+    );
+    let traced = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(
+        traced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&traced.stderr)
+    );
+    drop(detach);
+    let (record, stdout) = replayed(&trace, &["--dir", dir.path().to_str().unwrap()], out.path());
+    assert_eq!(record["trace"]["format"], "blkparse");
+    assert_eq!(
+        exact_counts(&record),
+        vec![
+            ("read".into(), 32, 32 * 4096),
+            ("write".into(), 16, 16 * 65536)
+        ],
+        "{stdout}"
+    );
+    assert!(entries(dir.path()).is_empty());
+}

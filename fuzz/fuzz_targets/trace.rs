@@ -11,6 +11,7 @@ fuzz_target!(|data: &[u8]| {
         Format::Msr,
         Format::Spc,
         Format::Blktrace,
+        Format::Blkparse,
     ] {
         let _ = iolab::trace::parse_bytes(data, format);
     }

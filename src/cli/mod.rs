@@ -198,13 +198,14 @@ pub enum Command {
 }
 
 /// The trace formats `--format` names.
-const TRACE_FORMATS: [&str; 5] = ["iolog-v2", "iolog-v3", "msr", "spc", "blktrace"];
+const TRACE_FORMATS: [&str; 6] = ["iolog-v2", "iolog-v3", "msr", "spc", "blktrace", "blkparse"];
 
 /// Arguments of `iolab replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The trace: fio iolog v2/v3, MSR Cambridge CSV, SPC CSV, or blktrace's
-    /// binary events (one CPU's file, or `blkparse -d`'s merge).
+    /// The trace: fio iolog v2/v3, MSR Cambridge CSV, SPC CSV, blktrace's
+    /// binary events (one CPU's file, or `blkparse -d`'s merge), or
+    /// blkparse's text (also the kernel's blk tracer in tracefs).
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
     /// The trace's format, when its first bytes do not say.

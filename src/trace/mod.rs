@@ -6,6 +6,7 @@
 //! and to learn its extent before a replay starts. Each parser names the
 //! file and the line (or the record and its byte offset) it refuses.
 
+mod blkparse;
 mod blktrace;
 pub mod characterize;
 mod csv;
@@ -81,6 +82,9 @@ pub enum Format {
     Spc,
     /// blktrace's binary events (one CPU's file, or `blkparse -d`'s merge).
     Blktrace,
+    /// blkparse's text, or the kernel's `blk` tracer read through tracefs
+    /// (`/sys/kernel/tracing/trace`): times in seconds, 512-byte sectors.
+    Blkparse,
 }
 
 impl Format {
@@ -92,6 +96,7 @@ impl Format {
             Format::Msr => "msr",
             Format::Spc => "spc",
             Format::Blktrace => "blktrace",
+            Format::Blkparse => "blkparse",
         }
     }
 }
@@ -122,6 +127,14 @@ pub fn detect(head: &[u8]) -> Option<Format> {
         std::str::from_utf8(&head[..head.len().saturating_sub(3)]).ok()
     })?;
     let first = text.lines().next()?.trim();
+    if first == "# tracer: blk"
+        || text
+            .lines()
+            .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .is_some_and(blkparse::is_event)
+    {
+        return Some(Format::Blkparse);
+    }
     if first == "fio version 2 iolog" {
         return Some(Format::IologV2);
     }
@@ -179,6 +192,7 @@ enum TextFormat {
     Iolog(iolog::State),
     Msr(csv::MsrState),
     Spc(csv::SpcState),
+    Blkparse(blkparse::State),
 }
 
 impl TraceReader {
@@ -217,6 +231,7 @@ impl TraceReader {
                     Format::IologV3 => TextFormat::Iolog(iolog::State::new(3)),
                     Format::Msr => TextFormat::Msr(csv::MsrState::default()),
                     Format::Spc => TextFormat::Spc(csv::SpcState::default()),
+                    Format::Blkparse => TextFormat::Blkparse(blkparse::State::new()),
                     Format::Blktrace => unreachable!("matched above"),
                 };
                 Source::Text(lines, parser)
@@ -285,6 +300,7 @@ impl TraceReader {
                     TextFormat::Iolog(state) => state.line(number, line),
                     TextFormat::Msr(state) => state.line(line),
                     TextFormat::Spc(state) => state.line(line),
+                    TextFormat::Blkparse(state) => state.line(line),
                 };
                 match parsed {
                     Ok(Some(io)) => return Ok(Some(io)),
@@ -407,6 +423,7 @@ pub fn parse_bytes(bytes: &[u8], format: Format) -> Result<Vec<TraceIo>, TraceEr
                     Format::IologV2 => TextFormat::Iolog(iolog::State::new(2)),
                     Format::IologV3 => TextFormat::Iolog(iolog::State::new(3)),
                     Format::Msr => TextFormat::Msr(csv::MsrState::default()),
+                    Format::Blkparse => TextFormat::Blkparse(blkparse::State::new()),
                     _ => TextFormat::Spc(csv::SpcState::default()),
                 },
             ),
@@ -493,7 +510,7 @@ mod tests {
         /// Any bytes, in any format: I/Os or a refusal, never a panic.
         #[test]
         fn any_bytes_are_read_or_refused(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
-            for format in [Format::IologV2, Format::IologV3, Format::Msr, Format::Spc, Format::Blktrace] {
+            for format in [Format::IologV2, Format::IologV3, Format::Msr, Format::Spc, Format::Blktrace, Format::Blkparse] {
                 let _ = parse_bytes(&bytes, format);
             }
             let _ = detect(&bytes);
