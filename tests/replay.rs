@@ -571,6 +571,12 @@ fn a_trace_the_kernels_blk_tracer_recorded_on_a_loop_device_replays() {
     drop(detach);
     let (record, stdout) = replayed(&trace, &["--dir", dir.path().to_str().unwrap()], out.path());
     assert_eq!(record["trace"]["format"], "blkparse");
+    // dd waits for each I/O: the device held one at most, from its own
+    // dispatch and completion events.
+    let depth = &record["trace"]["character"]["recorded_depth"];
+    assert_eq!(depth[1], 1, "{depth}");
+    let mean = depth[0].as_f64().unwrap();
+    assert!(mean > 0.0 && mean <= 1.0, "{mean}");
     assert_eq!(
         exact_counts(&record),
         vec![

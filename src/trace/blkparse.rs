@@ -11,6 +11,8 @@ use super::{IoKind, TraceIo};
 /// are not I/O: only a queue event (`Q`) is.
 pub(super) struct State {
     first_ns: Option<u64>,
+    /// The device's queue, from the dispatch and completion events.
+    pub(super) depth: super::depth::DeviceDepth,
 }
 
 /// Where the action is, and the event's fields from it on.
@@ -43,7 +45,10 @@ pub(super) fn is_event(line: &str) -> bool {
 
 impl State {
     pub(super) fn new() -> State {
-        State { first_ns: None }
+        State {
+            first_ns: None,
+            depth: super::depth::DeviceDepth::default(),
+        }
     }
 
     /// One line: a queued I/O, nothing (another event, a header or a
@@ -53,11 +58,20 @@ impl State {
         let Some(at) = event(&words) else {
             return Ok(None);
         };
+        let rwbs = words[at + 1];
+        let time = seconds(words[at - 2]).expect("checked by event()");
+        if let (action @ ("D" | "C"), Some(sector)) = (
+            words[at],
+            words.get(at + 2).and_then(|w| w.parse::<u64>().ok()),
+        ) {
+            match action {
+                "D" => self.depth.dispatched(time, sector),
+                _ => self.depth.completed(time, sector),
+            }
+        }
         if words[at] != "Q" {
             return Ok(None);
         }
-        let rwbs = words[at + 1];
-        let time = seconds(words[at - 2]).expect("checked by event()");
         let extent = match words.get(at + 2..at + 5) {
             Some([sector, "+", count]) => {
                 let sector: u64 = sector

@@ -12,6 +12,9 @@ const HEADER: usize = 48;
 /// `__BLK_TA_QUEUE`: the I/O as the block layer first saw it (what fio's
 /// own blktrace replay takes).
 const TA_QUEUE: u32 = 1;
+/// `__BLK_TA_ISSUE` (`D`) and `__BLK_TA_COMPLETE` (`C`): the device's queue.
+const TA_ISSUE: u32 = 7;
+const TA_COMPLETE: u32 = 8;
 /// The category bits above the action (`BLK_TC_SHIFT`).
 const TC_SHIFT: u32 = 16;
 const TC_WRITE: u32 = 1 << 1;
@@ -45,6 +48,8 @@ pub(super) struct Events {
     at: u64,
     first_ns: Option<u64>,
     payload: Vec<u8>,
+    /// The device's queue, from the dispatch and completion events.
+    pub(super) depth: super::depth::DeviceDepth,
 }
 
 impl Events {
@@ -56,6 +61,7 @@ impl Events {
             at: 0,
             first_ns: None,
             payload: Vec::new(),
+            depth: super::depth::DeviceDepth::default(),
         }
     }
 
@@ -147,6 +153,13 @@ impl Events {
             }
             self.at += pdu_len as u64;
             let category = action >> TC_SHIFT;
+            if category & TC_NOTIFY == 0 {
+                match action & 0xffff {
+                    TA_ISSUE => self.depth.dispatched(time, sector),
+                    TA_COMPLETE => self.depth.completed(time, sector),
+                    _ => {}
+                }
+            }
             if action & 0xffff != TA_QUEUE || category & TC_NOTIFY != 0 {
                 continue;
             }

@@ -104,8 +104,12 @@ pub fn characterize(
         depth_area += u128::from(done - end) * (out.len() as u128 + 1);
         end = done;
     }
-    let recorded_depth =
-        (summary.has_response && end > 0).then(|| (depth_area as f64 / end as f64, depth_max));
+    // From the response times, or the device's dispatches and completions
+    // (a window of a block trace has no depth: its first completions'
+    // dispatches lie outside it).
+    let recorded_depth = (summary.has_response && end > 0)
+        .then(|| (depth_area as f64 / end as f64, depth_max))
+        .or_else(|| reader.device_depth().filter(|_| selection.is_all()));
     let interarrival_ns = (gaps_n > 0).then(|| {
         [
             (gap_sum / u128::from(gaps_n)) as u64,

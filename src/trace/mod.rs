@@ -10,6 +10,7 @@ mod blkparse;
 mod blktrace;
 pub mod characterize;
 mod csv;
+mod depth;
 mod iolog;
 
 use std::fmt;
@@ -256,6 +257,17 @@ impl TraceReader {
     /// The trace's format.
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// The device's time-weighted I/Os in flight (dispatch to completion)
+    /// and the most at once, from the events read so far, where the format
+    /// records dispatches and completions (blktrace, blkparse).
+    pub fn device_depth(&self) -> Option<(f64, u64)> {
+        match &self.source {
+            Source::Binary(events) => events.depth.figures(),
+            Source::Text(_, TextFormat::Blkparse(state)) => state.depth.figures(),
+            Source::Text(..) => None,
+        }
     }
 
     /// The next I/O the selection takes, `None` at the trace's (or the window's) end.

@@ -127,11 +127,14 @@ fn character_text(shown: &str, c: &Character) -> String {
         Some((mean, most)) => {
             let _ = writeln!(
                 out,
-                "  in flight {mean:.2} (time-weighted, from the response times), at most {most}"
+                "  in flight {mean:.2} (time-weighted, from the trace's response times or the device's dispatches and completions), at most {most}"
             );
         }
         None => {
-            let _ = writeln!(out, "  in flight: not in the trace (no response times)");
+            let _ = writeln!(
+                out,
+                "  in flight: not in the trace (no response times, no dispatches and completions)"
+            );
         }
     }
     if !c.iolab_flags.is_empty() {
