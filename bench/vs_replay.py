@@ -40,11 +40,34 @@ def iolab(binary, trace, engine, data):
     with open(kept) as record_file:
         record = json.load(record_file)
     f = record["fidelity"]
-    return f["elapsed_ns"] / 1e9, f["lag"]["p50_ns"], f["lag"]["p99_ns"]
+    return f["elapsed_ns"] / 1e9, f["lag"]["p50_ns"], f["lag"]["p99_ns"], f["lag"]["drift_us_per_s"]
+
+
+def fio_lags(prefix, trace_times_ms):
+    """fio's issue lag, from its per-I/O latency log (completion time in ms,
+    latency in ns): each I/O's issue = completion - latency, sorted (fio
+    issues in the trace's order) and paired with the trace's times, both
+    counted from the first I/O. Resolution: fio's log times are whole ms."""
+    issues = []
+    with open(prefix + "_lat.1.log") as log:
+        for line in log:
+            fields = [f.strip() for f in line.split(",")]
+            issues.append(int(fields[0]) - int(fields[1]) / 1e6)
+    os.remove(prefix + "_lat.1.log")
+    issues.sort()
+    lags = [(i - issues[0]) - (t - trace_times_ms[0]) for i, t in zip(issues, trace_times_ms)]
+    n = len(lags)
+    xs = [t / 1e3 for t in trace_times_ms[:n]]
+    mx, my = sum(xs) / n, sum(lags) / n
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, lags)) / sum((x - mx) ** 2 for x in xs)
+    ordered = sorted(lags)
+    return ordered[n // 2], ordered[int(n * 0.99)], ordered[-1], slope
 
 
 def fio(trace, engine, data):
-    args = ["fio", "--name=replay", f"--read_iolog={trace}", "--output-format=json"]
+    prefix = trace + ".fio"
+    args = ["fio", "--name=replay", f"--read_iolog={trace}", "--output-format=json",
+            f"--write_lat_log={prefix}", "--log_avg_msec=0"]
     if engine == "null":
         args += ["--ioengine=null", "--size=256m"]
     else:
@@ -55,7 +78,10 @@ def fio(trace, engine, data):
         raise SystemExit(f"fio failed: {out.stderr}")
     text = out.stdout
     job = json.loads(text[text.index("{"):])["jobs"][0]
-    return job["job_runtime"] / 1e3, job["read"]["total_ios"]
+    for kind in ["clat", "slat"]:
+        if os.path.exists(f"{prefix}_{kind}.1.log"):
+            os.remove(f"{prefix}_{kind}.1.log")
+    return job["job_runtime"] / 1e3, job["read"]["total_ios"], prefix
 
 
 def main():
@@ -75,31 +101,36 @@ def main():
                 out.write(block)
     trace = os.path.abspath(os.path.join(a.dir, "replay.iolog"))
     generate(trace, data, a.ios, a.iops, size)
+    trace_times_ms = [i * 1000 // a.iops for i in range(a.ios)]
     intended = a.ios / a.iops
     print(f"trace: {a.ios} 4 KiB random reads, {a.iops} per second: {intended:.3f} s as recorded")
-    print(f"{'engine':<8} {'tool':<6} {'duration, median [range]':<30} {'error':>8}  issue lag p50 / p99 (median)")
+    print(f"{'engine':<8} {'tool':<6} {'duration, median [range]':<30} {'error':>8}  issue lag p50 / p99 (medians)")
     for engine in ["null", "uring"]:
-        ours, theirs, lags = [], [], []
+        ours, theirs, lags, fio_lag = [], [], [], []
         for pair in range(a.pairs):
             order = ["iolab", "fio"] if pair % 2 == 0 else ["fio", "iolab"]
             for tool in order:
                 if tool == "iolab":
-                    seconds, p50, p99 = iolab(a.iolab, trace, engine, data)
+                    seconds, p50, p99, drift = iolab(a.iolab, trace, engine, data)
                     ours.append(seconds)
-                    lags.append((p50, p99))
+                    lags.append((p50, p99, drift))
                 else:
-                    seconds, n = fio(trace, engine, data)
+                    seconds, n, prefix = fio(trace, engine, data)
                     if n != a.ios:
                         raise SystemExit(f"fio replayed {n} of {a.ios} I/Os")
                     theirs.append(seconds)
+                    fio_lag.append(fio_lags(prefix, trace_times_ms))
         for tool, runs in [("iolab", ours), ("fio", theirs)]:
             median = statistics.median(runs)
             lag = ""
             if tool == "iolab":
                 lag = (f"{statistics.median(l[0] for l in lags) / 1e3:.1f} µs / "
-                       f"{statistics.median(l[1] for l in lags) / 1e3:.1f} µs")
+                       f"{statistics.median(l[1] for l in lags) / 1e3:.1f} µs, drift "
+                       f"{statistics.median(l[2] for l in lags):+.2f} µs/s")
             else:
-                lag = "(fio prints none)"
+                med = lambda k: statistics.median(l[k] for l in fio_lag)
+                lag = (f"{med(0):.0f} ms / {med(1):.0f} ms, max {med(2):.0f} ms, drift {med(3):+.1f} ms/s "
+                       "(fio prints none: from its latency log, whole ms)")
             print(f"{engine:<8} {tool:<6} {median:.3f} s [{min(runs):.3f}–{max(runs):.3f}]{'':<9} "
                   f"{100 * (median - intended) / intended:+7.2f}%  {lag}")
 
