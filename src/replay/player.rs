@@ -140,6 +140,15 @@ pub fn replay(
     let mut interrupted = false;
     let mut last_done = start;
     let mut failure: Option<String> = None;
+    // An error of the ring or the trace mid-replay: the loop ends, and the
+    // I/Os in flight are waited for before their buffers go.
+    let mut fatal: Option<String> = None;
+    macro_rules! fatal {
+        ($message:expr) => {{
+            fatal = Some($message);
+            break;
+        }};
+    }
     loop {
         if stop.load(Ordering::Relaxed) != 0 && !interrupted {
             interrupted = true;
@@ -195,18 +204,22 @@ pub fn replay(
             if in_flight == 0 {
                 break;
             }
-            ring.as_mut()
-                .expect("only io_uring leaves I/Os in flight")
-                .submit_and_wait(1)
-                .map_err(|e| format!("io_uring: {e}"))?;
+            let ring = ring.as_mut().expect("only io_uring leaves I/Os in flight");
+            if let Err(e) = ring.submit_and_wait(1) {
+                if e.raw_os_error() != Some(libc::EINTR) {
+                    fatal!(format!("io_uring: {e}"));
+                }
+            }
             continue;
         };
         let due = start + scaled(io.at_ns);
         if in_flight >= depth {
-            ring.as_mut()
-                .expect("only io_uring reaches the cap")
-                .submit_and_wait(1)
-                .map_err(|e| format!("io_uring: {e}"))?;
+            let ring = ring.as_mut().expect("only io_uring reaches the cap");
+            if let Err(e) = ring.submit_and_wait(1) {
+                if e.raw_os_error() != Some(libc::EINTR) {
+                    fatal!(format!("io_uring: {e}"));
+                }
+            }
             continue;
         }
         let now = now_ns();
@@ -222,7 +235,7 @@ pub fn replay(
                         Ok(_) => {}
                         Err(e) if e.raw_os_error() == Some(libc::ETIME) => {}
                         Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                        Err(e) => return Err(format!("io_uring: {e}")),
+                        Err(e) => fatal!(format!("io_uring: {e}")),
                     }
                     continue;
                 }
@@ -288,17 +301,39 @@ pub fn replay(
                 let ring = ring.as_mut().expect("uring");
                 // SAFETY: the buffer lives in `buffers` until its completion
                 // is reaped (slots are reused only after), and the fd outlives the ring's use.
-                unsafe { ring.submission().push(&entry) }
-                    .map_err(|_| "io_uring: submission queue full".to_string())?;
-                ring.submit().map_err(|e| format!("io_uring: {e}"))?;
+                if unsafe { ring.submission().push(&entry) }.is_err() {
+                    fatal!("io_uring: submission queue full".to_string());
+                }
+                // In flight from here: a failed submit leaves it queued,
+                // and the drain below submits and waits for it.
                 in_flight += 1;
+                if let Err(e) = ring.submit() {
+                    fatal!(format!("io_uring: {e}"));
+                }
             }
         }
         sequence += 1;
-        next = reader.next_io().map_err(|e| e.0)?;
+        next = match reader.next_io() {
+            Ok(next) => next,
+            Err(e) => fatal!(e.0),
+        };
     }
-    if let Some(failure) = failure {
-        return Err(failure);
+    if let Some(ring) = ring.as_mut().filter(|_| in_flight > 0) {
+        // After a fatal error: every request ends before its buffer is
+        // freed; should the ring refuse to say so, the buffers are leaked
+        // rather than freed under the kernel.
+        let mut attempts = 0;
+        while in_flight > 0 && attempts < 10_000 {
+            let _ = ring.submit_and_wait(1);
+            in_flight -= ring.completion().count().min(in_flight as usize) as u64;
+            attempts += 1;
+        }
+        if in_flight > 0 {
+            std::mem::forget(std::mem::take(&mut buffers));
+        }
+    }
+    if let Some(error) = fatal.or(failure) {
+        return Err(error);
     }
     let elapsed = last_done.saturating_sub(start.min(last_done));
     Ok(Replayed {

@@ -298,6 +298,14 @@ fn fidelity_text(f: &Fidelity, interrupted: bool) -> String {
     let _ = writeln!(out, "fidelity: {head}");
     let ms = |ns: u64| format!("{:.3} s", ns as f64 / 1e9);
     match f.intended_ns {
+        Some(intended) if interrupted => {
+            let _ = writeln!(
+                out,
+                "  duration     {} of the trace's {}, then interrupted",
+                ms(f.elapsed_ns),
+                ms(intended)
+            );
+        }
         Some(intended) => {
             let _ = writeln!(
                 out,
@@ -358,7 +366,11 @@ fn fidelity_text(f: &Fidelity, interrupted: bool) -> String {
             count.replay_bytes,
             count.trace_ios,
             count.trace_bytes,
-            if same { " — exact" } else { " — DIFFERENT" }
+            match (same, interrupted) {
+                (true, _) => " — exact",
+                (false, true) => " — interrupted",
+                (false, false) => " — DIFFERENT",
+            }
         );
     }
     if let Some((at, deviation)) = f.worst_interval {
