@@ -587,3 +587,39 @@ fn a_trace_the_kernels_blk_tracer_recorded_on_a_loop_device_replays() {
     );
     assert!(entries(dir.path()).is_empty());
 }
+
+/// Ctrl-C mid-replay: it stops issuing, waits for what is in flight, prints
+/// the figures of what ran marked interrupted, removes its file and exits
+/// 130.
+#[test]
+fn an_interrupted_replay_keeps_its_figures_and_leaves_nothing() {
+    let (work, dir) = (scratch(), scratch());
+    let trace = work.path().join("long.csv");
+    msr_trace(&trace, 4000, 10_000); // 4 s as recorded
+    let binary = assert_cmd::cargo::cargo_bin("iolab");
+    let mut child = std::process::Command::new(binary)
+        .arg("replay")
+        .arg(&trace)
+        .args(["--buffered", "--dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+    assert!(line.contains("iolab: replaying"), "{line}");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("fidelity: interrupted"), "{stdout}");
+    assert!(stdout.contains("then interrupted"), "{stdout}");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}
