@@ -157,12 +157,14 @@ mod tests {
         let mss = u64::from(TcpSnapshot::of(client.as_fd()).unwrap().send_mss.max(1));
         assert!(sent.data_segs_out >= SENT as u64 / mss, "{sent:?}");
         // Each end counts segments its own way (a GSO burst by its parts,
-        // a coalesced arrival once): they agree to a few in a hundred.
-        let apart = sent
-            .data_segs_out
-            .abs_diff(received.data_segs_in + sent.retransmits);
+        // a coalesced arrival once): they agree to a few in a hundred. Both
+        // count a retransmission that arrived; one that was lost the sender
+        // alone: the sender's count lies between the receiver's and that
+        // plus the retransmissions (9 of 95 seen on this loaded machine).
+        let slack = 1 + sent.data_segs_out / 50;
         assert!(
-            apart <= 1 + sent.data_segs_out / 50,
+            received.data_segs_in <= sent.data_segs_out + slack
+                && sent.data_segs_out <= received.data_segs_in + sent.retransmits + slack,
             "{sent:?} against {received:?}"
         );
         assert!(sent.segs_out >= sent.data_segs_out);
