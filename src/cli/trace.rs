@@ -1,0 +1,113 @@
+//! The arguments of `iolab replay` and `iolab characterize`: the trace, which of its I/Os, where they go and how.
+
+use super::{duration, interval, positive_duration};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The trace formats `--format` names.
+const TRACE_FORMATS: [&str; 6] = ["iolog-v2", "iolog-v3", "msr", "spc", "blktrace", "blkparse"];
+
+/// Arguments of `iolab replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The trace: fio iolog v2/v3, MSR Cambridge CSV, SPC CSV, blktrace's
+    /// binary events (one CPU's file, or `blkparse -d`'s merge), or
+    /// blkparse's text (also the kernel's blk tracer in tracefs).
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+    /// The trace's format, when its first bytes do not say.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TRACE_FORMATS))]
+    pub format: Option<String>,
+    /// Which of the trace's I/Os.
+    #[command(flatten)]
+    pub select: TraceSelectArgs,
+    /// A file iolab creates here, sized to the trace (its furthest byte,
+    /// or --wrap), laid out and evicted before the replay, removed after.
+    #[arg(long, value_name = "DIR", conflicts_with = "file")]
+    pub dir: Option<PathBuf>,
+    /// Your file or block device, read only: a trace that writes is
+    /// replayed onto --dir, or onto a device with --destroy-data.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Let a trace that writes write the block device --file names:
+    /// repeat its /dev/NAME exactly (refused while anything lives on it).
+    #[arg(long, value_name = "/dev/NAME", requires = "file")]
+    pub destroy_data: Option<PathBuf>,
+    /// uring (up to --depth in flight), psync (one at a time), or null
+    /// (no I/O: the replayer's own timing).
+    #[arg(long, default_value = "uring", value_parser = clap::builder::PossibleValuesParser::new(["uring", "psync", "null"]))]
+    pub engine: String,
+    /// The most I/Os in flight (the trace's order is kept whatever the cap).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub depth: u64,
+    /// The trace's times divided by this: 2 replays it twice as fast.
+    #[arg(long, default_value_t = 1.0, value_parser = speed, conflicts_with = "afap")]
+    pub speed: f64,
+    /// As fast as possible: each I/O as soon as the cap allows, in order.
+    #[arg(long)]
+    pub afap: bool,
+    /// Through the page cache (the default is O_DIRECT: a block trace's
+    /// I/Os went to the device).
+    #[arg(long)]
+    pub buffered: bool,
+    /// Wrap the offsets into this many bytes (each I/O kept whole).
+    #[arg(long, value_name = "SIZE", value_parser = positive_size)]
+    pub wrap: Option<u64>,
+    /// The interval of the per-interval comparison with the trace.
+    #[arg(long, default_value = "1s", value_parser = interval)]
+    pub interval: Duration,
+    /// Keep the created file.
+    #[arg(long)]
+    pub keep: bool,
+    /// Write the replay's record (iolab.replay/1 JSON) here.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `iolab characterize`.
+#[derive(Debug, Args)]
+pub struct CharacterizeArgs {
+    /// The trace.
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+    /// The trace's format, when its first bytes do not say.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TRACE_FORMATS))]
+    pub format: Option<String>,
+    /// Which of the trace's I/Os.
+    #[command(flatten)]
+    pub select: TraceSelectArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A window of a trace's time and the kinds of I/O taken from it.
+#[derive(Debug, Args)]
+pub struct TraceSelectArgs {
+    /// Start this long after the trace's first I/O (times then count from here).
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub from: Option<Duration>,
+    /// End this long after the trace's first I/O.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub to: Option<Duration>,
+    /// Only these kinds: read, write, flush, trim (comma-separated).
+    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(["read", "write", "flush", "trim"]))]
+    pub only: Vec<String>,
+}
+
+fn speed(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(speed) if speed.is_finite() && speed > 0.0 && speed <= 1e6 => Ok(speed),
+        _ => Err(format!(
+            "'{text}' is not a speed above 0 (1 = as recorded, 2 = twice as fast)"
+        )),
+    }
+}
+
+fn positive_size(text: &str) -> Result<u64, String> {
+    match crate::plan::units::parse_size(text)? {
+        0 => Err("must be more than 0 bytes".to_string()),
+        bytes => Ok(bytes),
+    }
+}
