@@ -1,4 +1,4 @@
-//! Block traces: fio iologs (v2, v3), MSR Cambridge and SPC CSV, and blktrace binaries, read as one stream of timed I/Os, checked whole before any I/O, and what a trace is like (`characterize`).
+//! Block traces: fio iologs (v2, v3), MSR Cambridge and SPC CSV, blktrace binaries and blkparse's text (or the kernel's blk tracer), read as one stream of timed I/Os, checked whole before any I/O, and what a trace is like (`characterize`).
 //!
 //! A trace is streamed, never loaded whole: [`TraceReader`] yields one
 //! [`TraceIo`] at a time, and [`scan`] reads the whole trace once to check
