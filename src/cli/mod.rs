@@ -20,7 +20,7 @@ mod run_plan;
 pub use run_plan::given_dir;
 pub mod sweep;
 mod trace;
-pub use trace::{CharacterizeArgs, ReplayArgs, TraceSelectArgs};
+pub use trace::{CharacterizeArgs, ReplayArgs, TraceArgs, TraceSelectArgs};
 
 pub use params::ParamFlags;
 pub use sweep::{RepeatArgs, StudyArgs, SweepArgs};

@@ -8,9 +8,9 @@ use std::time::Duration;
 /// The trace formats `--format` names.
 const TRACE_FORMATS: [&str; 6] = ["iolog-v2", "iolog-v3", "msr", "spc", "blktrace", "blkparse"];
 
-/// Arguments of `iolab replay`.
+/// The trace both commands read, its format and which of its I/Os.
 #[derive(Debug, Args)]
-pub struct ReplayArgs {
+pub struct TraceArgs {
     /// The trace: fio iolog v2/v3, MSR Cambridge CSV, SPC CSV, blktrace's
     /// binary events (one CPU's file, or `blkparse -d`'s merge), or
     /// blkparse's text (also the kernel's blk tracer in tracefs).
@@ -22,6 +22,14 @@ pub struct ReplayArgs {
     /// Which of the trace's I/Os.
     #[command(flatten)]
     pub select: TraceSelectArgs,
+}
+
+/// Arguments of `iolab replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The trace.
+    #[command(flatten)]
+    pub source: TraceArgs,
     /// A file iolab creates here, sized to the trace (its furthest byte,
     /// or --wrap), laid out and evicted before the replay, removed after.
     #[arg(long, value_name = "DIR", conflicts_with = "file")]
@@ -69,14 +77,8 @@ pub struct ReplayArgs {
 #[derive(Debug, Args)]
 pub struct CharacterizeArgs {
     /// The trace.
-    #[arg(value_name = "TRACE")]
-    pub trace: PathBuf,
-    /// The trace's format, when its first bytes do not say.
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TRACE_FORMATS))]
-    pub format: Option<String>,
-    /// Which of the trace's I/Os.
     #[command(flatten)]
-    pub select: TraceSelectArgs,
+    pub source: TraceArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,

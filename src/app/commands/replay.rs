@@ -43,6 +43,19 @@ fn selection(args: &crate::cli::TraceSelectArgs) -> Result<Selection, AppError> 
     Ok(selection)
 }
 
+/// The trace `source` names, read whole: the selection its flags make and
+/// what the selected I/Os are like; a refusal is one line, exit 2.
+fn read(source: &crate::cli::TraceArgs) -> Result<(Selection, Character), AppError> {
+    let selection = selection(&source.select)?;
+    let character = describe(
+        &source.trace,
+        format_of(source.format.as_deref()),
+        &selection,
+    )
+    .map_err(refused)?;
+    Ok((selection, character))
+}
+
 /// A trace's refusal: one line, exit 2, nothing done.
 fn refused(error: crate::trace::TraceError) -> AppError {
     AppError::Usage(usage!("{}", error.0))
@@ -50,13 +63,11 @@ fn refused(error: crate::trace::TraceError) -> AppError {
 
 /// `iolab characterize TRACE`.
 pub fn characterize(args: &CharacterizeArgs) -> Result<Ending, AppError> {
-    let selection = selection(&args.select)?;
-    let character =
-        describe(&args.trace, format_of(args.format.as_deref()), &selection).map_err(refused)?;
+    let (_, character) = read(&args.source)?;
     let text = if args.json {
         serde_json::to_string_pretty(&character).map_err(anyhow::Error::from)?
     } else {
-        character_text(&args.trace.display().to_string(), &character)
+        character_text(&args.source.trace.display().to_string(), &character)
     };
     crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
     Ok(Ending::Success)
@@ -152,14 +163,12 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     check_output(args.output.as_deref(), 1 << 20)?;
     let engine = Engine::from_str(&args.engine, false).map_err(|e| anyhow::anyhow!(e))?;
     // The trace checked whole before anything is created.
-    let selection = selection(&args.select)?;
-    let character =
-        describe(&args.trace, format_of(args.format.as_deref()), &selection).map_err(refused)?;
+    let (selection, character) = read(&args.source)?;
     let summary = character.summary.clone();
     if summary.largest > crate::replay::LARGEST_IO {
         return Err(usage!(
             "{}: an I/O of {} bytes, more than the {} iolab replays in one I/O",
-            args.trace.display(),
+            args.source.trace.display(),
             summary.largest,
             crate::replay::LARGEST_IO
         )
@@ -169,7 +178,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     if direct && !summary.sector_aligned {
         return Err(usage!(
             "{}: some of its I/Os are not aligned to 512 bytes, which O_DIRECT cannot issue: replay with --buffered",
-            args.trace.display()
+            args.source.trace.display()
         )
         .into());
     }
@@ -199,7 +208,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     }
     let speed = (!args.afap).then_some(args.speed);
     let options = ReplayOptions {
-        trace: args.trace.clone(),
+        trace: args.source.trace.clone(),
         format: character.format,
         selection: selection.clone(),
         summary: summary.clone(),
@@ -212,7 +221,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     };
     crate::say!(
         "iolab: replaying {} ({}, {} I/Os over {:.3} s) onto {}{}, {} at most {} in flight, {}",
-        args.trace.display(),
+        args.source.trace.display(),
         character.format,
         summary.total_ios(),
         summary.duration_ns as f64 / 1e9,
@@ -247,7 +256,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         crate::say!("iolab: warning: {kept} was replaced during the replay and left in place");
     }
     let replayed =
-        outcome.map_err(|e| anyhow::anyhow!("replay of {}: {e}", args.trace.display()))?;
+        outcome.map_err(|e| anyhow::anyhow!("replay of {}: {e}", args.source.trace.display()))?;
     let text = fidelity_text(&replayed.fidelity, replayed.interrupted);
     crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.output {
@@ -257,7 +266,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
             "command": command,
             "started_at": started_at,
             "trace": {
-                "path": args.trace.display().to_string(),
+                "path": args.source.trace.display().to_string(),
                 "format": character.format,
                 "selection": selection,
                 "summary": summary,
