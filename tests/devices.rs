@@ -132,6 +132,16 @@ fn writing_a_device_needs_the_device_repeated_exactly() {
     for (args, expected) in cases {
         assert_device_refused(args, expected);
     }
+    // A job file's filename= is named by its file and line, not as --file.
+    let job = temp.path().join("dev.fio");
+    std::fs::write(&job, format!("[w]\nrw=write\nsize=1m\nfilename={dev}\n")).unwrap();
+    assert_device_refused(
+        &[job.to_str().unwrap()],
+        &[
+            &format!("dev.fio line 4: filename={dev} is a block device"),
+            &format!("--destroy-data={dev}"),
+        ],
+    );
     assert!(
         std::fs::read(device.image())
             .unwrap()

@@ -1254,3 +1254,87 @@ fn an_offloaded_paced_job_runs_its_ios_with_a_note() {
     let repetition = &first_point(&result)["repetitions"][0];
     assert_eq!(repetition["ops"], 64, "{repetition}");
 }
+
+/// fio's `exitall`: each job's end stops the jobs its `exit_what` names —
+/// its fio group (the sections since the last `new_group` or `stonewall`),
+/// the phase, or every job, the phases not started included. The same
+/// job file run by fio 3.33 and by iolab on the null engine: the jobs that
+/// end by themselves make the same I/Os, a 20 s job stopped by its
+/// group's end stops within a second in both, one in a group of its own
+/// runs its 2 s, and a phase after `exit_what=all` runs in neither.
+#[test]
+fn exitall_stops_the_jobs_fio_stops_when_one_ends() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let job = write_job(
+        out.path(),
+        "exits.fio",
+        "[global]\nioengine=null\nexitall\nsize=1m\nrw=read\n\
+         [short]\nthinktime=1000\n\
+         [apart]\nnew_group\ntime_based\nruntime=2\n\
+         [short2]\nstonewall\nthinktime=1000\n\
+         [long]\ntime_based\nruntime=20\n\
+         [later]\nstonewall\nexit_what=all\n\
+         [never]\nstonewall\n",
+        dir.path(),
+    );
+    let fio_output = out.path().join("fio.json");
+    run_fio(&job, &fio_output);
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio_job = |name: &str| -> (u64, f64) {
+        let job = fio["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == name)
+            .unwrap();
+        (
+            job["read"]["total_ios"].as_u64().unwrap(),
+            job["job_runtime"].as_f64().unwrap() / 1e3,
+        )
+    };
+    let result = run_ok(&["run", job.to_str().unwrap(), "--no-report"], out.path());
+    let ours: Vec<(String, u64, f64)> = result["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|point| point["groups"].as_array().unwrap())
+        .map(|group| {
+            let repetition = &group["repetitions"][0];
+            (
+                group["label"].as_str().unwrap().to_string(),
+                repetition["ops"].as_u64().unwrap(),
+                repetition["elapsed_ns"].as_f64().unwrap() / 1e9,
+            )
+        })
+        .collect();
+    let iolab_job = |name: &str| {
+        ours.iter()
+            .find(|(label, ..)| label == name)
+            .map(|(_, ops, seconds)| (*ops, *seconds))
+    };
+    for name in ["short", "short2", "later"] {
+        assert_eq!(
+            iolab_job(name).map(|(ops, _)| ops),
+            Some(fio_job(name).0),
+            "{name}: {ours:?}"
+        );
+    }
+    for (tool, (_, seconds)) in [
+        ("fio", fio_job("long")),
+        ("iolab", iolab_job("long").unwrap()),
+    ] {
+        assert!(seconds < 5.0, "{tool}: [long] ran {seconds} s");
+    }
+    for (tool, (_, seconds)) in [
+        ("fio", fio_job("apart")),
+        ("iolab", iolab_job("apart").unwrap()),
+    ] {
+        assert!(seconds > 1.9, "{tool}: [apart] ran {seconds} s");
+    }
+    assert_eq!(fio_job("never").0, 0);
+    assert_eq!(iolab_job("never"), None, "{ours:?}");
+}

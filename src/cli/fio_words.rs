@@ -22,6 +22,7 @@ pub fn aliases(param: Param) -> &'static [&'static str] {
         Param::FsyncEvery => &["fsync"],
         Param::RateIops => &["rate_iops"],
         Param::Arrivals => &["rate_process"],
+        Param::Exit => &["exitall", "exit_what"],
         Param::Cpus => &["cpus_allowed"],
         Param::Bssplit => &["blocksize_split"],
         _ => &[],

@@ -100,7 +100,8 @@ fn heading(param: Param) -> &'static str {
         | Param::Rate
         | Param::RateIops
         | Param::Arrivals
-        | Param::Think => TIMING,
+        | Param::Think
+        | Param::Exit => TIMING,
         Param::Machine => PLACE,
         Param::Items
         | Param::Depth
@@ -192,6 +193,7 @@ fn offered_values(param: Param) -> Vec<PossibleValue> {
         Kind::Cache => named::<crate::plan::CacheMode>(),
         Kind::Arrivals => named::<crate::plan::pace::Arrivals>(),
         Kind::Machine => named::<crate::plan::Machine>(),
+        Kind::Exit => named::<crate::plan::ExitScope>(),
         Kind::Engine => crate::plan::EngineKind::ALL
             .iter()
             .map(|engine| PossibleValue::new(engine.name()))

@@ -557,6 +557,9 @@ impl FioJob<'_> {
                     .and_then(fio_seconds)
                     .unwrap_or(0.0),
             ),
+            // fio's exitall is global and its exit_what reaches across
+            // sections: the job file's translation sets it.
+            Param::Exit => return Ok(None),
             // fio's random generator is not iolab's: a seed would not
             // reproduce fio's offsets, so iolab's default is kept.
             Param::Seed => return Ok(None),

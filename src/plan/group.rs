@@ -19,6 +19,47 @@ pub const MAX_GROUP_JOBS: u32 = 4096;
 /// The longest group name, in bytes.
 pub const MAX_NAME_BYTES: usize = 64;
 
+/// Which jobs stop when one of a group's jobs finishes (fio's `exitall`
+/// and `exit_what`): by default none, the others go on to their own end.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ExitScope {
+    /// The others go on.
+    #[default]
+    None,
+    /// The group's other jobs stop (fio's `exitall`, its jobs one group).
+    Group,
+    /// Every job of the point stops (fio's `exit_what=stonewall`).
+    Point,
+}
+
+impl ExitScope {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExitScope::None => "none",
+            ExitScope::Group => "group",
+            ExitScope::Point => "point",
+        }
+    }
+
+    /// Whether this is the default.
+    pub fn is_none(&self) -> bool {
+        *self == ExitScope::None
+    }
+}
+
 /// One group of a point: its name and the workload its jobs run.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Group {

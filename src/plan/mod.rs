@@ -35,6 +35,7 @@ pub use cost::{ASSUMED_BPS, ASSUMED_DEVICE_IOPS, Cost, cost};
 pub use cpus::CpuSet;
 pub use data::DataPattern;
 pub use direction::DirectionMix;
+pub use group::ExitScope;
 pub use guest::{GuestSpec, Machine};
 pub use op::{ItemOp, Items, Op};
 pub use pace::{Arrivals, ThinkTime};

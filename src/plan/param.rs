@@ -15,6 +15,7 @@
 use super::cpus::CpuSet;
 use super::data::DataPattern;
 use super::direction::DirectionMix;
+use super::group::ExitScope;
 use super::guest::Machine;
 use super::pace::{Arrivals, MAX_RATE_IOPS, ThinkTime};
 use super::rate::{DirectionRates, Rate};
@@ -216,6 +217,7 @@ impl Param {
                 | Param::RateIops
                 | Param::Arrivals
                 | Param::Think
+                | Param::Exit
                 | Param::Items
                 | Param::Depth
                 | Param::Fanout
@@ -244,9 +246,12 @@ impl Param {
             // Fourteen ops would push the help's columns past the terminal:
             // its help and `[possible values]` list them.
             Kind::Op => "OP".to_string(),
-            Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals | Kind::Machine => {
-                self.choices().join("|")
-            }
+            Kind::Engine
+            | Kind::Sync
+            | Kind::Cache
+            | Kind::Arrivals
+            | Kind::Machine
+            | Kind::Exit => self.choices().join("|"),
         }
     }
 
@@ -266,6 +271,7 @@ impl Param {
             Kind::Cache => names::<CacheMode>(),
             Kind::Arrivals => names::<Arrivals>(),
             Kind::Machine => names::<Machine>(),
+            Kind::Exit => names::<ExitScope>(),
             _ => Vec::new(),
         }
     }
@@ -357,6 +363,9 @@ impl Param {
                 }
             }
             Kind::Arrivals => Value::Arrivals(enum_value(text, || refusal(text, "arrival law"))?),
+            Kind::Exit => Value::Exit(enum_value(text, || {
+                refusal(text, "exit scope (none, group or point)")
+            })?),
             Kind::Think => Value::Think(text.parse()?),
             Kind::Machine => Value::Machine(enum_value(text, || {
                 refusal(text, "machine (host or guest)")
@@ -414,6 +423,7 @@ impl Param {
             Value::Arrivals(law) => law.name().to_string(),
             Value::Think(think) => think.to_string(),
             Value::Machine(machine) => machine.name().to_string(),
+            Value::Exit(scope) => scope.name().to_string(),
             Value::Rates(rates) if self.kind() == Kind::Rate => rates.format(format_rate),
             Value::Rates(rates) => rates.to_string(),
         }
@@ -481,7 +491,13 @@ impl Param {
                 "type": "string",
                 "pattern": "^[0-9]+(ns|us|ms|s)(:every=[1-9][0-9]*)?$"
             }),
-            Kind::Op | Kind::Engine | Kind::Sync | Kind::Cache | Kind::Arrivals | Kind::Machine => {
+            Kind::Op
+            | Kind::Engine
+            | Kind::Sync
+            | Kind::Cache
+            | Kind::Arrivals
+            | Kind::Machine
+            | Kind::Exit => {
                 json!({ "enum": self.choices() })
             }
         }

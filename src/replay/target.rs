@@ -169,8 +169,12 @@ impl Target {
     ) -> Result<Target, TargetError> {
         use TargetError::Refused;
         if writes > 0 {
-            crate::run::target::device::check_writable(device, destroy_data)
-                .map_err(|e| Refused(format!("{e} (the trace writes or trims {writes} times)")))?;
+            crate::run::target::device::check_writable(
+                device,
+                destroy_data,
+                &format!("{}", path.display()),
+            )
+            .map_err(|e| Refused(format!("{e} (the trace writes or trims {writes} times)")))?;
         }
         let scratch = ScratchDir::open_given(Path::new("/dev"), run_id)
             .map_err(|e| Refused(e.to_string()))?;

@@ -12,9 +12,11 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-/// The flag's value when a steady-state criterion, not a signal, stops the
-/// jobs: the loops already poll the flag, so stopping early costs no extra
-/// check per I/O. No signal has this number.
+/// A stop flag's value when the jobs end early and normally, not for a
+/// signal: a steady-state criterion was met, or a job whose exit scope
+/// takes them in finished (fio's `exitall`). The loops already poll the
+/// flag, so stopping early costs no extra check per I/O. No signal has
+/// this number.
 pub const STEADY_STOP: usize = 1 << 20;
 
 /// The signals handled as a request to stop (SIGKILL and SIGSTOP cannot be
@@ -85,5 +87,61 @@ impl Interrupt {
     /// Whether a signal was received.
     pub fn is_set(&self) -> bool {
         self.signal().is_some()
+    }
+
+    /// A flag of its own that every ending signal also sets, as it sets
+    /// this one, from now until the relay is dropped; a signal already
+    /// received is copied into it.
+    pub fn relay(&self) -> std::io::Result<Relay> {
+        let flag = Arc::new(AtomicUsize::new(0));
+        let mut ids = Vec::with_capacity(ENDING_SIGNALS.len());
+        let relay = |ids: &mut Vec<_>| -> std::io::Result<()> {
+            for signal in ENDING_SIGNALS {
+                ids.push(signal_hook::flag::register_usize(
+                    signal,
+                    Arc::clone(&flag),
+                    signal as usize,
+                )?);
+            }
+            Ok(())
+        };
+        if let Err(error) = relay(&mut ids) {
+            ids.into_iter().for_each(|id| {
+                signal_hook::low_level::unregister(id);
+            });
+            return Err(error);
+        }
+        if let Some(signal) = self.signal() {
+            flag.store(signal as usize, Ordering::Relaxed);
+        }
+        Ok(Relay { flag, ids })
+    }
+}
+
+/// A flag that the ending signals set beside the process's
+/// ([`Interrupt::relay`]); dropping it stops the relay.
+#[derive(Debug)]
+pub struct Relay {
+    flag: Arc<AtomicUsize>,
+    ids: Vec<signal_hook::SigId>,
+}
+
+impl Relay {
+    /// The flag.
+    pub fn flag(&self) -> &AtomicUsize {
+        &self.flag
+    }
+
+    /// The flag, to keep beside the relay.
+    pub fn shared(&self) -> Arc<AtomicUsize> {
+        Arc::clone(&self.flag)
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        for id in self.ids.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
     }
 }

@@ -29,6 +29,8 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let mut new_file = false;
     // A job file's network target (fio's `nfs_url=`, `filename=iscsi://…`).
     let mut job_target: Option<String> = None;
+    // Where a job file names its `filename=`, for messages about it.
+    let mut filename_named_at: Option<String> = None;
     // The logs in fio's format a job file asks for, written beside the result.
     let mut fio_logs = Vec::new();
     let planned = (|| -> Result<RunPlan, AppError> {
@@ -36,6 +38,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             Some(path) => {
                 let job = crate::app::jobfile::read(args, path)?;
                 file = job.filename.as_ref().map(PathBuf::from);
+                filename_named_at.clone_from(&job.filename_named_at);
                 job_target.clone_from(&job.target);
                 Some((path, job))
             }
@@ -66,17 +69,17 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                 None
             }
             Some(path) => {
-                let shown = path.display();
-                let metadata = std::fs::metadata(path)
-                    .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
+                let shown = named(filename_named_at.as_deref(), path);
+                let metadata =
+                    std::fs::metadata(path).map_err(|e| usage!("{shown}: {}", describe_io(&e)))?;
                 device = crate::run::target::device::identify(path)
-                    .map_err(|e| usage!("--file {shown}: {}", describe_io(&e)))?;
+                    .map_err(|e| usage!("{shown}: {}", describe_io(&e)))?;
                 if device.is_none() && !metadata.is_file() && !metadata.is_dir() {
                     let kind = rustix::fs::FileType::from_raw_mode(
                         std::os::unix::fs::MetadataExt::mode(&metadata),
                     );
                     return Err(usage!(
-                        "--file {shown} is {}, not a regular file or a block device",
+                        "{shown} is {}, not a regular file or a block device",
                         crate::input::describe(kind)
                     )
                     .into());
@@ -109,7 +112,13 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         let consented =
             network::guest_mount_consent(plan.guest.as_ref(), args.destroy_data.as_deref())?;
         if target.is_none() && !consented {
-            check_device_use(args, file.as_deref(), device.as_ref(), &mut plan)?;
+            check_device_use(
+                args,
+                file.as_deref(),
+                filename_named_at.as_deref(),
+                device.as_ref(),
+                &mut plan,
+            )?;
         }
         ranks.check_points(&plan.points)?;
         if ranks.speaks() {
@@ -193,12 +202,20 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     execute(&plan, &mut session, &interrupt, command, &ranks, &fio_logs)
 }
 
+/// How messages name the run's file: where the job file names it, else
+/// `--file PATH`.
+fn named(named_at: Option<&str>, path: &Path) -> String {
+    named_at.map_or_else(|| format!("--file {}", path.display()), str::to_string)
+}
+
 /// Checks `--destroy-data` against what `--file` names: a write test on a
 /// block device needs it and a device free to overwrite; anything else must
 /// not give it. A device is then used through its `/dev/NAME` node.
+/// `named_at` is where a job file names the file, when it does.
 fn check_device_use(
     args: &RunArgs,
     file: Option<&Path>,
+    named_at: Option<&str>,
     device: Option<&crate::run::target::device::BlockDevice>,
     plan: &mut RunPlan,
 ) -> Result<(), AppError> {
@@ -210,10 +227,11 @@ fn check_device_use(
         .map(|workload| workload.op)
         .find(|op| op.writes())
         .unwrap_or(plan.points[0].workload().op);
+    let shown = named(named_at, file.unwrap_or(Path::new("")));
     let file = file.unwrap_or(Path::new("")).display();
     match (device, &args.destroy_data) {
         (Some(device), confirmation) if op.writes() => {
-            crate::run::target::device::check_writable(device, confirmation.as_deref())?;
+            crate::run::target::device::check_writable(device, confirmation.as_deref(), &shown)?;
         }
         (Some(device), Some(_)) => {
             return Err(usage!(
@@ -241,11 +259,7 @@ fn check_device_use(
             .as_ref()
             != Some(device)
         {
-            return Err(usage!(
-                "--file {file}: {} is not the same device",
-                device.path.display()
-            )
-            .into());
+            return Err(usage!("{shown}: {} is not the same device", device.path.display()).into());
         }
         plan.dir = PathBuf::from("/dev");
     }

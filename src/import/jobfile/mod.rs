@@ -4,6 +4,7 @@
 //! them: one point of groups per phase, in file order.
 
 mod checks;
+mod exits;
 pub mod logs;
 mod options;
 mod text;
@@ -17,7 +18,7 @@ use checks::{
     check_blockalign, check_files, check_random_map, check_wait_for, instead_of_engine,
     network_target, one_tree, rw_base, rw_writes, verification,
 };
-use options::{ALIASES, OPTIONS, Taken, submit_mode_note};
+use options::ALIASES;
 use serde_json::{Map, Value};
 pub use text::Facts;
 use text::{Line, Section, parse};
@@ -34,6 +35,9 @@ pub struct JobFile {
     /// the command line's `--file`), when there is one: each job over all
     /// of it, as fio's jobs sharing a `filename=`.
     pub filename: Option<String>,
+    /// Where the job file names `filename` (`JOB.fio line 12: filename=…`)
+    /// for messages about it; `None` when it came from `--file`.
+    pub filename_named_at: Option<String>,
     /// The network target every job works on, for a job file of a network
     /// engine (fio's `nfs_url=`, or `filename=iscsi://…`): iolab's
     /// `--target`.
@@ -113,51 +117,7 @@ pub fn translate(
         return Err(unset);
     }
     for mut section in sections {
-        // `verify=0` is fio's default, no verification: nothing to run.
-        section.options.retain(|option| {
-            let default_verify = option.key == "verify" && option.value.trim() == "0";
-            if default_verify {
-                let note = "verify=0: no effect: fio's default, no verification".to_string();
-                if !notes.contains(&note) {
-                    notes.push(note);
-                }
-            }
-            !default_verify
-        });
-        for option in &section.options {
-            let Some((_, taken)) = OPTIONS.iter().find(|(key, _)| *key == option.key) else {
-                return Err(usage!(
-                    "{}: {}: fio option not supported by iolab (iolab reads the options docs/fio-job-files.md lists)",
-                    at(option.line),
-                    option.key
-                ));
-            };
-            if option.key == "io_submit_mode" {
-                let note = submit_mode_note(option.value.trim()).map_err(|why| {
-                    usage!(
-                        "{}: io_submit_mode={}: {why}",
-                        at(option.line),
-                        option.value.trim()
-                    )
-                })?;
-                if !notes.contains(&note) {
-                    notes.push(note);
-                }
-            }
-            if let Taken::Refused(why) = taken {
-                return Err(usage!("{}: {}: {why}", at(option.line), option.key));
-            }
-            if let Taken::NoEffect(why) = taken {
-                let written = match option.value.as_str() {
-                    "" => option.key.clone(),
-                    value => format!("{}={value}", option.key),
-                };
-                let note = format!("{written}: no effect: {why}");
-                if !notes.contains(&note) {
-                    notes.push(note);
-                }
-            }
-        }
+        options::take(&mut section, &at, &mut notes)?;
         if section.name == "global" {
             global.extend(section.options);
         } else {
@@ -170,6 +130,10 @@ pub fn translate(
     }
     let mut phases: Vec<Vec<Group>> = Vec::new();
     let mut names: Vec<String> = Vec::new();
+    // fio's exitall: one job's is every job's; each group's exit_what.
+    let mut exitall = false;
+    let mut exit_marks = Vec::new();
+    let mut fio_group = 0;
     let mut fio_logs = Vec::new();
     let mut directory: Option<(String, usize)> = None;
     // The one given file: its path and where it was named (0: --file).
@@ -428,6 +392,15 @@ pub fn translate(
         if new_phase || phases.is_empty() {
             phases.push(Vec::new());
         }
+        exitall |= super::truthy(&options, "exitall");
+        if index > 0 && (waits || super::truthy(&options, "new_group")) {
+            fio_group += 1;
+        }
+        exit_marks.push(exits::ExitMark {
+            fio_group,
+            what: option(&options, "exit_what").unwrap_or("group").to_string(),
+            at: at(line("exit_what")),
+        });
         let name = group_name(shown, &names);
         let asked = logs::read(&options, &name)
             .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
@@ -441,6 +414,20 @@ pub fn translate(
             .expect("a phase")
             .push(Group { name, workload });
     }
+    if exitall {
+        notes.extend(exits::apply(&mut phases, &exit_marks).map_err(|why| usage!("{why}"))?);
+    } else if jobs.iter().any(|(section, inherited)| {
+        section
+            .options
+            .iter()
+            .chain(inherited)
+            .any(|o| o.key == "new_group")
+    }) {
+        notes.push(
+            "new_group: no effect: every section is its own group in iolab's figures already"
+                .to_string(),
+        );
+    }
     for phase in &mut phases {
         if let Some(note) = one_tree(phase) {
             notes.push(note);
@@ -449,6 +436,10 @@ pub fn translate(
     Ok(JobFile {
         phases,
         directory: directory.map(|(dir, _)| dir),
+        filename_named_at: filename
+            .as_ref()
+            .filter(|(_, line)| *line > 0)
+            .map(|(path, line)| format!("{}: filename={path}", at(*line))),
         filename: filename.map(|(path, _)| path),
         target: target.and_then(|(url, _)| url),
         notes,
@@ -710,6 +701,16 @@ mod tests {
                 "[j]\nsize=1m\nioengine=splice\n",
                 "line 3: [j] ioengine=splice has no iolab equivalent",
             ),
+            // fio's exitall stops a fio group that is neither one group
+            // nor the phase: iolab has no such scope.
+            (
+                "[global]\nexitall\nsize=1m\n[a]\n[b]\n[c]\nnew_group\n",
+                "line 4: [a] exitall: fio stops [a], [b] together",
+            ),
+            (
+                "[j]\nexitall\nexit_what=some\nsize=1m\n",
+                "line 3: [j] exit_what=some: fio takes group, stonewall or all",
+            ),
             ("size=1m\n", "line 1: an option before any [section]"),
             ("[global]\nsize=1m\n", "no job section"),
             ("[j\n", "line 1: a section header ends with ]"),
@@ -725,7 +726,7 @@ mod tests {
             Just("[global]".to_string()),
             "\\[[a-z0-9.]{0,6}\\]",
             Just("stonewall".to_string()),
-            "(rw|bs|size|numjobs|wait_for|runtime|iodepth|ioengine|rate_iops)=[a-z0-9$(){}*/+.-]{0,10}",
+            "(rw|bs|size|numjobs|wait_for|runtime|iodepth|ioengine|rate_iops|exitall|exit_what|new_group)=[a-z0-9$(){}*/+.-]{0,10}",
             "\\PC{0,20}",
         ]
     }

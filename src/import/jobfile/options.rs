@@ -1,4 +1,64 @@
-//! Every fio option a job file may hold and how iolab takes it: mapped through the import's table, part of the file's structure, read without effect (with the note why), or refused (with why); and fio's aliases.
+//! Every fio option a job file may hold and how iolab takes it (`take` checks a section against the table): mapped through the import's table, part of the file's structure, read without effect (with the note why), or refused (with why); and fio's aliases.
+
+use super::text::Section;
+use crate::plan::UsageError;
+
+/// Checks every option of `section` against the table: refuses one iolab
+/// does not read or cannot follow, naming its line (`at`), and adds the
+/// note of each read without effect to `notes`, once. fio's default
+/// `verify=0` is dropped here.
+pub(super) fn take(
+    section: &mut Section,
+    at: &dyn Fn(usize) -> String,
+    notes: &mut Vec<String>,
+) -> Result<(), UsageError> {
+    // `verify=0` is fio's default, no verification: nothing to run.
+    section.options.retain(|option| {
+        let default_verify = option.key == "verify" && option.value.trim() == "0";
+        if default_verify {
+            let note = "verify=0: no effect: fio's default, no verification".to_string();
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        !default_verify
+    });
+    for option in &section.options {
+        let Some((_, taken)) = OPTIONS.iter().find(|(key, _)| *key == option.key) else {
+            return Err(crate::usage!(
+                "{}: {}: fio option not supported by iolab (iolab reads the options docs/fio-job-files.md lists)",
+                at(option.line),
+                option.key
+            ));
+        };
+        if option.key == "io_submit_mode" {
+            let note = submit_mode_note(option.value.trim()).map_err(|why| {
+                crate::usage!(
+                    "{}: io_submit_mode={}: {why}",
+                    at(option.line),
+                    option.value.trim()
+                )
+            })?;
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        if let Taken::Refused(why) = taken {
+            return Err(crate::usage!("{}: {}: {why}", at(option.line), option.key));
+        }
+        if let Taken::NoEffect(why) = taken {
+            let written = match option.value.as_str() {
+                "" => option.key.clone(),
+                value => format!("{}={value}", option.key),
+            };
+            let note = format!("{written}: no effect: {why}");
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    Ok(())
+}
 
 /// How iolab takes each option a job file may hold.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -106,10 +166,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "group_reporting",
         Taken::NoEffect("iolab reports every group's totals and each of its jobs"),
     ),
-    (
-        "new_group",
-        Taken::NoEffect("every section is its own group in iolab's figures already"),
-    ),
+    ("new_group", Taken::Structure),
     ("thread", Taken::NoEffect("iolab's jobs are threads")),
     ("io_submit_mode", Taken::Structure),
     (
@@ -170,12 +227,8 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "zonemode",
         Taken::Refused("zoned devices and strided zones have no iolab equivalent"),
     ),
-    (
-        "exitall",
-        Taken::Refused(
-            "fio ends every job when one finishes; iolab's groups each run to their own end",
-        ),
-    ),
+    ("exitall", Taken::Structure),
+    ("exit_what", Taken::Structure),
     (
         "continue_on_error",
         Taken::Refused("iolab ends a job at its first failed I/O and says which"),

@@ -77,6 +77,12 @@ macro_rules! for_each_parameter {
             Think think: Option<ThinkTime> = "think" {
                 kind: Think, default: None, identifies: true, fio: "thinktime, thinktime_blocks",
             } serde(skip_serializing_if = "Option::is_none", default)
+            /// When one of the group's jobs finishes, which jobs stop with it:
+            /// none, group (its group's other jobs: fio's exitall) or point
+            /// (every group of the point: fio's exit_what=stonewall).
+            Exit exit: ExitScope = "exit" {
+                kind: Exit, default: Some("none"), identifies: true, fio: "exitall, exit_what",
+            } serde(skip_serializing_if = "ExitScope::is_none", default)
             /// The order blocks are visited in: seq, reverse, random (each block once
             /// per pass, in a seeded order), uniform (independent draws), stride:N;
             /// or skewed independent draws: zipf:θ, pareto:h, normal:σ% (hot blocks

@@ -3,6 +3,7 @@
 use crate::plan::cpus::CpuSet;
 use crate::plan::data::DataPattern;
 use crate::plan::direction::DirectionMix;
+use crate::plan::group::ExitScope;
 use crate::plan::guest::Machine;
 use crate::plan::pace::{Arrivals, ThinkTime};
 use crate::plan::rate::{DirectionRates, Rate};
@@ -53,6 +54,8 @@ pub enum Kind {
     Think,
     /// A [`Machine`].
     Machine,
+    /// An [`ExitScope`].
+    Exit,
 }
 
 /// One value of a parameter.
@@ -83,6 +86,8 @@ pub enum Value {
     Rates(DirectionRates),
     /// Where a point runs.
     Machine(Machine),
+    /// Which jobs stop when one finishes.
+    Exit(ExitScope),
 }
 
 /// One side of a comparison in a constraint.
@@ -140,6 +145,7 @@ stored! {
     Arrivals => Arrivals(law) Some(law), law;
     ThinkTime => Think(think) Some(think), think;
     Machine => Machine(machine) Some(machine), machine;
+    ExitScope => Exit(scope) Some(scope), scope;
 }
 
 impl Stored for Rate {

@@ -3,20 +3,21 @@
 use super::gate::StartGate;
 use super::recorder::{self, JobOutcome};
 use super::spec::{IoFailure, LoopSpec};
+use super::stops::Stops;
 use super::timing;
 use super::{affinity, buffer::AlignedBuffer, verify};
 use crate::engine::{
     libaio::LibaioIo, mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo,
     sync::PositionIo, uring::UringIo,
 };
-use crate::plan::{EngineKind, SyncMode, Workload};
+use crate::plan::{EngineKind, ExitScope, SyncMode, Workload};
 use crate::probe::sampler::{Samples, Watch};
 use crate::run::peers::Peers;
 use crate::run::signals::Interrupt;
 use crate::run::{JobTarget, RepetitionStatus, TargetInfo};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::OFlags;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -180,6 +181,29 @@ pub(in crate::run) fn run_crews(
         })
         .collect();
     let reached_at = std::sync::Arc::new(AtomicU64::new(0));
+    // Each crew's stop flag; a job's end stops what its exit scope takes
+    // in only in a timed pass (laying out and warming are not fio's jobs).
+    let scopes = crews
+        .iter()
+        .map(|crew| match timed {
+            true => crew.pass.workload.exit,
+            false => ExitScope::None,
+        })
+        .collect();
+    let stops = match Stops::new(scopes, interrupt) {
+        Ok(stops) => stops,
+        Err(error) => {
+            return JobsRun {
+                outcomes: Vec::new(),
+                samples: None,
+                steady_at: None,
+                start_failure: Some(format!(
+                    "cannot relay the ending signals to the jobs' stop flags: {error}; the repetition was called off before any I/O"
+                )),
+                write_back_ns: None,
+            };
+        }
+    };
     let steady_of = |workload: &Workload| {
         workload
             .steady
@@ -188,6 +212,7 @@ pub(in crate::run) fn run_crews(
                 criterion,
                 met: met.clone(),
                 reached_at: reached_at.clone(),
+                stops: stops.all(),
             })
     };
     let gate = StartGate::new(
@@ -247,7 +272,8 @@ pub(in crate::run) fn run_crews(
         let mut handles = Vec::new();
         let mut memories = memories.into_iter();
         let mut number = 0u32;
-        'spawn: for &Crew { pass, work } in crews {
+        let stops = &stops;
+        'spawn: for (crew, &Crew { pass, work }) in crews.iter().enumerate() {
             for job in 0..pass.workload.jobs {
                 let Some(memory) = memories.next().filter(|_| start_failure.is_none()) else {
                     break 'spawn;
@@ -255,12 +281,17 @@ pub(in crate::run) fn run_crews(
                 let steady = steady_of(pass.workload).map(|s| (s, number as usize));
                 let spawned = std::thread::Builder::new()
                     .name(format!("iolab-job-{number}"))
-                    .spawn_scoped(scope, move || match work {
-                        Work::Files(targets) => {
-                            let place = targets.map(|targets| targets[job as usize]);
-                            run_job(pass, place, job, memory, gate, steady)
-                        }
-                        Work::Tree(tree) => run_tree(pass, &tree, job, memory, gate),
+                    .spawn_scoped(scope, move || {
+                        let stop = stops.flag(crew);
+                        let outcome = match work {
+                            Work::Files(targets) => {
+                                let place = targets.map(|targets| targets[job as usize]);
+                                run_job(pass, stop, place, job, memory, gate, steady)
+                            }
+                            Work::Tree(tree) => run_tree(pass, stop, &tree, job, memory, gate),
+                        };
+                        stops.finished(crew, outcome.interrupted);
+                        outcome
                     });
                 number += 1;
                 match spawned {
@@ -350,6 +381,7 @@ pub(in crate::run) enum Work<'a> {
 /// Job `job` of a pass over a tree, with the loop spec its recorder reads.
 fn run_tree(
     pass: Pass<'_>,
+    stop: &AtomicUsize,
     tree: &crate::run::site::tree::TreePass<'_>,
     job: u32,
     resources: JobResources,
@@ -376,7 +408,7 @@ fn run_tree(
         fsync_end: false,
         interval: Duration::from_secs_f64(workload.interval_s),
         max_intervals: recorder::intervals_kept_per_job(workload.jobs),
-        interrupt: pass.interrupt.flag(),
+        interrupt: stop,
         file: &label,
         verify: None,
         data: workload.data,
@@ -432,6 +464,7 @@ fn job_seed(workload: &Workload, job: u32) -> u64 {
 
 fn run_job(
     pass: Pass<'_>,
+    stop: &AtomicUsize,
     place: Option<JobTarget<'_>>,
     job: u32,
     resources: JobResources,
@@ -441,7 +474,6 @@ fn run_job(
     let Pass {
         run_id,
         workload,
-        interrupt,
         timed,
         ..
     } = pass;
@@ -488,7 +520,7 @@ fn run_job(
         fsync_end: workload.fsync_end,
         interval: Duration::from_secs_f64(workload.interval_s),
         max_intervals: recorder::intervals_kept_per_job(workload.jobs),
-        interrupt: interrupt.flag(),
+        interrupt: stop,
         file: &label,
         verify: workload.verify.then(|| verify::run_tag(run_id)),
         data: workload.data,

@@ -14,6 +14,7 @@ pub(crate) mod pacer;
 pub mod queued;
 pub mod recorder;
 pub mod spec;
+pub(crate) mod stops;
 pub mod timing;
 pub mod traffic;
 pub mod verify;

@@ -13,7 +13,6 @@ use crate::plan::direction::{Direction, DirectionMix};
 use crate::plan::steady::{SteadyCriterion, SteadyMetric};
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::{MAX_TRACKED_NS, new_histogram};
-use crate::run::signals::STEADY_STOP;
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -127,19 +126,14 @@ pub struct Steady {
     pub met: std::sync::Arc<[AtomicBool]>,
     /// When all jobs first met it (CLOCK_MONOTONIC ns), 0 until then.
     pub reached_at: std::sync::Arc<AtomicU64>,
+    /// Every crew's stop flag, raised when all jobs are steady.
+    pub stops: std::sync::Arc<[std::sync::Arc<AtomicUsize>]>,
 }
 
 impl Steady {
     /// Called when a job closes an interval (cold path): updates its flag and,
-    /// when every job is steady, stops them all through the interrupt flag.
-    fn update(
-        &self,
-        job: usize,
-        intervals: &[IntervalSample],
-        interval_s: f64,
-        now: u64,
-        stop: &AtomicUsize,
-    ) {
+    /// when every job is steady, stops them all through their crews' flags.
+    fn update(&self, job: usize, intervals: &[IntervalSample], interval_s: f64, now: u64) {
         let metric = self.criterion.metric;
         let values = intervals.iter().map(move |i| match metric {
             SteadyMetric::Bandwidth => i.bytes as f64,
@@ -151,7 +145,7 @@ impl Steady {
             let _ = self
                 .reached_at
                 .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
-            let _ = stop.compare_exchange(0, STEADY_STOP, Ordering::Relaxed, Ordering::Relaxed);
+            super::stops::stop_all(&self.stops);
         }
     }
 }
@@ -264,7 +258,6 @@ impl JobOutcome {
 /// Accumulates completions into the totals and the current interval.
 pub(in crate::run) struct Recorder<'a> {
     steady: Option<(Steady, usize)>,
-    stop: &'a AtomicUsize,
     /// Per direction: the totals of the closed intervals.
     latency: [Histogram<u64>; DIRECTIONS],
     /// Per direction: the open interval's.
@@ -302,7 +295,6 @@ impl<'a> Recorder<'a> {
         let interval_ns = (spec.interval.as_nanos().min(u128::from(u64::MAX)) as u64).max(1);
         Recorder {
             steady: memory.steady,
-            stop: spec.interrupt,
             latency: memory.latency,
             interval_latency: memory.interval_latency,
             kept_latency: memory.kept_latency,
@@ -386,7 +378,7 @@ impl<'a> Recorder<'a> {
         );
         if let Some((steady, job)) = &self.steady {
             let interval_s = self.interval_ns as f64 * 1e-9;
-            steady.update(*job, &self.intervals, interval_s, now, self.stop);
+            steady.update(*job, &self.intervals, interval_s, now);
         }
     }
 

@@ -67,13 +67,18 @@ pub fn size_of(dev: (u32, u32)) -> io::Result<u64> {
 
 /// Refuses a write test on `device` unless `confirmation` (`--destroy-data`)
 /// repeats its `/dev/NAME` exactly and nothing lives on it; the refusal
-/// names what was found.
-pub fn check_writable(device: &BlockDevice, confirmation: Option<&Path>) -> Result<(), UsageError> {
+/// names what was found, and where the device was named (`named`:
+/// `--file /dev/sdb`, or a job file's line).
+pub fn check_writable(
+    device: &BlockDevice,
+    confirmation: Option<&Path>,
+    named: &str,
+) -> Result<(), UsageError> {
     let shown = device.path.display();
     match confirmation {
         None => {
             return Err(usage!(
-                "--file {shown} is a block device and a write test destroys its data; \
+                "{named} is a block device and a write test destroys its data; \
                  add --destroy-data={shown} to confirm"
             ));
         }
