@@ -160,10 +160,6 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
             "[j]\nsize=1m\nverify=crc32c\n",
             "line 3: [j] verify=crc32c: rw=read verifies headers a fio write left",
         ),
-        (
-            "[j]\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\n",
-            "line 4: [j] bssplit=4k/50:64k/50 on a random pattern with fio's random map",
-        ),
         ("[j]\ninclude other.fio\n", "line 2: include"),
         (
             "[j]\nsize=${IOLAB_TEST_UNSET}\n",
@@ -532,6 +528,14 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
             "bsrange-draws",
             "[a]\nioengine=null\nsize=8m\nrw=read\nbsrange=4k-16k\n",
         ),
+        // Mixed sizes under fio's random map: each block once, an I/O
+        // stopped at the next covered block. The bytes are fio's; the
+        // I/O count is a draw (fio 3.33 over seeds 1-6 on 64 MiB: 3,361
+        // to 3,698, its default 3,134), here over 256 MiB for less spread.
+        (
+            "bssplit-map",
+            "[a]\nioengine=null\nsize=256m\nrw=randread\nbssplit=4k/60:64k/30:256k/10\n",
+        ),
         (
             "loops-random",
             "[a]\nioengine=null\nsize=8m\nbs=16k\nrw=randwrite\nloops=2\n",
@@ -581,11 +585,16 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
                 ),
                 None => (0, 0),
             };
-            if name == "bsrange-draws" {
+            if name == "bsrange-draws" || name == "bssplit-map" {
                 assert_eq!(our_bytes, bytes, "{name} {direction}: bytes");
                 let ratio = our_ios as f64 / ios.max(1) as f64;
+                // The map's I/O count spreads more: fio 3.33 over seeds
+                // 1-8 made 13,109 to 13,995 here, its default seed 12,862;
+                // iolab over seeds 1-8 12,900 to 13,838 (the code before
+                // made three times as many).
+                let spread = if name == "bssplit-map" { 0.10 } else { 0.07 };
                 assert!(
-                    ios == our_ios || (0.93..1.07).contains(&ratio),
+                    ios == our_ios || (1.0 - spread..1.0 + spread).contains(&ratio),
                     "{name} {direction}: iolab {our_ios} I/Os against fio's {ios}"
                 );
                 continue;

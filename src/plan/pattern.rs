@@ -279,14 +279,32 @@ impl BlockSequence {
             self.position = self.blocks;
             return None;
         }
-        let drawn = self.next_block()?;
+        // A random pass draws its next offset anywhere, covered or not, as
+        // fio does (`__get_next_rand_offset`: a uniform draw, then the next
+        // free block): a covered draw then starts the I/O at the start of
+        // a free run.
+        let drawn = match self.pattern {
+            Pattern::Random => {
+                self.position += 1;
+                self.rng.below(self.blocks)
+            }
+            _ => self.next_block()?,
+        };
         let map = self.covered.as_mut()?;
         let block = map.next_free(drawn);
-        let mut room = 1;
-        while room < want && block + room < self.blocks && !map.is_covered(block + room) {
-            room += 1;
+        // A length that would run past the file's end is drawn again as
+        // one that fits (fio's `io_u_fits`); then the I/O stops at the
+        // next covered block whatever its drawn length (`axmap_set_nr`),
+        // so its length is any multiple of the smallest size. Keeping to
+        // the split's sizes instead (the largest that fits the free run)
+        // made three times fio's I/Os (issue "fio's job files as users
+        // have them": 9,781 against fio 3.33's 3,134).
+        let to_end = self.blocks - block;
+        let want = if want <= to_end { want } else { fit(to_end) };
+        let mut len = 1;
+        while len < want && !map.is_covered(block + len) {
+            len += 1;
         }
-        let len = if want <= room { want } else { fit(room) }.clamp(1, room);
         map.cover(block, len);
         Some((block, len))
     }

@@ -15,8 +15,8 @@ use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
 use checks::{
-    check_blockalign, check_files, check_random_map, check_wait_for, instead_of_engine,
-    network_target, one_tree, rw_base, rw_writes, verification,
+    check_blockalign, check_files, check_wait_for, instead_of_engine, network_target, one_tree,
+    random_map_note, rw_base, rw_writes, verification,
 };
 use options::ALIASES;
 use serde_json::{Map, Value};
@@ -357,14 +357,9 @@ pub fn translate(
         if let Some(note) = aligned.filter(|note| !notes.contains(note)) {
             notes.push(note);
         }
-        check_random_map(&workload, &options).map_err(|why| {
-            let key = if options.contains_key("bssplit") {
-                "bssplit"
-            } else {
-                "bsrange"
-            };
-            usage!("{}: [{shown}] {why}", at(line(key)))
-        })?;
+        if let Some(note) = random_map_note(&workload, &options).filter(|n| !notes.contains(n)) {
+            notes.push(note);
+        }
         if let Some(method) = option(&options, "verify") {
             workload.verify = verification(method, rw, &options).map_err(|why| {
                 usage!("{}: [{shown}] verify={method}: {why}", at(line("verify")))
@@ -572,10 +567,12 @@ mod tests {
         assert!(sealed.phases[0][0].workload.verify);
         let unchecked = read("[a]\nsize=1m\nrw=write\nverify=md5\ndo_verify=0\n").unwrap();
         assert!(!unchecked.phases[0][0].workload.verify);
-        let mapped = read("[a]\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\n");
-        assert!(mapped.unwrap_err().contains("norandommap"));
-        let unmapped = read("[a]\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\nnorandommap\n");
-        assert!(unmapped.is_ok());
+        let mapped = read("[a]\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\n").unwrap();
+        assert_eq!(mapped.phases[0][0].workload.pattern, Pattern::Random);
+        assert!(mapped.notes.iter().any(|n| n.contains("random map")));
+        let unmapped =
+            read("[a]\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\nnorandommap\n").unwrap();
+        assert_eq!(unmapped.phases[0][0].workload.pattern, Pattern::Uniform);
     }
 
     #[test]
@@ -665,10 +662,6 @@ mod tests {
                 "line 6: [b] filename=g: iolab runs a job file's jobs on one file, and line 3 gives f",
             ),
             ("[j]\nsize=50%\n", "line 2: [j] size=50% is not a size"),
-            (
-                "[j]\nsize=1m\nrw=randread\nbsrange=4k-16k\n",
-                "line 4: [j] bsrange=4k-16k on a random pattern with fio's random map",
-            ),
             (
                 "[j]\nsize=1m\nrw=randread:8\n",
                 "line 3: [j] rw=randread:8: fio makes 8 I/Os in a row",
