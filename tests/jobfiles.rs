@@ -1347,3 +1347,87 @@ fn exitall_stops_the_jobs_fio_stops_when_one_ends() {
     assert_eq!(fio_job("never").0, 0);
     assert_eq!(iolab_job("never"), None, "{ours:?}");
 }
+
+/// fio's `blockalign` on random draws (JESD219's `blockalign=4k` beside
+/// sizes from 512 bytes, zoned, `norandommap`): every I/O starts on the
+/// boundary. The same job file run by fio 3.33 (its `write_iolog` holds
+/// each offset) and by iolab on a file of its own under strace: both
+/// only on 4 KiB multiples, both with I/Os of 512 bytes, the same bytes.
+#[test]
+fn blockalign_puts_every_random_offset_on_the_boundary_as_fio_does() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    if !crate::mounts::have("strace") {
+        crate::skip!("strace is not installed (scripts/test installs it)");
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let file = dir.path().join("aligned.dat");
+    std::fs::write(&file, vec![7u8; 4 << 20]).unwrap();
+    let text = "[j]\nfilename=DIR/aligned.dat\nioengine=psync\nsize=4m\nrw=randread\n\
+                norandommap\nbssplit=512/20:1k/10:4k/50:8k/20\nblockalign=4k\n\
+                random_distribution=zoned:50/5:30/15:20/80\n";
+    let job = write_job(out.path(), "aligned.fio", text, dir.path());
+    let iolog = out.path().join("fio.iolog");
+    let logged = write_job(
+        out.path(),
+        "logged.fio",
+        &format!("{text}write_iolog={}\n", iolog.display()),
+        dir.path(),
+    );
+    let fio_output = out.path().join("fio.json");
+    run_fio(&logged, &fio_output);
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    // fio's iolog v3: `TIME FILE read OFFSET LENGTH`.
+    let fio_ios: Vec<(u64, u64)> = std::fs::read_to_string(&iolog)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields.len() == 5 && fields[2] == "read")
+                .then(|| (fields[3].parse().unwrap(), fields[4].parse().unwrap()))
+        })
+        .collect();
+    let trace = out.path().join("trace");
+    let result_path = out.path().join("r.json");
+    let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
+    command
+        .args(["-f", "-qq", "-s", "0", "-e", "trace=pread64", "-o"])
+        .arg(&trace)
+        .arg(assert_cmd::cargo::cargo_bin("iolab"))
+        .arg("run")
+        .arg(&job)
+        .arg("--output")
+        .arg(&result_path);
+    succeed(&mut command);
+    let ours: Vec<(u64, u64)> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let args = line.split_once("pread64(")?.1;
+            let fields: Vec<&str> = args.split(", ").collect();
+            let offset = fields.get(3)?.split(')').next()?.parse().ok()?;
+            Some((offset, fields.get(2)?.parse().ok()?))
+        })
+        // The timed reads of the given file: iolab's own reads (of /proc,
+        // say) are not of these lengths at these offsets only.
+        .filter(|(offset, len)| *offset < 4 << 20 && [512, 1024, 4096, 8192].contains(len))
+        .collect();
+    for (tool, ios) in [("fio", &fio_ios), ("iolab", &ours)] {
+        assert!(ios.len() > 500, "{tool}: {} I/Os", ios.len());
+        assert!(
+            ios.iter().all(|(offset, _)| offset % 4096 == 0),
+            "{tool}: an offset off the 4 KiB boundary: {:?}",
+            ios.iter().find(|(offset, _)| offset % 4096 != 0)
+        );
+        assert!(ios.iter().any(|(_, len)| *len == 512), "{tool}");
+    }
+    let result = read_result(&result_path);
+    let repetition = &first_point(&result)["groups"][0]["repetitions"][0];
+    assert_eq!(
+        repetition["bytes"].as_u64(),
+        fio["jobs"][0]["read"]["io_bytes"].as_u64()
+    );
+}

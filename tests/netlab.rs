@@ -104,6 +104,7 @@ fn pass(
         runtime: None,
         passes: 1,
         io_blocks: None,
+        align_blocks: 1,
         time_limit: None,
         start_delay: std::time::Duration::ZERO,
         ramp: std::time::Duration::ZERO,

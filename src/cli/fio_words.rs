@@ -25,6 +25,7 @@ pub fn aliases(param: Param) -> &'static [&'static str] {
         Param::Exit => &["exitall", "exit_what"],
         Param::Cpus => &["cpus_allowed"],
         Param::Bssplit => &["blocksize_split"],
+        Param::Align => &["blockalign", "ba"],
         _ => &[],
     }
 }

@@ -619,6 +619,36 @@ impl FioJob<'_> {
                 0 => return Err("loops=0: no pass to run".to_string()),
                 loops => ParamValue::Number(loops),
             },
+            // fio's blockalign: where random offsets lie, by default the
+            // smallest block size (iolab's grid too); fio ignores it on a
+            // sequential pattern. One boundary for every direction.
+            Param::Align => {
+                let Some(text) = self.option("blockalign") else {
+                    return Ok(None);
+                };
+                let mut sizes = text.split(',').filter(|p| !p.is_empty()).map(|part| {
+                    fio_size(part, self.kb_base)
+                        .filter(|&size| size > 0)
+                        .ok_or_else(|| format!("blockalign={text}: {part} is not a size"))
+                });
+                let align = sizes.next().transpose()?.unwrap_or(so_far.bs);
+                if sizes.any(|other| other.as_ref().ok() != Some(&align)) {
+                    return Err(format!(
+                        "blockalign={text}: a boundary per direction; iolab keeps one for every direction"
+                    ));
+                }
+                match so_far.pattern {
+                    _ if align == so_far.bs => return Ok(None),
+                    Pattern::Uniform | Pattern::Skewed(_) => ParamValue::Number(align),
+                    Pattern::Random => {
+                        return Err(format!(
+                            "blockalign={text} with fio's random map: fio's map is kept in blocks of the smallest size ({} bytes) while its draws lie on the boundary; iolab follows a boundary on independent draws only (add norandommap=1)",
+                            so_far.bs
+                        ));
+                    }
+                    Pattern::Seq | Pattern::Reverse | Pattern::Stride(_) => return Ok(None),
+                }
+            }
             // A percentage of the file (offset=50%) depends on a length
             // iolab learns only at run time.
             Param::Offset | Param::OffsetIncrement => {

@@ -202,6 +202,7 @@ impl Param {
                 | Param::Pattern
                 | Param::Bs
                 | Param::Bssplit
+                | Param::Align
                 | Param::Size
                 | Param::Offset
                 | Param::Engine

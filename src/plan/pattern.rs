@@ -115,6 +115,8 @@ pub struct BlockSequence {
     /// pass (random, stride): the blocks this pass's I/Os covered, one bit
     /// each, so that no two of its I/Os overlap (as fio's random map).
     covered: Option<CoverMap>,
+    /// Independent draws land on multiples of this many blocks (1: any).
+    align: u64,
 }
 
 /// The blocks a pass's I/Os covered, one bit each, and how many.
@@ -201,7 +203,22 @@ impl BlockSequence {
                 _ => None,
             },
             covered: None,
+            align: 1,
         }
+    }
+
+    /// The same sequence with its independent draws (uniform, skewed) on
+    /// multiples of `align` blocks (fio's `blockalign`), over the file's
+    /// whole boundaries; other patterns keep every block.
+    pub fn aligned(mut self, align: u64) -> Self {
+        let align = align.clamp(1, self.blocks);
+        if align > 1 {
+            self.align = align;
+            if let Pattern::Skewed(skew) = self.pattern {
+                self.skewed = Some(SkewedDraws::new(skew, self.blocks / align, self.seed));
+            }
+        }
+        self
     }
 
     /// Prepares the sequence for [`BlockSequence::next_extent`]: a pattern
@@ -228,10 +245,10 @@ impl BlockSequence {
             Pattern::Seq => i,
             Pattern::Reverse => self.blocks - 1 - i,
             Pattern::Random => self.permutation.apply(i),
-            Pattern::Uniform => self.rng.below(self.blocks),
+            Pattern::Uniform => self.rng.below(self.blocks / self.align) * self.align,
             Pattern::Stride(stride) => stride_block(i, stride, self.blocks),
             Pattern::Skewed(_) => match &mut self.skewed {
-                Some(draws) => draws.next_block(),
+                Some(draws) => draws.next_block() * self.align,
                 None => unreachable!("a skewed sequence has its draws"),
             },
         })
@@ -343,6 +360,27 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn aligned_draws_land_on_the_boundary_and_reach_every_one() {
+        let zoned = "zoned:50/5:30/15:20/80".parse::<Pattern>().unwrap();
+        for pattern in [Pattern::Uniform, zoned] {
+            // 1001 blocks of 512 bytes, a 4 KiB boundary: 125 whole ones.
+            let mut sequence = BlockSequence::new(pattern, 1001, 7).aligned(8);
+            let mut seen = std::collections::BTreeSet::new();
+            for _ in 0..1001 {
+                let block = sequence.next_block().unwrap();
+                assert_eq!(block % 8, 0, "{pattern}: {block}");
+                assert!(block < 1000, "{pattern}: {block}");
+                seen.insert(block);
+            }
+            assert!(seen.len() > 60, "{pattern}: {}", seen.len());
+        }
+        // A pattern that keeps the grid is not moved.
+        let mut seq = BlockSequence::new(Pattern::Seq, 16, 1).aligned(8);
+        assert_eq!(seq.next_block(), Some(0));
+        assert_eq!(seq.next_block(), Some(1));
+    }
 
     fn one_pass(pattern: Pattern, blocks: u64, seed: u64) -> Vec<u64> {
         let mut sequence = BlockSequence::new(pattern, blocks, seed);

@@ -1,7 +1,7 @@
 //! The rules a workload must meet before anything is created ([`Workload::validate`]): sizes and their alignment, what each engine, sync mode and cache mode allows together, rates, mixes and pacing, steady state, and the limits that keep a run bounded. Each refusal is one line naming the offending value.
 
 use super::rate::Rate;
-use super::{MAX_REPETITIONS, Op, UsageError, VERIFY_HEADER_BYTES, Workload};
+use super::{MAX_REPETITIONS, Op, Pattern, UsageError, VERIFY_HEADER_BYTES, Workload};
 use super::{direction, units};
 use crate::engine::kind::EngineKind;
 use crate::usage;
@@ -75,6 +75,25 @@ impl Workload {
                 self.size,
                 self.bs
             ));
+        }
+        if self.align != 0 {
+            if self.align % self.bs != 0 || self.align > self.size {
+                return Err(usage!(
+                    "--align {} is not a multiple of the block size {} within --size {} (the grid I/Os start on)",
+                    units::format_size(self.align),
+                    units::format_size(self.bs),
+                    units::format_size(self.size)
+                ));
+            }
+            if self.align != self.bs
+                && !matches!(self.pattern, Pattern::Uniform | Pattern::Skewed(_))
+            {
+                return Err(usage!(
+                    "--align {} is for random offsets drawn independently (--pattern uniform, zipf:θ, pareto:h, normal:σ%, zoned:…); --pattern {} keeps the block grid",
+                    units::format_size(self.align),
+                    self.pattern
+                ));
+            }
         }
         if self.bs > u32::MAX as u64 / 2 {
             return Err(usage!("--bs {} is larger than 2 GiB", self.bs));

@@ -265,43 +265,28 @@ pub(super) fn random_map_note(
     ))
 }
 
-/// fio's `blockalign` (`ba`): the boundary its random offsets keep, by
-/// default the job's smallest block size, which is where iolab's random
-/// offsets lie too (its blocks are that size). That value has no effect and
-/// its note says so; another is refused. On a non-random pattern fio
-/// ignores it.
-pub(super) fn check_blockalign(
+/// The note fio's `blockalign` (`ba`) leaves when it changes nothing: at
+/// its default, the job's smallest block size (iolab's grid too), or on a
+/// sequential pattern, where fio ignores it. Another boundary on random
+/// draws is iolab's `align` (`FioJob::value`).
+pub(super) fn blockalign_note(
     workload: &crate::plan::Workload,
     options: &Map<String, Value>,
-    kb_base: u64,
-) -> Result<Option<String>, String> {
-    let Some(text) = option(options, "blockalign") else {
-        return Ok(None);
-    };
-    // One value, or fio's per direction `r,w`: each must be the default.
-    let smallest = workload
-        .bssplit
-        .as_ref()
-        .and_then(|split| split.entries().first().map(|(size, _)| *size))
-        .unwrap_or(workload.bs);
-    for part in text.split(',').filter(|p| !p.is_empty()) {
-        let align = crate::import::units::fio_size(part, kb_base)
-            .ok_or_else(|| format!("blockalign={text}: {part} is not a size"))?;
-        let random = !matches!(
-            workload.pattern,
-            crate::plan::Pattern::Seq
-                | crate::plan::Pattern::Reverse
-                | crate::plan::Pattern::Stride(_)
-        );
-        if random && align != smallest {
-            return Err(format!(
-                "blockalign={text}: iolab's random offsets lie on multiples of the smallest block size ({smallest} bytes), fio's default; another boundary is not followed"
-            ));
-        }
+) -> Option<String> {
+    let text = option(options, "blockalign")?;
+    let sequential = matches!(
+        workload.pattern,
+        crate::plan::Pattern::Seq | crate::plan::Pattern::Reverse | crate::plan::Pattern::Stride(_)
+    );
+    match (sequential, workload.align) {
+        (true, _) => Some(format!(
+            "blockalign={text}: no effect: fio ignores it on a sequential pattern"
+        )),
+        (false, 0) => Some(format!(
+            "blockalign={text}: no effect: fio's default, the smallest block size, where iolab's random offsets lie too"
+        )),
+        (false, _) => None,
     }
-    Ok(Some(format!(
-        "blockalign={text}: no effect: fio's default, the smallest block size, where iolab's random offsets lie too"
-    )))
 }
 
 /// Why `wait_for=waited` of job `index` cannot be run in file order: a job

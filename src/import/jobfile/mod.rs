@@ -15,7 +15,7 @@ use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
 use checks::{
-    check_blockalign, check_files, check_wait_for, instead_of_engine, network_target, one_tree,
+    blockalign_note, check_files, check_wait_for, instead_of_engine, network_target, one_tree,
     random_map_note, rw_base, rw_writes, verification,
 };
 use options::ALIASES;
@@ -349,12 +349,7 @@ pub fn translate(
         {
             workload.op = crate::plan::Op::Write;
         }
-        let kb = option(&options, "kb_base")
-            .and_then(|t| t.parse().ok())
-            .unwrap_or(1024);
-        let aligned = check_blockalign(&workload, &options, kb)
-            .map_err(|why| usage!("{}: [{shown}] {why}", at(line("blockalign"))))?;
-        if let Some(note) = aligned.filter(|note| !notes.contains(note)) {
+        if let Some(note) = blockalign_note(&workload, &options).filter(|n| !notes.contains(n)) {
             notes.push(note);
         }
         if let Some(note) = random_map_note(&workload, &options).filter(|n| !notes.contains(n)) {

@@ -164,6 +164,12 @@ macro_rules! for_each_parameter {
             Bssplit bssplit: Option<BlockSplit> = "bssplit" {
                 kind: Split, default: None, identifies: true, fio: "bssplit",
             } serde(skip_serializing_if = "Option::is_none", default)
+            /// Random offsets drawn independently (uniform, zipf, pareto, normal,
+            /// zoned) lie on multiples of this many bytes (fio's blockalign); 0:
+            /// the smallest block size, the grid every pattern keeps.
+            Align align: u64 = "align" {
+                kind: Offset, default: Some("0"), identifies: true, fio: "blockalign",
+            } serde(skip_serializing_if = "crate::plan::param::is_zero_bytes", default)
             /// What the written bytes look like: unique (random, each 512-byte
             /// sector stamped with its offset and the write), zeros,
             /// compressible:PCT (each 512-byte chunk PCT% zeros) or dedupe:PCT

@@ -22,6 +22,9 @@ pub struct LoopSpec<'a> {
     pub sizes: Option<BlockSplit>,
     /// Blocks in the file.
     pub blocks: u64,
+    /// Independent random draws lie on multiples of this many blocks
+    /// (`--align`; 1: any block).
+    pub align_blocks: u64,
     /// Byte offset of block 0: 0, or the job's region of a shared file.
     pub base: u64,
     /// Visiting order.

@@ -193,10 +193,13 @@ pub(in crate::run) fn ramp_then_time(
             // Without its map of covered blocks (no memory for it), a split's
             // random pass may overlap its own I/Os.
             Some(_) => {
-                let sequence = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
+                let sequence = BlockSequence::new(spec.pattern, spec.blocks, spec.seed)
+                    .aligned(spec.align_blocks);
                 sequence.clone().for_extents().unwrap_or(sequence)
             }
-            None => BlockSequence::new(spec.pattern, spec.blocks, spec.seed),
+            None => {
+                BlockSequence::new(spec.pattern, spec.blocks, spec.seed).aligned(spec.align_blocks)
+            }
         },
         directions: spec.directions.draws(spec.seed),
         sizes: spec.sizes.map(|split| split.draws(spec.seed)),
@@ -500,6 +503,7 @@ pub(crate) mod tests {
             bs: 4096,
             sizes: None,
             blocks: 1000,
+            align_blocks: 1,
             base: 0,
             pattern: Pattern::Random,
             seed: 1,
