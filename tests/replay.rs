@@ -18,6 +18,7 @@ fn replayed(trace: &Path, extra: &[&str], out: &Path) -> (Value, String) {
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{stderr}");
     let value: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    crate::util::validate_against(&value, "iolab.replay-1.schema.json");
     (value, String::from_utf8_lossy(&output.stdout).into_owned())
 }
 

@@ -167,8 +167,14 @@ pub fn read_result(path: &Path) -> Value {
 
 /// Validates against schema/iolab.result-1.schema.json, listing every violation.
 pub fn validate_schema(value: &Value) {
-    let schema_path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema/iolab.result-1.schema.json");
+    validate_against(value, "iolab.result-1.schema.json");
+}
+
+/// Validates against `schema/NAME`, listing every violation.
+pub fn validate_against(value: &Value, name: &str) {
+    let schema_path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("schema")
+        .join(name);
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema itself is valid");

@@ -114,12 +114,16 @@ impl Tally {
     ) -> Fidelity {
         let done: u64 = self.ios.iter().sum();
         let [n, sx, sy, sxx, sxy] = self.sums;
-        let drift = if n >= 2.0 && (n * sxx - sx * sx).abs() > f64::EPSILON {
+        let intended_ns = speed.map(|s| (trace.duration_ns as f64 / s) as u64);
+        // A slope per second over less than a second of intended time
+        // would extrapolate a start-up's jitter (a 0.4 ms trace gave
+        // -342,062 µs/s): withheld.
+        let long_enough = intended_ns.is_some_and(|ns| ns >= MIN_DRIFT_SPAN_NS);
+        let drift = if long_enough && n >= 2.0 && (n * sxx - sx * sx).abs() > f64::EPSILON {
             Some((n * sxy - sx * sy) / (n * sxx - sx * sx))
         } else {
             None
         };
-        let intended_ns = speed.map(|s| (trace.duration_ns as f64 / s) as u64);
         let counts = IoKind::ALL
             .iter()
             .map(|&kind| KindCount {
@@ -237,6 +241,9 @@ fn verdict(lag: &LagFigures, at_cap: f64, intended_ns: Option<u64>, elapsed_ns: 
     }
 }
 
+/// The least intended time a drift is computed over, ns: a second.
+pub const MIN_DRIFT_SPAN_NS: u64 = 1_000_000_000;
+
 /// Issue lag: how late each I/O was issued after its intended time.
 #[derive(Clone, Debug, Serialize)]
 pub struct LagFigures {
@@ -244,7 +251,8 @@ pub struct LagFigures {
     pub p99_ns: Option<u64>,
     pub max_ns: Option<u64>,
     /// The least-squares slope of lag against the trace's time, µs per s:
-    /// a replay that drifts grows it.
+    /// a replay that drifts grows it. `None` as fast as possible or over
+    /// less than [`MIN_DRIFT_SPAN_NS`] of intended time.
     pub drift_us_per_s: Option<f64>,
 }
 
@@ -361,5 +369,12 @@ mod tests {
         assert!((drift - 200.0).abs() < 1.0, "{drift}");
         assert!(!fidelity.verdict.kept_up);
         assert_eq!(fidelity.verdict.behind.as_deref(), Some("replayer"));
+        // The same lags over a tenth of the time: no slope per second.
+        let short = TraceSummary {
+            duration_ns: 990_000_000,
+            ..trace
+        };
+        let fidelity = tally.fidelity(&short, Some(1.0), None, 992_000_000);
+        assert_eq!(fidelity.lag.drift_us_per_s, None);
     }
 }

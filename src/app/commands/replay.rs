@@ -339,9 +339,11 @@ fn fidelity_text(f: &Fidelity, interrupted: bool) -> String {
         shown(f.lag.p50_ns),
         shown(f.lag.p99_ns),
         shown(f.lag.max_ns),
-        f.lag
-            .drift_us_per_s
-            .map_or("-".to_string(), |d| format!("{d:+.2} µs/s"))
+        match (f.lag.drift_us_per_s, f.intended_ns) {
+            (Some(d), _) => format!("{d:+.2} µs/s"),
+            (None, Some(_)) => "- (under 1 s of trace)".to_string(),
+            (None, None) => "-".to_string(),
+        }
     );
     let _ = writeln!(
         out,
