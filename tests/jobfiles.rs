@@ -193,7 +193,7 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
         ),
         (
             "[j]\nsize=1m\nrw=randread\nbs=4k\nblockalign=8k\n",
-            "line 5: [j] blockalign=8k: iolab's random offsets lie on multiples of the smallest block size (4096 bytes)",
+            "line 5: [j] blockalign=8k with fio's random map: fio's map is kept in blocks of the smallest size (4096 bytes)",
         ),
         (
             "[j]\nsize=1m\nallow_file_create=0\n",
@@ -1167,13 +1167,21 @@ fn offset_increment_gives_each_job_its_own_region_as_fio_does() {
 /// A log's lines as (time ms, value, direction), each checked to have the
 /// five fields of fio 3.33's logs.
 fn log_lines(path: &Path) -> Vec<(u64, u64, u64)> {
+    log_fields(path, 5)
+        .into_iter()
+        .map(|fields| (fields[0], fields[1], fields[2]))
+        .collect()
+}
+
+/// A log's lines, each checked to have `count` fields.
+fn log_fields(path: &Path, count: usize) -> Vec<Vec<u64>> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
         .map(|line| {
             let fields: Vec<u64> = line.split(", ").map(|f| f.parse().unwrap()).collect();
-            assert_eq!(fields.len(), 5, "fio's five fields: {line}");
-            (fields[0], fields[1], fields[2])
+            assert_eq!(fields.len(), count, "fio's {count} fields: {line}");
+            fields
         })
         .collect()
 }
@@ -1228,6 +1236,29 @@ fn log_keys_write_fio_format_logs_beside_the_result() {
     // A second run never writes over the first's logs: its own names.
     run_ok(&["run", job.to_str().unwrap()], out.path());
     assert!(out.path().join("result-1.m_bw.r1.log").exists());
+    // log_offset adds the offset column, 0 for a window: fio 3.33's
+    // averaged log holds `time, value, direction, 0, 0, 0` too.
+    let offsets = write_job(
+        out.path(),
+        "offsets.fio",
+        &format!("{text}log_offset=1\n"),
+        out.path(),
+    );
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.current_dir(fio_dir.path())
+            .arg(&offsets)
+            .arg("--output-format=terse");
+        fio
+    }));
+    run_ok(&["run", offsets.to_str().unwrap()], out.path());
+    for path in [
+        fio_dir.path().join("m_bw.1.log"),
+        out.path().join("result-2.m_bw.r1.log"),
+    ] {
+        let lines = log_fields(&path, 6);
+        assert!(lines.iter().all(|f| f[3..] == [0, 0, 0]), "{lines:?}");
+    }
 }
 
 /// A paced job whose submission fio offloads (fio's
@@ -1430,4 +1461,66 @@ fn blockalign_puts_every_random_offset_on_the_boundary_as_fio_does() {
         repetition["bytes"].as_u64(),
         fio["jobs"][0]["read"]["io_bytes"].as_u64()
     );
+}
+
+/// fio's `zonemode=strided` (its `disk-zone-profile.fio`: `zonesize` read,
+/// `zoneskip` skipped, `size` bytes moved, wrapping over the zones) is
+/// iolab's `bands:R/S` pattern with fio's `io_size`: the same job file run
+/// by fio 3.33 (offsets from its `write_iolog`) and by iolab under strace
+/// reads the same offsets in the same order.
+#[test]
+fn strided_zones_read_the_offsets_fio_reads() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    if !crate::mounts::have("strace") {
+        crate::skip!("strace is not installed (scripts/test installs it)");
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    std::fs::write(dir.path().join("disk.dat"), vec![3u8; 10 << 20]).unwrap();
+    let text = "[profile]\nfilename=DIR/disk.dat\nioengine=psync\nrw=read\nbs=256k\n\
+                size=10m\nzonemode=strided\nzonesize=1m\nzoneskip=3m\n";
+    let job = write_job(out.path(), "zones.fio", text, dir.path());
+    let iolog = out.path().join("fio.iolog");
+    let logged = write_job(
+        out.path(),
+        "logged.fio",
+        &format!("{text}write_iolog={}\n", iolog.display()),
+        dir.path(),
+    );
+    run_fio(&logged, &out.path().join("fio.json"));
+    let fio_offsets: Vec<u64> = std::fs::read_to_string(&iolog)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields.len() == 5 && fields[2] == "read").then(|| fields[3].parse().unwrap())
+        })
+        .collect();
+    let trace = out.path().join("trace");
+    let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
+    command
+        .args(["-f", "-qq", "-s", "0", "-e", "trace=pread64", "-o"])
+        .arg(&trace)
+        .arg(assert_cmd::cargo::cargo_bin("iolab"))
+        .arg("run")
+        .arg(&job)
+        .arg("--output")
+        .arg(out.path().join("r.json"));
+    succeed(&mut command);
+    let ours: Vec<u64> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_once("pread64(")?.1.split(", ").collect();
+            (fields.get(2) == Some(&"262144")).then(|| fields[3].split(')').next()?.parse().ok())?
+        })
+        .collect();
+    // 10 MiB in zones of 1 MiB every 4 MiB: 0, 4 and 8 MiB, 4 reads each,
+    // wrapping until 10 MiB were read: 40 reads.
+    assert_eq!(fio_offsets.len(), 40, "{fio_offsets:?}");
+    assert!(fio_offsets.iter().all(|o| (o >> 20) % 4 == 0));
+    assert_eq!(ours, fio_offsets);
 }

@@ -173,6 +173,9 @@ impl FioJob<'_> {
             }
         };
         let pattern = self.with_modifier(op, pattern)?;
+        if let Some(bands) = self.strided_zones(pattern)? {
+            return Ok((op, bands));
+        }
         if pattern == Pattern::Random {
             if let Some(skewed) = self.distribution()? {
                 return Ok((op, skewed));
@@ -182,6 +185,63 @@ impl FioJob<'_> {
             }
         }
         Ok((op, pattern))
+    }
+
+    /// fio's `zonemode=strided` on a sequential job as iolab's bands:
+    /// `zonesize` bytes in order, then `zoneskip` skipped (`None`: no
+    /// zones). fio moves `size` bytes, wrapping over the zones, which the
+    /// import's `io_size` keeps.
+    fn strided_zones(&self, pattern: Pattern) -> Result<Option<Pattern>, String> {
+        match self.option("zonemode").map(str::trim) {
+            None | Some("none") => return Ok(None),
+            Some("strided") => {}
+            Some("zbd") => {
+                return Err(
+                    "zonemode=zbd: zoned block devices (their write pointers and zone resets) have no iolab equivalent"
+                        .to_string(),
+                );
+            }
+            Some(other) => return Err(format!("zonemode={other}: fio takes none, strided or zbd")),
+        }
+        let size_of = |key: &str| -> Result<Option<u64>, String> {
+            self.option(key)
+                .map(|text| {
+                    fio_size(text, self.kb_base)
+                        .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
+                })
+                .transpose()
+        };
+        let bs = fio_size(self.option("bs").unwrap_or("4k"), self.kb_base)
+            .ok_or_else(|| "bs is not a size iolab reads".to_string())?;
+        let Some(zone) = size_of("zonesize")?.filter(|&z| z > 0) else {
+            return Ok(None);
+        };
+        let skip = size_of("zoneskip")?.unwrap_or(0);
+        if let Some(range) = size_of("zonerange")?.filter(|&r| r != zone) {
+            return Err(format!(
+                "zonerange={range} beside zonesize={zone}: fio moves zonesize bytes of each zonerange-byte zone; iolab's bands read whole zones (give zonerange=zonesize or leave it out)"
+            ));
+        }
+        if pattern != Pattern::Seq {
+            return Err(format!(
+                "zonemode=strided on rw={}: iolab's bands are read in order (fio's rw=read or write)",
+                self.rw()
+            ));
+        }
+        if ["bssplit", "bsrange"]
+            .iter()
+            .any(|key| self.option(key).is_some())
+            || zone % bs != 0
+            || skip % bs != 0
+        {
+            return Err(format!(
+                "zonemode=strided: zonesize={zone} and zoneskip={skip} must be whole {bs}-byte blocks of one size"
+            ));
+        }
+        Ok(Some(Pattern::Bands {
+            read: zone / bs,
+            skip: skip / bs,
+        }))
     }
 
     /// fio's `random_distribution` as a skewed pattern (`None`: uniform).
@@ -582,6 +642,13 @@ impl FioJob<'_> {
             // number_ios stops after that many I/Os, never past the size.
             Param::IoSize => match (self.size("io_size")?, self.option("number_ios")) {
                 (Some(bytes), None) => ParamValue::Number(bytes),
+                // Strided zones: fio moves `size` bytes, wrapping over them.
+                (None, None) if matches!(so_far.pattern, Pattern::Bands { skip, .. } if skip > 0) => {
+                    match self.value(Param::Size, so_far)? {
+                        Some(size) => size,
+                        None => return Ok(None),
+                    }
+                }
                 (None, None) => return Ok(None),
                 (io_size, Some(_)) => {
                     if self.option("bssplit").is_some() {
@@ -646,7 +713,12 @@ impl FioJob<'_> {
                             so_far.bs
                         ));
                     }
-                    Pattern::Seq | Pattern::Reverse | Pattern::Stride(_) => return Ok(None),
+                    Pattern::Seq
+                    | Pattern::Reverse
+                    | Pattern::Stride(_)
+                    | Pattern::Bands { .. } => {
+                        return Ok(None);
+                    }
                 }
             }
             // A percentage of the file (offset=50%) depends on a length

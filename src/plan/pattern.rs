@@ -32,6 +32,16 @@ pub enum Pattern {
     /// Independent draws skewed towards hot blocks: zipf:θ, pareto:h,
     /// normal:σ%, zoned:A/S:A/S… (fio's `random_distribution`).
     Skewed(Skew),
+    /// `bands:R/S`: R blocks in order, then S skipped, to the end of the
+    /// file, a pass visiting only the bands (fio's `zonemode=strided`:
+    /// `zonesize` read, `zoneskip` skipped), as a disk's zone profile
+    /// samples its surface.
+    Bands {
+        /// Blocks visited in a row.
+        read: u64,
+        /// Blocks skipped after them.
+        skip: u64,
+    },
 }
 
 impl Pattern {
@@ -39,7 +49,31 @@ impl Pattern {
     /// skewed patterns draw each block independently, so some repeat and
     /// some are never touched.
     pub fn covers_every_block(self) -> bool {
-        !matches!(self, Pattern::Uniform | Pattern::Skewed(_))
+        match self {
+            Pattern::Uniform | Pattern::Skewed(_) => false,
+            Pattern::Bands { skip, .. } => skip == 0,
+            _ => true,
+        }
+    }
+
+    /// Whether it walks the file in order (seq, reverse, stride, bands):
+    /// fio's `rw=read`, not `randread`.
+    pub fn in_order(self) -> bool {
+        matches!(
+            self,
+            Pattern::Seq | Pattern::Reverse | Pattern::Stride(_) | Pattern::Bands { .. }
+        )
+    }
+
+    /// The blocks one pass over `blocks` visits: all of them, but for bands.
+    pub fn pass_blocks(self, blocks: u64) -> u64 {
+        match self {
+            Pattern::Bands { read, skip } => {
+                let period = read.saturating_add(skip).max(1);
+                (blocks / period) * read + (blocks % period).min(read)
+            }
+            _ => blocks,
+        }
     }
 }
 
@@ -52,6 +86,7 @@ impl fmt::Display for Pattern {
             Pattern::Uniform => f.write_str("uniform"),
             Pattern::Stride(n) => write!(f, "stride:{n}"),
             Pattern::Skewed(skew) => skew.fmt(f),
+            Pattern::Bands { read, skip } => write!(f, "bands:{read}/{skip}"),
         }
     }
 }
@@ -70,10 +105,21 @@ impl FromStr for Pattern {
                         return skew.map(Pattern::Skewed);
                     }
                 }
+                if let Some(bands) = other.strip_prefix("bands:") {
+                    let parsed = bands
+                        .split_once('/')
+                        .and_then(|(r, s)| Some((r.parse::<u64>().ok()?, s.parse::<u64>().ok()?)));
+                    return match parsed {
+                        Some((read, skip)) if read >= 1 => Ok(Pattern::Bands { read, skip }),
+                        _ => Err(format!(
+                            "pattern '{text}': bands:R/S takes R >= 1 blocks in order, then S skipped"
+                        )),
+                    };
+                }
                 let stride = other.strip_prefix("stride:").ok_or_else(|| {
                     format!(
                         "unknown pattern '{text}' (use seq, reverse, random, uniform, stride:N, \
-                         zipf:θ, pareto:h, normal:σ% or zoned:A/S:A/S…)"
+                         bands:R/S, zipf:θ, pareto:h, normal:σ% or zoned:A/S:A/S…)"
                     )
                 })?;
                 match stride.parse::<u64>() {
@@ -117,6 +163,8 @@ pub struct BlockSequence {
     covered: Option<CoverMap>,
     /// Independent draws land on multiples of this many blocks (1: any).
     align: u64,
+    /// The blocks a pass visits ([`Pattern::pass_blocks`]).
+    pass_len: u64,
 }
 
 /// The blocks a pass's I/Os covered, one bit each, and how many.
@@ -204,6 +252,7 @@ impl BlockSequence {
             },
             covered: None,
             align: 1,
+            pass_len: pattern.pass_blocks(blocks),
         }
     }
 
@@ -236,7 +285,7 @@ impl BlockSequence {
     /// The next block of the current pass, or `None` when the pass is complete.
     #[inline]
     pub fn next_block(&mut self) -> Option<u64> {
-        if self.position >= self.blocks {
+        if self.position >= self.pass_len {
             return None;
         }
         let i = self.position;
@@ -251,6 +300,7 @@ impl BlockSequence {
                 Some(draws) => draws.next_block() * self.align,
                 None => unreachable!("a skewed sequence has its draws"),
             },
+            Pattern::Bands { read, skip } => (i / read) * (read + skip) + i % read,
         })
     }
 
@@ -360,6 +410,20 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn bands_visit_their_blocks_in_order_and_nothing_else() {
+        let bands: Pattern = "bands:2/3".parse().unwrap();
+        assert_eq!(bands, Pattern::Bands { read: 2, skip: 3 });
+        assert_eq!(bands.to_string(), "bands:2/3");
+        assert!(!bands.covers_every_block() && bands.in_order());
+        // 12 blocks: 0 1 | 5 6 | 10 11.
+        assert_eq!(one_pass(bands, 12, 1), [0, 1, 5, 6, 10, 11]);
+        // 11 blocks: the last band cut at the end.
+        assert_eq!(one_pass(bands, 11, 1), [0, 1, 5, 6, 10]);
+        assert!("bands:0/3".parse::<Pattern>().is_err());
+        assert!("bands:2".parse::<Pattern>().is_err());
+    }
 
     #[test]
     fn aligned_draws_land_on_the_boundary_and_reach_every_one() {

@@ -95,6 +95,12 @@ impl Workload {
                 ));
             }
         }
+        if let (Pattern::Bands { .. }, Some(split)) = (self.pattern, self.bssplit) {
+            return Err(usage!(
+                "--pattern {} with --bssplit {split}: a band holds whole blocks of one size; give --bs",
+                self.pattern
+            ));
+        }
         if self.bs > u32::MAX as u64 / 2 {
             return Err(usage!("--bs {} is larger than 2 GiB", self.bs));
         }

@@ -199,10 +199,7 @@ fn clat(latency: &LatencySummary) -> Value {
 /// `sync`, `fsync`, `end_fsync`, `runtime` with `time_based`, `ramp_time`,
 /// `rwmixread`, `rate_iops`, and `norandommap` or `random_distribution`.
 fn options(workload: &Workload) -> Map<String, Value> {
-    let random = !matches!(
-        workload.pattern,
-        Pattern::Seq | Pattern::Reverse | Pattern::Stride(_)
-    );
+    let random = !workload.pattern.in_order();
     let rw = match (workload.op, random) {
         (Op::Read | Op::Reread, false) => "read",
         (Op::Read | Op::Reread, true) => "randread",
@@ -273,6 +270,11 @@ fn options(workload: &Workload) -> Map<String, Value> {
     match workload.pattern {
         Pattern::Uniform => set("norandommap", "1".into()),
         Pattern::Skewed(skew) => set("random_distribution", skew.to_string()),
+        Pattern::Bands { read, skip } => {
+            set("zonemode", "strided".into());
+            set("zonesize", (read * workload.bs).to_string());
+            set("zoneskip", (skip * workload.bs).to_string());
+        }
         _ => {}
     }
     options

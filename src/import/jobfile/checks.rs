@@ -274,10 +274,7 @@ pub(super) fn blockalign_note(
     options: &Map<String, Value>,
 ) -> Option<String> {
     let text = option(options, "blockalign")?;
-    let sequential = matches!(
-        workload.pattern,
-        crate::plan::Pattern::Seq | crate::plan::Pattern::Reverse | crate::plan::Pattern::Stride(_)
-    );
+    let sequential = workload.pattern.in_order();
     match (sequential, workload.align) {
         (true, _) => Some(format!(
             "blockalign={text}: no effect: fio ignores it on a sequential pattern"

@@ -19,6 +19,9 @@ pub struct FioLog {
     /// `log_avg_msec`: the width of each line's window, ms (iolab's
     /// interval for the group); `None`: iolab's `--interval`.
     pub window_ms: Option<u64>,
+    /// `log_offset`: each line holds an offset column, 0 for a window as
+    /// in fio's averaged logs.
+    pub offset: bool,
 }
 
 /// The figure of a log's lines.
@@ -59,6 +62,13 @@ pub fn read(
             }
         },
     };
+    let offset = text("log_offset").is_some_and(|v| v.trim() != "0");
+    if offset && window_ms.is_none() {
+        return Err((
+            "log_offset",
+            "log_offset without log_avg_msec: fio logs each I/O with its offset; iolab's logs hold windows, whose offset fio too writes as 0 (give log_avg_msec)".to_string(),
+        ));
+    }
     let mut logs = Vec::new();
     for (key, kind) in [
         ("write_bw_log", LogKind::Bandwidth),
@@ -78,6 +88,7 @@ pub fn read(
             prefix: prefix.to_string(),
             kind,
             window_ms,
+            offset,
         });
     }
     Ok(logs)
@@ -134,7 +145,7 @@ pub fn write(
             None => continue,
         };
         for (number, repetition) in group.measured().enumerate() {
-            let Some(text) = lines(group, repetition, placed.log.kind) else {
+            let Some(text) = lines(group, repetition, placed.log.kind, placed.log.offset) else {
                 continue;
             };
             let mut name = stem.as_os_str().to_owned();
@@ -158,11 +169,18 @@ pub fn write(
 }
 
 /// A repetition's series as fio's log lines (fio 3.33: `time, value,
-/// direction, 0, 0`, time in ms at the window's end): a line per interval
+/// direction, 0, 0`, time in ms at the window's end, block size 0 and
+/// priority 0 as in fio's averaged samples; with `offset`, an offset 0
+/// before the priority, as `log_offset` writes one): a line per interval
 /// and direction, the last interval as long as the timed region lasted
 /// when that is at least half a window;
 /// `None` for a metadata op, whose I/Os have no direction.
-fn lines(group: &Point, repetition: &crate::record::Repetition, kind: LogKind) -> Option<String> {
+fn lines(
+    group: &Point,
+    repetition: &crate::record::Repetition,
+    kind: LogKind,
+    offset: bool,
+) -> Option<String> {
     if group.workload.op.is_metadata() {
         return None;
     }
@@ -195,9 +213,10 @@ fn lines(group: &Point, repetition: &crate::record::Repetition, kind: LogKind) -
                 LogKind::Iops => ops as f64 / seconds,
             };
             text.push_str(&format!(
-                "{}, {}, {direction}, 0, 0\n",
+                "{}, {}, {direction}, 0, {}0\n",
                 (end * 1000.0).round() as u64,
-                value.round() as u64
+                value.round() as u64,
+                if offset { "0, " } else { "" }
             ));
         }
     }

@@ -699,6 +699,18 @@ mod tests {
                 "[j]\nexitall\nexit_what=some\nsize=1m\n",
                 "line 3: [j] exit_what=some: fio takes group, stonewall or all",
             ),
+            (
+                "[j]\nsize=1m\nwrite_bw_log=x\nlog_offset=1\n",
+                "line 4: [j] log_offset without log_avg_msec: fio logs each I/O",
+            ),
+            (
+                "[j]\nsize=1m\nrw=randread\nzonemode=strided\nzonesize=256k\n",
+                "[j] zonemode=strided on rw=randread",
+            ),
+            (
+                "[j]\nsize=1m\nzonemode=zbd\n",
+                "[j] zonemode=zbd: zoned block devices",
+            ),
             ("size=1m\n", "line 1: an option before any [section]"),
             ("[global]\nsize=1m\n", "no job section"),
             ("[j\n", "line 1: a section header ends with ]"),

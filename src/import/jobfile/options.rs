@@ -219,14 +219,15 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         ),
     ),
     ("log_avg_msec", Taken::Mapped),
+    ("log_offset", Taken::Mapped),
     (
         "per_job_logs",
         Taken::NoEffect("iolab's fio-format logs hold each section's jobs together"),
     ),
-    (
-        "zonemode",
-        Taken::Refused("zoned devices and strided zones have no iolab equivalent"),
-    ),
+    ("zonemode", Taken::Mapped),
+    ("zonesize", Taken::Mapped),
+    ("zoneskip", Taken::Mapped),
+    ("zonerange", Taken::Mapped),
     ("exitall", Taken::Structure),
     ("exit_what", Taken::Structure),
     (

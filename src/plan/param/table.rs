@@ -84,7 +84,8 @@ macro_rules! for_each_parameter {
                 kind: Exit, default: Some("none"), identifies: true, fio: "exitall, exit_what",
             } serde(skip_serializing_if = "ExitScope::is_none", default)
             /// The order blocks are visited in: seq, reverse, random (each block once
-            /// per pass, in a seeded order), uniform (independent draws), stride:N;
+            /// per pass, in a seeded order), uniform (independent draws), stride:N,
+            /// bands:R/S (R blocks in order, S skipped: fio's zonemode=strided);
             /// or skewed independent draws: zipf:θ, pareto:h, normal:σ% (hot blocks
             /// scattered over the file), zoned:A/S:A/S… (A% of the I/Os to the next
             /// S% of the file).
