@@ -1524,3 +1524,52 @@ fn strided_zones_read_the_offsets_fio_reads() {
     assert!(fio_offsets.iter().all(|o| (o >> 20) % 4 == 0));
     assert_eq!(ours, fio_offsets);
 }
+
+/// fio's steady state (`ss`, `ss_dur`, `ss_ramp`) ends a paced job once
+/// its IOPS (or bandwidth's slope) is steady, as fio 3.33 ends it: the
+/// same job file run by both, each phase ends within a second or two of
+/// fio's (ramp, a second more, then the window), far before its runtime,
+/// and both say the criterion was attained.
+#[test]
+fn steadystate_ends_a_steady_job_when_fio_ends_it() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    let job = write_job(
+        out.path(),
+        "steady.fio",
+        "[global]\nioengine=null\nsize=64m\nrw=randread\nrate_iops=2000\ntime_based\nruntime=30\n\
+         [deviation]\nss=iops:5%\nss_dur=3\nss_ramp=1\n\
+         [slope]\nstonewall\nss=bw_slope:1%\nss_dur=3\n",
+        dir.path(),
+    );
+    let fio_output = out.path().join("fio.json");
+    run_fio(&job, &fio_output);
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let result = run_ok(&["run", job.to_str().unwrap(), "--no-report"], out.path());
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for (point, name) in points.iter().zip(["deviation", "slope"]) {
+        let fio_job = fio["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == name)
+            .unwrap();
+        assert_eq!(fio_job["steadystate"]["attained"], 1, "fio {name}");
+        let fio_s = fio_job["job_runtime"].as_f64().unwrap() / 1e3;
+        let group = point["groups"].as_array().map_or(point, |g| &g[0]);
+        let repetition = &group["repetitions"][0];
+        assert_eq!(
+            repetition["steady"]["reached"], true,
+            "{name}: {repetition}"
+        );
+        let ours = repetition["elapsed_ns"].as_f64().unwrap() / 1e9;
+        assert!(
+            (ours - fio_s).abs() < 1.5 && ours < 10.0,
+            "{name}: iolab ran {ours} s, fio {fio_s} s"
+        );
+    }
+}

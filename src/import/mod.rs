@@ -26,6 +26,7 @@ use std::path::Path;
 mod document;
 mod file_engine;
 mod fio_job;
+mod fio_pattern;
 pub mod jobfile;
 mod units;
 

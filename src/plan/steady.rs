@@ -43,6 +43,9 @@ pub struct SteadyCriterion {
     pub limit: f64,
     /// The window, seconds.
     pub window_s: f64,
+    /// Seconds from the start before a window may begin (fio's
+    /// `ss_ramp`): the intervals before it are not judged. 0: none.
+    pub after_s: f64,
 }
 
 impl FromStr for SteadyCriterion {
@@ -67,6 +70,16 @@ impl FromStr for SteadyCriterion {
             "range" => SteadyTest::Range,
             _ => return Err(bad()),
         };
+        let (rest, after) = match rest.split_once(":after=") {
+            Some((rest, after)) => (rest, Some(after)),
+            None => (rest, None),
+        };
+        let after_s = match after {
+            Some(after) => super::units::parse_duration(after.trim())
+                .map_err(|e| format!("{}: {e}", bad()))?
+                .as_secs_f64(),
+            None => 0.0,
+        };
         let (limit, window) = rest.split_once('/').ok_or_else(bad)?;
         let limit: f64 = limit
             .trim()
@@ -76,14 +89,23 @@ impl FromStr for SteadyCriterion {
             .map_err(|_| bad())?;
         let window = super::units::parse_positive_duration(window.trim())
             .map_err(|e| format!("{}: {e}", bad()))?;
-        if !(limit > 0.0 && limit < 100.0) {
-            return Err(format!("'{text}': the limit must be between 0% and 100%"));
+        // A range beyond the mean would pass anything; a slope across a
+        // long window may exceed it (fio's 1% a second over 300 s).
+        let most = match test {
+            SteadyTest::Range => 100.0,
+            SteadyTest::Slope => 10_000.0,
+        };
+        if !(limit > 0.0 && limit < most) {
+            return Err(format!(
+                "'{text}': the limit must be between 0% and {most}%"
+            ));
         }
         Ok(SteadyCriterion {
             metric,
             test,
             limit: limit / 100.0,
             window_s: window.as_secs_f64(),
+            after_s,
         })
     }
 }
@@ -103,7 +125,11 @@ impl fmt::Display for SteadyCriterion {
             "{metric}:{test}<{}%/{}s",
             self.limit * 100.0,
             self.window_s
-        )
+        )?;
+        if self.after_s > 0.0 {
+            write!(f, ":after={}s", self.after_s)?;
+        }
+        Ok(())
     }
 }
 
@@ -134,11 +160,12 @@ impl SteadyCriterion {
         interval_s: f64,
     ) -> bool {
         let n = self.samples(interval_s);
-        let window = series.rev().take(n);
-        let count = window.clone().count();
-        if count < n {
+        // The intervals before `after_s` are never in the window.
+        let before = (self.after_s / interval_s).ceil() as usize;
+        if series.clone().count() < n + before {
             return false;
         }
+        let window = series.rev().take(n);
         let mean = window.clone().sum::<f64>() / n as f64;
         if mean <= 0.0 {
             return false;
@@ -187,6 +214,7 @@ mod tests {
             "lat:slope<1%/10s",
             "bw:mean<1%/10s",
             "bw:slope<0%/10s",
+            "bw:slope<1%/10s:after=x",
             "bw:slope<1%/0s",
         ] {
             assert!(bad.parse::<SteadyCriterion>().is_err(), "{bad}");
@@ -216,5 +244,14 @@ mod tests {
         );
         // Not enough values yet.
         assert!(!range.met([100.0, 100.0].iter().copied(), 1.0));
+        // With a ramp, the window starts after it: 6 flat values, 3 s of
+        // ramp and a 5 s window need 8.
+        let ramped: SteadyCriterion = "bw:range<1%/5s:after=3s".parse().unwrap();
+        assert_eq!(ramped.to_string(), "bw:range<1%/5s:after=3s");
+        assert!(!ramped.met([100.0; 6].iter().copied(), 1.0));
+        assert!(ramped.met([100.0; 8].iter().copied(), 1.0));
+        // A slope's limit across a long window may pass 100%.
+        assert!("iops:slope<299%/300s".parse::<SteadyCriterion>().is_ok());
+        assert!("iops:range<150%/30s".parse::<SteadyCriterion>().is_err());
     }
 }

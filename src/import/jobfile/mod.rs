@@ -7,6 +7,7 @@ mod checks;
 mod exits;
 pub mod logs;
 mod options;
+mod steady;
 mod text;
 
 use super::units::fio_size;
@@ -134,6 +135,9 @@ pub fn translate(
     let mut exitall = false;
     let mut exit_marks = Vec::new();
     let mut fio_group = 0;
+    // The groups (by their number in file order) with a steady-state
+    // criterion, and the line naming it.
+    let mut steady_sections: Vec<(usize, usize)> = Vec::new();
     let mut fio_logs = Vec::new();
     let mut directory: Option<(String, usize)> = None;
     // The one given file: its path and where it was named (0: --file).
@@ -368,6 +372,14 @@ pub fn translate(
                 }
             }
         }
+        let steady = steady::apply(&mut workload, &options)
+            .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
+        if let Some(note) = steady {
+            steady_sections.push((names.len(), line("steadystate")));
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
         // A new phase: this job waits for the ones before it.
         let waits = options.contains_key("stonewall") && option(&options, "stonewall") != Some("0");
         if let Some(waited) = option(&options, "wait_for") {
@@ -404,6 +416,9 @@ pub fn translate(
             .expect("a phase")
             .push(Group { name, workload });
     }
+    // fio ends a steady group alone; iolab's steady stop ends the point.
+    steady::alone_in_phase(&phases, &steady_sections)
+        .map_err(|(line, why)| usage!("{}: {why}", at(line)))?;
     if exitall {
         notes.extend(exits::apply(&mut phases, &exit_marks).map_err(|why| usage!("{why}"))?);
     } else if jobs.iter().any(|(section, inherited)| {

@@ -234,12 +234,14 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "continue_on_error",
         Taken::Refused("iolab ends a job at its first failed I/O and says which"),
     ),
-    (
-        "steadystate",
-        Taken::Refused(
-            "fio's criterion is not iolab's: iolab's --steady (docs/guide.md) stops at its own",
-        ),
-    ),
+    ("steadystate", Taken::Structure),
+    ("ss", Taken::Structure),
+    ("steadystate_duration", Taken::Structure),
+    ("ss_dur", Taken::Structure),
+    ("steadystate_ramp_time", Taken::Structure),
+    ("ss_ramp", Taken::Structure),
+    ("steadystate_check_interval", Taken::Structure),
+    ("ss_interval", Taken::Structure),
     (
         "numa_cpu_nodes",
         Taken::Refused("iolab places jobs by cpus_allowed, not NUMA nodes"),
@@ -282,6 +284,10 @@ pub(super) const ALIASES: &[(&str, &str)] = &[
     ("iodepth_batch", "iodepth_batch_submit"),
     ("io_limit", "io_size"),
     ("ba", "blockalign"),
+    ("ss", "steadystate"),
+    ("ss_dur", "steadystate_duration"),
+    ("ss_ramp", "steadystate_ramp_time"),
+    ("ss_interval", "steadystate_check_interval"),
 ];
 
 /// The note a job's `io_submit_mode` leaves, or why it cannot be followed.
