@@ -1379,6 +1379,57 @@ fn exitall_stops_the_jobs_fio_stops_when_one_ends() {
     assert_eq!(iolab_job("never"), None, "{ours:?}");
 }
 
+/// The reads fio 3.33 makes running job `text` (`DIR` replaced with
+/// `dir`), as (offset, length) in issue order from its `write_iolog`
+/// (v3: `TIME FILE read OFFSET LENGTH`), and its JSON output.
+fn fio_reads(text: &str, out: &Path, dir: &Path) -> (Vec<(u64, u64)>, Value) {
+    let iolog = out.join("fio.iolog");
+    let logged = write_job(
+        out,
+        "logged.fio",
+        &format!("{text}write_iolog={}\n", iolog.display()),
+        dir,
+    );
+    let output = out.join("fio.json");
+    run_fio(&logged, &output);
+    let reads = std::fs::read_to_string(&iolog)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            (fields.len() == 5 && fields[2] == "read")
+                .then(|| (fields[3].parse().unwrap(), fields[4].parse().unwrap()))
+        })
+        .collect();
+    let fio = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    (reads, fio)
+}
+
+/// The `pread64` calls of `iolab run JOB --output RESULT` under strace, as
+/// (offset, length) in the order made (one job: one thread's order).
+fn straced_reads(job: &Path, result: &Path, out: &Path) -> Vec<(u64, u64)> {
+    let trace = out.join("trace");
+    let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
+    command
+        .args(["-f", "-qq", "-s", "0", "-e", "trace=pread64", "-o"])
+        .arg(&trace)
+        .arg(assert_cmd::cargo::cargo_bin("iolab"))
+        .arg("run")
+        .arg(job)
+        .arg("--output")
+        .arg(result);
+    succeed(&mut command);
+    std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_once("pread64(")?.1.split(", ").collect();
+            let offset = fields.get(3)?.split(')').next()?.parse().ok()?;
+            Some((offset, fields.get(2)?.parse().ok()?))
+        })
+        .collect()
+}
+
 /// fio's `blockalign` on random draws (JESD219's `blockalign=4k` beside
 /// sizes from 512 bytes, zoned, `norandommap`): every I/O starts on the
 /// boundary. The same job file run by fio 3.33 (its `write_iolog` holds
@@ -1401,49 +1452,12 @@ fn blockalign_puts_every_random_offset_on_the_boundary_as_fio_does() {
                 norandommap\nbssplit=512/20:1k/10:4k/50:8k/20\nblockalign=4k\n\
                 random_distribution=zoned:50/5:30/15:20/80\n";
     let job = write_job(out.path(), "aligned.fio", text, dir.path());
-    let iolog = out.path().join("fio.iolog");
-    let logged = write_job(
-        out.path(),
-        "logged.fio",
-        &format!("{text}write_iolog={}\n", iolog.display()),
-        dir.path(),
-    );
-    let fio_output = out.path().join("fio.json");
-    run_fio(&logged, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
-    // fio's iolog v3: `TIME FILE read OFFSET LENGTH`.
-    let fio_ios: Vec<(u64, u64)> = std::fs::read_to_string(&iolog)
-        .unwrap()
-        .lines()
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            (fields.len() == 5 && fields[2] == "read")
-                .then(|| (fields[3].parse().unwrap(), fields[4].parse().unwrap()))
-        })
-        .collect();
-    let trace = out.path().join("trace");
+    let (fio_ios, fio) = fio_reads(text, out.path(), dir.path());
     let result_path = out.path().join("r.json");
-    let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
-    command
-        .args(["-f", "-qq", "-s", "0", "-e", "trace=pread64", "-o"])
-        .arg(&trace)
-        .arg(assert_cmd::cargo::cargo_bin("iolab"))
-        .arg("run")
-        .arg(&job)
-        .arg("--output")
-        .arg(&result_path);
-    succeed(&mut command);
-    let ours: Vec<(u64, u64)> = std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .filter_map(|line| {
-            let args = line.split_once("pread64(")?.1;
-            let fields: Vec<&str> = args.split(", ").collect();
-            let offset = fields.get(3)?.split(')').next()?.parse().ok()?;
-            Some((offset, fields.get(2)?.parse().ok()?))
-        })
-        // The timed reads of the given file: iolab's own reads (of /proc,
-        // say) are not of these lengths at these offsets only.
+    // The timed reads of the given file: iolab's own reads (of /proc,
+    // say) are not of these lengths at these offsets only.
+    let ours: Vec<(u64, u64)> = straced_reads(&job, &result_path, out.path())
+        .into_iter()
         .filter(|(offset, len)| *offset < 4 << 20 && [512, 1024, 4096, 8192].contains(len))
         .collect();
     for (tool, ios) in [("fio", &fio_ios), ("iolab", &ours)] {
@@ -1483,40 +1497,12 @@ fn strided_zones_read_the_offsets_fio_reads() {
     let text = "[profile]\nfilename=DIR/disk.dat\nioengine=psync\nrw=read\nbs=256k\n\
                 size=10m\nzonemode=strided\nzonesize=1m\nzoneskip=3m\n";
     let job = write_job(out.path(), "zones.fio", text, dir.path());
-    let iolog = out.path().join("fio.iolog");
-    let logged = write_job(
-        out.path(),
-        "logged.fio",
-        &format!("{text}write_iolog={}\n", iolog.display()),
-        dir.path(),
-    );
-    run_fio(&logged, &out.path().join("fio.json"));
-    let fio_offsets: Vec<u64> = std::fs::read_to_string(&iolog)
-        .unwrap()
-        .lines()
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            (fields.len() == 5 && fields[2] == "read").then(|| fields[3].parse().unwrap())
-        })
-        .collect();
-    let trace = out.path().join("trace");
-    let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
-    command
-        .args(["-f", "-qq", "-s", "0", "-e", "trace=pread64", "-o"])
-        .arg(&trace)
-        .arg(assert_cmd::cargo::cargo_bin("iolab"))
-        .arg("run")
-        .arg(&job)
-        .arg("--output")
-        .arg(out.path().join("r.json"));
-    succeed(&mut command);
-    let ours: Vec<u64> = std::fs::read_to_string(&trace)
-        .unwrap()
-        .lines()
-        .filter_map(|line| {
-            let fields: Vec<&str> = line.split_once("pread64(")?.1.split(", ").collect();
-            (fields.get(2) == Some(&"262144")).then(|| fields[3].split(')').next()?.parse().ok())?
-        })
+    let (fio_reads, _) = fio_reads(text, out.path(), dir.path());
+    let fio_offsets: Vec<u64> = fio_reads.iter().map(|(offset, _)| *offset).collect();
+    let ours: Vec<u64> = straced_reads(&job, &out.path().join("r.json"), out.path())
+        .into_iter()
+        .filter(|(_, len)| *len == 256 << 10)
+        .map(|(offset, _)| offset)
         .collect();
     // 10 MiB in zones of 1 MiB every 4 MiB: 0, 4 and 8 MiB, 4 reads each,
     // wrapping until 10 MiB were read: 40 reads.
