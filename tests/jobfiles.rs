@@ -1086,11 +1086,7 @@ fn fios_file_engines_run_as_metadata_ops_with_fios_counts() {
 /// them": `offset_increment`, as kbench and fio's device examples use it).
 #[test]
 fn offset_increment_gives_each_job_its_own_region_as_fio_does() {
-    if !crate::import::fio_available() {
-        return;
-    }
-    if !crate::mounts::have("strace") {
-        crate::skip!("strace is not installed (scripts/test installs it)");
+    if !fio_and_strace() {
         return;
     }
     let dir = scratch();
@@ -1379,6 +1375,18 @@ fn exitall_stops_the_jobs_fio_stops_when_one_ends() {
     assert_eq!(iolab_job("never"), None, "{ours:?}");
 }
 
+/// Whether fio and strace are here (each missing one counted as a skip).
+fn fio_and_strace() -> bool {
+    if !crate::import::fio_available() {
+        return false;
+    }
+    if !crate::mounts::have("strace") {
+        crate::skip!("strace is not installed (scripts/test installs it)");
+        return false;
+    }
+    true
+}
+
 /// The reads fio 3.33 makes running job `text` (`DIR` replaced with
 /// `dir`), as (offset, length) in issue order from its `write_iolog`
 /// (v3: `TIME FILE read OFFSET LENGTH`), and its JSON output.
@@ -1437,11 +1445,7 @@ fn straced_reads(job: &Path, result: &Path, out: &Path) -> Vec<(u64, u64)> {
 /// only on 4 KiB multiples, both with I/Os of 512 bytes, the same bytes.
 #[test]
 fn blockalign_puts_every_random_offset_on_the_boundary_as_fio_does() {
-    if !crate::import::fio_available() {
-        return;
-    }
-    if !crate::mounts::have("strace") {
-        crate::skip!("strace is not installed (scripts/test installs it)");
+    if !fio_and_strace() {
         return;
     }
     let dir = scratch();
@@ -1484,11 +1488,7 @@ fn blockalign_puts_every_random_offset_on_the_boundary_as_fio_does() {
 /// reads the same offsets in the same order.
 #[test]
 fn strided_zones_read_the_offsets_fio_reads() {
-    if !crate::import::fio_available() {
-        return;
-    }
-    if !crate::mounts::have("strace") {
-        crate::skip!("strace is not installed (scripts/test installs it)");
+    if !fio_and_strace() {
         return;
     }
     let dir = scratch();
