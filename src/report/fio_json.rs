@@ -194,7 +194,7 @@ fn clat(latency: &LatencySummary) -> Value {
 }
 
 /// The fio options that describe `workload` as far as fio's options can:
-/// `rw`, `bs`, `size`, `ioengine`, `iodepth`, `numjobs` (with
+/// `rw` (with its `:N` skip for a stride or reverse), `bs`, `size`, `ioengine`, `iodepth`, `numjobs` (with
 /// `group_reporting`: one entry for all of a group's jobs), `direct`,
 /// `sync`, `fsync`, `end_fsync`, `runtime` with `time_based`, `ramp_time`,
 /// `rwmixread`, `rate_iops`, and `norandommap` or `random_distribution`.
@@ -216,7 +216,15 @@ fn options(workload: &Workload) -> Map<String, Value> {
     let mut set = |key: &str, value: String| {
         options.insert(key.to_string(), Value::String(value));
     };
-    set("rw", rw.to_string());
+    // fio's `rw=…:N` skip: a stride of k blocks skips k - 1 after each
+    // I/O, and iolab's reverse is fio's step back of two blocks (the
+    // import reads them so).
+    let rw = match workload.pattern {
+        Pattern::Stride(k) => format!("{rw}:{}", (k - 1) * workload.bs),
+        Pattern::Reverse => format!("{rw}:-{}", 2 * workload.bs),
+        _ => rw.to_string(),
+    };
+    set("rw", rw);
     set("bs", workload.bs.to_string());
     // fio's bssplit, `4096/60:65536/40` (bytes, whole percents).
     if let Some(split) = &workload.bssplit {
@@ -298,6 +306,36 @@ mod tests {
             options(&crate::plan::default_workload())
                 .get("bssplit")
                 .is_none()
+        );
+    }
+
+    /// The patterns fio writes with `rw=…:N` (and strided zones) keep it,
+    /// so the export reads back as the plan that ran.
+    #[test]
+    fn skips_and_zones_are_written_as_fio_reads_them() {
+        let with = |pattern: &str| {
+            options(&Workload {
+                pattern: pattern.parse().unwrap(),
+                ..crate::plan::default_workload()
+            })
+        };
+        assert_eq!(with("stride:3")["rw"], "read:8192");
+        assert_eq!(with("reverse")["rw"], "read:-8192");
+        assert_eq!(with("seq")["rw"], "read");
+        let zones = with("bands:4/12");
+        assert_eq!(
+            (
+                &zones["rw"],
+                &zones["zonemode"],
+                &zones["zonesize"],
+                &zones["zoneskip"]
+            ),
+            (
+                &Value::from("read"),
+                &Value::from("strided"),
+                &Value::from("16384"),
+                &Value::from("49152")
+            )
         );
     }
 }
