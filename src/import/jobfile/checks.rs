@@ -53,7 +53,7 @@ pub(super) fn verification(
 }
 
 /// What iolab offers in place of fio's engine `name`, for the refusal.
-pub(super) fn instead_of_engine(name: &str) -> String {
+fn instead_of_engine(name: &str) -> String {
     let engines: Vec<&str> = crate::plan::EngineKind::ALL
         .into_iter()
         .flat_map(|engine| engine.fio_names().iter().copied())
@@ -240,6 +240,51 @@ pub(super) fn one_tree(phase: &mut Vec<Group>) -> Option<String> {
         phase[0].workload.op.name(),
         phase[0].name
     ))
+}
+
+/// What is said before anything else about a job file: an engine iolab
+/// lacks, then zoned block devices (`zonemode=zbd`) — the options that come
+/// with them (an http engine's keys, zbd's `max_open_zones`) are refused
+/// because of them, not as options iolab does not read. An engine named
+/// by an unset variable is said later, with the variable.
+pub(super) fn first_refusal(
+    sections: &[Section],
+    at: &dyn Fn(usize) -> String,
+) -> Result<(), crate::plan::UsageError> {
+    for section in sections {
+        for option in section.options.iter().filter(|o| o.key == "ioengine") {
+            let name = option.value.trim();
+            if name.contains("${") {
+                continue;
+            }
+            let known = crate::plan::EngineKind::ALL
+                .into_iter()
+                .any(|engine| engine.fio_names().contains(&name))
+                || crate::import::file_engine::op_of(name).is_some();
+            if !known {
+                return Err(crate::usage!(
+                    "{}: [{}] ioengine={name} has no iolab equivalent; {}",
+                    at(option.line),
+                    section.name,
+                    instead_of_engine(name)
+                ));
+            }
+        }
+    }
+    for section in sections {
+        if let Some(zbd) = section
+            .options
+            .iter()
+            .find(|o| o.key == "zonemode" && o.value.trim() == "zbd")
+        {
+            return Err(crate::usage!(
+                "{}: [{}] zonemode=zbd: zoned block devices (their write pointers, open-zone limits and zone resets) have no iolab equivalent",
+                at(zbd.line),
+                section.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// fio's random map with several block sizes (`bssplit`, or a split

@@ -16,7 +16,7 @@ use crate::plan::UsageError;
 use crate::plan::group::{Group, name_problem};
 use crate::usage;
 use checks::{
-    blockalign_note, check_files, check_wait_for, instead_of_engine, network_target, one_tree,
+    blockalign_note, check_files, check_wait_for, first_refusal, network_target, one_tree,
     random_map_note, rw_base, rw_writes, verification,
 };
 use options::ALIASES;
@@ -92,28 +92,7 @@ pub fn translate(
     let mut global: Vec<Line> = Vec::new();
     let mut jobs: Vec<(Section, Vec<Line>)> = Vec::new();
     let mut notes = Vec::new();
-    // An engine iolab lacks is the first thing to say: the options that
-    // come with it (an http engine's keys, say) are refused because of it.
-    for section in &sections {
-        for option in section.options.iter().filter(|o| o.key == "ioengine") {
-            let name = option.value.trim();
-            if name.contains("${") {
-                continue; // its variable is unset: said below
-            }
-            let known = crate::plan::EngineKind::ALL
-                .into_iter()
-                .any(|engine| engine.fio_names().contains(&name))
-                || super::file_engine::op_of(name).is_some();
-            if !known {
-                return Err(usage!(
-                    "{}: [{}] ioengine={name} has no iolab equivalent; {}",
-                    at(option.line),
-                    section.name,
-                    instead_of_engine(name)
-                ));
-            }
-        }
-    }
+    first_refusal(&sections, &at)?;
     if let Some(unset) = reading.unset.take() {
         return Err(unset);
     }
@@ -723,8 +702,8 @@ mod tests {
                 "[j] zonemode=strided on rw=randread",
             ),
             (
-                "[j]\nsize=1m\nzonemode=zbd\n",
-                "[j] zonemode=zbd: zoned block devices",
+                "[j]\nsize=1m\nzonemode=zbd\nmax_open_zones=4\n",
+                "line 3: [j] zonemode=zbd: zoned block devices",
             ),
             ("size=1m\n", "line 1: an option before any [section]"),
             ("[global]\nsize=1m\n", "no job section"),
