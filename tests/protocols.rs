@@ -207,6 +207,33 @@ fn check_protocol(lab: &NetLab, protocol: &Protocol, url: &str) {
         group["repetitions"][0]["bytes"], SIZE,
         "{name}: the job file's bytes"
     );
+    // fio's libiscsi.fio gives no size: the LUN is read whole, its
+    // capacity read at a login as fio's engine sizes it (the lab's 16 MiB).
+    if protocol.engine == EngineKind::Iscsi {
+        std::fs::write(
+            &job,
+            format!("[global]\nioengine={engine}\n{key}={written}\n[read]\nrw=read\nbs=1m\n"),
+        )
+        .unwrap();
+        let (code, stderr) = iolab(
+            lab,
+            cwd.path(),
+            &[
+                "run",
+                job.to_str().unwrap(),
+                "--json",
+                "--output",
+                "whole.json",
+            ],
+        );
+        assert_eq!(code, Some(0), "{name}: the job file without size: {stderr}");
+        let result = read_result(&cwd.path().join("whole.json"));
+        assert_eq!(
+            first_point(&result)["groups"][0]["repetitions"][0]["bytes"],
+            16u64 << 20,
+            "{name}: the whole LUN"
+        );
+    }
     // A server that does not answer is named by its URL; an engine the URL
     // does not take is named with the one it does.
     let nobody = unanswered(url);
@@ -226,16 +253,18 @@ fn check_protocol(lab: &NetLab, protocol: &Protocol, url: &str) {
         refused,
         &format!("is reached with --engine {name}, not --engine psync"),
     );
+    let mut expected = vec!["job", "read", "write"];
+    if protocol.engine == EngineKind::Iscsi {
+        expected.push("whole");
+    }
+    let mut expected: Vec<String> = expected
+        .iter()
+        .flat_map(|run| [format!("{run}.html"), format!("{run}.json")])
+        .collect();
+    expected.sort();
     assert_eq!(
         entries(cwd.path()),
-        [
-            "job.html",
-            "job.json",
-            "read.html",
-            "read.json",
-            "write.html",
-            "write.json"
-        ],
+        expected,
         "{name}: only the results and their reports here"
     );
 }

@@ -17,6 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let given = iolab::import::jobfile::Given {
         file: None,
         length: &|_| Some(1 << 20),
+        capacity: &|_| Ok(1 << 20),
         options: &[("size", "1048576".to_string())],
         include: &|path| match path.file_name().and_then(|n| n.to_str()) {
             Some("common.fio") => Ok("bs=64k\nrw=randread\n".to_string()),

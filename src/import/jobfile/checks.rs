@@ -162,8 +162,8 @@ pub(super) fn check_files(
 
 /// The URL a job of a network engine works on (`None` for a local
 /// engine): fio's option for it (`nfs_url`, or `filename` for libiscsi),
-/// of the engine's own scheme, with a size (iolab learns a LUN's capacity
-/// only once logged in). Refused with the key to blame.
+/// of the engine's own scheme, with a size but on a LUN (moved whole
+/// without one). Refused with the key to blame.
 pub(super) fn network_target(
     options: &Map<String, Value>,
     file: Option<&str>,
@@ -201,12 +201,12 @@ pub(super) fn network_target(
             format!("ioengine={engine_name}: {key}={url} is not a {scheme}:// URL"),
         ));
     }
-    if option(options, "size").is_none() {
+    // A LUN without a size is moved whole, as fio's libiscsi engine does
+    // (the caller reads its capacity); an NFS job makes its files.
+    if option(options, "size").is_none() && scheme != "iscsi" {
         return Err((
             "ioengine",
-            format!(
-                "ioengine={engine_name} on {url}: no size= (iolab learns the target's size only once connected; give the bytes to move)"
-            ),
+            format!("ioengine={engine_name} on {url}: no size= (the bytes each job's file holds)"),
         ));
     }
     Ok(Some(url))

@@ -66,6 +66,9 @@ pub struct Given<'a> {
     /// The text of a file an `include` line names (its path joined to the
     /// including file's directory).
     pub include: &'a dyn Fn(&std::path::Path) -> Result<String, String>,
+    /// The capacity of the iSCSI LUN a URL names, bytes (read at a login),
+    /// for a job on it that gives no size; the error says why not.
+    pub capacity: &'a dyn Fn(&str) -> Result<u64, String>,
 }
 
 /// Reads job file `text` (named `source` in messages) with the machine's
@@ -156,6 +159,17 @@ pub fn translate(
         // A network engine's job works on its URL, iolab's --target.
         let url = network_target(&options, given.file)
             .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
+        // A LUN without a size is moved whole, its capacity read at a
+        // login, as fio's libiscsi engine sizes it.
+        if let Some(url) = url.as_deref().filter(|_| !options.contains_key("size")) {
+            let capacity = (given.capacity)(url).map_err(|why| {
+                usage!(
+                    "{}: [{shown}] no size= and the LUN's capacity cannot be read ({why}); give the bytes to move",
+                    at(line("filename"))
+                )
+            })?;
+            options.insert("size".to_string(), Value::String(capacity.to_string()));
+        }
         match (&target, &url) {
             (Some((first, by)), url) if first != url => {
                 return Err(usage!(
@@ -483,6 +497,10 @@ mod tests {
         let given = Given {
             file: None,
             length: &|_| None,
+            capacity: &|url| match url {
+                "iscsi://h/iqn.x:y/2" => Ok(64 << 20),
+                _ => Err("no route to host".to_string()),
+            },
             options: &[],
             include: &|path| match path.to_str() {
                 Some("common.fio") => Ok("bs=64k\n".to_string()),
@@ -665,7 +683,7 @@ mod tests {
             ),
             (
                 "[j]\nioengine=libiscsi\nfilename=iscsi\\://h/iqn.x\\:y/1\n",
-                "line 2: [j] ioengine=libiscsi on iscsi://h/iqn.x:y/1: no size=",
+                "line 3: [j] no size= and the LUN's capacity cannot be read (no route to host)",
             ),
             (
                 "[j]\nioengine=nfs\nnfs_url=/export\nsize=1m\n",
