@@ -163,6 +163,9 @@ pub struct BlockSequence {
     covered: Option<CoverMap>,
     /// Independent draws land on multiples of this many blocks (1: any).
     align: u64,
+    /// The boundaries independent draws choose among: `blocks / align`,
+    /// kept so that a draw costs no division.
+    boundaries: u64,
     /// The blocks a pass visits ([`Pattern::pass_blocks`]).
     pass_len: u64,
 }
@@ -252,6 +255,7 @@ impl BlockSequence {
             },
             covered: None,
             align: 1,
+            boundaries: blocks,
             pass_len: pattern.pass_blocks(blocks),
         }
     }
@@ -263,6 +267,7 @@ impl BlockSequence {
         let align = align.clamp(1, self.blocks);
         if align > 1 {
             self.align = align;
+            self.boundaries = self.blocks / align;
             if let Pattern::Skewed(skew) = self.pattern {
                 self.skewed = Some(SkewedDraws::new(skew, self.blocks / align, self.seed));
             }
@@ -294,7 +299,7 @@ impl BlockSequence {
             Pattern::Seq => i,
             Pattern::Reverse => self.blocks - 1 - i,
             Pattern::Random => self.permutation.apply(i),
-            Pattern::Uniform => self.rng.below(self.blocks / self.align) * self.align,
+            Pattern::Uniform => self.rng.below(self.boundaries) * self.align,
             Pattern::Stride(stride) => stride_block(i, stride, self.blocks),
             Pattern::Skewed(_) => match &mut self.skewed {
                 Some(draws) => draws.next_block() * self.align,
