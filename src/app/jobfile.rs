@@ -85,7 +85,7 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
             Ok(text)
         },
         file: file.as_deref(),
-        capacity: &crate::net::iscsi::capacity,
+        capacity: &crate::net::capacity,
         length: &|path| match crate::run::target::device::identify(Path::new(path)) {
             Ok(Some(device)) => Some(device.size),
             _ => std::fs::metadata(path)

@@ -57,6 +57,16 @@ pub trait Remote: std::fmt::Debug + Send + Sync {
         true
     }
 
+    /// The bytes a job that gives no size moves: a LUN's capacity, read at
+    /// a login (fio's libiscsi engine sizes its job so); a target of files
+    /// has none, and the error says so.
+    fn capacity(&self) -> Result<u64, String> {
+        Err(format!(
+            "{} holds files, not one extent: give the bytes to move",
+            self.text()
+        ))
+    }
+
     /// Checks `--destroy-data` (`destroy_data`) against this target when
     /// some point writes (`writes`): whether it is this target's consent
     /// (`true`), not needed (`false`), or refused with the reason.
@@ -87,6 +97,11 @@ pub fn parse(text: &str) -> Result<Box<dyn Remote>, String> {
             ))
         }
     }
+}
+
+/// The capacity of the target `text` names ([`Remote::capacity`]).
+pub fn capacity(text: &str) -> Result<u64, String> {
+    parse(text)?.capacity()
 }
 
 /// The URL form a network engine's `--target` takes, for the message that

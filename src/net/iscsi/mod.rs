@@ -29,18 +29,15 @@ pub const PROTOCOL: Protocol = Protocol {
     parse: |text| Ok(Box::new(IscsiUrl::parse(text)?)),
 };
 
-/// The capacity of the LUN `text` names, bytes, read at a login of its
-/// own (READ CAPACITY), for a job that gives no size: fio's libiscsi
-/// engine sizes its job so. The error names the URL and what failed.
-pub fn capacity(text: &str) -> Result<u64, String> {
-    EngineKind::Iscsi.available()?;
-    let url = IscsiUrl::parse(text)?;
-    Context::connect(&url)
-        .map(|context| context.capacity)
-        .map_err(|e| format!("{text}: {e}"))
-}
-
 impl Remote for IscsiUrl {
+    /// The LUN's capacity, read at a login of its own (READ CAPACITY).
+    fn capacity(&self) -> Result<u64, String> {
+        EngineKind::Iscsi.available()?;
+        Context::connect(self)
+            .map(|context| context.capacity)
+            .map_err(|e| format!("{}: {e}", self.text))
+    }
+
     fn text(&self) -> &str {
         &self.text
     }
