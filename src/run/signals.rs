@@ -91,10 +91,20 @@ impl Interrupt {
 
     /// A flag of its own that every ending signal also sets, as it sets
     /// this one, from now until the relay is dropped; a signal already
-    /// received is copied into it.
+    /// received is copied into it. On a flag that is not the process's
+    /// installed one (a test's), nothing is relayed: handlers registered
+    /// without [`Interrupt::install`]'s would leave the signals caught and
+    /// without their default action once the relay is gone.
     pub fn relay(&self) -> std::io::Result<Relay> {
         let flag = Arc::new(AtomicUsize::new(0));
         let mut ids = Vec::with_capacity(ENDING_SIGNALS.len());
+        let installed = INSTALLED
+            .get()
+            .is_some_and(|installed| Arc::ptr_eq(&installed.0, &self.0));
+        if !installed {
+            flag.store(self.0.load(Ordering::Relaxed), Ordering::Relaxed);
+            return Ok(Relay { flag, ids });
+        }
         let relay = |ids: &mut Vec<_>| -> std::io::Result<()> {
             for signal in ENDING_SIGNALS {
                 ids.push(signal_hook::flag::register_usize(
