@@ -95,6 +95,16 @@ impl Workload {
                 ));
             }
         }
+        if let Pattern::Bands { read, skip } = self.pattern {
+            let blocks = self.size / self.bs;
+            if read > blocks || skip > blocks {
+                return Err(usage!(
+                    "--pattern {}: a band and a skip lie within the file's {blocks} blocks of {}",
+                    self.pattern,
+                    units::format_size(self.bs)
+                ));
+            }
+        }
         if let (Pattern::Bands { .. }, Some(split)) = (self.pattern, self.bssplit) {
             return Err(usage!(
                 "--pattern {} with --bssplit {split}: a band holds whole blocks of one size; give --bs",
