@@ -177,26 +177,22 @@ fn check_protocol(lab: &NetLab, protocol: &Protocol, url: &str) {
     };
     let jobs = scratch();
     let job = jobs.path().join("net.fio");
-    std::fs::write(
-        &job,
-        format!(
-            "[global]\nioengine={engine}\n{key}={written}\n[read]\nrw=read\nbs=64k\nsize={SIZE}\n"
-        ),
-    )
-    .unwrap();
-    let (code, stderr) = iolab(
-        lab,
-        cwd.path(),
-        &[
-            "run",
-            job.to_str().unwrap(),
-            "--json",
-            "--output",
-            "job.json",
-        ],
-    );
-    assert_eq!(code, Some(0), "{name}: the job file: {stderr}");
-    let result = read_result(&cwd.path().join("job.json"));
+    // The job file `[read]` section `rest` runs on the target, its result.
+    let run_job_file = |rest: &str, output: &str| -> Value {
+        std::fs::write(
+            &job,
+            format!("[global]\nioengine={engine}\n{key}={written}\n[read]\nrw=read\n{rest}"),
+        )
+        .unwrap();
+        let (code, stderr) = iolab(
+            lab,
+            cwd.path(),
+            &["run", job.to_str().unwrap(), "--json", "--output", output],
+        );
+        assert_eq!(code, Some(0), "{name}: the job file ({rest:?}): {stderr}");
+        read_result(&cwd.path().join(output))
+    };
+    let result = run_job_file(&format!("bs=64k\nsize={SIZE}\n"), "job.json");
     let point = first_point(&result);
     let group = &point["groups"][0];
     assert_eq!(
@@ -210,24 +206,7 @@ fn check_protocol(lab: &NetLab, protocol: &Protocol, url: &str) {
     // fio's libiscsi.fio gives no size: the LUN is read whole, its
     // capacity read at a login as fio's engine sizes it (the lab's 16 MiB).
     if protocol.engine == EngineKind::Iscsi {
-        std::fs::write(
-            &job,
-            format!("[global]\nioengine={engine}\n{key}={written}\n[read]\nrw=read\nbs=1m\n"),
-        )
-        .unwrap();
-        let (code, stderr) = iolab(
-            lab,
-            cwd.path(),
-            &[
-                "run",
-                job.to_str().unwrap(),
-                "--json",
-                "--output",
-                "whole.json",
-            ],
-        );
-        assert_eq!(code, Some(0), "{name}: the job file without size: {stderr}");
-        let result = read_result(&cwd.path().join("whole.json"));
+        let result = run_job_file("bs=1m\n", "whole.json");
         assert_eq!(
             first_point(&result)["groups"][0]["repetitions"][0]["bytes"],
             16u64 << 20,

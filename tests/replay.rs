@@ -236,18 +236,7 @@ fn a_blktrace_recorded_on_a_loop_device_replays() {
         }
     }
     let (work, dir, out) = (scratch(), scratch(), scratch());
-    let image = work.path().join("disk.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(32 << 20)
-        .unwrap();
-    let attached = std::process::Command::new("losetup")
-        .args(["-f", "--show"])
-        .arg(&image)
-        .output()
-        .unwrap();
-    let device = String::from_utf8_lossy(&attached.stdout).trim().to_string();
-    assert!(attached.status.success() && !device.is_empty());
+    let device = loop_device(work.path(), 32 << 20);
     let script = format!(
         "mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; \
          cd {work} && (blktrace -d {device} -o bt -w 4 > bt.log 2>&1 &) && sleep 1 && \
@@ -410,22 +399,7 @@ fn a_device_counts_the_traces_ios_for_iolab_and_for_fio() {
         return;
     }
     let work = scratch();
-    let image = work.path().join("disk.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(16 << 20)
-        .unwrap();
-    let attached = std::process::Command::new("losetup")
-        .args(["-f", "--show"])
-        .arg(&image)
-        .output()
-        .unwrap();
-    let device = String::from_utf8_lossy(&attached.stdout).trim().to_string();
-    assert!(
-        attached.status.success(),
-        "{}",
-        String::from_utf8_lossy(&attached.stderr)
-    );
+    let device = loop_device(work.path(), 16 << 20);
     let name = device.trim_start_matches("/dev/").to_string();
     let detach = scopeguard(&device);
     std::thread::sleep(std::time::Duration::from_millis(500)); // udev's probe
@@ -513,6 +487,27 @@ fn a_device_counts_the_traces_ios_for_iolab_and_for_fio() {
     drop(detach);
 }
 
+/// A loop device over a sparse image of `size` bytes made in `dir`: its
+/// `/dev/loopN`.
+fn loop_device(dir: &Path, size: u64) -> String {
+    let image = dir.join("disk.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(size)
+        .unwrap();
+    let attached = std::process::Command::new("losetup")
+        .args(["-f", "--show"])
+        .arg(&image)
+        .output()
+        .unwrap();
+    let device = String::from_utf8_lossy(&attached.stdout).trim().to_string();
+    assert!(
+        attached.status.success() && !device.is_empty(),
+        "{attached:?}"
+    );
+    device
+}
+
 /// Detaches the loop device when dropped, whatever the test's end.
 fn scopeguard(device: &str) -> impl Drop + '_ {
     struct Detach<'a>(&'a str);
@@ -547,18 +542,7 @@ fn a_trace_the_kernels_blk_tracer_recorded_on_a_loop_device_replays() {
         return;
     }
     let (work, dir, out) = (scratch(), scratch(), scratch());
-    let image = work.path().join("disk.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(16 << 20)
-        .unwrap();
-    let attached = std::process::Command::new("losetup")
-        .args(["-f", "--show"])
-        .arg(&image)
-        .output()
-        .unwrap();
-    let device = String::from_utf8_lossy(&attached.stdout).trim().to_string();
-    assert!(attached.status.success());
+    let device = loop_device(work.path(), 16 << 20);
     let detach = scopeguard(&device);
     let name = device.trim_start_matches("/dev/");
     let trace = work.path().join("loop.trace");
