@@ -63,12 +63,6 @@ pub fn read(
         },
     };
     let offset = text("log_offset").is_some_and(|v| v.trim() != "0");
-    if offset && window_ms.is_none() {
-        return Err((
-            "log_offset",
-            "log_offset without log_avg_msec: fio logs each I/O with its offset; iolab's logs hold windows, whose offset fio too writes as 0 (give log_avg_msec)".to_string(),
-        ));
-    }
     let mut logs = Vec::new();
     for (key, kind) in [
         ("write_bw_log", LogKind::Bandwidth),
@@ -105,10 +99,10 @@ pub fn note(logs: &[FioLog]) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", "),
         window_ms.map_or("--interval".to_string(), |ms| format!("{ms} ms")),
-        if window_ms.is_none() {
-            ", and one line per I/O without log_avg_msec"
-        } else {
-            ""
+        match (window_ms, logs.iter().any(|l| l.offset)) {
+            (None, true) => ", and one line per I/O without log_avg_msec, with the I/O's offset where iolab's log_offset column holds 0, as in fio's averaged logs; iolab keeps no per-I/O record, so a profile of bandwidth by offset is fio's to draw",
+            (None, false) => ", and one line per I/O without log_avg_msec",
+            (Some(_), _) => "",
         }
     ))
 }
@@ -232,6 +226,17 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
             .collect()
+    }
+
+    #[test]
+    fn an_offset_column_without_a_window_is_kept_at_0_and_said() {
+        let logs = read(
+            &options(&[("write_bw_log", "1"), ("log_offset", "1")]),
+            "zones",
+        )
+        .unwrap();
+        assert!(logs[0].offset);
+        assert!(note(&logs).unwrap().contains("log_offset column holds 0"));
     }
 
     #[test]

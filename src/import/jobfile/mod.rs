@@ -712,10 +712,6 @@ mod tests {
                 "line 3: [j] exit_what=some: fio takes group, stonewall or all",
             ),
             (
-                "[j]\nsize=1m\nwrite_bw_log=x\nlog_offset=1\n",
-                "line 4: [j] log_offset without log_avg_msec: fio logs each I/O",
-            ),
-            (
                 "[j]\nsize=1m\nrw=randread\nzonemode=strided\nzonesize=256k\n",
                 "[j] zonemode=strided on rw=randread",
             ),
