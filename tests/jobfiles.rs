@@ -1559,3 +1559,61 @@ fn steadystate_ends_a_steady_job_when_fio_ends_it() {
         );
     }
 }
+
+#[test]
+fn flow_keeps_the_share_of_ios_fio_keeps() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let dir = scratch();
+    let out = scratch();
+    // fio's butterfly (two size-bound jobs, one walking back) and its flow
+    // example (a writer and a reader 1:8 over a time, with a sleep); each
+    // phase its own flow id, as fio needs (one id across phases hangs it).
+    let job = write_job(
+        out.path(),
+        "flow.fio",
+        "[global]\nioengine=null\nsize=4m\nbs=4k\n\
+         [forward]\nrw=read\nflow=2\n\
+         [backward]\nrw=read:-8k\nflow=2\n\
+         [writer]\nstonewall\nrw=write\nflow=1\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\n\
+         [reader]\nrw=randread\nflow=8\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\n",
+        dir.path(),
+    );
+    let fio_output = out.path().join("fio.json");
+    run_fio(&job, &fio_output);
+    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio_ios = |name: &str| -> u64 {
+        let job = fio["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == name)
+            .unwrap();
+        ["read", "write"]
+            .iter()
+            .map(|d| job[d]["total_ios"].as_u64().unwrap())
+            .sum()
+    };
+    let result = run_ok(&["run", job.to_str().unwrap(), "--no-report"], out.path());
+    let ours = |name: &str| -> u64 {
+        result["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|point| point["groups"].as_array().unwrap())
+            .find(|group| group["label"] == name)
+            .unwrap_or_else(|| panic!("no group {name}"))["repetitions"][0]["ops"]
+            .as_u64()
+            .unwrap()
+    };
+    for name in ["forward", "backward"] {
+        assert_eq!(ours(name), fio_ios(name), "{name}");
+        assert_eq!(ours(name), 1024, "{name}");
+    }
+    let fio_ratio = fio_ios("reader") as f64 / fio_ios("writer") as f64;
+    let our_ratio = ours("reader") as f64 / ours("writer") as f64;
+    for (tool, ratio) in [("fio", fio_ratio), ("iolab", our_ratio)] {
+        assert!((ratio - 8.0).abs() < 0.4, "{tool}: reader/writer {ratio}");
+    }
+}

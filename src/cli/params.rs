@@ -102,6 +102,7 @@ fn heading(param: Param) -> &'static str {
         | Param::RateIops
         | Param::Arrivals
         | Param::Think
+        | Param::Flow
         | Param::Exit => TIMING,
         Param::Machine => PLACE,
         Param::Items

@@ -5,11 +5,12 @@ use super::units::{fio_micros, fio_seconds, fio_size, fio_split};
 use super::{option, truthy};
 use crate::plan::data::DataPattern;
 use crate::plan::direction::Direction;
+use crate::plan::pace::MAX_FLOW_WEIGHT;
 use crate::plan::param::Param;
 use crate::plan::param::Value as ParamValue;
 use crate::plan::rate::DirectionRates;
 use crate::plan::{
-    Arrivals, CacheMode, DirectionMix, EngineKind, Op, Pattern, SyncMode, ThinkTime, Workload,
+    Arrivals, CacheMode, DirectionMix, EngineKind, Flow, Op, Pattern, SyncMode, ThinkTime, Workload,
 };
 use serde_json::{Map, Value};
 
@@ -238,6 +239,36 @@ impl FioJob<'_> {
         Ok(Some(ThinkTime {
             ns: (seconds * 1e9).round() as u64,
             every,
+        }))
+    }
+
+    /// fio's flow control: `flow` (a weight; 0, fio's default, none),
+    /// `flow_id`, `flow_sleep` (microseconds).
+    pub(super) fn flow(&self) -> Result<Option<Flow>, String> {
+        let weight = self.number("flow", 0)?;
+        if weight == 0 {
+            for key in ["flow_id", "flow_sleep"] {
+                if let Some(value) = self.option(key).filter(|v| v.trim() != "0") {
+                    return Err(format!("{key}={value} without flow=: fio controls no flow"));
+                }
+            }
+            return Ok(None);
+        }
+        let weight = u32::try_from(weight)
+            .ok()
+            .filter(|w| *w <= MAX_FLOW_WEIGHT)
+            .ok_or_else(|| format!("flow={weight}: fio's weights go up to {MAX_FLOW_WEIGHT}"))?;
+        let id = u32::try_from(self.number("flow_id", 0)?)
+            .map_err(|_| "flow_id is too large".to_string())?;
+        let sleep_ns = self
+            .number("flow_sleep", 0)?
+            .checked_mul(1000)
+            .filter(|ns| *ns <= 3_600_000_000_000)
+            .ok_or_else(|| "flow_sleep is more than an hour".to_string())?;
+        Ok(Some(Flow {
+            weight,
+            id,
+            sleep_ns,
         }))
     }
 
@@ -560,6 +591,10 @@ impl FioJob<'_> {
             }),
             Param::Think => match self.think()? {
                 Some(think) => ParamValue::Think(think),
+                None => return Ok(None),
+            },
+            Param::Flow => match self.flow()? {
+                Some(flow) => ParamValue::Flow(flow),
                 None => return Ok(None),
             },
             // Rates per direction set a mix's shares, in fio as in iolab.

@@ -38,7 +38,7 @@ pub use direction::DirectionMix;
 pub use group::ExitScope;
 pub use guest::{GuestSpec, Machine};
 pub use op::{ItemOp, Items, Op};
-pub use pace::{Arrivals, ThinkTime};
+pub use pace::{Arrivals, Flow, ThinkTime};
 pub use pattern::Pattern;
 pub use rate::Rate;
 pub use split::BlockSplit;
@@ -321,6 +321,7 @@ impl Workload {
             per_direction: self.direction_iops(),
             arrivals: self.arrivals,
             think: self.think,
+            flow: self.flow,
         }
     }
 

@@ -108,6 +108,88 @@ impl<'de> Deserialize<'de> for ThinkTime {
     }
 }
 
+/// A share of fio's flow control (`--flow 2`, `--flow 8:id=1:sleep=1ms`):
+/// jobs of one flow id keep their I/O counts in the ratio of their
+/// weights — before each I/O a job whose share of the flow's I/Os is above
+/// its share of the weights waits, `sleep` or until the others catch up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Flow {
+    /// The job's weight (fio's `flow`, 1 to [`MAX_FLOW_WEIGHT`]).
+    pub weight: u32,
+    /// Which flow the job counts in (fio's `flow_id`).
+    pub id: u32,
+    /// How long a held-back job waits before it looks again, ns (fio's
+    /// `flow_sleep`); 0: it looks again at once.
+    pub sleep_ns: u64,
+}
+
+/// fio's largest flow weight (`FLOW_MAX_WEIGHT`).
+pub const MAX_FLOW_WEIGHT: u32 = 1000;
+
+impl fmt::Display for Flow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.weight)?;
+        if self.id != 0 {
+            write!(f, ":id={}", self.id)?;
+        }
+        if self.sleep_ns != 0 {
+            write!(f, ":sleep={}", format_duration_ns(self.sleep_ns))?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Flow {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut parts = text.split(':');
+        let weight = parts
+            .next()
+            .and_then(|w| w.parse::<u32>().ok())
+            .filter(|w| (1..=MAX_FLOW_WEIGHT).contains(w))
+            .ok_or_else(|| {
+                format!("flow '{text}' is not WEIGHT[:id=N][:sleep=DURATION], the weight 1 to {MAX_FLOW_WEIGHT}")
+            })?;
+        let mut flow = Flow {
+            weight,
+            id: 0,
+            sleep_ns: 0,
+        };
+        for part in parts {
+            if let Some(id) = part.strip_prefix("id=") {
+                flow.id = id
+                    .parse()
+                    .map_err(|_| format!("flow id '{id}' is not a count"))?;
+            } else if let Some(sleep) = part.strip_prefix("sleep=") {
+                let ns = parse_duration(sleep)?.as_nanos();
+                if ns > u128::from(MAX_THINK_NS) {
+                    return Err(format!("flow sleep '{sleep}' is longer than an hour"));
+                }
+                flow.sleep_ns = ns as u64;
+            } else {
+                return Err(format!(
+                    "flow '{text}': '{part}' is neither id=N nor sleep=DURATION"
+                ));
+            }
+        }
+        Ok(flow)
+    }
+}
+
+impl Serialize for Flow {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Flow {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// How one job's I/Os are paced: a rate (and its arrival law), think
 /// time, both, or neither.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -121,6 +203,8 @@ pub struct Pace {
     pub arrivals: Arrivals,
     /// The pause after every N completions.
     pub think: Option<ThinkTime>,
+    /// The job's share of a flow.
+    pub flow: Option<Flow>,
 }
 
 impl Pace {
@@ -130,11 +214,12 @@ impl Pace {
         per_direction: None,
         arrivals: Arrivals::Uniform,
         think: None,
+        flow: None,
     };
 
     /// Whether anything paces the I/Os.
     pub fn paces(&self) -> bool {
-        self.iops.is_some() || self.think.is_some()
+        self.iops.is_some() || self.think.is_some() || self.flow.is_some()
     }
 }
 

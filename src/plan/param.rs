@@ -17,11 +17,14 @@ use super::data::DataPattern;
 use super::direction::DirectionMix;
 use super::group::ExitScope;
 use super::guest::Machine;
-use super::pace::{Arrivals, MAX_RATE_IOPS, ThinkTime};
+use super::pace::{Arrivals, Flow, MAX_RATE_IOPS, ThinkTime};
 use super::rate::{DirectionRates, Rate};
 use super::split::BlockSplit;
 use super::units::{format_rate, format_size, parse_duration, parse_rate, parse_size};
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
+
+/// The schema's pattern of a [`Flow`] share, as its `Display` writes it.
+const FLOW_PATTERN: &str = "^[1-9][0-9]*(:id=[0-9]+)?(:sleep=[0-9]+(ns|us|ms|s))?$";
 
 mod table;
 mod value;
@@ -218,6 +221,7 @@ impl Param {
                 | Param::RateIops
                 | Param::Arrivals
                 | Param::Think
+                | Param::Flow
                 | Param::Exit
                 | Param::Items
                 | Param::Depth
@@ -244,6 +248,7 @@ impl Param {
             Kind::Rate => "BYTES/s|read=BYTES/s+write=…".to_string(),
             Kind::Iops => "N|read=N+write=N".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
+            Kind::Flow => "WEIGHT[:id=N][:sleep=DURATION]".to_string(),
             // Fourteen ops would push the help's columns past the terminal:
             // its help and `[possible values]` list them.
             Kind::Op => "OP".to_string(),
@@ -368,6 +373,7 @@ impl Param {
                 refusal(text, "exit scope (none, group or point)")
             })?),
             Kind::Think => Value::Think(text.parse()?),
+            Kind::Flow => Value::Flow(text.parse::<Flow>()?),
             Kind::Machine => Value::Machine(enum_value(text, || {
                 refusal(text, "machine (host or guest)")
             })?),
@@ -423,6 +429,7 @@ impl Param {
             Value::Split(split) => split.to_string(),
             Value::Arrivals(law) => law.name().to_string(),
             Value::Think(think) => think.to_string(),
+            Value::Flow(flow) => flow.to_string(),
             Value::Machine(machine) => machine.name().to_string(),
             Value::Exit(scope) => scope.name().to_string(),
             Value::Rates(rates) if self.kind() == Kind::Rate => rates.format(format_rate),
@@ -491,6 +498,10 @@ impl Param {
             Kind::Think => json!({
                 "type": "string",
                 "pattern": "^[0-9]+(ns|us|ms|s)(:every=[1-9][0-9]*)?$"
+            }),
+            Kind::Flow => json!({
+                "type": "string",
+                "pattern": FLOW_PATTERN
             }),
             Kind::Op
             | Kind::Engine

@@ -100,7 +100,8 @@ pub fn note(logs: &[FioLog]) -> Option<String> {
             .join(", "),
         window_ms.map_or("--interval".to_string(), |ms| format!("{ms} ms")),
         match (window_ms, logs.iter().any(|l| l.offset)) {
-            (None, true) => ", and one line per I/O without log_avg_msec, with the I/O's offset where iolab's log_offset column holds 0, as in fio's averaged logs; iolab keeps no per-I/O record, so a profile of bandwidth by offset is fio's to draw",
+            (None, true) =>
+                ", and one line per I/O without log_avg_msec, with the I/O's offset where iolab's log_offset column holds 0, as in fio's averaged logs; iolab keeps no per-I/O record, so a profile of bandwidth by offset is fio's to draw",
             (None, false) => ", and one line per I/O without log_avg_msec",
             (Some(_), _) => "",
         }

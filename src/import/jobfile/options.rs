@@ -80,8 +80,6 @@ const EVERY_LATENCY: &str = "iolab measures every I/O's latency";
 const WHOLE_HISTOGRAM: &str = "iolab keeps the whole latency histogram";
 /// Why fio's per-interval logs are not written.
 const OWN_LATENCY: &str = "iolab's series keep each interval's median, 99th percentile and largest latency, and each repetition its whole histogram, in the result file; fio's mean latency log is not written";
-/// Why fio's flow control is refused.
-const FLOW: &str = "fio's flow control between jobs has no iolab equivalent";
 
 /// Every option iolab reads in a job file; anything else is refused by name.
 pub(super) const OPTIONS: &[(&str, Taken)] = &[
@@ -126,6 +124,9 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("thinktime_blocks", Taken::Mapped),
     ("thinktime_spin", Taken::Mapped),
     ("thinktime_iotime", Taken::Mapped),
+    ("flow", Taken::Mapped),
+    ("flow_id", Taken::Mapped),
+    ("flow_sleep", Taken::Mapped),
     ("zero_buffers", Taken::Mapped),
     ("buffer_compress_percentage", Taken::Mapped),
     ("buffer_compress_chunk", Taken::Mapped),
@@ -250,8 +251,6 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "numa_mem_policy",
         Taken::Refused("iolab does not set a NUMA memory policy"),
     ),
-    ("flow", Taken::Refused(FLOW)),
-    ("flow_sleep", Taken::Refused(FLOW)),
     (
         "verify_backlog",
         Taken::Refused("iolab verifies once after the timed region, never between writes"),

@@ -77,6 +77,13 @@ macro_rules! for_each_parameter {
             Think think: Option<ThinkTime> = "think" {
                 kind: Think, default: None, identifies: true, fio: "thinktime, thinktime_blocks",
             } serde(skip_serializing_if = "Option::is_none", default)
+            /// fio's flow control: jobs of one flow id (0 unless :id=N) keep
+            /// their I/O counts in the ratio of their weights, a job ahead
+            /// of its share waiting before its next I/O (:sleep=DURATION
+            /// between looks; at once without). WEIGHT[:id=N][:sleep=D].
+            Flow flow: Option<Flow> = "flow" {
+                kind: Flow, default: None, identifies: true, fio: "flow, flow_id, flow_sleep",
+            } serde(skip_serializing_if = "Option::is_none", default)
             /// When one of the group's jobs finishes, which jobs stop with it:
             /// none, group (its group's other jobs: fio's exitall) or point
             /// (every group of the point: fio's exit_what=stonewall).

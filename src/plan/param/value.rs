@@ -5,7 +5,7 @@ use crate::plan::data::DataPattern;
 use crate::plan::direction::DirectionMix;
 use crate::plan::group::ExitScope;
 use crate::plan::guest::Machine;
-use crate::plan::pace::{Arrivals, ThinkTime};
+use crate::plan::pace::{Arrivals, Flow, ThinkTime};
 use crate::plan::rate::{DirectionRates, Rate};
 use crate::plan::split::BlockSplit;
 use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode};
@@ -52,6 +52,8 @@ pub enum Kind {
     Arrivals,
     /// A [`ThinkTime`].
     Think,
+    /// A [`Flow`] share.
+    Flow,
     /// A [`Machine`].
     Machine,
     /// An [`ExitScope`].
@@ -82,6 +84,7 @@ pub enum Value {
     Split(BlockSplit),
     Arrivals(Arrivals),
     Think(ThinkTime),
+    Flow(Flow),
     /// A rate per direction (a rate for the whole job is a `Number`).
     Rates(DirectionRates),
     /// Where a point runs.
@@ -144,6 +147,7 @@ stored! {
     BlockSplit => Split(split) Some(split), split;
     Arrivals => Arrivals(law) Some(law), law;
     ThinkTime => Think(think) Some(think), think;
+    Flow => Flow(flow) Some(flow), flow;
     Machine => Machine(machine) Some(machine), machine;
     ExitScope => Exit(scope) Some(scope), scope;
 }

@@ -1,5 +1,6 @@
 //! One repetition's jobs: each on its own thread with its memory allocated first, the engine it runs, pinned when asked, released together (with the sampler and the other ranks), and what they brought back.
 
+use super::flow::Flows;
 use super::gate::StartGate;
 use super::recorder::{self, JobOutcome};
 use super::spec::{IoFailure, LoopSpec};
@@ -235,11 +236,17 @@ pub(in crate::run) fn run_crews(
         // cannot have it is refused before any thread starts.
         let mut start_failure = None;
         let mut memories = Vec::new();
+        // Flow shares join here, every job's weight counted before any starts.
+        let mut flows = Flows::default();
         'crews: for crew in crews {
             let workload = crew.pass.workload;
             for job in 0..workload.jobs {
                 match JobResources::allocate(workload, job, alignment) {
-                    Some(memory) => memories.push(memory),
+                    Some(mut resources) => {
+                        let flow = workload.flow.filter(|_| timed);
+                        resources.memory.flow = flow.map(|flow| flows.join(flow));
+                        memories.push(resources)
+                    }
                     None => {
                         gate.call_off();
                         start_failure = Some(format!(

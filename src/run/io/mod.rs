@@ -6,6 +6,7 @@ pub mod buffer;
 pub mod calls;
 pub mod client;
 pub mod coverage;
+pub(crate) mod flow;
 pub mod gate;
 pub(crate) mod jobs;
 pub mod kept;

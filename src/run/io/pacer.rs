@@ -11,6 +11,7 @@
 //! a type whose methods are constants, so a run without `--rate` or
 //! `--think` costs the hot path nothing.
 
+use super::flow::FlowShare;
 use crate::clock::now_ns;
 use crate::engine::Direction;
 use crate::plan::pace::{Pace, Schedule};
@@ -92,12 +93,19 @@ pub(in crate::run) struct Paced {
     think_every: u32,
     since_think: u32,
     from_intended: Histogram<u64>,
+    /// The job's share of its flow (`--flow`).
+    flow: Option<FlowShare>,
 }
 
 impl Paced {
     /// The pacer of `pace` (which paces), seeded like the job's other
     /// draws, recording into `histogram` (allocated with the job's memory).
-    pub(in crate::run) fn new(pace: Pace, seed: u64, histogram: Histogram<u64>) -> Paced {
+    pub(in crate::run) fn new(
+        pace: Pace,
+        seed: u64,
+        histogram: Histogram<u64>,
+        flow: Option<FlowShare>,
+    ) -> Paced {
         let lane = |direction: Option<Direction>, iops: f64, seed: u64| {
             let schedule = Schedule::new(iops, pace.arrivals, seed);
             Lane {
@@ -129,6 +137,7 @@ impl Paced {
             think_every: pace.think.map_or(0, |think| think.every),
             since_think: 0,
             from_intended: histogram,
+            flow,
         }
     }
 
@@ -162,7 +171,13 @@ impl Pacer for Paced {
     #[inline]
     fn due(&self) -> u64 {
         let upcoming = self.lanes.get(self.next).map_or(0, |lane| lane.upcoming);
-        upcoming.max(self.resume_at)
+        let due = upcoming.max(self.resume_at);
+        match &self.flow {
+            // Held back: look again after the flow's sleep (at once
+            // without one: a due time just past now).
+            Some(flow) if flow.held_back() => due.max(now_ns() + flow.sleep_ns.max(1)),
+            _ => due,
+        }
     }
 
     #[inline]
@@ -172,6 +187,9 @@ impl Pacer for Paced {
 
     #[inline]
     fn issue(&mut self, now: u64) -> u64 {
+        if let Some(flow) = &mut self.flow {
+            flow.issue();
+        }
         let origin = self.origin;
         match self.lanes.get_mut(self.next) {
             Some(lane) => {
@@ -268,7 +286,7 @@ mod tests {
     use crate::record::histogram::new_histogram;
 
     fn paced(pace: Pace) -> Paced {
-        Paced::new(pace, 1, new_histogram())
+        Paced::new(pace, 1, new_histogram(), None)
     }
 
     #[test]
@@ -303,6 +321,7 @@ mod tests {
                 ns: 3_000_000,
                 every: 2,
             }),
+            flow: None,
         });
         pacer.start(0);
         for k in 0..2 {

@@ -45,6 +45,8 @@ pub struct JobMemory {
     directions: DirectionMix,
     /// The steady-state criterion the job shares with the others, with its index.
     steady: Option<(Steady, usize)>,
+    /// The job's share of its flow (`--flow`), for its pacer.
+    pub(in crate::run) flow: Option<super::flow::FlowShare>,
 }
 
 impl JobMemory {
@@ -82,6 +84,7 @@ impl JobMemory {
             from_intended: None,
             directions,
             steady: None,
+            flow: None,
         })
     }
 

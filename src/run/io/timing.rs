@@ -289,7 +289,12 @@ pub(in crate::run) fn pacer_of(spec: &LoopSpec<'_>, memory: &mut JobMemory) -> O
     }
     tighten_timer_slack();
     let histogram = memory.from_intended.take().unwrap_or_else(new_histogram);
-    Some(Paced::new(spec.pace, spec.seed, histogram))
+    Some(Paced::new(
+        spec.pace,
+        spec.seed,
+        histogram,
+        memory.flow.take(),
+    ))
 }
 
 fn blocking_with<E: BlockIo, P: Pacer>(
@@ -390,8 +395,13 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
         // when it is due, or at once when the job is behind.
         let mut intended = last;
         if P::PACED {
-            let due = pacer.due();
-            if due > last {
+            // Looked at again after each wait: a flow may still hold the
+            // job back when its wait ends.
+            loop {
+                let due = pacer.due();
+                if due <= last {
+                    break;
+                }
                 let (woke, reached) = wait_until(due, deadline, spec.interrupt);
                 if !reached {
                     return Ok(match spec.interrupt.load(Ordering::Relaxed) {
