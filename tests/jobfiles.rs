@@ -1528,7 +1528,8 @@ fn steadystate_ends_a_steady_job_when_fio_ends_it() {
         "steady.fio",
         "[global]\nioengine=null\nsize=64m\nrw=randread\nrate_iops=2000\ntime_based\nruntime=30\n\
          [deviation]\nss=iops:5%\nss_dur=3\nss_ramp=1\n\
-         [slope]\nstonewall\nss=bw_slope:1%\nss_dur=3\n",
+         [slope]\nstonewall\nss=bw_slope:1%\nss_dur=3\n\
+         [summed]\nstonewall\nnumjobs=2\ngroup_reporting\nss=iops:5%\nss_dur=3\nss_ramp=1\n",
         dir.path(),
     );
     let fio_output = out.path().join("fio.json");
@@ -1536,8 +1537,16 @@ fn steadystate_ends_a_steady_job_when_fio_ends_it() {
     let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
     let result = run_ok(&["run", job.to_str().unwrap(), "--no-report"], out.path());
     let points = result["points"].as_array().unwrap();
-    assert_eq!(points.len(), 2);
-    for (point, name) in points.iter().zip(["deviation", "slope"]) {
+    assert_eq!(points.len(), 3);
+    // With group_reporting fio judges the jobs' sum: iolab's `:sum`.
+    assert!(
+        points[2]["groups"][0]["workload"]["steady"]
+            .as_str()
+            .is_some_and(|s| s.ends_with(":sum")),
+        "{}",
+        points[2]["groups"][0]["workload"]
+    );
+    for (point, name) in points.iter().zip(["deviation", "slope", "summed"]) {
         let fio_job = fio["jobs"]
             .as_array()
             .unwrap()
@@ -1545,7 +1554,9 @@ fn steadystate_ends_a_steady_job_when_fio_ends_it() {
             .find(|j| j["jobname"] == name)
             .unwrap();
         assert_eq!(fio_job["steadystate"]["attained"], 1, "fio {name}");
-        let fio_s = fio_job["job_runtime"].as_f64().unwrap() / 1e3;
+        // group_reporting sums the jobs' runtimes.
+        let jobs = if name == "summed" { 2.0 } else { 1.0 };
+        let fio_s = fio_job["job_runtime"].as_f64().unwrap() / 1e3 / jobs;
         let group = point["groups"].as_array().map_or(point, |g| &g[0]);
         let repetition = &group["repetitions"][0];
         assert_eq!(

@@ -6,8 +6,9 @@
 //!   than P% of their mean across the window (fio's `bw_slope`);
 //! - `range<P%`: every value lies within ±P% of their mean (fio's `bw`).
 //!
-//! The run stops once every job meets it (or at `--runtime`, the upper bound),
-//! and records whether and when it was met.
+//! With `:sum` a group's jobs are judged on the sum of their intervals
+//! (fio's `group_reporting`). The run stops once every job meets it (or at
+//! `--runtime`, the upper bound), and records whether and when it was met.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -46,6 +47,10 @@ pub struct SteadyCriterion {
     /// Seconds from the start before a window may begin (fio's
     /// `ss_ramp`): the intervals before it are not judged. 0: none.
     pub after_s: f64,
+    /// `:sum`: a group's jobs judged together, on the sum of their
+    /// intervals (fio's steady state under `group_reporting`), rather than
+    /// each job on its own.
+    pub summed: bool,
 }
 
 impl FromStr for SteadyCriterion {
@@ -69,6 +74,10 @@ impl FromStr for SteadyCriterion {
             "slope" => SteadyTest::Slope,
             "range" => SteadyTest::Range,
             _ => return Err(bad()),
+        };
+        let (rest, summed) = match rest.strip_suffix(":sum") {
+            Some(rest) => (rest, true),
+            None => (rest, false),
         };
         let (rest, after) = match rest.split_once(":after=") {
             Some((rest, after)) => (rest, Some(after)),
@@ -106,6 +115,7 @@ impl FromStr for SteadyCriterion {
             limit: limit / 100.0,
             window_s: window.as_secs_f64(),
             after_s,
+            summed,
         })
     }
 }
@@ -128,6 +138,9 @@ impl fmt::Display for SteadyCriterion {
         )?;
         if self.after_s > 0.0 {
             write!(f, ":after={}s", self.after_s)?;
+        }
+        if self.summed {
+            f.write_str(":sum")?;
         }
         Ok(())
     }
@@ -248,6 +261,9 @@ mod tests {
         // ramp and a 5 s window need 8.
         let ramped: SteadyCriterion = "bw:range<1%/5s:after=3s".parse().unwrap();
         assert_eq!(ramped.to_string(), "bw:range<1%/5s:after=3s");
+        let summed: SteadyCriterion = "iops:range<10%/30s:after=11s:sum".parse().unwrap();
+        assert!(summed.summed && summed.after_s == 11.0);
+        assert_eq!(summed.to_string(), "iops:range<10%/30s:after=11s:sum");
         assert!(!ramped.met([100.0; 6].iter().copied(), 1.0));
         assert!(ramped.met([100.0; 8].iter().copied(), 1.0));
         // A slope's limit across a long window may pass 100%.

@@ -136,16 +136,22 @@ pub(super) fn apply(
     workload: &mut crate::plan::Workload,
     options: &Map<String, Value>,
 ) -> Result<Option<String>, (&'static str, String)> {
-    let Some((criterion, note)) = criterion(options)? else {
+    let Some((mut criterion, mut note)) = criterion(options)? else {
         return Ok(None);
     };
-    // fio judges a group's sum (group_reporting) or ends each job on its
-    // own; iolab judges every job and ends them together.
+    // fio judges a group's sum (group_reporting), as iolab's `:sum`, or
+    // ends each job on its own, which iolab's stop does not.
     if workload.jobs > 1 || option(options, "numjobs").is_some_and(|n| n.trim() != "1") {
-        return Err((
-            "steadystate",
-            "steadystate with numjobs above 1: fio judges the group's sum (group_reporting) or ends each job on its own, iolab judges every job and ends them together (give numjobs=1)".to_string(),
-        ));
+        if !crate::import::truthy(options, "group_reporting") {
+            return Err((
+                "steadystate",
+                "steadystate with numjobs above 1 and no group_reporting: fio ends each job on its own once it is steady, iolab's stop ends the point (give group_reporting, where fio judges the jobs' sum as iolab's :sum, or numjobs=1)".to_string(),
+            ));
+        }
+        criterion.summed = true;
+        note = format!(
+            "{note}; with group_reporting fio judges the sum of the group's jobs, as iolab's :sum"
+        );
     }
     if workload.runtime_s.is_none() {
         return Err((

@@ -205,7 +205,9 @@ pub(in crate::run) fn run_crews(
             };
         }
     };
-    let steady_of = |workload: &Workload| {
+    // A `:sum` criterion's group series, made once per crew: `first` is
+    // the number of the crew's first job.
+    let steady_of = |workload: &Workload, first: u32| {
         workload
             .steady
             .filter(|_| timed)
@@ -214,6 +216,12 @@ pub(in crate::run) fn run_crews(
                 met: met.clone(),
                 reached_at: reached_at.clone(),
                 stops: stops.all(),
+                group: criterion.summed.then(|| {
+                    std::sync::Arc::new(recorder::GroupSeries::new(
+                        first as usize,
+                        workload.jobs as usize,
+                    ))
+                }),
             })
     };
     let gate = StartGate::new(
@@ -281,11 +289,12 @@ pub(in crate::run) fn run_crews(
         let mut number = 0u32;
         let stops = &stops;
         'spawn: for (crew, &Crew { pass, work }) in crews.iter().enumerate() {
+            let crew_steady = steady_of(pass.workload, number);
             for job in 0..pass.workload.jobs {
                 let Some(memory) = memories.next().filter(|_| start_failure.is_none()) else {
                     break 'spawn;
                 };
-                let steady = steady_of(pass.workload).map(|s| (s, number as usize));
+                let steady = crew_steady.clone().map(|s| (s, number as usize));
                 let spawned = std::thread::Builder::new()
                     .name(format!("iolab-job-{number}"))
                     .spawn_scoped(scope, move || {
