@@ -295,6 +295,21 @@ fn run_fio(job: &Path, output: &Path) {
     }));
 }
 
+/// fio's JSON output `output` (written by [`run_fio`]).
+fn fio_json(output: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(output).unwrap()).unwrap()
+}
+
+/// Job `name`'s entry in fio's JSON output.
+fn fio_job<'a>(fio: &'a Value, name: &str) -> &'a Value {
+    fio["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["jobname"] == name)
+        .unwrap_or_else(|| panic!("fio ran no job {name}"))
+}
+
 /// `/proc/diskstats`' reads, sectors read, writes and sectors written of `device`.
 fn disk_counts(device: &str) -> [u64; 4] {
     let text = std::fs::read_to_string("/proc/diskstats").unwrap();
@@ -371,7 +386,7 @@ fn fio_and_iolab_run_one_job_file_with_the_same_device_counts_and_group_figures(
     assert!(written >= 24 << 11, "{by_iolab:?}");
     assert!(writes.abs_diff(fio_writes) <= 64, "{by_iolab:?} {by_fio:?}");
     // Each group's figures are its fio job's (the reader's two clones added).
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let of_job = |name: &str, direction: &str, key: &str| -> u64 {
         fio["jobs"]
             .as_array()
@@ -413,7 +428,7 @@ fn on_the_null_engine_each_group_does_what_its_fio_job_does() {
     let job = write_job(out.path(), "null.fio", text, dir.path());
     let fio_output = out.path().join("fio.json");
     run_fio(&job, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let result = run_ok(
         &[
             "run",
@@ -547,8 +562,7 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
         let job = write_job(out.path(), &format!("{name}.fio"), text, dir.path());
         let fio_output = out.path().join("fio.json");
         run_fio(&job, &fio_output);
-        let fio: Value =
-            serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+        let fio = fio_json(&fio_output);
         let result = run_ok(
             &[
                 "run",
@@ -745,7 +759,7 @@ fn a_job_files_filename_is_shared_by_its_jobs_as_fio_shares_it() {
     let job = write_job(out.path(), "shared.fio", text, dir.path());
     let fio_output = out.path().join("fio.json");
     run_fio(&job, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
     let point = first_point(&result);
     // `offset=6m` without a size: from there to the end, as fio sizes it.
@@ -805,7 +819,7 @@ fn a_filename_not_there_yet_is_made_as_fio_makes_it() {
     let fio_job = write_job(out.path(), "fio.fio", text, fio_dir.path());
     let fio_output = out.path().join("fio.json");
     run_fio(&fio_job, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let job = write_job(out.path(), "made.fio", text, dir.path());
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
     let point = first_point(&result);
@@ -869,7 +883,7 @@ fn options_after_a_job_file_are_every_jobs_default_as_fios_command_line() {
             .arg(format!("--output={}", fio_output.display()));
         fio
     }));
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let result = run_ok(
         &[
             "run",
@@ -960,7 +974,7 @@ fn a_write_jobs_verify_seals_and_checks_every_block_as_fio_verifies() {
     let job = write_job(out.path(), "verify.fio", text, dir.path());
     let fio_output = out.path().join("fio.json");
     run_fio(&job, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let theirs = &fio["jobs"][0];
     let ran = succeed(iolab().args(["run", job.to_str().unwrap(), "--json"]));
     let stderr = String::from_utf8_lossy(&ran.stderr);
@@ -1016,8 +1030,7 @@ fn fios_file_engines_run_as_metadata_ops_with_fios_counts() {
         let fio_job = write_job(out.path(), "fio.fio", &text, fio_dir.path());
         let fio_output = out.path().join("fio.json");
         run_fio(&fio_job, &fio_output);
-        let fio: Value =
-            serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+        let fio = fio_json(&fio_output);
         let mut theirs: Vec<u64> = ["t0", "t1"]
             .iter()
             .flat_map(|section| fio_per_job(&fio, section, "read"))
@@ -1099,7 +1112,7 @@ fn offset_increment_gives_each_job_its_own_region_as_fio_does() {
     let job = write_job(out.path(), "split.fio", text, dir.path());
     let fio_output = out.path().join("fio.json");
     run_fio(&job, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let trace = out.path().join("trace");
     let result_path = out.path().join("r.json");
     let mut command = assert_cmd::Command::from_std(std::process::Command::new("strace"));
@@ -1319,14 +1332,9 @@ fn exitall_stops_the_jobs_fio_stops_when_one_ends() {
     );
     let fio_output = out.path().join("fio.json");
     run_fio(&job, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let fio_job = |name: &str| -> (u64, f64) {
-        let job = fio["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|j| j["jobname"] == name)
-            .unwrap();
+        let job = fio_job(&fio, name);
         (
             job["read"]["total_ios"].as_u64().unwrap(),
             job["job_runtime"].as_f64().unwrap() / 1e3,
@@ -1534,7 +1542,7 @@ fn steadystate_ends_a_steady_job_when_fio_ends_it() {
     );
     let fio_output = out.path().join("fio.json");
     run_fio(&job, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let result = run_ok(&["run", job.to_str().unwrap(), "--no-report"], out.path());
     let points = result["points"].as_array().unwrap();
     assert_eq!(points.len(), 3);
@@ -1547,12 +1555,7 @@ fn steadystate_ends_a_steady_job_when_fio_ends_it() {
         points[2]["groups"][0]["workload"]
     );
     for (point, name) in points.iter().zip(["deviation", "slope", "summed"]) {
-        let fio_job = fio["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|j| j["jobname"] == name)
-            .unwrap();
+        let fio_job = fio_job(&fio, name);
         assert_eq!(fio_job["steadystate"]["attained"], 1, "fio {name}");
         // group_reporting sums the jobs' runtimes.
         let jobs = if name == "summed" { 2.0 } else { 1.0 };
@@ -1593,14 +1596,9 @@ fn flow_keeps_the_share_of_ios_fio_keeps() {
     );
     let fio_output = out.path().join("fio.json");
     run_fio(&job, &fio_output);
-    let fio: Value = serde_json::from_str(&std::fs::read_to_string(&fio_output).unwrap()).unwrap();
+    let fio = fio_json(&fio_output);
     let fio_ios = |name: &str| -> u64 {
-        let job = fio["jobs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|j| j["jobname"] == name)
-            .unwrap();
+        let job = fio_job(&fio, name);
         ["read", "write"]
             .iter()
             .map(|d| job[d]["total_ios"].as_u64().unwrap())
