@@ -80,7 +80,7 @@ macro_rules! for_each_parameter {
             /// fio's flow control: jobs of one flow id (0 unless :id=N) keep
             /// their I/O counts in the ratio of their weights, a job ahead
             /// of its share waiting before its next I/O (:sleep=DURATION
-            /// between looks; at once without). WEIGHT[:id=N][:sleep=D].
+            /// between looks; at once without): 8, 8:id=1, 8:id=1:sleep=1ms.
             Flow flow: Option<Flow> = "flow" {
                 kind: Flow, default: None, identifies: true, fio: "flow, flow_id, flow_sleep",
             } serde(skip_serializing_if = "Option::is_none", default)
