@@ -8,8 +8,8 @@
 //! back-filling. Both are kept: the usual figures stay latency from issue.
 //!
 //! The loops are generic over [`Pacer`]: the unpaced form, [`Unpaced`], is
-//! a type whose methods are constants, so a run without `--rate` or
-//! `--think` costs the hot path nothing.
+//! a type whose methods are constants, so a run without `--rate`,
+//! `--think` or `--flow` costs the hot path nothing.
 
 use super::flow::FlowShare;
 use crate::clock::now_ns;
