@@ -246,12 +246,9 @@ impl FioJob<'_> {
     /// `flow_id`, `flow_sleep` (microseconds).
     pub(super) fn flow(&self) -> Result<Option<Flow>, String> {
         let weight = self.number("flow", 0)?;
+        // Without a weight fio controls no flow: flow_id and flow_sleep
+        // then change nothing, in fio as here.
         if weight == 0 {
-            for key in ["flow_id", "flow_sleep"] {
-                if let Some(value) = self.option(key).filter(|v| v.trim() != "0") {
-                    return Err(format!("{key}={value} without flow=: fio controls no flow"));
-                }
-            }
             return Ok(None);
         }
         let weight = u32::try_from(weight)

@@ -312,3 +312,27 @@ fn an_include_reads_its_options_in_place_as_fio_does() {
     let file = read("[global]\ninclude common.fio\nbs=4k\n[a]\nsize=1m\nrw=read\n").unwrap();
     assert_eq!(file.phases[0][0].workload.bs, 4 << 10, "a later bs=4k wins");
 }
+
+#[test]
+fn flow_keys_are_a_flow_share_and_nothing_without_a_weight() {
+    let job =
+        read("[global]\nsize=1m\n[a]\nflow=8\nflow_id=3\nflow_sleep=250\n[b]\nflow_sleep=100\n")
+            .unwrap();
+    let group = |i: usize| job.phases[0][i].workload.flow;
+    assert_eq!(
+        group(0),
+        Some(crate::plan::Flow {
+            weight: 8,
+            id: 3,
+            sleep_ns: 250_000
+        })
+    );
+    assert_eq!(group(1), None);
+    for (text, key) in [
+        ("[j]\nsize=1m\nflow=1001\n", "flow=1001"),
+        ("[j]\nsize=1m\nflow=-1\n", "flow=-1"),
+    ] {
+        let error = read(text).unwrap_err();
+        assert!(error.contains(key), "{text}: {error}");
+    }
+}
