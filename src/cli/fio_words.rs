@@ -73,7 +73,7 @@ pub fn translate(unknown: &str, args: &[String]) -> Option<String> {
         "loops" => "--repeat N".to_string(),
         "output-format" => "--json (or --output FILE for the result file)".to_string(),
         "random_distribution" => {
-            "--pattern zipf:THETA, pareto:H, normal:SIGMA or zoned:… (see `iolab run --help`)"
+            "--pattern zipf:THETA, pareto:H, normal:SIGMA, zoned:… or sequence:B:B… (see `iolab run --help`)"
                 .to_string()
         }
         "norandommap" => "--pattern uniform (independent draws, no random map)".to_string(),

@@ -511,6 +511,11 @@ impl FioJob<'_> {
                 match so_far.pattern {
                     _ if align == so_far.bs => return Ok(None),
                     Pattern::Uniform | Pattern::Skewed(_) => ParamValue::Number(align),
+                    Pattern::Listed(_) => {
+                        return Err(format!(
+                            "blockalign={text} with random_distribution=sequence: fio places the listed blocks on the boundary, iolab on the block size"
+                        ));
+                    }
                     Pattern::Random => {
                         return Err(format!(
                             "blockalign={text} with fio's random map: fio's map is kept in blocks of the smallest size ({} bytes) while its draws lie on the boundary; iolab follows a boundary on independent draws only (add norandommap=1)",

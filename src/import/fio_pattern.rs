@@ -198,6 +198,7 @@ impl FioJob<'_> {
         let (name, parameter) = text.split_once(':').unwrap_or((text, ""));
         let parameter = match name {
             "random" => return Ok(None),
+            "sequence" => return self.block_list(parameter).map_err(|why| refuse(&why)),
             "zoned_abs" => return Err(refuse("zones in absolute sizes have no iolab equivalent")),
             _ if text.contains(',') => {
                 return Err(refuse(
@@ -229,6 +230,36 @@ impl FioJob<'_> {
             Some(Err(e)) => Err(refuse(&e)),
             None => Err(refuse("not a distribution fio 3.33 knows")),
         }
+    }
+}
+
+impl FioJob<'_> {
+    /// fio 3.42's `sequence:2,0,1` (with `random_sequence_stride`) as
+    /// iolab's listed blocks, where iolab walks it as fio does: fio counts
+    /// each direction's I/Os apart, restarts the count when a ramp ends,
+    /// and ends the job where an advancing list passes the file's end
+    /// (iolab would start another pass).
+    fn block_list(&self, list: &str) -> Result<Option<Pattern>, String> {
+        let advancing = truthy(self.options, "random_sequence_stride");
+        let list = crate::plan::sequence::BlockList::parse(list, advancing)?;
+        if self.rw() == "randrw" && self.mix()?.sole().is_none() {
+            return Err(
+                "on a mix fio walks the list once per direction; iolab has one walk per job"
+                    .to_string(),
+            );
+        }
+        if self.option("ramp_time").is_some() {
+            return Err(
+                "fio starts the list again when ramp_time ends; iolab's walk goes on".to_string(),
+            );
+        }
+        let passes = self
+            .option("loops")
+            .is_some_and(|loops| loops.trim() != "1");
+        if advancing && (truthy(self.options, "time_based") || passes) {
+            return Err("random_sequence_stride=1 on a job of several passes: fio ends the job where the list passes the file's end, iolab starts another pass".to_string());
+        }
+        Ok(Some(Pattern::Listed(list)))
     }
 }
 

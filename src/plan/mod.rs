@@ -21,6 +21,7 @@ pub mod param;
 pub mod pattern;
 pub mod quick;
 pub mod rate;
+pub mod sequence;
 pub mod skew;
 pub mod split;
 pub mod steady;

@@ -468,7 +468,7 @@ impl Param {
             Kind::Duration { positive: false } => json!({ "$ref": "#/$defs/nonneg" }),
             Kind::Pattern => json!({
                 "type": "string",
-                "pattern": "^(seq|reverse|random|uniform|stride:[1-9][0-9]*|bands:[1-9][0-9]*/[0-9]+|(zipf|pareto|normal):[0-9]*(\\.[0-9]{1,3})?|zoned:[0-9]+/[0-9]+(:[0-9]+/[0-9]+)*)$"
+                "pattern": "^(seq|reverse|random|uniform|stride:[1-9][0-9]*|bands:[1-9][0-9]*/[0-9]+|sequence(-stride)?:[0-9]+(:[0-9]+){0,63}|(zipf|pareto|normal):[0-9]*(\\.[0-9]{1,3})?|zoned:[0-9]+/[0-9]+(:[0-9]+/[0-9]+)*)$"
             }),
             Kind::Cpus => json!({
                 "type": "string",

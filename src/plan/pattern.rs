@@ -9,6 +9,7 @@
 //! blocks independently, as `uniform` does; their draws live in `plan::skew`.
 
 use super::draw::{Permutation, SplitMix64, mix};
+use super::sequence::BlockList;
 pub use super::skew::Skew;
 use super::skew::SkewedDraws;
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,10 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The order in which blocks are visited within one pass over the file.
+///
+/// `Copy`, so a job's sequence holds its own; a listed pattern makes it 264
+/// bytes, copied once per job, never per I/O.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum Pattern {
@@ -42,6 +47,11 @@ pub enum Pattern {
         /// Blocks skipped after them.
         skip: u64,
     },
+    /// `sequence:2:0:1`: the listed blocks in turn, repeated; or
+    /// `sequence-stride:2:0:1`, each round one list's length further on,
+    /// the pass ending at the first block past the file's end (fio 3.42's
+    /// `random_distribution=sequence`, with `random_sequence_stride`).
+    Listed(BlockList),
 }
 
 impl Pattern {
@@ -50,7 +60,7 @@ impl Pattern {
     /// some are never touched.
     pub fn covers_every_block(self) -> bool {
         match self {
-            Pattern::Uniform | Pattern::Skewed(_) => false,
+            Pattern::Uniform | Pattern::Skewed(_) | Pattern::Listed(_) => false,
             Pattern::Bands { skip, .. } => skip == 0,
             _ => true,
         }
@@ -72,6 +82,7 @@ impl Pattern {
                 let period = read.saturating_add(skip).max(1);
                 (blocks / period) * read + (blocks % period).min(read)
             }
+            Pattern::Listed(list) => list.pass_len(blocks),
             _ => blocks,
         }
     }
@@ -87,6 +98,7 @@ impl fmt::Display for Pattern {
             Pattern::Stride(n) => write!(f, "stride:{n}"),
             Pattern::Skewed(skew) => skew.fmt(f),
             Pattern::Bands { read, skip } => write!(f, "bands:{read}/{skip}"),
+            Pattern::Listed(list) => list.fmt(f),
         }
     }
 }
@@ -105,6 +117,13 @@ impl FromStr for Pattern {
                         return skew.map(Pattern::Skewed);
                     }
                 }
+                for (name, advancing) in [("sequence:", false), ("sequence-stride:", true)] {
+                    if let Some(list) = other.strip_prefix(name) {
+                        return BlockList::parse(list, advancing)
+                            .map(Pattern::Listed)
+                            .map_err(|why| format!("pattern '{text}': {why}"));
+                    }
+                }
                 if let Some(bands) = other.strip_prefix("bands:") {
                     let parsed = bands
                         .split_once('/')
@@ -119,7 +138,7 @@ impl FromStr for Pattern {
                 let stride = other.strip_prefix("stride:").ok_or_else(|| {
                     format!(
                         "unknown pattern '{text}' (use seq, reverse, random, uniform, stride:N, \
-                         bands:R/S, zipf:θ, pareto:h, normal:σ% or zoned:A/S:A/S…)"
+                         bands:R/S, sequence:B:B…, sequence-stride:B:B…, zipf:θ, pareto:h, normal:σ% or zoned:A/S:A/S…)"
                     )
                 })?;
                 match stride.parse::<u64>() {
@@ -306,6 +325,7 @@ impl BlockSequence {
                 None => unreachable!("a skewed sequence has its draws"),
             },
             Pattern::Bands { read, skip } => (i / read) * (read + skip) + i % read,
+            Pattern::Listed(list) => list.block(i),
         })
     }
 
@@ -325,7 +345,7 @@ impl BlockSequence {
         // Walking in reverse, `block` is the last block of the I/O; and the
         // pass has `left` blocks' worth of I/O still to move, this one's
         // included.
-        let left = self.blocks - (self.position - 1);
+        let left = self.blocks.saturating_sub(self.position - 1).max(1);
         let room = left.min(if reverse {
             block + 1
         } else {

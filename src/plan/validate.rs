@@ -105,9 +105,22 @@ impl Workload {
                 ));
             }
         }
-        if let (Pattern::Bands { .. }, Some(split)) = (self.pattern, self.bssplit) {
+        if let Pattern::Listed(list) = self.pattern {
+            let blocks = self.size / self.bs;
+            if list.largest() >= blocks {
+                return Err(usage!(
+                    "--pattern {}: block {} lies past the file's {blocks} blocks of {} (fio stops the job with EINVAL there)",
+                    self.pattern,
+                    list.largest(),
+                    units::format_size(self.bs)
+                ));
+            }
+        }
+        if let (Pattern::Bands { .. } | Pattern::Listed(_), Some(split)) =
+            (self.pattern, self.bssplit)
+        {
             return Err(usage!(
-                "--pattern {} with --bssplit {split}: a band holds whole blocks of one size; give --bs",
+                "--pattern {} with --bssplit {split}: its blocks are of one size; give --bs",
                 self.pattern
             ));
         }

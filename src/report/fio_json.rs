@@ -278,6 +278,15 @@ fn options(workload: &Workload) -> Map<String, Value> {
     match workload.pattern {
         Pattern::Uniform => set("norandommap", "1".into()),
         Pattern::Skewed(skew) => set("random_distribution", skew.to_string()),
+        Pattern::Listed(list) => {
+            set(
+                "random_distribution",
+                format!("sequence:{}", list.fio_list()),
+            );
+            if list.advancing() {
+                set("random_sequence_stride", "1".into());
+            }
+        }
         Pattern::Bands { read, skip } => {
             set("zonemode", "strided".into());
             set("zonesize", (read * workload.bs).to_string());

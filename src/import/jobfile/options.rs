@@ -119,6 +119,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("rwmixread", Taken::Mapped),
     ("rwmixwrite", Taken::Mapped),
     ("random_distribution", Taken::Mapped),
+    ("random_sequence_stride", Taken::Mapped),
     ("norandommap", Taken::Mapped),
     ("thinktime", Taken::Mapped),
     ("thinktime_blocks", Taken::Mapped),

@@ -241,6 +241,18 @@ fn what_cannot_be_run_is_refused_by_file_line_and_key() {
             "[j]\nsize=1m\nzonemode=zbd\nmax_open_zones=4\n",
             "line 3: [j] zonemode=zbd: zoned block devices",
         ),
+        (
+            "[j]\nsize=48k\nrw=randrw\nrandom_distribution=sequence:2,0,1\n",
+            "line 4: [j] random_distribution=sequence:2,0,1: on a mix fio walks the list once per direction",
+        ),
+        (
+            "[j]\nsize=48k\nrw=randread\nruntime=1\ntime_based\nrandom_sequence_stride=1\nrandom_distribution=sequence:2,0,1\n",
+            "line 7: [j] random_distribution=sequence:2,0,1: random_sequence_stride=1 on a job of several passes",
+        ),
+        (
+            "[j]\nsize=48k\nrw=randread\nrandom_distribution=sequence:2,x\n",
+            "line 4: [j] random_distribution=sequence:2,x: 'x' is not a block number",
+        ),
         ("size=1m\n", "line 1: an option before any [section]"),
         ("[global]\nsize=1m\n", "no job section"),
         ("[j\n", "line 1: a section header ends with ]"),
@@ -335,4 +347,18 @@ fn flow_keys_are_a_flow_share_and_nothing_without_a_weight() {
         let error = read(text).unwrap_err();
         assert!(error.contains(key), "{text}: {error}");
     }
+}
+
+/// fio 3.42's listed blocks: the list, and whether rounds advance.
+#[test]
+fn a_sequence_distribution_is_the_listed_blocks() {
+    let job = read(
+        "[global]\nrw=randread\nsize=48k\nrandom_distribution=sequence:2,0,1\n[a]\n[b]\nstonewall\nrandom_sequence_stride=1\n[c]\nstonewall\nrw=read\n",
+    )
+    .unwrap();
+    let pattern = |phase: usize| job.phases[phase][0].workload.pattern.to_string();
+    assert_eq!(pattern(0), "sequence:2:0:1");
+    assert_eq!(pattern(1), "sequence-stride:2:0:1");
+    // fio ignores a distribution on a sequential job, and so does iolab.
+    assert_eq!(pattern(2), "seq");
 }

@@ -95,9 +95,11 @@ macro_rules! for_each_parameter {
             /// bands:R/S (R blocks in order, S skipped: fio's zonemode=strided);
             /// or skewed independent draws: zipf:θ, pareto:h, normal:σ% (hot blocks
             /// scattered over the file), zoned:A/S:A/S… (A% of the I/Os to the next
-            /// S% of the file).
+            /// S% of the file); or listed blocks: sequence:B:B… (those blocks in
+            /// turn, repeated), sequence-stride:B:B… (each round one list's
+            /// length on, ending at the file's end: fio's random_sequence_stride).
             Pattern pattern: Pattern = "pattern" {
-                kind: Pattern, default: Some("seq"), identifies: true, fio: "rw, norandommap, random_distribution",
+                kind: Pattern, default: Some("seq"), identifies: true, fio: "rw, norandommap, random_distribution, random_sequence_stride",
             }
             /// An fsync (msync for mmap) ends each write's timed region (IOzone -e).
             FsyncEnd fsync_end: bool = "fsync-end" {
