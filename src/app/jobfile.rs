@@ -192,9 +192,26 @@ pub fn plan(
             )
             .into());
         }
-        let interval_s = window
+        // fio's steady-state check interval is its samples' interval.
+        let check = job
+            .steady_interval_s
+            .filter(|_| phase.iter().any(|group| group.workload.steady.is_some()));
+        let log_s = window
             .and_then(|log| log.window_ms)
-            .map_or(args.interval.as_secs_f64(), |ms| ms as f64 / 1000.0);
+            .map(|ms| ms as f64 / 1000.0);
+        if let (Some(check), Some(log_s), Some(log)) = (check, log_s, window) {
+            if check != log_s {
+                return Err(usage!(
+                    "{shown}: [{}] log_avg_msec={} and steadystate_check_interval={check} s run at once: iolab's series have one interval for the jobs that run together",
+                    log.group,
+                    log.window_ms.unwrap_or_default()
+                )
+                .into());
+            }
+        }
+        let interval_s = check
+            .or(log_s)
+            .unwrap_or(args.interval.as_secs_f64());
         let groups: Vec<Group> = phase
             .into_iter()
             .map(|mut group| {
@@ -287,14 +304,28 @@ pub fn study_text(plan: &RunPlan, name: &str) -> String {
     ));
     for point in &plan.points {
         text.push_str(&format!("\n[[sweep]]\nlabel = {}\n", quoted(&point.label)));
+        // What a point has apart from the first's defaults: its own
+        // interval (a log window, a steady-state check interval) and its
+        // steady-state criterion.
+        let workload = point.workload();
+        if workload.interval_s != lead.interval_s {
+            text.push_str(&format!("interval = \"{}s\"\n", workload.interval_s));
+        }
+        if let (Some(steady), false) = (workload.steady, point.grouped()) {
+            text.push_str(&format!("steady = {}\n", quoted(&steady.to_string())));
+        }
         if !point.grouped() {
             text.push_str(&parameters(point.workload(), &defaults));
             continue;
         }
         for group in &point.groups {
             text.push_str(&format!(
-                "\n[[sweep.group]]\nname = {}\n{}",
+                "\n[[sweep.group]]\nname = {}\n{}{}",
                 quoted(&group.name),
+                match group.workload.steady {
+                    Some(steady) => format!("steady = {}\n", quoted(&steady.to_string())),
+                    None => String::new(),
+                },
                 parameters(&group.workload, &defaults)
             ));
         }

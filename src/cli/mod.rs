@@ -329,8 +329,9 @@ pub struct RunArgs {
     #[arg(long, help_heading = heading::WORKLOAD, hide_short_help = true)]
     pub verify: bool,
     /// With --runtime: stop once every job's throughput is steady, e.g.
-    /// bw:slope<1%/10s (the fitted line moves < 1% of the mean over 10 s) or
-    /// iops:range<2%/30s (all intervals within ±2% of their mean).
+    /// bw:slope<1%/10s (the fitted line moves < 1% of the mean over 10 s),
+    /// iops:range<2%/30s (all intervals within ±2% of their mean) or
+    /// lat:range<5%/300s (each interval's mean latency within ±5%).
     #[arg(long, value_name = "CRITERION", help_heading = heading::TIMING, hide_short_help = true)]
     pub steady: Option<crate::plan::steady::SteadyCriterion>,
     /// Label of the point in tables and the result file.

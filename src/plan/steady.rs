@@ -1,7 +1,7 @@
 //! Steady-state criteria for time-based runs (`--steady bw:slope<1%/10s`), after fio's `steady_state` options.
 //!
 //! A criterion looks at the last `window` seconds of a job's per-interval
-//! throughput (or IOPS):
+//! throughput, IOPS or mean latency:
 //! - `slope<P%`: the least-squares line through those values changes by less
 //!   than P% of their mean across the window (fio's `bw_slope`);
 //! - `range<P%`: every value lies within ±P% of their mean (fio's `bw`).
@@ -21,6 +21,9 @@ pub enum SteadyMetric {
     Bandwidth,
     /// I/Os per interval.
     Iops,
+    /// The mean latency of the interval's I/Os (fio 3.42's `lat`, the mean
+    /// of its completion latencies), ns.
+    Latency,
 }
 
 /// How steadiness is judged.
@@ -56,7 +59,7 @@ pub struct SteadyCriterion {
 impl FromStr for SteadyCriterion {
     type Err = String;
 
-    /// `bw:slope<1%/10s`, `iops:range<2%/30s`.
+    /// `bw:slope<1%/10s`, `iops:range<2%/30s`, `lat:range<5%/300s`.
     fn from_str(text: &str) -> Result<Self, String> {
         let bad = || {
             format!(
@@ -67,6 +70,7 @@ impl FromStr for SteadyCriterion {
         let metric = match metric.trim() {
             "bw" => SteadyMetric::Bandwidth,
             "iops" => SteadyMetric::Iops,
+            "lat" => SteadyMetric::Latency,
             _ => return Err(bad()),
         };
         let (test, rest) = rest.split_once('<').ok_or_else(bad)?;
@@ -104,6 +108,11 @@ impl FromStr for SteadyCriterion {
             SteadyTest::Range => 100.0,
             SteadyTest::Slope => 10_000.0,
         };
+        if summed && metric == SteadyMetric::Latency {
+            return Err(format!(
+                "'{text}': a group's latency is the mean of all its jobs' I/Os, not a sum (leave out :sum)"
+            ));
+        }
         if !(limit > 0.0 && limit < most) {
             return Err(format!(
                 "'{text}': the limit must be between 0% and {most}%"
@@ -125,6 +134,7 @@ impl fmt::Display for SteadyCriterion {
         let metric = match self.metric {
             SteadyMetric::Bandwidth => "bw",
             SteadyMetric::Iops => "iops",
+            SteadyMetric::Latency => "lat",
         };
         let test = match self.test {
             SteadyTest::Slope => "slope",
@@ -133,7 +143,8 @@ impl fmt::Display for SteadyCriterion {
         write!(
             f,
             "{metric}:{test}<{}%/{}s",
-            self.limit * 100.0,
+            // The percent as given, without the binary fraction's tail.
+            (self.limit * 100.0 * 1e9).round() / 1e9,
             self.window_s
         )?;
         if self.after_s > 0.0 {
@@ -224,7 +235,7 @@ mod tests {
         for bad in [
             "bw",
             "bw:slope<1/10s",
-            "lat:slope<1%/10s",
+            "lat:slope<1%/10s:sum",
             "bw:mean<1%/10s",
             "bw:slope<0%/10s",
             "bw:slope<1%/10s:after=x",

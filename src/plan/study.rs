@@ -140,6 +140,10 @@ crate::for_each_parameter! {
         constraints: Option<Vec<Spanned<String>>>,
         /// This sweep's own repetition policy.
         repeat: Option<RepeatSpec>,
+        /// This sweep's own time-series interval, over `[defaults]`'s.
+        interval: Option<Spanned<String>>,
+        /// This sweep's own steady-state criterion, over `[defaults]`'s.
+        steady: Option<Spanned<String>>,
         /// Job groups: each point runs these workloads at once, each
         /// `[[sweep.group]]` its name and its own values over the sweep's
         /// (a list varies that group's parameter while the others stay).
@@ -154,6 +158,9 @@ crate::for_each_parameter! {
     GroupSpec {
         /// Names the group in tables, records and `--metric NAME.…`.
         name: Spanned<String>,
+        /// The group's own steady-state criterion (`--steady` in its
+        /// segment of `run`).
+        steady: Option<Spanned<String>>,
     }
 }
 
@@ -381,6 +388,19 @@ impl Study {
                 ));
             }
             let mut workload = start.clone();
+            if let Some(interval) = &sweep.interval {
+                let seconds = crate::plan::units::parse_interval(interval.get_ref())
+                    .map_err(|e| usage!("{}: interval: {e}", at(interval.span())))?;
+                workload.interval_s = seconds.as_secs_f64();
+            }
+            if let Some(steady) = &sweep.steady {
+                workload.steady = Some(
+                    steady
+                        .get_ref()
+                        .parse()
+                        .map_err(|e| usage!("{}: steady: {e}", at(steady.span())))?,
+                );
+            }
             policy(
                 sweep.repeat.as_ref().unwrap_or(&self.repeat),
                 &mut workload,
@@ -420,7 +440,16 @@ impl Study {
                     fixed: Vec::new(),
                     axes: Vec::new(),
                     verify: false,
-                    steady: None,
+                    steady: group
+                        .steady
+                        .as_ref()
+                        .map(|steady| {
+                            steady
+                                .get_ref()
+                                .parse()
+                                .map_err(|e| usage!("{}: steady: {e}", at(steady.span())))
+                        })
+                        .transpose()?,
                 };
                 if let Some(problem) = super::group::name_problem(&spec.name) {
                     return Err(usage!(

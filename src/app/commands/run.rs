@@ -137,6 +137,12 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         if let Some(url) = args.target.as_deref().or(job_target.as_deref()) {
             // A study file names no target: the command line gives it.
             text = format!("# Its points work on {url}: iolab study FILE --target {url}\n{text}");
+        } else if let Some(path) = &file {
+            // A study makes its own files in `dir`: it cannot name this one.
+            text = format!(
+                "# Its points work on {}, which a study file cannot name: `iolab study` would make scratch files in dir instead; run it with `iolab run`\n{text}",
+                path.display()
+            );
         }
         crate::console::stdout(&text).map_err(anyhow::Error::from)?;
         return Ok(Ending::Success);

@@ -47,6 +47,10 @@ pub struct JobFile {
     pub notes: Vec<String>,
     /// The logs in fio's format its sections ask for (`write_bw_log` …).
     pub logs: Vec<logs::FioLog>,
+    /// fio's steady-state check interval, seconds, when the file gives one
+    /// (one for the whole file, as fio requires): the interval of the
+    /// points with a criterion.
+    pub steady_interval_s: Option<f64>,
 }
 
 /// The file the command line gives a job file (`--file`, fio's
@@ -123,6 +127,9 @@ pub fn translate(
     // Each flow id and the phase its jobs run in.
     let mut flow_phases: Vec<(u32, usize)> = Vec::new();
     let mut fio_logs = Vec::new();
+    // fio's steady-state check interval (seconds) and the line giving it
+    // (`None`: fio's default).
+    let mut steady_interval: Option<(f64, Option<usize>)> = None;
     let mut directory: Option<(String, usize)> = None;
     // The one given file: its path and where it was named (0: --file).
     let mut filename: Option<(String, usize)> = None;
@@ -367,9 +374,26 @@ pub fn translate(
                 }
             }
         }
+        let every_at = line_of.get("steadystate_check_interval").copied();
+        let every = option(&options, "steadystate_check_interval").unwrap_or("1");
+        let every_s = super::units::fio_seconds(every).unwrap_or(1.0);
+        match steady_interval {
+            Some((first, first_at)) if first != every_s => {
+                return Err(usage!(
+                    "{}: [{shown}] steadystate_check_interval={every}: {} {first} s; fio takes one check interval for every job (it refuses them as conflicting)",
+                    at(line("steadystate_check_interval")),
+                    match first_at {
+                        Some(line) => format!("line {line} gives"),
+                        None => "an earlier section has fio's default,".to_string(),
+                    }
+                ));
+            }
+            Some(_) => {}
+            None => steady_interval = Some((every_s, every_at)),
+        }
         let steady = steady::apply(&mut workload, &options)
             .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
-        if let Some(note) = steady {
+        if let Some((note, _)) = steady {
             steady_sections.push((names.len(), line("steadystate")));
             if !notes.contains(&note) {
                 notes.push(note);
@@ -458,6 +482,9 @@ pub fn translate(
         target: target.and_then(|(url, _)| url),
         notes,
         logs: fio_logs,
+        steady_interval_s: steady_interval
+            .filter(|(_, at)| at.is_some())
+            .map(|(seconds, _)| seconds),
     })
 }
 

@@ -201,6 +201,17 @@ impl Steady {
         let values = intervals.iter().map(move |i| match metric {
             SteadyMetric::Bandwidth => i.bytes as f64,
             SteadyMetric::Iops => i.ops as f64,
+            // Each latency at its bucket's top, within 1% (2 significant
+            // digits); an interval without I/O has no latency to judge.
+            SteadyMetric::Latency => {
+                let (sum, count) = i
+                    .latency_counts
+                    .iter()
+                    .fold((0.0, 0u64), |(s, n), &(v, c)| {
+                        (s + v as f64 * c as f64, n + c)
+                    });
+                if count == 0 { 0.0 } else { sum / count as f64 }
+            }
         });
         let met = match &self.group {
             None => {
