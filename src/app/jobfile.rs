@@ -86,6 +86,7 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
         },
         file: file.as_deref(),
         capacity: &crate::net::capacity,
+        node_cpus: &crate::probe::host::numa_node_cpus,
         length: &|path| match crate::run::target::device::identify(Path::new(path)) {
             Ok(Some(device)) => Some(device.size),
             _ => std::fs::metadata(path)
@@ -209,9 +210,7 @@ pub fn plan(
                 .into());
             }
         }
-        let interval_s = check
-            .or(log_s)
-            .unwrap_or(args.interval.as_secs_f64());
+        let interval_s = check.or(log_s).unwrap_or(args.interval.as_secs_f64());
         let groups: Vec<Group> = phase
             .into_iter()
             .map(|mut group| {

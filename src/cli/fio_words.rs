@@ -24,6 +24,7 @@ pub fn aliases(param: Param) -> &'static [&'static str] {
         Param::Arrivals => &["rate_process"],
         Param::Exit => &["exitall", "exit_what"],
         Param::Cpus => &["cpus_allowed"],
+        Param::MemPolicy => &["numa_mem_policy"],
         Param::Bssplit => &["blocksize_split"],
         Param::Align => &["blockalign", "ba"],
         _ => &[],

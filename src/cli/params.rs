@@ -87,6 +87,7 @@ fn heading(param: Param) -> &'static str {
         | Param::Batch
         | Param::Jobs
         | Param::Cpus
+        | Param::MemPolicy
         | Param::Direct
         | Param::Sync
         | Param::Cache

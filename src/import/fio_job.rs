@@ -393,6 +393,13 @@ impl FioJob<'_> {
                         .map_err(|e| format!("cpus_allowed={list}: {e}"))?,
                 ),
             },
+            Param::MemPolicy => match self.option("numa_mem_policy") {
+                None => return Ok(None),
+                Some(text) => ParamValue::MemPolicy(
+                    text.parse()
+                        .map_err(|e| format!("numa_mem_policy={text}: {e}"))?,
+                ),
+            },
             Param::Iodepth if queued => ParamValue::Number(self.number("iodepth", 1)?.max(1)),
             Param::Batch if queued => {
                 ParamValue::Number(self.number("iodepth_batch_submit", 1)?.max(1))

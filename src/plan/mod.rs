@@ -14,6 +14,7 @@ pub mod draw;
 pub mod group;
 pub mod guest;
 pub mod knee;
+pub mod numa;
 mod op;
 pub mod order;
 pub mod pace;
@@ -38,6 +39,7 @@ pub use data::DataPattern;
 pub use direction::DirectionMix;
 pub use group::ExitScope;
 pub use guest::{GuestSpec, Machine};
+pub use numa::MemPolicy;
 pub use op::{ItemOp, Items, Op};
 pub use pace::{Arrivals, Flow, ThinkTime};
 pub use pattern::Pattern;
@@ -382,6 +384,9 @@ impl Workload {
         }
         if let Some(cpus) = self.cpus {
             text.push_str(&format!(" cpus={cpus}"));
+        }
+        if let Some(policy) = self.mem_policy {
+            text.push_str(&format!(" mem={policy}"));
         }
         if self.direct {
             text.push_str(" direct");

@@ -17,6 +17,7 @@ use super::data::DataPattern;
 use super::direction::DirectionMix;
 use super::group::ExitScope;
 use super::guest::Machine;
+use super::numa::MemPolicy;
 use super::pace::{Arrivals, Flow, MAX_RATE_IOPS, ThinkTime};
 use super::rate::{DirectionRates, Rate};
 use super::split::BlockSplit;
@@ -213,6 +214,7 @@ impl Param {
                 | Param::Batch
                 | Param::Jobs
                 | Param::Cpus
+                | Param::MemPolicy
                 | Param::Mix
                 | Param::Direct
                 | Param::Sync
@@ -242,6 +244,7 @@ impl Param {
             Kind::Duration { .. } => "DURATION".to_string(),
             Kind::Pattern => "PATTERN".to_string(),
             Kind::Cpus => "CPUS".to_string(),
+            Kind::MemPolicy => "POLICY[:NODES]".to_string(),
             Kind::Mix => "read=R,write=W".to_string(),
             Kind::Split => "SIZE=PCT,SIZE=PCT…".to_string(),
             Kind::Data => "unique|zeros|compressible:PCT|dedupe:PCT".to_string(),
@@ -346,6 +349,7 @@ impl Param {
             Kind::Cache => Value::Cache(enum_value(text, || refusal(text, "cache treatment"))?),
             Kind::Pattern => Value::Pattern(text.parse()?),
             Kind::Cpus => Value::Cpus(text.parse()?),
+            Kind::MemPolicy => Value::MemPolicy(text.parse()?),
             Kind::Mix => Value::Mix(text.parse()?),
             Kind::Data => Value::Data(text.parse()?),
             Kind::Split => Value::Split(text.parse()?),
@@ -424,6 +428,7 @@ impl Param {
             Value::Cache(mode) => format!("{mode:?}").to_lowercase(),
             Value::Pattern(pattern) => pattern.to_string(),
             Value::Cpus(set) => set.to_string(),
+            Value::MemPolicy(policy) => policy.to_string(),
             Value::Mix(mix) => mix.to_string(),
             Value::Data(data) => data.to_string(),
             Value::Split(split) => split.to_string(),
@@ -502,6 +507,10 @@ impl Param {
             Kind::Flow => json!({
                 "type": "string",
                 "pattern": FLOW_PATTERN
+            }),
+            Kind::MemPolicy => json!({
+                "type": "string",
+                "pattern": "^(default|local|prefer:[0-9]+|(bind|interleave):[0-9]+(-[0-9]+)?(\\+[0-9]+(-[0-9]+)?)*)$"
             }),
             Kind::Op
             | Kind::Engine

@@ -1,4 +1,10 @@
-//! The host's name and kernel, recorded in every result file, and the text of /proc/cpuinfo and /proc/meminfo the environment's CPU and memory are read from.
+//! The host's name and kernel, recorded in every result file, the text of /proc/cpuinfo and /proc/meminfo the environment's CPU and memory are read from, and the CPUs of each NUMA node.
+
+/// The CPUs of NUMA node `node` as sysfs lists them (`0-3,8-11`); `None`
+/// when the machine has no such node.
+pub fn numa_node_cpus(node: usize) -> Option<String> {
+    std::fs::read_to_string(format!("/sys/devices/system/node/node{node}/cpulist")).ok()
+}
 
 /// The text of /proc/cpuinfo; empty when it cannot be read.
 pub fn cpuinfo_text() -> String {

@@ -380,3 +380,33 @@ pub(super) fn rw_base(rw: &str) -> &str {
 pub(super) fn rw_writes(rw: &str) -> bool {
     !matches!(rw_base(rw), "read" | "randread")
 }
+
+/// The CPUs of fio's `numa_cpu_nodes` list (`0`, `0-1`, `0,2`) on this
+/// machine, in fio's `cpus_allowed` form; why not when a node is not
+/// here (fio refuses it too) or `cpus_allowed` is also given.
+pub(super) fn node_cpus(
+    nodes: &str,
+    options: &Map<String, Value>,
+    node_cpus: &dyn Fn(usize) -> Option<String>,
+) -> Result<String, String> {
+    if option(options, "cpus_allowed").is_some() {
+        return Err("beside cpus_allowed: give the CPUs one way".to_string());
+    }
+    let set: crate::plan::CpuSet = nodes
+        .replace(',', "+")
+        .parse()
+        .map_err(|_| "not a list of NUMA nodes such as 0-1".to_string())?;
+    let mut cpus = Vec::new();
+    for node in set.cpus() {
+        let list = node_cpus(node).ok_or_else(|| {
+            format!("this machine has no NUMA node {node} (fio refuses the job as well)")
+        })?;
+        if !list.trim().is_empty() {
+            cpus.push(list.trim().to_string());
+        }
+    }
+    if cpus.is_empty() {
+        return Err("those nodes have no CPUs".to_string());
+    }
+    Ok(cpus.join(","))
+}

@@ -73,6 +73,9 @@ pub struct Given<'a> {
     /// The capacity of the iSCSI LUN a URL names, bytes (read at a login),
     /// for a job on it that gives no size; the error says why not.
     pub capacity: &'a dyn Fn(&str) -> Result<u64, String>,
+    /// The CPUs of this machine's NUMA node N (its `cpulist`, `0-3,8`);
+    /// `None` when there is no such node.
+    pub node_cpus: &'a dyn Fn(usize) -> Option<String>,
 }
 
 /// Reads job file `text` (named `source` in messages) with the machine's
@@ -165,6 +168,21 @@ pub fn translate(
         }
         let line = |key: &str| line_of.get(key).copied().unwrap_or(section.line);
         let shown = &section.name;
+        // fio runs the job on its nodes' CPUs (numa_run_on_node_mask):
+        // iolab's --cpus, read from this machine's nodes.
+        if let Some(nodes) = option(&options, "numa_cpu_nodes") {
+            let cpus = checks::node_cpus(nodes, &options, given.node_cpus).map_err(|why| {
+                usage!(
+                    "{}: [{shown}] numa_cpu_nodes={nodes}: {why}",
+                    at(line("numa_cpu_nodes"))
+                )
+            })?;
+            notes.push(format!(
+                "[{shown}] numa_cpu_nodes={nodes}: iolab's --cpus {}, the CPUs of those nodes here",
+                cpus.replace(',', "+")
+            ));
+            options.insert("cpus_allowed".to_string(), Value::String(cpus));
+        }
         // A network engine's job works on its URL, iolab's --target.
         let url = network_target(&options, given.file)
             .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;

@@ -244,14 +244,8 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("ss_ramp", Taken::Structure),
     ("steadystate_check_interval", Taken::Structure),
     ("ss_interval", Taken::Structure),
-    (
-        "numa_cpu_nodes",
-        Taken::Refused("iolab places jobs by cpus_allowed, not NUMA nodes"),
-    ),
-    (
-        "numa_mem_policy",
-        Taken::Refused("iolab does not set a NUMA memory policy"),
-    ),
+    ("numa_cpu_nodes", Taken::Structure),
+    ("numa_mem_policy", Taken::Mapped),
     (
         "verify_backlog",
         Taken::Refused("iolab verifies once after the timed region, never between writes"),

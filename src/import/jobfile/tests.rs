@@ -20,6 +20,7 @@ fn read(text: &str) -> Result<JobFile, String> {
             _ => Err("no route to host".to_string()),
         },
         options: &[],
+        node_cpus: &|node| (node == 0).then(|| "0-3\n".to_string()),
         include: &|path| match path.to_str() {
             Some("common.fio") => Ok("bs=64k\n".to_string()),
             Some("loop.fio") => Ok("include loop.fio\n".to_string()),
@@ -361,4 +362,34 @@ fn a_sequence_distribution_is_the_listed_blocks() {
     assert_eq!(pattern(1), "sequence-stride:2:0:1");
     // fio ignores a distribution on a sequential job, and so does iolab.
     assert_eq!(pattern(2), "seq");
+}
+
+/// fio's NUMA keys: a node's CPUs (read from this machine) as --cpus, the
+/// memory policy as --mem-policy; a node not here refused, as fio does.
+#[test]
+fn numa_nodes_are_their_cpus_and_the_memory_policy_is_kept() {
+    let job = read("[j]\nsize=1m\nnuma_cpu_nodes=0\nnuma_mem_policy=interleave:0\n").unwrap();
+    let workload = &job.phases[0][0].workload;
+    assert_eq!(workload.cpus.map(|c| c.to_string()).as_deref(), Some("0-3"));
+    assert_eq!(
+        workload.mem_policy.map(|p| p.to_string()).as_deref(),
+        Some("interleave:0")
+    );
+    for (text, words) in [
+        (
+            "[j]\nsize=1m\nnuma_cpu_nodes=0-1\n",
+            "line 3: [j] numa_cpu_nodes=0-1: this machine has no NUMA node 1",
+        ),
+        (
+            "[j]\nsize=1m\ncpus_allowed=1\nnuma_cpu_nodes=0\n",
+            "numa_cpu_nodes=0: beside cpus_allowed",
+        ),
+        (
+            "[j]\nsize=1m\nnuma_mem_policy=spread:0\n",
+            "line 3: [j] numa_mem_policy=spread:0",
+        ),
+    ] {
+        let error = read(text).unwrap_err();
+        assert!(error.contains(words), "{text:?}: {error}");
+    }
 }

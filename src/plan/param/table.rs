@@ -44,6 +44,12 @@ macro_rules! for_each_parameter {
             Cpus cpus: Option<CpuSet> = "cpus" {
                 kind: Cpus, default: None, identifies: true, fio: "cpus_allowed",
             } serde(skip_serializing_if = "Option::is_none", default)
+            /// Where each job's I/O buffers live: bind:NODES, interleave:NODES,
+            /// prefer:N, local or default (fio's numa_mem_policy); NUMA nodes as
+            /// CPUs are written, 0-1+3. Absent: where the kernel puts them.
+            MemPolicy mem_policy: Option<MemPolicy> = "mem-policy" {
+                kind: MemPolicy, default: None, identifies: true, fio: "numa_mem_policy",
+            } serde(skip_serializing_if = "Option::is_none", default)
             /// Requests kept in flight (queued engines; 1 for synchronous ones).
             Iodepth iodepth: u32 = "iodepth" {
                 kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth",

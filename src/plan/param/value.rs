@@ -5,6 +5,7 @@ use crate::plan::data::DataPattern;
 use crate::plan::direction::DirectionMix;
 use crate::plan::group::ExitScope;
 use crate::plan::guest::Machine;
+use crate::plan::numa::MemPolicy;
 use crate::plan::pace::{Arrivals, Flow, ThinkTime};
 use crate::plan::rate::{DirectionRates, Rate};
 use crate::plan::split::BlockSplit;
@@ -38,6 +39,8 @@ pub enum Kind {
     Pattern,
     /// A [`CpuSet`].
     Cpus,
+    /// A [`MemPolicy`].
+    MemPolicy,
     /// A [`DirectionMix`].
     Mix,
     /// A [`DataPattern`].
@@ -76,6 +79,8 @@ pub enum Value {
     Pattern(Pattern),
     /// A set of CPUs.
     Cpus(CpuSet),
+    /// Where buffers live.
+    MemPolicy(MemPolicy),
     /// The shares of a read/write mix.
     Mix(DirectionMix),
     /// The shape of the data written.
@@ -142,6 +147,7 @@ stored! {
     CacheMode => Cache(mode) Some(mode), mode;
     Pattern => Pattern(pattern) Some(pattern), pattern;
     CpuSet => Cpus(set) Some(set), set;
+    MemPolicy => MemPolicy(policy) Some(policy), policy;
     DirectionMix => Mix(mix) Some(mix), mix;
     DataPattern => Data(data) Some(data), data;
     BlockSplit => Split(split) Some(split), split;

@@ -1,6 +1,6 @@
-//! CPU affinity of the I/O threads (`--cpus`): the CPUs this process may use, and pinning the calling thread to a set.
+//! Placement of the I/O threads: their CPUs (`--cpus`: the CPUs this process may use, and pinning the calling thread to a set) and their buffers' NUMA nodes (`--mem-policy`, with `mbind(2)`).
 
-use crate::plan::{CpuSet, PlannedPoint, UsageError};
+use crate::plan::{CpuSet, MemPolicy, PlannedPoint, UsageError};
 use crate::usage;
 use std::io;
 
@@ -30,15 +30,91 @@ pub fn pin(cpus: &CpuSet) -> io::Result<()> {
         .map_err(|e| io::Error::other(format!("cannot pin the job to CPUs {cpus}: {e}")))
 }
 
+/// Places `buffer`'s pages by `policy` (moving those already touched), as
+/// fio's numa_mem_policy places a job's buffers: called by the job's
+/// thread before its first I/O.
+pub fn place(buffer: &mut [u8], policy: MemPolicy) -> io::Result<()> {
+    // <linux/mempolicy.h>
+    const MPOL_DEFAULT: i32 = 0;
+    const MPOL_PREFERRED: i32 = 1;
+    const MPOL_BIND: i32 = 2;
+    const MPOL_INTERLEAVE: i32 = 3;
+    const MPOL_LOCAL: i32 = 4;
+    const MPOL_MF_MOVE: u32 = 1 << 1;
+    let mode = match policy {
+        MemPolicy::Default => MPOL_DEFAULT,
+        MemPolicy::Local => MPOL_LOCAL,
+        MemPolicy::Prefer(_) => MPOL_PREFERRED,
+        MemPolicy::Bind(_) => MPOL_BIND,
+        MemPolicy::Interleave(_) => MPOL_INTERLEAVE,
+    };
+    let mut mask = [0u64; crate::plan::cpus::MAX_CPUS / 64];
+    let nodes = policy.nodes();
+    for node in nodes.iter().flat_map(CpuSet::cpus) {
+        mask[node / 64] |= 1 << (node % 64);
+    }
+    // mbind takes whole pages: those the buffer lies on.
+    let page = rustix::param::page_size();
+    let start = buffer.as_mut_ptr() as usize;
+    let first = start - start % page;
+    let len = (start + buffer.len()).next_multiple_of(page) - first;
+    let (mask_ptr, max_node) = match nodes {
+        // The kernel reads one bit fewer than it is told (get_nodes).
+        Some(_) => (mask.as_ptr(), (mask.len() * 64 + 1) as u64),
+        None => (std::ptr::null(), 0),
+    };
+    // SAFETY: the range is the pages of memory this job owns; mbind only
+    // changes where they live, never their contents.
+    let status = unsafe {
+        libc::syscall(
+            libc::SYS_mbind,
+            first,
+            len,
+            mode,
+            mask_ptr,
+            max_node,
+            MPOL_MF_MOVE,
+        )
+    };
+    if status != 0 {
+        let error = io::Error::last_os_error();
+        return Err(io::Error::new(
+            error.kind(),
+            format!("cannot place the job's buffers ({policy}): {error}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses, before anything is created, a point whose `--cpus` names a CPU
-/// this process may not run on.
+/// this process may not run on, or whose `--mem-policy` a NUMA node this
+/// machine does not have.
 pub fn check_points(points: &[PlannedPoint]) -> Result<(), UsageError> {
-    let Some(asked) = points.iter().find_map(|p| p.workload().cpus) else {
+    for policy in points
+        .iter()
+        .flat_map(|p| p.workloads())
+        .filter_map(|w| w.mem_policy)
+    {
+        if let Some(node) = policy.nodes().and_then(|nodes| {
+            nodes
+                .cpus()
+                .find(|n| crate::probe::host::numa_node_cpus(*n).is_none())
+        }) {
+            return Err(usage!(
+                "--mem-policy {policy}: this machine has no NUMA node {node}"
+            ));
+        }
+    }
+    let Some(asked) = points
+        .iter()
+        .flat_map(|p| p.workloads())
+        .find_map(|w| w.cpus)
+    else {
         return Ok(());
     };
     let offered = offered().map_err(|e| usage!("--cpus {asked}: {e}"))?;
-    for point in points {
-        if let Some(cpus) = point.workload().cpus {
+    for workload in points.iter().flat_map(|p| p.workloads()) {
+        if let Some(cpus) = workload.cpus {
             if let Some(missing) = cpus.cpus().find(|cpu| !offered.contains(*cpu)) {
                 return Err(usage!(
                     "--cpus {cpus}: CPU {missing} is not one this process may run on ({offered})"

@@ -439,6 +439,12 @@ fn run_tree(
             return JobOutcome::setup_failure(&label, error);
         }
     }
+    if let Some(policy) = workload.mem_policy {
+        if let Err(error) = affinity::place(buffer.as_mut_slice(), policy) {
+            gate.wait();
+            return JobOutcome::setup_failure(&label, error);
+        }
+    }
     let mut ready = || gate.wait();
     let (mut outcome, done) =
         tree.site
@@ -558,6 +564,11 @@ fn run_job(
     };
     if let Some(cpus) = &workload.cpus {
         if let Err(error) = affinity::pin(cpus) {
+            return setup_failed(error);
+        }
+    }
+    if let Some(policy) = workload.mem_policy {
+        if let Err(error) = affinity::place(buffer.as_mut_slice(), policy) {
             return setup_failed(error);
         }
     }
