@@ -18,6 +18,7 @@ fuzz_target!(|data: &[u8]| {
         file: None,
         length: &|_| Some(1 << 20),
         capacity: &|_| Ok(1 << 20),
+        node_cpus: &|node| (node == 0).then(|| "0-1".to_string()),
         options: &[("size", "1048576".to_string())],
         include: &|path| match path.file_name().and_then(|n| n.to_str()) {
             Some("common.fio") => Ok("bs=64k\nrw=randread\n".to_string()),
