@@ -215,6 +215,48 @@ fn bad_directories_are_refused() {
         vec!["a-file".to_string()],
         "nothing created beside it"
     );
+    // The kernel's trees (a device job file's --show-plan names dir /dev,
+    // memory-backed): refused, and nothing of iolab's made there (other
+    // tests make loop devices and processes meanwhile, so only iolab's
+    // names are counted).
+    let ours = |system: &str| {
+        entries(std::path::Path::new(system))
+            .into_iter()
+            .filter(|name| name.starts_with("iolab"))
+            .count()
+    };
+    for system in ["/dev", "/proc", "/sys/kernel"] {
+        let before = ours(system);
+        let assert = iolab()
+            .args(["run", "--dir", system, "--size", "64k", "--op", "write"])
+            .assert();
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert_eq!(
+            assert.get_output().status.code(),
+            Some(2),
+            "{system}: {stderr}"
+        );
+        assert!(
+            stderr.contains("the kernel's own tree"),
+            "{system}: {stderr}"
+        );
+        assert_eq!(ours(system), before, "nothing of iolab's made in {system}");
+    }
+    // Also with a result path given, nothing written there either.
+    let result = dir.path().join("r.json");
+    assert_refused(
+        &[
+            "run",
+            "--dir",
+            "/dev",
+            "--op",
+            "write",
+            "-o",
+            result.to_str().unwrap(),
+        ],
+        "--dir /dev is in /dev",
+        dir.path(),
+    );
 }
 
 #[test]

@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod file;
+mod system_tree;
+use system_tree::system_tree;
 
 pub use file::{Ownership, TargetFile};
 
@@ -99,6 +101,13 @@ impl ScratchDir {
         // Records and messages name the directory absolutely: "." means nothing
         // once a result file has left the machine.
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if creates {
+            if let Some(system) = system_tree(&path) {
+                return Err(usage!(
+                    "--dir {shown} is in {system}, the kernel's own tree: iolab makes its files only outside /dev (but /dev/shm), /proc and /sys"
+                ));
+            }
+        }
         Ok(ScratchDir {
             path,
             fd: Arc::new(fd),
