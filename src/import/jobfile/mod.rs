@@ -394,7 +394,12 @@ pub fn translate(
         }
         let every_at = line_of.get("steadystate_check_interval").copied();
         let every = option(&options, "steadystate_check_interval").unwrap_or("1");
-        let every_s = super::units::fio_seconds(every).unwrap_or(1.0);
+        let every_s = super::units::fio_seconds(every).ok_or_else(|| {
+            usage!(
+                "{}: [{shown}] steadystate_check_interval={every} is not a time iolab reads",
+                at(line("steadystate_check_interval"))
+            )
+        })?;
         match steady_interval {
             Some((first, first_at)) if first != every_s => {
                 return Err(usage!(

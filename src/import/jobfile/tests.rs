@@ -254,6 +254,14 @@ fn what_cannot_be_run_is_refused_by_file_line_and_key() {
             "[j]\nsize=48k\nrw=randread\nrandom_distribution=sequence:2,x\n",
             "line 4: [j] random_distribution=sequence:2,x: 'x' is not a block number",
         ),
+        (
+            "[j]\nsize=1m\nss_interval=often\n",
+            "line 3: [j] steadystate_check_interval=often is not a time",
+        ),
+        (
+            "[global]\nsize=1m\n[a]\n[b]\nss_interval=2\n",
+            "line 5: [b] steadystate_check_interval=2: an earlier section has fio's default, 1 s",
+        ),
         ("size=1m\n", "line 1: an option before any [section]"),
         ("[global]\nsize=1m\n", "no job section"),
         ("[j\n", "line 1: a section header ends with ]"),
