@@ -211,6 +211,25 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
             "[j]\nsize=1m\nbs=4q\n",
             "line 3: [j] bs=4q is not a size iolab reads",
         ),
+        // Jobs at once on two files; phases in two directories.
+        (
+            "[a]\nsize=1m\nfilename=DIR/x\n[b]\nsize=1m\nfilename=DIR/y\n",
+            "line 6: [b] filename=",
+        ),
+        (
+            "[a]\nsize=1m\nfilename=DIR/x\n[b]\nstonewall\nsize=1m\nfilename=/tmp/iolab-no-such-dir/y\n",
+            "are in two directories; iolab opens one directory",
+        ),
+        // The memory devices: /dev/null has nothing to read; other
+        // character devices are not targets.
+        (
+            "[a]\nsize=1m\nfilename=/dev/null\nrw=randread\n",
+            "line 3: filename=/dev/null: /dev/null has nothing to read",
+        ),
+        (
+            "[a]\nsize=1m\nfilename=/dev/full\nrw=write\n",
+            "line 3: filename=/dev/full is a character device",
+        ),
     ] {
         let job = write_job(out.path(), "bad.fio", text, dir.path());
         let refused = iolab()
@@ -848,6 +867,88 @@ fn a_filename_not_there_yet_is_made_as_fio_makes_it() {
         ["made.dat"],
         "a file that was there stays"
     );
+}
+
+/// Each phase on its own file, as fio's sections with their own
+/// `filename=`: the memory devices of fio's `steadystate.fio` (random reads
+/// of `/dev/zero`, then writes to `/dev/null`), and a user's file read
+/// before a new file is written. Per job the I/Os and bytes are fio
+/// 3.33's; the user's file is left as it was, the new one removed, and each
+/// point records its own file.
+#[test]
+fn each_phase_works_on_its_own_file_as_fios_sections_do() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    let memory = "[global]\nioengine=psync\n\
+                  [zero-read]\nfilename=/dev/zero\nrw=randread\nbs=4k\nsize=4m\nnumjobs=2\n\
+                  [null-write]\nstonewall\nfilename=/dev/null\nrw=write\nbs=64k\nsize=8m\n";
+    let files = "[global]\nioengine=psync\n\
+                 [read-given]\nfilename=DIR/given.dat\nrw=read\nbs=64k\n\
+                 [write-new]\nstonewall\nfilename=DIR/new.dat\nrw=write\nbs=64k\nsize=2m\n";
+    for (name, text, phases) in [
+        (
+            "memory",
+            memory,
+            [("zero-read", "read"), ("null-write", "write")],
+        ),
+        (
+            "files",
+            files,
+            [("read-given", "read"), ("write-new", "write")],
+        ),
+    ] {
+        let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
+        let given: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
+        for place in [fio_dir.path(), dir.path()] {
+            std::fs::write(place.join("given.dat"), &given).unwrap();
+        }
+        let fio_job = write_job(out.path(), "fio.fio", text, fio_dir.path());
+        let fio_output = out.path().join("fio.json");
+        run_fio(&fio_job, &fio_output);
+        let fio = fio_json(&fio_output);
+        let job = write_job(out.path(), &format!("{name}.fio"), text, dir.path());
+        let result = run_ok(&["run", job.to_str().unwrap()], out.path());
+        let points = result["points"].as_array().unwrap();
+        assert_eq!(points.len(), 2, "{name}: one point per phase");
+        for (point, (group, direction)) in points.iter().zip(phases) {
+            let theirs = fio_per_job(&fio, group, direction);
+            assert_eq!(
+                our_per_job(point, group),
+                theirs,
+                "{name} {group}: per job (I/Os, bytes)"
+            );
+        }
+        let files: Vec<&str> = points
+            .iter()
+            .map(|p| p["target"]["files"][0].as_str().unwrap())
+            .collect();
+        if name == "memory" {
+            assert_eq!(files, ["/dev/zero", "/dev/null"]);
+            for point in points {
+                assert_eq!(point["target"]["filesystem"], "memory device");
+                let codes: Vec<&str> = point["checks"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c["code"].as_str().unwrap())
+                    .collect();
+                assert!(codes.contains(&"no-storage"), "{codes:?}");
+                assert!(!codes.contains(&"writeback-pending"), "{codes:?}");
+            }
+        } else {
+            assert!(
+                files[0].ends_with("/given.dat") && files[1].ends_with("/new.dat"),
+                "{files:?}"
+            );
+            assert_eq!(std::fs::read(dir.path().join("given.dat")).unwrap(), given);
+            assert_eq!(
+                entries(dir.path()),
+                ["given.dat"],
+                "the new file is removed"
+            );
+        }
+    }
 }
 
 /// Job files whose size and file come from the command line and whose

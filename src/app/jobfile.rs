@@ -157,14 +157,25 @@ fn fio_default(
 
 /// The plan of `iolab run JOB.fio` from its translation `job`: each phase
 /// one point of its sections' groups, with the repetitions and interval of
-/// the command line; on `file` (the job file's `filename=` or `--file`)
-/// when there is one.
-pub fn plan(
-    args: &RunArgs,
-    path: &Path,
-    job: JobFile,
-    file: Option<&Path>,
-) -> Result<(RunPlan, Vec<Placed>), AppError> {
+/// the command line; on its phase's file (the job file's `filename=` or
+/// `--file`) when it names them, each point naming its own when they
+/// differ.
+pub fn plan(args: &RunArgs, path: &Path, job: JobFile) -> Result<(RunPlan, Vec<Placed>), AppError> {
+    let files: Vec<PathBuf> = job.files.iter().map(|f| PathBuf::from(&f.path)).collect();
+    let several = files.iter().any(|f| *f != files[0]);
+    // The session opens one directory, where every given file is named.
+    if let Some(other) = files
+        .iter()
+        .find(|f| crate::cli::given_dir(f) != crate::cli::given_dir(&files[0]))
+    {
+        return Err(usage!(
+            "{}: filename={} and filename={} are in two directories; iolab opens one directory for a run's given files",
+            path.display(),
+            files[0].display(),
+            other.display()
+        )
+        .into());
+    }
     let shown = path.display().to_string();
     let stem = path
         .file_stem()
@@ -242,6 +253,7 @@ pub fn plan(
             label,
             round: None,
             groups,
+            file: files.get(index).filter(|_| several).cloned(),
         });
     }
     for note in &job.notes {
@@ -256,13 +268,17 @@ pub fn plan(
             .into());
         }
     }
+    let file = files.first();
     let dir = match file {
         Some(file) => crate::cli::given_dir(file),
         None => job
             .directory
             .map_or_else(|| args.dir.clone(), PathBuf::from),
     };
-    Ok((args.plan_points(dir, points, file)?, placed))
+    Ok((
+        args.plan_points(dir, points, file.map(PathBuf::as_path))?,
+        placed,
+    ))
 }
 
 /// `plan` as a study file `iolab study` runs the same points from: one

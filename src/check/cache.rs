@@ -75,7 +75,9 @@ pub(super) fn cache_checks(point: &Point, found: &mut Findings) {
     // Trims punch holes (file system metadata, not buffered data): only
     // writes leave data in the page cache.
     // A metadata workload's changes have their own check (`tree`).
+    // `/dev/null` holds nothing to write back.
     let unsynced = point.summary.is_some()
+        && point.target.filesystem != crate::record::MEMORY_DEVICE
         && workload.items.is_none()
         && workload.directions().writes()
         && workload.engine.capabilities().moves_data

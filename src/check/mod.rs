@@ -90,6 +90,15 @@ fn ceiling_checks(
     found: &mut Findings,
 ) {
     let workload = &point.workload;
+    if point.target.filesystem == crate::record::MEMORY_DEVICE {
+        found.add(
+            "no-storage",
+            Severity::Info,
+            "/dev/null and /dev/zero store nothing: the figure is the cost of the system calls and iolab's loop, as fio's filename=/dev/null jobs measure it, not storage".to_string(),
+            format!("target {}", point.target.files.join(", ")),
+        );
+        return;
+    }
     // Files that fit in the CPU's caches are copied faster than DRAM allows:
     // the ceiling applies only to working sets well beyond them.
     let page_cache = !workload.direct

@@ -281,6 +281,8 @@ pub struct RunArgs {
     ///
     /// It is only read, except with --op rewrite on a file iolab created (see
     /// --keep) or on a device confirmed with --destroy-data; never removed.
+    /// /dev/zero (read) and /dev/null (written) measure the I/O path without
+    /// storage, as fio's filename=/dev/null jobs do.
     #[arg(long, value_name = "PATH", conflicts_with = "mpi", help_heading = heading::TARGET)]
     pub file: Option<PathBuf>,
     /// Measure over the network with iolab's own clients, no mount or

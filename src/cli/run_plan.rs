@@ -105,6 +105,7 @@ impl RunArgs {
                     .unwrap_or_else(|| crate::plan::group::describe_groups(&groups)),
                 round: None,
                 groups,
+                file: None,
             }]
         } else if ops.is_empty() {
             vec![PlannedPoint::alone(

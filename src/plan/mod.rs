@@ -478,6 +478,10 @@ pub struct PlannedPoint {
     /// name ([`Group::alone`](group::Group::alone)); `--group`, a job
     /// file's sections and a study's `[sweep.group.NAME]` give several.
     pub groups: Vec<group::Group>,
+    /// The file or device the point works on when a plan's points work on
+    /// different ones (a job file's phases, each its `filename=`); `None`:
+    /// the run's one site.
+    pub file: Option<std::path::PathBuf>,
 }
 
 impl PlannedPoint {
@@ -487,6 +491,7 @@ impl PlannedPoint {
             label,
             round: None,
             groups: vec![group::Group::alone(workload)],
+            file: None,
         }
     }
 

@@ -235,12 +235,17 @@ impl Point {
     }
 }
 
+/// [`Target::filesystem`] of a point on `/dev/null` or `/dev/zero`, which
+/// store nothing.
+pub const MEMORY_DEVICE: &str = "memory device";
+
 /// The file system target of a point.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
     pub dir: String,
-    /// Its file system type, from statfs.
+    /// Its file system type, from statfs ("block device" for a device,
+    /// [`MEMORY_DEVICE`] for `/dev/null` and `/dev/zero`).
     pub filesystem: String,
     /// The scratch files used (none for the null engine).
     pub files: Vec<String>,

@@ -1,12 +1,14 @@
 //! The runner: the [`Session`] that measures points, in rooms by concern —
-//! `point` (a point's repetitions), `site` (a group's files or tree, layout,
-//! cache), `io` (the hot path), `target` (targets and their safety).
+//! `point` (a point's repetitions), `given` (the targets a user gives it),
+//! `site` (a group's files or tree, layout, cache), `io` (the hot path),
+//! `target` (targets and their safety).
 //!
 //! A [`Session`] owns one scratch directory and the files laid out in it; it
 //! measures points one after another and keeps a laid-out file set between
 //! points of the same size and job count, so a sweep or the quick suite lays
 //! out once. Everything is removed when the session is dropped.
 
+mod given;
 pub mod io;
 pub mod peers;
 mod point;
@@ -26,13 +28,12 @@ use peers::{Peers, RankOutcome};
 pub use point::GroupOutcome;
 use signals::Interrupt;
 use site::cache::Residency;
-use site::files::given_flag;
 use site::prepare::{DirectAlignment, DirectCapability};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use target::scratch::{Ownership, ScratchDir};
+use target::Target;
+use target::scratch::ScratchDir;
 use target::space::Space;
-use target::{DeviceTarget, LocalFile, Target, TargetKind};
 
 /// Free space kept in reserve beyond the scratch files themselves.
 pub const FREE_SPACE_MARGIN: u64 = 64 << 20;
@@ -376,6 +377,12 @@ pub struct Session {
     /// Whether writes through the page cache are written back before the
     /// samples end ([`Session::count_write_back`]).
     count_write_back: bool,
+    /// Given targets set aside for the points that name them
+    /// ([`Session::shelve_given`]): the path a plan names each by, the
+    /// target and its watched counters.
+    shelf: Vec<(PathBuf, FileSet, Watch)>,
+    /// The path the current given target was taken from the shelf by.
+    given_key: Option<PathBuf>,
 }
 
 impl Session {
@@ -420,6 +427,8 @@ impl Session {
             enough: |_, _| false,
             peers: Rc::new(peers::Alone),
             count_write_back: false,
+            shelf: Vec::new(),
+            given_key: None,
         }
     }
 
@@ -467,91 +476,6 @@ impl Session {
     /// Leaves the files of the last point in place at the end, and says where.
     pub fn keep_files(&mut self) {
         self.keep = true;
-    }
-
-    /// Measures the existing file `name` in the session's directory instead of
-    /// creating one; `write` asks to overwrite it, which only a file carrying
-    /// iolab's marker allows.
-    pub fn use_file(&mut self, name: &std::ffi::OsStr, write: bool) -> Result<(), UsageError> {
-        self.release_files();
-        let file = self.local_dir()?.adopt(name, write)?;
-        self.use_given(Box::new(LocalFile::new(file)))
-    }
-
-    /// Makes `name` in the session's directory, `length` bytes long and
-    /// sparse, and measures it as a given file every job shares: a job
-    /// file's `filename=` naming a file not there yet, which fio makes.
-    /// It is iolab's: written freely, laid out for reads, removed at the
-    /// end unless kept.
-    pub fn make_file(&mut self, name: &str, length: u64) -> Result<(), UsageError> {
-        self.release_files();
-        let file = self
-            .local_dir()?
-            .create_named(name)
-            .map_err(|e| usage!("filename={name}: {e}"))?;
-        let file = LocalFile::new(file);
-        file.set_length(length)
-            .map_err(|e| usage!("filename={name}: {e}"))?;
-        self.use_given(Box::new(file))?;
-        if let Some(set) = self.given.as_mut() {
-            set.laid_out = Laid::No;
-        }
-        Ok(())
-    }
-
-    /// Measures the block device `device`, whose node is in the session's
-    /// directory; `write` only after [`target::device::check_writable`] passed. Its
-    /// own counters are the ones watched.
-    pub fn use_device(
-        &mut self,
-        device: &target::device::BlockDevice,
-        write: bool,
-    ) -> Result<(), UsageError> {
-        self.release_files();
-        let file = self
-            .local_dir()?
-            .adopt_device(&device.name, device, write)?;
-        self.watch = crate::probe::environment::watch(&device.path);
-        self.use_given(Box::new(DeviceTarget::new(file, device.clone())))
-    }
-
-    /// The path whose storage the result describes: the device or LUN
-    /// under test, or the directory.
-    pub fn measured_path(&self) -> &Path {
-        match &self.given {
-            Some(set) if set.files[0].kind() != TargetKind::File => set.files[0].path(),
-            _ => self.dir.path(),
-        }
-    }
-
-    /// Measures the LUN `lun` (`--target iscsi://…`). When it may be
-    /// written, the first point that reads lays its region out first (the
-    /// study's reads read data it wrote); otherwise it is read as it is.
-    pub fn use_lun(&mut self, lun: Box<dyn Target>) -> Result<(), UsageError> {
-        self.release_files();
-        let writable = matches!(lun.ownership(), Ownership::Given { writable: true });
-        self.use_given(lun)?;
-        if let Some(set) = self.given.as_mut() {
-            set.laid_out = if writable { Laid::No } else { Laid::AsGiven };
-        }
-        Ok(())
-    }
-
-    fn use_given(&mut self, file: Box<dyn Target>) -> Result<(), UsageError> {
-        let size = file
-            .length()
-            .map_err(|e| usage!("{}: {e}", given_flag(file.as_ref())))?;
-        self.given = Some(FileSet {
-            size,
-            files: vec![file],
-            laid_out: Laid::AsGiven,
-            fresh: false,
-            given: true,
-            shared: false,
-            others: Vec::new(),
-            read_pass: None,
-        });
-        Ok(())
     }
 
     /// Removes, and names, the scratch files that dead runs on this host left
@@ -670,6 +594,9 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.release_files();
+        for (_, set, _) in self.shelf.drain(..) {
+            set.release(self.keep);
+        }
     }
 }
 

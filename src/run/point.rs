@@ -112,6 +112,9 @@ impl Session {
             Some(set) if set.files[0].kind() == TargetKind::BlockDevice => {
                 "block device".to_string()
             }
+            Some(set) if set.files[0].kind() == TargetKind::Memory => {
+                crate::record::MEMORY_DEVICE.to_string()
+            }
             _ => self.dir.filesystem(),
         };
         let mut sites = Vec::new();

@@ -21,80 +21,44 @@ use std::time::Duration;
 /// `iolab run`.
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let ranks = Ranks::join(&args.distributed, &command)?;
-    let mut device = None;
     let mut target = None;
-    // The file or device the run works on: `--file`, or a job file's `filename=`.
-    let mut file: Option<PathBuf> = args.file.clone();
-    // A job file's `filename=` that names no file yet: iolab makes it, as fio does.
-    let mut new_file = false;
+    // The files or devices the run works on: `--file`, or each phase's
+    // `filename=` (several when a job file's phases name different ones).
+    let mut files: Vec<GivenFile> = Vec::new();
     // A job file's network target (fio's `nfs_url=`, `filename=iscsi://…`).
     let mut job_target: Option<String> = None;
-    // Where a job file names its `filename=`, for messages about it.
-    let mut filename_named_at: Option<String> = None;
     // The logs in fio's format a job file asks for, written beside the result.
     let mut fio_logs = Vec::new();
     let planned = (|| -> Result<RunPlan, AppError> {
         let job = match &args.job_file {
             Some(path) => {
                 let job = crate::app::jobfile::read(args, path)?;
-                file = job.filename.as_ref().map(PathBuf::from);
-                filename_named_at.clone_from(&job.filename_named_at);
+                for named in &job.files {
+                    if files.iter().all(|f| f.path != Path::new(&named.path)) {
+                        files.push(GivenFile::probe(
+                            PathBuf::from(&named.path),
+                            named.named_at.clone(),
+                            Some(path),
+                        )?);
+                    }
+                }
                 job_target.clone_from(&job.target);
                 Some((path, job))
             }
-            None => None,
-        };
-        let from_job_file = job.as_ref().is_some_and(|(_, job)| job.filename.is_some());
-        let file_len = match &file {
-            Some(path)
-                if from_job_file
-                    && std::fs::symlink_metadata(path)
-                        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
-            {
-                // A device name with a typo is not a file to make in /dev.
-                if path.starts_with("/dev") || path.starts_with("/proc") || path.starts_with("/sys")
-                {
-                    let job = args
-                        .job_file
-                        .as_deref()
-                        .unwrap_or(Path::new("the job file"));
-                    return Err(usage!(
-                        "{}: filename={} does not exist (iolab makes a missing filename= only outside /dev, /proc and /sys)",
-                        job.display(),
-                        path.display()
-                    )
-                    .into());
+            None => {
+                if let Some(file) = &args.file {
+                    files.push(GivenFile::probe(file.clone(), None, None)?);
                 }
-                new_file = true;
                 None
             }
-            Some(path) => {
-                let shown = named(filename_named_at.as_deref(), path);
-                let metadata =
-                    std::fs::metadata(path).map_err(|e| usage!("{shown}: {}", describe_io(&e)))?;
-                device = crate::run::target::device::identify(path)
-                    .map_err(|e| usage!("{shown}: {}", describe_io(&e)))?;
-                if device.is_none() && !metadata.is_file() && !metadata.is_dir() {
-                    let kind = rustix::fs::FileType::from_raw_mode(
-                        std::os::unix::fs::MetadataExt::mode(&metadata),
-                    );
-                    return Err(usage!(
-                        "{shown} is {}, not a regular file or a block device",
-                        crate::input::describe(kind)
-                    )
-                    .into());
-                }
-                Some(device.as_ref().map_or(metadata.len(), |d| d.size))
-            }
-            None => None,
         };
         let mut plan = match job {
             Some((path, job)) => {
-                let (plan, placed) = crate::app::jobfile::plan(args, path, job, file.as_deref())?;
+                let (plan, placed) = crate::app::jobfile::plan(args, path, job)?;
                 fio_logs = placed;
                 plan
             }
-            None => args.plan(file_len)?,
+            None => args.plan(files.first().and_then(|f| f.length))?,
         };
         plan.report = !args.no_report;
         if ranks.speaks() {
@@ -105,20 +69,14 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         }
         target = network_target(
             args.target.as_deref().or(job_target.as_deref()),
-            file.as_deref(),
+            files.first().map(|f| f.path.as_path()),
             args.destroy_data.as_deref(),
             &plan.points,
         )?;
         let consented =
             network::guest_mount_consent(plan.guest.as_ref(), args.destroy_data.as_deref())?;
         if target.is_none() && !consented {
-            check_device_use(
-                args,
-                file.as_deref(),
-                filename_named_at.as_deref(),
-                device.as_ref(),
-                &mut plan,
-            )?;
+            check_device_use(args, &files, &mut plan)?;
         }
         ranks.check_points(&plan.points)?;
         if ranks.speaks() {
@@ -137,11 +95,12 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         if let Some(url) = args.target.as_deref().or(job_target.as_deref()) {
             // A study file names no target: the command line gives it.
             text = format!("# Its points work on {url}: iolab study FILE --target {url}\n{text}");
-        } else if let Some(path) = &file {
-            // A study makes its own files in `dir`: it cannot name this one.
+        } else if !files.is_empty() {
+            // A study makes its own files in `dir`: it cannot name these.
+            let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
             text = format!(
                 "# Its points work on {}, which a study file cannot name: `iolab study` would make scratch files in dir instead; run it with `iolab run`\n{text}",
-                path.display()
+                names.join(" and ")
             );
         }
         crate::console::stdout(&text).map_err(anyhow::Error::from)?;
@@ -158,32 +117,155 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             &interrupt,
             &ranks,
         ),
-        None => open_session(&plan.dir, file.is_some(), &interrupt, &ranks),
+        None => open_session(&plan.dir, !files.is_empty(), &interrupt, &ranks),
     };
     let mut session = ranks.agreed(opened.map_err(AppError::from))?;
-    if let Some(path) = &file {
-        let write = plan.writes();
-        match &device {
+    for given in &files {
+        // Whether a point on this file writes (every point, for one file).
+        let write = plan
+            .points
+            .iter()
+            .filter(|point| point.file.as_ref().is_none_or(|f| *f == given.path))
+            .flat_map(|point| point.workloads())
+            .any(|workload| workload.op.writes());
+        given.use_in(&mut session, write, &plan, (ranks.speaks(), args.keep))?;
+        if files.len() > 1 {
+            session.shelve_given(given.path.clone());
+        }
+    }
+    if args.keep {
+        session.keep_files();
+    }
+    if files.is_empty() {
+        session.remove_dead_runs();
+    }
+    execute(&plan, &mut session, &interrupt, command, &ranks, &fio_logs)
+}
+
+/// A file or device the user gives a run (`--file`, a phase's `filename=`),
+/// as found before anything is made.
+struct GivenFile {
+    path: PathBuf,
+    /// Where a job file names it, for messages about it; `None` for `--file`.
+    named_at: Option<String>,
+    device: Option<crate::run::target::device::BlockDevice>,
+    /// `/dev/null` or `/dev/zero`: nothing stored, read and written freely.
+    memory: Option<crate::run::target::memory::Memory>,
+    /// A job file's `filename=` that names no file yet: iolab makes it, as
+    /// fio does.
+    new: bool,
+    /// Its length, bytes (a device's capacity); `None` for a new file or a
+    /// memory device.
+    length: Option<u64>,
+}
+
+impl GivenFile {
+    /// Looks at `path` (named in `job_file` when one names it): refuses what
+    /// is neither a regular file, a block device, `/dev/null` nor `/dev/zero`,
+    /// and a missing name in /dev, /proc or /sys.
+    fn probe(
+        path: PathBuf,
+        named_at: Option<String>,
+        job_file: Option<&Path>,
+    ) -> Result<GivenFile, AppError> {
+        let mut given = GivenFile {
+            path,
+            named_at,
+            device: None,
+            memory: None,
+            new: false,
+            length: None,
+        };
+        let path = &given.path;
+        let from_job_file = job_file.is_some() && given.named_at.is_some();
+        if from_job_file
+            && std::fs::symlink_metadata(path)
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        {
+            // A device name with a typo is not a file to make in /dev.
+            if path.starts_with("/dev") || path.starts_with("/proc") || path.starts_with("/sys") {
+                return Err(usage!(
+                    "{}: filename={} does not exist (iolab makes a missing filename= only outside /dev, /proc and /sys)",
+                    job_file.unwrap_or(Path::new("the job file")).display(),
+                    path.display()
+                )
+                .into());
+            }
+            given.new = true;
+            return Ok(given);
+        }
+        let shown = given.shown();
+        let metadata =
+            std::fs::metadata(path).map_err(|e| usage!("{shown}: {}", describe_io(&e)))?;
+        given.device = crate::run::target::device::identify(path)
+            .map_err(|e| usage!("{shown}: {}", describe_io(&e)))?;
+        given.memory = crate::run::target::memory::memory_metadata(&metadata);
+        if given.device.is_none()
+            && given.memory.is_none()
+            && !metadata.is_file()
+            && !metadata.is_dir()
+        {
+            let kind = rustix::fs::FileType::from_raw_mode(std::os::unix::fs::MetadataExt::mode(
+                &metadata,
+            ));
+            return Err(usage!(
+                "{shown} is {}, not a regular file, a block device, /dev/null or /dev/zero",
+                crate::input::describe(kind)
+            )
+            .into());
+        }
+        given.length = match (&given.device, given.memory) {
+            (Some(device), _) => Some(device.size),
+            (None, Some(_)) => None,
+            (None, None) => Some(metadata.len()),
+        };
+        Ok(given)
+    }
+
+    /// How messages name it: where the job file names it, else `--file PATH`.
+    fn shown(&self) -> String {
+        self.named_at
+            .clone()
+            .unwrap_or_else(|| format!("--file {}", self.path.display()))
+    }
+
+    /// Makes `session` work on it; `write` when a point writes it. A file
+    /// made for it is announced when this rank `speaks`, with whether it is
+    /// kept (`--keep`).
+    fn use_in(
+        &self,
+        session: &mut Session,
+        write: bool,
+        plan: &RunPlan,
+        (speaks, keep): (bool, bool),
+    ) -> Result<(), AppError> {
+        let path = &self.path;
+        let name = || {
+            path.file_name()
+                .ok_or_else(|| usage!("{} does not name a file", self.shown()))
+        };
+        match &self.device {
             Some(device) => session.use_device(device, write)?,
-            None if new_file => {
-                let name = path
-                    .file_name()
-                    .and_then(|n| n.to_str())
+            None if self.memory.is_some() => session.use_memory_device(name()?)?,
+            None if self.new => {
+                let name = name()?
+                    .to_str()
                     .ok_or_else(|| usage!("filename={} does not name a file", path.display()))?;
-                // Long enough for every group's region.
+                // Long enough for every group's region on it.
                 let length = plan
                     .points
                     .iter()
+                    .filter(|point| point.file.as_ref().is_none_or(|f| f == path))
                     .flat_map(|point| point.workloads())
                     .map(Workload::region_end)
                     .max()
                     .unwrap_or(0);
                 session.make_file(name, length)?;
-                if ranks.speaks() {
+                if speaks {
                     crate::say!(
                         "iolab: made {} for the job file's filename= (fio makes it too); {}",
                         path.display(),
-                        if args.keep {
+                        if keep {
                             "kept (--keep)"
                         } else {
                             "removed at the end (--keep keeps it)"
@@ -191,72 +273,81 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
                     );
                 }
             }
-            None => {
-                let name = path
-                    .file_name()
-                    .ok_or_else(|| usage!("--file {} does not name a file", path.display()))?;
-                session.use_file(name, write)?;
-            }
+            None => session.use_file(name()?, write)?,
         }
+        Ok(())
     }
-    if args.keep {
-        session.keep_files();
-    }
-    if file.is_none() {
-        session.remove_dead_runs();
-    }
-    execute(&plan, &mut session, &interrupt, command, &ranks, &fio_logs)
 }
 
-/// How messages name the run's file: where the job file names it, else
-/// `--file PATH`.
-fn named(named_at: Option<&str>, path: &Path) -> String {
-    named_at.map_or_else(|| format!("--file {}", path.display()), str::to_string)
-}
-
-/// Checks `--destroy-data` against what `--file` names: a write test on a
-/// block device needs it and a device free to overwrite; anything else must
-/// not give it. A device is then used through its `/dev/NAME` node.
-/// `named_at` is where a job file names the file, when it does.
+/// Checks `--destroy-data` against the files the run is given: a write
+/// test on a block device needs it and a device free to overwrite; anything
+/// else must not give it. A device is then used through its `/dev/NAME` node.
 fn check_device_use(
     args: &RunArgs,
-    file: Option<&Path>,
-    named_at: Option<&str>,
-    device: Option<&crate::run::target::device::BlockDevice>,
+    files: &[GivenFile],
     plan: &mut RunPlan,
 ) -> Result<(), AppError> {
-    // The op a refusal names: the first that writes, else the first.
-    let op = plan
-        .points
-        .iter()
-        .flat_map(|point| point.workloads())
-        .map(|workload| workload.op)
-        .find(|op| op.writes())
-        .unwrap_or(plan.points[0].workload().op);
-    let shown = named(named_at, file.unwrap_or(Path::new("")));
-    let file = file.unwrap_or(Path::new("")).display();
-    match (device, &args.destroy_data) {
-        (Some(device), confirmation) if op.writes() => {
-            crate::run::target::device::check_writable(device, confirmation.as_deref(), &shown)?;
-        }
-        (Some(device), Some(_)) => {
-            return Err(usage!(
-                "--destroy-data is for write tests; --op {} only reads {}",
-                op.name(),
-                device.path.display()
-            )
-            .into());
-        }
-        (None, Some(given)) => {
-            return Err(usage!(
-                "--destroy-data {} is for a block device given with --file or an iSCSI LUN given with --target; {file} is not one",
-                given.display()
-            )
-            .into());
-        }
-        (None, None) | (Some(_), None) => {}
+    if let (Some(given), false) = (&args.destroy_data, files.iter().any(|f| f.device.is_some())) {
+        let file = files
+            .first()
+            .map_or_else(String::new, |f| f.path.display().to_string());
+        return Err(usage!(
+            "--destroy-data {} is for a block device given with --file or an iSCSI LUN given with --target; {file} is not one",
+            given.display()
+        )
+        .into());
     }
-    if let Some(device) = device {
+    for given in files {
+        if given.memory == Some(crate::run::target::memory::Memory::Null) {
+            let reads = plan
+                .points
+                .iter()
+                .filter(|point| point.file.as_ref().is_none_or(|f| *f == given.path))
+                .flat_map(|point| point.workloads())
+                .any(|workload| workload.op.reads());
+            if reads {
+                return Err(usage!(
+                    "{}: /dev/null has nothing to read (every read ends at once); read /dev/zero",
+                    given.shown()
+                )
+                .into());
+            }
+        }
+        let Some(device) = &given.device else {
+            continue;
+        };
+        // The op a refusal names: the first that writes it, else the first.
+        let ops: Vec<crate::plan::Op> = plan
+            .points
+            .iter()
+            .filter(|point| point.file.as_ref().is_none_or(|f| *f == given.path))
+            .flat_map(|point| point.workloads())
+            .map(|workload| workload.op)
+            .collect();
+        let op = ops
+            .iter()
+            .copied()
+            .find(|op| op.writes())
+            .unwrap_or(ops.first().copied().unwrap_or(plan.points[0].workload().op));
+        let shown = given.shown();
+        match &args.destroy_data {
+            confirmation if op.writes() => {
+                crate::run::target::device::check_writable(
+                    device,
+                    confirmation.as_deref(),
+                    &shown,
+                )?;
+            }
+            Some(_) if files.len() == 1 => {
+                return Err(usage!(
+                    "--destroy-data is for write tests; --op {} only reads {}",
+                    op.name(),
+                    device.path.display()
+                )
+                .into());
+            }
+            _ => {}
+        }
         // The node by its kernel name: a /dev/disk/by-id link would be
         // refused as a link when the node is opened without following links.
         if crate::run::target::device::identify(&device.path)

@@ -32,13 +32,11 @@ pub struct JobFile {
     pub phases: Vec<Vec<Group>>,
     /// Where the files go, when the job file says.
     pub directory: Option<String>,
-    /// The one file or block device every job works on (`filename=`, or
-    /// the command line's `--file`), when there is one: each job over all
-    /// of it, as fio's jobs sharing a `filename=`.
-    pub filename: Option<String>,
-    /// Where the job file names `filename` (`JOB.fio line 12: filename=…`)
-    /// for messages about it; `None` when it came from `--file`.
-    pub filename_named_at: Option<String>,
+    /// The file or device each phase works on (`filename=`, or the command
+    /// line's `--file`), one per phase, in order — every job of a phase
+    /// over all of it, as fio's jobs sharing a `filename=`; empty when the
+    /// jobs work on files iolab makes.
+    pub files: Vec<NamedFile>,
     /// The network target every job works on, for a job file of a network
     /// engine (fio's `nfs_url=`, or `filename=iscsi://…`): iolab's
     /// `--target`.
@@ -51,6 +49,16 @@ pub struct JobFile {
     /// (one for the whole file, as fio requires): the interval of the
     /// points with a criterion.
     pub steady_interval_s: Option<f64>,
+}
+
+/// A file or device a phase of a job file works on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedFile {
+    /// Its path (joined to `directory=` when the job file gives a relative name).
+    pub path: String,
+    /// Where the job file names it (`JOB.fio line 12: filename=…`) for
+    /// messages about it; `None` when it came from `--file`.
+    pub named_at: Option<String>,
 }
 
 /// The file the command line gives a job file (`--file`, fio's
@@ -134,8 +142,11 @@ pub fn translate(
     // (`None`: fio's default).
     let mut steady_interval: Option<(f64, Option<usize>)> = None;
     let mut directory: Option<(String, usize)> = None;
-    // The one given file: its path and where it was named (0: --file).
+    // The current phase's given file: its path and where it was named
+    // (0: --file).
     let mut filename: Option<(String, usize)> = None;
+    // Each phase's given file, once its first section names it.
+    let mut files: Vec<(String, usize)> = Vec::new();
     // A section that makes its files, when one does.
     let mut makes_files: Option<&str> = None;
     // The network target and the section that first named it; or, with
@@ -209,6 +220,13 @@ pub fn translate(
             (None, _) => target = Some((url.clone(), shown.as_str())),
             _ => {}
         }
+        // A stonewall or wait_for starts a phase, which may work on its own file.
+        let starts_phase = index == 0
+            || (options.contains_key("stonewall") && option(&options, "stonewall") != Some("0"))
+            || options.contains_key("wait_for");
+        if starts_phase {
+            filename = None;
+        }
         // fio's allow_file_create=0: the job's files must be there.
         let no_file_create = options.contains_key("allow_file_create")
             && !super::truthy(&options, "allow_file_create");
@@ -247,7 +265,7 @@ pub fn translate(
             match (&filename, makes_files) {
                 (Some((first, first_line)), _) if *first != path => {
                     return Err(usage!(
-                        "{}: [{shown}] filename={path}: iolab runs a job file's jobs on one file, and {} gives {first}",
+                        "{}: [{shown}] filename={path}: iolab runs the jobs of one phase on one file, and {} gives {first} (a stonewall before [{shown}] runs it after them, on its own file)",
                         at(name_line),
                         match first_line {
                             0 => "--file".to_string(),
@@ -261,7 +279,12 @@ pub fn translate(
                         at(name_line)
                     ));
                 }
-                _ => filename = Some((path.clone(), name_line)),
+                _ => {
+                    if starts_phase {
+                        files.push((path.clone(), name_line));
+                    }
+                    filename = Some((path.clone(), name_line));
+                }
             }
             // A job without a size works on the whole file, as fio's does.
             if !options.contains_key("size") && !options.contains_key("filesize") {
@@ -285,14 +308,10 @@ pub fn translate(
                 let size = length.saturating_sub(offset);
                 options.insert("size".to_string(), Value::String(size.to_string()));
             }
-        } else if filename.is_some() {
+        } else if let Some((first, _)) = files.first() {
             return Err(usage!(
-                "{}: [{shown}] makes its own files, and the jobs before it work on {}; iolab runs a job file's jobs all on one given file or all on files it makes",
-                at(section.line),
-                filename
-                    .as_ref()
-                    .map(|(path, _)| path.as_str())
-                    .unwrap_or_default()
+                "{}: [{shown}] makes its own files, and the jobs before it work on {first}; iolab runs a job file's jobs all on given files or all on files it makes",
+                at(section.line)
             ));
         } else if no_file_create {
             return Err(usage!(
@@ -494,14 +513,18 @@ pub fn translate(
             notes.push(note);
         }
     }
+    let files = files
+        .into_iter()
+        .take(phases.len())
+        .map(|(path, line)| NamedFile {
+            named_at: (line > 0).then(|| format!("{}: filename={path}", at(line))),
+            path,
+        })
+        .collect();
     Ok(JobFile {
         phases,
         directory: directory.map(|(dir, _)| dir),
-        filename_named_at: filename
-            .as_ref()
-            .filter(|(_, line)| *line > 0)
-            .map(|(path, line)| format!("{}: filename={path}", at(*line))),
-        filename: filename.map(|(path, _)| path),
+        files,
         target: target.and_then(|(url, _)| url),
         notes,
         logs: fio_logs,

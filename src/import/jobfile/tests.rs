@@ -183,7 +183,7 @@ fn what_cannot_be_run_is_refused_by_file_line_and_key() {
         ),
         (
             "[a]\nsize=1m\nfilename=f\n[b]\nsize=1m\nfilename=g\n",
-            "line 6: [b] filename=g: iolab runs a job file's jobs on one file, and line 3 gives f",
+            "line 6: [b] filename=g: iolab runs the jobs of one phase on one file, and line 3 gives f (a stonewall before [b]",
         ),
         ("[j]\nsize=50%\n", "line 2: [j] size=50% is not a size"),
         (
@@ -400,4 +400,34 @@ fn numa_nodes_are_their_cpus_and_the_memory_policy_is_kept() {
         let error = read(text).unwrap_err();
         assert!(error.contains(words), "{text:?}: {error}");
     }
+}
+
+#[test]
+fn each_phase_names_its_own_file() {
+    let file = read(
+        "[global]\nsize=1m\n[a]\nfilename=/dev/zero\nnumjobs=2\n[b]\nfilename=/dev/zero\n\
+         [c]\nstonewall\nfilename=/dev/null\nrw=write\n[d]\nstonewall\nfilename=/dev/null\n",
+    )
+    .unwrap();
+    assert_eq!(file.phases.len(), 3);
+    let files: Vec<(&str, Option<&str>)> = file
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.named_at.as_deref()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("/dev/zero", Some("t.fio line 4: filename=/dev/zero")),
+            ("/dev/null", Some("t.fio line 10: filename=/dev/null")),
+            ("/dev/null", Some("t.fio line 14: filename=/dev/null")),
+        ]
+    );
+    // Files iolab makes: none named.
+    assert!(
+        read("[a]\nsize=1m\n[b]\nstonewall\nsize=1m\n")
+            .unwrap()
+            .files
+            .is_empty()
+    );
 }

@@ -136,6 +136,7 @@ pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
             label,
             round: None,
             groups,
+            file: None,
         });
     }
     if points.is_empty() {

@@ -1,5 +1,6 @@
 //! Block devices as targets: read freely, written only when the user repeats
-//! the device with `--destroy-data` and nothing lives on it.
+//! the device with `--destroy-data` and nothing lives on it; and which
+//! character devices are the memory devices (`memory`'s targets).
 //!
 //! What counts as "something lives on it": the device, a partition of it, or
 //! a device stacked on it (device-mapper, md, a loop device it backs) is
@@ -317,6 +318,38 @@ fn read_signature(path: &Path) -> Option<String> {
         }
     }
     find_signature(&head[..filled])
+}
+
+/// Which memory device a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    /// `/dev/null`: reads end at once (end of file), writes are discarded.
+    Null,
+    /// `/dev/zero`: reads give zeros, writes are discarded.
+    Zero,
+}
+
+/// `/dev/null` and `/dev/zero`: the character devices 1:3 and 1:5 (the
+/// kernel's `Documentation/admin-guide/devices.txt`), by number, so a node
+/// of another name for them counts and a file named so does not.
+pub fn memory_device(kind: rustix::fs::FileType, rdev: u64) -> Option<Memory> {
+    if kind != rustix::fs::FileType::CharacterDevice || rustix::fs::major(rdev) != 1 {
+        return None;
+    }
+    match rustix::fs::minor(rdev) {
+        3 => Some(Memory::Null),
+        5 => Some(Memory::Zero),
+        _ => None,
+    }
+}
+
+/// [`memory_device`] of what `metadata` describes.
+pub fn memory_metadata(metadata: &std::fs::Metadata) -> Option<Memory> {
+    use std::os::unix::fs::MetadataExt;
+    memory_device(
+        rustix::fs::FileType::from_raw_mode(metadata.mode()),
+        metadata.rdev(),
+    )
 }
 
 #[cfg(test)]

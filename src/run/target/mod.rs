@@ -1,6 +1,7 @@
 //! Where a job's I/O goes: the [`Target`] trait (open for I/O, lay out,
 //! treat and check the cache, verify data, release) and its two local
-//! implementations, a file ([`LocalFile`]) and a block device ([`DeviceTarget`]).
+//! implementations, a file ([`LocalFile`]) and a block device ([`DeviceTarget`]),
+//! and the memory devices (`memory`).
 //!
 //! The session lays out, treats the cache, counts residency and verifies
 //! through this trait only, and a job opens its target through it, so a
@@ -10,6 +11,7 @@
 //! says through [`Target::residency`] that the client's cache cannot be seen.
 
 pub mod device;
+pub mod memory;
 pub mod owner_marker;
 pub mod scratch;
 pub mod space;
@@ -51,6 +53,8 @@ pub enum TargetKind {
     /// A logical unit reached over the network (iSCSI): no file system,
     /// no local device, written only with consent.
     Lun,
+    /// `/dev/null` or `/dev/zero` ([`memory::MemoryDevice`]): nothing stored.
+    Memory,
 }
 
 /// A file or device a job does its I/O on, with everything the runner does

@@ -537,10 +537,12 @@ impl ScratchDir {
             other => usage!("--file {shown}: {}", describe_io(&other.into())),
         })?;
         let stat = rustix::fs::fstat(&fd).map_err(|e| usage!("--file {shown}: {e}"))?;
-        if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+        let kind = rustix::fs::FileType::from_raw_mode(stat.st_mode);
+        let memory = super::device::memory_device(kind, stat.st_rdev).is_some();
+        if kind != rustix::fs::FileType::RegularFile && !memory {
             return Err(usage!("--file {shown} is not a regular file"));
         }
-        if write && !has_marker(&fd) {
+        if write && !memory && !has_marker(&fd) {
             return Err(usage!(
                 "--file {shown} was not created by iolab (it has no {MARKER_XATTR} attribute), \
                  so iolab only reads it; create one with --op write --keep"
