@@ -257,6 +257,24 @@ fn bad_directories_are_refused() {
         "--dir /dev is in /dev",
         dir.path(),
     );
+    // A dry run plans what the run would refuse: it refuses it too (a
+    // study file from a device job file's --show-plan names dir /dev).
+    let study = dir.path().join("dev.toml");
+    std::fs::write(
+        &study,
+        "name = \"dev\"\ndir = \"/dev\"\n[[sweep]]\nlabel = \"r\"\nop = \"read\"\nsize = \"64KiB\"\n",
+    )
+    .unwrap();
+    assert_refused(
+        &["study", study.to_str().unwrap(), "--dry-run"],
+        "--dir /dev is in /dev",
+        dir.path(),
+    );
+    assert_refused(
+        &["sweep", "--dir", "/proc", "--bs", "4k,8k", "--dry-run"],
+        "--dir /proc is in /proc",
+        dir.path(),
+    );
 }
 
 #[test]

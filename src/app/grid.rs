@@ -325,6 +325,11 @@ fn guest_boots(grid: &Grid) -> Option<String> {
 }
 
 fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
+    // The run would refuse a directory in the kernel's trees: so does its plan.
+    if grid.target.is_none() {
+        let dir = std::fs::canonicalize(&grid.dir).unwrap_or_else(|_| grid.dir.clone());
+        crate::run::target::scratch::system_tree::refuse(&dir, &grid.dir.display().to_string())?;
+    }
     let crate::plan::Cost {
         one_pass_bytes,
         moved_bytes: moved,

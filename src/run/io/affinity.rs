@@ -86,15 +86,19 @@ pub fn place(buffer: &mut [u8], policy: MemPolicy) -> io::Result<()> {
     Ok(())
 }
 
-/// Refuses, before anything is created, a point whose `--cpus` names a CPU
-/// this process may not run on, or whose `--mem-policy` a NUMA node this
-/// machine does not have.
+/// Refuses, before anything is created, a point on this machine whose
+/// `--cpus` names a CPU this process may not run on, or whose
+/// `--mem-policy` a NUMA node this machine does not have (a guest's points
+/// are its own: the guest runs them on its CPUs and nodes).
 pub fn check_points(points: &[PlannedPoint]) -> Result<(), UsageError> {
-    for policy in points
-        .iter()
-        .flat_map(|p| p.workloads())
-        .filter_map(|w| w.mem_policy)
-    {
+    // A guest's points run on its own CPUs and nodes, not this machine's.
+    let here = || {
+        points
+            .iter()
+            .flat_map(|p| p.workloads())
+            .filter(|w| w.machine != crate::plan::Machine::Guest)
+    };
+    for policy in here().filter_map(|w| w.mem_policy) {
         if let Some(node) = policy.nodes().and_then(|nodes| {
             nodes
                 .cpus()
@@ -105,15 +109,11 @@ pub fn check_points(points: &[PlannedPoint]) -> Result<(), UsageError> {
             ));
         }
     }
-    let Some(asked) = points
-        .iter()
-        .flat_map(|p| p.workloads())
-        .find_map(|w| w.cpus)
-    else {
+    let Some(asked) = here().find_map(|w| w.cpus) else {
         return Ok(());
     };
     let offered = offered().map_err(|e| usage!("--cpus {asked}: {e}"))?;
-    for workload in points.iter().flat_map(|p| p.workloads()) {
+    for workload in here() {
         if let Some(cpus) = workload.cpus {
             if let Some(missing) = cpus.cpus().find(|cpu| !offered.contains(*cpu)) {
                 return Err(usage!(
@@ -155,5 +155,9 @@ mod tests {
             error.contains(&format!("CPU {beyond} is not one")),
             "{error}"
         );
+        // A guest's point runs on the guest's CPUs: not checked against these.
+        let mut guest = points[0].clone();
+        guest.set_machine(crate::plan::Machine::Guest);
+        check_points(&[guest]).unwrap();
     }
 }

@@ -23,8 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod file;
-mod system_tree;
-use system_tree::system_tree;
+pub mod system_tree;
 
 pub use file::{Ownership, TargetFile};
 
@@ -102,11 +101,7 @@ impl ScratchDir {
         // once a result file has left the machine.
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if creates {
-            if let Some(system) = system_tree(&path) {
-                return Err(usage!(
-                    "--dir {shown} is in {system}, the kernel's own tree: iolab makes its files only outside /dev (but /dev/shm), /proc and /sys"
-                ));
-            }
+            system_tree::refuse(&path, &shown.to_string())?;
         }
         Ok(ScratchDir {
             path,
