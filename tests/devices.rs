@@ -142,12 +142,55 @@ fn writing_a_device_needs_the_device_repeated_exactly() {
             &format!("--destroy-data={dev}"),
         ],
     );
+    // A second phase's device is checked as the first's, before any I/O:
+    // the consent names the device that is written, not the one read.
+    let other_dir = scratch();
+    let Some(other) = device_or_skip(other_dir.path(), false) else {
+        return;
+    };
+    let read_only = other.path();
+    let two = temp.path().join("two.fio");
+    std::fs::write(
+        &two,
+        format!(
+            "[r]\nrw=read\nsize=1m\nfilename={read_only}\n\
+             [w]\nstonewall\nrw=write\nsize=1m\nfilename={dev}\n"
+        ),
+    )
+    .unwrap();
+    assert_device_refused(
+        &[two.to_str().unwrap()],
+        &[&format!("two.fio line 9: filename={dev} is a block device")],
+    );
+    assert_device_refused(
+        &[two.to_str().unwrap(), "--destroy-data", read_only],
+        &[&format!("exactly --destroy-data={dev}")],
+    );
+    for image in [device.image(), other.image()] {
+        assert!(std::fs::read(image).unwrap().iter().all(|&b| b == FILL));
+    }
+    // Consented: the written device changes, the read one does not.
+    let out = scratch();
+    run_ok(
+        &["run", two.to_str().unwrap(), "--destroy-data", dev],
+        out.path(),
+    );
     assert!(
-        std::fs::read(device.image())
+        std::fs::read(other.image())
             .unwrap()
             .iter()
-            .all(|&b| b == FILL)
+            .all(|&b| b == FILL),
+        "the device only read is as it was"
     );
+    assert!(
+        std::fs::read(device.image()).unwrap()[..1 << 20]
+            .iter()
+            .any(|&b| b != FILL),
+        "the consented device was written"
+    );
+    drop(other);
+    let image = std::fs::read(device.image()).unwrap();
+    std::fs::write(device.image(), vec![FILL; image.len()]).unwrap();
 
     // Confirmed: only the region asked for is written, with O_DIRECT.
     let out = scratch();
