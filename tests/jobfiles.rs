@@ -211,6 +211,11 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
             "[j]\nsize=1m\nbs=4q\n",
             "line 3: [j] bs=4q is not a size iolab reads",
         ),
+        // fio 3.33 refuses a zone size without a zone mode.
+        (
+            "[j]\nsize=1m\nrw=read\nzonesize=256k\n",
+            "line 4: [j] zonesize without zonemode=strided: fio refuses it",
+        ),
         // Jobs at once on two files; phases in two directories.
         (
             "[a]\nsize=1m\nfilename=DIR/x\n[b]\nsize=1m\nfilename=DIR/y\n",
@@ -229,6 +234,19 @@ fn job_files_iolab_cannot_run_are_refused_by_file_line_and_key() {
         (
             "[a]\nsize=1m\nfilename=/dev/full\nrw=write\n",
             "line 3: filename=/dev/full is a character device",
+        ),
+        // The kernel's interfaces and directories are not files to measure.
+        (
+            "[a]\nsize=1m\nfilename=/proc/meminfo\n",
+            "line 3: filename=/proc/meminfo is in /proc, the kernel's own tree",
+        ),
+        (
+            "[a]\nsize=1m\nfilename=/sys/kernel/mm/transparent_hugepage/enabled\n",
+            "is in /sys, the kernel's own tree",
+        ),
+        (
+            "[a]\nsize=1m\nfilename=/tmp\n",
+            "line 3: filename=/tmp is a directory",
         ),
     ] {
         let job = write_job(out.path(), "bad.fio", text, dir.path());
@@ -573,6 +591,55 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
         (
             "loops-random",
             "[a]\nioengine=null\nsize=8m\nbs=16k\nrw=randwrite\nloops=2\n",
+        ),
+        // fio's aliases, each the option it stands for.
+        (
+            "aliases",
+            "[a]\nioengine=null\nsize=8m\nreadwrite=randread\nblocksize=8k\nba=8k\nio_limit=4m\n",
+        ),
+        (
+            "blocksize-range",
+            "[a]\nioengine=null\nsize=8m\nrw=read\nblocksize_range=16k-16k\n",
+        ),
+        // SI units: fio 3.33 with kb_base=1000 reads k as 1000, KiB as 1024.
+        (
+            "kb-base-1000",
+            "[a]\nioengine=null\nkb_base=1000\nsize=1m\nbs=4KiB\nrw=read\n",
+        ),
+        // Without the random map a size-bound job still makes size / bs I/Os.
+        (
+            "norandommap",
+            "[a]\nioengine=null\nsize=8m\nrw=randwrite\nnorandommap\n",
+        ),
+        // Keys that shape timing, queueing, data or placement, never the I/Os.
+        (
+            "batches",
+            "[a]\nioengine=null\nsize=8m\nrw=randread\niodepth=8\niodepth_batch=4\niodepth_batch_submit=4\n",
+        ),
+        (
+            "buffers",
+            "[a]\nioengine=null\nsize=8m\nrw=write\nbuffer_compress_percentage=50\nbuffer_compress_chunk=512\n",
+        ),
+        (
+            "dedupe",
+            "[a]\nioengine=null\nsize=8m\nrw=randwrite\ndedupe_percentage=25\n",
+        ),
+        (
+            "zero-buffers",
+            "[a]\nioengine=null\nsize=8m\nrw=write\nzero_buffers\n",
+        ),
+        (
+            "syncs",
+            "[a]\nioengine=null\nsize=8m\nrw=write\nfsync=16\nend_fsync=1\n",
+        ),
+        (
+            "placement",
+            "[a]\nioengine=null\nsize=8m\nrw=read\nnumjobs=2\ninvalidate=0\ncpus_allowed=0\ncpus_allowed_policy=shared\n",
+        ),
+        // A zone range or skip without a zone mode: fio ignores them.
+        (
+            "zonerange-alone",
+            "[a]\nioengine=null\nsize=8m\nrw=read\nzonerange=1m\nzoneskip=1m\n",
         ),
     ];
     for (name, text) in cases {

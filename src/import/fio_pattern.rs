@@ -135,6 +135,14 @@ impl FioJob<'_> {
     /// import's `io_size` keeps.
     fn strided_zones(&self, pattern: Pattern) -> Result<Option<Pattern>, String> {
         match self.option("zonemode").map(str::trim) {
+            // fio 3.33 refuses a zone size with no zone mode; a zonerange
+            // or zoneskip alone it ignores.
+            None | Some("none") if self.option("zonesize").is_some() => {
+                return Err(
+                    "zonesize without zonemode=strided: fio refuses it (\"--zonemode=none and --zonesize are not compatible\"); give zonemode=strided"
+                        .to_string(),
+                );
+            }
             None | Some("none") => return Ok(None),
             Some("strided") => {}
             Some("zbd") => {

@@ -200,11 +200,7 @@ impl GivenFile {
         given.device = crate::run::target::device::identify(path)
             .map_err(|e| usage!("{shown}: {}", describe_io(&e)))?;
         given.memory = crate::run::target::memory::memory_metadata(&metadata);
-        if given.device.is_none()
-            && given.memory.is_none()
-            && !metadata.is_file()
-            && !metadata.is_dir()
-        {
+        if given.device.is_none() && given.memory.is_none() && !metadata.is_file() {
             let kind = rustix::fs::FileType::from_raw_mode(std::os::unix::fs::MetadataExt::mode(
                 &metadata,
             ));
@@ -213,6 +209,16 @@ impl GivenFile {
                 crate::input::describe(kind)
             )
             .into());
+        }
+        if given.device.is_none() && given.memory.is_none() {
+            // /proc and /sys hold the kernel's interfaces, not data.
+            let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            if let Some(tree) = crate::run::target::scratch::system_tree::system_tree(&canonical) {
+                return Err(usage!(
+                    "{shown} is in {tree}, the kernel's own tree: iolab measures files and block devices (and /dev/null, /dev/zero), not the kernel's interfaces"
+                )
+                .into());
+            }
         }
         given.length = match (&given.device, given.memory) {
             (Some(device), _) => Some(device.size),

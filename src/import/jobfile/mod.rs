@@ -369,6 +369,9 @@ pub fn translate(
                 .unwrap_or("");
             usage!("{}: [{shown}] {why}", at(line(key)))
         })?;
+        if let Some(note) = whole_blocks(&mut workload, shown) {
+            notes.push(note);
+        }
         // fio runs a job file's write jobs on files it makes for them, and
         // does not lay them out first (measured, fio 3.33 on ext4: it
         // preallocates with fallocate and writes each block once): iolab's
@@ -532,6 +535,28 @@ pub fn translate(
             .filter(|(_, at)| at.is_some())
             .map(|(seconds, _)| seconds),
     })
+}
+
+/// fio moves whole blocks: of a size that is not a whole number of one
+/// block size (`size=1m` under `kb_base=1000` with `bs=4KiB`), it reads or
+/// writes the whole blocks and leaves the rest (fio 3.33: 244 I/Os, 999,424
+/// bytes). The workload's size becomes those blocks, with the note saying
+/// so; mixed sizes (`bssplit`, `bsrange`) are left as they are.
+fn whole_blocks(workload: &mut crate::plan::Workload, section: &str) -> Option<String> {
+    let (size, bs) = (workload.size, workload.bs);
+    if workload.bssplit.is_some() || workload.items.is_some() || bs == 0 || size <= bs {
+        return None;
+    }
+    let rest = size % bs;
+    if rest == 0 {
+        return None;
+    }
+    workload.size = size - rest;
+    Some(format!(
+        "[{section}] size {size} bytes is not a whole number of {bs}-byte blocks: fio moves {} blocks ({} bytes) and leaves the last {rest} bytes, and so does iolab",
+        size / bs,
+        workload.size
+    ))
 }
 
 /// Whether a job's `filename=` (in `directory`, when relative) is `file`.

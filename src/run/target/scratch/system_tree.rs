@@ -18,7 +18,7 @@ pub fn refuse(dir: &Path, shown: &str) -> Result<(), UsageError> {
 
 /// The kernel's tree `dir` (canonical) lies in; `None` outside them.
 /// `/dev/shm`, a tmpfs made for files, is not counted.
-fn system_tree(dir: &Path) -> Option<&'static str> {
+pub fn system_tree(dir: &Path) -> Option<&'static str> {
     ["/dev", "/proc", "/sys"]
         .into_iter()
         .find(|tree| dir.starts_with(tree) && !(*tree == "/dev" && dir.starts_with("/dev/shm")))
