@@ -177,7 +177,9 @@ impl GivenFile {
             length: None,
         };
         let path = &given.path;
-        let from_job_file = job_file.is_some() && given.named_at.is_some();
+        // A job file's file (its filename=, or --file beside it) is made when
+        // missing, as fio makes it; a plain --file must exist.
+        let from_job_file = job_file.is_some();
         if from_job_file
             && std::fs::symlink_metadata(path)
                 .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
