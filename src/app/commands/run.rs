@@ -122,12 +122,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     let mut session = ranks.agreed(opened.map_err(AppError::from))?;
     for given in &files {
         // Whether a point on this file writes (every point, for one file).
-        let write = plan
-            .points
-            .iter()
-            .filter(|point| point.file.as_ref().is_none_or(|f| *f == given.path))
-            .flat_map(|point| point.workloads())
-            .any(|workload| workload.op.writes());
+        let write = given.workloads(&plan).any(|workload| workload.op.writes());
         given.use_in(&mut session, write, &plan, (ranks.speaks(), args.keep))?;
         if files.len() > 1 {
             session.shelve_given(given.path.clone());
@@ -230,6 +225,15 @@ impl GivenFile {
         Ok(given)
     }
 
+    /// The workloads of `plan`'s points on it: every point's when the plan
+    /// works on one file.
+    fn workloads<'a>(&'a self, plan: &'a RunPlan) -> impl Iterator<Item = &'a Workload> {
+        plan.points
+            .iter()
+            .filter(|point| point.file.as_ref().is_none_or(|f| *f == self.path))
+            .flat_map(|point| point.workloads())
+    }
+
     /// How messages name it: where the job file names it, else `--file PATH`.
     fn shown(&self) -> String {
         self.named_at
@@ -260,11 +264,8 @@ impl GivenFile {
                     .to_str()
                     .ok_or_else(|| usage!("filename={} does not name a file", path.display()))?;
                 // Long enough for every group's region on it.
-                let length = plan
-                    .points
-                    .iter()
-                    .filter(|point| point.file.as_ref().is_none_or(|f| f == path))
-                    .flat_map(|point| point.workloads())
+                let length = self
+                    .workloads(plan)
                     .map(Workload::region_end)
                     .max()
                     .unwrap_or(0);
@@ -307,12 +308,7 @@ fn check_device_use(
     }
     for given in files {
         if given.memory == Some(crate::run::target::memory::Memory::Null) {
-            let reads = plan
-                .points
-                .iter()
-                .filter(|point| point.file.as_ref().is_none_or(|f| *f == given.path))
-                .flat_map(|point| point.workloads())
-                .any(|workload| workload.op.reads());
+            let reads = given.workloads(plan).any(|workload| workload.op.reads());
             if reads {
                 return Err(usage!(
                     "{}: /dev/null has nothing to read (every read ends at once); read /dev/zero",
@@ -325,13 +321,7 @@ fn check_device_use(
             continue;
         };
         // The op a refusal names: the first that writes it, else the first.
-        let ops: Vec<crate::plan::Op> = plan
-            .points
-            .iter()
-            .filter(|point| point.file.as_ref().is_none_or(|f| *f == given.path))
-            .flat_map(|point| point.workloads())
-            .map(|workload| workload.op)
-            .collect();
+        let ops: Vec<crate::plan::Op> = given.workloads(plan).map(|w| w.op).collect();
         let op = ops
             .iter()
             .copied()
