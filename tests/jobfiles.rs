@@ -32,7 +32,7 @@ rw=read
 bs=1m
 ";
 
-fn write_job(out: &Path, name: &str, text: &str, dir: &Path) -> std::path::PathBuf {
+pub(crate) fn write_job(out: &Path, name: &str, text: &str, dir: &Path) -> std::path::PathBuf {
     let path = out.join(name);
     std::fs::write(&path, text.replace("DIR", dir.to_str().unwrap())).unwrap();
     path
@@ -319,7 +319,7 @@ numjobs=2
 ";
 
 /// Runs fio on `job` in `output`'s directory, its JSON output into `output`.
-fn run_fio(job: &Path, output: &Path) {
+pub(crate) fn run_fio(job: &Path, output: &Path) {
     succeed(&mut assert_cmd::Command::from_std({
         let mut fio = std::process::Command::new("fio");
         // fio writes a verify job's state file (`NAME-0-verify.state`) in
@@ -333,7 +333,7 @@ fn run_fio(job: &Path, output: &Path) {
 }
 
 /// fio's JSON output `output` (written by [`run_fio`]).
-fn fio_json(output: &Path) -> Value {
+pub(crate) fn fio_json(output: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(output).unwrap()).unwrap()
 }
 

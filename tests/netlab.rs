@@ -112,6 +112,8 @@ fn pass(
         fsync_every: 0,
         fsync_end: true,
         interval: std::time::Duration::from_secs(1),
+        iodepth: 1,
+        latency_target: None,
         max_intervals: 16,
         interrupt,
         file: "nfs",

@@ -20,6 +20,7 @@ mod guests;
 mod import;
 mod iscsi;
 mod jobfiles;
+mod latency_target;
 mod layering;
 mod metadata;
 mod netlab;

@@ -48,6 +48,7 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
         (!args.ops.is_empty(), "--ops"),
         (args.verify, "--verify"),
         (args.steady.is_some(), "--steady"),
+        (args.latency_target.is_some(), "--latency-target"),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         return Err(usage!("{flag} cannot go with a job file ({shown})").into());
@@ -329,16 +330,26 @@ pub fn study_text(plan: &RunPlan, name: &str) -> String {
         if let (Some(steady), false) = (workload.steady, point.grouped()) {
             text.push_str(&format!("steady = {}\n", quoted(&steady.to_string())));
         }
+        if let (Some(target), false) = (workload.latency_target, point.grouped()) {
+            text.push_str(&format!(
+                "latency_target = {}\n",
+                quoted(&target.to_string())
+            ));
+        }
         if !point.grouped() {
             text.push_str(&parameters(point.workload(), &defaults));
             continue;
         }
         for group in &point.groups {
             text.push_str(&format!(
-                "\n[[sweep.group]]\nname = {}\n{}{}",
+                "\n[[sweep.group]]\nname = {}\n{}{}{}",
                 quoted(&group.name),
                 match group.workload.steady {
                     Some(steady) => format!("steady = {}\n", quoted(&steady.to_string())),
+                    None => String::new(),
+                },
+                match group.workload.latency_target {
+                    Some(target) => format!("latency_target = {}\n", quoted(&target.to_string())),
                     None => String::new(),
                 },
                 parameters(&group.workload, &defaults)

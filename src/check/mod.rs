@@ -10,6 +10,7 @@ mod clock;
 mod device;
 pub mod guest;
 mod hot_set;
+mod latency_target;
 mod pacing;
 mod tree;
 
@@ -71,6 +72,7 @@ pub fn check(
     device::checks(point, storage, &mut found);
     hot_set::checks(point, storage, &mut found);
     pacing::checks(point, &mut found);
+    latency_target::checks(point, &mut found);
     tree::checks(point, storage, &mut found);
     timing_checks(point, &mut found);
     if let Some(environment) = environment {

@@ -336,6 +336,15 @@ pub struct RunArgs {
     /// lat:range<5%/300s (each interval's mean latency within ±5%).
     #[arg(long, value_name = "CRITERION", help_heading = heading::TIMING, hide_short_help = true)]
     pub steady: Option<crate::plan::steady::SteadyCriterion>,
+    /// Search each job's queue depth (up to --iodepth) for the deepest whose
+    /// I/Os keep within a latency, as fio's latency_target does:
+    /// 500us,window=5s,percentile=99.9 doubles the depth from 1 while 99.9%
+    /// of a 5 s window's I/Os take at most 500 us, bisects after a miss, and
+    /// when the depth holds measures one more window there: the figures are
+    /// that window's, and each job's depth is recorded. Add ,run to keep
+    /// adjusting to the end instead (fio's latency_run).
+    #[arg(long, value_name = "LATENCY,window=DURATION[,percentile=P][,run]", help_heading = heading::TIMING, hide_short_help = true)]
+    pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,
     /// Label of the point in tables and the result file.
     #[arg(long, value_name = "TEXT", help_heading = heading::OUTPUT, hide_short_help = true)]
     pub label: Option<String>,

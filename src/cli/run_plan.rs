@@ -52,6 +52,7 @@ impl RunArgs {
         self.repetitions.policy().apply(&mut workload);
         workload.interval_s = self.interval.as_secs_f64();
         workload.steady = self.steady;
+        workload.latency_target = self.latency_target;
         workload.verify = self.verify;
         workload.validate()?;
         Ok(workload)

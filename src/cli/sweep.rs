@@ -138,6 +138,10 @@ pub struct SweepArgs {
     /// With --runtime: stop each point once its throughput is steady (see `iolab run --help`).
     #[arg(long, value_name = "CRITERION", help_heading = super::heading::TIMING, hide_short_help = true)]
     pub steady: Option<crate::plan::steady::SteadyCriterion>,
+    /// Search each point's queue depth for the deepest within a latency
+    /// (see `iolab run --help`).
+    #[arg(long, value_name = "LATENCY,window=DURATION[,percentile=P][,run]", help_heading = super::heading::TIMING, hide_short_help = true)]
+    pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,
     /// Search the knee: after the sweep, choose the point with the most IOPS
     /// whose latency percentile stays within the target (p99<=2ms), print
     /// the curve of IOPS against it, and draw it in the report. Sweep what
@@ -352,6 +356,7 @@ impl SweepArgs {
         self.repetitions.policy().apply(&mut base);
         base.interval_s = self.interval.as_secs_f64();
         base.steady = self.steady;
+        base.latency_target = self.latency_target;
         if base.until_ci.is_none() && base.repeat == 0 {
             return Err(usage!("--repeat 0: at least one repetition is needed"));
         }

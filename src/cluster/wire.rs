@@ -91,6 +91,9 @@ pub struct WireJob {
     /// A metadata workload's job: items and system calls.
     #[serde(default)]
     pub tree: Option<crate::run::io::calls::TreeJob>,
+    /// With a latency target: the depth its search ended at, and whether it held there.
+    #[serde(default)]
+    pub latency_depth: Option<(u32, bool)>,
 }
 
 /// One rank's repetition.
@@ -157,6 +160,7 @@ impl WireRepetition {
                         .collect(),
                     coverage: job.coverage.map(|c| (c.touched, c.blocks)),
                     tree: job.tree.clone(),
+                    latency_depth: job.latency_depth,
                 })
                 .collect(),
             residency: outcome.residency,
@@ -272,6 +276,7 @@ pub fn merge(
                 // Each rank checks its own blocks before the merge.
                 written: None,
                 tree: job.tree,
+                latency_depth: job.latency_depth,
             });
         }
         let error = match &report.status {
@@ -338,6 +343,7 @@ mod tests {
             coverage: None,
             written: None,
             tree: None,
+            latency_depth: None,
         }
     }
 

@@ -277,6 +277,8 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
                 bytes: job.bytes,
                 ops: job.ops,
                 elapsed_ns: job.end.saturating_sub(job.start),
+                latency_depth: job.latency_depth.map(|(depth, _)| depth),
+                latency_settled: job.latency_depth.map(|(_, settled)| settled),
             })
             .collect(),
         tree: tree_repetition(point, jobs),

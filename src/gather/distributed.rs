@@ -211,6 +211,7 @@ mod tests {
             coverage: None,
             written: None,
             tree: None,
+            latency_depth: None,
         }
     }
 

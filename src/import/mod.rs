@@ -113,6 +113,8 @@ fn jobs_of(
                     bytes: number("io_bytes"),
                     ops: number("total_ios"),
                     elapsed_ns: number("runtime").saturating_mul(1_000_000),
+                    latency_depth: None,
+                    latency_settled: None,
                 }
             })
             .collect(),
@@ -122,6 +124,8 @@ fn jobs_of(
             bytes,
             ops,
             elapsed_ns,
+            latency_depth: None,
+            latency_settled: None,
         }],
     }
 }

@@ -14,6 +14,7 @@ pub mod draw;
 pub mod group;
 pub mod guest;
 pub mod knee;
+pub mod latency_target;
 pub mod numa;
 mod op;
 pub mod order;
@@ -206,6 +207,11 @@ macro_rules! workload_struct {
             /// (`bw:slope<1%/10s`); `runtime_s` is then the upper bound.
             #[serde(skip_serializing_if = "Option::is_none", default)]
             pub steady: Option<steady::SteadyCriterion>,
+            /// Search each job's queue depth for the deepest whose I/Os keep
+            /// within a latency (`--latency-target`, fio's `latency_target`),
+            /// the figures those of one window at the depth found.
+            #[serde(skip_serializing_if = "Option::is_none", default)]
+            pub latency_target: Option<latency_target::LatencyTarget>,
         }
 
         /// The default values of every parameter, as `iolab run` has them,
@@ -219,6 +225,7 @@ macro_rules! workload_struct {
                 warmup: 0,
                 interval_s: 1.0,
                 steady: None,
+                latency_target: None,
                 verify: false,
                 same_draws: false,
             }
@@ -361,7 +368,14 @@ impl Workload {
             Some(tree) => format!("{op} {} {}", tree.describe(), self.engine.name()),
             None => format!("{op} {} {sizes} {}", self.pattern, self.engine.name()),
         };
-        if self.engine.capabilities().queued {
+        if let Some(target) = self.latency_target {
+            // The depth is searched for, up to iodepth.
+            text.push_str(&format!(
+                " qd<={} lat<={}",
+                self.iodepth,
+                units::format_duration_ns(target.target_ns)
+            ));
+        } else if self.engine.capabilities().queued {
             text.push_str(&format!(" qd{}", self.iodepth));
             if self.batch > 1 {
                 text.push_str(&format!(" batch{}", self.batch));

@@ -622,6 +622,7 @@ mod tests {
             "max_repeat",
             "interval_s",
             "steady",
+            "latency_target",
             "verify",
             "same_draws",
         ];

@@ -124,6 +124,8 @@ crate::for_each_parameter! {
         interval: Option<Spanned<String>>,
         /// Steady-state criterion of time-based points, `"bw:slope<1%/10s"`.
         steady: Option<Spanned<String>>,
+        /// Latency target of every point, `"500us,window=5s,percentile=99.9"`.
+        latency_target: Option<Spanned<String>>,
     }
 }
 
@@ -144,6 +146,8 @@ crate::for_each_parameter! {
         interval: Option<Spanned<String>>,
         /// This sweep's own steady-state criterion, over `[defaults]`'s.
         steady: Option<Spanned<String>>,
+        /// This sweep's own latency target, over `[defaults]`'s.
+        latency_target: Option<Spanned<String>>,
         /// Job groups: each point runs these workloads at once, each
         /// `[[sweep.group]]` its name and its own values over the sweep's
         /// (a list varies that group's parameter while the others stay).
@@ -161,7 +165,26 @@ crate::for_each_parameter! {
         /// The group's own steady-state criterion (`--steady` in its
         /// segment of `run`).
         steady: Option<Spanned<String>>,
+        /// The group's own latency target.
+        latency_target: Option<Spanned<String>>,
     }
+}
+
+/// A study file's `key = "…"` read as a `T` (a steady-state criterion, a
+/// latency target); its line named when bad.
+fn parsed<T: std::str::FromStr<Err = String>>(
+    given: &Option<Spanned<String>>,
+    key: &str,
+    at: &dyn Fn(std::ops::Range<usize>) -> String,
+) -> Result<Option<T>, UsageError> {
+    given
+        .as_ref()
+        .map(|text| {
+            text.get_ref()
+                .parse()
+                .map_err(|e| usage!("{}: {key}: {e}", at(text.span())))
+        })
+        .transpose()
 }
 
 /// The table a study's publication printed, which iolab prints for its
@@ -362,13 +385,11 @@ impl Study {
                 .map_err(|e| usage!("{}: interval: {e}", at(interval.span())))?;
             start.interval_s = seconds.as_secs_f64();
         }
-        if let Some(steady) = &self.defaults.steady {
-            start.steady = Some(
-                steady
-                    .get_ref()
-                    .parse()
-                    .map_err(|e| usage!("{}: steady: {e}", at(steady.span())))?,
-            );
+        if let Some(steady) = parsed(&self.defaults.steady, "steady", &at)? {
+            start.steady = Some(steady);
+        }
+        if let Some(target) = parsed(&self.defaults.latency_target, "latency_target", &at)? {
+            start.latency_target = Some(target);
         }
         let mut points: Vec<PlannedPoint> = Vec::new();
         let mut labels = std::collections::HashSet::new();
@@ -393,13 +414,11 @@ impl Study {
                     .map_err(|e| usage!("{}: interval: {e}", at(interval.span())))?;
                 workload.interval_s = seconds.as_secs_f64();
             }
-            if let Some(steady) = &sweep.steady {
-                workload.steady = Some(
-                    steady
-                        .get_ref()
-                        .parse()
-                        .map_err(|e| usage!("{}: steady: {e}", at(steady.span())))?,
-                );
+            if let Some(steady) = parsed(&sweep.steady, "steady", &at)? {
+                workload.steady = Some(steady);
+            }
+            if let Some(target) = parsed(&sweep.latency_target, "latency_target", &at)? {
+                workload.latency_target = Some(target);
             }
             policy(
                 sweep.repeat.as_ref().unwrap_or(&self.repeat),
@@ -440,16 +459,8 @@ impl Study {
                     fixed: Vec::new(),
                     axes: Vec::new(),
                     verify: false,
-                    steady: group
-                        .steady
-                        .as_ref()
-                        .map(|steady| {
-                            steady
-                                .get_ref()
-                                .parse()
-                                .map_err(|e| usage!("{}: steady: {e}", at(steady.span())))
-                        })
-                        .transpose()?,
+                    steady: parsed(&group.steady, "steady", &at)?,
+                    latency_target: parsed(&group.latency_target, "latency_target", &at)?,
                 };
                 if let Some(problem) = super::group::name_problem(&spec.name) {
                     return Err(usage!(
@@ -720,6 +731,7 @@ mod hostile_input {
         "constraints",
         "interval",
         "steady",
+        "latency_target",
         "cache",
         "direct",
         "colour",

@@ -249,6 +249,7 @@ impl Workload {
             (self.ramp_s > 0.0, "--ramp"),
             (self.verify, "--verify"),
             (self.steady.is_some(), "--steady"),
+            (self.latency_target.is_some(), "--latency-target"),
             (
                 self.fsync_every > 0,
                 "--fsync-every (--fsync-end syncs each file)",

@@ -394,6 +394,22 @@ impl Workload {
                 VERIFY_HEADER_BYTES
             ));
         }
+        if let Some(target) = &self.latency_target {
+            let clash = [
+                (
+                    self.pace().paces(),
+                    "a rate or think time, which sets the pace instead",
+                ),
+                (
+                    self.steady.is_some(),
+                    "--steady, which ends the run on its own terms",
+                ),
+                (self.items.is_some(), "a metadata tree, which has no queue"),
+            ];
+            if let Some((_, why)) = clash.iter().find(|(given, _)| *given) {
+                return Err(usage!("--latency-target {target} cannot go with {why}"));
+            }
+        }
         if let Some(steady) = &self.steady {
             match self.runtime_s {
                 None => {

@@ -678,6 +678,15 @@ pub struct Job {
     pub ops: u64,
     /// Its own timed region, ns.
     pub elapsed_ns: u64,
+    /// With a latency target: the queue depth its search ended at (fio's
+    /// `latency_depth`), the depth its figures were measured at.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_depth: Option<u32>,
+    /// With a latency target: whether the depth held and its figures are
+    /// one window at that depth alone; false when the job ended first, or
+    /// kept adjusting (`run`), and its figures span the depths it tried.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub latency_settled: Option<bool>,
 }
 
 /// A latency distribution: summary figures and the exact histogram.

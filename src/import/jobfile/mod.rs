@@ -5,6 +5,7 @@
 
 mod checks;
 mod exits;
+mod latency;
 pub mod logs;
 mod options;
 mod steady;
@@ -435,6 +436,11 @@ pub fn translate(
             }
             Some(_) => {}
             None => steady_interval = Some((every_s, every_at)),
+        }
+        let latency = latency::apply(&mut workload, &options)
+            .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
+        if let Some(note) = latency.filter(|note| !notes.contains(note)) {
+            notes.push(note);
         }
         let steady = steady::apply(&mut workload, &options)
             .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;

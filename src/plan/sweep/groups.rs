@@ -21,6 +21,8 @@ pub struct GroupSweep {
     pub verify: bool,
     /// Its own steady-state stop (`--steady` in its segment).
     pub steady: Option<crate::plan::steady::SteadyCriterion>,
+    /// Its own latency target.
+    pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,
 }
 
 /// The points of a sweep of groups, in running order: the sweep's own axes
@@ -75,6 +77,9 @@ pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
             workload.verify |= spec.verify;
             if let Some(steady) = spec.steady {
                 workload.steady = Some(steady);
+            }
+            if let Some(target) = spec.latency_target {
+                workload.latency_target = Some(target);
             }
             for ((group, axis), &i) in axes.iter().zip(&index) {
                 if *group == Some(g) {

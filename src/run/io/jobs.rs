@@ -424,6 +424,8 @@ fn run_tree(
         fsync_every: 0,
         fsync_end: false,
         interval: Duration::from_secs_f64(workload.interval_s),
+        iodepth: 1,
+        latency_target: None,
         max_intervals: recorder::intervals_kept_per_job(workload.jobs),
         interrupt: stop,
         file: &label,
@@ -543,6 +545,8 @@ fn run_job(
         fsync_every: workload.fsync_every,
         fsync_end: workload.fsync_end,
         interval: Duration::from_secs_f64(workload.interval_s),
+        iodepth: workload.iodepth,
+        latency_target: workload.latency_target.filter(|_| timed),
         max_intervals: recorder::intervals_kept_per_job(workload.jobs),
         interrupt: stop,
         file: &label,
@@ -708,6 +712,7 @@ impl JobOutcome {
             coverage: None,
             written: None,
             tree: None,
+            latency_depth: None,
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod buffer;
 pub mod calls;
 pub mod client;
 pub mod coverage;
+pub(crate) mod depth_search;
 pub(crate) mod flow;
 pub mod gate;
 pub(crate) mod jobs;

@@ -12,11 +12,30 @@
 //! `--think` or `--flow` costs the hot path nothing.
 
 use super::flow::FlowShare;
+use super::recorder::JobMemory;
+use super::spec::LoopSpec;
 use crate::clock::now_ns;
 use crate::engine::Direction;
 use crate::plan::pace::{Pace, Schedule};
+use crate::record::histogram::new_histogram;
 use hdrhistogram::Histogram;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The pacer of a paced job (its histogram taken from the job's memory);
+/// `None` when nothing paces it and the loops take their unpaced form.
+pub(in crate::run) fn pacer_of(spec: &LoopSpec<'_>, memory: &mut JobMemory) -> Option<Paced> {
+    if !spec.pace.paces() {
+        return None;
+    }
+    tighten_timer_slack();
+    let histogram = memory.from_intended.take().unwrap_or_else(new_histogram);
+    Some(Paced::new(
+        spec.pace,
+        spec.seed,
+        histogram,
+        memory.flow.take(),
+    ))
+}
 
 /// What the timing loops ask of a pace.
 pub(in crate::run) trait Pacer {

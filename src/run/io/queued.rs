@@ -7,13 +7,13 @@
 //! request before returning, because the kernel or the library uses the
 //! buffers until completion.
 
-use super::pacer::{Pacer, Unpaced, wait_until};
+use super::depth_search::Verdict;
+use super::pacer::{Pacer, Unpaced, pacer_of, wait_until};
 use super::recorder::{JobMemory, JobOutcome, Recorder};
-use super::spec::{IoFailure, LoopSpec};
-use super::timing::{
-    Draws, Phase, Stop, fsync_failure, pacer_of, prepare_write, ramp_then_time, stop_for,
-    transfer_failure, wait_failure,
+use super::spec::{
+    IoFailure, LoopSpec, fsync_failure, latency_failure, transfer_failure, wait_failure,
 };
+use super::timing::{Draws, Phase, Stop, prepare_write, ramp_then_time, stop_for};
 use crate::clock::now_ns;
 use crate::engine::QueuedIo;
 use crate::plan::direction::Direction;
@@ -62,15 +62,21 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                     deadline,
                     &mut pacer,
                 ),
-                Phase::Timed => queued_phase(
-                    ring,
-                    &mut queue,
-                    spec,
-                    blocks,
-                    (recorder, Some(&mut submit)),
-                    deadline,
-                    &mut pacer,
-                ),
+                Phase::Timed => {
+                    let stop = queued_phase(
+                        ring,
+                        &mut queue,
+                        spec,
+                        blocks,
+                        (recorder, Some(&mut submit)),
+                        deadline,
+                        &mut pacer,
+                    );
+                    if matches!(stop, Ok(Stop::Restart)) {
+                        submit.reset();
+                    }
+                    stop
+                }
                 Phase::Finish if spec.directions.writes() && spec.fsync_end => ring
                     .sync_all()
                     .map(|()| Stop::Done)
@@ -138,15 +144,36 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
     if P::PACED {
         pacer.start(now);
     }
+    // With a latency target: the I/Os the search lets be in flight, and
+    // whether it waits for every one in flight to complete (a lower depth,
+    // or the final window) before it issues more and opens a window.
+    let mut depth = queue.offsets.len();
+    let mut draining = false;
+    if let Some(search) = &mut draws.search {
+        if recorder.is_some() {
+            search.start_cycle(now);
+        }
+        depth = depth.min(search.depth() as usize);
+    }
     loop {
+        if draining && queue.in_flight() == 0 {
+            draining = false;
+            if let Some(search) = &mut draws.search {
+                search.start_cycle(now);
+                depth = queue.offsets.len().min(search.depth() as usize);
+            }
+        }
         // Queue: fill every free slot, `batch` requests per system call,
         // unless stopping or an fsync is due.
         let fsync_due = spec.fsync_every > 0 && writes_since_fsync >= spec.fsync_every;
         queue.just_queued.clear();
-        while !exhausted && failure.is_none() && !fsync_due {
+        while !exhausted && failure.is_none() && !fsync_due && !draining {
             let Some(&slot) = queue.free.last() else {
                 break;
             };
+            if queue.in_flight() >= depth {
+                break;
+            }
             if P::PACED && pending.is_none() && pacer.due() > now {
                 break;
             }
@@ -238,6 +265,8 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
         }
         now = now_ns();
         let mut failed = None;
+        let mut verdict = Verdict::Keep;
+        let search = &mut draws.search;
         ring.reap(|slot, result| {
             let slot_index = slot as usize;
             queue.free.push(slot);
@@ -253,15 +282,44 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                     transfer_failure(spec, (direction, offset, len), Some(result as u64), None)
                 });
             } else {
+                let latency = now.saturating_sub(queue.started[slot_index]);
                 if let Some(recorder) = recorder.as_deref_mut() {
-                    let latency = now.saturating_sub(queue.started[slot_index]);
                     recorder.record(now, latency, len, direction);
                 }
                 if P::PACED {
                     pacer.completed(now, queue.intended[slot_index], recorder.is_some());
                 }
+                if let Some(search) = search.as_mut()
+                    && !draining
+                    && verdict == Verdict::Keep
+                {
+                    verdict = search.completed(latency);
+                    if let Verdict::Over(latency) = verdict {
+                        failure.get_or_insert_with(|| {
+                            latency_failure(spec, (direction, offset, len), latency)
+                        });
+                    }
+                }
             }
         });
+        if let Some(search) = search.as_mut()
+            && !draining
+        {
+            if verdict == Verdict::Keep {
+                verdict = search.window_check(now);
+            }
+            match verdict {
+                Verdict::Keep => depth = queue.offsets.len().min(search.depth() as usize),
+                Verdict::Drain => draining = true,
+                Verdict::Restart => {
+                    exhausted = true;
+                    stop = Stop::Restart;
+                }
+                Verdict::Done => exhausted = true,
+                // Recorded as the failure above.
+                Verdict::Over(_) => {}
+            }
+        }
         if let Some((slot, result)) = failed {
             // The first failure is the one reported, in the engine's words.
             let slot = slot as usize;

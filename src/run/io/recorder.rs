@@ -321,6 +321,9 @@ pub struct JobOutcome {
     pub written: Option<super::coverage::Touched>,
     /// A metadata workload's job: its items and the system calls it made.
     pub tree: Option<super::calls::TreeJob>,
+    /// With a latency target: the depth its search ended at, and whether
+    /// it held there (the figures then that final window's alone).
+    pub latency_depth: Option<(u32, bool)>,
 }
 
 impl JobOutcome {
@@ -359,6 +362,8 @@ pub(in crate::run) struct Recorder<'a> {
     interval_index: u64,
     next_boundary: u64,
     interval_ns: u64,
+    /// The interval asked for, before any coarsening doubled it.
+    asked_interval_ns: u64,
     max_intervals: usize,
     start: u64,
     pub(in crate::run) intervals: Vec<IntervalSample>,
@@ -392,6 +397,7 @@ impl<'a> Recorder<'a> {
             interval_index: 0,
             next_boundary: now.saturating_add(interval_ns),
             interval_ns,
+            asked_interval_ns: interval_ns,
             max_intervals: spec.max_intervals.max(2) & !1,
             start: now,
             intervals: Vec::with_capacity(64),
@@ -402,6 +408,20 @@ impl<'a> Recorder<'a> {
             directions: memory.directions,
             socket: spec.socket.map(|fd| (fd, None)),
         }
+    }
+
+    /// Discards everything recorded and starts the timed region again at
+    /// `start` (a latency target's final window, all fio then reports).
+    pub(in crate::run) fn restart(&mut self, start: u64) {
+        for histogram in self.latency.iter_mut().chain(&mut self.interval_latency) {
+            histogram.reset();
+        }
+        self.intervals.clear();
+        (self.interval_bytes, self.interval_ops, self.interval_index) = (0, 0, 0);
+        (self.interval_ns, self.bytes, self.ops) =
+            (self.asked_interval_ns, [0; DIRECTIONS], [0; DIRECTIONS]);
+        (self.closed, self.published) = ([(0, 0); DIRECTIONS], [(0, 0); DIRECTIONS]);
+        self.begin(start);
     }
 
     /// Starts the timed region at `start`.
@@ -614,6 +634,7 @@ impl<'a> Recorder<'a> {
             coverage: None,
             written: None,
             tree: None,
+            latency_depth: None,
         }
     }
 }

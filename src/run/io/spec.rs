@@ -1,8 +1,8 @@
-//! What one job's loop is asked to do ([`LoopSpec`]) and how a failed I/O is told ([`IoFailure`]): the loops, the recorder and the network clients all name these, and this file names none of them.
+//! What one job's loop is asked to do ([`LoopSpec`]) and how a failed I/O is told ([`IoFailure`], and the failures of each kind the loops report): the loops, the recorder and the network clients all name these, and this file names none of them.
 
 use crate::plan::Pattern;
 use crate::plan::data::DataPattern;
-use crate::plan::direction::DirectionMix;
+use crate::plan::direction::{Direction, DirectionMix};
 use crate::plan::pace::Pace;
 use crate::plan::split::BlockSplit;
 use std::fmt;
@@ -53,6 +53,12 @@ pub struct LoopSpec<'a> {
     pub fsync_end: bool,
     /// Time-series interval.
     pub interval: Duration,
+    /// The job's `iodepth`: the requests a queued engine keeps in flight,
+    /// and the deepest a latency target's search goes on any engine.
+    pub iodepth: u32,
+    /// A latency target: the depth searched for, the figures those of the
+    /// window measured at the depth found (`run/io/depth_search.rs`).
+    pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,
     /// The most intervals kept before neighbours are merged and the interval
     /// doubles (even; see [`super::recorder::intervals_kept_per_job`]).
     pub max_intervals: usize,
@@ -121,6 +127,64 @@ impl fmt::Display for IoFailure {
                 self.file
             ),
         }
+    }
+}
+
+/// The queue could not be waited on: the loop stops with its requests'
+/// buffers still allocated by the caller (the kernel may use them).
+pub(in crate::run) fn wait_failure(spec: &LoopSpec<'_>, error: io::Error) -> IoFailure {
+    fsync_failure(spec, error, "wait for completions")
+}
+
+pub(in crate::run) fn fsync_failure(
+    spec: &LoopSpec<'_>,
+    error: io::Error,
+    action: &'static str,
+) -> IoFailure {
+    IoFailure {
+        action,
+        file: spec.file.to_string(),
+        offset: 0,
+        bs: 0,
+        moved: None,
+        error: Some(error),
+    }
+}
+
+/// A latency target missed at depth 1 with a percentile of 100, by the
+/// I/O `(direction, offset, len)` that took `latency_ns`: fio ends the job
+/// ("max latency exceeded"), and so does iolab.
+pub(in crate::run) fn latency_failure(
+    spec: &LoopSpec<'_>,
+    io: (Direction, u64, u64),
+    latency_ns: u64,
+) -> IoFailure {
+    let target = spec.latency_target.map_or(0, |target| target.target_ns);
+    let error = io::Error::new(
+        io::ErrorKind::TimedOut,
+        format!(
+            "it took {:.1} us, over the latency target of {} at depth 1, where the search cannot go lower (fio: max latency exceeded)",
+            latency_ns as f64 / 1e3,
+            crate::plan::units::format_duration_ns(target),
+        ),
+    );
+    transfer_failure(spec, io, None, Some(error))
+}
+
+/// The failure of the I/O `(direction, offset, len)`: short (`moved`) or failed (`error`).
+pub(in crate::run) fn transfer_failure(
+    spec: &LoopSpec<'_>,
+    (direction, offset, len): (Direction, u64, u64),
+    moved: Option<u64>,
+    error: Option<io::Error>,
+) -> IoFailure {
+    IoFailure {
+        action: direction.name(),
+        file: spec.file.to_string(),
+        offset,
+        bs: len,
+        moved,
+        error,
     }
 }
 

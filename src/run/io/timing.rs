@@ -8,10 +8,11 @@
 
 use super::buffer::stamp;
 use super::coverage::Touched;
-use super::pacer::{Paced, Pacer, Unpaced, tighten_timer_slack, wait_until};
+use super::depth_search::{DepthSearch, Verdict};
+use super::pacer::{Pacer, Unpaced, pacer_of, wait_until};
 use super::recorder::Recorder;
 use super::recorder::{JobMemory, JobOutcome};
-use super::spec::{IoFailure, LoopSpec};
+use super::spec::{IoFailure, LoopSpec, fsync_failure, latency_failure, transfer_failure};
 use crate::clock::now_ns;
 use crate::engine::BlockIo;
 use crate::plan::data::{DataDraws, WriteStamp};
@@ -19,9 +20,7 @@ use crate::plan::direction::{Direction, DirectionDraws};
 use crate::plan::pattern::BlockSequence;
 use crate::plan::split::SizeDraws;
 use crate::probe::cpu::CpuUsage;
-use crate::record::histogram::new_histogram;
 use crate::run::signals::STEADY_STOP;
-use std::io;
 use std::sync::atomic::Ordering;
 
 /// Prepares an I/O's bytes for writing: each of its blocks sealed with a
@@ -96,6 +95,9 @@ pub(in crate::run) struct Draws {
     /// Blocks (of `bs`) still to move in the timed region (`--io-size`);
     /// `u64::MAX`: no such budget.
     blocks_left: u64,
+    /// With a latency target: how many I/Os may be in flight, which the
+    /// search moves window by window.
+    pub(in crate::run) search: Option<DepthSearch>,
 }
 
 /// One I/O as drawn: where, how long, which way.
@@ -146,6 +148,18 @@ impl Draws {
             blocks,
             direction: self.directions.next(),
         })
+    }
+
+    /// A timed region that starts again (a latency target's final window):
+    /// a new pass, and the bytes of `--io-size` counted afresh.
+    fn restart_budget(&mut self, spec: &LoopSpec<'_>) {
+        self.blocks.start_next_pass();
+        if let Some(touched) = &mut self.touched {
+            touched.clear();
+        }
+        if let Some(budget) = spec.io_blocks {
+            self.blocks_left = budget;
+        }
     }
 
     /// The next I/O's first block and length in blocks, in this pass.
@@ -212,6 +226,9 @@ pub(in crate::run) fn ramp_then_time(
         passes_after: spec.passes.saturating_sub(1),
         endless: true,
         blocks_left: u64::MAX,
+        search: spec
+            .latency_target
+            .map(|target| DepthSearch::new(target, spec.iodepth)),
     };
     let mut recorder = Recorder::new(spec, memory);
     if !ready() {
@@ -235,8 +252,8 @@ pub(in crate::run) fn ramp_then_time(
             touched.clear();
         }
     }
-    let cpu_before = CpuUsage::of_this_thread();
-    let start = now_ns();
+    let mut cpu_before = CpuUsage::of_this_thread();
+    let mut start = now_ns();
     recorder.begin(start);
     super::live::set_phase(super::live::Phase::Measuring);
     // A runtime's passes repeat until it is up; a time limit ends the
@@ -247,11 +264,32 @@ pub(in crate::run) fn ramp_then_time(
         blocks.blocks_left = budget;
         blocks.passes_after = u64::MAX;
     }
-    let deadline = spec
-        .runtime
-        .or(spec.time_limit)
-        .map(|limit| start + limit.as_nanos() as u64);
-    let mut result = step(Phase::Timed, &mut blocks, Some(&mut recorder), deadline);
+    let deadline_from = |start: u64| {
+        spec.runtime
+            .or(spec.time_limit)
+            .map(|limit| start + limit.as_nanos() as u64)
+    };
+    let mut result = step(
+        Phase::Timed,
+        &mut blocks,
+        Some(&mut recorder),
+        deadline_from(start),
+    );
+    while matches!(result, Ok(Stop::Restart)) {
+        // A latency target's depth held: what was recorded is discarded
+        // and the job measures again from here, its runtime and its bytes
+        // counted afresh, as fio resets its statistics for the final run.
+        start = now_ns();
+        cpu_before = CpuUsage::of_this_thread();
+        recorder.restart(start);
+        blocks.restart_budget(spec);
+        result = step(
+            Phase::Timed,
+            &mut blocks,
+            Some(&mut recorder),
+            deadline_from(start),
+        );
+    }
     let interrupted = matches!(result, Ok(Stop::Interrupted));
     if result.is_ok() && !interrupted {
         result = step(Phase::Finish, &mut blocks, None, None);
@@ -260,6 +298,10 @@ pub(in crate::run) fn ramp_then_time(
     let cpu = CpuUsage::of_this_thread() - cpu_before;
     let mut outcome = recorder.finish(end, cpu, result.err(), interrupted);
     outcome.coverage = blocks.touched.as_ref().map(Touched::count);
+    outcome.latency_depth = blocks
+        .search
+        .as_ref()
+        .map(|search| (search.depth(), search.settled()));
     outcome.written = blocks.written;
     outcome
 }
@@ -279,22 +321,6 @@ pub fn run_blocking<E: BlockIo>(
         None => blocking_with(engine, buffer, spec, memory, ready, Unpaced),
         Some(pacer) => blocking_with(engine, buffer, spec, memory, ready, pacer),
     }
-}
-
-/// The pacer of a paced job (its histogram taken from the job's memory);
-/// `None` when nothing paces it and the loops take their unpaced form.
-pub(in crate::run) fn pacer_of(spec: &LoopSpec<'_>, memory: &mut JobMemory) -> Option<Paced> {
-    if !spec.pace.paces() {
-        return None;
-    }
-    tighten_timer_slack();
-    let histogram = memory.from_intended.take().unwrap_or_else(new_histogram);
-    Some(Paced::new(
-        spec.pace,
-        spec.seed,
-        histogram,
-        memory.flow.take(),
-    ))
 }
 
 fn blocking_with<E: BlockIo, P: Pacer>(
@@ -326,6 +352,8 @@ fn blocking_with<E: BlockIo, P: Pacer>(
 pub(in crate::run) enum Stop {
     Done,
     Interrupted,
+    /// A latency target's depth held: the timed region starts again, drained.
+    Restart,
 }
 
 fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), IoFailure> {
@@ -341,27 +369,6 @@ fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), 
             .map_err(|error| fsync_failure(spec, error, "fsync"))?;
     }
     Ok(())
-}
-
-/// The queue could not be waited on: the loop stops with its requests'
-/// buffers still allocated by the caller (the kernel may use them).
-pub(in crate::run) fn wait_failure(spec: &LoopSpec<'_>, error: io::Error) -> IoFailure {
-    fsync_failure(spec, error, "wait for completions")
-}
-
-pub(in crate::run) fn fsync_failure(
-    spec: &LoopSpec<'_>,
-    error: io::Error,
-    action: &'static str,
-) -> IoFailure {
-    IoFailure {
-        action,
-        file: spec.file.to_string(),
-        offset: 0,
-        bs: 0,
-        moved: None,
-        error: Some(error),
-    }
 }
 
 /// Issues I/O until the pass ends (one-pass runs) or `deadline` passes;
@@ -381,6 +388,9 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
     let mut writes_since_fsync = 0u64;
     if P::PACED {
         pacer.start(last);
+    }
+    if let (Some(search), true) = (&mut draws.search, recorder.is_some()) {
+        search.start_cycle(last);
     }
     loop {
         let Some(io) = draws.next() else {
@@ -452,6 +462,22 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
         if P::PACED {
             pacer.completed(now, intended, recorder.is_some());
         }
+        if let Some(search) = &mut draws.search {
+            let verdict = match search.completed(now - last) {
+                Verdict::Keep => search.window_check(now),
+                verdict => verdict,
+            };
+            match verdict {
+                // With one I/O in flight there is nothing to drain.
+                Verdict::Keep => {}
+                Verdict::Drain => search.start_cycle(now),
+                Verdict::Restart => return Ok(Stop::Restart),
+                Verdict::Done => return Ok(Stop::Done),
+                Verdict::Over(latency) => {
+                    return Err(latency_failure(spec, (direction, offset, len), latency));
+                }
+            }
+        }
         last = now;
         if spec.fsync_every > 0 && direction == Direction::Write {
             writes_since_fsync += 1;
@@ -473,23 +499,6 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
     }
 }
 
-/// The failure of the I/O `(direction, offset, len)`: short (`moved`) or failed (`error`).
-pub(in crate::run) fn transfer_failure(
-    spec: &LoopSpec<'_>,
-    (direction, offset, len): (Direction, u64, u64),
-    moved: Option<u64>,
-    error: Option<io::Error>,
-) -> IoFailure {
-    IoFailure {
-        action: direction.name(),
-        file: spec.file.to_string(),
-        offset,
-        bs: len,
-        moved,
-        error,
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -498,6 +507,7 @@ pub(crate) mod tests {
     use crate::plan::data::DataPattern;
     use crate::plan::direction::DirectionMix;
     use crate::plan::pace::Pace;
+    use std::io;
     use std::sync::atomic::AtomicUsize;
     use std::time::Duration;
 
@@ -527,6 +537,8 @@ pub(crate) mod tests {
             fsync_every: 0,
             fsync_end: false,
             interval: Duration::from_secs(1),
+            iodepth: 1,
+            latency_target: None,
             max_intervals: 1024,
             interrupt,
             file: "null",
