@@ -101,6 +101,7 @@ fn pass(
         data: iolab::plan::DataPattern::Unique,
         pace: iolab::plan::pace::Pace::NONE,
         seed: 11,
+        job: (0, 1),
         runtime: None,
         passes: 1,
         io_blocks: None,

@@ -507,3 +507,93 @@ fn data_shapes_are_a_sweep_axis_and_import_from_fios_buffer_options() {
         assert_eq!(workload["data"], ours, "{option}");
     }
 }
+
+/// The 4 KiB blocks of every file in `dir` whose name starts with
+/// `prefix`: how many, how many distinct, the most any one block is
+/// repeated, and gzip's ratio over them all.
+fn block_census(dir: &std::path::Path, prefix: &str) -> (usize, usize, usize, f64) {
+    let mut bytes = Vec::new();
+    let mut names: Vec<_> = entries(dir)
+        .into_iter()
+        .filter(|name| name.starts_with(prefix))
+        .collect();
+    names.sort();
+    for name in names {
+        bytes.extend(std::fs::read(dir.join(name)).unwrap());
+    }
+    let mut counts = std::collections::HashMap::<&[u8], usize>::new();
+    for block in bytes.chunks(4096) {
+        *counts.entry(block).or_default() += 1;
+    }
+    let most = counts.values().copied().max().unwrap_or(0);
+    (bytes.len() / 4096, counts.len(), most, gzip_ratio(&bytes))
+}
+
+#[test]
+fn a_dedupe_working_set_repeats_blocks_as_fios_does_per_job_and_shared() {
+    if !crate::import::fio_available() {
+        return;
+    }
+    for (name, text) in [
+        // 40% of the writes repeat one of the first 50% of blocks.
+        (
+            "working-set",
+            "[global]\ndirectory=DIR\nsize=16m\nbs=4k\nrw=write\ndedupe_percentage=40\ndedupe_mode=working_set\ndedupe_working_set_percentage=50\n[w]\n",
+        ),
+        // fio's dedupe-global.fio in small: two jobs at once sharing one
+        // working set, each block also half zeros.
+        (
+            "global",
+            "[global]\ndirectory=DIR\nsize=16m\nbs=4k\nrw=write\nioengine=libaio\niodepth=16\ndedupe_mode=working_set\ndedupe_global=1\ndedupe_percentage=50\nbuffer_compress_percentage=50\ndedupe_working_set_percentage=50\n[a]\n[b]\n",
+        ),
+    ] {
+        let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
+        let job = |dir: &std::path::Path, file: &str| {
+            let path = out.path().join(file);
+            std::fs::write(&path, text.replace("DIR", dir.to_str().unwrap())).unwrap();
+            path
+        };
+        let fio_job = job(fio_dir.path(), "fio.fio");
+        succeed(
+            assert_cmd::Command::new("fio")
+                .arg(&fio_job)
+                .arg("--output=/dev/null"),
+        );
+        let ours = job(dir.path(), "iolab.fio");
+        succeed(
+            iolab()
+                .arg("run")
+                .arg(&ours)
+                .arg("--keep")
+                .current_dir(out.path()),
+        );
+        let (fio_blocks, fio_distinct, fio_most, fio_gzip) = block_census(fio_dir.path(), "");
+        let (blocks, distinct, most, gzip) = block_census(dir.path(), "iolab-");
+        assert_eq!(blocks, fio_blocks, "{name}: blocks written");
+        let share = |distinct: usize| distinct as f64 / blocks as f64;
+        assert!(
+            (share(distinct) - share(fio_distinct)).abs() < 0.03,
+            "{name}: distinct blocks: iolab {distinct}, fio {fio_distinct} of {blocks}"
+        );
+        // Repeats spread over the working set, never one block again and
+        // again (iolab's dedupe:PCT without a working set repeats one).
+        assert!(
+            most < 20 && fio_most < 20,
+            "{name}: a block written {most} times (fio {fio_most})"
+        );
+        assert!(
+            (gzip - fio_gzip).abs() < 0.05,
+            "{name}: gzip ratio iolab {gzip:.3}, fio {fio_gzip:.3}"
+        );
+    }
+    // The same shape from the command line, recorded as written.
+    let (dir, out) = (scratch(), scratch());
+    let shape = "compressible:50+dedupe:50:working-set=50:global";
+    let dir_path = dir.path().to_str().unwrap();
+    let args = [
+        "run", "--dir", dir_path, "--op", "write", "--size", "1m", "--jobs", "2",
+    ];
+    let result = run_ok(&[&args[..], &["--data", shape]].concat(), out.path());
+    validate_schema(&result);
+    assert_eq!(first_point(&result)["workload"]["data"], shape);
+}

@@ -3,7 +3,7 @@
 use super::file_engine;
 use super::units::{fio_micros, fio_seconds, fio_size, fio_split};
 use super::{option, truthy};
-use crate::plan::data::DataPattern;
+use crate::plan::data::{DataPattern, Dedupe};
 use crate::plan::direction::Direction;
 use crate::plan::pace::MAX_FLOW_WEIGHT;
 use crate::plan::param::Param;
@@ -300,13 +300,43 @@ impl FioJob<'_> {
                     "dedupe_percentage=100 (every block alike) has no iolab equivalent".to_string(),
                 );
             }
-            (0, percent) => DataPattern::Dedupe(percent),
-            _ => {
+            (100, _) => {
                 return Err(
-                    "buffer_compress_percentage with dedupe_percentage has no iolab equivalent"
+                    "buffer_compress_percentage=100 with dedupe_percentage: every block zeros, none to repeat"
                         .to_string(),
                 );
             }
+            (compress, share) => DataPattern::Dedupe(
+                Dedupe {
+                    compress,
+                    working_set: match self.option("dedupe_mode").map(str::trim) {
+                        None | Some("repeat") => None,
+                        // fio's default working set is 5% of the file.
+                        Some("working_set") => match percent("dedupe_working_set_percentage")? {
+                            0 if self.option("dedupe_working_set_percentage").is_none() => Some(5),
+                            0 => {
+                                return Err(
+                                    "dedupe_working_set_percentage=0 leaves no working set"
+                                        .to_string(),
+                                );
+                            }
+                            working_set => Some(working_set),
+                        },
+                        Some(other) => {
+                            return Err(format!(
+                                "dedupe_mode={other} is not repeat or working_set"
+                            ));
+                        }
+                    },
+                    global: truthy(self.options, "dedupe_global")
+                        && self.option("dedupe_mode").map(str::trim) == Some("working_set"),
+                    ..Dedupe::repeat(share)
+                }
+                .checked()
+                .map_err(|why| {
+                    format!("dedupe_percentage={share} with dedupe_working_set_percentage: {why}")
+                })?,
+            ),
         })
     }
 

@@ -247,7 +247,7 @@ impl Param {
             Kind::MemPolicy => "POLICY[:NODES]".to_string(),
             Kind::Mix => "read=R,write=W".to_string(),
             Kind::Split => "SIZE=PCT,SIZE=PCT…".to_string(),
-            Kind::Data => "unique|zeros|compressible:PCT|dedupe:PCT".to_string(),
+            Kind::Data => "unique|zeros|compressible:PCT|[compressible:PCT+]dedupe:PCT[:working-set=PCT[:global]]".to_string(),
             Kind::Rate => "BYTES/s|read=BYTES/s+write=…".to_string(),
             Kind::Iops => "N|read=N+write=N".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
@@ -485,7 +485,7 @@ impl Param {
             }),
             Kind::Data => json!({
                 "type": "string",
-                "pattern": "^(unique|zeros|(compressible|dedupe):[1-9][0-9]?)$"
+                "pattern": "^(unique|zeros|compressible:[1-9][0-9]?|(compressible:[1-9][0-9]?\\+)?dedupe:[1-9][0-9]?(:working-set=[1-9][0-9]{0,2}(:global)?)?)$"
             }),
             Kind::Split => json!({
                 "type": "string",

@@ -58,8 +58,12 @@ pub(super) fn apply(
         keep_adjusting: crate::import::truthy(options, "latency_run"),
     };
     workload.latency_target = Some(target);
+    let figures = match target.keep_adjusting {
+        true => "with latency_run=1 it keeps adjusting and the figures span every depth",
+        false => "the figures those of one window at the depth found",
+    };
     Ok(Some(format!(
-        "latency_target: iolab's --latency-target {target}: each job's depth searched for up to iodepth={}, as fio's, and with latency_run=0 the figures those of one window at the depth found (fio's latency_depth is each job's latency_depth)",
+        "latency_target: iolab's --latency-target {target}: each job's depth searched for up to iodepth={} as fio searches it, {figures} (fio's latency_depth is each job's latency_depth)",
         workload.iodepth
     )))
 }

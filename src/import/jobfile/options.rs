@@ -266,12 +266,9 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "atomic",
         Taken::Refused("iolab issues no atomic (RWF_ATOMIC) writes"),
     ),
-    (
-        "dedupe_mode",
-        Taken::Refused(
-            "iolab's dedupe:PCT repeats one block; fio's working-set mode is not reproduced",
-        ),
-    ),
+    ("dedupe_mode", Taken::Mapped),
+    ("dedupe_working_set_percentage", Taken::Mapped),
+    ("dedupe_global", Taken::Mapped),
 ];
 
 /// The options fio takes as aliases of another, and which.

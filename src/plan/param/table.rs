@@ -189,10 +189,13 @@ macro_rules! for_each_parameter {
             /// What the written bytes look like: unique (random, each 512-byte
             /// sector stamped with its offset and the write), zeros,
             /// compressible:PCT (each 512-byte chunk PCT% zeros) or dedupe:PCT
-            /// (PCT% of the blocks written carry the same bytes). Files laid
-            /// out for reading get the same shape.
+            /// (PCT% of the blocks written carry the same bytes), which may add
+            /// :working-set=PCT (repeat one of the job's first PCT% of blocks)
+            /// and :global (the set shared by every job), after
+            /// compressible:PCT+ for both. Files laid out for reading get the
+            /// same shape.
             Data data: DataPattern = "data" {
-                kind: Data, default: Some("unique"), identifies: true, fio: "zero_buffers, buffer_compress_percentage, dedupe_percentage",
+                kind: Data, default: Some("unique"), identifies: true, fio: "zero_buffers, buffer_compress_percentage, dedupe_percentage, dedupe_mode, dedupe_working_set_percentage, dedupe_global",
             } serde(skip_serializing_if = "DataPattern::is_unique", default)
             /// The shares of a mix, read=70,write=30 (whole percents adding up to
             /// 100): each I/O's direction is drawn from them, on a laid-out file.

@@ -45,15 +45,7 @@ impl AlignedBuffer {
     /// Fills the buffer with pseudo-random bytes from `seed`, so that devices
     /// and file systems that compress or deduplicate zeros see real data.
     pub fn fill(&mut self, seed: u64) {
-        let mut state = seed ^ 0x6A09_E667_F3BC_C908;
-        for chunk in self.as_mut_slice().chunks_mut(8) {
-            // xorshift64*: fast, and plenty for incompressible filler.
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            let word = state.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes();
-            chunk.copy_from_slice(&word[..chunk.len()]);
-        }
+        fill_random(self.as_mut_slice(), seed);
     }
 
     /// The buffer's length in bytes.
@@ -103,6 +95,52 @@ pub fn stamp(block: &mut [u8], offset: u64, generation: u64) {
         let sector_offset = offset + (index * STAMP_EVERY) as u64;
         sector[..8].copy_from_slice(&sector_offset.to_le_bytes());
         sector[8..16].copy_from_slice(&generation.to_le_bytes());
+    }
+}
+
+/// Fills `bytes` with pseudo-random bytes from `seed` (xorshift64*: fast,
+/// and plenty for incompressible filler).
+fn fill_random(bytes: &mut [u8], seed: u64) {
+    let mut state = seed ^ 0x6A09_E667_F3BC_C908;
+    if state == 0 {
+        state = 1;
+    }
+    for chunk in bytes.chunks_mut(8) {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let word = state.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes();
+        chunk.copy_from_slice(&word[..chunk.len()]);
+    }
+}
+
+/// Makes `block` the working-set page `key` (a job and its unique write's
+/// number): random bytes from the key alone, so the page is the same
+/// wherever and by whichever job it is written, then shaped as `data`
+/// shapes a buffer. Whole blocks, as fio refills each buffer of a dedupe
+/// working set from its seed: a compressor sees no filler shared between
+/// blocks. One pass over the block's bytes per write.
+pub fn fill_page(block: &mut [u8], key: u64, data: crate::plan::data::DataPattern) {
+    fill_random(block, crate::plan::draw::mix(key));
+    data.shape(block);
+}
+
+/// Marks a block about to be written as `stamp` says: stamped with its
+/// `offset` and `generation`, the repeated stamp, a working-set page, or
+/// left alone.
+#[inline]
+pub fn mark(
+    block: &mut [u8],
+    stamp_as: crate::plan::data::WriteStamp,
+    (offset, generation): (u64, u64),
+    data: crate::plan::data::DataPattern,
+) {
+    use crate::plan::data::WriteStamp;
+    match stamp_as {
+        WriteStamp::Unique => stamp(block, offset, generation),
+        WriteStamp::Repeat => stamp(block, 0, 0),
+        WriteStamp::Page(key) => fill_page(block, key, data),
+        WriteStamp::None => {}
     }
 }
 

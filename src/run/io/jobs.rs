@@ -11,6 +11,7 @@ use crate::engine::{
     libaio::LibaioIo, mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo,
     sync::PositionIo, uring::UringIo,
 };
+use crate::plan::data::DataPattern;
 use crate::plan::{EngineKind, ExitScope, SyncMode, Workload};
 use crate::probe::sampler::{Samples, Watch};
 use crate::run::peers::Peers;
@@ -246,11 +247,24 @@ pub(in crate::run) fn run_crews(
         let mut memories = Vec::new();
         // Flow shares join here, every job's weight counted before any starts.
         let mut flows = Flows::default();
+        // The jobs sharing a dedupe working set, over every group, as
+        // fio's dedupe_global spans every job that sets it.
+        let sharing = |crew: &Crew<'_>| crew.pass.workload.data.shared_between_jobs();
+        let sharers: u32 = crews
+            .iter()
+            .filter(|crew| sharing(crew))
+            .map(|crew| crew.pass.workload.jobs)
+            .sum();
+        let mut sharer = 0;
         'crews: for crew in crews {
             let workload = crew.pass.workload;
             for job in 0..workload.jobs {
                 match JobResources::allocate(workload, job, alignment) {
                     Some(mut resources) => {
+                        if sharing(crew) {
+                            resources.data_share = (sharer, sharers);
+                            sharer += 1;
+                        }
                         let flow = workload.flow.filter(|_| timed);
                         resources.memory.flow = flow.map(|flow| flows.join(flow));
                         memories.push(resources)
@@ -414,6 +428,7 @@ fn run_tree(
         base: 0,
         pattern: workload.pattern,
         seed: job_seed(workload, job),
+        job: (job, workload.jobs),
         runtime: None,
         passes: 1,
         io_blocks: None,
@@ -434,7 +449,9 @@ fn run_tree(
         pace: crate::plan::pace::Pace::NONE,
         socket: None,
     };
-    let JobResources { mut buffer, memory } = resources;
+    let JobResources {
+        mut buffer, memory, ..
+    } = resources;
     if let Some(cpus) = &workload.cpus {
         if let Err(error) = affinity::pin(cpus) {
             gate.wait();
@@ -459,6 +476,9 @@ fn run_tree(
 struct JobResources {
     buffer: AlignedBuffer,
     memory: recorder::JobMemory,
+    /// The job's number among those whose data is shared (a global dedupe
+    /// working set, over every group) and their number; else its own.
+    data_share: (u32, u32),
 }
 
 impl JobResources {
@@ -469,8 +489,18 @@ impl JobResources {
         let slots = if queued { workload.iodepth as usize } else { 1 };
         let len = (workload.largest_io() as usize).checked_mul(slots)?;
         let mut buffer = AlignedBuffer::try_with_data(len, alignment, job_seed(workload, job))?;
+        if let (DataPattern::Dedupe(_), Some(slot)) =
+            (workload.data, usize::try_from(workload.largest_io()).ok())
+        {
+            // A repeated block carries the same bytes from whichever slot.
+            let (first, rest) = buffer.as_mut_slice().split_at_mut(slot);
+            for other in rest.chunks_mut(slot) {
+                other.copy_from_slice(&first[..other.len()]);
+            }
+        }
         workload.data.shape(buffer.as_mut_slice());
         Some(JobResources {
+            data_share: (job, workload.jobs),
             buffer,
             memory: match workload.pace().iops {
                 Some(_) => {
@@ -517,6 +547,7 @@ fn run_job(
         base,
         pattern: workload.pattern,
         seed: job_seed(workload, job),
+        job: resources.data_share,
         runtime: if timed {
             workload.runtime_s.map(Duration::from_secs_f64)
         } else {
@@ -560,7 +591,9 @@ fn run_job(
         },
         socket: None,
     };
-    let JobResources { mut buffer, memory } = resources;
+    let JobResources {
+        mut buffer, memory, ..
+    } = resources;
     let memory = memory.with_steady(steady);
     let setup_failed = |error: std::io::Error| {
         gate.wait();

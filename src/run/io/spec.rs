@@ -31,6 +31,9 @@ pub struct LoopSpec<'a> {
     pub pattern: Pattern,
     /// Seed of the pattern.
     pub seed: u64,
+    /// This job's number and the jobs of its group, for data shared
+    /// between them (a global dedupe working set).
+    pub job: (u32, u32),
     /// Time-based length; `None` = `passes` passes.
     pub runtime: Option<Duration>,
     /// Passes over the blocks without a runtime (`--loops`; 1 untimed).
@@ -75,6 +78,17 @@ pub struct LoopSpec<'a> {
     /// A network engine's connection, whose TCP counters each interval
     /// records when it closes (the cold path: one `getsockopt` per interval).
     pub socket: Option<rustix::fd::BorrowedFd<'a>>,
+}
+
+impl LoopSpec<'_> {
+    /// Where this job's written data lies among the jobs that share it.
+    pub fn data_share(&self) -> crate::plan::data::DataShare {
+        crate::plan::data::DataShare {
+            job: self.job.0,
+            jobs: self.job.1,
+            blocks: self.blocks,
+        }
+    }
 }
 
 /// A failed or short I/O, with everything needed to find it.

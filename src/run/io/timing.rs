@@ -6,7 +6,7 @@
 //! of the interrupt flag, no allocation, no lock and no system call beyond
 //! the I/O itself.
 
-use super::buffer::stamp;
+use super::buffer::mark;
 use super::coverage::Touched;
 use super::depth_search::{DepthSearch, Verdict};
 use super::pacer::{Pacer, Unpaced, pacer_of, wait_until};
@@ -15,7 +15,7 @@ use super::recorder::{JobMemory, JobOutcome};
 use super::spec::{IoFailure, LoopSpec, fsync_failure, latency_failure, transfer_failure};
 use crate::clock::now_ns;
 use crate::engine::BlockIo;
-use crate::plan::data::{DataDraws, WriteStamp};
+use crate::plan::data::DataDraws;
 use crate::plan::direction::{Direction, DirectionDraws};
 use crate::plan::pattern::BlockSequence;
 use crate::plan::split::SizeDraws;
@@ -56,11 +56,7 @@ pub(in crate::run) fn prepare_write(
                 );
             }
         }
-        None => match draws.data.next() {
-            WriteStamp::Unique => stamp(block, offset, generation),
-            WriteStamp::Repeat => stamp(block, 0, 0),
-            WriteStamp::None => {}
-        },
+        None => mark(block, draws.data.next(), (offset, generation), spec.data),
     }
 }
 
@@ -222,7 +218,7 @@ pub(in crate::run) fn ramp_then_time(
             .verify
             .filter(|_| spec.directions.mixed())
             .and_then(|_| Touched::new(spec.blocks)),
-        data: spec.data.draws(spec.seed),
+        data: spec.data.draws(spec.seed, spec.data_share()),
         passes_after: spec.passes.saturating_sub(1),
         endless: true,
         blocks_left: u64::MAX,
@@ -527,6 +523,7 @@ pub(crate) mod tests {
             base: 0,
             pattern: Pattern::Random,
             seed: 1,
+            job: (0, 1),
             runtime: None,
             passes: 1,
             io_blocks: None,

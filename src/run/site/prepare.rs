@@ -1,7 +1,7 @@
 //! Getting files ready before timing: O_DIRECT alignment and support, and layout.
 
-use crate::plan::data::{DataPattern, WriteStamp};
-use crate::run::io::buffer::{AlignedBuffer, stamp};
+use crate::plan::data::{DataPattern, DataShare};
+use crate::run::io::buffer::{AlignedBuffer, mark};
 use rustix::fd::BorrowedFd;
 use rustix::fs::{AtFlags, StatxFlags};
 use serde::{Deserialize, Serialize};
@@ -163,7 +163,14 @@ pub fn write_seeded(
     let chunk = (len.min(chunk).max(1) as usize).div_ceil(bs) * bs;
     let mut buffer = AlignedBuffer::with_data(chunk, 4096, fill.seed);
     fill.data.shape(buffer.as_mut_slice());
-    let mut draws = fill.data.draws(fill.seed);
+    let mut draws = fill.data.draws(
+        fill.seed,
+        DataShare {
+            job: 0,
+            jobs: 1,
+            blocks: len / bs as u64,
+        },
+    );
     let mut offset = base;
     let end = base + len;
     while offset < end {
@@ -184,11 +191,7 @@ pub fn write_seeded(
                 crate::run::io::verify::seal(block, &header);
                 continue;
             }
-            match draws.next() {
-                WriteStamp::Unique => stamp(block, at, fill.seed),
-                WriteStamp::Repeat => stamp(block, 0, 0),
-                WriteStamp::None => {}
-            }
+            mark(block, draws.next(), (at, fill.seed), fill.data);
         }
         let written = write(&buffer.as_slice()[..want], offset)?;
         if written == 0 {
