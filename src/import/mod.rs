@@ -75,6 +75,9 @@ fn workload(
             param.apply(&mut workload, value);
         }
     }
+    // A latency target: the figures fio reports are one window at the
+    // depth it found, which the point must say.
+    jobfile::latency::apply(&mut workload, options).map_err(|(_, why)| why)?;
     // What import writes must load: `report` and `compare` read it back.
     serde_json::to_value(&workload)
         .ok()
@@ -199,7 +202,20 @@ fn repetition(
             },
             iops: if ok { number(direction, "iops") } else { None },
             latency_ns,
-            jobs: jobs_of(direction, file, bytes, ops, if ok { elapsed_ns } else { 0 }),
+            jobs: jobs_of(direction, file, bytes, ops, if ok { elapsed_ns } else { 0 })
+                .into_iter()
+                .map(|each| Job {
+                    // fio reports the depth its latency_target search ended
+                    // at; whether it held there, it does not say.
+                    latency_depth: job
+                        .get("latency_target")
+                        .and_then(Value::as_u64)
+                        .filter(|&target| target > 0)
+                        .and_then(|_| job.get("latency_depth")?.as_u64())
+                        .and_then(|depth| u32::try_from(depth).ok()),
+                    ..each
+                })
+                .collect(),
             ..Repetition::new(0, if ok { Status::Ok } else { Status::Failed }, bytes, ops)
         },
         bins.is_some(),

@@ -15,7 +15,7 @@ const KEYS: [&str; 4] = [
 
 /// Sets the section's latency target: `Ok(None)` without one, else the
 /// note saying how it was read; or the key and why it cannot be followed.
-pub(super) fn apply(
+pub(in crate::import) fn apply(
     workload: &mut crate::plan::Workload,
     options: &Map<String, Value>,
 ) -> Result<Option<String>, (&'static str, String)> {

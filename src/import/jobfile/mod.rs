@@ -5,7 +5,7 @@
 
 mod checks;
 mod exits;
-mod latency;
+pub(in crate::import) mod latency;
 pub mod logs;
 mod options;
 mod steady;
