@@ -28,17 +28,19 @@ fn iolab_search(result: &Value) -> (u64, bool, u64, u64) {
     )
 }
 
-/// Runs `text` with fio and with iolab, each in a scratch directory of its own.
-fn both(name: &str, text: &str) -> (Value, Value) {
+/// Runs `text` with fio and with iolab, each in a scratch directory of its
+/// own; fio's JSON, iolab's result, and fio's JSON as `iolab import` reads it.
+fn both(name: &str, text: &str) -> (Value, Value, Value) {
     let fio_dir = scratch();
     let dir = scratch();
     let out = scratch();
     let fio_job = write_job(out.path(), &format!("{name}-fio.fio"), text, fio_dir.path());
     let fio_output = out.path().join("fio.json");
     run_fio(&fio_job, &fio_output);
+    let imported = crate::import::imported_point(&fio_output, out.path());
     let job = write_job(out.path(), &format!("{name}.fio"), text, dir.path());
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
-    (fio_json(&fio_output), result)
+    (fio_json(&fio_output), result, imported)
 }
 
 #[test]
@@ -49,13 +51,19 @@ fn the_search_walks_up_to_the_depth_fio_finds_and_measures_one_window_there() {
     // Page-cache reads take microseconds: every window holds, the depth
     // doubles 1, 2, 4, 8, 16, holds at 16, and one more 200 ms window
     // is measured there; the job ends long before its 20 s runtime.
-    let (fio, result) = both(
+    let (fio, result, imported) = both(
         "walk",
         "[j]\ndirectory=DIR\nsize=16m\nrw=randread\nioengine=libaio\niodepth=16\nlatency_target=500ms\nlatency_window=200ms\nlatency_percentile=99.9\ntime_based=1\nruntime=20\n",
     );
     let (fio_depth, _, fio_ms) = fio_search(&fio);
     let (depth, settled, ops, ms) = iolab_search(&result);
     assert_eq!((depth, fio_depth), (16, 16));
+    // Imported, fio's figures keep their target and the depth fio found.
+    assert_eq!(
+        imported["workload"]["latency_target"],
+        "500ms,window=200ms,percentile=99.9"
+    );
+    assert_eq!(imported["repetitions"][0]["jobs"][0]["latency_depth"], 16);
     assert!(settled);
     assert!(ops > 0);
     for measured in [fio_ms, ms] {
@@ -85,7 +93,7 @@ fn a_target_missed_at_depth_1_keeps_every_io_in_the_figures_as_fio_does() {
     // No read of a file takes 1 us or less 99% of the time: the window
     // fails at depth 1, where fio cannot go lower and never resets its
     // figures, so the whole runtime is measured.
-    let (fio, result) = both(
+    let (fio, result, _) = both(
         "miss",
         "[j]\ndirectory=DIR\nsize=16m\nrw=randread\nioengine=psync\nlatency_target=1\nlatency_window=200ms\nlatency_percentile=99\ntime_based=1\nruntime=1\n",
     );
@@ -100,7 +108,7 @@ fn a_target_missed_at_depth_1_keeps_every_io_in_the_figures_as_fio_does() {
 
     // A job that ends before its first window closes is measured whole,
     // at depth 1: the same I/Os as fio's.
-    let (fio, result) = both(
+    let (fio, result, _) = both(
         "short",
         "[j]\ndirectory=DIR\nsize=4m\nrw=randread\nioengine=libaio\niodepth=8\nlatency_target=10ms\nlatency_window=60s\n",
     );
