@@ -115,6 +115,7 @@ fn pass(
         interval: std::time::Duration::from_secs(1),
         iodepth: 1,
         latency_target: None,
+        priority: None,
         max_intervals: 16,
         interrupt,
         file: "nfs",

@@ -49,6 +49,7 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
         (args.verify, "--verify"),
         (args.steady.is_some(), "--steady"),
         (args.latency_target.is_some(), "--latency-target"),
+        (args.priority.is_some(), "--priority"),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         return Err(usage!("{flag} cannot go with a job file ({shown})").into());
@@ -322,41 +323,45 @@ pub fn study_text(plan: &RunPlan, name: &str) -> String {
         text.push_str(&format!("\n[[sweep]]\nlabel = {}\n", quoted(&point.label)));
         // What a point has apart from the first's defaults: its own
         // interval (a log window, a steady-state check interval) and its
-        // steady-state criterion.
+        // run keys.
         let workload = point.workload();
         if workload.interval_s != lead.interval_s {
             text.push_str(&format!("interval = \"{}s\"\n", workload.interval_s));
         }
-        if let (Some(steady), false) = (workload.steady, point.grouped()) {
-            text.push_str(&format!("steady = {}\n", quoted(&steady.to_string())));
-        }
-        if let (Some(target), false) = (workload.latency_target, point.grouped()) {
-            text.push_str(&format!(
-                "latency_target = {}\n",
-                quoted(&target.to_string())
-            ));
-        }
         if !point.grouped() {
+            text.push_str(&run_keys(workload));
             text.push_str(&parameters(point.workload(), &defaults));
             continue;
         }
         for group in &point.groups {
             text.push_str(&format!(
-                "\n[[sweep.group]]\nname = {}\n{}{}{}",
+                "\n[[sweep.group]]\nname = {}\n{}{}",
                 quoted(&group.name),
-                match group.workload.steady {
-                    Some(steady) => format!("steady = {}\n", quoted(&steady.to_string())),
-                    None => String::new(),
-                },
-                match group.workload.latency_target {
-                    Some(target) => format!("latency_target = {}\n", quoted(&target.to_string())),
-                    None => String::new(),
-                },
+                run_keys(&group.workload),
                 parameters(&group.workload, &defaults)
             ));
         }
     }
     text
+}
+
+/// The study keys of what shapes `workload`'s run and is no parameter:
+/// its steady-state criterion, latency target and priority.
+fn run_keys(workload: &Workload) -> String {
+    let keys = [
+        ("steady", workload.steady.map(|steady| steady.to_string())),
+        (
+            "latency_target",
+            workload.latency_target.map(|target| target.to_string()),
+        ),
+        (
+            "priority",
+            workload.priority.map(|priority| priority.to_string()),
+        ),
+    ];
+    keys.iter()
+        .filter_map(|(key, value)| Some(format!("{key} = {}\n", quoted(value.as_deref()?))))
+        .collect()
 }
 
 /// The lines `key = "value"` of each workload parameter of `workload` that

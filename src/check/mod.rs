@@ -12,6 +12,7 @@ pub mod guest;
 mod hot_set;
 mod latency_target;
 mod pacing;
+mod priority;
 mod tree;
 
 pub use across::{CACHE_BELOW, across};
@@ -73,6 +74,7 @@ pub fn check(
     hot_set::checks(point, storage, &mut found);
     pacing::checks(point, &mut found);
     latency_target::checks(point, &mut found);
+    priority::checks(point, storage, &mut found);
     tree::checks(point, storage, &mut found);
     timing_checks(point, &mut found);
     if let Some(environment) = environment {

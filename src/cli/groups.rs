@@ -214,6 +214,7 @@ pub fn group_sweeps(given: &[GroupArgs]) -> Result<Vec<GroupSweep>, UsageError> 
             verify: group.verify,
             steady: steady_of(group)?,
             latency_target: None,
+            priority: None,
         };
         for (param, text) in &flags_of(group)?.given {
             let axis = parse_axis(*param, text).map_err(|e| usage!("--group {name}: {e}"))?;

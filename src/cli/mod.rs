@@ -345,6 +345,14 @@ pub struct RunArgs {
     /// adjusting to the end instead (fio's latency_run).
     #[arg(long, value_name = "LATENCY,window=DURATION[,percentile=P][,run]", help_heading = heading::TIMING, hide_short_help = true)]
     pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,
+    /// I/O priorities, as fio's prioclass/prio and cmdprio_percentage:
+    /// idle runs each job's thread at the idle class (rt/LEVEL, be/LEVEL:
+    /// the real-time or best-effort class at level 0 to 7); 20%:rt/0 gives
+    /// a fifth of the I/Os, drawn one by one, real-time level 0 in the
+    /// request itself (libaio, io_uring), and latency is kept per priority.
+    /// read=…,write=… gives each direction its own share.
+    #[arg(long, value_name = "[CLASS[/LEVEL]][,PCT%:CLASS[/LEVEL]]", help_heading = heading::TIMING, hide_short_help = true)]
+    pub priority: Option<crate::plan::priority::Priority>,
     /// Label of the point in tables and the result file.
     #[arg(long, value_name = "TEXT", help_heading = heading::OUTPUT, hide_short_help = true)]
     pub label: Option<String>,

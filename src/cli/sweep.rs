@@ -142,6 +142,9 @@ pub struct SweepArgs {
     /// (see `iolab run --help`).
     #[arg(long, value_name = "LATENCY,window=DURATION[,percentile=P][,run]", help_heading = super::heading::TIMING, hide_short_help = true)]
     pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,
+    /// I/O priorities of each point's jobs and I/Os (see `iolab run --help`).
+    #[arg(long, value_name = "[CLASS[/LEVEL]][,PCT%:CLASS[/LEVEL]]", help_heading = super::heading::TIMING, hide_short_help = true)]
+    pub priority: Option<crate::plan::priority::Priority>,
     /// Search the knee: after the sweep, choose the point with the most IOPS
     /// whose latency percentile stays within the target (p99<=2ms), print
     /// the curve of IOPS against it, and draw it in the report. Sweep what
@@ -357,6 +360,7 @@ impl SweepArgs {
         base.interval_s = self.interval.as_secs_f64();
         base.steady = self.steady;
         base.latency_target = self.latency_target;
+        base.priority = self.priority;
         if base.until_ci.is_none() && base.repeat == 0 {
             return Err(usage!("--repeat 0: at least one repetition is needed"));
         }

@@ -94,6 +94,10 @@ pub struct WireJob {
     /// With a latency target: the depth its search ended at, and whether it held there.
     #[serde(default)]
     pub latency_depth: Option<(u32, bool)>,
+    /// With command priorities: per direction with a share, the latencies
+    /// of the I/Os that carried its priority (V2 base64).
+    #[serde(default)]
+    pub prioritized: Option<Vec<(Direction, String)>>,
 }
 
 /// One rank's repetition.
@@ -161,6 +165,15 @@ impl WireRepetition {
                     coverage: job.coverage.map(|c| (c.touched, c.blocks)),
                     tree: job.tree.clone(),
                     latency_depth: job.latency_depth,
+                    prioritized: job.prioritized.as_ref().map(|shares| {
+                        shares
+                            .iter()
+                            .map(|(direction, latency)| {
+                                let text = histogram::encode(&latency.histogram());
+                                (*direction, text.unwrap_or_default())
+                            })
+                            .collect()
+                    }),
                 })
                 .collect(),
             residency: outcome.residency,
@@ -277,6 +290,17 @@ pub fn merge(
                 written: None,
                 tree: job.tree,
                 latency_depth: job.latency_depth,
+                prioritized: job
+                    .prioritized
+                    .map(|shares| {
+                        shares
+                            .into_iter()
+                            .map(|(direction, latency)| {
+                                Ok((direction, Latencies::new(histogram::decode(&latency)?)))
+                            })
+                            .collect::<Result<Vec<_>, String>>()
+                    })
+                    .transpose()?,
             });
         }
         let error = match &report.status {
@@ -344,6 +368,7 @@ mod tests {
             written: None,
             tree: None,
             latency_depth: None,
+            prioritized: None,
         }
     }
 

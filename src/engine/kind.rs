@@ -79,6 +79,9 @@ pub struct Capabilities {
     pub network: Option<&'static str>,
     /// Can open the file with O_DIRECT.
     pub direct: bool,
+    /// Its requests carry an I/O priority of their own (libaio's
+    /// `aio_reqprio`, io_uring's `sqe->ioprio`), as fio's `cmdprio_*` need.
+    pub priority_per_io: bool,
     /// Reaches the file through a memory mapping, which cannot grow a file:
     /// a new file gets its length before it is written.
     pub maps_file: bool,
@@ -197,6 +200,7 @@ impl EngineKind {
             queues_buffered: true,
             network: None,
             direct: true,
+            priority_per_io: false,
             maps_file: false,
             library_stream: false,
             trims: false,
@@ -219,10 +223,12 @@ impl EngineKind {
             EngineKind::Uring => Capabilities {
                 queued: true,
                 trims: true,
+                priority_per_io: true,
                 ..base
             },
             EngineKind::Libaio => Capabilities {
                 queued: true,
+                priority_per_io: true,
                 queues_buffered: false,
                 trims: true,
                 ..base

@@ -23,6 +23,8 @@ use std::io;
 /// `IOCB_CMD_PREAD` and `IOCB_CMD_PWRITE` from <linux/aio_abi.h>.
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
+/// `IOCB_FLAG_IOPRIO`: the request carries `aio_reqprio` as its I/O priority.
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 /// `AIO_RING_MAGIC` from fs/aio.c: the completion ring the kernel maps at
 /// the context's address starts with it.
 const AIO_RING_MAGIC: u32 = 0xa10a_10a1;
@@ -271,7 +273,14 @@ impl LibaioIo {
 
 impl QueuedIo for LibaioIo {
     #[inline]
-    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+    fn queue(
+        &mut self,
+        slot: u32,
+        offset: u64,
+        len: u32,
+        direction: Direction,
+        ioprio: u16,
+    ) -> bool {
         if direction == Direction::Trim {
             self.trim_now(slot, offset, len);
             return true;
@@ -288,6 +297,9 @@ impl QueuedIo for LibaioIo {
             IOCB_CMD_PREAD
         };
         iocb.offset = offset as i64;
+        // The request's own priority, or the submitting thread's.
+        iocb.reqprio = ioprio as i16;
+        iocb.flags = if ioprio == 0 { 0 } else { IOCB_FLAG_IOPRIO };
         self.pending.push(iocb);
         true
     }
@@ -389,8 +401,8 @@ mod tests {
             unsafe { LibaioIo::new(rustix::fd::AsFd::as_fd(&file), 2, memory.as_mut_ptr(), 4096) }
                 .unwrap();
         aio.slot_buffer(1).fill(9);
-        assert!(aio.queue(0, 0, 4096, Direction::Read));
-        assert!(aio.queue(1, 4096, 4096, Direction::Write));
+        assert!(aio.queue(0, 0, 4096, Direction::Read, 0));
+        assert!(aio.queue(1, 4096, 4096, Direction::Write, 0));
         assert_eq!(aio.submit().unwrap(), 2);
         aio.wait(2).unwrap();
         let mut done = Vec::new();
@@ -398,7 +410,7 @@ mod tests {
         done.sort();
         assert_eq!(done, [(0, 4096), (1, 4096)]);
         assert_eq!(aio.slot_buffer(0)[0], 7);
-        assert!(aio.queue(0, u64::MAX, 4096, Direction::Read));
+        assert!(aio.queue(0, u64::MAX, 4096, Direction::Read, 0));
         aio.submit().unwrap();
         assert!(aio.has_completions());
         let mut refused = Vec::new();

@@ -90,8 +90,18 @@ pub trait BlockIo {
 pub trait QueuedIo {
     /// Queues one I/O of `len` bytes of slot `slot`'s buffer (at most the
     /// slot's size) at `offset` in `direction`, tagged with the slot; false
-    /// when the submission queue is full.
-    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool;
+    /// when the submission queue is full. `ioprio` is the kernel's I/O
+    /// priority value the request carries (0: none, the thread's); the
+    /// plan gives one only to engines whose requests carry it (libaio,
+    /// io_uring), and the others ignore it.
+    fn queue(
+        &mut self,
+        slot: u32,
+        offset: u64,
+        len: u32,
+        direction: Direction,
+        ioprio: u16,
+    ) -> bool;
     /// Slot `slot`'s buffer, to fill before queueing a write; the slot must
     /// not be in flight.
     fn slot_buffer(&mut self, slot: u32) -> &mut [u8];

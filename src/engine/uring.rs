@@ -74,21 +74,34 @@ impl UringIo {
     }
 
     #[inline]
-    fn entry(&self, slot: u32, offset: u64, len: u32, direction: Direction) -> squeue::Entry {
+    fn entry(
+        &self,
+        slot: u32,
+        offset: u64,
+        len: u32,
+        direction: Direction,
+        ioprio: u16,
+    ) -> squeue::Entry {
         let buffer = self.slots.pointer(slot as usize);
         debug_assert!(len as usize <= self.slots.bs());
         let file = types::Fixed(0);
         let entry = match (direction, self.fixed_buffers) {
             (Direction::Read, true) => opcode::ReadFixed::new(file, buffer, len, slot as u16)
                 .offset(offset)
+                .ioprio(ioprio)
                 .build(),
             (Direction::Write, true) => opcode::WriteFixed::new(file, buffer, len, slot as u16)
                 .offset(offset)
+                .ioprio(ioprio)
                 .build(),
-            (Direction::Read, false) => opcode::Read::new(file, buffer, len).offset(offset).build(),
-            (Direction::Write, false) => {
-                opcode::Write::new(file, buffer, len).offset(offset).build()
-            }
+            (Direction::Read, false) => opcode::Read::new(file, buffer, len)
+                .offset(offset)
+                .ioprio(ioprio)
+                .build(),
+            (Direction::Write, false) => opcode::Write::new(file, buffer, len)
+                .offset(offset)
+                .ioprio(ioprio)
+                .build(),
             (Direction::Trim, _) => self.trim_entry(offset, len),
         };
         entry.user_data(slot as u64)
@@ -121,8 +134,15 @@ impl QueuedIo for UringIo {
     /// trim of the range), tagged with the slot number; returns false when
     /// the submission queue is full.
     #[inline]
-    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
-        let entry = self.entry(slot, offset, len, direction);
+    fn queue(
+        &mut self,
+        slot: u32,
+        offset: u64,
+        len: u32,
+        direction: Direction,
+        ioprio: u16,
+    ) -> bool {
+        let entry = self.entry(slot, offset, len, direction, ioprio);
         // SAFETY: the entry points into the caller's buffer region, kept alive
         // until the request completes (see the type's contract).
         unsafe { self.ring.submission().push(&entry).is_ok() }

@@ -332,6 +332,9 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
             &record.directions,
         )
         .filter(|_| one_workload);
+        if one_workload {
+            record.priorities = super::priorities::priorities(point.workload, jobs);
+        }
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();

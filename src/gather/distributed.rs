@@ -212,6 +212,7 @@ mod tests {
             written: None,
             tree: None,
             latency_depth: None,
+            prioritized: None,
         }
     }
 

@@ -9,4 +9,5 @@ pub mod build;
 pub mod distributed;
 pub mod environment;
 pub mod measurement;
+pub mod priorities;
 pub mod series;

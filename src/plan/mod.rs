@@ -21,6 +21,7 @@ pub mod order;
 pub mod pace;
 pub mod param;
 pub mod pattern;
+pub mod priority;
 pub mod quick;
 pub mod rate;
 pub mod sequence;
@@ -212,6 +213,11 @@ macro_rules! workload_struct {
             /// the figures those of one window at the depth found.
             #[serde(skip_serializing_if = "Option::is_none", default)]
             pub latency_target: Option<latency_target::LatencyTarget>,
+            /// The class and level each job's thread issues at, and the
+            /// share of I/Os with a priority of their own (`--priority`,
+            /// fio's `prioclass`, `prio`, `cmdprio_percentage`).
+            #[serde(skip_serializing_if = "Option::is_none", default)]
+            pub priority: Option<priority::Priority>,
         }
 
         /// The default values of every parameter, as `iolab run` has them,
@@ -226,6 +232,7 @@ macro_rules! workload_struct {
                 interval_s: 1.0,
                 steady: None,
                 latency_target: None,
+                priority: None,
                 verify: false,
                 same_draws: false,
             }
@@ -424,6 +431,9 @@ impl Workload {
         }
         if let Some(think) = self.think {
             text.push_str(&format!(" think={think}"));
+        }
+        if let Some(priority) = self.priority {
+            text.push_str(&format!(" prio={priority}"));
         }
         text
     }

@@ -623,6 +623,7 @@ mod tests {
             "interval_s",
             "steady",
             "latency_target",
+            "priority",
             "verify",
             "same_draws",
         ];

@@ -410,6 +410,16 @@ impl Workload {
                 return Err(usage!("--latency-target {target} cannot go with {why}"));
             }
         }
+        if let Some(priority) = self.priority
+            && priority.per_command()
+            && !self.engine.capabilities().priority_per_io
+        {
+            return Err(usage!(
+                "--priority {priority}: a priority per I/O travels in libaio's and io_uring's \
+                 requests only; engine {} takes the job's priority (--priority CLASS/LEVEL) alone",
+                self.engine.name()
+            ));
+        }
         if let Some(steady) = &self.steady {
             match self.runtime_s {
                 None => {

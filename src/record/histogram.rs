@@ -89,6 +89,22 @@ pub fn latency_summary(histogram: &Histogram<u64>) -> Result<LatencySummary, Str
     })
 }
 
+/// The latency of every I/O behind `latencies`, merged exactly from their
+/// histograms; `None` when there are none (imported fio json).
+pub fn merged_latency(latencies: &[&LatencySummary]) -> Result<Option<LatencySummary>, String> {
+    if latencies.is_empty() {
+        return Ok(None);
+    }
+    let mut merged = new_histogram();
+    for latency in latencies {
+        let decoded = decode(&latency.histogram)?;
+        merged
+            .add(decoded)
+            .map_err(|error| format!("cannot merge histograms: {error:?}"))?;
+    }
+    latency_summary(&merged).map(Some)
+}
+
 #[cfg(test)]
 mod tests {
     use super::new_histogram;

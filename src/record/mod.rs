@@ -359,6 +359,11 @@ pub struct Repetition {
     /// achieved, and latency from each I/O's intended issue time.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub pacing: Option<Pacing>,
+    /// With command priorities (`--priority …,20%:rt/0`): per direction
+    /// with a share, the latencies of its I/Os at each priority (fio's
+    /// `prios`).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub priorities: Vec<PriorityLatency>,
     /// Page-cache state of the files just before the timed region.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cache: Option<CacheState>,
@@ -440,6 +445,7 @@ impl Repetition {
             client_network: None,
             coverage: None,
             pacing: None,
+            priorities: Vec::new(),
             cache: None,
             cpu: None,
             activity: None,
@@ -457,6 +463,23 @@ impl Repetition {
             tree: None,
         }
     }
+}
+
+/// The latencies of one direction's I/Os that went at one I/O priority.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorityLatency {
+    /// Which direction.
+    pub direction: crate::plan::direction::Direction,
+    /// The priority they went at (`rt/0`, `be/4`, `idle`); absent: the
+    /// thread's own, as iolab was started.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub priority: Option<String>,
+    /// Whether each request carried it (the command share) rather than
+    /// taking its thread's.
+    pub per_command: bool,
+    /// Their latencies, ns, measured as the repetition's (`latency_ns`).
+    pub latency_ns: LatencySummary,
 }
 
 /// One direction's share of a repetition whose I/Os took both.

@@ -5,11 +5,7 @@
 //! Biometrika 6, 1908), with the t quantile from statrs.
 
 use crate::plan::direction::Direction;
-use crate::record::histogram::latency_summary;
-use crate::record::histogram::new_histogram;
-use crate::record::{
-    DirectionSummary, LatencySummary, Point, Repetition, Stat, Status, Summary, histogram,
-};
+use crate::record::{DirectionSummary, Point, Repetition, Stat, Status, Summary};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 pub mod convergence;
@@ -155,21 +151,7 @@ fn summarize_direction(
     }))
 }
 
-/// The latency of every I/O behind `latencies`, merged exactly from their
-/// histograms; `None` when there are none (imported fio json).
-pub fn merged_latency(latencies: &[&LatencySummary]) -> Result<Option<LatencySummary>, String> {
-    if latencies.is_empty() {
-        return Ok(None);
-    }
-    let mut merged = new_histogram();
-    for latency in latencies {
-        let decoded = histogram::decode(&latency.histogram)?;
-        merged
-            .add(decoded)
-            .map_err(|error| format!("cannot merge histograms: {error:?}"))?;
-    }
-    latency_summary(&merged).map(Some)
-}
+pub use crate::record::histogram::merged_latency;
 
 #[cfg(test)]
 mod tests {

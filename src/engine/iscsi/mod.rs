@@ -210,7 +210,7 @@ impl Drop for IscsiIo<'_> {
 }
 
 impl QueuedIo for IscsiIo<'_> {
-    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction, _: u16) -> bool {
         debug_assert!(len as usize <= self.len);
         self.completions.queue(slot, offset, len, direction)
     }

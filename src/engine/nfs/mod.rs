@@ -206,7 +206,7 @@ impl Drop for NfsIo<'_> {
 }
 
 impl QueuedIo for NfsIo<'_> {
-    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+    fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction, _: u16) -> bool {
         debug_assert!(len as usize <= self.len);
         // NFSv3 has no request that frees a range: the registry says so.
         debug_assert!(direction != Direction::Trim, "nfs does not trim");

@@ -8,6 +8,7 @@ mod exits;
 pub(in crate::import) mod latency;
 pub mod logs;
 mod options;
+mod priority;
 mod steady;
 mod text;
 
@@ -440,6 +441,11 @@ pub fn translate(
         let latency = latency::apply(&mut workload, &options)
             .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
         if let Some(note) = latency.filter(|note| !notes.contains(note)) {
+            notes.push(note);
+        }
+        let priority = priority::apply(&mut workload, &options)
+            .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
+        if let Some(note) = priority.filter(|note| !notes.contains(note)) {
             notes.push(note);
         }
         let steady = steady::apply(&mut workload, &options)

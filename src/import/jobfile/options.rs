@@ -236,6 +236,31 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "continue_on_error",
         Taken::Refused("iolab ends a job at its first failed I/O and says which"),
     ),
+    ("prioclass", Taken::Structure),
+    ("prio", Taken::Structure),
+    ("cmdprio_percentage", Taken::Structure),
+    ("cmdprio_class", Taken::Structure),
+    ("cmdprio", Taken::Structure),
+    (
+        "log_prio",
+        Taken::NoEffect(
+            "iolab writes no latency log; the result keeps the latencies per priority (priorities)",
+        ),
+    ),
+    (
+        "cmdprio_bssplit",
+        Taken::Refused(
+            "iolab gives a priority to a share of each direction's I/Os (cmdprio_percentage), not per block size",
+        ),
+    ),
+    (
+        "cmdprio_hint",
+        Taken::Refused("iolab sets no priority hints (command duration limits)"),
+    ),
+    (
+        "priohint",
+        Taken::Refused("iolab sets no priority hints (command duration limits)"),
+    ),
     ("latency_target", Taken::Structure),
     ("latency_window", Taken::Structure),
     ("latency_percentile", Taken::Structure),

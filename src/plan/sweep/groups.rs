@@ -23,6 +23,8 @@ pub struct GroupSweep {
     pub steady: Option<crate::plan::steady::SteadyCriterion>,
     /// Its own latency target.
     pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,
+    /// Its own I/O priorities.
+    pub priority: Option<crate::plan::priority::Priority>,
 }
 
 /// The points of a sweep of groups, in running order: the sweep's own axes
@@ -80,6 +82,9 @@ pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
             }
             if let Some(target) = spec.latency_target {
                 workload.latency_target = Some(target);
+            }
+            if let Some(priority) = spec.priority {
+                workload.priority = Some(priority);
             }
             for ((group, axis), &i) in axes.iter().zip(&index) {
                 if *group == Some(g) {

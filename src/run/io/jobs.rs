@@ -6,7 +6,7 @@ use super::recorder::{self, JobOutcome};
 use super::spec::{IoFailure, LoopSpec};
 use super::stops::Stops;
 use super::timing;
-use super::{affinity, buffer::AlignedBuffer, verify};
+use super::{affinity, buffer::AlignedBuffer, priority, steady_stop, verify};
 use crate::engine::{
     libaio::LibaioIo, mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo,
     sync::PositionIo, uring::UringIo,
@@ -212,13 +212,13 @@ pub(in crate::run) fn run_crews(
         workload
             .steady
             .filter(|_| timed)
-            .map(|criterion| recorder::Steady {
+            .map(|criterion| steady_stop::Steady {
                 criterion,
                 met: met.clone(),
                 reached_at: reached_at.clone(),
                 stops: stops.all(),
                 group: criterion.summed.then(|| {
-                    std::sync::Arc::new(recorder::GroupSeries::new(
+                    std::sync::Arc::new(steady_stop::GroupSeries::new(
                         first as usize,
                         workload.jobs as usize,
                     ))
@@ -441,6 +441,7 @@ fn run_tree(
         interval: Duration::from_secs_f64(workload.interval_s),
         iodepth: 1,
         latency_target: None,
+        priority: None,
         max_intervals: recorder::intervals_kept_per_job(workload.jobs),
         interrupt: stop,
         file: &label,
@@ -524,7 +525,7 @@ fn run_job(
     job: u32,
     resources: JobResources,
     gate: &StartGate,
-    steady: Option<(recorder::Steady, usize)>,
+    steady: Option<(steady_stop::Steady, usize)>,
 ) -> JobOutcome {
     let Pass {
         run_id,
@@ -578,6 +579,7 @@ fn run_job(
         interval: Duration::from_secs_f64(workload.interval_s),
         iodepth: workload.iodepth,
         latency_target: workload.latency_target.filter(|_| timed),
+        priority: workload.priority,
         max_intervals: recorder::intervals_kept_per_job(workload.jobs),
         interrupt: stop,
         file: &label,
@@ -606,6 +608,11 @@ fn run_job(
     }
     if let Some(policy) = workload.mem_policy {
         if let Err(error) = affinity::place(buffer.as_mut_slice(), policy) {
+            return setup_failed(error);
+        }
+    }
+    if let Some(job_priority) = workload.priority.and_then(|p| p.job) {
+        if let Err(error) = priority::set_thread_priority(job_priority) {
             return setup_failed(error);
         }
     }
@@ -746,6 +753,7 @@ impl JobOutcome {
             written: None,
             tree: None,
             latency_depth: None,
+            prioritized: None,
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use super::depth_search::Verdict;
 use super::pacer::{Pacer, Unpaced, pacer_of, wait_until};
+use super::priority::CommandPriorities;
 use super::recorder::{JobMemory, JobOutcome, Recorder};
 use super::spec::{
     IoFailure, LoopSpec, fsync_failure, latency_failure, transfer_failure, wait_failure,
@@ -47,6 +48,7 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
 ) -> JobOutcome {
     let mut submit = memory.submit.take().unwrap_or_else(new_histogram);
     let mut queue = SlotQueue::new(depth);
+    let mut commands = CommandPriorities::new(spec.priority, spec.seed);
     let mut outcome =
         ramp_then_time(
             spec,
@@ -58,7 +60,7 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                     &mut queue,
                     spec,
                     blocks,
-                    (None, None),
+                    (None, None, commands.as_mut()),
                     deadline,
                     &mut pacer,
                 ),
@@ -68,12 +70,13 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                         &mut queue,
                         spec,
                         blocks,
-                        (recorder, Some(&mut submit)),
+                        (recorder, Some(&mut submit), commands.as_mut()),
                         deadline,
                         &mut pacer,
                     );
                     if matches!(stop, Ok(Stop::Restart)) {
                         submit.reset();
+                        commands.iter_mut().for_each(CommandPriorities::reset);
                     }
                     stop
                 }
@@ -86,16 +89,18 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
         );
     outcome.submit = Some(super::kept::Latencies::new(submit));
     outcome.from_intended = pacer.into_histogram().map(super::kept::Latencies::new);
+    outcome.prioritized = commands.map(CommandPriorities::into_latencies);
     outcome
 }
 
-/// Free buffer slots and, per slot, the offset, length, direction,
-/// submission time and (paced) intended issue time of its request.
+/// Free buffer slots and, per slot, the offset, length, direction, I/O
+/// priority, submission time and (paced) intended issue time of its request.
 struct SlotQueue {
     free: Vec<u32>,
     offsets: Vec<u64>,
     lens: Vec<u64>,
     directions: Vec<Direction>,
+    priorities: Vec<u16>,
     started: Vec<u64>,
     intended: Vec<u64>,
     just_queued: Vec<u32>,
@@ -109,6 +114,7 @@ impl SlotQueue {
             offsets: vec![0; depth as usize],
             lens: vec![0; depth as usize],
             directions: vec![Direction::Read; depth as usize],
+            priorities: vec![0; depth as usize],
             started: vec![now; depth as usize],
             intended: vec![now; depth as usize],
             just_queued: Vec::with_capacity(depth as usize),
@@ -129,7 +135,11 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
     queue: &mut SlotQueue,
     spec: &LoopSpec<'_>,
     draws: &mut Draws,
-    (mut recorder, mut submit): (Option<&mut Recorder>, Option<&mut Histogram<u64>>),
+    (mut recorder, mut submit, mut commands): (
+        Option<&mut Recorder>,
+        Option<&mut Histogram<u64>>,
+        Option<&mut CommandPriorities>,
+    ),
     deadline: Option<u64>,
     pacer: &mut P,
 ) -> Result<Stop, IoFailure> {
@@ -194,7 +204,8 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 let data = &mut ring.slot_buffer(slot)[..len as usize];
                 prepare_write(data, spec, draws, offset, now);
             }
-            if !ring.queue(slot, offset, len as u32, direction) {
+            let ioprio = commands.as_mut().map_or(0, |c| c.draw(direction));
+            if !ring.queue(slot, offset, len as u32, direction, ioprio) {
                 // The submission queue is full: this I/O goes next.
                 pending = Some(io);
                 break;
@@ -203,6 +214,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             queue.offsets[slot as usize] = offset;
             queue.lens[slot as usize] = len;
             queue.directions[slot as usize] = direction;
+            queue.priorities[slot as usize] = ioprio;
             if P::PACED {
                 queue.intended[slot as usize] = pacer.issue(now);
             }
@@ -285,6 +297,11 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 let latency = now.saturating_sub(queue.started[slot_index]);
                 if let Some(recorder) = recorder.as_deref_mut() {
                     recorder.record(now, latency, len, direction);
+                    if queue.priorities[slot_index] != 0
+                        && let Some(commands) = commands.as_deref_mut()
+                    {
+                        commands.record(direction, latency);
+                    }
                 }
                 if P::PACED {
                     pacer.completed(now, queue.intended[slot_index], recorder.is_some());
@@ -410,7 +427,14 @@ mod tests {
     }
 
     impl QueuedIo for InstantRing {
-        fn queue(&mut self, slot: u32, offset: u64, len: u32, direction: Direction) -> bool {
+        fn queue(
+            &mut self,
+            slot: u32,
+            offset: u64,
+            len: u32,
+            direction: Direction,
+            _: u16,
+        ) -> bool {
             self.calls += 1;
             if self.calls % 3 == 0 {
                 return false;

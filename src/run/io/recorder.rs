@@ -8,13 +8,13 @@
 //! happens when an interval closes.
 
 use super::spec::{IoFailure, LoopSpec};
+use super::steady_stop::Steady;
 use crate::clock::now_ns;
 use crate::plan::direction::{Direction, DirectionMix};
-use crate::plan::steady::{SteadyCriterion, SteadyMetric};
+use crate::plan::steady::SteadyMetric;
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::{MAX_TRACKED_NS, new_histogram};
 use hdrhistogram::Histogram;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// The histogram an interval's latencies are kept in once it closes: 2
 /// significant digits (1% resolution), about a tenth of the (value, count)
@@ -119,124 +119,48 @@ pub fn intervals_kept_per_job(jobs: u32) -> usize {
     share.clamp(16, 1024) & !1
 }
 
-/// What the jobs of a repetition share to stop together at steady state,
-/// handed to each job's recorder with its memory ([`JobMemory::with_steady`]).
-#[derive(Clone, Debug)]
-pub struct Steady {
-    /// The criterion each job applies to its own interval series.
-    pub criterion: SteadyCriterion,
-    /// Per job: whether its last closed intervals meet the criterion.
-    pub met: std::sync::Arc<[AtomicBool]>,
-    /// When all jobs first met it (CLOCK_MONOTONIC ns), 0 until then.
-    pub reached_at: std::sync::Arc<AtomicU64>,
-    /// Every crew's stop flag, raised when all jobs are steady.
-    pub stops: std::sync::Arc<[std::sync::Arc<AtomicUsize>]>,
-    /// A `:sum` criterion: the series of the job's group, judged together.
-    pub group: Option<std::sync::Arc<GroupSeries>>,
-}
-
-/// The latest series of each job of a group whose criterion judges their
-/// sum: each job's own written at each interval it closes, the sum judged
-/// once every job has closed as many intervals of the same length.
-#[derive(Debug)]
-pub struct GroupSeries {
-    /// The index of the group's first job among the repetition's.
-    first: usize,
-    /// Per job: its values (by the criterion's metric) and its interval, ns.
-    jobs: std::sync::Mutex<Vec<(Vec<f64>, u64)>>,
-}
-
-impl GroupSeries {
-    /// The series of `jobs` jobs, the first of them number `first`.
-    pub fn new(first: usize, jobs: usize) -> GroupSeries {
-        GroupSeries {
-            first,
-            jobs: std::sync::Mutex::new(vec![(Vec::new(), 0); jobs]),
+impl JobOutcome {
+    /// Keeps its latency histograms as their non-empty buckets (exact; see
+    /// [`super::kept`]) and its series trimmed to what it holds: a finished
+    /// repetition is kept until its point is recorded.
+    pub fn compact(&mut self) {
+        let histograms = std::iter::once(&mut self.latency)
+            .chain(self.submit.as_mut())
+            .chain(self.from_intended.as_mut())
+            .chain(self.prioritized.iter_mut().flatten().map(|(_, l)| l))
+            .chain(self.directions.iter_mut().map(|d| &mut d.latency));
+        for histogram in histograms {
+            histogram.keep_buckets();
         }
-    }
-
-    /// Job `job`'s series is now `values` at `interval_ns`: whether the
-    /// group's sum meets `criterion`, `None` while some job has closed
-    /// fewer intervals (or coarser ones) than it.
-    fn judge(
-        &self,
-        job: usize,
-        values: impl Iterator<Item = f64>,
-        interval_ns: u64,
-        criterion: &SteadyCriterion,
-    ) -> Option<bool> {
-        let mut jobs = self
-            .jobs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let own = &mut jobs[job - self.first];
-        own.0.clear();
-        own.0.extend(values);
-        own.1 = interval_ns;
-        let (len, ns) = (own.0.len(), own.1);
-        if jobs.iter().any(|(v, i)| v.len() != len || *i != ns) {
-            return None;
+        // The series was allocated for its bound before the thread started.
+        self.intervals.shrink_to_fit();
+        for interval in &mut self.intervals {
+            interval.latency_counts.shrink_to_fit();
+            interval.directions.shrink_to_fit();
         }
-        let jobs = &*jobs;
-        let sum = (0..len).map(|k| jobs.iter().map(|(v, _)| v[k]).sum::<f64>());
-        Some(criterion.met(sum, ns as f64 / 1e9))
-    }
-
-    /// The indices of the group's jobs among the repetition's.
-    fn members(&self) -> std::ops::Range<usize> {
-        let count = self
-            .jobs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .len();
-        self.first..self.first + count
     }
 }
 
-impl Steady {
-    /// Called when a job closes an interval (cold path): updates its flag and,
-    /// when every job is steady, stops them all through their crews' flags.
-    fn update(&self, job: usize, intervals: &[IntervalSample], interval_s: f64, now: u64) {
-        let metric = self.criterion.metric;
-        let values = intervals.iter().map(move |i| match metric {
-            SteadyMetric::Bandwidth => i.bytes as f64,
-            SteadyMetric::Iops => i.ops as f64,
-            // Each latency at its bucket's top, within 1% (2 significant
-            // digits); an interval without I/O has no latency to judge.
-            SteadyMetric::Latency => {
-                let (sum, count) = i
-                    .latency_counts
-                    .iter()
-                    .fold((0.0, 0u64), |(s, n), &(v, c)| {
-                        (s + v as f64 * c as f64, n + c)
-                    });
-                if count == 0 { 0.0 } else { sum / count as f64 }
-            }
-        });
-        let met = match &self.group {
-            None => {
-                let met = self.criterion.met(values, interval_s);
-                self.met[job].store(met, Ordering::Relaxed);
-                met
-            }
-            Some(group) => {
-                let interval_ns = (interval_s * 1e9).round() as u64;
-                let Some(met) = group.judge(job, values, interval_ns, &self.criterion) else {
-                    return;
-                };
-                for member in group.members() {
-                    self.met[member].store(met, Ordering::Relaxed);
-                }
-                met
-            }
-        };
-        if met && self.met.iter().all(|m| m.load(Ordering::Relaxed)) {
-            let _ = self
-                .reached_at
-                .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
-            super::stops::stop_all(&self.stops);
+/// The values of `intervals` a steady-state criterion on `metric` judges.
+fn series(
+    intervals: &[IntervalSample],
+    metric: SteadyMetric,
+) -> impl DoubleEndedIterator<Item = f64> + Clone + '_ {
+    intervals.iter().map(move |i| match metric {
+        SteadyMetric::Bandwidth => i.bytes as f64,
+        SteadyMetric::Iops => i.ops as f64,
+        // Each latency at its bucket's top, within 1% (2 significant
+        // digits); an interval without I/O has no latency to judge.
+        SteadyMetric::Latency => {
+            let (sum, count) = i
+                .latency_counts
+                .iter()
+                .fold((0.0, 0u64), |(s, n), &(v, c)| {
+                    (s + v as f64 * c as f64, n + c)
+                });
+            if count == 0 { 0.0 } else { sum / count as f64 }
         }
-    }
+    })
 }
 
 /// One closed time-series interval of one job.
@@ -324,27 +248,9 @@ pub struct JobOutcome {
     /// With a latency target: the depth its search ended at, and whether
     /// it held there (the figures then that final window's alone).
     pub latency_depth: Option<(u32, bool)>,
-}
-
-impl JobOutcome {
-    /// Keeps its latency histograms as their non-empty buckets (exact; see
-    /// [`super::kept`]) and its series trimmed to what it holds: a finished
-    /// repetition is kept until its point is recorded.
-    pub fn compact(&mut self) {
-        let histograms = std::iter::once(&mut self.latency)
-            .chain(self.submit.as_mut())
-            .chain(self.from_intended.as_mut())
-            .chain(self.directions.iter_mut().map(|d| &mut d.latency));
-        for histogram in histograms {
-            histogram.keep_buckets();
-        }
-        // The series was allocated for its bound before the thread started.
-        self.intervals.shrink_to_fit();
-        for interval in &mut self.intervals {
-            interval.latency_counts.shrink_to_fit();
-            interval.directions.shrink_to_fit();
-        }
-    }
+    /// With command priorities: per direction with a share, the latencies
+    /// of its I/Os that carried the share's priority.
+    pub prioritized: Option<Vec<(Direction, super::kept::Latencies)>>,
 }
 
 /// Accumulates completions into the totals and the current interval.
@@ -487,7 +393,8 @@ impl<'a> Recorder<'a> {
         );
         if let Some((steady, job)) = &self.steady {
             let interval_s = self.interval_ns as f64 * 1e-9;
-            steady.update(*job, &self.intervals, interval_s, now);
+            let values = series(&self.intervals, steady.criterion.metric);
+            steady.update(*job, values, interval_s, now);
         }
     }
 
@@ -635,6 +542,7 @@ impl<'a> Recorder<'a> {
             written: None,
             tree: None,
             latency_depth: None,
+            prioritized: None,
         }
     }
 }
@@ -736,6 +644,7 @@ pub fn coarsen_series(
 mod tests {
     use super::*;
     use crate::run::io::timing::tests::{memory, spec};
+    use std::sync::atomic::AtomicUsize;
     use std::time::Duration;
 
     #[test]
@@ -776,25 +685,5 @@ mod tests {
         let coarse = coarsen_series(&fine.intervals, fine.interval_ns, 160);
         let ops = |s: &[IntervalSample]| s.iter().map(|i| i.ops).collect::<Vec<_>>();
         assert_eq!(ops(&coarse), ops(&outcome.intervals));
-    }
-
-    #[test]
-    fn a_summed_group_is_judged_on_its_jobs_sum_once_all_closed_as_many() {
-        let criterion: SteadyCriterion = "iops:range<5%/3s:sum".parse().unwrap();
-        let group = GroupSeries::new(4, 2);
-        // Each job swings by half; their sum is flat.
-        let a = [100.0, 50.0, 100.0, 50.0];
-        let b = [50.0, 100.0, 50.0, 100.0];
-        assert!(!criterion.met(a.iter().copied(), 1.0));
-        let s = 1_000_000_000;
-        assert_eq!(group.judge(4, a.iter().copied(), s, &criterion), None);
-        assert_eq!(group.judge(5, b[..3].iter().copied(), s, &criterion), None);
-        assert_eq!(group.judge(5, b.iter().copied(), s, &criterion), Some(true));
-        assert_eq!(group.members(), 4..6);
-        // A job whose series was coarsened waits for the other's.
-        assert_eq!(
-            group.judge(4, [150.0, 150.0].into_iter(), 2 * s, &criterion),
-            None
-        );
     }
 }

@@ -536,6 +536,7 @@ pub(crate) mod tests {
             interval: Duration::from_secs(1),
             iodepth: 1,
             latency_target: None,
+            priority: None,
             max_intervals: 1024,
             interrupt,
             file: "null",
