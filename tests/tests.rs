@@ -26,6 +26,7 @@ mod metadata;
 mod netlab;
 mod pacing;
 mod presets;
+mod priority;
 mod probes;
 mod protocols;
 mod quick;

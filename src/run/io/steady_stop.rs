@@ -4,7 +4,7 @@ use crate::plan::steady::SteadyCriterion;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// What the jobs of a repetition share to stop together at steady state,
-/// handed to each job's recorder with its memory ([`JobMemory::with_steady`]).
+/// handed to each job's recorder with its memory ([`super::recorder::JobMemory::with_steady`]).
 #[derive(Clone, Debug)]
 pub struct Steady {
     /// The criterion each job applies to its own interval series.
