@@ -64,6 +64,12 @@ fn a_share_of_each_direction_carries_its_priority_as_in_fio() {
     let fio_output = out.path().join("fio.json");
     run_fio(&fio_job, &fio_output);
     let fio = fio_json(&fio_output);
+    // Imported, fio's figures say which priorities their I/Os went at.
+    let imported = crate::import::imported_point(&fio_output, out.path());
+    assert_eq!(
+        imported["workload"]["priority"],
+        "idle,read=20%:rt/0,write=50%:be/3"
+    );
     let job = write_job(out.path(), "prio.fio", MIXED, dir.path());
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
     assert_eq!(

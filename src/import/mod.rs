@@ -78,6 +78,8 @@ fn workload(
     // A latency target: the figures fio reports are one window at the
     // depth it found, which the point must say.
     jobfile::latency::apply(&mut workload, options).map_err(|(_, why)| why)?;
+    // I/O priorities: the point says which its I/Os went at.
+    jobfile::priority::apply(&mut workload, options).map_err(|(_, why)| why)?;
     // What import writes must load: `report` and `compare` read it back.
     serde_json::to_value(&workload)
         .ok()

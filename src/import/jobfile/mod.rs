@@ -8,7 +8,7 @@ mod exits;
 pub(in crate::import) mod latency;
 pub mod logs;
 mod options;
-mod priority;
+pub(in crate::import) mod priority;
 mod steady;
 mod text;
 
