@@ -465,6 +465,12 @@ fn run_tree(
             return JobOutcome::setup_failure(&label, error);
         }
     }
+    if let Some(job_priority) = workload.priority.and_then(|p| p.job) {
+        if let Err(error) = priority::set_thread_priority(job_priority) {
+            gate.wait();
+            return JobOutcome::setup_failure(&label, error);
+        }
+    }
     let mut ready = || gate.wait();
     let (mut outcome, done) =
         tree.site
