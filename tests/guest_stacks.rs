@@ -50,34 +50,57 @@ fn in_lab(lab: &NetLab, cache: &Path, cwd: &Path, args: &[&str]) -> std::process
         .expect("iolab runs")
 }
 
-/// netfs-micro at its test scale in the guest, mounting `mount` (guest keys appended).
-fn table4(lab: &NetLab, cache: &Path, cwd: &Path, keys: &str, output: &str) -> Value {
-    let guest = format!("{GUEST},tap={},{keys}", lab.tap);
-    let mut args = vec![
-        "preset",
-        "run",
-        "netfs-micro",
-        "--scale",
-        "test",
-        "--rounds",
-        "1",
-        "--guest",
-        &guest,
-        "--output",
-        output,
-        "--no-report",
-    ];
+/// netfs-micro at its test scale in one run, a guest for each of
+/// `configurations` (guest keys appended to the common ones), in `cwd/output`.
+fn table4(
+    lab: &NetLab,
+    cache: &Path,
+    cwd: &Path,
+    configurations: &[String],
+    extra: &[&str],
+    output: &str,
+) -> Value {
+    let guests: Vec<String> = configurations
+        .iter()
+        .map(|keys| format!("{GUEST},tap={},{keys}", lab.tap))
+        .collect();
+    let mut args = vec!["preset", "run", "netfs-micro", "--scale", "test"];
+    for guest in &guests {
+        args.extend(["--guest", guest.as_str()]);
+    }
+    args.extend(["--output", output]);
+    args.extend(extra);
     let consent = format!("--destroy-data={}", lab.guest_iscsi);
-    if keys.contains("iscsi://") {
+    if configurations.iter().any(|keys| keys.contains("iscsi://")) {
         args.push(&consent);
     }
     let run = in_lab(lab, cache, cwd, &args);
     assert!(
         run.status.success(),
-        "{keys}: {}",
+        "{configurations:?}: {}",
         String::from_utf8_lossy(&run.stderr)
     );
     read_result(&cwd.join(output))
+}
+
+/// The points of one guest configuration (1 for the first) with its record as `guest`.
+fn configuration(result: &Value, config: u64) -> Value {
+    let mut one = result.clone();
+    one["points"] = Value::Array(
+        result["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["workload"]["guest_config"].as_u64() == Some(config))
+            .cloned()
+            .collect(),
+    );
+    one["guest"] = result["guests"][config as usize - 1].clone();
+    assert!(
+        !one["points"].as_array().unwrap().is_empty(),
+        "no point of guest_config {config}"
+    );
+    one
 }
 
 /// The first measured repetition's activity of each point, with whether it writes.
@@ -152,14 +175,66 @@ fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiato
     fetch_kernel(&cache);
     let cwd = dir.path();
 
-    // The sync mount: one WRITE per page, as the study's 4.7 KB requests.
-    let sync = table4(
+    // One run, three stacks: its plan alternates them as wholes over rounds.
+    let configurations = [
+        format!("mount={},nfs=sync", lab.guest_nfs),
+        format!("mount={}", lab.guest_nfs),
+        format!("mount={}", lab.guest_iscsi),
+    ];
+    let planned = in_lab(
         &lab,
         &cache,
         cwd,
-        &format!("mount={},nfs=sync", lab.guest_nfs),
-        "sync.json",
+        &[
+            "preset",
+            "run",
+            "netfs-micro",
+            "--scale",
+            "test",
+            "--guest",
+            &format!("{GUEST},tap={},{}", lab.tap, configurations[0]),
+            "--guest",
+            &format!("{GUEST},tap={},{}", lab.tap, configurations[1]),
+            "--dry-run",
+        ],
     );
+    let plan = String::from_utf8_lossy(&planned.stdout);
+    let order: Vec<&str> = plan
+        .lines()
+        .filter(|l| l.contains("seq 4KiB") && l.contains("read:"))
+        .map(|l| l.split("guest=").nth(1).unwrap_or(l))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "nfs-sync (round 1)",
+            "nfs-async (round 1)",
+            "nfs-async (round 2)",
+            "nfs-sync (round 2)"
+        ],
+        "{plan}"
+    );
+    assert!(
+        plan.contains("4 boots (one per round and configuration)"),
+        "{plan}"
+    );
+    let all = table4(
+        &lab,
+        &cache,
+        cwd,
+        &configurations,
+        &["--rounds", "1"],
+        "table4.json",
+    );
+    let names: Vec<&str> = all["guests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["spec"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["nfs-sync", "nfs-async", "iscsi-ext3"]);
+    // The sync mount: one WRITE per page, as the study's 4.7 KB requests.
+    let sync = configuration(&all, 1);
     assert_on_the_wire(&sync);
     for size in nfs_write_sizes(&sync) {
         assert!(
@@ -172,13 +247,7 @@ fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiato
         );
     }
     // The async mount: the client gathers pages into wsize WRITEs.
-    let gathered = table4(
-        &lab,
-        &cache,
-        cwd,
-        &format!("mount={}", lab.guest_nfs),
-        "async.json",
-    );
+    let gathered = configuration(&all, 2);
     assert_on_the_wire(&gathered);
     for size in nfs_write_sizes(&gathered) {
         assert!(
@@ -187,13 +256,7 @@ fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiato
         );
     }
     // ext3 on the LUN through the guest's initiator: the block layer gathers.
-    let iscsi = table4(
-        &lab,
-        &cache,
-        cwd,
-        &format!("mount={}", lab.guest_iscsi),
-        "iscsi.json",
-    );
+    let iscsi = configuration(&all, 3);
     assert_on_the_wire(&iscsi);
     assert_eq!(iscsi["guest"]["filesystem"], "ext3");
     for (label, writes, activity) in windows(&iscsi) {
@@ -226,16 +289,7 @@ fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiato
 
     // One Table 4 of the three, a column group each, and compare between them.
     let report = iolab()
-        .args([
-            "report",
-            "sync.json",
-            "async.json",
-            "iscsi.json",
-            "--format",
-            "markdown",
-            "-o",
-            "-",
-        ])
+        .args(["report", "table4.json", "--format", "markdown", "-o", "-"])
         .current_dir(cwd)
         .output()
         .unwrap();
@@ -253,7 +307,7 @@ fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiato
         assert!(header.contains(medium), "{medium}: {header}");
     }
     let compared = iolab()
-        .args(["compare", "sync.json", "async.json"])
+        .args(["compare", "table4.json", "--by", "guest-config"])
         .current_dir(cwd)
         .output()
         .unwrap();

@@ -134,13 +134,15 @@ pub(crate) fn drive(
                 ending = Ending::Failed;
             }
             finished += usize::from(complete);
-            result.guest = Some(side.record());
+            side.record(result);
             let mut point = point;
-            if let Some(guest) = &result.guest {
+            if let Some(guest) = result.guest_of(&point.workload) {
                 crate::check::guest::checks(&mut point, guest);
             }
             if speaks {
-                let environment = result.guest.as_ref().and_then(|g| g.environment.clone());
+                let environment = result
+                    .guest_of(&point.workload)
+                    .and_then(|g| g.environment.clone());
                 keep(
                     index,
                     point,

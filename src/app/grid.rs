@@ -68,8 +68,8 @@ struct Grid {
     knee: Option<KneeTarget>,
     /// `--knee-all`: run every point of a knee search, also past the knee.
     knee_all: bool,
-    /// The guest the points whose `machine` is `guest` run in.
-    guest: Option<crate::plan::GuestSpec>,
+    /// The guests the points whose `machine` is `guest` run in, in `guest_config`'s order.
+    guests: Vec<crate::plan::GuestSpec>,
 }
 
 /// `iolab sweep`.
@@ -83,7 +83,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
                 .is_some(),
         )
     });
-    let (points, guest) = ranks.agreed(expanded.map_err(AppError::from))?;
+    let (points, guests) = ranks.agreed(expanded.map_err(AppError::from))?;
     if ranks.speaks() {
         args.params
             .warnings()
@@ -96,11 +96,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         args.destroy_data.as_deref(),
         &points,
     )?;
-    super::network::grid_consent(
-        target.as_deref(),
-        guest.as_ref(),
-        args.destroy_data.as_deref(),
-    )?;
+    super::network::grid_consent(target.as_deref(), &guests, args.destroy_data.as_deref())?;
     let dir = place(&args.dir, target.as_deref());
     let output = args
         .out
@@ -126,7 +122,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         progress: args.out.progress,
         knee: args.knee,
         knee_all: args.knee_all,
-        guest,
+        guests,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -158,7 +154,11 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         let points = study.plan(&base, &text, &args.file)?;
         // The command line's guest, order and rounds win over the study's.
         let place = crate::cli::sweep::PlaceArgs {
-            guest: args.place.guest.clone().or(study.guest_text()?),
+            guest: if args.place.guest.is_empty() {
+                study.guest_text()?.into_iter().collect()
+            } else {
+                args.place.guest.clone()
+            },
             order: match (&args.place.order, &study.repeat.order) {
                 (Some(order), _) => Some(*order),
                 (None, Some(text)) => Some(
@@ -169,21 +169,17 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
             },
             rounds: args.place.rounds.or(study.repeat.rounds),
         };
-        let (points, guest) = place.arrange(points, false)?;
-        Ok((study, points, guest))
+        let (points, guests) = place.arrange(points, false)?;
+        Ok((study, points, guests))
     });
-    let (study, points, guest) = ranks.agreed(planned.map_err(AppError::from))?;
+    let (study, points, guests) = ranks.agreed(planned.map_err(AppError::from))?;
     let target = network_target(
         args.target.as_deref(),
         None,
         args.destroy_data.as_deref(),
         &points,
     )?;
-    super::network::grid_consent(
-        target.as_deref(),
-        guest.as_ref(),
-        args.destroy_data.as_deref(),
-    )?;
+    super::network::grid_consent(target.as_deref(), &guests, args.destroy_data.as_deref())?;
     let dir = args
         .dir
         .clone()
@@ -222,7 +218,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         progress: args.out.progress,
         knee: study.knee,
         knee_all: study.knee_all,
-        guest,
+        guests,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -287,12 +283,12 @@ fn plan_info(
 /// the I/O's alone.
 fn guest_boots(grid: &Grid) -> Option<String> {
     use crate::plan::guest::Accelerator;
-    let spec = grid.guest.as_ref()?;
-    let mut rounds: Vec<Option<u32>> = grid
+    let spec = grid.guests.first()?;
+    let mut rounds: Vec<(Option<u32>, Option<u32>)> = grid
         .points
         .iter()
         .filter(|p| p.workload().machine == crate::plan::Machine::Guest)
-        .map(|p| p.round)
+        .map(|p| (p.round, p.workload().guest_config))
         .collect();
     rounds.sort_unstable();
     rounds.dedup();
@@ -319,8 +315,13 @@ fn guest_boots(grid: &Grid) -> Option<String> {
         None => "no boot measured here yet to estimate from".to_string(),
     };
     Some(format!(
-        "  guest: {boots} boot{} (one per round), {cost}; not in the times above\n",
-        if boots == 1 { "" } else { "s" }
+        "  guest: {boots} boot{} (one per round{}), {cost}; not in the times above\n",
+        if boots == 1 { "" } else { "s" },
+        if grid.guests.len() > 1 {
+            " and configuration"
+        } else {
+            ""
+        }
     ))
 }
 
@@ -446,9 +447,9 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
             if done.insert(entry.index) {
                 // A later round joins the point's earlier ones, as when it ran.
                 let environment = match entry.point.workload.machine {
-                    crate::plan::Machine::Guest => {
-                        result.guest.as_ref().and_then(|g| g.environment.clone())
-                    }
+                    crate::plan::Machine::Guest => result
+                        .guest_of(&entry.point.workload)
+                        .and_then(|g| g.environment.clone()),
                     crate::plan::Machine::Host => Some(Box::new(result.environment.clone())),
                 };
                 keep_point(&mut result.points, entry.point, environment.as_deref())?;
@@ -669,13 +670,8 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     }
     listeners.push(&mut writer);
     let past_the_knee = knee_search_stop(&grid);
-    let mut guests = super::guest::GuestSide::start(
-        &session,
-        grid.guest.as_ref(),
-        &grid.points,
-        ranks,
-        &interrupt,
-    )?;
+    let mut guests =
+        super::guest::GuestSide::start(&session, &grid.guests, &grid.points, ranks, &interrupt)?;
     let driven = driver::drive(
         (
             &grid.points,

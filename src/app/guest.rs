@@ -41,25 +41,29 @@ pub fn command(command: &GuestCommand) -> Result<Ending, AppError> {
     }
 }
 
-/// The guests of one run with their image.
+/// The guests of one run: one configuration per `--guest`, each with its image.
 pub(crate) struct GuestSide {
-    pub guests: Guests,
-    image: Option<Box<dyn Target>>,
-    /// The round the running guest was booted for.
-    round: Option<u32>,
-    /// The host's devices under the image, by their diskstats names.
+    configurations: Vec<Configuration>,
+    /// The configuration (index) and round the running guest was booted for.
+    running: Option<(usize, Option<u32>)>,
+    /// The host's devices under the images, by their diskstats names.
     host_disks: Vec<String>,
-    /// What each guest point did on both sides of the hypervisor.
+}
+
+/// One `--guest`: its boots, its image, what its points did across the hypervisor.
+struct Configuration {
+    guests: Guests,
+    image: Option<Box<dyn Target>>,
     crossings: Vec<Crossing>,
 }
 
 impl GuestSide {
-    /// The guest side of `points` when any runs in the guest: QEMU found, the
-    /// image made in `session`'s directory, the kernel fetched, the first
-    /// guest booted.
+    /// The guest side of `points` when any runs in a guest: QEMU found,
+    /// each configuration's image made in `session`'s directory, the kernel
+    /// fetched, the first point's guest booted.
     pub(crate) fn start(
         session: &Session,
-        spec: Option<&GuestSpec>,
+        specs: &[GuestSpec],
         points: &[PlannedPoint],
         ranks: &super::distributed::Ranks,
         interrupt: &crate::run::signals::Interrupt,
@@ -78,7 +82,12 @@ impl GuestSide {
             )
             .into());
         }
-        let spec = spec.cloned().unwrap_or_default();
+        let defaults = [GuestSpec::default()];
+        let specs = if specs.is_empty() {
+            &defaults[..]
+        } else {
+            specs
+        };
         let needed = guest_points
             .iter()
             .filter(|w| w.uses_files())
@@ -87,8 +96,9 @@ impl GuestSide {
             .unwrap_or(0);
         let size = (needed + needed / 8 + IMAGE_SLACK).next_multiple_of(1 << 20);
         // Checked before anything is created: a missing package is bad input.
-        if spec.format == ImageFormat::Qcow2
-            && spec.has_image()
+        if specs
+            .iter()
+            .any(|spec| spec.format == ImageFormat::Qcow2 && spec.has_image())
             && std::process::Command::new("qemu-img")
                 .arg("--version")
                 .output()
@@ -103,46 +113,55 @@ impl GuestSide {
             .map_err(|e| anyhow::anyhow!("cannot find iolab's own binary for the guest: {e}"))?;
         let page_cache = guest_points.iter().any(|w| w.uses_page_cache());
         crate::guest::qemu::version().map_err(guest_error)?;
-        if let Some(tap) = &spec.tap {
-            // A tap that is not there is refused before the image is made.
+        for tap in specs.iter().filter_map(|spec| spec.tap.as_ref()) {
+            // A tap that is not there is refused before an image is made.
             crate::guest::network::guest_address(tap).map_err(guest_error)?;
         }
-        // With a mount the guest measures the server's storage: no image.
-        let image = if spec.has_image() {
-            Some(make_image(session, size, spec.format)?)
-        } else {
-            None
-        };
-        let guests = match Guests::prepare(
-            &spec,
-            image.as_ref().map(|image| image.path()),
-            &iolab,
-            (session.dir().run_id(), page_cache),
-        ) {
-            Ok(guests) => guests,
-            Err(error) => {
-                if let Some(image) = image {
-                    image.release(false);
-                }
-                return Err(guest_error(error));
-            }
-        };
         let mut side = GuestSide {
-            guests,
-            image,
-            round: points
-                .iter()
-                .find(|p| p.workload().machine == Machine::Guest)
-                .and_then(|p| p.round),
+            configurations: Vec::with_capacity(specs.len()),
+            running: None,
             host_disks: crate::probe::environment::watch(session.dir().path()).disks,
-            crossings: Vec::new(),
         };
-        // Booted before the first point, so what cannot boot (KVM that
-        // cannot run the kernel, a missing module) is said before anything
-        // is measured; a guest that dies here is booted again at its point.
-        // An interruption here leaves no guest running: the first point's
-        // boot sees it at once and ends the run as interrupted.
-        match side.guests.boot(&|| interrupt.is_set()) {
+        for (index, spec) in specs.iter().enumerate() {
+            // With a mount the guest measures the server's storage: no image.
+            // Dropping `side` releases the images made so far.
+            let image = if spec.has_image() {
+                Some(make_image(session, index as u32, size, spec.format)?)
+            } else {
+                None
+            };
+            let guests = match Guests::prepare(
+                spec,
+                image.as_ref().map(|image| image.path()),
+                &iolab,
+                (session.dir().run_id(), page_cache),
+            ) {
+                Ok(guests) => guests,
+                Err(error) => {
+                    if let Some(image) = image {
+                        image.release(false);
+                    }
+                    return Err(guest_error(error));
+                }
+            };
+            side.configurations.push(Configuration {
+                guests,
+                image,
+                crossings: Vec::new(),
+            });
+        }
+        // The first point's guest is booted before it, so what cannot boot
+        // (KVM that cannot run the kernel, a missing module) is said before
+        // anything is measured; a guest that dies here is booted again at
+        // its point. An interruption here leaves no guest running: the first
+        // point's boot sees it at once and ends the run as interrupted.
+        let first = points
+            .iter()
+            .find(|p| p.workload().machine == Machine::Guest)
+            .expect("a guest point, checked above");
+        let at = side.configuration_of(first);
+        side.running = Some((at, first.round));
+        match side.configurations[at].guests.boot(&|| interrupt.is_set()) {
             Err(GuestError::Usage(why)) | Err(GuestError::Missing(why)) => {
                 return Err(AppError::Usage(crate::plan::UsageError(why)));
             }
@@ -155,30 +174,44 @@ impl GuestSide {
         Ok(Some(side))
     }
 
-    /// Measures `planned` in the guest: a guest booted for its round (the
-    /// guest of another round is stopped first). A guest that dies gives
-    /// a failed point with nothing timed, and the next point boots another.
-    /// `Ok(None)` when `interrupt` ended the point: the guest is stopped, nothing recorded.
+    /// The index of the configuration `planned` runs in.
+    fn configuration_of(&self, planned: &PlannedPoint) -> usize {
+        let index = planned
+            .workload()
+            .guest_config
+            .map_or(0, |config| config as usize - 1);
+        index.min(self.configurations.len() - 1)
+    }
+
+    /// Measures `planned` in the guest: a guest booted for its
+    /// configuration and round (the one running for another is stopped
+    /// first). A guest that dies gives a failed point with nothing timed,
+    /// and the next point boots another. `Ok(None)` when `interrupt` ended
+    /// the point: the guest is stopped, nothing recorded.
     pub(crate) fn measure(
         &mut self,
         planned: &PlannedPoint,
         interrupt: &crate::run::signals::Interrupt,
     ) -> Result<Option<Point>, AppError> {
-        if planned.round != self.round {
-            self.guests.stop();
-            self.round = planned.round;
+        let at = self.configuration_of(planned);
+        if self.running != Some((at, planned.round)) {
+            if let Some((previous, _)) = self.running {
+                self.configurations[previous].guests.stop();
+            }
+            self.running = Some((at, planned.round));
         }
+        let configuration = &mut self.configurations[at];
         let before = crate::probe::diskstats::read();
         let sent = Instant::now();
-        let measured = self
+        let measured = configuration
             .guests
             .measure(&planned.label, &planned.groups, &|| interrupt.is_set());
         let after = crate::probe::diskstats::read();
         match measured {
             // A mount has no image under it: nothing crosses the hypervisor to a disk.
-            Ok((point, _)) if self.image.is_none() => Ok(Some(point)),
+            Ok((point, _)) if configuration.image.is_none() => Ok(Some(point)),
             Ok((point, guest)) => {
-                self.crossings.push(Crossing {
+                configuration.crossings.push(Crossing {
                     label: planned.label.clone(),
                     round: planned.round,
                     wall_s: sent.elapsed().as_secs_f64(),
@@ -207,8 +240,24 @@ impl GuestSide {
         }
     }
 
-    /// What the result records of the guest.
-    pub(crate) fn record(&self) -> GuestRecord {
+    /// What the result records of the guests: the one guest, or each of
+    /// several configurations in `guest_config`'s order.
+    pub(crate) fn record(&self, result: &mut crate::record::ResultFile) {
+        let mut records: Vec<GuestRecord> = self
+            .configurations
+            .iter()
+            .map(Configuration::record)
+            .collect();
+        if records.len() == 1 {
+            result.guest = records.pop();
+        } else {
+            result.guests = records;
+        }
+    }
+}
+
+impl Configuration {
+    fn record(&self) -> GuestRecord {
         let guests = &self.guests;
         let ready = guests.ready.as_ref();
         GuestRecord {
@@ -234,9 +283,11 @@ impl GuestSide {
 
 impl Drop for GuestSide {
     fn drop(&mut self) {
-        self.guests.stop();
-        if let Some(image) = self.image.take() {
-            image.release(false);
+        for configuration in &mut self.configurations {
+            configuration.guests.stop();
+            if let Some(image) = configuration.image.take() {
+                image.release(false);
+            }
         }
     }
 }
@@ -246,13 +297,14 @@ impl Drop for GuestSide {
 /// touching the disk), or a fully preallocated qcow2.
 fn make_image(
     session: &Session,
+    configuration: u32,
     size: u64,
     format: ImageFormat,
 ) -> Result<Box<dyn Target>, AppError> {
     session.check_free_space(size, 1).map_err(run_error)?;
     let image = session
         .dir()
-        .create(u32::MAX - 1)
+        .create(u32::MAX - 1 - configuration)
         .map_err(|e| anyhow::anyhow!("the guest's image: {e}"))?;
     let written = match format {
         ImageFormat::Raw => fill(image.path(), size),
@@ -361,9 +413,16 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
         PlannedPoint::alone(label.to_string(), workload)
     };
     let ranks = super::distributed::Ranks::alone();
-    let mut side = GuestSide::start(&session, Some(&spec), &[point("null")], &ranks, &interrupt)?
-        .expect("a guest point was planned");
-    let kernel = &side.guests.kernel;
+    let mut side = GuestSide::start(
+        &session,
+        std::slice::from_ref(&spec),
+        &[point("null")],
+        &ranks,
+        &interrupt,
+    )?
+    .expect("a guest point was planned");
+    let guests = &mut side.configurations[0].guests;
+    let kernel = &guests.kernel;
     crate::say!(
         "kernel:      {} ({}), unpacked in {}",
         kernel.package,
@@ -374,25 +433,25 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
             .map_or_else(String::new, |d| d.display().to_string())
     );
     // The side booted its guest already; a boot that failed is tried once more here.
-    if let Err(error) = side.guests.boot(&|| interrupt.is_set()) {
+    if let Err(error) = guests.boot(&|| interrupt.is_set()) {
         if let Some(signal) = interrupt.signal() {
             return Ok(Ending::Interrupted(signal));
         }
         crate::say!("boot:        failed: {error}");
         return Ok(Ending::Failed);
     }
-    let boot_s = side.guests.boot_seconds.last().copied().unwrap_or(0.0);
-    let accelerator = side.guests.accelerator.unwrap_or(Accelerator::Tcg).name();
-    match &side.guests.why_tcg {
+    let boot_s = guests.boot_seconds.last().copied().unwrap_or(0.0);
+    let accelerator = guests.accelerator.unwrap_or(Accelerator::Tcg).name();
+    match &guests.why_tcg {
         Some(why) => crate::say!("accelerator: {accelerator} ({why})"),
         None => crate::say!("accelerator: {accelerator}"),
     }
-    let ready = side.guests.ready.clone().expect("a booted guest is ready");
+    let ready = guests.ready.clone().expect("a booted guest is ready");
     crate::say!(
         "guest:       {} over 9p (the host's root, read-only, under an overlay); agent on virtio-serial",
         ready.environment.kernel
     );
-    match &side.guests.image {
+    match &guests.image {
         Some(image) => crate::say!(
             "disk:        {} as {} in the guest, {}, ready in {:.1} s, {}",
             spec.bus.name(),

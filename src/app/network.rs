@@ -120,11 +120,22 @@ pub(crate) fn open_network_session(
 /// (the guest still refuses a LUN holding a file system iolab did not
 /// make). Whether `--destroy-data` was this consent.
 pub(crate) fn guest_mount_consent(
-    guest: Option<&GuestSpec>,
+    guests: &[GuestSpec],
     destroy_data: Option<&Path>,
 ) -> Result<bool, AppError> {
-    let Some(lun) = guest.and_then(GuestSpec::destroys) else {
-        return Ok(false);
+    let mut luns: Vec<&str> = guests.iter().filter_map(GuestSpec::destroys).collect();
+    luns.dedup();
+    let lun = match luns.as_slice() {
+        [] => return Ok(false),
+        [lun] => *lun,
+        several => {
+            return Err(usage!(
+                "the guests mount {} LUNs ({}): --destroy-data consents for one; measure them in separate runs",
+                several.len(),
+                several.join(", ")
+            )
+            .into());
+        }
     };
     match destroy_data {
         Some(given) if given.as_os_str() == lun => Ok(true),
@@ -145,10 +156,10 @@ pub(crate) fn guest_mount_consent(
 /// mount, or for `--target`'s LUN (checked with it); given without either, refused.
 pub(crate) fn grid_consent(
     target: Option<&dyn Remote>,
-    guest: Option<&GuestSpec>,
+    guests: &[GuestSpec],
     destroy_data: Option<&Path>,
 ) -> Result<(), AppError> {
-    let consented = guest_mount_consent(guest, destroy_data)?;
+    let consented = guest_mount_consent(guests, destroy_data)?;
     if let (None, false, Some(given)) = (target, consented, destroy_data) {
         return Err(usage!(
             "--destroy-data {} is for an iSCSI LUN given with --target or --guest mount=iscsi://…",

@@ -532,7 +532,8 @@ pub struct CompareArgs {
     pub files: Vec<PathBuf>,
     /// Inside one file: compare the points that differ in these parameters,
     /// e.g. `direct` or `direct,sync`. The first splits base (its first
-    /// setting found) from other; all are ignored when matching points.
+    /// setting found) from each other setting (`guest-config`: each guest
+    /// against the first); all are ignored when matching points.
     #[arg(long, value_name = "PARAMS", value_parser = param_list)]
     pub by: Option<ParamList>,
     /// Across files: match points ignoring these parameters, e.g. `engine`

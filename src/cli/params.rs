@@ -105,7 +105,7 @@ fn heading(param: Param) -> &'static str {
         | Param::Think
         | Param::Flow
         | Param::Exit => TIMING,
-        Param::Machine => PLACE,
+        Param::Machine | Param::GuestConfig => PLACE,
         Param::Items
         | Param::Depth
         | Param::Fanout

@@ -151,10 +151,10 @@ impl RunArgs {
         planned: Vec<PlannedPoint>,
         file: Option<&std::path::Path>,
     ) -> Result<RunPlan, UsageError> {
-        let (points, guest) = self
+        let (points, guests) = self
             .place
             .arrange(planned, self.params.get(Param::Machine).is_some())?;
-        if guest.is_some() && (file.is_some() || self.target.is_some()) {
+        if !guests.is_empty() && (file.is_some() || self.target.is_some()) {
             return Err(usage!(
                 "a guest's disk is an image in --dir; it cannot go with --file or --target"
             ));
@@ -162,7 +162,7 @@ impl RunArgs {
         Ok(RunPlan {
             dir,
             points,
-            guest,
+            guests,
             output: self.out.output.clone(),
             json: self.out.json,
             detail: self.out.detail,

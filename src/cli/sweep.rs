@@ -221,13 +221,15 @@ pub struct StudyArgs {
 #[command(next_help_heading = super::heading::PLACE)]
 pub struct PlaceArgs {
     /// Boot a virtual machine and measure every point in it too, back to
-    /// back with the host (KEY=VALUE,…; `--help` lists the keys).
+    /// back with the host (KEY=VALUE,…; `--help` lists the keys); given
+    /// several times, every point in each guest, compared with each other.
     #[arg(long, value_name = "KEY=VALUE,…", long_help = crate::plan::guest::help())]
-    pub guest: Option<String>,
+    pub guest: Vec<String>,
     /// The order the configurations compared run in: abba (A B | B A from
     /// block to block and round to round), random (each block shuffled from
     /// the seed) or as-given; the axis alternated is machine, or the one
-    /// named after a colon (abba:direct) [default: abba with a guest].
+    /// named after a colon (abba:direct); several --guest alternate as wholes
+    /// (guest-config) [default: abba with a guest].
     #[arg(
         long,
         value_name = "abba|random|as-given[:AXIS]",
@@ -248,19 +250,13 @@ pub struct PlaceArgs {
 
 impl PlaceArgs {
     /// `points` with their guest twins (with `--guest`, unless `--machine`
-    /// was given: `machine_given`), arranged in rounds, and the guest's
-    /// definition when any point runs in one.
+    /// was given: `machine_given`), or in each of several guests, arranged
+    /// in rounds, and each guest's definition (none when no point runs in one).
     pub fn arrange(
         &self,
         points: Vec<crate::plan::PlannedPoint>,
         machine_given: bool,
-    ) -> Result<
-        (
-            Vec<crate::plan::PlannedPoint>,
-            Option<crate::plan::GuestSpec>,
-        ),
-        UsageError,
-    > {
+    ) -> Result<(Vec<crate::plan::PlannedPoint>, Vec<crate::plan::GuestSpec>), UsageError> {
         use crate::plan::order::{Arrangement, Order, add_guest_twins, arrange};
         // What a point may combine is said here, once for every builder
         // (command line, job file, sweep and study file).
@@ -273,24 +269,39 @@ impl PlaceArgs {
                 }
             })?;
         }
-        let spec = self
-            .guest
-            .as_deref()
-            .map(crate::plan::GuestSpec::parse)
-            .transpose()?;
+        let specs = crate::plan::GuestSpec::parse_all(&self.guest)?;
         let any_guest = points
             .iter()
             .any(|p| p.workload().machine == crate::plan::Machine::Guest);
-        if spec.is_some() && machine_given && !any_guest {
+        if !specs.is_empty() && machine_given && !any_guest {
             return Err(crate::usage!(
                 "--guest describes the guest of the points given --machine guest, and --machine names none: drop --guest, or give --machine host,guest"
             ));
         }
-        let points = match &spec {
+        if specs.len() < 2
+            && let Some(config) = points.iter().find_map(|p| p.workload().guest_config)
+        {
+            return Err(crate::usage!(
+                "--guest-config {config} chooses among several --guest configurations; {} given",
+                specs.len()
+            ));
+        }
+        let points = match specs.as_slice() {
+            [] => points,
             // What the guest mounts has no twin on the host: its points run in the guest only.
-            Some(spec) if spec.mount.is_some() => crate::plan::order::all_in_guest(points),
-            Some(_) => add_guest_twins(points),
-            None => points,
+            [spec] if spec.mount.is_some() => crate::plan::order::all_in_guest(points),
+            [_] => add_guest_twins(points),
+            // Several guests are compared with each other; the host only where --machine names it.
+            several => {
+                let names: Vec<String> =
+                    several.iter().map(crate::plan::GuestSpec::label).collect();
+                let points = if machine_given {
+                    points
+                } else {
+                    crate::plan::order::all_in_guest(points)
+                };
+                crate::plan::order::in_each_guest(points, &names)?
+            }
         };
         let has_guest = points
             .iter()
@@ -300,7 +311,7 @@ impl PlaceArgs {
                 .iter()
                 .any(|p| p.workload().machine == crate::plan::Machine::Host);
         let order = self.order.unwrap_or(Order {
-            arrangement: if both {
+            arrangement: if both || specs.len() > 1 {
                 Arrangement::Abba
             } else {
                 Arrangement::AsGiven
@@ -315,7 +326,12 @@ impl PlaceArgs {
                     1
                 });
         let points = arrange(points, order, rounds)?;
-        Ok((points, spec.or_else(|| has_guest.then(Default::default))))
+        let specs = if specs.is_empty() && has_guest {
+            vec![crate::plan::GuestSpec::default()]
+        } else {
+            specs
+        };
+        Ok((points, specs))
     }
 }
 

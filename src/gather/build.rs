@@ -62,6 +62,7 @@ pub fn new_result_file(command: Vec<String>, dir: Option<&Path>, page_cache: boo
         source: None,
         distributed: None,
         guest: None,
+        guests: Vec::new(),
     }
 }
 

@@ -266,6 +266,7 @@ pub fn read(
         }),
         distributed: None,
         guest: None,
+        guests: Vec::new(),
     };
     let mut skipped = list.skipped;
     if !before.is_empty() {

@@ -642,7 +642,7 @@ impl FioJob<'_> {
             Param::Mix => return Ok(None),
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
             // fio measures the machine it runs on.
-            Param::Machine => return Ok(None),
+            Param::Machine | Param::GuestConfig => return Ok(None),
             // fio's nrfiles spreads one job's size over several files, which
             // is not a tree of items; its filecreate/filestat/filedelete
             // engines are not imported, so a fio job is never a metadata one.

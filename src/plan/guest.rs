@@ -103,6 +103,9 @@ pub enum ImageFormat {
     Qcow2,
 }
 
+/// The most `--guest` configurations one plan compares.
+pub const MAX_GUESTS: u32 = 8;
+
 /// A guest's definition.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -150,6 +153,10 @@ pub struct GuestSpec {
     /// milliseconds to every read and write: a device of known latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_ms: Option<u32>,
+    /// The configuration's name among several `--guest`s (`nfs-sync`):
+    /// given with `name=`, else made from what it mounts ([`GuestSpec::label`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// A file system the guest makes.
@@ -210,6 +217,7 @@ impl Default for GuestSpec {
             nfs: None,
             lvm: false,
             delay_ms: None,
+            name: None,
         }
     }
 }
@@ -372,6 +380,13 @@ pub static KEYS: &[GuestKey] = &[
         set: set_delay,
         get: |spec| spec.delay_ms.map(|ms| format!("{ms}ms")),
     },
+    GuestKey {
+        name: "name",
+        takes: "NAME",
+        help: "the configuration's name among several --guest (made from mount and nfs when not given)",
+        set: set_name,
+        get: |spec| spec.name.clone(),
+    },
 ];
 
 /// The keys' names, for messages: `kernel, memory, …`.
@@ -440,6 +455,21 @@ fn set_tap(spec: &mut GuestSpec, value: &str) -> Result<(), UsageError> {
         ));
     }
     spec.tap = Some(value.to_string());
+    Ok(())
+}
+
+fn set_name(spec: &mut GuestSpec, value: &str) -> Result<(), UsageError> {
+    let valid = !value.is_empty()
+        && value.len() <= 32
+        && value
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !valid {
+        return Err(crate::usage!(
+            "--guest name={value}: 1 to 32 lowercase letters, digits or '-'"
+        ));
+    }
+    spec.name = Some(value.to_string());
     Ok(())
 }
 
@@ -573,6 +603,61 @@ impl GuestSpec {
             ));
         }
         Ok(())
+    }
+
+    /// The name among several configurations: `name=`, else what it
+    /// measures (`nfs-async`, `nfs-sync`, `iscsi-ext3`, `lvm`, `delay-5ms`, `disk`).
+    pub fn label(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
+        match self.mount() {
+            Some(GuestMount::Nfs(_)) => format!("nfs-{}", self.nfs.unwrap_or_default().name()),
+            Some(GuestMount::Iscsi(_)) => format!("iscsi-{}", self.filesystem().name()),
+            None if self.lvm => "lvm".to_string(),
+            None => match self.delay_ms {
+                Some(ms) => format!("delay-{ms}ms"),
+                None => "disk".to_string(),
+            },
+        }
+    }
+
+    /// Every `--guest` given, each parsed; with several, each named
+    /// ([`GuestSpec::label`], `guestN` where two would read alike), the
+    /// names given with `name=` told apart.
+    pub fn parse_all(texts: &[String]) -> Result<Vec<GuestSpec>, UsageError> {
+        if texts.len() > MAX_GUESTS as usize {
+            return Err(crate::usage!(
+                "--guest is given {} times: at most {MAX_GUESTS} configurations go in one plan",
+                texts.len()
+            ));
+        }
+        let mut specs = texts
+            .iter()
+            .map(|text| GuestSpec::parse(text))
+            .collect::<Result<Vec<_>, _>>()?;
+        if specs.len() < 2 {
+            return Ok(specs);
+        }
+        for (index, spec) in specs.iter().enumerate() {
+            if let Some(name) = &spec.name
+                && specs[..index].iter().any(|s| s.name.as_ref() == Some(name))
+            {
+                return Err(crate::usage!(
+                    "--guest name={name} is given to two configurations: give each its own"
+                ));
+            }
+        }
+        let labels: Vec<String> = specs.iter().map(GuestSpec::label).collect();
+        for (index, spec) in specs.iter_mut().enumerate() {
+            let alike = labels.iter().filter(|l| **l == labels[index]).count() > 1;
+            spec.name = Some(if alike && spec.name.is_none() {
+                format!("guest{}", index + 1)
+            } else {
+                labels[index].clone()
+            });
+        }
+        Ok(specs)
     }
 
     /// The keys as `--guest` takes them ([`KEYS`], those given).

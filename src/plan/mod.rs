@@ -452,8 +452,8 @@ pub struct RunPlan {
     pub dir: PathBuf,
     /// The points to measure, with their labels, in order.
     pub points: Vec<PlannedPoint>,
-    /// The guest the points whose `machine` is `guest` run in.
-    pub guest: Option<GuestSpec>,
+    /// The guests the points whose `machine` is `guest` run in, in `guest_config`'s order.
+    pub guests: Vec<GuestSpec>,
     /// Where the result file goes, if anywhere.
     pub output: Option<PathBuf>,
     /// Print the result as JSON on stdout instead of the table.
@@ -540,6 +540,14 @@ impl PlannedPoint {
     pub fn set_machine(&mut self, machine: Machine) {
         for group in &mut self.groups {
             group.workload.machine = machine;
+        }
+    }
+
+    /// Places the point in the guest configuration `config` (1 for the first `--guest`).
+    pub fn set_guest_config(&mut self, config: u32) {
+        for group in &mut self.groups {
+            group.workload.machine = Machine::Guest;
+            group.workload.guest_config = Some(config);
         }
     }
 

@@ -94,6 +94,44 @@ pub fn all_in_guest(mut points: Vec<PlannedPoint>) -> Vec<PlannedPoint> {
     points
 }
 
+/// With several `--guest` configurations (`names`, in the order given):
+/// every guest point in each of them, its label saying which; a point
+/// given `--guest-config N` stays in that one. Points on the host stay.
+pub fn in_each_guest(
+    points: Vec<PlannedPoint>,
+    names: &[String],
+) -> Result<Vec<PlannedPoint>, UsageError> {
+    let mut placed = Vec::with_capacity(points.len() * names.len());
+    for mut point in points {
+        if point.workload().machine == Machine::Host && point.workload().guest_config.is_none() {
+            placed.push(point);
+            continue;
+        }
+        match point.workload().guest_config {
+            Some(config) => {
+                let name = names.get(config as usize - 1).ok_or_else(|| {
+                    crate::usage!(
+                        "--guest-config {config}: there are {} --guest configurations",
+                        names.len()
+                    )
+                })?;
+                point.set_guest_config(config);
+                point.label = format!("{} guest={name}", point.label);
+                placed.push(point);
+            }
+            None => {
+                for (index, name) in names.iter().enumerate() {
+                    let mut twin = point.clone();
+                    twin.set_guest_config(index as u32 + 1);
+                    twin.label = format!("{} guest={name}", point.label);
+                    placed.push(twin);
+                }
+            }
+        }
+    }
+    Ok(placed)
+}
+
 /// `points` in `order` over `rounds` rounds, each tagged with its round.
 /// A plan without rounds, guest or order other than as-given is returned as it is.
 pub fn arrange(
@@ -110,7 +148,14 @@ pub fn arrange(
     if order.arrangement == Arrangement::AsGiven && rounds == 1 && !has_guest {
         return Ok(points);
     }
-    let axis = order.axis.unwrap_or(Param::Machine);
+    let several_guests = points
+        .iter()
+        .any(|p| p.workload().guest_config.is_some_and(|c| c > 1));
+    let axis = order.axis.unwrap_or(if several_guests {
+        Param::GuestConfig
+    } else {
+        Param::Machine
+    });
     let varies = |param: Param| {
         points
             .windows(2)
@@ -121,6 +166,9 @@ pub fn arrange(
             "--order: the {} axis has one value here, so there is nothing to alternate; name the axis compared, e.g. --order abba:direct",
             axis.name()
         ));
+    }
+    if axis == Param::GuestConfig {
+        return Ok(by_configuration(points, order.arrangement, rounds));
     }
     // Blocks: points equal but for the axis, in the order first planned.
     let mut blocks: Vec<Vec<PlannedPoint>> = Vec::new();
@@ -162,6 +210,49 @@ pub fn arrange(
         }
     }
     Ok(arranged)
+}
+
+/// Guest configurations alternate as wholes, each booted once per round:
+/// every point of one configuration (the host's too), then the next's,
+/// the configurations in `arrangement`'s order for the round (A B C | C B A
+/// with abba), the points of each as planned.
+fn by_configuration(
+    points: Vec<PlannedPoint>,
+    arrangement: Arrangement,
+    rounds: u32,
+) -> Vec<PlannedPoint> {
+    let seed = points.first().map_or(0, |p| p.workload().seed);
+    let mut configurations: Vec<Option<u32>> = Vec::new();
+    for point in &points {
+        let config = point.workload().guest_config;
+        if !configurations.contains(&config) {
+            configurations.push(config);
+        }
+    }
+    let mut arranged = Vec::with_capacity(points.len() * rounds as usize);
+    for round in 0..rounds {
+        let mut ordered = configurations.clone();
+        match arrangement {
+            Arrangement::AsGiven => {}
+            Arrangement::Abba => {
+                if round % 2 == 1 {
+                    ordered.reverse();
+                }
+            }
+            Arrangement::Random => shuffle(&mut ordered, seed ^ (u64::from(round) << 32)),
+        }
+        for config in ordered {
+            for point in points
+                .iter()
+                .filter(|p| p.workload().guest_config == config)
+            {
+                let mut point = point.clone();
+                point.round = Some(round);
+                arranged.push(point);
+            }
+        }
+    }
+    arranged
 }
 
 /// Fisher–Yates from a splitmix64 stream of `seed`.
@@ -221,6 +312,45 @@ mod tests {
                 "b machine=guest1",
             ]
         );
+    }
+
+    #[test]
+    fn several_guests_alternate_as_wholes_one_boot_each_per_round() {
+        let names = ["nfs-async", "nfs-sync", "iscsi-ext3"].map(String::from);
+        let points = in_each_guest(
+            all_in_guest(vec![
+                point("a", Machine::Host, 4096),
+                point("b", Machine::Host, 8192),
+            ]),
+            &names,
+        )
+        .unwrap();
+        assert_eq!(points.len(), 6);
+        let arranged = arrange(points, "abba".parse().unwrap(), 2).unwrap();
+        assert_eq!(
+            labels(&arranged),
+            [
+                "a guest=nfs-async0",
+                "b guest=nfs-async0",
+                "a guest=nfs-sync0",
+                "b guest=nfs-sync0",
+                "a guest=iscsi-ext30",
+                "b guest=iscsi-ext30",
+                "a guest=iscsi-ext31",
+                "b guest=iscsi-ext31",
+                "a guest=nfs-sync1",
+                "b guest=nfs-sync1",
+                "a guest=nfs-async1",
+                "b guest=nfs-async1",
+            ]
+        );
+        // --guest-config keeps the one named; a number past the list is refused.
+        let mut third = point("c", Machine::Host, 4096);
+        third.workload_mut().guest_config = Some(3);
+        let kept = in_each_guest(vec![third.clone()], &names).unwrap();
+        assert_eq!(kept[0].label, "c guest=iscsi-ext3");
+        let error = in_each_guest(vec![third], &names[..2]).unwrap_err();
+        assert!(error.to_string().contains("--guest-config 3"), "{error}");
     }
 
     #[test]

@@ -86,60 +86,78 @@ fn compare_within(
     };
     let split = &by.names[0];
     let first = setting(&result.points[0].workload);
-    let (base_points, other_points): (Vec<_>, Vec<_>) = result
-        .points
-        .iter()
-        .cloned()
-        .partition(|p| setting(&p.workload) == first);
-    let settings: std::collections::BTreeSet<String> =
-        other_points.iter().map(|p| setting(&p.workload)).collect();
-    if settings.len() != 1 {
+    // The other settings in the order first found, each compared with the first.
+    let mut settings: Vec<String> = Vec::new();
+    for point in &result.points {
+        let value = setting(&point.workload);
+        if value != first && !settings.contains(&value) {
+            settings.push(value);
+        }
+    }
+    if settings.is_empty() {
         return Err(usage!(
-            "--by {}: {} needs exactly two settings of {split} to compare, found {}",
+            "--by {}: {} has one setting of {split}; nothing to compare",
             by.text,
             args.files[0].display(),
-            settings.len() + 1
         )
         .into());
     }
     // Each side named by its setting as a flag takes it (`machine=host`,
-    // not the file's `-` for a default it leaves out, nor `"guest"`).
+    // not the file's `-` for a default it leaves out, nor `"guest"`), a
+    // guest configuration by its name.
     let param = crate::plan::sweep::Param::from_name(split);
     let shown = |point: &crate::record::Point| match param {
+        Some(crate::plan::sweep::Param::GuestConfig) if !result.guests.is_empty() => result
+            .guest_of(&point.workload)
+            .map_or_else(|| "host".to_string(), |g| g.spec.label()),
         Some(param) => param
             .value_in(&point.workload)
             .map_or_else(|| "none".to_string(), |v| param.format_value(v)),
         None => setting(&point.workload),
     };
+    let points_of = |value: &str| -> Vec<crate::record::Point> {
+        result
+            .points
+            .iter()
+            .filter(|p| setting(&p.workload) == value)
+            .cloned()
+            .collect()
+    };
+    let base_points = points_of(&first);
     let base_name = format!(
         "{} [{split}={}]",
         args.files[0].display(),
         shown(&base_points[0])
     );
-    let other_name = format!(
-        "{} [{split}={}]",
-        args.files[0].display(),
-        shown(&other_points[0])
-    );
     let base = on_its_machine(base_points, &result);
-    let other = on_its_machine(other_points, &result);
     let key = |w: &crate::plan::Workload| crate::compare::key_without(w, fields);
-    let pairing = paired(args, (&base, &other), &other_name, &key);
-    if pairing.matched.is_empty() {
-        return Err(usage!(
-            "--by {}: no two points of {} differ only in {}",
-            by.text,
+    let mut pairings = Vec::with_capacity(settings.len());
+    for value in &settings {
+        let other_points = points_of(value);
+        let other_name = format!(
+            "{} [{split}={}]",
             args.files[0].display(),
-            by.text
-        )
-        .into());
+            shown(&other_points[0])
+        );
+        let other = on_its_machine(other_points, &result);
+        let pairing = paired(args, (&base, &other), &other_name, &key);
+        if pairing.matched.is_empty() {
+            return Err(usage!(
+                "--by {}: no two points of {} differ only in {}",
+                by.text,
+                args.files[0].display(),
+                by.text
+            )
+            .into());
+        }
+        pairings.push(pairing);
     }
     let comparison = crate::compare::Comparison {
         metric: args.metric.clone(),
         alpha: args.alpha,
         orientation: args.orientation,
         base: base_name,
-        pairings: vec![pairing],
+        pairings,
     };
     print_comparison(&comparison, args.format)
 }
@@ -151,14 +169,30 @@ fn on_its_machine(points: Vec<crate::record::Point>, result: &ResultFile) -> Res
     let in_guest = points
         .iter()
         .all(|p| p.workload.machine == crate::plan::Machine::Guest);
-    let guest_environment = result.guest.as_ref().and_then(|g| g.environment.as_deref());
+    // Of several guest configurations, the one these points ran in.
+    let one_guest = points
+        .first()
+        .and_then(|p| result.guest_of(&p.workload))
+        .filter(|_| {
+            in_guest
+                && points
+                    .windows(2)
+                    .all(|w| w[0].workload.guest_config == w[1].workload.guest_config)
+        });
+    let guest_environment = one_guest.and_then(|g| g.environment.as_deref());
     let environment = match (in_guest, guest_environment) {
         (true, Some(environment)) => environment.clone(),
         _ => result.environment.clone(),
     };
+    let (guest, guests) = match one_guest {
+        Some(guest) if !result.guests.is_empty() => (Some(guest.clone()), Vec::new()),
+        _ => (result.guest.clone(), result.guests.clone()),
+    };
     ResultFile {
         points,
         environment,
+        guest,
+        guests,
         ..result.clone()
     }
 }

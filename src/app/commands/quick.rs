@@ -52,7 +52,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
     let plan = RunPlan {
         dir: args.dir.clone(),
         points: quick_points(settings, direct),
-        guest: None,
+        guests: Vec::new(),
         output: Some(output),
         json: args.json,
         detail: args.detail,

@@ -73,8 +73,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             args.destroy_data.as_deref(),
             &plan.points,
         )?;
-        let consented =
-            network::guest_mount_consent(plan.guest.as_ref(), args.destroy_data.as_deref())?;
+        let consented = network::guest_mount_consent(&plan.guests, args.destroy_data.as_deref())?;
         if target.is_none() && !consented {
             check_device_use(args, &files, &mut plan)?;
         }
@@ -401,7 +400,7 @@ pub(crate) fn execute(
         listeners.push(writer);
     }
     let mut guests =
-        guest::GuestSide::start(session, plan.guest.as_ref(), &plan.points, ranks, interrupt)?;
+        guest::GuestSide::start(session, &plan.guests, &plan.points, ranks, interrupt)?;
     let driven = driver::drive(
         (&plan.points, &HashSet::new(), None),
         true,

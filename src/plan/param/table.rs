@@ -253,6 +253,13 @@ macro_rules! for_each_parameter {
             Machine machine: Machine = "machine" {
                 kind: Machine, default: Some("host"), identifies: true, fio: "none: fio runs where it is started",
             } serde(skip_serializing_if = "Machine::is_host", default)
+            /// Which of several --guest configurations a guest point runs in, 1
+            /// for the first given (its name in the result's guests); absent with
+            /// one guest. Several --guest measure every point in each, one boot
+            /// per configuration and round; --guest-config 2 keeps the second's.
+            GuestConfig guest_config: Option<u32> = "guest-config" {
+                kind: Count { min: 1, max: 8 }, default: None, identifies: true, fio: "none: fio runs where it is started",
+            } serde(skip_serializing_if = "Option::is_none", default)
         }
     };
 }

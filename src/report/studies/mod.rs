@@ -25,6 +25,20 @@ use crate::stats::describe;
 /// of the direct-vs-normal and Table 4 kinds are gathered into one table
 /// with one row (or column group) per file, as the studies compared media.
 pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
+    // Several guest configurations in one file: one file each, as the
+    // study compared them (Radkov's Table 4: a column group per stack).
+    let split: Vec<(String, ResultFile)> = files
+        .iter()
+        .flat_map(|(name, file)| match file.per_guest_configuration() {
+            Some(each) => each
+                .into_iter()
+                .map(|(config, file)| (format!("{name} {config}"), file))
+                .collect(),
+            None => vec![(name.to_string(), (*file).clone())],
+        })
+        .collect();
+    let split: Vec<(&str, &ResultFile)> = split.iter().map(|(n, f)| (n.as_str(), f)).collect();
+    let files = split.as_slice();
     let of_kind = |kind: StudyTable| -> Vec<(&str, &ResultFile)> {
         files
             .iter()
