@@ -1,4 +1,4 @@
-//! The host's side of guest points: the disk image made in the directory under test (an iolab scratch file), the guests booted for a plan's rounds, each guest point sent to the agent and its record taken back, a guest that died recorded as a failed point (nothing timed) and booted again; and `iolab guest check`.
+//! The host's side of guest points: each `--guest` configuration's disk image made in the directory under test (an iolab scratch file) and its guest, booted per configuration and round, each guest point sent to the agent and its record taken back, a guest that died recorded as a failed point (nothing timed) and booted again; and `iolab guest check`.
 
 use super::distributed::new_run_id;
 use super::error::{AppError, Ending, run_error};
