@@ -96,14 +96,18 @@ pub fn all_in_guest(mut points: Vec<PlannedPoint>) -> Vec<PlannedPoint> {
 
 /// With several `--guest` configurations (`names`, in the order given):
 /// every guest point in each of them, its label saying which; a point
-/// given `--guest-config N` stays in that one. Points on the host stay.
+/// given `--guest-config N` stays in that one. Points on the host stay there.
 pub fn in_each_guest(
     points: Vec<PlannedPoint>,
     names: &[String],
 ) -> Result<Vec<PlannedPoint>, UsageError> {
     let mut placed = Vec::with_capacity(points.len() * names.len());
     for mut point in points {
-        if point.workload().machine == Machine::Host && point.workload().guest_config.is_none() {
+        if point.workload().machine == Machine::Host {
+            // A host point has no guest configuration, whatever --guest-config said.
+            for group in &mut point.groups {
+                group.workload.guest_config = None;
+            }
             placed.push(point);
             continue;
         }
@@ -347,10 +351,15 @@ mod tests {
         // --guest-config keeps the one named; a number past the list is refused.
         let mut third = point("c", Machine::Host, 4096);
         third.workload_mut().guest_config = Some(3);
-        let kept = in_each_guest(vec![third.clone()], &names).unwrap();
+        let kept = in_each_guest(all_in_guest(vec![third.clone()]), &names).unwrap();
         assert_eq!(kept[0].label, "c guest=iscsi-ext3");
-        let error = in_each_guest(vec![third], &names[..2]).unwrap_err();
+        let error = in_each_guest(all_in_guest(vec![third.clone()]), &names[..2]).unwrap_err();
         assert!(error.to_string().contains("--guest-config 3"), "{error}");
+        // A host point stays on the host, without a configuration.
+        let host = in_each_guest(vec![third], &names).unwrap();
+        assert_eq!(host.len(), 1);
+        assert_eq!(host[0].workload().machine, Machine::Host);
+        assert_eq!(host[0].workload().guest_config, None);
     }
 
     #[test]
