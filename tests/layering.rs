@@ -261,8 +261,14 @@ fn only_engine_compares_engines() {
 /// the engine registry (`engine/kind.rs`), its module (`net/<protocol>/`)
 /// and the protocol registry (`net/mod.rs`); and the guest's kernel stack,
 /// which sets up the kernel's own client from the same URL
-/// (`plan/guest.rs` parses `--guest mount=`, `guest/stack.rs` mounts it).
-const PROTOCOL_HOMES: &[&str] = &["engine/", "net/", "plan/guest.rs", "guest/stack.rs"];
+/// (`plan/guest.rs` parses `--guest mount=`, its tests in `plan/guest/`, `guest/stack.rs` mounts it).
+const PROTOCOL_HOMES: &[&str] = &[
+    "engine/",
+    "net/",
+    "plan/guest.rs",
+    "plan/guest/",
+    "guest/stack.rs",
+];
 
 /// The ways code names a protocol of iolab's own clients.
 const PROTOCOL_NAMES: &[&str] = &[

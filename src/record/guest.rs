@@ -1,4 +1,4 @@
-//! The guest a result's guest points ran in: its definition, what QEMU and the accelerator were, its kernel and environment, the image under its disk, and each boot's time.
+//! The guests a result's guest points ran in: each one's definition, what QEMU and the accelerator were, its kernel and environment, the image under its disk, and each boot's time; which guest a point ran in, and a file of several split per guest.
 
 use super::environment::Environment;
 use crate::plan::guest::{Accelerator, GuestSpec};
@@ -84,4 +84,52 @@ pub struct DeviceBytes {
 pub struct GuestBoot {
     /// Seconds from QEMU's start to the agent ready (its disk's file system made and mounted).
     pub boot_s: f64,
+}
+
+impl super::ResultFile {
+    /// The guest a point of `workload` ran in: its configuration among
+    /// several, else the one guest; `None` for a host point.
+    pub fn guest_of(&self, workload: &crate::plan::Workload) -> Option<&GuestRecord> {
+        if workload.machine != crate::plan::Machine::Guest {
+            return None;
+        }
+        match workload.guest_config {
+            Some(config) => self.guests.get(config as usize - 1),
+            None => self.guest.as_ref(),
+        }
+    }
+
+    /// A file of several guest configurations as one file per
+    /// configuration, named by it (`nfs-sync`), each with its guest as
+    /// `guest` and the host's points, if any; `None` with one guest or none.
+    pub fn per_guest_configuration(&self) -> Option<Vec<(String, super::ResultFile)>> {
+        if self.guests.is_empty() {
+            return None;
+        }
+        let files = self
+            .guests
+            .iter()
+            .enumerate()
+            .map(|(index, record)| {
+                let config = Some(index as u32 + 1);
+                let points = self
+                    .points
+                    .iter()
+                    .filter(|p| {
+                        p.workload.machine == crate::plan::Machine::Host
+                            || p.workload.guest_config == config
+                    })
+                    .cloned()
+                    .collect();
+                let file = super::ResultFile {
+                    points,
+                    guest: Some(record.clone()),
+                    guests: Vec::new(),
+                    ..self.clone()
+                };
+                (record.spec.label(), file)
+            })
+            .collect();
+        Some(files)
+    }
 }

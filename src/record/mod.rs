@@ -75,54 +75,6 @@ pub struct ResultFile {
     pub guests: Vec<guest::GuestRecord>,
 }
 
-impl ResultFile {
-    /// The guest a point of `workload` ran in: its configuration among
-    /// several, else the one guest; `None` for a host point.
-    pub fn guest_of(&self, workload: &crate::plan::Workload) -> Option<&guest::GuestRecord> {
-        if workload.machine != crate::plan::Machine::Guest {
-            return None;
-        }
-        match workload.guest_config {
-            Some(config) => self.guests.get(config as usize - 1),
-            None => self.guest.as_ref(),
-        }
-    }
-
-    /// A file of several guest configurations as one file per
-    /// configuration, named by it (`nfs-sync`), each with its guest as
-    /// `guest` and the host's points, if any; `None` with one guest or none.
-    pub fn per_guest_configuration(&self) -> Option<Vec<(String, ResultFile)>> {
-        if self.guests.is_empty() {
-            return None;
-        }
-        let files = self
-            .guests
-            .iter()
-            .enumerate()
-            .map(|(index, record)| {
-                let config = Some(index as u32 + 1);
-                let points = self
-                    .points
-                    .iter()
-                    .filter(|p| {
-                        p.workload.machine == crate::plan::Machine::Host
-                            || p.workload.guest_config == config
-                    })
-                    .cloned()
-                    .collect();
-                let file = ResultFile {
-                    points,
-                    guest: Some(record.clone()),
-                    guests: Vec::new(),
-                    ..self.clone()
-                };
-                (record.spec.label(), file)
-            })
-            .collect();
-        Some(files)
-    }
-}
-
 /// The output an imported result file was converted from.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
