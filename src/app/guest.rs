@@ -179,7 +179,7 @@ impl GuestSide {
         let index = planned
             .workload()
             .guest_config
-            .map_or(0, |config| config as usize - 1);
+            .map_or(0, |config| (config as usize).saturating_sub(1));
         index.min(self.configurations.len() - 1)
     }
 

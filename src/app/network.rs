@@ -124,6 +124,7 @@ pub(crate) fn guest_mount_consent(
     destroy_data: Option<&Path>,
 ) -> Result<bool, AppError> {
     let mut luns: Vec<&str> = guests.iter().filter_map(GuestSpec::destroys).collect();
+    luns.sort_unstable();
     luns.dedup();
     let lun = match luns.as_slice() {
         [] => return Ok(false),

@@ -94,7 +94,10 @@ impl super::ResultFile {
             return None;
         }
         match workload.guest_config {
-            Some(config) => self.guests.get(config as usize - 1),
+            // A file is input: a configuration 0 (never written) finds no guest.
+            Some(config) => (config as usize)
+                .checked_sub(1)
+                .and_then(|index| self.guests.get(index)),
             None => self.guest.as_ref(),
         }
     }
@@ -131,5 +134,25 @@ impl super::ResultFile {
             })
             .collect();
         Some(files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plan::{Machine, Workload, default_workload};
+
+    /// A result file is input: a guest configuration it names that is not
+    /// among its guests (0, or past the list) finds none instead of panicking.
+    #[test]
+    fn a_configuration_not_among_the_guests_finds_none() {
+        let file = crate::report::studies::testing::file(crate::plan::study::StudyTable::Table4);
+        for config in [0, 1, 9] {
+            let workload = Workload {
+                machine: Machine::Guest,
+                guest_config: Some(config),
+                ..default_workload()
+            };
+            assert!(file.guest_of(&workload).is_none(), "guest_config {config}");
+        }
     }
 }
