@@ -200,7 +200,7 @@ fn a_loop_device_over_a_cached_backing_file_is_caught_by_the_disk_below() {
         .unwrap_or_else(|| panic!("not raised: {}", first_point(&write)["checks"]));
     let evidence = finding["evidence"].as_str().unwrap();
     assert!(
-        evidence.starts_with("the application wrote 128MiB,"),
+        evidence.starts_with("the application wrote 128 MiB,"),
         "{evidence}"
     );
     // The backing file was just written, so it is in the page cache: a cold
@@ -242,7 +242,7 @@ fn a_loop_device_over_a_cached_backing_file_is_caught_by_the_disk_below() {
         finding["evidence"]
             .as_str()
             .unwrap()
-            .starts_with("group writer wrote 96MiB,"),
+            .starts_with("group writer wrote 96.0 MiB,"),
         "{finding}"
     );
 }

@@ -146,19 +146,47 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
     let compared = dom.find("Compared with").unwrap();
     let first_file = dom.find(r#"<section class="result""#).unwrap();
     assert!(answer < compared && compared < first_file);
-    // Per file: throughput by block size (6 series: 2 ops × 3 file sizes), by
-    // file size (6: 2 ops × 3 blocks), and latency by percentile and its
-    // distribution for its 18 points, one chart each: past eight colours
-    // the series are dashed, not split. The null engine's runs are too
-    // short for a time series.
+    // The answer's first line and its ratio chart, intervals drawn, come first.
+    let headline = dom
+        .split(r#"<p class="headline">"#)
+        .nth(1)
+        .and_then(|rest| rest.split("</p>").next())
+        .expect("a headline");
+    assert!(
+        headline.contains("b.json / ")
+            && headline.contains("a.json, throughput: median ratio")
+            && headline.contains("over 18 points"),
+        "{headline}"
+    );
+    assert_eq!(dom.matches(r#"aria-label="Ratio to "#).count(), 1);
+    // Legends name what varies between the series, not what they share:
+    // in a.json's charts by block size the operation and the file size
+    // (b.json's edited label shares nothing, so its names stay whole).
+    let legends: Vec<&str> = dom
+        .split(r#"class="legend"><title>"#)
+        .skip(1)
+        .filter_map(|rest| rest.split('<').next())
+        .collect();
+    assert!(
+        legends.contains(&"read 64KiB") && legends.contains(&"write 4KiB"),
+        "{legends:?}"
+    );
+    // Per file: throughput by block size (6 series: 2 ops × 3 file sizes)
+    // and its p50 and p99 (12), by file size (6: 2 ops × 3 blocks) and its
+    // p50 and p99 (12), the latency distribution of its 18 points, one
+    // chart each: past eight colours the series are dashed, not split. A
+    // swept size draws no curve per point by percentile. The null engine's
+    // runs are too short for a time series.
     assert_eq!(charts("Throughput by block size"), 2);
     assert_eq!(charts("Throughput by file size"), 2);
-    assert_eq!(charts("Latency by percentile"), 2);
+    assert_eq!(charts("Latency p50 and p99 by block size"), 2);
+    assert_eq!(charts("Latency p50 and p99 by file size"), 2);
+    assert_eq!(charts("Latency by percentile"), 0);
     assert_eq!(
         charts("Latency distribution (share of I/Os per power-of-two band)"),
         2
     );
-    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 10);
+    assert_eq!(dom.matches(r#"data-kind="line""#).count(), 12);
     assert!(
         dom.contains(r#"stroke-dasharray="6 3""#),
         "series 9–16 dashed"
@@ -168,11 +196,11 @@ fn the_report_renders_in_chromium_with_charts_sorting_and_no_errors() {
         2,
         "one heatmap per op"
     );
-    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 10);
-    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 10);
+    assert_eq!(dom.matches(r#"class="axis x-axis""#).count(), 13);
+    assert_eq!(dom.matches(r#"class="axis y-axis""#).count(), 13);
     assert_eq!(
         dom.matches(r#"class="series""#).count(),
-        2 * 12 + 2 * (6 + 6 + 18 + 18)
+        2 * 12 + 2 * (6 + 12 + 6 + 12 + 18)
     );
     assert!(dom.contains("environment.kernel") || dom.contains("Compared with"));
 }

@@ -561,13 +561,18 @@ fn same_plan(found: &str, grid: &Grid, source: &Path) -> Result<(), UsageError> 
 
 fn progress_bar(grid: &Grid, done: usize, speaks: bool) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(grid.points.len() as u64);
-    if grid.json || !speaks || !std::io::stderr().is_terminal() {
+    if grid.json
+        || !speaks
+        || grid.progress == crate::plan::ProgressMode::Never
+        || !std::io::stderr().is_terminal()
+    {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
+    // The message says point k of n and the share done: no bar beside it,
+    // whose columns the figures need at 80.
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:20}] {wide_msg}")
-            .expect("a valid template")
-            .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template("{elapsed_precise} {wide_msg}")
+            .expect("a valid template"),
     );
     bar.set_position(done as u64);
     bar.reset_eta();

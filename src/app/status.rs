@@ -42,9 +42,12 @@ struct Under {
     /// Counts the points started: the drawing thread takes a new baseline
     /// when it changes, so no point's figures carry another's I/Os.
     generation: u64,
-    /// The time-based points after this one, together, and whether any
-    /// later point's time is unknown (one pass: it ends when its bytes do).
-    later: (Duration, bool),
+    /// The time-based points after this one, together, and how many later
+    /// points' time is unknown (one pass: it ends when its bytes do).
+    later: (Duration, usize),
+    /// The mean time of the one-pass points finished so far: the estimate
+    /// of each one-pass point still to come.
+    pass_estimate: Option<Duration>,
 }
 
 /// State shared with the drawing thread.
@@ -71,6 +74,10 @@ pub(crate) struct Status {
     /// Each point's timed work (ramps and runtimes of all its
     /// repetitions), when it is time-based.
     times: Vec<Option<Duration>>,
+    /// The point under way and when it started.
+    current: Option<(usize, Instant)>,
+    /// How long each finished one-pass point took.
+    passes: Vec<Duration>,
 }
 
 /// A point's timed work: its repetitions' ramps and runtimes, when it is
@@ -114,6 +121,8 @@ impl Status {
             target,
             thread: Some(thread),
             times: points.iter().map(timed_work).collect(),
+            current: None,
+            passes: Vec::new(),
         })
     }
 
@@ -147,12 +156,19 @@ impl Listener for Status {
         let mut under = self.shared.under.lock().unwrap_or_else(|e| e.into_inner());
         let generation = under.generation + 1;
         let later = self.times.get(index + 1..).unwrap_or_default();
+        if let Some((previous, started)) = self.current.replace((index, Instant::now())) {
+            if self.times.get(previous).is_some_and(Option::is_none) {
+                self.passes.push(started.elapsed());
+            }
+        }
+        let passes = self.passes.len() as u32;
         *under = Under {
             generation,
             later: (
                 later.iter().flatten().sum(),
-                later.iter().any(Option::is_none),
+                later.iter().filter(|time| time.is_none()).count(),
             ),
+            pass_estimate: (passes > 0).then(|| self.passes.iter().sum::<Duration>() / passes),
             label: planned.label.clone(),
             number: index + 1,
             points: self.times.len(),
@@ -198,6 +214,9 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
     // Time the point spent in its ramps and timed regions: what its ETA
     // counts down, leaving out layouts and cache preparation.
     let mut timed = Duration::ZERO;
+    // The point's start, and the phase shown with when it began.
+    let mut point_started = Instant::now();
+    let mut phase_since = (None, Instant::now());
     while !shared.stop.load(Ordering::Relaxed) {
         std::thread::park_timeout(TICK);
         if shared.stop.load(Ordering::Relaxed) {
@@ -216,12 +235,22 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
         } else {
             generation = under.generation;
             timed = Duration::ZERO;
+            point_started = now.1;
             &now.0
         };
+        if now.0.phase != phase_since.0 {
+            phase_since = (now.0.phase, now.1);
+        }
         if matches!(now.0.phase, Some(Phase::Ramp | Phase::Measuring)) {
             timed += now.1 - before.1;
         }
-        let line = status_line(&under, baseline, &now.0, (now.1 - before.1, timed));
+        let times = Times {
+            elapsed: now.1 - before.1,
+            timed,
+            point: now.1 - point_started,
+            phase: now.1 - phase_since.1,
+        };
+        let line = status_line(&under, baseline, &now.0, times);
         before = now;
         match target {
             Target::Bar(bar) => bar.set_message(line),
@@ -230,20 +259,28 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
     }
 }
 
+/// The times a line is drawn with.
+#[derive(Clone, Copy, Debug)]
+struct Times {
+    /// Since the last reading.
+    elapsed: Duration,
+    /// The point's time in ramps and timed regions so far.
+    timed: Duration,
+    /// Since the point started.
+    point: Duration,
+    /// Since the phase shown began.
+    phase: Duration,
+}
+
 /// The line: `[2/8 12%] · read 270 MiB/s 270 IOPS p99 1.23 ms · ETA 0:33
 /// · measuring, repetition 1 of 3 · SEQ1M Q8 read` — figures first, the
 /// label last, where a narrow terminal cuts it (indicatif truncates the
-/// message to the terminal's width). The ETA is the whole
-/// run's: this point's timed work left and the time-based points after
-/// it; `≥` when a point's time is unknown (one pass ends with its bytes).
-/// `elapsed` is the time since `before`; `timed` the point's time in ramps
-/// and timed regions so far.
-fn status_line(
-    under: &Under,
-    before: &Reading,
-    now: &Reading,
-    (elapsed, timed): (Duration, Duration),
-) -> String {
+/// message to the terminal's width). The ETA is the whole run's: this
+/// point's timed work left and the time-based points after it; `~` when a
+/// one-pass point's time is estimated from those finished, `≥` when one's
+/// is unknown. A phase without figures (a boot, a point in the guest, a
+/// layout) says how long it has lasted.
+fn status_line(under: &Under, before: &Reading, now: &Reading, times: Times) -> String {
     let mut parts = Vec::new();
     let mut figures = Vec::new();
     let phase = now.phase.unwrap_or(Phase::Idle);
@@ -256,13 +293,16 @@ fn status_line(
             crate::plan::units::human_size(under.layout_bytes)
         ));
     }
+    if !matches!(phase, Phase::Ramp | Phase::Measuring) && times.phase >= Duration::from_secs(1) {
+        doing.push_str(&format!(" {} s", times.phase.as_secs()));
+    }
     if under.repetitions > 1 && now.repetition > 0 {
         doing.push_str(&format!(
             ", repetition {} of {}",
             now.repetition, under.repetitions
         ));
     }
-    let seconds = elapsed.as_secs_f64().max(1e-3);
+    let seconds = times.elapsed.as_secs_f64().max(1e-3);
     for direction in Direction::ALL {
         let d = direction.index();
         let ops = now.ops[d].saturating_sub(before.ops[d]);
@@ -286,24 +326,55 @@ fn status_line(
         parts.push(format!("[{}/{} {done:.0}%]", under.number, under.points));
     }
     parts.extend(figures);
-    // This point's timed work left, then the time-based points after it.
-    let this = under.repetition_time.map(|each| {
-        each.saturating_mul(under.repetitions.max(1) as u32)
-            .saturating_sub(timed)
-    });
-    let (later, unknown) = under.later;
-    if this.is_some() || later > Duration::ZERO {
-        let left = this.unwrap_or_default() + later;
-        let bound = if this.is_none() || unknown { "≥" } else { "" };
-        parts.push(format!(
-            "ETA {bound}{}:{:02}",
-            left.as_secs() / 60,
-            left.as_secs() % 60
-        ));
+    if let Some(eta) = eta(under, times) {
+        parts.push(eta);
     }
     parts.push(doing);
-    parts.push(under.label.clone());
+    // Before the first point (a guest booting for it) there is no label yet.
+    if !under.label.is_empty() {
+        parts.push(under.label.clone());
+    }
     parts.join(" · ")
+}
+
+/// `ETA m:ss` for the whole run, `~` when estimated from the one-pass
+/// points finished, `≥` when a one-pass point's time is not known yet;
+/// `None` when nothing is known.
+fn eta(under: &Under, times: Times) -> Option<String> {
+    let (later_timed, later_passes) = under.later;
+    let mut left = later_timed;
+    let mut bound = "";
+    match under.repetition_time {
+        Some(each) => {
+            left += each
+                .saturating_mul(under.repetitions.max(1) as u32)
+                .saturating_sub(times.timed);
+        }
+        None => match under.pass_estimate {
+            Some(estimate) => {
+                left += estimate.saturating_sub(times.point);
+                bound = "~";
+            }
+            None => bound = "≥",
+        },
+    }
+    if later_passes > 0 {
+        match under.pass_estimate {
+            Some(estimate) => {
+                left += estimate.saturating_mul(later_passes as u32);
+                bound = if bound == "≥" { "≥" } else { "~" };
+            }
+            None => bound = "≥",
+        }
+    }
+    if bound == "≥" && left.is_zero() {
+        return None;
+    }
+    Some(format!(
+        "ETA {bound}{}:{:02}",
+        left.as_secs() / 60,
+        left.as_secs() % 60
+    ))
 }
 
 #[cfg(test)]
@@ -322,7 +393,8 @@ mod tests {
             laid_out_before: 0,
             generation: 1,
             // Two time-based points after this one, 40 s in all.
-            later: (Duration::from_secs(40), false),
+            later: (Duration::from_secs(40), 0),
+            pass_estimate: None,
         };
         let before = Reading::default();
         let mut now = Reading {
@@ -333,12 +405,7 @@ mod tests {
         now.bytes[Direction::Read.index()] = 270 << 20;
         now.ops[Direction::Read.index()] = 69_100;
         now.p99_ns[Direction::Read.index()] = 1_230_000;
-        let line = status_line(
-            &under,
-            &before,
-            &now,
-            (Duration::from_secs(1), Duration::from_secs(12)),
-        );
+        let line = status_line(&under, &before, &now, times(12));
         assert!(
             line == "[2/8 12%] · read 270 MiB/s 69.1k IOPS p99 1.23 ms · ETA 0:58 · measuring, repetition 2 of 3 · RND4K Q32 read",
             "30 s of timed work, 12 s done, 40 s after it; figures first: {line}"
@@ -349,27 +416,60 @@ mod tests {
         );
         now.phase = Some(Phase::LayingOut);
         now.laid_out = 1 << 29;
-        let line = status_line(
-            &under,
-            &before,
-            &now,
-            (Duration::from_secs(1), Duration::from_secs(12)),
-        );
+        let line = status_line(&under, &before, &now, times(12));
         assert!(
             line.contains("laying out 50% of 1.00 GiB") && !line.contains("MiB/s"),
             "{line}"
         );
         // A later point of one pass: its time is unknown, the ETA a bound.
         let under = Under {
-            later: (Duration::from_secs(40), true),
+            later: (Duration::from_secs(40), 1),
             ..under
         };
-        let line = status_line(
-            &under,
-            &before,
-            &now,
-            (Duration::from_secs(1), Duration::from_secs(12)),
-        );
+        let line = status_line(&under, &before, &now, times(12));
         assert!(line.contains("ETA ≥0:58"), "{line}");
+        // Once a one-pass point has finished, the others are estimated by it.
+        let under = Under {
+            pass_estimate: Some(Duration::from_secs(10)),
+            ..under
+        };
+        let line = status_line(&under, &before, &now, times(12));
+        assert!(line.contains("ETA ~1:08"), "{line}");
+    }
+
+    /// The times of a tick 1 s after the last, `timed` seconds into the point's timed work.
+    fn times(timed: u64) -> Times {
+        Times {
+            elapsed: Duration::from_secs(1),
+            timed: Duration::from_secs(timed),
+            point: Duration::from_secs(timed),
+            phase: Duration::from_secs(3),
+        }
+    }
+
+    #[test]
+    fn a_guest_phase_says_how_long_it_has_lasted_and_a_one_pass_point_is_estimated() {
+        let under = Under {
+            label: "write seq 4KiB psync direct machine=guest".into(),
+            number: 2,
+            points: 16,
+            repetitions: 1,
+            later: (Duration::ZERO, 14),
+            pass_estimate: Some(Duration::from_secs(20)),
+            ..Under::default()
+        };
+        let now = Reading {
+            phase: Some(Phase::BootingTcg),
+            ..Reading::default()
+        };
+        let mut at = times(0);
+        at.point = Duration::from_secs(6);
+        at.phase = Duration::from_secs(6);
+        let line = status_line(&under, &Reading::default(), &now, at);
+        assert_eq!(
+            line,
+            "[2/16 6%] · ETA ~4:54 · booting guest (tcg) 6 s · write seq 4KiB psync direct machine=guest",
+            "14 s left of this point, 14 more of 20 s each"
+        );
     }
 }

@@ -3,7 +3,7 @@
 use super::Findings;
 use crate::plan::Workload;
 use crate::plan::direction::Direction;
-use crate::plan::units::format_size as bytes;
+use crate::plan::units::human_size as bytes;
 use crate::plan::{CacheMode, Op, SyncMode};
 use crate::record::environment::Storage;
 use crate::record::{Point, Repetition, Severity};

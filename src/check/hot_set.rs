@@ -3,7 +3,7 @@
 use super::Findings;
 use super::device::totals;
 use crate::plan::direction::Direction;
-use crate::plan::units::format_size as bytes;
+use crate::plan::units::human_size as bytes;
 use crate::record::{Point, Severity};
 
 /// From this share of the blocks on, the working set is the file.

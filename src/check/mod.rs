@@ -442,7 +442,7 @@ mod tests {
         let found = with("write", device(200 << 20, 64 << 20));
         assert_eq!(
             evidence(&found, "foreign-io"),
-            "vda read 200MiB in repetition 0 (the jobs only wrote new files of 1MiB)"
+            "vda read 200 MiB in repetition 0 (the jobs only wrote new files of 1.00 MiB)"
         );
         // The writes of 16,384 I/Os, a page each, and the data thrice: the run's own.
         let own = with("write", device(0, (3 << 26) + (16_384 << 12)));
@@ -460,7 +460,7 @@ mod tests {
         );
         assert_eq!(
             evidence(&check(&p, None), "faster-than-device"),
-            "the application wrote 64MiB, vda wrote 1MiB in the same window"
+            "the application wrote 64.0 MiB, vda wrote 1.00 MiB in the same window"
         );
         // The same with the device carrying it all: nothing.
         let activity = json!({"elapsed_ns": 1_000_000_000u64, "devices": [device(0, 64 << 20)], "network": []});
@@ -502,7 +502,7 @@ mod tests {
         let found = grouped(0, 64 << 20);
         assert_eq!(
             evidence(&found, "direct-not-honoured"),
-            "group reader read 64MiB, vda read 0B in the same window (every group's I/O counted)"
+            "group reader read 64.0 MiB, vda read 0 B in the same window (every group's I/O counted)"
         );
         assert!(found[0].message.starts_with("group reader: O_DIRECT"));
         assert!(!found.iter().any(|c| c.code == "faster-than-device"));
@@ -510,14 +510,14 @@ mod tests {
         let found = grouped(64 << 20, 1 << 20);
         assert_eq!(
             evidence(&found, "faster-than-device"),
-            "group logger wrote 64MiB, vda wrote 1MiB in the same window (every group's I/O counted)"
+            "group logger wrote 64.0 MiB, vda wrote 1.00 MiB in the same window (every group's I/O counted)"
         );
         // More reads than the reader's 64 MiB can explain (the logger's new
         // file has none to read): someone else's.
         let found = grouped(200 << 20, 64 << 20);
         assert_eq!(
             evidence(&found, "foreign-io"),
-            "vda read 200MiB in repetition 0 (the jobs read at most files of 2MiB, 64MiB read)"
+            "vda read 200 MiB in repetition 0 (the jobs read at most files of 2.00 MiB, 64.0 MiB read)"
         );
     }
 
@@ -554,7 +554,7 @@ mod tests {
                 &check(&mixed(direct, 0, written), None),
                 "direct-not-honoured"
             ),
-            "the application read and wrote 64MiB, vda read and wrote 16MiB in the same window"
+            "the application read and wrote 64.0 MiB, vda read and wrote 16.0 MiB in the same window"
         );
         // A synced buffered mix is judged by its writes: reads from the page cache are no fault.
         let synced = json!({"fsync_end": true});
@@ -566,7 +566,7 @@ mod tests {
                 &check(&mixed(synced, 0, 1 << 20), None),
                 "faster-than-device"
             ),
-            "the application wrote 16MiB, vda wrote 1MiB in the same window"
+            "the application wrote 16.0 MiB, vda wrote 1.00 MiB in the same window"
         );
     }
 
@@ -679,7 +679,7 @@ mod tests {
         // The device read less than half the hot set: a cache below served it.
         assert_eq!(
             evidence(&check(&skewed(2 << 20), None), "cache-served"),
-            "the application read 64MiB, vda read 2MiB in the same window"
+            "the application read 64.0 MiB, vda read 2.00 MiB in the same window"
         );
     }
 
@@ -697,7 +697,7 @@ mod tests {
         };
         assert_eq!(
             evidence(&check(&warm_read(6 << 20, 0.015), None), "cache-evicted"),
-            "the application read 64MiB, vda read 6MiB in the same window and was busy up to 1.5% of it"
+            "the application read 64.0 MiB, vda read 6.00 MiB in the same window and was busy up to 1.5% of it"
         );
         assert!(
             !codes(&warm_read(6 << 20, 0.015)).contains(&"cache-served".to_string()),

@@ -301,6 +301,10 @@ impl Guests {
             accelerator,
         };
         let started = Instant::now();
+        crate::run::io::live::set_phase(match accelerator {
+            Accelerator::Kvm => crate::run::io::live::Phase::BootingKvm,
+            _ => crate::run::io::live::Phase::BootingTcg,
+        });
         if let Some(image) = self
             .image
             .as_deref()
@@ -401,6 +405,7 @@ impl Guests {
         ending: &dyn Fn() -> bool,
     ) -> Result<(Point, Vec<crate::record::guest::DeviceBytes>), GuestError> {
         self.boot(ending)?;
+        crate::run::io::live::set_phase(crate::run::io::live::Phase::InGuest);
         let guest = self.running.as_mut().expect("booted above");
         let asked = ToGuest::Point {
             label: label.to_string(),

@@ -13,6 +13,7 @@ use crate::record::{Point, ResultFile};
 use std::fmt::Write;
 
 mod charts;
+mod headline;
 mod tables;
 
 use tables::{devices_table, directions_table, groups_table, points_table, ranks_table};
@@ -31,7 +32,7 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
 th{background:#f3f3f3;cursor:pointer}td.num{text-align:right;white-space:nowrap}code{background:#f6f6f6;padding:2px 4px}\
 svg.chart{width:100%;max-width:1000px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
-svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}svg .axis line.grid{stroke:#e4e4e4}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}.verdict-better{color:#060;font-weight:bold}.verdict-worse{color:#c00;font-weight:bold}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}";
+svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}svg .axis line.grid{stroke:#e4e4e4}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}.verdict-better{color:#060;font-weight:bold}.verdict-worse{color:#c00;font-weight:bold}p.headline{font-size:120%;font-weight:bold;margin:.5em 0 1em}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}";
 
 /// Sorting by clicking a header; `#selftest` sorts the first table by its
 /// second column and records the outcome in `body[data-selftest]` for the browser test.
@@ -107,6 +108,7 @@ pub fn render(view: &ReportView<'_>) -> String {
             _ => format!("{} result files, compared with the first", files.len()),
         }
     );
+    html.push_str(&headline::headline(view));
     // The answer first: a picture of the result (quick's bars, a sweep's
     // curves, several files side by side), the studies' own tables and the
     // comparison; then each file's tables; what the machine was, the
@@ -161,6 +163,7 @@ fn study_tables(tables: &[super::text_table::TextTable]) -> String {
 fn answer(view: &ReportView<'_>) -> String {
     let files = &view.files;
     let mut html = String::from("<section class=\"answer\">");
+    html.push_str(&headline::ratio_chart(view));
     match files.as_slice() {
         [(_, result)] if is_quick(result) => html.push_str(&quick_bars(result)),
         [(_, result)] => html.push_str(&charts(result)),
@@ -226,15 +229,29 @@ fn files_side_by_side(view: &ReportView<'_>) -> String {
     // Sweeps over a size: each file's curves on the same axes.
     let mut html = String::new();
     for (blank_bs, title, axis) in SIZE_CHARTS {
-        let series: Vec<Series> = files
-            .iter()
-            .flat_map(|(name, file)| {
-                size_series(file, blank_bs).into_iter().map(move |mut s| {
-                    s.name = format!("{name}: {}", s.name);
-                    s
-                })
-            })
-            .collect();
+        let mut series: Vec<Series> = Vec::new();
+        let mut file_of = Vec::new();
+        for (index, (_, file)) in files.iter().enumerate() {
+            for s in size_series(file, blank_bs) {
+                series.push(s);
+                file_of.push(index);
+            }
+        }
+        // Named by what varies among the configurations, a colour per
+        // configuration and a dash per file, the file's name first.
+        charts::name_by_what_varies(&mut series);
+        let mut configurations: Vec<String> = Vec::new();
+        for (s, &file) in series.iter_mut().zip(&file_of) {
+            let colour = match configurations.iter().position(|c| *c == s.name) {
+                Some(at) => at,
+                None => {
+                    configurations.push(s.name.clone());
+                    configurations.len() - 1
+                }
+            };
+            s.style = Some((colour, file));
+            s.name = format!("{}: {}", files[file].0, s.name);
+        }
         html.push_str(&size_charts(
             &series,
             &format!("{title}, file by file"),

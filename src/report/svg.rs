@@ -74,6 +74,9 @@ pub struct Series {
     pub points: Vec<(f64, f64, Option<f64>, Option<f64>)>,
     /// A label beside each point (a knee search's load), or none.
     pub marks: Vec<String>,
+    /// The colour and the dash, by index, when the chart groups its series
+    /// (a colour per configuration, a dash per file); by its place otherwise.
+    pub style: Option<(usize, usize)>,
 }
 
 /// The x axis: linear or log₂, and where its labelled ticks go.
@@ -85,6 +88,19 @@ pub struct XScale {
 }
 
 impl XScale {
+    /// A log₂ axis of sizes with a tick at each size measured, and none
+    /// where nothing was.
+    pub fn measured_sizes(sizes: impl Iterator<Item = u64>) -> XScale {
+        let sizes: std::collections::BTreeSet<u64> = sizes.filter(|size| *size > 0).collect();
+        XScale {
+            log2: true,
+            ticks: sizes
+                .into_iter()
+                .map(|size| (size as f64, format_size(size)))
+                .collect(),
+        }
+    }
+
     /// A log₂ axis of sizes with a tick at every power of two from `min` to `max`.
     pub fn sizes(min: u64, max: u64) -> XScale {
         let mut ticks = Vec::new();
@@ -148,6 +164,18 @@ pub fn line_chart(
         })
     };
     let y_top = values().fold(0.0f64, f64::max).max(f64::MIN_POSITIVE);
+    // A wide interval (n = 2) must not squash the data: a linear axis
+    // stops at 1.5 times the highest mean, and a bar past it is cut with
+    // a mark.
+    let y_top = match y_axis {
+        YAxis::Linear => {
+            let means = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+            y_top
+                .min(means.fold(0.0f64, f64::max) * 1.5)
+                .max(f64::MIN_POSITIVE)
+        }
+        _ => y_top,
+    };
     // Log: whole decades around the data; linear: from 0 with headroom.
     let (y_low, y_high, y_ticks) = match y_axis {
         YAxis::Log10 | YAxis::LatencyLog10 => {
@@ -272,7 +300,10 @@ pub fn line_chart(
         cy = TOP + plot_h / 2.0
     );
     for (index, s) in series.iter().enumerate() {
-        let (colour, dash) = style_of(index);
+        let (colour, dash) = match s.style {
+            Some((colour, dash)) => (COLOURS[colour % COLOURS.len()], DASHES[dash % DASHES.len()]),
+            None => style_of(index),
+        };
         let path: Vec<String> = s
             .points
             .iter()
@@ -301,13 +332,23 @@ pub fn line_chart(
                 );
             }
             if let (Some(low), Some(high)) = (p.2, p.3) {
+                let clipped = y_axis == YAxis::Linear && high > y_high;
+                let top = y(if clipped { y_high } else { high });
                 let _ = write!(
                     svg,
-                    r#"<line class="error-bar" x1="{px:.1}" y1="{:.1}" x2="{px:.1}" y2="{:.1}" stroke="{colour}"/>"#,
+                    r#"<line class="error-bar" x1="{px:.1}" y1="{:.1}" x2="{px:.1}" y2="{top:.1}" stroke="{colour}"/>"#,
                     y(low.max(0.0)),
-                    y(high),
                     px = x(p.0)
                 );
+                if clipped {
+                    let _ = write!(
+                        svg,
+                        r#"<text class="clipped" x="{px:.1}" y="{ty:.1}" text-anchor="middle" fill="{colour}"><title>interval up to {}</title>▲</text>"#,
+                        tick_text(high),
+                        px = x(p.0),
+                        ty = TOP + 9.0
+                    );
+                }
             }
         }
         let ly = TOP + plot_h + BOTTOM + LEGEND_LINE * (index as f64 + 1.0);
@@ -641,6 +682,32 @@ mod tests {
         // The legend keeps the whole name in its tooltip and shortens the text.
         assert!(svg.contains(&format!("<title>{name}</title>")));
         assert!(svg.contains(&format!("{}…</text>", "x".repeat(LEGEND_CHARS - 1))));
+    }
+
+    #[test]
+    fn a_wide_interval_is_cut_with_a_mark_and_ticks_stand_at_measured_sizes_only() {
+        // Two points at 4 KiB and 1 MiB, one with an n = 2 interval to 6000.
+        let series = vec![Series {
+            name: "read".into(),
+            points: vec![
+                (4096.0, 1000.0, Some(0.0), Some(6000.0)),
+                ((1u64 << 20) as f64, 2000.0, None, None),
+            ],
+            ..Series::default()
+        }];
+        let scale = XScale::measured_sizes([1u64 << 20, 4096, 4096].into_iter());
+        assert_eq!(
+            scale.ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(),
+            ["4KiB", "1MiB"],
+            "no tick at the seven sizes between, none twice"
+        );
+        let svg = line_chart("t", "block size", "MiB/s", &scale, YAxis::Linear, &series);
+        assert!(
+            svg.contains(">3000<") && !svg.contains(">5000<") && !svg.contains(">6000<"),
+            "the axis stops at 1.5 times the highest mean: {svg}"
+        );
+        assert_eq!(svg.matches(r#"class="clipped""#).count(), 1);
+        assert!(svg.contains("interval up to 6000"));
     }
 
     #[test]

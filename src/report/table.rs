@@ -475,7 +475,7 @@ pub fn checks_summarised(result: &ResultFile) -> String {
 type Raised<'a> = Vec<(&'a str, &'a crate::record::Check)>;
 
 /// The evidence of several checks of one kind as one: the same text with
-/// its one number as a range (`shortest timed region 4.0 ms to 11.5 ms`),
+/// its one number as a range (`shortest timed region 4.0–11.5 ms`),
 /// or `None` when the texts differ otherwise.
 fn evidence_range<'a>(evidences: impl Iterator<Item = Option<&'a str>> + Clone) -> Option<String> {
     let mut all = evidences.clone();
@@ -515,7 +515,7 @@ fn evidence_range<'a>(evidences: impl Iterator<Item = Option<&'a str>> + Clone) 
     Some(if low_text == high_text {
         format!("{before}{low_text}{after}")
     } else {
-        format!("{before}{low_text}{after} to {high_text}{after}")
+        format!("{before}{low_text}–{high_text}{after}")
     })
 }
 
@@ -568,7 +568,7 @@ mod tests {
                 Some("shortest timed region 4.0 ms"),
             ])
             .as_deref(),
-            Some("shortest timed region 4.0 ms to 11.5 ms")
+            Some("shortest timed region 4.0–11.5 ms")
         );
         assert_eq!(
             range(&[Some("no --direct"), Some("no --direct")]).as_deref(),

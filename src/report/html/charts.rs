@@ -42,9 +42,19 @@ pub(super) const SIZE_CHARTS: [(bool, &str, &str); 2] = [
     (false, "Throughput by file size", "file size"),
 ];
 
-/// A file's throughput series over block size (`blank_bs`) or file size:
-/// one per configuration with at least two sizes.
-pub(super) fn size_series(result: &ResultFile, blank_bs: bool) -> Vec<Series> {
+/// A point's block size (`blank_bs`) or file size.
+fn size_of(point: &Point, blank_bs: bool) -> u64 {
+    if blank_bs {
+        point.workload.bs
+    } else {
+        point.workload.size
+    }
+}
+
+/// A file's points by configuration over block size (`blank_bs`) or file
+/// size, each named by its label without the size and in size order: the
+/// configurations with at least two sizes.
+fn size_groups(result: &ResultFile, blank_bs: bool) -> Vec<(String, Vec<&Point>)> {
     let mut groups: BTreeMap<String, (String, Vec<&Point>)> = BTreeMap::new();
     // A metadata workload has no file or block size to draw against.
     let charted = |p: &&Point| p.summary.is_some() && p.workload.items.is_none();
@@ -60,32 +70,145 @@ pub(super) fn size_series(result: &ResultFile, blank_bs: bool) -> Vec<Series> {
         .into_values()
         .filter(|(_, points)| points.len() >= 2)
         .map(|(name, mut points)| {
-            let size_of = |p: &Point| {
-                if blank_bs {
-                    p.workload.bs
-                } else {
-                    p.workload.size
-                }
+            points.sort_by_key(|p| size_of(p, blank_bs));
+            // What all of a chart's series share is taken out after
+            // (`name_by_what_varies`).
+            let swept = format_size(size_of(points[0], blank_bs));
+            let words: Vec<&str> = points[0]
+                .label
+                .split_whitespace()
+                .filter(|word| *word != swept)
+                .collect();
+            let name = if words.is_empty() {
+                name
+            } else {
+                words.join(" ")
             };
-            points.sort_by_key(|p| size_of(p));
-            Series {
-                name,
-                marks: Vec::new(),
-                points: points
-                    .iter()
-                    .map(|p| {
-                        let t = &p.summary.as_ref().expect("filtered").throughput_bps;
-                        (
-                            size_of(p) as f64,
-                            mib_per_s(t.mean),
-                            t.ci95_low.map(mib_per_s),
-                            t.ci95_high.map(mib_per_s),
-                        )
-                    })
-                    .collect(),
-            }
+            (name, points)
         })
         .collect()
+}
+
+/// A file's throughput series over block size (`blank_bs`) or file size:
+/// one per configuration with at least two sizes.
+pub(super) fn size_series(result: &ResultFile, blank_bs: bool) -> Vec<Series> {
+    size_groups(result, blank_bs)
+        .into_iter()
+        .map(|(name, points)| Series {
+            name,
+            marks: Vec::new(),
+            style: None,
+            points: points
+                .iter()
+                .map(|p| {
+                    let t = &p.summary.as_ref().expect("charted").throughput_bps;
+                    (
+                        size_of(p, blank_bs) as f64,
+                        mib_per_s(t.mean),
+                        t.ci95_low.map(mib_per_s),
+                        t.ci95_high.map(mib_per_s),
+                    )
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// p50 and p99 latency over the swept size, a colour per configuration
+/// (p50 dashed): what a curve per point said, on the axis that answers.
+fn latency_by_size(result: &ResultFile, blank_bs: bool, axis: &str) -> String {
+    let groups = size_groups(result, blank_bs);
+    let mut names: Vec<Series> = groups
+        .iter()
+        .map(|(name, _)| Series {
+            name: name.clone(),
+            ..Series::default()
+        })
+        .collect();
+    name_by_what_varies(&mut names);
+    let mut series = Vec::new();
+    for (index, ((_, points), named)) in groups.iter().zip(&names).enumerate() {
+        for (dash, percentile) in [(0, 99.0), (1, 50.0)] {
+            let at: Vec<_> = points
+                .iter()
+                .filter_map(|p| {
+                    let ns = p
+                        .summary
+                        .as_ref()?
+                        .latency_ns
+                        .as_ref()?
+                        .percentile(percentile)?;
+                    Some((size_of(p, blank_bs) as f64, ns as f64 / 1e3, None, None))
+                })
+                .collect();
+            if at.len() >= 2 {
+                series.push(Series {
+                    name: format!("{} p{percentile}", named.name),
+                    points: at,
+                    marks: Vec::new(),
+                    style: Some((index, dash)),
+                });
+            }
+        }
+    }
+    if series.is_empty() {
+        return String::new();
+    }
+    let scale = svg::XScale::measured_sizes(
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0 as u64)),
+    );
+    let mut html = String::new();
+    for chunk in series.chunks(SERIES_PER_CHART) {
+        html.push_str(&svg::line_chart(
+            &format!("Latency p50 and p99 by {axis}"),
+            axis,
+            "µs",
+            &scale,
+            svg::YAxis::LatencyLog10,
+            chunk,
+        ));
+    }
+    html
+}
+
+/// Names each series by the words of its name the others do not all
+/// share (`read qd1`, `read qd32` of two sweeps over iodepth), so a legend
+/// says what varies; a name left whole when that would empty it or make
+/// it another's.
+pub(super) fn name_by_what_varies(series: &mut [Series]) {
+    if series.len() < 2 {
+        return;
+    }
+    let words: Vec<Vec<&str>> = series
+        .iter()
+        .map(|s| s.name.split_whitespace().collect())
+        .collect();
+    let shared: Vec<&str> = words[0]
+        .iter()
+        .copied()
+        .filter(|word| words.iter().all(|other| other.contains(word)))
+        .collect();
+    let names: Vec<String> = words
+        .iter()
+        .map(|these| {
+            these
+                .iter()
+                .copied()
+                .filter(|word| !shared.contains(word))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    // A name emptied, or made alike another, stays whole.
+    let alike = |name: &String| name.is_empty() || names.iter().filter(|n| *n == name).count() > 1;
+    let kept: Vec<bool> = names.iter().map(alike).collect();
+    for ((s, name), keep) in series.iter_mut().zip(names).zip(kept) {
+        if !keep {
+            s.name = name;
+        }
+    }
 }
 
 /// Line charts of `series` over a size axis, at most [`SERIES_PER_CHART`] each.
@@ -97,11 +220,11 @@ pub(super) fn size_charts(series: &[Series], title: &str, axis: &str) -> String 
         } else {
             title.to_string()
         };
-        let xs = chunk
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0 as u64));
-        let (min, max) = xs.fold((u64::MAX, 0), |(lo, hi), x| (lo.min(x), hi.max(x)));
-        let scale = svg::XScale::sizes(min, max);
+        let scale = svg::XScale::measured_sizes(
+            chunk
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0 as u64)),
+        );
         html.push_str(&svg::line_chart(
             &title,
             axis,
@@ -116,11 +239,19 @@ pub(super) fn size_charts(series: &[Series], title: &str, axis: &str) -> String 
 
 pub(super) fn charts(result: &ResultFile) -> String {
     let mut html = String::new();
+    let mut swept = false;
     for (blank_bs, title, axis) in SIZE_CHARTS {
-        html.push_str(&size_charts(&size_series(result, blank_bs), title, axis));
+        let mut series = size_series(result, blank_bs);
+        name_by_what_varies(&mut series);
+        swept |= !series.is_empty();
+        html.push_str(&size_charts(&series, title, axis));
+        html.push_str(&latency_by_size(result, blank_bs, axis));
     }
     html.push_str(&knee_chart(result));
-    html.push_str(&latency_curves(result));
+    // Over a swept size, p50 and p99 against it say more than a curve per point.
+    if !swept {
+        html.push_str(&latency_curves(result));
+    }
     html.push_str(&latency_histograms(result));
     html.push_str(&time_series(result));
     if !html.is_empty() {
@@ -143,6 +274,7 @@ pub(super) fn latency_curves(result: &ResultFile) -> String {
         .map(|(p, latency)| Series {
             name: p.label.clone(),
             marks: Vec::new(),
+            style: None,
             points: latency
                 .percentiles
                 .iter()
@@ -196,11 +328,13 @@ pub(super) fn knee_chart(result: &ResultFile) -> String {
             name: format!("{percentile} of each point"),
             points: steps.iter().map(|&(x, y, _)| (x, y, None, None)).collect(),
             marks: steps.iter().map(|(_, _, load)| load.clone()).collect(),
+            style: None,
         },
         Series {
             name: format!("target: {}", knee.target),
             points: vec![(low, limit_us, None, None), (high, limit_us, None, None)],
             marks: Vec::new(),
+            style: None,
         },
     ];
     if let Some(step) = knee
@@ -212,6 +346,7 @@ pub(super) fn knee_chart(result: &ResultFile) -> String {
             name: format!("knee: {}", step.label),
             points: vec![(step.iops, step.latency_ns as f64 / 1e3, None, None)],
             marks: Vec::new(),
+            style: None,
         });
     }
     let ticks = svg::nice_ticks(low, high, 4)
@@ -228,15 +363,23 @@ pub(super) fn knee_chart(result: &ResultFile) -> String {
     )
 }
 
-/// The load a knee point's label names (`iodepth=32` → `32`), or the label.
+/// The load a knee point's label names (`iodepth=32` → `32`, `qd32` →
+/// `qd32`), or its last word: never the whole label, which would overlap.
 pub(super) fn load_of(label: &str) -> String {
-    label
-        .split_whitespace()
+    let words = || label.split_whitespace();
+    words()
         .find_map(|word| {
             ["iodepth=", "jobs=", "rate=", "rate-iops="]
                 .iter()
                 .find_map(|key| word.strip_prefix(key))
         })
+        .or_else(|| {
+            words().find(|word| {
+                word.strip_prefix("qd")
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+        .or_else(|| words().last())
         .unwrap_or(label)
         .to_string()
 }
@@ -261,6 +404,7 @@ pub(super) fn latency_histograms(result: &ResultFile) -> String {
             (total > 0.0).then(|| Series {
                 name: p.label.clone(),
                 marks: Vec::new(),
+                style: None,
                 points: (first..=last)
                     .map(|band| {
                         let n = bands.get(&band).copied().unwrap_or(0);
@@ -295,58 +439,88 @@ pub(super) fn latency_histograms(result: &ResultFile) -> String {
     html
 }
 
-/// Throughput per interval of the first measured repetition, per point with several intervals.
+/// Per interval, of every measured repetition of each point with several
+/// intervals: throughput, IOPS and p99 (a metadata workload's operations
+/// per second instead); a colour per point, a dash per repetition.
 pub(super) fn time_series(result: &ResultFile) -> String {
-    // A metadata workload's series is of its operations, not its bytes.
-    let mut html = interval_charts(result, false);
-    html.push_str(&interval_charts(result, true));
+    let mut html = String::new();
+    for measure in [
+        Measure::Throughput,
+        Measure::Iops,
+        Measure::P99,
+        Measure::Operations,
+    ] {
+        html.push_str(&interval_charts(result, measure));
+    }
     html
 }
 
-/// The per-interval charts of the data points (MiB/s), or with
-/// `metadata` of the metadata points (operations per second).
-fn interval_charts(result: &ResultFile, metadata: bool) -> String {
-    let series: Vec<Series> = result
+/// What an interval chart draws.
+#[derive(Clone, Copy, PartialEq)]
+enum Measure {
+    Throughput,
+    Iops,
+    P99,
+    /// A metadata workload's operations per second.
+    Operations,
+}
+
+fn interval_charts(result: &ResultFile, measure: Measure) -> String {
+    let metadata = measure == Measure::Operations;
+    let mut series = Vec::new();
+    let points = result
         .points
         .iter()
         .filter(|p| p.workload.items.is_some() == metadata)
-        .filter_map(|p| {
-            let repetition = p
-                .repetitions
-                .iter()
-                .find(|r| !r.warmup && r.status == crate::record::Status::Ok)?;
-            let elapsed_s = repetition.elapsed_ns? as f64 / 1e9;
+        .take(POINTS_WITH_CURVES);
+    for (index, p) in points.enumerate() {
+        let measured: Vec<_> = p
+            .repetitions
+            .iter()
+            .filter(|r| !r.warmup && r.status == crate::record::Status::Ok)
+            .collect();
+        for (number, repetition) in measured.iter().enumerate() {
+            let Some(elapsed_ns) = repetition.elapsed_ns else {
+                continue;
+            };
+            let elapsed_s = elapsed_ns as f64 / 1e9;
             // A long run's series is merged to fewer, longer intervals.
             let interval_s = repetition
                 .series_interval_s
                 .unwrap_or(p.workload.interval_s);
             // The last interval is as long as what was left of the run; a
             // sliver of one would plot as a spurious drop, so it is left out.
-            let points: Vec<_> = repetition
+            let at: Vec<_> = repetition
                 .series
                 .iter()
                 .filter_map(|i| {
                     let length = (elapsed_s - i.start_s).min(interval_s);
-                    let rate = if metadata {
-                        i.ops as f64 / length
-                    } else {
-                        mib_per_s(i.bytes as f64 / length)
+                    let value = match measure {
+                        Measure::Throughput => mib_per_s(i.bytes as f64 / length),
+                        Measure::Iops | Measure::Operations => i.ops as f64 / length,
+                        Measure::P99 => i.latency_p99_ns? as f64 / 1e3,
                     };
-                    (length >= interval_s / 2.0).then_some((i.start_s, rate, None, None))
+                    (length >= interval_s / 2.0).then_some((i.start_s, value, None, None))
                 })
                 .collect();
-            (points.len() >= 2).then(|| Series {
-                name: p.label.clone(),
-                points,
-                marks: Vec::new(),
-            })
-        })
-        .take(POINTS_WITH_CURVES)
-        .collect();
-    let (title, unit) = if metadata {
-        ("Operations per interval (first repetition)", "ops/s")
-    } else {
-        ("Throughput per interval (first repetition)", "MiB/s")
+            if at.len() >= 2 {
+                series.push(Series {
+                    name: match measured.len() {
+                        1 => p.label.clone(),
+                        _ => format!("{} repetition {}", p.label, number + 1),
+                    },
+                    points: at,
+                    marks: Vec::new(),
+                    style: Some((index, number)),
+                });
+            }
+        }
+    }
+    let (title, unit, y_axis) = match measure {
+        Measure::Throughput => ("Throughput per interval", "MiB/s", svg::YAxis::Linear),
+        Measure::Iops => ("IOPS per interval", "IOPS", svg::YAxis::Linear),
+        Measure::P99 => ("p99 latency per interval", "µs", svg::YAxis::LatencyLog10),
+        Measure::Operations => ("Operations per interval", "ops/s", svg::YAxis::Linear),
     };
     let mut html = String::new();
     for chunk in series.chunks(SERIES_PER_CHART) {
@@ -359,14 +533,68 @@ fn interval_charts(result: &ResultFile, metadata: bool) -> String {
             .map(|t| (t, format!("{} s", significant(t))))
             .collect();
         let scale = svg::XScale { log2: false, ticks };
-        html.push_str(&svg::line_chart(
-            title,
-            "time",
-            unit,
-            &scale,
-            svg::YAxis::Linear,
-            chunk,
-        ));
+        html.push_str(&svg::line_chart(title, "time", unit, &scale, y_axis, chunk));
     }
     html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(names: &[&str]) -> Vec<Series> {
+        names
+            .iter()
+            .map(|name| Series {
+                name: (*name).to_string(),
+                ..Series::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_legend_names_what_varies_and_keeps_names_that_would_collide() {
+        let mut series = named(&[
+            "read random uring qd1 direct file 64MiB",
+            "read random uring qd32 direct file 64MiB",
+        ]);
+        name_by_what_varies(&mut series);
+        assert_eq!(series[0].name, "qd1");
+        assert_eq!(series[1].name, "qd32");
+        let mut series = named(&[
+            "read psync direct machine=host",
+            "read psync direct machine=guest",
+            "write psync direct machine=host",
+        ]);
+        name_by_what_varies(&mut series);
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "read machine=host",
+                "read machine=guest",
+                "write machine=host"
+            ]
+        );
+        // Alike after the shared words go: left whole; the others not.
+        let mut series = named(&["read a b", "read b a", "read c"]);
+        name_by_what_varies(&mut series);
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["a b", "b a", "c"]);
+        let mut series = named(&["read a b", "read a b c", "read b a"]);
+        name_by_what_varies(&mut series);
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["read a b", "a b c", "read b a"]);
+        // One series names itself.
+        let mut series = named(&["read psync"]);
+        name_by_what_varies(&mut series);
+        assert_eq!(series[0].name, "read psync");
+    }
+
+    #[test]
+    fn a_knee_point_is_marked_by_its_load_never_its_whole_label() {
+        assert_eq!(load_of("read random 4KiB iodepth=32"), "32");
+        assert_eq!(load_of("read random 4KiB uring qd64 direct"), "qd64");
+        assert_eq!(load_of("read random 4KiB uring direct"), "direct");
+    }
 }

@@ -9,7 +9,7 @@ use crate::record::{Point, ResultFile};
 use crate::report::text_table::{Cell, TextTable};
 
 /// The margin the ratio table judges equivalence within.
-const MARGIN: f64 = 0.05;
+pub const MARGIN: f64 = 0.05;
 
 /// The host's and the guest's points as two files, when it has both.
 pub fn split(file: &ResultFile) -> Option<(ResultFile, ResultFile)> {
@@ -43,10 +43,9 @@ pub fn guest_name(name: &str, file: &ResultFile) -> String {
     }
 }
 
-/// The guest/host ratio of every point measured on both.
-pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
-    let pairs: Vec<(&Point, &Point)> = file
-        .points
+/// Each host point with the guest point of the same workload, in the file's order.
+pub fn pairs(file: &ResultFile) -> Vec<(&Point, &Point)> {
+    file.points
         .iter()
         .filter(|p| p.workload.machine == Machine::Host)
         .filter_map(|host| {
@@ -59,7 +58,12 @@ pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
             })?;
             Some((host, guest))
         })
-        .collect();
+        .collect()
+}
+
+/// The guest/host ratio of every point measured on both.
+pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
+    let pairs = pairs(file);
     if pairs.is_empty() {
         return None;
     }

@@ -10,7 +10,7 @@
 pub mod atop;
 mod dd;
 mod direct;
-mod guest;
+pub(crate) mod guest;
 mod iozone;
 mod meta;
 mod table4;

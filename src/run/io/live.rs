@@ -26,6 +26,12 @@ pub enum Phase {
     Measuring,
     /// After the timed region: verifying, checking, recording.
     Checking,
+    /// A guest booting under KVM (`accel=auto` probes it first).
+    BootingKvm,
+    /// A guest booting under TCG, QEMU's emulated CPU.
+    BootingTcg,
+    /// The guest's agent measuring the point (its figures come at its end).
+    InGuest,
 }
 
 impl Phase {
@@ -38,16 +44,22 @@ impl Phase {
             Phase::Ramp => "ramp",
             Phase::Measuring => "measuring",
             Phase::Checking => "checking",
+            Phase::BootingKvm => "booting guest (kvm)",
+            Phase::BootingTcg => "booting guest (tcg)",
+            Phase::InGuest => "measuring in the guest",
         }
     }
 
-    const ALL: [Phase; 6] = [
+    const ALL: [Phase; 9] = [
         Phase::Idle,
         Phase::LayingOut,
         Phase::Preparing,
         Phase::Ramp,
         Phase::Measuring,
         Phase::Checking,
+        Phase::BootingKvm,
+        Phase::BootingTcg,
+        Phase::InGuest,
     ];
 }
 

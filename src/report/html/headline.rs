@@ -1,0 +1,311 @@
+//! The report's answer in one line under its title (hyperfine's summary line, a desktop benchmark's tile) and, for two files or a host against its guest, the ratio chart with its intervals that the line summarises.
+
+use super::super::escape::escape;
+use super::super::units::{count, latency, mib_per_s, significant};
+use super::ReportView;
+use crate::compare::{Comparison, Verdict};
+use crate::plan::Machine;
+use crate::record::{Point, ResultFile};
+use crate::report::svg;
+
+/// The headline: what the report answers, in one line of text.
+pub(super) fn headline(view: &ReportView<'_>) -> String {
+    let line = match (view.files.as_slice(), &view.comparison) {
+        (_, Some(comparison)) => compared(comparison),
+        ([(_, result)], None) => one_file(result),
+        _ => None,
+    };
+    line.map_or_else(String::new, |line| {
+        format!("<p class=\"headline\">{}</p>", escape(&line))
+    })
+}
+
+/// Each other file against the base: how many points faster, slower, not
+/// told apart, and the middle ratio.
+fn compared(comparison: &Comparison) -> Option<String> {
+    let lines: Vec<String> = comparison
+        .pairings
+        .iter()
+        .filter(|pairing| !pairing.matched.is_empty())
+        .map(|pairing| {
+            let verdicts = |wanted: Verdict| {
+                pairing
+                    .matched
+                    .iter()
+                    .filter(|m| m.verdict == wanted)
+                    .count()
+            };
+            let ratios: Vec<f64> = pairing.matched.iter().map(|m| m.ratio).collect();
+            let untested = verdicts(Verdict::TooFewRepetitions);
+            let mut line = format!(
+                "{} / {}, {}: median ratio {}",
+                pairing.file,
+                comparison.base,
+                comparison.metric.words(),
+                ratio_summary(&ratios)
+            );
+            if untested == pairing.matched.len() {
+                line.push_str(" — one repetition a side: not tested (--repeat 3)");
+            } else {
+                line.push_str(&format!(
+                    " — {} better, {} worse, {} not significantly different, {} untested",
+                    verdicts(Verdict::Better),
+                    verdicts(Verdict::Worse),
+                    verdicts(Verdict::NoSignificantDifference),
+                    untested
+                ));
+            }
+            line
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("; "))
+}
+
+/// `0.91 (0.45–1.02 over 8 points)`, or the one ratio.
+fn ratio_summary(ratios: &[f64]) -> String {
+    let mut sorted: Vec<f64> = ratios.iter().copied().filter(|r| r.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.as_slice() {
+        [] => "-".to_string(),
+        [only] => format!("{only:.3}"),
+        all => {
+            let middle = all.len() / 2;
+            let median = if all.len() % 2 == 0 {
+                (all[middle - 1] + all[middle]) / 2.0
+            } else {
+                all[middle]
+            };
+            format!(
+                "{median:.3} ({:.3}–{:.3} over {} points)",
+                all[0],
+                all[all.len() - 1],
+                all.len()
+            )
+        }
+    }
+}
+
+/// One file's answer: its guest against its host, its knee, its one point,
+/// quick's tests, or its fastest and slowest points.
+fn one_file(result: &ResultFile) -> Option<String> {
+    if let Some(line) = guest_against_host(result) {
+        return Some(line);
+    }
+    if let Some(knee) = &result.knee {
+        let chosen = knee
+            .chosen
+            .as_deref()
+            .and_then(|label| knee.curve.iter().find(|s| s.label == label));
+        return Some(match chosen {
+            Some(step) => format!(
+                "knee for {}: {} at {} IOPS, p{} {}",
+                knee.target,
+                step.label,
+                count(step.iops),
+                knee.target.percentile,
+                latency(step.latency_ns as f64)
+            ),
+            None => format!("no point met {}", knee.target),
+        });
+    }
+    let measured: Vec<&Point> = result
+        .points
+        .iter()
+        .filter(|p| p.summary.is_some())
+        .collect();
+    match measured.as_slice() {
+        [] => None,
+        [only] => Some(format!("{}: {}", only.label, figures(only))),
+        all => {
+            let throughput = |p: &&Point| p.summary.as_ref().map_or(0.0, |s| s.throughput_bps.mean);
+            let fastest = all
+                .iter()
+                .max_by(|a, b| throughput(a).total_cmp(&throughput(b)))?;
+            let slowest = all
+                .iter()
+                .min_by(|a, b| throughput(a).total_cmp(&throughput(b)))?;
+            Some(format!(
+                "{} points; fastest {}: {}; slowest {}: {}",
+                all.len(),
+                fastest.label,
+                figures(fastest),
+                slowest.label,
+                figures(slowest)
+            ))
+        }
+    }
+}
+
+/// `237 MiB/s, 60.6k IOPS, p99 4.23 ms, n = 3`.
+fn figures(point: &Point) -> String {
+    let Some(summary) = &point.summary else {
+        return "not measured".to_string();
+    };
+    let mut text = format!(
+        "{} MiB/s, {} IOPS",
+        significant(mib_per_s(summary.throughput_bps.mean)),
+        count(summary.iops.mean)
+    );
+    if let Some(p99) = summary.latency_ns.as_ref().and_then(|l| l.percentile(99.0)) {
+        text.push_str(&format!(", p99 {}", latency(p99 as f64)));
+    }
+    text.push_str(&format!(", n = {}", summary.throughput_bps.n));
+    text
+}
+
+/// A point's name, a ratio, and its 90% interval when there are rounds.
+type Ratio = (String, f64, Option<(f64, f64)>);
+
+/// The guest/host throughput ratio of each point measured on both.
+fn guest_ratios(result: &ResultFile) -> Vec<Ratio> {
+    let host_only = ResultFile {
+        points: result
+            .points
+            .iter()
+            .filter(|p| p.workload.machine == Machine::Host)
+            .cloned()
+            .collect(),
+        ..result.clone()
+    };
+    crate::report::studies::guest::pairs(result)
+        .into_iter()
+        .filter_map(|(host, guest)| {
+            let judged = crate::compare::equivalence::judge(
+                host,
+                guest,
+                &crate::compare::Metric::from(crate::compare::Figure::Throughput),
+                crate::compare::Orientation::OtherOverBase,
+                crate::report::studies::guest::MARGIN,
+            );
+            let (h, g) = (
+                host.summary.as_ref()?.throughput_bps.mean,
+                guest.summary.as_ref()?.throughput_bps.mean,
+            );
+            (h > 0.0).then(|| {
+                (
+                    short_label(
+                        &host_only,
+                        &host.workload,
+                        host.label.trim_end_matches(" machine=host"),
+                        "machine",
+                    ),
+                    g / h,
+                    judged.interval_90,
+                )
+            })
+        })
+        .collect()
+}
+
+fn guest_against_host(result: &ResultFile) -> Option<String> {
+    let ratios = guest_ratios(result);
+    if ratios.is_empty() {
+        return None;
+    }
+    let values: Vec<f64> = ratios.iter().map(|r| r.1).collect();
+    let emulated =
+        result.guest.as_ref().map(|g| g.accelerator) == Some(crate::plan::guest::Accelerator::Tcg);
+    Some(format!(
+        "guest / host throughput: median {}{}",
+        ratio_summary(&values),
+        if emulated {
+            " — TCG, an emulated CPU: the guest's times measure QEMU's emulation"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// A point named by the values of the parameters that vary among
+/// `result`'s points (`4KiB qd1`), less `leave_out`; its label when none do.
+fn short_label(
+    result: &ResultFile,
+    workload: &crate::plan::Workload,
+    label: &str,
+    leave_out: &str,
+) -> String {
+    let axes: Vec<_> = super::super::table::varying_parameters(result)
+        .into_iter()
+        .filter(|param| param.name() != leave_out)
+        .collect();
+    if axes.is_empty() {
+        return label.to_string();
+    }
+    axes.iter()
+        .filter_map(|param| param.value_in(workload).map(|v| param.format_value(v)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The ratio chart that answers a comparison, intervals drawn: each other
+/// file over the base per point, or the guest over its host per point.
+pub(super) fn ratio_chart(view: &ReportView<'_>) -> String {
+    match (view.files.as_slice(), &view.comparison) {
+        (_, Some(comparison)) => {
+            let Some(first) = comparison.pairings.first() else {
+                return String::new();
+            };
+            let groups: Vec<svg::BarGroup> = first
+                .matched
+                .iter()
+                .take(super::POINTS_WITH_CURVES)
+                .map(|m| svg::BarGroup {
+                    label: short_label(view.files[0].1, &m.workload, &m.label, ""),
+                    bars: comparison
+                        .pairings
+                        .iter()
+                        .map(|pairing| {
+                            pairing
+                                .matched
+                                .iter()
+                                .find(|other| other.label == m.label)
+                                .map(|other| (other.ratio, other.ratio_low.zip(other.ratio_high)))
+                        })
+                        .collect(),
+                })
+                .collect();
+            let names: Vec<String> = comparison
+                .pairings
+                .iter()
+                .map(|p| format!("{} / {}", p.file, comparison.base))
+                .collect();
+            svg::bar_chart(
+                &format!(
+                    "Ratio to {} ({}, {:.0}% intervals; 1 = the same)",
+                    comparison.base,
+                    comparison.metric.words(),
+                    (1.0 - comparison.alpha) * 100.0
+                ),
+                "ratio",
+                &names,
+                &groups,
+            )
+        }
+        ([(_, result)], None)
+            if result
+                .points
+                .iter()
+                .any(|p| p.workload.machine == Machine::Guest) =>
+        {
+            let ratios = guest_ratios(result);
+            if ratios.is_empty() {
+                return String::new();
+            }
+            let groups: Vec<svg::BarGroup> = ratios
+                .into_iter()
+                .take(super::POINTS_WITH_CURVES)
+                .map(|(label, ratio, interval)| svg::BarGroup {
+                    label,
+                    bars: vec![Some((ratio, interval))],
+                })
+                .collect();
+            svg::bar_chart(
+                "Guest / host throughput (90% intervals over rounds; 1 = the same)",
+                "ratio",
+                &["guest / host".to_string()],
+                &groups,
+            )
+        }
+        _ => String::new(),
+    }
+}
