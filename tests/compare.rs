@@ -323,6 +323,14 @@ fn files_whose_points_differ_in_a_parameter_compare_with_ignore() {
         stderr.contains("differ in engine (psync vs stdio)"),
         "the nearest pair and what differs: {stderr}"
     );
+    assert!(
+        stderr.contains(&format!(
+            "to compare them as one: iolab compare {} {} --ignore engine",
+            psync.display(),
+            stdio.display()
+        )),
+        "the command that works: {stderr}"
+    );
     let matched = compare(
         &[&psync, &stdio],
         &["--ignore", "engine", "--format", "json"],

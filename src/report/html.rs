@@ -193,22 +193,34 @@ fn bar_of(point: &Point) -> Option<svg::Bar> {
 }
 
 /// Quick's result as a desktop benchmark shows it: each test a group, its
-/// read and write bars with their MiB/s.
+/// read and write bars with their MiB/s, and the 4 KiB tests' IOPS above.
 fn quick_bars(result: &ResultFile) -> String {
     let groups: Vec<svg::BarGroup> = crate::plan::quick::TESTS
         .iter()
-        .map(|test| svg::BarGroup {
-            label: (*test).to_string(),
-            bars: ["read", "write"]
+        .map(|test| {
+            let points: Vec<Option<&Point>> = ["read", "write"]
                 .iter()
                 .map(|verb| {
                     result
                         .points
                         .iter()
                         .find(|p| crate::plan::quick::test_of(&p.label) == Some((test, verb)))
-                        .and_then(bar_of)
                 })
-                .collect(),
+                .collect();
+            svg::BarGroup {
+                label: (*test).to_string(),
+                bars: points.iter().map(|p| p.and_then(bar_of)).collect(),
+                // Small blocks are judged by IOPS.
+                notes: points
+                    .iter()
+                    .map(|p| match p.and_then(|p| p.summary.as_ref()) {
+                        Some(summary) if test.starts_with("RND4K") => {
+                            format!("{} IOPS", super::units::count(summary.iops.mean))
+                        }
+                        _ => String::new(),
+                    })
+                    .collect(),
+            }
         })
         .collect();
     svg::bar_chart(
@@ -293,6 +305,7 @@ fn files_side_by_side(view: &ReportView<'_>) -> String {
                             .and_then(bar_of)
                     })
                     .collect(),
+                notes: Vec::new(),
             }
         })
         .collect();

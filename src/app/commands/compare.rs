@@ -45,7 +45,7 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
                 "{} and {} have no point in common (points match by their workload parameters{hint}); {}",
                 args.files[0].display(),
                 path.display(),
-                nearest_pair(&base, &other)
+                nearest_pair(&base, &other, (&args.files, &ignored))
             )
             .into());
         }
@@ -227,7 +227,13 @@ fn paired(
 
 /// The two points of two files that differ in the fewest parameters, and
 /// those parameters, for a comparison that matched nothing.
-fn nearest_pair(base: &ResultFile, other: &ResultFile) -> String {
+/// The two points nearest alike and what tells them apart, with the
+/// command that compares them (`files` as given, `ignored` already).
+fn nearest_pair(
+    base: &ResultFile,
+    other: &ResultFile,
+    (files, ignored): (&[std::path::PathBuf], &[String]),
+) -> String {
     let nearest = base
         .points
         .iter()
@@ -241,16 +247,27 @@ fn nearest_pair(base: &ResultFile, other: &ResultFile) -> String {
         })
         .min_by_key(|(_, _, differing)| differing.len());
     match nearest {
-        Some((a, b, differing)) if !differing.is_empty() => format!(
-            "the nearest, '{}' and '{}', differ in {}",
-            a.label,
-            b.label,
-            differing
-                .iter()
-                .map(|(name, x, y)| format!("{name} ({x} vs {y})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Some((a, b, differing)) if !differing.is_empty() => {
+            let mut names: Vec<String> = ignored.to_vec();
+            names.extend(differing.iter().map(|(name, _, _)| name.to_string()));
+            names.dedup();
+            format!(
+                "the nearest, '{}' and '{}', differ in {}; to compare them as one: iolab compare {} --ignore {}",
+                a.label,
+                b.label,
+                differing
+                    .iter()
+                    .map(|(name, x, y)| format!("{name} ({x} vs {y})"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                names.join(",")
+            )
+        }
         _ => "their points differ in how they were measured".to_string(),
     }
 }

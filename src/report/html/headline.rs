@@ -262,6 +262,7 @@ pub(super) fn ratio_chart(view: &ReportView<'_>) -> String {
                                 .map(|other| (other.ratio, other.ratio_low.zip(other.ratio_high)))
                         })
                         .collect(),
+                    notes: Vec::new(),
                 })
                 .collect();
             let names: Vec<String> = comparison
@@ -297,6 +298,7 @@ pub(super) fn ratio_chart(view: &ReportView<'_>) -> String {
                 .map(|(label, ratio, interval)| svg::BarGroup {
                     label,
                     bars: vec![Some((ratio, interval))],
+                    notes: Vec::new(),
                 })
                 .collect();
             svg::bar_chart(
