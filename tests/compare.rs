@@ -346,7 +346,18 @@ fn files_whose_points_differ_in_a_parameter_compare_with_ignore() {
         1,
         "{json}"
     );
+    // The row says what was let differ: the base's label alone hid it.
+    assert_eq!(
+        json["pairings"][0]["matched"][0]["differs"],
+        serde_json::json!(["engine psync → stdio"]),
+        "{json}"
+    );
     let shown = compare(&[&psync, &stdio], &["--ignore", "engine"]);
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains("(engine psync → stdio)"),
+        "{}",
+        String::from_utf8_lossy(&shown.stdout)
+    );
     let text = String::from_utf8_lossy(&shown.stdout);
     // The answer first, in one line; then the method.
     let mut lines = text.lines();

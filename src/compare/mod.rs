@@ -100,6 +100,10 @@ pub struct Matched {
     pub delta_percent: f64,
     /// The verdict at the chosen level.
     pub verdict: Verdict,
+    /// The identifying parameters the other point differs in (`engine
+    /// uring → psync`): those `--ignore` or `--by` let differ.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub differs: Vec<String>,
     /// With `--margin`: whether the two are equivalent within it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub equivalence: Option<equivalence::Equivalence>,
@@ -354,6 +358,10 @@ fn compare_point(
         executed_order: executed_order(base, other),
         delta_percent: metric.delta_percent(base_mean, other_mean),
         verdict,
+        differs: parameters_differing(&base.workload, &other.workload)
+            .into_iter()
+            .map(|(name, from, to)| format!("{name} {from} → {to}"))
+            .collect(),
         equivalence: None,
     })
 }

@@ -396,7 +396,10 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
             "point".into(),
             false,
             0,
-            Box::new(|m: &Matched| m.label.clone()),
+            Box::new(|m: &Matched| match m.differs.as_slice() {
+                [] => m.label.clone(),
+                differs => format!("{} ({})", m.label, differs.join(", ")),
+            }),
         ),
         (
             format!("base{unit}"),
@@ -589,6 +592,7 @@ mod tests {
             executed_order: None,
             delta_percent: 50.0,
             verdict: Verdict::Better,
+            differs: Vec::new(),
             equivalence: None,
         }
     }

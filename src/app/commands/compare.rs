@@ -226,8 +226,7 @@ fn paired(
 }
 
 /// The two points of two files that differ in the fewest parameters, and
-/// those parameters, for a comparison that matched nothing.
-/// The two points nearest alike and what tells them apart, with the
+/// those parameters, for a comparison that matched nothing, with the
 /// command that compares them (`files` as given, `ignored` already).
 fn nearest_pair(
     base: &ResultFile,
