@@ -96,6 +96,11 @@ knee ({}): ",
         } else {
             over
         };
+        let near = if near_the_target(step.latency_ns, knee.target.limit_ns) {
+            " (within 10% of the target)"
+        } else {
+            ""
+        };
         // A paced point's latency counts from when each I/O was due.
         let from = if step.from_intended {
             " from intended issue"
@@ -103,13 +108,29 @@ knee ({}): ",
             ""
         };
         text.push_str(&format!(
-            "  {:>10} IOPS  {percentile} {:>9}  {}{from}{mark}\n",
+            "  {:>10} IOPS  {percentile} {:>9}  {}{from}{mark}{near}\n",
             significant(step.iops),
             latency(step.latency_ns as f64),
             step.label
         ));
     }
+    if knee
+        .curve
+        .iter()
+        .any(|step| near_the_target(step.latency_ns, knee.target.limit_ns))
+    {
+        text.push_str(
+            "  a point within 10% of the target decides the knee: a tail percentile moves more than that between runs; \
+             --repeat 3 merges three runs' latencies before the call\n",
+        );
+    }
     text
+}
+
+/// Whether `latency_ns` is within 10% of the target's `limit_ns`, either side:
+/// too near for one run's tail percentile to say which side it is on.
+fn near_the_target(latency_ns: u64, limit_ns: u64) -> bool {
+    (latency_ns as f64 - limit_ns as f64).abs() <= limit_ns as f64 * 0.1
 }
 
 /// Convergence of every series that varies only in file size, over 3 or more sizes.
@@ -166,4 +187,36 @@ pub(super) fn render_convergence(records: &[ConvergenceRecord]) -> String {
         ));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::KneeStep;
+
+    #[test]
+    fn a_knee_decided_within_the_noise_says_so() {
+        let step = |label: &str, latency_ns: u64| KneeStep {
+            label: label.into(),
+            iops: 1000.0,
+            latency_ns,
+            from_intended: false,
+        };
+        let mut knee = KneeRecord {
+            target: "p99<=2ms".parse().unwrap(),
+            curve: vec![step("qd32", 1_500_000), step("qd64", 2_020_000)],
+            chosen: Some("qd32".into()),
+            not_run: Vec::new(),
+        };
+        let text = render_knee(&knee);
+        assert!(
+            text.contains("qd64  over (within 10% of the target)")
+                && text.contains("--repeat 3 merges"),
+            "{text}"
+        );
+        // Far from the target either side: nothing to add.
+        knee.curve[1].latency_ns = 4_000_000;
+        let text = render_knee(&knee);
+        assert!(!text.contains("within 10%"), "{text}");
+    }
 }
