@@ -462,10 +462,7 @@ fn flatten(prefix: &str, value: &serde_json::Value, out: &mut BTreeMap<String, S
         serde_json::Value::Array(items) => {
             let scalars = items.iter().all(|i| !i.is_object() && !i.is_array());
             if scalars {
-                let text: Vec<String> = items
-                    .iter()
-                    .map(|i| i.to_string().trim_matches('"').to_string())
-                    .collect();
+                let text: Vec<String> = items.iter().map(scalar_text).collect();
                 out.insert(prefix.to_string(), text.join(", "));
             } else {
                 for (index, inner) in items.iter().enumerate() {
@@ -474,11 +471,17 @@ fn flatten(prefix: &str, value: &serde_json::Value, out: &mut BTreeMap<String, S
             }
         }
         scalar => {
-            out.insert(
-                prefix.to_string(),
-                scalar.to_string().trim_matches('"').to_string(),
-            );
+            out.insert(prefix.to_string(), scalar_text(scalar));
         }
+    }
+}
+
+/// A scalar as a person reads it: a string as it is (its own quotes and
+/// backslashes kept, not JSON's escapes), a number or a boolean as JSON writes it.
+fn scalar_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -615,6 +618,21 @@ fn grid_title(label: &str, workload: &Workload) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fact_with_quotes_reads_as_written_not_as_json() {
+        let mut out = BTreeMap::new();
+        let evidence = serde_json::json!({
+            "evidence": ["cpuid leaf 0x40000000: \"KVMKVMKVM\"", "dmi: QEMU"],
+            "cpus": 2,
+        });
+        flatten("virtualization", &evidence, &mut out);
+        assert_eq!(
+            out["virtualization.evidence"],
+            "cpuid leaf 0x40000000: \"KVMKVMKVM\", dmi: QEMU"
+        );
+        assert_eq!(out["virtualization.cpus"], "2");
+    }
 
     /// A point whose repetitions moved at `rates` (bytes/s), in `rounds`.
     fn in_rounds(rates: &[(u32, f64)]) -> Point {
