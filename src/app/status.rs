@@ -236,6 +236,8 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
             generation = under.generation;
             timed = Duration::ZERO;
             point_started = now.1;
+            // The same phase again (two guest points in a row) starts anew.
+            phase_since = (now.0.phase, now.1);
             &now.0
         };
         if now.0.phase != phase_since.0 {

@@ -117,7 +117,13 @@ fn one_file(result: &ResultFile) -> Option<String> {
         [] => None,
         [only] => Some(format!("{}: {}", only.label, figures(only))),
         all => {
-            let throughput = |p: &&Point| p.summary.as_ref().map_or(0.0, |s| s.throughput_bps.mean);
+            // Metadata points by their operations a second, data by bytes.
+            let throughput = |p: &&Point| {
+                p.summary.as_ref().map_or(0.0, |s| match p.workload.items {
+                    Some(_) => s.iops.mean,
+                    None => s.throughput_bps.mean,
+                })
+            };
             let fastest = all
                 .iter()
                 .max_by(|a, b| throughput(a).total_cmp(&throughput(b)))?;
@@ -141,11 +147,15 @@ fn figures(point: &Point) -> String {
     let Some(summary) = &point.summary else {
         return "not measured".to_string();
     };
-    let mut text = format!(
-        "{} MiB/s, {} IOPS",
-        significant(mib_per_s(summary.throughput_bps.mean)),
-        count(summary.iops.mean)
-    );
+    // A metadata workload's operations are on files, not bytes.
+    let mut text = match point.workload.items {
+        Some(_) => format!("{} ops/s", count(summary.iops.mean)),
+        None => format!(
+            "{} MiB/s, {} IOPS",
+            significant(mib_per_s(summary.throughput_bps.mean)),
+            count(summary.iops.mean)
+        ),
+    };
     if let Some(p99) = summary.latency_ns.as_ref().and_then(|l| l.percentile(99.0)) {
         text.push_str(&format!(", p99 {}", latency(p99 as f64)));
     }
@@ -309,5 +319,24 @@ pub(super) fn ratio_chart(view: &ReportView<'_>) -> String {
             )
         }
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_are_summarised_by_their_median_and_range() {
+        assert_eq!(ratio_summary(&[]), "-");
+        assert_eq!(ratio_summary(&[0.5]), "0.500");
+        assert_eq!(
+            ratio_summary(&[2.0, 0.5, 1.0, f64::NAN]),
+            "1.000 (0.500–2.000 over 3 points)"
+        );
+        assert_eq!(
+            ratio_summary(&[1.0, 2.0, 3.0, 4.0]),
+            "2.500 (1.000–4.000 over 4 points)"
+        );
     }
 }
