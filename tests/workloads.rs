@@ -597,3 +597,46 @@ fn a_dedupe_working_set_repeats_blocks_as_fios_does_per_job_and_shared() {
     validate_schema(&result);
     assert_eq!(first_point(&result)["workload"]["data"], shape);
 }
+
+/// `--detail` shows fio's per-job view: a row per job with its own rate,
+/// the jobs' rates adding up to the point's, and how far apart they are.
+#[test]
+fn detail_shows_each_jobs_rate_and_the_spread_between_them() {
+    let dir = scratch();
+    let output = iolab()
+        .args(["run", "--engine", "null", "--op", "read", "--bs", "4k"])
+        .args([
+            "--jobs",
+            "3",
+            "--size",
+            "64m",
+            "--runtime",
+            "1s",
+            "--repeat",
+            "2",
+        ])
+        .args(["--detail", "--progress", "never", "--no-report"])
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("-o")
+        .arg(dir.path().join("jobs.json"))
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    for job in ["↳ job 0 ", "↳ job 1 ", "↳ job 2 "] {
+        assert!(text.contains(job), "{job} missing:\n{text}");
+    }
+    assert!(text.contains("↳ fastest/slowest job "), "{text}");
+    // Without --detail the table stays one row a point.
+    let plain = iolab()
+        .args(["report", "--format", "markdown", "-o", "-"])
+        .arg(dir.path().join("jobs.json"))
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&plain.stdout).contains("↳ job"),
+        "{plain:?}"
+    );
+}

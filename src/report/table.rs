@@ -98,7 +98,9 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
         } else {
             direction_rows(point, detail)
         };
-        for (name, direction) in rows {
+        // With --detail, fio's per-job view: each job's rate, and how far apart.
+        let jobs = if detail { job_rows(point) } else { Vec::new() };
+        for (name, direction) in rows.into_iter().chain(jobs) {
             let mut cells = vec![name];
             cells.extend(std::iter::repeat_n(String::new(), identity - 1));
             cells.extend(direction);
@@ -403,6 +405,61 @@ fn direction_rows(point: &Point, detail: bool) -> Vec<(String, Vec<String>)> {
             (name, figures)
         })
         .collect()
+}
+
+/// Each job's row of a point of several jobs (`--detail`): its MiB/s, MB/s
+/// and IOPS over its own timed region, the mean of the measured
+/// repetitions, and a last row with the fastest over the slowest job
+/// (fio's per-job view, where an imbalance between `--jobs` shows).
+fn job_rows(point: &Point) -> Vec<(String, Vec<String>)> {
+    if point.workload.jobs < 2 || !point.groups.is_empty() {
+        return Vec::new();
+    }
+    // Job number → (bytes/s, I/Os a second) of each measured repetition.
+    let mut rates: std::collections::BTreeMap<u32, Vec<(f64, f64)>> = Default::default();
+    for repetition in point.measured() {
+        for job in repetition.jobs.iter().filter(|j| j.elapsed_ns > 0) {
+            let seconds = job.elapsed_ns as f64 / 1e9;
+            rates
+                .entry(job.job)
+                .or_default()
+                .push((job.bytes as f64 / seconds, job.ops as f64 / seconds));
+        }
+    }
+    if rates.len() < 2 {
+        return Vec::new();
+    }
+    let mean = |values: &[(f64, f64)], pick: fn(&(f64, f64)) -> f64| {
+        values.iter().map(pick).sum::<f64>() / values.len() as f64
+    };
+    let mut rows = Vec::new();
+    let mut throughputs = Vec::new();
+    for (job, values) in &rates {
+        let bps = mean(values, |v| v.0);
+        throughputs.push(bps);
+        let figures = vec![
+            significant(mib_per_s(bps)),
+            significant(mb_per_s(bps)),
+            count(mean(values, |v| v.1)),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            values.len().to_string(),
+            String::new(),
+        ];
+        rows.push((format!("  ↳ job {job}"), figures));
+    }
+    let fastest = throughputs.iter().copied().fold(0.0f64, f64::max);
+    let slowest = throughputs.iter().copied().fold(f64::INFINITY, f64::min);
+    if slowest > 0.0 {
+        rows.push((
+            format!("  ↳ fastest/slowest job {:.2}×", fastest / slowest),
+            vec![String::new(); 10],
+        ));
+    }
+    rows
 }
 
 /// Percentile `p` of `lat`, or `-` without one.
