@@ -130,7 +130,7 @@ impl GuestSide {
             } else {
                 None
             };
-            let guests = match Guests::prepare(
+            let mut guests = match Guests::prepare(
                 spec,
                 image.as_ref().map(|image| image.path()),
                 &iolab,
@@ -144,6 +144,7 @@ impl GuestSide {
                     return Err(guest_error(error));
                 }
             };
+            guests.on_phase = show_guest_phase;
             side.configurations.push(Configuration {
                 guests,
                 image,
@@ -492,4 +493,15 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
     }
     drop(side);
     Ok(Ending::Success)
+}
+
+/// The status line's phase for what a guest does: booting under an
+/// accelerator, or measuring a point the agent was handed.
+fn show_guest_phase(booting: Option<Accelerator>) {
+    use crate::run::io::live::{Phase, set_phase};
+    set_phase(match booting {
+        Some(Accelerator::Kvm) => Phase::BootingKvm,
+        Some(_) => Phase::BootingTcg,
+        None => Phase::InGuest,
+    });
 }

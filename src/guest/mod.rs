@@ -148,6 +148,10 @@ pub struct Guests {
     dir: RunDir,
     initramfs: PathBuf,
     running: Option<Guest>,
+    /// Told what the guest does, for a status line: `Some` when a boot
+    /// under that accelerator starts, `None` when a point is handed to the
+    /// agent. Nothing by default.
+    pub on_phase: fn(Option<Accelerator>),
 }
 
 /// One running guest.
@@ -206,6 +210,7 @@ impl Guests {
             dir,
             initramfs,
             running: None,
+            on_phase: |_| {},
         })
     }
 
@@ -301,10 +306,7 @@ impl Guests {
             accelerator,
         };
         let started = Instant::now();
-        crate::run::io::live::set_phase(match accelerator {
-            Accelerator::Kvm => crate::run::io::live::Phase::BootingKvm,
-            _ => crate::run::io::live::Phase::BootingTcg,
-        });
+        (self.on_phase)(Some(accelerator));
         if let Some(image) = self
             .image
             .as_deref()
@@ -405,7 +407,7 @@ impl Guests {
         ending: &dyn Fn() -> bool,
     ) -> Result<(Point, Vec<crate::record::guest::DeviceBytes>), GuestError> {
         self.boot(ending)?;
-        crate::run::io::live::set_phase(crate::run::io::live::Phase::InGuest);
+        (self.on_phase)(None);
         let guest = self.running.as_mut().expect("booted above");
         let asked = ToGuest::Point {
             label: label.to_string(),
