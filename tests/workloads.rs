@@ -631,10 +631,17 @@ fn detail_shows_each_jobs_rate_and_the_spread_between_them() {
     assert!(text.contains("↳ fastest/slowest job "), "{text}");
     // Without --detail the table stays one row a point.
     let plain = iolab()
-        .args(["report", "--format", "markdown", "-o", "-"])
-        .arg(dir.path().join("jobs.json"))
+        .args(["run", "--engine", "null", "--op", "read", "--bs", "4k"])
+        .args(["--jobs", "3", "--size", "64m", "--runtime", "1s"])
+        .args(["--progress", "never", "--no-report"])
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("-o")
+        .arg(dir.path().join("plain.json"))
+        .env("COLUMNS", "200")
         .output()
         .unwrap();
+    assert!(plain.status.success(), "{plain:?}");
     assert!(
         !String::from_utf8_lossy(&plain.stdout).contains("↳ job"),
         "{plain:?}"
