@@ -161,6 +161,61 @@ fn interrupt_with(signal: i32, expected_status: i32) {
     assert!(check_codes(first_point(&result)).contains(&"interrupted".to_string()));
 }
 
+/// Ctrl-C a second into a 30 s run without `--output`: the run keeps the
+/// figures of the time measured, marked interrupted (fio prints the
+/// figures of what ran), in its default result file and its table, and
+/// counts them in no summary.
+#[test]
+fn an_interrupted_run_keeps_what_it_measured_marked_interrupted() {
+    let dir = scratch();
+    let cwd = scratch();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args([
+            "run",
+            "--size",
+            "4m",
+            "--runtime",
+            "30s",
+            "--progress",
+            "never",
+        ])
+        .args(["--cache", "keep", "--dir"])
+        .arg(dir.path())
+        .current_dir(cwd.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(120));
+    std::thread::sleep(Duration::from_secs(1));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(entries(dir.path()).is_empty(), "scratch removed");
+    let kept = entries(&cwd.path().join("iolab-results"));
+    let json = kept
+        .iter()
+        .find(|name| name.starts_with("run-") && name.ends_with(".json"))
+        .unwrap_or_else(|| panic!("a result kept: {kept:?}\n{stdout}{stderr}"));
+    let result = read_result(&cwd.path().join("iolab-results").join(json));
+    check_consistency(&result);
+    let point = first_point(&result);
+    let repetition = &point["repetitions"][0];
+    assert_eq!(repetition["status"], "interrupted", "{repetition}");
+    let elapsed_s = repetition["elapsed_ns"].as_f64().unwrap() * 1e-9;
+    assert!((0.5..30.0).contains(&elapsed_s), "{elapsed_s}");
+    assert!(repetition["throughput_bps"].as_f64().unwrap() > 0.0);
+    assert!(point.get("summary").is_none(), "{point}");
+    assert!(stdout.contains("cut "), "{stdout}");
+    assert!(stdout.contains("count in no summary"), "{stdout}");
+}
+
 #[test]
 fn sigterm_stops_cleanly_with_status_143() {
     interrupt_with(libc::SIGTERM, 143);

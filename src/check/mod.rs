@@ -179,14 +179,30 @@ fn outcome_checks(point: &Point, found: &mut Findings) {
             Status::Interrupted => found.add(
                 "interrupted",
                 Severity::Warning,
-                format!(
-                    "repetition {} was interrupted by a signal and was not timed",
-                    repetition.index
-                ),
+                match repetition.elapsed_ns {
+                    Some(ns) => format!(
+                        "repetition {} was interrupted by a signal after {}: its figures cover that time and count in no summary",
+                        repetition.index,
+                        seconds_text(ns)
+                    ),
+                    None => format!(
+                        "repetition {} was interrupted by a signal before its timed region and was not timed",
+                        repetition.index
+                    ),
+                },
                 String::new(),
             ),
             Status::Ok => {}
         }
+    }
+}
+
+/// `3.92 s` or `412 ms`: how long a cut-short repetition ran.
+fn seconds_text(ns: u64) -> String {
+    if ns >= 1_000_000_000 {
+        format!("{:.2} s", ns as f64 * 1e-9)
+    } else {
+        format!("{:.0} ms", (ns as f64 * 1e-6).max(1.0))
     }
 }
 

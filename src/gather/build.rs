@@ -303,7 +303,15 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
     if interval_ns != asked_ns {
         record.series_interval_s = Some(interval_ns as f64 * 1e-9);
     }
-    if status == Status::Ok && !jobs.is_empty() {
+    // An interrupted repetition that reached its timed region keeps the
+    // figures of the time until the signal: marked so, and counted in no
+    // summary (they end early, where the others ran their course).
+    let timed = match status {
+        Status::Ok => true,
+        Status::Interrupted => ops > 0,
+        Status::Failed => false,
+    };
+    if timed && !jobs.is_empty() {
         let start = jobs
             .iter()
             .map(|j| j.start)

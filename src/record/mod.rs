@@ -292,7 +292,8 @@ pub enum Status {
     Ok,
     /// An I/O failed or was short; nothing of it is timed.
     Failed,
-    /// A signal cut it short; nothing of it is timed.
+    /// A signal cut it short: its figures, when it reached its timed
+    /// region, cover the time until the signal and count in no summary.
     Interrupted,
 }
 

@@ -164,6 +164,16 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
         }
     )));
     text.push('\n');
+    if result
+        .points
+        .iter()
+        .any(|p| p.summary.is_none() && cut_short(p).is_some())
+    {
+        text.push_str(&screen.wrap(
+            "cut T = no repetition ran its course: the figures are of the T measured before the signal, and count in no summary",
+        ));
+        text.push('\n');
+    }
     text.push_str(&screen.wrap(&if detail {
         checks(result)
     } else {
@@ -249,6 +259,10 @@ fn worst_check(point: &Point) -> String {
 fn row(point: &Point) -> Vec<String> {
     let mut cells = vec![point.label.clone(), point.workload.describe()];
     let Some(summary) = &point.summary else {
+        if let Some(figures) = cut_short(point) {
+            cells.extend(figures);
+            return cells;
+        }
         let status = point
             .repetitions
             .iter()
@@ -316,6 +330,63 @@ fn row(point: &Point) -> Vec<String> {
         interval(if tree { &summary.iops } else { throughput }),
     ]);
     cells
+}
+
+/// The figures of a point that has no summary but a repetition a signal
+/// cut short after its timed region began (the last such): what it
+/// measured until then, its interval cell saying how long that was.
+fn cut_short(point: &Point) -> Option<Vec<String>> {
+    let cut = point
+        .repetitions
+        .iter()
+        .rev()
+        .find(|r| r.status == Status::Interrupted && r.throughput_bps.is_some())?;
+    let lat = cut.latency_ns.as_ref();
+    let bps = cut.throughput_bps?;
+    let tree = point.workload.items.is_some();
+    let moved = |text: String| if tree { "-".to_string() } else { text };
+    Some(vec![
+        moved(significant(mib_per_s(bps))),
+        moved(significant(mb_per_s(bps))),
+        cut.iops.map_or_else(|| "-".to_string(), count),
+        percentile(lat, 50.0),
+        percentile(lat, 99.0),
+        lat.map_or_else(|| "-".to_string(), |l| latency(l.max as f64)),
+        cut.cpu.as_ref().map_or_else(
+            || "-".to_string(),
+            |c| format!("{:.0}%", c.utilization * 100.0),
+        ),
+        "-".to_string(),
+        format!("cut {}", latency(cut.elapsed_ns.unwrap_or(0) as f64)),
+    ])
+}
+
+/// A point cut short in one line, for a report: `interrupted after 3.81 s:
+/// 5998 MiB/s, 1.54M IOPS, p99 3.03 µs (partial: counts in no summary)`;
+/// `None` for a point not cut short or cut before its timed region.
+pub fn cut_short_line(point: &Point) -> Option<String> {
+    let cut = point
+        .repetitions
+        .iter()
+        .rev()
+        .find(|r| r.status == Status::Interrupted && r.iops.is_some())?;
+    let mut text = format!(
+        "interrupted after {}: ",
+        latency(cut.elapsed_ns.unwrap_or(0) as f64)
+    );
+    let iops = count(cut.iops.unwrap_or(0.0));
+    match (point.workload.items, cut.throughput_bps) {
+        (None, Some(bps)) => text.push_str(&format!(
+            "{} MiB/s, {iops} IOPS",
+            significant(mib_per_s(bps))
+        )),
+        _ => text.push_str(&format!("{iops} ops/s")),
+    }
+    if let Some(p99) = cut.latency_ns.as_ref().and_then(|l| l.percentile(99.0)) {
+        text.push_str(&format!(", p99 {}", latency(p99 as f64)));
+    }
+    text.push_str(" (partial: counts in no summary)");
+    Some(text)
 }
 
 /// Whether a point's groups each move one direction, no two the same: its

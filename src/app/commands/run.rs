@@ -419,7 +419,12 @@ pub(crate) fn execute(
     // only when something was measured: nothing is prepared for it while
     // the points run, and a run called off before any I/O keeps nothing
     // there (it said why on stderr; --output records the failure).
-    let measured = result.points.iter().any(|p| p.measured().next().is_some());
+    // A repetition a signal cut short keeps what it measured until then.
+    let measured = result.points.iter().any(|p| {
+        p.repetitions
+            .iter()
+            .any(|r| r.throughput_bps.is_some() || r.iops.is_some())
+    });
     let output = match &plan.output {
         Some(path) => Some(path.clone()).filter(|_| !result.points.is_empty()),
         None if measured => {

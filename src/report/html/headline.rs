@@ -114,7 +114,10 @@ fn one_file(result: &ResultFile) -> Option<String> {
         .filter(|p| p.summary.is_some())
         .collect();
     match measured.as_slice() {
-        [] => None,
+        [] => result.points.iter().find_map(|point| {
+            let cut = crate::report::table::cut_short_line(point)?;
+            Some(format!("{}: {cut}", point.label))
+        }),
         [only] => Some(format!("{}: {}", only.label, figures(only))),
         all => {
             // Metadata points by their operations a second, data by bytes.

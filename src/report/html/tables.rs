@@ -35,7 +35,11 @@ pub(super) fn points_table(result: &ResultFile) -> String {
                     |b| cell_number(b, format!("{:.0}%", b * 100.0)),
                 ));
             }
-            None => html.push_str("<td colspan=\"8\">no completed repetition</td>"),
+            None => {
+                let text = crate::report::table::cut_short_line(point)
+                    .unwrap_or_else(|| "no completed repetition".to_string());
+                let _ = write!(html, "<td colspan=\"8\">{}</td>", escape(&text));
+            }
         }
         html.push_str("</tr>");
     }
