@@ -299,3 +299,48 @@ fn the_direct_study_opens_files_as_its_table_says_strace_shows() {
         "{recorded:?}"
     );
 }
+
+/// A plan's estimate starts from an assumed disk and, once a one-pass
+/// point ran on the directory's device, uses what that device did: the
+/// dry run says which, and the speeds are kept in iolab's cache.
+#[test]
+fn estimates_use_the_speeds_measured_on_the_device() {
+    let dir = scratch();
+    let cache = scratch();
+    let dry_run = || {
+        let output = iolab()
+            .env("IOLAB_CACHE", cache.path())
+            .args(["sweep", "--op", "write", "--bs", "64k,1m", "--size", "8m"])
+            .args(["--dry-run", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let before = dry_run();
+    assert!(
+        before.contains("at 100 MiB/s") && before.contains("nothing measured on this device"),
+        "{before}"
+    );
+    let run = iolab()
+        .env("IOLAB_CACHE", cache.path())
+        .args(["run", "--op", "write", "--bs", "64k", "--size", "8m"])
+        .args(["--progress", "never", "-o"])
+        .arg(dir.path().join("r.json"))
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(entries(&cache.path().join("speeds")).len(), 1);
+    let after = dry_run();
+    assert!(
+        after.contains("at the speeds last measured on this device"),
+        "{after}"
+    );
+}

@@ -217,6 +217,9 @@ pub(crate) fn drive(
     for listener in listeners.iter_mut() {
         listener.stopped();
     }
+    if let (true, Some(dir)) = (speaks, session.local_scratch()) {
+        super::speeds::learn(dir, points, result);
+    }
     if let Some(signal) = interrupt.signal() {
         ending = Ending::Interrupted(signal);
     }

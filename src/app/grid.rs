@@ -325,6 +325,15 @@ fn guest_boots(grid: &Grid) -> Option<String> {
     ))
 }
 
+/// The speeds a grid's estimate uses: its directory's device's, when it
+/// works in a local directory.
+fn speeds_for(grid: &Grid) -> crate::plan::Speeds {
+    match &grid.target {
+        Some(_) => crate::plan::Speeds::default(),
+        None => super::speeds::load(&grid.dir),
+    }
+}
+
 fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     // The run would refuse a directory in the kernel's trees: so does its plan.
     if grid.target.is_none() {
@@ -338,7 +347,8 @@ fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         largest_bytes: largest,
         adaptive,
         one_pass_s,
-    } = crate::plan::cost(&grid.points);
+        measured,
+    } = crate::plan::cost(&grid.points, &speeds_for(grid));
     let name = grid
         .info
         .name
@@ -362,11 +372,11 @@ fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     ));
     let bound = if adaptive { "at most " } else { "" };
     text.push_str(&format!(
-        "  data: one-pass points move {bound}{} (plus layouts, about {} in all): {bound}{:.0} s \
-         at 100 MiB/s, and 10,000 I/Os a second for O_DIRECT or synced I/O (the device is not measured yet)\n",
+        "  data: one-pass points move {bound}{} (plus layouts, about {} in all): {bound}{:.0} s {}\n",
         bytes(one_pass_bytes.min(u128::from(u64::MAX)) as u64),
         bytes(moved.min(u128::from(u64::MAX)) as u64),
-        one_pass_s
+        one_pass_s,
+        super::speeds::basis(measured)
     ));
     if timed_s > 0.0 {
         text.push_str(&format!(

@@ -18,6 +18,7 @@ mod jobfile;
 mod network;
 pub(crate) mod output;
 pub(crate) mod session;
+pub(crate) mod speeds;
 mod status;
 
 pub use commands::compare::compare;

@@ -1,6 +1,7 @@
 //! What a plan will cost before it runs: the bytes its one-pass points move, with their layouts, the time of its time-based points, and the largest file set one point needs.
 
 use super::{PlannedPoint, SyncMode, Workload};
+use serde::{Deserialize, Serialize};
 
 /// What a plan will cost before it runs: the data its one-pass points move,
 /// everything moved with the untimed layouts, the time of its time-based
@@ -17,34 +18,113 @@ pub struct Cost {
     pub largest_bytes: u64,
     /// Some repetitions are adaptive (`--until-ci`): the figures are bounds.
     pub adaptive: bool,
-    /// Seconds the one-pass points and the layouts take at [`ASSUMED_BPS`],
-    /// or, for O_DIRECT and synced I/O, at [`ASSUMED_DEVICE_IOPS`] when
-    /// their I/Os are too small for the bandwidth to be the limit.
+    /// Seconds the one-pass points and the layouts take at [`Speeds`].
     pub one_pass_s: f64,
+    /// Some of those seconds come from speeds measured on the device.
+    pub measured: bool,
 }
 
-/// The speed [`Cost::seconds`] assumes for one-pass points: a modest disk.
+/// The speed [`Cost::seconds`] assumes for one-pass points when nothing
+/// was measured on the device: a modest disk.
 pub const ASSUMED_BPS: f64 = 100.0 * 1_048_576.0;
 
 /// The I/Os a second [`Cost::seconds`] assumes for O_DIRECT and synced I/O,
-/// each of which waits for the device: 512-byte O_DIRECT writes ran at
-/// about 8,000 a second on this project's virtio disk, and a buffered
-/// estimate of them (bytes at 100 MiB/s) was off by more than twice for
-/// `dd-blocksize`. Buffered I/O is taken at the bandwidth alone.
+/// each of which waits for the device, when nothing was measured: 512-byte
+/// O_DIRECT writes ran at about 8,000 a second on this project's virtio
+/// disk, and a buffered estimate of them (bytes at 100 MiB/s) was off by
+/// more than twice for `dd-blocksize`. Buffered I/O is taken at the
+/// bandwidth alone.
 pub const ASSUMED_DEVICE_IOPS: f64 = 10_000.0;
 
+/// What one kind of I/O ran at on a device: bytes and I/Os a second.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Speed {
+    /// Bytes a second.
+    pub bps: f64,
+    /// I/Os a second.
+    pub iops: f64,
+    /// The size of those I/Os, bytes.
+    pub bs: u64,
+}
+
+/// The kinds of I/O whose speeds differ by an order of magnitude on one
+/// device: reads or writes, each through the page cache or waiting for the
+/// device (O_DIRECT, synced).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    BufferedRead,
+    BufferedWrite,
+    WaitingRead,
+    WaitingWrite,
+}
+
+impl Kind {
+    /// The kind of `workload`'s I/O (a mix by whether it writes).
+    pub fn of(workload: &Workload) -> Kind {
+        let waits = workload.direct || workload.sync != SyncMode::None || workload.fsync_every > 0;
+        let writes = workload.op.writes() || workload.directions().writes();
+        match (waits, writes) {
+            (false, false) => Kind::BufferedRead,
+            (false, true) => Kind::BufferedWrite,
+            (true, false) => Kind::WaitingRead,
+            (true, true) => Kind::WaitingWrite,
+        }
+    }
+
+    fn place(self) -> usize {
+        self as usize
+    }
+}
+
+/// The speeds measured on one device, by [`Kind`], that estimates use in
+/// place of [`ASSUMED_BPS`] and [`ASSUMED_DEVICE_IOPS`]: the last one-pass
+/// point of each kind (kept by the app between runs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Speeds {
+    /// By [`Kind`] in declaration order.
+    pub kinds: [Option<Speed>; 4],
+}
+
+impl Speeds {
+    /// The speed measured for `kind`, if any.
+    pub fn of(&self, kind: Kind) -> Option<Speed> {
+        self.kinds[kind.place()]
+    }
+
+    /// Keeps `rate` as `kind`'s speed.
+    pub fn learn(&mut self, kind: Kind, rate: Speed) {
+        if rate.bps.is_finite() && rate.bps > 0.0 && rate.iops.is_finite() && rate.iops > 0.0 {
+            self.kinds[kind.place()] = Some(rate);
+        }
+    }
+
+    /// Seconds to move `bytes` in I/Os of `bs` bytes of `kind`: at the
+    /// measured speed, else at the assumed. I/Os that wait for the device
+    /// and are smaller than the measured ones are taken at its I/Os a
+    /// second (each waits about as long); otherwise the bandwidth binds.
+    fn seconds(&self, kind: Kind, bytes: f64, bs: u64) -> f64 {
+        let ios = bytes / bs.max(1) as f64;
+        let waits = matches!(kind, Kind::WaitingRead | Kind::WaitingWrite);
+        match self.of(kind) {
+            Some(rate) if waits && bs < rate.bs => (bytes / rate.bps).max(ios / rate.iops),
+            Some(rate) => bytes / rate.bps,
+            None if waits => (bytes / ASSUMED_BPS).max(ios / ASSUMED_DEVICE_IOPS),
+            None => bytes / ASSUMED_BPS,
+        }
+    }
+}
+
 impl Cost {
-    /// Seconds the plan takes: its one-pass points and layouts at
-    /// [`ASSUMED_BPS`] (at [`ASSUMED_DEVICE_IOPS`] for O_DIRECT or synced
-    /// I/Os too small for the bandwidth to bind), plus its time-based
-    /// points. The device's real speed is not known before it is measured.
+    /// Seconds the plan takes: its one-pass points and layouts at the
+    /// device's measured speeds or the assumed ones (see [`Speeds`]), plus
+    /// its time-based points.
     pub fn seconds(&self) -> f64 {
         self.one_pass_s + self.timed_s
     }
 }
 
-/// The cost of `points` (see [`Cost`]).
-pub fn cost(points: &[PlannedPoint]) -> Cost {
+/// The cost of `points` (see [`Cost`]) at `speeds`.
+pub fn cost(points: &[PlannedPoint], speeds: &Speeds) -> Cost {
     let mut cost = Cost::default();
     for point in points {
         // A point of groups holds every group's files at once, and its
@@ -73,23 +153,22 @@ pub fn cost(points: &[PlannedPoint]) -> Cost {
                 None => u128::from(w.size) * u128::from(w.loops),
             };
             let per_repetition = per_job * u128::from(w.jobs);
+            let kind = Kind::of(w);
             if w.runtime_s.is_none() {
+                cost.measured |= speeds.of(kind).is_some();
                 cost.one_pass_bytes += per_repetition * repetitions;
                 cost.moved_bytes += per_repetition * repetitions;
                 let moved = (per_repetition * repetitions) as f64;
-                let waits = w.direct || w.sync != SyncMode::None || w.fsync_every > 0;
-                let ios = moved / w.bs.max(1) as f64;
-                let seconds = if waits {
-                    (moved / ASSUMED_BPS).max(ios / ASSUMED_DEVICE_IOPS)
-                } else {
-                    moved / ASSUMED_BPS
-                };
+                let seconds = speeds.seconds(kind, moved, w.bs);
                 // Groups of one pass run at once: their sum bounds the point.
                 cost.one_pass_s += if timed.is_none() { seconds } else { 0.0 };
             }
             if w.op.needs_layout() {
-                cost.moved_bytes += per_repetition; // the untimed layout, at most once per file set
-                cost.one_pass_s += per_repetition as f64 / ASSUMED_BPS;
+                // The untimed layout, at most once per file set: buffered
+                // writes in large blocks.
+                cost.moved_bytes += per_repetition;
+                cost.one_pass_s +=
+                    speeds.seconds(Kind::BufferedWrite, per_repetition as f64, 1 << 20);
             }
         }
     }

@@ -34,7 +34,7 @@ pub mod tree;
 pub mod units;
 mod validate;
 
-pub use cost::{ASSUMED_BPS, ASSUMED_DEVICE_IOPS, Cost, cost};
+pub use cost::{ASSUMED_BPS, ASSUMED_DEVICE_IOPS, Cost, Kind as SpeedKind, Speed, Speeds, cost};
 
 pub use cpus::CpuSet;
 pub use data::DataPattern;
@@ -589,10 +589,46 @@ mod tests {
             PlannedPoint::alone(String::new(), workload)
         };
         // 131,072 I/Os: 13.1 s at 10,000 a second; 0.64 s of bytes at 100 MiB/s.
-        let direct = cost(&[point(true)]).seconds();
-        let buffered = cost(&[point(false)]).seconds();
+        let assumed = Speeds::default();
+        let direct = cost(&[point(true)], &assumed).seconds();
+        let buffered = cost(&[point(false)], &assumed).seconds();
         assert!((direct - 13.1072).abs() < 1e-6, "{direct}");
         assert!((buffered - 0.64).abs() < 1e-6, "{buffered}");
+        // Measured here: 20,000 direct 4 KiB writes a second, 2 GiB/s buffered.
+        let mut measured = Speeds::default();
+        let direct_rate = Speed {
+            bps: 80e6,
+            iops: 20_000.0,
+            bs: 4096,
+        };
+        measured.learn(SpeedKind::WaitingWrite, direct_rate);
+        let buffered_rate = Speed {
+            bps: 2.0 * 1_073_741_824.0,
+            iops: 4e6,
+            bs: 512,
+        };
+        measured.learn(SpeedKind::BufferedWrite, buffered_rate);
+        let direct = cost(&[point(true)], &measured);
+        assert!(direct.measured);
+        assert!(
+            (direct.seconds() - 131_072.0 / 20_000.0).abs() < 1e-6,
+            "{direct:?}"
+        );
+        // 4 MiB direct writes: the bandwidth binds (64 MiB at 80 MB/s).
+        let large = PlannedPoint::alone(
+            String::new(),
+            Workload {
+                size: 64 << 20,
+                bs: 4 << 20,
+                direct: true,
+                op: Op::Write,
+                ..default_workload()
+            },
+        );
+        let seconds = cost(&[large], &measured).seconds();
+        assert!((seconds - 67_108_864.0 / 80e6).abs() < 1e-6, "{seconds}");
+        let buffered = cost(&[point(false)], &measured).seconds();
+        assert!((buffered - 1.0 / 32.0).abs() < 1e-6, "{buffered}");
     }
 
     #[test]

@@ -525,6 +525,13 @@ impl Session {
         self.dir.as_ref()
     }
 
+    /// The local directory its points' files are made in, when every point
+    /// works there: `None` on a network target or with a given file.
+    pub fn local_scratch(&self) -> Option<&Path> {
+        let given = self.given.is_some() || !self.shelf.is_empty();
+        self.dir.local().filter(|_| !given).map(|dir| dir.path())
+    }
+
     /// The local directory, for what only one has (`--file`).
     fn local_dir(&self) -> Result<&ScratchDir, UsageError> {
         self.dir

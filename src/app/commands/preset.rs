@@ -22,6 +22,9 @@ pub fn preset(
     match command {
         PresetCommand::List => {
             let mut text = String::new();
+            // `preset run` works in the current directory unless told.
+            let speeds = crate::app::speeds::load(Path::new("."));
+            let mut measured = false;
             for preset in &PRESETS {
                 text.push_str(&format!("{}: {}\n", preset.name, preset.description));
                 for scale in [Scale::Quick, Scale::Full] {
@@ -33,7 +36,8 @@ pub fn preset(
                         &study,
                         Path::new(preset.name),
                     )?;
-                    let cost = crate::plan::cost(&points);
+                    let cost = crate::plan::cost(&points, &speeds);
+                    measured |= cost.measured;
                     text.push_str(&format!(
                         "  --scale {:<5} {:>4} points, moves {:>9}, files up to {:>9}, about {}\n",
                         scale.name(),
@@ -46,10 +50,10 @@ pub fn preset(
                     ));
                 }
             }
-            text.push_str(
-                "\nTimes assume 100 MiB/s, and 10,000 I/Os a second for O_DIRECT or synced I/O \
-                 (each waits for the device); this machine's device is not measured for them.\n",
-            );
+            text.push_str(&format!(
+                "\nTimes of the I/O in the current directory, {}; layouts, cache drops and boots come on top.\n",
+                crate::app::speeds::basis(measured)
+            ));
             text.push_str("\niolab preset show NAME prints one as a study file; iolab preset run NAME --dry-run gives its plan, data volume and time.\n");
             output::print(&text)?;
             Ok(Ending::Success)

@@ -1,0 +1,93 @@
+//! The speeds each local device ran at, kept between runs in iolab's cache (`speeds/MAJOR-MINOR.json`), so that a plan's time is estimated from this machine rather than from an assumed disk.
+
+use crate::plan::{PlannedPoint, Speed, SpeedKind, Speeds};
+use crate::record::ResultFile;
+use std::path::{Path, PathBuf};
+
+/// The file that keeps the speeds of the device holding `dir` (or its
+/// nearest existing ancestor, for a directory not made yet).
+fn file_for(dir: &Path) -> Option<PathBuf> {
+    let stat = dir
+        .ancestors()
+        .find_map(|place| rustix::fs::stat(place).ok())?;
+    let (major, minor) = (
+        rustix::fs::major(stat.st_dev),
+        rustix::fs::minor(stat.st_dev),
+    );
+    Some(
+        crate::guest::kernel::cache_dir()
+            .join("speeds")
+            .join(format!("{major}-{minor}.json")),
+    )
+}
+
+/// The speeds last measured on the device holding `dir`; none measured
+/// (every kind at the assumed speed) when nothing was kept or it cannot be
+/// read.
+pub(crate) fn load(dir: &Path) -> Speeds {
+    file_for(dir)
+        .and_then(|file| std::fs::read_to_string(file).ok())
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+/// Keeps what the one-pass points of `result` just measured in `dir` ran
+/// at, one speed per kind of I/O (the last point of each kind). Points of
+/// several groups, time-based points (their time is asked, not measured)
+/// and points without a summary teach nothing. A cache that cannot be
+/// written is left as it was: estimates are a convenience.
+pub(crate) fn learn(dir: &Path, planned: &[PlannedPoint], result: &ResultFile) {
+    let Some(file) = file_for(dir) else { return };
+    let mut speeds = load(dir);
+    let mut learned = false;
+    for point in &result.points {
+        // A point of one workload, on the host, in the scratch directory.
+        let one_pass = planned.iter().any(|p| {
+            p.label == point.label
+                && p.groups.len() == 1
+                && p.file.is_none()
+                && p.workload().machine == crate::plan::Machine::Host
+        });
+        let workload = &point.workload;
+        let Some(summary) = point.summary.as_ref() else {
+            continue;
+        };
+        if !one_pass || workload.runtime_s.is_some() || workload.items.is_some() {
+            continue;
+        }
+        speeds.learn(
+            SpeedKind::of(workload),
+            Speed {
+                bps: summary.throughput_bps.mean,
+                iops: summary.iops.mean,
+                bs: workload.bs,
+            },
+        );
+        learned = true;
+    }
+    if !learned {
+        return;
+    }
+    let Some(parent) = file.parent() else { return };
+    let Ok(text) = serde_json::to_string(&speeds) else {
+        return;
+    };
+    // Written beside and renamed, so that a reader never sees half a file.
+    let partial = parent.join(format!(".{}.partial", std::process::id()));
+    let written = std::fs::create_dir_all(parent)
+        .and_then(|()| std::fs::write(&partial, text))
+        .and_then(|()| std::fs::rename(&partial, &file));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+}
+
+/// How a plan's one-pass time was estimated, for the dry run and the
+/// preset list: from this device's speeds, or at the assumed ones.
+pub(crate) fn basis(measured: bool) -> &'static str {
+    if measured {
+        "at the speeds last measured on this device (kinds not measured there: 100 MiB/s, and 10,000 I/Os a second for O_DIRECT or synced I/O)"
+    } else {
+        "at 100 MiB/s, and 10,000 I/Os a second for O_DIRECT or synced I/O (nothing measured on this device yet)"
+    }
+}
