@@ -788,12 +788,12 @@ fn auto_falls_back_to_tcg_once_says_so_and_remembers() {
     };
     let (first, _) = run("first.json");
     let verdict = cache.join("guest/kvm-verdict");
-    if !first.contains("accel=auto: KVM could not run the guest") {
+    if !first.contains("TCG, an emulated CPU: KVM could not run it") {
         assert!(!verdict.exists(), "{first}");
         crate::not_here!("KVM runs guests here: nothing falls back");
         return;
     }
-    assert!(first.contains("booting with TCG"), "{first}");
+    assert!(first.contains("booting the guest with TCG"), "{first}");
     let kept = std::fs::read_to_string(&verdict).unwrap();
     assert!(
         kept.starts_with("host ") && kept.contains("\nfails "),
@@ -801,8 +801,8 @@ fn auto_falls_back_to_tcg_once_says_so_and_remembers() {
     );
     let (second, _) = run("second.json");
     assert!(
-        second.contains("KVM did not run a guest on this host when last tried")
-            && second.contains("kvm-verdict"),
+        second.contains("booting the guest with TCG, an emulated CPU: KVM failed here last time")
+            && second.contains("kvm-verdict to retry"),
         "{second}"
     );
     let record = crate::util::read_result(&dir.path().join("second.json"));

@@ -240,9 +240,12 @@ impl Guests {
                     Accelerator::Tcg
                 }
                 (Ok(()), Some(why)) => {
+                    // Two lines at 80 columns: QEMU's reason can be a
+                    // register dump; the whole of it is in the result.
                     crate::say!(
-                        "iolab: accel=auto: KVM did not run a guest on this host when last tried ({why}); booting with TCG, an emulated CPU (delete {} to try KVM again)",
-                        verdict::path().display()
+                        "iolab: booting the guest with TCG, an emulated CPU: KVM failed here last time\n  ({}; rm {} to retry)",
+                        verdict::brief(&why),
+                        verdict::shown_path()
                     );
                     self.why_tcg = Some(format!(
                         "KVM did not run a guest here when last tried: {why}"
@@ -258,7 +261,8 @@ impl Guests {
                     Err(GuestError::Died(why)) => {
                         verdict::remember_failure(&why);
                         crate::say!(
-                            "iolab: accel=auto: KVM could not run the guest ({why}); booting with TCG, an emulated CPU, and remembering this for the next runs on this host"
+                            "iolab: booting the guest with TCG, an emulated CPU: KVM could not run it\n  ({}; remembered for the next runs here)",
+                            verdict::brief(&why)
                         );
                         self.why_tcg = Some(format!("KVM could not run the guest: {why}"));
                         Accelerator::Tcg

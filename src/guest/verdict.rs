@@ -7,6 +7,30 @@ pub fn path() -> PathBuf {
     super::kernel::cache_dir().join("guest").join("kvm-verdict")
 }
 
+/// [`path`] as a person types it: `~/…` under the home directory.
+pub fn shown_path() -> String {
+    let path = path();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match home
+        .as_deref()
+        .and_then(|home| path.strip_prefix(home).ok())
+    {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => path.display().to_string(),
+    }
+}
+
+/// The start of QEMU's reason, at most 40 characters, for a line that
+/// must fit a terminal.
+pub fn brief(why: &str) -> String {
+    let first = why.lines().next().unwrap_or("").trim();
+    let first = first.strip_prefix("qemu-system-x86_64: ").unwrap_or(first);
+    match first.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &first[..cut]),
+        None => first.to_string(),
+    }
+}
+
 /// What the verdict is kept for: this host's kernel release and QEMU's
 /// version line; `None` when either cannot be read (nothing is kept then).
 fn key() -> Option<String> {
@@ -43,4 +67,17 @@ pub fn remember_failure(why: &str) {
 /// Forgets a failure: KVM ran a guest.
 pub fn forget() {
     let _ = std::fs::remove_file(path());
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_reason_is_cut_to_fit_a_line() {
+        assert_eq!(super::brief("short"), "short");
+        let long = "qemu-system-x86_64: KVM internal error. Suberror: 1 emulation failure RAX=0";
+        assert_eq!(
+            super::brief(long),
+            "KVM internal error. Suberror: 1 emulatio…"
+        );
+    }
 }
