@@ -629,6 +629,21 @@ fn detail_shows_each_jobs_rate_and_the_spread_between_them() {
         assert!(text.contains(job), "{job} missing:\n{text}");
     }
     assert!(text.contains("↳ fastest/slowest job "), "{text}");
+    // fio's percentile block, of every measured I/O's latency.
+    let result = read_result(&dir.path().join("jobs.json"));
+    let count = result["points"][0]["summary"]["latency_ns"]["count"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        text.contains(&format!("latency percentiles of {count} I/Os")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("  p1 ") && l.contains(" · p50 ")),
+        "{text}"
+    );
+    assert!(text.contains(" · max "), "{text}");
     // Without --detail the table stays one row a point.
     let plain = iolab()
         .args(["run", "--engine", "null", "--op", "read", "--bs", "4k"])
@@ -642,8 +657,7 @@ fn detail_shows_each_jobs_rate_and_the_spread_between_them() {
         .output()
         .unwrap();
     assert!(plain.status.success(), "{plain:?}");
-    assert!(
-        !String::from_utf8_lossy(&plain.stdout).contains("↳ job"),
-        "{plain:?}"
-    );
+    let plain_text = String::from_utf8_lossy(&plain.stdout);
+    assert!(!plain_text.contains("↳ job"), "{plain:?}");
+    assert!(!plain_text.contains("latency percentiles"), "{plain:?}");
 }

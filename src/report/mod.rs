@@ -10,6 +10,7 @@ pub mod fio_json;
 pub mod html;
 pub mod measurement;
 pub mod pacing;
+pub mod percentiles;
 pub mod render;
 pub mod screen;
 pub mod studies;

@@ -174,6 +174,9 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
         ));
         text.push('\n');
     }
+    if detail {
+        text.push_str(&super::percentiles::block(result));
+    }
     text.push_str(&screen.wrap(&if detail {
         checks(result)
     } else {
