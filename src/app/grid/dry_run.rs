@@ -1,0 +1,139 @@
+//! A grid's dry run: its plan, the disk space and time it would take (at the directory's measured speeds, and its guest's boots), and its points; nothing runs.
+
+use super::Grid;
+use crate::app::error::{AppError, Ending};
+use crate::plan::units::format_size;
+use crate::report::units::bytes;
+use crate::run::FREE_SPACE_MARGIN;
+
+/// The guest's boots a plan makes (one per round of guest points) and
+/// what they cost, from the last boot measured here: the times above are
+/// the I/O's alone.
+fn guest_boots(grid: &Grid) -> Option<String> {
+    use crate::plan::guest::Accelerator;
+    let spec = grid.guests.first()?;
+    let mut rounds: Vec<(Option<u32>, Option<u32>)> = grid
+        .points
+        .iter()
+        .filter(|p| p.workload().machine == crate::plan::Machine::Guest)
+        .map(|p| (p.round, p.workload().guest_config))
+        .collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    let boots = rounds.len();
+    if boots == 0 {
+        return None;
+    }
+    let measured = match spec.accel {
+        Accelerator::Auto => [Accelerator::Kvm, Accelerator::Tcg]
+            .into_iter()
+            .find_map(|a| Some((a, crate::guest::last_boot_seconds(a)?))),
+        accel => crate::guest::last_boot_seconds(accel).map(|s| (accel, s)),
+    };
+    let cost = match measured {
+        Some((accel, seconds)) => format!(
+            "about {seconds:.0} s each as the last {} boot here took, {:.0} s in all",
+            if accel == Accelerator::Kvm {
+                "KVM"
+            } else {
+                "TCG"
+            },
+            seconds * boots as f64
+        ),
+        None => "no boot measured here yet to estimate from".to_string(),
+    };
+    Some(format!(
+        "  guest: {boots} boot{} (one per round{}), {cost}; not in the times above\n",
+        if boots == 1 { "" } else { "s" },
+        if grid.guests.len() > 1 {
+            " and configuration"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The speeds a grid's estimate uses: its directory's device's, when it
+/// works in a local directory.
+fn speeds_for(grid: &Grid) -> crate::plan::Speeds {
+    match &grid.target {
+        Some(_) => crate::plan::Speeds::default(),
+        None => crate::app::speeds::load(&grid.dir),
+    }
+}
+
+/// Prints the plan and what it would cost; runs nothing.
+pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
+    // The run would refuse a directory in the kernel's trees: so does its plan.
+    if grid.target.is_none() {
+        let dir = std::fs::canonicalize(&grid.dir).unwrap_or_else(|_| grid.dir.clone());
+        crate::run::target::scratch::system_tree::refuse(&dir, &grid.dir.display().to_string())?;
+    }
+    let crate::plan::Cost {
+        one_pass_bytes,
+        moved_bytes: moved,
+        timed_s,
+        largest_bytes: largest,
+        adaptive,
+        one_pass_s,
+        measured,
+    } = crate::plan::cost(&grid.points, &speeds_for(grid));
+    let name = grid
+        .info
+        .name
+        .as_deref()
+        .map_or(String::new(), |n| format!(" {n}"));
+    let mut text = format!("{}{name}: {} points\n", grid.info.kind, grid.points.len());
+    if let Some(description) = &grid.info.description {
+        text.push_str(&format!("  {description}\n"));
+    }
+    let free = match &grid.target {
+        Some(_) => "free space asked of the server when it runs".to_string(),
+        None => rustix::fs::statvfs(&grid.dir)
+            .map(|s| format!("{} free there now", bytes(s.f_bavail * s.f_frsize)))
+            .unwrap_or_else(|_| "directory not there yet".to_string()),
+    };
+    text.push_str(&format!(
+        "  directory: {} ({free})\n  disk space: at most {} of scratch files at once, plus a {} margin\n",
+        grid.dir.display(),
+        bytes(largest),
+        format_size(FREE_SPACE_MARGIN)
+    ));
+    let bound = if adaptive { "at most " } else { "" };
+    text.push_str(&format!(
+        "  data: one-pass points move {bound}{} (plus layouts, about {} in all): {bound}{:.0} s {}\n",
+        bytes(one_pass_bytes.min(u128::from(u64::MAX)) as u64),
+        bytes(moved.min(u128::from(u64::MAX)) as u64),
+        one_pass_s,
+        crate::app::speeds::basis(measured)
+    ));
+    if timed_s > 0.0 {
+        text.push_str(&format!(
+            "  time-based points: {bound}{timed_s:.0} s of timed I/O and ramps\n"
+        ));
+    }
+    if adaptive {
+        text.push_str("  (at most: --until-ci repetitions may stop before --max-repeat)\n");
+    }
+    if let Some(line) = guest_boots(grid) {
+        text.push_str(&line);
+    }
+    text.push_str(&format!(
+        "  output: {} (plan {})\n",
+        grid.output.display(),
+        grid.info.hash
+    ));
+    for (index, point) in grid.points.iter().enumerate() {
+        match point.round {
+            Some(round) => text.push_str(&format!(
+                "{:>6}  {} (round {})\n",
+                index + 1,
+                point.label,
+                round + 1
+            )),
+            None => text.push_str(&format!("{:>6}  {}\n", index + 1, point.label)),
+        }
+    }
+    crate::app::output::print(&text)?;
+    Ok(Ending::Success)
+}
