@@ -216,6 +216,11 @@ mod with_mpi {
         /// Three hosts, the third's clocks a day ahead; `None` (skipped)
         /// without root.
         fn up() -> Option<HostLab> {
+            HostLab::with(&["--hosts", "3", "--clock", "h3=86400"])
+        }
+
+        /// A lab made with `arguments` to `scripts/hostlab up`.
+        fn with(arguments: &[&str]) -> Option<HostLab> {
             if !crate::mounts::root_or_skip("network namespaces") {
                 return None;
             }
@@ -229,9 +234,8 @@ mod with_mpi {
             };
             let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hostlab");
             let made = Command::new(script)
-                .args([
-                    "up", "--name", &lab.name, "--hosts", "3", "--clock", "h3=86400",
-                ])
+                .args(["up", "--name", &lab.name])
+                .args(arguments)
                 .arg("--subnet")
                 .arg(format!("10.{}.{}", 100 + count, pid % 250))
                 .output()
@@ -345,6 +349,42 @@ mod with_mpi {
         let state = Path::new("/run/iolab-hostlab").join(&lab.name);
         drop(lab);
         assert!(!state.exists(), "hostlab down removed {}", state.display());
+    }
+
+    /// Two hosts given one name (cloned machines, containers named alike):
+    /// their per-host figures could not be told apart, so the run is
+    /// refused in one line naming the host, exit 2, before any file is made.
+    #[test]
+    fn two_hosts_of_one_name_are_refused_before_any_io() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let Some(lab) = HostLab::with(&[
+            "--hosts",
+            "2",
+            "--hostname",
+            "h1=twin",
+            "--hostname",
+            "h2=twin",
+        ]) else {
+            return;
+        };
+        let dir = scratch();
+        mpirun.args(["-np", "2"]).args(lab.mpirun_args(1));
+        mpirun.args([IOLAB, "run", "--mpi", "--op", "write", "--size", "1m"]);
+        mpirun.args(["--no-report", "--dir"]).arg(dir.path());
+        let out = within(mpirun, Duration::from_secs(120));
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{all}");
+        let said: Vec<&str> = all
+            .lines()
+            .filter(|l| l.contains("hosts are named twin"))
+            .collect();
+        assert_eq!(said.len(), 1, "said once: {all}");
+        assert!(
+            said[0].contains("2 hosts are named twin (rank 0 and rank 1")
+                && said[0].contains("give each host its own name"),
+            "{all}"
+        );
+        assert!(entries(dir.path()).is_empty(), "nothing made: {all}");
     }
 
     /// A host whose link goes down mid-run (the lab's second): mpirun,

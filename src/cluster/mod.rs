@@ -88,6 +88,9 @@ struct Introduction {
     commit: Option<String>,
     arguments: Vec<String>,
     host: HostIdentity,
+    /// The rank's network namespace ([`crate::probe::process::net_namespace`]).
+    #[serde(default)]
+    net_namespace: u64,
     run_id: String,
 }
 
@@ -148,6 +151,7 @@ pub fn join(
             boot_id: crate::probe::process::boot_id(),
             monotonic_offset_ns: crate::probe::process::monotonic_offset_ns(),
         },
+        net_namespace: crate::probe::process::net_namespace(),
         run_id: run_id.to_string(),
     };
     let bytes = serde_json::to_vec(&introduction).expect("an introduction serializes");
@@ -157,7 +161,10 @@ pub fn join(
         .map(|b| serde_json::from_slice(b))
         .collect::<Result<_, _>>()
         .map_err(|e| usage!("--mpi: a rank sent an unreadable introduction: {e}"))?;
-    let differing = differing_ranks(&everyone);
+    let mut differing = differing_ranks(&everyone);
+    if differing.is_empty() {
+        differing = same_named_hosts(&everyone);
+    }
     PLACE.with(|p| p.set((transport.rank(), false)));
     let rank_hosts: Vec<HostIdentity> = everyone.iter().map(|i| i.host.clone()).collect();
     let hosts = group_hosts(&rank_hosts);
@@ -194,9 +201,7 @@ pub fn join(
     if !differing.is_empty() {
         // Every rank found the same difference: they all stop with it.
         PLACE.with(|p| p.set((cluster.rank(), true)));
-        return Err(usage!(
-            "--mpi: {differing}; every rank must run the same iolab with the same arguments"
-        ));
+        return Err(usage!("--mpi: {differing}"));
     }
     Ok(Some(cluster))
 }
@@ -303,10 +308,57 @@ fn differing_ranks(everyone: &[Introduction]) -> String {
         return String::new();
     }
     format!(
-        "{}, but rank 0 on {} runs {}",
+        "{}, but rank 0 on {} runs {}; every rank must run the same iolab with the same arguments",
         differing.join("; "),
         first.host.name,
         describe(first)
+    )
+}
+
+/// Two places that answer to one host name — other boots (cloned machines),
+/// or other network namespaces of one boot (containers given one name) —
+/// described; empty when every name is one host's. Their per-host figures
+/// (and which rank samples a host's devices and network) could not be told
+/// apart.
+fn same_named_hosts(everyone: &[Introduction]) -> String {
+    // Host name → the (boot, network namespace) places and their ranks.
+    let mut places: Vec<(&str, Vec<((&str, u64), Vec<usize>)>)> = Vec::new();
+    for (rank, introduction) in everyone.iter().enumerate() {
+        let name = introduction.host.name.as_str();
+        let place = (
+            introduction.host.boot_id.as_str(),
+            introduction.net_namespace,
+        );
+        let index = match places.iter().position(|(n, _)| *n == name) {
+            Some(index) => index,
+            None => {
+                places.push((name, Vec::new()));
+                places.len() - 1
+            }
+        };
+        let seen = &mut places[index].1;
+        match seen.iter_mut().find(|(p, _)| *p == place) {
+            Some((_, ranks)) => ranks.push(rank),
+            None => seen.push((place, vec![rank])),
+        }
+    }
+    let Some((name, seen)) = places.into_iter().find(|(_, seen)| seen.len() > 1) else {
+        return String::new();
+    };
+    let listed: Vec<String> = seen
+        .iter()
+        .map(|(_, ranks)| {
+            let listed: Vec<String> = ranks.iter().map(usize::to_string).collect();
+            match ranks.len() {
+                1 => format!("rank {}", listed[0]),
+                _ => format!("ranks {}", listed.join(",")),
+            }
+        })
+        .collect();
+    format!(
+        "{} hosts are named {name} ({}: other boots or network namespaces); their figures could not be told apart: give each host its own name",
+        seen.len(),
+        listed.join(" and ")
     )
 }
 
@@ -527,5 +579,34 @@ mod tests {
             "one host"
         );
         assert!(lost_host_note("Slurm srun", 3, None).is_none());
+    }
+
+    #[test]
+    fn two_places_answering_to_one_host_name_are_refused() {
+        let rank = |name: &str, boot: &str, net: u64| Introduction {
+            version: String::new(),
+            commit: None,
+            arguments: Vec::new(),
+            host: HostIdentity {
+                name: name.to_string(),
+                boot_id: boot.to_string(),
+                monotonic_offset_ns: 0,
+            },
+            net_namespace: net,
+            run_id: String::new(),
+        };
+        // Two ranks of one host, and a host of its own name: fine.
+        let fine = [rank("a", "b1", 7), rank("a", "b1", 7), rank("c", "b1", 8)];
+        assert_eq!(same_named_hosts(&fine), "");
+        // Containers of one boot given one name.
+        let namespaces = [rank("a", "b1", 7), rank("a", "b1", 9), rank("a", "b1", 7)];
+        assert_eq!(
+            same_named_hosts(&namespaces),
+            "2 hosts are named a (ranks 0,2 and rank 1: other boots or network namespaces); \
+             their figures could not be told apart: give each host its own name"
+        );
+        // Cloned machines: one name, two boots.
+        let clones = [rank("a", "b1", 7), rank("a", "b2", 7)];
+        assert!(same_named_hosts(&clones).starts_with("2 hosts are named a"));
     }
 }

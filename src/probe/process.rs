@@ -8,6 +8,14 @@ pub fn boot_id() -> String {
         .unwrap_or_default()
 }
 
+/// The inode of this process's network namespace (`/proc/self/ns/net`):
+/// two processes of one boot with different ones reach different
+/// networks, as two hosts do; 0 where it cannot be read.
+pub fn net_namespace() -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self/ns/net").map_or(0, |m| m.ino())
+}
+
 /// How far this process's CLOCK_MONOTONIC reads ahead of its kernel's, ns:
 /// the `monotonic` line of /proc/self/timens_offsets in a time namespace
 /// (Linux 5.6 on; `unshare --time --monotonic=…`, CRIU's restored
