@@ -321,8 +321,9 @@ fn differing_ranks(everyone: &[Introduction]) -> String {
 /// (and which rank samples a host's devices and network) could not be told
 /// apart.
 fn same_named_hosts(everyone: &[Introduction]) -> String {
-    // Host name → the (boot, network namespace) places and their ranks.
-    let mut places: Vec<(&str, Vec<((&str, u64), Vec<usize>)>)> = Vec::new();
+    // Host name → the places (boot id, network namespace) and their ranks.
+    type Places<'a> = Vec<((&'a str, u64), Vec<usize>)>;
+    let mut places: Vec<(&str, Places<'_>)> = Vec::new();
     for (rank, introduction) in everyone.iter().enumerate() {
         let name = introduction.host.name.as_str();
         let place = (
