@@ -342,6 +342,16 @@ mod with_mpi {
         }
         let per_host = repetition["hosts"].as_array().unwrap();
         assert_eq!(per_host.len(), 3);
+        // Each host's network is its own namespace's: its veth, eth0.
+        for host in per_host {
+            let interfaces: Vec<&str> = host["activity"]["network"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{host}"))
+                .iter()
+                .map(|n| n["name"].as_str().unwrap())
+                .collect();
+            assert!(interfaces.contains(&"eth0"), "{host}");
+        }
         assert_eq!(
             per_host.iter().map(|h| u64_at(h, "bytes")).sum::<u64>(),
             sum
