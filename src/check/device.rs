@@ -306,30 +306,28 @@ fn foreign_io(point: &Point, found: &mut Findings) {
         let Some(bound) = bound else { continue };
         for device in &activity.devices {
             if device.read_bytes > bound.read + FOREIGN_SLACK {
+                let jobs = if bound.read == 0 {
+                    format!("the jobs only wrote new files of {}", bytes(bound.files))
+                } else if bound.app_read > bound.files {
+                    format!("the jobs read {}", bytes(bound.app_read))
+                } else {
+                    format!("the jobs' files hold {}", bytes(bound.files))
+                };
                 seen.push(format!(
-                    "{} read {} in repetition {} (the jobs {} {}{})",
+                    "{} read {} in repetition {}, {} more than the jobs explain ({jobs})",
                     device.name,
                     bytes(device.read_bytes),
                     repetition.index,
-                    if bound.read == 0 {
-                        "only wrote new files of"
-                    } else {
-                        "read at most files of"
-                    },
-                    bytes(bound.files),
-                    if bound.app_read > 0 {
-                        format!(", {} read", bytes(bound.app_read))
-                    } else {
-                        String::new()
-                    }
+                    bytes(device.read_bytes - bound.read),
                 ));
             }
             if bound.writes && device.write_bytes > bound.write + FOREIGN_SLACK {
                 seen.push(format!(
-                    "{} wrote {} in repetition {} (the jobs wrote {})",
+                    "{} wrote {} in repetition {}, {} more than the jobs explain (they wrote {})",
                     device.name,
                     bytes(device.write_bytes),
                     repetition.index,
+                    bytes(device.write_bytes - bound.write),
                     bytes(bound.app_write)
                 ));
             }

@@ -458,7 +458,7 @@ mod tests {
         let found = with("write", device(200 << 20, 64 << 20));
         assert_eq!(
             evidence(&found, "foreign-io"),
-            "vda read 200 MiB in repetition 0 (the jobs only wrote new files of 1.00 MiB)"
+            "vda read 200 MiB in repetition 0, 200 MiB more than the jobs explain (the jobs only wrote new files of 1.00 MiB)"
         );
         // The writes of 16,384 I/Os, a page each, and the data thrice: the run's own.
         let own = with("write", device(0, (3 << 26) + (16_384 << 12)));
@@ -533,7 +533,7 @@ mod tests {
         let found = grouped(200 << 20, 64 << 20);
         assert_eq!(
             evidence(&found, "foreign-io"),
-            "vda read 200 MiB in repetition 0 (the jobs read at most files of 2.00 MiB, 64.0 MiB read)"
+            "vda read 200 MiB in repetition 0, 136 MiB more than the jobs explain (the jobs read 64.0 MiB)"
         );
     }
 
