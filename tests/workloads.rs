@@ -661,3 +661,34 @@ fn detail_shows_each_jobs_rate_and_the_spread_between_them() {
     assert!(!plain_text.contains("↳ job"), "{plain:?}");
     assert!(!plain_text.contains("latency percentiles"), "{plain:?}");
 }
+
+/// With io_uring, `--detail`'s percentile block also gives the submission
+/// time per I/O (fio's slat), merged over the measured repetitions.
+#[test]
+fn detail_gives_io_urings_submission_time_as_fios_slat() {
+    if !uring_works() {
+        crate::not_here!("io_uring is not available here");
+        return;
+    }
+    let dir = scratch();
+    let output = iolab()
+        .args(["run", "--engine", "uring", "--iodepth", "4", "--op", "read"])
+        .args(["--size", "4m", "--runtime", "300ms", "--repeat", "2"])
+        .args(["--detail", "--progress", "never", "--no-report", "--dir"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(dir.path().join("slat.json"))
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("  submission (fio's slat"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("p50 ") && line.contains("p99 ") && line.contains("max "),
+        "{line}"
+    );
+}

@@ -1,4 +1,4 @@
-//! fio's completion-latency percentile block in text, for `--detail`: each point's percentiles from its measured repetitions' merged histogram, only those its I/O count can tell from the maximum.
+//! fio's latency percentile block in text, for `--detail`: each point's completion-latency percentiles from its measured repetitions' merged histogram (only those its I/O count can tell from the maximum), and io_uring's submission time (fio's slat).
 
 use super::units::latency;
 use crate::record::{LatencySummary, ResultFile};
@@ -44,8 +44,35 @@ pub fn block(result: &ResultFile) -> String {
             text.push_str(&line.join(" · "));
             text.push('\n');
         }
+        if let Some(submit) = submission(point) {
+            text.push_str(&format!(
+                "  submission (fio's slat: io_uring_enter's time per I/O submitted): {}\n",
+                told_apart(&submit)
+                    .into_iter()
+                    .filter(|q| q.starts_with("p50 ")
+                        || q.starts_with("p99 ")
+                        || q.starts_with("max "))
+                    .collect::<Vec<_>>()
+                    .join(" · ")
+            ));
+        }
     }
     text
+}
+
+/// The submission times of a point's measured repetitions, merged
+/// (io_uring only); `None` when none kept them or they do not merge.
+fn submission(point: &crate::record::Point) -> Option<LatencySummary> {
+    let kept: Vec<&LatencySummary> = point
+        .measured()
+        .filter_map(|r| r.submit_ns.as_ref())
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    crate::record::histogram::merged_latency(&kept)
+        .ok()
+        .flatten()
 }
 
 /// `p50 645 ns`, … for the percentiles whose tail holds at least one of
