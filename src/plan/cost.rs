@@ -167,6 +167,7 @@ pub fn cost(points: &[PlannedPoint], speeds: &Speeds) -> Cost {
                 // The untimed layout, at most once per file set: buffered
                 // writes in large blocks.
                 cost.moved_bytes += per_repetition;
+                cost.measured |= speeds.of(Kind::BufferedWrite).is_some();
                 cost.one_pass_s +=
                     speeds.seconds(Kind::BufferedWrite, per_repetition as f64, 1 << 20);
             }
