@@ -330,16 +330,18 @@ pub struct Repetition {
     /// I/Os completed in the timed region.
     pub ops: u64,
     /// Wall time from the common start of all jobs to the last job's end, ns.
-    /// Present only when status is `ok`: failures are never timed.
+    /// Absent when it failed (failures are never timed), or when a signal
+    /// cut it before its timed region; an interrupted repetition's figures
+    /// are of its time until the signal and count in no summary.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub elapsed_ns: Option<u64>,
-    /// bytes / elapsed, bytes/s; only when `ok`.
+    /// bytes / elapsed, bytes/s; only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub throughput_bps: Option<f64>,
-    /// ops / elapsed, I/Os per second; only when `ok`.
+    /// ops / elapsed, I/Os per second; only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub iops: Option<f64>,
-    /// Per-I/O latency, ns (queued engines — uring, libaio, nfs, iscsi — from submission to completion); only when `ok`.
+    /// Per-I/O latency, ns (queued engines — uring, libaio, nfs, iscsi — from submission to completion); only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
     /// io_uring only: time in the submitting system call, per I/O submitted, ns.
@@ -372,11 +374,11 @@ pub struct Repetition {
     /// Page-cache state of the files just before the timed region.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cache: Option<CacheState>,
-    /// CPU used by the I/O threads over the timed region; only when `ok`.
+    /// CPU used by the I/O threads over the timed region; only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cpu: Option<Cpu>,
     /// What the stack's devices, the network, the CPUs and NFS did over the
-    /// timed region (sampled beside the I/O threads); only when `ok`.
+    /// timed region (sampled beside the I/O threads); only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub activity: Option<Activity>,
     /// Figures per interval of the timed region (all jobs together).
@@ -497,13 +499,13 @@ pub struct DirectionShare {
     pub bytes: u64,
     /// I/Os completed in this direction.
     pub ops: u64,
-    /// `bytes` over the repetition's elapsed time, bytes/s; only when `ok`.
+    /// `bytes` over the repetition's elapsed time, bytes/s; only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub throughput_bps: Option<f64>,
-    /// `ops` over the repetition's elapsed time, I/Os per second; only when `ok`.
+    /// `ops` over the repetition's elapsed time, I/Os per second; only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub iops: Option<f64>,
-    /// The latency of this direction's I/Os, ns; only when `ok`.
+    /// The latency of this direction's I/Os, ns; only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
 }
