@@ -161,6 +161,19 @@ fn interrupt_with(signal: i32, expected_status: i32) {
     assert!(check_codes(first_point(&result)).contains(&"interrupted".to_string()));
 }
 
+/// SIGINT to `child` a second after its first job thread appears (within
+/// `limit`), then its output once it has ended.
+fn ctrl_c_once_measuring(child: std::process::Child, limit: Duration) -> std::process::Output {
+    wait_for_thread(child.id(), "iolab-job", limit);
+    std::thread::sleep(Duration::from_secs(1));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Ctrl-C a second into a 30 s run without `--output`: the run keeps the
 /// figures of the time measured, marked interrupted (fio prints the
 /// figures of what ran), in its default result file and its table, and
@@ -186,14 +199,7 @@ fn an_interrupted_run_keeps_what_it_measured_marked_interrupted() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(120));
-    std::thread::sleep(Duration::from_secs(1));
-    rustix::process::kill_process(
-        rustix::process::Pid::from_child(&child),
-        rustix::process::Signal::INT,
-    )
-    .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = ctrl_c_once_measuring(child, Duration::from_secs(120));
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
@@ -1013,14 +1019,7 @@ fn an_interrupted_until_ci_run_says_it_was_stopped() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for_thread(child.id(), "iolab-job", Duration::from_secs(60));
-    std::thread::sleep(Duration::from_secs(1));
-    rustix::process::kill_process(
-        rustix::process::Pid::from_child(&child),
-        rustix::process::Signal::INT,
-    )
-    .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = ctrl_c_once_measuring(child, Duration::from_secs(60));
     assert_eq!(output.status.code(), Some(130));
     let result = read_result(&result_path);
     let point = first_point(&result);
