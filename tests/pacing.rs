@@ -325,23 +325,30 @@ fn rates_per_direction_are_kept_apart_and_set_the_mix() {
         serde_json::json!({ "read": 3000, "write": 1000 })
     );
     let pacings = pacings(point);
-    // The best repetition (one preempted at its end on a busy machine
-    // does not decide) kept both rates within 0.2%: each direction's own
-    // schedule gives exact counts, where drawing the direction of a 4000/s
-    // schedule would stray by ~2.7% on the writes (binomial, one second).
-    let worst_direction = |pacing: &&Value| {
-        pacing["directions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| (d["achieved_fraction"].as_f64().unwrap() - 1.0).abs())
-            .fold(0.0, f64::max)
-    };
-    let best = pacings
-        .iter()
-        .map(worst_direction)
-        .fold(f64::INFINITY, f64::min);
-    assert!(best <= 0.002, "{pacings:?}");
+    // Each direction on its own schedule issues its own count: after any
+    // stretch, reads are 3 × writes to within one I/O of each schedule,
+    // however late the machine ran them (a late schedule catches up in
+    // order of intended time). Drawing the direction of one 4000/s
+    // schedule would stray by ~110 reads (binomial, one second); 6 allows
+    // one I/O each way at both ends of the timed stretch. Counts,
+    // not rates, so a preempted repetition does not decide.
+    for repetition in point["repetitions"].as_array().unwrap() {
+        let ops = |direction: &str| {
+            repetition["directions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["direction"] == direction)
+                .and_then(|d| d["ops"].as_i64())
+                .unwrap()
+        };
+        let (reads, writes) = (ops("read"), ops("write"));
+        assert!(writes > 0, "{repetition}");
+        assert!(
+            (reads - 3 * writes).abs() <= 6,
+            "{reads} reads, {writes} writes"
+        );
+    }
     let directions = pacings[0]["directions"].as_array().unwrap();
     let asked: Vec<(&str, f64)> = directions
         .iter()
