@@ -62,9 +62,9 @@ const RULES: &[(&str, &[&str])] = &[
         &["plan", "record", "stats", "check", "gather", "input"],
     ),
     ("report", &["plan", "record", "stats", "compare", "check"]),
-    // Traces read, and replayed onto a target the runner's safety makes.
+    // Traces read, and replayed through the engines onto a target the runner's safety makes.
     ("trace", &["plan"]),
-    ("replay", &["trace", "run", "clock", "plan"]),
+    ("replay", &["trace", "run", "engine", "clock", "plan"]),
     // The command line and the commands.
     ("preset", &["plan"]),
     ("cli", &["plan", "preset", "compare"]),

@@ -618,3 +618,93 @@ fn an_interrupted_replay_keeps_its_figures_and_leaves_nothing() {
     assert!(stdout.contains("then interrupted"), "{stdout}");
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
+
+/// Every engine replays a trace's writes, data syncs, reads and trims as
+/// the trace has them, and strace sees them go through that engine's own
+/// calls: pwrite64/fdatasync/pread64/fallocate one at a time, libaio's
+/// io_submit with IOCB_CMD_PWRITE/FDSYNC/PREAD (its trim a fallocate, as
+/// libaio has none), io_uring's io_uring_enter with no data call at all.
+#[test]
+fn each_engine_replays_writes_syncs_reads_and_trims_through_its_own_calls() {
+    if !crate::mounts::have("strace") {
+        crate::skip!("strace is not installed (scripts/test installs it)");
+        return;
+    }
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("job.iolog");
+    // 12 KiB I/Os, a size the layout of the created file never writes.
+    let mut text = String::from("fio version 3 iolog\n0 /f add\n0 /f open\n");
+    for i in 0..8u64 {
+        text.push_str(&format!("{} /f write {} 12288\n", i * 500, i * 12288));
+    }
+    text.push_str("4000 /f datasync\n");
+    for i in 0..4u64 {
+        text.push_str(&format!("{} /f read {} 12288\n", 4500 + i * 500, i * 12288));
+    }
+    text.push_str("6500 /f trim 98304 12288\n6500 /f close\n");
+    std::fs::write(&trace, text).unwrap();
+    for engine in ["psync", "libaio", "uring"] {
+        let calls = out.path().join(format!("{engine}.strace"));
+        let record = out.path().join(format!("{engine}.json"));
+        let output = std::process::Command::new("strace")
+            .args(["-f", "-qq", "-o"])
+            .arg(&calls)
+            .args([
+                "-e",
+                "trace=pwrite64,pread64,fdatasync,fallocate,io_submit,io_uring_enter",
+            ])
+            .arg(assert_cmd::cargo::cargo_bin("iolab"))
+            .arg("replay")
+            .arg(&trace)
+            .args(["--engine", engine, "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&record)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let value: Value =
+            serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+        crate::util::validate_against(&value, "iolab.replay-1.schema.json");
+        assert_eq!(value["target"]["engine"], engine);
+        assert_eq!(
+            exact_counts(&value),
+            vec![
+                ("read".into(), 4, 4 * 12288),
+                ("write".into(), 8, 8 * 12288),
+                ("flush".into(), 1, 0),
+                ("trim".into(), 1, 12288),
+            ],
+            "{engine}"
+        );
+        let seen = std::fs::read_to_string(&calls).unwrap();
+        let count = |needle: &str| seen.lines().filter(|l| l.contains(needle)).count();
+        let data_calls = (count(", 12288, "), count("fdatasync("), count("PUNCH_HOLE"));
+        let queued = (
+            count("IOCB_CMD_PWRITE"),
+            count("IOCB_CMD_FDSYNC"),
+            count("IOCB_CMD_PREAD"),
+        );
+        match engine {
+            "psync" => {
+                assert_eq!(data_calls, (12, 1, 1), "{seen}");
+                assert_eq!(count("io_submit("), 0, "{seen}");
+            }
+            "libaio" => {
+                assert_eq!(queued, (8, 1, 4), "{seen}");
+                // The trim alone is a system call of its own.
+                assert_eq!(data_calls, (0, 0, 1), "{seen}");
+            }
+            _ => {
+                assert_eq!(data_calls, (0, 0, 0), "{seen}");
+                assert_eq!(queued, (0, 0, 0), "{seen}");
+                assert!(count("io_uring_enter(") >= 14, "{seen}");
+            }
+        }
+        assert!(entries(dir.path()).is_empty(), "{engine}");
+    }
+}

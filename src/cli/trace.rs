@@ -42,9 +42,9 @@ pub struct ReplayArgs {
     /// repeat its /dev/NAME exactly (refused while anything lives on it).
     #[arg(long, value_name = "/dev/NAME", requires = "file")]
     pub destroy_data: Option<PathBuf>,
-    /// uring (up to --depth in flight), psync (one at a time), or null
-    /// (no I/O: the replayer's own timing).
-    #[arg(long, default_value = "uring", value_parser = clap::builder::PossibleValuesParser::new(["uring", "psync", "null"]))]
+    /// uring or libaio (up to --depth in flight), psync (one at a time), or
+    /// null (no I/O: the replayer's own timing).
+    #[arg(long, default_value = "uring", value_parser = clap::builder::PossibleValuesParser::new(["uring", "libaio", "psync", "null"]))]
     pub engine: String,
     /// The most I/Os in flight (the trace's order is kept whatever the cap).
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]

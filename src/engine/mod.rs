@@ -123,6 +123,18 @@ pub trait QueuedIo {
     }
     /// Makes everything written so far durable, outside the queue.
     fn sync_all(&self) -> io::Result<()>;
+    /// Whether [`QueuedIo::queue_flush`] queues a data sync; when not, a
+    /// caller waits for what is in flight and calls [`QueuedIo::sync_all`].
+    fn queues_flushes(&self) -> bool {
+        false
+    }
+    /// Queues a data sync of the file (fdatasync) tagged with slot `slot`,
+    /// completing with 0 or a negated errno; false when the queue is full
+    /// or the engine queues none ([`QueuedIo::queues_flushes`]).
+    fn queue_flush(&mut self, slot: u32) -> bool {
+        let _ = slot;
+        false
+    }
     /// Waits until a completion is ready or `timeout` passes, for a paced
     /// loop whose next I/O is due then. The default polls
     /// [`QueuedIo::has_completions`], right for engines whose completions

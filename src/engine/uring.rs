@@ -225,6 +225,20 @@ impl QueuedIo for UringIo {
         error
     }
 
+    /// `IORING_OP_FSYNC` with `IORING_FSYNC_DATASYNC`.
+    fn queues_flushes(&self) -> bool {
+        true
+    }
+
+    fn queue_flush(&mut self, slot: u32) -> bool {
+        let entry = opcode::Fsync::new(types::Fixed(0))
+            .flags(types::FsyncFlags::DATASYNC)
+            .build()
+            .user_data(u64::from(slot));
+        // SAFETY: the entry points at no memory.
+        unsafe { self.ring.submission().push(&entry).is_ok() }
+    }
+
     /// fsync(2) of the file, outside the ring.
     fn sync_all(&self) -> io::Result<()> {
         // SAFETY: the descriptor outlives this value (it was borrowed for its lifetime).

@@ -1,14 +1,17 @@
-//! The replay loop: one thread issues the trace's I/Os in order at their times and reaps their completions, through io_uring up to the depth cap, `pread`/`pwrite` one at a time, or no I/O at all.
+//! The replay loop: one thread issues the trace's I/Os in order at their times and reaps their completions through an engine's queue (io_uring or libaio up to the depth cap), `pread`/`pwrite` one at a time, or no I/O at all.
 
 use super::fidelity::{Fidelity, Tally};
 use super::target::Target;
 use crate::clock::now_ns;
+use crate::engine::libaio::LibaioIo;
+use crate::engine::uring::UringIo;
+use crate::engine::{Direction, QueuedIo};
 use crate::run::io::buffer::AlignedBuffer;
 use crate::trace::{Format, IoKind, TraceIo, TraceReader, TraceSummary};
-use io_uring::{IoUring, opcode, types};
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 /// How the I/O is done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -16,6 +19,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub enum Engine {
     /// io_uring, up to the depth cap in flight.
     Uring,
+    /// Linux native AIO (`io_submit`), up to the depth cap in flight.
+    Libaio,
     /// `pread`/`pwrite`/`fdatasync`, one at a time (the cap is 1).
     Psync,
     /// No I/O: each I/O completes as it is issued (the replayer's own timing).
@@ -48,12 +53,13 @@ pub struct Replayed {
     pub interrupted: bool,
 }
 
-/// An I/O in flight: its trace sequence, kind, length and issue time.
+/// An I/O in flight: its trace sequence, kind, length, offset and issue time.
 #[derive(Clone, Copy, Default)]
 struct Slot {
     sequence: u64,
     kind: Option<IoKind>,
     len: u64,
+    offset: u64,
     issued: u64,
 }
 
@@ -99,90 +105,111 @@ pub fn replay(
     target: &Target,
     stop: &AtomicUsize,
 ) -> Result<Replayed, String> {
-    let depth = if options.engine == Engine::Psync {
-        1
-    } else {
-        options.depth.max(1)
+    // The null engine keeps the cap it was given (its I/Os end as they
+    // are issued, so it never reaches it); psync's is one.
+    let depth = match options.engine {
+        Engine::Psync => 1,
+        _ => options.depth.max(1),
     };
-    let scaled = |at: u64| options.speed.map_or(0, |s| (at as f64 / s) as u64);
-    let duration = scaled(options.summary.duration_ns);
-    let mut tally = Tally::new(duration, depth, options.interval_ns);
-    let mut reader = TraceReader::open(&options.trace, Some(options.format))
-        .map_err(|e| e.0)?
-        .selecting(&options.selection);
     // Each slot's buffer holds the trace's largest I/O, made before the
     // start: nothing is allocated while replaying.
     let each = options.summary.largest.max(4096).next_power_of_two() as usize;
-    let mut buffers: Vec<AlignedBuffer> = Vec::new();
-    for slot in 0..depth {
-        buffers.push(
-            AlignedBuffer::try_with_data(each, 4096, slot + 1)
-                .ok_or_else(|| format!("cannot allocate {depth} buffers of {each} bytes"))?,
-        );
-    }
-    let mut slots = vec![Slot::default(); depth as usize];
-    let mut free: Vec<usize> = (0..depth as usize).rev().collect();
-    let mut ring = match options.engine {
-        Engine::Uring => Some(
-            IoUring::new((depth as u32).next_power_of_two().max(8))
-                .map_err(|e| format!("io_uring: {e}"))?,
-        ),
-        _ => None,
+    let mut buffers = AlignedBuffer::try_with_data(each * depth as usize, 4096, 1)
+        .ok_or_else(|| format!("cannot allocate {depth} buffers of {each} bytes"))?;
+    let opened = |e: std::io::Error| format!("{}: {e}", options.engine_name());
+    let (outcome, left_in_flight) = match (options.engine, target.fd()) {
+        (Engine::Uring, Some(fd)) => {
+            // SAFETY: `buffers` holds depth × each bytes and outlives the
+            // ring; a request `drive` could not reap leaks them (below).
+            let mut ring = unsafe { UringIo::new(fd, depth as u32, buffers.as_mut_ptr(), each) }
+                .map_err(opened)?;
+            drive(&mut ring, depth, options, target, stop)
+        }
+        (Engine::Libaio, Some(fd)) => {
+            // SAFETY: as for io_uring.
+            let mut aio = unsafe { LibaioIo::new(fd, depth as u32, buffers.as_mut_ptr(), each) }
+                .map_err(opened)?;
+            drive(&mut aio, depth, options, target, stop)
+        }
+        (engine, fd) => {
+            let mut at_once = AtOnce {
+                fd: fd.filter(|_| engine != Engine::Null),
+                buffer: &mut buffers,
+                done: None,
+            };
+            drive(&mut at_once, depth, options, target, stop)
+        }
     };
+    // The engine is gone; the kernel may still hold what it never ended.
+    if left_in_flight > 0 {
+        std::mem::forget(buffers);
+    }
+    outcome
+}
+
+impl ReplayOptions {
+    fn engine_name(&self) -> &'static str {
+        match self.engine {
+            Engine::Uring => "io_uring",
+            Engine::Libaio => "libaio",
+            Engine::Psync => "psync",
+            Engine::Null => "null",
+        }
+    }
+}
+
+/// The replay loop over any engine's queue. An I/O is due at its trace
+/// time divided by the speed from the start; the loop sleeps (or, with
+/// I/Os in flight, waits on the queue) until then, issues it, and reaps
+/// what completed. A failed I/O ends the issuing; what is in flight is
+/// reaped before the buffers go. Also returns the I/Os still in flight
+/// when the engine would not end them (their buffers must then be leaked).
+fn drive<Q: QueuedIo>(
+    queue: &mut Q,
+    depth: u64,
+    options: &ReplayOptions,
+    target: &Target,
+    stop: &AtomicUsize,
+) -> (Result<Replayed, String>, u64) {
+    let scaled = |at: u64| options.speed.map_or(0, |s| (at as f64 / s) as u64);
+    let duration = scaled(options.summary.duration_ns);
+    let mut tally = Tally::new(duration, depth, options.interval_ns);
+    let mut reader = match TraceReader::open(&options.trace, Some(options.format)) {
+        Ok(reader) => reader.selecting(&options.selection),
+        Err(e) => return (Err(e.0), 0),
+    };
+    let mut slots = vec![Slot::default(); depth as usize];
+    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     // Timer slack of 1 ns: the default 50 µs would be each wake-up's lag.
     // SAFETY: PR_SET_TIMERSLACK takes a value and touches no memory.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-    let fd = target.fd();
     let start = now_ns() + 1_000_000;
     let mut sequence = 0u64;
     let mut in_flight = 0u64;
-    let mut next = reader.next_io().map_err(|e| e.0)?;
+    let mut next = match reader.next_io() {
+        Ok(next) => next,
+        Err(e) => return (Err(e.0), 0),
+    };
     let mut interrupted = false;
     let mut last_done = start;
     let mut failure: Option<String> = None;
-    // An error of the ring or the trace mid-replay: the loop ends, and the
-    // I/Os in flight are waited for before their buffers go.
+    // An error of the engine or the trace mid-replay: the issuing ends,
+    // and the I/Os in flight are waited for before their buffers go.
     let mut fatal: Option<String> = None;
-    macro_rules! fatal {
-        ($message:expr) => {{
-            fatal = Some($message);
-            break;
-        }};
-    }
-    loop {
-        if stop.load(Ordering::Relaxed) != 0 && !interrupted {
-            interrupted = true;
-            next = None;
-        }
-        // Reap what completed.
-        if let Some(ring) = ring.as_mut() {
-            for cqe in ring.completion() {
-                let index = cqe.user_data() as usize;
-                let slot = slots[index];
+    let engine = options.engine_name();
+    // Reaps what completed; the first failure is kept, named by its place
+    // in the trace, and not timed.
+    macro_rules! reap {
+        () => {{
+            let mut failed: Option<(u32, i32)> = None;
+            queue.reap(|index, result| {
+                let slot = slots[index as usize];
                 let now = now_ns();
                 let kind = slot.kind.expect("in flight");
-                let result = cqe.result();
-                if result < 0
-                    || (kind != IoKind::Flush && kind != IoKind::Trim && result as u64 != slot.len)
-                {
-                    failure.get_or_insert_with(|| {
-                        if result < 0 {
-                            format!(
-                                "I/O {} of the trace ({} of {} bytes) failed: {} (not timed)",
-                                slot.sequence + 1,
-                                kind.name(),
-                                slot.len,
-                                std::io::Error::from_raw_os_error(-result)
-                            )
-                        } else {
-                            format!(
-                                "I/O {} of the trace ({} of {} bytes) moved {result} bytes (not timed)",
-                                slot.sequence + 1,
-                                kind.name(),
-                                slot.len
-                            )
-                        }
-                    });
+                let whole =
+                    matches!(kind, IoKind::Flush | IoKind::Trim) || result as u64 == slot.len;
+                if result < 0 || !whole {
+                    failed.get_or_insert((index, result));
                 } else {
                     tally.completed(
                         slot.sequence,
@@ -195,148 +222,166 @@ pub fn replay(
                 last_done = last_done.max(now);
                 in_flight -= 1;
                 free.push(index);
+            });
+            if let Some((index, result)) = failed.filter(|_| failure.is_none()) {
+                let slot = slots[index as usize];
+                let kind = slot.kind.expect("in flight").name();
+                let what = if result < 0 {
+                    format!("failed: {}", queue.failure(index, result))
+                } else {
+                    format!("moved {result} bytes")
+                };
+                failure = Some(format!(
+                    "I/O {} of the trace ({kind} of {} bytes at {}) {what} (not timed)",
+                    slot.sequence + 1,
+                    slot.len,
+                    slot.offset
+                ));
             }
+        }};
+    }
+    loop {
+        if stop.load(Ordering::Relaxed) != 0 && !interrupted {
+            interrupted = true;
+            next = None;
         }
-        if failure.is_some() {
+        reap!();
+        if failure.is_some() || fatal.is_some() {
             next = None;
         }
         let Some(io) = next else {
             if in_flight == 0 {
                 break;
             }
-            let ring = ring.as_mut().expect("only io_uring leaves I/Os in flight");
-            if let Err(e) = ring.submit_and_wait(1) {
+            if let Err(e) = queue.wait(1) {
                 if e.raw_os_error() != Some(libc::EINTR) {
-                    fatal!(format!("io_uring: {e}"));
+                    fatal.get_or_insert(format!("{engine}: {e}"));
+                    break;
                 }
             }
             continue;
         };
-        let due = start + scaled(io.at_ns);
         if in_flight >= depth {
-            let ring = ring.as_mut().expect("only io_uring reaches the cap");
-            if let Err(e) = ring.submit_and_wait(1) {
+            if let Err(e) = queue.wait(1) {
                 if e.raw_os_error() != Some(libc::EINTR) {
-                    fatal!(format!("io_uring: {e}"));
+                    fatal = Some(format!("{engine}: {e}"));
                 }
             }
             continue;
         }
+        let due = start + scaled(io.at_ns);
         let now = now_ns();
         if now < due {
-            match ring.as_mut() {
-                Some(ring) if in_flight > 0 => {
-                    let left = due - now;
-                    let ts = types::Timespec::new()
-                        .sec(left / 1_000_000_000)
-                        .nsec((left % 1_000_000_000) as u32);
-                    let args = types::SubmitArgs::new().timespec(&ts);
-                    match ring.submitter().submit_with_args(1, &args) {
-                        Ok(_) => {}
-                        Err(e) if e.raw_os_error() == Some(libc::ETIME) => {}
-                        Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                        Err(e) => fatal!(format!("io_uring: {e}")),
-                    }
-                    continue;
+            if in_flight > 0 {
+                // Completions are reaped while waiting: their times are
+                // theirs, not the next issue's.
+                if let Err(e) = queue.wait_for(Duration::from_nanos(due - now)) {
+                    fatal = Some(format!("{engine}: {e}"));
                 }
-                _ => wait_until(due, stop),
+                continue;
             }
+            wait_until(due, stop);
             if stop.load(Ordering::Relaxed) != 0 {
                 continue;
             }
+        }
+        if io.kind == IoKind::Flush && in_flight > 0 && !queue.queues_flushes() {
+            // An engine that queues no sync: the flush waits for what is
+            // in flight, as the sync call would.
+            if let Err(e) = queue.wait(in_flight as usize) {
+                fatal = Some(format!("{engine}: {e}"));
+            }
+            continue;
         }
         let offset = place(&io, target.length, options.wrap);
         let index = free.pop().expect("a free slot below the cap");
         let issued = now_ns();
         tally.issued(due - start, issued - start, io.len);
-        slots[index] = Slot {
+        slots[index as usize] = Slot {
             sequence,
             kind: Some(io.kind),
             len: io.len,
+            offset,
             issued,
         };
-        match (options.engine, fd) {
-            (Engine::Null, _) | (_, None) => {
-                let now = now_ns();
-                tally.completed(sequence, io.kind, io.len, now - start, now - issued);
-                last_done = now;
-                free.push(index);
-            }
-            (Engine::Psync, Some(fd)) => {
-                let done = sync_io(fd, &io, offset, &mut buffers[index]);
-                let now = now_ns();
-                match done {
-                    Ok(()) => tally.completed(sequence, io.kind, io.len, now - start, now - issued),
-                    Err(why) => {
+        let queued = match io.kind {
+            IoKind::Flush => match queue.queues_flushes() {
+                true => queue.queue_flush(index),
+                false => {
+                    // Nothing in flight (see above): a sync call, timed as the flush.
+                    let result = queue
+                        .sync_all()
+                        .map_or_else(|e| -e.raw_os_error().unwrap_or(libc::EIO), |()| 0);
+                    let now = now_ns();
+                    if result == 0 {
+                        tally.completed(sequence, io.kind, 0, now - start, now - issued);
+                    } else {
                         failure = Some(format!(
-                            "I/O {} of the trace ({} of {} bytes at {offset}): {why} (not timed)",
+                            "I/O {} of the trace (flush) failed: {} (not timed)",
                             sequence + 1,
-                            io.kind.name(),
-                            io.len
+                            std::io::Error::from_raw_os_error(-result)
                         ));
                     }
+                    last_done = now;
+                    free.push(index);
+                    sequence += 1;
+                    next = match reader.next_io() {
+                        Ok(next) => next,
+                        Err(e) => {
+                            fatal = Some(e.0);
+                            None
+                        }
+                    };
+                    continue;
                 }
-                last_done = now;
-                free.push(index);
+            },
+            kind => {
+                let direction = match kind {
+                    IoKind::Read => Direction::Read,
+                    IoKind::Write => Direction::Write,
+                    _ => Direction::Trim,
+                };
+                queue.queue(index, offset, io.len as u32, direction, 0)
             }
-            (Engine::Uring, Some(fd)) => {
-                let raw = types::Fd(fd.as_raw_fd());
-                let buffer = buffers[index].as_mut_ptr();
-                let entry = match io.kind {
-                    IoKind::Read => opcode::Read::new(raw, buffer, io.len as u32)
-                        .offset(offset)
-                        .build(),
-                    IoKind::Write => opcode::Write::new(raw, buffer, io.len as u32)
-                        .offset(offset)
-                        .build(),
-                    IoKind::Flush => opcode::Fsync::new(raw)
-                        .flags(types::FsyncFlags::DATASYNC)
-                        .build(),
-                    IoKind::Trim => opcode::Fallocate::new(raw, io.len)
-                        .offset(offset)
-                        .mode(libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE)
-                        .build(),
-                }
-                .user_data(index as u64);
-                let ring = ring.as_mut().expect("uring");
-                // SAFETY: the buffer lives in `buffers` until its completion
-                // is reaped (slots are reused only after), and the fd outlives the ring's use.
-                if unsafe { ring.submission().push(&entry) }.is_err() {
-                    fatal!("io_uring: submission queue full".to_string());
-                }
-                // In flight from here: a failed submit leaves it queued,
-                // and the drain below submits and waits for it.
-                in_flight += 1;
-                if let Err(e) = ring.submit() {
-                    fatal!(format!("io_uring: {e}"));
-                }
-            }
+        };
+        if !queued {
+            free.push(index);
+            fatal = Some(format!("{engine}: the submission queue is full"));
+            continue;
         }
+        // In flight from here: a failed submit leaves it queued, and the
+        // drain waits for it.
+        in_flight += 1;
+        if let Err(e) = queue.submit() {
+            fatal = Some(format!("{engine}: {e}"));
+            continue;
+        }
+        // At once: a psync I/O's latency ends here, not after the trace's
+        // next line is read.
+        reap!();
         sequence += 1;
         next = match reader.next_io() {
             Ok(next) => next,
-            Err(e) => fatal!(e.0),
+            Err(e) => {
+                fatal = Some(e.0);
+                None
+            }
         };
     }
-    if let Some(ring) = ring.as_mut().filter(|_| in_flight > 0) {
-        // After a fatal error: every request ends before its buffer is
-        // freed; should the ring refuse to say so, the buffers are leaked
-        // rather than freed under the kernel.
-        let mut attempts = 0;
-        while in_flight > 0 && attempts < 10_000 {
-            let _ = ring.submit_and_wait(1);
-            in_flight -= ring.completion().count().min(in_flight as usize) as u64;
-            attempts += 1;
-        }
-        if in_flight > 0 {
-            std::mem::forget(std::mem::take(&mut buffers));
-        }
+    // After a fatal error: every request ends before its buffer is freed;
+    // should the engine refuse to say so, the caller leaks the buffers
+    // rather than free them under the kernel.
+    let mut attempts = 0;
+    while in_flight > 0 && attempts < 10_000 {
+        let _ = queue.wait(1);
+        queue.reap(|_, _| in_flight -= 1);
+        attempts += 1;
     }
     if let Some(error) = fatal.or(failure) {
-        return Err(error);
+        return (Err(error), in_flight);
     }
     let elapsed = last_done.saturating_sub(start.min(last_done));
-    Ok(Replayed {
+    let replayed = Replayed {
         fidelity: tally.fidelity(
             &options.summary,
             options.speed,
@@ -344,39 +389,104 @@ pub fn replay(
             elapsed,
         ),
         interrupted,
-    })
+    };
+    (Ok(replayed), 0)
 }
 
-/// One I/O with a system call, checked whole.
-fn sync_io(
-    fd: BorrowedFd<'_>,
-    io: &TraceIo,
-    offset: u64,
-    buffer: &mut AlignedBuffer,
-) -> Result<(), String> {
-    let len = io.len as usize;
-    let moved = match io.kind {
-        IoKind::Read => rustix::io::pread(fd, &mut buffer.as_mut_slice()[..len], offset)
-            .map_err(|e| format!("pread: {e}"))?,
-        IoKind::Write => rustix::io::pwrite(fd, &buffer.as_slice()[..len], offset)
-            .map_err(|e| format!("pwrite: {e}"))?,
-        IoKind::Flush => {
-            rustix::fs::fdatasync(fd).map_err(|e| format!("fdatasync: {e}"))?;
-            return Ok(());
+/// `pread`/`pwrite`/`fdatasync` behind the queue, or no I/O at all (no
+/// file: the null engine): each I/O done as it is queued, its completion
+/// ready for the next reap. One slot.
+struct AtOnce<'a> {
+    fd: Option<BorrowedFd<'a>>,
+    buffer: &'a mut AlignedBuffer,
+    /// The completion not yet reaped: slot and result.
+    done: Option<(u32, i32)>,
+}
+
+impl AtOnce<'_> {
+    fn result(moved: rustix::io::Result<usize>) -> i32 {
+        match moved {
+            Ok(n) => n.min(i32::MAX as usize) as i32,
+            Err(e) => -e.raw_os_error(),
         }
-        IoKind::Trim => {
-            rustix::fs::fallocate(
-                fd,
-                rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
-                offset,
-                io.len,
-            )
-            .map_err(|e| format!("fallocate: {e}"))?;
-            return Ok(());
-        }
-    };
-    if moved != len {
-        return Err(format!("moved {moved} of {len} bytes"));
     }
-    Ok(())
+}
+
+impl QueuedIo for AtOnce<'_> {
+    fn queue(
+        &mut self,
+        slot: u32,
+        offset: u64,
+        len: u32,
+        direction: Direction,
+        _ioprio: u16,
+    ) -> bool {
+        let len = len as usize;
+        let result = match (self.fd, direction) {
+            (None, Direction::Trim) => 0,
+            (None, _) => len as i32,
+            (Some(fd), Direction::Read) => Self::result(rustix::io::pread(
+                fd,
+                &mut self.buffer.as_mut_slice()[..len],
+                offset,
+            )),
+            (Some(fd), Direction::Write) => Self::result(rustix::io::pwrite(
+                fd,
+                &self.buffer.as_slice()[..len],
+                offset,
+            )),
+            (Some(fd), Direction::Trim) => Self::result(
+                rustix::fs::fallocate(
+                    fd,
+                    rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE,
+                    offset,
+                    len as u64,
+                )
+                .map(|()| 0),
+            ),
+        };
+        self.done = Some((slot, result));
+        true
+    }
+
+    fn slot_buffer(&mut self, _slot: u32) -> &mut [u8] {
+        self.buffer.as_mut_slice()
+    }
+
+    fn submit(&mut self) -> std::io::Result<usize> {
+        Ok(0)
+    }
+
+    fn wait(&mut self, _count: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn has_completions(&mut self) -> bool {
+        self.done.is_some()
+    }
+
+    fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
+        if let Some((slot, result)) = self.done.take() {
+            each(slot, result);
+        }
+    }
+
+    fn sync_all(&self) -> std::io::Result<()> {
+        match self.fd {
+            Some(fd) => Ok(rustix::fs::fdatasync(fd)?),
+            None => Ok(()),
+        }
+    }
+
+    fn queues_flushes(&self) -> bool {
+        true
+    }
+
+    fn queue_flush(&mut self, slot: u32) -> bool {
+        let result = self
+            .fd
+            .map_or(0, |fd| Self::result(rustix::fs::fdatasync(fd).map(|()| 0)));
+        self.done = Some((slot, result));
+        true
+    }
 }
