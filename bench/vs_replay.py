@@ -72,7 +72,8 @@ def fio(trace, engine, data):
         args += ["--ioengine=null", "--size=256m"]
     else:
         evict(data)
-        args += ["--ioengine=io_uring", "--iodepth=32", "--direct=1"]
+        name = {"uring": "io_uring", "libaio": "libaio"}[engine]
+        args += [f"--ioengine={name}", "--iodepth=32", "--direct=1"]
     out = subprocess.run(args, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(f"fio failed: {out.stderr}")
@@ -105,7 +106,7 @@ def main():
     intended = a.ios / a.iops
     print(f"trace: {a.ios} 4 KiB random reads, {a.iops} per second: {intended:.3f} s as recorded")
     print(f"{'engine':<8} {'tool':<6} {'duration, median [range]':<30} {'error':>8}  issue lag p50 / p99 (medians)")
-    for engine in ["null", "uring"]:
+    for engine in os.environ.get("ENGINES", "null,uring,libaio").split(","):
         ours, theirs, lags, fio_lag = [], [], [], []
         for pair in range(a.pairs):
             order = ["iolab", "fio"] if pair % 2 == 0 else ["fio", "iolab"]

@@ -619,6 +619,25 @@ fn an_interrupted_replay_keeps_its_figures_and_leaves_nothing() {
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
 
+/// Writes an iolog v3 of 8 writes, a data sync, 4 reads and (with `trim`)
+/// a trim, 0.5 ms apart, all of 12 KiB: a size the layout of a created
+/// file never writes.
+fn writes_sync_reads(path: &Path, trim: bool) {
+    let mut text = String::from("fio version 3 iolog\n0 /f add\n0 /f open\n");
+    for i in 0..8u64 {
+        text.push_str(&format!("{} /f write {} 12288\n", i * 500, i * 12288));
+    }
+    text.push_str("4000 /f datasync\n");
+    for i in 0..4u64 {
+        text.push_str(&format!("{} /f read {} 12288\n", 4500 + i * 500, i * 12288));
+    }
+    if trim {
+        text.push_str("6500 /f trim 98304 12288\n");
+    }
+    text.push_str("6500 /f close\n");
+    std::fs::write(path, text).unwrap();
+}
+
 /// Every engine replays a trace's writes, data syncs, reads and trims as
 /// the trace has them, and strace sees them go through that engine's own
 /// calls: pwrite64/fdatasync/pread64/fallocate one at a time, libaio's
@@ -632,17 +651,7 @@ fn each_engine_replays_writes_syncs_reads_and_trims_through_its_own_calls() {
     }
     let (work, dir, out) = (scratch(), scratch(), scratch());
     let trace = work.path().join("job.iolog");
-    // 12 KiB I/Os, a size the layout of the created file never writes.
-    let mut text = String::from("fio version 3 iolog\n0 /f add\n0 /f open\n");
-    for i in 0..8u64 {
-        text.push_str(&format!("{} /f write {} 12288\n", i * 500, i * 12288));
-    }
-    text.push_str("4000 /f datasync\n");
-    for i in 0..4u64 {
-        text.push_str(&format!("{} /f read {} 12288\n", 4500 + i * 500, i * 12288));
-    }
-    text.push_str("6500 /f trim 98304 12288\n6500 /f close\n");
-    std::fs::write(&trace, text).unwrap();
+    writes_sync_reads(&trace, true);
     for engine in ["psync", "libaio", "uring"] {
         let calls = out.path().join(format!("{engine}.strace"));
         let record = out.path().join(format!("{engine}.json"));
@@ -706,5 +715,108 @@ fn each_engine_replays_writes_syncs_reads_and_trims_through_its_own_calls() {
             }
         }
         assert!(entries(dir.path()).is_empty(), "{engine}");
+    }
+}
+
+/// A trace replays onto an NFS export through iolab's own client, no
+/// mount: a file created there, every I/O counted against the trace and
+/// against the client's own RPCs (a flush one COMMIT), the file removed;
+/// a trace that trims, or another engine, is refused before anything is
+/// made.
+#[test]
+fn a_trace_replays_onto_an_nfs_export_with_its_rpcs_counted() {
+    let Some(lab) = crate::lab::NetLab::with_nfs(crate::lab::NetLab::shared_export("replay"))
+    else {
+        return;
+    };
+    let (work, out) = (scratch(), scratch());
+    let trace = work.path().join("job.iolog");
+    writes_sync_reads(&trace, false);
+    let record = out.path().join("nfs.json");
+    let output = lab.iolab(
+        work.path(),
+        &[
+            "replay",
+            trace.to_str().unwrap(),
+            "--target",
+            &lab.nfs,
+            "-o",
+            record.to_str().unwrap(),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    crate::util::validate_against(&value, "iolab.replay-1.schema.json");
+    assert_eq!(value["target"]["engine"], "nfs");
+    assert_eq!(value["target"]["created"], true);
+    assert_eq!(
+        exact_counts(&value),
+        vec![
+            ("read".into(), 4, 4 * 12288),
+            ("write".into(), 8, 8 * 12288),
+            ("flush".into(), 1, 0),
+        ]
+    );
+    let requests: Vec<(String, u64, u64)> = value["network"]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["count"].as_u64().unwrap(),
+                r["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        requests,
+        vec![
+            ("READ".into(), 4, 4 * 12288),
+            ("WRITE".into(), 8, 8 * 12288),
+            ("COMMIT".into(), 1, 0),
+        ]
+    );
+    assert!(
+        stdout.contains("on the wire  NFSv3 RPCs: 4 READ"),
+        "{stdout}"
+    );
+    assert!(
+        entries(&lab.export).is_empty(),
+        "{:?}",
+        entries(&lab.export)
+    );
+
+    // Refused in one line, exit 2, nothing made on the export.
+    let trims = work.path().join("trims.iolog");
+    writes_sync_reads(&trims, true);
+    for (args, expected) in [
+        (
+            vec!["replay", trims.to_str().unwrap(), "--target", &lab.nfs],
+            "NFSv3 has no request that frees a range",
+        ),
+        (
+            vec![
+                "replay",
+                trace.to_str().unwrap(),
+                "--target",
+                &lab.nfs,
+                "--engine",
+                "uring",
+            ],
+            "--engine uring does not reach --target",
+        ),
+    ] {
+        let output = lab.iolab(work.path(), &args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+        assert!(entries(&lab.export).is_empty());
     }
 }

@@ -62,6 +62,118 @@ impl Direction {
     }
 }
 
+/// [`QueuedIo`] behind a trait object, for a loop handed its engine by a
+/// target it cannot name (a network client's, through
+/// `run::io::client::ClientJob::with_queue`): one virtual call per
+/// request, where a network round trip dwarfs it. Every `QueuedIo` is one,
+/// and `dyn DynQueuedIo` is a `QueuedIo` again.
+pub trait DynQueuedIo {
+    fn queue(
+        &mut self,
+        slot: u32,
+        offset: u64,
+        len: u32,
+        direction: Direction,
+        ioprio: u16,
+    ) -> bool;
+    fn slot_buffer(&mut self, slot: u32) -> &mut [u8];
+    fn submit(&mut self) -> io::Result<usize>;
+    fn wait(&mut self, count: usize) -> io::Result<()>;
+    fn has_completions(&mut self) -> bool;
+    fn reap(&mut self, each: &mut dyn FnMut(u32, i32));
+    fn failure(&mut self, slot: u32, result: i32) -> io::Error;
+    fn sync_all(&self) -> io::Result<()>;
+    fn queues_flushes(&self) -> bool;
+    fn queue_flush(&mut self, slot: u32) -> bool;
+    fn wait_for(&mut self, timeout: std::time::Duration) -> io::Result<()>;
+}
+
+impl<Q: QueuedIo> DynQueuedIo for Q {
+    fn queue(
+        &mut self,
+        slot: u32,
+        offset: u64,
+        len: u32,
+        direction: Direction,
+        ioprio: u16,
+    ) -> bool {
+        QueuedIo::queue(self, slot, offset, len, direction, ioprio)
+    }
+    fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
+        QueuedIo::slot_buffer(self, slot)
+    }
+    fn submit(&mut self) -> io::Result<usize> {
+        QueuedIo::submit(self)
+    }
+    fn wait(&mut self, count: usize) -> io::Result<()> {
+        QueuedIo::wait(self, count)
+    }
+    fn has_completions(&mut self) -> bool {
+        QueuedIo::has_completions(self)
+    }
+    fn reap(&mut self, each: &mut dyn FnMut(u32, i32)) {
+        QueuedIo::reap(self, each)
+    }
+    fn failure(&mut self, slot: u32, result: i32) -> io::Error {
+        QueuedIo::failure(self, slot, result)
+    }
+    fn sync_all(&self) -> io::Result<()> {
+        QueuedIo::sync_all(self)
+    }
+    fn queues_flushes(&self) -> bool {
+        QueuedIo::queues_flushes(self)
+    }
+    fn queue_flush(&mut self, slot: u32) -> bool {
+        QueuedIo::queue_flush(self, slot)
+    }
+    fn wait_for(&mut self, timeout: std::time::Duration) -> io::Result<()> {
+        QueuedIo::wait_for(self, timeout)
+    }
+}
+
+impl QueuedIo for dyn DynQueuedIo + '_ {
+    fn queue(
+        &mut self,
+        slot: u32,
+        offset: u64,
+        len: u32,
+        direction: Direction,
+        ioprio: u16,
+    ) -> bool {
+        DynQueuedIo::queue(self, slot, offset, len, direction, ioprio)
+    }
+    fn slot_buffer(&mut self, slot: u32) -> &mut [u8] {
+        DynQueuedIo::slot_buffer(self, slot)
+    }
+    fn submit(&mut self) -> io::Result<usize> {
+        DynQueuedIo::submit(self)
+    }
+    fn wait(&mut self, count: usize) -> io::Result<()> {
+        DynQueuedIo::wait(self, count)
+    }
+    fn has_completions(&mut self) -> bool {
+        DynQueuedIo::has_completions(self)
+    }
+    fn reap(&mut self, mut each: impl FnMut(u32, i32)) {
+        DynQueuedIo::reap(self, &mut each)
+    }
+    fn failure(&mut self, slot: u32, result: i32) -> io::Error {
+        DynQueuedIo::failure(self, slot, result)
+    }
+    fn sync_all(&self) -> io::Result<()> {
+        DynQueuedIo::sync_all(self)
+    }
+    fn queues_flushes(&self) -> bool {
+        DynQueuedIo::queues_flushes(self)
+    }
+    fn queue_flush(&mut self, slot: u32) -> bool {
+        DynQueuedIo::queue_flush(self, slot)
+    }
+    fn wait_for(&mut self, timeout: std::time::Duration) -> io::Result<()> {
+        DynQueuedIo::wait_for(self, timeout)
+    }
+}
+
 /// A synchronous engine: one call moves one block and returns the bytes moved.
 pub trait BlockIo {
     /// Reads `buf.len()` bytes at `offset`; returns how many were read.

@@ -25,6 +25,9 @@ pub enum Engine {
     Psync,
     /// No I/O: each I/O completes as it is issued (the replayer's own timing).
     Null,
+    /// iolab's own NFSv3 client (libnfs), up to the depth cap in flight;
+    /// a flush is a COMMIT after what is in flight.
+    Nfs,
 }
 
 /// What to replay and how.
@@ -49,6 +52,8 @@ pub struct ReplayOptions {
 /// What a replay did.
 pub struct Replayed {
     pub fidelity: Fidelity,
+    /// On a network target: what its client's connection carried.
+    pub network: Option<crate::run::io::traffic::ClientTraffic>,
     /// Set when a signal stopped it: what ran is in the figures.
     pub interrupted: bool,
 }
@@ -117,6 +122,26 @@ pub fn replay(
     let mut buffers = AlignedBuffer::try_with_data(each * depth as usize, 4096, 1)
         .ok_or_else(|| format!("cannot allocate {depth} buffers of {each} bytes"))?;
     let opened = |e: std::io::Error| format!("{}: {e}", options.engine_name());
+    if let Some(client) = target.client() {
+        let writes = options.summary.ios[IoKind::Write.index()] > 0;
+        let mut outcome = (Err("the client's engine never ran".to_string()), 0);
+        let buffer = buffers.as_mut_ptr();
+        // SAFETY: `buffers` holds depth × each bytes and outlives the call;
+        // `drive` reaps every request (or the buffers are leaked below).
+        let carried = unsafe {
+            client.with_queue(depth as u32, buffer, each, writes, &mut |queue| {
+                outcome = drive(queue, depth, options, target, stop);
+            })
+        };
+        if outcome.1 > 0 {
+            std::mem::forget(buffers);
+        }
+        let carried = carried.map_err(|e| format!("{}: {e}", target.shown))?;
+        return outcome.0.map(|replayed| Replayed {
+            network: Some(carried),
+            ..replayed
+        });
+    }
     let (outcome, left_in_flight) = match (options.engine, target.fd()) {
         (Engine::Uring, Some(fd)) => {
             // SAFETY: `buffers` holds depth × each bytes and outlives the
@@ -149,11 +174,19 @@ pub fn replay(
 
 impl ReplayOptions {
     fn engine_name(&self) -> &'static str {
-        match self.engine {
-            Engine::Uring => "io_uring",
+        self.engine.name()
+    }
+}
+
+impl Engine {
+    /// The engine's name, as `--engine` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Uring => "uring",
             Engine::Libaio => "libaio",
             Engine::Psync => "psync",
             Engine::Null => "null",
+            Engine::Nfs => "nfs",
         }
     }
 }
@@ -164,7 +197,7 @@ impl ReplayOptions {
 /// what completed. A failed I/O ends the issuing; what is in flight is
 /// reaped before the buffers go. Also returns the I/Os still in flight
 /// when the engine would not end them (their buffers must then be leaked).
-fn drive<Q: QueuedIo>(
+fn drive<Q: QueuedIo + ?Sized>(
     queue: &mut Q,
     depth: u64,
     options: &ReplayOptions,
@@ -388,6 +421,7 @@ fn drive<Q: QueuedIo>(
             options.recorded_depth,
             elapsed,
         ),
+        network: None,
         interrupted,
     };
     (Ok(replayed), 0)

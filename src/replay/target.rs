@@ -1,4 +1,4 @@
-//! Where a replay's I/O goes: a file iolab creates, sized to the trace (or to the wrap), laid out and evicted before the replay and removed after it; or a user's file, read only.
+//! Where a replay's I/O goes: a file iolab creates, sized to the trace (or to the wrap), laid out and evicted before the replay and removed after it — locally, or on an NFS export through a session's space; or a user's file, read only.
 
 use crate::run::io::buffer::AlignedBuffer;
 use crate::run::target::scratch::{ScratchDir, TargetFile};
@@ -22,8 +22,18 @@ pub enum TargetChoice {
     Nothing,
 }
 
+/// A file a network session created for the replay, with the session
+/// whose space (its marker, its connection) outlives it.
+struct RemoteFile {
+    file: Option<Box<dyn crate::run::target::Target>>,
+    _session: crate::run::Session,
+}
+
 /// The target, opened.
 pub struct Target {
+    /// On a network target: the file the session made (its I/O goes
+    /// through its client's engine, not a descriptor).
+    remote: Option<RemoteFile>,
     /// The scratch directory, which outlives the file.
     _dir: Option<ScratchDir>,
     file: Option<TargetFile>,
@@ -62,6 +72,7 @@ impl Target {
         };
         match choice {
             TargetChoice::Nothing => Ok(Target {
+                remote: None,
                 _dir: None,
                 file: None,
                 fd: None,
@@ -112,6 +123,7 @@ impl Target {
                     .reopen_as(OFlags::RDONLY, extra)
                     .map_err(|e| Refused(opening(&path.display().to_string(), &e, direct)))?;
                 Ok(Target {
+                    remote: None,
                     shown: path.display().to_string(),
                     _dir: Some(scratch),
                     file: Some(file),
@@ -136,6 +148,7 @@ impl Target {
                     .map_err(|e| Failed(format!("--dir {}: {e}", dir.display())))?;
                 let shown = file.path().display().to_string();
                 let mut target = Target {
+                    remote: None,
                     _dir: Some(scratch),
                     fd: None,
                     length,
@@ -194,6 +207,7 @@ impl Target {
             .reopen(extra)
             .map_err(|e| Refused(opening(&shown, &e, extra.contains(OFlags::DIRECT))))?;
         Ok(Target {
+            remote: None,
             shown,
             _dir: Some(scratch),
             file: Some(file),
@@ -230,6 +244,51 @@ impl Target {
         Ok(())
     }
 
+    /// A file created for a trace of `summary` (sized as on a local file system)
+    /// in `session`'s space on a network target, laid out through it and
+    /// removed by identity after the replay, as `run` does its files there.
+    pub fn on_session(
+        session: crate::run::Session,
+        summary: &TraceSummary,
+        wrap: Option<u64>,
+        interrupt: &std::sync::atomic::AtomicUsize,
+    ) -> Result<Target, TargetError> {
+        let length = created_length(summary, wrap);
+        let file = session.dir().create(0).map_err(TargetError::Failed)?;
+        let shown = file.path().display().to_string();
+        let mut target = Target {
+            remote: Some(RemoteFile {
+                file: None,
+                _session: session,
+            }),
+            _dir: None,
+            file: None,
+            fd: None,
+            length,
+            shown: shown.clone(),
+            created: true,
+        };
+        let fill = crate::run::site::prepare::Fill {
+            seed: 0x1010,
+            data: crate::plan::data::DataPattern::default(),
+            bs: 1 << 20,
+            seal: None,
+        };
+        let laid = file
+            .set_length(length)
+            .and_then(|()| file.lay_out(0, length, fill, interrupt));
+        if let Some(remote) = target.remote.as_mut() {
+            remote.file = Some(file);
+        }
+        laid.map_err(|e| TargetError::Failed(format!("laying out {shown}: {e}")))?;
+        Ok(target)
+    }
+
+    /// The network client the I/O goes through, on a network target.
+    pub fn client(&self) -> Option<&dyn crate::run::io::client::ClientJob> {
+        self.remote.as_ref()?.file.as_ref()?.client()
+    }
+
     /// The descriptor, when there is a file.
     pub fn fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
         self.fd.as_ref().map(|fd| fd.as_fd())
@@ -239,6 +298,11 @@ impl Target {
     /// file is left alone. Whether it removed one.
     pub fn release(mut self, keep: bool) -> Result<bool, String> {
         self.fd = None;
+        if let Some(file) = self.remote.as_mut().and_then(|r| r.file.take()) {
+            // The space checks its identity and says what it left.
+            file.release(keep);
+            return Ok(!keep);
+        }
         match self.file.take() {
             Some(file) if self.created && !keep => file
                 .remove()
@@ -257,6 +321,9 @@ impl Drop for Target {
     /// removed, checked to be the one created.
     fn drop(&mut self) {
         self.fd = None;
+        if let Some(file) = self.remote.as_mut().and_then(|r| r.file.take()) {
+            file.release(false);
+        }
         if let Some(file) = self.file.take() {
             if self.created {
                 let _ = file.remove();

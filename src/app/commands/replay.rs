@@ -161,7 +161,24 @@ fn character_text(shown: &str, c: &Character) -> String {
 /// `iolab replay TRACE`.
 pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppError> {
     check_output(args.output.as_deref(), 1 << 20)?;
-    let engine = Engine::from_str(&args.engine, false).map_err(|e| anyhow::anyhow!(e))?;
+    let engine = match (args.engine.as_deref(), &args.target) {
+        (None, None) => Engine::Uring,
+        (None | Some("nfs"), Some(_)) => Engine::Nfs,
+        (Some(name), Some(url)) => {
+            return Err(
+                usage!("--engine {name} does not reach --target {url}: its engine is nfs").into(),
+            );
+        }
+        (Some("nfs"), None) => {
+            return Err(usage!("--engine nfs replays onto --target nfs://HOST/EXPORT/DIR").into());
+        }
+        (Some(name), None) => Engine::from_str(name, false).map_err(|e| anyhow::anyhow!(e))?,
+    };
+    // A network target checked before the trace is read through.
+    let remote = match &args.target {
+        Some(url) => Some(remote_of(url)?),
+        None => None,
+    };
     // The trace checked whole before anything is created.
     let (selection, character) = read(&args.source)?;
     let summary = character.summary.clone();
@@ -174,7 +191,15 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         )
         .into());
     }
-    let direct = !args.buffered && engine != Engine::Null;
+    if remote.is_some() && summary.ios[IoKind::Trim.index()] > 0 {
+        return Err(usage!(
+            "{}: it trims, and NFSv3 has no request that frees a range: replay with --only read,write,flush",
+            args.source.trace.display()
+        )
+        .into());
+    }
+    // iolab's NFS client keeps no cache: O_DIRECT is not its to ask.
+    let direct = !args.buffered && !matches!(engine, Engine::Null | Engine::Nfs);
     if direct && !summary.sector_aligned {
         return Err(usage!(
             "{}: some of its I/Os are not aligned to 512 bytes, which O_DIRECT cannot issue: replay with --buffered",
@@ -193,11 +218,19 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     };
     let interrupt = crate::run::signals::Interrupt::install().map_err(anyhow::Error::from)?;
     let run_id = crate::app::distributed::new_run_id();
-    let target =
-        Target::open(&choice, &summary, args.wrap, &run_id, direct).map_err(|e| match e {
-            TargetError::Refused(why) => AppError::Usage(usage!("{why}")),
-            TargetError::Failed(why) => AppError::Other(anyhow::anyhow!(why)),
-        })?;
+    let opened = match &remote {
+        Some(remote) => {
+            let session = remote
+                .open(false, &run_id, &interrupt)
+                .map_err(|why| AppError::Usage(usage!("{why}")))?;
+            Target::on_session(session, &summary, args.wrap, interrupt.flag())
+        }
+        None => Target::open(&choice, &summary, args.wrap, &run_id, direct),
+    };
+    let target = opened.map_err(|e| match e {
+        TargetError::Refused(why) => AppError::Usage(usage!("{why}")),
+        TargetError::Failed(why) => AppError::Other(anyhow::anyhow!(why)),
+    })?;
     if args.wrap.is_none() && summary.end > target.length {
         return Err(usage!(
             "the trace reaches byte {} beyond the target's {}: give --wrap",
@@ -234,7 +267,10 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         } else {
             String::new()
         },
-        args.engine,
+        match engine {
+            Engine::Nfs => "nfs (libnfs, no client cache; the server's is not evicted)",
+            _ => engine.name(),
+        },
         if engine == Engine::Psync {
             1
         } else {
@@ -249,15 +285,23 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     let started_at = jiff::Timestamp::now().to_string();
     let outcome = crate::replay::replay(&options, &target, interrupt.flag());
     let kept = target.shown.clone();
+    let target_created = target.created;
     let removed = target.release(args.keep).map_err(|e| anyhow::anyhow!(e))?;
     if args.keep {
         crate::say!("iolab: kept {kept}");
-    } else if !removed && !matches!(choice, TargetChoice::Nothing | TargetChoice::File { .. }) {
+    } else if !removed
+        && remote.is_none()
+        && !matches!(choice, TargetChoice::Nothing | TargetChoice::File { .. })
+    {
         crate::say!("iolab: warning: {kept} was replaced during the replay and left in place");
     }
     let replayed =
         outcome.map_err(|e| anyhow::anyhow!("replay of {}: {e}", args.source.trace.display()))?;
-    let text = fidelity_text(&replayed.fidelity, replayed.interrupted);
+    let mut text = fidelity_text(&replayed.fidelity, replayed.interrupted);
+    if let Some(carried) = &replayed.network {
+        text.push('\n');
+        text.push_str(&wire_line(carried));
+    }
     crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.output {
         let record = serde_json::json!({
@@ -274,7 +318,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
             },
             "target": {
                 "path": kept,
-                "created": matches!(choice, TargetChoice::Dir(_)),
+                "created": target_created,
                 "engine": engine,
                 "direct": direct,
                 "depth_cap": replayed.fidelity.depth_cap,
@@ -283,6 +327,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
             },
             "interrupted": replayed.interrupted,
             "fidelity": replayed.fidelity,
+            "network": replayed.network.as_ref().map(wire_record),
         });
         crate::record::write::write_file(path, crate::record::write::Replace::Never, |out| {
             serde_json::to_writer_pretty(&mut *out, &record).map_err(std::io::Error::other)
@@ -294,6 +339,59 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         Some(signal) => Ok(Ending::Interrupted(signal)),
         None => Ok(Ending::Success),
     }
+}
+
+/// A `--target` URL checked: a protocol whose client makes files (an
+/// NFS export's directory); a LUN is not a replay target yet.
+fn remote_of(url: &str) -> Result<Box<dyn crate::net::Remote>, AppError> {
+    let remote = crate::net::parse(url).map_err(|why| AppError::Usage(usage!("{why}")))?;
+    if !remote.makes_files() {
+        return Err(usage!(
+            "--target {url}: iolab replays onto a file it creates on an NFS export; an iSCSI LUN is not a replay target yet"
+        )
+        .into());
+    }
+    Ok(remote)
+}
+
+/// What the client's connection carried, in one line.
+fn wire_line(carried: &crate::run::io::traffic::ClientTraffic) -> String {
+    let requests: Vec<String> = carried
+        .requests
+        .iter()
+        .map(|r| format!("{} {} ({})", r.count, r.name, human_size(r.bytes)))
+        .collect();
+    let tcp = carried.tcp.map_or_else(
+        || "TCP's counters not readable".to_string(),
+        |t| {
+            format!(
+                "TCP {} sent, {} received",
+                human_size(t.bytes_acked),
+                human_size(t.bytes_received)
+            )
+        },
+    );
+    format!(
+        "on the wire  {} {}: {}; {tcp}",
+        carried.protocol,
+        carried.requests_are,
+        requests.join(", ")
+    )
+}
+
+/// What the client's connection carried, for the record.
+fn wire_record(carried: &crate::run::io::traffic::ClientTraffic) -> serde_json::Value {
+    serde_json::json!({
+        "protocol": carried.protocol,
+        "requests": carried.requests.iter().map(|r| serde_json::json!({
+            "name": r.name,
+            "count": r.count,
+            "bytes": r.bytes,
+        })).collect::<Vec<_>>(),
+        "tcp_bytes_sent": carried.tcp.map(|t| t.bytes_acked),
+        "tcp_bytes_received": carried.tcp.map(|t| t.bytes_received),
+        "tcp_retransmits": carried.tcp.map(|t| t.retransmits),
+    })
 }
 
 /// The fidelity block: the answer (kept up, or who fell behind) first.

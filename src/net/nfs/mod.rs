@@ -99,6 +99,30 @@ impl ClientJob for NfsFile {
         outcome.network = Some(traffic(io.counts(), tcp));
         Ok(outcome)
     }
+
+    /// Its own connection and open file (UNSTABLE writes: a flush is a
+    /// COMMIT), then `body` over the engine.
+    unsafe fn with_queue(
+        &self,
+        depth: u32,
+        buffers: *mut u8,
+        len: usize,
+        write: bool,
+        body: &mut dyn FnMut(&mut dyn crate::engine::DynQueuedIo),
+    ) -> std::io::Result<ClientTraffic> {
+        let context = Context::connect(self.url())?;
+        let file = context.open_with(self.nfs_path(), write, false)?;
+        self.check_identity(&file)?;
+        let socket = context.socket();
+        let before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
+        // SAFETY: the caller vouches for `buffers` and for reaping.
+        let mut io = unsafe { NfsIo::new(&file, depth, buffers, len)? };
+        body(&mut io);
+        let tcp = before
+            .zip(socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok()))
+            .map(|(before, after)| after.since(before));
+        Ok(traffic(io.counts(), tcp))
+    }
 }
 
 /// A job's calls by procedure, as the record keeps them.

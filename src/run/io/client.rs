@@ -29,6 +29,30 @@ pub trait ClientJob {
         buffer: &mut AlignedBuffer,
         ready: &mut dyn FnMut() -> bool,
     ) -> io::Result<JobOutcome>;
+
+    /// Opens a connection and an engine of `depth` slots of `len` bytes
+    /// over `buffers` (writing when `write`), and hands the engine to `body`
+    /// (a trace replay's loop); returns what the connection carried. An
+    /// error is a setup failure; a protocol whose engine no loop but the
+    /// runner's drives says so.
+    ///
+    /// # Safety
+    /// `buffers` must hold `depth * len` bytes and outlive the call, and
+    /// `body` must reap every request it queues.
+    unsafe fn with_queue(
+        &self,
+        depth: u32,
+        buffers: *mut u8,
+        len: usize,
+        write: bool,
+        body: &mut dyn FnMut(&mut dyn crate::engine::DynQueuedIo),
+    ) -> io::Result<super::traffic::ClientTraffic> {
+        let _ = (depth, buffers, len, write, body);
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this target's client runs only iolab's own jobs",
+        ))
+    }
 }
 
 /// The queued loop of a network engine whose connection is `socket`, with
