@@ -351,6 +351,26 @@ fn bad_traces_are_refused_in_one_line_before_anything_is_created() {
             vec!["--dir", d],
             "huge.csv: an I/O of 33554432 bytes, more than the 16777216",
         ),
+        (
+            &v3,
+            vec!["--dir", d, "--destroy-data", "/dev/sda"],
+            "--destroy-data names the device of --file or the LUN of --target",
+        ),
+        (
+            &v3,
+            vec!["--dir", d, "--engine", "nfs"],
+            "--engine nfs replays onto a --target URL",
+        ),
+        (
+            &v3,
+            vec!["--target", "nfs://127.0.0.1/x", "--engine", "libaio"],
+            "--engine libaio does not reach --target nfs://127.0.0.1/x: its engine is nfs",
+        ),
+        (
+            &v3,
+            vec!["--target", "smb://host/share"],
+            "--target smb://host/share",
+        ),
     ] {
         let output = iolab()
             .arg("replay")
@@ -819,4 +839,110 @@ fn a_trace_replays_onto_an_nfs_export_with_its_rpcs_counted() {
         assert!(stderr.contains(expected), "{stderr}");
         assert!(entries(&lab.export).is_empty());
     }
+}
+
+/// A trace replays onto an iSCSI LUN through iolab's own initiator, the
+/// LUN as it is: a trace that writes is refused without --destroy-data
+/// repeating the URL; with it, every I/O is counted against the trace and
+/// against the initiator's own SCSI commands (a flush a SYNCHRONIZE
+/// CACHE(16), a trim an UNMAP); reads alone need no consent.
+#[test]
+fn a_trace_replays_onto_an_iscsi_lun_with_its_commands_counted() {
+    let Some(lab) = crate::lab::NetLab::shared("replay-lun", "16M") else {
+        return;
+    };
+    if let Err(reason) = iolab::engine::iscsi::libiscsi::available() {
+        crate::skip!("{reason}");
+        return;
+    }
+    let (work, out) = (scratch(), scratch());
+    let trace = work.path().join("job.iolog");
+    writes_sync_reads(&trace, true);
+    let refused = lab.iolab(
+        work.path(),
+        &["replay", trace.to_str().unwrap(), "--target", &lab.iscsi],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("--destroy-data={}", lab.iscsi)),
+        "{stderr}"
+    );
+
+    let record = out.path().join("lun.json");
+    let consent = format!("--destroy-data={}", lab.iscsi);
+    let output = lab.iolab(
+        work.path(),
+        &[
+            "replay",
+            trace.to_str().unwrap(),
+            "--target",
+            &lab.iscsi,
+            &consent,
+            "-o",
+            record.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    crate::util::validate_against(&value, "iolab.replay-1.schema.json");
+    assert_eq!(value["target"]["engine"], "iscsi");
+    assert_eq!(value["target"]["created"], false);
+    assert_eq!(value["target"]["direct"], false);
+    assert_eq!(
+        exact_counts(&value),
+        vec![
+            ("read".into(), 4, 4 * 12288),
+            ("write".into(), 8, 8 * 12288),
+            ("flush".into(), 1, 0),
+            ("trim".into(), 1, 12288),
+        ]
+    );
+    let commands: Vec<(String, u64)> = value["network"]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        commands,
+        vec![
+            ("READ(16)".into(), 4),
+            ("WRITE(16)".into(), 8),
+            ("UNMAP".into(), 1),
+            ("SYNCHRONIZE CACHE(16)".into(), 1),
+        ]
+    );
+    // The replay's writes are on the LUN: its 12 KiB at 0 are no longer
+    // the zeros of the emptied LUN.
+    let lun = std::fs::read(&lab.lun).unwrap();
+    assert!(lun[..12288].iter().any(|&b| b != 0));
+
+    // Reads alone: no consent asked.
+    let output = lab.iolab(
+        work.path(),
+        &[
+            "replay",
+            trace.to_str().unwrap(),
+            "--target",
+            &lab.iscsi,
+            "--only",
+            "read",
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

@@ -191,7 +191,7 @@ pub enum Command {
     /// CSV, blktrace — each I/O at its time, and say how faithful it was.
     #[command(
         after_help = "Examples and every option: iolab replay --help",
-        after_long_help = "Examples:\n  # a recorded blktrace onto a file iolab creates in /mnt/data, O_DIRECT, at most 32 in flight\n  blkparse -i sda -d sda.bin && iolab replay sda.bin --dir /mnt/data\n\n  # fio's iolog twice as fast, through pread/pwrite\n  iolab replay job.iolog --dir /mnt/data --speed 2 --engine psync\n\n  # an MSR Cambridge volume as fast as possible, its offsets wrapped into 1 GiB\n  iolab replay hm_1.csv --dir /mnt/data --afap --wrap 1g -o hm.json\n\n  # onto an NFS export through iolab's own client (no mount), a flush a COMMIT\n  iolab replay job.iolog --target nfs://server/export/dir --engine nfs\n"
+        after_long_help = "Examples:\n  # a recorded blktrace onto a file iolab creates in /mnt/data, O_DIRECT, at most 32 in flight\n  blkparse -i sda -d sda.bin && iolab replay sda.bin --dir /mnt/data\n\n  # fio's iolog twice as fast, through pread/pwrite\n  iolab replay job.iolog --dir /mnt/data --speed 2 --engine psync\n\n  # an MSR Cambridge volume as fast as possible, its offsets wrapped into 1 GiB\n  iolab replay hm_1.csv --dir /mnt/data --afap --wrap 1g -o hm.json\n\n  # onto an NFS export through iolab's own client (no mount), a flush a COMMIT\n  iolab replay job.iolog --target nfs://server/export/dir --engine nfs\n\n  # onto an iSCSI LUN through iolab's own initiator; a trace that writes needs the URL repeated\n  iolab replay job.iolog --target iscsi://server/IQN/1 --destroy-data=iscsi://server/IQN/1\n"
     )]
     Replay(ReplayArgs),
     /// What a trace is like — its mix, sizes, sequentiality, arrivals and

@@ -38,20 +38,22 @@ pub struct ReplayArgs {
     /// replayed onto --dir, or onto a device with --destroy-data.
     #[arg(long, value_name = "FILE", conflicts_with = "target")]
     pub file: Option<PathBuf>,
-    /// An NFS export's directory through iolab's own client, no mount
-    /// (nfs://HOST/EXPORT/DIR, libnfs): a file iolab creates there, sized
-    /// and laid out as with --dir, removed by identity after; the engine
-    /// is nfs, a flush a COMMIT.
+    /// Through iolab's own clients, no mount nor kernel initiator: an NFS
+    /// export's directory (nfs://HOST/EXPORT/DIR, libnfs), where a file is
+    /// created, sized and laid out as with --dir and removed by identity
+    /// after; or an iSCSI LUN (iscsi://HOST:PORT/IQN/LUN, the port optional, libiscsi), read
+    /// as it is, written only with --destroy-data repeating the URL.
     #[arg(long, value_name = "URL", conflicts_with = "dir")]
     pub target: Option<String>,
-    /// Let a trace that writes write the block device --file names:
-    /// repeat its /dev/NAME exactly (refused while anything lives on it).
-    #[arg(long, value_name = "/dev/NAME", requires = "file")]
+    /// Let a trace that writes write the block device --file names, or the
+    /// iSCSI LUN --target names: repeat its /dev/NAME or URL exactly
+    /// (refused while anything lives on it).
+    #[arg(long, value_name = "/dev/NAME or URL")]
     pub destroy_data: Option<PathBuf>,
     /// uring (the default) or libaio (up to --depth in flight), psync (one
     /// at a time), null (no I/O: the replayer's own timing), or nfs (with
     /// --target, its default).
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["uring", "libaio", "psync", "null", "nfs"]))]
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["uring", "libaio", "psync", "null", "nfs", "iscsi"]))]
     pub engine: Option<String>,
     /// The most I/Os in flight (the trace's order is kept whatever the cap).
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]

@@ -28,6 +28,9 @@ pub enum Engine {
     /// iolab's own NFSv3 client (libnfs), up to the depth cap in flight;
     /// a flush is a COMMIT after what is in flight.
     Nfs,
+    /// iolab's own iSCSI initiator (libiscsi), up to the depth cap in
+    /// flight; a flush is a SYNCHRONIZE CACHE(16) after what is in flight.
+    Iscsi,
 }
 
 /// What to replay and how.
@@ -187,6 +190,7 @@ impl Engine {
             Engine::Psync => "psync",
             Engine::Null => "null",
             Engine::Nfs => "nfs",
+            Engine::Iscsi => "iscsi",
         }
     }
 }

@@ -25,8 +25,9 @@ pub enum TargetChoice {
 /// A file a network session created for the replay, with the session
 /// whose space (its marker, its connection) outlives it.
 struct RemoteFile {
+    /// The file made for the replay; `None` on a LUN (the session's own).
     file: Option<Box<dyn crate::run::target::Target>>,
-    _session: crate::run::Session,
+    session: crate::run::Session,
 }
 
 /// The target, opened.
@@ -244,6 +245,30 @@ impl Target {
         Ok(())
     }
 
+    /// The LUN `session` measures (`--target iscsi://…`), as it is: never
+    /// laid out nor removed, written only as the session was consented.
+    pub fn on_lun(session: crate::run::Session) -> Result<Target, TargetError> {
+        let lun = session
+            .lun()
+            .ok_or_else(|| TargetError::Failed("the session holds no LUN".into()))?;
+        let length = lun
+            .length()
+            .map_err(|e| TargetError::Failed(format!("{}: {e}", lun.path().display())))?;
+        let shown = lun.path().display().to_string();
+        Ok(Target {
+            remote: Some(RemoteFile {
+                file: None,
+                session,
+            }),
+            _dir: None,
+            file: None,
+            fd: None,
+            length,
+            shown,
+            created: false,
+        })
+    }
+
     /// A file created for a trace of `summary` (sized as on a local file system)
     /// in `session`'s space on a network target, laid out through it and
     /// removed by identity after the replay, as `run` does its files there.
@@ -259,7 +284,7 @@ impl Target {
         let mut target = Target {
             remote: Some(RemoteFile {
                 file: None,
-                _session: session,
+                session,
             }),
             _dir: None,
             file: None,
@@ -284,9 +309,14 @@ impl Target {
         Ok(target)
     }
 
-    /// The network client the I/O goes through, on a network target.
+    /// The network client the I/O goes through, on a network target: the
+    /// created file's, or the session's LUN's.
     pub fn client(&self) -> Option<&dyn crate::run::io::client::ClientJob> {
-        self.remote.as_ref()?.file.as_ref()?.client()
+        let remote = self.remote.as_ref()?;
+        match &remote.file {
+            Some(file) => file.client(),
+            None => remote.session.lun()?.client(),
+        }
     }
 
     /// The descriptor, when there is a file.

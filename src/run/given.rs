@@ -105,6 +105,12 @@ impl Session {
         }
     }
 
+    /// The LUN this session measures (`--target iscsi://…`), when it has one.
+    pub fn lun(&self) -> Option<&dyn Target> {
+        let set = self.given.as_ref()?;
+        (set.files[0].kind() == TargetKind::Lun).then(|| set.files[0].as_ref())
+    }
+
     /// Measures the LUN `lun` (`--target iscsi://…`). When it may be
     /// written, the first point that reads lays its region out first (the
     /// study's reads read data it wrote); otherwise it is read as it is.

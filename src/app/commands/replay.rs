@@ -161,23 +161,34 @@ fn character_text(shown: &str, c: &Character) -> String {
 /// `iolab replay TRACE`.
 pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppError> {
     check_output(args.output.as_deref(), 1 << 20)?;
-    let engine = match (args.engine.as_deref(), &args.target) {
-        (None, None) => Engine::Uring,
-        (None | Some("nfs"), Some(_)) => Engine::Nfs,
-        (Some(name), Some(url)) => {
-            return Err(
-                usage!("--engine {name} does not reach --target {url}: its engine is nfs").into(),
-            );
-        }
-        (Some("nfs"), None) => {
-            return Err(usage!("--engine nfs replays onto --target nfs://HOST/EXPORT/DIR").into());
-        }
-        (Some(name), None) => Engine::from_str(name, false).map_err(|e| anyhow::anyhow!(e))?,
-    };
+    if args.destroy_data.is_some() && args.file.is_none() && args.target.is_none() {
+        return Err(usage!(
+            "--destroy-data names the device of --file or the LUN of --target it lets a trace write"
+        )
+        .into());
+    }
     // A network target checked before the trace is read through.
     let remote = match &args.target {
-        Some(url) => Some(remote_of(url)?),
+        Some(url) => Some(crate::net::parse(url).map_err(|why| AppError::Usage(usage!("{why}")))?),
         None => None,
+    };
+    let engine = match (args.engine.as_deref(), &remote) {
+        (None, None) => Engine::Uring,
+        (name, Some(remote)) => {
+            let own = remote.engine().name();
+            if let Some(name) = name.filter(|&name| name != own) {
+                return Err(usage!(
+                    "--engine {name} does not reach --target {}: its engine is {own}",
+                    remote.text()
+                )
+                .into());
+            }
+            Engine::from_str(own, false).map_err(|e| anyhow::anyhow!(e))?
+        }
+        (Some(name @ ("nfs" | "iscsi")), None) => {
+            return Err(usage!("--engine {name} replays onto a --target URL").into());
+        }
+        (Some(name), None) => Engine::from_str(name, false).map_err(|e| anyhow::anyhow!(e))?,
     };
     // The trace checked whole before anything is created.
     let (selection, character) = read(&args.source)?;
@@ -191,15 +202,15 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         )
         .into());
     }
-    if remote.is_some() && summary.ios[IoKind::Trim.index()] > 0 {
+    if engine == Engine::Nfs && summary.ios[IoKind::Trim.index()] > 0 {
         return Err(usage!(
             "{}: it trims, and NFSv3 has no request that frees a range: replay with --only read,write,flush",
             args.source.trace.display()
         )
         .into());
     }
-    // iolab's NFS client keeps no cache: O_DIRECT is not its to ask.
-    let direct = !args.buffered && !matches!(engine, Engine::Null | Engine::Nfs);
+    // iolab's NFS and iSCSI clients keep no cache: O_DIRECT is not theirs to ask.
+    let direct = !args.buffered && !matches!(engine, Engine::Null | Engine::Nfs | Engine::Iscsi);
     if direct && !summary.sector_aligned {
         return Err(usage!(
             "{}: some of its I/Os are not aligned to 512 bytes, which O_DIRECT cannot issue: replay with --buffered",
@@ -220,10 +231,18 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     let run_id = crate::app::distributed::new_run_id();
     let opened = match &remote {
         Some(remote) => {
-            let session = remote
-                .open(false, &run_id, &interrupt)
+            let writes = summary.ios[IoKind::Write.index()] + summary.ios[IoKind::Trim.index()] > 0;
+            let consented = remote
+                .consent(writes, args.destroy_data.as_deref())
                 .map_err(|why| AppError::Usage(usage!("{why}")))?;
-            Target::on_session(session, &summary, args.wrap, interrupt.flag())
+            let session = remote
+                .open(consented, &run_id, &interrupt)
+                .map_err(|why| AppError::Usage(usage!("{why}")))?;
+            if remote.makes_files() {
+                Target::on_session(session, &summary, args.wrap, interrupt.flag())
+            } else {
+                Target::on_lun(session)
+            }
         }
         None => Target::open(&choice, &summary, args.wrap, &run_id, direct),
     };
@@ -269,6 +288,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         },
         match engine {
             Engine::Nfs => "nfs (libnfs, no client cache; the server's is not evicted)",
+            Engine::Iscsi => "iscsi (libiscsi, no initiator cache; the target's is not evicted)",
             _ => engine.name(),
         },
         if engine == Engine::Psync {
@@ -339,19 +359,6 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         Some(signal) => Ok(Ending::Interrupted(signal)),
         None => Ok(Ending::Success),
     }
-}
-
-/// A `--target` URL checked: a protocol whose client makes files (an
-/// NFS export's directory); a LUN is not a replay target yet.
-fn remote_of(url: &str) -> Result<Box<dyn crate::net::Remote>, AppError> {
-    let remote = crate::net::parse(url).map_err(|why| AppError::Usage(usage!("{why}")))?;
-    if !remote.makes_files() {
-        return Err(usage!(
-            "--target {url}: iolab replays onto a file it creates on an NFS export; an iSCSI LUN is not a replay target yet"
-        )
-        .into());
-    }
-    Ok(remote)
 }
 
 /// What the client's connection carried, in one line.

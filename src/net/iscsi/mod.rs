@@ -118,6 +118,35 @@ impl ClientJob for IscsiLun {
         outcome.network = Some(traffic(io.counts(), wire, tcp));
         Ok(outcome)
     }
+
+    /// Its own login, then `body` over the engine, its PDUs counted as for
+    /// a job (a flush a SYNCHRONIZE CACHE(16), a trim an UNMAP).
+    unsafe fn with_queue(
+        &self,
+        depth: u32,
+        buffers: *mut u8,
+        len: usize,
+        _write: bool,
+        body: &mut dyn FnMut(&mut dyn crate::engine::DynQueuedIo),
+    ) -> std::io::Result<ClientTraffic> {
+        let context = Context::connect(self.url())?;
+        let socket = context.socket();
+        // SAFETY: the caller vouches for `buffers` and for reaping; the
+        // context outlives the engine (both end here).
+        let mut io = unsafe { IscsiIo::new(&context, depth, buffers, len)? };
+        let counting = match (wire::counting_available(), socket) {
+            (Ok(()), Some(fd)) => Ok(wire::Counting::start(fd.as_raw_fd())),
+            (Ok(()), None) => Err("the session has no socket".to_string()),
+            (Err(why), _) => Err(why),
+        };
+        let before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
+        body(&mut io);
+        let tcp = before
+            .zip(socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok()))
+            .map(|(before, after)| after.since(before));
+        let wire = counting.as_ref().map(|c| c.wire()).map_err(Clone::clone);
+        Ok(traffic(io.counts(), wire, tcp))
+    }
 }
 
 /// A job's commands by operation and, when they could be counted, its
