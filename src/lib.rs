@@ -7,6 +7,7 @@
 //! right is imported by anything on its left. See docs/ARCHITECTURE.md.
 
 pub mod app;
+pub mod cache;
 pub mod check;
 pub mod cli;
 pub mod clock;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// the crate root files).
 const RULES: &[(&str, &[&str])] = &[
     // Utilities at the bottom: they name nothing of the crate but probe.
+    ("cache", &[]),
     ("clock", &[]),
     ("console", &[]),
     ("input", &[]),
@@ -49,7 +50,10 @@ const RULES: &[(&str, &[&str])] = &[
         &["plan", "record", "probe", "run", "stats", "command"],
     ),
     // Guest machines: QEMU, the kernel, the agent's channel.
-    ("guest", &["plan", "record", "engine", "owner", "console"]),
+    (
+        "guest",
+        &["plan", "record", "engine", "owner", "console", "cache"],
+    ),
     (
         "cluster",
         &[

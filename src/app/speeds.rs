@@ -15,7 +15,7 @@ fn file_for(dir: &Path) -> Option<PathBuf> {
         rustix::fs::minor(stat.st_dev),
     );
     Some(
-        crate::guest::kernel::cache_dir()
+        crate::cache::dir()
             .join("speeds")
             .join(format!("{major}-{minor}.json")),
     )

@@ -34,22 +34,10 @@ pub struct Kernel {
     pub busybox: PathBuf,
 }
 
-/// iolab's cache: `$IOLAB_CACHE`, else `$XDG_CACHE_HOME/iolab`, else `~/.cache/iolab`.
-pub fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("IOLAB_CACHE").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir).join("iolab");
-    }
-    let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
-    PathBuf::from(home).join(".cache").join("iolab")
-}
-
 /// The kernel named by `choice` (`debian`, or the path of a linux-image
 /// `.deb`), fetched and unpacked into the cache the first time.
 pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
-    let guest_cache = cache_dir().join("guest");
+    let guest_cache = crate::cache::dir().join("guest");
     std::fs::create_dir_all(&guest_cache)
         .map_err(|e| GuestError::Setup(format!("{}: {e}", guest_cache.display())))?;
     let (package, unpacked) = if choice == "debian" {

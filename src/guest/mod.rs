@@ -66,7 +66,7 @@ struct RunDir(PathBuf);
 
 impl RunDir {
     fn create() -> Result<RunDir, GuestError> {
-        let runs = kernel::cache_dir().join("guest").join("runs");
+        let runs = crate::cache::dir().join("guest").join("runs");
         std::fs::create_dir_all(&runs)
             .map_err(|e| GuestError::Setup(format!("{}: {e}", runs.display())))?;
         remove_dead_runs(&runs);
@@ -635,7 +635,7 @@ fn last_boot_file(accelerator: Accelerator) -> std::path::PathBuf {
         Accelerator::Kvm => "kvm",
         _ => "tcg",
     };
-    kernel::cache_dir()
+    crate::cache::dir()
         .join("guest")
         .join(format!("last-boot-{name}"))
 }

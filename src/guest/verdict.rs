@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// The file the verdict is kept in.
 pub fn path() -> PathBuf {
-    super::kernel::cache_dir().join("guest").join("kvm-verdict")
+    crate::cache::dir().join("guest").join("kvm-verdict")
 }
 
 /// [`path`] as a person types it: `~/…` under the home directory.
