@@ -738,6 +738,22 @@ fn each_engine_replays_writes_syncs_reads_and_trims_through_its_own_calls() {
     }
 }
 
+/// A network replay's requests as its record keeps them: (name, count, payload bytes).
+fn requests(record: &Value) -> Vec<(String, u64, u64)> {
+    record["network"]["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["count"].as_u64().unwrap(),
+                r["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// A trace replays onto an NFS export through iolab's own client, no
 /// mount: a file created there, every I/O counted against the trace and
 /// against the client's own RPCs (a flush one COMMIT), the file removed;
@@ -782,20 +798,8 @@ fn a_trace_replays_onto_an_nfs_export_with_its_rpcs_counted() {
             ("flush".into(), 1, 0),
         ]
     );
-    let requests: Vec<(String, u64, u64)> = value["network"]["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["name"].as_str().unwrap().to_string(),
-                r["count"].as_u64().unwrap(),
-                r["bytes"].as_u64().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        requests,
+        requests(&value),
         vec![
             ("READ".into(), 4, 4 * 12288),
             ("WRITE".into(), 8, 8 * 12288),
@@ -903,24 +907,13 @@ fn a_trace_replays_onto_an_iscsi_lun_with_its_commands_counted() {
             ("trim".into(), 1, 12288),
         ]
     );
-    let commands: Vec<(String, u64)> = value["network"]["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["name"].as_str().unwrap().to_string(),
-                r["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        commands,
+        requests(&value),
         vec![
-            ("READ(16)".into(), 4),
-            ("WRITE(16)".into(), 8),
-            ("UNMAP".into(), 1),
-            ("SYNCHRONIZE CACHE(16)".into(), 1),
+            ("READ(16)".into(), 4, 4 * 12288),
+            ("WRITE(16)".into(), 8, 8 * 12288),
+            ("UNMAP".into(), 1, 0),
+            ("SYNCHRONIZE CACHE(16)".into(), 1, 0),
         ]
     );
     // The replay's writes are on the LUN: its 12 KiB at 0 are no longer

@@ -13,7 +13,7 @@ use crate::plan::{EngineKind, SyncMode, Workload};
 use crate::probe::tcp::TcpTraffic;
 use crate::run::Session;
 use crate::run::io::buffer::AlignedBuffer;
-use crate::run::io::client::{ClientJob, run_on_connection};
+use crate::run::io::client::{ClientJob, run_on_connection, tcp_around};
 use crate::run::io::recorder::{JobMemory, JobOutcome};
 use crate::run::io::spec::LoopSpec;
 use crate::run::io::traffic::{ClientTraffic, PduTally, RequestTally};
@@ -139,11 +139,7 @@ impl ClientJob for IscsiLun {
             (Ok(()), None) => Err("the session has no socket".to_string()),
             (Err(why), _) => Err(why),
         };
-        let before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
-        body(&mut io);
-        let tcp = before
-            .zip(socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok()))
-            .map(|(before, after)| after.since(before));
+        let ((), tcp) = tcp_around(socket, || body(&mut io));
         let wire = counting.as_ref().map(|c| c.wire()).map_err(Clone::clone);
         Ok(traffic(io.counts(), wire, tcp))
     }

@@ -13,7 +13,7 @@ use crate::plan::{EngineKind, SyncMode, Workload};
 use crate::probe::tcp::TcpTraffic;
 use crate::run::Session;
 use crate::run::io::buffer::AlignedBuffer;
-use crate::run::io::client::{ClientJob, run_on_connection};
+use crate::run::io::client::{ClientJob, run_on_connection, tcp_around};
 use crate::run::io::recorder::{JobMemory, JobOutcome};
 use crate::run::io::spec::LoopSpec;
 use crate::run::io::traffic::{ClientTraffic, RequestTally};
@@ -113,14 +113,9 @@ impl ClientJob for NfsFile {
         let context = Context::connect(self.url())?;
         let file = context.open_with(self.nfs_path(), write, false)?;
         self.check_identity(&file)?;
-        let socket = context.socket();
-        let before = socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
         // SAFETY: the caller vouches for `buffers` and for reaping.
         let mut io = unsafe { NfsIo::new(&file, depth, buffers, len)? };
-        body(&mut io);
-        let tcp = before
-            .zip(socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok()))
-            .map(|(before, after)| after.since(before));
+        let ((), tcp) = tcp_around(context.socket(), || body(&mut io));
         Ok(traffic(io.counts(), tcp))
     }
 }

@@ -68,11 +68,22 @@ pub fn run_on_connection<Q: crate::engine::QueuedIo>(
     ready: &mut dyn FnMut() -> bool,
 ) -> (JobOutcome, Option<TcpTraffic>) {
     let spec = &LoopSpec { socket, ..*spec };
+    tcp_around(socket, || {
+        run_queued(io, workload.iodepth, spec, memory, ready)
+    })
+}
+
+/// `work`'s result, and what the connection `socket` carried while it ran
+/// (`None` when TCP_INFO could not be read).
+pub fn tcp_around<T>(
+    socket: Option<rustix::fd::BorrowedFd<'_>>,
+    work: impl FnOnce() -> T,
+) -> (T, Option<TcpTraffic>) {
     let snapshot = || socket.and_then(|fd| crate::probe::tcp::TcpSnapshot::of(fd).ok());
     let before = snapshot();
-    let outcome = run_queued(io, workload.iodepth, spec, memory, ready);
+    let done = work();
     let tcp = before
         .zip(snapshot())
         .map(|(before, after)| after.since(before));
-    (outcome, tcp)
+    (done, tcp)
 }
