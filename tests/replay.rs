@@ -1,13 +1,33 @@
 //! `iolab replay` and `iolab characterize`: traces fio and blktrace recorded here and ones in MSR's format replay with every I/O counted and their fidelity recorded; bad traces are refused before anything is created.
 
+use crate::lab::NetLab;
 use crate::util::{entries, iolab, scratch};
 use serde_json::Value;
 use std::path::Path;
 
 /// Replays `trace` with `extra` flags: its record parsed, and what it printed.
 fn replayed(trace: &Path, extra: &[&str], out: &Path) -> (Value, String) {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"));
+    command.current_dir(crate::util::working_dir());
+    replayed_by(command, trace, extra, out)
+}
+
+/// As [`replayed`], inside `lab`'s namespace (its servers' addresses).
+fn replayed_in(lab: &NetLab, trace: &Path, extra: &[&str], out: &Path) -> (Value, String) {
+    let mut command = lab.command(env!("CARGO_BIN_EXE_iolab"));
+    command.current_dir(crate::util::working_dir());
+    replayed_by(command, trace, extra, out)
+}
+
+/// `command` (iolab, however started) replaying `trace` with `extra` flags.
+fn replayed_by(
+    mut command: std::process::Command,
+    trace: &Path,
+    extra: &[&str],
+    out: &Path,
+) -> (Value, String) {
     let record = out.join(format!("replay-{}.json", entries(out).len()));
-    let output = iolab()
+    let output = command
         .arg("replay")
         .arg(trace)
         .args(extra)
@@ -761,33 +781,13 @@ fn requests(record: &Value) -> Vec<(String, u64, u64)> {
 /// made.
 #[test]
 fn a_trace_replays_onto_an_nfs_export_with_its_rpcs_counted() {
-    let Some(lab) = crate::lab::NetLab::with_nfs(crate::lab::NetLab::shared_export("replay"))
-    else {
+    let Some(lab) = NetLab::with_nfs(NetLab::shared_export("replay")) else {
         return;
     };
     let (work, out) = (scratch(), scratch());
     let trace = work.path().join("job.iolog");
     writes_sync_reads(&trace, false);
-    let record = out.path().join("nfs.json");
-    let output = lab.iolab(
-        work.path(),
-        &[
-            "replay",
-            trace.to_str().unwrap(),
-            "--target",
-            &lab.nfs,
-            "-o",
-            record.to_str().unwrap(),
-        ],
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let value: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
-    crate::util::validate_against(&value, "iolab.replay-1.schema.json");
+    let (value, stdout) = replayed_in(&lab, &trace, &["--target", &lab.nfs], out.path());
     assert_eq!(value["target"]["engine"], "nfs");
     assert_eq!(value["target"]["created"], true);
     assert_eq!(
@@ -852,7 +852,7 @@ fn a_trace_replays_onto_an_nfs_export_with_its_rpcs_counted() {
 /// CACHE(16), a trim an UNMAP); reads alone need no consent.
 #[test]
 fn a_trace_replays_onto_an_iscsi_lun_with_its_commands_counted() {
-    let Some(lab) = crate::lab::NetLab::shared("replay-lun", "16M") else {
+    let Some(lab) = NetLab::shared("replay-lun", "16M") else {
         return;
     };
     if let Err(reason) = iolab::engine::iscsi::libiscsi::available() {
@@ -874,27 +874,13 @@ fn a_trace_replays_onto_an_iscsi_lun_with_its_commands_counted() {
         "{stderr}"
     );
 
-    let record = out.path().join("lun.json");
     let consent = format!("--destroy-data={}", lab.iscsi);
-    let output = lab.iolab(
-        work.path(),
-        &[
-            "replay",
-            trace.to_str().unwrap(),
-            "--target",
-            &lab.iscsi,
-            &consent,
-            "-o",
-            record.to_str().unwrap(),
-        ],
+    let (value, _) = replayed_in(
+        &lab,
+        &trace,
+        &["--target", &lab.iscsi, &consent],
+        out.path(),
     );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let value: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
-    crate::util::validate_against(&value, "iolab.replay-1.schema.json");
     assert_eq!(value["target"]["engine"], "iscsi");
     assert_eq!(value["target"]["created"], false);
     assert_eq!(value["target"]["direct"], false);

@@ -18,7 +18,7 @@ pub fn iolab() -> Command {
 /// process's own working directory too, so that the programs tests start
 /// themselves (through bash, strace, a lab's namespace) keep nothing in
 /// the source tree either. Tests name files by absolute paths.
-fn working_dir() -> &'static Path {
+pub fn working_dir() -> &'static Path {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))

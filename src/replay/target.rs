@@ -255,7 +255,13 @@ impl Target {
             .length()
             .map_err(|e| TargetError::Failed(format!("{}: {e}", lun.path().display())))?;
         let shown = lun.path().display().to_string();
-        Ok(Target {
+        Ok(Target::remote(session, length, shown, false))
+    }
+
+    /// A target reached through `session`'s client, its file (if one is
+    /// made for the replay) not yet set.
+    fn remote(session: crate::run::Session, length: u64, shown: String, created: bool) -> Target {
+        Target {
             remote: Some(RemoteFile {
                 file: None,
                 session,
@@ -265,8 +271,8 @@ impl Target {
             fd: None,
             length,
             shown,
-            created: false,
-        })
+            created,
+        }
     }
 
     /// A file created for a trace of `summary` (sized as on a local file system)
@@ -281,18 +287,7 @@ impl Target {
         let length = created_length(summary, wrap);
         let file = session.dir().create(0).map_err(TargetError::Failed)?;
         let shown = file.path().display().to_string();
-        let mut target = Target {
-            remote: Some(RemoteFile {
-                file: None,
-                session,
-            }),
-            _dir: None,
-            file: None,
-            fd: None,
-            length,
-            shown: shown.clone(),
-            created: true,
-        };
+        let mut target = Target::remote(session, length, shown.clone(), true);
         let fill = crate::run::site::prepare::Fill {
             seed: 0x1010,
             data: crate::plan::data::DataPattern::default(),
