@@ -807,7 +807,7 @@ fn a_trace_replays_onto_an_nfs_export_with_its_rpcs_counted() {
         ]
     );
     assert!(
-        stdout.contains("on the wire  NFSv3 RPCs: 4 READ"),
+        stdout.contains("client NFSv3 RPCs: READ 4 (48.0 KiB), WRITE 8 (96.0 KiB), COMMIT 1"),
         "{stdout}"
     );
     assert!(

@@ -401,13 +401,22 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
 /// together; `None` when no job had any (local engines).
 fn client_network(jobs: &[JobOutcome]) -> Option<ClientNetwork> {
     let traffic: Vec<_> = jobs.iter().filter_map(|job| job.network.as_ref()).collect();
+    client_network_of(&traffic)
+}
+
+/// What some connections of a network client carried, together, as the
+/// record keeps it (a repetition's jobs, or a replay's one connection);
+/// `None` for none.
+pub fn client_network_of(
+    traffic: &[&crate::run::io::traffic::ClientTraffic],
+) -> Option<ClientNetwork> {
     let first = traffic.first()?;
     let mut requests: Vec<RequestCount> = Vec::new();
     let mut pdus: Vec<PduCount> = Vec::new();
     let mut pdus_not_counted = None;
     // Each request's round trips added up, beside `requests`.
     let mut round_trips: Vec<Option<u64>> = Vec::new();
-    for job in &traffic {
+    for job in traffic {
         for tally in job.requests.iter().filter(|t| t.count > 0) {
             match requests.iter().position(|r| r.name == tally.name) {
                 Some(at) => {

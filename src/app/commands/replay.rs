@@ -317,10 +317,14 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     }
     let replayed =
         outcome.map_err(|e| anyhow::anyhow!("replay of {}: {e}", args.source.trace.display()))?;
+    let network = replayed
+        .network
+        .as_ref()
+        .and_then(|carried| crate::gather::build::client_network_of(&[carried]));
     let mut text = fidelity_text(&replayed.fidelity, replayed.interrupted);
-    if let Some(carried) = &replayed.network {
+    if let Some(network) = &network {
         text.push('\n');
-        text.push_str(&wire_line(carried));
+        text.push_str(crate::report::activity::render_client_network(network).trim_end());
     }
     crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.output {
@@ -347,7 +351,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
             },
             "interrupted": replayed.interrupted,
             "fidelity": replayed.fidelity,
-            "network": replayed.network.as_ref().map(wire_record),
+            "network": network,
         });
         crate::record::write::write_file(path, crate::record::write::Replace::Never, |out| {
             serde_json::to_writer_pretty(&mut *out, &record).map_err(std::io::Error::other)
@@ -359,46 +363,6 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         Some(signal) => Ok(Ending::Interrupted(signal)),
         None => Ok(Ending::Success),
     }
-}
-
-/// What the client's connection carried, in one line.
-fn wire_line(carried: &crate::run::io::traffic::ClientTraffic) -> String {
-    let requests: Vec<String> = carried
-        .requests
-        .iter()
-        .map(|r| format!("{} {} ({})", r.count, r.name, human_size(r.bytes)))
-        .collect();
-    let tcp = carried.tcp.map_or_else(
-        || "TCP's counters not readable".to_string(),
-        |t| {
-            format!(
-                "TCP {} sent, {} received",
-                human_size(t.bytes_acked),
-                human_size(t.bytes_received)
-            )
-        },
-    );
-    format!(
-        "on the wire  {} {}: {}; {tcp}",
-        carried.protocol,
-        carried.requests_are,
-        requests.join(", ")
-    )
-}
-
-/// What the client's connection carried, for the record.
-fn wire_record(carried: &crate::run::io::traffic::ClientTraffic) -> serde_json::Value {
-    serde_json::json!({
-        "protocol": carried.protocol,
-        "requests": carried.requests.iter().map(|r| serde_json::json!({
-            "name": r.name,
-            "count": r.count,
-            "bytes": r.bytes,
-        })).collect::<Vec<_>>(),
-        "tcp_bytes_sent": carried.tcp.map(|t| t.bytes_acked),
-        "tcp_bytes_received": carried.tcp.map(|t| t.bytes_received),
-        "tcp_retransmits": carried.tcp.map(|t| t.retransmits),
-    })
 }
 
 /// The fidelity block: the answer (kept up, or who fell behind) first.
