@@ -12,6 +12,7 @@ mod checks;
 mod compare;
 mod devices;
 mod distributed;
+mod distributed_guest;
 mod engines;
 mod faults;
 mod groups;

@@ -7,7 +7,7 @@ use crate::guest::stack::{DISK_MOUNT, Stack, StackError};
 use crate::run::signals::Interrupt;
 use crate::run::{RunError, Session};
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -37,6 +37,7 @@ pub fn agent() -> Result<Ending, AppError> {
     let _ = say(&FromGuest::Alive);
     let mut prepared: Option<(Session, Ready)> = None;
     let mut stacked: Option<Stack> = None;
+    let commands = Commands::default();
     loop {
         let message = match channel::receive::<ToGuest>(&mut reader, &mut pending) {
             Ok(Some(message)) => message,
@@ -58,12 +59,17 @@ pub fn agent() -> Result<Ending, AppError> {
                 make_filesystem,
                 spec,
                 address,
+                host,
             } => {
                 let started = Instant::now();
                 // Alive before the stack is set up (it may take a while).
                 let _ = say(&FromGuest::Alive);
                 crate::owner::act_for_host(&owner, &run_id, host_processes);
                 let made = Stack::set_up(&spec, address.as_deref(), make_filesystem)
+                    .and_then(|mut stack| match &host {
+                        Some(host) => stack.serve_as_host(host).map(|()| stack),
+                        None => Ok(stack),
+                    })
                     .and_then(|stack| open(stack, &run_id, (page_cache, started), &interrupt));
                 match made {
                     Ok((session, ready, stack)) => {
@@ -85,8 +91,12 @@ pub fn agent() -> Result<Ending, AppError> {
                 let answer = measure(session, ready, &label, &groups, &writer);
                 say(&answer)?;
             }
+            ToGuest::Exec { command } => commands.start(&command, &writer),
+            ToGuest::Kill => commands.kill(),
             ToGuest::Stop => {
-                // The files first, then the stack under them.
+                // The command, the files, then the stack under them.
+                commands.kill();
+                commands.wait();
                 drop(prepared.take());
                 drop(stacked.take());
                 say(&FromGuest::Stopped)?;
@@ -94,6 +104,143 @@ pub fn agent() -> Result<Ending, AppError> {
             }
         }
     }
+}
+
+/// The command a guest serving as a host runs for `iolab guest exec`: at
+/// most one at a time, in a process group of its own so that all it started
+/// can be ended together.
+#[derive(Default)]
+struct Commands {
+    /// The running command's process (and process group) id.
+    running: Arc<Mutex<Option<rustix::process::Pid>>>,
+}
+
+impl Commands {
+    /// Starts `command` with `sh -c`; threads relay its output and its end.
+    fn start(&self, command: &str, writer: &Arc<Mutex<File>>) {
+        let say = |message: FromGuest| {
+            let mut port = writer.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = channel::send(&mut *port, &message);
+        };
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        if running.is_some() {
+            say(FromGuest::Output {
+                stderr: true,
+                text: "iolab guest agent: a command runs already; one at a time\n".into(),
+            });
+            say(FromGuest::Exited {
+                code: Some(1),
+                signal: None,
+            });
+            return;
+        }
+        use std::os::unix::process::CommandExt;
+        let spawned = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .current_dir("/")
+            .process_group(0)
+            .spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(error) => {
+                say(FromGuest::Output {
+                    stderr: true,
+                    text: format!("iolab guest agent: sh: {error}\n"),
+                });
+                say(FromGuest::Exited {
+                    code: Some(127),
+                    signal: None,
+                });
+                return;
+            }
+        };
+        *running = rustix::process::Pid::from_raw(child.id() as i32);
+        let relay = |stream: Option<Box<dyn std::io::Read + Send>>, stderr: bool| {
+            let writer = Arc::clone(writer);
+            std::thread::spawn(move || {
+                let Some(mut stream) = stream else { return };
+                let mut buffer = vec![0u8; 64 << 10];
+                let mut carried = Vec::new();
+                while let Ok(n) = stream.read(&mut buffer) {
+                    if n == 0 {
+                        break;
+                    }
+                    carried.extend_from_slice(&buffer[..n]);
+                    let text = take_text(&mut carried);
+                    let mut port = writer.lock().unwrap_or_else(|p| p.into_inner());
+                    let _ = channel::send(&mut *port, &FromGuest::Output { stderr, text });
+                }
+                if !carried.is_empty() {
+                    let text = String::from_utf8_lossy(&carried).into_owned();
+                    let mut port = writer.lock().unwrap_or_else(|p| p.into_inner());
+                    let _ = channel::send(&mut *port, &FromGuest::Output { stderr, text });
+                }
+            })
+        };
+        let out = relay(child.stdout.take().map(|s| Box::new(s) as _), false);
+        let err = relay(child.stderr.take().map(|s| Box::new(s) as _), true);
+        let writer = Arc::clone(writer);
+        let running = Arc::clone(&self.running);
+        std::thread::spawn(move || {
+            let _ = out.join();
+            let _ = err.join();
+            use std::os::unix::process::ExitStatusExt;
+            let status = child.wait();
+            // Cleared before the end is said: the next command may start then.
+            *running.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            let (code, signal) = status.map_or((Some(255), None), |s| (s.code(), s.signal()));
+            let mut port = writer.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = channel::send(&mut *port, &FromGuest::Exited { code, signal });
+        });
+    }
+
+    /// Ends the running command's process group: SIGTERM, then SIGKILL
+    /// after [`channel::KILL_GRACE`] if it is still there.
+    fn kill(&self) {
+        let Some(group) = *self.running.lock().unwrap_or_else(|p| p.into_inner()) else {
+            return;
+        };
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::TERM);
+        let running = Arc::clone(&self.running);
+        std::thread::spawn(move || {
+            std::thread::sleep(channel::KILL_GRACE);
+            if *running.lock().unwrap_or_else(|p| p.into_inner()) == Some(group) {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            }
+        });
+    }
+
+    /// Waits (at most twice [`channel::KILL_GRACE`]) for the running command to end.
+    fn wait(&self) {
+        let deadline = Instant::now() + 2 * channel::KILL_GRACE;
+        while self
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+/// The text of `bytes` up to the last whole UTF-8 character (the rest is
+/// kept for the next read; invalid bytes are replaced).
+fn take_text(bytes: &mut Vec<u8>) -> String {
+    let whole = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        // A character cut at the end waits; anything else is replaced.
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => bytes.len(),
+    };
+    let text = String::from_utf8_lossy(&bytes[..whole]).into_owned();
+    bytes.drain(..whole);
+    text
 }
 
 /// Measures one point while a thread says the agent is alive.

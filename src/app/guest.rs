@@ -1,7 +1,8 @@
-//! The host's side of guest points: each `--guest` configuration's disk image made in the directory under test (an iolab scratch file) and its guest, booted per configuration and round, each guest point sent to the agent and its record taken back, a guest that died recorded as a failed point (nothing timed) and booted again; and `iolab guest check`.
+//! The host's side of guest points: each `--guest` configuration's disk image made in the directory under test (an iolab scratch file) and its guest, booted per configuration and round, each guest point sent to the agent and its record taken back, a guest that died recorded as a failed point (nothing timed) and booted again, and `iolab guest check`.
 
 use super::distributed::new_run_id;
-use super::error::{AppError, Ending, run_error};
+use super::error::{AppError, Ending};
+use super::guest_image::{guest_error, make_image};
 use super::session::record_point;
 use crate::cli::{GuestCheckArgs, GuestCommand};
 use crate::guest::{GuestError, Guests};
@@ -11,7 +12,6 @@ use crate::record::Point;
 use crate::record::guest::{Crossing, GuestBoot, GuestRecord};
 use crate::run::target::Target;
 use crate::run::{PointOutcome, RepetitionOutcome, Session, TargetInfo};
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -37,6 +37,9 @@ pub fn command(command: &GuestCommand) -> Result<Ending, AppError> {
             );
             Ok(Ending::Success)
         }
+        GuestCommand::Up(args) => super::guest_host::up(args),
+        GuestCommand::Exec(args) => super::guest_host::exec(args),
+        GuestCommand::Down(args) => super::guest_host::down(args),
         GuestCommand::Agent => super::agent::agent(),
     }
 }
@@ -293,61 +296,6 @@ impl Drop for GuestSide {
     }
 }
 
-/// The image of the guest's disk: a new scratch file in the session's
-/// directory, every block written (a hole would read as zeros without
-/// touching the disk), or a fully preallocated qcow2.
-fn make_image(
-    session: &Session,
-    configuration: u32,
-    size: u64,
-    format: ImageFormat,
-) -> Result<Box<dyn Target>, AppError> {
-    session.check_free_space(size, 1).map_err(run_error)?;
-    let image = session
-        .dir()
-        .create(u32::MAX - 1 - configuration)
-        .map_err(|e| anyhow::anyhow!("the guest's image: {e}"))?;
-    let written = match format {
-        ImageFormat::Raw => fill(image.path(), size),
-        ImageFormat::Qcow2 => std::process::Command::new("qemu-img")
-            .args(["create", "-q", "-f", "qcow2", "-o", "preallocation=full"])
-            .arg(image.path())
-            .arg(size.to_string())
-            .status()
-            .map_err(|e| format!("qemu-img (Debian package qemu-utils): {e}"))
-            .and_then(|status| {
-                if status.success() {
-                    Ok(())
-                } else {
-                    Err(format!("qemu-img create failed ({status})"))
-                }
-            }),
-    };
-    if let Err(why) = written {
-        image.release(false);
-        return Err(anyhow::anyhow!("the guest's image: {why}").into());
-    }
-    Ok(image)
-}
-
-/// Writes `size` bytes of zeros over the file at `path`, then syncs it.
-fn fill(path: &std::path::Path, size: u64) -> Result<(), String> {
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let chunk = vec![0u8; 1 << 20];
-    let mut left = size;
-    while left > 0 {
-        let n = left.min(chunk.len() as u64) as usize;
-        file.write_all(&chunk[..n])
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        left -= n as u64;
-    }
-    file.sync_all()
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
 /// The record of a guest point that could not be measured: one failed repetition, nothing timed.
 fn failed_point(planned: &PlannedPoint, why: &str) -> Result<Point, AppError> {
     let outcome = PointOutcome {
@@ -371,16 +319,6 @@ fn failed_point(planned: &PlannedPoint, why: &str) -> Result<Point, AppError> {
         groups: Vec::new(),
     };
     record_point(&outcome, None)
-}
-
-/// A guest failure as the error iolab ends with: bad input and missing packages exit 2.
-fn guest_error(error: GuestError) -> AppError {
-    match error {
-        GuestError::Usage(why) | GuestError::Missing(why) => {
-            AppError::Usage(crate::plan::UsageError(why))
-        }
-        other => anyhow::anyhow!("{other}").into(),
-    }
 }
 
 /// `iolab guest check`: boots one guest and says what works.

@@ -13,6 +13,8 @@ mod driver;
 pub mod error;
 pub mod grid;
 pub mod guest;
+mod guest_host;
+mod guest_image;
 pub mod help;
 mod jobfile;
 mod network;

@@ -44,6 +44,10 @@ pub enum ToGuest {
         /// The guest's address on its tap's link (`10.211.0.2/24`), when it has one.
         #[serde(default)]
         address: Option<String>,
+        /// When the guest serves as a host (`iolab guest up`): its host name
+        /// and where its disk is mounted a second time.
+        #[serde(default)]
+        host: Option<AsHost>,
     },
     /// Measure one point and answer with its record.
     Point {
@@ -52,9 +56,32 @@ pub enum ToGuest {
         /// What runs at once (one workload is one group).
         groups: Vec<Group>,
     },
+    /// Run a command line with `sh -c` (as ssh runs its words), answering
+    /// with its output as it comes and `Exited` when it ends.
+    Exec {
+        /// The command line.
+        command: String,
+    },
+    /// End the command `Exec` started (its process group is sent SIGTERM,
+    /// SIGKILL after [`KILL_GRACE`]): the one who asked went away.
+    Kill,
     /// Remove the files, unmount, answer `Stopped`, and power off.
     Stop,
 }
+
+/// What a guest serving as a host is besides its disk.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AsHost {
+    /// The guest's host name (what MPI and iolab's per-host tables call it).
+    pub hostname: String,
+    /// The host's directory under test, where the guest's disk is also
+    /// mounted, so that a command given the host's `--dir` measures the
+    /// guest's own disk.
+    pub dir: String,
+}
+
+/// How long a killed command has between SIGTERM and SIGKILL.
+pub const KILL_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// What the agent answers.
 #[derive(Debug, Serialize, Deserialize)]
@@ -74,6 +101,20 @@ pub enum FromGuest {
     Refused(String),
     /// The point could not run; nothing was measured.
     Failed(String),
+    /// Output of the command `Exec` started, as it came (invalid UTF-8 replaced).
+    Output {
+        /// From its standard error (else its standard output).
+        stderr: bool,
+        /// The bytes, as text.
+        text: String,
+    },
+    /// The command `Exec` started ended: its status, or the signal that killed it.
+    Exited {
+        /// Its exit status, when it exited.
+        code: Option<i32>,
+        /// The signal that ended it, when one did.
+        signal: Option<i32>,
+    },
     /// Files removed, disk unmounted; the guest powers off.
     Stopped,
 }

@@ -6,6 +6,7 @@
 //! guest running now; the agent's side lives in `app::agent`.
 
 pub mod channel;
+pub mod exec;
 pub mod initramfs;
 pub mod kernel;
 pub mod network;
@@ -152,6 +153,8 @@ pub struct Guests {
     /// under that accelerator starts, `None` when a point is handed to the
     /// agent. Nothing by default.
     pub on_phase: fn(Option<Accelerator>),
+    /// Set when the guest serves as a host (`iolab guest up`), before it boots.
+    pub as_host: Option<channel::AsHost>,
 }
 
 /// One running guest.
@@ -211,6 +214,7 @@ impl Guests {
             initramfs,
             running: None,
             on_phase: |_| {},
+            as_host: None,
         })
     }
 
@@ -365,6 +369,7 @@ impl Guests {
             make_filesystem: self.agent_makes_filesystem(),
             spec: Box::new(self.spec.clone()),
             address: self.address.clone(),
+            host: self.as_host.clone(),
         })?;
         // Dropping `guest` on an interruption kills QEMU.
         match guest.receive_unless(BOOT_DEADLINE, ending, first_sign)? {

@@ -38,6 +38,8 @@ pub(crate) enum StackError {
 /// A step to undo at the end.
 enum Undo {
     Unmount,
+    /// The disk's second mount point, when the guest serves as a host.
+    UnmountBind(PathBuf),
     Logout {
         target: String,
         portal: String,
@@ -265,11 +267,29 @@ impl Stack {
         })
     }
 
+    /// Makes the guest a host as `host` says: its host name set, and the
+    /// disk also mounted at the host's directory under test.
+    pub(crate) fn serve_as_host(
+        &mut self,
+        host: &crate::guest::channel::AsHost,
+    ) -> Result<(), StackError> {
+        rustix::system::sethostname(host.hostname.as_bytes())
+            .map_err(|e| StackError::Failed(format!("the host name {}: {e}", host.hostname)))?;
+        // In the guest's overlay: the host's directory itself is not touched.
+        std::fs::create_dir_all(&host.dir)
+            .map_err(|e| StackError::Failed(format!("{}: {e}", host.dir)))?;
+        run(Command::new("mount").args(["--bind", DISK_MOUNT, &host.dir]))
+            .map_err(StackError::Failed)?;
+        self.undo.push(Undo::UnmountBind(PathBuf::from(&host.dir)));
+        Ok(())
+    }
+
     /// Undoes every step, last first; what fails is said on the console.
     pub(crate) fn take_down(&mut self) {
         while let Some(step) = self.undo.pop() {
             let result = match step {
                 Undo::Unmount => run(Command::new("umount").arg(DISK_MOUNT)),
+                Undo::UnmountBind(at) => run(Command::new("umount").arg(at)),
                 Undo::Logout { target, portal } => {
                     let node = ["-m", "node", "-T", target.as_str(), "-p", portal.as_str()];
                     run(Command::new("iscsiadm").args(node).arg("--logout")).and_then(|()| {

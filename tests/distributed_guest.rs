@@ -1,0 +1,302 @@
+//! A guest as a real second host of a distributed run: `iolab guest up` boots a TCG guest on netlab's tap, mpirun starts its daemon there through `iolab guest exec` as its remote agent, and the rank in the guest measures the guest's own disk under its own kernel, host name and boot id. Counts are asserted, never times.
+
+use crate::lab::NetLab;
+use crate::mounts::have;
+use crate::util::scratch;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const IOLAB: &str = env!("CARGO_BIN_EXE_iolab");
+/// Small and emulated (this host's KVM cannot run a stock kernel).
+const GUEST: &str = "accel=tcg,memory=512";
+/// The guest's address on netlab's tap (the tap's own is 10.211.0.1).
+const GUEST_ADDRESS: &str = "10.211.0.2";
+
+/// `iolab guest up` for the length of a test: stopped (SIGTERM) when dropped.
+struct GuestHost {
+    up: Child,
+    /// What `guest up` said (on its standard error, as iolab says all but results) so far.
+    said: String,
+}
+
+impl GuestHost {
+    /// Boots the guest in `lab`'s namespace with `dir` as its directory and
+    /// waits (at most 5 minutes) until it says it is up.
+    fn up(lab: &NetLab, cache: &Path, dir: &Path) -> GuestHost {
+        let mut up = lab
+            .command(IOLAB)
+            .env("IOLAB_CACHE", cache)
+            .args(["guest", "up", "--size", "96m", "--guest"])
+            .arg(format!("{GUEST},tap={}", lab.tap))
+            .arg("--dir")
+            .arg(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("iolab guest up starts");
+        let stderr = up.stderr.take().expect("piped");
+        let (lines, said) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut host = GuestHost {
+            up,
+            said: String::new(),
+        };
+        let started = Instant::now();
+        while !host.said.contains(" up at ") {
+            match said.recv_timeout(Duration::from_secs(1)) {
+                Ok(line) => {
+                    host.said.push_str(&line);
+                    host.said.push('\n');
+                }
+                Err(_) if started.elapsed() > Duration::from_secs(300) => {
+                    panic!("the guest did not come up in 5 minutes: {}", host.said)
+                }
+                Err(_) => {
+                    if let Some(status) = host.up.try_wait().unwrap() {
+                        // What it said last arrives after its end.
+                        while let Ok(line) = said.recv_timeout(Duration::from_millis(200)) {
+                            host.said.push_str(&line);
+                            host.said.push('\n');
+                        }
+                        panic!("iolab guest up ended ({status}): {}", host.said);
+                    }
+                }
+            }
+        }
+        host
+    }
+}
+
+impl Drop for GuestHost {
+    fn drop(&mut self) {
+        if self.up.try_wait().ok().flatten().is_none() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &self.up.id().to_string()])
+                .status();
+            let _ = self.up.wait();
+        }
+    }
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn prerequisites_or_skip() -> bool {
+    for (program, package) in [
+        ("qemu-system-x86_64", "qemu-system-x86"),
+        ("mpirun", "openmpi-bin"),
+    ] {
+        if !have(program) {
+            crate::skip!(
+                "{program} is not installed (Debian package {package}; scripts/test installs it)"
+            );
+            return false;
+        }
+    }
+    true
+}
+
+/// Bad input to `guest up`, `exec` and `down` is one line and exit 2, with
+/// nothing booted or created.
+#[test]
+fn guest_host_commands_refuse_bad_input_in_one_line() {
+    let dir = scratch();
+    for (args, named) in [
+        (vec!["guest", "up", "--guest", "accel=tcg"], "tap=TAP"),
+        (
+            vec!["guest", "up", "--guest", "tap=iolab-nosuch0"],
+            "iolab-nosuch0",
+        ),
+        (
+            vec!["guest", "up", "--guest", "tap=x", "--hostname", "a_b"],
+            "--hostname a_b",
+        ),
+        (
+            vec!["guest", "up", "--guest", "tap=x", "--size", "1m"],
+            "--size",
+        ),
+        (
+            vec!["guest", "exec", "10.211.0.250", "true"],
+            "10.211.0.250",
+        ),
+        (vec!["guest", "down", "10.211.0.250"], "10.211.0.250"),
+    ] {
+        let mut command = Command::new(IOLAB);
+        command
+            .env("IOLAB_CACHE", dir.path().join("cache"))
+            .args(&args);
+        // exec's words take everything after its address: only up has a --dir.
+        if args[1] == "up" {
+            command.arg("--dir").arg(dir.path());
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        assert_eq!(crate::util::message_lines(&stderr), 1, "{args:?}: {stderr}");
+        assert!(crate::util::entries(dir.path()).is_empty(), "{args:?}");
+    }
+}
+
+/// A rank on this machine and a rank in a guest: each recorded under its
+/// own host name with its own kernel and boot, the guest's bytes written to
+/// the guest's own disk, and everything removed when the guest goes down.
+#[cfg(feature = "mpi")]
+#[test]
+fn a_guest_on_the_tap_is_a_second_host_of_a_distributed_run() {
+    if !prerequisites_or_skip() {
+        return;
+    }
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    let dir = scratch();
+    let cache = crate::util::guest_cache(dir.path());
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let guest = GuestHost::up(&lab, &cache, &work);
+    assert!(
+        guest.said.contains("guest iolab-guest up at 10.211.0.2"),
+        "{}",
+        guest.said
+    );
+
+    // A second guest at the same address is refused while the first is up.
+    let second = lab
+        .command(IOLAB)
+        .env("IOLAB_CACHE", &cache)
+        .args(["guest", "up", "--guest"])
+        .arg(format!("{GUEST},tap={}", lab.tap))
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(2), "{}", text(&second));
+    assert!(text(&second).contains("up already"), "{}", text(&second));
+
+    // exec runs as ssh would: words joined for sh, output relayed, status kept.
+    let exec = lab
+        .command(IOLAB)
+        .args(["guest", "exec", GUEST_ADDRESS, "hostname;", "cat"])
+        .args([
+            "/proc/sys/kernel/random/boot_id;",
+            "echo",
+            "to-stderr",
+            ">&2;",
+            "exit",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(exec.status.code(), Some(3), "{}", text(&exec));
+    let stdout = String::from_utf8_lossy(&exec.stdout);
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("iolab-guest"), "{stdout}");
+    let guest_boot = lines.next().unwrap_or_default().to_string();
+    let host_boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
+    assert_eq!(guest_boot.len(), 36, "{stdout}");
+    assert_ne!(guest_boot, host_boot.trim(), "the guest has its own boot");
+    assert_eq!(String::from_utf8_lossy(&exec.stderr), "to-stderr\n");
+
+    // Rank 0 here (10.211.0.1 is this namespace's own address: forked
+    // directly), rank 1 in the guest through `iolab guest exec`.
+    let output = dir.path().join("hosts.json");
+    let agent = format!("{IOLAB} guest exec");
+    let run = lab
+        .command("timeout")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["300", "mpirun", "--bind-to", "none", "-np", "2", "--host"])
+        .arg(format!("10.211.0.1,{GUEST_ADDRESS}"))
+        .args(["--mca", "plm_rsh_agent", &agent])
+        .args(["--mca", "plm_rsh_no_tree_spawn", "1"])
+        .args(["--mca", "oob_tcp_if_include", "10.211.0.0/24"])
+        .args(["--mca", "btl_tcp_if_include", "10.211.0.0/24"])
+        .args(["--mca", "btl", "tcp,self"])
+        .args([IOLAB, "run", "--mpi", "--op", "write", "--size", "8m"])
+        .args(["--fsync-end", "--no-report", "--dir"])
+        .arg(&work)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run));
+    assert!(
+        String::from_utf8_lossy(&run.stdout).contains("2 ranks on 2 hosts"),
+        "{}",
+        text(&run)
+    );
+    let result = crate::util::read_result(&output);
+    crate::util::check_consistency(&result);
+    let hosts = result["distributed"]["hosts"].as_array().unwrap();
+    let names: Vec<&str> = hosts.iter().map(|h| h["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 2, "{hosts:?}");
+    assert_eq!(names[1], "iolab-guest", "{hosts:?}");
+    let kernel = |host: &Value| host["environment"]["kernel"].as_str().unwrap().to_string();
+    assert_ne!(
+        kernel(&hosts[0]),
+        kernel(&hosts[1]),
+        "the guest's own kernel"
+    );
+    let repetition = &result["points"][0]["repetitions"][0];
+    assert_eq!(repetition["status"], "ok", "{repetition}");
+    let per_host = repetition["hosts"].as_array().unwrap();
+    for host in per_host {
+        assert_eq!(host["bytes"], 8 << 20, "{host}");
+    }
+    // The guest's 8 MiB reached its own disk, as its kernel counted.
+    let guest_disk: u64 = per_host[1]["activity"]["devices"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", per_host[1]))
+        .iter()
+        .map(|d| d["write_bytes"].as_u64().unwrap_or(0))
+        .sum();
+    assert!(guest_disk >= 8 << 20, "{}", per_host[1]);
+
+    let down = lab
+        .command(IOLAB)
+        .args(["guest", "down", GUEST_ADDRESS])
+        .output()
+        .unwrap();
+    assert!(down.status.success(), "{}", text(&down));
+    let mut guest = guest;
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = guest.up.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "guest up did not end"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success(), "guest up: {status}");
+    // The ranks' files and the guest's image are gone.
+    assert!(
+        crate::util::entries(&work).is_empty(),
+        "{:?}",
+        crate::util::entries(&work)
+    );
+    // Nothing answers at the address any more.
+    let gone = lab
+        .command(IOLAB)
+        .args(["guest", "exec", GUEST_ADDRESS, "true"])
+        .output()
+        .unwrap();
+    assert_eq!(gone.status.code(), Some(2), "{}", text(&gone));
+}
