@@ -452,6 +452,13 @@ fn too_little_free_space_is_refused_with_the_numbers() {
 /// of fixture files (see [`fixtures`]) and the working directory; neither may
 /// change.
 const BAD_INPUTS: &[(&str, &str)] = &[
+    // guest: a host without a link, a guest that is not up
+    ("guest up --guest accel=tcg --dir {dir}", "tap=TAP"),
+    (
+        "guest exec 10.211.0.250 true",
+        "no guest is up at 10.211.0.250",
+    ),
+    ("guest down 10.211.0.250", "no guest is up at 10.211.0.250"),
     // sweep: sizes, ranges, ops, engines, durations, grid size, MPI flags
     ("sweep --dir {dir} --bs 4k,0", "size '0' is zero"),
     ("sweep --dir {dir} --bs 8k..4k", "8k is above 4k"),
@@ -751,7 +758,7 @@ fn bad_input_to_every_subcommand_is_refused_in_one_line() {
         .map(|(line, _)| line.split(' ').next().unwrap())
         .collect();
     assert!(
-        BAD_INPUTS.len() >= 40 && subcommands.len() == 10,
+        BAD_INPUTS.len() >= 40 && subcommands.len() == 11,
         "{subcommands:?}"
     );
     let fixtures_before = contents(fix.path());

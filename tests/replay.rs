@@ -925,3 +925,69 @@ fn a_trace_replays_onto_an_iscsi_lun_with_its_commands_counted() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// Inside a TCG guest iolab boots: the same replay by iolab in the guest,
+/// onto a file in the guest's own disk (an image in --dir, gone after),
+/// every I/O counted against the trace, the record saying what the guest
+/// was; a guest on a LUN is refused before anything is made.
+#[test]
+fn a_trace_replays_inside_a_guest_onto_its_own_disk() {
+    if !crate::mounts::have("qemu-system-x86_64") {
+        crate::skip!(
+            "qemu-system-x86_64 is not installed (Debian package qemu-system-x86; scripts/test installs it)"
+        );
+        return;
+    }
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("wsr.iolog");
+    writes_sync_reads(&trace, false);
+    let cache = crate::util::guest_cache(work.path());
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"));
+    command.env("IOLAB_CACHE", &cache);
+    let guest = "accel=tcg,memory=512";
+    let (record, printed) = replayed_by(
+        command,
+        &trace,
+        &["--guest", guest, "--dir", dir.path().to_str().unwrap()],
+        out.path(),
+    );
+    assert_eq!(
+        exact_counts(&record),
+        [
+            ("read".to_string(), 4, 4 * 12288),
+            ("write".to_string(), 8, 8 * 12288),
+            ("flush".to_string(), 1, 0)
+        ]
+    );
+    assert!(printed.starts_with("fidelity: "), "{printed}");
+    let inside = &record["guest"];
+    assert_eq!(inside["accelerator"], "tcg", "{inside}");
+    assert_eq!(inside["device"], "/dev/vda", "{inside}");
+    let host_kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert_ne!(
+        inside["environment"]["kernel"],
+        host_kernel.trim(),
+        "{inside}"
+    );
+    let path = record["target"]["path"].as_str().unwrap();
+    assert!(path.starts_with("/iolab-disk/"), "{path}");
+    assert_eq!(record["command"][3], "--guest", "the host's own command");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+
+    let refused = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .arg("replay")
+        .arg(&trace)
+        .args([
+            "--guest",
+            "tap=lo,mount=iscsi://10.211.0.1/iqn.2026-11.x:y/1",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no file system on a LUN"), "{stderr}");
+    assert!(entries(dir.path()).is_empty());
+}

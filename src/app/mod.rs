@@ -19,6 +19,7 @@ pub mod help;
 mod jobfile;
 mod network;
 pub(crate) mod output;
+mod replay_guest;
 pub(crate) mod session;
 pub(crate) mod speeds;
 mod status;

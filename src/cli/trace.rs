@@ -77,6 +77,12 @@ pub struct ReplayArgs {
     /// Keep the created file.
     #[arg(long)]
     pub keep: bool,
+    /// Replay inside a QEMU guest iolab boots (KEY=VALUE,… as `--guest` of
+    /// `run`; '' for the defaults): onto a file in its own disk, an image
+    /// iolab makes in --dir, or in what `mount=` mounts through the guest's
+    /// kernel; the guest's own page cache, scheduler and clock.
+    #[arg(long, value_name = "KEY=VALUE,…", conflicts_with_all = ["file", "target", "keep"])]
+    pub guest: Option<String>,
     /// Write the replay's record (iolab.replay/1 JSON) here.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,

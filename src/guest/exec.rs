@@ -154,15 +154,19 @@ impl Guests {
         }
     }
 
-    /// Runs `command` in the guest, relaying its output and status to
-    /// `caller`; a caller that goes away has the command killed, whose end
-    /// is still awaited. An error is the guest's (it is then gone).
-    fn relay(
+    /// Runs `command` in the guest, handing its output to `output` as it
+    /// comes (`true` for its standard error) and returning how it ended (exit
+    /// status, signal). When `gone` says the one who asked went away the
+    /// command is killed and its end still awaited; when `ending` says iolab
+    /// ends, [`GuestError::Interrupted`] (the command goes with the guest).
+    /// Any other error is the guest's, which is then gone.
+    pub fn run_command(
         &mut self,
         command: String,
-        caller: &mut UnixStream,
+        output: &mut dyn FnMut(bool, String),
+        gone: &dyn Fn() -> bool,
         ending: &dyn Fn() -> bool,
-    ) -> Result<(), GuestError> {
+    ) -> Result<(Option<i32>, Option<i32>), GuestError> {
         let guest = self
             .running
             .as_mut()
@@ -174,18 +178,13 @@ impl Guests {
         let patience = Duration::from_secs(u64::from(u32::MAX));
         loop {
             let message = answered.and_then(|()| {
-                let stop = || ending() || (!killed && gone(caller));
+                let stop = || ending() || (!killed && gone());
                 guest.receive_unless(patience, &stop, None)
             });
             answered = Ok(());
             match message {
-                Ok(FromGuest::Output { stderr, text }) => {
-                    let _ = channel::send(caller, &Reply::Output { stderr, text });
-                }
-                Ok(FromGuest::Exited { code, signal }) => {
-                    let _ = channel::send(caller, &Reply::Exited { code, signal });
-                    return Ok(());
-                }
+                Ok(FromGuest::Output { stderr, text }) => output(stderr, text),
+                Ok(FromGuest::Exited { code, signal }) => return Ok((code, signal)),
                 Ok(other) => {
                     self.running = None;
                     return Err(GuestError::Died(format!(
@@ -196,17 +195,42 @@ impl Guests {
                     killed = true;
                     answered = guest.send(&ToGuest::Kill);
                 }
-                Err(GuestError::Interrupted) => {
-                    // iolab ends: the command goes with the guest.
-                    let _ = channel::send(caller, &Reply::Refused("the guest is stopping".into()));
-                    return Ok(());
-                }
+                Err(GuestError::Interrupted) => return Err(GuestError::Interrupted),
                 Err(error) => {
                     self.running = None;
-                    let _ = channel::send(caller, &Reply::Refused(error.to_string()));
                     return Err(error);
                 }
             }
+        }
+    }
+
+    /// [`Guests::run_command`] for a caller of the control socket: its
+    /// output and end relayed to `caller`, which going away kills it.
+    fn relay(
+        &mut self,
+        command: String,
+        caller: &mut UnixStream,
+        ending: &dyn Fn() -> bool,
+    ) -> Result<(), GuestError> {
+        let watched = caller
+            .try_clone()
+            .map_err(|e| GuestError::Setup(format!("the guest's control socket: {e}")))?;
+        let mut output = |stderr, text| {
+            let _ = channel::send(caller, &Reply::Output { stderr, text });
+        };
+        let ran = self.run_command(command, &mut output, &|| gone(&watched), ending);
+        let reply = match &ran {
+            Ok((code, signal)) => Reply::Exited {
+                code: *code,
+                signal: *signal,
+            },
+            Err(GuestError::Interrupted) => Reply::Refused("the guest is stopping".into()),
+            Err(error) => Reply::Refused(error.to_string()),
+        };
+        let _ = channel::send(caller, &reply);
+        match ran {
+            Ok(_) | Err(GuestError::Interrupted) => Ok(()),
+            Err(error) => Err(error),
         }
     }
 

@@ -1,7 +1,7 @@
 //! How faithful a replay was: each I/O's issue lag behind its intended time and its drift, the depth achieved against the trace's, reordering (RFC 4737), per-interval rates against the trace's, exact counts — and who fell behind.
 
 use crate::trace::{IoKind, TraceSummary};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The most intervals a replay keeps; a longer trace widens its interval.
 pub const MOST_INTERVALS: u64 = 100_000;
@@ -251,7 +251,7 @@ fn verdict(lag: &LagFigures, at_cap: f64, intended_ns: Option<u64>, elapsed_ns: 
 pub const MIN_DRIFT_SPAN_NS: u64 = 1_000_000_000;
 
 /// Issue lag: how late each I/O was issued after its intended time.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LagFigures {
     pub p50_ns: Option<u64>,
     pub p99_ns: Option<u64>,
@@ -263,7 +263,7 @@ pub struct LagFigures {
 }
 
 /// One kind's count in the trace and in the replay.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KindCount {
     pub kind: IoKind,
     pub trace_ios: u64,
@@ -274,7 +274,7 @@ pub struct KindCount {
 
 /// One interval: the trace's I/Os and bytes by intended time, the replay's
 /// by actual issue time.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Interval {
     pub trace_ios: u64,
     pub trace_bytes: u64,
@@ -283,7 +283,7 @@ pub struct Interval {
 }
 
 /// Who fell behind, if anyone.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Verdict {
     pub kept_up: bool,
     /// `storage` or `replayer` when it did not keep up.
@@ -292,7 +292,7 @@ pub struct Verdict {
 }
 
 /// The fidelity of one replay.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Fidelity {
     /// I/Os completed.
     pub ios: u64,

@@ -218,6 +218,23 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         )
         .into());
     }
+    if let Some(guest) = &args.guest {
+        use crate::app::replay_guest::{InGuest, replay};
+        let mut record = match replay(args, (guest, &character, engine))? {
+            InGuest::Replayed(record) => record,
+            InGuest::Interrupted(signal) => return Ok(Ending::Interrupted(signal)),
+        };
+        let fidelity: Fidelity = serde_json::from_value(record["fidelity"].clone())
+            .map_err(|e| anyhow::anyhow!("the guest's replay record: {e}"))?;
+        let interrupted = record["interrupted"].as_bool().unwrap_or(false);
+        let text = fidelity_text(&fidelity, interrupted);
+        crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
+        if let Some(path) = &args.output {
+            record["command"] = serde_json::json!(command);
+            write_record(path, &record)?;
+        }
+        return Ok(Ending::Success);
+    }
     let choice = match (engine, &args.dir, &args.file) {
         (Engine::Null, None, None) => TargetChoice::Nothing,
         (_, Some(dir), _) => TargetChoice::Dir(dir.clone()),
@@ -353,16 +370,22 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
             "fidelity": replayed.fidelity,
             "network": network,
         });
-        crate::record::write::write_file(path, crate::record::write::Replace::Never, |out| {
-            serde_json::to_writer_pretty(&mut *out, &record).map_err(std::io::Error::other)
-        })
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-        crate::say!("iolab: replay record: {}", path.display());
+        write_record(path, &record)?;
     }
     match interrupt.signal() {
         Some(signal) => Ok(Ending::Interrupted(signal)),
         None => Ok(Ending::Success),
     }
+}
+
+/// Writes a replay's record at `path` (never over an existing file).
+fn write_record(path: &std::path::Path, record: &serde_json::Value) -> Result<(), AppError> {
+    crate::record::write::write_file(path, crate::record::write::Replace::Never, |out| {
+        serde_json::to_writer_pretty(&mut *out, record).map_err(std::io::Error::other)
+    })
+    .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    crate::say!("iolab: replay record: {}", path.display());
+    Ok(())
 }
 
 /// The fidelity block: the answer (kept up, or who fell behind) first.
