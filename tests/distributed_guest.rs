@@ -246,6 +246,17 @@ fn a_guest_on_the_tap_is_a_second_host_of_a_distributed_run() {
     let names: Vec<&str> = hosts.iter().map(|h| h["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 2, "{hosts:?}");
     assert_eq!(names[1], "iolab-guest", "{hosts:?}");
+    // Two boots, two clocks: the guest's measured against rank 0's (it
+    // booted seconds ago, this machine long before: its clock reads less).
+    assert!(hosts[0].get("clock").is_none(), "{}", hosts[0]);
+    let clock = &hosts[1]["clock"];
+    assert_eq!(clock["rounds"], 9, "{}", hosts[1]);
+    assert!(clock["offset_ns"].as_i64().unwrap() < 0, "{clock}");
+    assert!(
+        String::from_utf8_lossy(&run.stdout).contains("another boot: clock -"),
+        "{}",
+        text(&run)
+    );
     let kernel = |host: &Value| host["environment"]["kernel"].as_str().unwrap().to_string();
     assert_ne!(
         kernel(&hosts[0]),

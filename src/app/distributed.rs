@@ -195,6 +195,7 @@ fn record(cluster: &Cluster, dir: &Path) -> Option<Distributed> {
             ranks: host.ranks.clone(),
             environment,
             monotonic_offset_ns: host.identity.monotonic_offset_ns,
+            clock: host.clock,
         })
         .collect();
     let options = cluster.options();

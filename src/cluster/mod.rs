@@ -14,6 +14,7 @@ mod mpi_transport;
 
 use crate::clock;
 use crate::plan::UsageError;
+use crate::record::distributed::ClockComparison;
 use crate::run::RepetitionOutcome;
 use crate::run::peers::{Peers, Spread};
 use crate::usage;
@@ -57,7 +58,13 @@ pub struct Host {
     pub identity: HostIdentity,
     /// Its ranks, ascending.
     pub ranks: Vec<u32>,
+    /// On another boot than rank 0's: its clock against rank 0's, from its
+    /// lowest rank.
+    pub clock: Option<ClockComparison>,
 }
+
+/// Barrier exits over which the clocks of other boots are compared.
+const CLOCK_ROUNDS: usize = 9;
 
 /// This process's place in a distributed run.
 pub struct Cluster {
@@ -167,7 +174,14 @@ pub fn join(
     }
     PLACE.with(|p| p.set((transport.rank(), false)));
     let rank_hosts: Vec<HostIdentity> = everyone.iter().map(|i| i.host.clone()).collect();
-    let hosts = group_hosts(&rank_hosts);
+    let mut hosts = group_hosts(&rank_hosts);
+    // Every rank knows every boot: all take part, or none.
+    if differing.is_empty() {
+        let clocks = compare_clocks(transport.as_ref(), &rank_hosts);
+        for host in &mut hosts {
+            host.clock = clocks[host.ranks[0] as usize];
+        }
+    }
     let size = transport.size();
     let most_per_host = hosts.iter().map(|h| h.ranks.len()).max().unwrap_or(1) as u32;
     let spread = Spread {
@@ -363,6 +377,52 @@ fn same_named_hosts(everyone: &[Introduction]) -> String {
     )
 }
 
+/// For each rank on another boot than rank 0's, its CLOCK_MONOTONIC against
+/// rank 0's over [`CLOCK_ROUNDS`] barrier exits; `None` for the ranks of
+/// rank 0's boot (one kernel, one clock; a time namespace's offset is read,
+/// not measured). Collective: every rank calls it, and only when another
+/// boot is in the run does it exchange anything.
+fn compare_clocks(
+    transport: &dyn Transport,
+    rank_hosts: &[HostIdentity],
+) -> Vec<Option<ClockComparison>> {
+    let root_boot = &rank_hosts[0].boot_id;
+    let mut compared = vec![None; rank_hosts.len()];
+    if rank_hosts.iter().all(|h| &h.boot_id == root_boot) {
+        return compared;
+    }
+    let mut differences: Vec<Vec<i128>> = vec![Vec::with_capacity(CLOCK_ROUNDS); rank_hosts.len()];
+    for _ in 0..CLOCK_ROUNDS {
+        transport.barrier();
+        let now = clock::now_ns();
+        let readings: Vec<u64> = transport
+            .all_gather(&now.to_le_bytes())
+            .iter()
+            .map(|b| b.as_slice().try_into().map_or(0, u64::from_le_bytes))
+            .collect();
+        for (rank, reading) in readings.iter().enumerate() {
+            differences[rank].push(i128::from(*reading) - i128::from(readings[0]));
+        }
+    }
+    for (rank, host) in rank_hosts.iter().enumerate() {
+        if &host.boot_id == root_boot {
+            continue;
+        }
+        let mut rounds = std::mem::take(&mut differences[rank]);
+        rounds.sort_unstable();
+        let (Some(&least), Some(&most)) = (rounds.first(), rounds.last()) else {
+            continue;
+        };
+        compared[rank] = Some(ClockComparison {
+            offset_ns: rounds[rounds.len() / 2].clamp(i128::from(i64::MIN), i128::from(i64::MAX))
+                as i64,
+            spread_ns: (most - least).clamp(0, i128::from(u64::MAX)) as u64,
+            rounds: rounds.len() as u32,
+        });
+    }
+    compared
+}
+
 /// The distinct hosts, in the order of their first rank.
 fn group_hosts(rank_hosts: &[HostIdentity]) -> Vec<Host> {
     let mut hosts: Vec<Host> = Vec::new();
@@ -372,6 +432,7 @@ fn group_hosts(rank_hosts: &[HostIdentity]) -> Vec<Host> {
             None => hosts.push(Host {
                 identity: identity.clone(),
                 ranks: vec![rank as u32],
+                clock: None,
             }),
         }
     }

@@ -39,6 +39,25 @@ pub struct DistributedHost {
     /// kernel's, ns; its times were moved by it onto rank 0's clock.
     #[serde(skip_serializing_if = "is_zero", default)]
     pub monotonic_offset_ns: i64,
+    /// On another boot than rank 0's (another machine, a guest): its
+    /// clock measured against rank 0's at the start.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub clock: Option<ClockComparison>,
+}
+
+/// A host's CLOCK_MONOTONIC against rank 0's, measured over barrier exits:
+/// after each barrier every rank reads its clock at once, and the
+/// differences of the readings are its offset. A barrier releases its ranks
+/// within the network's latency of each other, which the spread shows.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClockComparison {
+    /// Its clock minus rank 0's, ns: the median over the rounds.
+    pub offset_ns: i64,
+    /// The largest minus the smallest difference over the rounds, ns: how
+    /// far apart the barrier released the two ranks, at most.
+    pub spread_ns: u64,
+    /// Barrier exits compared.
+    pub rounds: u32,
 }
 
 fn is_zero(offset: &i64) -> bool {

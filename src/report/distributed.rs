@@ -18,9 +18,14 @@ pub fn render(result: &ResultFile, screen: Screen) -> String {
         .map(|h| {
             let ranks: Vec<String> = h.ranks.iter().map(u32::to_string).collect();
             // A time namespace makes a host of its own: its clock differs.
-            let clock = match h.monotonic_offset_ns {
-                0 => String::new(),
-                ns => format!(", clock {:+.3} s in a time namespace", ns as f64 / 1e9),
+            let clock = match (h.monotonic_offset_ns, h.clock) {
+                (_, Some(clock)) => format!(
+                    ", another boot: clock {:+.6} s ± {} against rank 0's",
+                    clock.offset_ns as f64 / 1e9,
+                    super::units::latency(clock.spread_ns as f64 / 2.0)
+                ),
+                (0, None) => String::new(),
+                (ns, None) => format!(", clock {:+.3} s in a time namespace", ns as f64 / 1e9),
             };
             format!("{} (ranks {}{clock})", h.name, ranks.join(","))
         })
