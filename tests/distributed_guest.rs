@@ -23,14 +23,19 @@ struct GuestHost {
 }
 
 impl GuestHost {
-    /// Boots the guest in `lab`'s namespace with `dir` as its directory and
-    /// waits (at most 5 minutes) until it says it is up.
+    /// Boots the guest in `lab`'s namespace on its tap, its own disk at
+    /// `dir`, and waits (at most 5 minutes) until it says it is up.
     fn up(lab: &NetLab, cache: &Path, dir: &Path) -> GuestHost {
+        GuestHost::up_with(lab, cache, dir, &[&format!("{GUEST},tap={}", lab.tap)])
+    }
+
+    /// As [`GuestHost::up`], with `--guest` and more of `guest up`'s flags in `args`.
+    fn up_with(lab: &NetLab, cache: &Path, dir: &Path, args: &[&str]) -> GuestHost {
         let mut up = lab
             .command(IOLAB)
             .env("IOLAB_CACHE", cache)
             .args(["guest", "up", "--size", "96m", "--guest"])
-            .arg(format!("{GUEST},tap={}", lab.tap))
+            .args(args)
             .arg("--dir")
             .arg(dir)
             .stdout(Stdio::null())
@@ -310,4 +315,145 @@ fn a_guest_on_the_tap_is_a_second_host_of_a_distributed_run() {
         .output()
         .unwrap();
     assert_eq!(gone.status.code(), Some(2), "{}", text(&gone));
+}
+
+/// `mpirun` in `lab`'s namespace over `hosts` (each through `iolab guest
+/// exec`, none forked here), running `iolab run --mpi ARGS`.
+#[cfg(feature = "mpi")]
+fn mpirun_on(lab: &NetLab, hosts: &str, subnets: &str, args: &[&str]) -> Output {
+    let agent = format!("{IOLAB} guest exec");
+    lab.command("timeout")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args([
+            "300",
+            "mpirun",
+            "--bind-to",
+            "none",
+            "-np",
+            "2",
+            "--host",
+            hosts,
+        ])
+        .args(["--mca", "plm_rsh_agent", &agent])
+        .args(["--mca", "plm_rsh_no_tree_spawn", "1"])
+        .args(["--mca", "oob_tcp_if_include", subnets])
+        .args(["--mca", "btl_tcp_if_include", subnets])
+        .args(["--mca", "btl", "tcp,self", IOLAB, "run", "--mpi"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Two guests, each a host with its own kernel client and page cache, on
+/// one NFS export (the lab's, mounted by each guest's kernel at the same
+/// directory): a read of a rank's own file, left cached, moves almost
+/// nothing over the reader's link; with `--reorder` each rank reads the
+/// file the other host wrote, which its page cache never held, so the whole
+/// file crosses its link — IOR's `-C` across real caches. Counts of bytes
+/// on each guest's network card, never times.
+#[cfg(feature = "mpi")]
+#[test]
+fn reordered_reads_across_two_guests_on_one_export_miss_each_readers_cache() {
+    if !prerequisites_or_skip() || !have("mount.nfs") {
+        if !have("mount.nfs") {
+            crate::skip!(
+                "mount.nfs is not installed (Debian package nfs-common; scripts/test installs it)"
+            );
+        }
+        return;
+    }
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    // A second tap in the lab's namespace, and forwarding between the two
+    // (the namespace's own setting: nothing of this machine's changes).
+    for args in [
+        &["tuntap", "add", "dev", "iolab-tap1", "mode", "tap"][..],
+        &["addr", "add", "10.212.0.1/24", "dev", "iolab-tap1"],
+        &["link", "set", "iolab-tap1", "up"],
+    ] {
+        let made = Command::new("ip")
+            .args(["-n", &lab.netns])
+            .args(args)
+            .status();
+        assert!(made.is_ok_and(|s| s.success()), "ip {args:?}");
+    }
+    let forwarding = lab
+        .command("sysctl")
+        .args(["-qw", "net.ipv4.ip_forward=1"])
+        .status();
+    assert!(forwarding.is_ok_and(|s| s.success()));
+    let dir = scratch();
+    let cache = crate::util::guest_cache(dir.path());
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let shared = |tap: &str| format!("{GUEST},tap={tap},mount={}", lab.guest_nfs);
+    let a = shared(&lab.tap);
+    let b = shared("iolab-tap1");
+    let _a = GuestHost::up_with(&lab, &cache, &work, &[&a, "--hostname", "guest-a"]);
+    let _b = GuestHost::up_with(&lab, &cache, &work, &[&b, "--hostname", "guest-b"]);
+
+    // Rank 0 is in guest-a: its result goes to the export, seen here.
+    let received = |name: &str, reorder: bool| {
+        let output = work.join(name);
+        let mut args = vec![
+            "--op", "read", "--size", "32m", "--bs", "1m", "--cache", "keep",
+        ];
+        if reorder {
+            args.push("--reorder");
+        }
+        args.extend(["--no-report", "--dir", work.to_str().unwrap(), "-o"]);
+        args.push(output.to_str().unwrap());
+        let run = mpirun_on(
+            &lab,
+            "10.211.0.2,10.212.0.2",
+            "10.211.0.0/24,10.212.0.0/24",
+            &args,
+        );
+        assert!(run.status.success(), "{}", text(&run));
+        let result = crate::util::read_result(&lab.export.join(name));
+        let point = &result["points"][0];
+        let repetition = &point["repetitions"][0];
+        assert_eq!(repetition["status"], "ok", "{repetition}");
+        let codes = crate::util::check_codes(point);
+        let per_host: Vec<(String, u64)> = repetition["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|host| {
+                let received: u64 = host["activity"]["network"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{host}"))
+                    .iter()
+                    .filter(|card| card["name"] != "lo")
+                    .map(|card| card["rx_bytes"].as_u64().unwrap())
+                    .sum();
+                (host["host"].as_str().unwrap().to_string(), received)
+            })
+            .collect();
+        (per_host, codes)
+    };
+    let (own, own_codes) = received("own.json", false);
+    let (reordered, reordered_codes) = received("reordered.json", true);
+    let names: Vec<&str> = own.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["guest-a", "guest-b"]);
+    for (host, bytes) in &own {
+        assert!(*bytes < 8 << 20, "{host} read its own cached file: {own:?}");
+    }
+    for (host, bytes) in &reordered {
+        assert!(
+            *bytes >= 32 << 20,
+            "{host} read the other's file over NFS: {reordered:?}"
+        );
+    }
+    // Served from memory without --reorder, and said so; not with it.
+    assert!(
+        own_codes.contains(&"working-set-in-ram".to_string()),
+        "{own_codes:?}"
+    );
+    assert!(
+        !reordered_codes.contains(&"working-set-in-ram".to_string()),
+        "{reordered_codes:?}"
+    );
 }

@@ -23,9 +23,9 @@ pub(super) fn up(args: &GuestUpArgs) -> Result<Ending, AppError> {
         )
         .into());
     }
-    if spec.mount.is_some() {
+    if let Some(lun) = spec.destroys() {
         return Err(crate::usage!(
-            "--guest mount=…: a guest serving as a host measures its own disk; its commands reach any server themselves"
+            "--guest mount={lun}: a guest serving as a host makes no file system on a LUN; give it its own disk, or mount=nfs://… that several hosts share"
         )
         .into());
     }
@@ -69,16 +69,23 @@ pub(super) fn up(args: &GuestUpArgs) -> Result<Ending, AppError> {
     let listener = exec::listen(&address).map_err(guest_error)?;
     let iolab = std::env::current_exe()
         .map_err(|e| anyhow::anyhow!("cannot find iolab's own binary for the guest: {e}"))?;
-    let image = make_image(&session, 0, args.size, spec.format)?;
+    // With mount=nfs:// the guest's directory is the export: no image.
+    let image = if spec.has_image() {
+        Some(make_image(&session, 0, args.size, spec.format)?)
+    } else {
+        None
+    };
     let served = serve(
         &spec,
-        image.path(),
+        image.as_ref().map(|image| image.path()),
         &iolab,
         (&run_id, hostname, &dir_text),
         &listener,
         &interrupt,
     );
-    image.release(false);
+    if let Some(image) = image {
+        image.release(false);
+    }
     // The caller of `guest down` hears the connection close only now.
     match served.map(drop) {
         Ok(()) => match interrupt.signal() {
@@ -95,13 +102,13 @@ pub(super) fn up(args: &GuestUpArgs) -> Result<Ending, AppError> {
 /// is stopped before this returns.
 fn serve(
     spec: &GuestSpec,
-    image: &std::path::Path,
+    image: Option<&std::path::Path>,
     iolab: &std::path::Path,
     (run_id, hostname, dir): (&str, &str, &str),
     listener: &std::os::unix::net::UnixListener,
     interrupt: &crate::run::signals::Interrupt,
 ) -> Result<Option<std::os::unix::net::UnixStream>, GuestError> {
-    let mut guests = Guests::prepare(spec, Some(image), iolab, (run_id, true))?;
+    let mut guests = Guests::prepare(spec, image, iolab, (run_id, true))?;
     guests.as_host = Some(AsHost {
         hostname: hostname.to_string(),
         dir: dir.to_string(),
@@ -116,7 +123,7 @@ fn serve(
     let address = guests.address().unwrap_or_default().to_string();
     let ready = guests.ready.clone().expect("a booted guest is ready");
     crate::say!(
-        "guest {hostname} up at {address}: {} ({}, booted in {:.1} s), its disk {} {} at {dir}",
+        "guest {hostname} up at {address}: {} ({}, booted in {:.1} s), {} ({}) at {dir}",
         ready.environment.kernel,
         guests.accelerator.unwrap_or(Accelerator::Tcg).name(),
         guests.boot_seconds.last().copied().unwrap_or(0.0),

@@ -226,6 +226,17 @@ thread_local! {
     static PLACE: Cell<(u32, bool)> = const { Cell::new((0, false)) };
 }
 
+/// Whether this process is a rank of a distributed run whose reads go to
+/// files another host wrote (`--reorder` over several hosts): no rank's
+/// page cache holds what it reads, whatever the cache mode.
+pub fn reads_across_hosts() -> bool {
+    CURRENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .is_some_and(|cluster| cluster.hosts.len() > 1 && cluster.spread.reorder_shift > 0)
+    })
+}
+
 /// Whether this process is a rank other than 0 of a distributed run, which
 /// prints nothing but its own failures: rank 0 speaks for the run.
 pub fn is_secondary() -> bool {

@@ -319,7 +319,8 @@ impl Drop for Stack {
     }
 }
 
-/// The guest's side of the link: loopback up, the address on the one network card.
+/// The guest's side of the link: loopback up, the address on the one
+/// network card, the tap's side its default route.
 fn link_up(address: &str) -> Result<(), StackError> {
     let failed = |why: String| StackError::Failed(format!("the guest's network: {why}"));
     run(Command::new("ip").args(["link", "set", "lo", "up"])).map_err(failed)?;
@@ -331,7 +332,15 @@ fn link_up(address: &str) -> Result<(), StackError> {
         .min()
         .ok_or_else(|| failed("no network card (virtio_net did not load?)".into()))?;
     run(Command::new("ip").args(["addr", "add", address, "dev", &card])).map_err(failed)?;
-    run(Command::new("ip").args(["link", "set", &card, "up"])).map_err(failed)
+    run(Command::new("ip").args(["link", "set", &card, "up"])).map_err(failed)?;
+    // The tap's own address, one below the guest's, is its way to every
+    // other link of the host's namespace (another guest's tap, say).
+    let gateway = address
+        .split_once('/')
+        .and_then(|(ip, _)| ip.parse::<std::net::Ipv4Addr>().ok())
+        .map(|ip| std::net::Ipv4Addr::from(u32::from(ip).wrapping_sub(1)).to_string())
+        .ok_or_else(|| failed(format!("{address} is not an IPv4 address with a prefix")))?;
+    run(Command::new("ip").args(["route", "add", "default", "via", &gateway])).map_err(failed)
 }
 
 /// Makes `filesystem` on `device`, labelled as iolab's.

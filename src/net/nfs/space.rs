@@ -16,7 +16,8 @@ use crate::run::io::verify::{self, Verified};
 use crate::run::site::cache::Residency;
 use crate::run::site::prepare::{DirectCapability, Fill};
 use crate::run::target::owner_marker::{
-    MarkerContent, file_line, first_line, is_run_file, marker_name,
+    MarkerContent, file_line, first_line, is_run_file, marker_name, marker_of_key,
+    parse_marker_name,
 };
 use crate::run::target::scratch::{Ownership, TargetFile};
 use crate::run::target::space::Space;
@@ -132,9 +133,9 @@ impl NfsSpace {
     /// Run `run_id`'s marker, when it can be read (up to 1 MiB: a tag and
     /// 4,096 jobs' lines of about 40 bytes fit), read to its end in as many
     /// READs as the server's size allows.
-    fn marker_of(context: &Context, run_id: &str) -> Option<MarkerContent> {
+    fn marker_of(context: &Context, key: &str) -> Option<MarkerContent> {
         let file = context
-            .open(&context.path_of(&marker_name(run_id)), false)
+            .open(&context.path_of(&marker_of_key(key)), false)
             .ok()?;
         let mut text = vec![0u8; 1 << 20];
         let mut len = 0;
@@ -153,7 +154,7 @@ impl NfsSpace {
     fn remove_marked(
         &self,
         context: &Context,
-        run_id: &str,
+        (key, run_id): (&str, &str),
         marker: &MarkerContent,
         removed: &mut Vec<String>,
     ) {
@@ -189,7 +190,7 @@ impl NfsSpace {
             }
         }
         if !failed {
-            let name = marker_name(run_id);
+            let name = marker_of_key(key);
             match context.unlink(&context.path_of(&name)) {
                 Ok(()) => removed.push(name),
                 Err(error) => crate::say!(
@@ -290,7 +291,7 @@ impl Space for NfsSpace {
         let context = lock(&self.context);
         let mut removed = Vec::new();
         if let Some(marker) = Self::marker_of(&context, run_id) {
-            self.remove_marked(&context, run_id, &marker, &mut removed);
+            self.remove_marked(&context, (run_id, run_id), &marker, &mut removed);
         }
         Ok(removed)
     }
@@ -304,18 +305,18 @@ impl Space for NfsSpace {
         let here = crate::owner::owner_tag();
         let mut removed = Vec::new();
         for marker in context.list()? {
-            let Some(run_id) = marker
-                .strip_prefix("iolab-")
-                .and_then(|n| n.strip_suffix(".owner"))
-                .filter(|id| *id != self.run_id && !id.is_empty())
+            // A run's marker, or one of a run's processes' (a distributed
+            // run's ranks on a kernel mount of this export keep one each).
+            let Some((key, run_id)) =
+                parse_marker_name(&marker).filter(|(key, _)| *key != self.run_id)
             else {
                 continue;
             };
-            let Some(content) = Self::marker_of(&context, run_id) else {
+            let Some(content) = Self::marker_of(&context, key) else {
                 continue;
             };
             if crate::owner::tag_is_dead(&content.tag, &here) {
-                self.remove_marked(&context, run_id, &content, &mut removed);
+                self.remove_marked(&context, (key, run_id), &content, &mut removed);
             }
         }
         // A metadata workload's trees, by their owner files.

@@ -1,11 +1,37 @@
 //! Owner markers: where a file system keeps no extended attributes (NFSv3, through libnfs or the kernel's client), a small file `iolab-<run id>.owner` beside a run's files holds its owner tag and names each file it created, so a later run removes a killed run's files, and only those.
 
-/// The name of run `run_id`'s owner marker: a small file beside the run's
-/// files holding its owner tag (NFSv3 has no extended attributes to carry
+/// The name of run `run_id`'s owner marker where one process holds the
+/// run's files (iolab's NFS client): a small file beside the run's files
+/// holding its owner tag (NFSv3 has no extended attributes to carry
 /// it), so that a later run on this host removes what a run killed with
 /// its server left behind, and never a live run's files.
 pub fn marker_name(run_id: &str) -> String {
     format!("iolab-{run_id}.owner")
+}
+
+/// This process's owner marker for run `run_id` in a directory other
+/// processes of the run may write in too (the ranks of a distributed run on
+/// one shared file system, each its own marker):
+/// `iolab-<run id>.<boot>-<pid>.owner`, by the first 8 characters of its
+/// boot id and its process id.
+pub fn process_marker_name(run_id: &str) -> String {
+    let boot = crate::probe::process::boot_id();
+    let boot: String = boot.chars().take(8).collect();
+    format!("iolab-{run_id}.{boot}-{}.owner", std::process::id())
+}
+
+/// An owner marker's key (its name between `iolab-` and `.owner`) and its
+/// run's id: `iolab-<run id>.owner` (a run's, as iolab's NFS client keeps
+/// it) or `iolab-<run id>.<process>.owner` (one process's of a run).
+pub fn parse_marker_name(name: &str) -> Option<(&str, &str)> {
+    let key = name.strip_prefix("iolab-")?.strip_suffix(".owner")?;
+    let run_id = key.split_once('.').map_or(key, |(run_id, _)| run_id);
+    (!run_id.is_empty()).then_some((key, run_id))
+}
+
+/// The marker of key `key` ([`parse_marker_name`]).
+pub fn marker_of_key(key: &str) -> String {
+    format!("iolab-{key}.owner")
 }
 
 /// A marker's content: the owner tag on its first line, then one line

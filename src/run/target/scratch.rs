@@ -10,7 +10,10 @@
 //! in the run's owner marker file; a file the user names with `--file` is opened
 //! read-only, and for writing only when it carries that marker.
 
-use super::owner_marker::{MarkerContent, file_line, first_line, is_run_file, marker_name};
+use super::owner_marker::{
+    MarkerContent, file_line, first_line, is_run_file, marker_of_key, parse_marker_name,
+    process_marker_name,
+};
 use crate::input::describe_io;
 use crate::owner::owner_tag;
 use crate::plan::UsageError;
@@ -50,7 +53,7 @@ impl Drop for ScratchDir {
         // marker goes, so nothing of this run is taken for a dead run's.
         let identity = *self.marker.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(identity) = identity {
-            let name = marker_name(&self.run_id);
+            let name = process_marker_name(&self.run_id);
             let now = rustix::fs::statat(&self.fd, name.as_str(), AtFlags::SYMLINK_NOFOLLOW);
             if now.is_ok_and(|now| (now.st_dev, now.st_ino) == identity) {
                 let _ = rustix::fs::unlinkat(&self.fd, name.as_str(), AtFlags::empty());
@@ -150,20 +153,20 @@ impl ScratchDir {
         remove: impl Fn(&str, Option<&str>) -> bool,
     ) -> io::Result<Vec<String>> {
         let mut removed = Vec::new();
-        let mut markers: std::collections::HashMap<String, Option<MarkerContent>> =
-            std::collections::HashMap::new();
+        // Every marker first (a run's ranks on one file system keep one
+        // each), by key, with its run's id.
+        let mut markers: Vec<(String, String, Option<MarkerContent>)> = Vec::new();
+        let mut names = Vec::new();
         for entry in std::fs::read_dir(&self.path)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if let Some(run_id) = name
-                .strip_prefix("iolab-")
-                .and_then(|n| n.strip_suffix(".owner"))
-                .filter(|id| !id.is_empty())
-            {
-                markers
-                    .entry(run_id.to_string())
-                    .or_insert_with(|| self.marker_of(run_id));
-                continue;
+            match parse_marker_name(&name) {
+                Some((key, run_id)) => {
+                    markers.push((key.to_string(), run_id.to_string(), self.marker_of(key)))
+                }
+                None => names.push(name),
             }
+        }
+        for name in names {
             let Some((run_id, job)) = name
                 .strip_prefix("iolab-")
                 .and_then(|n| n.strip_suffix(".dat"))
@@ -188,13 +191,12 @@ impl ScratchDir {
             let tag = if by_xattr {
                 Some(crate::owner::tag_of(fd.as_fd()))
             } else {
-                // No xattrs here: the run's owner marker must name this very file.
-                let marker = markers
-                    .entry(run_id.to_string())
-                    .or_insert_with(|| self.marker_of(run_id));
-                marker
-                    .as_ref()
-                    .filter(|m| m.files.iter().any(|f| f.0 == name && f.1 == stat.st_ino))
+                // No xattrs here: one of the run's owner markers must name this very file.
+                markers
+                    .iter()
+                    .filter(|(_, marker_run, _)| marker_run == run_id)
+                    .filter_map(|(_, _, marker)| marker.as_ref())
+                    .find(|m| m.files.iter().any(|f| f.0 == name && f.1 == stat.st_ino))
                     .map(|m| Some(m.tag.clone()))
             };
             let Some(tag) = tag else { continue };
@@ -217,7 +219,7 @@ impl ScratchDir {
             &remove,
         )?);
         // A removable run's marker whose files are all gone goes with them.
-        for (run_id, marker) in &markers {
+        for (key, run_id, marker) in &markers {
             let Some(marker) = marker else { continue };
             let left = marker.files.iter().any(|(name, _)| {
                 is_run_file(name, run_id)
@@ -225,7 +227,7 @@ impl ScratchDir {
                         .is_ok()
             });
             if !left && remove(run_id, Some(&marker.tag)) {
-                let name = marker_name(run_id);
+                let name = marker_of_key(key);
                 if rustix::fs::unlinkat(self.fd(), name.as_str(), AtFlags::empty()).is_ok() {
                     removed.push(name);
                 }
@@ -234,11 +236,11 @@ impl ScratchDir {
         Ok(removed)
     }
 
-    /// Run `run_id`'s owner marker here, when it is a regular file that reads.
-    fn marker_of(&self, run_id: &str) -> Option<MarkerContent> {
+    /// The owner marker of key `key` here, when it is a regular file that reads.
+    fn marker_of(&self, key: &str) -> Option<MarkerContent> {
         let fd = rustix::fs::openat(
             self.fd(),
-            marker_name(run_id).as_str(),
+            marker_of_key(key).as_str(),
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
             Mode::empty(),
         )
@@ -270,7 +272,7 @@ impl ScratchDir {
     /// be the one created.
     fn own_marker(&self) -> io::Result<OwnedFd> {
         let mut identity = self.marker.lock().unwrap_or_else(|p| p.into_inner());
-        let marker = marker_name(&self.run_id);
+        let marker = process_marker_name(&self.run_id);
         let append = OFlags::NOFOLLOW | OFlags::WRONLY | OFlags::APPEND | OFlags::CLOEXEC;
         match *identity {
             None => {
