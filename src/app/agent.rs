@@ -2,7 +2,7 @@
 
 use super::error::{AppError, Ending};
 use super::session::record_point;
-use crate::guest::channel::{self, FromGuest, HEARTBEAT, PORT_NAME, Ready, ToGuest};
+use crate::guest::channel::{self, CommandEvent, FromGuest, HEARTBEAT, PORT_NAME, Ready, ToGuest};
 use crate::guest::stack::{DISK_MOUNT, Stack, StackError};
 use crate::run::signals::Interrupt;
 use crate::run::{RunError, Session};
@@ -118,17 +118,17 @@ struct Commands {
 impl Commands {
     /// Starts `command` with `sh -c`; threads relay its output and its end.
     fn start(&self, command: &str, writer: &Arc<Mutex<File>>) {
-        let say = |message: FromGuest| {
+        let say = |event: CommandEvent| {
             let mut port = writer.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = channel::send(&mut *port, &message);
+            let _ = channel::send(&mut *port, &FromGuest::Command(event));
         };
         let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
         if running.is_some() {
-            say(FromGuest::Output {
+            say(CommandEvent::Output {
                 stderr: true,
                 text: "iolab guest agent: a command runs already; one at a time\n".into(),
             });
-            say(FromGuest::Exited {
+            say(CommandEvent::Exited {
                 code: Some(1),
                 signal: None,
             });
@@ -147,11 +147,11 @@ impl Commands {
         let mut child = match spawned {
             Ok(child) => child,
             Err(error) => {
-                say(FromGuest::Output {
+                say(CommandEvent::Output {
                     stderr: true,
                     text: format!("iolab guest agent: sh: {error}\n"),
                 });
-                say(FromGuest::Exited {
+                say(CommandEvent::Exited {
                     code: Some(127),
                     signal: None,
                 });
@@ -172,12 +172,18 @@ impl Commands {
                     carried.extend_from_slice(&buffer[..n]);
                     let text = take_text(&mut carried);
                     let mut port = writer.lock().unwrap_or_else(|p| p.into_inner());
-                    let _ = channel::send(&mut *port, &FromGuest::Output { stderr, text });
+                    let _ = channel::send(
+                        &mut *port,
+                        &FromGuest::Command(CommandEvent::Output { stderr, text }),
+                    );
                 }
                 if !carried.is_empty() {
                     let text = String::from_utf8_lossy(&carried).into_owned();
                     let mut port = writer.lock().unwrap_or_else(|p| p.into_inner());
-                    let _ = channel::send(&mut *port, &FromGuest::Output { stderr, text });
+                    let _ = channel::send(
+                        &mut *port,
+                        &FromGuest::Command(CommandEvent::Output { stderr, text }),
+                    );
                 }
             })
         };
@@ -194,7 +200,10 @@ impl Commands {
             *running.lock().unwrap_or_else(|p| p.into_inner()) = None;
             let (code, signal) = status.map_or((Some(255), None), |s| (s.code(), s.signal()));
             let mut port = writer.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = channel::send(&mut *port, &FromGuest::Exited { code, signal });
+            let _ = channel::send(
+                &mut *port,
+                &FromGuest::Command(CommandEvent::Exited { code, signal }),
+            );
         });
     }
 

@@ -69,6 +69,26 @@ pub enum ToGuest {
     Stop,
 }
 
+/// What a command a guest runs for `iolab guest exec` does, as it happens:
+/// told by the agent to the host, and by the host to the one who asked.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum CommandEvent {
+    /// Its output, as it came (invalid UTF-8 replaced).
+    Output {
+        /// From its standard error (else its standard output).
+        stderr: bool,
+        /// The bytes, as text.
+        text: String,
+    },
+    /// It ended: its exit status, or the signal that ended it.
+    Exited {
+        /// Its exit status, when it exited.
+        code: Option<i32>,
+        /// The signal that ended it, when one did.
+        signal: Option<i32>,
+    },
+}
+
 /// What a guest serving as a host is besides its disk.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AsHost {
@@ -101,20 +121,8 @@ pub enum FromGuest {
     Refused(String),
     /// The point could not run; nothing was measured.
     Failed(String),
-    /// Output of the command `Exec` started, as it came (invalid UTF-8 replaced).
-    Output {
-        /// From its standard error (else its standard output).
-        stderr: bool,
-        /// The bytes, as text.
-        text: String,
-    },
-    /// The command `Exec` started ended: its status, or the signal that killed it.
-    Exited {
-        /// Its exit status, when it exited.
-        code: Option<i32>,
-        /// The signal that ended it, when one did.
-        signal: Option<i32>,
-    },
+    /// What the command `Exec` started did.
+    Command(CommandEvent),
     /// Files removed, disk unmounted; the guest powers off.
     Stopped,
 }

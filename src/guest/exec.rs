@@ -1,6 +1,6 @@
 //! A guest serving as a host (`iolab guest up`): the control socket `iolab guest exec` and `guest down` reach it by — an abstract Unix socket named by the guest's address, so it belongs to this network namespace and leaves no file behind — open only to the user who started the guest, and each command line relayed to the agent with its output and exit status, as ssh would run it.
 
-use super::channel::{self, FromGuest, ToGuest};
+use super::channel::{self, CommandEvent, FromGuest, ToGuest};
 use super::{GuestError, Guests};
 use serde::{Deserialize, Serialize};
 use std::io::{BufReader, Write};
@@ -19,20 +19,8 @@ pub enum Request {
 /// What the caller is answered.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Reply {
-    /// The command's output, as it came.
-    Output {
-        /// From its standard error (else its standard output).
-        stderr: bool,
-        /// The bytes, as text.
-        text: String,
-    },
-    /// The command ended: its status, or the signal that killed it.
-    Exited {
-        /// Its exit status, when it exited.
-        code: Option<i32>,
-        /// The signal that ended it, when one did.
-        signal: Option<i32>,
-    },
+    /// What the command did.
+    Command(CommandEvent),
     /// The request was not carried out, and why.
     Refused(String),
     /// The guest is being stopped; the connection closes once it is.
@@ -183,8 +171,12 @@ impl Guests {
             });
             answered = Ok(());
             match message {
-                Ok(FromGuest::Output { stderr, text }) => output(stderr, text),
-                Ok(FromGuest::Exited { code, signal }) => return Ok((code, signal)),
+                Ok(FromGuest::Command(CommandEvent::Output { stderr, text })) => {
+                    output(stderr, text)
+                }
+                Ok(FromGuest::Command(CommandEvent::Exited { code, signal })) => {
+                    return Ok((code, signal));
+                }
                 Ok(other) => {
                     self.running = None;
                     return Err(GuestError::Died(format!(
@@ -216,14 +208,17 @@ impl Guests {
             .try_clone()
             .map_err(|e| GuestError::Setup(format!("the guest's control socket: {e}")))?;
         let mut output = |stderr, text| {
-            let _ = channel::send(caller, &Reply::Output { stderr, text });
+            let _ = channel::send(
+                caller,
+                &Reply::Command(CommandEvent::Output { stderr, text }),
+            );
         };
         let ran = self.run_command(command, &mut output, &|| gone(&watched), ending);
         let reply = match &ran {
-            Ok((code, signal)) => Reply::Exited {
+            Ok((code, signal)) => Reply::Command(CommandEvent::Exited {
                 code: *code,
                 signal: *signal,
-            },
+            }),
             Err(GuestError::Interrupted) => Reply::Refused("the guest is stopping".into()),
             Err(error) => Reply::Refused(error.to_string()),
         };
@@ -262,7 +257,7 @@ pub fn exec(address: &str, command: String) -> Result<u8, GuestError> {
     let mut pending = Vec::new();
     loop {
         match channel::receive::<Reply>(&mut replies, &mut pending) {
-            Ok(Some(Reply::Output { stderr, text })) => {
+            Ok(Some(Reply::Command(CommandEvent::Output { stderr, text }))) => {
                 let written = if stderr {
                     std::io::stderr().lock().write_all(text.as_bytes())
                 } else {
@@ -274,7 +269,7 @@ pub fn exec(address: &str, command: String) -> Result<u8, GuestError> {
                     return Ok(1);
                 }
             }
-            Ok(Some(Reply::Exited { code, signal })) => {
+            Ok(Some(Reply::Command(CommandEvent::Exited { code, signal }))) => {
                 return Ok(match (code, signal) {
                     (Some(code), _) => code.clamp(0, 255) as u8,
                     (None, Some(signal)) => (128 + signal).clamp(0, 255) as u8,
