@@ -1,4 +1,4 @@
-//! `iolab guest agent`: iolab inside the guest it booted. It sets up what it measures in (a file system on the disk under test, or a kernel stack: `stack`), then measures the points the host sends over the virtio-serial port with the same session, record and checks as on the host, saying it is alive while it measures, and answers each with the point's record.
+//! `iolab guest agent`: iolab inside the guest it booted. It sets up what it measures in (a file system on the disk under test, or a kernel stack: `stack`), then measures the points the host sends over the virtio-serial port with the same session, record and checks as on the host, saying it is alive while it measures, and answers each with the point's record; for a guest serving as a host (`iolab guest up`), it also runs the command lines `guest exec` sends, one at a time, relaying their output and end.
 
 use super::error::{AppError, Ending};
 use super::session::record_point;
