@@ -338,3 +338,24 @@ fn find_port() -> Result<PathBuf, String> {
     }
     Err(format!("no virtio port named {PORT_NAME}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::take_text;
+
+    #[test]
+    fn a_character_cut_between_reads_waits_for_its_rest() {
+        let euro = "€".as_bytes();
+        let mut carried = b"ab".to_vec();
+        carried.extend_from_slice(&euro[..2]);
+        assert_eq!(take_text(&mut carried), "ab");
+        assert_eq!(carried, &euro[..2]);
+        carried.extend_from_slice(&euro[2..]);
+        assert_eq!(take_text(&mut carried), "€");
+        assert!(carried.is_empty());
+        // An invalid byte is replaced, not kept forever.
+        let mut bad = vec![b'x', 0xff, b'y'];
+        assert_eq!(take_text(&mut bad), "x\u{fffd}y");
+        assert!(bad.is_empty());
+    }
+}

@@ -258,3 +258,28 @@ impl Notes {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_reaches_sh_whole_whatever_it_holds() {
+        for word in [
+            "plain",
+            "two words",
+            "it's",
+            "$(rm -rf /)",
+            "a\"b",
+            "; true",
+            "",
+        ] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", shell_word(word)))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), word);
+        }
+    }
+}

@@ -77,3 +77,32 @@ pub fn first_line(tag: &str) -> String {
 pub fn file_line(name: &str, file_id: u64) -> String {
     format!("file {name} {file_id}\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_marker_parses_to_its_run_and_a_runs_marker_too() {
+        let name = process_marker_name("4cccf2f6");
+        let (key, run_id) = parse_marker_name(&name).expect("a marker name");
+        assert_eq!(run_id, "4cccf2f6");
+        assert!(key.starts_with("4cccf2f6."), "{key}");
+        assert!(key.ends_with(&format!("-{}", std::process::id())), "{key}");
+        assert_eq!(marker_of_key(key), name);
+        assert_eq!(
+            parse_marker_name("iolab-4cccf2f6.owner"),
+            Some(("4cccf2f6", "4cccf2f6"))
+        );
+        for not_a_marker in [
+            "iolab-.owner",
+            "iolab-4cccf2f6-0.dat",
+            "notes.owner",
+            "iolab-.x.owner",
+        ] {
+            assert_eq!(parse_marker_name(not_a_marker), None, "{not_a_marker}");
+        }
+        // A run's data file is never taken for a marker, nor a marker for its data.
+        assert!(!is_run_file(&name, "4cccf2f6"));
+    }
+}
