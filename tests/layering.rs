@@ -68,7 +68,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("report", &["plan", "record", "stats", "compare", "check"]),
     // Traces read, and replayed through the engines onto a target the runner's safety makes.
     ("trace", &["plan"]),
-    ("replay", &["trace", "run", "engine", "clock", "plan"]),
+    (
+        "replay",
+        &["trace", "run", "engine", "clock", "plan", "record"],
+    ),
     // The command line and the commands.
     ("preset", &["plan"]),
     ("cli", &["plan", "preset", "compare"]),

@@ -991,3 +991,158 @@ fn a_trace_replays_inside_a_guest_onto_its_own_disk() {
     assert!(stderr.contains("no file system on a LUN"), "{stderr}");
     assert!(entries(dir.path()).is_empty());
 }
+
+/// Each repetition's fidelity counts are the trace's, and its figures
+/// are the trace's data I/Os (8 writes and 4 reads of 12 KiB; the flush
+/// moves nothing).
+fn check_trace_repetitions(point: &Value, repetitions: usize) {
+    let measured = point["repetitions"].as_array().unwrap();
+    assert_eq!(measured.len(), repetitions, "{point}");
+    for repetition in measured {
+        assert_eq!(repetition["status"], "ok", "{repetition}");
+        assert_eq!(repetition["ops"], 12, "{repetition}");
+        assert_eq!(repetition["bytes"], 12 * 12288, "{repetition}");
+        let replay = &repetition["replay"];
+        let counts: Vec<(String, u64, u64)> =
+            exact_counts(&serde_json::json!({ "fidelity": replay }));
+        assert!(
+            counts.contains(&("write".into(), 8, 8 * 12288)),
+            "{counts:?}"
+        );
+        assert!(
+            counts.contains(&("read".into(), 4, 4 * 12288)),
+            "{counts:?}"
+        );
+        assert!(counts.contains(&("flush".into(), 1, 0)), "{counts:?}");
+        assert!(replay["verdict"]["why"].as_str().is_some(), "{replay}");
+        assert_eq!(replay["intervals"], serde_json::json!([]));
+    }
+}
+
+/// A trace is a workload of `run`, `sweep` and study files: each
+/// repetition replays it onto a file made in --dir and removed after, its
+/// figures the trace's data I/Os and its fidelity recorded (the result
+/// valid against the schema); a sweep over engines and speeds labels each
+/// point by its trace; the estimate is the trace's, not the default
+/// workload's; and what the trace decides is refused beside it, before
+/// anything is created.
+#[test]
+fn a_trace_is_a_workload_of_run_sweep_and_study_files() {
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("wsr.iolog");
+    writes_sync_reads(&trace, false);
+    let path = trace.to_str().unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let result = crate::util::run_ok(
+        &["run", "--trace", path, "--dir", dir_arg, "--repeat", "2"],
+        out.path(),
+    );
+    let point = &result["points"][0];
+    assert_eq!(point["workload"]["trace"], path);
+    assert!(
+        point["label"]
+            .as_str()
+            .unwrap()
+            .starts_with("replay wsr.iolog psync"),
+        "{}",
+        point["label"]
+    );
+    check_trace_repetitions(point, 2);
+    let file = point["target"]["files"][0].as_str().unwrap();
+    assert!(file.starts_with(dir_arg), "{file}");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+
+    // A sweep over engines and speeds: a point each, by its trace.
+    let swept = crate::util::run_ok(
+        &[
+            "sweep",
+            "--trace",
+            path,
+            "--engine",
+            "psync,null",
+            "--trace-speed",
+            "1,afap",
+            "--dir",
+            dir_arg,
+        ],
+        out.path(),
+    );
+    let labels: Vec<&str> = swept["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "replay wsr.iolog psync",
+            "replay wsr.iolog null",
+            "replay wsr.iolog afap psync",
+            "replay wsr.iolog afap null"
+        ]
+    );
+    for point in swept["points"].as_array().unwrap() {
+        check_trace_repetitions(point, 1);
+    }
+    assert_eq!(swept["points"][2]["workload"]["trace_speed"], "afap");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+
+    // A study file's keys, and its estimate from the trace: a 1 MiB file
+    // laid out per replay, not the default 256 MiB.
+    let toml = format!(
+        "name = \"speeds\"\n[defaults]\ntrace = \"{path}\"\n[[sweep]]\nlabel = \"s\"\ntrace-speed = [1, 2]\n"
+    );
+    let study = out.path().join("speeds.toml");
+    std::fs::write(&study, &toml).unwrap();
+    let planned = crate::util::succeed(iolab().arg("study").arg(&study).args([
+        "--dir",
+        dir_arg,
+        "--dry-run",
+    ]));
+    let plan = String::from_utf8_lossy(&planned.stdout);
+    assert!(plan.contains("at most 1.00 MiB of scratch files"), "{plan}");
+    let points = crate::util::studied(dir.path(), out.path(), &toml);
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[1]["label"], "s: replay wsr.iolog 2x psync");
+    check_trace_repetitions(&points[1], 1);
+
+    // Refused in one line naming what is wrong, nothing created.
+    for (args, named) in [
+        (
+            vec!["--trace", path, "--bs", "64k"],
+            "--bs does nothing with --trace",
+        ),
+        (
+            vec!["--trace", path, "--engine", "mmap"],
+            "--engine mmap does not replay a trace",
+        ),
+        (vec!["--trace-speed", "2"], "--trace-speed 2 needs --trace"),
+        (
+            vec!["--trace", path, "--trace-speed", "0"],
+            "'0' is not a speed",
+        ),
+        (
+            vec!["--trace", "/nonexistent/t.iolog"],
+            "/nonexistent/t.iolog",
+        ),
+        (
+            vec!["--trace", path, "--machine", "guest", "--guest", ""],
+            "--guest",
+        ),
+    ] {
+        crate::util::run_refused(dir.path(), &args, named);
+    }
+    let backwards = work.path().join("backwards.iolog");
+    std::fs::write(
+        &backwards,
+        "fio version 3 iolog\n0 /f write 0 4096\n5 /f write 4096 4096\n3 /f read 0 4096\n",
+    )
+    .unwrap();
+    crate::util::run_refused(
+        dir.path(),
+        &["--trace", backwards.to_str().unwrap()],
+        "times go backwards",
+    );
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+}

@@ -285,6 +285,10 @@ fn check_point(point: &Value, imported: bool, ranks: u64, group: bool) {
             let label = format!("{} rep {}", point["label"], rep["index"]);
             let bytes = rep["bytes"].as_u64().unwrap();
             let ops = rep["ops"].as_u64().unwrap();
+            if workload.get("trace").is_some() {
+                check_trace_repetition(rep, &label, uses_files);
+                continue;
+            }
             if let Some(items) = workload.get("items") {
                 // A metadata workload moves a file's bytes per create or read.
                 assert!(items.as_u64().unwrap() >= 1, "{label}: items");
@@ -390,6 +394,55 @@ fn check_point(point: &Value, imported: bool, ranks: u64, group: bool) {
                 measured as u64
             );
         }
+    }
+}
+
+/// A trace point's repetition: its counts are its replay's reads, writes
+/// and trims (a flush moves nothing), one latency each, its figures those
+/// counts over its elapsed time, and its file's residency at the start
+/// recorded. It has no series nor job records: one thread replays the
+/// trace, whose fidelity holds its intervals.
+fn check_trace_repetition(rep: &Value, label: &str, uses_files: bool) {
+    let data = |key: &str| -> u64 {
+        rep["replay"]["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["kind"] != "flush")
+            .map(|c| c[key].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        rep["ops"].as_u64().unwrap(),
+        data("replay_ios"),
+        "{label}: ops"
+    );
+    assert_eq!(
+        rep["bytes"].as_u64().unwrap(),
+        data("replay_bytes"),
+        "{label}: bytes"
+    );
+    if rep["status"] != "ok" {
+        return;
+    }
+    let seconds = rep["elapsed_ns"].as_f64().unwrap() * 1e-9;
+    assert_eq!(
+        rep["elapsed_ns"], rep["replay"]["elapsed_ns"],
+        "{label}: the replay's time"
+    );
+    let iops = rep["iops"].as_f64().unwrap();
+    let expected = rep["ops"].as_f64().unwrap() / seconds;
+    assert!((iops - expected).abs() <= expected * 1e-9, "{label}: iops");
+    assert_eq!(
+        rep["latency_ns"]["count"], rep["ops"],
+        "{label}: one latency per I/O"
+    );
+    if uses_files {
+        assert_eq!(rep["cache"]["treatment"], "cold", "{label}");
+        assert!(
+            rep["cache"]["resident_fraction"].as_f64().is_some(),
+            "{label}"
+        );
     }
 }
 

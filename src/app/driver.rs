@@ -158,6 +158,46 @@ pub(crate) fn drive(
             }
             continue;
         }
+        if planned.workload().trace.is_some() {
+            let mut point = match super::trace_point::measure(planned, session, interrupt) {
+                Ok(Some(point)) => point,
+                Ok(None) => {
+                    ending = Ending::Interrupted(interrupt.signal().unwrap_or(2));
+                    break;
+                }
+                Err(AppError::Usage(error)) if refuse_at_first && measured == 0 => {
+                    for listener in listeners.iter_mut() {
+                        listener.stopped();
+                    }
+                    return Err(error.into());
+                }
+                Err(error) => return Err(error),
+            };
+            measured += 1;
+            super::session::summarize_and_check(&mut point, Some(&result.environment))?;
+            let point = in_round(point, planned.round);
+            let complete = point.repetitions.iter().all(|r| r.status == Status::Ok);
+            if point.repetitions.iter().any(|r| r.status == Status::Failed)
+                || point.checks.iter().any(|c| c.severity == Severity::Error)
+            {
+                ending = Ending::Failed;
+            }
+            finished += usize::from(complete);
+            let environment = result.environment.clone();
+            keep(
+                index,
+                point,
+                complete,
+                Some(&environment),
+                result,
+                listeners,
+            )?;
+            if let Some(signal) = interrupt.signal() {
+                ending = Ending::Interrupted(signal);
+                break;
+            }
+            continue;
+        }
         // A point that names its own file works on it (a job file's phase).
         let measured_point = match &planned.file {
             Some(file) => session.use_shelved(file).map_err(RunError::from),

@@ -468,6 +468,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     }
     .map_err(AppError::from);
     let mut session = ranks.agreed(opened)?;
+    super::trace_point::check(&grid.points, &session, ranks)?;
     // Rank 0 alone keeps the journal and the result file.
     let started = if speaks {
         start(&grid, command)

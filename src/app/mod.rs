@@ -23,6 +23,7 @@ mod replay_guest;
 pub(crate) mod session;
 pub(crate) mod speeds;
 mod status;
+mod trace_point;
 
 pub use commands::compare::compare;
 pub use commands::env::env;

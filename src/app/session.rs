@@ -120,7 +120,7 @@ pub(crate) fn keep_point(
 /// point of groups each group as the workload it is, the point carrying
 /// its groups' findings, each naming its group, and those of its devices
 /// (the point's other checks reason from one workload).
-fn summarize_and_check(
+pub(crate) fn summarize_and_check(
     point: &mut crate::record::Point,
     environment: Option<&crate::record::environment::Environment>,
 ) -> Result<(), AppError> {

@@ -13,6 +13,7 @@ mod hot_set;
 mod latency_target;
 mod pacing;
 mod priority;
+mod replay;
 mod tree;
 
 pub use across::{CACHE_BELOW, across};
@@ -73,6 +74,7 @@ pub fn check(
     device::checks(point, storage, &mut found);
     hot_set::checks(point, storage, &mut found);
     pacing::checks(point, &mut found);
+    replay::checks(point, &mut found);
     latency_target::checks(point, &mut found);
     priority::checks(point, storage, &mut found);
     tree::checks(point, storage, &mut found);
@@ -220,6 +222,8 @@ fn timing_checks(point: &Point, found: &mut Findings) {
                 TOO_SHORT_NS / 1_000_000,
                 if workload.items.is_some() {
                     "give the tree more items (--items, --depth, --fanout)"
+                } else if workload.trace.is_some() {
+                    "replay a longer trace, or slow it with --trace-speed"
                 } else {
                     "use a larger --size or --runtime"
                 }

@@ -81,7 +81,9 @@ fn heading(param: Param) -> &'static str {
         | Param::OffsetIncrement
         | Param::Mix
         | Param::Data
-        | Param::Seed => WORKLOAD,
+        | Param::Seed
+        | Param::Trace
+        | Param::TraceSpeed => WORKLOAD,
         Param::Engine
         | Param::Iodepth
         | Param::Batch

@@ -12,6 +12,11 @@ impl RunArgs {
     pub fn workload(&self, file_len: Option<u64>) -> Result<Workload, UsageError> {
         let mut workload = crate::plan::base_workload(self.target.as_deref());
         self.params.apply_single(&mut workload)?;
+        if let (Some(trace), Some(_)) = (workload.trace, file_len) {
+            return Err(usage!(
+                "--trace {trace} replays onto a file iolab makes in --dir; it cannot go with --file (iolab replay {trace} --file takes yours)"
+            ));
+        }
         if let (None, Some(_), true) = (
             self.params.get(Param::Size),
             file_len,

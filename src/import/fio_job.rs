@@ -643,6 +643,9 @@ impl FioJob<'_> {
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
             // fio measures the machine it runs on.
             Param::Machine | Param::GuestConfig => return Ok(None),
+            // fio's read_iolog replays a log as a job; its jobs are imported
+            // as drawn I/O only (`iolab replay` takes the log itself).
+            Param::Trace | Param::TraceSpeed => return Ok(None),
             // fio's nrfiles spreads one job's size over several files, which
             // is not a tree of items; its filecreate/filestat/filedelete
             // engines are not imported, so a fio job is never a metadata one.

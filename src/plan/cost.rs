@@ -1,5 +1,6 @@
 //! What a plan will cost before it runs: the bytes its one-pass points move, with their layouts, the time of its time-based points, and the largest file set one point needs.
 
+use super::trace::{TraceCost, TracePath, TraceSpeed};
 use super::{PlannedPoint, SyncMode, Workload};
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +115,27 @@ impl Speeds {
     }
 }
 
+/// Adds a trace point's repetitions to `cost`: each lays out the trace's
+/// file (buffered writes in large blocks) and replays the trace in its
+/// time at its speed, or as fast as possible at the device's speed.
+fn trace_cost(cost: &mut Cost, w: &Workload, trace: Option<TraceCost>, speeds: &Speeds) {
+    let Some(trace) = trace else {
+        return;
+    };
+    let repetitions = f64::from(w.warmup + w.repeat);
+    cost.largest_bytes = cost.largest_bytes.max(trace.file_bytes);
+    let bytes = u128::from(trace.bytes) * u128::from(w.warmup + w.repeat);
+    cost.one_pass_bytes += bytes;
+    cost.moved_bytes += bytes + u128::from(trace.file_bytes) * u128::from(w.warmup + w.repeat);
+    cost.measured |= speeds.of(Kind::BufferedWrite).is_some();
+    let layout = speeds.seconds(Kind::BufferedWrite, trace.file_bytes as f64, 1 << 20);
+    let replay = match w.trace_speed {
+        TraceSpeed::Times(factor) => trace.duration_s / factor,
+        TraceSpeed::Afap => speeds.seconds(Kind::of(w), trace.bytes as f64, 4096),
+    };
+    cost.one_pass_s += (layout + replay) * repetitions;
+}
+
 impl Cost {
     /// Seconds the plan takes: its one-pass points and layouts at the
     /// device's measured speeds or the assumed ones (see [`Speeds`]), plus
@@ -123,10 +145,21 @@ impl Cost {
     }
 }
 
-/// The cost of `points` (see [`Cost`]) at `speeds`.
-pub fn cost(points: &[PlannedPoint], speeds: &Speeds) -> Cost {
+/// The cost of `points` (see [`Cost`]) at `speeds`; a trace point's from
+/// what `traces` says of its trace (`None`: not readable, refused when it
+/// runs).
+pub fn cost(
+    points: &[PlannedPoint],
+    speeds: &Speeds,
+    traces: &dyn Fn(TracePath) -> Option<TraceCost>,
+) -> Cost {
     let mut cost = Cost::default();
     for point in points {
+        let w = point.workload();
+        if let Some(trace) = w.trace {
+            trace_cost(&mut cost, w, traces(trace), speeds);
+            continue;
+        }
         // A point of groups holds every group's files at once, and its
         // time is its longest group's.
         let workloads: Vec<&Workload> = point.workloads().collect();

@@ -140,6 +140,12 @@ pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
             "the groups hold {total} jobs together; a point runs at most {MAX_GROUP_JOBS}"
         ));
     }
+    if let Some(group) = groups.iter().find(|g| g.workload.trace.is_some()) {
+        return Err(usage!(
+            "group {}: a trace is replayed alone, one issuing thread in its order; it cannot run beside other groups",
+            group.name
+        ));
+    }
     let first = &groups[0].workload;
     for (index, group) in groups.iter().enumerate() {
         let name = &group.name;
@@ -232,6 +238,11 @@ pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
         };
     };
     let jobs: u32 = groups.iter().map(|group| group.workload.jobs).sum();
+    if let Some(trace) = groups.iter().find_map(|group| group.workload.trace) {
+        return Err(usage!(
+            "--trace {trace} replays onto a file iolab makes in --dir; it cannot go with {flag} (iolab replay TRACE --file or --target takes yours)"
+        ));
+    }
     if groups.iter().any(|group| group.workload.items.is_some()) {
         return Err(usage!(
             "--items makes a tree in --dir; it cannot go with {flag}"

@@ -30,6 +30,7 @@ pub mod split;
 pub mod steady;
 pub mod study;
 pub mod sweep;
+pub mod trace;
 pub mod tree;
 pub mod units;
 mod validate;
@@ -47,6 +48,7 @@ pub use pace::{Arrivals, Flow, ThinkTime};
 pub use pattern::Pattern;
 pub use rate::Rate;
 pub use split::BlockSplit;
+pub use trace::{TracePath, TraceSpeed};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -363,6 +365,24 @@ impl Workload {
 
     /// A short human label: `read random 4KiB psync x2 cpus=0-1 direct`.
     pub fn describe(&self) -> String {
+        if let Some(trace) = self.trace {
+            let name = std::path::Path::new(trace.as_str())
+                .file_name()
+                .map_or(trace.as_str().into(), |name| name.to_string_lossy());
+            let mut text = match self.trace_speed {
+                TraceSpeed::Times(1.0) => format!("replay {name}"),
+                TraceSpeed::Times(factor) => format!("replay {name} {factor}x"),
+                TraceSpeed::Afap => format!("replay {name} afap"),
+            };
+            text.push_str(&format!(" {}", self.engine.name()));
+            if self.engine.capabilities().queued {
+                text.push_str(&format!(" qd<={}", self.iodepth));
+            }
+            if self.direct {
+                text.push_str(" direct");
+            }
+            return text;
+        }
         let op = match (self.op, self.mix) {
             (Op::Mix, Some(mix)) => format!("mix {mix}"),
             (op, _) => op.name().to_string(),
@@ -590,8 +610,8 @@ mod tests {
         };
         // 131,072 I/Os: 13.1 s at 10,000 a second; 0.64 s of bytes at 100 MiB/s.
         let assumed = Speeds::default();
-        let direct = cost(&[point(true)], &assumed).seconds();
-        let buffered = cost(&[point(false)], &assumed).seconds();
+        let direct = cost(&[point(true)], &assumed, &|_| None).seconds();
+        let buffered = cost(&[point(false)], &assumed, &|_| None).seconds();
         assert!((direct - 13.1072).abs() < 1e-6, "{direct}");
         assert!((buffered - 0.64).abs() < 1e-6, "{buffered}");
         // Measured here: 20,000 direct 4 KiB writes a second, 2 GiB/s buffered.
@@ -608,7 +628,7 @@ mod tests {
             bs: 512,
         };
         measured.learn(SpeedKind::BufferedWrite, buffered_rate);
-        let direct = cost(&[point(true)], &measured);
+        let direct = cost(&[point(true)], &measured, &|_| None);
         assert!(direct.measured);
         assert!(
             (direct.seconds() - 131_072.0 / 20_000.0).abs() < 1e-6,
@@ -625,10 +645,41 @@ mod tests {
                 ..default_workload()
             },
         );
-        let seconds = cost(&[large], &measured).seconds();
+        let seconds = cost(&[large], &measured, &|_| None).seconds();
         assert!((seconds - 67_108_864.0 / 80e6).abs() < 1e-6, "{seconds}");
-        let buffered = cost(&[point(false)], &measured).seconds();
+        let buffered = cost(&[point(false)], &measured, &|_| None).seconds();
         assert!((buffered - 1.0 / 32.0).abs() < 1e-6, "{buffered}");
+    }
+
+    /// A trace point costs its trace's time at its speed and its file's
+    /// layout per repetition, not the default workload's 256 MiB.
+    #[test]
+    fn a_trace_point_is_costed_by_its_trace() {
+        let trace = "costed.iolog".parse().unwrap();
+        let point = |speed: TraceSpeed| {
+            let workload = Workload {
+                trace: Some(trace),
+                trace_speed: speed,
+                repeat: 3,
+                ..default_workload()
+            };
+            PlannedPoint::alone(String::new(), workload)
+        };
+        let figures = trace::TraceCost {
+            bytes: 10 << 20,
+            file_bytes: 100 << 20,
+            duration_s: 60.0,
+        };
+        let traces = |t: TracePath| (t == trace).then_some(figures);
+        let assumed = Speeds::default();
+        let cost = cost(&[point(TraceSpeed::Times(2.0))], &assumed, &traces);
+        assert_eq!(cost.largest_bytes, 100 << 20);
+        assert_eq!(cost.one_pass_bytes, 3 * (10 << 20));
+        assert_eq!(cost.moved_bytes, 3 * (110 << 20));
+        // Three repetitions of 30 s and of a 1 s layout at 100 MiB/s.
+        assert!((cost.seconds() - 3.0 * 31.0).abs() < 1e-6, "{cost:?}");
+        let fast = super::cost(&[point(TraceSpeed::Afap)], &assumed, &traces);
+        assert!((fast.seconds() - 3.0 * 1.1).abs() < 1e-6, "{fast:?}");
     }
 
     #[test]
@@ -670,6 +721,16 @@ mod tests {
         let json = serde_json::to_string(&workload).unwrap();
         assert!(json.contains("\"stride:4\""), "{json}");
         assert_eq!(serde_json::from_str::<Workload>(&json).unwrap(), workload);
+    }
+
+    #[test]
+    fn a_trace_point_is_described_by_its_trace() {
+        let mut workload = example_workload();
+        workload.trace = Some("/tmp/traces/hm_1.csv".parse().unwrap());
+        workload.trace_speed = TraceSpeed::Times(2.0);
+        workload.engine = EngineKind::Uring;
+        workload.iodepth = 32;
+        assert_eq!(workload.describe(), "replay hm_1.csv 2x uring qd<=32");
     }
 
     #[test]

@@ -21,6 +21,7 @@ use super::numa::MemPolicy;
 use super::pace::{Arrivals, Flow, MAX_RATE_IOPS, ThinkTime};
 use super::rate::{DirectionRates, Rate};
 use super::split::BlockSplit;
+use super::trace::{TracePath, TraceSpeed};
 use super::units::{format_rate, format_size, parse_duration, parse_rate, parse_size};
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
 
@@ -202,7 +203,9 @@ impl Param {
     pub fn described(self) -> bool {
         matches!(
             self,
-            Param::Op
+            Param::Trace
+                | Param::TraceSpeed
+                | Param::Op
                 | Param::Pattern
                 | Param::Bs
                 | Param::Bssplit
@@ -252,6 +255,8 @@ impl Param {
             Kind::Iops => "N|read=N+write=N".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
             Kind::Flow => "WEIGHT[:id=N][:sleep=DURATION]".to_string(),
+            Kind::Trace => "TRACE".to_string(),
+            Kind::Speed => "FACTOR|afap".to_string(),
             // Fourteen ops would push the help's columns past the terminal:
             // its help and `[possible values]` list them.
             Kind::Op => "OP".to_string(),
@@ -381,6 +386,8 @@ impl Param {
             Kind::Machine => Value::Machine(enum_value(text, || {
                 refusal(text, "machine (host or guest)")
             })?),
+            Kind::Trace => Value::Trace(text.parse::<TracePath>()?),
+            Kind::Speed => Value::Speed(text.parse::<TraceSpeed>()?),
         })
     }
 
@@ -437,6 +444,8 @@ impl Param {
             Value::Flow(flow) => flow.to_string(),
             Value::Machine(machine) => machine.name().to_string(),
             Value::Exit(scope) => scope.name().to_string(),
+            Value::Trace(path) => path.to_string(),
+            Value::Speed(speed) => speed.to_string(),
             Value::Rates(rates) if self.kind() == Kind::Rate => rates.format(format_rate),
             Value::Rates(rates) => rates.to_string(),
         }
@@ -508,6 +517,11 @@ impl Param {
                 "type": "string",
                 "pattern": FLOW_PATTERN
             }),
+            Kind::Trace => json!({ "type": "string", "minLength": 1 }),
+            Kind::Speed => json!({ "oneOf": [
+                { "type": "number", "exclusiveMinimum": 0, "maximum": TraceSpeed::MOST },
+                { "const": "afap" }
+            ] }),
             Kind::MemPolicy => json!({
                 "type": "string",
                 "pattern": "^(default|local|prefer:[0-9]+|(bind|interleave):[0-9]+(-[0-9]+)?(\\+[0-9]+(-[0-9]+)?)*)$"

@@ -357,8 +357,9 @@ pub(super) fn normalize(workload: &mut Workload, base: &Workload) {
 /// parameters the description leaves out, after the sweep's own label.
 fn label(workload: &Workload, varying: &[Param], prefix: Option<&str>) -> String {
     let mut text = workload.describe();
-    // A metadata workload's files are its tree's, described already.
-    if workload.items.is_none() {
+    // A metadata workload's files are its tree's, described already; a
+    // trace's file is sized to the trace.
+    if workload.items.is_none() && workload.trace.is_none() {
         text.push_str(&format!(" file {}", format_size(workload.size)));
     }
     for param in varying.iter().filter(|p| !p.described()) {

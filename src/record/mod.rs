@@ -15,6 +15,7 @@ pub mod histogram;
 pub(crate) mod hostile;
 pub mod journal;
 pub mod measurement;
+pub mod replay;
 pub mod series;
 pub mod tree;
 pub mod write;
@@ -425,6 +426,11 @@ pub struct Repetition {
     /// A metadata workload: the items worked on and the system calls made.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub tree: Option<tree::TreeRepetition>,
+    /// A trace point (`workload.trace`): how faithful its replay was —
+    /// issue lag, depth, reordering, and its counts against the trace's
+    /// (the per-interval counts are left out; the furthest is kept).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub replay: Option<replay::Fidelity>,
 }
 
 impl Repetition {
@@ -468,6 +474,7 @@ impl Repetition {
             stonewall: None,
             draw_seed: None,
             tree: None,
+            replay: None,
         }
     }
 }

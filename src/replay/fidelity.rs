@@ -1,7 +1,7 @@
 //! How faithful a replay was: each I/O's issue lag behind its intended time and its drift, the depth achieved against the trace's, reordering (RFC 4737), per-interval rates against the trace's, exact counts — and who fell behind.
 
+pub use crate::record::replay::{Fidelity, Interval, KindCount, LagFigures, Verdict};
 use crate::trace::{IoKind, TraceSummary};
-use serde::{Deserialize, Serialize};
 
 /// The most intervals a replay keeps; a longer trace widens its interval.
 pub const MOST_INTERVALS: u64 = 100_000;
@@ -11,6 +11,9 @@ pub const MOST_INTERVALS: u64 = 100_000;
 pub struct Tally {
     lag: hdrhistogram::Histogram<u64>,
     latency: hdrhistogram::Histogram<u64>,
+    /// The latency of the reads, writes and trims alone (a flush moves no
+    /// data: fio keeps its syncs' latency apart too).
+    data_latency: hdrhistogram::Histogram<u64>,
     /// Least-squares sums of lag (µs) against the intended time (s).
     sums: [f64; 5],
     /// I/Os and bytes of each kind done.
@@ -43,6 +46,8 @@ impl Tally {
             lag: hdrhistogram::Histogram::new_with_bounds(1, 1 << 45, 3)
                 .expect("1 ns to 9.7 h, 3 digits"),
             latency: hdrhistogram::Histogram::new_with_bounds(1, 1 << 45, 3)
+                .expect("1 ns to 9.7 h, 3 digits"),
+            data_latency: hdrhistogram::Histogram::new_with_bounds(1, 1 << 45, 3)
                 .expect("1 ns to 9.7 h, 3 digits"),
             sums: [0.0; 5],
             ios: [0; 4],
@@ -94,6 +99,9 @@ impl Tally {
     /// completed at `now` after `latency` ns, having moved `len` bytes.
     pub fn completed(&mut self, sequence: u64, kind: IoKind, len: u64, now: u64, latency: u64) {
         self.latency.saturating_record(latency);
+        if kind != IoKind::Flush {
+            self.data_latency.saturating_record(latency);
+        }
         self.ios[kind.index()] += 1;
         self.bytes[kind.index()] += len;
         if sequence >= self.next_expected {
@@ -102,6 +110,11 @@ impl Tally {
             self.reordered += 1;
         }
         self.flight(now, -1);
+    }
+
+    /// Each completed read's, write's and trim's issue to completion, ns.
+    pub fn into_data_latency(self) -> hdrhistogram::Histogram<u64> {
+        self.data_latency
     }
 
     /// The fidelity, with the trace's own figures.
@@ -127,7 +140,7 @@ impl Tally {
         let counts = IoKind::ALL
             .iter()
             .map(|&kind| KindCount {
-                kind,
+                kind: kind.name().to_string(),
                 trace_ios: trace.ios[kind.index()],
                 replay_ios: self.ios[kind.index()],
                 trace_bytes: trace.bytes[kind.index()],
@@ -249,79 +262,6 @@ fn verdict(lag: &LagFigures, at_cap: f64, intended_ns: Option<u64>, elapsed_ns: 
 
 /// The least intended time a drift is computed over, ns: a second.
 pub const MIN_DRIFT_SPAN_NS: u64 = 1_000_000_000;
-
-/// Issue lag: how late each I/O was issued after its intended time.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct LagFigures {
-    pub p50_ns: Option<u64>,
-    pub p99_ns: Option<u64>,
-    pub max_ns: Option<u64>,
-    /// The least-squares slope of lag against the trace's time, µs per s:
-    /// a replay that drifts grows it. `None` as fast as possible or over
-    /// less than [`MIN_DRIFT_SPAN_NS`] of intended time.
-    pub drift_us_per_s: Option<f64>,
-}
-
-/// One kind's count in the trace and in the replay.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct KindCount {
-    pub kind: IoKind,
-    pub trace_ios: u64,
-    pub replay_ios: u64,
-    pub trace_bytes: u64,
-    pub replay_bytes: u64,
-}
-
-/// One interval: the trace's I/Os and bytes by intended time, the replay's
-/// by actual issue time.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Interval {
-    pub trace_ios: u64,
-    pub trace_bytes: u64,
-    pub replay_ios: u64,
-    pub replay_bytes: u64,
-}
-
-/// Who fell behind, if anyone.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Verdict {
-    pub kept_up: bool,
-    /// `storage` or `replayer` when it did not keep up.
-    pub behind: Option<String>,
-    pub why: String,
-}
-
-/// The fidelity of one replay.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Fidelity {
-    /// I/Os completed.
-    pub ios: u64,
-    /// From the first issue to the last completion, ns.
-    pub elapsed_ns: u64,
-    /// The trace's duration at the replay's speed, ns (`None` as fast as possible).
-    pub intended_ns: Option<u64>,
-    pub lag: LagFigures,
-    pub latency_p50_ns: Option<u64>,
-    pub latency_p99_ns: Option<u64>,
-    /// In flight as the trace recorded it (time-weighted), when it did.
-    pub recorded_depth: Option<f64>,
-    /// In flight in the replay, time-weighted.
-    pub achieved_depth: Option<f64>,
-    pub depth_cap: u64,
-    /// The share of the replay's time with the cap reached.
-    pub at_cap_fraction: f64,
-    /// Completions after a later I/O of the trace had completed (RFC 4737
-    /// Type-P-Reordered over the completion order), percent. Issues are in
-    /// the trace's order by construction: one thread issues them in turn.
-    pub completions_reordered_pct: f64,
-    pub counts: Vec<KindCount>,
-    pub interval_ns: u64,
-    /// The interval whose I/O count differs most from the trace's (among
-    /// those with 10 I/Os or more): its index and the difference, percent.
-    pub worst_interval: Option<(u64, f64)>,
-    pub intervals: Vec<Interval>,
-    pub verdict: Verdict,
-}
 
 #[cfg(test)]
 mod tests {

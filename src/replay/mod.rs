@@ -19,4 +19,4 @@ mod player;
 mod target;
 
 pub use player::{Engine, ReplayOptions, Replayed, replay};
-pub use target::{Target, TargetChoice, TargetError};
+pub use target::{Target, TargetChoice, TargetError, created_length};

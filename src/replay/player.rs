@@ -55,6 +55,9 @@ pub struct ReplayOptions {
 /// What a replay did.
 pub struct Replayed {
     pub fidelity: Fidelity,
+    /// Each completed read's, write's and trim's issue to completion, ns
+    /// (1 ns to 9.7 h, 3 digits; the fidelity's latency counts flushes too).
+    pub latency: hdrhistogram::Histogram<u64>,
     /// On a network target: what its client's connection carried.
     pub network: Option<crate::run::io::traffic::ClientTraffic>,
     /// Set when a signal stopped it: what ran is in the figures.
@@ -425,6 +428,7 @@ fn drive<Q: QueuedIo + ?Sized>(
             options.recorded_depth,
             elapsed,
         ),
+        latency: tally.into_data_latency(),
         network: None,
         interrupted,
     };

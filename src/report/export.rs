@@ -63,11 +63,14 @@ pub fn markdown(view: &ReportView<'_>) -> String {
             let mix = point.workload.directions();
             for d in &summary.directions {
                 let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
-                let label = format!(
-                    "↳ {} {share:.1}% of I/Os (asked {}%)",
-                    d.direction.name(),
-                    mix.percent(d.direction)
-                );
+                let label = match point.workload.trace {
+                    Some(_) => format!("↳ {} {share:.1}% of I/Os", d.direction.name()),
+                    None => format!(
+                        "↳ {} {share:.1}% of I/Os (asked {}%)",
+                        d.direction.name(),
+                        mix.percent(d.direction)
+                    ),
+                };
                 markdown_row(
                     &mut text,
                     &label,
@@ -120,6 +123,10 @@ pub fn markdown(view: &ReportView<'_>) -> String {
             text.push_str(&table.markdown());
         }
         if let Some(table) = super::pacing::pacing_table(result) {
+            text.push('\n');
+            text.push_str(&table.markdown());
+        }
+        if let Some(table) = super::replay::fidelity_table(result) {
             text.push('\n');
             text.push_str(&table.markdown());
         }

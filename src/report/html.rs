@@ -362,6 +362,9 @@ fn section(
     if let Some(table) = super::pacing::pacing_table(result) {
         html.push_str(&table.html());
     }
+    if let Some(table) = super::replay::fidelity_table(result) {
+        html.push_str(&table.html());
+    }
     html.push_str(&ranks_table(result));
     html.push_str(&checks(result));
     if with_charts {

@@ -12,6 +12,7 @@ pub mod measurement;
 pub mod pacing;
 pub mod percentiles;
 pub mod render;
+pub mod replay;
 pub mod screen;
 pub mod studies;
 pub mod svg;

@@ -55,6 +55,10 @@ impl Render<ReportView<'_>> for Terminal {
                 text.push('\n');
                 text.push_str(&table.terminal_at(self.screen));
             }
+            if let Some(table) = super::replay::fidelity_table(result) {
+                text.push('\n');
+                text.push_str(&table.terminal_at(self.screen));
+            }
             if view.detail {
                 text.push_str(&super::activity::render_points(result));
             }

@@ -447,8 +447,9 @@ fn direction_rows(point: &Point, detail: bool) -> Vec<(String, Vec<String>)> {
             let asked = mix.percent(d.direction);
             let lat = d.latency_ns.as_ref();
             let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
-            // The groups' shares are what their paces made them: none was asked.
-            let name = if point.groups.is_empty() {
+            // The groups' shares are what their paces made them, a trace's
+            // what the trace holds: none was asked.
+            let name = if point.groups.is_empty() && point.workload.trace.is_none() {
                 format!(
                     "  ↳ {} {share:.1}% of I/Os (asked {asked}%)",
                     d.direction.name()

@@ -464,7 +464,7 @@ fn fidelity_text(f: &Fidelity, interrupted: bool) -> String {
         let _ = writeln!(
             out,
             "  {:<12} {} I/Os, {} bytes against the trace's {} and {}{}",
-            count.kind.name(),
+            count.kind,
             count.replay_ios,
             count.replay_bytes,
             count.trace_ios,

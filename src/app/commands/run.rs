@@ -127,6 +127,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             session.shelve_given(given.path.clone());
         }
     }
+    crate::app::trace_point::check(&plan.points, &session, &ranks)?;
     if args.keep {
         session.keep_files();
     }

@@ -77,7 +77,13 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         adaptive,
         one_pass_s,
         measured,
-    } = crate::plan::cost(&grid.points, &speeds_for(grid));
+    } = {
+        // The traces are read whole, as the run would before its first point.
+        let traces = crate::app::trace_point::costs(&grid.points)?;
+        crate::plan::cost(&grid.points, &speeds_for(grid), &|trace| {
+            traces.get(&trace).copied()
+        })
+    };
     let name = grid
         .info
         .name

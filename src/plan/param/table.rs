@@ -12,6 +12,19 @@ macro_rules! for_each_parameter {
     ($callback:ident $(, $($args:tt)*)?) => {
         $callback! {
             [$($($args)*)?]
+            /// A block trace replayed instead of drawn I/O (fio's read_iolog):
+            /// fio iolog v2/v3, MSR or SPC CSV, blktrace or blkparse, each I/O at
+            /// its time onto a file iolab creates, sized to the trace, laid out
+            /// and evicted before every repetition; each repetition keeps its
+            /// fidelity. The trace gives the I/Os' kinds, offsets, sizes and times.
+            Trace trace: Option<TracePath> = "trace" {
+                kind: Trace, default: None, identifies: true, fio: "read_iolog",
+            } serde(skip_serializing_if = "Option::is_none", default)
+            /// A trace's times divided by this (2: twice as fast), or afap: each
+            /// I/O as soon as --iodepth allows, in the trace's order.
+            TraceSpeed trace_speed: TraceSpeed = "trace-speed" {
+                kind: Speed, default: Some("1"), identifies: true, fio: "replay_time_scale, replay_no_stall",
+            } serde(skip_serializing_if = "TraceSpeed::is_one", default) study_alias("trace_speed")
             /// Open the files with O_DIRECT, bypassing the page cache.
             Direct direct: bool = "direct" {
                 kind: Flag, default: Some("off"), identifies: true, fio: "direct",

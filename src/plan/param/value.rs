@@ -9,6 +9,7 @@ use crate::plan::numa::MemPolicy;
 use crate::plan::pace::{Arrivals, Flow, ThinkTime};
 use crate::plan::rate::{DirectionRates, Rate};
 use crate::plan::split::BlockSplit;
+use crate::plan::trace::{TracePath, TraceSpeed};
 use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode};
 
 /// How a parameter's values are written on the command line and stored.
@@ -61,6 +62,10 @@ pub enum Kind {
     Machine,
     /// An [`ExitScope`].
     Exit,
+    /// A trace's path ([`TracePath`]).
+    Trace,
+    /// A [`TraceSpeed`]: a factor, or `afap`.
+    Speed,
 }
 
 /// One value of a parameter.
@@ -96,6 +101,10 @@ pub enum Value {
     Machine(Machine),
     /// Which jobs stop when one finishes.
     Exit(ExitScope),
+    /// A trace replayed.
+    Trace(TracePath),
+    /// How fast a trace is replayed.
+    Speed(TraceSpeed),
 }
 
 /// One side of a comparison in a constraint.
@@ -156,6 +165,8 @@ stored! {
     Flow => Flow(flow) Some(flow), flow;
     Machine => Machine(machine) Some(machine), machine;
     ExitScope => Exit(scope) Some(scope), scope;
+    TracePath => Trace(path) Some(path), path;
+    TraceSpeed => Speed(speed) Some(speed), speed;
 }
 
 impl Stored for Rate {
