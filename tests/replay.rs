@@ -64,7 +64,8 @@ fn exact_counts(record: &Value) -> Vec<(String, u64, u64)> {
 /// An iolog fio 3.33 wrote (version 3, µs timestamps) of a paced random
 /// read/write job: iolab replays each I/O, exactly as many per direction as
 /// fio's own `read_iolog` replay of the same log, onto a file it creates
-/// and removes; the record holds the fidelity.
+/// and removes; the record holds the fidelity. A job file naming the log
+/// in `read_iolog` runs as a trace point with the same counts.
 #[test]
 fn an_iolog_fio_wrote_replays_as_fios_own_replay_does() {
     if !crate::import::fio_available() {
@@ -131,6 +132,34 @@ fn an_iolog_fio_wrote_replays_as_fios_own_replay_does() {
         assert_eq!(job["total_ios"].as_u64(), Some(*ios), "{kind}");
         assert_eq!(job["io_bytes"].as_u64(), Some(*bytes), "{kind}");
     }
+
+    // The same log as a fio job file's read_iolog: `iolab run` replays it
+    // as a trace point, with fio's counts in each direction.
+    let job = work.path().join("replay.fio");
+    std::fs::write(&job, format!("[r]\nread_iolog={}\n", log.display())).unwrap();
+    let result = crate::util::run_ok(
+        &[
+            "run".to_string(),
+            job.display().to_string(),
+            "--dir".to_string(),
+            dir.path().display().to_string(),
+        ],
+        out.path(),
+    );
+    let point = &result["points"][0];
+    assert_eq!(point["workload"]["trace"], log.display().to_string());
+    let directions = point["repetitions"][0]["directions"].as_array().unwrap();
+    for (kind, ios, bytes) in ours.iter().filter(|(_, ios, _)| *ios > 0) {
+        let share = directions
+            .iter()
+            .find(|d| d["direction"] == kind.as_str())
+            .unwrap_or_else(|| panic!("{kind} in {directions:?}"));
+        assert_eq!(share["ops"].as_u64(), Some(*ios), "{kind}");
+        assert_eq!(share["bytes"].as_u64(), Some(*bytes), "{kind}");
+        let job = &fio["jobs"][0][kind.as_str()];
+        assert_eq!(job["total_ios"].as_u64(), Some(*ios), "{kind}");
+    }
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
 
 /// Writes an MSR Cambridge trace: `n` I/Os `gap_ticks` apart (100 ns

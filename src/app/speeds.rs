@@ -52,7 +52,12 @@ pub(crate) fn learn(dir: &Path, planned: &[PlannedPoint], result: &ResultFile) {
         let Some(summary) = point.summary.as_ref() else {
             continue;
         };
-        if !one_pass || workload.runtime_s.is_some() || workload.items.is_some() {
+        // A trace's figures are its own times' and mix's, not the device's pace.
+        if !one_pass
+            || workload.runtime_s.is_some()
+            || workload.items.is_some()
+            || workload.trace.is_some()
+        {
             continue;
         }
         speeds.learn(

@@ -9,6 +9,7 @@ use crate::plan::pace::MAX_FLOW_WEIGHT;
 use crate::plan::param::Param;
 use crate::plan::param::Value as ParamValue;
 use crate::plan::rate::DirectionRates;
+use crate::plan::trace::TraceSpeed;
 use crate::plan::{
     Arrivals, CacheMode, DirectionMix, EngineKind, Flow, Op, Pattern, SyncMode, ThinkTime, Workload,
 };
@@ -362,6 +363,34 @@ impl FioJob<'_> {
         Ok(DirectionMix::with_write_percent(write).expect("a percent up to 100"))
     }
 
+    /// A replayed log's speed: replay_no_stall (as fast as possible), or
+    /// replay_time_scale=P (fio waits P% of each recorded gap: speed 100/P).
+    fn trace_speed(&self) -> Result<Option<TraceSpeed>, String> {
+        let afap = self
+            .option("replay_no_stall")
+            .is_some_and(|v| v.trim() != "0");
+        let scale = self.option("replay_time_scale");
+        match (afap, scale) {
+            (true, _) => Ok(Some(TraceSpeed::Afap)),
+            (false, None) => Ok(None),
+            (false, Some(text)) => {
+                let percent = text
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|p| *p > 0)
+                    .ok_or_else(|| {
+                        format!("replay_time_scale={text} is not a percentage above 0")
+                    })?;
+                let speed = format!("{}", 100.0 / f64::from(percent));
+                speed
+                    .parse()
+                    .map(Some)
+                    .map_err(|why| format!("replay_time_scale={text}: {why}"))
+            }
+        }
+    }
+
     /// The value of `param` this job gives (`None`: iolab's default), with
     /// the parameters before it in the table already set in `so_far`.
     pub(super) fn value(
@@ -643,9 +672,14 @@ impl FioJob<'_> {
             Param::Op => ParamValue::Op(self.op_and_pattern()?.0),
             // fio measures the machine it runs on.
             Param::Machine | Param::GuestConfig => return Ok(None),
-            // fio's read_iolog replays a log as a job; its jobs are imported
-            // as drawn I/O only (`iolab replay` takes the log itself).
-            Param::Trace | Param::TraceSpeed => return Ok(None),
+            Param::Trace => match self.option("read_iolog") {
+                Some(path) => ParamValue::Trace(path.trim().parse()?),
+                None => return Ok(None),
+            },
+            Param::TraceSpeed => match self.trace_speed()? {
+                Some(speed) => ParamValue::Speed(speed),
+                None => return Ok(None),
+            },
             // fio's nrfiles spreads one job's size over several files, which
             // is not a tree of items; its filecreate/filestat/filedelete
             // engines are not imported, so a fio job is never a metadata one.

@@ -68,6 +68,11 @@ fn workload(
     };
     let mut workload = default_workload();
     for &param in Param::ALL {
+        // A replayed log gives its I/Os' kinds, offsets, sizes and times,
+        // and fio ignores the options that would (rw, bs, size …) for them.
+        if workload.trace.is_some() && !crate::plan::trace::TAKEN.contains(&param) {
+            continue;
+        }
         if let Some(value) = job.value(param, &workload)? {
             let value = param
                 .check(value)
@@ -599,6 +604,41 @@ mod tests {
                 "{to}: {refused}"
             );
         }
+    }
+
+    /// A replayed log is a trace point: its speed from replay_time_scale
+    /// or replay_no_stall, and the options the log decides left out.
+    #[test]
+    fn a_read_iolog_job_is_a_trace_point() {
+        let options = |pairs: &[(&str, &str)]| -> Map<String, Value> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+                .collect()
+        };
+        let job = options(&[
+            ("read_iolog", "sda.iolog"),
+            ("replay_time_scale", "50"),
+            ("rw", "randwrite"),
+            ("bs", "64k"),
+            ("ioengine", "libaio"),
+            ("iodepth", "16"),
+        ]);
+        let imported = workload(&job, false, false).unwrap();
+        assert_eq!(imported.trace.map(|t| t.as_str()), Some("sda.iolog"));
+        assert_eq!(imported.trace_speed, crate::plan::TraceSpeed::Times(2.0));
+        assert_eq!(imported.iodepth, 16);
+        assert_eq!((imported.op, imported.bs), (Op::Read, 4096));
+        assert_eq!(crate::plan::trace::check(&imported), Ok(()));
+        let stalls = options(&[("read_iolog", "sda.iolog"), ("replay_no_stall", "1")]);
+        let imported = workload(&stalls, false, false).unwrap();
+        assert_eq!(imported.trace_speed, crate::plan::TraceSpeed::Afap);
+        let bad = options(&[("read_iolog", "x"), ("replay_time_scale", "0")]);
+        assert!(
+            workload(&bad, false, false)
+                .unwrap_err()
+                .contains("replay_time_scale=0")
+        );
     }
 
     #[test]

@@ -165,7 +165,7 @@ pub struct TraceCost {
 /// engine, depth cap and O_DIRECT, and how its repetitions are taken. Each
 /// other one is the trace's to say (sizes, offsets, directions, times) and
 /// refused when given.
-const TAKEN: [Param; 6] = [
+pub const TAKEN: [Param; 6] = [
     Param::Trace,
     Param::TraceSpeed,
     Param::Engine,
