@@ -1175,3 +1175,49 @@ fn a_trace_is_a_workload_of_run_sweep_and_study_files() {
     );
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
+
+/// Ctrl-C during a trace point's replay: `run` keeps what the replay did,
+/// marked interrupted (its counts below the trace's, in no summary),
+/// exits 130 and leaves nothing in --dir.
+#[test]
+fn an_interrupted_trace_point_keeps_its_figures_and_leaves_nothing() {
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("long.csv");
+    msr_trace(&trace, 4000, 10_000); // 4 s as recorded
+    let result = out.path().join("r.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iolab"))
+        .args(["run", "--progress", "never", "--trace"])
+        .arg(&trace)
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&result)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The replay's file appears once the point starts.
+    let start = std::time::Instant::now();
+    while entries(dir.path()).is_empty() {
+        assert!(start.elapsed().as_secs() < 60, "no file made in --dir");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    let result = crate::util::read_result(&result);
+    crate::util::check_consistency(&result);
+    let point = &result["points"][0];
+    let repetition = &point["repetitions"][0];
+    assert_eq!(repetition["status"], "interrupted", "{repetition}");
+    let ops = repetition["ops"].as_u64().unwrap();
+    assert!(0 < ops && ops < 4000, "{ops} of the trace's 4000");
+    assert!(point.get("summary").is_none(), "{point}");
+}
