@@ -399,9 +399,9 @@ fn check_point(point: &Value, imported: bool, ranks: u64, group: bool) {
 
 /// A trace point's repetition: its counts are its replay's reads, writes
 /// and trims (a flush moves nothing), one latency each, its figures those
-/// counts over its elapsed time, and its file's residency at the start
-/// recorded. It has no series nor job records: one thread replays the
-/// trace, whose fidelity holds its intervals.
+/// counts over its elapsed time, its series accounting for every one, and
+/// its file's residency at the start recorded. It has no job records: one
+/// thread replays the trace.
 fn check_trace_repetition(rep: &Value, label: &str, uses_files: bool) {
     let data = |key: &str| -> u64 {
         rep["replay"]["counts"]
@@ -436,6 +436,17 @@ fn check_trace_repetition(rep: &Value, label: &str, uses_files: bool) {
     assert_eq!(
         rep["latency_ns"]["count"], rep["ops"],
         "{label}: one latency per I/O"
+    );
+    let series_ops: u64 = rep["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        series_ops,
+        rep["ops"].as_u64().unwrap(),
+        "{label}: the series"
     );
     if uses_files {
         assert_eq!(rep["cache"]["treatment"], "cold", "{label}");

@@ -184,7 +184,7 @@ pub(crate) fn measure(
             crate::say!("iolab: warning: {shown} was replaced during the replay and left in place");
         }
         let mut repetition = match outcome {
-            Ok(replayed) => repetition_of(index, replayed, cpu)?,
+            Ok(replayed) => repetition_of(index, replayed, cpu, options.interval_ns)?,
             Err(error) => Repetition {
                 error: Some(format!("replay of {trace}: {error}")),
                 ..Repetition::new(index, Status::Failed, 0, 0)
@@ -234,13 +234,15 @@ fn target_made(choice: &TargetChoice) -> bool {
 
 /// One replay as a repetition: its data I/Os and bytes over the time from
 /// its first issue to its last completion, each I/O's latency, the shares
-/// of each direction, the issuing thread's CPU (over the whole replay:
+/// of each direction, their completions per interval (the series, without
+/// per-interval latency), the issuing thread's CPU (over the whole replay:
 /// the one thread issues and reaps), and its fidelity (without the
 /// per-interval counts).
 fn repetition_of(
     index: u32,
     replayed: Replayed,
     cpu: crate::probe::cpu::CpuUsage,
+    interval_ns: u64,
 ) -> Result<Repetition, AppError> {
     let mut fidelity = replayed.fidelity;
     let count = |kind: IoKind| {
@@ -286,6 +288,24 @@ fn repetition_of(
         Status::Ok
     };
     let latency = latency_summary(&replayed.latency).map_err(anyhow::Error::msg)?;
+    let step_s = replayed.series.interval_ns as f64 / 1e9;
+    let series = replayed
+        .series
+        .used()
+        .iter()
+        .enumerate()
+        .map(|(at, &(ops, bytes))| crate::record::Interval {
+            start_s: at as f64 * step_s,
+            bytes,
+            ops,
+            latency_p50_ns: None,
+            latency_p99_ns: None,
+            latency_max_ns: None,
+            devices: Vec::new(),
+            client_tcp: None,
+            directions: Vec::new(),
+        })
+        .collect();
     fidelity.intervals.clear();
     Ok(Repetition {
         elapsed_ns: timed.then_some(fidelity.elapsed_ns),
@@ -293,6 +313,8 @@ fn repetition_of(
         iops: per_second(ops),
         latency_ns: (timed && latency.count > 0).then_some(latency),
         directions,
+        series,
+        series_interval_s: (replayed.series.interval_ns != interval_ns).then_some(step_s),
         cpu: timed.then(|| crate::record::Cpu {
             total_s: cpu.total_s,
             user_s: cpu.user_s,

@@ -34,12 +34,65 @@ pub struct Tally {
     interval_ns: u64,
     trace_intervals: Vec<(u64, u64)>,
     replay_intervals: Vec<(u64, u64)>,
+    /// The reads, writes and trims completed per interval of the replay,
+    /// by completion time: the time series `run` keeps of a trace point.
+    pub series: CompletionSeries,
+}
+
+/// The most intervals a [`CompletionSeries`] keeps, as `run`'s recorder
+/// keeps per job: a longer replay doubles its interval, merging neighbours.
+pub const MOST_SERIES_INTERVALS: usize = 1024;
+
+/// I/Os and bytes completed per interval, in memory fixed at the start.
+#[derive(Clone, Debug)]
+pub struct CompletionSeries {
+    /// The interval, ns: the one asked, doubled as often as the replay's
+    /// length needed.
+    pub interval_ns: u64,
+    /// Per interval: I/Os and bytes completed.
+    pub intervals: Vec<(u64, u64)>,
+    /// One past the last interval with a completion.
+    used: usize,
+}
+
+impl CompletionSeries {
+    fn new(interval_ns: u64) -> CompletionSeries {
+        CompletionSeries {
+            interval_ns: interval_ns.max(1),
+            intervals: vec![(0, 0); MOST_SERIES_INTERVALS],
+            used: 0,
+        }
+    }
+
+    /// An I/O of `len` bytes completed at `now` (ns since the start).
+    fn completed(&mut self, now: u64, len: u64) {
+        let mut at = (now / self.interval_ns) as usize;
+        while at >= MOST_SERIES_INTERVALS {
+            for i in 0..MOST_SERIES_INTERVALS / 2 {
+                let (a, b) = (self.intervals[2 * i], self.intervals[2 * i + 1]);
+                self.intervals[i] = (a.0 + b.0, a.1 + b.1);
+            }
+            self.intervals[MOST_SERIES_INTERVALS / 2..].fill((0, 0));
+            self.used = self.used.div_ceil(2);
+            self.interval_ns *= 2;
+            at = (now / self.interval_ns) as usize;
+        }
+        self.intervals[at].0 += 1;
+        self.intervals[at].1 += len;
+        self.used = self.used.max(at + 1);
+    }
+
+    /// The intervals up to the last with a completion.
+    pub fn used(&self) -> &[(u64, u64)] {
+        &self.intervals[..self.used]
+    }
 }
 
 impl Tally {
     /// A tally for a replay whose trace lasts `duration_ns` (in replay
     /// time), of at most `cap` I/Os in flight.
     pub fn new(duration_ns: u64, cap: u64, interval_ns: u64) -> Tally {
+        let series_interval_ns = interval_ns;
         let interval_ns = interval_ns.max(duration_ns / MOST_INTERVALS + 1).max(1);
         let intervals = (duration_ns / interval_ns + 1) as usize;
         Tally {
@@ -62,6 +115,7 @@ impl Tally {
             interval_ns,
             trace_intervals: vec![(0, 0); intervals],
             replay_intervals: vec![(0, 0); intervals],
+            series: CompletionSeries::new(series_interval_ns),
         }
     }
 
@@ -101,6 +155,7 @@ impl Tally {
         self.latency.saturating_record(latency);
         if kind != IoKind::Flush {
             self.data_latency.saturating_record(latency);
+            self.series.completed(now, len);
         }
         self.ios[kind.index()] += 1;
         self.bytes[kind.index()] += len;
@@ -112,9 +167,10 @@ impl Tally {
         self.flight(now, -1);
     }
 
-    /// Each completed read's, write's and trim's issue to completion, ns.
-    pub fn into_data_latency(self) -> hdrhistogram::Histogram<u64> {
-        self.data_latency
+    /// Each completed read's, write's and trim's issue to completion, ns,
+    /// and their completions per interval.
+    pub fn into_data(self) -> (hdrhistogram::Histogram<u64>, CompletionSeries) {
+        (self.data_latency, self.series)
     }
 
     /// The fidelity, with the trace's own figures.
@@ -292,6 +348,23 @@ mod tests {
             "{}",
             fidelity.at_cap_fraction
         );
+    }
+
+    /// Completions fill the series by their time; past its last interval
+    /// the interval doubles, neighbours merged, nothing lost.
+    #[test]
+    fn the_series_counts_every_completion_in_bounded_memory() {
+        let mut series = CompletionSeries::new(1_000);
+        series.completed(10, 4096);
+        series.completed(2_500, 512);
+        assert_eq!(series.used(), &[(1, 4096), (0, 0), (1, 512)]);
+        series.completed(1_500_000, 8192);
+        assert_eq!(series.interval_ns, 2_000);
+        assert_eq!(series.intervals.len(), MOST_SERIES_INTERVALS);
+        assert_eq!(series.used()[..2], [(1, 4096), (1, 512)]);
+        assert_eq!(series.used().len(), 751);
+        let total: u64 = series.used().iter().map(|(n, _)| n).sum();
+        assert_eq!(total, 3);
     }
 
     #[test]

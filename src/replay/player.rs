@@ -58,6 +58,8 @@ pub struct Replayed {
     /// Each completed read's, write's and trim's issue to completion, ns
     /// (1 ns to 9.7 h, 3 digits; the fidelity's latency counts flushes too).
     pub latency: hdrhistogram::Histogram<u64>,
+    /// The reads, writes and trims completed per interval since the start.
+    pub series: super::fidelity::CompletionSeries,
     /// On a network target: what its client's connection carried.
     pub network: Option<crate::run::io::traffic::ClientTraffic>,
     /// Set when a signal stopped it: what ran is in the figures.
@@ -421,14 +423,17 @@ fn drive<Q: QueuedIo + ?Sized>(
         return (Err(error), in_flight);
     }
     let elapsed = last_done.saturating_sub(start.min(last_done));
+    let fidelity = tally.fidelity(
+        &options.summary,
+        options.speed,
+        options.recorded_depth,
+        elapsed,
+    );
+    let (latency, series) = tally.into_data();
     let replayed = Replayed {
-        fidelity: tally.fidelity(
-            &options.summary,
-            options.speed,
-            options.recorded_depth,
-            elapsed,
-        ),
-        latency: tally.into_data_latency(),
+        fidelity,
+        latency,
+        series,
         network: None,
         interrupted,
     };
