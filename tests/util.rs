@@ -248,12 +248,7 @@ fn check_groups_add_up(point: &Value, groups: &[Value]) {
             ops,
             "{label}: latencies"
         );
-        let series_ops: u64 = rep["series"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| i["ops"].as_u64().unwrap())
-            .sum();
+        let series_ops = series_ops(rep);
         assert_eq!(
             series_ops, ops,
             "{label}: the series accounts for every I/O"
@@ -350,12 +345,7 @@ fn check_point(point: &Value, imported: bool, ranks: u64, group: bool) {
             if imported {
                 continue;
             }
-            let series_ops: u64 = rep["series"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|i| i["ops"].as_u64().unwrap())
-                .sum();
+            let series_ops = series_ops(rep);
             assert_eq!(
                 series_ops, ops,
                 "{label}: the series accounts for every I/O"
@@ -437,12 +427,7 @@ fn check_trace_repetition(rep: &Value, label: &str, uses_files: bool) {
         rep["latency_ns"]["count"], rep["ops"],
         "{label}: one latency per I/O"
     );
-    let series_ops: u64 = rep["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["ops"].as_u64().unwrap())
-        .sum();
+    let series_ops = series_ops(rep);
     assert_eq!(
         series_ops,
         rep["ops"].as_u64().unwrap(),
@@ -455,6 +440,16 @@ fn check_trace_repetition(rep: &Value, label: &str, uses_files: bool) {
             "{label}"
         );
     }
+}
+
+/// The I/Os a repetition's series counts, all intervals together.
+fn series_ops(rep: &Value) -> u64 {
+    rep["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["ops"].as_u64().unwrap())
+        .sum()
 }
 
 /// The first point of a result.

@@ -113,19 +113,10 @@ pub(crate) fn drive(
             let Some(side) = guests.as_deref_mut() else {
                 return Err(anyhow::anyhow!("a guest point without a guest").into());
             };
-            let point = match side.measure(planned, interrupt) {
-                Ok(Some(point)) => point,
-                Ok(None) => {
-                    ending = Ending::Interrupted(interrupt.signal().unwrap_or(2));
-                    break;
-                }
-                Err(AppError::Usage(error)) if refuse_at_first && measured == 0 => {
-                    for listener in listeners.iter_mut() {
-                        listener.stopped();
-                    }
-                    return Err(error.into());
-                }
-                Err(error) => return Err(error),
+            let refuse = refuse_at_first && measured == 0;
+            let Some(point) = taken(side.measure(planned, interrupt), refuse, listeners)? else {
+                ending = Ending::Interrupted(interrupt.signal().unwrap_or(2));
+                break;
             };
             measured += 1;
             let point = in_round(point, planned.round);
@@ -159,19 +150,11 @@ pub(crate) fn drive(
             continue;
         }
         if planned.workload().trace.is_some() {
-            let mut point = match super::trace_point::measure(planned, session, interrupt) {
-                Ok(Some(point)) => point,
-                Ok(None) => {
-                    ending = Ending::Interrupted(interrupt.signal().unwrap_or(2));
-                    break;
-                }
-                Err(AppError::Usage(error)) if refuse_at_first && measured == 0 => {
-                    for listener in listeners.iter_mut() {
-                        listener.stopped();
-                    }
-                    return Err(error.into());
-                }
-                Err(error) => return Err(error),
+            let refuse = refuse_at_first && measured == 0;
+            let measured_point = super::trace_point::measure(planned, session, interrupt);
+            let Some(mut point) = taken(measured_point, refuse, listeners)? else {
+                ending = Ending::Interrupted(interrupt.signal().unwrap_or(2));
+                break;
             };
             measured += 1;
             super::session::summarize_and_check(&mut point, Some(&result.environment))?;
@@ -268,6 +251,26 @@ pub(crate) fn drive(
         finished,
         not_run,
     })
+}
+
+/// A point measured outside the session (a guest's, a trace's): the
+/// point, or `None` when a signal stopped it first. Bad input found at the
+/// first point measured (`refuse`) stops the listeners and is returned as
+/// such.
+fn taken(
+    measured: Result<Option<Point>, AppError>,
+    refuse: bool,
+    listeners: &mut [&mut dyn Listener],
+) -> Result<Option<Point>, AppError> {
+    match measured {
+        Err(AppError::Usage(error)) if refuse => {
+            for listener in listeners.iter_mut() {
+                listener.stopped();
+            }
+            Err(error.into())
+        }
+        other => other,
+    }
 }
 
 /// `point` with its repetitions tagged with the plan's `round`.

@@ -315,16 +315,7 @@ fn repetition_of(
         directions,
         series,
         series_interval_s: (replayed.series.interval_ns != interval_ns).then_some(step_s),
-        cpu: timed.then(|| crate::record::Cpu {
-            total_s: cpu.total_s,
-            user_s: cpu.user_s,
-            system_s: cpu.system_s,
-            utilization: cpu.total_s / seconds,
-            voluntary_switches: cpu.voluntary_switches,
-            involuntary_switches: cpu.involuntary_switches,
-            minor_faults: cpu.minor_faults,
-            major_faults: cpu.major_faults,
-        }),
+        cpu: timed.then(|| crate::gather::build::cpu_record(&cpu, seconds)),
         replay: Some(fidelity),
         ..Repetition::new(index, status, bytes, ops)
     })

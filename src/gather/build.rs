@@ -348,16 +348,7 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
         }
-        record.cpu = Some(Cpu {
-            total_s: cpu.total_s,
-            user_s: cpu.user_s,
-            system_s: cpu.system_s,
-            utilization: cpu.total_s / seconds,
-            voluntary_switches: cpu.voluntary_switches,
-            involuntary_switches: cpu.involuntary_switches,
-            minor_faults: cpu.minor_faults,
-            major_faults: cpu.major_faults,
-        });
+        record.cpu = Some(cpu_record(&cpu, seconds));
         if let Some(criterion) = point.workload.steady {
             record.steady = Some(crate::record::SteadyState {
                 criterion: criterion.to_string(),
@@ -593,6 +584,20 @@ fn merge<'a>(histograms: impl Iterator<Item = &'a Latencies>) -> Histogram<u64> 
             .expect("histograms share their bounds");
     }
     merged
+}
+
+/// The record of the I/O threads' CPU `cpu` over `seconds` of timed region.
+pub fn cpu_record(cpu: &CpuUsage, seconds: f64) -> Cpu {
+    Cpu {
+        total_s: cpu.total_s,
+        user_s: cpu.user_s,
+        system_s: cpu.system_s,
+        utilization: cpu.total_s / seconds,
+        voluntary_switches: cpu.voluntary_switches,
+        involuntary_switches: cpu.involuntary_switches,
+        minor_faults: cpu.minor_faults,
+        major_faults: cpu.major_faults,
+    }
 }
 
 #[cfg(test)]

@@ -606,16 +606,18 @@ mod tests {
         }
     }
 
+    /// fio's options as its JSON gives them: each a string.
+    fn options(pairs: &[(&str, &str)]) -> Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+            .collect()
+    }
+
     /// A replayed log is a trace point: its speed from replay_time_scale
     /// or replay_no_stall, and the options the log decides left out.
     #[test]
     fn a_read_iolog_job_is_a_trace_point() {
-        let options = |pairs: &[(&str, &str)]| -> Map<String, Value> {
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
-                .collect()
-        };
         let job = options(&[
             ("read_iolog", "sda.iolog"),
             ("replay_time_scale", "50"),
@@ -643,12 +645,6 @@ mod tests {
 
     #[test]
     fn each_parameter_comes_from_its_fio_options() {
-        let options = |pairs: &[(&str, &str)]| -> Map<String, Value> {
-            pairs
-                .iter()
-                .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
-                .collect()
-        };
         let job = options(&[
             ("rw", "randwrite"),
             ("size", "1m"),
