@@ -362,7 +362,9 @@ fn merge_clone(merged: &mut Value, clone: &Value) {
         into.insert("runtime".into(), runtime.into());
         if runtime > 0 {
             let seconds = runtime as f64 / 1e3;
-            into.insert("bw_bytes".into(), ((bytes as f64 / seconds) as u64).into());
+            // Not truncated to whole bytes as fio's own: the merged rate is
+            // exactly the merged bytes over the runtime the record keeps.
+            into.insert("bw_bytes".into(), (bytes as f64 / seconds).into());
             into.insert("iops".into(), (ios as f64 / seconds).into());
         }
         // Latency bins: counts added per bin (exact, as HdrHistograms merge).
