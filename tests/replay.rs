@@ -1068,14 +1068,7 @@ fn a_trace_is_a_workload_of_run_sweep_and_study_files() {
     );
     let point = &result["points"][0];
     assert_eq!(point["workload"]["trace"], path);
-    assert!(
-        point["label"]
-            .as_str()
-            .unwrap()
-            .starts_with("replay wsr.iolog psync"),
-        "{}",
-        point["label"]
-    );
+    assert_eq!(point["label"], format!("replay {path} psync"));
     check_trace_repetitions(point, 2);
     let file = point["target"]["files"][0].as_str().unwrap();
     assert!(file.starts_with(dir_arg), "{file}");
@@ -1096,19 +1089,19 @@ fn a_trace_is_a_workload_of_run_sweep_and_study_files() {
         ],
         out.path(),
     );
-    let labels: Vec<&str> = swept["points"]
+    let labels: Vec<String> = swept["points"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| p["label"].as_str().unwrap())
+        .map(|p| p["label"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(
         labels,
         [
-            "replay wsr.iolog psync",
-            "replay wsr.iolog null",
-            "replay wsr.iolog afap psync",
-            "replay wsr.iolog afap null"
+            format!("replay {path} psync"),
+            format!("replay {path} null"),
+            format!("replay {path} afap psync"),
+            format!("replay {path} afap null")
         ]
     );
     for point in swept["points"].as_array().unwrap() {
@@ -1133,7 +1126,7 @@ fn a_trace_is_a_workload_of_run_sweep_and_study_files() {
     assert!(plan.contains("at most 1.00 MiB of scratch files"), "{plan}");
     let points = crate::util::studied(dir.path(), out.path(), &toml);
     assert_eq!(points.len(), 2);
-    assert_eq!(points[1]["label"], "s: replay wsr.iolog 2x psync");
+    assert_eq!(points[1]["label"], format!("s: replay {path} 2x psync"));
     check_trace_repetitions(&points[1], 1);
 
     // Refused in one line naming what is wrong, nothing created.

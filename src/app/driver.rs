@@ -151,7 +151,17 @@ pub(crate) fn drive(
         }
         if planned.workload().trace.is_some() {
             let refuse = refuse_at_first && measured == 0;
-            let measured_point = super::trace_point::measure(planned, session, interrupt);
+            let measured_point = match super::trace_point::measure(planned, session, interrupt) {
+                // As a point the session runs: what was kept stays kept.
+                Err(error) if !(refuse && matches!(error, AppError::Usage(_))) => {
+                    quietly(listeners, || {
+                        crate::say!("iolab: {}: {error}", planned.label)
+                    });
+                    ending = Ending::Failed;
+                    break;
+                }
+                other => other,
+            };
             let Some(mut point) = taken(measured_point, refuse, listeners)? else {
                 ending = Ending::Interrupted(interrupt.signal().unwrap_or(2));
                 break;

@@ -160,17 +160,23 @@ pub(crate) fn measure(
         })?;
         files.push(target.shown.clone());
         // Laid out, synced and evicted: what stayed cached is said, not assumed.
-        let cache = match target.fd() {
-            Some(fd) => {
-                let residency = crate::run::site::cache::residency(fd, 0, target.length)
-                    .map_err(|e| anyhow::anyhow!("mincore {}: {e}", target.shown))?;
-                Some(crate::record::CacheState {
-                    treatment: crate::plan::CacheMode::Cold,
-                    resident_pages: residency.resident_pages,
-                    total_pages: residency.total_pages,
-                    resident_fraction: residency.resident_pages as f64
-                        / residency.total_pages.max(1) as f64,
-                })
+        let residency = target
+            .fd()
+            .map(|fd| crate::run::site::cache::residency(fd, 0, target.length));
+        let cache = match residency {
+            Some(Ok(residency)) => Some(crate::record::CacheState {
+                treatment: crate::plan::CacheMode::Cold,
+                resident_pages: residency.resident_pages,
+                total_pages: residency.total_pages,
+                resident_fraction: residency.resident_pages as f64
+                    / residency.total_pages.max(1) as f64,
+            }),
+            Some(Err(error)) => {
+                crate::say!(
+                    "iolab: warning: mincore {}: {error}: the cache at the start is not known",
+                    target.shown
+                );
+                None
             }
             None => None,
         };

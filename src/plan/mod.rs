@@ -366,9 +366,8 @@ impl Workload {
     /// A short human label: `read random 4KiB psync x2 cpus=0-1 direct`.
     pub fn describe(&self) -> String {
         if let Some(trace) = self.trace {
-            let name = std::path::Path::new(trace.as_str())
-                .file_name()
-                .map_or(trace.as_str().into(), |name| name.to_string_lossy());
+            // As given: two traces of one name in two folders stay apart.
+            let name = trace.as_str();
             let mut text = match self.trace_speed {
                 TraceSpeed::Times(1.0) => format!("replay {name}"),
                 TraceSpeed::Times(factor) => format!("replay {name} {factor}x"),
@@ -726,11 +725,14 @@ mod tests {
     #[test]
     fn a_trace_point_is_described_by_its_trace() {
         let mut workload = example_workload();
-        workload.trace = Some("/tmp/traces/hm_1.csv".parse().unwrap());
+        workload.trace = Some("traces/hm_1.csv".parse().unwrap());
         workload.trace_speed = TraceSpeed::Times(2.0);
         workload.engine = EngineKind::Uring;
         workload.iodepth = 32;
-        assert_eq!(workload.describe(), "replay hm_1.csv 2x uring qd<=32");
+        assert_eq!(
+            workload.describe(),
+            "replay traces/hm_1.csv 2x uring qd<=32"
+        );
     }
 
     #[test]
