@@ -1214,3 +1214,79 @@ fn an_interrupted_trace_point_keeps_its_figures_and_leaves_nothing() {
     assert!(0 < ops && ops < 4000, "{ops} of the trace's 4000");
     assert!(point.get("summary").is_none(), "{point}");
 }
+
+/// `--wrap` moves only the I/Os beyond the target into it; `--scale` puts
+/// every I/O at its place relative to the trace's extent. strace sees each
+/// pread/pwrite at the offset that says, onto a created file of that
+/// length; the two together are refused.
+#[test]
+fn offsets_are_wrapped_or_scaled_into_a_smaller_target() {
+    if !crate::mounts::have("strace") {
+        crate::skip!("strace is not installed (scripts/test installs it)");
+        return;
+    }
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("wide.iolog");
+    // Four 4 KiB writes at 0, 1, 2 and 3 MiB: the trace reaches 3 MiB + 4 KiB.
+    let mut text = String::from("fio version 3 iolog\n");
+    for i in 0..4u64 {
+        text.push_str(&format!("{} /f write {} 4096\n", i * 100, i << 20));
+    }
+    std::fs::write(&trace, text).unwrap();
+    let extent = (3u64 << 20) + 4096;
+    let length = 1u64 << 20;
+    for (flag, expected) in [
+        (
+            "--wrap",
+            [0, 1, 2, 3].map(|i| (i << 20) % (length - 4096 + 1) / 512 * 512),
+        ),
+        // Scaled, each kept whole: the last ends at the file's end.
+        (
+            "--scale",
+            [0, 1, 2, 3].map(|i| ((i << 20) * length / extent).min(length - 4096) / 512 * 512),
+        ),
+    ] {
+        let calls = out.path().join(format!("{flag}.strace"));
+        let record = out.path().join(format!("{flag}.json"));
+        let output = std::process::Command::new("strace")
+            .args(["-f", "-qq", "-e", "trace=pwrite64", "-o"])
+            .arg(&calls)
+            .arg(assert_cmd::cargo::cargo_bin("iolab"))
+            .arg("replay")
+            .arg(&trace)
+            .args(["--engine", "psync", flag, "1m", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&record)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{flag}: {output:?}");
+        let value: Value =
+            serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+        crate::util::validate_against(&value, "iolab.replay-1.schema.json");
+        assert_eq!(exact_counts(&value), vec![("write".into(), 4, 4 * 4096)]);
+        let offsets: Vec<u64> = std::fs::read_to_string(&calls)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("pwrite64(") && l.contains(", 4096, "))
+            // pwrite64(FD, "…"..., 4096, OFFSET) = 4096
+            .map(|l| l.split(") = ").next().unwrap().rsplit(", ").next().unwrap())
+            .map(|offset| offset.parse().unwrap())
+            .collect();
+        // The layout writes the file in large blocks; the replay's are 4 KiB.
+        assert_eq!(offsets, expected, "{flag}");
+        assert!(
+            offsets.iter().all(|o| o + 4096 <= length),
+            "{flag}: {offsets:?}"
+        );
+        assert!(entries(dir.path()).is_empty(), "{flag}");
+    }
+    let refused = iolab()
+        .arg("replay")
+        .arg(&trace)
+        .args(["--wrap", "1m", "--scale", "1m", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+}

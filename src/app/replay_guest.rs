@@ -46,7 +46,7 @@ pub(crate) fn replay(
         return Err(usage!("{}: not a UTF-8 path", trace.display()).into());
     };
     let needed = args
-        .wrap
+        .fitted_length()
         .unwrap_or(character.summary.end)
         .next_multiple_of(1 << 20);
     let size = (needed + needed / 8 + IMAGE_SLACK).next_multiple_of(1 << 20);
@@ -114,6 +114,9 @@ fn guest_command(args: &ReplayArgs, iolab: &Path, trace: &str, engine: Engine) -
     }
     if let Some(wrap) = args.wrap {
         words.extend(["--wrap".into(), wrap.to_string()]);
+    }
+    if let Some(scale) = args.scale {
+        words.extend(["--scale".into(), scale.to_string()]);
     }
     if let Some(format) = &args.source.format {
         words.extend(["--format".into(), format.clone()]);

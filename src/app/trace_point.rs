@@ -137,7 +137,7 @@ pub(crate) fn measure(
         speed: workload.trace_speed.factor(),
         engine,
         depth: u64::from(workload.iodepth),
-        wrap: false,
+        fit: crate::replay::Fit::AsRecorded,
         interval_ns: (workload.interval_s * 1e9) as u64,
         recorded_depth: character.recorded_depth.map(|(mean, _)| mean),
     };

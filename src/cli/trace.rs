@@ -69,8 +69,12 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub buffered: bool,
     /// Wrap the offsets into this many bytes (each I/O kept whole).
-    #[arg(long, value_name = "SIZE", value_parser = positive_size)]
+    #[arg(long, value_name = "SIZE", value_parser = positive_size, conflicts_with = "scale")]
     pub wrap: Option<u64>,
+    /// Scale every offset into this many bytes: each at its place relative
+    /// to the trace's furthest byte (each I/O kept whole).
+    #[arg(long, value_name = "SIZE", value_parser = positive_size)]
+    pub scale: Option<u64>,
     /// The interval of the per-interval comparison with the trace.
     #[arg(long, default_value = "1s", value_parser = interval)]
     pub interval: Duration,
@@ -126,5 +130,12 @@ fn positive_size(text: &str) -> Result<u64, String> {
     match crate::plan::units::parse_size(text)? {
         0 => Err("must be more than 0 bytes".to_string()),
         bytes => Ok(bytes),
+    }
+}
+
+impl ReplayArgs {
+    /// The length the trace's offsets are fitted into (`--wrap` or `--scale`).
+    pub fn fitted_length(&self) -> Option<u64> {
+        self.wrap.or(self.scale)
     }
 }

@@ -18,5 +18,5 @@ pub const LARGEST_IO: u64 = 16 << 20;
 mod player;
 mod target;
 
-pub use player::{Engine, ReplayOptions, Replayed, replay};
+pub use player::{Engine, Fit, ReplayOptions, Replayed, replay};
 pub use target::{Target, TargetChoice, TargetError, created_length};

@@ -45,8 +45,8 @@ pub struct ReplayOptions {
     pub engine: Engine,
     /// The most I/Os in flight.
     pub depth: u64,
-    /// Offsets wrapped into the target's length.
-    pub wrap: bool,
+    /// How the trace's offsets meet the target's length.
+    pub fit: Fit,
     /// The interval of the per-interval comparison, ns.
     pub interval_ns: u64,
     pub recorded_depth: Option<f64>,
@@ -76,16 +76,36 @@ struct Slot {
     issued: u64,
 }
 
-/// The offset an I/O goes to: wrapped into the target when asked (the
-/// I/O kept whole inside it, a sector-aligned offset kept aligned).
-fn place(io: &TraceIo, length: u64, wrap: bool) -> u64 {
-    if !wrap || io.offset.saturating_add(io.len) <= length {
-        return io.offset;
-    }
-    let room = length.saturating_sub(io.len) + 1;
+/// How a trace's offsets meet a target of another length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// As recorded (the target holds the trace's furthest byte).
+    AsRecorded,
+    /// Those beyond the target wrapped into it (`--wrap`).
+    Wrapped,
+    /// Every one scaled by the target's length over the trace's extent
+    /// (`--scale`), keeping each I/O's place relative to the whole.
+    Scaled {
+        /// The trace's furthest byte.
+        extent: u64,
+    },
+}
+
+/// The offset an I/O goes to: wrapped into the target, or scaled to it
+/// (the I/O kept whole inside it, a sector-aligned offset kept aligned).
+fn place(io: &TraceIo, length: u64, fit: Fit) -> u64 {
     let align = if io.offset % 512 == 0 { 512 } else { 1 };
-    let wrapped = io.offset % room;
-    wrapped - wrapped % align
+    let room = length.saturating_sub(io.len);
+    let placed = match fit {
+        Fit::AsRecorded => return io.offset,
+        Fit::Wrapped if io.offset.saturating_add(io.len) <= length => return io.offset,
+        Fit::Wrapped => io.offset % (room + 1),
+        Fit::Scaled { extent } => {
+            let scaled = u128::from(io.offset) * u128::from(length) / u128::from(extent.max(1));
+            (scaled as u64).min(room)
+        }
+    };
+    placed - placed % align
 }
 
 /// Waits until `due` (CLOCK_MONOTONIC ns): sleeps to 60 µs before it, then spins.
@@ -335,7 +355,7 @@ fn drive<Q: QueuedIo + ?Sized>(
             }
             continue;
         }
-        let offset = place(&io, target.length, options.wrap);
+        let offset = place(&io, target.length, options.fit);
         let index = free.pop().expect("a free slot below the cap");
         let issued = now_ns();
         tally.issued(due - start, issued - start, io.len);
@@ -535,5 +555,42 @@ impl QueuedIo for AtOnce<'_> {
             .map_or(0, |fd| Self::result(rustix::fs::fdatasync(fd).map(|()| 0)));
         self.done = Some((slot, result));
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn io(offset: u64, len: u64) -> TraceIo {
+        TraceIo {
+            at_ns: 0,
+            offset,
+            len,
+            kind: IoKind::Read,
+            response_ns: None,
+        }
+    }
+
+    /// Wrapped: only what lies beyond moves; scaled: every offset keeps
+    /// its place relative to the trace's extent; both keep each I/O whole
+    /// and a sector-aligned offset aligned.
+    #[test]
+    fn offsets_are_wrapped_or_scaled_into_the_target() {
+        let length = 1 << 20;
+        assert_eq!(place(&io(4096, 4096), length, Fit::Wrapped), 4096);
+        // Modulo the room for a whole I/O (1 MiB - 4 KiB + 1), aligned down.
+        assert_eq!(
+            place(&io((1 << 20) + 4096, 4096), length, Fit::Wrapped),
+            7680
+        );
+        let scaled = Fit::Scaled { extent: 4 << 20 };
+        assert_eq!(place(&io(2 << 20, 4096), length, scaled), 512 << 10);
+        assert_eq!(place(&io(1000 * 512, 4096), length, scaled), 250 * 512);
+        assert_eq!(
+            place(&io((4 << 20) - 4096, 4096), length, scaled),
+            length - 4096
+        );
+        assert_eq!(place(&io(7, 4096), length, Fit::AsRecorded), 7);
     }
 }

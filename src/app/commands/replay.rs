@@ -256,20 +256,20 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
                 .open(consented, &run_id, &interrupt)
                 .map_err(|why| AppError::Usage(usage!("{why}")))?;
             if remote.makes_files() {
-                Target::on_session(session, &summary, args.wrap, interrupt.flag())
+                Target::on_session(session, &summary, args.fitted_length(), interrupt.flag())
             } else {
                 Target::on_lun(session)
             }
         }
-        None => Target::open(&choice, &summary, args.wrap, &run_id, direct),
+        None => Target::open(&choice, &summary, args.fitted_length(), &run_id, direct),
     };
     let target = opened.map_err(|e| match e {
         TargetError::Refused(why) => AppError::Usage(usage!("{why}")),
         TargetError::Failed(why) => AppError::Other(anyhow::anyhow!(why)),
     })?;
-    if args.wrap.is_none() && summary.end > target.length {
+    if args.fitted_length().is_none() && summary.end > target.length {
         return Err(usage!(
-            "the trace reaches byte {} beyond the target's {}: give --wrap",
+            "the trace reaches byte {} beyond the target's {}: give --wrap or --scale",
             summary.end,
             target.length
         )
@@ -284,7 +284,13 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         speed,
         engine,
         depth: args.depth,
-        wrap: args.wrap.is_some(),
+        fit: match (args.wrap, args.scale) {
+            (Some(_), _) => crate::replay::Fit::Wrapped,
+            (None, Some(_)) => crate::replay::Fit::Scaled {
+                extent: summary.end,
+            },
+            (None, None) => crate::replay::Fit::AsRecorded,
+        },
         interval_ns: args.interval.as_nanos() as u64,
         recorded_depth: character.recorded_depth.map(|(mean, _)| mean),
     };
@@ -365,6 +371,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
                 "depth_cap": replayed.fidelity.depth_cap,
                 "speed": speed,
                 "wrap": args.wrap,
+                "scale": args.scale,
             },
             "interrupted": replayed.interrupted,
             "fidelity": replayed.fidelity,
