@@ -15,7 +15,11 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
         .collect();
     let behind: Vec<_> = replays.iter().filter(|(_, f)| !f.verdict.kept_up).collect();
     if let Some((index, fidelity)) = behind.first() {
-        let who = fidelity.verdict.behind.as_deref().unwrap_or("the replay");
+        let who = fidelity
+            .verdict
+            .behind
+            .as_deref()
+            .map_or("the replay".to_string(), |who| format!("the {who}"));
         found.add(
             "replay-fell-behind",
             Severity::Warning,
