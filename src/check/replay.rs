@@ -53,3 +53,61 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::check::check;
+    use serde_json::json;
+
+    /// A trace point's repetition whose replay kept up or not, its writes
+    /// counted as `replayed` of the trace's 4.
+    fn replayed(kept_up: bool, replayed: u64) -> crate::record::Point {
+        let fidelity = json!({
+            "ios": replayed, "elapsed_ns": 5_000_000_000u64, "intended_ns": 4_000_000_000u64,
+            "lag": {"p50_ns": 10, "p99_ns": 2_000_000, "max_ns": 3_000_000, "drift_us_per_s": 250.0},
+            "latency_p50_ns": 100, "latency_p99_ns": 200, "recorded_depth": null,
+            "achieved_depth": 1.0, "depth_cap": 8, "at_cap_fraction": 0.0,
+            "completions_reordered_pct": 0.0,
+            "counts": [{"kind": "write", "trace_ios": 4, "replay_ios": replayed,
+                        "trace_bytes": 16384, "replay_bytes": replayed * 4096}],
+            "interval_ns": 1_000_000_000u64, "worst_interval": null, "intervals": [],
+            "verdict": {"kept_up": kept_up, "behind": (!kept_up).then_some("replayer"),
+                        "why": "the replayer fell behind: the lag grew"}
+        });
+        crate::check::tests::point(
+            json!({"trace": "t.iolog"}),
+            json!({"replay": fidelity}),
+            json!({}),
+        )
+    }
+
+    #[test]
+    fn a_replay_behind_its_trace_or_off_its_counts_is_named() {
+        let codes = |point| -> Vec<(String, crate::record::Severity)> {
+            check(&point, None)
+                .into_iter()
+                .filter(|c| c.code.starts_with("replay-"))
+                .map(|c| (c.code, c.severity))
+                .collect()
+        };
+        assert_eq!(codes(replayed(true, 4)), vec![]);
+        let behind = check(&replayed(false, 4), None);
+        let found = behind
+            .iter()
+            .find(|c| c.code == "replay-fell-behind")
+            .expect("raised");
+        assert!(
+            found.message.contains("(the replayer fell behind)"),
+            "{}",
+            found.message
+        );
+        assert_eq!(found.severity, crate::record::Severity::Warning);
+        assert_eq!(
+            codes(replayed(true, 3)),
+            vec![(
+                "replay-counts-differ".to_string(),
+                crate::record::Severity::Error
+            )]
+        );
+    }
+}
