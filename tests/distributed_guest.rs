@@ -157,6 +157,64 @@ fn guest_host_commands_refuse_bad_input_in_one_line() {
     }
 }
 
+/// Another user's process bound to a guest's control socket name (a
+/// squatter, here perl as uid 65534) is not trusted: `guest exec` sends
+/// it nothing and refuses in one line naming its pid and uid, exit 2.
+/// Fails on d001db4, where the command reached the squatter.
+#[test]
+fn a_guest_socket_held_by_another_user_is_not_trusted() {
+    if !have("setpriv") || !have("perl") {
+        crate::skip!("setpriv or perl is missing (Debian util-linux, perl-base)");
+        return;
+    }
+    let dir = scratch();
+    let heard = dir.path().join("heard");
+    let listening = dir.path().join("listening");
+    // The squatter writes whatever a caller sends it into `heard`.
+    rustix::fs::chmod(dir.path(), rustix::fs::Mode::from_raw_mode(0o777)).unwrap();
+    let address = "10.211.0.249";
+    let script = format!(
+        r#"use Socket; socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die; bind($s, pack_sockaddr_un("\0iolab-guest/{address}")) or die "bind: $!"; listen($s, 5) or die; open(my $l, ">", "{listening}"); close $l; while (accept(my $c, $s)) {{ my $line = <$c>; open(my $o, ">>", "{heard}"); print $o $line; close $o; print $c "{{\"Command\":{{\"Exited\":{{\"code\":0,\"signal\":null}}}}}}\n"; close $c; }}"#,
+        listening = listening.display(),
+        heard = heard.display()
+    );
+    let mut squatter = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "perl",
+            "-e",
+        ])
+        .arg(&script)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !listening.exists() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = Command::new(IOLAB)
+        .args(["guest", "exec", address, "echo secret-token-123"])
+        .output()
+        .unwrap();
+    let _ = squatter.kill();
+    let _ = squatter.wait();
+    assert!(listening.exists(), "the squatter never listened");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("uid 65534"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("pid {}", squatter.id())),
+        "{stderr}"
+    );
+    assert_eq!(crate::util::message_lines(&stderr), 1, "{stderr}");
+    let said = std::fs::read_to_string(&heard).unwrap_or_default();
+    assert!(
+        !said.contains("secret-token-123"),
+        "the squatter heard: {said}"
+    );
+}
+
 /// A rank on this machine and a rank in a guest: each recorded under its
 /// own host name with its own kernel and boot, the guest's bytes written to
 /// the guest's own disk, and everything removed when the guest goes down.

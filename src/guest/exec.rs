@@ -1,4 +1,4 @@
-//! A guest serving as a host (`iolab guest up`): the control socket `iolab guest exec` and `guest down` reach it by — an abstract Unix socket named by the guest's address, so it belongs to this network namespace and leaves no file behind — open only to the user who started the guest, and each command line relayed to the agent with its output and exit status, as ssh would run it.
+//! A guest serving as a host (`iolab guest up`): the control socket `iolab guest exec` and `guest down` reach it by — an abstract Unix socket named by the guest's address, so it belongs to this network namespace and leaves no file behind — open only to the user who started the guest and trusted by a caller only when an `iolab guest up` of the caller's own user holds it, and each command line relayed to the agent with its output and exit status, as ssh would run it.
 
 use super::channel::{self, CommandEvent, FromGuest, ToGuest};
 use super::{GuestError, Guests};
@@ -34,14 +34,18 @@ fn socket_name(address: &str) -> std::io::Result<SocketAddr> {
 }
 
 /// The control socket of the guest at `address`, refused when a guest at
-/// that address is up already in this network namespace.
+/// that address is up already in this network namespace, or when another
+/// process holds its name (named by pid and uid).
 pub fn listen(address: &str) -> Result<UnixListener, GuestError> {
     let name = socket_name(address).map_err(|e| GuestError::Setup(e.to_string()))?;
     let listener = UnixListener::bind_addr(&name).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AddrInUse {
-            GuestError::Usage(format!(
-                "a guest at {address} is up already in this network namespace (iolab guest down {address} stops it)"
-            ))
+            match UnixStream::connect_addr(&name).map(|held| trust(address, &held)) {
+                Ok(Err(untrusted)) => untrusted,
+                _ => GuestError::Usage(format!(
+                    "a guest at {address} is up already in this network namespace (iolab guest down {address} stops it)"
+                )),
+            }
         } else {
             GuestError::Setup(format!("the guest's control socket: {e}"))
         }
@@ -50,6 +54,48 @@ pub fn listen(address: &str) -> Result<UnixListener, GuestError> {
         .set_nonblocking(true)
         .map_err(|e| GuestError::Setup(format!("the guest's control socket: {e}")))?;
     Ok(listener)
+}
+
+/// Whether the process listening on `stream`'s other end may answer for
+/// the guest at `address`: it must run as this process's effective user
+/// (root trusts only root: a listener of any other user could read the
+/// command and answer with any output and exit status), and, where its
+/// pid is seen from here, be an `iolab guest up`. Refused in one line
+/// naming its pid and uid.
+fn trust(address: &str, stream: &UnixStream) -> Result<(), GuestError> {
+    let (pid, uid) = peer_credentials(stream).map_err(|e| {
+        GuestError::Usage(format!(
+            "the control socket of {address}: its listener cannot be identified ({e}); not trusted"
+        ))
+    })?;
+    let own = rustix::process::geteuid();
+    let untrusted = |what: &str| {
+        GuestError::Usage(format!(
+            "the control socket of {address} (@iolab-guest/{address}) is held by {what} (pid {pid}, uid {uid}), not by an iolab guest of uid {}: not trusted; stop that process",
+            own.as_raw()
+        ))
+    };
+    if uid != own.as_raw() {
+        return Err(untrusted("another user's process"));
+    }
+    // pid 0: the listener's pid namespace is not visible from this one.
+    if pid != 0 {
+        let serves = crate::probe::process::command_line(pid).is_some_and(|words| {
+            let named_iolab = words.first().is_some_and(|first| {
+                std::path::Path::new(first)
+                    .file_name()
+                    .is_some_and(|name| name.to_string_lossy().starts_with("iolab"))
+            });
+            named_iolab
+                && words
+                    .windows(2)
+                    .any(|pair| pair[0] == "guest" && pair[1] == "up")
+        });
+        if !serves {
+            return Err(untrusted("a process that is not `iolab guest up`"));
+        }
+    }
+    Ok(())
 }
 
 /// Serves callers one at a time until one asks the guest down (its
@@ -237,7 +283,35 @@ impl Guests {
     }
 }
 
-/// Connects to the guest at `address` and asks `request`.
+/// The pid (0 where its pid namespace is not visible from here) and uid of
+/// the process at `stream`'s other end, as the kernel recorded them when
+/// it called `listen` (SO_PEERCRED).
+fn peer_credentials(stream: &UnixStream) -> std::io::Result<(u32, u32)> {
+    use std::os::fd::AsRawFd;
+    let mut credentials = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut length = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: the kernel writes at most `length` bytes into `credentials`.
+    let done = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&raw mut credentials).cast(),
+            &mut length,
+        )
+    };
+    if done != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((credentials.pid.max(0) as u32, credentials.uid))
+}
+
+/// Connects to the guest at `address`, checks that its listener may
+/// answer for it ([`trust`]: nothing is sent otherwise) and asks `request`.
 fn call(address: &str, request: &Request) -> Result<BufReader<UnixStream>, GuestError> {
     let name = socket_name(address).map_err(|e| GuestError::Setup(e.to_string()))?;
     let mut stream = UnixStream::connect_addr(&name).map_err(|_| {
@@ -245,6 +319,7 @@ fn call(address: &str, request: &Request) -> Result<BufReader<UnixStream>, Guest
             "no guest is up at {address} in this network namespace (iolab guest up starts one)"
         ))
     })?;
+    trust(address, &stream)?;
     channel::send(&mut stream, request)
         .map_err(|e| GuestError::Died(format!("the guest at {address}: {e}")))?;
     Ok(BufReader::new(stream))
@@ -305,5 +380,26 @@ pub fn down(address: &str) -> Result<(), GuestError> {
         _ => Err(GuestError::Died(format!(
             "the guest at {address} did not answer"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_held_by_a_process_that_is_not_guest_up_is_refused_by_up_and_exec() {
+        let address = "10.211.0.248";
+        // This test process holds the name: the right user, but no guest.
+        let squatter = UnixListener::bind_addr(&socket_name(address).unwrap()).unwrap();
+        let pid = std::process::id();
+        let up = listen(address).unwrap_err().to_string();
+        assert!(
+            up.contains("not `iolab guest up`") && up.contains(&format!("pid {pid}")),
+            "{up}"
+        );
+        let exec = call(address, &Request::Down).err().unwrap().to_string();
+        assert!(exec.contains("not trusted"), "{exec}");
+        drop(squatter);
     }
 }

@@ -1,4 +1,4 @@
-//! Processes as /proc shows them: the boot's id, this process's pid namespace, a process's state and start time (/proc/PID/stat), and its I/O accounting (/proc/PID/io). The rest of iolab asks here rather than reading /proc itself.
+//! Processes as /proc shows them: the boot's id, this process's pid namespace, a process's state and start time (/proc/PID/stat), its command line (/proc/PID/cmdline), its I/O accounting (/proc/PID/io), and where an open descriptor of this process now leads (/proc/self/fd/N). The rest of iolab asks here rather than reading /proc itself.
 
 /// This boot's id (/proc/sys/kernel/random/boot_id), trimmed; empty when it
 /// cannot be read.
@@ -105,6 +105,26 @@ pub fn io_text(pid: u32) -> Option<String> {
     std::fs::read_to_string(format!("/proc/{pid}/io")).ok()
 }
 
+/// The arguments of process `pid` (/proc/PID/cmdline), lossily as UTF-8;
+/// `None` when there is no such process or it cannot be read.
+pub fn command_line(pid: u32) -> Option<Vec<String>> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    Some(
+        raw.split(|&b| b == 0)
+            .filter(|word| !word.is_empty())
+            .map(|word| String::from_utf8_lossy(word).into_owned())
+            .collect(),
+    )
+}
+
+/// The path an open descriptor of this process leads to now (after a
+/// rename, its new name; ` (deleted)` when it has none): the readlink of
+/// /proc/self/fd/N; `None` when it cannot be read.
+pub fn path_of_descriptor(fd: std::os::fd::BorrowedFd<'_>) -> Option<std::path::PathBuf> {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +138,16 @@ mod tests {
         let own = stat_of(std::process::id()).unwrap();
         assert!(own.start_ticks > 0 && !own.state.is_empty());
         assert!(!boot_id().is_empty() && pid_namespace().starts_with("pid:"));
+        let own_words = command_line(std::process::id()).unwrap();
+        assert!(!own_words.is_empty() && own_words.iter().all(|w| !w.contains('\0')));
+        let dir = tempfile::tempdir().unwrap();
+        let file = std::fs::File::create(dir.path().join("a")).unwrap();
+        std::fs::rename(dir.path().join("a"), dir.path().join("b")).unwrap();
+        use std::os::fd::AsFd;
+        assert_eq!(
+            path_of_descriptor(file.as_fd()).unwrap(),
+            dir.path().join("b")
+        );
         assert_eq!(
             parse_monotonic_offset(
                 "monotonic      86400         0\nboottime       86400         0\n"
