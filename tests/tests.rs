@@ -18,6 +18,7 @@ mod faults;
 mod groups;
 mod guest_stacks;
 mod guests;
+mod hostile_traces;
 mod import;
 mod iscsi;
 mod jobfiles;

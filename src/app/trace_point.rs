@@ -43,6 +43,8 @@ pub(crate) fn check(
             .into());
         }
         let summary = &traces[&trace].summary;
+        crate::replay::check_speed(summary, workload.trace_speed.factor())
+            .map_err(|why| usage!("{}", why.replacen("--speed", "--trace-speed", 1)))?;
         if workload.direct && workload.engine.capabilities().moves_data && !summary.sector_aligned {
             return Err(usage!(
                 "{trace}: some of its I/Os are not aligned to 512 bytes, which --direct cannot issue"
@@ -185,9 +187,9 @@ pub(crate) fn measure(
         let outcome = crate::replay::replay(&options, &target, interrupt.flag());
         let cpu = crate::probe::cpu::CpuUsage::of_this_thread() - before;
         let shown = target.shown.clone();
-        let removed = target.release(false).map_err(|e| anyhow::anyhow!(e))?;
-        if !removed && target_made(&choice) {
-            crate::say!("iolab: warning: {shown} was replaced during the replay and left in place");
+        let released = target.release(false).map_err(|e| anyhow::anyhow!(e))?;
+        if let Some(warning) = released.warning(&shown) {
+            crate::say!("iolab: warning: {warning}");
         }
         let mut repetition = match outcome {
             Ok(replayed) => repetition_of(index, replayed, cpu, options.interval_ns)?,
@@ -232,10 +234,6 @@ pub(crate) fn measure(
         groups: Vec::new(),
     };
     Ok(Some(point))
-}
-
-fn target_made(choice: &TargetChoice) -> bool {
-    matches!(choice, TargetChoice::Dir(_))
 }
 
 /// One replay as a repetition: its data I/Os and bytes over the time from

@@ -59,7 +59,7 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub depth: u64,
     /// The trace's times divided by this: 2 replays it twice as fast.
-    #[arg(long, default_value_t = 1.0, value_parser = speed, conflicts_with = "afap")]
+    #[arg(long, default_value_t = 1.0, value_parser = speed, conflicts_with = "afap", allow_negative_numbers = true)]
     pub speed: f64,
     /// As fast as possible: each I/O as soon as the cap allows, in order.
     #[arg(long)]

@@ -280,6 +280,19 @@ fn verdict(lag: &LagFigures, at_cap: f64, intended_ns: Option<u64>, elapsed_ns: 
     // Behind: the replay outlasted the trace by more than 1% (and 1 ms),
     // or one I/O in a hundred was issued over a millisecond late.
     let overrun = elapsed_ns as f64 - intended as f64;
+    // Shorter than the trace: I/Os were issued before their times, which a
+    // replay that keeps them cannot do; never "kept up".
+    if -overrun > (intended as f64 * 0.01).max(1e6) {
+        return Verdict {
+            kept_up: false,
+            behind: Some("replayer".into()),
+            why: format!(
+                "the replay ran ahead of the trace: it took {:.2}% less time than the trace's {:.3} s, so its I/Os were not issued at their times",
+                -overrun / intended as f64 * 100.0,
+                intended as f64 / 1e9
+            ),
+        };
+    }
     let long = overrun > (intended as f64 * 0.01).max(1e6);
     let late = lag.p99_ns.is_some_and(|p99| p99 > 1_000_000);
     if !long && !late {
@@ -411,6 +424,9 @@ mod tests {
         let short = verdict(&lag, 0.0, Some(6_000_000), 6_800_000);
         assert!(short.kept_up);
         assert!(short.why.contains("at most 1 ms over"), "{}", short.why);
+        let ahead = verdict(&lag, 0.0, Some(6_000_000_000), 1_000);
+        assert!(!ahead.kept_up, "{}", ahead.why);
+        assert!(ahead.why.contains("ran ahead"), "{}", ahead.why);
         let long = verdict(&lag, 0.0, Some(6_000_000_000), 6_050_000_000);
         assert!(
             long.why.contains("within 1% of the trace's"),

@@ -220,6 +220,29 @@ impl Engine {
     }
 }
 
+/// Refuses a speed at which the trace's last I/O would be due later than
+/// the replayer's clock can hold ([`crate::trace::LATEST_TIME_NS`]): each
+/// due time is its trace time divided by the speed.
+pub fn check_speed(summary: &TraceSummary, speed: Option<f64>) -> Result<(), String> {
+    let Some(speed) = speed else {
+        return Ok(());
+    };
+    let last_due = summary.duration_ns as f64 / speed;
+    if last_due.is_nan() || last_due > crate::trace::LATEST_TIME_NS as f64 {
+        let shown = if (1e-3..1e6).contains(&speed) {
+            format!("{speed}")
+        } else {
+            format!("{speed:e}")
+        };
+        return Err(format!(
+            "--speed {shown}: the trace's last I/O ({:.3} s in) would be due {:.3e} s after the start, beyond the 146 years a replay can wait",
+            summary.duration_ns as f64 / 1e9,
+            last_due / 1e9
+        ));
+    }
+    Ok(())
+}
+
 /// The replay loop over any engine's queue. An I/O is due at its trace
 /// time divided by the speed from the start; the loop sleeps (or, with
 /// I/Os in flight, waits on the queue) until then, issues it, and reaps
@@ -236,7 +259,11 @@ fn drive<Q: QueuedIo + ?Sized>(
     let scaled = |at: u64| options.speed.map_or(0, |s| (at as f64 / s) as u64);
     let duration = scaled(options.summary.duration_ns);
     let mut tally = Tally::new(duration, depth, options.interval_ns);
-    let mut reader = match TraceReader::open(&options.trace, Some(options.format)) {
+    let mut reader = match TraceReader::open_same(
+        &options.trace,
+        options.format,
+        options.summary.identity.as_ref(),
+    ) {
         Ok(reader) => reader.selecting(&options.selection),
         Err(e) => return (Err(e.0), 0),
     };
@@ -331,7 +358,7 @@ fn drive<Q: QueuedIo + ?Sized>(
             }
             continue;
         }
-        let due = start + scaled(io.at_ns);
+        let due = start.saturating_add(scaled(io.at_ns));
         let now = now_ns();
         if now < due {
             if in_flight > 0 {

@@ -320,24 +320,73 @@ impl Target {
     }
 
     /// Removes a created file (checked to be the one created); a given
-    /// file is left alone. Whether it removed one.
-    pub fn release(mut self, keep: bool) -> Result<bool, String> {
+    /// file is left alone. What became of it.
+    pub fn release(mut self, keep: bool) -> Result<Released, String> {
         self.fd = None;
         if let Some(file) = self.remote.as_mut().and_then(|r| r.file.take()) {
             // The space checks its identity and says what it left.
             file.release(keep);
-            return Ok(!keep);
+            return Ok(if keep {
+                Released::Kept
+            } else {
+                Released::Removed
+            });
         }
         match self.file.take() {
-            Some(file) if self.created && !keep => file
-                .remove()
-                .map_err(|e| format!("removing {}: {e}", self.shown)),
+            Some(file) if self.created && !keep => {
+                let now_at = file.now_at();
+                match file.remove() {
+                    Ok(true) => Ok(Released::Removed),
+                    Ok(false) => {
+                        // Something else wrote where the replay measured.
+                        crate::run::target::note_left_in_place();
+                        Ok(Released::Replaced {
+                            moved_to: now_at.filter(|at| *at != Path::new(&self.shown)),
+                        })
+                    }
+                    Err(e) => Err(format!("removing {}: {e}", self.shown)),
+                }
+            }
             Some(file) if keep => {
                 file.disown();
-                Ok(false)
+                Ok(Released::Kept)
             }
-            _ => Ok(false),
+            _ => Ok(Released::NotOurs),
         }
+    }
+}
+
+/// What became of a replay's target at its end.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Released {
+    /// The file iolab created, removed.
+    Removed,
+    /// Kept on request (`--keep`), disowned.
+    Kept,
+    /// The user's file or device, or nothing: left as it is.
+    NotOurs,
+    /// Its name held another file at the end, left in place (the run then
+    /// exits 1); iolab's own file, if it was moved rather than deleted, is
+    /// now at `moved_to` and keeps its owner tag.
+    Replaced { moved_to: Option<PathBuf> },
+}
+
+impl Released {
+    /// The warning for a target whose name another file took, naming
+    /// where iolab's own went.
+    pub fn warning(&self, shown: &str) -> Option<String> {
+        let Released::Replaced { moved_to } = self else {
+            return None;
+        };
+        Some(match moved_to {
+            Some(at) => format!(
+                "{shown} was replaced during the replay and left in place; the file iolab created is now {} (remove it once nothing uses it)",
+                at.display()
+            ),
+            None => format!(
+                "{shown} was replaced during the replay and left in place; the file iolab created is gone"
+            ),
+        })
     }
 }
 

@@ -182,6 +182,9 @@ impl Events {
                     ),
                 ));
             };
+            if at_ns > super::LATEST_TIME_NS {
+                return Err((self.record, start, super::too_late(at_ns)));
+            }
             return Ok(Some(TraceIo {
                 at_ns,
                 offset: if kind == IoKind::Flush {

@@ -53,7 +53,8 @@ pub fn characterize(
     selection: &Selection,
 ) -> Result<Character, TraceError> {
     let (format, summary) = super::scan(path, format, selection)?;
-    let mut reader = TraceReader::open(path, Some(format))?.selecting(selection);
+    let mut reader =
+        TraceReader::open_same(path, format, summary.identity.as_ref())?.selecting(selection);
     let mut sizes = vec![0u64; SIZE_CLASSES.len()];
     let (mut sequential, mut data_ios) = (0u64, 0u64);
     let mut last_end: Option<u64> = None;

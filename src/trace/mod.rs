@@ -176,12 +176,69 @@ impl Selection {
     }
 }
 
+/// The latest time an I/O may be issued at, ns after the trace's first:
+/// 2^62 ns, about 146 years. A time beyond (one that overflowed its unit's
+/// conversion, a stamp of another clock) is refused naming its record,
+/// so every due time of a replay at any speed the replayer accepts fits
+/// its clock.
+pub const LATEST_TIME_NS: u64 = 1 << 62;
+
+/// Why an I/O at `at_ns` is refused.
+pub(super) fn too_late(at_ns: u64) -> String {
+    let shown = if at_ns == u64::MAX {
+        "beyond 2^64 ns".to_string()
+    } else {
+        format!("{at_ns} ns")
+    };
+    format!(
+        "the I/O is issued {shown} after the trace's first, more than the 2^62 ns (146 years) a replay can wait: a time in another unit, or of another clock?"
+    )
+}
+
 /// A trace being read, one I/O at a time.
 pub struct TraceReader {
     path: PathBuf,
     format: Format,
     source: Source,
     selection: Selection,
+    identity: TraceIdentity,
+}
+
+/// Which file a trace was, and as it was when read: a trace replaced (a
+/// new inode), grown, cut or written since (size, times) is another trace.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TraceIdentity {
+    device: u64,
+    inode: u64,
+    size: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+impl TraceIdentity {
+    fn of(file: &std::fs::File) -> std::io::Result<TraceIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = file.metadata()?;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Ok(TraceIdentity {
+            device: m.dev(),
+            inode: m.ino(),
+            size: m.size(),
+            modified_ns: ns(m.mtime(), m.mtime_nsec()),
+            changed_ns: ns(m.ctime(), m.ctime_nsec()),
+        })
+    }
+
+    /// What differs from `now`, in words.
+    fn change_to(&self, now: &TraceIdentity) -> String {
+        if (self.device, self.inode) != (now.device, now.inode) {
+            "another file now has its name".to_string()
+        } else if self.size != now.size {
+            format!("{} bytes then, {} now", self.size, now.size)
+        } else {
+            "written since".to_string()
+        }
+    }
 }
 
 enum Source {
@@ -197,15 +254,38 @@ enum TextFormat {
 }
 
 impl TraceReader {
-    /// Opens `path`, its format `format` or detected from its first bytes.
+    /// Opens `path`, its format `format` or detected from its first bytes:
+    /// a regular file only, opened without blocking (a FIFO is refused at
+    /// once, as every file iolab reads, `input.rs`).
     pub fn open(path: &Path, format: Option<Format>) -> Result<TraceReader, TraceError> {
+        Self::open_as(path, format, None)
+    }
+
+    /// [`TraceReader::open`] of the trace that `identity` was taken of: one
+    /// replaced, grown, cut or written since is refused, so what is
+    /// replayed is what was checked.
+    pub fn open_same(
+        path: &Path,
+        format: Format,
+        identity: Option<&TraceIdentity>,
+    ) -> Result<TraceReader, TraceError> {
+        Self::open_as(path, Some(format), identity)
+    }
+
+    fn open_as(
+        path: &Path,
+        format: Option<Format>,
+        expected: Option<&TraceIdentity>,
+    ) -> Result<TraceReader, TraceError> {
         let shown = path.display();
-        let file = std::fs::File::open(path).map_err(|e| TraceError(format!("{shown}: {e}")))?;
-        let metadata = file
-            .metadata()
-            .map_err(|e| TraceError(format!("{shown}: {e}")))?;
-        if !metadata.is_file() {
-            return Err(TraceError(format!("{shown} is not a regular file")));
+        let file = crate::input::open_regular(path)
+            .map_err(|e| TraceError(format!("{shown}: {}", crate::input::describe_io(&e))))?;
+        let identity = TraceIdentity::of(&file).map_err(|e| TraceError(format!("{shown}: {e}")))?;
+        if let Some(expected) = expected.filter(|expected| **expected != identity) {
+            return Err(TraceError(format!(
+                "{shown} changed since iolab checked it ({}): not replayed; replay it again to check it anew",
+                expected.change_to(&identity)
+            )));
         }
         let mut reader = BufReader::with_capacity(1 << 16, file);
         let head = reader
@@ -243,6 +323,7 @@ impl TraceReader {
             format,
             source,
             selection: Selection::default(),
+            identity,
         })
     }
 
@@ -315,6 +396,12 @@ impl TraceReader {
                     TextFormat::Blkparse(state) => state.line(line),
                 };
                 match parsed {
+                    Ok(Some(io)) if io.at_ns > LATEST_TIME_NS => {
+                        return Err(TraceError(format!(
+                            "{shown} line {number}: {}",
+                            too_late(io.at_ns)
+                        )));
+                    }
                     Ok(Some(io)) => return Ok(Some(io)),
                     Ok(None) => continue,
                     Err(why) => {
@@ -344,6 +431,9 @@ pub struct TraceSummary {
     /// Whether every offset and length is a multiple of 512 (O_DIRECT can
     /// replay it).
     pub sector_aligned: bool,
+    /// The file as it was read: a replay opens only the same.
+    #[serde(skip)]
+    pub identity: Option<TraceIdentity>,
 }
 
 impl TraceSummary {
@@ -405,6 +495,7 @@ pub fn scan(
         )));
     }
     summary.duration_ns = last_at;
+    summary.identity = Some(reader.identity);
     if count >= 1000 {
         let rate = count as f64 / (last_at.max(1) as f64 / 1e9);
         if rate > MOST_PLAUSIBLE_IOPS {
@@ -427,6 +518,7 @@ pub fn parse_bytes(bytes: &[u8], format: Format) -> Result<Vec<TraceIo>, TraceEr
         path: PathBuf::from("<bytes>"),
         format,
         selection: Selection::default(),
+        identity: TraceIdentity::default(),
         source: match format {
             Format::Blktrace => Source::Binary(blktrace::Events::new(Box::new(cursor))),
             text => Source::Text(
@@ -454,6 +546,41 @@ type AnyRead = Box<dyn Read>;
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// What a replay opens is the trace that was checked: one replaced,
+    /// cut or rewritten between the check and a repetition is refused
+    /// (a trace swapped between repetitions used to be replayed as it
+    /// then was, beyond the file sized for the checked one).
+    #[test]
+    fn a_trace_changed_since_its_check_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        let line = "128166372003061629,hm,1,Read,0,4096,10\n";
+        std::fs::write(&path, line).unwrap();
+        let (format, summary) = scan(&path, None, &Selection::default()).unwrap();
+        let identity = summary.identity.expect("kept by the scan");
+        assert!(TraceReader::open_same(&path, format, Some(&identity)).is_ok());
+        std::fs::write(&path, format!("{line}{line}")).unwrap();
+        let grown = TraceReader::open_same(&path, format, Some(&identity))
+            .err()
+            .unwrap();
+        assert!(
+            grown.0.contains("changed since iolab checked it"),
+            "{}",
+            grown.0
+        );
+        let other = dir.path().join("other.csv");
+        std::fs::write(&other, line).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let replaced = TraceReader::open_same(&path, format, Some(&identity))
+            .err()
+            .unwrap();
+        assert!(
+            replaced.0.contains("another file now has its name"),
+            "{}",
+            replaced.0
+        );
+    }
 
     fn kind_of(n: u8) -> IoKind {
         if n % 2 == 0 {

@@ -218,6 +218,16 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         )
         .into());
     }
+    crate::replay::check_speed(&summary, (!args.afap).then_some(args.speed))
+        .map_err(|why| AppError::Usage(usage!("{why}")))?;
+    if let Some(fitted) = args.fitted_length().filter(|&l| l < summary.largest.max(1)) {
+        return Err(usage!(
+            "--{} {fitted}: smaller than the trace's largest I/O ({} bytes), which must fit whole",
+            if args.wrap.is_some() { "wrap" } else { "scale" },
+            summary.largest
+        )
+        .into());
+    }
     if let Some(guest) = &args.guest {
         use crate::app::replay_guest::{InGuest, replay};
         let mut record = match replay(args, (guest, &character, engine))? {
@@ -329,14 +339,11 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     let outcome = crate::replay::replay(&options, &target, interrupt.flag());
     let kept = target.shown.clone();
     let target_created = target.created;
-    let removed = target.release(args.keep).map_err(|e| anyhow::anyhow!(e))?;
+    let released = target.release(args.keep).map_err(|e| anyhow::anyhow!(e))?;
     if args.keep {
         crate::say!("iolab: kept {kept}");
-    } else if !removed
-        && remote.is_none()
-        && !matches!(choice, TargetChoice::Nothing | TargetChoice::File { .. })
-    {
-        crate::say!("iolab: warning: {kept} was replaced during the replay and left in place");
+    } else if let Some(warning) = released.warning(&kept) {
+        crate::say!("iolab: warning: {warning}");
     }
     let replayed =
         outcome.map_err(|e| anyhow::anyhow!("replay of {}: {e}", args.source.trace.display()))?;

@@ -236,13 +236,18 @@ impl Target for LocalFile {
             return;
         }
         let path = file.path().to_path_buf();
+        let now_at = file.now_at().filter(|at| *at != path);
         match file.remove() {
             Ok(true) => {}
             Ok(false) => {
                 note_left_in_place();
                 crate::say!(
-                    "iolab: {} is no longer the file iolab created; left in place",
-                    path.display()
+                    "iolab: {} is no longer the file iolab created; left in place{}",
+                    path.display(),
+                    now_at.map_or(String::new(), |at| format!(
+                        "; the file iolab created is now {} (remove it once nothing uses it)",
+                        at.display()
+                    ))
                 )
             }
             Err(error) => crate::say!(

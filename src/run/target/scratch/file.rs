@@ -134,6 +134,13 @@ impl TargetFile {
         let _ = rustix::fs::fremovexattr(&self.fd, OWNER_XATTR);
     }
 
+    /// Where the file is now, through its open descriptor: its new name
+    /// after a move (`None` once deleted or where it cannot be read).
+    pub fn now_at(&self) -> Option<PathBuf> {
+        crate::probe::process::path_of_descriptor(self.fd.as_fd())
+            .filter(|at| !at.to_string_lossy().ends_with(" (deleted)"))
+    }
+
     /// Removes a file iolab created, if its name still refers to it; returns
     /// whether it did. A given file is never removed.
     pub fn remove(self) -> io::Result<bool> {

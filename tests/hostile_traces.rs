@@ -1,0 +1,245 @@
+//! Traces and replay targets as a careless or hostile user gives them (issue "Nothing lost, nothing harmed, round 5"): a FIFO named as a trace, due times that overflow, a fit smaller than an I/O, a trace point's file swapped under it, each refused or said as the docs promise.
+
+use crate::util::{entries, message_lines, scratch};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// `command`'s output, killing it (and failing) when it runs past `limit`.
+fn within(command: &mut Command, limit: Duration) -> Output {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "{command:?} still running after {limit:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Refused in one line naming `named`, exit 2, within 20 s, nothing in `dir`.
+fn refused_in_one_line(args: &[&std::ffi::OsStr], named: &str, dir: &Path) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    command.current_dir(crate::util::working_dir()).args(args);
+    let output = within(&mut command, Duration::from_secs(20));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.contains(named), "{args:?}: {stderr}");
+    assert_eq!(message_lines(&stderr), 1, "{args:?}: {stderr}");
+    assert!(entries(dir).is_empty(), "{args:?}: {:?}", entries(dir));
+}
+
+/// A FIFO given as a trace — to run, sweep, replay, characterize and a job
+/// file's read_iolog — is refused at once, where it used to wait for a
+/// writer past SIGTERM.
+#[test]
+fn a_fifo_as_a_trace_is_refused_at_once() {
+    let (work, dir) = (scratch(), scratch());
+    let fifo = work.path().join("trace.iolog");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let job = work.path().join("r.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[replay]\nread_iolog={}\nioengine=psync\ndirectory={}\n",
+            fifo.display(),
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let (f, d) = (fifo.as_os_str(), dir.path().as_os_str());
+    for args in [
+        vec!["run".as_ref(), "--trace".as_ref(), f, "--dir".as_ref(), d],
+        vec!["sweep".as_ref(), "--trace".as_ref(), f, "--dir".as_ref(), d],
+        vec!["replay".as_ref(), f, "--dir".as_ref(), d],
+        vec!["characterize".as_ref(), f],
+        vec!["run".as_ref(), job.as_os_str()],
+    ] {
+        refused_in_one_line(&args, "a FIFO", dir.path());
+    }
+}
+
+/// Due times that do not fit the replayer's clock — an iolog v3 time of
+/// 2^64−1 µs, MSR stamps 2^63 ticks apart, a speed that stretches a trace
+/// past it — are refused by file and line, where they used to be issued at
+/// once and reported as kept up.
+#[test]
+fn due_times_that_overflow_are_refused_by_file_and_line() {
+    let (work, dir) = (scratch(), scratch());
+    let v3 = work.path().join("late.iolog");
+    std::fs::write(
+        &v3,
+        format!(
+            "fio version 3 iolog\n0 /f add\n0 /f open\n0 /f read 0 4096\n{} /f read 4096 4096\n",
+            u64::MAX
+        ),
+    )
+    .unwrap();
+    let msr = work.path().join("late.csv");
+    let first = 128_166_372_003_061_629u64;
+    std::fs::write(
+        &msr,
+        format!(
+            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,4096,4096,10\n",
+            first + (1u64 << 63)
+        ),
+    )
+    .unwrap();
+    let ok = work.path().join("ok.csv");
+    std::fs::write(
+        &ok,
+        format!(
+            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,4096,4096,10\n",
+            first + 10_000_000
+        ),
+    )
+    .unwrap();
+    let d = dir.path().as_os_str();
+    refused_in_one_line(
+        &["replay".as_ref(), v3.as_os_str(), "--dir".as_ref(), d],
+        "late.iolog line 5: the I/O is issued beyond 2^64 ns",
+        dir.path(),
+    );
+    refused_in_one_line(
+        &[
+            "run".as_ref(),
+            "--trace".as_ref(),
+            msr.as_os_str(),
+            "--dir".as_ref(),
+            d,
+        ],
+        "late.csv line 2: the I/O is issued",
+        dir.path(),
+    );
+    refused_in_one_line(
+        &[
+            "replay".as_ref(),
+            ok.as_os_str(),
+            "--dir".as_ref(),
+            d,
+            "--speed".as_ref(),
+            "1e-30".as_ref(),
+        ],
+        "--speed 1e-30: the trace's last I/O",
+        dir.path(),
+    );
+    // A negative speed: iolab's one line, not clap's three.
+    refused_in_one_line(
+        &[
+            "replay".as_ref(),
+            ok.as_os_str(),
+            "--dir".as_ref(),
+            d,
+            "--speed".as_ref(),
+            "-1".as_ref(),
+        ],
+        "'-1' is not a speed",
+        dir.path(),
+    );
+}
+
+/// `--scale` or `--wrap` smaller than the trace's largest I/O is refused
+/// before anything is laid out (it used to fail after the layout, or replay
+/// every I/O at 0).
+#[test]
+fn a_fit_smaller_than_an_io_is_refused_before_the_layout() {
+    let (work, dir) = (scratch(), scratch());
+    let trace = work.path().join("t.csv");
+    std::fs::write(
+        &trace,
+        "128166372003061629,hm,1,Write,0,65536,10\n128166372003161629,hm,1,Read,1048576,4096,10\n",
+    )
+    .unwrap();
+    for (flag, value) in [("--scale", "1"), ("--wrap", "4k")] {
+        refused_in_one_line(
+            &[
+                "replay".as_ref(),
+                trace.as_os_str(),
+                "--dir".as_ref(),
+                dir.path().as_os_str(),
+                flag.as_ref(),
+                value.as_ref(),
+            ],
+            &format!(
+                "{flag} {}: smaller than the trace's largest I/O (65536 bytes)",
+                if value == "1" { "1" } else { "4096" }
+            ),
+            dir.path(),
+        );
+    }
+}
+
+/// A trace point's file moved away and another put in its place during
+/// the replay: the run exits 1, the stranger is left in place, and the
+/// warning names where iolab's own file went.
+#[test]
+fn a_trace_points_file_swapped_during_the_replay_exits_1_and_names_both() {
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("slow.csv");
+    let first = 128_166_372_003_061_629u64;
+    // Two reads 3 s apart as recorded.
+    std::fs::write(
+        &trace,
+        format!(
+            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,4096,4096,10\n",
+            first + 30_000_000
+        ),
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .current_dir(crate::util::working_dir())
+        .args(["run", "--progress", "never", "--trace"])
+        .arg(&trace)
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("-o")
+        .arg(out.path().join("r.json"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let made = loop {
+        let names: Vec<String> = entries(dir.path())
+            .into_iter()
+            .filter(|n| n.ends_with(".dat"))
+            .collect();
+        if let Some(name) = names.first() {
+            break dir.path().join(name);
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "no file made");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let moved = work.path().join("moved-away.dat");
+    std::fs::rename(&made, &moved).unwrap();
+    std::fs::write(&made, b"someone else's").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("was replaced during the replay"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&moved.display().to_string()), "{stderr}");
+    assert_eq!(std::fs::read(&made).unwrap(), b"someone else's");
+    let _ = std::fs::remove_file(&made);
+}
