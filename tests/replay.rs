@@ -864,6 +864,19 @@ fn a_trace_replays_onto_an_nfs_export_with_its_rpcs_counted() {
             ],
             "--engine uring does not reach --target",
         ),
+        // Laid out on the server only with room for it (it used to write
+        // gigabytes into the export before failing).
+        (
+            vec![
+                "replay",
+                trace.to_str().unwrap(),
+                "--target",
+                &lab.nfs,
+                "--scale",
+                "1t",
+            ],
+            "not enough free space",
+        ),
     ] {
         let output = lab.iolab(work.path(), &args);
         let stderr = String::from_utf8_lossy(&output.stderr);

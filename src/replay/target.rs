@@ -285,6 +285,14 @@ impl Target {
         interrupt: &std::sync::atomic::AtomicUsize,
     ) -> Result<Target, TargetError> {
         let length = created_length(summary, wrap);
+        // As on a local directory: the export's room checked before a byte
+        // is written, so a replay never fills a server others share.
+        session
+            .check_free_space(length, 1)
+            .map_err(|error| match error {
+                crate::run::RunError::Usage(usage) => TargetError::Refused(usage.to_string()),
+                other => TargetError::Failed(other.to_string()),
+            })?;
         let file = session.dir().create(0).map_err(TargetError::Failed)?;
         let shown = file.path().display().to_string();
         let mut target = Target::remote(session, length, shown.clone(), true);
