@@ -243,3 +243,69 @@ fn a_trace_points_file_swapped_during_the_replay_exits_1_and_names_both() {
     assert_eq!(std::fs::read(&made).unwrap(), b"someone else's");
     let _ = std::fs::remove_file(&made);
 }
+
+/// SIGTERM while a replay's file is laid out ends it between two MiB with
+/// 143 and nothing left in --dir, for `replay --scale` and a trace point
+/// (it used to wait for the whole layout: 42 s for 20 GiB).
+#[test]
+fn sigterm_during_a_layout_ends_it_with_143() {
+    let (work, dir) = (scratch(), scratch());
+    let trace = work.path().join("far.csv");
+    let first = 128_166_372_003_061_629u64;
+    // One read 16 GiB in: its file is laid out to there.
+    std::fs::write(
+        &trace,
+        format!(
+            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,17179869184,4096,10\n",
+            first + 10
+        ),
+    )
+    .unwrap();
+    let free = rustix::fs::statvfs(dir.path()).unwrap();
+    if free.f_bavail * free.f_frsize < 20 << 30 {
+        crate::skip!("under 20 GiB free in {}", dir.path().display());
+        return;
+    }
+    let t = trace.to_str().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for args in [
+        vec!["replay", t, "--dir", d, "--buffered"],
+        vec!["run", "--progress", "never", "--trace", t, "--dir", d],
+    ] {
+        let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .current_dir(crate::util::working_dir())
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while entries(dir.path()).iter().all(|n| !n.ends_with(".dat")) {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "{args:?}: no file made"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let sent = Instant::now();
+        rustix::process::kill_process(
+            rustix::process::Pid::from_child(&child),
+            rustix::process::Signal::TERM,
+        )
+        .unwrap();
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(143), "{args:?}: {stderr}");
+        assert!(
+            sent.elapsed() < Duration::from_secs(5),
+            "{args:?}: {:?} after SIGTERM",
+            sent.elapsed()
+        );
+        let left: Vec<String> = entries(dir.path())
+            .into_iter()
+            .filter(|n| n.ends_with(".dat"))
+            .collect();
+        assert!(left.is_empty(), "{args:?}: {left:?}");
+    }
+}

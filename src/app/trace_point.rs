@@ -149,17 +149,20 @@ pub(crate) fn measure(
         if interrupt.signal().is_some() {
             break;
         }
-        let target = Target::open(
+        let target = match Target::open(
             &choice,
             &character.summary,
             None,
             &super::distributed::new_run_id(),
             direct,
-        )
-        .map_err(|error| match error {
-            TargetError::Refused(why) => AppError::Usage(usage!("{why}")),
-            TargetError::Failed(why) => AppError::Other(anyhow::anyhow!(why)),
-        })?;
+            interrupt.flag(),
+        ) {
+            Ok(target) => target,
+            Err(TargetError::Refused(why)) => return Err(AppError::Usage(usage!("{why}"))),
+            Err(TargetError::Failed(why)) => return Err(AppError::Other(anyhow::anyhow!(why))),
+            // Stopped while laying out: the replays done so far are kept.
+            Err(TargetError::Interrupted) => break,
+        };
         files.push(target.shown.clone());
         // Laid out, synced and evicted: what stayed cached is said, not assumed.
         let residency = target

@@ -57,13 +57,15 @@ pub fn created_length(summary: &TraceSummary, wrap: Option<u64>) -> u64 {
 
 impl Target {
     /// Opens (or creates, lays out and evicts) the target for a trace of
-    /// `summary`. `run_id` names a created file; `direct` adds O_DIRECT.
+    /// `summary`. `run_id` names a created file; `direct` adds O_DIRECT; a
+    /// signal in `stop` ends the layout ([`TargetError::Interrupted`]).
     pub fn open(
         choice: &TargetChoice,
         summary: &TraceSummary,
         wrap: Option<u64>,
         run_id: &str,
         direct: bool,
+        stop: &std::sync::atomic::AtomicUsize,
     ) -> Result<Target, TargetError> {
         use TargetError::{Failed, Refused};
         let extra = if direct {
@@ -112,7 +114,8 @@ impl Target {
                 let length = file
                     .length()
                     .map_err(|e| Refused(format!("--file {}: {e}", path.display())))?;
-                let length = wrap.map_or(length, |w| w.min(length));
+                fit_within(wrap, length, &format!("--file {}", path.display()))?;
+                let length = wrap.unwrap_or(length);
                 if wrap.is_none() && summary.end > length {
                     return Err(Refused(format!(
                         "--file {}: the trace reaches byte {} and the file has {length}: give --wrap {length} to wrap the offsets into it",
@@ -157,7 +160,7 @@ impl Target {
                     created: true,
                     file: Some(file),
                 };
-                target.lay_out().map_err(Failed)?;
+                target.lay_out(stop)?;
                 let file = target.file.as_ref().expect("created");
                 let fd = file
                     .reopen(extra)
@@ -195,7 +198,8 @@ impl Target {
         let file = scratch
             .adopt_device(&device.name, device, writes > 0)
             .map_err(|e| Refused(e.to_string()))?;
-        let length = wrap.map_or(device.size, |w| w.min(device.size));
+        fit_within(wrap, device.size, &format!("--file {}", path.display()))?;
+        let length = wrap.unwrap_or(device.size);
         if wrap.is_none() && summary.end > length {
             return Err(Refused(format!(
                 "--file {}: the trace reaches byte {} and the device has {length}: give --wrap {length} to wrap the offsets into it",
@@ -219,29 +223,34 @@ impl Target {
     }
 
     /// Writes the whole created file (1 MiB at a time), syncs it and
-    /// evicts its pages, so the replay's reads find data on the device.
-    fn lay_out(&mut self) -> Result<(), String> {
+    /// evicts its pages, so the replay's reads find data on the device; a
+    /// signal in `stop` ends it between two MiB.
+    fn lay_out(&mut self, stop: &std::sync::atomic::AtomicUsize) -> Result<(), TargetError> {
+        use TargetError::Failed;
         let file = self.file.as_ref().expect("created");
         let fd = file
             .reopen(OFlags::empty())
-            .map_err(|e| format!("{}: {e}", self.shown))?;
+            .map_err(|e| Failed(format!("{}: {e}", self.shown)))?;
         let buffer = AlignedBuffer::with_data(1 << 20, 4096, 0x1010);
         let mut at = 0u64;
         while at < self.length {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) != 0 {
+                return Err(TargetError::Interrupted);
+            }
             let chunk = (self.length - at).min(1 << 20) as usize;
             let written = rustix::io::pwrite(&fd, &buffer.as_slice()[..chunk], at)
-                .map_err(|e| format!("laying out {} at byte {at}: {e}", self.shown))?;
+                .map_err(|e| Failed(format!("laying out {} at byte {at}: {e}", self.shown)))?;
             if written == 0 {
-                return Err(format!(
+                return Err(Failed(format!(
                     "laying out {} at byte {at}: a short write",
                     self.shown
-                ));
+                )));
             }
             at += written as u64;
         }
-        rustix::fs::fsync(&fd).map_err(|e| format!("syncing {}: {e}", self.shown))?;
+        rustix::fs::fsync(&fd).map_err(|e| Failed(format!("syncing {}: {e}", self.shown)))?;
         rustix::fs::fadvise(&fd, 0, None, rustix::fs::Advice::DontNeed)
-            .map_err(|e| format!("evicting {}: {e}", self.shown))?;
+            .map_err(|e| Failed(format!("evicting {}: {e}", self.shown)))?;
         Ok(())
     }
 
@@ -308,7 +317,13 @@ impl Target {
         if let Some(remote) = target.remote.as_mut() {
             remote.file = Some(file);
         }
-        laid.map_err(|e| TargetError::Failed(format!("laying out {shown}: {e}")))?;
+        laid.map_err(|e| {
+            if interrupt.load(std::sync::atomic::Ordering::Relaxed) != 0 {
+                TargetError::Interrupted
+            } else {
+                TargetError::Failed(format!("laying out {shown}: {e}"))
+            }
+        })?;
         Ok(target)
     }
 
@@ -420,6 +435,25 @@ impl Drop for Target {
 pub enum TargetError {
     Refused(String),
     Failed(String),
+    /// A signal came while the file was laid out; it is removed.
+    Interrupted,
+}
+
+/// Refuses a `--wrap` beyond the user's file or device of `length` bytes
+/// (it would have wrapped into less than was asked, silently), and a
+/// target with no bytes to replay onto (`/dev/zero`, an empty file).
+fn fit_within(wrap: Option<u64>, length: u64, shown: &str) -> Result<(), TargetError> {
+    if length == 0 {
+        return Err(TargetError::Refused(format!(
+            "{shown} has no bytes to replay onto (its length is 0)"
+        )));
+    }
+    match wrap {
+        Some(wrap) if wrap > length => Err(TargetError::Refused(format!(
+            "--wrap {wrap} is beyond {shown}'s {length} bytes: give --wrap {length} or less"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Why `shown` would not open; O_DIRECT's refusal says what to do.

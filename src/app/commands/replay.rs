@@ -271,12 +271,25 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
                 Target::on_lun(session)
             }
         }
-        None => Target::open(&choice, &summary, args.fitted_length(), &run_id, direct),
+        None => Target::open(
+            &choice,
+            &summary,
+            args.fitted_length(),
+            &run_id,
+            direct,
+            interrupt.flag(),
+        ),
     };
-    let target = opened.map_err(|e| match e {
-        TargetError::Refused(why) => AppError::Usage(usage!("{why}")),
-        TargetError::Failed(why) => AppError::Other(anyhow::anyhow!(why)),
-    })?;
+    let target = match opened {
+        Ok(target) => target,
+        Err(TargetError::Refused(why)) => return Err(AppError::Usage(usage!("{why}"))),
+        Err(TargetError::Failed(why)) => return Err(AppError::Other(anyhow::anyhow!(why))),
+        Err(TargetError::Interrupted) => {
+            return Ok(Ending::Interrupted(
+                interrupt.signal().unwrap_or(libc::SIGTERM),
+            ));
+        }
+    };
     if args.fitted_length().is_none() && summary.end > target.length {
         return Err(usage!(
             "the trace reaches byte {} beyond the target's {}: give --wrap or --scale",
