@@ -588,6 +588,10 @@ fn build_deb(dir: &Path, package: &str, file: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(tree.join("DEBIAN")).unwrap();
     std::fs::create_dir_all(tree.join("boot")).unwrap();
     std::fs::write(tree.join("boot/readme"), "not a kernel\n").unwrap();
+    if package.ends_with("-modules") {
+        std::fs::create_dir_all(tree.join("lib/modules/9.9-fake/kernel")).unwrap();
+        std::fs::write(tree.join("lib/modules/9.9-fake/kernel/x.ko"), "x").unwrap();
+    }
     std::fs::write(
         tree.join("DEBIAN/control"),
         format!(
@@ -630,10 +634,19 @@ fn a_kernel_file_never_empties_the_cache() {
     std::fs::write(kernels.join("..deb"), "not a deb\n").unwrap();
     std::fs::write(kernels.join("runs.deb"), "not a deb\n").unwrap();
     let other = build_deb(dir.path(), "photos", "photos.deb");
-    let fake = build_deb(dir.path(), "linux-image-fake", "linux-image-fake.deb");
+    let bare = build_deb(dir.path(), "linux-image-fake", "linux-image-fake.deb");
+    let fake = build_deb(
+        dir.path(),
+        "linux-image-fake-modules",
+        "linux-image-fake-modules.deb",
+    );
     // Someone's directory where the fake kernel would be unpacked.
-    std::fs::create_dir_all(cache.join("guest/linux-image-fake_1.0-1")).unwrap();
-    std::fs::write(cache.join("guest/linux-image-fake_1.0-1/mine"), "mine").unwrap();
+    std::fs::create_dir_all(cache.join("guest/linux-image-fake-modules_1.0-1")).unwrap();
+    std::fs::write(
+        cache.join("guest/linux-image-fake-modules_1.0-1/mine"),
+        "mine",
+    )
+    .unwrap();
     let fetch = |kernel: &Path| {
         iolab()
             .env("IOLAB_CACHE", &cache)
@@ -646,6 +659,9 @@ fn a_kernel_file_never_empties_the_cache() {
         (kernels.join("..deb"), 2, "not a Debian package"),
         (kernels.join("runs.deb"), 2, "not a Debian package"),
         (other, 2, "package photos is not a linux-image package"),
+        // Refused before anything is unpacked (it used to be unpacked,
+        // then refused with exit 1).
+        (bare, 2, "the package holds no kernel modules"),
         (fake, 1, "was not made by iolab"),
     ] {
         let output = fetch(&kernel);
@@ -662,10 +678,16 @@ fn a_kernel_file_never_empties_the_cache() {
             "notes"
         );
         assert_eq!(
-            std::fs::read_to_string(cache.join("guest/linux-image-fake_1.0-1/mine")).unwrap(),
+            std::fs::read_to_string(cache.join("guest/linux-image-fake-modules_1.0-1/mine"))
+                .unwrap(),
             "mine"
         );
     }
+    let left: Vec<String> = crate::util::entries(&cache.join("guest"))
+        .into_iter()
+        .filter(|n| n.starts_with("linux-image-fake_") || n.starts_with(".unpack-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// A stop request during a guest's boot ends the run within seconds:
@@ -869,4 +891,78 @@ fn groups_run_in_the_guest_beside_their_host_twin() {
         }
     }
     assert!(qemus_of(&cache).is_empty());
+}
+
+/// Two guests started at once on one empty cache both boot: the second
+/// waits for the first to fetch and unpack the kernel (they used to unpack
+/// into one directory, failing with "Directory not empty" or leaving a
+/// folder with only `vmlinux` that later runs booted from or refused). A
+/// kernel folder without iolab's marks — half-unpacked by an earlier
+/// iolab — is unpacked again, not refused.
+#[test]
+fn two_guests_on_one_empty_cache_both_boot_and_a_half_unpacked_kernel_heals() {
+    if !qemu_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("empty-cache");
+    let check = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .current_dir(crate::util::working_dir())
+            .env("IOLAB_CACHE", &cache)
+            .args(["guest", "check", "--guest", GUEST, "--dir"])
+            .arg(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = check();
+    std::thread::sleep(Duration::from_millis(300));
+    let second = check();
+    let said: Vec<String> = [first, second]
+        .into_iter()
+        .map(|child| {
+            let output = child.wait_with_output().unwrap();
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert!(output.status.success(), "{text}");
+            text
+        })
+        .collect();
+    assert!(
+        said.iter()
+            .any(|text| text.contains("waiting for another iolab")),
+        "{said:?}"
+    );
+    let kernels: Vec<std::path::PathBuf> = std::fs::read_dir(cache.join("guest"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("linux-image-")
+        })
+        .collect();
+    assert_eq!(kernels.len(), 1, "{kernels:?}");
+    let kernel = &kernels[0];
+    // As an earlier iolab left it: no marks, its vmlinux not yet taken out.
+    for name in [".iolab-complete", ".iolab-made", "vmlinux"] {
+        let _ = std::fs::remove_file(kernel.join(name));
+    }
+    let output = check().wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(kernel.join(".iolab-complete").is_file());
+    assert!(kernel.join("vmlinux").is_file());
+    let stagings: Vec<String> = crate::util::entries(&cache.join("guest"))
+        .into_iter()
+        .filter(|n| n.starts_with(".unpack-"))
+        .collect();
+    assert!(stagings.is_empty(), "{stagings:?}");
 }

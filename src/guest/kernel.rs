@@ -35,25 +35,16 @@ pub struct Kernel {
 }
 
 /// The kernel named by `choice` (`debian`, or the path of a linux-image
-/// `.deb`), fetched and unpacked into the cache the first time.
+/// `.deb`), fetched and unpacked into the cache the first time. Several
+/// processes may ask at once: one prepares under the cache's lock while
+/// the others wait, and each package is unpacked aside and moved into
+/// place whole, so no process ever sees half of one.
 pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
     let guest_cache = crate::cache::dir().join("guest");
     std::fs::create_dir_all(&guest_cache)
         .map_err(|e| GuestError::Setup(format!("{}: {e}", guest_cache.display())))?;
-    let (package, unpacked) = if choice == "debian" {
-        let package = current_kernel_package()?;
-        let unpacked = guest_cache.join(cache_name(&package, None)?);
-        if !unpacked.join(COMPLETE).exists() {
-            let deb = download(&guest_cache, &package)?;
-            let (name, version) = package_of(&deb)?;
-            unpack(&deb, &unpacked)?;
-            let _ = std::fs::remove_file(&deb);
-            let _ = std::fs::write(unpacked.join(IDENTITY), format!("{name} {version}\n"));
-        }
-        let identity = std::fs::read_to_string(unpacked.join(IDENTITY))
-            .map(|text| text.trim().to_string())
-            .unwrap_or(package);
-        (identity, unpacked)
+    let deb_given = if choice == "debian" {
+        None
     } else {
         let deb = PathBuf::from(choice);
         if deb.extension().is_none_or(|e| e != "deb") {
@@ -69,23 +60,40 @@ pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
         // Validated before anything in the cache is touched; the directory
         // is named by the package's own fields, never by the file's name.
         let (name, version) = package_of(&deb)?;
-        let unpacked = guest_cache.join(cache_name(&name, Some(&version))?);
-        if !unpacked.join(COMPLETE).exists() {
-            unpack(&deb, &unpacked)?;
+        has_modules(&deb, choice)?;
+        Some((deb, name, version))
+    };
+    let _lock = CacheLock::take(&guest_cache)?;
+    remove_dead_stagings(&guest_cache);
+    let (package, unpacked) = match deb_given {
+        None => {
+            let package = current_kernel_package()?;
+            let unpacked = guest_cache.join(cache_name(&package, None)?);
+            if !is_complete(&unpacked) {
+                let deb = download(&guest_cache, &package)?;
+                let prepared = package_of(&deb)
+                    .and_then(|(name, version)| unpack(&deb, &unpacked, Some((&name, &version))));
+                let _ = std::fs::remove_file(&deb);
+                prepared?;
+            }
+            let identity = std::fs::read_to_string(unpacked.join(IDENTITY))
+                .map(|text| text.trim().to_string())
+                .unwrap_or(package);
+            (identity, unpacked)
         }
-        (
-            format!("{name} {version} (from {})", deb.display()),
-            unpacked,
-        )
+        Some((deb, name, version)) => {
+            let unpacked = guest_cache.join(cache_name(&name, Some(&version))?);
+            if !is_complete(&unpacked) {
+                unpack(&deb, &unpacked, Some((&name, &version)))?;
+            }
+            (
+                format!("{name} {version} (from {})", deb.display()),
+                unpacked,
+            )
+        }
     };
     let (release, modules) = modules_dir(&unpacked)?;
     let vmlinux = unpacked.join("vmlinux");
-    if !vmlinux.exists() {
-        extract_vmlinux(
-            &unpacked.join("boot").join(format!("vmlinuz-{release}")),
-            &vmlinux,
-        )?;
-    }
     Ok(Kernel {
         package,
         release,
@@ -95,15 +103,104 @@ pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
     })
 }
 
-/// The static busybox, fetched and unpacked the first time.
+/// Whether an unpacked package is whole: marked complete, which is
+/// written last, with its vmlinux where the package is a kernel.
+fn is_complete(unpacked: &Path) -> bool {
+    unpacked.join(COMPLETE).is_file()
+        && (!unpacked.join("boot").is_dir() || unpacked.join("vmlinux").is_file())
+}
+
+/// The static busybox, fetched and unpacked the first time (under the
+/// cache's lock, which the caller holds).
 fn busybox(guest_cache: &Path) -> Result<PathBuf, GuestError> {
     let unpacked = guest_cache.join(BUSYBOX_PACKAGE);
-    if !unpacked.join(COMPLETE).exists() {
+    if !is_complete(&unpacked) {
         let deb = download(guest_cache, BUSYBOX_PACKAGE)?;
-        unpack(&deb, &unpacked)?;
+        let prepared = unpack(&deb, &unpacked, None);
         let _ = std::fs::remove_file(&deb);
+        prepared?;
     }
     Ok(unpacked.join("bin").join("busybox"))
+}
+
+/// The guest cache's lock (`flock` on its `.lock`), held while packages
+/// are fetched and unpacked: a second process waits for the first, saying
+/// so once, rather than unpacking into the same directory.
+struct CacheLock {
+    _held: std::fs::File,
+}
+
+impl CacheLock {
+    fn take(guest_cache: &Path) -> Result<CacheLock, GuestError> {
+        let path = guest_cache.join(".lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| GuestError::Setup(format!("{}: {e}", path.display())))?;
+        let mut said = false;
+        loop {
+            match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => return Ok(CacheLock { _held: file }),
+                Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {
+                    if !said {
+                        crate::say!(
+                            "iolab: waiting for another iolab preparing the guest's kernel in {}",
+                            guest_cache.display()
+                        );
+                        said = true;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                Err(e) => {
+                    return Err(GuestError::Setup(format!(
+                        "locking {}: {e}",
+                        path.display()
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// Removes the staging directories (`.unpack-NAME-PID`) of processes that
+/// are gone: an unpack killed half-way (the caller holds the lock).
+fn remove_dead_stagings(guest_cache: &Path) {
+    for entry in std::fs::read_dir(guest_cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(".unpack-")
+            .and_then(|rest| rest.rsplit_once('-'))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let marked = entry.path().join(MADE).is_file();
+        if marked && crate::probe::process::stat_of(pid).is_none() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Refuses, before anything is unpacked, a package without kernel modules
+/// (the guest loads its stacks' modules from the package).
+fn has_modules(deb: &Path, choice: &str) -> Result<(), GuestError> {
+    let listing = tool_output(
+        Command::new("dpkg-deb").arg("-c").arg(deb),
+        "dpkg-deb",
+        "dpkg",
+    )?;
+    if !listing.lines().any(|line| line.contains("/lib/modules/")) {
+        return Err(GuestError::Usage(format!(
+            "--guest kernel={choice}: the package holds no kernel modules (lib/modules/), which the guest loads"
+        )));
+    }
+    Ok(())
 }
 
 /// The versioned package `linux-image-amd64` depends on now.
@@ -158,35 +255,91 @@ fn download(dir: &Path, package: &str) -> Result<PathBuf, GuestError> {
     Ok(kept)
 }
 
-/// Unpacks `deb` into `into` (replacing a partial earlier attempt of
-/// iolab's own), marking it complete last. A directory there that iolab
-/// did not make is refused, never removed.
-fn unpack(deb: &Path, into: &Path) -> Result<(), GuestError> {
-    if into.symlink_metadata().is_ok() {
-        let ours = into.is_dir()
-            && !into
-                .symlink_metadata()
-                .is_ok_and(|m| m.file_type().is_symlink())
-            && (into.join(MADE).is_file() || into.join(COMPLETE).is_file());
-        if !ours {
-            return Err(GuestError::Setup(format!(
-                "{} is in iolab's cache but was not made by iolab; it is left alone (remove it to unpack the kernel there)",
-                into.display()
-            )));
-        }
-        std::fs::remove_dir_all(into)
-            .map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))?;
+/// Unpacks `deb` into `into`: into a staging directory beside it first
+/// (marked as iolab's before anything else), with the kernel's vmlinux
+/// taken out and the package's identity and completeness written, then
+/// moved into place whole. What is at `into` already is replaced only if
+/// iolab made it: marked, or an unpacked package of an earlier iolab
+/// (nothing in it but what a linux-image or busybox package unpacks and
+/// iolab's own files); anything else is refused, never removed. The
+/// caller holds the cache's lock.
+fn unpack(deb: &Path, into: &Path, identity: Option<(&str, &str)>) -> Result<(), GuestError> {
+    let setup = |e: std::io::Error, at: &Path| GuestError::Setup(format!("{}: {e}", at.display()));
+    if into.symlink_metadata().is_ok() && !made_by_iolab(into) {
+        return Err(GuestError::Setup(format!(
+            "{} is in iolab's cache but was not made by iolab; it is left alone (remove it to unpack the kernel there)",
+            into.display()
+        )));
     }
-    std::fs::create_dir(into).map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))?;
-    std::fs::write(into.join(MADE), b"")
-        .map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))?;
-    tool_output(
-        Command::new("dpkg-deb").arg("-x").arg(deb).arg(into),
-        "dpkg-deb",
-        "dpkg",
-    )?;
-    std::fs::write(into.join(COMPLETE), b"")
-        .map_err(|e| GuestError::Setup(format!("{}: {e}", into.display())))
+    let name = into
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let staging = into.with_file_name(format!(".unpack-{name}-{}", std::process::id()));
+    if staging.symlink_metadata().is_ok() {
+        std::fs::remove_dir_all(&staging).map_err(|e| setup(e, &staging))?;
+    }
+    std::fs::create_dir(&staging).map_err(|e| setup(e, &staging))?;
+    let prepared = (|| {
+        std::fs::write(staging.join(MADE), b"").map_err(|e| setup(e, &staging))?;
+        tool_output(
+            Command::new("dpkg-deb").arg("-x").arg(deb).arg(&staging),
+            "dpkg-deb",
+            "dpkg",
+        )?;
+        if staging.join("boot").is_dir() {
+            let (release, _) = modules_dir(&staging)?;
+            extract_vmlinux(
+                &staging.join("boot").join(format!("vmlinuz-{release}")),
+                &staging.join("vmlinux"),
+            )?;
+        }
+        if let Some((name, version)) = identity {
+            std::fs::write(staging.join(IDENTITY), format!("{name} {version}\n"))
+                .map_err(|e| setup(e, &staging))?;
+        }
+        std::fs::write(staging.join(COMPLETE), b"").map_err(|e| setup(e, &staging))?;
+        if into.symlink_metadata().is_ok() {
+            std::fs::remove_dir_all(into).map_err(|e| setup(e, into))?;
+        }
+        std::fs::rename(&staging, into).map_err(|e| setup(e, into))
+    })();
+    if prepared.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    prepared
+}
+
+/// Whether the directory `at` in iolab's cache is iolab's own: marked by
+/// this iolab, or left by an earlier one that marked nothing (every name
+/// in it one a kernel or busybox package unpacks, or iolab's vmlinux).
+fn made_by_iolab(at: &Path) -> bool {
+    let Ok(metadata) = at.symlink_metadata() else {
+        return false;
+    };
+    if !metadata.is_dir() {
+        return false;
+    }
+    if at.join(MADE).is_file() || at.join(COMPLETE).is_file() {
+        return true;
+    }
+    const UNPACKED: [&str; 8] = [
+        "boot",
+        "lib",
+        "usr",
+        "etc",
+        "bin",
+        "vmlinux",
+        "vmlinux.partial",
+        IDENTITY,
+    ];
+    let Ok(entries) = std::fs::read_dir(at) else {
+        return false;
+    };
+    let names: Vec<String> = entries
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    !names.is_empty() && names.iter().all(|name| UNPACKED.contains(&name.as_str()))
 }
 
 /// The package name and version of the Debian archive `deb`
