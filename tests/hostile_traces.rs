@@ -309,3 +309,33 @@ fn sigterm_during_a_layout_ends_it_with_143() {
         assert!(left.is_empty(), "{args:?}: {left:?}");
     }
 }
+
+/// A read, write or trim of no bytes is refused by file and line in every
+/// format, as fio's iolog v3 reader already was (MSR and SPC replayed it).
+#[test]
+fn zero_byte_ios_are_refused_in_every_format() {
+    let (work, dir) = (scratch(), scratch());
+    let msr = work.path().join("zero.csv");
+    std::fs::write(
+        &msr,
+        "128166372003061629,hm,1,Read,0,4096,10\n128166372003071629,hm,1,Write,4096,0,10\n",
+    )
+    .unwrap();
+    let spc = work.path().join("zero.spc");
+    std::fs::write(&spc, "0,0,4096,r,0.000000\n0,8,0,w,0.001000\n").unwrap();
+    for (trace, named) in [
+        (&msr, "zero.csv line 2: a write of 0 bytes"),
+        (&spc, "zero.spc line 2: a write of 0 bytes"),
+    ] {
+        refused_in_one_line(
+            &[
+                "replay".as_ref(),
+                trace.as_os_str(),
+                "--dir".as_ref(),
+                dir.path().as_os_str(),
+            ],
+            named,
+            dir.path(),
+        );
+    }
+}

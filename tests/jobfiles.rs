@@ -1388,7 +1388,7 @@ fn log_keys_write_fio_format_logs_beside_the_result() {
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
     let repetition = &first_point(&result)["repetitions"][0];
     for (suffix, total) in [("bw", "bytes"), ("iops", "ops")] {
-        let ours = log_lines(&out.path().join(format!("result-0.m_{suffix}.r1.log")));
+        let ours = log_lines(&out.path().join(format!("result-0.m_{suffix}.1.r1.log")));
         // Both directions in every window, as fio logs them.
         let directions = |log: &[(u64, u64, u64)]| {
             let mut seen: Vec<u64> = log.iter().map(|l| l.2).collect();
@@ -1412,7 +1412,7 @@ fn log_keys_write_fio_format_logs_beside_the_result() {
     }
     // A second run never writes over the first's logs: its own names.
     run_ok(&["run", job.to_str().unwrap()], out.path());
-    assert!(out.path().join("result-1.m_bw.r1.log").exists());
+    assert!(out.path().join("result-1.m_bw.1.r1.log").exists());
     // log_offset adds the offset column, 0 for a window: fio 3.33's
     // averaged log holds `time, value, direction, 0, 0, 0` too.
     let offsets = write_job(
@@ -1431,7 +1431,7 @@ fn log_keys_write_fio_format_logs_beside_the_result() {
     run_ok(&["run", offsets.to_str().unwrap()], out.path());
     for path in [
         fio_dir.path().join("m_bw.1.log"),
-        out.path().join("result-2.m_bw.r1.log"),
+        out.path().join("result-2.m_bw.1.r1.log"),
     ] {
         let lines = log_fields(&path, 6);
         assert!(lines.iter().all(|f| f[3..] == [0, 0, 0]), "{lines:?}");
@@ -1793,4 +1793,44 @@ fn flow_keeps_the_share_of_ios_fio_keeps() {
     for (tool, ratio) in [("fio", fio_ratio), ("iolab", our_ratio)] {
         assert!((ratio - 8.0).abs() < 0.4, "{tool}: reader/writer {ratio}");
     }
+}
+
+/// Two sections under one `[global]` `write_iops_log=PRE` write apart, as
+/// fio's `PRE_iops.1.log` and `PRE_iops.2.log` (they used to collide), and
+/// a log name already taken beside `-o` is refused before any I/O, exit 2
+/// (it used to fail after measuring, exit 1).
+#[test]
+fn logs_of_two_sections_write_apart_and_a_taken_name_is_refused_before_any_io() {
+    let out = scratch();
+    let text = "[global]\nioengine=null\nsize=16m\nrw=read\nwrite_iops_log=PRE\n[a]\n[b]\nnumjobs=2\n[c]\n";
+    let job = write_job(out.path(), "two.fio", text, out.path());
+    let result = out.path().join("r.json");
+    let ran = iolab()
+        .args(["run", job.to_str().unwrap(), "-o", result.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    // fio numbers jobs in file order: a is 1, b's two are 2 and 3, c is 4.
+    for job_number in [1, 2, 4] {
+        let log = out.path().join(format!("r.PRE_iops.{job_number}.r1.log"));
+        assert!(log.exists(), "{}: {:?}", log.display(), entries(out.path()));
+    }
+    let taken = out.path().join("r2.PRE_iops.2.r1.log");
+    std::fs::write(&taken, "mine").unwrap();
+    let second = out.path().join("r2.json");
+    let refused = iolab()
+        .args(["run", job.to_str().unwrap(), "-o", second.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("r2.PRE_iops.2.r1.log"), "{stderr}");
+    // The job file's note, then the refusal in one line.
+    assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+    assert!(!second.exists());
+    assert_eq!(std::fs::read_to_string(&taken).unwrap(), "mine");
 }

@@ -3,8 +3,17 @@
 pub use crate::record::replay::{Fidelity, Interval, KindCount, LagFigures, Verdict};
 use crate::trace::{IoKind, TraceSummary};
 
-/// The most intervals a replay keeps; a longer trace widens its interval.
-pub const MOST_INTERVALS: u64 = 100_000;
+/// The most intervals a replay keeps; a longer trace widens its interval
+/// (so a 2-I/O trace a year long writes a record of at most about 1 MB).
+pub const MOST_INTERVALS: u64 = 10_000;
+
+/// About how many bytes the intervals of a replay of `duration_ns` at
+/// `interval_ns` take in its record (each about 100 bytes of JSON), for
+/// the room `-o` asks.
+pub fn intervals_record_bytes(duration_ns: u64, interval_ns: u64) -> u64 {
+    let interval_ns = interval_ns.max(duration_ns / MOST_INTERVALS + 1).max(1);
+    (duration_ns / interval_ns + 1) * 100
+}
 
 /// What the replay loop tells the fidelity as it goes (cold enough: a few
 /// adds per I/O, no allocation after the start).

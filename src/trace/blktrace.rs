@@ -185,6 +185,9 @@ impl Events {
             if at_ns > super::LATEST_TIME_NS {
                 return Err((self.record, start, super::too_late(at_ns)));
             }
+            if bytes == 0 && kind != IoKind::Flush {
+                return Err((self.record, start, super::zero_bytes(kind)));
+            }
             return Ok(Some(TraceIo {
                 at_ns,
                 offset: if kind == IoKind::Flush {

@@ -195,6 +195,11 @@ pub(super) fn too_late(at_ns: u64) -> String {
     )
 }
 
+/// Why a read, write or trim of no bytes is refused, in every format alike.
+pub(super) fn zero_bytes(kind: IoKind) -> String {
+    format!("a {} of 0 bytes: only a flush moves no data", kind.name())
+}
+
 /// A trace being read, one I/O at a time.
 pub struct TraceReader {
     path: PathBuf,
@@ -400,6 +405,12 @@ impl TraceReader {
                         return Err(TraceError(format!(
                             "{shown} line {number}: {}",
                             too_late(io.at_ns)
+                        )));
+                    }
+                    Ok(Some(io)) if io.len == 0 && io.kind != IoKind::Flush => {
+                        return Err(TraceError(format!(
+                            "{shown} line {number}: {}",
+                            zero_bytes(io.kind)
                         )));
                     }
                     Ok(Some(io)) => return Ok(Some(io)),

@@ -160,7 +160,8 @@ fn character_text(shown: &str, c: &Character) -> String {
 
 /// `iolab replay TRACE`.
 pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppError> {
-    check_output(args.output.as_deref(), 1 << 20)?;
+    // Its room is checked once the trace says how long the record is.
+    check_output(args.output.as_deref(), 0)?;
     if args.destroy_data.is_some() && args.file.is_none() && args.target.is_none() {
         return Err(usage!(
             "--destroy-data names the device of --file or the LUN of --target it lets a trace write"
@@ -193,6 +194,14 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     // The trace checked whole before anything is created.
     let (selection, character) = read(&args.source)?;
     let summary = character.summary.clone();
+    check_output(
+        args.output.as_deref(),
+        16 << 10
+            + crate::replay::fidelity::intervals_record_bytes(
+                summary.duration_ns,
+                args.interval.as_nanos() as u64,
+            ),
+    )?;
     if summary.largest > crate::replay::LARGEST_IO {
         return Err(usage!(
             "{}: an I/O of {} bytes, more than the {} iolab replays in one I/O",

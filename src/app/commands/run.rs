@@ -80,6 +80,10 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         ranks.check_points(&plan.points)?;
         if ranks.speaks() {
             check_output(plan.output.as_deref(), expected_result_bytes(&plan.points))?;
+            if let Some(path) = &plan.output {
+                crate::import::jobfile::logs::check_names(&fio_logs, path)
+                    .map_err(|why| usage!("{why}"))?;
+            }
         }
         Ok(plan)
     })();

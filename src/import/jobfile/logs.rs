@@ -12,8 +12,12 @@ use std::path::{Path, PathBuf};
 pub struct FioLog {
     /// The section's group, as the plan names it.
     pub group: String,
-    /// fio's prefix, its last path component: the log is `PREFIX_bw.log`.
+    /// fio's prefix, its last path component: the log is `PREFIX_bw.N.log`.
     pub prefix: String,
+    /// fio's number of the section's first job (1 on, in file order, each
+    /// section's `numjobs` counted): fio's `N` in `PREFIX_bw.N.log`, so
+    /// two sections under one `[global]` prefix write apart, as in fio.
+    pub job: u32,
     /// Which figure each line holds.
     pub kind: LogKind,
     /// `log_avg_msec`: the width of each line's window, ms (iolab's
@@ -48,6 +52,7 @@ impl LogKind {
 pub fn read(
     options: &Map<String, Value>,
     group: &str,
+    job: u32,
 ) -> Result<Vec<FioLog>, (&'static str, String)> {
     let text = |key: &str| options.get(key).and_then(Value::as_str);
     let window_ms = match text("log_avg_msec") {
@@ -80,6 +85,7 @@ pub fn read(
         logs.push(FioLog {
             group: group.to_string(),
             prefix: prefix.to_string(),
+            job,
             kind,
             window_ms,
             offset,
@@ -93,7 +99,7 @@ pub fn read(
 pub fn note(logs: &[FioLog]) -> Option<String> {
     let window_ms = logs.first()?.window_ms;
     Some(format!(
-        "{}: written beside the result in fio's format from iolab's series: one line per {} window for each direction, all of a section's jobs together (fio writes one log per job{}), named RESULT.PREFIX_bw.rN.log for repetition N",
+        "{}: written beside the result in fio's format from iolab's series: one line per {} window for each direction, all of a section's jobs together (fio writes one log per job{}), named RESULT.PREFIX_bw.J.rN.log for repetition N, J being fio's number of the section's first job",
         logs.iter()
             .map(|l| format!("write_{}_log", l.kind.suffix()))
             .collect::<Vec<_>>()
@@ -120,15 +126,68 @@ pub struct Placed {
     pub log: FioLog,
 }
 
+impl FioLog {
+    /// The start of its files' names beside `result_path`:
+    /// `RESULT.PREFIX_bw.J.r` (the repetition and `.log` follow).
+    fn name_start(&self, result_path: &Path) -> std::ffi::OsString {
+        let mut name = result_path.with_extension("").into_os_string();
+        name.push(format!(
+            ".{}_{}.{}.r",
+            self.prefix,
+            self.kind.suffix(),
+            self.job
+        ));
+        name
+    }
+}
+
+/// Refuses, before any I/O, logs whose files would collide: two sections
+/// that would write the same name, or a file already there under a name
+/// one of them writes (`RESULT.PREFIX_bw.J.rN.log` for any N).
+pub fn check_names(placed: &[Placed], result_path: &Path) -> Result<(), String> {
+    let mut starts: Vec<(std::ffi::OsString, &str)> = Vec::new();
+    for placed in placed {
+        let start = placed.log.name_start(result_path);
+        if let Some((_, other)) = starts.iter().find(|(s, _)| *s == start) {
+            return Err(format!(
+                "[{}] and [{other}] would write the same fio log {}N.log",
+                placed.log.group,
+                Path::new(&start).display()
+            ));
+        }
+        let start_path = Path::new(&start);
+        let (dir, stem) = match (start_path.parent(), start_path.file_name()) {
+            (Some(dir), Some(stem)) => (dir, stem.to_string_lossy().into_owned()),
+            _ => continue,
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&stem) && name.ends_with(".log") {
+                return Err(format!(
+                    "[{}]'s fio log would be written as {} (a file of that name is there), and iolab writes over nothing: choose another -o or remove it",
+                    placed.log.group,
+                    dir.join(&name).display()
+                ));
+            }
+        }
+        starts.push((start, &placed.log.group));
+    }
+    Ok(())
+}
+
 /// Writes each placed log of `result`'s measured repetitions beside
-/// `result_path` (`RESULT.PREFIX_bw.rN.log`), never over a file that is
+/// `result_path` (`RESULT.PREFIX_bw.J.rN.log`), never over a file that is
 /// there; the paths written.
 pub fn write(
     result: &ResultFile,
     placed: &[Placed],
     result_path: &Path,
 ) -> std::io::Result<Vec<PathBuf>> {
-    let stem = result_path.with_extension("");
     let mut written = Vec::new();
     for placed in placed {
         let Some(point) = result.points.iter().find(|p| p.label == placed.point) else {
@@ -143,13 +202,8 @@ pub fn write(
             let Some(text) = lines(group, repetition, placed.log.kind, placed.log.offset) else {
                 continue;
             };
-            let mut name = stem.as_os_str().to_owned();
-            name.push(format!(
-                ".{}_{}.r{}.log",
-                placed.log.prefix,
-                placed.log.kind.suffix(),
-                number + 1
-            ));
+            let mut name = placed.log.name_start(result_path);
+            name.push(format!("{}.log", number + 1));
             let path = PathBuf::from(name);
             std::fs::OpenOptions::new()
                 .write(true)
@@ -229,11 +283,40 @@ mod tests {
             .collect()
     }
 
+    /// Two sections under one `[global]` prefix write apart, numbered as
+    /// fio numbers their jobs; a file already there under a name a log
+    /// would take is refused before any I/O (it used to fail after the
+    /// run, with exit 1).
+    #[test]
+    fn logs_are_named_per_section_and_their_collisions_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        let result = dir.path().join("r.json");
+        let placed = |group: &str, job: u32| Placed {
+            point: "p".into(),
+            group: 0,
+            log: read(&options(&[("write_iops_log", "PRE")]), group, job)
+                .unwrap()
+                .remove(0),
+        };
+        let two = [placed("a", 1), placed("b", 2)];
+        assert_eq!(check_names(&two, &result), Ok(()));
+        let twice = [placed("a", 1), placed("b", 1)];
+        assert!(
+            check_names(&twice, &result)
+                .unwrap_err()
+                .contains("[b] and [a]")
+        );
+        std::fs::write(dir.path().join("r.PRE_iops.2.r1.log"), "").unwrap();
+        let taken = check_names(&two, &result).unwrap_err();
+        assert!(taken.contains("r.PRE_iops.2.r1.log"), "{taken}");
+    }
+
     #[test]
     fn an_offset_column_without_a_window_is_kept_at_0_and_said() {
         let logs = read(
             &options(&[("write_bw_log", "1"), ("log_offset", "1")]),
             "zones",
+            1,
         )
         .unwrap();
         assert!(logs[0].offset);
@@ -249,6 +332,7 @@ mod tests {
                 ("log_avg_msec", "500"),
             ]),
             "seq",
+            1,
         )
         .unwrap();
         assert_eq!(
@@ -261,7 +345,7 @@ mod tests {
             ]
         );
         assert!(note(&logs).unwrap().contains("500 ms window"));
-        assert!(read(&options(&[]), "seq").unwrap().is_empty());
+        assert!(read(&options(&[]), "seq", 1).unwrap().is_empty());
     }
 
     #[test]
@@ -278,7 +362,11 @@ mod tests {
             (&[("write_bw_log", "/tmp/")][..], "write_bw_log"),
             (&[("write_iops_log", "..")][..], "write_iops_log"),
         ] {
-            assert_eq!(read(&options(pairs), "j").unwrap_err().0, key, "{pairs:?}");
+            assert_eq!(
+                read(&options(pairs), "j", 1).unwrap_err().0,
+                key,
+                "{pairs:?}"
+            );
         }
     }
 }

@@ -140,6 +140,8 @@ pub fn translate(
     // Each flow id and the phase its jobs run in.
     let mut flow_phases: Vec<(u32, usize)> = Vec::new();
     let mut fio_logs = Vec::new();
+    // fio's number of the next section's first job (its logs' `N`).
+    let mut next_job = 1u32;
     // fio's steady-state check interval (seconds) and the line giving it
     // (`None`: fio's default).
     let mut steady_interval: Option<(f64, Option<usize>)> = None;
@@ -494,8 +496,9 @@ pub fn translate(
             flow_phases.push((flow.id, phase));
         }
         let name = group_name(shown, &names);
-        let asked = logs::read(&options, &name)
+        let asked = logs::read(&options, &name, next_job)
             .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
+        next_job = next_job.saturating_add(workload.jobs);
         if let Some(note) = logs::note(&asked).filter(|note| !notes.contains(note)) {
             notes.push(note);
         }
