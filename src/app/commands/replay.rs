@@ -196,7 +196,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     let summary = character.summary.clone();
     check_output(
         args.output.as_deref(),
-        16 << 10
+        (16 << 10)
             + crate::replay::fidelity::intervals_record_bytes(
                 summary.duration_ns,
                 args.interval.as_nanos() as u64,
