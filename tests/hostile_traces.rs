@@ -310,8 +310,9 @@ fn sigterm_during_a_layout_ends_it_with_143() {
     }
 }
 
-/// A read, write or trim of no bytes is refused by file and line in every
-/// format, as fio's iolog v3 reader already was (MSR and SPC replayed it).
+/// A read, write or trim of no bytes, or one ending past the largest file
+/// offset, is refused by file and line in every format, as fio's iolog v3
+/// reader already refused the first (MSR and SPC replayed it).
 #[test]
 fn zero_byte_ios_are_refused_in_every_format() {
     let (work, dir) = (scratch(), scratch());
@@ -321,11 +322,22 @@ fn zero_byte_ios_are_refused_in_every_format() {
         "128166372003061629,hm,1,Read,0,4096,10\n128166372003071629,hm,1,Write,4096,0,10\n",
     )
     .unwrap();
+    let far = work.path().join("far.iolog");
+    std::fs::write(
+        &far,
+        "fio version 3 iolog\n0 /f add\n0 /f open\n0 /f read 18446744073709547520 4096\n",
+    )
+    .unwrap();
     let spc = work.path().join("zero.spc");
     std::fs::write(&spc, "0,0,4096,r,0.000000\n0,8,0,w,0.001000\n").unwrap();
     for (trace, named) in [
         (&msr, "zero.csv line 2: a write of 0 bytes"),
         (&spc, "zero.spc line 2: a write of 0 bytes"),
+        // An extent past 2^64 (it panicked on overflow in a debug build).
+        (
+            &far,
+            "far.iolog line 4: a read of 4096 bytes at byte 18446744073709547520 ends beyond",
+        ),
     ] {
         refused_in_one_line(
             &[

@@ -182,13 +182,7 @@ impl Events {
                     ),
                 ));
             };
-            if at_ns > super::LATEST_TIME_NS {
-                return Err((self.record, start, super::too_late(at_ns)));
-            }
-            if bytes == 0 && kind != IoKind::Flush {
-                return Err((self.record, start, super::zero_bytes(kind)));
-            }
-            return Ok(Some(TraceIo {
+            let io = TraceIo {
                 at_ns,
                 offset: if kind == IoKind::Flush {
                     0
@@ -198,7 +192,11 @@ impl Events {
                 len: if kind == IoKind::Flush { 0 } else { bytes },
                 kind,
                 response_ns: None,
-            }));
+            };
+            if let Some(why) = super::refusal(&io) {
+                return Err((self.record, start, why));
+            }
+            return Ok(Some(io));
         }
     }
 }

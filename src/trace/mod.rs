@@ -184,7 +184,7 @@ impl Selection {
 pub const LATEST_TIME_NS: u64 = 1 << 62;
 
 /// Why an I/O at `at_ns` is refused.
-pub(super) fn too_late(at_ns: u64) -> String {
+fn too_late(at_ns: u64) -> String {
     let shown = if at_ns == u64::MAX {
         "beyond 2^64 ns".to_string()
     } else {
@@ -195,9 +195,32 @@ pub(super) fn too_late(at_ns: u64) -> String {
     )
 }
 
-/// Why a read, write or trim of no bytes is refused, in every format alike.
-pub(super) fn zero_bytes(kind: IoKind) -> String {
-    format!("a {} of 0 bytes: only a flush moves no data", kind.name())
+/// Why an I/O a reader parsed is refused, in every format alike: a time
+/// past [`LATEST_TIME_NS`], a read, write or trim of no bytes, an extent
+/// past the largest file offset (2^63 - 1 bytes).
+pub(super) fn refusal(io: &TraceIo) -> Option<String> {
+    if io.at_ns > LATEST_TIME_NS {
+        return Some(too_late(io.at_ns));
+    }
+    if io.len == 0 && io.kind != IoKind::Flush {
+        return Some(format!(
+            "a {} of 0 bytes: only a flush moves no data",
+            io.kind.name()
+        ));
+    }
+    if io
+        .offset
+        .checked_add(io.len)
+        .is_none_or(|end| end > i64::MAX as u64)
+    {
+        return Some(format!(
+            "a {} of {} bytes at byte {} ends beyond the largest file offset (2^63 - 1 bytes)",
+            io.kind.name(),
+            io.len,
+            io.offset
+        ));
+    }
+    None
 }
 
 /// A trace being read, one I/O at a time.
@@ -401,19 +424,12 @@ impl TraceReader {
                     TextFormat::Blkparse(state) => state.line(line),
                 };
                 match parsed {
-                    Ok(Some(io)) if io.at_ns > LATEST_TIME_NS => {
-                        return Err(TraceError(format!(
-                            "{shown} line {number}: {}",
-                            too_late(io.at_ns)
-                        )));
+                    Ok(Some(io)) => {
+                        return match refusal(&io) {
+                            Some(why) => Err(TraceError(format!("{shown} line {number}: {why}"))),
+                            None => Ok(Some(io)),
+                        };
                     }
-                    Ok(Some(io)) if io.len == 0 && io.kind != IoKind::Flush => {
-                        return Err(TraceError(format!(
-                            "{shown} line {number}: {}",
-                            zero_bytes(io.kind)
-                        )));
-                    }
-                    Ok(Some(io)) => return Ok(Some(io)),
                     Ok(None) => continue,
                     Err(why) => {
                         return Err(TraceError(format!("{shown} line {number}: {why}")));
