@@ -145,6 +145,10 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
     ),
     (&["--guest", "kernel="], "--guest kernel=: give `debian`"),
     (&["--guest", "accel=tc\ng"], "accel=tc\\ng"),
+    (
+        &["--guest", "name=host"],
+        "--guest name=host: `host` is a word of the machine axis",
+    ),
     (&["--group", "a", "--set", "a.bs=4\nk"], "4\\nk"),
     (&["--mpi", "--file", "x"], "--file"),
     // Refused by the feature build (each rank would stop on its own) and by

@@ -407,6 +407,23 @@ fn fio_json_leaves_metadata_points_out_and_says_so() {
     let stderr = String::from_utf8_lossy(&imported.stderr);
     assert!(imported.status.success(), "{stderr}");
     assert!(!stderr.contains("trim"), "{stderr}");
+    // Metadata points alone: refused, nothing written (it used to write a
+    // fio JSON of no job, exit 0).
+    let empty = dir.path().join("empty.json");
+    let refused = iolab()
+        .arg("report")
+        .arg(&metadata)
+        .args(["--format", "fio-json", "-o"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("every point given is a metadata point"),
+        "{stderr}"
+    );
+    assert!(!empty.exists());
 }
 
 #[test]

@@ -469,6 +469,12 @@ fn set_name(spec: &mut GuestSpec, value: &str) -> Result<(), UsageError> {
             "--guest name={value}: 1 to 32 lowercase letters, digits or '-'"
         ));
     }
+    // The machine axis's own words: a guest named so would read as one.
+    if ["host", "guest", "all"].contains(&value) {
+        return Err(crate::usage!(
+            "--guest name={value}: `{value}` is a word of the machine axis (--machine host, guest); name the configuration otherwise"
+        ));
+    }
     spec.name = Some(value.to_string());
     Ok(())
 }

@@ -53,6 +53,13 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
     if args.format == ReportFormat::FioJson {
         let results: Vec<_> = files.iter().map(|(_, r)| r).collect();
         let left = crate::report::fio_json::left_out(&results);
+        let points: usize = results.iter().map(|r| r.points.len()).sum();
+        if left.len() == points {
+            return Err(usage!(
+                "--format fio-json: every point given is a metadata point, which fio has no job for, so its JSON would hold no job: use --format csv or markdown"
+            )
+            .into());
+        }
         if !left.is_empty() {
             crate::say!(
                 "iolab: {} metadata point{} left out of the fio JSON (fio has no job that creates, stats or deletes a tree's items): {}",
