@@ -943,6 +943,55 @@ mod with_mpi {
         assert!(entries(dir.path()).is_empty());
     }
 
+    /// A rebuilt iolab of other code at the same version and commit is
+    /// told apart by its build id (here the same binary with its GNU build
+    /// id changed): refused and named, where it used to be taken as the
+    /// same iolab.
+    #[test]
+    fn ranks_of_other_builds_at_one_version_are_refused_and_named() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let Ok(notes) = Command::new("readelf").args(["-n", IOLAB]).output() else {
+            crate::skip!("readelf is not installed (Debian binutils)");
+            return;
+        };
+        let notes = String::from_utf8_lossy(&notes.stdout).into_owned();
+        let id = notes
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Build ID: "))
+            .expect("the binary has a GNU build id")
+            .to_string();
+        let bytes: Vec<u8> = (0..id.len() / 2)
+            .map(|i| u8::from_str_radix(&id[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        let dir = scratch();
+        let mut binary = std::fs::read(IOLAB).unwrap();
+        let at = binary
+            .windows(bytes.len())
+            .position(|w| w == bytes.as_slice())
+            .expect("the build id in the file");
+        binary[at] ^= 0xff;
+        let rebuilt = dir.path().join("iolab-rebuilt");
+        std::fs::write(&rebuilt, &binary).unwrap();
+        rustix::fs::chmod(&rebuilt, rustix::fs::Mode::from_raw_mode(0o755)).unwrap();
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        let common = ["run", "--mpi", "--op", "read", "--size", "1m", "--dir"];
+        mpirun.args(["-np", "1", IOLAB]).args(common).arg(&work);
+        mpirun
+            .args([":", "-np", "1"])
+            .arg(&rebuilt)
+            .args(common)
+            .arg(&work);
+        let out = within(mpirun, Duration::from_secs(60));
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("rank 1 on ") && stderr.contains("(build "),
+            "{stderr}"
+        );
+        assert!(entries(&work).is_empty());
+    }
+
     #[test]
     fn mpi_outside_a_launcher_runs_as_one_rank_and_says_so() {
         let dir = scratch();

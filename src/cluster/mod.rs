@@ -93,6 +93,10 @@ thread_local! {
 struct Introduction {
     version: String,
     commit: Option<String>,
+    /// The binary's GNU build id: a rebuild of other code at one version
+    /// and commit differs in it.
+    #[serde(default)]
+    build_id: Option<String>,
     arguments: Vec<String>,
     host: HostIdentity,
     /// The rank's network namespace ([`crate::probe::process::net_namespace`]).
@@ -151,6 +155,7 @@ pub fn join(
     let introduction = Introduction {
         version: tool.version,
         commit: tool.git_commit,
+        build_id: crate::probe::process::own_build_id(),
         // argv[0] may differ (a path per host); the rest must not.
         arguments: arguments.iter().skip(1).cloned().collect(),
         host: HostIdentity {
@@ -311,11 +316,15 @@ fn differing_ranks(everyone: &[Introduction]) -> String {
     };
     let describe = |i: &Introduction| {
         format!(
-            "iolab {}{} with arguments '{}'",
+            "iolab {}{}{} with arguments '{}'",
             i.version,
             i.commit
                 .as_ref()
                 .map_or_else(String::new, |c| format!(" (commit {c})")),
+            i.build_id.as_ref().map_or_else(String::new, |id| format!(
+                " (build {})",
+                &id[..id.len().min(12)]
+            )),
             i.arguments.join(" ")
         )
     };
@@ -324,8 +333,13 @@ fn differing_ranks(everyone: &[Introduction]) -> String {
         .enumerate()
         .skip(1)
         .filter(|(_, i)| {
-            (&i.version, &i.commit, &i.arguments)
-                != (&first.version, &first.commit, &first.arguments)
+            (&i.version, &i.commit, &i.build_id, &i.arguments)
+                != (
+                    &first.version,
+                    &first.commit,
+                    &first.build_id,
+                    &first.arguments,
+                )
         })
         .map(|(rank, i)| format!("rank {rank} on {} runs {}", i.host.name, describe(i)))
         .collect();
@@ -659,6 +673,7 @@ mod tests {
         let rank = |name: &str, boot: &str, net: u64| Introduction {
             version: String::new(),
             commit: None,
+            build_id: None,
             arguments: Vec::new(),
             host: HostIdentity {
                 name: name.to_string(),

@@ -1,4 +1,4 @@
-//! Processes as /proc shows them: the boot's id, this process's pid namespace, a process's state and start time (/proc/PID/stat), its command line (/proc/PID/cmdline), its I/O accounting (/proc/PID/io), and where an open descriptor of this process now leads (/proc/self/fd/N). The rest of iolab asks here rather than reading /proc itself.
+//! Processes as /proc shows them: the boot's id, this process's pid namespace, a process's state and start time (/proc/PID/stat), its command line (/proc/PID/cmdline), this binary's GNU build id, its I/O accounting (/proc/PID/io), and where an open descriptor of this process now leads (/proc/self/fd/N). The rest of iolab asks here rather than reading /proc itself.
 
 /// This boot's id (/proc/sys/kernel/random/boot_id), trimmed; empty when it
 /// cannot be read.
@@ -117,6 +117,62 @@ pub fn command_line(pid: u32) -> Option<Vec<String>> {
     )
 }
 
+/// The GNU build id of this process's own executable (the linker's
+/// `NT_GNU_BUILD_ID` note, hex), read from its program headers in memory:
+/// two builds of other code differ in it even at one version and commit.
+/// `None` where the binary carries none.
+pub fn own_build_id() -> Option<String> {
+    unsafe extern "C" fn first_object(
+        info: *mut libc::dl_phdr_info,
+        _size: libc::size_t,
+        found: *mut libc::c_void,
+    ) -> libc::c_int {
+        // SAFETY: the loader hands a valid info for the main program first;
+        // `found` is the Option<String> below.
+        let (info, found) = unsafe { (&*info, &mut *found.cast::<Option<String>>()) };
+        for index in 0..usize::from(info.dlpi_phnum) {
+            // SAFETY: dlpi_phdr holds dlpi_phnum headers.
+            let header = unsafe { &*info.dlpi_phdr.add(index) };
+            if header.p_type != libc::PT_NOTE {
+                continue;
+            }
+            let start = (info.dlpi_addr + header.p_vaddr) as *const u8;
+            // SAFETY: a PT_NOTE segment is mapped for p_memsz bytes.
+            let notes = unsafe { std::slice::from_raw_parts(start, header.p_memsz as usize) };
+            if let Some(id) = build_id_in(notes) {
+                *found = Some(id);
+                break;
+            }
+        }
+        1 // the main program only
+    }
+    let mut found: Option<String> = None;
+    // SAFETY: the callback reads only what the loader passes.
+    unsafe {
+        libc::dl_iterate_phdr(Some(first_object), (&raw mut found).cast());
+    }
+    found
+}
+
+/// The GNU build id among ELF notes (4-byte aligned name and descriptor).
+fn build_id_in(mut notes: &[u8]) -> Option<String> {
+    let word = |bytes: &[u8], at: usize| -> Option<usize> {
+        Some(u32::from_ne_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize)
+    };
+    while notes.len() >= 12 {
+        let (name_size, desc_size, kind) = (word(notes, 0)?, word(notes, 4)?, word(notes, 8)?);
+        let name_end = 12 + name_size.div_ceil(4) * 4;
+        let desc_end = name_end.checked_add(desc_size.div_ceil(4) * 4)?;
+        let name = notes.get(12..12 + name_size)?;
+        let desc = notes.get(name_end..name_end + desc_size)?;
+        if kind == 3 && name == b"GNU\0" {
+            return Some(desc.iter().map(|b| format!("{b:02x}")).collect());
+        }
+        notes = notes.get(desc_end..)?;
+    }
+    None
+}
+
 /// The path an open descriptor of this process leads to now (after a
 /// rename, its new name; ` (deleted)` when it has none): the readlink of
 /// /proc/self/fd/N; `None` when it cannot be read.
@@ -138,6 +194,20 @@ mod tests {
         let own = stat_of(std::process::id()).unwrap();
         assert!(own.start_ticks > 0 && !own.state.is_empty());
         assert!(!boot_id().is_empty() && pid_namespace().starts_with("pid:"));
+        let id = own_build_id().expect("Debian's linker gives every binary a build id");
+        assert!(
+            id.len() >= 16 && id.chars().all(|c| c.is_ascii_hexdigit()),
+            "{id}"
+        );
+        // The same as binutils' readelf reads from the file, where it is.
+        if let Ok(notes) = std::process::Command::new("readelf")
+            .arg("-n")
+            .arg(std::env::current_exe().unwrap())
+            .output()
+        {
+            let text = String::from_utf8_lossy(&notes.stdout);
+            assert!(text.contains(&format!("Build ID: {id}")), "{id}: {text}");
+        }
         let own_words = command_line(std::process::id()).unwrap();
         assert!(!own_words.is_empty() && own_words.iter().all(|w| !w.contains('\0')));
         let dir = tempfile::tempdir().unwrap();
