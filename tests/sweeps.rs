@@ -237,6 +237,12 @@ fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
         &format!("{host} {namespace} another-boot 77 1"),
     )
     .is_ok();
+    // One written whole before its process died, its rename not done: kept.
+    let _ = tag(
+        &temporary(4_000_004),
+        &format!("{host} {namespace} another-boot 78 1"),
+    );
+    std::fs::write(temporary(4_000_004), b"{\"whole\": true}").unwrap();
     let me = std::process::id();
     let stat = std::fs::read_to_string(format!("/proc/{me}/stat")).unwrap();
     let start = stat[stat.rfind(')').unwrap() + 1..]
@@ -267,6 +273,14 @@ fn kill_9_loses_at_most_the_point_in_flight_and_resume_finishes() {
             "a dead iolab's temporary goes: {stderr}"
         );
         assert!(stderr.contains(".killed.json.tmp-4000001"), "{stderr}");
+        let recovered = out.path().join("killed.recovered-4000004.json");
+        assert_eq!(
+            std::fs::read(&recovered).unwrap_or_default(),
+            b"{\"whole\": true}",
+            "a whole result is kept, named: {stderr}"
+        );
+        assert!(!temporary(4_000_004).exists());
+        assert!(stderr.contains("killed.recovered-4000004.json"), "{stderr}");
         assert!(temporary(4_000_002).exists(), "a live iolab's stays");
     } else {
         crate::not_here!("no user xattrs here, so no owner tags to judge by");

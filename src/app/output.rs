@@ -267,12 +267,19 @@ pub(crate) fn remove_dead_temporaries(output: &Path) {
     ];
     for path in paths {
         match write::remove_dead_temporaries(&path) {
-            Ok(removed) => {
-                for file in removed {
-                    crate::say!(
-                        "iolab: removed {}, left by an iolab that is no longer running",
-                        file.display()
-                    );
+            Ok(cleared) => {
+                for leftover in cleared {
+                    match leftover {
+                        write::Leftover::Removed(file) => crate::say!(
+                            "iolab: removed {}, left half-written by an iolab that is no longer running",
+                            file.display()
+                        ),
+                        write::Leftover::Recovered { from, to } => crate::say!(
+                            "iolab: kept {} as {}: an iolab that is no longer running wrote it whole but was stopped before naming it",
+                            from.display(),
+                            to.display()
+                        ),
+                    }
                 }
             }
             Err(error) => crate::say!(

@@ -105,10 +105,25 @@ pub fn temporary_for(path: &Path) -> std::path::PathBuf {
     dir.join(name)
 }
 
-/// Removes the temporary files of [`write_file`] for `path` (`.NAME.tmp-<pid>`)
+/// What became of a dead process's temporary file beside an output.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Leftover {
+    /// Half written: removed.
+    Removed(std::path::PathBuf),
+    /// Written whole and synced, its rename not done (its process was
+    /// killed between the two): kept under a visible name, never lost.
+    Recovered {
+        from: std::path::PathBuf,
+        to: std::path::PathBuf,
+    },
+}
+
+/// Clears the temporary files of [`write_file`] for `path` (`.NAME.tmp-<pid>`)
 /// that iolab processes left when they died: regular files whose owner tag
-/// names a process of this host that is gone. Returns their paths.
-pub fn remove_dead_temporaries(path: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+/// names a process of this host that is gone. One written whole (JSON that
+/// parses, HTML that ends) is kept as `STEM.recovered-<pid>.EXT` beside
+/// `path`, never over a file; a partial one is removed.
+pub fn remove_dead_temporaries(path: &Path) -> std::io::Result<Vec<Leftover>> {
     use std::os::unix::ffi::OsStrExt;
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -118,7 +133,7 @@ pub fn remove_dead_temporaries(path: &Path) -> std::io::Result<Vec<std::path::Pa
     prefix.extend_from_slice(path.file_name().unwrap_or_default().as_bytes());
     prefix.extend_from_slice(b".tmp-");
     let here = crate::owner::owner_tag();
-    let mut removed = Vec::new();
+    let mut cleared = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
@@ -128,6 +143,7 @@ pub fn remove_dead_temporaries(path: &Path) -> std::io::Result<Vec<std::path::Pa
         if pid.is_empty() || !pid.iter().all(u8::is_ascii_digit) {
             continue;
         }
+        let pid = String::from_utf8_lossy(pid).into_owned();
         let candidate = dir.join(&name);
         let Ok(fd) = rustix::fs::open(
             &candidate,
@@ -144,12 +160,46 @@ pub fn remove_dead_temporaries(path: &Path) -> std::io::Result<Vec<std::path::Pa
         }
         // Only while the name still refers to the file examined.
         let now = rustix::fs::lstat(&candidate)?;
-        if (now.st_dev, now.st_ino) == (stat.st_dev, stat.st_ino) {
-            std::fs::remove_file(&candidate)?;
-            removed.push(candidate);
+        if (now.st_dev, now.st_ino) != (stat.st_dev, stat.st_ino) {
+            continue;
         }
+        if is_whole(path, std::fs::File::from(fd)) {
+            let mut to = path.with_extension("").into_os_string();
+            to.push(format!(".recovered-{pid}"));
+            if let Some(extension) = path.extension() {
+                to.push(".");
+                to.push(extension);
+            }
+            let to = std::path::PathBuf::from(to);
+            if rename_without_replacing(&candidate, &to).is_ok() {
+                cleared.push(Leftover::Recovered {
+                    from: candidate,
+                    to,
+                });
+                continue;
+            }
+        }
+        std::fs::remove_file(&candidate)?;
+        cleared.push(Leftover::Removed(candidate));
     }
-    Ok(removed)
+    Ok(cleared)
+}
+
+/// Whether a temporary file for `path` holds a whole output: JSON that
+/// parses (a result, a journal), HTML that reaches its end.
+fn is_whole(path: &Path, file: std::fs::File) -> bool {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::BufReader::new(file), &mut text).is_ok()
+                && text.trim_end().ends_with("</html>")
+        }
+        Some("json") => {
+            serde_json::from_reader::<_, serde::de::IgnoredAny>(std::io::BufReader::new(file))
+                .is_ok()
+        }
+        _ => false,
+    }
 }
 
 /// Renames `from` to `to` only if `to` does not exist, atomically.
