@@ -899,6 +899,87 @@ mod with_mpi {
         );
     }
 
+    /// A rank lost mid-run (SIGKILLed: mpirun then stops the others with
+    /// SIGTERM and kills them a second later) loses only the repetition in
+    /// flight: rank 0 keeps the ones finished before, names the lost rank
+    /// and its host, and writes its result (it used to wait on the dead
+    /// rank until killed, with no result file at all).
+    #[test]
+    fn a_rank_lost_mid_run_keeps_the_repetitions_finished_before_and_names_it() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        let result = dir.path().join("r.json");
+        let args = format!(
+            "run --mpi --op write --bs 64k --size 8m --runtime 1s --repeat 30 --dir {} -o {}",
+            work.display(),
+            result.display()
+        );
+        mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
+        mpirun.args([":", "-np", "1", "bash", "-c"]);
+        mpirun.arg(format!(
+            "{IOLAB} {args} & child=$!; \
+             until [ $(ls {work}/*.dat 2>/dev/null | wc -l) -ge 3 ]; do sleep 0.1; done; \
+             sleep 6; kill -9 $child; wait $child",
+            work = work.display()
+        ));
+        let out = within(mpirun, Duration::from_secs(120));
+        assert!(!out.status.success(), "{}", text(&out));
+        let value = read_result(&result);
+        let repetitions = value["points"][0]["repetitions"].as_array().unwrap();
+        let ok = repetitions.iter().filter(|r| r["status"] == "ok").count();
+        assert!(
+            ok >= 1,
+            "the finished repetitions are kept: {repetitions:?}"
+        );
+        let last = repetitions.last().unwrap();
+        assert_eq!(last["status"], "failed", "{last}");
+        let error = last["error"].as_str().unwrap();
+        assert!(
+            error.contains("rank 2 on ") && error.contains("did not report"),
+            "{error}"
+        );
+        assert!(repetitions.len() < 30, "the run ended at the loss");
+    }
+
+    /// SIGTERM to one rank stops every rank (it used to stop that rank
+    /// alone, the others running their whole runtime, and the point mixed
+    /// a rank stopped early with full ones): one interrupted repetition,
+    /// exit 143, nothing left.
+    #[test]
+    fn sigterm_to_one_rank_stops_every_rank() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        let result = dir.path().join("r.json");
+        let args = format!(
+            "run --mpi --op write --bs 64k --size 8m --runtime 300s --dir {} -o {}",
+            work.display(),
+            result.display()
+        );
+        mpirun.args(["-np", "1", IOLAB]).args(args.split(' '));
+        mpirun.args([":", "-np", "1", "bash", "-c"]);
+        mpirun.arg(format!(
+            "{IOLAB} {args} & child=$!; \
+             until [ $(ls {work}/*.dat 2>/dev/null | wc -l) -ge 3 ]; do sleep 0.1; done; \
+             sleep 2; kill -TERM $child; wait $child",
+            work = work.display()
+        ));
+        mpirun.args([":", "-np", "1", IOLAB]).args(args.split(' '));
+        // The runtime is 300 s: ending within the limit, every rank stopped.
+        let out = within(mpirun, Duration::from_secs(120));
+        assert_eq!(out.status.code(), Some(143), "{}", text(&out));
+        let value = read_result(&result);
+        let repetition = &value["points"][0]["repetitions"][0];
+        assert_eq!(repetition["status"], "interrupted", "{repetition}");
+        let elapsed_s = repetition["elapsed_ns"].as_f64().unwrap_or(0.0) / 1e9;
+        assert!(elapsed_s < 100.0, "every rank stopped: {elapsed_s} s");
+        wait_for_processes_using(&work, Duration::from_secs(60));
+        assert!(entries(&work).is_empty(), "{:?}", entries(&work));
+    }
+
     /// An argument error is said once by rank 0, not once per rank
     /// (issue "Nothing lost, nothing harmed, round 3", item 18).
     #[test]

@@ -15,8 +15,8 @@ mod mpi_transport;
 use crate::clock;
 use crate::plan::UsageError;
 use crate::record::distributed::ClockComparison;
-use crate::run::RepetitionOutcome;
 use crate::run::peers::{Peers, Spread};
+use crate::run::{RepetitionOutcome, RepetitionStatus};
 use crate::usage;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -38,7 +38,28 @@ pub trait Transport {
     fn broadcast(&self, bytes: &[u8]) -> Vec<u8>;
     /// Ends every rank of the job with `code`.
     fn abort(&self, code: i32) -> !;
+    /// Tells every other rank that signal `signal` stopped this one
+    /// (point to point: no rank waits for it).
+    fn send_stop(&self, signal: i32);
+    /// The signal another rank told this one of, if any came (every such
+    /// message taken).
+    fn take_stop(&self) -> Option<i32>;
+    /// Every rank's `bytes` on rank 0 (`None` elsewhere), each rank's as it
+    /// comes; rank 0 stops waiting when `give_up` says so, and a rank that
+    /// has not reported by then is `None`.
+    fn gather_until(
+        &self,
+        bytes: &[u8],
+        give_up: &dyn Fn() -> bool,
+    ) -> Option<Vec<Option<Vec<u8>>>>;
 }
+
+/// How long rank 0 waits for the other ranks' repetitions once a signal
+/// of its own (not one another rank relayed) stopped it: an MPI launcher
+/// that lost a rank sends the others SIGTERM and kills them a second later
+/// (Open MPI), so rank 0 keeps what it has before then, naming the ranks
+/// that did not report.
+const REPORT_GRACE: std::time::Duration = std::time::Duration::from_millis(600);
 
 /// The options of a distributed run, from the command line.
 #[derive(Clone, Copy, Debug, Default)]
@@ -80,6 +101,14 @@ pub struct Cluster {
     released_at: Cell<u64>,
     /// Whether the current repetition passed its common start.
     started: Cell<bool>,
+    /// Whether this rank told the others of its signal.
+    told_stop: Cell<bool>,
+    /// Whether this rank's signal is one another rank relayed.
+    stop_relayed: Cell<bool>,
+    /// The ranks that did not report a repetition before rank 0 gave up
+    /// on them (rank 0 only): from then on no collective waits for them,
+    /// and the run ends with what it has.
+    lost: RefCell<Vec<u32>>,
 }
 
 thread_local! {
@@ -213,6 +242,9 @@ pub fn join(
         launcher,
         released_at: Cell::new(0),
         started: Cell::new(false),
+        told_stop: Cell::new(false),
+        stop_relayed: Cell::new(false),
+        lost: RefCell::new(Vec::new()),
     });
     // Kept even when refused below: `finish` ends every rank together, rank
     // 0 only after it has said why.
@@ -269,6 +301,13 @@ pub fn finish(code: u8, failed_alone: bool) -> u8 {
     let Some(cluster) = CURRENT.with(|c| c.borrow_mut().take()) else {
         return code;
     };
+    if !cluster.lost.borrow().is_empty() {
+        // A lost rank answers no collective, and MPI_Finalize would wait
+        // for it: rank 0 has written what it kept and leaves, and the
+        // launcher ends the rest.
+        std::mem::forget(cluster);
+        return code;
+    }
     if failed_alone && !failure_is_shared() {
         cluster.transport.abort(i32::from(code));
     }
@@ -572,6 +611,9 @@ impl Peers for Cluster {
     }
 
     fn agree(&self, local: Result<(), String>) -> Result<(), String> {
+        if !self.live() {
+            return local;
+        }
         let bytes = serde_json::to_vec(&local.err()).expect("a message serializes");
         let everyone = self.transport.all_gather(&bytes);
         PLACE.with(|p| p.set((self.rank(), false)));
@@ -592,7 +634,12 @@ impl Peers for Cluster {
     }
 
     fn start_together(&self) {
-        self.transport.barrier();
+        // A stop another rank sent after this one's last repetition ended
+        // is raised here, before the jobs start.
+        self.watch_stop();
+        if self.live() {
+            self.transport.barrier();
+        }
         self.released_at.set(clock::now_ns());
         self.started.set(true);
     }
@@ -607,23 +654,65 @@ impl Peers for Cluster {
         let (index, warmup) = (local.index, local.warmup);
         let report = WireRepetition::of(self.rank(), self.released_at.get(), &local);
         let bytes = serde_json::to_vec(&report).expect("a repetition serializes");
-        let mut outcome = match self.transport.gather(&bytes) {
+        if !self.live() {
+            return local;
+        }
+        let signalled_at: Cell<Option<std::time::Instant>> = Cell::new(None);
+        let give_up = || {
+            self.watch_stop();
+            let interrupt = crate::run::signals::Interrupt::install().ok();
+            if self.stop_relayed.get() || !interrupt.is_some_and(|i| i.is_set()) {
+                return false;
+            }
+            let since = *signalled_at
+                .get()
+                .get_or_insert_with(std::time::Instant::now);
+            signalled_at.set(Some(since));
+            since.elapsed() > REPORT_GRACE
+        };
+        let mut outcome = match self.transport.gather_until(&bytes, &give_up) {
             Some(all) => {
+                let missing: Vec<u32> = (0..all.len() as u32)
+                    .filter(|&rank| all[rank as usize].is_none())
+                    .collect();
                 let reports: Result<Vec<WireRepetition>, String> = all
                     .iter()
+                    .flatten()
                     .map(|b| serde_json::from_slice(b).map_err(|e| e.to_string()))
                     .collect();
-                match reports.and_then(|r| wire::merge(local, r, &self.rank_hosts)) {
+                let merged = match reports.and_then(|r| wire::merge(local, r, &self.rank_hosts)) {
                     Ok(merged) => merged,
                     Err(error) => RepetitionOutcome::failed_early(
                         index,
                         warmup,
                         format!("cannot merge the ranks' measurements: {error}"),
                     ),
+                };
+                if missing.is_empty() {
+                    merged
+                } else {
+                    let named: Vec<String> = missing
+                        .iter()
+                        .map(|&rank| {
+                            format!("rank {rank} on {}", self.rank_hosts[rank as usize].name)
+                        })
+                        .collect();
+                    *self.lost.borrow_mut() = missing;
+                    RepetitionOutcome {
+                        status: RepetitionStatus::Failed(format!(
+                            "{} did not report this repetition within {:.1} s of the signal that stopped the run (lost: its process or host ended, or the launcher stopped it); the repetitions before it are kept",
+                            named.join(", "),
+                            REPORT_GRACE.as_secs_f64()
+                        )),
+                        ..merged
+                    }
                 }
             }
             None => local,
         };
+        if !self.live() {
+            return outcome;
+        }
         // Rank 0's status, which names the failing rank, is everyone's.
         let bytes =
             serde_json::to_vec(&WireStatus::of(&outcome.status)).expect("a status serializes");
@@ -635,10 +724,16 @@ impl Peers for Cluster {
     }
 
     fn decide(&self, decision: bool) -> bool {
+        if !self.live() {
+            return decision;
+        }
         self.transport.broadcast(&[u8::from(decision)]) == [1]
     }
 
     fn any(&self, local: bool) -> bool {
+        if !self.live() {
+            return local;
+        }
         self.transport
             .all_gather(&[u8::from(local)])
             .iter()
@@ -648,6 +743,39 @@ impl Peers for Cluster {
     fn samples_host(&self) -> bool {
         let rank = self.rank();
         self.hosts.iter().any(|h| h.ranks.first() == Some(&rank))
+    }
+
+    /// A signal one rank receives stops every rank: this rank's is told to
+    /// the others once, and one another rank told of is raised here as if
+    /// it had come, so every rank's repetition ends alike and the run ends
+    /// with one status.
+    fn watch_stop(&self) {
+        if !self.live() {
+            return;
+        }
+        let Ok(interrupt) = crate::run::signals::Interrupt::install() else {
+            return;
+        };
+        if let Some(signal) = self.transport.take_stop() {
+            if !interrupt.is_set() {
+                self.stop_relayed.set(true);
+                // SAFETY: raise(3) runs the handlers iolab installed.
+                unsafe { libc::raise(signal) };
+            }
+        }
+        if let (Some(signal), false) = (interrupt.signal(), self.told_stop.get()) {
+            self.told_stop.set(true);
+            if !self.stop_relayed.get() {
+                self.transport.send_stop(signal);
+            }
+        }
+    }
+}
+
+impl Cluster {
+    /// Whether every rank still answers (no rank was lost).
+    fn live(&self) -> bool {
+        self.lost.borrow().is_empty()
     }
 }
 

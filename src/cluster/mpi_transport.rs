@@ -10,6 +10,12 @@ use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
+/// The tag of the point-to-point message that tells the other ranks a
+/// signal stopped this one ([`Transport::send_stop`]).
+const STOP_TAG: mpi::Tag = 0x5710;
+/// The tag of a repetition's report to rank 0 ([`Transport::gather_until`]).
+const REPORT_TAG: mpi::Tag = 0x5711;
+
 /// MPI_COMM_WORLD and the universe that finalizes MPI when dropped.
 pub struct MpiTransport {
     // Declared first, so it is dropped before the universe finalizes MPI.
@@ -106,5 +112,67 @@ impl Transport for MpiTransport {
 
     fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
+    }
+
+    fn send_stop(&self, signal: i32) {
+        for rank in (0..self.world.size()).filter(|&r| r != self.world.rank()) {
+            self.world
+                .process_at_rank(rank)
+                .send_with_tag(&signal, STOP_TAG);
+        }
+    }
+
+    fn take_stop(&self) -> Option<i32> {
+        let mut first = None;
+        while let Some((message, _)) = self
+            .world
+            .any_process()
+            .immediate_matched_probe_with_tag(STOP_TAG)
+        {
+            let (signal, _) = message.matched_receive::<i32>();
+            first.get_or_insert(signal);
+        }
+        first
+    }
+
+    fn gather_until(
+        &self,
+        bytes: &[u8],
+        give_up: &dyn Fn() -> bool,
+    ) -> Option<Vec<Option<Vec<u8>>>> {
+        if self.world.rank() != 0 {
+            self.world
+                .process_at_rank(0)
+                .send_with_tag(bytes, REPORT_TAG);
+            return None;
+        }
+        let size = self.world.size() as usize;
+        let mut got: Vec<Option<Vec<u8>>> = vec![None; size];
+        got[0] = Some(bytes.to_vec());
+        while got.iter().any(Option::is_none) {
+            let mut came = false;
+            for (rank, slot) in got.iter_mut().enumerate().skip(1) {
+                if slot.is_some() {
+                    continue;
+                }
+                if let Some((message, status)) = self
+                    .world
+                    .process_at_rank(rank as mpi::Rank)
+                    .immediate_matched_probe_with_tag(REPORT_TAG)
+                {
+                    let mut buffer = vec![0u8; status.count(u8::equivalent_datatype()) as usize];
+                    message.matched_receive_into(&mut buffer[..]);
+                    *slot = Some(buffer);
+                    came = true;
+                }
+            }
+            if !came {
+                if give_up() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+        Some(got)
     }
 }

@@ -45,6 +45,11 @@ pub trait Peers {
     fn alone(&self) -> bool {
         false
     }
+    /// Relays the ending signals between the ranks, called while the jobs
+    /// run (and at each common start): this rank's signal told to the
+    /// others, theirs raised here. Not collective: each rank calls it as
+    /// often as it likes.
+    fn watch_stop(&self) {}
 }
 
 /// Every rank's `local` result, agreed (see [`Peers::agree`]): `Ok` when
