@@ -20,6 +20,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set when stdout was closed at start (`iolab … >&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
+/// Who this process is among the ranks of a distributed run, when it is
+/// not rank 0 (`rank 1 on vm`): its lines say so after `iolab: `, since a
+/// launcher mixes every rank's stderr.
+static SPEAKER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Names this process in each `iolab: ` line it writes from now on.
+pub fn speak_as(who: String) {
+    let _ = SPEAKER.set(who);
+}
+
 /// Makes sure descriptors 0, 1 and 2 are open, before anything else is:
 /// a closed one is held by /dev/null, so that no file iolab opens later
 /// (a scratch file, a result) gets its number and receives what was meant
@@ -62,6 +72,14 @@ pub fn guard_standard_streams() {
 /// Writes `text` and a newline to stderr in one `write(2)` call; an error
 /// writing to stderr has nowhere to be reported and is ignored.
 pub fn line(text: &str) {
+    let named;
+    let text = match (SPEAKER.get(), text.strip_prefix("iolab: ")) {
+        (Some(who), Some(rest)) => {
+            named = format!("iolab: {who}: {rest}");
+            named.as_str()
+        }
+        _ => text,
+    };
     let text = neutralize(text);
     let text = match colour(rustix::stdio::stderr()) {
         true => std::borrow::Cow::Owned(paint(&text)),

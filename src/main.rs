@@ -98,7 +98,8 @@ fn report_error(message: &str) {
     if !cluster::is_secondary() {
         iolab::say!("iolab: error: {message}");
     } else if !cluster::failure_is_shared() {
-        iolab::say!("iolab: rank {}: error: {message}", cluster::own_rank());
+        // The line names the rank and its host ([`iolab::console::speak_as`]).
+        iolab::say!("iolab: error: {message}");
     }
 }
 

@@ -980,6 +980,93 @@ mod with_mpi {
         assert!(entries(&work).is_empty(), "{:?}", entries(&work));
     }
 
+    /// A file put in place of rank 1's scratch file during the run is left
+    /// there, the rank and its host named, and the run's status is 1 (it
+    /// was 0: only rank 0's own files counted).
+    #[test]
+    fn a_file_swapped_under_rank_1_is_named_by_rank_and_host_with_status_1() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        let args = format!(
+            "run --mpi --op write --bs 64k --size 8m --runtime 4s --dir {}",
+            work.display()
+        );
+        mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
+        let child = mpirun
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let theirs = loop {
+            let files: Vec<String> = entries(&work)
+                .into_iter()
+                .filter(|n| n.ends_with("-1.dat"))
+                .collect();
+            if let Some(name) = files.first() {
+                break work.join(name);
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "no file of rank 1"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        std::thread::sleep(Duration::from_millis(1500));
+        let moved = dir.path().join("moved.dat");
+        std::fs::rename(&theirs, &moved).unwrap();
+        std::fs::write(&theirs, b"someone else's").unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(
+            stderr
+                .lines()
+                .any(|l| l.starts_with("iolab: rank 1 on ") && l.contains("left in place")),
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read(&theirs).unwrap(), b"someone else's");
+    }
+
+    /// Bad input only one rank finds (its directory lacks room: here a
+    /// 1 MiB tmpfs in rank 1's own mount namespace) ends the run with exit
+    /// status 2 and one `error:` line naming the rank and its host, as on
+    /// one host (it was 1, without `error:`).
+    #[test]
+    fn a_free_space_refusal_on_one_rank_is_bad_input_with_status_2() {
+        let Some(mut mpirun) = mpirun() else { return };
+        if !crate::mounts::root_or_skip("a tmpfs in a mount namespace")
+            || !crate::mounts::have("unshare")
+        {
+            return;
+        }
+        let dir = scratch();
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        let args = format!(
+            "run --mpi --op write --bs 64k --size 64m --dir {}",
+            work.display()
+        );
+        mpirun.args(["-np", "1", IOLAB]).args(args.split(' '));
+        mpirun.args([":", "-np", "1", "unshare", "-m", "bash", "-c"]);
+        mpirun.arg(format!(
+            "mount -t tmpfs -o size=1m tmpfs {work} && exec {IOLAB} {args}",
+            work = work.display()
+        ));
+        let out = within(mpirun, Duration::from_secs(120));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error:")).collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(
+            errors[0].contains("rank 1 on ") && errors[0].contains("not enough free space"),
+            "{stderr}"
+        );
+        assert!(entries(&work).is_empty(), "{:?}", entries(&work));
+    }
+
     /// An argument error is said once by rank 0, not once per rank
     /// (issue "Nothing lost, nothing harmed, round 3", item 18).
     #[test]

@@ -70,21 +70,25 @@ impl Ranks {
         agree_on(
             self.peers.as_ref(),
             local,
-            |e| match e {
-                AppError::Usage(usage) => usage.to_string(),
-                AppError::Other(other) => format!("{other:#}"),
+            |e| crate::run::peers::Disagreement {
+                message: match e {
+                    AppError::Usage(usage) => usage.to_string(),
+                    AppError::Other(other) => format!("{other:#}"),
+                },
+                bad_input: matches!(e, AppError::Usage(_)),
             },
-            |theirs| usage!("{theirs}").into(),
+            |theirs| match theirs.bad_input {
+                true => usage!("{}", theirs.message).into(),
+                false => AppError::Other(anyhow::anyhow!(theirs.message)),
+            },
         )
     }
 
-    /// The signal that stopped this process or any rank (SIGTERM for a rank
-    /// that was not signalled itself): every rank stops at the same point.
+    /// The signal that stopped this process or any rank (the lowest such
+    /// rank's, on every rank): every rank stops at the same point, and the
+    /// run's status is 128 + that signal.
     pub(crate) fn interrupted(&self, interrupt: &crate::run::signals::Interrupt) -> Option<i32> {
-        let own = interrupt.signal();
-        self.peers
-            .any(own.is_some())
-            .then(|| own.unwrap_or(libc::SIGTERM))
+        self.peers.first_signal(interrupt.signal())
     }
 
     /// Whether this rank or any other says yes (every rank must ask at the

@@ -15,7 +15,7 @@ mod mpi_transport;
 use crate::clock;
 use crate::plan::UsageError;
 use crate::record::distributed::ClockComparison;
-use crate::run::peers::{Peers, Spread};
+use crate::run::peers::{Disagreement, Peers, Spread};
 use crate::run::{RepetitionOutcome, RepetitionStatus};
 use crate::usage;
 use std::cell::{Cell, RefCell};
@@ -207,6 +207,13 @@ pub fn join(
         differing = same_named_hosts(&everyone);
     }
     PLACE.with(|p| p.set((transport.rank(), false)));
+    if transport.rank() != 0 {
+        crate::console::speak_as(format!(
+            "rank {} on {}",
+            transport.rank(),
+            everyone[transport.rank() as usize].host.name
+        ));
+    }
     let rank_hosts: Vec<HostIdentity> = everyone.iter().map(|i| i.host.clone()).collect();
     let mut hosts = group_hosts(&rank_hosts);
     // Every rank knows every boot: all take part, or none.
@@ -311,8 +318,24 @@ pub fn finish(code: u8, failed_alone: bool) -> u8 {
     if failed_alone && !failure_is_shared() {
         cluster.transport.abort(i32::from(code));
     }
-    // Rank 0 has printed everything by now; this waits for it.
-    let status = cluster.transport.broadcast(&[code]);
+    // Rank 0 has printed everything by now; this waits for it. Its status
+    // is the run's, unless it succeeded where another rank did not (a
+    // file of its own replaced under it, say): then that rank's.
+    let codes: Vec<u8> = cluster
+        .transport
+        .all_gather(&[code])
+        .iter()
+        .map(|b| b.first().copied().unwrap_or(1))
+        .collect();
+    let first = codes.first().copied().unwrap_or(code);
+    let status = match first {
+        0 | 3 => codes
+            .iter()
+            .copied()
+            .find(|c| !matches!(c, 0 | 3))
+            .map_or(vec![first], |worse| vec![worse]),
+        _ => vec![first],
+    };
     let root = cluster.is_root();
     // Dropping the last reference finalizes MPI.
     drop(cluster);
@@ -610,7 +633,7 @@ impl Peers for Cluster {
         self.spread
     }
 
-    fn agree(&self, local: Result<(), String>) -> Result<(), String> {
+    fn agree(&self, local: Result<(), Disagreement>) -> Result<(), Disagreement> {
         if !self.live() {
             return local;
         }
@@ -618,15 +641,22 @@ impl Peers for Cluster {
         let everyone = self.transport.all_gather(&bytes);
         PLACE.with(|p| p.set((self.rank(), false)));
         for (rank, bytes) in everyone.iter().enumerate() {
-            let failure: Option<String> = serde_json::from_slice(bytes)
-                .unwrap_or_else(|e| Some(format!("an unreadable reply: {e}")));
-            if let Some(message) = failure {
+            let failure: Option<Disagreement> = serde_json::from_slice(bytes).unwrap_or_else(|e| {
+                Some(Disagreement {
+                    message: format!("an unreadable reply: {e}"),
+                    bad_input: false,
+                })
+            });
+            if let Some(failure) = failure {
                 PLACE.with(|p| p.set((self.rank(), true)));
                 let host = &self.rank_hosts[rank].name;
                 return Err(if self.transport.size() > 1 {
-                    format!("rank {rank} on {host}: {message}")
+                    Disagreement {
+                        message: format!("rank {rank} on {host}: {}", failure.message),
+                        ..failure
+                    }
                 } else {
-                    message
+                    failure
                 });
             }
         }
@@ -743,6 +773,17 @@ impl Peers for Cluster {
     fn samples_host(&self) -> bool {
         let rank = self.rank();
         self.hosts.iter().any(|h| h.ranks.first() == Some(&rank))
+    }
+
+    fn first_signal(&self, own: Option<i32>) -> Option<i32> {
+        if !self.live() {
+            return own;
+        }
+        self.transport
+            .all_gather(&own.unwrap_or(0).to_le_bytes())
+            .iter()
+            .filter_map(|b| Some(i32::from_le_bytes(b.as_slice().try_into().ok()?)))
+            .find(|&signal| signal != 0)
     }
 
     /// A signal one rank receives stops every rank: this rank's is told to

@@ -610,7 +610,21 @@ impl Drop for Session {
 /// Every rank's `local` result ([`peers::agree_on`]): the others' failure
 /// is a setup failure here.
 fn together<T>(peers: &dyn Peers, local: Result<T, RunError>) -> Result<T, RunError> {
-    peers::agree_on(peers, local, |e| e.to_string(), RunError::Setup)
+    peers::agree_on(
+        peers,
+        local,
+        |e| peers::Disagreement {
+            message: match e {
+                RunError::Usage(usage) => usage.to_string(),
+                other => other.to_string(),
+            },
+            bad_input: matches!(e, RunError::Usage(_)),
+        },
+        |theirs| match theirs.bad_input {
+            true => RunError::Usage(usage!("{}", theirs.message)),
+            false => RunError::Setup(theirs.message),
+        },
+    )
 }
 
 /// Which jobs of a group's on all ranks this rank runs and reads.

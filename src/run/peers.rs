@@ -22,7 +22,7 @@ pub trait Peers {
     /// Every rank's `local` result: `Ok` when all are `Ok`, otherwise the
     /// failure of the lowest failing rank (naming the rank and its host), on
     /// every rank.
-    fn agree(&self, local: Result<(), String>) -> Result<(), String>;
+    fn agree(&self, local: Result<(), Disagreement>) -> Result<(), Disagreement>;
     /// Waits until every rank is ready to start the timed region; called by
     /// the thread that then releases the local jobs.
     fn start_together(&self);
@@ -34,6 +34,12 @@ pub trait Peers {
     fn decide(&self, decision: bool) -> bool;
     /// Whether `local` is true on any rank.
     fn any(&self, local: bool) -> bool;
+    /// The signal that stopped the lowest rank a signal stopped, given
+    /// this rank's `own`, on every rank: the run's status is 128 + that
+    /// signal wherever it came.
+    fn first_signal(&self, own: Option<i32>) -> Option<i32> {
+        own
+    }
     /// Whether this rank samples its host's counters: the lowest rank on each
     /// host does, so each host's devices are counted once, not once per rank.
     fn samples_host(&self) -> bool;
@@ -52,16 +58,26 @@ pub trait Peers {
     fn watch_stop(&self) {}
 }
 
+/// A rank's failure as the others are told it: its message, and whether
+/// it is bad input (so every rank ends with exit status 2, as one host
+/// would, rather than 1).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Disagreement {
+    pub message: String,
+    #[serde(default)]
+    pub bad_input: bool,
+}
+
 /// Every rank's `local` result, agreed (see [`Peers::agree`]): `Ok` when
 /// every rank's is; a rank that failed keeps its own error, of its own kind;
-/// the others get the first failing rank's message (`describe` makes an
-/// error a message), made an error by `theirs`. The one rule of agreement,
-/// for the runner's steps and the pipeline's checks.
+/// the others get the first failing rank's (`describe` makes an error a
+/// [`Disagreement`]), made an error of the same kind by `theirs`. The one
+/// rule of agreement, for the runner's steps and the pipeline's checks.
 pub fn agree_on<T, E>(
     peers: &dyn Peers,
     local: Result<T, E>,
-    describe: impl FnOnce(&E) -> String,
-    theirs: impl FnOnce(String) -> E,
+    describe: impl FnOnce(&E) -> Disagreement,
+    theirs: impl FnOnce(Disagreement) -> E,
 ) -> Result<T, E> {
     let shared = local.as_ref().map(|_| ()).map_err(describe);
     match (peers.agree(shared), local) {
@@ -85,7 +101,7 @@ impl Peers for Alone {
     fn spread(&self) -> Spread {
         Spread::default()
     }
-    fn agree(&self, local: Result<(), String>) -> Result<(), String> {
+    fn agree(&self, local: Result<(), Disagreement>) -> Result<(), Disagreement> {
         local
     }
     fn start_together(&self) {}
