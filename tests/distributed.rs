@@ -1067,6 +1067,37 @@ mod with_mpi {
         assert!(entries(&work).is_empty(), "{:?}", entries(&work));
     }
 
+    /// `--guest` with `--mpi` is refused once, by rank 0, before any rank
+    /// starts (it came from every rank through MPI_Abort's banner).
+    #[test]
+    fn a_guest_with_mpi_is_refused_once_before_anything_starts() {
+        let Some(mut mpirun) = mpirun() else { return };
+        let dir = scratch();
+        mpirun
+            .args([
+                "-np",
+                "2",
+                IOLAB,
+                "run",
+                "--mpi",
+                "--guest",
+                "accel=tcg",
+                "--dir",
+            ])
+            .arg(dir.path());
+        let out = within(mpirun, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("iolab")).collect();
+        assert_eq!(ours.len(), 1, "{stderr}");
+        assert!(
+            ours[0].contains("--guest cannot be used with --mpi"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("MPI_ABORT"), "{stderr}");
+        assert!(entries(dir.path()).is_empty());
+    }
+
     /// An argument error is said once by rank 0, not once per rank
     /// (issue "Nothing lost, nothing harmed, round 3", item 18).
     #[test]

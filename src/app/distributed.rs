@@ -150,6 +150,14 @@ fn check_points(cluster: Option<&Cluster>, points: &[PlannedPoint]) -> Result<()
     };
     for point in points {
         let workload = point.workload();
+        if workload.machine == crate::plan::Machine::Guest {
+            // Said once by rank 0 before anything starts (it came from every
+            // rank at once, through MPI_Abort).
+            return Err(usage!(
+                "--guest cannot be used with --mpi: a guest point runs on one host, its disk an image in a local --dir (a guest joins a distributed run as a host of its own: iolab guest up, docs/distributed.md)"
+            )
+            .into());
+        }
         if workload.offset_increment > 0 {
             return Err(usage!(
                 "--offset-increment {} cannot be used with --mpi: each rank numbers its jobs from 0, so ranks would take the same regions",
