@@ -342,7 +342,12 @@ mod with_mpi {
         }
         let per_host = repetition["hosts"].as_array().unwrap();
         assert_eq!(per_host.len(), 3);
-        // Each host's network is its own namespace's: its veth, eth0.
+        // Each host's network is its own namespace's: its veth, eth0 —
+        // never the bridge or the veths of the namespace that holds them
+        // (`NAME-br`, `NAME-vK`). An interface idle in the window is left
+        // out, and the MPI traffic of a 30 ms window does not always reach
+        // every host's eth0 (1 run in 5 here), so eth0 is asked of one.
+        let mut named_eth0 = 0;
         for host in per_host {
             let interfaces: Vec<&str> = host["activity"]["network"]
                 .as_array()
@@ -350,8 +355,13 @@ mod with_mpi {
                 .iter()
                 .map(|n| n["name"].as_str().unwrap())
                 .collect();
-            assert!(interfaces.contains(&"eth0"), "{host}");
+            assert!(
+                interfaces.iter().all(|name| !name.starts_with(&lab.name)),
+                "{host}"
+            );
+            named_eth0 += usize::from(interfaces.contains(&"eth0"));
         }
+        assert!(named_eth0 >= 1, "{per_host:?}");
         assert_eq!(
             per_host.iter().map(|h| u64_at(h, "bytes")).sum::<u64>(),
             sum

@@ -24,13 +24,6 @@ pub struct Shares {
 pub fn shares(point: &PointOutcome, outcome: &RepetitionOutcome, start: u64) -> Shares {
     let jobs = &outcome.jobs;
     let ok = outcome.throughput().is_some();
-    let elapsed_all = jobs
-        .iter()
-        .map(|j| j.end)
-        .max()
-        .unwrap_or(start)
-        .saturating_sub(start)
-        .max(1);
     let ranks: Vec<RankShare> = outcome
         .ranks
         .iter()
@@ -93,7 +86,16 @@ pub fn shares(point: &PointOutcome, outcome: &RepetitionOutcome, start: u64) -> 
             };
             host.activity = Some(activity::activity(samples, app));
         }
-        host.throughput_bps = ok.then(|| host.bytes as f64 / (elapsed_all as f64 * 1e-9));
+        // Its own rate: its bytes over its ranks' own span (the first's
+        // start to the last's end), not its share of the whole wall time.
+        let span_ns = own
+            .iter()
+            .map(|r| r.start_ns + r.elapsed_ns)
+            .max()
+            .unwrap_or(0)
+            .saturating_sub(own.iter().map(|r| r.start_ns).min().unwrap_or(0));
+        host.throughput_bps =
+            (ok && span_ns > 0).then(|| host.bytes as f64 / (span_ns as f64 * 1e-9));
     }
     let measured: Vec<&RankShare> = ranks
         .iter()

@@ -97,7 +97,8 @@ pub struct HostShare {
     pub ranks: Vec<u32>,
     /// Bytes its ranks completed.
     pub bytes: u64,
-    /// Its bytes over the repetition's wall time, bytes/s.
+    /// Its bytes over its own ranks' span (the first one's start to the
+    /// last one's end), bytes/s: the host's own rate.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub throughput_bps: Option<f64>,
     /// What its devices, network and CPUs did, sampled once per host.
