@@ -166,9 +166,21 @@ pub fn arrange(
             .any(|w| param.value_in(w[0].workload()) != param.value_in(w[1].workload()))
     };
     if order.arrangement != Arrangement::AsGiven && !varies(axis) {
+        // Said so that it reads right whether --order was given or its
+        // default came with --rounds or a guest.
         return Err(crate::usage!(
-            "--order: the {} axis has one value here, so there is nothing to alternate; name the axis compared, e.g. --order abba:direct",
-            axis.name()
+            "the rounds alternate the {} axis (--order {}{}), which has one value here, so there is nothing to alternate; name the axis compared, e.g. --order abba:direct, or give --order as-given",
+            axis.name(),
+            match order.arrangement {
+                Arrangement::Abba => "abba",
+                Arrangement::Random => "random",
+                Arrangement::AsGiven => "as-given",
+            },
+            if order.axis.is_some() {
+                String::new()
+            } else {
+                format!(", its axis {} by default", axis.name())
+            }
         ));
     }
     if axis == Param::GuestConfig {
