@@ -149,6 +149,10 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
         &["--guest", "name=host"],
         "--guest name=host: `host` is a word of the machine axis",
     ),
+    (
+        &["--order", "abba"],
+        "the rounds alternate the machine axis (--order abba, its axis machine by default)",
+    ),
     (&["--group", "a", "--set", "a.bs=4\nk"], "4\\nk"),
     (&["--mpi", "--file", "x"], "--file"),
     // Refused by the feature build (each rank would stop on its own) and by
