@@ -1085,6 +1085,13 @@ fn a_resumed_sweep_on_a_full_file_system_keeps_its_journal() {
     let stderr = String::from_utf8_lossy(&resumed.stderr);
     assert_eq!(resumed.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("No space left on device"), "{stderr}");
+    // The error, then in the same line what is kept to resume from.
+    assert!(
+        stderr.lines().any(|l| l.contains("error:")
+            && l.contains("No space left on device")
+            && l.contains(".journal is kept: run the same command with --resume")),
+        "{stderr}"
+    );
     let after = std::fs::read_to_string(&journal).expect("the journal is kept");
     assert!(
         after.starts_with(before.trim_end()),

@@ -577,10 +577,17 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
                 if journal_new && journal.appended() == 0 {
                     let _ = journal.finish();
                 } else {
-                    crate::say!(
-                        "iolab: {} is kept: run the same command with --resume to continue from it",
+                    // Said after the error it answers, in its one line.
+                    let kept = format!(
+                        "{} is kept: run the same command with --resume to continue from it",
                         journal.path().display()
                     );
+                    return Err(match error {
+                        AppError::Usage(usage) => usage!("{usage}; {kept}").into(),
+                        AppError::Other(other) => {
+                            AppError::Other(anyhow::anyhow!("{other:#}; {kept}"))
+                        }
+                    });
                 }
             }
             return Err(error);
