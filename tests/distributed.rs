@@ -67,6 +67,26 @@ mod with_mpi {
         Some(command)
     }
 
+    /// Adds to `mpirun` one rank that runs `iolab ARGS` under bash and, once
+    /// `files` scratch files are in `work` and `after_s` seconds more have
+    /// passed, sends it `signal` (`-9`, `-TERM`).
+    fn signalled_rank(
+        mpirun: &mut Command,
+        args: &str,
+        work: &Path,
+        files: u32,
+        after_s: u32,
+        signal: &str,
+    ) {
+        mpirun.args([":", "-np", "1", "bash", "-c"]);
+        mpirun.arg(format!(
+            "{IOLAB} {args} & child=$!; \
+             until [ $(ls {work}/*.dat 2>/dev/null | wc -l) -ge {files} ]; do sleep 0.1; done; \
+             sleep {after_s}; kill {signal} $child; wait $child",
+            work = work.display()
+        ));
+    }
+
     /// Runs `command` to its end, failing the test if it takes over `limit`
     /// (a hang is what these tests must rule out).
     fn within(mut command: Command, limit: Duration) -> Output {
@@ -856,14 +876,8 @@ mod with_mpi {
             dir.path().display()
         );
         mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
-        mpirun.args([":", "-np", "1", "bash", "-c"]);
         // Killed once every rank's file is there (and a second more).
-        mpirun.arg(format!(
-            "{IOLAB} {args} & child=$!; \
-             until [ $(ls {dir}/*.dat 2>/dev/null | wc -l) -ge 3 ]; do sleep 0.1; done; \
-             sleep 1; kill -9 $child; wait $child",
-            dir = dir.path().display()
-        ));
+        signalled_rank(&mut mpirun, &args, dir.path(), 3, 1, "-9");
         // The runtime is 600 s: ending within the 120 s limit, the job was
         // ended by the kill, whatever the machine's load.
         let out = within(mpirun, Duration::from_secs(120));
@@ -927,13 +941,7 @@ mod with_mpi {
             result.display()
         );
         mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
-        mpirun.args([":", "-np", "1", "bash", "-c"]);
-        mpirun.arg(format!(
-            "{IOLAB} {args} & child=$!; \
-             until [ $(ls {work}/*.dat 2>/dev/null | wc -l) -ge 3 ]; do sleep 0.1; done; \
-             sleep 6; kill -9 $child; wait $child",
-            work = work.display()
-        ));
+        signalled_rank(&mut mpirun, &args, &work, 3, 6, "-9");
         let out = within(mpirun, Duration::from_secs(120));
         assert!(!out.status.success(), "{}", text(&out));
         let value = read_result(&result);
@@ -970,13 +978,7 @@ mod with_mpi {
             result.display()
         );
         mpirun.args(["-np", "1", IOLAB]).args(args.split(' '));
-        mpirun.args([":", "-np", "1", "bash", "-c"]);
-        mpirun.arg(format!(
-            "{IOLAB} {args} & child=$!; \
-             until [ $(ls {work}/*.dat 2>/dev/null | wc -l) -ge 3 ]; do sleep 0.1; done; \
-             sleep 2; kill -TERM $child; wait $child",
-            work = work.display()
-        ));
+        signalled_rank(&mut mpirun, &args, &work, 3, 2, "-TERM");
         mpirun.args([":", "-np", "1", IOLAB]).args(args.split(' '));
         // The runtime is 300 s: ending within the limit, every rank stopped.
         let out = within(mpirun, Duration::from_secs(120));

@@ -112,48 +112,34 @@ fn due_times_that_overflow_are_refused_by_file_and_line() {
         ),
     )
     .unwrap();
-    let d = dir.path().as_os_str();
-    refused_in_one_line(
-        &["replay".as_ref(), v3.as_os_str(), "--dir".as_ref(), d],
-        "late.iolog line 5: the I/O is issued beyond 2^64 ns",
-        dir.path(),
+    let (d, v3, msr, ok) = (
+        dir.path().to_str().unwrap(),
+        v3.to_str().unwrap(),
+        msr.to_str().unwrap(),
+        ok.to_str().unwrap(),
     );
-    refused_in_one_line(
-        &[
-            "run".as_ref(),
-            "--trace".as_ref(),
-            msr.as_os_str(),
-            "--dir".as_ref(),
-            d,
-        ],
-        "late.csv line 2: the I/O is issued",
-        dir.path(),
-    );
-    refused_in_one_line(
-        &[
-            "replay".as_ref(),
-            ok.as_os_str(),
-            "--dir".as_ref(),
-            d,
-            "--speed".as_ref(),
-            "1e-30".as_ref(),
-        ],
-        "--speed 1e-30: the trace's last I/O",
-        dir.path(),
-    );
-    // A negative speed: iolab's one line, not clap's three.
-    refused_in_one_line(
-        &[
-            "replay".as_ref(),
-            ok.as_os_str(),
-            "--dir".as_ref(),
-            d,
-            "--speed".as_ref(),
-            "-1".as_ref(),
-        ],
-        "'-1' is not a speed",
-        dir.path(),
-    );
+    for (args, named) in [
+        (
+            vec!["replay", v3, "--dir", d],
+            "late.iolog line 5: the I/O is issued beyond 2^64 ns",
+        ),
+        (
+            vec!["run", "--trace", msr, "--dir", d],
+            "late.csv line 2: the I/O is issued",
+        ),
+        (
+            vec!["replay", ok, "--dir", d, "--speed", "1e-30"],
+            "--speed 1e-30: the trace's last I/O",
+        ),
+        // A negative speed: iolab's one line, not clap's three.
+        (
+            vec!["replay", ok, "--dir", d, "--speed", "-1"],
+            "'-1' is not a speed",
+        ),
+    ] {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+        refused_in_one_line(&args, named, dir.path());
+    }
 }
 
 /// `--scale` or `--wrap` smaller than the trace's largest I/O is refused
