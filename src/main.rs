@@ -77,7 +77,10 @@ fn main() -> ExitCode {
         }
         Err(AppError::Other(error)) => {
             report_error(&format!("{error:#}"));
-            1
+            // A step a signal cut short (a wait for another process, a
+            // layout) ends as the signal asked: 128 + its number.
+            iolab::run::signals::Interrupt::received()
+                .map_or(1, |signal| (128 + signal).clamp(0, 255) as u8)
         }
     };
     // A file iolab created was replaced during the run and left in place:

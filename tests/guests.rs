@@ -966,3 +966,44 @@ fn two_guests_on_one_empty_cache_both_boot_and_a_half_unpacked_kernel_heals() {
         .collect();
     assert!(stagings.is_empty(), "{stagings:?}");
 }
+
+/// A wait for another process preparing the guest's kernel (its cache's
+/// lock held) ends at SIGTERM with 143, saying what it waited for.
+#[test]
+fn sigterm_while_waiting_for_the_kernel_cache_ends_the_wait_with_143() {
+    if !have("flock") {
+        crate::skip!("flock is not installed (Debian util-linux)");
+        return;
+    }
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    std::fs::create_dir_all(cache.join("guest")).unwrap();
+    let mut holder = std::process::Command::new("flock")
+        .arg(cache.join("guest/.lock"))
+        .args(["sleep", "60"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .current_dir(crate::util::working_dir())
+        .env("IOLAB_CACHE", &cache)
+        .args(["guest", "fetch"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_child(&child),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let sent = std::time::Instant::now();
+    let output = child.wait_with_output().unwrap();
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(sent.elapsed() < Duration::from_secs(10), "{stderr}");
+    assert!(stderr.contains("waiting for another iolab"), "{stderr}");
+}

@@ -24,7 +24,10 @@ pub fn command(command: &GuestCommand) -> Result<Ending, AppError> {
         GuestCommand::Check(args) => check(args),
         GuestCommand::Fetch(args) => {
             let started = Instant::now();
-            let kernel = crate::guest::kernel::obtain(&args.kernel).map_err(guest_error)?;
+            let interrupt =
+                crate::run::signals::Interrupt::install().map_err(anyhow::Error::from)?;
+            let kernel = crate::guest::kernel::obtain(&args.kernel, &|| interrupt.is_set())
+                .map_err(guest_error)?;
             crate::say!(
                 "kernel:      {} ({}), ready in {:.1} s in {}",
                 kernel.package,
@@ -138,6 +141,7 @@ impl GuestSide {
                 image.as_ref().map(|image| image.path()),
                 &iolab,
                 (session.dir().run_id(), page_cache),
+                &|| interrupt.is_set(),
             ) {
                 Ok(guests) => guests,
                 Err(error) => {

@@ -108,7 +108,7 @@ fn serve(
     listener: &std::os::unix::net::UnixListener,
     interrupt: &crate::run::signals::Interrupt,
 ) -> Result<Option<std::os::unix::net::UnixStream>, GuestError> {
-    let mut guests = Guests::prepare(spec, image, iolab, (run_id, true))?;
+    let mut guests = Guests::prepare(spec, image, iolab, (run_id, true), &|| interrupt.is_set())?;
     guests.as_host = Some(AsHost {
         hostname: hostname.to_string(),
         dir: dir.to_string(),

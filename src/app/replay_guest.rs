@@ -155,7 +155,7 @@ fn in_guest(
     line: String,
     ending: &dyn Fn() -> bool,
 ) -> Result<(serde_json::Value, serde_json::Value), GuestError> {
-    let mut guests = Guests::prepare(spec, image, iolab, (run_id, page_cache))?;
+    let mut guests = Guests::prepare(spec, image, iolab, (run_id, page_cache), ending)?;
     guests.on_phase = |booting| {
         if let Some(accelerator) = booting {
             crate::say!("iolab: booting the guest ({})", accelerator.name());

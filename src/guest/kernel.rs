@@ -38,8 +38,9 @@ pub struct Kernel {
 /// `.deb`), fetched and unpacked into the cache the first time. Several
 /// processes may ask at once: one prepares under the cache's lock while
 /// the others wait, and each package is unpacked aside and moved into
-/// place whole, so no process ever sees half of one.
-pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
+/// place whole, so no process ever sees half of one. `ending` is asked
+/// while waiting for another process's unpack: iolab's stop ends the wait.
+pub fn obtain(choice: &str, ending: &dyn Fn() -> bool) -> Result<Kernel, GuestError> {
     let guest_cache = crate::cache::dir().join("guest");
     std::fs::create_dir_all(&guest_cache)
         .map_err(|e| GuestError::Setup(format!("{}: {e}", guest_cache.display())))?;
@@ -63,7 +64,7 @@ pub fn obtain(choice: &str) -> Result<Kernel, GuestError> {
         has_modules(&deb, choice)?;
         Some((deb, name, version))
     };
-    let _lock = CacheLock::take(&guest_cache)?;
+    let _lock = CacheLock::take(&guest_cache, ending)?;
     remove_dead_stagings(&guest_cache);
     let (package, unpacked) = match deb_given {
         None => {
@@ -131,7 +132,7 @@ struct CacheLock {
 }
 
 impl CacheLock {
-    fn take(guest_cache: &Path) -> Result<CacheLock, GuestError> {
+    fn take(guest_cache: &Path, ending: &dyn Fn() -> bool) -> Result<CacheLock, GuestError> {
         let path = guest_cache.join(".lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
@@ -144,6 +145,9 @@ impl CacheLock {
             match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
                 Ok(()) => return Ok(CacheLock { _held: file }),
                 Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {
+                    if ending() {
+                        return Err(GuestError::Interrupted);
+                    }
                     if !said {
                         crate::say!(
                             "iolab: waiting for another iolab preparing the guest's kernel in {}",

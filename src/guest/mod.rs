@@ -171,12 +171,14 @@ impl Guests {
     /// Everything needed to boot `spec` with `image` as its disk: QEMU
     /// present, the kernel and busybox fetched, the initramfs built to run
     /// `iolab`; `page_cache` when a point goes through the guest's page
-    /// cache. Nothing is booted yet.
+    /// cache. Nothing is booted yet; `ending` ends a wait for another
+    /// process preparing the kernel.
     pub fn prepare(
         spec: &GuestSpec,
         image: Option<&Path>,
         iolab: &Path,
         (run_id, page_cache): (&str, bool),
+        ending: &dyn Fn() -> bool,
     ) -> Result<Guests, GuestError> {
         let qemu = qemu::version()?;
         if spec.accel == Accelerator::Kvm {
@@ -190,7 +192,7 @@ impl Guests {
             Some(tap) => Some(network::guest_address(tap)?),
             None => None,
         };
-        let kernel = kernel::obtain(&spec.kernel)?;
+        let kernel = kernel::obtain(&spec.kernel, ending)?;
         let dir = RunDir::create()?;
         let initramfs = dir.0.join("initramfs.cpio");
         std::fs::write(&initramfs, initramfs::build(&kernel, iolab)?)

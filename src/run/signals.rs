@@ -63,6 +63,12 @@ impl Interrupt {
         Ok(INSTALLED.get_or_init(|| interrupt).clone())
     }
 
+    /// The ending signal this process received, if its handlers were
+    /// installed and one came; installs nothing.
+    pub fn received() -> Option<i32> {
+        INSTALLED.get().and_then(Interrupt::signal)
+    }
+
     /// The flag itself, for the hot loops (a relaxed load per I/O).
     pub fn flag(&self) -> &AtomicUsize {
         &self.0
