@@ -1,4 +1,4 @@
-//! Equivalence within a margin (`compare --margin 5%`): two one-sided tests on the ratio of two configurations. From per-round figures when both were measured in the same rounds (pairs of a plan's rounds, each round a guest boot: the level the variance is at), else from pooled repetitions; "equivalent" when the 90% interval lies inside the margin, "different" when the 95% interval excludes 1, "inconclusive" otherwise.
+//! Equivalence within a margin (`compare --margin 5%`): two one-sided tests on the ratio of two configurations. From per-round figures when both were measured in the same rounds (pairs of a plan's rounds, each round a guest boot: the level the variance is at), else from pooled repetitions — each with the estimator `compare` prints (a t interval of the rounds' log ratios, or Fieller's of the ratio of the means); "equivalent" when the 90% interval lies inside the margin, "different" when the 95% interval excludes 1, "inconclusive" otherwise.
 
 use super::{Metric, Orientation};
 use crate::record::Point;
@@ -78,7 +78,14 @@ pub fn judge(
     } else {
         let a = metric.values(base);
         let b = metric.values(other);
-        (Level::Repetitions, LogRatios::Pooled(a, b, orientation))
+        let (denominator, numerator) = match orientation {
+            Orientation::OtherOverBase => (a, b),
+            Orientation::BaseOverOther => (b, a),
+        };
+        (
+            Level::Repetitions,
+            LogRatios::Pooled(denominator, numerator),
+        )
     };
     let n = logs.n();
     let interval = |confidence: f64| logs.interval(confidence);
@@ -100,55 +107,48 @@ pub fn judge(
     }
 }
 
-/// The log ratios an interval is built from.
+/// What an interval of the ratio is built from: the one estimator
+/// `compare` uses for the same pair.
 enum LogRatios {
-    /// One per round.
+    /// One log ratio per round: a t interval of their mean.
     Paired(Vec<f64>),
-    /// Two independent samples (base, other) and the orientation.
-    Pooled(Vec<f64>, Vec<f64>, Orientation),
+    /// Two independent samples (the ratio's denominator's, then its
+    /// numerator's): Fieller's interval of the ratio of their means.
+    Pooled(Vec<f64>, Vec<f64>),
 }
 
 impl LogRatios {
     fn n(&self) -> usize {
         match self {
             LogRatios::Paired(logs) => logs.len(),
-            LogRatios::Pooled(a, b, _) => a.len().min(b.len()),
+            LogRatios::Pooled(a, b) => a.len().min(b.len()),
         }
     }
 
-    /// The ratio's two-sided interval at `confidence`, from a t interval of
-    /// its logarithm (paired), or of the difference of the two samples' mean
-    /// logarithms with Welch's degrees of freedom (pooled).
+    /// The ratio's two-sided interval at `confidence`: a t interval of the
+    /// mean log ratio (paired), or Fieller's at Welch's degrees of freedom
+    /// (pooled) — `None` where it is unbounded or n < 2.
     fn interval(&self, confidence: f64) -> Option<(f64, f64)> {
-        let (centre, se, df) = match self {
+        match self {
             LogRatios::Paired(logs) => {
                 let (m, v) = mean_var(logs)?;
-                (m, (v / logs.len() as f64).sqrt(), logs.len() as f64 - 1.0)
+                let (centre, se, df) = (m, (v / logs.len() as f64).sqrt(), logs.len() as f64 - 1.0);
+                let t = StudentsT::new(0.0, 1.0, df.max(1.0))
+                    .ok()?
+                    .inverse_cdf(0.5 + confidence / 2.0);
+                Some(((centre - t * se).exp(), (centre + t * se).exp()))
             }
-            LogRatios::Pooled(a, b, orientation) => {
-                let la: Vec<f64> = a.iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect();
-                let lb: Vec<f64> = b.iter().filter(|v| **v > 0.0).map(|v| v.ln()).collect();
-                let (ma, va) = mean_var(&la)?;
-                let (mb, vb) = mean_var(&lb)?;
-                let (sa, sb) = (va / la.len() as f64, vb / lb.len() as f64);
-                let se = (sa + sb).sqrt();
-                let df = if sa + sb > 0.0 {
-                    (sa + sb).powi(2)
-                        / (sa * sa / (la.len() as f64 - 1.0) + sb * sb / (lb.len() as f64 - 1.0))
-                } else {
-                    (la.len() + lb.len()) as f64 - 2.0
-                };
-                let centre = match orientation {
-                    Orientation::OtherOverBase => mb - ma,
-                    Orientation::BaseOverOther => ma - mb,
-                };
-                (centre, se, df)
+            LogRatios::Pooled(denominator, numerator) => {
+                match crate::stats::fieller::positive_ratio_interval(
+                    denominator,
+                    numerator,
+                    1.0 - confidence,
+                )? {
+                    crate::stats::fieller::RatioInterval::Bounded(low, high) => Some((low, high)),
+                    crate::stats::fieller::RatioInterval::Unbounded => None,
+                }
             }
-        };
-        let t = StudentsT::new(0.0, 1.0, df.max(1.0))
-            .ok()?
-            .inverse_cdf(0.5 + confidence / 2.0);
-        Some(((centre - t * se).exp(), (centre + t * se).exp()))
+        }
     }
 }
 
@@ -216,18 +216,22 @@ mod tests {
         assert!(LogRatios::Paired(vec![0.0]).interval(0.9).is_none());
     }
 
+    /// Pooled repetitions take Fieller's interval of the ratio of the
+    /// means, the one `compare` prints for the same pair, whichever side
+    /// is the denominator.
     #[test]
-    fn pooled_repetitions_follow_the_orientation() {
+    fn pooled_repetitions_take_compares_interval() {
         let base = vec![100.0, 101.0, 99.0];
         let other = vec![50.0, 50.5, 49.5];
-        let (low, high) =
-            LogRatios::Pooled(base.clone(), other.clone(), Orientation::OtherOverBase)
-                .interval(0.95)
-                .unwrap();
-        assert!(low < 0.5 && high > 0.5 && high < 0.6, "{low} {high}");
-        let (low, high) = LogRatios::Pooled(base, other, Orientation::BaseOverOther)
+        let (low, high) = LogRatios::Pooled(base.clone(), other.clone())
             .interval(0.95)
             .unwrap();
+        assert!(low < 0.5 && high > 0.5 && high < 0.6, "{low} {high}");
+        assert_eq!(
+            crate::stats::fieller::positive_ratio_interval(&base, &other, 0.05),
+            Some(crate::stats::fieller::RatioInterval::Bounded(low, high))
+        );
+        let (low, high) = LogRatios::Pooled(other, base).interval(0.95).unwrap();
         assert!(low < 2.0 && high > 2.0, "{low} {high}");
     }
 }

@@ -94,9 +94,11 @@ pub struct Matched {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub executed_order: Option<Vec<String>>,
     /// How much better the other file is, percent of the base (see
-    /// [`Metric::delta_definition`]): (other − base) / base × 100 for
-    /// throughput and IOPS; (base − other) / base × 100 for time, latency
-    /// and CPU — for time, the "% faster" of the O_DIRECT study.
+    /// [`Metric::delta_definition`]), from `ratio` itself (so paired, from
+    /// the geometric mean of the rounds' ratios): (other/base − 1) × 100
+    /// for throughput and IOPS; (1 − other/base) × 100 for time, latency
+    /// and CPU — for time, the "% faster" of the O_DIRECT study, never
+    /// above 100.
     pub delta_percent: f64,
     /// The verdict at the chosen level.
     pub verdict: Verdict,
@@ -279,7 +281,13 @@ pub fn pair_by(
     }
 }
 
-fn compare_point(
+/// Compares one point with its counterpart: the one estimator of a ratio
+/// every output uses (the studies' tables, `compare`, the report) — the
+/// geometric mean of the rounds' ratios where both sides ran in the same
+/// rounds, else the ratio of the means with Fieller's interval — with its
+/// Δ% and the verdict of the interval printed. `None` when a side has no
+/// value.
+pub fn compare_point(
     base: &Point,
     other: &Point,
     metric: &Metric,
@@ -311,8 +319,8 @@ fn compare_point(
             }
             None => {
                 let interval = match orientation {
-                    Orientation::OtherOverBase => fieller::ratio_interval(&a, &b, alpha),
-                    Orientation::BaseOverOther => fieller::ratio_interval(&b, &a, alpha),
+                    Orientation::OtherOverBase => fieller::positive_ratio_interval(&a, &b, alpha),
+                    Orientation::BaseOverOther => fieller::positive_ratio_interval(&b, &a, alpha),
                 };
                 let ratio = match orientation {
                     Orientation::OtherOverBase => other_mean / base_mean,
@@ -332,11 +340,21 @@ fn compare_point(
                 )
             }
         };
+    // The verdict is the printed interval's: a difference only where the
+    // interval is bounded and leaves out 1 (it then agrees with the test's
+    // p-value by construction; an unbounded one decides nothing).
+    let excludes_one = matches!((low, high), (Some(l), Some(h)) if l > 1.0 || h < 1.0);
     let verdict = match p_value {
         None => Verdict::TooFewRepetitions,
-        Some(p) if p >= alpha => Verdict::NoSignificantDifference,
+        Some(_) if unbounded || !excludes_one => Verdict::NoSignificantDifference,
         Some(_) if better => Verdict::Better,
         Some(_) => Verdict::Worse,
+    };
+    // Δ% from the ratio itself, so the two never tell different stories (a
+    // paired geometric mean of 1.256 beside a Δ% of the means of −60.4).
+    let other_over_base = match orientation {
+        Orientation::OtherOverBase => ratio,
+        Orientation::BaseOverOther => 1.0 / ratio,
     };
     Some(Matched {
         label: base.label.clone(),
@@ -356,7 +374,7 @@ fn compare_point(
         p_value,
         paired_rounds,
         executed_order: executed_order(base, other),
-        delta_percent: metric.delta_percent(base_mean, other_mean),
+        delta_percent: metric.delta_percent(1.0, other_over_base),
         verdict,
         differs: parameters_differing(&base.workload, &other.workload)
             .into_iter()
@@ -703,6 +721,49 @@ mod tests {
         .unwrap();
         assert!(wide.ratio_low.unwrap() > 0.0, "{:?}", wide.ratio_low);
         assert_eq!(wide.verdict, Verdict::NoSignificantDifference);
+        // One estimator: Δ% is the ratio's, not the means' (the means of
+        // 100, 100 against 10, 300 say the other is 55% faster; the rounds'
+        // geometric mean says its rate is 45% lower).
+        let other_over_base = 1.0 / wide.ratio;
+        assert!(
+            (wide.delta_percent - (other_over_base - 1.0) * 100.0).abs() < 1e-9,
+            "{} against ratio {}",
+            wide.delta_percent,
+            wide.ratio
+        );
+        assert!(wide.delta_percent < 0.0, "{}", wide.delta_percent);
+    }
+
+    /// The verdict is the printed interval's: an interval a positive ratio
+    /// cannot have (a bound at or below zero) is unbounded and decides
+    /// nothing, where Welch's p alone once said "slower" beside it.
+    #[test]
+    fn an_unbounded_interval_is_never_a_verdict_of_difference() {
+        let base = in_rounds(&[(0, 100.0), (0, 110.0), (0, 90.0)]);
+        let noisy = in_rounds(&[(0, 2.0), (0, 400.0), (0, 1.0)]);
+        let strip = |p: &Point| Point {
+            repetitions: p
+                .repetitions
+                .iter()
+                .map(|r| crate::record::Repetition {
+                    round: None,
+                    ..r.clone()
+                })
+                .collect(),
+            ..p.clone()
+        };
+        let metric = Metric::from(Figure::Throughput);
+        let matched = compare_point(
+            &strip(&base),
+            &strip(&noisy),
+            &metric,
+            0.05,
+            Orientation::OtherOverBase,
+        )
+        .unwrap();
+        assert!(matched.ratio_unbounded, "{matched:?}");
+        assert_eq!(matched.ratio_low, None);
+        assert_eq!(matched.verdict, Verdict::NoSignificantDifference);
     }
 
     #[test]

@@ -57,6 +57,18 @@ pub fn ratio_interval(base: &[f64], other: &[f64], alpha: f64) -> Option<RatioIn
     ))
 }
 
+/// [`ratio_interval`] of figures that are positive by nature (times,
+/// throughputs, latencies): a bound at or below zero, which their ratio
+/// cannot have, says the data do not bound it (the other mean is not known
+/// to differ from zero), so the interval is [`RatioInterval::Unbounded`] —
+/// never printed as a negative ratio, and never a verdict.
+pub fn positive_ratio_interval(base: &[f64], other: &[f64], alpha: f64) -> Option<RatioInterval> {
+    match ratio_interval(base, other, alpha)? {
+        RatioInterval::Bounded(low, _) if low <= 0.0 => Some(RatioInterval::Unbounded),
+        interval => Some(interval),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,6 +112,27 @@ mod tests {
             let p = welch::test(&other, &base).unwrap().p;
             assert_eq!((low..=high).contains(&1.0), p >= 0.05, "shift {shift}");
         }
+    }
+
+    /// A ratio of times whose other side is not known to differ from zero
+    /// had a negative lower bound (`3.893 [-40.741–52.844]`): for positive
+    /// figures it is unbounded instead.
+    #[test]
+    fn a_positive_ratio_never_has_a_bound_at_or_below_zero() {
+        let base = [1.0, 1.1, 0.9];
+        let other = [0.1, 8.0, 3.5];
+        let (low, _) = bounded(ratio_interval(&base, &other, 0.05));
+        assert!(low < 0.0, "the general interval goes below zero: {low}");
+        assert_eq!(
+            positive_ratio_interval(&base, &other, 0.05),
+            Some(RatioInterval::Unbounded)
+        );
+        let (low, high) = bounded(positive_ratio_interval(
+            &[10.0, 11.0, 12.0],
+            &[20.0, 21.0, 23.0],
+            0.05,
+        ));
+        assert!(0.0 < low && low < high);
     }
 
     #[test]

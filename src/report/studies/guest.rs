@@ -2,11 +2,12 @@
 
 use super::{INTERVAL_NOTE, mean_pm, throughputs};
 use crate::compare::equivalence::{self, EquivalenceVerdict};
-use crate::compare::{Figure, Metric, Orientation};
+use crate::compare::{Figure, Metric, Orientation, compare_point};
 use crate::plan::Machine;
 use crate::plan::guest::Accelerator;
 use crate::record::{Point, ResultFile};
 use crate::report::text_table::{Cell, TextTable};
+use crate::report::units::digits3;
 
 /// The margin the ratio table judges equivalence within.
 pub const MARGIN: f64 = 0.05;
@@ -73,47 +74,56 @@ pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
             "point",
             "host MiB/s",
             "guest MiB/s",
-            "guest/host [90% CI]",
+            "guest/host [95% CI]",
             "host/guest",
             "rounds",
             "within ±5%",
         ],
     );
+    let metric = Metric::from(Figure::Throughput);
     for (host, guest) in pairs {
-        let judged = equivalence::judge(
-            host,
-            guest,
-            &Metric::from(Figure::Throughput),
-            Orientation::OtherOverBase,
-            MARGIN,
-        );
+        let judged = equivalence::judge(host, guest, &metric, Orientation::OtherOverBase, MARGIN);
+        // compare's one estimator, its interval the one "different" is
+        // decided by (the 95% one); the 90% one decides equivalence.
+        let matched = compare_point(host, guest, &metric, 0.05, Orientation::OtherOverBase);
         let (host_mib, host_text) = mean_pm(&throughputs(host), 1.0 / 1048576.0);
         let (guest_mib, guest_text) = mean_pm(&throughputs(guest), 1.0 / 1048576.0);
-        let ratio = host_mib.zip(guest_mib).map(|(h, g)| g / h);
         let verdict = match judged.verdict {
             EquivalenceVerdict::Equivalent => "equivalent",
             EquivalenceVerdict::Different => "different",
             EquivalenceVerdict::Inconclusive => "inconclusive",
         };
+        let range = |interval: Option<(f64, f64)>| {
+            interval.map_or_else(
+                || match judged.n {
+                    0 | 1 => "n < 2".to_string(),
+                    _ => "unbounded".to_string(),
+                },
+                |(l, h)| format!("{}–{}", digits3(l), digits3(h)),
+            )
+        };
         table.rows.push(vec![
             Cell::text(host.label.trim_end_matches(" machine=host").to_string()),
             host_mib.map_or_else(Cell::empty, |m| Cell::number(m, host_text)),
             guest_mib.map_or_else(Cell::empty, |m| Cell::number(m, guest_text)),
-            ratio.map_or_else(Cell::empty, |r| {
-                let interval = judged
-                    .interval_90
-                    .map_or_else(|| "n < 2".to_string(), |(l, h)| format!("{l:.3}–{h:.3}"));
-                Cell::number(r, format!("{r:.3} [{interval}]"))
+            matched.as_ref().map_or_else(Cell::empty, |m| {
+                let interval = range(m.ratio_low.zip(m.ratio_high));
+                Cell::number(m.ratio, format!("{:.3} [{interval}]", m.ratio))
             }),
-            ratio.map_or_else(Cell::empty, |r| {
-                Cell::number(1.0 / r, format!("{:.2}", 1.0 / r))
+            matched.as_ref().map_or_else(Cell::empty, |m| {
+                Cell::number(1.0 / m.ratio, format!("{:.2}", 1.0 / m.ratio))
             }),
             Cell::number(judged.n as f64, judged.n.to_string()),
-            Cell::text(verdict),
+            // "different" is decided by the 95% interval of the guest/host
+            // column; equivalence by the 90% one, shown beside it.
+            Cell::text(match judged.verdict {
+                EquivalenceVerdict::Different => verdict.to_string(),
+                _ => format!("{verdict} [90%: {}]", range(judged.interval_90)),
+            }),
         ]);
     }
     table.notes.push(format!(
-        "guest/host: the guest's throughput over the host's on the same workload, the same host file system under the guest's image; host/guest is Pinilla's speedup. {}.",
+        "guest/host: the guest's throughput over the host's on the same workload, the same host file system under the guest's image, as `iolab compare` gives it (the geometric mean of the rounds' ratios where both ran in the same rounds, else the ratio of the means); host/guest is Pinilla's speedup. {}.",
         equivalence::rule(MARGIN)
     ));
     table.notes.push(INTERVAL_NOTE.into());
@@ -361,6 +371,7 @@ mod tests {
         );
         assert_eq!(row[4].text, "2.00");
         assert_eq!(row[5].text, "3");
+        // The verdict with the interval it was decided by.
         assert_eq!(row[6].text, "different");
         // A file measured on one machine has no guest side.
         result.points.pop();
