@@ -49,10 +49,13 @@ const RULES: &[(&str, &[&str])] = &[
         "gather",
         &["plan", "record", "probe", "run", "stats", "command"],
     ),
-    // Guest machines: QEMU, the kernel, the agent's channel.
+    // Guest machines: QEMU, the kernel, the agent's channel; the control
+    // socket asks probe who holds it, and the cache who is gone.
     (
         "guest",
-        &["plan", "record", "engine", "owner", "console", "cache"],
+        &[
+            "plan", "record", "engine", "owner", "console", "cache", "probe",
+        ],
     ),
     (
         "cluster",
@@ -67,7 +70,8 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     ("report", &["plan", "record", "stats", "compare", "check"]),
     // Traces read, and replayed through the engines onto a target the runner's safety makes.
-    ("trace", &["plan"]),
+    // Traces are opened as every file iolab reads is.
+    ("trace", &["plan", "input"]),
     (
         "replay",
         &["trace", "run", "engine", "clock", "plan", "record"],

@@ -87,6 +87,17 @@ pub fn agree_on<T, E>(
     }
 }
 
+/// Relays the ending signals between the ranks ([`Peers::watch_stop`])
+/// every 20 ms until `finished` says the local jobs are done, then once
+/// more: called by the thread that released them.
+pub fn relay_stops_until(peers: &dyn Peers, finished: impl Fn() -> bool) {
+    while !finished() {
+        peers.watch_stop();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    peers.watch_stop();
+}
+
 /// The one rank of a single-host run: every collective returns what it is given.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Alone;

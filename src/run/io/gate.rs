@@ -1,5 +1,7 @@
 //! The start line of a repetition's threads: all released together once every
-//! one is ready, or all sent home when one of them could not be started.
+//! one is ready (and, in a distributed run, once every rank is: the ranks'
+//! stop relay then runs until the jobs end), or all sent home when one of
+//! them could not be started.
 //!
 //! std's `Barrier` cannot be called off: when the kernel refuses the 40th of
 //! 64 job threads (RLIMIT_NPROC, address space), the 39 already waiting would
@@ -32,6 +34,21 @@ impl StartGate {
             }),
             changed: Condvar::new(),
         }
+    }
+
+    /// In a distributed run, the spawning thread's part once every local
+    /// job is ready (or failed to get ready, or the start was called off):
+    /// waits for the other ranks, releases the jobs, then relays the ranks'
+    /// ending signals until `finished` says the jobs are done — a signal
+    /// here stops every rank, another rank's stops these jobs. Nothing
+    /// alone.
+    pub fn start_with(&self, peers: &dyn crate::run::peers::Peers, finished: impl Fn() -> bool) {
+        if peers.alone() {
+            return;
+        }
+        peers.start_together();
+        self.wait();
+        crate::run::peers::relay_stops_until(peers, finished);
     }
 
     /// Waits until every party has arrived (true: go) or the start is called

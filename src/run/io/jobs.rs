@@ -335,20 +335,8 @@ pub(in crate::run) fn run_crews(
                 }
             }
         }
-        if !peers.alone() {
-            // Every local job is ready (or has failed to get ready, or the
-            // start was called off): wait for the other ranks, then release
-            // them all. Called on every path: the other ranks wait here.
-            peers.start_together();
-            gate.wait();
-            // While the jobs run: a signal here stops every rank, and one
-            // another rank received stops this one's jobs.
-            while !handles.iter().all(|h| h.is_finished()) {
-                peers.watch_stop();
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            peers.watch_stop();
-        }
+        // Called on every path: the other ranks wait at the common start.
+        gate.start_with(peers, || handles.iter().all(|h| h.is_finished()));
         // A job thread that panicked is a bug; its message is already on
         // stderr, and the repetition fails rather than iolab hanging or dying.
         let mut outcomes = Vec::new();

@@ -404,22 +404,7 @@ impl ScratchDir {
             match linked {
                 Ok(()) => {
                     let stat = rustix::fs::fstat(&fd)?;
-                    // Opened again by its name, so that the descriptor
-                    // follows a rename (an O_TMPFILE descriptor stays
-                    // "deleted" in /proc): a file moved away is then found
-                    // by name when the run ends ([`TargetFile::now_at`]).
-                    let fd = rustix::fs::openat(
-                        &self.fd,
-                        name.as_str(),
-                        OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                        Mode::empty(),
-                    )
-                    .ok()
-                    .filter(|named| {
-                        rustix::fs::fstat(named)
-                            .is_ok_and(|s| (s.st_dev, s.st_ino) == (stat.st_dev, stat.st_ino))
-                    })
-                    .unwrap_or(fd);
+                    let fd = file::by_name(&self.fd, &name, fd, (stat.st_dev, stat.st_ino));
                     return Ok(TargetFile {
                         path: self.path.join(&name),
                         name: name.into(),

@@ -160,3 +160,20 @@ impl TargetFile {
         }
     }
 }
+
+/// `fd`, a file just linked in as `name` in `dir` from an unnamed one,
+/// opened again by its name where that is the same file (`identity`), so
+/// that the descriptor follows a rename: an O_TMPFILE descriptor stays
+/// "deleted" in /proc, and a file moved away is then found by its new
+/// name when the run ends ([`TargetFile::now_at`]).
+pub(super) fn by_name(dir: &OwnedFd, name: &str, fd: OwnedFd, identity: (u64, u64)) -> OwnedFd {
+    rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()
+    .filter(|named| rustix::fs::fstat(named).is_ok_and(|s| (s.st_dev, s.st_ino) == identity))
+    .unwrap_or(fd)
+}
