@@ -272,7 +272,12 @@ fn plan_info(
         description,
         table: None,
         hash: journal::fingerprint(text.as_bytes()),
-        points: points.len() as u32,
+        // A point run in several rounds is one point of the result.
+        points: points
+            .iter()
+            .map(|p| p.label.as_str())
+            .collect::<HashSet<_>>()
+            .len() as u32,
     }
 }
 

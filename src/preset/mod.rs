@@ -253,8 +253,13 @@ fn direct_vs_buffered(scale: Scale) -> String {
 description = "I/O Measurements, 2017 (O_DIRECT against normal random I/O): an existing {size} file, {n} blocks of 128 KiB at uniformly random offsets per run; reads open O_RDONLY|O_SYNC against O_RDONLY|O_DIRECT|O_SYNC, writes O_WRONLY|O_SYNC against O_WRONLY|O_DIRECT|O_SYNC; the time of each run and the percentage O_DIRECT is faster"
 table = "direct-vs-normal"
 
+# Paired: each round runs normal and O_DIRECT back to back, alternating
+# which goes first (A B | B A), so every round's ratio compares the two
+# under the same conditions; compare and the table pair them by round.
 [repeat]
-count = {r}
+count = 1
+rounds = {r}
+order = "abba:direct"
 
 # The study's program opens the file and runs; it does not drop caches.
 [defaults]

@@ -37,10 +37,12 @@ fn ratio_text(m: &Matched) -> String {
     }
 }
 
-/// A ratio's interval (`0.912–1.044`, or `unbounded`); `None` without one (n < 2).
+/// A ratio's interval (`0.912–1.044`, `0.00213–14.4`, or `unbounded`),
+/// each bound to three significant digits so that none above zero reads as
+/// `0.000`; `None` without one (n < 2).
 pub fn interval_text(m: &Matched) -> Option<String> {
     match (m.ratio_low, m.ratio_high) {
-        (Some(low), Some(high)) => Some(format!("{low:.3}–{high:.3}")),
+        (Some(low), Some(high)) => Some(format!("{}–{}", digits3(low), digits3(high))),
         _ if m.ratio_unbounded => Some("unbounded".into()),
         _ => None,
     }
@@ -54,15 +56,17 @@ pub fn rule_text(metric: &Metric, alpha: f64) -> String {
 /// The one inference rule of every comparison.
 fn inference_rule(alpha: f64) -> String {
     format!(
-        "Verdict: Welch's test at α = {alpha} (faster/slower, less/more CPU when p < α). \
-         The ratio's interval is Fieller's at {:.0}% with the same degrees of freedom, so it \
-         excludes 1 exactly when the verdict is a significant difference (p in --format csv or json).",
+        "Ratio: the ratio of the means, its interval Fieller's at {:.0}% with Welch's degrees of \
+         freedom; Δ% from that ratio. Verdict: that interval's — faster/slower, less/more CPU when it \
+         excludes 1, which is when Welch's test at α = {alpha} finds a difference (p in --format csv \
+         or json); an interval that cannot bound a ratio of positive figures above zero is \
+         unbounded and decides nothing.",
         (1.0 - alpha) * 100.0
     )
 }
 
 /// How points measured in the same rounds are compared.
-const PAIRED_RULE: &str = "Points both sides measured in the same rounds (a guest's boots, A B | B A) are paired by round instead: the ratio is the geometric mean of the per-round ratios, its interval a t interval of their logarithms (never below zero), and the verdict that interval's test.";
+const PAIRED_RULE: &str = "Points both sides measured in the same rounds (a guest's boots, A B | B A) are paired by round instead: the ratio is the geometric mean of the per-round ratios, its interval a t interval of their logarithms (never below zero), Δ% from that ratio, and the verdict that interval's.";
 
 /// A verdict in the words every comparison shows.
 pub fn verdict_text(verdict: Verdict, metric: &Metric) -> &'static str {
