@@ -324,6 +324,50 @@ fn bad_file_arguments_are_refused() {
     assert_eq!(std::fs::read(&file).unwrap(), vec![1u8; 8192]);
 }
 
+/// The refusal of a file iolab did not make gives advice that works: the
+/// command it names keeps a file iolab may then rewrite through --file (it
+/// said "create one with --op write --keep", which refuses a new path).
+#[test]
+fn the_advice_for_a_foreign_file_works_as_given() {
+    let dir = scratch();
+    let file = dir.path().join("data");
+    std::fs::write(&file, vec![1u8; 1 << 20]).unwrap();
+    let refused = iolab()
+        .args(["run", "--op", "rewrite", "--file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    let advice = stderr
+        .split('`')
+        .nth(1)
+        .unwrap_or_else(|| panic!("no command in: {stderr}"))
+        .replace("SIZE", "1m");
+    let words: Vec<&str> = advice.split_whitespace().skip(1).collect();
+    let kept = iolab().args(&words).output().unwrap();
+    let said = String::from_utf8_lossy(&kept.stderr);
+    assert!(kept.status.success(), "{advice}: {said}");
+    let kept_file = said
+        .lines()
+        .find_map(|l| l.strip_prefix("iolab: kept "))
+        .unwrap_or_else(|| panic!("{said}"))
+        .trim()
+        .to_string();
+    let rewrite = iolab()
+        .args([
+            "run", "--op", "rewrite", "--size", "1m", "--file", &kept_file,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        rewrite.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rewrite.stderr)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), vec![1u8; 1 << 20]);
+}
+
 #[test]
 fn an_existing_output_file_is_never_overwritten() {
     let dir = scratch();

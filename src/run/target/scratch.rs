@@ -543,7 +543,11 @@ impl ScratchDir {
         if write && !memory && !has_marker(&fd) {
             return Err(usage!(
                 "--file {shown} was not created by iolab (it has no {MARKER_XATTR} attribute), \
-                 so iolab only reads it; create one with --op write --keep"
+                 so iolab only reads it; `iolab run --dir {} --op write --size SIZE --keep` \
+                 keeps a file of iolab's there (its name is said), which --file may then write",
+                path.parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .map_or_else(|| ".".to_string(), |p| p.display().to_string())
             ));
         }
         Ok(TargetFile {
