@@ -278,6 +278,7 @@ fn measure(
         // volume and its disk; nothing for an NFS mount).
         let disks = crate::probe::environment::watch(Path::new(DISK_MOUNT)).disks;
         let before = crate::probe::diskstats::read();
+        let received_at = jiff::Timestamp::now().to_string();
         let outcome = session.run_point(label, groups);
         let after = crate::probe::diskstats::read();
         let answer = match outcome {
@@ -285,6 +286,7 @@ fn measure(
                 Ok(point) => FromGuest::Point {
                     point: Box::new(point),
                     disk: crate::gather::activity::device_bytes(&disks, &before, &after),
+                    received_at: Some(received_at),
                 },
                 Err(error) => FromGuest::Failed(error.to_string()),
             },

@@ -116,6 +116,11 @@ pub enum FromGuest {
         point: Box<Point>,
         /// The guest's disk under test, from the point's receipt to its answer.
         disk: Vec<DeviceBytes>,
+        /// When the guest received the point, by its own clock (RFC 3339):
+        /// the host moves the repetitions' start times onto its clock by
+        /// the difference to when it sent the point.
+        #[serde(default)]
+        received_at: Option<String>,
     },
     /// The point was refused as bad input.
     Refused(String),

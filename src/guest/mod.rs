@@ -167,6 +167,37 @@ struct Guest {
     log: PathBuf,
 }
 
+/// Moves the start times of `point`'s repetitions (and its groups') from
+/// the guest's clock onto the host's: by the difference between when the
+/// host sent the point (`sent_at`) and when the guest, by its clock, got it
+/// (`received_at`). A guest's clock, set from the host's at boot, fell up
+/// to 0.54 s behind under TCG, and the executed order it recorded ran
+/// backwards between host and guest points.
+fn on_host_clock(point: &mut Point, sent_at: jiff::Timestamp, received_at: Option<&str>) {
+    let Some(received) = received_at.and_then(|at| at.parse::<jiff::Timestamp>().ok()) else {
+        return;
+    };
+    let shift = sent_at.duration_since(received);
+    let moved = |at: &mut Option<String>| {
+        if let Some(time) = at
+            .as_deref()
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+        {
+            if let Ok(time) = time.checked_add(shift) {
+                *at = Some(time.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string());
+            }
+        }
+    };
+    for repetition in &mut point.repetitions {
+        moved(&mut repetition.started_at);
+    }
+    for group in &mut point.groups {
+        for repetition in &mut group.repetitions {
+            moved(&mut repetition.started_at);
+        }
+    }
+}
+
 impl Guests {
     /// Everything needed to boot `spec` with `image` as its disk: QEMU
     /// present, the kernel and busybox fetched, the initramfs built to run
@@ -424,11 +455,19 @@ impl Guests {
             label: label.to_string(),
             groups: groups.to_vec(),
         };
+        let sent_at = jiff::Timestamp::now();
         let answer = guest
             .send(&asked)
             .and_then(|()| guest.receive_unless(SILENCE_DEADLINE, ending, None));
         match answer {
-            Ok(FromGuest::Point { point, disk }) => Ok((*point, disk)),
+            Ok(FromGuest::Point {
+                mut point,
+                disk,
+                received_at,
+            }) => {
+                on_host_clock(&mut point, sent_at, received_at.as_deref());
+                Ok((*point, disk))
+            }
             Ok(FromGuest::Refused(why)) => Err(GuestError::Refused(why)),
             Ok(FromGuest::Failed(why)) => Err(GuestError::Failed(why)),
             Ok(other) => {
@@ -662,4 +701,38 @@ pub fn last_boot_seconds(accelerator: Accelerator) -> Option<f64> {
         .parse()
         .ok()
         .filter(|s: &f64| s.is_finite() && *s > 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guest_points_start_times_move_onto_the_hosts_clock() {
+        let mut point: Point = serde_json::from_value(serde_json::json!({
+            "label": "p", "workload": crate::plan::example_workload(),
+            "target": {"dir": "/d", "filesystem": "ext4", "files": [], "direct_in_memory": false,
+                       "file_given": false},
+            "repetitions": [{
+                "index": 0, "warmup": false, "status": "ok", "bytes": 1, "ops": 1,
+                "series": [], "jobs": [], "started_at": "2026-12-06T10:00:01.000Z"
+            }],
+            "checks": []
+        }))
+        .unwrap();
+        // The guest got the point at 10:00:00.000 by its clock, 0.540 s
+        // behind the host's, which sent it at 10:00:00.540.
+        let sent: jiff::Timestamp = "2026-12-06T10:00:00.540Z".parse().unwrap();
+        on_host_clock(&mut point, sent, Some("2026-12-06T10:00:00.000Z"));
+        assert_eq!(
+            point.repetitions[0].started_at.as_deref(),
+            Some("2026-12-06T10:00:01.540Z")
+        );
+        // An older agent says nothing: the times stay.
+        on_host_clock(&mut point, sent, None);
+        assert_eq!(
+            point.repetitions[0].started_at.as_deref(),
+            Some("2026-12-06T10:00:01.540Z")
+        );
+    }
 }
