@@ -199,6 +199,21 @@ mod tests {
     use super::*;
     use crate::compare::Figure;
 
+    /// `point` with its repetitions' rounds taken away: independent.
+    fn without_rounds(point: &Point) -> Point {
+        Point {
+            repetitions: point
+                .repetitions
+                .iter()
+                .map(|r| crate::record::Repetition {
+                    round: None,
+                    ..r.clone()
+                })
+                .collect(),
+            ..point.clone()
+        }
+    }
+
     /// A point whose repetitions moved at `rates` (bytes/s), in `rounds`.
     fn in_rounds(rates: &[(u32, f64)]) -> Point {
         let repetitions: Vec<serde_json::Value> = rates
@@ -236,20 +251,9 @@ mod tests {
         assert!(low > 0.4 && high < 0.6, "{low}–{high}");
         assert_eq!(paired.verdict, Verdict::Worse);
         // The same figures without rounds: Welch and Fieller, not significant.
-        let strip = |p: &Point| Point {
-            repetitions: p
-                .repetitions
-                .iter()
-                .map(|r| crate::record::Repetition {
-                    round: None,
-                    ..r.clone()
-                })
-                .collect(),
-            ..p.clone()
-        };
         let pooled = compare_point(
-            &strip(&host),
-            &strip(&guest),
+            &without_rounds(&host),
+            &without_rounds(&guest),
             &metric,
             0.05,
             Orientation::OtherOverBase,
@@ -288,21 +292,10 @@ mod tests {
     fn an_unbounded_interval_is_never_a_verdict_of_difference() {
         let base = in_rounds(&[(0, 100.0), (0, 110.0), (0, 90.0)]);
         let noisy = in_rounds(&[(0, 2.0), (0, 400.0), (0, 1.0)]);
-        let strip = |p: &Point| Point {
-            repetitions: p
-                .repetitions
-                .iter()
-                .map(|r| crate::record::Repetition {
-                    round: None,
-                    ..r.clone()
-                })
-                .collect(),
-            ..p.clone()
-        };
         let metric = Metric::from(Figure::Throughput);
         let matched = compare_point(
-            &strip(&base),
-            &strip(&noisy),
+            &without_rounds(&base),
+            &without_rounds(&noisy),
             &metric,
             0.05,
             Orientation::OtherOverBase,
