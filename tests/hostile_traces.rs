@@ -337,3 +337,87 @@ fn zero_byte_ios_are_refused_in_every_format() {
         );
     }
 }
+
+/// A trace replaced between two points of a sweep is not replayed as it
+/// then is: every point replays the trace its check read, and the point
+/// after the swap fails naming the change, exit 1 (each point used to read
+/// the trace anew).
+#[test]
+fn a_trace_replaced_between_points_is_refused_not_replayed() {
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("t.csv");
+    let first = 128_166_372_003_061_629u64;
+    // Two reads 2 s apart as recorded.
+    std::fs::write(
+        &trace,
+        format!(
+            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,4096,4096,10\n",
+            first + 20_000_000
+        ),
+    )
+    .unwrap();
+    let result = out.path().join("s.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .current_dir(crate::util::working_dir())
+        .args(["sweep", "--progress", "never", "--trace"])
+        .arg(&trace)
+        .args(["--trace-speed", "1,afap", "--dir"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&result)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while entries(dir.path()).iter().all(|n| !n.ends_with(".dat")) {
+        assert!(start.elapsed() < Duration::from_secs(60), "no file made");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The first point's replay holds the trace open while it replays (the
+    // checks before it closed theirs): swapped only then.
+    let fds = format!("/proc/{}/fd", child.id());
+    let holds_trace = || {
+        std::fs::read_dir(&fds)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|to| to == trace))
+    };
+    while !holds_trace() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the trace never opened"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // While the first point replays: another trace, far larger, in its place.
+    let other = work.path().join("other.csv");
+    let far: String = (0..4000)
+        .map(|i| {
+            format!(
+                "{},hm,1,Write,{},4096,10\n",
+                first + i,
+                (1u64 << 30) + i * 4096
+            )
+        })
+        .collect();
+    std::fs::write(&other, far).unwrap();
+    std::fs::rename(&other, &trace).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let value = crate::util::read_result(&result);
+    let statuses: Vec<String> = value["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["repetitions"][0]["status"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(statuses, ["ok", "failed"], "{stderr}");
+    let error = value["points"][1]["repetitions"][0]["error"]
+        .as_str()
+        .unwrap();
+    assert!(error.contains("changed since iolab checked it"), "{error}");
+    assert!(entries(dir.path()).iter().all(|n| !n.ends_with(".dat")));
+}

@@ -97,10 +97,24 @@ pub(crate) fn costs(points: &[PlannedPoint]) -> Result<HashMap<TracePath, TraceC
         .collect())
 }
 
-/// The trace read whole: its summary and character; a refusal is one line.
+/// The traces this process has read whole, each as it was then (its
+/// identity in the summary): every later point replays the trace its check
+/// read, and a repetition refuses one changed since.
+static READ: std::sync::Mutex<Vec<(TracePath, Character)>> = std::sync::Mutex::new(Vec::new());
+
+/// The trace read whole, once per process: its summary and character; a
+/// refusal is one line.
 fn read_trace(trace: TracePath) -> Result<Character, AppError> {
-    characterize(Path::new(trace.as_str()), None, &Selection::default())
-        .map_err(|error| AppError::Usage(usage!("{}", error.0)))
+    let mut read = READ
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, character)) = read.iter().find(|(path, _)| *path == trace) {
+        return Ok(character.clone());
+    }
+    let character = characterize(Path::new(trace.as_str()), None, &Selection::default())
+        .map_err(|error| AppError::Usage(usage!("{}", error.0)))?;
+    read.push((trace, character.clone()));
+    Ok(character)
 }
 
 /// Measures the trace point `planned`: its warm-ups and repetitions, each
