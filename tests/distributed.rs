@@ -67,6 +67,28 @@ mod with_mpi {
         Some(command)
     }
 
+    /// A scratch place and the arguments of a distributed write run with
+    /// `extra`: its directory (`work`), its result and the argument line.
+    fn writing_run(
+        extra: &str,
+    ) -> (
+        tempfile::TempDir,
+        std::path::PathBuf,
+        std::path::PathBuf,
+        String,
+    ) {
+        let dir = scratch();
+        let work = dir.path().join("work");
+        std::fs::create_dir(&work).unwrap();
+        let result = dir.path().join("r.json");
+        let args = format!(
+            "run --mpi --op write --bs 64k --size 8m {extra} --dir {} -o {}",
+            work.display(),
+            result.display()
+        );
+        (dir, work, result, args)
+    }
+
     /// Adds to `mpirun` one rank that runs `iolab ARGS` under bash and, once
     /// `files` scratch files are in `work` and `after_s` seconds more have
     /// passed, sends it `signal` (`-9`, `-TERM`).
@@ -931,15 +953,7 @@ mod with_mpi {
     #[test]
     fn a_rank_lost_mid_run_keeps_the_repetitions_finished_before_and_names_it() {
         let Some(mut mpirun) = mpirun() else { return };
-        let dir = scratch();
-        let work = dir.path().join("work");
-        std::fs::create_dir(&work).unwrap();
-        let result = dir.path().join("r.json");
-        let args = format!(
-            "run --mpi --op write --bs 64k --size 8m --runtime 1s --repeat 30 --dir {} -o {}",
-            work.display(),
-            result.display()
-        );
+        let (_dir, work, result, args) = writing_run("--runtime 1s --repeat 30");
         mpirun.args(["-np", "2", IOLAB]).args(args.split(' '));
         signalled_rank(&mut mpirun, &args, &work, 3, 6, "-9");
         let out = within(mpirun, Duration::from_secs(120));
@@ -968,15 +982,7 @@ mod with_mpi {
     #[test]
     fn sigterm_to_one_rank_stops_every_rank() {
         let Some(mut mpirun) = mpirun() else { return };
-        let dir = scratch();
-        let work = dir.path().join("work");
-        std::fs::create_dir(&work).unwrap();
-        let result = dir.path().join("r.json");
-        let args = format!(
-            "run --mpi --op write --bs 64k --size 8m --runtime 300s --dir {} -o {}",
-            work.display(),
-            result.display()
-        );
+        let (_dir, work, result, args) = writing_run("--runtime 300s");
         mpirun.args(["-np", "1", IOLAB]).args(args.split(' '));
         signalled_rank(&mut mpirun, &args, &work, 3, 2, "-TERM");
         mpirun.args([":", "-np", "1", IOLAB]).args(args.split(' '));

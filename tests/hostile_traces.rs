@@ -28,6 +28,47 @@ fn within(command: &mut Command, limit: Duration) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// An MSR trace of two 4 KiB reads, the second `gap_ticks` (100 ns each)
+/// after the first and at byte `second_at`.
+fn two_reads(path: &Path, gap_ticks: u64, second_at: u64) {
+    let first = 128_166_372_003_061_629u64;
+    std::fs::write(
+        path,
+        format!(
+            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,{second_at},4096,10\n",
+            first + gap_ticks
+        ),
+    )
+    .unwrap();
+}
+
+/// `iolab ARGS` started, its output piped.
+fn spawned<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .current_dir(crate::util::working_dir())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The first scratch file (`*.dat`) iolab makes in `dir`, once it is there.
+fn scratch_file_in(dir: &Path) -> std::path::PathBuf {
+    let start = Instant::now();
+    loop {
+        if let Some(name) = entries(dir).into_iter().find(|n| n.ends_with(".dat")) {
+            return dir.join(name);
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no file made in {}",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Refused in one line naming `named`, exit 2, within 20 s, nothing in `dir`.
 fn refused_in_one_line(args: &[&std::ffi::OsStr], named: &str, dir: &Path) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_iolab"));
@@ -180,40 +221,21 @@ fn a_fit_smaller_than_an_io_is_refused_before_the_layout() {
 fn a_trace_points_file_swapped_during_the_replay_exits_1_and_names_both() {
     let (work, dir, out) = (scratch(), scratch(), scratch());
     let trace = work.path().join("slow.csv");
-    let first = 128_166_372_003_061_629u64;
     // Two reads 3 s apart as recorded.
-    std::fs::write(
-        &trace,
-        format!(
-            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,4096,4096,10\n",
-            first + 30_000_000
-        ),
-    )
-    .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .current_dir(crate::util::working_dir())
-        .args(["run", "--progress", "never", "--trace"])
-        .arg(&trace)
-        .arg("--dir")
-        .arg(dir.path())
-        .arg("-o")
-        .arg(out.path().join("r.json"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let made = loop {
-        let names: Vec<String> = entries(dir.path())
-            .into_iter()
-            .filter(|n| n.ends_with(".dat"))
-            .collect();
-        if let Some(name) = names.first() {
-            break dir.path().join(name);
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "no file made");
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    two_reads(&trace, 30_000_000, 4096);
+    let result = out.path().join("r.json");
+    let child = spawned(&[
+        "run".as_ref(),
+        "--progress".as_ref(),
+        "never".as_ref(),
+        "--trace".as_ref(),
+        trace.as_os_str(),
+        "--dir".as_ref(),
+        dir.path().as_os_str(),
+        "-o".as_ref(),
+        result.as_os_str(),
+    ]);
+    let made = scratch_file_in(dir.path());
     std::thread::sleep(Duration::from_millis(500));
     let moved = work.path().join("moved-away.dat");
     std::fs::rename(&made, &moved).unwrap();
@@ -237,16 +259,8 @@ fn a_trace_points_file_swapped_during_the_replay_exits_1_and_names_both() {
 fn sigterm_during_a_layout_ends_it_with_143() {
     let (work, dir) = (scratch(), scratch());
     let trace = work.path().join("far.csv");
-    let first = 128_166_372_003_061_629u64;
     // One read 16 GiB in: its file is laid out to there.
-    std::fs::write(
-        &trace,
-        format!(
-            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,17179869184,4096,10\n",
-            first + 10
-        ),
-    )
-    .unwrap();
+    two_reads(&trace, 10, 16 << 30);
     let free = rustix::fs::statvfs(dir.path()).unwrap();
     if free.f_bavail * free.f_frsize < 20 << 30 {
         crate::skip!("under 20 GiB free in {}", dir.path().display());
@@ -258,21 +272,8 @@ fn sigterm_during_a_layout_ends_it_with_143() {
         vec!["replay", t, "--dir", d, "--buffered"],
         vec!["run", "--progress", "never", "--trace", t, "--dir", d],
     ] {
-        let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-            .current_dir(crate::util::working_dir())
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        while entries(dir.path()).iter().all(|n| !n.ends_with(".dat")) {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "{args:?}: no file made"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let child = spawned(&args);
+        scratch_file_in(dir.path());
         std::thread::sleep(Duration::from_millis(300));
         let sent = Instant::now();
         rustix::process::kill_process(
@@ -346,34 +347,24 @@ fn zero_byte_ios_are_refused_in_every_format() {
 fn a_trace_replaced_between_points_is_refused_not_replayed() {
     let (work, dir, out) = (scratch(), scratch(), scratch());
     let trace = work.path().join("t.csv");
-    let first = 128_166_372_003_061_629u64;
     // Two reads 2 s apart as recorded.
-    std::fs::write(
-        &trace,
-        format!(
-            "{first},hm,1,Read,0,4096,10\n{},hm,1,Read,4096,4096,10\n",
-            first + 20_000_000
-        ),
-    )
-    .unwrap();
+    two_reads(&trace, 20_000_000, 4096);
     let result = out.path().join("s.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .current_dir(crate::util::working_dir())
-        .args(["sweep", "--progress", "never", "--trace"])
-        .arg(&trace)
-        .args(["--trace-speed", "1,afap", "--dir"])
-        .arg(dir.path())
-        .arg("-o")
-        .arg(&result)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawned(&[
+        "sweep".as_ref(),
+        "--progress".as_ref(),
+        "never".as_ref(),
+        "--trace".as_ref(),
+        trace.as_os_str(),
+        "--trace-speed".as_ref(),
+        "1,afap".as_ref(),
+        "--dir".as_ref(),
+        dir.path().as_os_str(),
+        "-o".as_ref(),
+        result.as_os_str(),
+    ]);
     let start = Instant::now();
-    while entries(dir.path()).iter().all(|n| !n.ends_with(".dat")) {
-        assert!(start.elapsed() < Duration::from_secs(60), "no file made");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    scratch_file_in(dir.path());
     // The first point's replay holds the trace open while it replays (the
     // checks before it closed theirs): swapped only then.
     let fds = format!("/proc/{}/fd", child.id());
@@ -397,7 +388,7 @@ fn a_trace_replaced_between_points_is_refused_not_replayed() {
         .map(|i| {
             format!(
                 "{},hm,1,Write,{},4096,10\n",
-                first + i,
+                128_166_372_003_061_629u64 + i,
                 (1u64 << 30) + i * 4096
             )
         })
