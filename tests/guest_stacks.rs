@@ -306,6 +306,23 @@ fn table_4_runs_on_the_guest_kernels_nfs_client_and_ext3_over_its_iscsi_initiato
     for medium in ["mounted sync", "mounted async", "ext3 on"] {
         assert!(header.contains(medium), "{medium}: {header}");
     }
+    // Its verdicts: the study's own pair first, iSCSI against NFS mounted
+    // sync, in time, messages and bytes (one round: no verdict, said so).
+    let pairs: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("each pair of stacks"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("### "))
+        .filter(|l| l.starts_with("| ") && !l.contains("other / base"))
+        .collect();
+    assert_eq!(pairs.len(), 3 * 4, "three pairs of four rows: {text}");
+    let (other, base) = pairs[0].split_once(" / ").unwrap();
+    assert!(
+        other.contains("ext3 on") && base.contains("mounted sync"),
+        "{}",
+        pairs[0]
+    );
+    assert!(pairs[0].contains("no verdict"), "{}", pairs[0]);
     let compared = iolab()
         .args(["compare", "table4.json", "--by", "guest-config"])
         .current_dir(cwd)

@@ -490,24 +490,71 @@ fn escape_sequences_in_a_result_file_never_reach_a_terminal_or_a_report_raw() {
 
 #[test]
 fn the_studys_own_table_is_in_every_report_format() {
-    let dir = scratch();
-    let out = scratch();
-    // Two runs of the O_DIRECT study: one row per medium, as the study's table.
-    let files: Vec<PathBuf> = ["first", "second"]
+    let (first, second, out) = (scratch(), scratch(), scratch());
+    // The O_DIRECT study over two media in one command: a result file
+    // each, and one table with a row per medium, as the study's.
+    let output = out.path().join("media.json");
+    let run = iolab()
+        .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
+        .args(["--no-report", "--dir"])
+        .arg(first.path())
+        .arg("--dir")
+        .arg(second.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let files: Vec<PathBuf> = ["media-1.json", "media-2.json"]
         .iter()
-        .map(|name| {
-            let output = out.path().join(format!("{name}.json"));
-            succeed(
-                iolab()
-                    .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
-                    .args(["--no-report", "--dir"])
-                    .arg(dir.path())
-                    .arg("-o")
-                    .arg(&output),
-            );
-            output
-        })
+        .map(|name| out.path().join(name))
         .collect();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let gathered = &stdout[stdout
+        .find("The study over 2 media")
+        .expect("the gathered table")..];
+    let verdicts = ["O_DIRECT faster", "O_DIRECT slower", "inconclusive"];
+    for table in ["read time", "write time"] {
+        let rows: Vec<&str> = gathered
+            .lines()
+            .skip_while(|l| !l.contains(table))
+            .take_while(|l| !l.starts_with('└'))
+            .filter(|l| l.contains(" at uniform offsets"))
+            .collect();
+        assert_eq!(rows.len(), 2, "{table}: a row per medium: {gathered}");
+        for row in rows {
+            assert!(verdicts.iter().any(|v| row.contains(v)), "{row}");
+        }
+    }
+    // The same medium twice is refused before anything runs.
+    let again = out.path().join("again.json");
+    let refused = iolab()
+        .args([
+            "preset",
+            "run",
+            "direct-vs-buffered",
+            "--scale",
+            "test",
+            "--dir",
+        ])
+        .arg(first.path())
+        .arg("--dir")
+        .arg(first.path().join("."))
+        .arg("-o")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("give each medium once"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert!(!out.path().join("again-1.json").exists());
     let report = |format: &str, name: &str| {
         let path = out.path().join(name);
         let run = iolab()
@@ -527,11 +574,11 @@ fn the_studys_own_table_is_in_every_report_format() {
     let markdown = report("markdown", "r.md");
     assert!(markdown.contains("## The study's own tables"), "{markdown}");
     assert!(
-        markdown.contains("| Storage medium | Read | Direct R. | % direct I/O faster |"),
+        markdown.contains("| Storage medium | Read | Direct R. | % direct I/O faster | verdict |"),
         "{markdown}"
     );
     assert!(
-        markdown.contains("| Storage medium | Write | Direct W. | % direct I/O faster |"),
+        markdown.contains("| Storage medium | Write | Direct W. | % direct I/O faster | verdict |"),
         "{markdown}"
     );
     assert!(
@@ -546,7 +593,7 @@ fn the_studys_own_table_is_in_every_report_format() {
         // A header, then a row per file; the figures are plain numbers.
         let lines: Vec<&str> = block.lines().collect();
         assert_eq!(lines.len(), 3, "{block}");
-        let percent: f64 = lines[1].rsplit(',').next().unwrap().parse().unwrap();
+        let percent: f64 = lines[1].rsplit(',').nth(1).unwrap().parse().unwrap();
         assert!(percent.is_finite(), "{block}");
     }
     let html = report("html", "r.html");
@@ -567,7 +614,7 @@ fn the_studys_own_table_is_in_every_report_format() {
     }
     // A file not run from a study has no such table: refused, nothing written.
     let plain = out.path().join("plain.json");
-    sweep(dir.path(), &plain, &["--no-report"]);
+    sweep(first.path(), &plain, &["--no-report"]);
     let refused = out.path().join("refused.csv");
     let run = iolab()
         .arg("report")

@@ -331,6 +331,21 @@ pub(crate) fn report_beside(output: &Path, result: &ResultFile) -> Result<(), Ap
     Ok(())
 }
 
+/// Writes the HTML report of several result files to `path`; an earlier
+/// iolab report there is replaced, anything else is refused.
+pub(crate) fn report_of(path: &Path, files: Vec<(&str, &ResultFile)>) -> Result<(), AppError> {
+    check_report_beside(path)?;
+    let replace = if path.symlink_metadata().is_ok() {
+        Replace::Own
+    } else {
+        Replace::Never
+    };
+    let view = crate::report::view::ReportView::new(files, crate::compare::DEFAULT_ALPHA, false);
+    write_report(path, &view, replace)?;
+    crate::say!("iolab: report {}", path.display());
+    Ok(())
+}
+
 /// Refuses, before anything is measured, a run whose report beside `output`
 /// (`<output>.html`) would replace a file that is not an earlier iolab report.
 pub(crate) fn check_report_beside(output: &Path) -> Result<(), UsageError> {

@@ -449,9 +449,12 @@ pub enum PresetCommand {
 /// The study options of `iolab preset run`.
 #[derive(Debug, Args)]
 pub struct PresetRunArgs {
-    /// Scratch directory.
+    /// Scratch directory; given more than once, one storage medium each:
+    /// the study runs on each in turn, into a result file each
+    /// (`NAME-SCALE-1.json`, …), and its table gets a row or column group
+    /// per medium, as the O_DIRECT study's five devices.
     #[arg(long, default_value = ".", value_name = "DIR", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
-    pub dir: PathBuf,
+    pub dir: Vec<PathBuf>,
     /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
     /// (see `iolab run --help`).
     #[arg(long, value_name = "URL", conflicts_with_all = ["dir", "mpi"], help_heading = heading::TARGET)]
@@ -540,7 +543,8 @@ pub struct CompareArgs {
     /// to compare a psync run with a stdio run of the same I/O.
     #[arg(long, value_name = "PARAMS", conflicts_with = "by", value_parser = param_list)]
     pub ignore: Option<ParamList>,
-    /// What to compare: throughput, iops, p50, p99, cpu or time; for one
+    /// What to compare: throughput, iops, p50, p99, cpu, time, or messages
+    /// and wire-bytes (network traffic, as Radkov's Table 4); for one
     /// direction of a mixed workload, read.FIGURE, write.FIGURE or trim.FIGURE
     /// (throughput, iops, p50, p99), e.g. `read.p99`; for one group of a
     /// point of groups, its name first: `logger.p99`, `logger.write.p99`.

@@ -25,17 +25,25 @@ pub enum Figure {
     /// Seconds a repetition took, start to end of the timed region (the
     /// completion time the studies report).
     Time,
+    /// Network messages of a repetition: its connections' TCP segments
+    /// both ways with iolab's own clients, else the packets on every
+    /// interface over its window (Radkov's Table 4).
+    Messages,
+    /// Bytes on the network, counted as `Messages` are.
+    WireBytes,
 }
 
 impl Figure {
     /// Every figure, in the order `--metric` lists them.
-    pub const ALL: [Figure; 6] = [
+    pub const ALL: [Figure; 8] = [
         Figure::Throughput,
         Figure::Iops,
         Figure::P50,
         Figure::P99,
         Figure::Cpu,
         Figure::Time,
+        Figure::Messages,
+        Figure::WireBytes,
     ];
 
     /// Its name on the command line and in files.
@@ -47,6 +55,8 @@ impl Figure {
             Figure::P99 => "p99",
             Figure::Cpu => "cpu",
             Figure::Time => "time",
+            Figure::Messages => "messages",
+            Figure::WireBytes => "wire-bytes",
         }
     }
 
@@ -59,6 +69,8 @@ impl Figure {
             Figure::P99 => "99th-percentile latency (p99)",
             Figure::Cpu => "CPU time over wall time",
             Figure::Time => "completion time",
+            Figure::Messages => "network messages",
+            Figure::WireBytes => "bytes on the wire",
         }
     }
 
@@ -126,6 +138,9 @@ impl Metric {
             Figure::Cpu => {
                 "Δ% = (base − other) / base × 100 of the CPU: how much less the other uses"
             }
+            Figure::Messages | Figure::WireBytes => {
+                "Δ% = (base − other) / base × 100 of the network traffic: how much less the other sends"
+            }
         }
     }
 
@@ -166,7 +181,7 @@ impl Metric {
                         Figure::P50 | Figure::P99 => {
                             percentile(share.latency_ns.as_ref(), self.figure)
                         }
-                        Figure::Cpu | Figure::Time => None,
+                        Figure::Cpu | Figure::Time | Figure::Messages | Figure::WireBytes => None,
                     }
                 }
             })
@@ -181,6 +196,8 @@ impl Metric {
             Figure::P50 | Figure::P99 => percentile(r.latency_ns.as_ref(), self.figure),
             Figure::Cpu => r.cpu.as_ref().map(|c| c.utilization),
             Figure::Time => r.elapsed_ns.map(|ns| ns as f64 * 1e-9),
+            Figure::Messages => r.on_the_wire().map(|(messages, _)| messages as f64),
+            Figure::WireBytes => r.on_the_wire().map(|(_, bytes)| bytes as f64),
         }
     }
 }

@@ -29,6 +29,26 @@ pub struct Activity {
     pub dirty: Option<DirtyChange>,
 }
 
+impl Activity {
+    /// Messages and bytes the window put on the network. A loopback packet
+    /// is counted as sent and as received by `lo`; it is one message, so
+    /// `lo` counts once (its sends); other interfaces count both directions.
+    pub fn wire(&self) -> (u64, u64) {
+        self.network
+            .iter()
+            .fold((0, 0), |(messages, total), interface| {
+                if interface.name == "lo" {
+                    (messages + interface.tx_packets, total + interface.tx_bytes)
+                } else {
+                    (
+                        messages + interface.rx_packets + interface.tx_packets,
+                        total + interface.rx_bytes + interface.tx_bytes,
+                    )
+                }
+            })
+    }
+}
+
 /// The page cache's dirty and under-write-back bytes at one instant
 /// (/proc/meminfo `Dirty` and `Writeback`, machine-wide).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

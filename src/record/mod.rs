@@ -434,6 +434,20 @@ pub struct Repetition {
 }
 
 impl Repetition {
+    /// The network messages and bytes of this repetition, as Radkov's
+    /// Table 4 counts them: with iolab's own clients, the TCP segments both
+    /// ways and the payload bytes of their connections (TCP_INFO); else the
+    /// packets and bytes on every interface over its activity window.
+    pub fn on_the_wire(&self) -> Option<(u64, u64)> {
+        if let Some(tcp) = self.client_network.as_ref().and_then(|c| c.tcp) {
+            return Some((
+                tcp.segs_out + tcp.segs_in,
+                tcp.bytes_acked + tcp.bytes_received,
+            ));
+        }
+        self.activity.as_ref().map(activity::Activity::wire)
+    }
+
     /// Repetition `index`, measured (not warm-up), that ended with `status`
     /// after moving `bytes` in `ops` I/Os, with nothing else recorded yet: no
     /// time, latency, cache state, activity, series, jobs or ranks. Callers

@@ -27,6 +27,8 @@ fn value(metric: &Metric, v: f64) -> String {
         Figure::Cpu => format!("{:.0}%", v * 100.0),
         // Three significant digits at any size: a 0.3 ms run is not "0.00 s".
         Figure::Time => format!("{} s", digits3(v)),
+        Figure::Messages => count(v),
+        Figure::WireBytes => crate::report::units::bytes(v.round() as u64),
     }
 }
 

@@ -64,38 +64,163 @@ pub fn preset(
         }
         PresetCommand::Run { name, scale, study } => {
             let preset = named(name)?;
-            let args = crate::cli::StudyArgs {
-                file: PathBuf::from(format!("preset {name}")),
-                dir: Some(study.dir.clone()),
-                target: study.target.clone(),
-                destroy_data: study.destroy_data.clone(),
-                dry_run: study.dry_run,
-                resume: true,
-                no_report: study.no_report,
-                place: study.place.clone(),
-                distributed: study.distributed,
-                out: crate::cli::OutputArgs {
-                    output: Some(study.out.output.clone().unwrap_or_else(|| {
-                        PathBuf::from("iolab-results").join(format!(
-                            "{}-{}.json",
-                            preset.name,
-                            scale.name()
-                        ))
-                    })),
-                    json: study.out.json,
-                    detail: study.out.detail,
-                    strict: study.out.strict,
-                    progress: study.out.progress,
-                },
-            };
-            let free = rustix::fs::statvfs(&study.dir)
-                .map(|s| (s.f_bavail * s.f_frsize).saturating_sub(crate::run::FREE_SPACE_MARGIN))
-                .unwrap_or(u64::MAX);
-            let (text, note) = crate::preset::capped(&(preset.study)(*scale), free);
-            if let Some(note) = note {
-                crate::say!("iolab: {name}: {note}");
+            let media = distinct_media(&study.dir)?;
+            let output = study.out.output.clone().unwrap_or_else(|| {
+                PathBuf::from("iolab-results").join(format!(
+                    "{}-{}.json",
+                    preset.name,
+                    scale.name()
+                ))
+            });
+            if media.len() > 1 && !study.dry_run && study.target.is_none() {
+                room_on_every_medium(&(preset.study)(*scale), &media)?;
             }
-            grid::study_text(&text, &args, arguments)
+            let mut outputs = Vec::new();
+            for (index, dir) in media.iter().enumerate() {
+                let output = if media.len() > 1 {
+                    numbered(&output, index + 1)
+                } else {
+                    output.clone()
+                };
+                let args = crate::cli::StudyArgs {
+                    file: PathBuf::from(format!("preset {name}")),
+                    dir: Some(dir.to_path_buf()),
+                    target: study.target.clone(),
+                    destroy_data: study.destroy_data.clone(),
+                    dry_run: study.dry_run,
+                    resume: true,
+                    no_report: study.no_report,
+                    place: study.place.clone(),
+                    distributed: study.distributed,
+                    out: crate::cli::OutputArgs {
+                        output: Some(output.clone()),
+                        json: study.out.json,
+                        detail: study.out.detail,
+                        strict: study.out.strict,
+                        progress: study.out.progress,
+                    },
+                };
+                let free = rustix::fs::statvfs(*dir)
+                    .map(|s| {
+                        (s.f_bavail * s.f_frsize).saturating_sub(crate::run::FREE_SPACE_MARGIN)
+                    })
+                    .unwrap_or(u64::MAX);
+                let (text, note) = crate::preset::capped(&(preset.study)(*scale), free);
+                if let Some(note) = note {
+                    crate::say!("iolab: {name}: {note}");
+                }
+                if media.len() > 1 {
+                    crate::say!(
+                        "iolab: {name}: medium {} of {}: {}, into {}",
+                        index + 1,
+                        media.len(),
+                        dir.display(),
+                        output.display()
+                    );
+                }
+                match grid::study_text(&text, &args, arguments.clone())? {
+                    Ending::Success | Ending::Warnings => outputs.push(output),
+                    // A medium that failed or was stopped ends the study there.
+                    ending => return Ok(ending),
+                }
+            }
+            if media.len() > 1 && !study.dry_run {
+                gathered(&outputs, &output, study.no_report)?;
+            }
+            Ok(Ending::Success)
         }
     }
+}
+
+/// The media of `--dir`, each once: the same directory twice (by device
+/// and inode, however written) is refused, as two rows of one medium.
+fn distinct_media(dirs: &[PathBuf]) -> Result<Vec<&Path>, AppError> {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen: Vec<((u64, u64), &Path)> = Vec::new();
+    for dir in dirs {
+        if dirs.len() == 1 {
+            break;
+        }
+        let metadata =
+            std::fs::metadata(dir).map_err(|e| usage!("--dir {}: {e}", dir.display()))?;
+        if !metadata.is_dir() {
+            return Err(usage!("--dir {}: not a directory", dir.display()).into());
+        }
+        let identity = (metadata.dev(), metadata.ino());
+        if let Some((_, first)) = seen.iter().find(|(id, _)| *id == identity) {
+            return Err(usage!(
+                "--dir {} is --dir {} again: give each medium once",
+                dir.display(),
+                first.display()
+            )
+            .into());
+        }
+        seen.push((identity, dir));
+    }
+    Ok(dirs.iter().map(PathBuf::as_path).collect())
+}
+
+/// Refuses several media before the first runs when one has no room for
+/// the study's largest files (as each medium's own run would, later).
+fn room_on_every_medium(text: &str, media: &[&Path]) -> Result<(), AppError> {
+    use crate::plan::units::{format_size, human_size};
+    for dir in media {
+        let free = rustix::fs::statvfs(*dir)
+            .map(|s| s.f_bavail * s.f_frsize)
+            .map_err(|e| usage!("--dir {}: {e}", dir.display()))?;
+        let (text, _) =
+            crate::preset::capped(text, free.saturating_sub(crate::run::FREE_SPACE_MARGIN));
+        let path = Path::new("preset");
+        let (study, text) = crate::plan::study::Study::parse(&text, path)?;
+        let points = study.plan(&crate::plan::default_workload(), &text, path)?;
+        let largest = crate::plan::cost(&points, &Default::default(), &|_| None).largest_bytes;
+        let needed = largest.saturating_add(crate::run::FREE_SPACE_MARGIN);
+        if free < needed {
+            return Err(usage!(
+                "not enough free space in {}: the study's largest files ({}) need {} with a {} margin, {} is free; nothing ran",
+                dir.display(),
+                human_size(largest),
+                human_size(needed),
+                format_size(crate::run::FREE_SPACE_MARGIN),
+                human_size(free)
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// `out.json` as the result of medium `n`: `out-n.json`.
+fn numbered(output: &Path, n: usize) -> PathBuf {
+    let stem = output
+        .file_stem()
+        .map_or_else(|| "iolab".to_string(), |s| s.to_string_lossy().into_owned());
+    let name = match output.extension() {
+        Some(extension) => format!("{stem}-{n}.{}", extension.to_string_lossy()),
+        None => format!("{stem}-{n}"),
+    };
+    output.with_file_name(name)
+}
+
+/// After every medium ran: the study's tables with a row (or column
+/// group) per medium, printed and written as one report beside `output`.
+fn gathered(outputs: &[PathBuf], output: &Path, no_report: bool) -> Result<(), AppError> {
+    let mut files = Vec::new();
+    for path in outputs {
+        let result = crate::record::write::read_to_show(path).map_err(|e| usage!("{e}"))?;
+        files.push((path.display().to_string(), result));
+    }
+    let named: Vec<(&str, &crate::record::ResultFile)> =
+        files.iter().map(|(n, r)| (n.as_str(), r)).collect();
+    let screen = output::terminal().screen;
+    let mut text = format!("\nThe study over {} media:\n", files.len());
+    for table in crate::report::studies::tables(&named, crate::compare::DEFAULT_ALPHA) {
+        text.push('\n');
+        text.push_str(&table.terminal_at(screen));
+    }
+    output::print(&text)?;
+    if !no_report {
+        output::report_of(&output.with_extension("html"), named)?;
+    }
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! The O_DIRECT study's tables (I/O Measurements, 2017): per storage medium, the normal and the O_DIRECT time and the percentage O_DIRECT is faster.
 
 use super::{INTERVAL_NOTE, mean_pm, medium, seconds};
-use crate::compare::{Figure, Metric, Orientation, compare_point};
+use crate::compare::{Figure, Metric, Orientation, Verdict, compare_point};
 use crate::plan::{Op, SyncMode};
 use crate::record::{Point, ResultFile};
 use crate::report::text_table::{Cell, TextTable};
@@ -16,7 +16,13 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
                 "I/O Measurements 2017: {} time, normal against O_DIRECT",
                 normal.to_lowercase()
             ),
-            &["Storage medium", normal, direct, "% direct I/O faster"],
+            &[
+                "Storage medium",
+                normal,
+                direct,
+                "% direct I/O faster",
+                "verdict",
+            ],
         );
         for (name, file) in files {
             let find = |is_direct: bool| {
@@ -65,6 +71,7 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
                 normal_mean.map_or_else(Cell::empty, |v| Cell::number(v, normal_text)),
                 direct_mean.map_or_else(Cell::empty, |v| Cell::number(v, direct_text)),
                 faster.map_or_else(Cell::empty, |v| Cell::number(v, faster_text)),
+                Cell::text(matched.as_ref().map_or("-", |m| verdict(m.verdict))),
             ]);
         }
         if table.rows.is_empty() {
@@ -94,6 +101,17 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
         tables.push(table);
     }
     tables
+}
+
+/// A row's verdict in the study's words, from the interval printed beside
+/// it (T_direct / T_normal's: lower is better).
+fn verdict(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Better => "O_DIRECT faster",
+        Verdict::Worse => "O_DIRECT slower",
+        Verdict::NoSignificantDifference => "inconclusive",
+        Verdict::TooFewRepetitions => "one repetition: no verdict",
+    }
 }
 
 /// What one row measured, in the study's terms: I/O count, size and flags.
@@ -194,7 +212,13 @@ mod tests {
         assert_eq!(tables.len(), 2);
         assert_eq!(
             tables[0].header,
-            ["Storage medium", "Read", "Direct R.", "% direct I/O faster"]
+            [
+                "Storage medium",
+                "Read",
+                "Direct R.",
+                "% direct I/O faster",
+                "verdict"
+            ]
         );
         // The study's first row: 0.262 against 0.254 is 3.05% faster.
         let read = &tables[0].rows[0];
@@ -204,5 +228,8 @@ mod tests {
         let write = &tables[1].rows[0];
         assert!((write[3].value.unwrap() + 1.197).abs() < 0.01, "{write:?}");
         assert!(write[0].text.contains("O_WRONLY|O_DIRECT"), "{write:?}");
+        // Identical rounds bound the ratio to a point: each row decided.
+        assert_eq!(read[4].text, "O_DIRECT faster", "{read:?}");
+        assert_eq!(write[4].text, "O_DIRECT slower", "{write:?}");
     }
 }

@@ -112,7 +112,10 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
                 }
                 let group = of_kind(kind);
                 tables.extend(match kind {
-                    StudyTable::Table4 => table4::table(&group).into_iter().collect(),
+                    StudyTable::Table4 => table4::table(&group)
+                        .into_iter()
+                        .chain(table4::verdicts(&group, alpha))
+                        .collect(),
                     StudyTable::Metadata => meta::table(&group).into_iter().collect(),
                     _ => direct::tables(&group, alpha),
                 });

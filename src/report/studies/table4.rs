@@ -1,12 +1,13 @@
 //! Table 4 of Radkov et al., FAST 2004 (NFS against iSCSI): sequential and random reads and writes, with completion time, network messages and bytes on the wire.
 
 use super::{INTERVAL_NOTE, mean_pm, medium, seconds};
+use crate::compare::{Figure, Metric, Orientation, Verdict, compare_point};
 use crate::plan::Op;
 use crate::plan::pattern::Pattern;
 use crate::record::activity::Activity;
 use crate::record::{Point, ResultFile};
 use crate::report::text_table::{Cell, TextTable};
-use crate::report::units::{bytes, count};
+use crate::report::units::{bytes, count, digits3};
 
 /// The study's rows: a name, the op's direction and the pattern.
 const ROWS: [(&str, bool, Pattern); 4] = [
@@ -15,25 +16,6 @@ const ROWS: [(&str, bool, Pattern); 4] = [
     ("sequential write", true, Pattern::Seq),
     ("random write", true, Pattern::Random),
 ];
-
-/// Messages and bytes a window put on the network. A loopback packet is
-/// counted as sent and as received by `lo`; it is one message, so `lo`
-/// counts once (its sends); other interfaces count both directions.
-pub(crate) fn wire(activity: &Activity) -> (u64, u64) {
-    activity
-        .network
-        .iter()
-        .fold((0, 0), |(messages, total), interface| {
-            if interface.name == "lo" {
-                (messages + interface.tx_packets, total + interface.tx_bytes)
-            } else {
-                (
-                    messages + interface.rx_packets + interface.tx_packets,
-                    total + interface.rx_bytes + interface.tx_bytes,
-                )
-            }
-        })
-}
 
 fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     let (sum, n) = values.fold((0.0, 0u32), |(s, n), v| (s + v, n + 1));
@@ -100,21 +82,9 @@ fn cells(point: &Point, writes: bool) -> [Cell; COLUMNS] {
         .measured()
         .filter_map(|r| r.activity.as_ref())
         .collect();
-    let tcp: Vec<_> = clients.iter().filter_map(|c| c.tcp).collect();
-    let (messages, on_wire) = if tcp.is_empty() {
-        (
-            mean(windows.iter().map(|a| wire(a).0 as f64)),
-            mean(windows.iter().map(|a| wire(a).1 as f64)),
-        )
-    } else {
-        (
-            mean(tcp.iter().map(|t| (t.segs_out + t.segs_in) as f64)),
-            mean(
-                tcp.iter()
-                    .map(|t| (t.bytes_acked + t.bytes_received) as f64),
-            ),
-        )
-    };
+    let traffic: Vec<(u64, u64)> = point.measured().filter_map(|r| r.on_the_wire()).collect();
+    let messages = mean(traffic.iter().map(|&(m, _)| m as f64));
+    let on_wire = mean(traffic.iter().map(|&(_, b)| b as f64));
     let (requests, payload) = if clients.is_empty() {
         // A kernel client: the NFS client's READ or WRITE calls, else the
         // commands of the device at the bottom of the stack (an iSCSI disk's
@@ -210,12 +180,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
         let mut row = vec![Cell::text(row_name)];
         let mut any = false;
         for (_, file) in files {
-            let point = file.points.iter().find(|p| {
-                p.workload.op.writes() == writes
-                    && p.workload.pattern == pattern
-                    && (p.workload.op == Op::Write || !writes)
-            });
-            match point {
+            match row_point(file, writes, pattern) {
                 Some(point) => {
                     any = true;
                     row.extend(cells(point, writes));
@@ -269,14 +234,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
     for (name, file) in files {
         let mut rows = Vec::new();
         for (row_name, writes, pattern) in ROWS {
-            let called = file
-                .points
-                .iter()
-                .find(|p| {
-                    p.workload.op.writes() == writes
-                        && p.workload.pattern == pattern
-                        && (p.workload.op == Op::Write || !writes)
-                })
+            let called = row_point(file, writes, pattern)
                 .and_then(|p| p.measured().find_map(|r| r.activity.as_ref()))
                 .and_then(procedures);
             if let Some(called) = called.filter(|c| !c.is_empty()) {
@@ -292,6 +250,173 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
         }
     }
     table.notes.push(INTERVAL_NOTE.into());
+    Some(table)
+}
+
+/// The point of one of the study's rows: its direction and pattern (a
+/// write to a new file, not a rewrite).
+fn row_point(file: &ResultFile, writes: bool, pattern: Pattern) -> Option<&Point> {
+    file.points.iter().find(|p| {
+        p.workload.op.writes() == writes
+            && p.workload.pattern == pattern
+            && (p.workload.op == Op::Write || !writes)
+    })
+}
+
+/// What a column group measured, as the study's comparison sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Stack {
+    /// NFS mounted `sync` (a WRITE per page, as the 2004 client wrote through).
+    NfsSync,
+    /// NFS otherwise: a kernel client mounted async, or iolab's own client.
+    Nfs,
+    /// iSCSI, through a kernel initiator with a file system or iolab's client.
+    Iscsi,
+    /// Anything else (a local file system, sshfs).
+    Other,
+}
+
+fn stack(name: &str, file: &ResultFile) -> Stack {
+    let in_guest = file
+        .points
+        .iter()
+        .all(|p| p.workload.machine == crate::plan::Machine::Guest);
+    let mount = file
+        .guest
+        .as_ref()
+        .filter(|_| in_guest)
+        .and_then(|g| Some((g.spec.mount.as_deref()?, g.spec.nfs)));
+    let (iscsi, nfs, sync) = match mount {
+        Some((url, mode)) => (
+            url.starts_with("iscsi:"),
+            url.starts_with("nfs:"),
+            mode == Some(crate::plan::guest::NfsMountMode::Sync),
+        ),
+        None => {
+            let words = medium(name, file).to_lowercase();
+            (
+                words.contains("iscsi"),
+                words.contains("nfs"),
+                words.contains("mounted sync"),
+            )
+        }
+    };
+    match (iscsi, nfs, sync) {
+        (true, _, _) => Stack::Iscsi,
+        (false, true, true) => Stack::NfsSync,
+        (false, true, false) => Stack::Nfs,
+        _ => Stack::Other,
+    }
+}
+
+/// The study's comparisons: every pair of column groups, iSCSI against NFS
+/// first (against NFS mounted `sync` first of all: the study's own pair),
+/// each as other / base with NFS the base where one side is NFS.
+fn pairs(files: &[(&str, &ResultFile)]) -> Vec<(usize, usize)> {
+    let stacks: Vec<Stack> = files.iter().map(|(n, f)| stack(n, f)).collect();
+    let mut pairs = Vec::new();
+    for a in 0..files.len() {
+        for b in a + 1..files.len() {
+            // NFS is the base, as the study set iSCSI against it.
+            let (base, other) = if stacks[b] < stacks[a] {
+                (b, a)
+            } else {
+                (a, b)
+            };
+            pairs.push((base, other));
+        }
+    }
+    let rank = |&(base, other): &(usize, usize)| {
+        let study_pair =
+            stacks[other] == Stack::Iscsi && matches!(stacks[base], Stack::NfsSync | Stack::Nfs);
+        (!study_pair, stacks[base], stacks[other], base, other)
+    };
+    pairs.sort_by_key(rank);
+    pairs
+}
+
+/// A ratio, its interval and the interval's verdict in words: `0.0432
+/// [0.0101–0.185] faster`.
+fn judged(matched: &Option<crate::compare::Matched>, figure: Figure) -> Cell {
+    let Some(m) = matched else {
+        return Cell::text("-");
+    };
+    let verdict = match (m.verdict, figure) {
+        (Verdict::TooFewRepetitions, _) => "one repetition: no verdict",
+        (Verdict::NoSignificantDifference, _) => "inconclusive",
+        (Verdict::Better, Figure::Time) => "faster",
+        (Verdict::Worse, Figure::Time) => "slower",
+        (Verdict::Better, _) => "fewer",
+        (Verdict::Worse, _) => "more",
+    };
+    let interval =
+        crate::report::compare::interval_text(m).map_or_else(String::new, |i| format!(" [{i}]"));
+    Cell::number(m.ratio, format!("{}{interval} {verdict}", digits3(m.ratio)))
+}
+
+/// Table 4's comparisons, a row per pair of stacks and study row: the
+/// ratio other / base of the completion time, the messages and the bytes,
+/// each with its interval and verdict — the one estimator `iolab compare`
+/// uses (paired by round where the stacks alternated). `None` with one stack.
+pub fn verdicts(files: &[(&str, &ResultFile)], alpha: f64) -> Option<TextTable> {
+    let pairs = pairs(files);
+    let mut table = TextTable::new(
+        "Radkov et al., FAST 2004, Table 4: each pair of stacks, other / base".to_string(),
+        &[
+            "other / base",
+            "",
+            "completion time",
+            "network messages",
+            "bytes on the wire",
+        ],
+    );
+    let mut paired_rounds = None;
+    for (base, other) in pairs {
+        let pair = format!(
+            "{} / {}",
+            medium(files[other].0, files[other].1),
+            medium(files[base].0, files[base].1)
+        );
+        for (row_name, writes, pattern) in ROWS {
+            let (Some(a), Some(b)) = (
+                row_point(files[base].1, writes, pattern),
+                row_point(files[other].1, writes, pattern),
+            ) else {
+                continue;
+            };
+            let mut row = vec![Cell::text(pair.clone()), Cell::text(row_name)];
+            for figure in [Figure::Time, Figure::Messages, Figure::WireBytes] {
+                let matched = compare_point(
+                    a,
+                    b,
+                    &Metric::from(figure),
+                    alpha,
+                    Orientation::OtherOverBase,
+                );
+                paired_rounds = paired_rounds.or(matched.as_ref().and_then(|m| m.paired_rounds));
+                row.push(judged(&matched, figure));
+            }
+            table.rows.push(row);
+        }
+    }
+    if table.rows.is_empty() {
+        return None;
+    }
+    table.notes.push(format!(
+        "other / base of each figure's mean per repetition, with its {:.0}% interval and the verdict          that interval gives (faster or slower, fewer or more; inconclusive where it holds 1 or is          unbounded): {}. iSCSI is set against NFS first, against NFS mounted sync above all, as the          study compared them; then every other pair.",
+        (1.0 - alpha) * 100.0,
+        match paired_rounds {
+            Some(rounds) => format!(
+                "the geometric mean of the {rounds} rounds' ratios with a t interval of their logarithms,                  the stacks having alternated by round"
+            ),
+            None => "the ratio of the means with Fieller's interval, the stacks not having run in the                      same rounds"
+                .to_string(),
+        }
+    ));
+    table.notes.push(
+        "The same figures as `iolab compare FILE --by guest-config --metric time` (or messages,          wire-bytes) for the same pair."
+            .into(),
+    );
     Some(table)
 }
 
@@ -385,6 +510,69 @@ mod tests {
             "{}",
             table.title
         );
+    }
+
+    /// A Table 4 file of one stack whose every row took `seconds` per
+    /// round and sent `messages` packets on eth0 each time.
+    fn stack_file(filesystem: &str, seconds: &[f64], messages: u64) -> ResultFile {
+        let mut result = file(StudyTable::Table4);
+        for (op, pattern) in [(Op::Read, Pattern::Seq), (Op::Write, Pattern::Random)] {
+            let workload = Workload {
+                op,
+                pattern,
+                ..example_workload()
+            };
+            let mut point = point(workload, seconds);
+            point.target.filesystem = filesystem.into();
+            for (round, repetition) in point.repetitions.iter_mut().enumerate() {
+                repetition.round = Some(round as u32 + 1);
+                repetition.activity = Some(Activity {
+                    elapsed_ns: 1,
+                    devices: Vec::new(),
+                    network: vec![interface("eth0", messages / 2, messages * 100)],
+                    cpu: None,
+                    nfs: None,
+                    write_back_ns: None,
+                    dirty: None,
+                });
+            }
+            result.points.push(point);
+        }
+        result
+    }
+
+    /// The study's pair comes first, NFS the base, and each figure has the
+    /// verdict of its own interval: iSCSI faster and with fewer messages
+    /// than NFS mounted sync; a pair whose rounds disagree is inconclusive.
+    #[test]
+    fn verdicts_set_iscsi_against_nfs_sync_first_in_time_messages_and_bytes() {
+        let local = stack_file("ext4", &[1.0, 3.0, 0.5], 40);
+        let sync = stack_file("NFS v3, mounted sync", &[4.0, 4.1, 3.9], 200);
+        let iscsi = stack_file("iSCSI (libiscsi)", &[1.0, 1.02, 0.98], 100);
+        let files = [("local", &local), ("sync", &sync), ("iscsi", &iscsi)];
+        let table = verdicts(&files, 0.05).expect("three stacks, three pairs");
+        assert_eq!(table.rows.len(), 3 * 2, "a row per pair and study row");
+        let first = &table.rows[0];
+        assert!(
+            first[0].text.starts_with("iSCSI") && first[0].text.ends_with("mounted sync"),
+            "{first:?}"
+        );
+        assert!((first[2].value.unwrap() - 0.25).abs() < 0.01, "{first:?}");
+        assert!(first[2].text.ends_with("faster"), "{first:?}");
+        assert!(first[3].text.starts_with("0.5") && first[3].text.ends_with("fewer"));
+        assert!(first[4].text.ends_with("fewer"), "{first:?}");
+        // ext4's rounds took 1, 3 and 0.5 s: against it nothing is decided in time.
+        let local_pair = table
+            .rows
+            .iter()
+            .find(|r| r[0].text == "ext4 / iSCSI (libiscsi)")
+            .expect("ext4 against iSCSI");
+        assert!(
+            local_pair[2].text.ends_with("inconclusive"),
+            "{local_pair:?}"
+        );
+        assert!(table.notes[0].contains("3 rounds"), "{}", table.notes[0]);
+        assert!(verdicts(&files[..1], 0.05).is_none(), "one stack, no pair");
     }
 
     #[test]
