@@ -1007,3 +1007,83 @@ fn sigterm_while_waiting_for_the_kernel_cache_ends_the_wait_with_143() {
     assert!(sent.elapsed() < Duration::from_secs(10), "{stderr}");
     assert!(stderr.contains("waiting for another iolab"), "{stderr}");
 }
+
+/// CLOSER 2011's experiments 1, 3 and 4 from one command: dd on the native
+/// host, then on the VMs centos1 and centos2 booted in turn, each VM's dd on
+/// its empty disk itself (`raw=on`, the preset's default for a guest, as the
+/// study's `/dev/xvda2`), nothing made or mounted on it.
+#[test]
+fn closer_2011_runs_dd_on_the_host_and_on_two_guests_raw_disks() {
+    if !qemu_or_skip() {
+        return;
+    }
+    let dir = scratch();
+    let cache = crate::util::guest_cache(dir.path());
+    let output = dir.path().join("closer.json");
+    let run = iolab()
+        .env("IOLAB_CACHE", &cache)
+        .args(["preset", "run", "dd-blocksize", "--scale", "test"])
+        .args(["--rounds", "1", "--no-report", "--guest"])
+        .arg(format!("{GUEST},name=centos1"))
+        .arg("--guest")
+        .arg(format!("{GUEST},name=centos2"))
+        .arg("--output")
+        .arg(&output)
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result = read_result(&output);
+    let guests = result["guests"].as_array().unwrap();
+    let names: Vec<&str> = guests
+        .iter()
+        .map(|g| g["spec"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["centos1", "centos2"]);
+    for guest in guests {
+        assert_eq!(guest["spec"]["raw"], true, "{guest}");
+        assert_eq!(guest["filesystem"], "none (raw device)", "{guest}");
+    }
+    let points = result["points"].as_array().unwrap();
+    let on = |machine: &str| {
+        points
+            .iter()
+            .filter(|p| p["workload"]["machine"].as_str().unwrap_or("host") == machine)
+            .collect::<Vec<_>>()
+    };
+    let (host, guest) = (on("host"), on("guest"));
+    assert_eq!(
+        guest.len(),
+        2 * host.len(),
+        "each VM measures what the host did"
+    );
+    for point in &guest {
+        // The disk itself, as dd's of=/dev/xvda2: no file, no file system.
+        assert_eq!(
+            point["target"]["files"][0], "/dev/vda",
+            "{}",
+            point["label"]
+        );
+        assert_eq!(point["target"]["filesystem"], "block device");
+        assert!(
+            point["repetitions"][0]["status"] == "ok",
+            "{}",
+            point["label"]
+        );
+    }
+    for point in &host {
+        assert_ne!(point["target"]["filesystem"], "block device");
+    }
+    for name in ["centos1, host", "centos1, guest", "centos2, guest"] {
+        assert!(
+            stdout.contains("CLOSER 2011, Table 1") && stdout.contains(name),
+            "{name}: {stdout}"
+        );
+    }
+}

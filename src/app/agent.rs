@@ -276,7 +276,7 @@ fn measure(
         });
         // Every layer of the stack under the file system (a logical
         // volume and its disk; nothing for an NFS mount).
-        let disks = crate::probe::environment::watch(Path::new(DISK_MOUNT)).disks;
+        let disks = crate::probe::environment::watch(session.measured_path()).disks;
         let before = crate::probe::diskstats::read();
         let received_at = jiff::Timestamp::now().to_string();
         let outcome = session.run_point(label, groups);
@@ -306,8 +306,30 @@ fn open(
     (page_cache, started): (bool, Instant),
     interrupt: &Interrupt,
 ) -> Result<(Session, Ready, Stack), StackError> {
-    let mut session = Session::open(Path::new(DISK_MOUNT), run_id, interrupt.clone())
-        .map_err(|e| StackError::Failed(e.to_string()))?;
+    let measured = stack
+        .raw_device
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DISK_MOUNT));
+    let mut session = match &stack.raw_device {
+        // `raw=on`: every point on the device itself, as `--file /dev/…`
+        // on a host; the image under it is iolab's, so it may be written.
+        Some(device) => {
+            let found = crate::run::target::device::identify(device)
+                .ok()
+                .flatten()
+                .ok_or_else(|| {
+                    StackError::Failed(format!("{}: not a block device", device.display()))
+                })?;
+            let mut session = Session::open_given(Path::new("/dev"), run_id, interrupt.clone())
+                .map_err(|e| StackError::Failed(e.to_string()))?;
+            session
+                .use_device(&found, true)
+                .map_err(|e| StackError::Failed(e.to_string()))?;
+            session
+        }
+        None => Session::open(Path::new(DISK_MOUNT), run_id, interrupt.clone())
+            .map_err(|e| StackError::Failed(e.to_string()))?,
+    };
     session.set_enough_rule(crate::stats::ci_within);
     if stack.counts_write_back {
         session.count_write_back();
@@ -316,8 +338,7 @@ fn open(
     let removed = session.remove_dead_runs();
     // The memory-copy probe takes seconds under TCG: measured, as on the
     // host, only when a point goes through the page cache, whose ceiling it is.
-    let environment =
-        crate::gather::environment::environment_of(Some(Path::new(DISK_MOUNT)), page_cache);
+    let environment = crate::gather::environment::environment_of(Some(&measured), page_cache);
     let ready = Ready {
         environment: Box::new(environment),
         device: stack.device.clone(),

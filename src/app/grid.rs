@@ -156,7 +156,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
             guest: if args.place.guest.is_empty() {
                 study.guest_text()?.into_iter().collect()
             } else {
-                args.place.guest.clone()
+                study.with_guest_defaults(&args.place.guest)?
             },
             order: match (&args.place.order, &study.repeat.order) {
                 (Some(order), _) => Some(*order),

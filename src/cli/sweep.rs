@@ -291,14 +291,19 @@ impl PlaceArgs {
             // What the guest mounts has no twin on the host: its points run in the guest only.
             [spec] if spec.mount.is_some() => crate::plan::order::all_in_guest(points),
             [_] => add_guest_twins(points),
-            // Several guests are compared with each other; the host only where --machine names it.
+            // Several guests are compared with each other and, where each
+            // measures its own disk, with the host (CLOSER's native host,
+            // centos1 and centos2); guests that mount a server's storage
+            // are compared with each other only. --machine decides where given.
             several => {
                 let names: Vec<String> =
                     several.iter().map(crate::plan::GuestSpec::label).collect();
                 let points = if machine_given {
                     points
-                } else {
+                } else if several.iter().any(|spec| spec.mount.is_some()) {
                     crate::plan::order::all_in_guest(points)
+                } else {
+                    add_guest_twins(points)
                 };
                 crate::plan::order::in_each_guest(points, &names)?
             }

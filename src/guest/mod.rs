@@ -257,6 +257,12 @@ impl Guests {
         self.spec.format != ImageFormat::Raw || self.spec.lvm
     }
 
+    /// Whether the host makes the image's file system before each boot:
+    /// not where the agent does, nor on a raw disk (`raw=on`).
+    fn host_makes_filesystem(&self) -> bool {
+        !self.agent_makes_filesystem() && !self.spec.raw
+    }
+
     /// Boots a guest unless one runs; `accel=auto` tries KVM first and
     /// falls back to TCG (once per run) when KVM cannot run the kernel.
     /// `ending` is asked at every wait (twice a second at least): when it
@@ -351,7 +357,7 @@ impl Guests {
         if let Some(image) = self
             .image
             .as_deref()
-            .filter(|_| !self.agent_makes_filesystem())
+            .filter(|_| self.host_makes_filesystem())
         {
             // A new file system each boot, made at the host's speed (under
             // TCG the guest took 5 s for what takes a fraction here).

@@ -62,6 +62,10 @@ pub(crate) struct Stack {
     /// (a network mount or a logical volume): timed repetitions then write
     /// back before their counts end.
     pub counts_write_back: bool,
+    /// With `raw=on`: the device the points write and read themselves,
+    /// with no file system on it (the top of the stack: the disk, or the
+    /// delay target or logical volume over it).
+    pub raw_device: Option<PathBuf>,
     undo: Vec<Undo>,
 }
 
@@ -78,6 +82,7 @@ impl Stack {
             device: String::new(),
             filesystem: spec.filesystem().name(),
             counts_write_back: spec.mount.is_some() || spec.lvm,
+            raw_device: None,
             undo: Vec::new(),
         };
         std::fs::create_dir_all(DISK_MOUNT)
@@ -227,6 +232,16 @@ impl Stack {
                         "no device-mapper device for {VOLUME_GROUP}/{LOGICAL_VOLUME} after lvcreate"
                     ))
                 })?;
+        }
+        if spec.raw {
+            // The image is iolab's, made for this guest: written as it is,
+            // an earlier boot's file system signature wiped first (another
+            // configuration of the plan may have made one on it).
+            run(Command::new("wipefs").args(["-a", "-q"]).arg(&device))
+                .map_err(|why| StackError::Failed(format!("wipefs {}: {why}", device.display())))?;
+            self.filesystem = "none (raw device)".to_string();
+            self.raw_device = Some(device);
+            return Ok(());
         }
         if make_filesystem {
             make(&device, filesystem)?;

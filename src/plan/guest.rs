@@ -153,6 +153,11 @@ pub struct GuestSpec {
     /// milliseconds to every read and write: a device of known latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_ms: Option<u32>,
+    /// The points on the guest's disk itself, no file system made or
+    /// mounted: its block device written and read as CLOSER 2011's dd wrote
+    /// an empty partition (`/dev/xvda2`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub raw: bool,
     /// The configuration's name among several `--guest`s (`nfs-sync`):
     /// given with `name=`, else made from what it mounts ([`GuestSpec::label`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -217,6 +222,7 @@ impl Default for GuestSpec {
             nfs: None,
             lvm: false,
             delay_ms: None,
+            raw: false,
             name: None,
         }
     }
@@ -364,11 +370,7 @@ pub static KEYS: &[GuestKey] = &[
         takes: "on|off",
         help: "the file system on an LVM logical volume over the whole disk",
         set: |spec, value| {
-            spec.lvm = match value {
-                "on" | "true" | "yes" | "1" => true,
-                "off" | "false" | "no" | "0" => false,
-                _ => return Err(crate::usage!("--guest lvm={value}: on or off")),
-            };
+            spec.lvm = on_off("lvm", value)?;
             Ok(())
         },
         get: |spec| spec.lvm.then(|| "on".to_string()),
@@ -381,6 +383,16 @@ pub static KEYS: &[GuestKey] = &[
         get: |spec| spec.delay_ms.map(|ms| format!("{ms}ms")),
     },
     GuestKey {
+        name: "raw",
+        takes: "on|off",
+        help: "the points on the guest's disk itself, no file system (as dd on an empty partition)",
+        set: |spec, value| {
+            spec.raw = on_off("raw", value)?;
+            Ok(())
+        },
+        get: |spec| spec.raw.then(|| "on".to_string()),
+    },
+    GuestKey {
         name: "name",
         takes: "NAME",
         help: "the configuration's name among several --guest (made from mount and nfs when not given)",
@@ -388,6 +400,14 @@ pub static KEYS: &[GuestKey] = &[
         get: |spec| spec.name.clone(),
     },
 ];
+
+fn on_off(key: &str, value: &str) -> Result<bool, UsageError> {
+    match value {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(crate::usage!("--guest {key}={value}: on or off")),
+    }
+}
 
 /// The keys' names, for messages: `kernel, memory, …`.
 pub fn key_names() -> String {
@@ -601,6 +621,18 @@ impl GuestSpec {
                 self.mount.as_deref().unwrap_or_default()
             ));
         }
+        if let (true, Some(mount)) = (self.raw, &mount) {
+            return Err(crate::usage!(
+                "--guest raw=on: the points go on the guest's own disk, not on mount={}",
+                mount.text()
+            ));
+        }
+        if let (true, Some(fs)) = (self.raw, self.fs) {
+            return Err(crate::usage!(
+                "--guest raw=on,fs={}: a raw disk has no file system; give one or the other",
+                fs.name()
+            ));
+        }
         if self.aio == Aio::Native && !matches!(self.cache, DiskCache::None | DiskCache::Directsync)
         {
             return Err(crate::usage!(
@@ -620,6 +652,7 @@ impl GuestSpec {
         match self.mount() {
             Some(GuestMount::Nfs(_)) => format!("nfs-{}", self.nfs.unwrap_or_default().name()),
             Some(GuestMount::Iscsi(_)) => format!("iscsi-{}", self.filesystem().name()),
+            None if self.raw => "raw".to_string(),
             None if self.lvm => "lvm".to_string(),
             None => match self.delay_ms {
                 Some(ms) => format!("delay-{ms}ms"),

@@ -253,6 +253,10 @@ pub struct Study {
     /// A guest to measure every point in too (`--guest`): its keys as
     /// `--guest` takes them, `accel = "tcg"`, `memory = 2048`.
     pub guest: Option<toml::Table>,
+    /// Keys every `--guest` given on the command line takes unless it gives
+    /// them itself (`memory = 256`: the study's guest had 256 MB); no guest
+    /// is booted for them alone.
+    pub guest_defaults: Option<toml::Table>,
 }
 
 /// The axis a study-file parameter's value stands for (one value, or a
@@ -284,6 +288,33 @@ fn parameter_axis(
         .map_err(|e| usage!("{}: {e}", at(value.span())))
 }
 
+/// A `[guest]`-like table as `--guest` pairs (`memory=256`), checked
+/// key by key; `name` is the table's, for messages.
+fn guest_pairs(name: &str, table: &toml::Table) -> Result<Vec<String>, UsageError> {
+    let mut pairs = Vec::new();
+    for (key, value) in table {
+        let text = match value {
+            toml::Value::String(text) => text.clone(),
+            toml::Value::Integer(n) => n.to_string(),
+            toml::Value::Boolean(on) => if *on { "on" } else { "off" }.to_string(),
+            other => {
+                return Err(usage!(
+                    "[{name}] {key} = {other}: give a string, a whole number or true/false"
+                ));
+            }
+        };
+        if text.contains(',') {
+            return Err(usage!(
+                "[{name}] {key} = \"{text}\": a value holds no comma"
+            ));
+        }
+        pairs.push(format!("{key}={text}"));
+    }
+    // Checked here, so a bad key is named before anything runs.
+    super::GuestSpec::parse(&pairs.join(","))?;
+    Ok(pairs)
+}
+
 /// Where `text` has a byte offset, as `line N`.
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
@@ -298,29 +329,35 @@ impl Study {
     /// The `[guest]` table as `--guest` text (`accel=tcg,memory=2048`); a
     /// value that is not a string or a whole number is refused by key.
     pub fn guest_text(&self) -> Result<Option<String>, UsageError> {
-        let Some(table) = &self.guest else {
-            return Ok(None);
+        self.guest
+            .as_ref()
+            .map(|table| guest_pairs("guest", table).map(|pairs| pairs.join(",")))
+            .transpose()
+    }
+
+    /// Each `--guest` text with the `[guest_defaults]` keys it does not
+    /// give itself put before its own.
+    pub fn with_guest_defaults(&self, given: &[String]) -> Result<Vec<String>, UsageError> {
+        let Some(table) = &self.guest_defaults else {
+            return Ok(given.to_vec());
         };
-        let mut pairs = Vec::new();
-        for (key, value) in table {
-            let text = match value {
-                toml::Value::String(text) => text.clone(),
-                toml::Value::Integer(n) => n.to_string(),
-                toml::Value::Boolean(on) => if *on { "on" } else { "off" }.to_string(),
-                other => {
-                    return Err(usage!(
-                        "[guest] {key} = {other}: give a string, a whole number or true/false"
-                    ));
-                }
-            };
-            if text.contains(',') {
-                return Err(usage!("[guest] {key} = \"{text}\": a value holds no comma"));
-            }
-            pairs.push(format!("{key}={text}"));
-        }
-        // Checked here, so a bad key is named before anything runs.
-        super::GuestSpec::parse(&pairs.join(","))?;
-        Ok(Some(pairs.join(",")))
+        let defaults = guest_pairs("guest_defaults", table)?;
+        Ok(given
+            .iter()
+            .map(|text| {
+                let keys: Vec<&str> = text
+                    .split(',')
+                    .filter_map(|pair| pair.split_once('=').map(|(key, _)| key.trim()))
+                    .collect();
+                let mut pairs: Vec<&str> = defaults
+                    .iter()
+                    .filter(|pair| !keys.iter().any(|key| pair.starts_with(&format!("{key}="))))
+                    .map(String::as_str)
+                    .collect();
+                pairs.extend(text.split(',').filter(|pair| !pair.trim().is_empty()));
+                pairs.join(",")
+            })
+            .collect())
     }
 
     /// Parses a study file's text; `source` names it in errors.

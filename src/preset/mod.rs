@@ -76,6 +76,11 @@ table = "dd-blocksize"
 [repeat]
 count = {r}
 
+# In its VMs the study ran dd on an empty partition (/dev/xvda2): a --guest
+# without raw= measures the guest's disk itself, no file system on it.
+[guest_defaults]
+raw = "on"
+
 [defaults]
 size = "{size}"
 bs = "512..1m"
@@ -118,6 +123,10 @@ table = "dd-datasize"
 
 [repeat]
 count = {r}
+
+# dd on the VM's empty partition, as in dd-blocksize.
+[guest_defaults]
+raw = "on"
 
 [defaults]
 bs = "1m"
@@ -230,6 +239,10 @@ bs = "4k..16m"
 # IOzone fsyncs untimed after each write pass and before each read pass:
 # its rewrite overwrites clean cached pages, which costs more than dirty ones.
 cache = "clean"
+
+# The study's virtual machine had 256 MB: a --guest without memory= gets it.
+[guest_defaults]
+memory = 256
 
 [[sweep]]
 label = "syscalls"

@@ -81,6 +81,12 @@ fn a_mount_needs_a_tap_a_reachable_server_and_keys_that_go_with_it() {
         ("delay=1.5ms", "delay=1.5ms"),
         ("delay=5,lvm=on", "delay=5ms"),
         ("lvm=maybe", "lvm=maybe"),
+        (
+            "raw=on,tap=t0,mount=nfs://10.0.0.1/e",
+            "not on mount=nfs://10.0.0.1/e",
+        ),
+        ("raw=on,fs=ext3", "a raw disk has no file system"),
+        ("raw=sometimes", "raw=sometimes"),
     ] {
         let error = GuestSpec::parse(text).unwrap_err().to_string();
         assert!(error.contains(named), "{text}: {error}");

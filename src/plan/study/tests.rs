@@ -60,6 +60,32 @@ where = ["bs>=4k"]
         );
     }
 
+    /// `[guest_defaults]` fills in what a `--guest` leaves out (Pinilla's
+    /// 256 MB) and boots nothing by itself; a key the user gives wins.
+    #[test]
+    fn guest_defaults_fill_in_the_keys_a_guest_flag_leaves_out() {
+        let text = "name = \"g\"\n[guest_defaults]\nmemory = 256\n[[sweep]]\nlabel = \"r\"\nop = \"read\"\n";
+        let (study, _) = Study::parse(text, Path::new("s.toml")).unwrap();
+        assert_eq!(study.guest_text().unwrap(), None, "no guest forced");
+        let given = [
+            "accel=tcg".to_string(),
+            "memory=2048,accel=tcg".to_string(),
+            String::new(),
+        ];
+        assert_eq!(
+            study.with_guest_defaults(&given).unwrap(),
+            [
+                "memory=256,accel=tcg",
+                "memory=2048,accel=tcg",
+                "memory=256"
+            ]
+        );
+        let bad = text.replace("memory = 256", "memory = \"lots\"");
+        let (study, _) = Study::parse(&bad, Path::new("s.toml")).unwrap();
+        let error = study.with_guest_defaults(&given).unwrap_err().to_string();
+        assert!(error.contains("memory=lots"), "{error}");
+    }
+
     #[test]
     fn the_iozone_matrix_buffered_and_direct() {
         let points = plan(IOZONE).unwrap();

@@ -31,9 +31,14 @@ impl Session {
     ) -> Result<(), RunError> {
         if let Some(set) = self.given.as_ref() {
             let given = given_flag(set.files[0].as_ref());
-            // A LUN is written in place: its region is the "new file".
-            let lun = set.files[0].kind() == TargetKind::Lun;
-            if workload.op == Op::Write && !lun {
+            // A LUN or a block device is written in place, as dd writes a
+            // partition: its region is the "new file" (written only with
+            // consent, which opening it for writing already checked).
+            let in_place = matches!(
+                set.files[0].kind(),
+                TargetKind::Lun | TargetKind::BlockDevice
+            );
+            if workload.op == Op::Write && !in_place {
                 return Err(usage!(
                     "{given} is one existing file: --op write creates a new one; use --op rewrite"
                 )
