@@ -414,14 +414,18 @@ fn the_guest_refuses_an_unreachable_server_and_a_lun_holding_a_file_system() {
     assert!(stderr.contains("--destroy-data="), "{stderr}");
 }
 
+/// Varlyakov's layer table in the guest, for two hypervisor setups at once
+/// (QEMU's O_DIRECT native AIO against its page cache with threads), each
+/// over a logical volume as the study's LVM, and the two set side by side.
 #[test]
-fn seq_device_in_the_guest_shows_the_logical_volume_its_disk_and_the_hosts_device() {
+fn seq_device_in_two_guest_setups_shows_each_stack_and_sets_them_side_by_side() {
     if !tools_or_skip() {
         return;
     }
     let dir = scratch();
     let cache = crate::util::guest_cache(dir.path());
-    let guest = format!("{GUEST},lvm=on");
+    let direct = format!("{GUEST},lvm=on,name=direct");
+    let cached = format!("{GUEST},lvm=on,cache=writeback,aio=threads,name=cached");
     let run = iolab()
         .env("IOLAB_CACHE", &cache)
         .args([
@@ -433,7 +437,9 @@ fn seq_device_in_the_guest_shows_the_logical_volume_its_disk_and_the_hosts_devic
             "--rounds",
             "1",
             "--guest",
-            &guest,
+            &direct,
+            "--guest",
+            &cached,
             "--output",
             "lvm.json",
             "--no-report",
@@ -450,44 +456,66 @@ fn seq_device_in_the_guest_shows_the_logical_volume_its_disk_and_the_hosts_devic
         String::from_utf8_lossy(&run.stderr)
     );
     let result = read_result(&dir.path().join("lvm.json"));
-    assert_eq!(result["guest"]["spec"]["lvm"], true);
-    for crossing in result["guest"]["crossings"].as_array().unwrap() {
-        let layers: Vec<&str> = crossing["guest"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["device"].as_str().unwrap())
-            .collect();
-        assert!(
-            layers.len() == 2 && layers[0].starts_with("dm-") && layers[1] == "vda",
-            "{layers:?}"
-        );
-        assert!(
-            !crossing["host"].as_array().unwrap().is_empty(),
-            "{crossing}"
-        );
+    let guests = result["guests"].as_array().unwrap();
+    assert_eq!(guests.len(), 2);
+    for guest in guests {
+        assert_eq!(guest["spec"]["lvm"], true);
+        for crossing in guest["crossings"].as_array().unwrap() {
+            let layers: Vec<&str> = crossing["guest"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["device"].as_str().unwrap())
+                .collect();
+            assert!(
+                layers.len() == 2 && layers[0].starts_with("dm-") && layers[1] == "vda",
+                "{layers:?}"
+            );
+        }
     }
-    // The atop-shaped table across the hypervisor: the application, the
-    // LV, the guest's disk and the host's device, each with its ratios.
-    let table: Vec<&str> = stdout
+    // Each setup's atop-shaped table across the hypervisor: the
+    // application, the LV, the guest's disk and the host's device.
+    for name in ["direct", "cached"] {
+        let table: Vec<&str> = stdout
+            .lines()
+            .skip_while(|l| {
+                !l.contains("The stack across the hypervisor, Varlyakov")
+                    || !l.contains("dd bs=8k")
+                    || !l.contains(&format!("guest={name}"))
+            })
+            .take_while(|l| !l.trim().is_empty())
+            .collect();
+        let row = |layer: &str, place: &str| {
+            table
+                .iter()
+                .find(|l| {
+                    let cells: Vec<&str> = l.split(['│', '┆']).map(str::trim).collect();
+                    cells.len() > 2 && cells[1].starts_with(layer) && cells[2] == place
+                })
+                .unwrap_or_else(|| panic!("{name}: no {layer} row in the {place}: {stdout}"))
+                .to_string()
+        };
+        row("application", "guest");
+        row("dm-", "guest");
+        assert!(row("vda", "guest").contains(":1"), "{}", table.join("\n"));
+        row("", "host");
+    }
+    // The two set against each other: a column per setup, a row per layer.
+    let side: Vec<&str> = stdout
         .lines()
-        .skip_while(|l| !l.contains("The stack across the hypervisor") || !l.contains("dd bs=8k"))
+        .skip_while(|l| !l.contains("configuration against configuration"))
         .take_while(|l| !l.trim().is_empty())
         .collect();
-    let row = |layer: &str, place: &str| {
-        table
-            .iter()
-            .find(|l| {
-                let cells: Vec<&str> = l.split(['│', '┆']).map(str::trim).collect();
-                cells.len() > 2 && cells[1].starts_with(layer) && cells[2] == place
-            })
-            .unwrap_or_else(|| panic!("no {layer} row in the {place}: {}", table.join("\n")))
-            .to_string()
-    };
-    row("application", "guest");
-    row("dm-", "guest");
-    assert!(row("vda", "guest").contains(":1"), "{}", table.join("\n"));
-    assert!(row("", "host").contains(":1"), "{}", table.join("\n"));
+    assert!(
+        side.iter()
+            .any(|l| l.contains("direct") && l.contains("cached")),
+        "{stdout}"
+    );
+    let lv = side
+        .iter()
+        .find(|l| l.contains("dd bs=8k") && l.contains("guest layer 1"))
+        .unwrap_or_else(|| panic!("{}", side.join("\n")));
+    assert_eq!(lv.matches("dm-").count(), 2, "{lv}");
 }
 
 /// Waits up to `seconds` for `done`, polling.

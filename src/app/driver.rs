@@ -92,6 +92,9 @@ pub(crate) fn drive(
     let mut finished = 0;
     let mut measured = 0;
     let mut not_run = Vec::new();
+    // Each point's wall time in the session (its rounds summed): what its
+    // repetitions cost beyond their timed I/O, for the next estimate.
+    let mut walls: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
     for (index, planned) in points.iter().enumerate() {
         if done.contains(&index) {
             continue;
@@ -196,7 +199,12 @@ pub(crate) fn drive(
             Some(file) => session.use_shelved(file).map_err(RunError::from),
             None => Ok(()),
         }
-        .and_then(|()| session.run_point(&planned.label, &planned.groups));
+        .and_then(|()| {
+            let started = std::time::Instant::now();
+            let outcome = session.run_point(&planned.label, &planned.groups);
+            *walls.entry(planned.label.as_str()).or_default() += started.elapsed().as_secs_f64();
+            outcome
+        });
         let outcome = match measured_point {
             Ok(outcome) => outcome,
             Err(RunError::Interrupted(signal)) => {
@@ -251,7 +259,7 @@ pub(crate) fn drive(
         listener.stopped();
     }
     if let (true, Some(dir)) = (speaks, session.local_scratch()) {
-        super::speeds::learn(dir, points, result);
+        super::speeds::learn(dir, points, result, &walls);
     }
     if let Some(signal) = interrupt.signal() {
         ending = Ending::Interrupted(signal);

@@ -32,14 +32,23 @@ pub(crate) fn load(dir: &Path) -> Speeds {
 }
 
 /// Keeps what the one-pass points of `result` just measured in `dir` ran
-/// at, one speed per kind of I/O (the last point of each kind). Points of
-/// several groups, time-based points (their time is asked, not measured)
-/// and points without a summary teach nothing. A cache that cannot be
-/// written is left as it was: estimates are a convenience.
-pub(crate) fn learn(dir: &Path, planned: &[PlannedPoint], result: &ResultFile) {
+/// at, one speed per kind of I/O and block size, and what a repetition
+/// cost beyond its timed I/O (from `walls`, each point's wall time in the
+/// session). Points of several groups, time-based points (their time is
+/// asked, not measured), points without a summary and points measured
+/// while something else used the device or the CPUs teach nothing: a
+/// busy device's pace is not its own. A cache that cannot be written is
+/// left as it was: estimates are a convenience.
+pub(crate) fn learn(
+    dir: &Path,
+    planned: &[PlannedPoint],
+    result: &ResultFile,
+    walls: &std::collections::HashMap<&str, f64>,
+) {
     let Some(file) = file_for(dir) else { return };
     let mut speeds = load(dir);
     let mut learned = false;
+    let mut overheads = Vec::new();
     for point in &result.points {
         // A point of one workload, on the host, in the scratch directory.
         let one_pass = planned.iter().any(|p| {
@@ -57,8 +66,21 @@ pub(crate) fn learn(dir: &Path, planned: &[PlannedPoint], result: &ResultFile) {
             || workload.runtime_s.is_some()
             || workload.items.is_some()
             || workload.trace.is_some()
+            || shared(point, result)
         {
             continue;
+        }
+        if let Some(wall) = walls.get(point.label.as_str())
+            && !workload.op.needs_layout()
+        {
+            let timed: f64 = point
+                .repetitions
+                .iter()
+                .filter_map(|r| r.elapsed_ns)
+                .map(|ns| ns as f64 * 1e-9)
+                .sum();
+            let repetitions = point.repetitions.len().max(1) as f64;
+            overheads.push(((wall - timed) / repetitions).max(0.0));
         }
         speeds.learn(
             SpeedKind::of(workload),
@@ -69,6 +91,10 @@ pub(crate) fn learn(dir: &Path, planned: &[PlannedPoint], result: &ResultFile) {
             },
         );
         learned = true;
+    }
+    if !overheads.is_empty() {
+        overheads.sort_by(f64::total_cmp);
+        speeds.repetition_overhead_s = Some(overheads[overheads.len() / 2]);
     }
     if !learned {
         return;
@@ -85,6 +111,25 @@ pub(crate) fn learn(dir: &Path, planned: &[PlannedPoint], result: &ResultFile) {
     if written.is_err() {
         let _ = std::fs::remove_file(&partial);
     }
+}
+
+/// Whether something besides the point used the device or the CPUs while
+/// it ran: a `foreign-io` finding, or other processes busy for more than
+/// half a CPU over its repetitions (machine-wide CPU time less its own).
+fn shared(point: &crate::record::Point, result: &ResultFile) -> bool {
+    if point.checks.iter().any(|c| c.code == "foreign-io") {
+        return true;
+    }
+    let cpus = f64::from(result.environment.logical_cpus.max(1));
+    point.measured().any(|r| {
+        let (Some(activity), Some(own)) = (r.activity.as_ref(), r.cpu.as_ref()) else {
+            return false;
+        };
+        activity
+            .cpu
+            .as_ref()
+            .is_some_and(|all| (all.user + all.system) * cpus - own.utilization > 0.5)
+    })
 }
 
 /// How a plan's one-pass time was estimated, for the dry run and the

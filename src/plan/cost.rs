@@ -21,6 +21,9 @@ pub struct Cost {
     pub adaptive: bool,
     /// Seconds the one-pass points and the layouts take at [`Speeds`].
     pub one_pass_s: f64,
+    /// Seconds every repetition costs beyond its timed I/O (files made,
+    /// caches evicted and checked, counters read), as measured here.
+    pub overhead_s: f64,
     /// Some of those seconds come from speeds measured on the device.
     pub measured: bool,
 }
@@ -37,6 +40,23 @@ pub const ASSUMED_BPS: f64 = 100.0 * 1_048_576.0;
 /// bandwidth alone.
 pub const ASSUMED_DEVICE_IOPS: f64 = 10_000.0;
 
+/// The fixed part of one I/O's time assumed where one block size was
+/// measured and another is asked: a device's access for I/O that waits
+/// for it ([`ASSUMED_DEVICE_IOPS`]'s), a system call's for buffered I/O.
+const ASSUMED_WAIT_S: f64 = 1.0 / ASSUMED_DEVICE_IOPS;
+const ASSUMED_CALL_S: f64 = 2e-6;
+
+/// Seconds a repetition is assumed to cost beyond its timed I/O where none
+/// was measured on the device (files made, caches evicted, counters read).
+pub const ASSUMED_REPETITION_OVERHEAD_S: f64 = 0.02;
+
+/// Seconds one metadata operation (a create, stat, rename…) is assumed
+/// to take on a local file system.
+const ASSUMED_METADATA_OP_S: f64 = 30e-6;
+
+/// The most block sizes kept per kind.
+const MAX_SIZES: usize = 24;
+
 /// What one kind of I/O ran at on a device: bytes and I/Os a second.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Speed {
@@ -46,6 +66,13 @@ pub struct Speed {
     pub iops: f64,
     /// The size of those I/Os, bytes.
     pub bs: u64,
+}
+
+impl Speed {
+    /// Seconds one I/O took.
+    fn per_io(&self) -> f64 {
+        1.0 / self.iops
+    }
 }
 
 /// The kinds of I/O whose speeds differ by an order of magnitude on one
@@ -60,10 +87,13 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kind of `workload`'s I/O (a mix by whether it writes).
+    /// The kind of `workload`'s I/O (a mix by whether it writes). A read
+    /// opened O_SYNC does not wait for the device (Linux ignores O_SYNC on
+    /// reads); only O_DIRECT makes it.
     pub fn of(workload: &Workload) -> Kind {
-        let waits = workload.direct || workload.sync != SyncMode::None || workload.fsync_every > 0;
         let writes = workload.op.writes() || workload.directions().writes();
+        let syncs = workload.sync != SyncMode::None || workload.fsync_every > 0;
+        let waits = workload.direct || (writes && syncs);
         match (waits, writes) {
             (false, false) => Kind::BufferedRead,
             (false, true) => Kind::BufferedWrite,
@@ -75,43 +105,102 @@ impl Kind {
     fn place(self) -> usize {
         self as usize
     }
+
+    fn waits(self) -> bool {
+        matches!(self, Kind::WaitingRead | Kind::WaitingWrite)
+    }
 }
 
-/// The speeds measured on one device, by [`Kind`], that estimates use in
-/// place of [`ASSUMED_BPS`] and [`ASSUMED_DEVICE_IOPS`]: the last one-pass
-/// point of each kind (kept by the app between runs).
+/// The speeds measured on one device, by [`Kind`] and block size, that
+/// estimates use in place of [`ASSUMED_BPS`] and [`ASSUMED_DEVICE_IOPS`]
+/// (kept by the app between runs), and what a repetition costs beyond its
+/// timed I/O there.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Speeds {
-    /// By [`Kind`] in declaration order.
-    pub kinds: [Option<Speed>; 4],
+    /// By [`Kind`] in declaration order: the last speed measured at each
+    /// block size, smallest first.
+    #[serde(default)]
+    pub by_size: [Vec<Speed>; 4],
+    /// Seconds a repetition took beyond its timed I/O (files made and
+    /// removed, caches evicted and checked, counters read), the median of
+    /// the last run's points that lay nothing out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition_overhead_s: Option<f64>,
 }
 
 impl Speeds {
-    /// The speed measured for `kind`, if any.
-    pub fn of(&self, kind: Kind) -> Option<Speed> {
-        self.kinds[kind.place()]
+    /// Whether anything was measured for `kind`.
+    pub fn of(&self, kind: Kind) -> bool {
+        !self.by_size[kind.place()].is_empty()
     }
 
-    /// Keeps `rate` as `kind`'s speed.
+    /// Keeps `rate` as `kind`'s speed at its block size.
     pub fn learn(&mut self, kind: Kind, rate: Speed) {
-        if rate.bps.is_finite() && rate.bps > 0.0 && rate.iops.is_finite() && rate.iops > 0.0 {
-            self.kinds[kind.place()] = Some(rate);
+        if !(rate.bps.is_finite() && rate.bps > 0.0 && rate.iops.is_finite() && rate.iops > 0.0) {
+            return;
+        }
+        let sizes = &mut self.by_size[kind.place()];
+        match sizes.binary_search_by_key(&rate.bs, |s| s.bs) {
+            Ok(at) => sizes[at] = rate,
+            Err(at) => sizes.insert(at, rate),
+        }
+        if sizes.len() > MAX_SIZES {
+            // The size furthest from the new one goes.
+            let far = if sizes[0].bs.abs_diff(rate.bs) > sizes[sizes.len() - 1].bs.abs_diff(rate.bs)
+            {
+                0
+            } else {
+                sizes.len() - 1
+            };
+            sizes.remove(far);
         }
     }
 
-    /// Seconds to move `bytes` in I/Os of `bs` bytes of `kind`: at the
-    /// measured speed, else at the assumed. I/Os that wait for the device
-    /// and are smaller than the measured ones are taken at its I/Os a
-    /// second (each waits about as long); otherwise the bandwidth binds.
-    fn seconds(&self, kind: Kind, bytes: f64, bs: u64) -> f64 {
-        let ios = bytes / bs.max(1) as f64;
-        let waits = matches!(kind, Kind::WaitingRead | Kind::WaitingWrite);
-        match self.of(kind) {
-            Some(rate) if waits && bs < rate.bs => (bytes / rate.bps).max(ios / rate.iops),
-            Some(rate) => bytes / rate.bps,
-            None if waits => (bytes / ASSUMED_BPS).max(ios / ASSUMED_DEVICE_IOPS),
-            None => bytes / ASSUMED_BPS,
+    /// Seconds one I/O of `bs` bytes of `kind` takes: a fixed part and a
+    /// part per byte (t = L + bs / B), on the line through the two measured
+    /// sizes around `bs` (or the nearest two outside them); with one size
+    /// measured, its time split at an assumed fixed part (a device access,
+    /// or a system call for buffered I/O); with none, the assumed speeds.
+    fn per_io(&self, kind: Kind, bs: u64) -> f64 {
+        let sizes = &self.by_size[kind.place()];
+        let bs_f = bs.max(1) as f64;
+        let fixed = if kind.waits() {
+            ASSUMED_WAIT_S
+        } else {
+            ASSUMED_CALL_S
+        };
+        match sizes.as_slice() {
+            [] if kind.waits() => (bs_f / ASSUMED_BPS).max(1.0 / ASSUMED_DEVICE_IOPS),
+            [] => bs_f / ASSUMED_BPS,
+            [only] => {
+                let measured = only.per_io();
+                let fixed = fixed.min(0.9 * measured);
+                fixed + bs_f * (measured - fixed) / only.bs.max(1) as f64
+            }
+            _ => {
+                let after = sizes
+                    .partition_point(|s| s.bs < bs)
+                    .clamp(1, sizes.len() - 1);
+                let (a, b) = (&sizes[after - 1], &sizes[after]);
+                let slope =
+                    ((b.per_io() - a.per_io()) / (b.bs as f64 - a.bs as f64).max(1.0)).max(0.0);
+                let on_line = a.per_io() + (bs_f - a.bs as f64) * slope;
+                // Never below the nearest measured size's bandwidth
+                // allows for a larger I/O, nor below a tenth of the
+                // smallest measured time for a smaller one.
+                let floor = if bs_f >= a.bs as f64 {
+                    a.per_io()
+                } else {
+                    0.1 * a.per_io()
+                };
+                on_line.max(floor)
+            }
         }
+    }
+
+    /// Seconds to move `bytes` in I/Os of `bs` bytes of `kind`.
+    fn seconds(&self, kind: Kind, bytes: f64, bs: u64) -> f64 {
+        bytes / bs.max(1) as f64 * self.per_io(kind, bs)
     }
 }
 
@@ -127,7 +216,7 @@ fn trace_cost(cost: &mut Cost, w: &Workload, trace: Option<TraceCost>, speeds: &
     let bytes = u128::from(trace.bytes) * u128::from(w.warmup + w.repeat);
     cost.one_pass_bytes += bytes;
     cost.moved_bytes += bytes + u128::from(trace.file_bytes) * u128::from(w.warmup + w.repeat);
-    cost.measured |= speeds.of(Kind::BufferedWrite).is_some();
+    cost.measured |= speeds.of(Kind::BufferedWrite);
     let layout = speeds.seconds(Kind::BufferedWrite, trace.file_bytes as f64, 1 << 20);
     let replay = match w.trace_speed {
         TraceSpeed::Times(factor) => trace.duration_s / factor,
@@ -138,10 +227,10 @@ fn trace_cost(cost: &mut Cost, w: &Workload, trace: Option<TraceCost>, speeds: &
 
 impl Cost {
     /// Seconds the plan takes: its one-pass points and layouts at the
-    /// device's measured speeds or the assumed ones (see [`Speeds`]), plus
-    /// its time-based points.
+    /// device's measured speeds or the assumed ones (see [`Speeds`]), its
+    /// time-based points, and every repetition's own overhead.
     pub fn seconds(&self) -> f64 {
-        self.one_pass_s + self.timed_s
+        self.one_pass_s + self.timed_s + self.overhead_s
     }
 }
 
@@ -165,7 +254,10 @@ pub fn cost(
         let workloads: Vec<&Workload> = point.workloads().collect();
         let files: u64 = workloads
             .iter()
-            .map(|w| w.size.saturating_mul(u64::from(w.jobs)))
+            .map(|w| match super::tree::TreeShape::of(w, 1) {
+                Some(tree) => tree.file_size.saturating_mul(tree.total_items()),
+                None => w.size.saturating_mul(u64::from(w.jobs)),
+            })
             .fold(0, u64::saturating_add);
         cost.largest_bytes = cost.largest_bytes.max(files);
         let timed = workloads
@@ -176,11 +268,25 @@ pub fn cost(
             });
         let w = point.workload();
         let repetitions = u128::from(w.warmup + w.max_repeat.unwrap_or(w.repeat).max(w.repeat));
+        cost.overhead_s += repetitions as f64
+            * speeds
+                .repetition_overhead_s
+                .unwrap_or(ASSUMED_REPETITION_OVERHEAD_S);
         cost.adaptive |= w.until_ci.is_some();
         if let Some(seconds) = timed {
             cost.timed_s += seconds * repetitions as f64;
         }
         for w in workloads {
+            // A metadata point's items: one operation each, moving
+            // file_size bytes at most; no data file is made.
+            if let Some(tree) = super::tree::TreeShape::of(w, 1) {
+                let items = tree.total_items() as f64 * repetitions as f64;
+                cost.one_pass_s += items * ASSUMED_METADATA_OP_S;
+                let bytes = u128::from(tree.file_size) * u128::from(tree.total_items());
+                cost.one_pass_bytes += bytes * repetitions;
+                cost.moved_bytes += bytes * repetitions;
+                continue;
+            }
             let per_job = match w.io_size {
                 Some(bytes) => u128::from(bytes),
                 None => u128::from(w.size) * u128::from(w.loops),
@@ -188,7 +294,7 @@ pub fn cost(
             let per_repetition = per_job * u128::from(w.jobs);
             let kind = Kind::of(w);
             if w.runtime_s.is_none() {
-                cost.measured |= speeds.of(kind).is_some();
+                cost.measured |= speeds.of(kind);
                 cost.one_pass_bytes += per_repetition * repetitions;
                 cost.moved_bytes += per_repetition * repetitions;
                 let moved = (per_repetition * repetitions) as f64;
@@ -200,7 +306,7 @@ pub fn cost(
                 // The untimed layout, at most once per file set: buffered
                 // writes in large blocks.
                 cost.moved_bytes += per_repetition;
-                cost.measured |= speeds.of(Kind::BufferedWrite).is_some();
+                cost.measured |= speeds.of(Kind::BufferedWrite);
                 cost.one_pass_s +=
                     speeds.seconds(Kind::BufferedWrite, per_repetition as f64, 1 << 20);
             }

@@ -597,57 +597,88 @@ mod tests {
 
     #[test]
     fn small_direct_ios_are_costed_by_their_count_not_their_bytes() {
-        let point = |direct: bool| {
+        let point = |direct: bool, bs: u64| {
             let workload = Workload {
                 size: 64 << 20,
-                bs: 512,
+                bs,
                 direct,
                 op: Op::Write,
                 ..default_workload()
             };
             PlannedPoint::alone(String::new(), workload)
         };
+        let overhead = cost::ASSUMED_REPETITION_OVERHEAD_S;
         // 131,072 I/Os: 13.1 s at 10,000 a second; 0.64 s of bytes at 100 MiB/s.
         let assumed = Speeds::default();
-        let direct = cost(&[point(true)], &assumed, &|_| None).seconds();
-        let buffered = cost(&[point(false)], &assumed, &|_| None).seconds();
-        assert!((direct - 13.1072).abs() < 1e-6, "{direct}");
-        assert!((buffered - 0.64).abs() < 1e-6, "{buffered}");
-        // Measured here: 20,000 direct 4 KiB writes a second, 2 GiB/s buffered.
-        let mut measured = Speeds::default();
-        let direct_rate = Speed {
-            bps: 80e6,
-            iops: 20_000.0,
-            bs: 4096,
+        let direct = cost(&[point(true, 512)], &assumed, &|_| None).seconds();
+        let buffered = cost(&[point(false, 512)], &assumed, &|_| None).seconds();
+        assert!((direct - 13.1072 - overhead).abs() < 1e-6, "{direct}");
+        assert!((buffered - 0.64 - overhead).abs() < 1e-6, "{buffered}");
+        // Measured here at one size: 20,000 direct 4 KiB writes a second.
+        // Its 50 µs split into a fixed part (at most the assumed device
+        // access, here 90% of it: 45 µs) and 5 µs per 4 KiB.
+        let mut measured = Speeds {
+            repetition_overhead_s: Some(0.0),
+            ..Speeds::default()
         };
-        measured.learn(SpeedKind::WaitingWrite, direct_rate);
-        let buffered_rate = Speed {
-            bps: 2.0 * 1_073_741_824.0,
-            iops: 4e6,
-            bs: 512,
-        };
-        measured.learn(SpeedKind::BufferedWrite, buffered_rate);
-        let direct = cost(&[point(true)], &measured, &|_| None);
-        assert!(direct.measured);
-        assert!(
-            (direct.seconds() - 131_072.0 / 20_000.0).abs() < 1e-6,
-            "{direct:?}"
-        );
-        // 4 MiB direct writes: the bandwidth binds (64 MiB at 80 MB/s).
-        let large = PlannedPoint::alone(
-            String::new(),
-            Workload {
-                size: 64 << 20,
-                bs: 4 << 20,
-                direct: true,
-                op: Op::Write,
-                ..default_workload()
+        measured.learn(
+            SpeedKind::WaitingWrite,
+            Speed {
+                bps: 80e6,
+                iops: 20_000.0,
+                bs: 4096,
             },
         );
-        let seconds = cost(&[large], &measured, &|_| None).seconds();
-        assert!((seconds - 67_108_864.0 / 80e6).abs() < 1e-6, "{seconds}");
-        let buffered = cost(&[point(false)], &measured, &|_| None).seconds();
-        assert!((buffered - 1.0 / 32.0).abs() < 1e-6, "{buffered}");
+        let direct = cost(&[point(true, 512)], &measured, &|_| None);
+        assert!(direct.measured);
+        let per_io = 45e-6 + 5e-6 / 8.0;
+        assert!(
+            (direct.seconds() - 131_072.0 * per_io).abs() < 1e-6,
+            "{direct:?}"
+        );
+        // Measured at two sizes: a size between them is on their line
+        // (t = L + bs / B), not at either's I/Os a second or bandwidth.
+        measured.learn(
+            SpeedKind::WaitingWrite,
+            Speed {
+                bps: 1e9,
+                iops: 1e9 / f64::from(1 << 20),
+                bs: 1 << 20,
+            },
+        );
+        let middle = cost(&[point(true, 64 << 10)], &measured, &|_| None).seconds();
+        let (small, large) = (50e-6, f64::from(1 << 20) / 1e9);
+        let at_64k =
+            small + (large - small) * f64::from((64 << 10) - 4096) / f64::from((1 << 20) - 4096);
+        assert!((middle - 1024.0 * at_64k).abs() < 1e-6, "{middle}");
+        // Past the largest: the same line, whose fixed part a larger I/O
+        // shares less of (64.9 ms, against 67.1 ms at 1 MiB's bandwidth).
+        let huge = cost(&[point(true, 4 << 20)], &measured, &|_| None).seconds();
+        let slope = (large - small) / f64::from((1 << 20) - 4096);
+        let at_4m = small + slope * f64::from((4 << 20) - 4096);
+        assert!((huge - 16.0 * at_4m).abs() < 1e-9, "{huge}");
+    }
+
+    /// O_SYNC on a read does not wait for the device (Linux ignores it):
+    /// such reads are costed as buffered ones.
+    #[test]
+    fn synced_reads_are_costed_as_buffered() {
+        let read = Workload {
+            op: Op::Read,
+            sync: SyncMode::Osync,
+            ..default_workload()
+        };
+        assert_eq!(SpeedKind::of(&read), SpeedKind::BufferedRead);
+        let write = Workload {
+            op: Op::Rewrite,
+            ..read.clone()
+        };
+        assert_eq!(SpeedKind::of(&write), SpeedKind::WaitingWrite);
+        let direct = Workload {
+            direct: true,
+            ..read
+        };
+        assert_eq!(SpeedKind::of(&direct), SpeedKind::WaitingRead);
     }
 
     /// A trace point costs its trace's time at its speed and its file's

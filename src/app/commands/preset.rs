@@ -51,7 +51,7 @@ pub fn preset(
                 }
             }
             text.push_str(&format!(
-                "\nTimes of the I/O in the current directory, {}; layouts, cache drops and boots come on top.\n",
+                "\nTimes in the current directory, {}, with the layouts and each repetition's own work (files, caches, counters) as the last run here took; a guest's boots and emulated CPU come on top.\n",
                 crate::app::speeds::basis(measured)
             ));
             text.push_str("\niolab preset show NAME prints one as a study file; iolab preset run NAME --dry-run gives its plan, data volume and time.\n");

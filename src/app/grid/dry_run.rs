@@ -6,10 +6,10 @@ use crate::plan::units::format_size;
 use crate::report::units::bytes;
 use crate::run::FREE_SPACE_MARGIN;
 
-/// The guest's boots a plan makes (one per round of guest points) and
-/// what they cost, from the last boot measured here: the times above are
-/// the I/O's alone.
-fn guest_boots(grid: &Grid) -> Option<String> {
+/// The guest's boots a plan makes (one per round of guest points and
+/// configuration) and, where one was measured here, the accelerator and
+/// seconds of the last boot.
+fn guest_boots(grid: &Grid) -> Option<(usize, Option<(crate::plan::guest::Accelerator, f64)>)> {
     use crate::plan::guest::Accelerator;
     let spec = grid.guests.first()?;
     let mut rounds: Vec<(Option<u32>, Option<u32>)> = grid
@@ -30,10 +30,19 @@ fn guest_boots(grid: &Grid) -> Option<String> {
             .find_map(|a| Some((a, crate::guest::last_boot_seconds(a)?))),
         accel => crate::guest::last_boot_seconds(accel).map(|s| (accel, s)),
     };
+    Some((boots, measured))
+}
+
+/// The guest's boots in a line of the dry run.
+fn guest_boots_line(
+    grid: &Grid,
+    boots: usize,
+    measured: Option<(crate::plan::guest::Accelerator, f64)>,
+) -> String {
     let cost = match measured {
         Some((accel, seconds)) => format!(
             "about {seconds:.0} s each as the last {} boot here took, {:.0} s in all",
-            if accel == Accelerator::Kvm {
+            if accel == crate::plan::guest::Accelerator::Kvm {
                 "KVM"
             } else {
                 "TCG"
@@ -42,15 +51,15 @@ fn guest_boots(grid: &Grid) -> Option<String> {
         ),
         None => "no boot measured here yet to estimate from".to_string(),
     };
-    Some(format!(
-        "  guest: {boots} boot{} (one per round{}), {cost}; not in the times above\n",
+    format!(
+        "  guest: {boots} boot{} (one per round{}), {cost}\n",
         if boots == 1 { "" } else { "s" },
         if grid.guests.len() > 1 {
             " and configuration"
         } else {
             ""
         }
-    ))
+    )
 }
 
 /// The speeds a grid's estimate uses: its directory's device's, when it
@@ -76,6 +85,7 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         largest_bytes: largest,
         adaptive,
         one_pass_s,
+        overhead_s,
         measured,
     } = {
         // The traces are read whole, as the run would before its first point.
@@ -121,9 +131,27 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     if adaptive {
         text.push_str("  (at most: --until-ci repetitions may stop before --max-repeat)\n");
     }
-    if let Some(line) = guest_boots(grid) {
-        text.push_str(&line);
+    text.push_str(&format!(
+        "  each repetition's own work (files, caches, counters): about {:.0} s{}\n",
+        overhead_s,
+        if measured {
+            ", as the last run here took"
+        } else {
+            ", assumed"
+        }
+    ));
+    let boots = guest_boots(grid);
+    if let Some((count, measured)) = boots {
+        text.push_str(&guest_boots_line(grid, count, measured));
     }
+    let boot_s = boots
+        .and_then(|(count, measured)| Some(count as f64 * measured?.1))
+        .unwrap_or(0.0);
+    text.push_str(&format!(
+        "  time: about {} in all{}\n",
+        crate::report::units::duration(one_pass_s + timed_s + overhead_s + boot_s),
+        if boot_s > 0.0 { ", boots included" } else { "" }
+    ));
     text.push_str(&format!(
         "  output: {} (plan {})\n",
         grid.output.display(),

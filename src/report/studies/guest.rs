@@ -221,6 +221,62 @@ pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
     Some(table)
 }
 
+/// A layer of a stack: its device (or `application`), where it is (`guest`
+/// or `host`), and its requests and bytes in the point's direction.
+type Layer = (String, &'static str, (u64, u64));
+
+/// One crossing's layers, top first: the application (its calls and bytes
+/// in the round), each layer in the guest, then the host's devices under
+/// the image, each with its requests and bytes in the point's direction;
+/// and whether the point writes. `None` when its point is not in `file`.
+fn layers(
+    file: &ResultFile,
+    crossing: &crate::record::guest::Crossing,
+) -> Option<(bool, Vec<Layer>)> {
+    let point = file.points.iter().find(|p| p.label == crossing.label)?;
+    let writes = point.workload.op.writes();
+    let in_round: Vec<_> = point
+        .repetitions
+        .iter()
+        .filter(|r| r.round == crossing.round)
+        .collect();
+    let app = (
+        in_round.iter().map(|r| r.ops).sum::<u64>(),
+        in_round.iter().map(|r| r.bytes).sum::<u64>(),
+    );
+    let counts = |d: &crate::record::guest::DeviceBytes| {
+        if writes {
+            (d.writes, d.write_bytes)
+        } else {
+            (d.reads, d.read_bytes)
+        }
+    };
+    let mut rows: Vec<Layer> = vec![("application".into(), "guest", app)];
+    rows.extend(
+        crossing
+            .guest
+            .iter()
+            .map(|d| (d.device.clone(), "guest", counts(d))),
+    );
+    rows.extend(
+        crossing
+            .host
+            .iter()
+            .map(|d| (d.device.clone(), "host", counts(d))),
+    );
+    Some((writes, rows))
+}
+
+/// A logical:physical ratio as the study printed it (`26.9:1`).
+fn ratio_cell(above: u64, this: u64) -> Cell {
+    (above > 0 && this > 0)
+        .then(|| above as f64 / this as f64)
+        .map_or_else(
+            || Cell::text("-"),
+            |r| Cell::number(r, format!("{}:1", crate::report::units::significant(r))),
+        )
+}
+
 /// Per guest point and round, the stack across the hypervisor in the shape
 /// of Varlyakov's atop view: the application, every layer in the guest (a
 /// logical volume, its disk) and the host's devices under the image, each
@@ -232,19 +288,9 @@ pub fn stack_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
     };
     let mut tables = Vec::new();
     for crossing in &guest.crossings {
-        let Some(point) = file.points.iter().find(|p| p.label == crossing.label) else {
+        let Some((writes, rows)) = layers(file, crossing) else {
             continue;
         };
-        let writes = point.workload.op.writes();
-        let in_round: Vec<_> = point
-            .repetitions
-            .iter()
-            .filter(|r| r.round == crossing.round)
-            .collect();
-        let app = (
-            in_round.iter().map(|r| r.ops).sum::<u64>(),
-            in_round.iter().map(|r| r.bytes).sum::<u64>(),
-        );
         let direction = if writes { "writes" } else { "reads" };
         let mut table = TextTable::new(
             format!(
@@ -264,34 +310,7 @@ pub fn stack_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
                 "application : this",
             ],
         );
-        let ratio = |above: u64, this: u64| {
-            (above > 0 && this > 0)
-                .then(|| above as f64 / this as f64)
-                .map_or_else(
-                    || Cell::text("-"),
-                    |r| Cell::number(r, format!("{}:1", crate::report::units::significant(r))),
-                )
-        };
-        let counts = |d: &crate::record::guest::DeviceBytes| {
-            if writes {
-                (d.writes, d.write_bytes)
-            } else {
-                (d.reads, d.read_bytes)
-            }
-        };
-        let mut rows: Vec<(String, &str, (u64, u64))> = vec![("application".into(), "guest", app)];
-        rows.extend(
-            crossing
-                .guest
-                .iter()
-                .map(|d| (d.device.clone(), "guest", counts(d))),
-        );
-        rows.extend(
-            crossing
-                .host
-                .iter()
-                .map(|d| (d.device.clone(), "host", counts(d))),
-        );
+        let app = rows[0].2;
         let mut above: Option<u64> = None;
         for (layer, place, (requests, bytes)) in &rows {
             let is_app = above.is_none();
@@ -307,11 +326,11 @@ pub fn stack_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
                     || Cell::text("-"),
                     |mean| Cell::number(mean as f64, crate::report::units::bytes(mean)),
                 ),
-                above.map_or_else(|| Cell::text("-"), |a| ratio(a, *requests)),
+                above.map_or_else(|| Cell::text("-"), |a| ratio_cell(a, *requests)),
                 if is_app {
                     Cell::text("-")
                 } else {
-                    ratio(app.0, *requests)
+                    ratio_cell(app.0, *requests)
                 },
             ]);
             above = Some(*requests);
@@ -327,6 +346,115 @@ pub fn stack_tables(name: &str, file: &ResultFile) -> Vec<TextTable> {
         tables.push(table);
     }
     tables
+}
+
+/// Several guest configurations (two hypervisor setups) set against each
+/// other in Varlyakov's atop shape: per point, a row per layer position
+/// (the application, the guest's layers top first, the host's devices)
+/// and a column per configuration with that layer's requests, their mean
+/// size and the application's ratio to it, from each configuration's
+/// first round. `None` with fewer than two configurations.
+pub fn stacks_side_by_side(name: &str, file: &ResultFile) -> Option<TextTable> {
+    if file.guests.len() < 2 {
+        return None;
+    }
+    let mut header = vec!["point".to_string(), "layer".to_string()];
+    header.extend(file.guests.iter().map(|g| g.spec.label()));
+    let mut table = TextTable {
+        title: format!(
+            "The stack across the hypervisor, configuration against configuration (Varlyakov's atop ratios) — {name}"
+        ),
+        header,
+        rows: Vec::new(),
+        notes: Vec::new(),
+    };
+    // The points in the first configuration's order, by their label
+    // without the configuration's name.
+    let base = |label: &str| {
+        label
+            .split(" guest=")
+            .next()
+            .unwrap_or(label)
+            .trim_end_matches(" machine=guest")
+            .to_string()
+    };
+    let mut points: Vec<String> = Vec::new();
+    for crossing in file.guests.iter().flat_map(|g| &g.crossings) {
+        let key = base(&crossing.label);
+        if !points.contains(&key) {
+            points.push(key);
+        }
+    }
+    for point in points {
+        // Each configuration's layers at its first round for this point.
+        let stacks: Vec<Option<Vec<Layer>>> = file
+            .guests
+            .iter()
+            .map(|g| {
+                g.crossings
+                    .iter()
+                    .filter(|c| base(&c.label) == point)
+                    .min_by_key(|c| c.round)
+                    .and_then(|c| layers(file, c).map(|(_, rows)| rows))
+            })
+            .collect();
+        let guest_depth = stacks
+            .iter()
+            .flatten()
+            .map(|rows| rows.iter().filter(|r| r.1 == "guest").count())
+            .max()
+            .unwrap_or(0);
+        let host_depth = stacks
+            .iter()
+            .flatten()
+            .map(|rows| rows.iter().filter(|r| r.1 == "host").count())
+            .max()
+            .unwrap_or(0);
+        let positions = (0..guest_depth)
+            .map(|i| ("guest", i))
+            .chain((0..host_depth).map(|i| ("host", i)));
+        for (place, depth) in positions {
+            let layer = match (place, depth) {
+                ("guest", 0) => "application".to_string(),
+                ("guest", n) => format!("guest layer {n}"),
+                (_, n) => format!("host device {}", n + 1),
+            };
+            let mut row = vec![Cell::text(point.clone()), Cell::text(layer)];
+            for stack in &stacks {
+                let cell = stack.as_ref().and_then(|rows| {
+                    let app = rows[0].2.0;
+                    let (device, _, (requests, bytes)) =
+                        rows.iter().filter(|r| r.1 == place).nth(depth)?;
+                    let mean = bytes
+                        .checked_div(*requests)
+                        .map_or_else(|| "-".to_string(), crate::report::units::bytes);
+                    let ratio = ratio_cell(app, *requests).text;
+                    Some(Cell::number(
+                        *requests as f64,
+                        if place == "guest" && depth == 0 {
+                            format!("{requests} × {mean}")
+                        } else {
+                            format!("{device}: {requests} × {mean}, {ratio}")
+                        },
+                    ))
+                });
+                row.push(cell.unwrap_or_else(|| Cell::text("-")));
+            }
+            table.rows.push(row);
+        }
+    }
+    if table.rows.is_empty() {
+        return None;
+    }
+    table.notes.push(
+        "Each cell: the layer's device, its requests × their mean size in the point's direction \
+         over the whole point (layout, cache treatment, every repetition) in the configuration's \
+         first round, and the application's calls per request there (the study's logical:physical \
+         ratio). Two hypervisor setups compare this way: the same plan, one --guest per setup \
+         (bus, cache, aio, lvm…), booted in turn, A B | B A by round."
+            .into(),
+    );
+    Some(table)
 }
 
 #[cfg(test)]

@@ -25,6 +25,15 @@ use crate::stats::describe;
 /// of the direct-vs-normal and Table 4 kinds are gathered into one table
 /// with one row (or column group) per file, as the studies compared media.
 pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
+    // Two hypervisor setups in one file of Varlyakov's table: their stacks
+    // side by side, before each configuration's own tables.
+    let side_by_side: Vec<TextTable> = files
+        .iter()
+        .filter(|(_, file)| {
+            file.plan.as_ref().and_then(|p| p.table) == Some(StudyTable::AtopLayers)
+        })
+        .filter_map(|(name, file)| guest::stacks_side_by_side(name, file))
+        .collect();
     // Several guest configurations in one file: one file each, as the
     // study compared them (Radkov's Table 4: a column group per stack).
     let split: Vec<(String, ResultFile)> = files
@@ -46,7 +55,7 @@ pub fn tables(files: &[(&str, &ResultFile)], alpha: f64) -> Vec<TextTable> {
             .copied()
             .collect()
     };
-    let mut tables = Vec::new();
+    let mut tables = side_by_side;
     let kind_of = |file: &ResultFile| file.plan.as_ref().and_then(|p| p.table);
     for (index, (name, file)) in files.iter().enumerate() {
         let Some(kind) = kind_of(file) else {
