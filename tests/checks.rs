@@ -494,6 +494,69 @@ fn another_process_on_the_device_is_named_not_printed_as_ours() {
     );
 }
 
+/// A pace measured while another process read the device is not kept as
+/// the device's for later estimates (issue "Every study ✓", item 6); the
+/// same point alone teaches its speed.
+#[test]
+fn a_speed_measured_beside_another_process_is_not_kept() {
+    if !root_or_skip("a loop device") || !have("losetup") || !have("mkfs.ext4") {
+        return;
+    }
+    let dir = scratch();
+    let fs = LoopFs::new(dir.path(), "ext4", 256).expect("loop file system");
+    let cache = scratch();
+    let target = fs.path().to_str().unwrap();
+    let one_pass = |output: &Path| {
+        let run = iolab()
+            .env("IOLAB_CACHE", cache.path())
+            .args(["run", "--dir", target, "--op", "write", "--direct", "on"])
+            .args(["--bs", "64k", "--size", "32m", "--progress", "never", "-o"])
+            .arg(output)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        read_result(output)
+    };
+    let device = format!("/dev/{}", fs.device_name());
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let beside = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            use std::io::Read;
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut buffer = vec![0u8; (1 << 20) + 4096];
+            let offset = buffer.as_ptr().align_offset(4096);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let mut file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_DIRECT)
+                    .open(&device)
+                    .unwrap();
+                while let Ok(1..) = file.read(&mut buffer[offset..offset + (1 << 20)]) {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
+                }
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let result = one_pass(&dir.path().join("beside.json"));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        result
+    });
+    raised_check(first_point(&beside), "foreign-io");
+    let speeds = cache.path().join("speeds");
+    assert!(
+        !speeds.exists() || entries(&speeds).is_empty(),
+        "a shared device's pace was kept"
+    );
+    one_pass(&dir.path().join("alone.json"));
+    assert_eq!(entries(&cache.path().join("speeds")).len(), 1);
+}
+
 /// Another process writing to the device beside a buffered write point
 /// whose data stays dirty in memory: none of the device's writes in the
 /// window can be the point's, so `foreign-io` names them and the ratios

@@ -36,8 +36,8 @@ pub(crate) fn load(dir: &Path) -> Speeds {
 /// cost beyond its timed I/O (from `walls`, each point's wall time in the
 /// session). Points of several groups, time-based points (their time is
 /// asked, not measured), points without a summary and points measured
-/// while something else used the device or the CPUs teach nothing: a
-/// busy device's pace is not its own. A cache that cannot be written is
+/// while something else used the device teach nothing: a shared device's
+/// pace is not its own. A cache that cannot be written is
 /// left as it was: estimates are a convenience.
 pub(crate) fn learn(
     dir: &Path,
@@ -66,7 +66,7 @@ pub(crate) fn learn(
             || workload.runtime_s.is_some()
             || workload.items.is_some()
             || workload.trace.is_some()
-            || shared(point, result)
+            || shared(point)
         {
             continue;
         }
@@ -113,23 +113,11 @@ pub(crate) fn learn(
     }
 }
 
-/// Whether something besides the point used the device or the CPUs while
-/// it ran: a `foreign-io` finding, or other processes busy for more than
-/// half a CPU over its repetitions (machine-wide CPU time less its own).
-fn shared(point: &crate::record::Point, result: &ResultFile) -> bool {
-    if point.checks.iter().any(|c| c.code == "foreign-io") {
-        return true;
-    }
-    let cpus = f64::from(result.environment.logical_cpus.max(1));
-    point.measured().any(|r| {
-        let (Some(activity), Some(own)) = (r.activity.as_ref(), r.cpu.as_ref()) else {
-            return false;
-        };
-        activity
-            .cpu
-            .as_ref()
-            .is_some_and(|all| (all.user + all.system) * cpus - own.utilization > 0.5)
-    })
+/// Whether something besides the point used its device while it ran (a
+/// `foreign-io` finding: a layer of the stack counted I/O the jobs cannot
+/// have done): the pace measured then is not the device's own.
+fn shared(point: &crate::record::Point) -> bool {
+    point.checks.iter().any(|c| c.code == "foreign-io")
 }
 
 /// How a plan's one-pass time was estimated, for the dry run and the
