@@ -403,18 +403,24 @@ pub fn verdicts(files: &[(&str, &ResultFile)], alpha: f64) -> Option<TextTable> 
         return None;
     }
     table.notes.push(format!(
-        "other / base of each figure's mean per repetition, with its {:.0}% interval and the verdict          that interval gives (faster or slower, fewer or more; inconclusive where it holds 1 or is          unbounded): {}. iSCSI is set against NFS first, against NFS mounted sync above all, as the          study compared them; then every other pair.",
+        "other / base of each figure, with its {:.0}% interval and the verdict \
+         that interval gives (faster or slower, fewer or more; inconclusive where it holds 1 or is \
+         unbounded): {}. iSCSI is set against NFS first, against NFS mounted sync above all, as the \
+         study compared them; then every other pair.",
         (1.0 - alpha) * 100.0,
         match paired_rounds {
             Some(rounds) => format!(
-                "the geometric mean of the {rounds} rounds' ratios with a t interval of their logarithms,                  the stacks having alternated by round"
+                "the geometric mean of the {rounds} rounds' ratios with a t interval of their \
+                 logarithms, the stacks having alternated by round"
             ),
-            None => "the ratio of the means with Fieller's interval, the stacks not having run in the                      same rounds"
+            None => "the ratio of the means with Fieller's interval (no two rounds in which both \
+                     stacks ran, to pair)"
                 .to_string(),
         }
     ));
     table.notes.push(
-        "The same figures as `iolab compare FILE --by guest-config --metric time` (or messages,          wire-bytes) for the same pair."
+        "The same figures as `iolab compare FILE --by guest-config --metric time` (or `messages`, \
+         `wire-bytes`) for the same pair."
             .into(),
     );
     Some(table)
