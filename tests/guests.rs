@@ -144,7 +144,7 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
     let listing = String::from_utf8_lossy(&replanned.stdout);
     assert!(
         listing.contains("guest: 2 boots (one per round), about ")
-            && listing.contains(" s each as the last TCG boot here took"),
+            && listing.contains(" s each as the last TCG boots here took (median)"),
         "{listing}"
     );
     assert_eq!(guest["spec"]["cache"], "none");

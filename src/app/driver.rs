@@ -261,6 +261,9 @@ pub(crate) fn drive(
     if let (true, Some(dir)) = (speaks, session.local_scratch()) {
         super::speeds::learn(dir, points, result, &walls);
     }
+    if speaks {
+        super::speeds::learn_guests(result);
+    }
     if let Some(signal) = interrupt.signal() {
         ending = Ending::Interrupted(signal);
     }

@@ -1,4 +1,4 @@
-//! The speeds each local device ran at, kept between runs in iolab's cache (`speeds/MAJOR-MINOR.json`), so that a plan's time is estimated from this machine rather than from an assumed disk.
+//! The speeds each local device ran at, kept between runs in iolab's cache (`speeds/MAJOR-MINOR.json`), and a guest's pace under each accelerator (`guest/pace-ACCEL.json`), so that a plan's time is estimated from this machine rather than from an assumed disk.
 
 use crate::plan::{PlannedPoint, Speed, SpeedKind, Speeds};
 use crate::record::ResultFile;
@@ -80,7 +80,8 @@ pub(crate) fn learn(
                 .map(|ns| ns as f64 * 1e-9)
                 .sum();
             let repetitions = point.repetitions.len().max(1) as f64;
-            overheads.push(((wall - timed) / repetitions).max(0.0));
+            let files = workload.size.saturating_mul(u64::from(workload.jobs));
+            overheads.push((files, ((wall - timed) / repetitions).max(0.0)));
         }
         speeds.learn(
             SpeedKind::of(workload),
@@ -92,9 +93,10 @@ pub(crate) fn learn(
         );
         learned = true;
     }
-    if !overheads.is_empty() {
-        overheads.sort_by(f64::total_cmp);
-        speeds.repetition_overhead_s = Some(overheads[overheads.len() / 2]);
+    // The median at each size this run measured.
+    overheads.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    for same in overheads.chunk_by(|a, b| a.0 == b.0) {
+        speeds.learn_overhead(same[0].0, same[same.len() / 2].1);
     }
     if !learned {
         return;
@@ -127,5 +129,99 @@ pub(crate) fn basis(measured: bool) -> &'static str {
         "at the speeds last measured on this device (kinds not measured there: 100 MiB/s, and 10,000 I/Os a second for O_DIRECT or synced I/O)"
     } else {
         "at 100 MiB/s, and 10,000 I/Os a second for O_DIRECT or synced I/O (nothing measured on this device yet)"
+    }
+}
+
+/// How a guest's points ran against the host's under one accelerator:
+/// what a guest repetition cost beyond its timed I/O (the host's wait, the
+/// agent's files and caches under emulation), and its timed I/O against
+/// the host twin's.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct GuestPace {
+    pub overhead_s: f64,
+    /// Guest timed I/O over the host twin's, the median over the points
+    /// measured on both; 1 where none was.
+    pub io_factor: f64,
+}
+
+fn pace_file(accelerator: crate::plan::guest::Accelerator) -> PathBuf {
+    crate::cache::dir()
+        .join("guest")
+        .join(format!("pace-{}.json", accelerator.name()))
+}
+
+/// The pace last measured for guests under `accelerator`.
+pub(crate) fn guest_pace(accelerator: crate::plan::guest::Accelerator) -> Option<GuestPace> {
+    let text = std::fs::read_to_string(pace_file(accelerator)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Keeps the pace of the guests `result` measured in, one per accelerator.
+pub(crate) fn learn_guests(result: &ResultFile) {
+    let records: Vec<(Option<u32>, &crate::record::guest::GuestRecord)> = match &result.guest {
+        Some(record) => vec![(None, record)],
+        None => result
+            .guests
+            .iter()
+            .enumerate()
+            .map(|(index, record)| (Some(index as u32 + 1), record))
+            .collect(),
+    };
+    let timed = |point: &crate::record::Point, round: Option<u32>| -> f64 {
+        point
+            .repetitions
+            .iter()
+            .filter(|r| r.round == round)
+            .filter_map(|r| r.elapsed_ns)
+            .map(|ns| ns as f64 * 1e-9)
+            .sum()
+    };
+    for (config, record) in records {
+        let (mut wall, mut io, mut repetitions) = (0.0, 0.0, 0usize);
+        let mut factors = Vec::new();
+        for crossing in &record.crossings {
+            let Some(point) = result.points.iter().find(|p| {
+                p.label == crossing.label
+                    && p.workload.machine == crate::plan::Machine::Guest
+                    && p.workload.guest_config == config
+            }) else {
+                continue;
+            };
+            let in_guest = timed(point, crossing.round);
+            wall += crossing.wall_s;
+            io += in_guest;
+            repetitions += point
+                .repetitions
+                .iter()
+                .filter(|r| r.round == crossing.round)
+                .count();
+            // The host twin: the same workload on the host.
+            let twin = result.points.iter().find(|p| {
+                p.workload.machine == crate::plan::Machine::Host
+                    && crate::plan::Workload {
+                        machine: crate::plan::Machine::Guest,
+                        guest_config: config,
+                        ..p.workload.clone()
+                    } == point.workload
+            });
+            if let Some(on_host) = twin.map(|t| timed(t, crossing.round))
+                && on_host > 0.0
+                && in_guest > 0.0
+            {
+                factors.push(in_guest / on_host);
+            }
+        }
+        if repetitions == 0 {
+            continue;
+        }
+        factors.sort_by(f64::total_cmp);
+        let pace = GuestPace {
+            overhead_s: ((wall - io) / repetitions as f64).max(0.0),
+            io_factor: factors.get(factors.len() / 2).copied().unwrap_or(1.0),
+        };
+        let file = pace_file(record.accelerator);
+        if let (Some(parent), Ok(text)) = (file.parent(), serde_json::to_string(&pace)) {
+            let _ = std::fs::create_dir_all(parent).and_then(|()| std::fs::write(&file, text));
+        }
     }
 }

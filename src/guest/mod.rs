@@ -692,21 +692,39 @@ fn last_boot_file(accelerator: Accelerator) -> std::path::PathBuf {
         .join(format!("last-boot-{name}"))
 }
 
-/// Keeps how long this boot under `accelerator` took, best effort: an
-/// estimate for the next plan, never needed to run one.
+/// The boots kept per accelerator for the estimate: one slow boot (a
+/// busy host) does not set the next plan's time alone.
+const BOOTS_KEPT: usize = 5;
+
+/// Keeps how long this boot under `accelerator` took, with the few before
+/// it, best effort: an estimate for the next plan, never needed to run one.
 fn remember_boot(accelerator: Accelerator, seconds: f64) {
-    let _ = std::fs::write(last_boot_file(accelerator), format!("{seconds:.1}\n"));
+    let mut boots = recent_boots(accelerator);
+    boots.push(seconds);
+    let start = boots.len().saturating_sub(BOOTS_KEPT);
+    let text: String = boots[start..].iter().map(|s| format!("{s:.1}\n")).collect();
+    let _ = std::fs::write(last_boot_file(accelerator), text);
 }
 
-/// How long the last boot here under `accelerator` took, seconds, when one
-/// was measured.
-pub fn last_boot_seconds(accelerator: Accelerator) -> Option<f64> {
+/// The boots kept under `accelerator`, oldest first.
+fn recent_boots(accelerator: Accelerator) -> Vec<f64> {
     std::fs::read_to_string(last_boot_file(accelerator))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.trim().parse().ok())
         .filter(|s: &f64| s.is_finite() && *s > 0.0)
+        .collect()
+}
+
+/// How long a boot here under `accelerator` takes, seconds: the median of
+/// the last few measured, when any was.
+pub fn last_boot_seconds(accelerator: Accelerator) -> Option<f64> {
+    let mut boots = recent_boots(accelerator);
+    if boots.is_empty() {
+        return None;
+    }
+    boots.sort_by(f64::total_cmp);
+    Some(boots[boots.len() / 2])
 }
 
 #[cfg(test)]

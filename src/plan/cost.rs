@@ -122,10 +122,32 @@ pub struct Speeds {
     #[serde(default)]
     pub by_size: [Vec<Speed>; 4],
     /// Seconds a repetition took beyond its timed I/O (files made and
-    /// removed, caches evicted and checked, counters read), the median of
-    /// the last run's points that lay nothing out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repetition_overhead_s: Option<f64>,
+    /// removed, caches evicted and checked, counters read) by the bytes of
+    /// its files, the last measured at each size, smallest first (points
+    /// that lay nothing out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overhead_by_size: Vec<Overhead>,
+}
+
+/// What a repetition cost beyond its timed I/O, for files of one size.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    /// The bytes of the point's files (size × jobs).
+    pub bytes: u64,
+    /// Seconds per repetition.
+    pub seconds: f64,
+}
+
+/// `y` at `x` on the line through the two known points around it (or the
+/// nearest two outside them), never below `floor(nearest x, its y)`: how
+/// speeds and overheads measured at a few sizes are read at another.
+fn on_line(known: &[(f64, f64)], x: f64, floor: impl Fn(f64, f64) -> f64) -> f64 {
+    let after = known
+        .partition_point(|&(at, _)| at < x)
+        .clamp(1, known.len() - 1);
+    let ((x0, y0), (x1, y1)) = (known[after - 1], known[after]);
+    let slope = ((y1 - y0) / (x1 - x0).max(1.0)).max(0.0);
+    (y0 + (x - x0) * slope).max(floor(x0, y0))
 }
 
 impl Speeds {
@@ -178,22 +200,52 @@ impl Speeds {
                 fixed + bs_f * (measured - fixed) / only.bs.max(1) as f64
             }
             _ => {
-                let after = sizes
-                    .partition_point(|s| s.bs < bs)
-                    .clamp(1, sizes.len() - 1);
-                let (a, b) = (&sizes[after - 1], &sizes[after]);
-                let slope =
-                    ((b.per_io() - a.per_io()) / (b.bs as f64 - a.bs as f64).max(1.0)).max(0.0);
-                let on_line = a.per_io() + (bs_f - a.bs as f64) * slope;
-                // Never below the nearest measured size's bandwidth
-                // allows for a larger I/O, nor below a tenth of the
-                // smallest measured time for a smaller one.
-                let floor = if bs_f >= a.bs as f64 {
-                    a.per_io()
-                } else {
-                    0.1 * a.per_io()
-                };
-                on_line.max(floor)
+                let known: Vec<(f64, f64)> =
+                    sizes.iter().map(|s| (s.bs as f64, s.per_io())).collect();
+                // A larger I/O never takes less than a smaller measured one;
+                // a smaller one at least a tenth of the smallest measured.
+                on_line(
+                    &known,
+                    bs_f,
+                    |at, time| {
+                        if bs_f >= at { time } else { 0.1 * time }
+                    },
+                )
+            }
+        }
+    }
+
+    /// Keeps what a repetition with files of `bytes` cost beyond its
+    /// timed I/O.
+    pub fn learn_overhead(&mut self, bytes: u64, seconds: f64) {
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return;
+        }
+        let known = &mut self.overhead_by_size;
+        let overhead = Overhead { bytes, seconds };
+        match known.binary_search_by_key(&bytes, |o| o.bytes) {
+            Ok(at) => known[at] = overhead,
+            Err(at) => known.insert(at, overhead),
+        }
+        if known.len() > MAX_SIZES {
+            let first_further =
+                known[0].bytes.abs_diff(bytes) > known[known.len() - 1].bytes.abs_diff(bytes);
+            let far = if first_further { 0 } else { known.len() - 1 };
+            known.remove(far);
+        }
+    }
+
+    /// Seconds a repetition with files of `bytes` costs beyond its timed
+    /// I/O: on the line through the sizes measured around it, the one
+    /// measured where only one was, else [`ASSUMED_REPETITION_OVERHEAD_S`].
+    fn overhead(&self, bytes: u64) -> f64 {
+        match self.overhead_by_size.as_slice() {
+            [] => ASSUMED_REPETITION_OVERHEAD_S,
+            [only] => only.seconds,
+            known => {
+                let known: Vec<(f64, f64)> =
+                    known.iter().map(|o| (o.bytes as f64, o.seconds)).collect();
+                on_line(&known, bytes as f64, |_, _| 0.0)
             }
         }
     }
@@ -243,6 +295,9 @@ pub fn cost(
     traces: &dyn Fn(TracePath) -> Option<TraceCost>,
 ) -> Cost {
     let mut cost = Cost::default();
+    // The file set the point before left: a point of the same sizes and
+    // jobs works on it as it is (IOzone's read after its write), no layout.
+    let mut left: Option<(u64, u32)> = None;
     for point in points {
         let w = point.workload();
         if let Some(trace) = w.trace {
@@ -268,10 +323,7 @@ pub fn cost(
             });
         let w = point.workload();
         let repetitions = u128::from(w.warmup + w.max_repeat.unwrap_or(w.repeat).max(w.repeat));
-        cost.overhead_s += repetitions as f64
-            * speeds
-                .repetition_overhead_s
-                .unwrap_or(ASSUMED_REPETITION_OVERHEAD_S);
+        cost.overhead_s += repetitions as f64 * speeds.overhead(files);
         cost.adaptive |= w.until_ci.is_some();
         if let Some(seconds) = timed {
             cost.timed_s += seconds * repetitions as f64;
@@ -302,7 +354,9 @@ pub fn cost(
                 // Groups of one pass run at once: their sum bounds the point.
                 cost.one_pass_s += if timed.is_none() { seconds } else { 0.0 };
             }
-            if w.op.needs_layout() {
+            let kept = left == Some((w.size, w.jobs)) && point.groups.len() == 1;
+            left = (point.groups.len() == 1 && w.items.is_none()).then_some((w.size, w.jobs));
+            if w.op.needs_layout() && !kept {
                 // The untimed layout, at most once per file set: buffered
                 // writes in large blocks.
                 cost.moved_bytes += per_repetition;

@@ -617,10 +617,8 @@ mod tests {
         // Measured here at one size: 20,000 direct 4 KiB writes a second.
         // Its 50 µs split into a fixed part (at most the assumed device
         // access, here 90% of it: 45 µs) and 5 µs per 4 KiB.
-        let mut measured = Speeds {
-            repetition_overhead_s: Some(0.0),
-            ..Speeds::default()
-        };
+        let mut measured = Speeds::default();
+        measured.learn_overhead(64 << 20, 0.0);
         measured.learn(
             SpeedKind::WaitingWrite,
             Speed {

@@ -70,8 +70,11 @@ pub fn bytes(value: u64) -> String {
 
 /// A length of time for people: `45 s`, `12 min`, `3.5 h`.
 pub fn duration(seconds: f64) -> String {
-    if seconds < 90.0 {
-        format!("{:.0} s", seconds.max(1.0))
+    if seconds < 9.5 {
+        // Three significant digits under ten seconds: 0.4 s is not "1 s".
+        format!("{} s", significant(seconds.max(0.01)))
+    } else if seconds < 90.0 {
+        format!("{:.0} s", seconds)
     } else if seconds < 90.0 * 60.0 {
         format!("{:.0} min", seconds / 60.0)
     } else {
@@ -103,7 +106,8 @@ mod tests {
         assert_eq!(count(19_000.0), "19.0k");
         assert_eq!(count(2_500_000.0), "2.50M");
         assert_eq!(count(950.0), "950");
-        assert_eq!(duration(0.2), "1 s");
+        assert_eq!(duration(0.2), "0.20 s");
+        assert_eq!(duration(4.0), "4.00 s");
         assert_eq!(duration(45.0), "45 s");
         assert_eq!(duration(720.0), "12 min");
         assert_eq!(duration(12600.0), "3.50 h");

@@ -41,7 +41,7 @@ fn guest_boots_line(
 ) -> String {
     let cost = match measured {
         Some((accel, seconds)) => format!(
-            "about {seconds:.0} s each as the last {} boot here took, {:.0} s in all",
+            "about {seconds:.0} s each as the last {} boots here took (median), {:.0} s in all",
             if accel == crate::plan::guest::Accelerator::Kvm {
                 "KVM"
             } else {
@@ -60,6 +60,50 @@ fn guest_boots_line(
             ""
         }
     )
+}
+
+/// What the guest points add to the host's estimate of them, from the
+/// pace last measured for guests under their accelerator: their timed I/O
+/// the measured times slower, and each repetition's own work there in
+/// place of the host's; said in a line of `text`. 0 without guest points
+/// or a measured pace.
+fn guest_pace_line(grid: &Grid, text: &mut String) -> f64 {
+    use crate::plan::guest::Accelerator;
+    let Some(spec) = grid.guests.first() else {
+        return 0.0;
+    };
+    let pace = match spec.accel {
+        Accelerator::Auto => [Accelerator::Kvm, Accelerator::Tcg]
+            .into_iter()
+            .find_map(|a| Some((a, crate::app::speeds::guest_pace(a)?))),
+        accel => crate::app::speeds::guest_pace(accel).map(|p| (accel, p)),
+    };
+    let in_guest: Vec<crate::plan::PlannedPoint> = grid
+        .points
+        .iter()
+        .filter(|p| p.workload().machine == crate::plan::Machine::Guest)
+        .cloned()
+        .collect();
+    let (Some((accel, pace)), false) = (pace, in_guest.is_empty()) else {
+        return 0.0;
+    };
+    let speeds = speeds_for(grid);
+    let on_host = crate::plan::cost(&in_guest, &speeds, &|_| None);
+    let repetitions: u32 = in_guest
+        .iter()
+        .map(|p| p.workload().warmup + p.workload().repeat)
+        .sum();
+    // A time-based point runs its time wherever it is: only one-pass I/O slows.
+    let io_s = on_host.one_pass_s * (pace.io_factor - 1.0).max(0.0);
+    let own_s = (f64::from(repetitions) * pace.overhead_s - on_host.overhead_s).max(0.0);
+    text.push_str(&format!(
+        "  in the guest ({}): timed I/O {:.1}× the host's and {:.2} s of its own work per repetition, as last measured here: {} more\n",
+        accel.name(),
+        pace.io_factor,
+        pace.overhead_s,
+        crate::report::units::duration(io_s + own_s)
+    ));
+    io_s + own_s
 }
 
 /// The speeds a grid's estimate uses: its directory's device's, when it
@@ -147,9 +191,10 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     let boot_s = boots
         .and_then(|(count, measured)| Some(count as f64 * measured?.1))
         .unwrap_or(0.0);
+    let emulation_s = guest_pace_line(grid, &mut text);
     text.push_str(&format!(
         "  time: about {} in all{}\n",
-        crate::report::units::duration(one_pass_s + timed_s + overhead_s + boot_s),
+        crate::report::units::duration(one_pass_s + timed_s + overhead_s + boot_s + emulation_s),
         if boot_s > 0.0 { ", boots included" } else { "" }
     ));
     text.push_str(&format!(
