@@ -1080,6 +1080,15 @@ fn closer_2011_runs_dd_on_the_host_and_on_two_guests_raw_disks() {
     for point in &host {
         assert_ne!(point["target"]["filesystem"], "block device");
     }
+    // Each VM against the native host, paired by round (one round here:
+    // the ratio without an interval, said so).
+    for name in [
+        "Guest against host — ",
+        "closer.json centos1, guest",
+        "closer.json centos2, guest",
+    ] {
+        assert!(stdout.contains(name), "{name}: {stdout}");
+    }
     for name in ["centos1, host", "centos1, guest", "centos2, guest"] {
         assert!(
             stdout.contains("CLOSER 2011, Table 1") && stdout.contains(name),

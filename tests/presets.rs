@@ -344,3 +344,99 @@ fn estimates_use_the_speeds_measured_on_the_device() {
         "{after}"
     );
 }
+
+/// The O_DIRECT study's "% direct faster" and `compare --by direct
+/// --metric time` print one figure for the same cell, and it is the one a
+/// reader recomputes from the JSON: the geometric mean of the rounds'
+/// ratios T_direct / T_normal (the preset alternates the sides by round).
+#[test]
+fn the_direct_studys_figure_is_compares_and_the_json_gives_it_again() {
+    let dir = scratch();
+    let out = scratch();
+    let output = out.path().join("direct.json");
+    let run = iolab()
+        .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
+        .args(["--no-report", "--dir"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let table = String::from_utf8_lossy(&run.stdout).into_owned();
+    let compared = iolab()
+        .arg("compare")
+        .arg(&output)
+        .args(["--by", "direct", "--metric", "time"])
+        .output()
+        .unwrap();
+    let compared = String::from_utf8_lossy(&compared.stdout).into_owned();
+    let result = read_result(&output);
+    for (op, flags) in [
+        ("read", "O_RDONLY|O_SYNC against"),
+        ("rewrite", "O_WRONLY|O_SYNC against"),
+    ] {
+        // Per round, each side's mean time; their ratio; the geometric mean.
+        let times = |direct: bool| -> std::collections::BTreeMap<u64, f64> {
+            let point = result["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["workload"]["op"] == op && p["workload"]["direct"] == direct)
+                .unwrap();
+            let mut by_round = std::collections::BTreeMap::<u64, Vec<f64>>::new();
+            for r in point["repetitions"].as_array().unwrap() {
+                if r["warmup"] == true {
+                    continue;
+                }
+                by_round
+                    .entry(r["round"].as_u64().unwrap())
+                    .or_default()
+                    .push(r["elapsed_ns"].as_f64().unwrap());
+            }
+            by_round
+                .into_iter()
+                .map(|(round, t)| (round, t.iter().sum::<f64>() / t.len() as f64))
+                .collect()
+        };
+        let (normal, direct) = (times(false), times(true));
+        assert_eq!(normal.len(), 2, "two rounds, A B | B A");
+        let logs: Vec<f64> = normal
+            .keys()
+            .map(|r| (direct[r] / normal[r]).ln())
+            .collect();
+        let ratio = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
+        let faster = (1.0 - ratio) * 100.0;
+        // The study's table: the first figure of "% direct I/O faster".
+        let row = table
+            .lines()
+            .find(|l| l.contains(flags))
+            .unwrap_or_else(|| panic!("{op}: {table}"));
+        let cells: Vec<&str> = row.split(['┆', '│']).map(str::trim).collect();
+        let printed: f64 = cells[4].split(' ').next().unwrap().parse().unwrap();
+        assert!(
+            (printed - faster).abs() <= faster.abs() * 0.01 + 0.01,
+            "{op}: table {printed}, JSON {faster}: {row}"
+        );
+        // compare: the ratio and its Δ%.
+        let line = compared
+            .lines()
+            .find(|l| l.contains(&format!("normal: {op} uniform")))
+            .unwrap_or_else(|| panic!("{op}: {compared}"));
+        let cells: Vec<&str> = line.split(['┆', '│']).map(str::trim).collect();
+        let shown: f64 = cells[4].split(' ').next().unwrap().parse().unwrap();
+        let delta: f64 = cells[5].parse().unwrap();
+        assert!(
+            (shown - ratio).abs() <= 0.0005 + ratio * 1e-3,
+            "{op}: {shown} against {ratio}: {line}"
+        );
+        assert!(
+            (delta - faster).abs() <= 0.05 + faster.abs() * 1e-3,
+            "{op}: Δ% {delta} against {faster}"
+        );
+    }
+}

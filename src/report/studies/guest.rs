@@ -50,10 +50,13 @@ pub fn pairs(file: &ResultFile) -> Vec<(&Point, &Point)> {
         .iter()
         .filter(|p| p.workload.machine == Machine::Host)
         .filter_map(|host| {
+            // Of several configurations' file, one configuration's points
+            // are there (studies split it): its guest_config is the twin's.
             let guest = file.points.iter().find(|g| {
                 g.workload
                     == crate::plan::Workload {
                         machine: Machine::Guest,
+                        guest_config: g.workload.guest_config,
                         ..host.workload.clone()
                     }
             })?;
