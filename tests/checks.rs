@@ -415,6 +415,37 @@ fn a_cold_read_faster_than_the_same_runs_direct_reads_was_served_below_the_machi
     );
 }
 
+/// `run`'s result while another thread reads the whole of `device` over
+/// and over with O_DIRECT (so the device counts every read), from 200 ms
+/// before it starts until it ends.
+fn while_another_reads<T>(device: &str, run: impl FnOnce() -> T) -> T {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            use std::io::Read;
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut buffer = vec![0u8; (1 << 20) + 4096];
+            let offset = buffer.as_ptr().align_offset(4096);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let mut file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_DIRECT)
+                    .open(device)
+                    .unwrap();
+                while let Ok(1..) = file.read(&mut buffer[offset..offset + (1 << 20)]) {
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        break;
+                    }
+                }
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let result = run();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        result
+    })
+}
+
 /// Another process reading the device while a point only writes new files:
 /// `foreign-io` names the reads, and the atop table withholds the
 /// application's ratios (issue "Nothing lost, nothing harmed, round 3",
@@ -458,32 +489,7 @@ fn another_process_on_the_device_is_named_not_printed_as_ours() {
     assert!(!loop_named, "{}", first_point(&alone)["checks"]);
     // A reader of the whole device with O_DIRECT, so the device counts every read.
     let device = format!("/dev/{}", fs.device_name());
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let result = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            use std::io::Read;
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut buffer = vec![0u8; (1 << 20) + 4096];
-            let offset = buffer.as_ptr().align_offset(4096);
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let mut file = std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_DIRECT)
-                    .open(&device)
-                    .unwrap();
-                while let Ok(n @ 1..) = file.read(&mut buffer[offset..offset + (1 << 20)]) {
-                    let _ = n;
-                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        break;
-                    }
-                }
-            }
-        });
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let result = run_ok(&args, out.path());
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        result
-    });
+    let result = while_another_reads(&device, || run_ok(&args, out.path()));
     let point = first_point(&result);
     let foreign = raised_check(point, "foreign-io");
     let evidence = foreign["evidence"].as_str().unwrap();
@@ -507,46 +513,17 @@ fn a_speed_measured_beside_another_process_is_not_kept() {
     let cache = scratch();
     let target = fs.path().to_str().unwrap();
     let one_pass = |output: &Path| {
-        let run = iolab()
-            .env("IOLAB_CACHE", cache.path())
-            .args(["run", "--dir", target, "--op", "write", "--direct", "on"])
-            .args(["--bs", "64k", "--size", "32m", "--progress", "never", "-o"])
-            .arg(output)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
+        succeed(
+            iolab()
+                .env("IOLAB_CACHE", cache.path())
+                .args(["run", "--dir", target, "--op", "write", "--direct", "on"])
+                .args(["--bs", "64k", "--size", "32m", "--progress", "never", "-o"])
+                .arg(output),
         );
         read_result(output)
     };
     let device = format!("/dev/{}", fs.device_name());
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let beside = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            use std::io::Read;
-            use std::os::unix::fs::OpenOptionsExt;
-            let mut buffer = vec![0u8; (1 << 20) + 4096];
-            let offset = buffer.as_ptr().align_offset(4096);
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let mut file = std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_DIRECT)
-                    .open(&device)
-                    .unwrap();
-                while let Ok(1..) = file.read(&mut buffer[offset..offset + (1 << 20)]) {
-                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        break;
-                    }
-                }
-            }
-        });
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let result = one_pass(&dir.path().join("beside.json"));
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        result
-    });
+    let beside = while_another_reads(&device, || one_pass(&dir.path().join("beside.json")));
     raised_check(first_point(&beside), "foreign-io");
     let speeds = cache.path().join("speeds");
     assert!(

@@ -354,18 +354,13 @@ fn the_direct_studys_figure_is_compares_and_the_json_gives_it_again() {
     let dir = scratch();
     let out = scratch();
     let output = out.path().join("direct.json");
-    let run = iolab()
-        .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
-        .args(["--no-report", "--dir"])
-        .arg(dir.path())
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    let run = succeed(
+        iolab()
+            .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
+            .args(["--no-report", "--dir"])
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&output),
     );
     let table = String::from_utf8_lossy(&run.stdout).into_owned();
     let compared = iolab()

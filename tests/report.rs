@@ -494,20 +494,15 @@ fn the_studys_own_table_is_in_every_report_format() {
     // The O_DIRECT study over two media in one command: a result file
     // each, and one table with a row per medium, as the study's.
     let output = out.path().join("media.json");
-    let run = iolab()
-        .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
-        .args(["--no-report", "--dir"])
-        .arg(first.path())
-        .arg("--dir")
-        .arg(second.path())
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    let run = succeed(
+        iolab()
+            .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
+            .args(["--no-report", "--dir"])
+            .arg(first.path())
+            .arg("--dir")
+            .arg(second.path())
+            .arg("-o")
+            .arg(&output),
     );
     let files: Vec<PathBuf> = ["media-1.json", "media-2.json"]
         .iter()
@@ -557,17 +552,12 @@ fn the_studys_own_table_is_in_every_report_format() {
     assert!(!out.path().join("again-1.json").exists());
     let report = |format: &str, name: &str| {
         let path = out.path().join(name);
-        let run = iolab()
-            .arg("report")
-            .args(&files)
-            .args(["--format", format, "-o"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
+        succeed(
+            iolab()
+                .arg("report")
+                .args(&files)
+                .args(["--format", format, "-o"])
+                .arg(&path),
         );
         std::fs::read_to_string(path).unwrap()
     };
