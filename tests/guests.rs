@@ -1089,6 +1089,36 @@ fn closer_2011_runs_dd_on_the_host_and_on_two_guests_raw_disks() {
     ] {
         assert!(stdout.contains(name), "{name}: {stdout}");
     }
+    // The ratio printed is the JSON's: one round, so the guest's
+    // throughput over its host twin's, for each VM.
+    for (config, name) in [(1, "centos1"), (2, "centos2")] {
+        let throughput = |machine: &str| {
+            points
+                .iter()
+                .find(|p| {
+                    p["workload"]["machine"].as_str().unwrap_or("host") == machine
+                        && p["workload"]["direct"] == true
+                        && p["workload"]["op"] == "write"
+                        && p["workload"]["bs"] == 4096
+                        && (machine == "host" || p["workload"]["guest_config"] == config)
+                })
+                .unwrap()["repetitions"][0]["throughput_bps"]
+                .as_f64()
+                .unwrap()
+        };
+        let ratio = throughput("guest") / throughput("host");
+        let row = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with(&format!("Guest against host — closer.json {name}")))
+            .find(|l| l.contains("O_DIRECT write: write seq 4KiB"))
+            .unwrap_or_else(|| panic!("{name}: {stdout}"));
+        let cells: Vec<&str> = row.split(['┆', '│']).map(str::trim).collect();
+        let printed: f64 = cells[4].split(' ').next().unwrap().parse().unwrap();
+        assert!(
+            (printed - ratio).abs() <= 0.0005 + ratio * 1e-3,
+            "{name}: printed {printed}, JSON {ratio}: {row}"
+        );
+    }
     for name in ["centos1, host", "centos1, guest", "centos2, guest"] {
         assert!(
             stdout.contains("CLOSER 2011, Table 1") && stdout.contains(name),

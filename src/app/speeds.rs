@@ -61,11 +61,16 @@ pub(crate) fn learn(
         let Some(summary) = point.summary.as_ref() else {
             continue;
         };
-        // A trace's figures are its own times' and mix's, not the device's pace.
+        // A trace's figures are its own times' and mix's, not the device's
+        // pace; nor are a paced point's, a verified one's, or one's that
+        // kept several I/Os in flight (estimates take every point at one).
         if !one_pass
             || workload.runtime_s.is_some()
             || workload.items.is_some()
             || workload.trace.is_some()
+            || workload.pace() != crate::plan::pace::Pace::NONE
+            || workload.verify
+            || workload.iodepth > 1
             || shared(point)
         {
             continue;
@@ -92,6 +97,16 @@ pub(crate) fn learn(
             },
         );
         learned = true;
+    }
+    // The run's own cost: the process's age less its points' time, where
+    // every point ran on the host (a guest's boots are estimated apart).
+    let on_host = result
+        .points
+        .iter()
+        .all(|p| p.workload.machine == crate::plan::Machine::Host);
+    if let (true, Some(age)) = (on_host && learned, crate::probe::process::own_age_s()) {
+        let points: f64 = walls.values().sum();
+        speeds.run_overhead_s = Some((age - points).max(0.0));
     }
     // The median at each size this run measured.
     overheads.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));

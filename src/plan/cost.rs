@@ -24,6 +24,9 @@ pub struct Cost {
     /// Seconds every repetition costs beyond its timed I/O (files made,
     /// caches evicted and checked, counters read), as measured here.
     pub overhead_s: f64,
+    /// Seconds the run itself costs, once, beyond its points (probing the
+    /// environment, checks, writing the result), as measured here.
+    pub run_s: f64,
     /// Some of those seconds come from speeds measured on the device.
     pub measured: bool,
 }
@@ -89,11 +92,16 @@ pub enum Kind {
 impl Kind {
     /// The kind of `workload`'s I/O (a mix by whether it writes). A read
     /// opened O_SYNC does not wait for the device (Linux ignores O_SYNC on
-    /// reads); only O_DIRECT makes it.
+    /// reads); O_DIRECT makes it, and so does a cold cache: its buffered
+    /// reads come from the device.
     pub fn of(workload: &Workload) -> Kind {
         let writes = workload.op.writes() || workload.directions().writes();
         let syncs = workload.sync != SyncMode::None || workload.fsync_every > 0;
-        let waits = workload.direct || (writes && syncs);
+        let cold = matches!(
+            workload.cache,
+            super::CacheMode::Cold | super::CacheMode::Drop
+        );
+        let waits = workload.direct || (writes && syncs) || (!writes && cold);
         match (waits, writes) {
             (false, false) => Kind::BufferedRead,
             (false, true) => Kind::BufferedWrite,
@@ -127,6 +135,10 @@ pub struct Speeds {
     /// that lay nothing out).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overhead_by_size: Vec<Overhead>,
+    /// Seconds the last run on the host took beyond its points (probing
+    /// the environment, checks, writing the result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_overhead_s: Option<f64>,
 }
 
 /// What a repetition cost beyond its timed I/O, for files of one size.
@@ -282,7 +294,7 @@ impl Cost {
     /// device's measured speeds or the assumed ones (see [`Speeds`]), its
     /// time-based points, and every repetition's own overhead.
     pub fn seconds(&self) -> f64 {
-        self.one_pass_s + self.timed_s + self.overhead_s
+        self.one_pass_s + self.timed_s + self.overhead_s + self.run_s
     }
 }
 
@@ -294,7 +306,14 @@ pub fn cost(
     speeds: &Speeds,
     traces: &dyn Fn(TracePath) -> Option<TraceCost>,
 ) -> Cost {
-    let mut cost = Cost::default();
+    let mut cost = Cost {
+        run_s: if points.is_empty() {
+            0.0
+        } else {
+            speeds.run_overhead_s.unwrap_or(0.0)
+        },
+        ..Cost::default()
+    };
     // The file set the point before left: a point of the same sizes and
     // jobs works on it as it is (IOzone's read after its write), no layout.
     let mut left: Option<(u64, u32)> = None;

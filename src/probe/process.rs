@@ -99,6 +99,16 @@ pub fn uptime_ticks() -> Option<u64> {
     (per_second > 0).then_some((seconds * per_second as f64) as u64)
 }
 
+/// How long this process has run, seconds, at the clock ticks' 10 ms
+/// resolution; `None` when /proc cannot tell.
+pub fn own_age_s() -> Option<f64> {
+    let start = stat_of(std::process::id())?.start_ticks;
+    let now = uptime_ticks()?;
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (per_second > 0).then(|| now.saturating_sub(start) as f64 / per_second as f64)
+}
+
 /// The text of /proc/`pid`/io: the process's I/O accounting, with that of
 /// every descendant it reaped; `None` when it cannot be read.
 pub fn io_text(pid: u32) -> Option<String> {

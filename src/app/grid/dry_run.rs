@@ -130,6 +130,7 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         adaptive,
         one_pass_s,
         overhead_s,
+        run_s,
         measured,
     } = {
         // The traces are read whole, as the run would before its first point.
@@ -176,13 +177,14 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         text.push_str("  (at most: --until-ci repetitions may stop before --max-repeat)\n");
     }
     text.push_str(&format!(
-        "  each repetition's own work (files, caches, counters): about {:.0} s{}\n",
-        overhead_s,
+        "  each repetition's own work (files, caches, counters): about {} s{}; the run's own (probes, checks, the result): {} s\n",
+        crate::report::units::significant(overhead_s),
         if measured {
             ", as the last run here took"
         } else {
             ", assumed"
-        }
+        },
+        crate::report::units::significant(run_s)
     ));
     let boots = guest_boots(grid);
     if let Some((count, measured)) = boots {
@@ -194,7 +196,9 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     let emulation_s = guest_pace_line(grid, &mut text);
     text.push_str(&format!(
         "  time: about {} in all{}\n",
-        crate::report::units::duration(one_pass_s + timed_s + overhead_s + boot_s + emulation_s),
+        crate::report::units::duration(
+            one_pass_s + timed_s + overhead_s + run_s + boot_s + emulation_s
+        ),
         if boot_s > 0.0 { ", boots included" } else { "" }
     ));
     text.push_str(&format!(
