@@ -435,3 +435,30 @@ fn the_direct_studys_figure_is_compares_and_the_json_gives_it_again() {
         );
     }
 }
+
+/// `preset run --strict` ends with exit status 3 when a check raised a
+/// warning, as `run` and `sweep` do: the loop over media must not turn it
+/// into a success.
+#[test]
+fn a_strict_preset_run_with_warnings_exits_3() {
+    let (dir, out) = (scratch(), scratch());
+    let output = out.path().join("strict.json");
+    let run = iolab()
+        .args(["preset", "run", "direct-vs-buffered", "--scale", "test"])
+        .args(["--strict", "--no-report", "--dir"])
+        .arg(dir.path())
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    let result = read_result(&output);
+    let warned = result["points"].as_array().unwrap().iter().any(|p| {
+        p["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["severity"] == "warning" || c["severity"] == "error")
+    });
+    assert!(warned, "O_SYNC on reads is always a warning here");
+    assert_eq!(run.status.code(), Some(3));
+}

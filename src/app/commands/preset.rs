@@ -76,6 +76,7 @@ pub fn preset(
                 room_on_every_medium(&(preset.study)(*scale), &media)?;
             }
             let mut outputs = Vec::new();
+            let mut ending = Ending::Success;
             for (index, dir) in media.iter().enumerate() {
                 let output = if media.len() > 1 {
                     numbered(&output, index + 1)
@@ -119,15 +120,18 @@ pub fn preset(
                     );
                 }
                 match grid::study_text(&text, &args, arguments.clone())? {
-                    Ending::Success | Ending::Warnings => outputs.push(output),
+                    Ending::Success => {}
+                    // Under --strict: measured, with warnings (exit 3).
+                    Ending::Warnings => ending = Ending::Warnings,
                     // A medium that failed or was stopped ends the study there.
-                    ending => return Ok(ending),
+                    other => return Ok(other),
                 }
+                outputs.push(output);
             }
             if media.len() > 1 && !study.dry_run {
                 gathered(&outputs, &output, study.no_report)?;
             }
-            Ok(Ending::Success)
+            Ok(ending)
         }
     }
 }
