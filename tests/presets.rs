@@ -420,7 +420,7 @@ fn the_direct_studys_figure_is_compares_and_the_json_gives_it_again() {
         // compare: the ratio and its Δ%.
         let line = compared
             .lines()
-            .find(|l| l.contains(&format!("normal: {op} uniform")))
+            .find(|l| l.starts_with('│') && l.contains(&format!("normal: {op} uniform")))
             .unwrap_or_else(|| panic!("{op}: {compared}"));
         let cells: Vec<&str> = line.split(['┆', '│']).map(str::trim).collect();
         let shown: f64 = cells[4].split(' ').next().unwrap().parse().unwrap();
