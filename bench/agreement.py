@@ -136,6 +136,82 @@ class Bench:
         print(f"dd  reading {count} MiB from /dev/zero alone: {self.zero_read_s:.4f} s", flush=True)
         self.sections.append(("dd", rows))
 
+    # ---- CLOSER 2011 in a guest: dd and iolab on the guest's raw disk ----
+
+    def guest_dd(self):
+        """The study's experiment 3: dd on the guest's empty disk (its
+        /dev/xvda2; here the raw virtio disk of `--guest raw=on`, as the
+        closer-2011 preset's guest points use it), against `iolab run` on
+        the same device, both started in the guest by `iolab guest exec`.
+        The guest boots once on netlab's tap (KVM where it runs, else TCG)."""
+        netns, tap = "iolab-agreement", "iolab-agr0"
+        subprocess.run(["scripts/netlab", "stop", "--name", netns], capture_output=True)
+        sh(["scripts/netlab", "start", "--name", netns, "--tap", tap])
+        guest_dir = os.path.join(self.dir, "guest")
+        os.makedirs(guest_dir, exist_ok=True)
+        up = subprocess.Popen(
+            ["ip", "netns", "exec", netns, self.iolab, "guest", "up", "--guest", f"tap={tap},raw=on",
+             "--dir", guest_dir, "--size", f"{self.size // MIB + 64}m"],
+            stderr=subprocess.PIPE, text=True)
+        said = []
+        try:
+            address = None
+            for line in up.stderr:
+                said.append(line)
+                found = re.search(r"up at ([0-9.]+): .*?(/dev/\S+) \(none \(raw device\)\)", line)
+                if found:
+                    address, device = found.group(1), found.group(2)
+                    self.guest_said = line.strip()
+                    break
+            if address is None:
+                raise SystemExit("guest up did not come up:\n" + "".join(said))
+
+            def in_guest(command):
+                return sh(["ip", "netns", "exec", netns, self.iolab, "guest", "exec", address, command]).stdout
+
+            count = self.size // MIB
+
+            def dd_time(*args):
+                out = in_guest(" ".join(["dd", *args, "bs=1M", f"count={count}"]) + " 2>&1")
+                return float(re.search(r"copied, ([0-9.e+-]+) s", out).group(1))
+
+            def ours(*flags):
+                self.counter += 1
+                result = f"/tmp/iolab-{self.counter}.json"
+                consent = ["--destroy-data", device] if "rewrite" in flags else []
+                out = in_guest(" ".join([self.iolab, "run", "--file", device, *consent,
+                                         "--bs", "1m", "--size", f"{count}m", "--repeat", "1",
+                                         "-o", result, *flags]) + f" >/dev/null 2>&1 && cat {result}")
+                return self.elapsed_s(json.loads(out)["points"][0])
+
+            modes = [
+                ("write (buffered, no sync)", lambda: dd_time("if=/dev/zero", f"of={device}"),
+                 lambda: ours("--op", "rewrite")),
+                ("O_DIRECT write", lambda: dd_time("if=/dev/zero", f"of={device}", "oflag=direct"),
+                 lambda: ours("--op", "rewrite", "--direct")),
+                ("O_DIRECT read", lambda: dd_time(f"if={device}", "of=/dev/null", "iflag=direct"),
+                 lambda: ours("--op", "read", "--direct")),
+            ]
+            rows = []
+            for name, tool, mine in modes:
+                figures = self.pairs_of(tool, mine)
+                median, spread = self.ratio_text(figures)
+                rows.append((name, statistics.median(t for t, _ in figures),
+                             statistics.median(o for _, o in figures), median, spread))
+                print(f"guest dd  {name:28} dd {rows[-1][1]:.4f} s  iolab {rows[-1][2]:.4f} s  "
+                      f"iolab/dd {median} ({spread})", flush=True)
+            # dd's own extra work in the guest: every block read from /dev/zero.
+            self.guest_zero_read_s = statistics.median(
+                dd_time("if=/dev/zero", "of=/dev/null") for _ in range(3))
+            print(f"guest dd  reading {count} MiB from /dev/zero alone: {self.guest_zero_read_s:.4f} s", flush=True)
+            self.guest_device = device
+            self.sections.append(("guest_dd", rows))
+        finally:
+            if up.poll() is None:
+                up.terminate()
+                up.wait()
+            subprocess.run(["scripts/netlab", "stop", "--name", netns], capture_output=True)
+
     # ---- Varlyakov 2013: iostat and atop on dd bs=8k --------------------
 
     def stack(self):
@@ -324,7 +400,7 @@ def main():
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--size", type=int, default=256 * MIB)
     parser.add_argument("--odirect-bytes", type=int, default=256 * MIB)
-    parser.add_argument("--only", default="dd,stack,odirect,fio")
+    parser.add_argument("--only", default="dd,guest_dd,stack,odirect,fio")
     parser.add_argument("--docs", default="docs/agreement.md")
     args = parser.parse_args()
     bench = Bench(args)

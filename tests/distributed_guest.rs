@@ -515,3 +515,67 @@ fn reordered_reads_across_two_guests_on_one_export_miss_each_readers_cache() {
         "{reordered_codes:?}"
     );
 }
+
+/// `guest up --guest raw=on` leaves its raw disk to the commands run in it,
+/// as the CLOSER study's dd had its guest's empty partition: `iolab run`
+/// in the guest writes the device in place with consent and reads it back,
+/// and dd reads what it wrote. (The agent held the device open exclusively,
+/// and every write was refused.)
+#[test]
+fn a_raw_disk_guest_serving_as_a_host_gives_its_disk_to_its_commands() {
+    if !have("qemu-system-x86_64") {
+        crate::skip!(
+            "qemu-system-x86_64 is not installed (Debian package qemu-system-x86; scripts/test installs it)"
+        );
+        return;
+    }
+    let Some(lab) = NetLab::start("16M") else {
+        return;
+    };
+    let dir = scratch();
+    let cache = crate::util::guest_cache(dir.path());
+    let guest = GuestHost::up_with(
+        &lab,
+        &cache,
+        dir.path(),
+        &[&format!("{GUEST},tap={},raw=on", lab.tap)],
+    );
+    assert!(
+        guest.said.contains("/dev/vda (none (raw device))"),
+        "{}",
+        guest.said
+    );
+    let in_guest = |command: &str| {
+        lab.command(IOLAB)
+            .args(["guest", "exec", GUEST_ADDRESS, command])
+            .output()
+            .unwrap()
+    };
+    let write = in_guest(&format!(
+        "{IOLAB} run --file /dev/vda --destroy-data /dev/vda --op rewrite --direct --bs 1m --size 8m --verify --repeat 1 --no-report -o /tmp/w.json >/dev/null && cat /tmp/w.json"
+    ));
+    assert!(write.status.success(), "{}", text(&write));
+    let result: Value = serde_json::from_slice(&write.stdout).unwrap();
+    let point = &result["points"][0];
+    assert_eq!(point["repetitions"][0]["bytes"], 8 << 20, "{point}");
+    assert_eq!(point["target"]["files"][0], "/dev/vda", "{point}");
+    assert_eq!(
+        point["repetitions"][0]["verify"]["bad_blocks"], 0,
+        "{point}"
+    );
+    // The device now holds iolab's sealed blocks, not zeros: dd sees them.
+    let dd =
+        in_guest("dd if=/dev/vda bs=1M count=8 iflag=direct 2>/dev/null | tr -d '\\0' | wc -c");
+    assert!(dd.status.success(), "{}", text(&dd));
+    let nonzero: u64 = String::from_utf8_lossy(&dd.stdout).trim().parse().unwrap();
+    assert!(nonzero > 4 << 20, "{}", text(&dd));
+    let read = in_guest(&format!(
+        "{IOLAB} run --file /dev/vda --op read --direct --bs 1m --size 8m --verify --repeat 1 --no-report -o /tmp/r.json >/dev/null && cat /tmp/r.json"
+    ));
+    assert!(read.status.success(), "{}", text(&read));
+    let result: Value = serde_json::from_slice(&read.stdout).unwrap();
+    let verified = &result["points"][0]["repetitions"][0]["verify"];
+    assert_eq!(verified["blocks"], 8, "{verified}");
+    assert_eq!(verified["bad_blocks"], 0, "{verified}");
+    drop(guest);
+}

@@ -70,7 +70,10 @@ pub fn agent() -> Result<Ending, AppError> {
                         Some(host) => stack.serve_as_host(host).map(|()| stack),
                         None => Ok(stack),
                     })
-                    .and_then(|stack| open(stack, &run_id, (page_cache, started), &interrupt));
+                    .and_then(|stack| {
+                        let serves = host.is_some();
+                        open(stack, &run_id, (page_cache, serves, started), &interrupt)
+                    });
                 match made {
                     Ok((session, ready, stack)) => {
                         say(&FromGuest::Ready(Box::new(ready.clone())))?;
@@ -299,11 +302,12 @@ fn measure(
 }
 
 /// Opens a session in the stack's file system and says what the guest is
-/// (`started`: when the stack's set-up began).
+/// (`serves`: the guest serves as a host, whose commands have its raw disk;
+/// `started`: when the stack's set-up began).
 fn open(
     stack: Stack,
     run_id: &str,
-    (page_cache, started): (bool, Instant),
+    (page_cache, serves, started): (bool, bool, Instant),
     interrupt: &Interrupt,
 ) -> Result<(Session, Ready, Stack), StackError> {
     let measured = stack
@@ -313,7 +317,8 @@ fn open(
     let mut session = match &stack.raw_device {
         // `raw=on`: every point on the device itself, as `--file /dev/…`
         // on a host; the image under it is iolab's, so it may be written.
-        Some(device) => {
+        // A guest serving as a host leaves it to the commands run in it.
+        Some(device) if !serves => {
             let found = crate::run::target::device::identify(device)
                 .ok()
                 .flatten()
@@ -327,6 +332,8 @@ fn open(
                 .map_err(|e| StackError::Failed(e.to_string()))?;
             session
         }
+        Some(_) => Session::open_given(Path::new("/dev"), run_id, interrupt.clone())
+            .map_err(|e| StackError::Failed(e.to_string()))?,
         None => Session::open(Path::new(DISK_MOUNT), run_id, interrupt.clone())
             .map_err(|e| StackError::Failed(e.to_string()))?,
     };
