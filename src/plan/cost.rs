@@ -317,6 +317,11 @@ pub fn cost(
     // The file set the point before left: a point of the same sizes and
     // jobs works on it as it is (IOzone's read after its write), no layout.
     let mut left: Option<(u64, u32)> = None;
+    // Bytes a buffered write without sync left in the page cache: written
+    // back before the next point that waits for the device or starts cold
+    // (its eviction waits for them), at the device's speed (seq-device's
+    // `cat` after its `dd`).
+    let mut dirty: u128 = 0;
     for point in points {
         let w = point.workload();
         if let Some(trace) = w.trace {
@@ -364,6 +369,15 @@ pub fn cost(
             };
             let per_repetition = per_job * u128::from(w.jobs);
             let kind = Kind::of(w);
+            let cold = matches!(w.cache, super::CacheMode::Cold | super::CacheMode::Drop);
+            if dirty > 0 && (kind.waits() || cold) {
+                cost.measured |= speeds.of(Kind::WaitingWrite);
+                cost.one_pass_s += speeds.seconds(Kind::WaitingWrite, dirty as f64, 1 << 20);
+                dirty = 0;
+            }
+            if kind == Kind::BufferedWrite && !w.fsync_end && w.fsync_every == 0 {
+                dirty += per_repetition;
+            }
             if w.runtime_s.is_none() {
                 cost.measured |= speeds.of(kind);
                 cost.one_pass_bytes += per_repetition * repetitions;

@@ -687,6 +687,53 @@ mod tests {
         assert_eq!(SpeedKind::of(&cold), SpeedKind::WaitingRead);
     }
 
+    /// A buffered write without sync leaves its bytes dirty: the cold read
+    /// after it (seq-device's `cat` after its `dd`) first waits for them to
+    /// reach the device, at the device's write speed; after an fsync at the
+    /// end nothing is left to wait for.
+    #[test]
+    fn a_cold_read_after_unsynced_writes_waits_for_their_write_back() {
+        let write = Workload {
+            size: 512 << 20,
+            bs: 8192,
+            op: Op::Write,
+            repeat: 1,
+            ..default_workload()
+        };
+        let read = Workload {
+            op: Op::Read,
+            bs: 128 << 10,
+            cache: CacheMode::Cold,
+            ..write.clone()
+        };
+        let mut speeds = Speeds::default();
+        speeds.learn_overhead(512 << 20, 0.0);
+        speeds.run_overhead_s = Some(0.0);
+        let device = Speed {
+            bps: 256.0 * f64::from(1 << 20),
+            iops: 256.0,
+            bs: 1 << 20,
+        };
+        speeds.learn(SpeedKind::WaitingWrite, device);
+        let points = |write: &Workload| {
+            [
+                PlannedPoint::alone(String::new(), write.clone()),
+                PlannedPoint::alone(String::new(), read.clone()),
+            ]
+        };
+        let unsynced = cost(&points(&write), &speeds, &|_| None).seconds();
+        let synced = Workload {
+            fsync_end: true,
+            ..write.clone()
+        };
+        let synced = cost(&points(&synced), &speeds, &|_| None).seconds();
+        // 512 MiB at 256 MiB/s: 2 s more.
+        assert!(
+            (unsynced - synced - 2.0).abs() < 1e-9,
+            "{unsynced} {synced}"
+        );
+    }
+
     /// A trace point costs its trace's time at its speed and its file's
     /// layout per repetition, not the default workload's 256 MiB.
     #[test]
