@@ -106,7 +106,10 @@ pub(crate) fn learn(
         .all(|p| p.workload.machine == crate::plan::Machine::Host);
     if let (true, Some(age)) = (on_host && learned, crate::probe::process::own_age_s()) {
         let points: f64 = walls.values().sum();
-        speeds.run_overhead_s = Some((age - points).max(0.0));
+        speeds.run_overhead_s = Some(crate::plan::blend_cost(
+            speeds.run_overhead_s,
+            (age - points).max(0.0),
+        ));
     }
     // The median at each size this run measured.
     overheads.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));

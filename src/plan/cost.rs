@@ -76,6 +76,26 @@ impl Speed {
     fn per_io(&self) -> f64 {
         1.0 / self.iops
     }
+
+    /// This speed and a newer one at the same size, taken together: their
+    /// geometric mean, so that one run on a device whose cache below swung
+    /// (a cold read served by the host's cache, then by its disk) moves the
+    /// estimate half way, not all the way.
+    fn with(self, newer: Speed) -> Speed {
+        Speed {
+            bps: (self.bps * newer.bps).sqrt(),
+            iops: (self.iops * newer.iops).sqrt(),
+            bs: newer.bs,
+        }
+    }
+}
+
+/// A cost learned before and a newer one, taken together (see [`Speed::with`]).
+pub fn blend(older: Option<f64>, newer: f64) -> f64 {
+    match older {
+        Some(older) if older.is_finite() => (older + newer) / 2.0,
+        _ => newer,
+    }
 }
 
 /// The kinds of I/O whose speeds differ by an order of magnitude on one
@@ -168,14 +188,15 @@ impl Speeds {
         !self.by_size[kind.place()].is_empty()
     }
 
-    /// Keeps `rate` as `kind`'s speed at its block size.
+    /// Keeps `rate` as `kind`'s speed at its block size, taken together
+    /// with the one learned there before.
     pub fn learn(&mut self, kind: Kind, rate: Speed) {
         if !(rate.bps.is_finite() && rate.bps > 0.0 && rate.iops.is_finite() && rate.iops > 0.0) {
             return;
         }
         let sizes = &mut self.by_size[kind.place()];
         match sizes.binary_search_by_key(&rate.bs, |s| s.bs) {
-            Ok(at) => sizes[at] = rate,
+            Ok(at) => sizes[at] = sizes[at].with(rate),
             Err(at) => sizes.insert(at, rate),
         }
         if sizes.len() > MAX_SIZES {
@@ -228,7 +249,7 @@ impl Speeds {
     }
 
     /// Keeps what a repetition with files of `bytes` cost beyond its
-    /// timed I/O.
+    /// timed I/O, taken together with the one learned at that size before.
     pub fn learn_overhead(&mut self, bytes: u64, seconds: f64) {
         if !(seconds.is_finite() && seconds >= 0.0) {
             return;
@@ -236,7 +257,7 @@ impl Speeds {
         let known = &mut self.overhead_by_size;
         let overhead = Overhead { bytes, seconds };
         match known.binary_search_by_key(&bytes, |o| o.bytes) {
-            Ok(at) => known[at] = overhead,
+            Ok(at) => known[at].seconds = blend(Some(known[at].seconds), seconds),
             Err(at) => known.insert(at, overhead),
         }
         if known.len() > MAX_SIZES {

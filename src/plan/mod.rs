@@ -35,7 +35,10 @@ pub mod tree;
 pub mod units;
 mod validate;
 
-pub use cost::{ASSUMED_BPS, ASSUMED_DEVICE_IOPS, Cost, Kind as SpeedKind, Speed, Speeds, cost};
+pub use cost::{
+    ASSUMED_BPS, ASSUMED_DEVICE_IOPS, Cost, Kind as SpeedKind, Speed, Speeds, blend as blend_cost,
+    cost,
+};
 
 pub use cpus::CpuSet;
 pub use data::DataPattern;
@@ -732,6 +735,41 @@ mod tests {
             (unsynced - synced - 2.0).abs() < 1e-9,
             "{unsynced} {synced}"
         );
+    }
+
+    /// A speed learned again at a size moves the estimate half way (on the
+    /// log scale): one run served by a cache below the machine, then one
+    /// that was not, no longer swing the next estimate by the whole ratio.
+    #[test]
+    fn a_speed_learned_again_is_taken_with_the_one_before() {
+        let read = Workload {
+            size: 64 << 20,
+            bs: 1 << 20,
+            op: Op::Read,
+            direct: true,
+            repeat: 1,
+            ..default_workload()
+        };
+        let point = [PlannedPoint::alone(String::new(), read)];
+        let mut speeds = Speeds::default();
+        speeds.learn_overhead(64 << 20, 0.0);
+        speeds.run_overhead_s = Some(0.0);
+        let at = |mib_per_s: f64| Speed {
+            bps: mib_per_s * f64::from(1 << 20),
+            iops: mib_per_s,
+            bs: 1 << 20,
+        };
+        speeds.learn(SpeedKind::WaitingRead, at(1024.0));
+        speeds.learn(SpeedKind::WaitingRead, at(256.0));
+        // Between 1 GiB/s and 256 MiB/s: 512 MiB/s, 64 MiB in 0.125 s
+        // (after its layout at the assumed buffered speed).
+        let layout = f64::from(64 << 20) / ASSUMED_BPS;
+        let seconds = cost(&point, &speeds, &|_| None).seconds() - layout;
+        assert!((seconds - 0.125).abs() < 1e-9, "{seconds}");
+        // A repetition's overhead measured at 0 s, then at 1 s: 0.5 s.
+        speeds.learn_overhead(64 << 20, 1.0);
+        let seconds = cost(&point, &speeds, &|_| None).seconds() - layout;
+        assert!((seconds - 0.625).abs() < 1e-9, "{seconds}");
     }
 
     /// A trace point costs its trace's time at its speed and its file's

@@ -448,23 +448,9 @@ fn run_tree(
     let JobResources {
         mut buffer, memory, ..
     } = resources;
-    if let Some(cpus) = &workload.cpus {
-        if let Err(error) = affinity::pin(cpus) {
-            gate.wait();
-            return JobOutcome::setup_failure(&label, error);
-        }
-    }
-    if let Some(policy) = workload.mem_policy {
-        if let Err(error) = affinity::place(buffer.as_mut_slice(), policy) {
-            gate.wait();
-            return JobOutcome::setup_failure(&label, error);
-        }
-    }
-    if let Some(job_priority) = workload.priority.and_then(|p| p.job) {
-        if let Err(error) = priority::set_thread_priority(job_priority) {
-            gate.wait();
-            return JobOutcome::setup_failure(&label, error);
-        }
+    if let Err(error) = place_thread(workload, buffer.as_mut_slice()) {
+        gate.wait();
+        return JobOutcome::setup_failure(&label, error);
     }
     let mut ready = || gate.wait();
     let (mut outcome, done) =
@@ -472,6 +458,21 @@ fn run_tree(
             .run_job(tree, job, &spec, memory, buffer.as_mut_slice(), &mut ready);
     outcome.tree = Some(done);
     outcome
+}
+
+/// Sets up a job's thread as its workload says, before its gate: pinned to
+/// its CPUs, its buffer on its NUMA nodes, its I/O priority.
+fn place_thread(workload: &Workload, buffer: &mut [u8]) -> std::io::Result<()> {
+    if let Some(cpus) = &workload.cpus {
+        affinity::pin(cpus)?;
+    }
+    if let Some(policy) = workload.mem_policy {
+        affinity::place(buffer, policy)?;
+    }
+    if let Some(job_priority) = workload.priority.and_then(|p| p.job) {
+        priority::set_thread_priority(job_priority)?;
+    }
+    Ok(())
 }
 
 /// What a job's thread is given: its I/O buffer and its histograms.
@@ -602,20 +603,8 @@ fn run_job(
         gate.wait();
         JobOutcome::setup_failure(&label, error)
     };
-    if let Some(cpus) = &workload.cpus {
-        if let Err(error) = affinity::pin(cpus) {
-            return setup_failed(error);
-        }
-    }
-    if let Some(policy) = workload.mem_policy {
-        if let Err(error) = affinity::place(buffer.as_mut_slice(), policy) {
-            return setup_failed(error);
-        }
-    }
-    if let Some(job_priority) = workload.priority.and_then(|p| p.job) {
-        if let Err(error) = priority::set_thread_priority(job_priority) {
-            return setup_failed(error);
-        }
+    if let Err(error) = place_thread(workload, buffer.as_mut_slice()) {
+        return setup_failed(error);
     }
     let fd: Option<OwnedFd> = match file {
         Some(file) if workload.engine.capabilities().local_fd => {
