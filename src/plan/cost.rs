@@ -422,3 +422,218 @@ pub fn cost(
     }
     cost
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{
+        CacheMode, Op, PlannedPoint, SyncMode, TraceSpeed, Workload, default_workload,
+    };
+    use super::{Kind as SpeedKind, *};
+
+    #[test]
+    fn small_direct_ios_are_costed_by_their_count_not_their_bytes() {
+        let point = |direct: bool, bs: u64| {
+            let workload = Workload {
+                size: 64 << 20,
+                bs,
+                direct,
+                op: Op::Write,
+                ..default_workload()
+            };
+            PlannedPoint::alone(String::new(), workload)
+        };
+        let overhead = ASSUMED_REPETITION_OVERHEAD_S;
+        // 131,072 I/Os: 13.1 s at 10,000 a second; 0.64 s of bytes at 100 MiB/s.
+        let assumed = Speeds::default();
+        let direct = cost(&[point(true, 512)], &assumed, &|_| None).seconds();
+        let buffered = cost(&[point(false, 512)], &assumed, &|_| None).seconds();
+        assert!((direct - 13.1072 - overhead).abs() < 1e-6, "{direct}");
+        assert!((buffered - 0.64 - overhead).abs() < 1e-6, "{buffered}");
+        // Measured here at one size: 20,000 direct 4 KiB writes a second.
+        // Its 50 µs split into a fixed part (at most the assumed device
+        // access, here 90% of it: 45 µs) and 5 µs per 4 KiB.
+        let mut measured = Speeds::default();
+        measured.learn_overhead(64 << 20, 0.0);
+        measured.learn(
+            SpeedKind::WaitingWrite,
+            Speed {
+                bps: 80e6,
+                iops: 20_000.0,
+                bs: 4096,
+            },
+        );
+        let direct = cost(&[point(true, 512)], &measured, &|_| None);
+        assert!(direct.measured);
+        let per_io = 45e-6 + 5e-6 / 8.0;
+        assert!(
+            (direct.seconds() - 131_072.0 * per_io).abs() < 1e-6,
+            "{direct:?}"
+        );
+        // Measured at two sizes: a size between them is on their line
+        // (t = L + bs / B), not at either's I/Os a second or bandwidth.
+        measured.learn(
+            SpeedKind::WaitingWrite,
+            Speed {
+                bps: 1e9,
+                iops: 1e9 / f64::from(1 << 20),
+                bs: 1 << 20,
+            },
+        );
+        let middle = cost(&[point(true, 64 << 10)], &measured, &|_| None).seconds();
+        let (small, large) = (50e-6, f64::from(1 << 20) / 1e9);
+        let at_64k =
+            small + (large - small) * f64::from((64 << 10) - 4096) / f64::from((1 << 20) - 4096);
+        assert!((middle - 1024.0 * at_64k).abs() < 1e-6, "{middle}");
+        // Past the largest: the same line, whose fixed part a larger I/O
+        // shares less of (64.9 ms, against 67.1 ms at 1 MiB's bandwidth).
+        let huge = cost(&[point(true, 4 << 20)], &measured, &|_| None).seconds();
+        let slope = (large - small) / f64::from((1 << 20) - 4096);
+        let at_4m = small + slope * f64::from((4 << 20) - 4096);
+        assert!((huge - 16.0 * at_4m).abs() < 1e-9, "{huge}");
+    }
+
+    /// O_SYNC on a read does not wait for the device (Linux ignores it):
+    /// such reads are costed as buffered ones, unless the cache is cold.
+    #[test]
+    fn synced_reads_are_costed_as_buffered() {
+        let read = Workload {
+            op: Op::Read,
+            sync: SyncMode::Osync,
+            cache: CacheMode::Keep,
+            ..default_workload()
+        };
+        assert_eq!(SpeedKind::of(&read), SpeedKind::BufferedRead);
+        let write = Workload {
+            op: Op::Rewrite,
+            ..read.clone()
+        };
+        assert_eq!(SpeedKind::of(&write), SpeedKind::WaitingWrite);
+        let direct = Workload {
+            direct: true,
+            ..read
+        };
+        assert_eq!(SpeedKind::of(&direct), SpeedKind::WaitingRead);
+        // From a cold cache, a buffered read comes from the device.
+        let cold = Workload {
+            cache: CacheMode::Cold,
+            direct: false,
+            ..direct
+        };
+        assert_eq!(SpeedKind::of(&cold), SpeedKind::WaitingRead);
+    }
+
+    /// A buffered write without sync leaves its bytes dirty: the cold read
+    /// after it (seq-device's `cat` after its `dd`) first waits for them to
+    /// reach the device, at the device's write speed; after an fsync at the
+    /// end nothing is left to wait for.
+    #[test]
+    fn a_cold_read_after_unsynced_writes_waits_for_their_write_back() {
+        let write = Workload {
+            size: 512 << 20,
+            bs: 8192,
+            op: Op::Write,
+            repeat: 1,
+            ..default_workload()
+        };
+        let read = Workload {
+            op: Op::Read,
+            bs: 128 << 10,
+            cache: CacheMode::Cold,
+            ..write.clone()
+        };
+        let mut speeds = Speeds::default();
+        speeds.learn_overhead(512 << 20, 0.0);
+        speeds.run_overhead_s = Some(0.0);
+        let device = Speed {
+            bps: 256.0 * f64::from(1 << 20),
+            iops: 256.0,
+            bs: 1 << 20,
+        };
+        speeds.learn(SpeedKind::WaitingWrite, device);
+        let points = |write: &Workload| {
+            [
+                PlannedPoint::alone(String::new(), write.clone()),
+                PlannedPoint::alone(String::new(), read.clone()),
+            ]
+        };
+        let unsynced = cost(&points(&write), &speeds, &|_| None).seconds();
+        let synced = Workload {
+            fsync_end: true,
+            ..write.clone()
+        };
+        let synced = cost(&points(&synced), &speeds, &|_| None).seconds();
+        // 512 MiB at 256 MiB/s: 2 s more.
+        assert!(
+            (unsynced - synced - 2.0).abs() < 1e-9,
+            "{unsynced} {synced}"
+        );
+    }
+
+    /// A speed learned again at a size moves the estimate half way (on the
+    /// log scale): one run served by a cache below the machine, then one
+    /// that was not, no longer swing the next estimate by the whole ratio.
+    #[test]
+    fn a_speed_learned_again_is_taken_with_the_one_before() {
+        let read = Workload {
+            size: 64 << 20,
+            bs: 1 << 20,
+            op: Op::Read,
+            direct: true,
+            repeat: 1,
+            ..default_workload()
+        };
+        let point = [PlannedPoint::alone(String::new(), read)];
+        let mut speeds = Speeds::default();
+        speeds.learn_overhead(64 << 20, 0.0);
+        speeds.run_overhead_s = Some(0.0);
+        let at = |mib_per_s: f64| Speed {
+            bps: mib_per_s * f64::from(1 << 20),
+            iops: mib_per_s,
+            bs: 1 << 20,
+        };
+        speeds.learn(SpeedKind::WaitingRead, at(1024.0));
+        speeds.learn(SpeedKind::WaitingRead, at(256.0));
+        // Between 1 GiB/s and 256 MiB/s: 512 MiB/s, 64 MiB in 0.125 s
+        // (after its layout at the assumed buffered speed).
+        let layout = f64::from(64 << 20) / ASSUMED_BPS;
+        let seconds = cost(&point, &speeds, &|_| None).seconds() - layout;
+        assert!((seconds - 0.125).abs() < 1e-9, "{seconds}");
+        // A repetition's overhead measured at 0 s, then at 1 s: 0.5 s.
+        speeds.learn_overhead(64 << 20, 1.0);
+        let seconds = cost(&point, &speeds, &|_| None).seconds() - layout;
+        assert!((seconds - 0.625).abs() < 1e-9, "{seconds}");
+    }
+
+    /// A trace point costs its trace's time at its speed and its file's
+    /// layout per repetition, not the default workload's 256 MiB.
+    #[test]
+    fn a_trace_point_is_costed_by_its_trace() {
+        let trace = "costed.iolog".parse().unwrap();
+        let point = |speed: TraceSpeed| {
+            let workload = Workload {
+                trace: Some(trace),
+                trace_speed: speed,
+                repeat: 3,
+                ..default_workload()
+            };
+            PlannedPoint::alone(String::new(), workload)
+        };
+        let figures = super::super::trace::TraceCost {
+            bytes: 10 << 20,
+            file_bytes: 100 << 20,
+            duration_s: 60.0,
+        };
+        let traces = |t: TracePath| (t == trace).then_some(figures);
+        let assumed = Speeds::default();
+        let cost = cost(&[point(TraceSpeed::Times(2.0))], &assumed, &traces);
+        assert_eq!(cost.largest_bytes, 100 << 20);
+        assert_eq!(cost.one_pass_bytes, 3 * (10 << 20));
+        assert_eq!(cost.moved_bytes, 3 * (110 << 20));
+        // Three repetitions of 30 s and of a 1 s layout at 100 MiB/s.
+        assert!((cost.seconds() - 3.0 * 31.0).abs() < 1e-6, "{cost:?}");
+        // As fast as possible from a cold cache: its 2,560 reads of 4 KiB
+        // wait for the device, at 10,000 a second, after the 1 s layout.
+        let fast = super::cost(&[point(TraceSpeed::Afap)], &assumed, &traces);
+        assert!((fast.seconds() - 3.0 * 1.256).abs() < 1e-6, "{fast:?}");
+    }
+}
