@@ -341,42 +341,42 @@ fn module_of(src: &Path, path: &Path) -> Vec<String> {
 }
 
 /// The modules `code` names by `crate::…` or `super::…` paths, resolved
-/// from `module`.
+/// from `module`; a grouped import (`use super::{a, b::{C, D}}`, over
+/// several lines too) names each of its paths.
 fn modules_named(
     code: &str,
     module: &[String],
     known: &BTreeSet<Vec<String>>,
 ) -> BTreeSet<Vec<String>> {
+    let code: String = code
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
     let mut named = BTreeSet::new();
-    for line in code.lines() {
-        let line = line.split("//").next().unwrap_or("");
-        let mut rest = line;
-        while let Some(at) = rest.find(['c', 's']) {
-            let tail = &rest[at..];
-            let preceded = at > 0 && {
-                let before = rest[..at].chars().last().unwrap();
-                before.is_alphanumeric() || before == '_' || before == ':'
-            };
-            let (base, path) = if !preceded && tail.starts_with("crate::") {
-                (Vec::new(), &tail["crate::".len()..])
-            } else if !preceded && tail.starts_with("super::") {
-                // `super` of `a/b.rs` and of `a/b/mod.rs` (both module `a::b`) is `a`.
-                let base = module[..module.len().saturating_sub(1)].to_vec();
-                (base, &tail["super::".len()..])
-            } else {
-                rest = &rest[at + 1..];
-                continue;
-            };
-            let segments: Vec<String> = path
-                .split("::")
-                .map(|s| {
-                    s.chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect::<String>()
-                })
-                .take_while(|s| !s.is_empty())
-                .collect();
-            let mut full = base;
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find(['c', 's']) {
+        let tail = &rest[at..];
+        let preceded = at > 0 && {
+            let before = rest[..at].chars().last().unwrap();
+            before.is_alphanumeric() || before == '_' || before == ':'
+        };
+        let (mut base, mut path) = if !preceded && tail.starts_with("crate::") {
+            (Vec::new(), &tail["crate::".len()..])
+        } else if !preceded && tail.starts_with("super::") {
+            // `super` of `a/b.rs` and of `a/b/mod.rs` (both module `a::b`) is `a`.
+            let base = module[..module.len().saturating_sub(1)].to_vec();
+            (base, &tail["super::".len()..])
+        } else {
+            rest = &rest[at + 1..];
+            continue;
+        };
+        while let Some(further) = path.strip_prefix("super::") {
+            base.pop();
+            path = further;
+        }
+        for segments in import_paths(path) {
+            let mut full = base.clone();
             full.extend(segments);
             while !full.is_empty() && !known.contains(&full) {
                 full.pop();
@@ -384,10 +384,90 @@ fn modules_named(
             if !full.is_empty() {
                 named.insert(full);
             }
-            rest = &rest[at + 1..];
         }
+        rest = &rest[at + 1..];
     }
     named
+}
+
+/// The paths `text` begins with: `a::b::C` is one, `a::{b, c::{D, E}}`
+/// three (`a::b`, `a::c::D`, `a::c::E`).
+fn import_paths(text: &str) -> Vec<Vec<String>> {
+    let mut prefix = Vec::new();
+    let mut rest = text;
+    loop {
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if word.is_empty() {
+            break;
+        }
+        rest = &rest[word.len()..];
+        prefix.push(word);
+        match rest.strip_prefix("::") {
+            Some(after) => rest = after,
+            None => return vec![prefix],
+        }
+    }
+    let Some(group) = rest.trim_start().strip_prefix('{') else {
+        return if prefix.is_empty() {
+            Vec::new()
+        } else {
+            vec![prefix]
+        };
+    };
+    // The group's items, split at its own commas (not those of groups inside).
+    let mut items = Vec::new();
+    let (mut depth, mut from) = (0usize, 0usize);
+    for (at, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[from..at]);
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[from..at]);
+                from = at + 1;
+            }
+            _ => {}
+        }
+    }
+    let mut paths = Vec::new();
+    for item in items {
+        for path in import_paths(item.trim_start()) {
+            let mut full = prefix.clone();
+            full.extend(path);
+            paths.push(full);
+        }
+    }
+    if paths.is_empty() && !prefix.is_empty() {
+        paths.push(prefix);
+    }
+    paths
+}
+
+#[test]
+fn grouped_imports_name_each_of_their_modules() {
+    let known: BTreeSet<Vec<String>> = [
+        vec!["a"],
+        vec!["a", "b"],
+        vec!["a", "c"],
+        vec!["a", "c", "d"],
+        vec!["e"],
+    ]
+    .iter()
+    .map(|m| m.iter().map(|s| s.to_string()).collect())
+    .collect();
+    let module: Vec<String> = vec!["a".into(), "x".into()];
+    let code = "use super::{b::Thing, c::{d::{self, Other}, More}};\nuse crate::{\n    e::f, // a comment\n};\n";
+    let named: Vec<String> = modules_named(code, &module, &known)
+        .into_iter()
+        .map(|m| m.join("::"))
+        .collect();
+    assert_eq!(named, ["a::b", "a::c", "a::c::d", "e"]);
 }
 
 #[test]

@@ -70,7 +70,7 @@ fn workload(
     for &param in Param::ALL {
         // A replayed log gives its I/Os' kinds, offsets, sizes and times,
         // and fio ignores the options that would (rw, bs, size …) for them.
-        if workload.trace.is_some() && !crate::plan::trace::TAKEN.contains(&param) {
+        if workload.trace.is_some() && !crate::plan::combine::TRACE_TAKES.contains(&param) {
             continue;
         }
         if let Some(value) = job.value(param, &workload)? {
@@ -631,7 +631,7 @@ mod tests {
         assert_eq!(imported.trace_speed, crate::plan::TraceSpeed::Times(2.0));
         assert_eq!(imported.iodepth, 16);
         assert_eq!((imported.op, imported.bs), (Op::Read, 4096));
-        assert_eq!(crate::plan::trace::check(&imported), Ok(()));
+        assert_eq!(crate::plan::combine::check_trace(&imported), Ok(()));
         let stalls = options(&[("read_iolog", "sda.iolog"), ("replay_no_stall", "1")]);
         let imported = workload(&stalls, false, false).unwrap();
         assert_eq!(imported.trace_speed, crate::plan::TraceSpeed::Afap);

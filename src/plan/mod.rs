@@ -5,6 +5,7 @@
 //! the result file so that later stages (compare, report, sweeps) can match
 //! points by their parameters.
 
+pub mod combine;
 pub mod constraint;
 mod cost;
 pub mod cpus;

@@ -1,6 +1,5 @@
-//! A trace as a workload (`--trace`, `--trace-speed`): its path and speed as parameter values, and what a point that replays a trace may combine.
+//! A trace as a workload (`--trace`, `--trace-speed`): its path and speed as parameter values, and what one replay costs.
 
-use super::{CacheMode, EngineKind, Workload, default_workload, param::Param};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
@@ -161,83 +160,6 @@ pub struct TraceCost {
     pub duration_s: f64,
 }
 
-/// The parameters a trace point takes besides its trace: the replay's
-/// engine, depth cap and O_DIRECT, and how its repetitions are taken. Each
-/// other one is the trace's to say (sizes, offsets, directions, times) and
-/// refused when given.
-pub const TAKEN: [Param; 6] = [
-    Param::Trace,
-    Param::TraceSpeed,
-    Param::Engine,
-    Param::Iodepth,
-    Param::Direct,
-    Param::Cache,
-];
-
-/// The engines a trace replays through: the queued ones up to the depth
-/// cap, psync one I/O at a time, null with no I/O.
-const ENGINES: [EngineKind; 4] = [
-    EngineKind::Uring,
-    EngineKind::Libaio,
-    EngineKind::Psync,
-    EngineKind::Null,
-];
-
-/// Refuses what a trace point cannot do: a parameter the trace decides, an
-/// engine the replayer does not drive, a cache treatment other than cold
-/// (the file is laid out, synced and evicted before every replay), and the
-/// repetition policies that need a throughput target the trace sets.
-pub fn check(workload: &Workload) -> Result<(), String> {
-    let Some(trace) = workload.trace else {
-        if !workload.trace_speed.is_one() {
-            return Err(format!(
-                "--trace-speed {} needs --trace: it scales a trace's times",
-                workload.trace_speed
-            ));
-        }
-        return Ok(());
-    };
-    if workload.machine == super::Machine::Guest {
-        return Err(format!(
-            "--trace {trace} with --machine guest: iolab replay {trace} --guest KEYS replays a trace in a guest"
-        ));
-    }
-    let defaults = default_workload();
-    if let Some(param) = Param::ALL
-        .iter()
-        .filter(|p| !TAKEN.contains(p))
-        .find(|p| p.value_in(workload) != p.value_in(&defaults))
-    {
-        return Err(format!(
-            "--{} does nothing with --trace {trace}: the trace gives each I/O's kind, offset, size and time (a trace point takes --trace-speed, --engine, --iodepth and --direct)",
-            param.name()
-        ));
-    }
-    if !ENGINES.contains(&workload.engine) {
-        return Err(format!(
-            "--engine {} does not replay a trace: give uring or libaio (up to --iodepth in flight), psync or null; iolab replay --target reaches NFS and iSCSI",
-            workload.engine.name()
-        ));
-    }
-    if workload.cache != CacheMode::Cold {
-        return Err(format!(
-            "--cache {} with --trace: the trace's file is laid out and evicted before every replay (cold)",
-            format!("{:?}", workload.cache).to_lowercase()
-        ));
-    }
-    if workload.verify
-        || workload.until_ci.is_some()
-        || workload.steady.is_some()
-        || workload.latency_target.is_some()
-        || workload.priority.is_some()
-    {
-        return Err(format!(
-            "--trace {trace} replays the trace as it is: --verify, --until-ci, --steady, --latency-target and --priority are for drawn I/O (--repeat takes replays)"
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,26 +183,5 @@ mod tests {
         let b: TracePath = "/tmp/x.csv".parse().unwrap();
         assert!(std::ptr::eq(a.as_str(), b.as_str()));
         assert!("".parse::<TracePath>().is_err());
-    }
-
-    #[test]
-    fn a_trace_point_refuses_what_the_trace_decides() {
-        let mut workload = default_workload();
-        workload.trace = Some("t.iolog".parse().unwrap());
-        workload.engine = EngineKind::Uring;
-        workload.iodepth = 8;
-        assert_eq!(check(&workload), Ok(()));
-        workload.bs = 65536;
-        let refused = check(&workload).unwrap_err();
-        assert!(
-            refused.starts_with("--bs does nothing with --trace"),
-            "{refused}"
-        );
-        workload.bs = default_workload().bs;
-        workload.engine = EngineKind::Mmap;
-        assert!(check(&workload).unwrap_err().contains("--engine mmap"));
-        let mut plain = default_workload();
-        plain.trace_speed = TraceSpeed::Afap;
-        assert!(check(&plain).unwrap_err().contains("needs --trace"));
     }
 }

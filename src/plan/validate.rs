@@ -59,7 +59,7 @@ impl Workload {
     /// Checks the rules that do not depend on the target file system.
     pub fn validate(&self) -> Result<(), UsageError> {
         self.check_tree()?;
-        super::trace::check(self).map_err(|why| usage!("{why}"))?;
+        super::combine::check_trace(self).map_err(|why| usage!("{why}"))?;
         if self.bs == 0 || self.size == 0 {
             return Err(usage!("--bs and --size must be positive"));
         }

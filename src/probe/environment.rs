@@ -3,17 +3,10 @@
 //! `record::environment` assembles the environment record from these and
 //! the other probes; the runner never builds a record itself.
 
+use super::host::field;
 use super::stack::{self, DeviceStack};
 use super::{mounts, sampler::Watch};
 use std::path::Path;
-
-/// The value of `key` in a `key : value` text such as /proc/cpuinfo or /proc/meminfo.
-pub(crate) fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    text.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        (name.trim() == key).then(|| value.trim())
-    })
-}
 
 /// The CPU model in /proc/cpuinfo text (`model name` on x86, `Model` or `cpu` elsewhere).
 pub fn cpu_model(cpuinfo: &str) -> Option<String> {

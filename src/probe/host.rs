@@ -1,5 +1,13 @@
 //! The host's name and kernel, recorded in every result file, the text of /proc/cpuinfo and /proc/meminfo the environment's CPU and memory are read from, and the CPUs of each NUMA node.
 
+/// The value of `key` in a `key : value` text such as /proc/cpuinfo or /proc/meminfo.
+pub(crate) fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        (name.trim() == key).then(|| value.trim())
+    })
+}
+
 /// The CPUs of NUMA node `node` as sysfs lists them (`0-3,8-11`); `None`
 /// when the machine has no such node.
 pub fn numa_node_cpus(node: usize) -> Option<String> {
@@ -34,7 +42,7 @@ pub struct DirtyPages {
 /// [`dirty_pages`] from /proc/meminfo's text.
 fn dirty_pages_in(meminfo: &str) -> Option<DirtyPages> {
     let kib = |key: &str| -> Option<u64> {
-        let value = super::environment::field(meminfo, key)?;
+        let value = field(meminfo, key)?;
         value
             .trim()
             .trim_end_matches("kB")
