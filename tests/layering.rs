@@ -78,7 +78,7 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     // The command line and the commands.
     ("preset", &["plan"]),
-    ("cli", &["plan", "preset", "compare"]),
+    ("cli", &["plan", "preset", "compare", "trace"]),
     ("app", &["*"]),
     ("lib", &["*"]),
     ("main", &["*"]),

@@ -119,7 +119,7 @@ fn guest_command(args: &ReplayArgs, iolab: &Path, trace: &str, engine: Engine) -
         words.extend(["--scale".into(), scale.to_string()]);
     }
     if let Some(format) = &args.source.format {
-        words.extend(["--format".into(), format.clone()]);
+        words.extend(["--format".into(), format.name().to_string()]);
     }
     let select = &args.source.select;
     if let Some(from) = select.from {

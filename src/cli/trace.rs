@@ -5,9 +5,6 @@ use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The trace formats `--format` names.
-const TRACE_FORMATS: [&str; 6] = ["iolog-v2", "iolog-v3", "msr", "spc", "blktrace", "blkparse"];
-
 /// The trace both commands read, its format and which of its I/Os.
 #[derive(Debug, Args)]
 pub struct TraceArgs {
@@ -17,8 +14,8 @@ pub struct TraceArgs {
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
     /// The trace's format, when its first bytes do not say.
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(TRACE_FORMATS))]
-    pub format: Option<String>,
+    #[arg(long, value_enum)]
+    pub format: Option<crate::trace::Format>,
     /// Which of the trace's I/Os.
     #[command(flatten)]
     pub select: TraceSelectArgs,

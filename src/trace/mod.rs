@@ -102,6 +102,22 @@ impl Format {
     }
 }
 
+impl Format {
+    /// What reads `reader` in this format, one I/O at a time: the one
+    /// place a format meets its reader.
+    fn source(self, reader: impl BufRead + 'static) -> Source {
+        let text = match self {
+            Format::Blktrace => return Source::Binary(blktrace::Events::new(Box::new(reader))),
+            Format::IologV2 => TextFormat::Iolog(iolog::State::new(2)),
+            Format::IologV3 => TextFormat::Iolog(iolog::State::new(3)),
+            Format::Msr => TextFormat::Msr(csv::MsrState::default()),
+            Format::Spc => TextFormat::Spc(csv::SpcState::default()),
+            Format::Blkparse => TextFormat::Blkparse(blkparse::State::new()),
+        };
+        Source::Text(csv::Lines::new(Box::new(reader) as Box<dyn BufRead>), text)
+    }
+}
+
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -331,21 +347,7 @@ impl TraceReader {
                 )));
             }
         };
-        let source = match format {
-            Format::Blktrace => Source::Binary(blktrace::Events::new(Box::new(reader))),
-            text => {
-                let lines = csv::Lines::new(Box::new(reader) as Box<dyn BufRead>);
-                let parser = match text {
-                    Format::IologV2 => TextFormat::Iolog(iolog::State::new(2)),
-                    Format::IologV3 => TextFormat::Iolog(iolog::State::new(3)),
-                    Format::Msr => TextFormat::Msr(csv::MsrState::default()),
-                    Format::Spc => TextFormat::Spc(csv::SpcState::default()),
-                    Format::Blkparse => TextFormat::Blkparse(blkparse::State::new()),
-                    Format::Blktrace => unreachable!("matched above"),
-                };
-                Source::Text(lines, parser)
-            }
-        };
+        let source = format.source(reader);
         Ok(TraceReader {
             path: path.to_path_buf(),
             format,
@@ -546,19 +548,7 @@ pub fn parse_bytes(bytes: &[u8], format: Format) -> Result<Vec<TraceIo>, TraceEr
         format,
         selection: Selection::default(),
         identity: TraceIdentity::default(),
-        source: match format {
-            Format::Blktrace => Source::Binary(blktrace::Events::new(Box::new(cursor))),
-            text => Source::Text(
-                csv::Lines::new(Box::new(BufReader::new(cursor)) as Box<dyn BufRead>),
-                match text {
-                    Format::IologV2 => TextFormat::Iolog(iolog::State::new(2)),
-                    Format::IologV3 => TextFormat::Iolog(iolog::State::new(3)),
-                    Format::Msr => TextFormat::Msr(csv::MsrState::default()),
-                    Format::Blkparse => TextFormat::Blkparse(blkparse::State::new()),
-                    _ => TextFormat::Spc(csv::SpcState::default()),
-                },
-            ),
-        },
+        source: format.source(BufReader::new(cursor)),
     };
     while let Some(io) = reader.next_io()? {
         out.push(io);

@@ -8,17 +8,13 @@ use crate::replay::fidelity::Fidelity;
 use crate::replay::{Engine, ReplayOptions, Target, TargetChoice, TargetError};
 use crate::report::units::{latency, significant};
 use crate::trace::characterize::{Character, characterize as describe};
-use crate::trace::{Format, IoKind, Selection};
+use crate::trace::{IoKind, Selection};
 use crate::usage;
 use clap::ValueEnum;
 use std::fmt::Write as _;
 
 /// The record's format name.
 const RECORD_FORMAT: &str = "iolab.replay/1";
-
-fn format_of(name: Option<&str>) -> Option<Format> {
-    name.and_then(|n| Format::from_str(n, false).ok())
-}
 
 /// The I/Os the flags select.
 fn selection(args: &crate::cli::TraceSelectArgs) -> Result<Selection, AppError> {
@@ -47,12 +43,7 @@ fn selection(args: &crate::cli::TraceSelectArgs) -> Result<Selection, AppError> 
 /// what the selected I/Os are like; a refusal is one line, exit 2.
 fn read(source: &crate::cli::TraceArgs) -> Result<(Selection, Character), AppError> {
     let selection = selection(&source.select)?;
-    let character = describe(
-        &source.trace,
-        format_of(source.format.as_deref()),
-        &selection,
-    )
-    .map_err(refused)?;
+    let character = describe(&source.trace, source.format, &selection).map_err(refused)?;
     Ok((selection, character))
 }
 
