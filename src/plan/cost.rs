@@ -90,7 +90,7 @@ impl Speed {
     }
 }
 
-/// A cost learned before and a newer one, taken together (see [`Speed::with`]).
+/// A cost learned before and a newer one, taken together (their mean; speeds take their geometric mean).
 pub fn blend(older: Option<f64>, newer: f64) -> f64 {
     match older {
         Some(older) if older.is_finite() => (older + newer) / 2.0,
