@@ -5,8 +5,8 @@ use super::error::AppError;
 use super::guest_image::{guest_error, make_image};
 use crate::cli::ReplayArgs;
 use crate::guest::{GuestError, Guests};
+use crate::plan::EngineKind;
 use crate::plan::guest::{Accelerator, GuestSpec};
-use crate::replay::Engine;
 use crate::run::Session;
 use crate::trace::characterize::Character;
 use crate::usage;
@@ -30,7 +30,7 @@ pub(crate) enum InGuest {
 /// on the host (`character`); `engine` is a local one.
 pub(crate) fn replay(
     args: &ReplayArgs,
-    (guest, character, engine): (&str, &Character, Engine),
+    (guest, character, engine): (&str, &Character, EngineKind),
 ) -> Result<InGuest, AppError> {
     let spec = GuestSpec::parse(guest)?;
     if let Some(lun) = spec.destroys() {
@@ -90,7 +90,7 @@ pub(crate) fn replay(
 
 /// The command line the guest runs: the same replay onto the guest's
 /// disk, its record written in the guest and printed alone on stdout.
-fn guest_command(args: &ReplayArgs, iolab: &Path, trace: &str, engine: Engine) -> String {
+fn guest_command(args: &ReplayArgs, iolab: &Path, trace: &str, engine: EngineKind) -> String {
     let mut words: Vec<String> = vec![
         iolab.display().to_string(),
         "replay".into(),

@@ -6,7 +6,7 @@ use crate::plan::trace::TraceCost;
 use crate::plan::{PlannedPoint, TracePath};
 use crate::record::histogram::latency_summary;
 use crate::record::{DirectionShare, Point, Repetition, Status};
-use crate::replay::{Engine, ReplayOptions, Replayed, Target, TargetChoice, TargetError};
+use crate::replay::{ReplayOptions, Replayed, Target, TargetChoice, TargetError};
 use crate::run::Session;
 use crate::run::signals::Interrupt;
 use crate::trace::characterize::{Character, characterize};
@@ -131,20 +131,15 @@ pub(crate) fn measure(
         .trace
         .ok_or_else(|| anyhow::anyhow!("a trace point without a trace"))?;
     let character = read_trace(trace)?;
-    // The replayer's engines bear `run`'s names (plan/trace.rs refused the others).
-    let engine =
-        <Engine as clap::ValueEnum>::from_str(workload.engine.name(), false).map_err(|_| {
-            usage!(
-                "--engine {} does not replay a trace",
-                workload.engine.name()
-            )
-        })?;
-    let (choice, dir) = match (engine, session.local_scratch()) {
-        (Engine::Null, _) => (TargetChoice::Nothing, None),
-        (_, Some(dir)) => (TargetChoice::Dir(dir.to_path_buf()), Some(dir)),
-        (_, None) => return Err(usage!("--trace {trace} replays onto a local --dir").into()),
+    // plan/combine.rs refused the engines that do not replay a trace.
+    let engine = workload.engine;
+    let moves_data = engine.capabilities().moves_data;
+    let (choice, dir) = match (moves_data, session.local_scratch()) {
+        (false, _) => (TargetChoice::Nothing, None),
+        (true, Some(dir)) => (TargetChoice::Dir(dir.to_path_buf()), Some(dir)),
+        (true, None) => return Err(usage!("--trace {trace} replays onto a local --dir").into()),
     };
-    let direct = workload.direct && engine != Engine::Null;
+    let direct = workload.direct && moves_data;
     let options = ReplayOptions {
         trace: trace.as_str().into(),
         format: character.format,

@@ -48,10 +48,11 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "/dev/NAME or URL")]
     pub destroy_data: Option<PathBuf>,
     /// uring (the default) or libaio (up to --depth in flight), psync (one
-    /// at a time), null (no I/O: the replayer's own timing), or nfs (with
-    /// --target, its default).
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["uring", "libaio", "psync", "null", "nfs", "iscsi"]))]
-    pub engine: Option<String>,
+    /// at a time), null (no I/O: the replayer's own timing), or a network
+    /// client (with --target, its default); the engines that issue I/O by
+    /// file position, a mapping or a stream do not replay a trace.
+    #[arg(long, value_enum)]
+    pub engine: Option<crate::plan::EngineKind>,
     /// The most I/Os in flight (the trace's order is kept whatever the cap).
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub depth: u64,

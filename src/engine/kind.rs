@@ -95,6 +95,10 @@ pub struct Capabilities {
     /// does). The mapped and stream engines cannot, nor nfs (NFSv3 has no
     /// request that frees a range).
     pub trims: bool,
+    /// Replays a trace (`iolab replay`, `--trace`): each I/O at its own
+    /// offset and size, a flush as its own request. The position-based,
+    /// mapped and stream engines cannot.
+    pub replays_trace: bool,
 }
 
 impl EngineKind {
@@ -191,6 +195,28 @@ impl EngineKind {
         }
     }
 
+    /// How a network client's cache stands, said beside its name where a
+    /// replay describes itself; `None` for a local engine.
+    pub fn client_note(self) -> Option<&'static str> {
+        match self {
+            EngineKind::Nfs => Some("libnfs, no client cache; the server's is not evicted"),
+            EngineKind::Iscsi => Some("libiscsi, no initiator cache; the target's is not evicted"),
+            _ => None,
+        }
+    }
+
+    /// The most requests this engine keeps in flight when `asked` allows:
+    /// one for an engine that issues one at a time (the null engine keeps
+    /// the cap, its I/Os ending as they are issued).
+    pub fn in_flight(self, asked: u64) -> u64 {
+        let capabilities = self.capabilities();
+        if capabilities.queued || !capabilities.moves_data {
+            asked.max(1)
+        } else {
+            1
+        }
+    }
+
     /// What this engine can do.
     pub const fn capabilities(self) -> Capabilities {
         let base = Capabilities {
@@ -204,20 +230,28 @@ impl EngineKind {
             maps_file: false,
             library_stream: false,
             trims: false,
+            replays_trace: true,
         };
         match self {
-            EngineKind::Sync | EngineKind::Psync => Capabilities {
+            EngineKind::Sync => Capabilities {
+                trims: true,
+                replays_trace: false,
+                ..base
+            },
+            EngineKind::Psync => Capabilities {
                 trims: true,
                 ..base
             },
             EngineKind::Stdio => Capabilities {
                 direct: false,
                 library_stream: true,
+                replays_trace: false,
                 ..base
             },
             EngineKind::Mmap => Capabilities {
                 direct: false,
                 maps_file: true,
+                replays_trace: false,
                 ..base
             },
             EngineKind::Uring => Capabilities {

@@ -1,7 +1,7 @@
 //! What a point may combine with what it works on: the parameters, engines and cache a trace point takes ([`check_trace`]); groups have theirs in `group.rs`.
 
 use super::param::Param;
-use super::{CacheMode, EngineKind, Workload, default_workload};
+use super::{CacheMode, Workload, default_workload};
 
 /// The parameters a trace point takes besides its trace: the replay's
 /// engine, depth cap and O_DIRECT, and how its repetitions are taken. Each
@@ -14,15 +14,6 @@ pub const TRACE_TAKES: [Param; 6] = [
     Param::Iodepth,
     Param::Direct,
     Param::Cache,
-];
-
-/// The engines a trace replays through: the queued ones up to the depth
-/// cap, psync one I/O at a time, null with no I/O.
-const TRACE_ENGINES: [EngineKind; 4] = [
-    EngineKind::Uring,
-    EngineKind::Libaio,
-    EngineKind::Psync,
-    EngineKind::Null,
 ];
 
 /// Refuses what a trace point cannot do: a parameter the trace decides, an
@@ -55,7 +46,9 @@ pub fn check_trace(workload: &Workload) -> Result<(), String> {
             param.name()
         ));
     }
-    if !TRACE_ENGINES.contains(&workload.engine) {
+    // A trace point replays onto a file it makes: no network client.
+    let engine = workload.engine.capabilities();
+    if !engine.replays_trace || engine.network.is_some() {
         return Err(format!(
             "--engine {} does not replay a trace: give uring or libaio (up to --iodepth in flight), psync or null; iolab replay --target reaches NFS and iSCSI",
             workload.engine.name()
@@ -82,7 +75,7 @@ pub fn check_trace(workload: &Workload) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::TraceSpeed;
+    use super::super::{EngineKind, TraceSpeed};
     use super::*;
 
     #[test]

@@ -18,5 +18,5 @@ pub const LARGEST_IO: u64 = 16 << 20;
 mod player;
 mod target;
 
-pub use player::{Engine, Fit, ReplayOptions, Replayed, check_speed, replay};
+pub use player::{Fit, ReplayOptions, Replayed, check_speed, replay};
 pub use target::{Released, Target, TargetChoice, TargetError, created_length};

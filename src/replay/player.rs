@@ -3,6 +3,7 @@
 use super::fidelity::{Fidelity, Tally};
 use super::target::Target;
 use crate::clock::now_ns;
+use crate::engine::kind::EngineKind;
 use crate::engine::libaio::LibaioIo;
 use crate::engine::uring::UringIo;
 use crate::engine::{Direction, QueuedIo};
@@ -13,26 +14,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-/// How the I/O is done.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// io_uring, up to the depth cap in flight.
-    Uring,
-    /// Linux native AIO (`io_submit`), up to the depth cap in flight.
-    Libaio,
-    /// `pread`/`pwrite`/`fdatasync`, one at a time (the cap is 1).
-    Psync,
-    /// No I/O: each I/O completes as it is issued (the replayer's own timing).
-    Null,
-    /// iolab's own NFSv3 client (libnfs), up to the depth cap in flight;
-    /// a flush is a COMMIT after what is in flight.
-    Nfs,
-    /// iolab's own iSCSI initiator (libiscsi), up to the depth cap in
-    /// flight; a flush is a SYNCHRONIZE CACHE(16) after what is in flight.
-    Iscsi,
-}
-
 /// What to replay and how.
 #[derive(Clone, Debug)]
 pub struct ReplayOptions {
@@ -42,7 +23,8 @@ pub struct ReplayOptions {
     pub summary: TraceSummary,
     /// The trace's time divided by this; `None`: as fast as possible.
     pub speed: Option<f64>,
-    pub engine: Engine,
+    /// An engine that replays a trace (`capabilities().replays_trace`).
+    pub engine: EngineKind,
     /// The most I/Os in flight.
     pub depth: u64,
     /// How the trace's offsets meet the target's length.
@@ -138,18 +120,13 @@ pub fn replay(
     target: &Target,
     stop: &AtomicUsize,
 ) -> Result<Replayed, String> {
-    // The null engine keeps the cap it was given (its I/Os end as they
-    // are issued, so it never reaches it); psync's is one.
-    let depth = match options.engine {
-        Engine::Psync => 1,
-        _ => options.depth.max(1),
-    };
+    let depth = options.engine.in_flight(options.depth);
     // Each slot's buffer holds the trace's largest I/O, made before the
     // start: nothing is allocated while replaying.
     let each = options.summary.largest.max(4096).next_power_of_two() as usize;
     let mut buffers = AlignedBuffer::try_with_data(each * depth as usize, 4096, 1)
         .ok_or_else(|| format!("cannot allocate {depth} buffers of {each} bytes"))?;
-    let opened = |e: std::io::Error| format!("{}: {e}", options.engine_name());
+    let opened = |e: std::io::Error| format!("{}: {e}", options.engine.name());
     if let Some(client) = target.client() {
         let writes = options.summary.ios[IoKind::Write.index()] > 0;
         let mut outcome = (Err("the client's engine never ran".to_string()), 0);
@@ -171,14 +148,14 @@ pub fn replay(
         });
     }
     let (outcome, left_in_flight) = match (options.engine, target.fd()) {
-        (Engine::Uring, Some(fd)) => {
+        (EngineKind::Uring, Some(fd)) => {
             // SAFETY: `buffers` holds depth × each bytes and outlives the
             // ring; a request `drive` could not reap leaks them (below).
             let mut ring = unsafe { UringIo::new(fd, depth as u32, buffers.as_mut_ptr(), each) }
                 .map_err(opened)?;
             drive(&mut ring, depth, options, target, stop)
         }
-        (Engine::Libaio, Some(fd)) => {
+        (EngineKind::Libaio, Some(fd)) => {
             // SAFETY: as for io_uring.
             let mut aio = unsafe { LibaioIo::new(fd, depth as u32, buffers.as_mut_ptr(), each) }
                 .map_err(opened)?;
@@ -186,7 +163,7 @@ pub fn replay(
         }
         (engine, fd) => {
             let mut at_once = AtOnce {
-                fd: fd.filter(|_| engine != Engine::Null),
+                fd: fd.filter(|_| engine.capabilities().moves_data),
                 buffer: &mut buffers,
                 done: None,
             };
@@ -198,26 +175,6 @@ pub fn replay(
         std::mem::forget(buffers);
     }
     outcome
-}
-
-impl ReplayOptions {
-    fn engine_name(&self) -> &'static str {
-        self.engine.name()
-    }
-}
-
-impl Engine {
-    /// The engine's name, as `--engine` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Uring => "uring",
-            Engine::Libaio => "libaio",
-            Engine::Psync => "psync",
-            Engine::Null => "null",
-            Engine::Nfs => "nfs",
-            Engine::Iscsi => "iscsi",
-        }
-    }
 }
 
 /// Refuses a speed at which the trace's last I/O would be due later than
@@ -285,7 +242,7 @@ fn drive<Q: QueuedIo + ?Sized>(
     // An error of the engine or the trace mid-replay: the issuing ends,
     // and the I/Os in flight are waited for before their buffers go.
     let mut fatal: Option<String> = None;
-    let engine = options.engine_name();
+    let engine = options.engine.name();
     // Reaps what completed; the first failure is kept, named by its place
     // in the trace, and not timed.
     macro_rules! reap {

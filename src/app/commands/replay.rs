@@ -3,18 +3,36 @@
 use crate::app::error::{AppError, Ending};
 use crate::app::output::check_output;
 use crate::cli::{CharacterizeArgs, ReplayArgs};
+use crate::plan::EngineKind;
 use crate::plan::units::{format_size, human_size};
 use crate::replay::fidelity::Fidelity;
-use crate::replay::{Engine, ReplayOptions, Target, TargetChoice, TargetError};
+use crate::replay::{ReplayOptions, Target, TargetChoice, TargetError};
 use crate::report::units::{latency, significant};
 use crate::trace::characterize::{Character, characterize as describe};
 use crate::trace::{IoKind, Selection};
 use crate::usage;
-use clap::ValueEnum;
 use std::fmt::Write as _;
 
 /// The record's format name.
 const RECORD_FORMAT: &str = "iolab.replay/1";
+
+/// `engine`, when it replays a trace.
+fn replay_engine(engine: EngineKind) -> Result<EngineKind, AppError> {
+    if engine.capabilities().replays_trace {
+        return Ok(engine);
+    }
+    let replaying: Vec<&str> = EngineKind::ALL
+        .into_iter()
+        .filter(|e| e.capabilities().replays_trace)
+        .map(EngineKind::name)
+        .collect();
+    Err(usage!(
+        "--engine {} does not replay a trace (it issues by file position, a mapping or a stream): give {}",
+        engine.name(),
+        replaying.join(", ")
+    )
+    .into())
+}
 
 /// The I/Os the flags select.
 fn selection(args: &crate::cli::TraceSelectArgs) -> Result<Selection, AppError> {
@@ -164,23 +182,29 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         Some(url) => Some(crate::net::parse(url).map_err(|why| AppError::Usage(usage!("{why}")))?),
         None => None,
     };
-    let engine = match (args.engine.as_deref(), &remote) {
-        (None, None) => Engine::Uring,
-        (name, Some(remote)) => {
-            let own = remote.engine().name();
-            if let Some(name) = name.filter(|&name| name != own) {
+    let asked = match args.engine {
+        Some(engine) => Some(replay_engine(engine)?),
+        None => None,
+    };
+    let engine = match (asked, &remote) {
+        (None, None) => EngineKind::Uring,
+        (asked, Some(remote)) => {
+            let own = remote.engine();
+            if let Some(asked) = asked.filter(|&asked| asked != own) {
                 return Err(usage!(
-                    "--engine {name} does not reach --target {}: its engine is {own}",
-                    remote.text()
+                    "--engine {} does not reach --target {}: its engine is {}",
+                    asked.name(),
+                    remote.text(),
+                    own.name()
                 )
                 .into());
             }
-            Engine::from_str(own, false).map_err(|e| anyhow::anyhow!(e))?
+            own
         }
-        (Some(name @ ("nfs" | "iscsi")), None) => {
-            return Err(usage!("--engine {name} replays onto a --target URL").into());
+        (Some(asked), None) if asked.capabilities().network.is_some() => {
+            return Err(usage!("--engine {} replays onto a --target URL", asked.name()).into());
         }
-        (Some(name), None) => Engine::from_str(name, false).map_err(|e| anyhow::anyhow!(e))?,
+        (Some(asked), None) => asked,
     };
     // The trace checked whole before anything is created.
     let (selection, character) = read(&args.source)?;
@@ -202,15 +226,16 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         )
         .into());
     }
-    if engine == Engine::Nfs && summary.ios[IoKind::Trim.index()] > 0 {
+    if !engine.capabilities().trims && summary.ios[IoKind::Trim.index()] > 0 {
         return Err(usage!(
-            "{}: it trims, and NFSv3 has no request that frees a range: replay with --only read,write,flush",
-            args.source.trace.display()
+            "{}: it trims, and the {} engine cannot (NFSv3 has no request that frees a range): replay with --only read,write,flush",
+            args.source.trace.display(),
+            engine.name()
         )
         .into());
     }
     // iolab's NFS and iSCSI clients keep no cache: O_DIRECT is not theirs to ask.
-    let direct = !args.buffered && !matches!(engine, Engine::Null | Engine::Nfs | Engine::Iscsi);
+    let direct = !args.buffered && engine.capabilities().direct;
     if direct && !summary.sector_aligned {
         return Err(usage!(
             "{}: some of its I/Os are not aligned to 512 bytes, which O_DIRECT cannot issue: replay with --buffered",
@@ -246,7 +271,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         return Ok(Ending::Success);
     }
     let choice = match (engine, &args.dir, &args.file) {
-        (Engine::Null, None, None) => TargetChoice::Nothing,
+        (engine, None, None) if !engine.capabilities().moves_data => TargetChoice::Nothing,
         (_, Some(dir), _) => TargetChoice::Dir(dir.clone()),
         (_, None, Some(file)) => TargetChoice::File {
             path: file.clone(),
@@ -332,16 +357,11 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         } else {
             String::new()
         },
-        match engine {
-            Engine::Nfs => "nfs (libnfs, no client cache; the server's is not evicted)",
-            Engine::Iscsi => "iscsi (libiscsi, no initiator cache; the target's is not evicted)",
-            _ => engine.name(),
+        match engine.client_note() {
+            Some(note) => format!("{} ({note})", engine.name()),
+            None => engine.name().to_string(),
         },
-        if engine == Engine::Psync {
-            1
-        } else {
-            args.depth
-        },
+        engine.in_flight(args.depth),
         match speed {
             Some(1.0) => "as recorded".to_string(),
             Some(s) => format!("{s}× as fast"),
