@@ -534,6 +534,23 @@ fn a_speed_measured_beside_another_process_is_not_kept() {
     assert_eq!(entries(&cache.path().join("speeds")).len(), 1);
 }
 
+/// Whether a regular file other than `besides` is under `dir` (lost+found aside).
+fn has_file_besides(dir: &std::path::Path, besides: &std::path::Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => {
+                path.file_name() != Some("lost+found".as_ref()) && has_file_besides(&path, besides)
+            }
+            Ok(kind) => kind.is_file() && path != besides,
+            Err(_) => false,
+        }
+    })
+}
+
 /// Another process writing to the device beside a buffered write point
 /// whose data stays dirty in memory: none of the device's writes in the
 /// window can be the point's, so `foreign-io` names them and the ratios
@@ -549,11 +566,16 @@ fn another_writer_beside_a_buffered_write_is_named_not_printed_as_ours() {
     let fs = LoopFs::new(dir.path(), "ext4", 256).expect("loop file system");
     let out = scratch();
     let target = fs.path().to_str().unwrap();
-    // One pass over 64 MiB: three times its bytes (what a write may cost
-    // a device with its journal and metadata) would cover any writer in
-    // the fraction of a second it takes, were its dirty pages not counted.
+    // One pass over 72 MiB at 24 MiB/s: a timed region of three seconds
+    // whatever the machine's pace, in which the other writer below makes
+    // its 128 MiB: more than the 8 MiB of slack and three times what of the
+    // point's bytes did not stay dirty (the machine's dirty bytes are
+    // shared: other writers flushed meanwhile can hide part of the
+    // point's), less than three times the point's bytes (what a write may
+    // cost a device with its journal and metadata), which would have
+    // covered it were the dirty pages not counted.
     let args = [
-        "run", "--dir", target, "--op", "write", "--bs", "8k", "--size", "64m",
+        "run", "--dir", target, "--op", "write", "--bs", "8k", "--size", "72m", "--rate", "24m",
     ];
     let loop_named = |result: &Value| {
         first_point(result)["checks"]
@@ -576,15 +598,22 @@ fn another_writer_beside_a_buffered_write_is_named_not_printed_as_ours() {
         "dirty pages recorded: {dirty}"
     );
     // A writer of its own file on the same file system, O_DIRECT, so the
-    // device counts every write as it is made, paced so that the old bound
-    // (three times the point's bytes) would have taken its writes for the
-    // point's.
+    // device counts every write as it is made: 128 writes of 1 MiB, begun
+    // when the point's file appears (its timed region begins as it is
+    // opened), and ended well inside the three seconds.
     let other = fs.path().join("other-writer");
-    let stop = std::sync::atomic::AtomicBool::new(false);
+    let planted = 128u64 << 20;
     let result = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            use std::io::{Seek, Write};
+        let writer = scope.spawn(|| {
+            use std::io::Write;
             use std::os::unix::fs::OpenOptionsExt;
+            let started = std::time::Instant::now();
+            while !has_file_besides(fs.path(), &other) {
+                if started.elapsed() > std::time::Duration::from_secs(60) {
+                    return Err("the point's file never appeared".to_string());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
             let buffer = vec![7u8; (1 << 20) + 4096];
             let offset = buffer.as_ptr().align_offset(4096);
             let mut file = std::fs::OpenOptions::new()
@@ -592,33 +621,27 @@ fn another_writer_beside_a_buffered_write_is_named_not_printed_as_ours() {
                 .write(true)
                 .custom_flags(libc::O_DIRECT)
                 .open(&other)
-                .unwrap();
-            'writing: while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let _ = file.seek(std::io::SeekFrom::Start(0));
-                for _ in 0..32 {
-                    if file.write_all(&buffer[offset..offset + (1 << 20)]).is_err() {
-                        break 'writing;
-                    }
-                    // About 250 MiB/s: more than the slack in the point's
-                    // fraction of a second, less than three times its bytes.
-                    std::thread::sleep(std::time::Duration::from_millis(4));
-                }
+                .map_err(|e| e.to_string())?;
+            let writing = std::time::Instant::now();
+            for _ in 0..planted >> 20 {
+                file.write_all(&buffer[offset..offset + (1 << 20)])
+                    .map_err(|e| e.to_string())?;
             }
+            Ok(writing.elapsed())
         });
-        // The writer stops however this thread leaves the scope.
-        struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
-        impl Drop for Stop<'_> {
-            fn drop(&mut self) {
-                self.0.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-        let _stop = Stop(&stop);
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        run_ok(&args, out.path())
+        let result = run_ok(&args, out.path());
+        (result, writer.join().unwrap())
     });
+    let (result, took) = result;
+    // The cause was planted: all of it, inside the timed region.
+    let took = took.unwrap();
+    assert!(
+        took < std::time::Duration::from_millis(2500),
+        "the other writer's 128 MiB took {took:?}: not all inside the point's 3 s"
+    );
     assert!(
         loop_named(&result),
-        "the other writer's writes are named: {}",
+        "the other writer's writes (128 MiB in {took:?}) are named: {}",
         first_point(&result)["checks"]
     );
     let _ = std::fs::remove_file(&other);
