@@ -2,8 +2,9 @@
 //! this machine (`--oversubscribe`), one result file, a rank that fails on
 //! purpose, a rank killed, ranks with different arguments.
 //!
-//! The MPI tests exist in a build with `--features mpi` (scripts/test runs
-//! them); the default build checks that `--mpi` is refused with how to build it.
+//! The MPI tests exist in a build with `--features mpi` (scripts/test builds
+//! with every feature and runs them with the others); the default build
+//! (`scripts/test fast`) checks that `--mpi` is refused with how to build it.
 
 use crate::util::{entries, iolab, scratch};
 

@@ -15,6 +15,7 @@ mod distributed;
 mod distributed_guest;
 mod engines;
 mod faults;
+mod fuzz_seeds;
 mod groups;
 mod guest_stacks;
 mod guests;

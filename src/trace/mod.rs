@@ -89,6 +89,11 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format iolab reads (the command line's list).
+    pub fn all() -> &'static [Format] {
+        <Format as clap::ValueEnum>::value_variants()
+    }
+
     /// The format's name on the command line and in the record.
     pub fn name(self) -> &'static str {
         match self {
