@@ -243,22 +243,24 @@ pub struct OutputArgs {
 #[derive(Clone, Copy, Debug, Default, Args)]
 #[command(next_help_heading = heading::MPI)]
 pub struct DistributedArgs {
-    /// Run as one rank of an MPI job (mpirun -np N iolab … --mpi): every rank
-    /// measures its own files in --dir, all start each repetition together,
-    /// rank 0 writes one result file (needs a build with --features mpi).
+    /// Run as one rank of an MPI job (mpirun -np N iolab … --mpi).
+    ///
+    /// Every rank measures its own files in --dir, all start each repetition
+    /// together, rank 0 writes one result file (needs a build with
+    /// --features mpi).
     #[arg(long, hide = !cfg!(feature = "mpi"))]
     pub mpi: bool,
     /// With --mpi: one file for all ranks, each job of each rank in its own
     /// region of --size bytes.
-    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"))]
+    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"), hide_short_help = true)]
     pub shared_file: bool,
     /// With --mpi: reads go to another rank's file (IOR's -C: the rank a
     /// host's worth of ranks on), so no rank reads what it wrote from its own cache.
-    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"))]
+    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"), hide_short_help = true)]
     pub reorder: bool,
     /// With --mpi: show IOR-style stonewall throughput, all ranks' bytes up
     /// to the moment the first rank finished (always recorded).
-    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"))]
+    #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"), hide_short_help = true)]
     pub stonewall: bool,
 }
 
