@@ -2,24 +2,47 @@
 
 use crate::app::error::{AppError, Ending};
 use crate::app::output::{self, check_output, create_results_dir};
-use crate::cli::ReportArgs;
+use crate::cli::{ReportArgs, ReportFormat};
 use crate::record::write;
 use crate::record::write::Replace;
+use crate::report::render::{Csv, FioJson, Html, Markdown, Render, StudyCsv};
+use crate::report::view::ReportView;
 use crate::usage;
 use std::path::Path;
 
+/// What each `--format` is: its file's extension, its renderer, and whether
+/// it escapes control characters itself (HTML and JSON do; text read in a
+/// terminal or a spreadsheet is neutralized) — the one place a report
+/// format is described.
+struct FormatOf {
+    extension: &'static str,
+    renderer: &'static dyn for<'a> Render<ReportView<'a>>,
+    escapes_itself: bool,
+}
+
+fn format_of(format: ReportFormat) -> FormatOf {
+    let (extension, renderer, escapes_itself): (_, &'static dyn for<'a> Render<ReportView<'a>>, _) =
+        match format {
+            ReportFormat::Html => ("html", &Html, true),
+            ReportFormat::Markdown => ("md", &Markdown, false),
+            ReportFormat::Csv => ("csv", &Csv, false),
+            ReportFormat::StudyCsv => ("csv", &StudyCsv, false),
+            ReportFormat::FioJson => ("json", &FioJson, true),
+        };
+    FormatOf {
+        extension,
+        renderer,
+        escapes_itself,
+    }
+}
+
 /// `iolab report RESULTS... -o report.html`.
 pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
-    use crate::cli::ReportFormat;
+    let format = format_of(args.format);
     let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     let output = match &args.output {
         Some(path) => path.clone(),
-        None => output::default_output("report").with_extension(match args.format {
-            ReportFormat::Html => "html",
-            ReportFormat::Markdown => "md",
-            ReportFormat::Csv | ReportFormat::StudyCsv => "csv",
-            ReportFormat::FioJson => "json",
-        }),
+        None => output::default_output("report").with_extension(format.extension),
     };
     if !to_stdout {
         if args.output.is_none() {
@@ -35,21 +58,12 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         }
         files.push((path.display().to_string(), result));
     }
-    use crate::report::render::{Csv, FioJson, Html, Markdown, Render, StudyCsv};
-    use crate::report::view::ReportView;
     let view = ReportView::new(
         files.iter().map(|(n, r)| (n.as_str(), r)).collect(),
         args.alpha,
         false,
     );
-    let renderer: &dyn for<'a> Render<ReportView<'a>> = match args.format {
-        ReportFormat::Html => &Html,
-        ReportFormat::Markdown => &Markdown,
-        ReportFormat::Csv => &Csv,
-        ReportFormat::StudyCsv => &StudyCsv,
-        ReportFormat::FioJson => &FioJson,
-    };
-    let text = renderer.render(&view).map_err(anyhow::Error::from)?;
+    let text = format.renderer.render(&view).map_err(anyhow::Error::from)?;
     if args.format == ReportFormat::FioJson {
         let results: Vec<_> = files.iter().map(|(_, r)| r).collect();
         let left = crate::report::fio_json::left_out(&results);
@@ -76,12 +90,10 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         )
         .into());
     }
-    // HTML escapes what it shows; text read in a terminal or a spreadsheet
-    // gets no control character from a file.
-    let text = match args.format {
-        // JSON escapes every control character itself.
-        ReportFormat::Html | ReportFormat::FioJson => text,
-        _ => crate::console::neutralize(&text).into_owned(),
+    let text = if format.escapes_itself {
+        text
+    } else {
+        crate::console::neutralize(&text).into_owned()
     };
     if to_stdout {
         output::print(&text)?;
