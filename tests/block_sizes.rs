@@ -3,7 +3,7 @@
 //! verifies, a sweep axis, a study key, fio's option imported, and bad
 //! splits refused.
 
-use crate::import::{fio_available, fio_json, imported_workload};
+use crate::fast::import::{fio_available, fio_json, imported_workload};
 use crate::util::*;
 use serde_json::Value;
 

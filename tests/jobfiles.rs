@@ -378,7 +378,7 @@ fn counted(device: &str, run: impl FnOnce()) -> [u64; 4] {
 #[test]
 fn fio_and_iolab_run_one_job_file_with_the_same_device_counts_and_group_figures() {
     use crate::mounts::{LoopFs, root_or_skip};
-    if !root_or_skip("a loop device") || !crate::import::fio_available() {
+    if !root_or_skip("a loop device") || !crate::fast::import::fio_available() {
         return;
     }
     let out = scratch();
@@ -456,7 +456,7 @@ fn fio_and_iolab_run_one_job_file_with_the_same_device_counts_and_group_figures(
 
 #[test]
 fn on_the_null_engine_each_group_does_what_its_fio_job_does() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let dir = scratch();
@@ -504,7 +504,7 @@ fn on_the_null_engine_each_group_does_what_its_fio_job_does() {
 /// a word). One job file per key the project writes itself.
 #[test]
 fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let cases = [
@@ -756,7 +756,7 @@ fn keys_iolab_cannot_follow_are_refused_not_changed() {
 /// overwrite each other's sealed blocks, one line says why.
 #[test]
 fn jobs_share_a_given_file_as_fios_numjobs_do() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let dir = scratch();
@@ -832,7 +832,7 @@ fn jobs_share_a_given_file_as_fios_numjobs_do() {
 /// users have them": `filename` blocked 54 of fio's 107 examples).
 #[test]
 fn a_job_files_filename_is_shared_by_its_jobs_as_fio_shares_it() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let dir = scratch();
@@ -895,7 +895,7 @@ fn a_job_files_filename_is_shared_by_its_jobs_as_fio_shares_it() {
 /// file removed at the end (kept with `--keep`, and then only read).
 #[test]
 fn a_filename_not_there_yet_is_made_as_fio_makes_it() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let text = "[global]\ndirectory=DIR\nfilename=made.dat\nioengine=psync\n\
@@ -944,7 +944,7 @@ fn a_filename_not_there_yet_is_made_as_fio_makes_it() {
 /// point records its own file.
 #[test]
 fn each_phase_works_on_its_own_file_as_fios_sections_do() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let memory = "[global]\nioengine=psync\n\
@@ -1025,7 +1025,7 @@ fn each_phase_works_on_its_own_file_as_fios_sections_do() {
 /// a job's own key wins over the command line's, as in fio.
 #[test]
 fn options_after_a_job_file_are_every_jobs_default_as_fios_command_line() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let (dir, out) = (scratch(), scratch());
@@ -1133,7 +1133,7 @@ fn options_after_a_job_file_are_every_jobs_default_as_fios_command_line() {
 /// files as users have them": `verify` blocked 19 of fio's examples).
 #[test]
 fn a_write_jobs_verify_seals_and_checks_every_block_as_fio_verifies() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let dir = scratch();
@@ -1182,7 +1182,7 @@ fn a_write_jobs_verify_seals_and_checks_every_block_as_fio_verifies() {
 /// each stat'ed once) runs on iolab alone, fio 3.33 having no such engine.
 #[test]
 fn fios_file_engines_run_as_metadata_ops_with_fios_counts() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     for (engine, extra) in [
@@ -1369,7 +1369,7 @@ fn log_fields(path: &Path, count: usize) -> Vec<Vec<u64>> {
 /// what the result counted.
 #[test]
 fn log_keys_write_fio_format_logs_beside_the_result() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let text = "[mixed]\nioengine=null\nsize=64m\nrw=randrw\ntime_based\nruntime=1\n\
@@ -1481,7 +1481,7 @@ fn an_offloaded_paced_job_runs_its_ios_with_a_note() {
 /// runs its 2 s, and a phase after `exit_what=all` runs in neither.
 #[test]
 fn exitall_stops_the_jobs_fio_stops_when_one_ends() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let dir = scratch();
@@ -1553,7 +1553,7 @@ fn exitall_stops_the_jobs_fio_stops_when_one_ends() {
 
 /// Whether fio and strace are here (each missing one counted as a skip).
 fn fio_and_strace() -> bool {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return false;
     }
     if !crate::mounts::have("strace") {
@@ -1694,7 +1694,7 @@ fn strided_zones_read_the_offsets_fio_reads() {
 /// and both say the criterion was attained.
 #[test]
 fn steadystate_ends_a_steady_job_when_fio_ends_it() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let dir = scratch();
@@ -1744,7 +1744,7 @@ fn steadystate_ends_a_steady_job_when_fio_ends_it() {
 
 #[test]
 fn flow_keeps_the_share_of_ios_fio_keeps() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let dir = scratch();

@@ -1,6 +1,6 @@
 //! `--latency-target` and fio's `latency_target`: the same job files run by fio 3.33 and by iolab find the same depth, measure the same span and fail the same way.
 
-use crate::jobfiles::{fio_json, run_fio, write_job};
+use crate::fast::jobfiles::{fio_json, run_fio, write_job};
 use crate::util::*;
 use serde_json::Value;
 
@@ -37,7 +37,7 @@ fn both(name: &str, text: &str) -> (Value, Value, Value) {
     let fio_job = write_job(out.path(), &format!("{name}-fio.fio"), text, fio_dir.path());
     let fio_output = out.path().join("fio.json");
     run_fio(&fio_job, &fio_output);
-    let imported = crate::import::imported_point(&fio_output, out.path());
+    let imported = crate::fast::import::imported_point(&fio_output, out.path());
     let job = write_job(out.path(), &format!("{name}.fio"), text, dir.path());
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
     (fio_json(&fio_output), result, imported)
@@ -45,7 +45,7 @@ fn both(name: &str, text: &str) -> (Value, Value, Value) {
 
 #[test]
 fn the_search_walks_up_to_the_depth_fio_finds_and_measures_one_window_there() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     // Page-cache reads take microseconds: every window holds, the depth
@@ -87,7 +87,7 @@ fn the_search_walks_up_to_the_depth_fio_finds_and_measures_one_window_there() {
 
 #[test]
 fn a_target_missed_at_depth_1_keeps_every_io_in_the_figures_as_fio_does() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     // No read of a file takes 1 us or less 99.9% of the time (page-cache
@@ -126,7 +126,7 @@ fn a_target_missed_at_depth_1_keeps_every_io_in_the_figures_as_fio_does() {
 
 #[test]
 fn at_a_percentile_of_100_an_io_over_the_target_at_depth_1_fails_the_job_in_both() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let dir = scratch();

@@ -3,7 +3,7 @@
 //! file system stalled on purpose (sshfs with its daemon stopped mid-run),
 //! where latency from issue hides it.
 
-use crate::import::{fio_available, fio_json, imported_point, imported_workload};
+use crate::fast::import::{fio_available, fio_json, imported_point, imported_workload};
 use crate::mounts::{SshfsMount, have, root_or_skip};
 use crate::util::*;
 use serde_json::Value;

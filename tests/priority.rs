@@ -1,6 +1,6 @@
 //! `--priority` and fio's `prioclass`/`prio`/`cmdprio_*`: the same job file run by fio 3.33 and by iolab tags the same share of each direction's I/Os with the same priorities, and keeps latency per priority as fio's `prios` do.
 
-use crate::jobfiles::{fio_json, run_fio, write_job};
+use crate::fast::jobfiles::{fio_json, run_fio, write_job};
 use crate::mounts::have;
 use crate::util::*;
 use serde_json::Value;
@@ -53,7 +53,7 @@ fn iolab_prios(result: &Value, direction: &str) -> Vec<(String, bool, u64)> {
 
 #[test]
 fn a_share_of_each_direction_carries_its_priority_as_in_fio() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
@@ -65,7 +65,7 @@ fn a_share_of_each_direction_carries_its_priority_as_in_fio() {
     run_fio(&fio_job, &fio_output);
     let fio = fio_json(&fio_output);
     // Imported, fio's figures say which priorities their I/Os went at.
-    let imported = crate::import::imported_point(&fio_output, out.path());
+    let imported = crate::fast::import::imported_point(&fio_output, out.path());
     assert_eq!(
         imported["workload"]["priority"],
         "idle,read=20%:rt/0,write=50%:be/3"

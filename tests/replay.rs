@@ -68,7 +68,7 @@ fn exact_counts(record: &Value) -> Vec<(String, u64, u64)> {
 /// in `read_iolog` runs as a trace point with the same counts.
 #[test]
 fn an_iolog_fio_wrote_replays_as_fios_own_replay_does() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let (work, dir, out) = (scratch(), scratch(), scratch());
@@ -464,7 +464,7 @@ fn a_device_counts_the_traces_ios_for_iolab_and_for_fio() {
         crate::skip!("a loop device needs root");
         return;
     }
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let work = scratch();

@@ -2,7 +2,7 @@
 //! a loop device only with `--destroy-data`, engines that cannot trim
 //! refused, and fio's `randtrim` imported.
 
-use crate::import::{fio_available, fio_json, imported_workload};
+use crate::fast::import::{fio_available, fio_json, imported_workload};
 use crate::mounts::{LoopDevice, SshfsMount};
 use crate::util::*;
 use std::os::unix::fs::MetadataExt;

@@ -2,7 +2,7 @@
 //! command line, a sweep, a study file and fio's `randrw`, with each
 //! direction's figures kept apart and compared.
 
-use crate::import::{fio_json, imported_workload};
+use crate::fast::import::{fio_json, imported_workload};
 use crate::util::*;
 use serde_json::Value;
 
@@ -237,7 +237,7 @@ fn mixes_are_a_sweep_axis_and_a_study_key() {
 fn fios_randrw_imports_as_one_mixed_point_and_compares_by_direction() {
     let dir = scratch();
     let out = scratch();
-    if !crate::import::fio_available() || !direct_io_works(dir.path()) {
+    if !crate::fast::import::fio_available() || !direct_io_works(dir.path()) {
         return;
     }
     let (file, _) = write_and_keep(dir.path(), &["--bs", "1m", "--size", "8m"]);
@@ -365,7 +365,7 @@ fn skewed_patterns_are_a_sweep_axis_and_import_from_fios_random_distribution() {
     );
     assert_eq!(patterns, ["zipf:1.2", "zoned:90/10:10/90", "random"]);
 
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let directory = format!("--directory={}", dir.path().display());
@@ -486,7 +486,7 @@ fn data_shapes_are_a_sweep_axis_and_import_from_fios_buffer_options() {
     );
     assert_eq!(shapes, ["unique", "zeros", "dedupe:50"]);
 
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     let directory = format!("--directory={}", dir.path().display());
@@ -531,7 +531,7 @@ fn block_census(dir: &std::path::Path, prefix: &str) -> (usize, usize, usize, f6
 
 #[test]
 fn a_dedupe_working_set_repeats_blocks_as_fios_does_per_job_and_shared() {
-    if !crate::import::fio_available() {
+    if !crate::fast::import::fio_available() {
         return;
     }
     for (name, text) in [

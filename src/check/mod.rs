@@ -469,6 +469,41 @@ mod tests {
         assert!(!own.iter().any(|c| c.code == "foreign-io"), "{own:?}");
     }
 
+    /// Buffered writes, nothing synced, whose bytes all stayed dirty (the
+    /// machine's dirty bytes grew by them): none of the device's writes in
+    /// the window are theirs, so 48 MiB there is another writer's. Had
+    /// nothing stayed dirty, three times the point's 64 MiB would be its own.
+    #[test]
+    fn writes_beside_buffered_writes_that_stayed_dirty_are_foreign() {
+        let with = |dirty_growth: u64| {
+            let pages = |bytes: u64| json!({"dirty_bytes": bytes, "writeback_bytes": 0});
+            let activity = json!({
+                "elapsed_ns": 1_000_000_000u64,
+                "devices": [device(0, 48 << 20)],
+                "network": [],
+                "dirty": {"start": pages(1 << 20), "end": pages((1 << 20) + dirty_growth)},
+            });
+            check(
+                &point(
+                    json!({"op": "write", "cache": "keep"}),
+                    json!({"activity": activity}),
+                    json!({}),
+                ),
+                None,
+            )
+        };
+        let stayed = with(64 << 20);
+        assert!(
+            evidence(&stayed, "foreign-io").starts_with("vda wrote 48.0 MiB in repetition 0"),
+            "{stayed:?}"
+        );
+        let reached = with(0);
+        assert!(
+            !reached.iter().any(|c| c.code == "foreign-io"),
+            "{reached:?}"
+        );
+    }
+
     #[test]
     fn synced_writes_the_device_never_saw_are_faster_than_the_device() {
         let activity =

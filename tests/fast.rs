@@ -1,0 +1,38 @@
+//! The fast tier: no root lab, guest, MPI, loop device or mount, nor seconds of timed runs — the inner loop (`scripts/test fast`).
+
+#[path = "bad_input.rs"]
+mod bad_input;
+#[path = "block_sizes.rs"]
+mod block_sizes;
+#[path = "compare.rs"]
+mod compare;
+#[path = "engines.rs"]
+mod engines;
+#[path = "fuzz_seeds.rs"]
+mod fuzz_seeds;
+#[path = "groups.rs"]
+mod groups;
+#[path = "hostile_traces.rs"]
+mod hostile_traces;
+#[path = "import.rs"]
+pub(crate) mod import;
+#[path = "jobfiles.rs"]
+pub(crate) mod jobfiles;
+#[path = "latency_target.rs"]
+mod latency_target;
+#[path = "layering.rs"]
+mod layering;
+#[path = "quick.rs"]
+mod quick;
+#[path = "report.rs"]
+mod report;
+#[path = "run_options.rs"]
+mod run_options;
+#[path = "sweeps.rs"]
+mod sweeps;
+#[path = "ui.rs"]
+mod ui;
+#[path = "verify.rs"]
+mod verify;
+#[path = "workloads.rs"]
+mod workloads;
