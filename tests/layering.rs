@@ -731,3 +731,34 @@ fn no_source_file_is_over_800_lines() {
         .collect();
     assert!(long.is_empty(), "split where the code divides: {long:?}");
 }
+
+#[test]
+fn what_a_workload_works_on_is_asked_of_work_outside_plan() {
+    // `Workload::work()` says whether jobs work on files, a tree or a
+    // trace; outside `plan/` no code asks the shape of the fields behind it.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let shapes = [
+        ".items.is_some()",
+        ".items.is_none()",
+        ".trace.is_some()",
+        ".trace.is_none()",
+    ];
+    let mut found = Vec::new();
+    for path in files.iter().filter(|p| !p.starts_with(src.join("plan"))) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("\n#[cfg(test)]\nmod tests {").next().unwrap();
+        for (index, line) in code.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if shapes.iter().any(|shape| code.contains(shape)) {
+                found.push(format!("{}:{}: {}", path.display(), index + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the shape of a workload asked outside plan/ (ask `work()`):\n{}",
+        found.join("\n")
+    );
+}

@@ -152,7 +152,7 @@ pub(crate) fn drive(
             }
             continue;
         }
-        if planned.workload().trace.is_some() {
+        if planned.workload().work() == crate::plan::Work::Trace {
             let refuse = refuse_at_first && measured == 0;
             let measured_point = match super::trace_point::measure(planned, session, interrupt) {
                 // As a point the session runs: what was kept stays kept.

@@ -66,8 +66,8 @@ pub(crate) fn learn(
         // kept several I/Os in flight (estimates take every point at one).
         if !one_pass
             || workload.runtime_s.is_some()
-            || workload.items.is_some()
-            || workload.trace.is_some()
+            || workload.work() == crate::plan::Work::Tree
+            || workload.work() == crate::plan::Work::Trace
             || workload.pace() != crate::plan::pace::Pace::NONE
             || workload.verify
             || workload.iodepth > 1

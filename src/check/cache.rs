@@ -78,7 +78,7 @@ pub(super) fn cache_checks(point: &Point, found: &mut Findings) {
     // `/dev/null` holds nothing to write back.
     let unsynced = point.summary.is_some()
         && point.target.filesystem != crate::record::MEMORY_DEVICE
-        && workload.items.is_none()
+        && workload.work() != crate::plan::Work::Tree
         && workload.directions().writes()
         && workload.engine.capabilities().moves_data
         && !workload.direct

@@ -220,9 +220,9 @@ fn timing_checks(point: &Point, found: &mut Findings) {
             format!(
                 "a timed region lasted under {} ms: timer and scheduler noise weigh heavily; {}",
                 TOO_SHORT_NS / 1_000_000,
-                if workload.items.is_some() {
+                if workload.work() == crate::plan::Work::Tree {
                     "give the tree more items (--items, --depth, --fanout)"
-                } else if workload.trace.is_some() {
+                } else if workload.work() == crate::plan::Work::Trace {
                     "replay a longer trace, or slow it with --trace-speed"
                 } else {
                     "use a larger --size or --runtime"

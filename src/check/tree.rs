@@ -12,7 +12,7 @@ const NO_READS: u64 = 4096;
 /// The checks of a point whose workload works on a tree (`items` given).
 pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
     let workload = &point.workload;
-    if workload.items.is_none() || point.summary.is_none() {
+    if workload.work() != crate::plan::Work::Tree || point.summary.is_none() {
         return;
     }
     // iolab's own network client keeps no cache and its server commits

@@ -120,7 +120,7 @@ impl RunArgs {
                 workload,
             )]
         } else {
-            if workload.items.is_none() {
+            if workload.work() != crate::plan::Work::Tree {
                 return Err(usage!(
                     "--ops runs phases over a tree: give --items N (items per directory, mdtest -I)"
                 ));

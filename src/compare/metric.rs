@@ -161,7 +161,7 @@ impl Metric {
                 .find(|g| g.label == *name)
                 .map_or_else(Vec::new, |group| ungrouped.values(group));
         }
-        if self.figure == Figure::Throughput && point.workload.items.is_some() {
+        if self.figure == Figure::Throughput && point.workload.work() == crate::plan::Work::Tree {
             return Metric::from(Figure::Iops).values(point);
         }
         let sole = point.workload.directions().sole();

@@ -70,7 +70,9 @@ fn workload(
     for &param in Param::ALL {
         // A replayed log gives its I/Os' kinds, offsets, sizes and times,
         // and fio ignores the options that would (rw, bs, size …) for them.
-        if workload.trace.is_some() && !crate::plan::combine::TRACE_TAKES.contains(&param) {
+        if workload.work() == crate::plan::Work::Trace
+            && !crate::plan::combine::TRACE_TAKES.contains(&param)
+        {
             continue;
         }
         if let Some(value) = job.value(param, &workload)? {

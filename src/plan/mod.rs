@@ -260,7 +260,29 @@ pub fn base_workload(network_target: Option<&str>) -> Workload {
     workload
 }
 
+/// What a workload's jobs work on — the one question the rest of iolab asks
+/// of it, never the shape of its optional fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// Data files: made for the point, or the file, device or LUN given.
+    Files,
+    /// A tree of items (`--items`): files and directories made, stated,
+    /// read and removed, as mdtest's phases.
+    Tree,
+    /// A recorded trace (`--trace`), replayed onto a file made for it.
+    Trace,
+}
+
 impl Workload {
+    /// What this workload's jobs work on.
+    pub fn work(&self) -> Work {
+        match (self.trace, self.items) {
+            (Some(_), _) => Work::Trace,
+            (None, Some(_)) => Work::Tree,
+            (None, None) => Work::Files,
+        }
+    }
+
     /// Where job `job`'s region of a given file or LUN starts, bytes:
     /// `offset` plus `job` times `offset_increment`.
     pub fn job_offset(&self, job: u32) -> u64 {

@@ -129,7 +129,7 @@ fn point_view(point: &Point, stonewall: bool, screen: Screen) -> String {
     let Some(first) = repetitions.first() else {
         return String::new();
     };
-    if point.workload.items.is_some() {
+    if point.workload.work() == crate::plan::Work::Tree {
         return metadata_view(point, &repetitions, screen);
     }
     let mut table = screen.table();

@@ -67,7 +67,7 @@ pub fn document(results: &[&ResultFile]) -> Value {
 fn is_metadata(point: &Point) -> bool {
     std::iter::once(&point.workload)
         .chain(point.groups.iter().map(|g| &g.workload))
-        .any(|w| w.items.is_some() || w.op.is_metadata())
+        .any(|w| w.work() == crate::plan::Work::Tree || w.op.is_metadata())
 }
 
 /// The labels of the points of `results` the fio JSON leaves out: metadata

@@ -24,12 +24,12 @@ pub fn block(result: &ResultFile) -> String {
             point
                 .groups
                 .iter()
-                .any(|g| g.workload.items.is_some() == tree)
+                .any(|g| (g.workload.work() == crate::plan::Work::Tree) == tree)
         };
         if items(true) && items(false) {
             continue;
         }
-        let what = if point.workload.items.is_some() {
+        let what = if point.workload.work() == crate::plan::Work::Tree {
             "operations"
         } else {
             "I/Os"

@@ -57,8 +57,11 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
     }
     let identity = header.len();
     // A metadata workload's I/Os are operations on files and directories.
-    let metadata =
-        !result.points.is_empty() && result.points.iter().all(|p| p.workload.items.is_some());
+    let metadata = !result.points.is_empty()
+        && result
+            .points
+            .iter()
+            .all(|p| p.workload.work() == crate::plan::Work::Tree);
     let figures: &[&str] = if detail {
         &[
             "MiB/s",
@@ -300,7 +303,7 @@ fn row(point: &Point) -> Vec<String> {
         });
     // A metadata workload's figure is its operations: no bytes, no MiB/s,
     // and the interval is of the operations per second.
-    let tree = point.workload.items.is_some();
+    let tree = point.workload.work() == crate::plan::Work::Tree;
     // A tree's group beside files' groups: their operations and I/Os are
     // not added up, nor their latencies put in one histogram's percentiles.
     let per_group = |text: String| {
@@ -346,7 +349,7 @@ fn cut_short(point: &Point) -> Option<Vec<String>> {
         .find(|r| r.status == Status::Interrupted && r.throughput_bps.is_some())?;
     let lat = cut.latency_ns.as_ref();
     let bps = cut.throughput_bps?;
-    let tree = point.workload.items.is_some();
+    let tree = point.workload.work() == crate::plan::Work::Tree;
     let moved = |text: String| if tree { "-".to_string() } else { text };
     Some(vec![
         moved(significant(mib_per_s(bps))),
@@ -428,8 +431,14 @@ fn own_time(point: &Point, group: &Point) -> String {
 /// Whether a point of groups holds a tree's group beside files' groups:
 /// its combined operations would add items to I/Os.
 fn mixes_items_and_io(point: &Point) -> bool {
-    point.groups.iter().any(|g| g.workload.items.is_some())
-        && point.groups.iter().any(|g| g.workload.items.is_none())
+    point
+        .groups
+        .iter()
+        .any(|g| g.workload.work() == crate::plan::Work::Tree)
+        && point
+            .groups
+            .iter()
+            .any(|g| g.workload.work() != crate::plan::Work::Tree)
 }
 
 /// A mixed point's rows under its own, one per direction: its name and
@@ -449,14 +458,15 @@ fn direction_rows(point: &Point, detail: bool) -> Vec<(String, Vec<String>)> {
             let share = point.ops_share(d.direction).unwrap_or(0.0) * 100.0;
             // The groups' shares are what their paces made them, a trace's
             // what the trace holds: none was asked.
-            let name = if point.groups.is_empty() && point.workload.trace.is_none() {
-                format!(
-                    "  ↳ {} {share:.1}% of I/Os (asked {asked}%)",
-                    d.direction.name()
-                )
-            } else {
-                format!("  ↳ {} {share:.1}% of I/Os", d.direction.name())
-            };
+            let name =
+                if point.groups.is_empty() && point.workload.work() != crate::plan::Work::Trace {
+                    format!(
+                        "  ↳ {} {share:.1}% of I/Os (asked {asked}%)",
+                        d.direction.name()
+                    )
+                } else {
+                    format!("  ↳ {} {share:.1}% of I/Os", d.direction.name())
+                };
             let mib = significant(mib_per_s(d.throughput_bps.mean));
             let iops = count(d.iops.mean);
             let (p50, p99) = (percentile(lat, 50.0), percentile(lat, 99.0));

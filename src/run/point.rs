@@ -105,7 +105,10 @@ impl Session {
             self.release_made(place);
         }
         self.made.truncate(groups.len());
-        if groups.iter().all(|group| group.workload.items.is_none()) {
+        if groups
+            .iter()
+            .all(|group| group.workload.work() != crate::plan::Work::Tree)
+        {
             self.release_tree();
         }
         let filesystem = match &self.given {
@@ -121,7 +124,7 @@ impl Session {
         for (place, group) in groups.iter().enumerate() {
             let workload = &group.workload;
             let mut target = TargetInfo::before(self.dir.path(), filesystem.clone(), workload);
-            let prepared = if workload.items.is_some() {
+            let prepared = if workload.work() == crate::plan::Work::Tree {
                 self.release_made(place);
                 target.open_flags = None;
                 self.prepare_tree(workload, &mut target)
@@ -368,7 +371,9 @@ impl Session {
         // The group on the point's tree (one at most): its items made as
         // its op needs and its cache treated, untimed, after the files'
         // groups' treatments, which would undo a warmed tree's.
-        let tree_group = groups.iter().position(|g| g.workload.items.is_some());
+        let tree_group = groups
+            .iter()
+            .position(|g| g.workload.work() == crate::plan::Work::Tree);
         let tree_op = match tree_group {
             Some(place) => Some((
                 place,

@@ -84,7 +84,7 @@ pub fn mark_outliers(point: &mut Point) {
 /// The figure a point's repetitions are judged by (outliers, `--until-ci`):
 /// throughput, or for a metadata workload its operations per second.
 fn main_figure(point: &Point, repetition: &Repetition) -> Option<f64> {
-    if point.workload.items.is_some() {
+    if point.workload.work() == crate::plan::Work::Tree {
         repetition.iops
     } else {
         repetition.throughput_bps

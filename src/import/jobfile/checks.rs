@@ -217,7 +217,11 @@ pub(super) fn network_target(
 /// their jobs on one tree, each job's items its own: a point holds one
 /// tree. The note says so; `None` when there is nothing to join.
 pub(super) fn one_tree(phase: &mut Vec<Group>) -> Option<String> {
-    if phase.len() < 2 || phase.iter().any(|group| group.workload.items.is_none()) {
+    if phase.len() < 2
+        || phase
+            .iter()
+            .any(|group| group.workload.work() != crate::plan::Work::Tree)
+    {
         return None;
     }
     let alike = |group: &Group| crate::plan::Workload {

@@ -559,7 +559,11 @@ pub fn translate(
 /// so; mixed sizes (`bssplit`, `bsrange`) are left as they are.
 fn whole_blocks(workload: &mut crate::plan::Workload, section: &str) -> Option<String> {
     let (size, bs) = (workload.size, workload.bs);
-    if workload.bssplit.is_some() || workload.items.is_some() || bs == 0 || size <= bs {
+    if workload.bssplit.is_some()
+        || workload.work() == crate::plan::Work::Tree
+        || bs == 0
+        || size <= bs
+    {
         return None;
     }
     let rest = size % bs;

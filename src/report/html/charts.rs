@@ -57,7 +57,7 @@ fn size_of(point: &Point, blank_bs: bool) -> u64 {
 fn size_groups(result: &ResultFile, blank_bs: bool) -> Vec<(String, Vec<&Point>)> {
     let mut groups: BTreeMap<String, (String, Vec<&Point>)> = BTreeMap::new();
     // A metadata workload has no file or block size to draw against.
-    let charted = |p: &&Point| p.summary.is_some() && p.workload.items.is_none();
+    let charted = |p: &&Point| p.summary.is_some() && p.workload.work() != crate::plan::Work::Tree;
     for point in result.points.iter().filter(charted) {
         let (key, name) = series_key(&point.workload, blank_bs);
         groups
@@ -471,7 +471,7 @@ fn interval_charts(result: &ResultFile, measure: Measure) -> String {
     let points = result
         .points
         .iter()
-        .filter(|p| p.workload.items.is_some() == metadata)
+        .filter(|p| (p.workload.work() == crate::plan::Work::Tree) == metadata)
         .take(POINTS_WITH_CURVES);
     for (index, p) in points.enumerate() {
         let measured: Vec<_> = p

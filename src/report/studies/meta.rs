@@ -122,7 +122,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
             match file
                 .points
                 .iter()
-                .find(|p| p.workload.op == op && p.workload.items.is_some())
+                .find(|p| p.workload.op == op && p.workload.work() == crate::plan::Work::Tree)
             {
                 Some(point) => {
                     any = true;
