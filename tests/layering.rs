@@ -314,20 +314,11 @@ fn no_file_keeps_a_copy_of_the_engine_table() {
         "\"iscsi\"",
         "\"null\"",
     ];
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut found = Vec::new();
-    for path in files.iter().filter(|p| !p.starts_with(src.join("engine"))) {
-        let text = std::fs::read_to_string(path).unwrap();
-        let code = text.split("\n#[cfg(test)]\nmod tests {").next().unwrap();
-        for (index, line) in code.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if names.iter().filter(|n| code.contains(*n)).count() >= 2 {
-                found.push(format!("{}:{}: {}", path.display(), index + 1, line.trim()));
-            }
-        }
-    }
+    let found: Vec<String> = code_lines_outside("engine")
+        .into_iter()
+        .filter(|(_, code)| names.iter().filter(|n| code.contains(*n)).count() >= 2)
+        .map(|(at, code)| format!("{at}: {}", code.trim()))
+        .collect();
     assert!(
         found.is_empty(),
         "engine names listed outside engine/kind.rs:\n{}",
@@ -736,29 +727,38 @@ fn no_source_file_is_over_800_lines() {
 fn what_a_workload_works_on_is_asked_of_work_outside_plan() {
     // `Workload::work()` says whether jobs work on files, a tree or a
     // trace; outside `plan/` no code asks the shape of the fields behind it.
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let shapes = [
         ".items.is_some()",
         ".items.is_none()",
         ".trace.is_some()",
         ".trace.is_none()",
     ];
-    let mut found = Vec::new();
-    for path in files.iter().filter(|p| !p.starts_with(src.join("plan"))) {
-        let text = std::fs::read_to_string(path).unwrap();
-        let code = text.split("\n#[cfg(test)]\nmod tests {").next().unwrap();
-        for (index, line) in code.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if shapes.iter().any(|shape| code.contains(shape)) {
-                found.push(format!("{}:{}: {}", path.display(), index + 1, line.trim()));
-            }
-        }
-    }
+    let found: Vec<String> = code_lines_outside("plan")
+        .into_iter()
+        .filter(|(_, code)| shapes.iter().any(|shape| code.contains(shape)))
+        .map(|(at, code)| format!("{at}: {}", code.trim()))
+        .collect();
     assert!(
         found.is_empty(),
         "the shape of a workload asked outside plan/ (ask `work()`):\n{}",
         found.join("\n")
     );
+}
+
+/// Each line of code outside `src/FOLDER/` and outside test modules, with
+/// its comment cut: `(path:line, code)`.
+fn code_lines_outside(folder: &str) -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut lines = Vec::new();
+    for path in files.iter().filter(|p| !p.starts_with(src.join(folder))) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let code = text.split("\n#[cfg(test)]\nmod tests {").next().unwrap();
+        for (index, line) in code.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("").to_string();
+            lines.push((format!("{}:{}", path.display(), index + 1), code));
+        }
+    }
+    lines
 }
