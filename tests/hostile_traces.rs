@@ -244,7 +244,7 @@ fn a_trace_points_file_swapped_during_the_replay_exits_1_and_names_both() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("was replaced during the replay"),
+        stderr.contains("is no longer the file iolab created; left in place"),
         "{stderr}"
     );
     assert!(stderr.contains(&moved.display().to_string()), "{stderr}");

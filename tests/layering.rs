@@ -29,11 +29,12 @@ const RULES: &[(&str, &[&str])] = &[
     ("stats", &["plan", "record"]),
     ("check", &["plan", "record"]),
     ("compare", &["plan", "record", "stats"]),
-    // Measuring, and turning measurements into records.
+    // Measuring, and turning measurements into records; a trace job reads
+    // its trace as it replays it.
     (
         "run",
         &[
-            "plan", "record", "engine", "probe", "clock", "input", "owner", "console",
+            "plan", "record", "engine", "probe", "clock", "input", "owner", "console", "trace",
         ],
     ),
     // The network protocols iolab's own clients speak, over the runner.

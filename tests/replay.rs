@@ -1182,6 +1182,109 @@ fn a_trace_is_a_workload_of_run_sweep_and_study_files() {
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
 }
 
+/// A trace is the work of one group's job: replayed beside a data group
+/// in one point, its jobs released with the reader's on one clock, each
+/// group's figures apart (the trace group's its replay's counts and
+/// fidelity), the point's device samples over both, and the live line
+/// counting the replay's writes (the only writes); alone, `--until-ci`
+/// takes replays until the interval is tight enough or the most are done.
+#[test]
+fn a_trace_is_a_groups_work_beside_a_data_group_in_one_point() {
+    let (work, dir, out) = (scratch(), scratch(), scratch());
+    let trace = work.path().join("paced.csv");
+    msr_trace(&trace, 1500, 10_000); // 1.5 s as recorded
+    let result_path = out.path().join("r.json");
+    let run = iolab()
+        .args(["run", "--dir"])
+        .arg(dir.path())
+        .args(["--repeat", "2", "--progress", "always", "--no-report", "-o"])
+        .arg(&result_path)
+        .args(["--group", "log", "--trace"])
+        .arg(&trace)
+        .args([
+            "--group",
+            "reader",
+            "--op",
+            "read",
+            "--size",
+            "4m",
+            "--runtime",
+            "1s",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.starts_with("iolab: read ") && line.contains(" · write ")),
+        "the live line counts the replay's writes: {stderr}"
+    );
+    let result = crate::util::read_result(&result_path);
+    crate::util::validate_schema(&result);
+    crate::util::check_consistency(&result);
+    let point = &result["points"][0];
+    let group = |name: &str| {
+        point["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["label"] == name)
+            .unwrap_or_else(|| panic!("no group {name} in {point}"))
+            .clone()
+    };
+    let (log, reader) = (group("log"), group("reader"));
+    assert_eq!(log["workload"]["trace"], trace.display().to_string());
+    for (index, whole) in point["repetitions"].as_array().unwrap().iter().enumerate() {
+        let replayed = &log["repetitions"][index];
+        let read = &reader["repetitions"][index];
+        assert_eq!(replayed["status"], "ok", "{replayed}");
+        assert_eq!(replayed["ops"], 1500, "{replayed}");
+        assert_eq!(replayed["bytes"], 750 * 8192 + 750 * 4096, "{replayed}");
+        let counts = exact_counts(&serde_json::json!({ "fidelity": replayed["replay"] }));
+        assert!(
+            counts.contains(&("write".into(), 750, 750 * 4096)),
+            "{counts:?}"
+        );
+        assert!(read["ops"].as_u64().unwrap() > 0, "{read}");
+        assert_eq!(
+            whole["ops"].as_u64(),
+            Some(replayed["ops"].as_u64().unwrap() + read["ops"].as_u64().unwrap()),
+            "the point counts both groups"
+        );
+        assert!(
+            whole["activity"]["devices"].as_array().is_some(),
+            "the devices sampled beside both: {whole}"
+        );
+    }
+    assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+
+    let alone = crate::util::run_ok(
+        &[
+            "run",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--trace",
+            trace.to_str().unwrap(),
+            "--trace-speed",
+            "afap",
+            "--until-ci",
+            "50",
+            "--max-repeat",
+            "4",
+        ],
+        out.path(),
+    );
+    let repetitions = alone["points"][0]["repetitions"].as_array().unwrap();
+    assert!(
+        (3..=4).contains(&repetitions.len()),
+        "{}",
+        repetitions.len()
+    );
+    assert!(alone["points"][0]["summary"].is_object());
+}
+
 /// Ctrl-C during a trace point's replay: `run` keeps what the replay did,
 /// marked interrupted (its counts below the trace's, in no summary),
 /// exits 130 and leaves nothing in --dir.

@@ -281,7 +281,8 @@ fn check_point(point: &Value, imported: bool, ranks: u64, group: bool) {
             let bytes = rep["bytes"].as_u64().unwrap();
             let ops = rep["ops"].as_u64().unwrap();
             if workload.get("trace").is_some() {
-                check_trace_repetition(rep, &label, uses_files);
+                // A group's cache is its point's.
+                check_trace_repetition(rep, &label, uses_files && !group);
                 continue;
             }
             if let Some(items) = workload.get("items") {

@@ -152,48 +152,6 @@ pub(crate) fn drive(
             }
             continue;
         }
-        if planned.workload().work() == crate::plan::Work::Trace {
-            let refuse = refuse_at_first && measured == 0;
-            let measured_point = match super::trace_point::measure(planned, session, interrupt) {
-                // As a point the session runs: what was kept stays kept.
-                Err(error) if !(refuse && matches!(error, AppError::Usage(_))) => {
-                    quietly(listeners, || {
-                        crate::say!("iolab: {}: {error}", planned.label)
-                    });
-                    ending = Ending::Failed;
-                    break;
-                }
-                other => other,
-            };
-            let Some(mut point) = taken(measured_point, refuse, listeners)? else {
-                ending = Ending::Interrupted(interrupt.signal().unwrap_or(2));
-                break;
-            };
-            measured += 1;
-            super::session::summarize_and_check(&mut point, Some(&result.environment))?;
-            let point = in_round(point, planned.round);
-            let complete = point.repetitions.iter().all(|r| r.status == Status::Ok);
-            if point.repetitions.iter().any(|r| r.status == Status::Failed)
-                || point.checks.iter().any(|c| c.severity == Severity::Error)
-            {
-                ending = Ending::Failed;
-            }
-            finished += usize::from(complete);
-            let environment = result.environment.clone();
-            keep(
-                index,
-                point,
-                complete,
-                Some(&environment),
-                result,
-                listeners,
-            )?;
-            if let Some(signal) = interrupt.signal() {
-                ending = Ending::Interrupted(signal);
-                break;
-            }
-            continue;
-        }
         // A point that names its own file works on it (a job file's phase).
         let measured_point = match &planned.file {
             Some(file) => session.use_shelved(file).map_err(RunError::from),

@@ -301,6 +301,8 @@ pub fn merge(
                             .collect::<Result<Vec<_>, String>>()
                     })
                     .transpose()?,
+                // A trace is replayed on one host, refused with --mpi.
+                replay: None,
             });
         }
         let error = match &report.status {
@@ -369,6 +371,7 @@ mod tests {
             tree: None,
             latency_depth: None,
             prioritized: None,
+            replay: None,
         }
     }
 

@@ -283,6 +283,7 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
             })
             .collect(),
         tree: tree_repetition(point, jobs),
+        replay: sole_replay(jobs),
         started_at: outcome
             .started_at
             .map(|at| at.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()),
@@ -386,6 +387,16 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         record.stonewall = shares.stonewall;
     }
     record
+}
+
+/// How faithful the replay of the one trace job among `jobs` was; `None`
+/// when none (or several) replayed a trace, each then in its group's record.
+fn sole_replay(jobs: &[JobOutcome]) -> Option<crate::record::replay::Fidelity> {
+    let mut replays = jobs.iter().filter_map(|job| job.replay.as_ref());
+    match (replays.next(), replays.next()) {
+        (Some(replay), None) => Some(replay.clone()),
+        _ => None,
+    }
 }
 
 /// The network client engine's requests, PDUs and TCP traffic, all jobs

@@ -215,6 +215,7 @@ mod tests {
             tree: None,
             latency_depth: None,
             prioritized: None,
+            replay: None,
         }
     }
 

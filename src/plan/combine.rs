@@ -18,8 +18,8 @@ pub const TRACE_TAKES: [Param; 6] = [
 
 /// Refuses what a trace point cannot do: a parameter the trace decides, an
 /// engine the replayer does not drive, a cache treatment other than cold
-/// (the file is laid out, synced and evicted before every replay), and the
-/// repetition policies that need a throughput target the trace sets.
+/// (the file is laid out, synced and evicted before every replay), and
+/// what changes drawn I/O, which a trace does not draw.
 pub fn check_trace(workload: &Workload) -> Result<(), String> {
     let Some(trace) = workload.trace else {
         if !workload.trace_speed.is_one() {
@@ -61,13 +61,12 @@ pub fn check_trace(workload: &Workload) -> Result<(), String> {
         ));
     }
     if workload.verify
-        || workload.until_ci.is_some()
         || workload.steady.is_some()
         || workload.latency_target.is_some()
         || workload.priority.is_some()
     {
         return Err(format!(
-            "--trace {trace} replays the trace as it is: --verify, --until-ci, --steady, --latency-target and --priority are for drawn I/O (--repeat takes replays)"
+            "--trace {trace} replays the trace as it is: --verify, --steady, --latency-target and --priority are for drawn I/O (--repeat and --until-ci take replays)"
         ));
     }
     Ok(())

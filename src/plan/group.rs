@@ -140,16 +140,6 @@ pub fn check_groups(groups: &[Group]) -> Result<(), UsageError> {
             "the groups hold {total} jobs together; a point runs at most {MAX_GROUP_JOBS}"
         ));
     }
-    if let Some(group) = groups
-        .iter()
-        .find(|g| g.workload.trace.is_some())
-        .filter(|_| groups.len() > 1)
-    {
-        return Err(usage!(
-            "group {}: a trace is replayed alone, one issuing thread in its order; it cannot run beside other groups",
-            group.name
-        ));
-    }
     let first = &groups[0].workload;
     for (index, group) in groups.iter().enumerate() {
         let name = &group.name;

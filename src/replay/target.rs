@@ -1,6 +1,7 @@
 //! Where a replay's I/O goes: a file iolab creates, sized to the trace (or to the wrap), laid out and evicted before the replay and removed after it — locally, or on an NFS export through a session's space; or a user's file, read only.
 
 use crate::run::io::buffer::AlignedBuffer;
+use crate::run::io::replay::created_length;
 use crate::run::target::scratch::{ScratchDir, TargetFile};
 use crate::trace::TraceSummary;
 use rustix::fs::OFlags;
@@ -47,12 +48,6 @@ pub struct Target {
     pub shown: String,
     /// Whether iolab created it (and removes it).
     pub created: bool,
-}
-
-/// The bytes a created file gets for a trace: its extent rounded up to
-/// 1 MiB, or the wrap.
-pub fn created_length(summary: &TraceSummary, wrap: Option<u64>) -> u64 {
-    wrap.unwrap_or_else(|| summary.end.div_ceil(1 << 20).max(1) << 20)
 }
 
 impl Target {
@@ -325,6 +320,17 @@ impl Target {
             }
         })?;
         Ok(target)
+    }
+
+    /// Where the replay loop issues: this target's descriptor or client,
+    /// its length and name.
+    pub fn site(&self) -> crate::run::io::replay::Site<'_> {
+        crate::run::io::replay::Site {
+            fd: self.fd(),
+            client: self.client(),
+            length: self.length,
+            shown: &self.shown,
+        }
     }
 
     /// The network client the I/O goes through, on a network target: the

@@ -89,7 +89,7 @@ impl TargetInfo {
                 .engine
                 .capabilities()
                 .local_fd
-                .then(|| io::jobs::describe_open(workload)),
+                .then(|| io::open::describe_open(workload)),
             tree: None,
         }
     }

@@ -1,5 +1,7 @@
 //! Measuring one point (`Session::run_point`). A point is a non-empty list of groups — one workload is one group — run at once: each group's site prepared (its files made or kept, the given file, device or LUN, or the point's one tree), then the repetitions in order — each group's files renewed or sealed, its cache treated and checked, every group's jobs released together on one clock with the sampler beside them, each group's writes verified and what its files hold kept — until the repetitions asked for are done, the interval is tight enough, or a signal ends it.
 
+use super::io::replay::job::TracePass;
+use super::io::replay::{Fit, ReplayOptions, created_length};
 use super::io::{jobs, live, verify};
 use super::peers;
 use super::site::cache::Residency;
@@ -11,6 +13,7 @@ use super::{
     RepetitionStatus, RunError, Session, TargetInfo, together, treat_cache, verify_targets,
 };
 use crate::plan::ItemOp;
+use crate::plan::direction::{Direction, DirectionMix};
 use crate::plan::group::{Group, Site, check_groups, check_site, named};
 use crate::plan::{CacheMode, Op, Workload};
 use crate::usage;
@@ -27,6 +30,15 @@ pub struct GroupOutcome {
     pub target: TargetInfo,
     /// Its jobs: `jobs` outcomes of each repetition, after the earlier groups'.
     pub jobs: u32,
+}
+
+/// What a group's jobs work with besides its workload: the workload its
+/// files are made, treated and opened by — a trace group's one file, the
+/// trace's extent long, read and written, and evicted as the trace point
+/// asks (cold) — and a trace group's replay.
+struct GroupWork {
+    files: Workload,
+    replay: Option<ReplayOptions>,
 }
 
 /// A group's seed for repetition `index`: groups of the same workload draw
@@ -90,6 +102,13 @@ impl Session {
         check_groups(groups)?;
         self.check_site(groups)?;
         let naming = Naming(named(groups));
+        let works = groups
+            .iter()
+            .map(|group| {
+                self.group_work(&group.workload)
+                    .map_err(|error| naming.name(&group.name, error))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let engines_ready = groups.iter().try_for_each(|group| {
             group
                 .workload
@@ -122,7 +141,7 @@ impl Session {
         };
         let mut sites = Vec::new();
         for (place, group) in groups.iter().enumerate() {
-            let workload = &group.workload;
+            let workload = &works[place].files;
             let mut target = TargetInfo::before(self.dir.path(), filesystem.clone(), workload);
             let prepared = if workload.work() == crate::plan::Work::Tree {
                 self.release_made(place);
@@ -137,7 +156,7 @@ impl Session {
             prepared.map_err(|error| naming.name(&group.name, error))?;
             sites.push(GroupOutcome {
                 name: group.name.clone(),
-                workload: workload.clone(),
+                workload: group.workload.clone(),
                 target,
                 jobs: workload.jobs,
             });
@@ -181,7 +200,7 @@ impl Session {
                 ));
                 break;
             }
-            let repetition = match self.repetition(&sites, &target, index, naming) {
+            let repetition = match self.repetition(&sites, &works, &target, index, naming) {
                 Ok(repetition) => regroup(peers.gather(repetition), groups),
                 Err(error) if peers.alone() => return Err(error),
                 // The other ranks are at the common start: meet them there.
@@ -202,6 +221,61 @@ impl Session {
             outcome.groups = sites;
         }
         Ok(outcome)
+    }
+
+    /// What the group of `workload` works with ([`GroupWork`]): for a
+    /// trace, the trace read whole (once per process), its replay, and the
+    /// file it is replayed onto, made in this session's local directory.
+    fn group_work(&self, workload: &Workload) -> Result<GroupWork, RunError> {
+        let Some(trace) = workload.trace else {
+            return Ok(GroupWork {
+                files: workload.clone(),
+                replay: None,
+            });
+        };
+        let character = crate::trace::characterize::read_once(std::path::Path::new(trace.as_str()))
+            .map_err(|error| RunError::Usage(usage!("{}", error.0)))?;
+        if workload.uses_files() && self.local_scratch().is_none() {
+            return Err(RunError::Usage(usage!(
+                "--trace {trace} replays onto a file iolab makes in a local --dir; iolab replay {trace} --file or --target takes yours"
+            )));
+        }
+        let replay = ReplayOptions {
+            trace: trace.as_str().into(),
+            format: character.format,
+            selection: Default::default(),
+            summary: character.summary.clone(),
+            speed: workload.trace_speed.factor(),
+            engine: workload.engine,
+            depth: u64::from(workload.iodepth),
+            fit: Fit::AsRecorded,
+            interval_ns: (workload.interval_s * 1e9) as u64,
+            recorded_depth: character.recorded_depth.map(|(mean, _)| mean),
+        };
+        // Opened for what the trace does: read-only unless it writes or trims.
+        let summary = &character.summary;
+        let mix = [
+            (crate::trace::IoKind::Read, Direction::Read),
+            (crate::trace::IoKind::Write, Direction::Write),
+            (crate::trace::IoKind::Trim, Direction::Trim),
+        ]
+        .into_iter()
+        .filter(|(kind, _)| summary.ios[kind.index()] > 0)
+        .map(|(_, direction)| DirectionMix::only(direction))
+        .reduce(DirectionMix::either)
+        .unwrap_or(DirectionMix::only(Direction::Read));
+        let files = Workload {
+            trace: None,
+            op: Op::Mix,
+            mix: Some(mix),
+            size: created_length(&character.summary, None),
+            jobs: 1,
+            ..workload.clone()
+        };
+        Ok(GroupWork {
+            files,
+            replay: Some(replay),
+        })
     }
 
     /// What a point's groups may combine with this session's site
@@ -257,6 +331,7 @@ impl Session {
     fn repetition(
         &mut self,
         groups: &[GroupOutcome],
+        works: &[GroupWork],
         target: &TargetInfo,
         index: u32,
         naming: Naming,
@@ -267,18 +342,18 @@ impl Session {
         live::set_phase(live::Phase::Preparing);
         // This repetition's own draws; the files, their layout and the
         // checks stay the workload's.
-        let drawn: Vec<Workload> = groups
+        let drawn: Vec<Workload> = works
             .iter()
             .enumerate()
-            .map(|(place, group)| Workload {
-                seed: group_draw_seed(&group.workload, place, index),
-                ..group.workload.clone()
+            .map(|(place, work)| Workload {
+                seed: group_draw_seed(&work.files, place, index),
+                ..work.files.clone()
             })
             .collect();
-        let layouts: Vec<Layout> = groups
+        let layouts: Vec<Layout> = works
             .iter()
             .enumerate()
-            .map(|(place, group)| self.layout(place, &group.workload))
+            .map(|(place, work)| self.layout(place, &work.files))
             .collect();
         let interrupt = self.interrupt.clone();
         let peers = self.peers.clone();
@@ -295,7 +370,7 @@ impl Session {
         };
         let mut read_just_before = vec![false; groups.len()];
         for (place, group) in groups.iter().enumerate() {
-            let workload = &group.workload;
+            let workload = &works[place].files;
             let Some(set) = self.set(place) else { continue };
             let given = set.given;
             // A mix that verifies starts every repetition from a freshly
@@ -411,10 +486,17 @@ impl Session {
                     timed: true,
                     write_back: self.count_write_back,
                 },
-                work: match (tree_op, &tree_counts) {
-                    (Some((t, op)), Some((counts, renamed))) if t == place => {
+                work: match (tree_op, &tree_counts, &works[place].replay) {
+                    (Some((t, op)), Some((counts, renamed)), _) if t == place => {
                         jobs::Work::Tree(self.tree_work(workload, op, (counts, *renamed), true))
                     }
+                    (_, _, Some(options)) => jobs::Work::Trace(TracePass {
+                        options,
+                        file: targets
+                            .as_deref()
+                            .and_then(|t| t.first())
+                            .map(|job| job.file),
+                    }),
                     _ => jobs::Work::Files(targets.as_deref()),
                 },
             })

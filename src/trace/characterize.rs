@@ -46,6 +46,26 @@ pub struct Character {
     pub iolab_flags: Vec<String>,
 }
 
+/// The traces this process has read whole, each as it was then (its
+/// identity in the summary): every later replay of one is of the trace
+/// its first read saw, and a replay refuses one changed since.
+static READ: std::sync::Mutex<Vec<(std::path::PathBuf, Character)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// The whole trace at `path` characterized, once per process (the
+/// points of `run`, `sweep` and study files that replay it).
+pub fn read_once(path: &Path) -> Result<Character, TraceError> {
+    let mut read = READ
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, character)) = read.iter().find(|(seen, _)| seen == path) {
+        return Ok(character.clone());
+    }
+    let character = characterize(path, None, &Selection::default())?;
+    read.push((path.to_path_buf(), character.clone()));
+    Ok(character)
+}
+
 /// Reads the trace at `path` (the part `selection` takes) and says what it is like.
 pub fn characterize(
     path: &Path,

@@ -369,7 +369,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         }
     );
     let started_at = jiff::Timestamp::now().to_string();
-    let outcome = crate::replay::replay(&options, &target, interrupt.flag());
+    let outcome = crate::replay::replay(&options, target.site(), interrupt.flag());
     let kept = target.shown.clone();
     let target_created = target.created;
     let released = target.release(args.keep).map_err(|e| anyhow::anyhow!(e))?;

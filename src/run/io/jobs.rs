@@ -2,6 +2,7 @@
 
 use super::flow::Flows;
 use super::gate::StartGate;
+use super::open::{open_access, open_flags};
 use super::recorder::{self, JobOutcome};
 use super::spec::{IoFailure, LoopSpec};
 use super::stops::Stops;
@@ -18,7 +19,6 @@ use crate::run::peers::Peers;
 use crate::run::signals::Interrupt;
 use crate::run::{JobTarget, RepetitionStatus, TargetInfo};
 use rustix::fd::{AsFd, OwnedFd};
-use rustix::fs::OFlags;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -31,62 +31,6 @@ pub(in crate::run) fn status_of(jobs: &[JobOutcome]) -> RepetitionStatus {
     } else {
         RepetitionStatus::Ok
     }
-}
-
-/// The access mode a job opens its file with: as the workload uses it —
-/// read-only for reads, write-only for writes (the programs the studies
-/// ran opened so, and the table says so), read-write for a mix, and for
-/// the engines that need both to write (a shared mapping, a C stream
-/// opened `r+`).
-pub fn open_access(workload: &Workload) -> OFlags {
-    let directions = workload.directions();
-    let writes = directions.writes() || directions.trims() || workload.op.writes();
-    let caps = workload.engine.capabilities();
-    match (directions.reads(), writes) {
-        (_, false) => OFlags::RDONLY,
-        (false, true) if !caps.maps_file && !caps.library_stream => OFlags::WRONLY,
-        _ => OFlags::RDWR,
-    }
-}
-
-/// The flags a job's file is opened with, as open(2) names them.
-pub fn describe_open(workload: &Workload) -> String {
-    let access = open_access(workload);
-    let mut names = vec![if access == OFlags::WRONLY {
-        "O_WRONLY"
-    } else if access == OFlags::RDWR {
-        "O_RDWR"
-    } else {
-        "O_RDONLY"
-    }];
-    if workload.direct {
-        names.push("O_DIRECT");
-    }
-    match workload.sync {
-        SyncMode::None => {}
-        SyncMode::Osync => names.push("O_SYNC"),
-        SyncMode::Odsync => names.push("O_DSYNC"),
-    }
-    // What every reopen adds: a link planted in its place is not followed,
-    // and the descriptor does not leak into a command `measure` runs.
-    names.extend(["O_NOFOLLOW", "O_CLOEXEC"]);
-    names.join("|")
-}
-
-/// The flags a job's file is opened with beside its access mode.
-pub fn open_flags(workload: &Workload) -> OFlags {
-    let mut flags = OFlags::empty();
-    if workload.direct {
-        flags |= OFlags::DIRECT;
-    }
-    match workload.sync {
-        SyncMode::None => {}
-        SyncMode::Osync => flags |= OFlags::SYNC,
-        // rustix's DSYNC carries O_SYNC's bits (0x101000): O_DSYNC's own
-        // (0x1000) are given, so `--sync odsync` is what open(2) gets.
-        SyncMode::Odsync => flags |= OFlags::from_bits_retain(libc::O_DSYNC as u32),
-    }
-    flags
 }
 
 /// What the threads of one repetition brought back.
@@ -319,6 +263,9 @@ pub(in crate::run) fn run_crews(
                                 run_job(pass, stop, place, job, memory, gate, steady)
                             }
                             Work::Tree(tree) => run_tree(pass, stop, &tree, job, memory, gate),
+                            Work::Trace(trace) => {
+                                super::replay::job::run_trace(pass.workload, stop, &trace, gate)
+                            }
                         };
                         stops.finished(crew, outcome.interrupted);
                         outcome
@@ -353,8 +300,10 @@ pub(in crate::run) fn run_crews(
         let mut write_back_ns = None;
         for &Crew { pass, work } in crews {
             let workload = pass.workload;
-            let Work::Files(Some(targets)) = work else {
-                continue;
+            let files: Vec<&dyn crate::run::target::Target> = match work {
+                Work::Files(Some(targets)) => targets.iter().map(|job| job.file).collect(),
+                Work::Trace(trace) => trace.file.into_iter().collect(),
+                Work::Files(None) | Work::Tree(_) => continue,
             };
             let written_through_cache = pass.write_back
                 && timed
@@ -365,14 +314,14 @@ pub(in crate::run) fn run_crews(
                 continue;
             }
             let started = std::time::Instant::now();
-            for job in targets {
-                let written = job.file.local().map_or(Ok(()), |file| {
-                    crate::run::site::cache::write_back(file.fd())
+            for file in files {
+                let written = file.local().map_or(Ok(()), |local| {
+                    crate::run::site::cache::write_back(local.fd())
                 });
                 if let Err(error) = written {
                     start_failure = Some(format!(
                         "writing {} back after the timed region: {error}",
-                        job.file.path().display()
+                        file.path().display()
                     ));
                     break;
                 }
@@ -394,13 +343,16 @@ pub(in crate::run) fn run_crews(
 }
 
 /// What the jobs of a pass work on: files (or regions of one, or nothing
-/// for the null engine), or the items of a metadata workload's tree.
+/// for the null engine), the items of a metadata workload's tree, or a
+/// trace one job replays.
 #[derive(Clone, Copy)]
 pub(in crate::run) enum Work<'a> {
     /// Each job's file or region, in job order; `None` for the null engine.
     Files(Option<&'a [JobTarget<'a>]>),
     /// A tree's items.
     Tree(crate::run::site::tree::TreePass<'a>),
+    /// A trace, replayed by the crew's one job.
+    Trace(super::replay::job::TracePass<'a>),
 }
 
 /// Job `job` of a pass over a tree, with the loop spec its recorder reads.
@@ -744,41 +696,7 @@ impl JobOutcome {
             tree: None,
             latency_depth: None,
             prioritized: None,
+            replay: None,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn files_open_as_the_workload_uses_them_and_say_so() {
-        let mut workload = crate::plan::default_workload();
-        workload.sync = SyncMode::Osync;
-        workload.direct = true;
-        assert_eq!(
-            describe_open(&workload),
-            "O_RDONLY|O_DIRECT|O_SYNC|O_NOFOLLOW|O_CLOEXEC"
-        );
-        assert_eq!(
-            open_flags(&workload).bits(),
-            (libc::O_DIRECT | libc::O_SYNC) as u32
-        );
-        workload.op = crate::plan::Op::Write;
-        workload.sync = SyncMode::Odsync;
-        workload.direct = false;
-        assert_eq!(open_access(&workload), OFlags::WRONLY);
-        assert_eq!(open_flags(&workload).bits(), libc::O_DSYNC as u32);
-        assert_eq!(
-            describe_open(&workload),
-            "O_WRONLY|O_DSYNC|O_NOFOLLOW|O_CLOEXEC"
-        );
-        workload.engine = EngineKind::Mmap;
-        assert_eq!(
-            open_access(&workload),
-            OFlags::RDWR,
-            "a shared mapping needs both"
-        );
     }
 }

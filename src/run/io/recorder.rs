@@ -251,6 +251,8 @@ pub struct JobOutcome {
     /// With command priorities: per direction with a share, the latencies
     /// of its I/Os that carried the share's priority.
     pub prioritized: Option<Vec<(Direction, super::kept::Latencies)>>,
+    /// A trace job's: how faithful its replay was.
+    pub replay: Option<crate::record::replay::Fidelity>,
 }
 
 /// Accumulates completions into the totals and the current interval.
@@ -543,6 +545,7 @@ impl<'a> Recorder<'a> {
             tree: None,
             latency_depth: None,
             prioritized: None,
+            replay: None,
         }
     }
 }

@@ -344,7 +344,7 @@ impl Session {
                 .map(Duration::from_secs_f64),
             create_flags: match workload.sync {
                 SyncMode::None => rustix::fs::OFlags::empty(),
-                _ => jobs::open_flags(workload),
+                _ => crate::run::io::open::open_flags(workload),
             },
             fsync: timed && workload.fsync_end,
         }

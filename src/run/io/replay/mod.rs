@@ -1,18 +1,42 @@
-//! The replay loop: one thread issues the trace's I/Os in order at their times and reaps their completions through an engine's queue (io_uring or libaio up to the depth cap), `pread`/`pwrite` one at a time, or no I/O at all.
+//! The replay loop (a trace job's work, and `iolab replay`'s): one thread issues the trace's I/Os in order at their times and reaps their completions through an engine's queue (io_uring or libaio up to the depth cap), `pread`/`pwrite` one at a time, or no I/O at all.
 
-use super::fidelity::{Fidelity, Tally};
-use super::target::Target;
+pub mod fidelity;
+pub(in crate::run) mod job;
+
+use super::buffer::AlignedBuffer;
 use crate::clock::now_ns;
 use crate::engine::kind::EngineKind;
 use crate::engine::libaio::LibaioIo;
 use crate::engine::uring::UringIo;
 use crate::engine::{Direction, QueuedIo};
-use crate::run::io::buffer::AlignedBuffer;
 use crate::trace::{Format, IoKind, TraceIo, TraceReader, TraceSummary};
+use fidelity::{Fidelity, Tally};
 use std::os::fd::BorrowedFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+
+/// The largest I/O a replay issues, bytes: blktrace's events carry up to
+/// 4 GiB, and each slot under the depth cap holds a buffer of the trace's
+/// largest I/O.
+pub const LARGEST_IO: u64 = 16 << 20;
+
+/// Where a replay's I/O goes: a descriptor, a network client's queue, or
+/// neither (the null engine); the length its offsets fit into, and the
+/// name its messages show.
+#[derive(Clone, Copy)]
+pub struct Site<'a> {
+    pub fd: Option<BorrowedFd<'a>>,
+    pub client: Option<&'a dyn super::client::ClientJob>,
+    pub length: u64,
+    pub shown: &'a str,
+}
+
+/// The bytes a created file gets for a trace: its extent rounded up to
+/// 1 MiB, or the wrap.
+pub fn created_length(summary: &TraceSummary, wrap: Option<u64>) -> u64 {
+    wrap.unwrap_or_else(|| summary.end.div_ceil(1 << 20).max(1) << 20)
+}
 
 /// What to replay and how.
 #[derive(Clone, Debug)]
@@ -37,13 +61,18 @@ pub struct ReplayOptions {
 /// What a replay did.
 pub struct Replayed {
     pub fidelity: Fidelity,
-    /// Each completed read's, write's and trim's issue to completion, ns
-    /// (1 ns to 9.7 h, 3 digits; the fidelity's latency counts flushes too).
+    /// When its first I/O was due, ns on CLOCK_MONOTONIC; the fidelity's
+    /// elapsed time runs from here to the last completion.
+    pub started_ns: u64,
+    /// Each completed read's, write's and trim's issue to completion, ns,
+    /// all together and by direction (read, write, trim), in the layout of
+    /// every job's histogram (the fidelity's latency counts flushes too).
     pub latency: hdrhistogram::Histogram<u64>,
+    pub by_direction: [hdrhistogram::Histogram<u64>; 3],
     /// The reads, writes and trims completed per interval since the start.
-    pub series: super::fidelity::CompletionSeries,
+    pub series: fidelity::CompletionSeries,
     /// On a network target: what its client's connection carried.
-    pub network: Option<crate::run::io::traffic::ClientTraffic>,
+    pub network: Option<super::traffic::ClientTraffic>,
     /// Set when a signal stopped it: what ran is in the figures.
     pub interrupted: bool,
 }
@@ -117,7 +146,7 @@ fn wait_until(due: u64, stop: &AtomicUsize) {
 /// Replays the trace onto `target`; `stop` is the interrupt flag (nonzero: stop issuing).
 pub fn replay(
     options: &ReplayOptions,
-    target: &Target,
+    target: Site<'_>,
     stop: &AtomicUsize,
 ) -> Result<Replayed, String> {
     let depth = options.engine.in_flight(options.depth);
@@ -127,7 +156,7 @@ pub fn replay(
     let mut buffers = AlignedBuffer::try_with_data(each * depth as usize, 4096, 1)
         .ok_or_else(|| format!("cannot allocate {depth} buffers of {each} bytes"))?;
     let opened = |e: std::io::Error| format!("{}: {e}", options.engine.name());
-    if let Some(client) = target.client() {
+    if let Some(client) = target.client {
         let writes = options.summary.ios[IoKind::Write.index()] > 0;
         let mut outcome = (Err("the client's engine never ran".to_string()), 0);
         let buffer = buffers.as_mut_ptr();
@@ -147,7 +176,7 @@ pub fn replay(
             ..replayed
         });
     }
-    let (outcome, left_in_flight) = match (options.engine, target.fd()) {
+    let (outcome, left_in_flight) = match (options.engine, target.fd) {
         (EngineKind::Uring, Some(fd)) => {
             // SAFETY: `buffers` holds depth × each bytes and outlives the
             // ring; a request `drive` could not reap leaks them (below).
@@ -210,7 +239,7 @@ fn drive<Q: QueuedIo + ?Sized>(
     queue: &mut Q,
     depth: u64,
     options: &ReplayOptions,
-    target: &Target,
+    target: Site<'_>,
     stop: &AtomicUsize,
 ) -> (Result<Replayed, String>, u64) {
     let scaled = |at: u64| options.speed.map_or(0, |s| (at as f64 / s) as u64);
@@ -433,9 +462,16 @@ fn drive<Q: QueuedIo + ?Sized>(
         options.recorded_depth,
         elapsed,
     );
-    let (latency, series) = tally.into_data();
+    let (by_direction, series) = tally.into_data();
+    let mut latency = crate::record::histogram::new_histogram();
+    for histogram in &by_direction {
+        // Of the same layout: nothing to refuse.
+        let _ = latency.add(histogram);
+    }
     let replayed = Replayed {
         fidelity,
+        by_direction,
+        started_ns: start,
         latency,
         series,
         network: None,

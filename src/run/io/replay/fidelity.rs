@@ -1,5 +1,7 @@
 //! How faithful a replay was: each I/O's issue lag behind its intended time and its drift, the depth achieved against the trace's, reordering (RFC 4737), per-interval rates against the trace's, exact counts — and who fell behind.
 
+use crate::plan::direction::Direction;
+use crate::record::histogram::new_histogram;
 pub use crate::record::replay::{Fidelity, Interval, KindCount, LagFigures, Verdict};
 use crate::trace::{IoKind, TraceSummary};
 
@@ -20,9 +22,15 @@ pub fn intervals_record_bytes(duration_ns: u64, interval_ns: u64) -> u64 {
 pub struct Tally {
     lag: hdrhistogram::Histogram<u64>,
     latency: hdrhistogram::Histogram<u64>,
-    /// The latency of the reads, writes and trims alone (a flush moves no
-    /// data: fio keeps its syncs' latency apart too).
-    data_latency: hdrhistogram::Histogram<u64>,
+    /// The latency of the reads, writes and trims alone, each apart (a
+    /// flush moves no data: fio keeps its syncs' latency apart too), in the
+    /// layout of every job's histogram ([`new_histogram`]).
+    data_latency: [hdrhistogram::Histogram<u64>; 3],
+    /// What the live status line has not been told yet: the interval of
+    /// the series it was last told about, and each data kind's I/Os and
+    /// bytes completed since.
+    live_at: u64,
+    live_pending: [(u64, u64); 3],
     /// Least-squares sums of lag (µs) against the intended time (s).
     sums: [f64; 5],
     /// I/Os and bytes of each kind done.
@@ -97,6 +105,16 @@ impl CompletionSeries {
     }
 }
 
+/// The direction a trace's I/O of `kind` moves data in; `None` for a flush.
+pub fn data_direction(kind: IoKind) -> Option<Direction> {
+    match kind {
+        IoKind::Read => Some(Direction::Read),
+        IoKind::Write => Some(Direction::Write),
+        IoKind::Trim => Some(Direction::Trim),
+        IoKind::Flush => None,
+    }
+}
+
 impl Tally {
     /// A tally for a replay whose trace lasts `duration_ns` (in replay
     /// time), of at most `cap` I/Os in flight.
@@ -109,8 +127,9 @@ impl Tally {
                 .expect("1 ns to 9.7 h, 3 digits"),
             latency: hdrhistogram::Histogram::new_with_bounds(1, 1 << 45, 3)
                 .expect("1 ns to 9.7 h, 3 digits"),
-            data_latency: hdrhistogram::Histogram::new_with_bounds(1, 1 << 45, 3)
-                .expect("1 ns to 9.7 h, 3 digits"),
+            data_latency: [new_histogram(), new_histogram(), new_histogram()],
+            live_at: 0,
+            live_pending: [(0, 0); 3],
             sums: [0.0; 5],
             ios: [0; 4],
             bytes: [0; 4],
@@ -162,9 +181,16 @@ impl Tally {
     /// completed at `now` after `latency` ns, having moved `len` bytes.
     pub fn completed(&mut self, sequence: u64, kind: IoKind, len: u64, now: u64, latency: u64) {
         self.latency.saturating_record(latency);
-        if kind != IoKind::Flush {
-            self.data_latency.saturating_record(latency);
+        if let Some(direction) = data_direction(kind) {
+            self.data_latency[direction.index()].saturating_record(latency);
             self.series.completed(now, len);
+            let at = now / self.series.interval_ns;
+            if at != self.live_at {
+                self.tell_live();
+                self.live_at = at;
+            }
+            let pending = &mut self.live_pending[direction.index()];
+            *pending = (pending.0 + 1, pending.1 + len);
         }
         self.ios[kind.index()] += 1;
         self.bytes[kind.index()] += len;
@@ -176,9 +202,20 @@ impl Tally {
         self.flight(now, -1);
     }
 
+    /// Tells the live status line what completed since it was last told.
+    fn tell_live(&mut self) {
+        for (direction, pending) in Direction::ALL.iter().zip(&mut self.live_pending) {
+            if pending.0 > 0 {
+                crate::run::io::live::interval_closed(*direction, pending.1, pending.0, 0);
+            }
+            *pending = (0, 0);
+        }
+    }
+
     /// Each completed read's, write's and trim's issue to completion, ns,
-    /// and their completions per interval.
-    pub fn into_data(self) -> (hdrhistogram::Histogram<u64>, CompletionSeries) {
+    /// by direction (read, write, trim), and their completions per interval.
+    pub fn into_data(mut self) -> ([hdrhistogram::Histogram<u64>; 3], CompletionSeries) {
+        self.tell_live();
         (self.data_latency, self.series)
     }
 
