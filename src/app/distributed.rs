@@ -120,74 +120,26 @@ impl Ranks {
     }
 
     /// Refuses, before anything is created, points this rank cannot
-    /// measure: `--cpus` naming a CPU this process may not use, and what a
-    /// distributed run cannot do ([`check_points`]).
+    /// measure: `--cpus` naming a CPU this process may not use, and a tree
+    /// whose stride the ranks cannot share (what a distributed run cannot
+    /// combine is `plan::combine::check_point`'s).
     pub(crate) fn check_points(&self, points: &[PlannedPoint]) -> Result<(), AppError> {
         crate::run::io::affinity::check_points(points)?;
         let ranks = self.cluster.as_deref().map_or(1, Cluster::size);
         for workload in points.iter().flat_map(PlannedPoint::workloads) {
             if let Some(shape) = workload.tree(ranks) {
                 shape.check_stride()?;
-                if ranks > 1 && workload.runtime_s.is_some() {
-                    return Err(usage!(
-                        "--runtime stonewalls a metadata phase on one host; over --mpi every rank works on the whole tree (leave out --runtime)"
-                    )
-                    .into());
-                }
             }
         }
-        check_points(self.cluster.as_deref(), points)
+        Ok(())
     }
-}
 
-/// Refuses what a distributed run cannot measure: `--steady` (each rank would
-/// stop on its own), and with `--shared-file` the mmap engine (which maps the
-/// file from 0) and sizes that are not a multiple of 4 KiB (regions start on
-/// page boundaries).
-fn check_points(cluster: Option<&Cluster>, points: &[PlannedPoint]) -> Result<(), AppError> {
-    let Some(cluster) = cluster else {
-        return Ok(());
-    };
-    for point in points {
-        let workload = point.workload();
-        if workload.machine == crate::plan::Machine::Guest {
-            // Said once by rank 0 before anything starts (it came from every
-            // rank at once, through MPI_Abort).
-            return Err(usage!(
-                "--guest cannot be used with --mpi: a guest point runs on one host, its disk an image in a local --dir (a guest joins a distributed run as a host of its own: iolab guest up, docs/distributed.md)"
-            )
-            .into());
-        }
-        if workload.offset_increment > 0 {
-            return Err(usage!(
-                "--offset-increment {} cannot be used with --mpi: each rank numbers its jobs from 0, so ranks would take the same regions",
-                workload.offset_increment
-            )
-            .into());
-        }
-        if let Some(steady) = workload.steady {
-            return Err(usage!(
-                "--steady {steady} cannot be used with --mpi: each rank would stop on its own"
-            )
-            .into());
-        }
-        if cluster.spread().shared_file {
-            if workload.engine.capabilities().maps_file {
-                return Err(usage!(
-                    "--engine mmap cannot be used with --shared-file: it maps the file from offset 0"
-                )
-                .into());
-            }
-            if workload.size % 4096 != 0 {
-                return Err(usage!(
-                    "--size {} with --shared-file must be a multiple of 4096 bytes: each region starts on a page",
-                    workload.size
-                )
-                .into());
-            }
-        }
+    /// Whether the ranks share one file (`--shared-file`).
+    pub(crate) fn shared_file(&self) -> bool {
+        self.cluster
+            .as_deref()
+            .is_some_and(|c| c.spread().shared_file)
     }
-    Ok(())
 }
 
 fn record(cluster: &Cluster, dir: &Path) -> Option<Distributed> {

@@ -89,12 +89,13 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
             .iter()
             .for_each(|line| crate::say!("{line}"));
     }
-    let target = network_target(
+    let target = ranks.agreed(network_target(
         args.target.as_deref(),
         None,
         args.destroy_data.as_deref(),
         &points,
-    )?;
+        &ranks,
+    ))?;
     super::network::grid_consent(target.as_deref(), &guests, args.destroy_data.as_deref())?;
     let dir = place(&args.dir, target.as_deref());
     let output = args
@@ -172,12 +173,13 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
         Ok((study, points, guests))
     });
     let (study, points, guests) = ranks.agreed(planned.map_err(AppError::from))?;
-    let target = network_target(
+    let target = ranks.agreed(network_target(
         args.target.as_deref(),
         None,
         args.destroy_data.as_deref(),
         &points,
-    )?;
+        &ranks,
+    ))?;
     super::network::grid_consent(target.as_deref(), &guests, args.destroy_data.as_deref())?;
     let dir = args
         .dir
@@ -463,7 +465,9 @@ fn progress_bar(grid: &Grid, done: usize, speaks: bool) -> indicatif::ProgressBa
 
 fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, AppError> {
     let speaks = ranks.speaks();
-    let checked = ranks.check_points(&grid.points);
+    let checked = ranks
+        .check_points(&grid.points)
+        .and_then(|()| super::trace_point::check(&grid.points));
     ranks.agreed(checked)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
@@ -473,7 +477,6 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     }
     .map_err(AppError::from);
     let mut session = ranks.agreed(opened)?;
-    super::trace_point::check(&grid.points, &session, ranks)?;
     // Rank 0 alone keeps the journal and the result file.
     let started = if speaks {
         start(&grid, command)

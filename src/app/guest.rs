@@ -83,8 +83,9 @@ impl GuestSide {
             return Ok(None);
         }
         if ranks.is_distributed() || session.dir().local().is_none() {
-            return Err(crate::usage!(
-                "guest points run on one host, their disk an image in a local --dir: they cannot go with --mpi or --target"
+            // plan::combine::check_point refused it before anything was made.
+            return Err(anyhow::anyhow!(
+                "guest points reached a distributed run or a network target"
             )
             .into());
         }

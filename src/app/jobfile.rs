@@ -277,10 +277,7 @@ pub fn plan(args: &RunArgs, path: &Path, job: JobFile) -> Result<(RunPlan, Vec<P
             .directory
             .map_or_else(|| args.dir.clone(), PathBuf::from),
     };
-    Ok((
-        args.plan_points(dir, points, file.map(PathBuf::as_path))?,
-        placed,
-    ))
+    Ok((args.plan_points(dir, points)?, placed))
 }
 
 /// `plan` as a study file `iolab study` runs the same points from: one

@@ -7,7 +7,7 @@
 use super::distributed::Ranks;
 use super::error::AppError;
 use crate::net::{self, Remote};
-use crate::plan::group::{Site, check_site};
+use crate::plan::combine::{Site, Where, check_point};
 use crate::plan::guest::GuestSpec;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::run::Session;
@@ -21,13 +21,14 @@ use std::path::Path;
 /// engine a target), against what its protocol's client can do, and
 /// against `--destroy-data` (a target whose data a write destroys is
 /// written only when the flag repeats its URL exactly); and every point's
-/// groups checked against where they run (`check_site`: the given `file`,
-/// the LUN, or files iolab makes), for `run`, `sweep` and `study` alike.
+/// groups checked against where they run (`check_point`: the given `file`,
+/// the LUN, or files iolab makes; MPI), for `run`, `sweep` and `study` alike.
 pub(crate) fn network_target(
     target: Option<&str>,
     file: Option<&Path>,
     destroy_data: Option<&Path>,
     points: &[PlannedPoint],
+    ranks: &Ranks,
 ) -> Result<Option<Box<dyn Remote>>, AppError> {
     let remote = target
         .map(net::parse)
@@ -79,8 +80,14 @@ pub(crate) fn network_target(
         (Some(flag), None) => Site::Lun { flag },
         (None, _) => Site::Made,
     };
+    let at = Where {
+        site,
+        local: remote.is_none(),
+        distributed: ranks.is_distributed(),
+        shared_file: ranks.shared_file(),
+    };
     for point in points {
-        check_site(&point.groups, site)?;
+        check_point(&point.groups, &at)?;
     }
     if let Some(remote) = &remote {
         let writes = points

@@ -1,43 +1,25 @@
 //! The traces of `run`, `sweep` and study files, checked whole before any point runs, and what one replay of each costs for the estimate; each is replayed as a job's work inside the runner's one repetition path (`run::io::replay::job`).
 
-use super::distributed::Ranks;
 use super::error::AppError;
 use crate::plan::trace::TraceCost;
 use crate::plan::{PlannedPoint, TracePath};
-use crate::run::Session;
 use crate::trace::IoKind;
 use crate::trace::characterize::Character;
 use crate::usage;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Refuses, before any point runs, what the plan's trace points cannot
-/// do here: a trace that does not read through (one line naming its file
-/// and record), an I/O larger than the replayer's, I/Os O_DIRECT cannot
-/// issue, a site other than a local directory, and MPI.
-pub(crate) fn check(
-    points: &[PlannedPoint],
-    session: &Session,
-    ranks: &Ranks,
-) -> Result<(), AppError> {
+/// Refuses, before anything is made, what the plan's traces cannot do:
+/// a trace that does not read through (one line naming its file and
+/// record), an I/O larger than the replayer's, a speed past the replayer's
+/// clock, and I/Os O_DIRECT cannot issue. What a trace may combine with
+/// its site is `plan::combine::check_point`'s.
+pub(crate) fn check(points: &[PlannedPoint]) -> Result<(), AppError> {
     let traces = read_all(points)?;
-    for planned in points {
-        let workload = planned.workload();
+    for workload in points.iter().flat_map(PlannedPoint::workloads) {
         let Some(trace) = workload.trace else {
             continue;
         };
-        if ranks.is_distributed() {
-            return Err(usage!(
-                "--trace {trace}: a trace is replayed by one thread on one host; it is not run over MPI"
-            )
-            .into());
-        }
-        if workload.engine.capabilities().moves_data && session.local_scratch().is_none() {
-            return Err(usage!(
-                "--trace {trace} replays onto a file iolab makes in a local --dir; iolab replay {trace} --file or --target takes yours"
-            )
-            .into());
-        }
         let summary = &traces[&trace].summary;
         crate::replay::check_speed(summary, workload.trace_speed.factor())
             .map_err(|why| usage!("{}", why.replacen("--speed", "--trace-speed", 1)))?;
@@ -56,7 +38,11 @@ pub(crate) fn check(
 /// refused in one line.
 fn read_all(points: &[PlannedPoint]) -> Result<HashMap<TracePath, Character>, AppError> {
     let mut traces = HashMap::new();
-    for trace in points.iter().filter_map(|p| p.workload().trace) {
+    for trace in points
+        .iter()
+        .flat_map(PlannedPoint::workloads)
+        .filter_map(|w| w.trace)
+    {
         if traces.contains_key(&trace) {
             continue;
         }

@@ -2,7 +2,7 @@
 
 use super::{RunArgs, groups};
 use crate::plan::sweep::Param;
-use crate::plan::{Op, PlannedPoint, RunPlan, UsageError, Workload};
+use crate::plan::{PlannedPoint, RunPlan, UsageError, Workload};
 use crate::usage;
 use std::path::PathBuf;
 
@@ -12,11 +12,6 @@ impl RunArgs {
     pub fn workload(&self, file_len: Option<u64>) -> Result<Workload, UsageError> {
         let mut workload = crate::plan::base_workload(self.target.as_deref());
         self.params.apply_single(&mut workload)?;
-        if let (Some(trace), Some(_)) = (workload.trace, file_len) {
-            return Err(usage!(
-                "--trace {trace} replays onto a file iolab makes in --dir; it cannot go with --file (iolab replay {trace} --file takes yours)"
-            ));
-        }
         if let (None, Some(_), true) = (
             self.params.get(Param::Size),
             file_len,
@@ -67,17 +62,6 @@ impl RunArgs {
     /// The plan these arguments describe (`file_len` as for [`RunArgs::workload`]).
     pub fn plan(&self, file_len: Option<u64>) -> Result<RunPlan, UsageError> {
         let workload = self.workload(file_len)?;
-        if let (Some(file), Some(items)) = (&self.file, workload.items) {
-            return Err(usage!(
-                "--items {items} makes a tree of files in --dir; --file {} names one file",
-                file.display()
-            ));
-        }
-        if self.file.is_some() && workload.op == Op::Write {
-            return Err(usage!(
-                "--op write creates a new file; with --file use --op rewrite, read or reread"
-            ));
-        }
         // A LUN keeps what an earlier run wrote in place, as a kept file does.
         let lun = self
             .target
@@ -144,26 +128,21 @@ impl RunArgs {
             }
             planned
         };
-        self.plan_points(dir, planned, self.file.as_deref())
+        self.plan_points(dir, planned)
     }
 
     /// The plan of `planned` in `dir`, from the command line or a job
-    /// file alike: the points checked against the site (the given `file`),
-    /// placed on the host or a guest, with the output options.
+    /// file alike: the points placed on the host or a guest, with the
+    /// output options (what they combine with their site is checked once
+    /// the site is known: `plan::combine::check_point`).
     pub fn plan_points(
         &self,
         dir: PathBuf,
         planned: Vec<PlannedPoint>,
-        file: Option<&std::path::Path>,
     ) -> Result<RunPlan, UsageError> {
         let (points, guests) = self
             .place
             .arrange(planned, self.params.get(Param::Machine).is_some())?;
-        if !guests.is_empty() && (file.is_some() || self.target.is_some()) {
-            return Err(usage!(
-                "a guest's disk is an image in --dir; it cannot go with --file or --target"
-            ));
-        }
         Ok(RunPlan {
             dir,
             points,

@@ -261,7 +261,7 @@ impl PlaceArgs {
         // What a point may combine is said here, once for every builder
         // (command line, job file, sweep and study file).
         for point in &points {
-            crate::plan::group::check_groups(&point.groups).map_err(|e| {
+            crate::plan::combine::check_groups(&point.groups).map_err(|e| {
                 if crate::plan::group::named(&point.groups) {
                     crate::usage!("point '{}': {e}", point.label)
                 } else {

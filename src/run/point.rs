@@ -13,8 +13,9 @@ use super::{
     RepetitionStatus, RunError, Session, TargetInfo, together, treat_cache, verify_targets,
 };
 use crate::plan::ItemOp;
+use crate::plan::combine::{Site, check_groups, check_site};
 use crate::plan::direction::{Direction, DirectionMix};
-use crate::plan::group::{Group, Site, check_groups, check_site, named};
+use crate::plan::group::{Group, named};
 use crate::plan::{CacheMode, Op, Workload};
 use crate::usage;
 
@@ -236,8 +237,9 @@ impl Session {
         let character = crate::trace::characterize::read_once(std::path::Path::new(trace.as_str()))
             .map_err(|error| RunError::Usage(usage!("{}", error.0)))?;
         if workload.uses_files() && self.local_scratch().is_none() {
-            return Err(RunError::Usage(usage!(
-                "--trace {trace} replays onto a file iolab makes in a local --dir; iolab replay {trace} --file or --target takes yours"
+            // plan::combine::check_point refuses it before anything is made.
+            return Err(RunError::Setup(format!(
+                "--trace {trace} reached a site other than a local directory"
             )));
         }
         let replay = ReplayOptions {

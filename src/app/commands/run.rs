@@ -72,12 +72,14 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             files.first().map(|f| f.path.as_path()),
             args.destroy_data.as_deref(),
             &plan.points,
+            &ranks,
         )?;
         let consented = network::guest_mount_consent(&plan.guests, args.destroy_data.as_deref())?;
         if target.is_none() && !consented {
             check_device_use(args, &files, &mut plan)?;
         }
         ranks.check_points(&plan.points)?;
+        crate::app::trace_point::check(&plan.points)?;
         if ranks.speaks() {
             check_output(plan.output.as_deref(), expected_result_bytes(&plan.points))?;
             if let Some(path) = &plan.output {
@@ -131,7 +133,6 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
             session.shelve_given(given.path.clone());
         }
     }
-    crate::app::trace_point::check(&plan.points, &session, &ranks)?;
     if args.keep {
         session.keep_files();
     }
