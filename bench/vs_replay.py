@@ -1,4 +1,4 @@
-"""iolab replay against fio's read_iolog on one generated trace, in A B / B A pairs (bench/vs-replay)."""
+"""iolab replay against fio's read_iolog on one generated trace, in A B / B A pairs, and the same trace as a point of `iolab run --trace` (its own file, laid out and evicted before the replay) beside them (bench/vs-replay)."""
 
 import argparse
 import json
@@ -40,6 +40,24 @@ def iolab(binary, trace, engine, data):
     with open(kept) as record_file:
         record = json.load(record_file)
     f = record["fidelity"]
+    return f["elapsed_ns"] / 1e9, f["lag"]["p50_ns"], f["lag"]["p99_ns"], f["lag"]["drift_us_per_s"]
+
+
+def point(binary, trace, engine, directory):
+    """The trace as a point of `iolab run` (one repetition): its replay's
+    duration and issue lag, from the repetition's fidelity."""
+    kept = trace + ".point.json"
+    args = [binary, "run", "--trace", trace, "--engine", engine, "--dir", directory,
+            "--no-report", "--progress", "never", "-o", kept]
+    if engine != "null":
+        args += ["--iodepth", "32", "--direct"]
+    out = subprocess.run(args, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"iolab run --trace failed: {out.stderr}")
+    with open(kept) as record_file:
+        record = json.load(record_file)
+    os.remove(kept)
+    f = record["points"][0]["repetitions"][0]["replay"]
     return f["elapsed_ns"] / 1e9, f["lag"]["p50_ns"], f["lag"]["p99_ns"], f["lag"]["drift_us_per_s"]
 
 
@@ -108,26 +126,32 @@ def main():
     print(f"{'engine':<8} {'tool':<6} {'duration, median [range]':<30} {'error':>8}  issue lag p50 / p99 (medians)")
     for engine in os.environ.get("ENGINES", "null,uring,libaio").split(","):
         ours, theirs, lags, fio_lag = [], [], [], []
+        points, point_lags = [], []
         for pair in range(a.pairs):
-            order = ["iolab", "fio"] if pair % 2 == 0 else ["fio", "iolab"]
+            order = ["iolab", "fio", "point"] if pair % 2 == 0 else ["point", "fio", "iolab"]
             for tool in order:
                 if tool == "iolab":
                     seconds, p50, p99, drift = iolab(a.iolab, trace, engine, data)
                     ours.append(seconds)
                     lags.append((p50, p99, drift))
+                elif tool == "point":
+                    seconds, p50, p99, drift = point(a.iolab, trace, engine, a.dir)
+                    points.append(seconds)
+                    point_lags.append((p50, p99, drift))
                 else:
                     seconds, n, prefix = fio(trace, engine, data)
                     if n != a.ios:
                         raise SystemExit(f"fio replayed {n} of {a.ios} I/Os")
                     theirs.append(seconds)
                     fio_lag.append(fio_lags(prefix, trace_times_ms))
-        for tool, runs in [("iolab", ours), ("fio", theirs)]:
+        for tool, runs in [("iolab", ours), ("point", points), ("fio", theirs)]:
             median = statistics.median(runs)
             lag = ""
-            if tool == "iolab":
-                lag = (f"{statistics.median(l[0] for l in lags) / 1e3:.1f} µs / "
-                       f"{statistics.median(l[1] for l in lags) / 1e3:.1f} µs, drift "
-                       f"{statistics.median(l[2] for l in lags):+.2f} µs/s")
+            if tool in ("iolab", "point"):
+                kept = lags if tool == "iolab" else point_lags
+                lag = (f"{statistics.median(l[0] for l in kept) / 1e3:.1f} µs / "
+                       f"{statistics.median(l[1] for l in kept) / 1e3:.1f} µs, drift "
+                       f"{statistics.median(l[2] for l in kept):+.2f} µs/s")
             else:
                 med = lambda k: statistics.median(l[k] for l in fio_lag)
                 lag = (f"{med(0):.0f} ms / {med(1):.0f} ms, max {med(2):.0f} ms, drift {med(3):+.1f} ms/s "

@@ -46,29 +46,32 @@ enum Resume {
     WhenSamePlan,
 }
 
-/// A planned grid and how to run it.
+/// A planned grid and how to run it: the plan `run` runs too (its output
+/// always given: a grid resumes from it), and what a grid adds.
 struct Grid {
-    points: Vec<PlannedPoint>,
-    /// The scratch directory, or the network target's URL.
-    dir: PathBuf,
-    /// The network target (`--target`), instead of a local directory.
+    plan: crate::plan::RunPlan,
+    /// The network target (`--target`), instead of a local directory; the
+    /// plan's `dir` is then its URL.
     target: Option<Box<dyn crate::net::Remote>>,
     /// `--destroy-data` repeated the target (an iSCSI LUN) to allow writing it.
     destroy_data: bool,
-    output: PathBuf,
     info: PlanInfo,
     resume: Resume,
-    json: bool,
-    detail: bool,
-    report: bool,
-    strict: bool,
-    progress: crate::plan::ProgressMode,
     /// `--knee`: the latency target a knee is chosen under.
     knee: Option<KneeTarget>,
     /// `--knee-all`: run every point of a knee search, also past the knee.
     knee_all: bool,
-    /// The guests the points whose `machine` is `guest` run in, in `guest_config`'s order.
-    guests: Vec<crate::plan::GuestSpec>,
+}
+
+impl Grid {
+    /// Where the result (and beside it the journal) goes.
+    fn output(&self) -> &Path {
+        // Every grid is built with its output (`sweep`, `study_text`).
+        self.plan
+            .output
+            .as_deref()
+            .expect("a grid's plan names its output")
+    }
 }
 
 /// `iolab sweep`.
@@ -105,24 +108,16 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
         .unwrap_or_else(|| default_output("sweep"));
     let grid = Grid {
         info: plan_info("sweep", None, None, &points, &dir, args.knee),
-        points,
-        dir,
+        plan: grid_plan(points, guests, dir, output, &args.out, !args.no_report),
         target,
         destroy_data: args.destroy_data.is_some(),
-        output,
         resume: if args.resume {
             Resume::WhenSamePlan
         } else {
             Resume::Never
         },
-        json: args.out.json,
-        detail: args.out.detail,
-        report: !args.no_report,
-        strict: args.out.strict,
-        progress: args.out.progress,
         knee: args.knee,
         knee_all: args.knee_all,
-        guests,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -205,21 +200,13 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
                 study.knee,
             )
         },
-        points,
-        dir,
+        plan: grid_plan(points, guests, dir, output, &args.out, !args.no_report),
         target,
         destroy_data: args.destroy_data.is_some(),
-        output,
         // Re-running a study continues it: its output name is stable.
         resume: Resume::WhenSamePlan,
-        json: args.out.json,
-        detail: args.out.detail,
-        report: !args.no_report,
-        strict: args.out.strict,
-        progress: args.out.progress,
         knee: study.knee,
         knee_all: study.knee_all,
-        guests,
     };
     if args.dry_run {
         return if ranks.speaks() {
@@ -230,6 +217,29 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
     }
     let _ = args.resume; // the same as the default for studies; accepted for symmetry with sweep
     run_grid(grid, command, &ranks)
+}
+
+/// A grid's plan: its points and guests in `dir`, written to `output`,
+/// shown as the output options say.
+fn grid_plan(
+    points: Vec<PlannedPoint>,
+    guests: Vec<crate::plan::GuestSpec>,
+    dir: PathBuf,
+    output: PathBuf,
+    out: &crate::cli::OutputArgs,
+    report: bool,
+) -> crate::plan::RunPlan {
+    crate::plan::RunPlan {
+        dir,
+        points,
+        guests,
+        output: Some(output),
+        json: out.json,
+        detail: out.detail,
+        report,
+        strict: out.strict,
+        progress: out.progress,
+    }
 }
 
 /// Where a grid's files go, as recorded and fingerprinted: the directory,
@@ -295,18 +305,18 @@ struct Start {
 }
 
 fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
-    let journal_path = journal::path_for(&grid.output);
+    let journal_path = journal::path_for(grid.output());
     let refuse_existing = |what: &str| {
         usage!(
             "--output {} {what}; add --resume to continue it, or choose another --output",
-            grid.output.display()
+            grid.output().display()
         )
     };
     let resumed = if journal_path.symlink_metadata().is_ok() {
         // Locked from here on; `None` when it held no header (then removed).
         Journal::resume(&journal_path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::WouldBlock {
-                usage!("--output {}: {e}", grid.output.display())
+                usage!("--output {}: {e}", grid.output().display())
             } else {
                 usage!("cannot resume from {}: {e}", journal_path.display())
             }
@@ -348,24 +358,24 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
             earlier_runs,
         });
     }
-    if grid.output.exists() {
+    if grid.output().exists() {
         if grid.resume == Resume::Never {
             return Err(usage!(
                 "--output {} already exists; iolab does not overwrite files",
-                grid.output.display()
+                grid.output().display()
             )
             .into());
         }
-        let result = write::read(&grid.output)
-            .map_err(|e| usage!("--output {}: {e}", grid.output.display()))?;
+        let result = write::read(grid.output())
+            .map_err(|e| usage!("--output {}: {e}", grid.output().display()))?;
         let hash = result
             .plan
             .as_ref()
             .map(|p| p.hash.clone())
             .unwrap_or_default();
-        same_plan(&hash, grid, &grid.output)?;
+        same_plan(&hash, grid, grid.output())?;
         let done: HashSet<usize> = (0..result.points.len()).collect();
-        if done.len() >= grid.points.len() {
+        if done.len() >= grid.plan.points.len() {
             return Ok(Start {
                 result,
                 done,
@@ -393,15 +403,19 @@ fn start(grid: &Grid, command: Vec<String>) -> Result<Start, AppError> {
             earlier_runs: Vec::new(),
         });
     }
-    create_results_dir(&grid.output)?;
-    check_output(Some(&grid.output), expected_result_bytes(&grid.points))?;
-    if grid.report {
-        check_report_beside(&grid.output)?;
+    create_results_dir(grid.output())?;
+    check_output(
+        Some(grid.output()),
+        expected_result_bytes(&grid.plan.points),
+    )?;
+    if grid.plan.report {
+        check_report_beside(grid.output())?;
     }
     let mut result = build::new_result_file(
         command,
-        Some(&grid.dir),
-        grid.points
+        Some(&grid.plan.dir),
+        grid.plan
+            .points
             .iter()
             .flat_map(crate::plan::PlannedPoint::workloads)
             .any(crate::plan::Workload::uses_page_cache),
@@ -421,7 +435,7 @@ fn new_journal(path: &Path, grid: &Grid, result: &ResultFile) -> Result<Journal,
     let header = Header {
         journal: JOURNAL.to_string(),
         plan_hash: grid.info.hash.clone(),
-        points: grid.points.len(),
+        points: grid.plan.points.len(),
         result: ResultFile {
             points: Vec::new(),
             ..result.clone()
@@ -444,10 +458,10 @@ fn same_plan(found: &str, grid: &Grid, source: &Path) -> Result<(), UsageError> 
 }
 
 fn progress_bar(grid: &Grid, done: usize, speaks: bool) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(grid.points.len() as u64);
-    if grid.json
+    let bar = indicatif::ProgressBar::new(grid.plan.points.len() as u64);
+    if grid.plan.json
         || !speaks
-        || grid.progress == crate::plan::ProgressMode::Never
+        || grid.plan.progress == crate::plan::ProgressMode::Never
         || !std::io::stderr().is_terminal()
     {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -466,14 +480,14 @@ fn progress_bar(grid: &Grid, done: usize, speaks: bool) -> indicatif::ProgressBa
 fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, AppError> {
     let speaks = ranks.speaks();
     let checked = ranks
-        .check_points(&grid.points)
-        .and_then(|()| super::trace_point::check(&grid.points));
+        .check_points(&grid.plan.points)
+        .and_then(|()| super::trace_point::check(&grid.plan.points));
     ranks.agreed(checked)?;
     let interrupt = Interrupt::install().map_err(anyhow::Error::from)?;
     // The directory is checked before anything is created.
     let opened = match &grid.target {
         Some(remote) => open_network_session(remote.as_ref(), grid.destroy_data, &interrupt, ranks),
-        None => open_session(&grid.dir, false, &interrupt, ranks),
+        None => open_session(&grid.plan.dir, false, &interrupt, ranks),
     }
     .map_err(AppError::from);
     let mut session = ranks.agreed(opened)?;
@@ -497,7 +511,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         earlier_runs,
     } = ranks.agreed(started)?;
     // A result file already there belongs to the sweep being resumed.
-    let replace = if grid.output.symlink_metadata().is_ok() {
+    let replace = if grid.output().symlink_metadata().is_ok() {
         Replace::Own
     } else {
         Replace::Never
@@ -506,17 +520,17 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     let mut indices: Vec<usize> = done.iter().copied().collect();
     indices.sort_unstable();
     done = ranks.share_indices(&indices).into_iter().collect();
-    let record = ranks.record(&grid.dir);
+    let record = ranks.record(&grid.plan.dir);
     if speaks && result.distributed.is_none() {
         result.distributed = record;
     }
     let fresh = done.is_empty();
-    if done.len() >= grid.points.len() {
+    if done.len() >= grid.plan.points.len() {
         if speaks {
             crate::say!(
                 "iolab: all {} points of this plan are in {} already",
-                grid.points.len(),
-                grid.output.display()
+                grid.plan.points.len(),
+                grid.output().display()
             );
             driver::finish(&mut [&mut presenter(&grid, None)], &result)?;
         }
@@ -526,7 +540,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         session.remove_leftovers(run_id);
     }
     if speaks {
-        super::output::remove_dead_temporaries(&grid.output);
+        super::output::remove_dead_temporaries(grid.output());
     }
     session.remove_dead_runs();
     if let Some(journal) = journal.as_mut() {
@@ -537,17 +551,22 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     if speaks && !done.is_empty() {
         crate::say!(
             "iolab: resuming {}: {} of {} points done",
-            grid.output.display(),
+            grid.output().display(),
             done.len(),
-            grid.points.len()
+            grid.plan.points.len()
         );
     }
     let mut progress = driver::Progress(progress_bar(&grid, done.len(), speaks));
-    let mut writer = driver::ResultWriter::new(grid.output.clone(), replace, REWRITE_EVERY);
+    let mut writer = driver::ResultWriter::new(grid.output().to_path_buf(), replace, REWRITE_EVERY);
     let mut journaled = journal.as_mut().map(JournalListener);
     let mut status = speaks
         .then(|| {
-            super::status::Status::start(grid.progress, grid.json, &grid.points, Some(&progress.0))
+            super::status::Status::start(
+                grid.plan.progress,
+                grid.plan.json,
+                &grid.plan.points,
+                Some(&progress.0),
+            )
         })
         .flatten();
     // The status line stops drawing before the bar it writes on is cleared.
@@ -561,11 +580,16 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     }
     listeners.push(&mut writer);
     let past_the_knee = knee_search_stop(&grid);
-    let mut guests =
-        super::guest::GuestSide::start(&session, &grid.guests, &grid.points, ranks, &interrupt)?;
+    let mut guests = super::guest::GuestSide::start(
+        &session,
+        &grid.plan.guests,
+        &grid.plan.points,
+        ranks,
+        &interrupt,
+    )?;
     let driven = driver::drive(
         (
-            &grid.points,
+            &grid.plan.points,
             &done,
             past_the_knee.as_ref().map(|f| f as driver::Enough<'_>),
         ),
@@ -612,7 +636,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         not_run: driven
             .not_run
             .iter()
-            .map(|&i| grid.points[i].label.clone())
+            .map(|&i| grid.plan.points[i].label.clone())
             .collect(),
         ..knee(&result, target)
     });
@@ -631,7 +655,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     // The result is written before the journal goes, so a failed write
     // leaves the journal to resume from.
     driver::finish(&mut [&mut writer], &result)?;
-    if completed == grid.points.len() {
+    if completed == grid.plan.points.len() {
         if let Some(journal) = journal {
             journal
                 .finish()
@@ -641,7 +665,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         crate::say!(
             "iolab: {} of {} points complete; run the same command{} to measure the rest",
             completed,
-            grid.points.len(),
+            grid.plan.points.len(),
             if grid.info.kind == "sweep" {
                 " with --resume"
             } else {
@@ -650,19 +674,19 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         );
     }
     driver::finish(&mut [&mut presenter], &result)?;
-    if ranks.speaks() && !grid.json && matches!(ending, Ending::Success | Ending::Warnings) {
-        note_single_repetition(&grid.points);
+    if ranks.speaks() && !grid.plan.json && matches!(ending, Ending::Success | Ending::Warnings) {
+        note_single_repetition(&grid.plan.points);
     }
-    Ok(strict_ending(ending, grid.strict, &result))
+    Ok(strict_ending(ending, grid.plan.strict, &result))
 }
 
 /// What shows a grid's result at the end.
 fn presenter(grid: &Grid, after_table: Option<String>) -> driver::Presenter {
     driver::Presenter {
-        json: grid.json,
-        detail: grid.detail,
-        output: Some(grid.output.clone()),
-        report: grid.report,
+        json: grid.plan.json,
+        detail: grid.plan.detail,
+        output: Some(grid.output().to_path_buf()),
+        report: grid.plan.report,
         after_table,
     }
 }

@@ -11,8 +11,9 @@ use crate::run::FREE_SPACE_MARGIN;
 /// seconds of the last boot.
 fn guest_boots(grid: &Grid) -> Option<(usize, Option<(crate::plan::guest::Accelerator, f64)>)> {
     use crate::plan::guest::Accelerator;
-    let spec = grid.guests.first()?;
+    let spec = grid.plan.guests.first()?;
     let mut rounds: Vec<(Option<u32>, Option<u32>)> = grid
+        .plan
         .points
         .iter()
         .filter(|p| p.workload().machine == crate::plan::Machine::Guest)
@@ -54,7 +55,7 @@ fn guest_boots_line(
     format!(
         "  guest: {boots} boot{} (one per round{}), {cost}\n",
         if boots == 1 { "" } else { "s" },
-        if grid.guests.len() > 1 {
+        if grid.plan.guests.len() > 1 {
             " and configuration"
         } else {
             ""
@@ -69,7 +70,7 @@ fn guest_boots_line(
 /// or a measured pace.
 fn guest_pace_line(grid: &Grid, text: &mut String) -> f64 {
     use crate::plan::guest::Accelerator;
-    let Some(spec) = grid.guests.first() else {
+    let Some(spec) = grid.plan.guests.first() else {
         return 0.0;
     };
     let pace = match spec.accel {
@@ -79,6 +80,7 @@ fn guest_pace_line(grid: &Grid, text: &mut String) -> f64 {
         accel => crate::app::speeds::guest_pace(accel).map(|p| (accel, p)),
     };
     let in_guest: Vec<crate::plan::PlannedPoint> = grid
+        .plan
         .points
         .iter()
         .filter(|p| p.workload().machine == crate::plan::Machine::Guest)
@@ -111,7 +113,7 @@ fn guest_pace_line(grid: &Grid, text: &mut String) -> f64 {
 fn speeds_for(grid: &Grid) -> crate::plan::Speeds {
     match &grid.target {
         Some(_) => crate::plan::Speeds::default(),
-        None => crate::app::speeds::load(&grid.dir),
+        None => crate::app::speeds::load(&grid.plan.dir),
     }
 }
 
@@ -119,8 +121,11 @@ fn speeds_for(grid: &Grid) -> crate::plan::Speeds {
 pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     // The run would refuse a directory in the kernel's trees: so does its plan.
     if grid.target.is_none() {
-        let dir = std::fs::canonicalize(&grid.dir).unwrap_or_else(|_| grid.dir.clone());
-        crate::run::target::scratch::system_tree::refuse(&dir, &grid.dir.display().to_string())?;
+        let dir = std::fs::canonicalize(&grid.plan.dir).unwrap_or_else(|_| grid.plan.dir.clone());
+        crate::run::target::scratch::system_tree::refuse(
+            &dir,
+            &grid.plan.dir.display().to_string(),
+        )?;
     }
     let crate::plan::Cost {
         one_pass_bytes,
@@ -134,8 +139,8 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         measured,
     } = {
         // The traces are read whole, as the run would before its first point.
-        let traces = crate::app::trace_point::costs(&grid.points)?;
-        crate::plan::cost(&grid.points, &speeds_for(grid), &|trace| {
+        let traces = crate::app::trace_point::costs(&grid.plan.points)?;
+        crate::plan::cost(&grid.plan.points, &speeds_for(grid), &|trace| {
             traces.get(&trace).copied()
         })
     };
@@ -144,19 +149,23 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
         .name
         .as_deref()
         .map_or(String::new(), |n| format!(" {n}"));
-    let mut text = format!("{}{name}: {} points\n", grid.info.kind, grid.points.len());
+    let mut text = format!(
+        "{}{name}: {} points\n",
+        grid.info.kind,
+        grid.plan.points.len()
+    );
     if let Some(description) = &grid.info.description {
         text.push_str(&format!("  {description}\n"));
     }
     let free = match &grid.target {
         Some(_) => "free space asked of the server when it runs".to_string(),
-        None => rustix::fs::statvfs(&grid.dir)
+        None => rustix::fs::statvfs(&grid.plan.dir)
             .map(|s| format!("{} free there now", bytes(s.f_bavail * s.f_frsize)))
             .unwrap_or_else(|_| "directory not there yet".to_string()),
     };
     text.push_str(&format!(
         "  directory: {} ({free})\n  disk space: at most {} of scratch files at once, plus a {} margin\n",
-        grid.dir.display(),
+        grid.plan.dir.display(),
         bytes(largest),
         format_size(FREE_SPACE_MARGIN)
     ));
@@ -203,10 +212,10 @@ pub(super) fn dry_run(grid: &Grid) -> Result<Ending, AppError> {
     ));
     text.push_str(&format!(
         "  output: {} (plan {})\n",
-        grid.output.display(),
+        grid.output().display(),
         grid.info.hash
     ));
-    for (index, point) in grid.points.iter().enumerate() {
+    for (index, point) in grid.plan.points.iter().enumerate() {
         match point.round {
             Some(round) => text.push_str(&format!(
                 "{:>6}  {} (round {})\n",

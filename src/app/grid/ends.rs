@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 /// the search is skipped once two points in a row are over the target.
 pub(super) fn knee_search_stop(grid: &Grid) -> Option<impl Fn(&ResultFile) -> bool + use<>> {
     let target = grid.knee.filter(|_| !grid.knee_all)?;
-    let workloads: Vec<&crate::plan::Workload> = grid.points.iter().map(|p| p.workload()).collect();
+    let workloads: Vec<&crate::plan::Workload> =
+        grid.plan.points.iter().map(|p| p.workload()).collect();
     crate::plan::knee::load_axis(&workloads)?;
     Some(move |result: &ResultFile| {
         let curve = knee(result, target).curve;
