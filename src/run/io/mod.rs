@@ -7,6 +7,7 @@ pub mod calls;
 pub mod client;
 pub mod coverage;
 pub(crate) mod depth_search;
+mod draws;
 pub(crate) mod flow;
 pub mod gate;
 pub(crate) mod jobs;
