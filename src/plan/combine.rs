@@ -90,8 +90,8 @@ pub struct Where<'a> {
 
 /// Refuses, in one line naming the group, what a point cannot combine:
 /// its groups with each other ([`check_groups`]) and with their site
-/// ([`check_site`]), a trace or a guest with MPI or a network target, a
-/// guest with a given file or LUN, and what a distributed run cannot
+/// ([`check_site`]), a new file's write on the user's file, a trace or a
+/// guest with MPI or a network target, a guest with a given file or LUN, and what a distributed run cannot
 /// measure (`--steady`, `--offset-increment`, a stonewalled tree; with
 /// `--shared-file` the mmap engine and sizes off a page). Asked for every point before
 /// anything is made.
@@ -101,6 +101,13 @@ pub fn check_point(groups: &[Group], at: &Where<'_>) -> Result<(), UsageError> {
     for group in groups {
         let named = in_group(group);
         let w = &group.workload;
+        // The user's file: a guest's raw disk, which the runner is given in
+        // the guest, is written in place as dd writes it.
+        if let (Site::Given { flag }, Op::Write) = (at.site, w.op) {
+            return Err(usage!(
+                "{named}--op write creates a new file; with {flag} use --op rewrite, read or reread"
+            ));
+        }
         if let Some(trace) = w.trace {
             if at.distributed {
                 return Err(usage!(
@@ -256,7 +263,7 @@ pub enum Site<'a> {
 
 /// Refuses, in one line, what a point's `groups` cannot combine with where
 /// they run: `--offset` on files iolab makes, a trace or a tree on a given
-/// target, a new file's write on a given file,
+/// target,
 /// groups whose regions of a LUN overlap while one writes, and `--verify`
 /// where several jobs would overwrite each other's sealed blocks. The plan
 /// asks as soon as it knows the site; the runner asks again for points
@@ -292,15 +299,7 @@ pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
             "--items makes a tree in --dir; it cannot go with {flag}"
         ));
     }
-    if let (Site::Given { .. }, Some(group)) = (
-        site,
-        groups.iter().find(|group| group.workload.op == Op::Write),
-    ) {
-        return Err(usage!(
-            "{}--op write creates a new file; with {flag} use --op rewrite, read or reread",
-            in_group(group)
-        ));
-    }
+
     if matches!(site, Site::Lun { .. }) {
         // A LUN is one disk shared by its groups: a writer's region is its
         // own, as partitions are, so no group reads or overwrites blocks
@@ -417,6 +416,17 @@ mod tests {
                 "{refused}"
             );
         }
+        // A new file's write on the user's file is refused; the runner,
+        // given a guest's raw disk, writes it in place as dd does.
+        let writer = group("w", Op::Write);
+        let refused = check_point(std::slice::from_ref(&writer), &given)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.starts_with("group w: --op write creates a new file"),
+            "{refused}"
+        );
+        assert!(check_site(std::slice::from_ref(&writer), given.site).is_ok());
         let mut steady = reader;
         steady.workload.steady = Some("iops:range<2%/30s".parse().unwrap());
         steady.workload.runtime_s = Some(60.0);
