@@ -1760,14 +1760,18 @@ fn flow_keeps_the_share_of_ios_fio_keeps() {
     // fio's butterfly (two size-bound jobs, one walking back) and its flow
     // example (a writer and a reader 1:8 over a time, with a sleep); each
     // phase its own flow id, as fio needs (one id across phases hangs it).
+    // The pair ends together (`exitall`): the flow holds them 1:8 while
+    // both run, and a job whose thread started late beside other tests
+    // would otherwise run free after the other's time was up (it failed
+    // so, 1 CI run in 2, at 2 tests at once).
     let job = write_job(
         out.path(),
         "flow.fio",
         "[global]\nioengine=null\nsize=4m\nbs=4k\n\
          [forward]\nrw=read\nflow=2\n\
          [backward]\nrw=read:-8k\nflow=2\n\
-         [writer]\nstonewall\nrw=write\nflow=1\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\n\
-         [reader]\nrw=randread\nflow=8\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\n",
+         [writer]\nstonewall\nrw=write\nflow=1\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\nexitall\n\
+         [reader]\nrw=randread\nflow=8\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\nexitall\n",
         dir.path(),
     );
     let fio_output = out.path().join("fio.json");
