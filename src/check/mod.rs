@@ -6,11 +6,13 @@
 
 mod across;
 mod cache;
+mod ceiling;
 mod clock;
 mod device;
 pub mod guest;
 mod hot_set;
 mod latency_target;
+mod outcomes;
 mod pacing;
 mod priority;
 mod replay;
@@ -18,7 +20,7 @@ mod tree;
 
 pub use across::{CACHE_BELOW, across};
 
-use crate::record::{Check, Point, Severity, Status};
+use crate::record::{Check, Point, Severity};
 
 /// A timed region shorter than this is dominated by timer and scheduler noise.
 pub const TOO_SHORT_NS: u64 = 200_000_000;
@@ -69,7 +71,7 @@ pub fn check(
 ) -> Vec<Check> {
     let mut found = Findings(Vec::new());
     let storage = environment.and_then(|e| e.storage.as_ref());
-    outcome_checks(point, &mut found);
+    outcomes::checks(point, &mut found);
     cache::cache_checks(point, &mut found);
     device::checks(point, storage, &mut found);
     hot_set::checks(point, storage, &mut found);
@@ -78,244 +80,15 @@ pub fn check(
     latency_target::checks(point, &mut found);
     priority::checks(point, storage, &mut found);
     tree::checks(point, storage, &mut found);
-    timing_checks(point, &mut found);
+    outcomes::timing_checks(point, &mut found);
     if let Some(environment) = environment {
-        ceiling_checks(point, environment, &mut found);
+        ceiling::checks(point, environment, &mut found);
         // A guest's I/O is timed by the guest's clock: check/guest.rs.
         if point.workload.machine != crate::plan::Machine::Guest {
             clock::checks(point, environment, &mut found);
         }
     }
     found.0
-}
-
-/// Faster than memory can copy; I/O limits from the cgroup.
-fn ceiling_checks(
-    point: &Point,
-    environment: &crate::record::environment::Environment,
-    found: &mut Findings,
-) {
-    let workload = &point.workload;
-    if point.target.filesystem == crate::record::MEMORY_DEVICE {
-        found.add(
-            "no-storage",
-            Severity::Info,
-            "/dev/null and /dev/zero store nothing: the figure is the cost of the system calls and iolab's loop, as fio's filename=/dev/null jobs measure it, not storage".to_string(),
-            format!("target {}", point.target.files.join(", ")),
-        );
-        return;
-    }
-    // Files that fit in the CPU's caches are copied faster than DRAM allows:
-    // the ceiling applies only to working sets well beyond them.
-    let page_cache = !workload.direct
-        && workload.engine.capabilities().moves_data
-        && workload.size.saturating_mul(u64::from(workload.jobs)) >= CACHE_RESIDENT_LIMIT;
-    if let (true, Some(ceiling), Some(summary)) =
-        (page_cache, environment.memcpy_bps, &point.summary)
-    {
-        // A little above the ceiling is measurement spread; far above is impossible.
-        if summary.throughput_bps.mean > ceiling * 1.25 {
-            found.add(
-                "faster-than-device",
-                Severity::Warning,
-                "faster than this machine copies memory: the figure cannot be the data actually moved".to_string(),
-                format!(
-                    "{:.0} MB/s against a memory-copy ceiling of {:.0} MB/s",
-                    summary.throughput_bps.mean / 1e6,
-                    ceiling / 1e6
-                ),
-            );
-        }
-    }
-    if cache::meant_for_page_cache(workload) && !environment.proactive_reclaim.is_empty() {
-        found.add(
-            "proactive-reclaim",
-            Severity::Info,
-            "the kernel pages out file data it judges cold, with memory to spare: \
-             cached pages of the file can be evicted before or during the run"
-                .to_string(),
-            environment.proactive_reclaim.join("; "),
-        );
-    }
-    if let Some(storage) = environment
-        .storage
-        .as_ref()
-        .filter(|s| !s.io_limits.is_empty())
-    {
-        found.add(
-            "throttled",
-            Severity::Warning,
-            "a cgroup limits I/O to the devices under the target: the figure may be the limit, not the device".to_string(),
-            storage.io_limits.join("; "),
-        );
-    }
-}
-
-fn outcome_checks(point: &Point, found: &mut Findings) {
-    for repetition in &point.repetitions {
-        if let Some(verify) = repetition.verify.as_ref().filter(|v| v.bad_blocks > 0) {
-            found.add(
-                "data-mismatch",
-                Severity::Error,
-                format!(
-                    "repetition {}: {} of {} blocks did not verify: the data read back is not the data written",
-                    repetition.index, verify.bad_blocks, verify.blocks
-                ),
-                verify.first_mismatches.join("; "),
-            );
-        }
-        match repetition.status {
-            Status::Failed => found.add(
-                "io-errors",
-                Severity::Error,
-                format!(
-                    "repetition {} (index {}) failed and was not timed",
-                    repetition.index + 1,
-                    repetition.index
-                ),
-                repetition
-                    .error
-                    .clone()
-                    .unwrap_or_else(|| "unknown error".to_string()),
-            ),
-            Status::Interrupted => found.add(
-                "interrupted",
-                Severity::Warning,
-                match repetition.elapsed_ns {
-                    Some(ns) => format!(
-                        "repetition {} was interrupted by a signal after {}: its figures cover that time and count in no summary",
-                        repetition.index,
-                        seconds_text(ns)
-                    ),
-                    None => format!(
-                        "repetition {} was interrupted by a signal before its timed region and was not timed",
-                        repetition.index
-                    ),
-                },
-                String::new(),
-            ),
-            Status::Ok => {}
-        }
-    }
-}
-
-/// `3.92 s` or `412 ms`: how long a cut-short repetition ran.
-fn seconds_text(ns: u64) -> String {
-    if ns >= 1_000_000_000 {
-        format!("{:.2} s", ns as f64 * 1e-9)
-    } else {
-        format!("{:.0} ms", (ns as f64 * 1e-6).max(1.0))
-    }
-}
-
-fn timing_checks(point: &Point, found: &mut Findings) {
-    let workload = &point.workload;
-    let shortest = point.measured().filter_map(|r| r.elapsed_ns).min();
-    if let Some(shortest) =
-        shortest.filter(|&ns| ns < TOO_SHORT_NS && workload.engine.capabilities().moves_data)
-    {
-        found.add(
-            "too-short",
-            Severity::Warning,
-            format!(
-                "a timed region lasted under {} ms: timer and scheduler noise weigh heavily; {}",
-                TOO_SHORT_NS / 1_000_000,
-                if workload.work() == crate::plan::Work::Tree {
-                    "give the tree more items (--items, --depth, --fanout)"
-                } else if workload.work() == crate::plan::Work::Trace {
-                    "replay a longer trace, or slow it with --trace-speed"
-                } else {
-                    "use a larger --size or --runtime"
-                }
-            ),
-            format!("shortest timed region {:.1} ms", shortest as f64 / 1e6),
-        );
-    }
-    let steal = point
-        .measured()
-        .filter_map(|r| r.activity.as_ref()?.cpu.as_ref().map(|c| c.steal))
-        .fold(0.0f64, f64::max);
-    if steal > STEAL_LIMIT {
-        found.add(
-            "throttled",
-            Severity::Warning,
-            "the hypervisor took CPU time from this machine during the run (steal): \
-             the figure also measures the neighbours"
-                .to_string(),
-            format!("CPU steal up to {:.1}% of all CPUs' time", steal * 100.0),
-        );
-    }
-    let unsteady: Vec<String> = point
-        .measured()
-        .filter(|r| r.steady.as_ref().is_some_and(|s| !s.reached))
-        .map(|r| r.index.to_string())
-        .collect();
-    if !unsteady.is_empty() {
-        found.add(
-            "not-steady",
-            Severity::Warning,
-            "steady state was not reached before --runtime ran out: the figure may still include a transient"
-                .to_string(),
-            format!(
-                "criterion {}, not met in repetition(s) {}",
-                workload.steady.map(|s| s.to_string()).unwrap_or_default(),
-                unsteady.join(", ")
-            ),
-        );
-    }
-    let Some(summary) = &point.summary else {
-        return;
-    };
-    if summary.ci_target_met == Some(false) {
-        let most = workload.max_repeat.unwrap_or(workload.repeat) as usize;
-        // Fewer than --max-repeat: the run was stopped (a signal, a failed
-        // repetition), not out of repetitions; say which.
-        let message = if (summary.throughput_bps.n as usize) < most {
-            format!(
-                "the run was stopped (interrupted, or a repetition failed) after {} of at most {most} repetitions, before the 95% interval was as narrow as --until-ci asked",
-                summary.throughput_bps.n
-            )
-        } else {
-            "the 95% interval is still wider than --until-ci asked after --max-repeat repetitions"
-                .to_string()
-        };
-        found.add(
-            "ci-target-missed",
-            Severity::Warning,
-            message,
-            format!(
-                "{} repetitions, target ±{}%",
-                summary.throughput_bps.n,
-                summary.ci_target.unwrap_or_default() * 100.0
-            ),
-        );
-    }
-    if summary.outliers > 0 {
-        found.add(
-            "outliers",
-            Severity::Info,
-            "some repetitions are outliers by the median absolute deviation (marked, still counted)".to_string(),
-            format!("{} of {} repetitions", summary.outliers, summary.throughput_bps.n),
-        );
-    }
-    let stat = &summary.throughput_bps;
-    let half = match (stat.ci95_low, stat.ci95_high) {
-        (Some(low), Some(high)) if stat.mean > 0.0 => Some((high - low) / 2.0 / stat.mean),
-        _ => None,
-    };
-    if stat.n >= 2 && (stat.cv > NOISY_CV || half.is_some_and(|h| h > NOISY_CI)) {
-        found.add(
-            "noisy",
-            Severity::Warning,
-            "the repetitions disagree: more repetitions (--until-ci) or a longer --runtime would narrow it".to_string(),
-            format!(
-                "cv {:.1}%, 95% interval ±{:.1}% over {} repetitions",
-                stat.cv * 100.0,
-                half.unwrap_or(0.0) * 100.0,
-                stat.n
-            ),
-        );
-    }
 }
 
 #[cfg(test)]
