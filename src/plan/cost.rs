@@ -296,11 +296,14 @@ fn trace_cost(cost: &mut Cost, w: &Workload, trace: Option<TraceCost>, speeds: &
     let Some(trace) = trace else {
         return;
     };
-    let repetitions = f64::from(w.warmup + w.repeat);
+    // At most `--max-repeat` replays under `--until-ci`.
+    let count = w.warmup + w.max_repeat.unwrap_or(w.repeat).max(w.repeat);
+    cost.adaptive |= w.until_ci.is_some();
+    let repetitions = f64::from(count);
     cost.largest_bytes = cost.largest_bytes.max(trace.file_bytes);
-    let bytes = u128::from(trace.bytes) * u128::from(w.warmup + w.repeat);
+    let bytes = u128::from(trace.bytes) * u128::from(count);
     cost.one_pass_bytes += bytes;
-    cost.moved_bytes += bytes + u128::from(trace.file_bytes) * u128::from(w.warmup + w.repeat);
+    cost.moved_bytes += bytes + u128::from(trace.file_bytes) * u128::from(count);
     cost.measured |= speeds.of(Kind::BufferedWrite);
     let layout = speeds.seconds(Kind::BufferedWrite, trace.file_bytes as f64, 1 << 20);
     let replay = match w.trace_speed {
@@ -345,7 +348,7 @@ pub fn cost(
     let mut dirty: u128 = 0;
     for point in points {
         let w = point.workload();
-        if let Some(trace) = w.trace {
+        if let (Some(trace), [_]) = (w.trace, point.groups.as_slice()) {
             trace_cost(&mut cost, w, traces(trace), speeds);
             continue;
         }
@@ -354,9 +357,10 @@ pub fn cost(
         let workloads: Vec<&Workload> = point.workloads().collect();
         let files: u64 = workloads
             .iter()
-            .map(|w| match super::tree::TreeShape::of(w, 1) {
-                Some(tree) => tree.file_size.saturating_mul(tree.total_items()),
-                None => w.size.saturating_mul(u64::from(w.jobs)),
+            .map(|w| match (w.trace, super::tree::TreeShape::of(w, 1)) {
+                (Some(trace), _) => traces(trace).map_or(0, |trace| trace.file_bytes),
+                (None, Some(tree)) => tree.file_size.saturating_mul(tree.total_items()),
+                (None, None) => w.size.saturating_mul(u64::from(w.jobs)),
             })
             .fold(0, u64::saturating_add);
         cost.largest_bytes = cost.largest_bytes.max(files);
@@ -374,6 +378,11 @@ pub fn cost(
             cost.timed_s += seconds * repetitions as f64;
         }
         for w in workloads {
+            // A trace group: its file's layout and its replays.
+            if let Some(trace) = w.trace {
+                trace_cost(&mut cost, w, traces(trace), speeds);
+                continue;
+            }
             // A metadata point's items: one operation each, moving
             // file_size bytes at most; no data file is made.
             if let Some(tree) = super::tree::TreeShape::of(w, 1) {
@@ -635,5 +644,36 @@ mod tests {
         // wait for the device, at 10,000 a second, after the 1 s layout.
         let fast = super::cost(&[point(TraceSpeed::Afap)], &assumed, &traces);
         assert!((fast.seconds() - 3.0 * 1.256).abs() < 1e-6, "{fast:?}");
+        // A trace group second in a point beside a reader: its file counts
+        // among the point's files held at once, and its replays in the time.
+        let reader = Workload {
+            op: super::super::Op::Read,
+            size: 8 << 20,
+            repeat: 3,
+            ..default_workload()
+        };
+        let grouped = PlannedPoint {
+            label: String::new(),
+            round: None,
+            groups: vec![
+                super::super::group::Group {
+                    name: "reader".into(),
+                    workload: reader.clone(),
+                },
+                super::super::group::Group {
+                    name: "log".into(),
+                    workload: point(TraceSpeed::Times(2.0)).groups[0].workload.clone(),
+                },
+            ],
+            file: None,
+        };
+        let alone = PlannedPoint::alone(String::new(), reader);
+        let with_trace = super::cost(std::slice::from_ref(&grouped), &assumed, &traces);
+        let without = super::cost(std::slice::from_ref(&alone), &assumed, &traces);
+        assert_eq!(with_trace.largest_bytes, (8 << 20) + (100 << 20));
+        assert!(
+            with_trace.seconds() >= without.seconds() + 3.0 * 31.0 - 1e-6,
+            "{with_trace:?} against {without:?}"
+        );
     }
 }
