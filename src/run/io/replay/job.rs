@@ -24,7 +24,8 @@ pub(in crate::run) struct TracePass<'a> {
 /// The trace job: its file opened as `workload` (its group's files') says (read-write
 /// when the trace writes or trims, O_DIRECT when asked), then released with
 /// the other jobs, the trace replayed once, and its outcome with the
-/// replay's fidelity. A file that does not open fails the job untimed.
+/// replay's fidelity. A file that does not open fails the job untimed; a
+/// start called off ends it at once, without I/O.
 pub(in crate::run) fn run_trace(
     workload: &crate::plan::Workload,
     stop: &AtomicUsize,
@@ -53,7 +54,14 @@ pub(in crate::run) fn run_trace(
         length: trace.file.and_then(|f| f.length().ok()).unwrap_or(u64::MAX),
         shown: &label,
     };
-    gate.wait();
+    if !gate.wait() {
+        // The start was called off (another job's thread did not start):
+        // no I/O, as if interrupted.
+        let mut outcome = JobOutcome::setup_failure(&label, std::io::Error::other("called off"));
+        outcome.failure = None;
+        outcome.interrupted = true;
+        return outcome;
+    }
     live::set_phase(live::Phase::Measuring);
     let before = CpuUsage::of_this_thread();
     let replayed = replay(trace.options, site, stop);
