@@ -11,7 +11,7 @@ mod engines;
 #[path = "fuzz_seeds.rs"]
 mod fuzz_seeds;
 #[path = "groups.rs"]
-mod groups;
+pub(crate) mod groups;
 #[path = "hostile_traces.rs"]
 mod hostile_traces;
 #[path = "import.rs"]

@@ -40,7 +40,8 @@ fn twice_in(dir: &std::path::Path) -> Vec<&str> {
     args
 }
 
-fn group<'a>(point: &'a Value, name: &str) -> &'a Value {
+/// The record of `point`'s group `name`.
+pub(crate) fn group<'a>(point: &'a Value, name: &str) -> &'a Value {
     point["groups"]
         .as_array()
         .unwrap()

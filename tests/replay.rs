@@ -1225,15 +1225,7 @@ fn a_trace_is_a_groups_work_beside_a_data_group_in_one_point() {
     crate::util::validate_schema(&result);
     crate::util::check_consistency(&result);
     let point = &result["points"][0];
-    let group = |name: &str| {
-        point["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|g| g["label"] == name)
-            .unwrap_or_else(|| panic!("no group {name} in {point}"))
-            .clone()
-    };
+    let group = |name| crate::fast::groups::group(point, name);
     let (log, reader) = (group("log"), group("reader"));
     assert_eq!(log["workload"]["trace"], trace.display().to_string());
     for (index, whole) in point["repetitions"].as_array().unwrap().iter().enumerate() {

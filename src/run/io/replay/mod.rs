@@ -400,22 +400,13 @@ fn drive<Q: QueuedIo + ?Sized>(
                     last_done = now;
                     free.push(index);
                     sequence += 1;
-                    next = match reader.next_io() {
-                        Ok(next) => next,
-                        Err(e) => {
-                            fatal = Some(e.0);
-                            None
-                        }
-                    };
+                    next = next_or_fatal(&mut reader, &mut fatal);
                     continue;
                 }
             },
+            // A flush is matched above: every other kind moves data.
             kind => {
-                let direction = match kind {
-                    IoKind::Read => Direction::Read,
-                    IoKind::Write => Direction::Write,
-                    _ => Direction::Trim,
-                };
+                let direction = fidelity::data_direction(kind).unwrap_or(Direction::Trim);
                 queue.queue(index, offset, io.len as u32, direction, 0)
             }
         };
@@ -435,13 +426,7 @@ fn drive<Q: QueuedIo + ?Sized>(
         // next line is read.
         reap!();
         sequence += 1;
-        next = match reader.next_io() {
-            Ok(next) => next,
-            Err(e) => {
-                fatal = Some(e.0);
-                None
-            }
-        };
+        next = next_or_fatal(&mut reader, &mut fatal);
     }
     // After a fatal error: every request ends before its buffer is freed;
     // should the engine refuse to say so, the caller leaks the buffers
@@ -478,6 +463,18 @@ fn drive<Q: QueuedIo + ?Sized>(
         interrupted,
     };
     (Ok(replayed), 0)
+}
+
+/// The trace's next I/O; a trace that fails to read mid-replay is the
+/// replay's fatal error, and ends the issuing.
+fn next_or_fatal(reader: &mut TraceReader, fatal: &mut Option<String>) -> Option<TraceIo> {
+    match reader.next_io() {
+        Ok(next) => next,
+        Err(e) => {
+            fatal.get_or_insert(e.0);
+            None
+        }
+    }
 }
 
 /// `pread`/`pwrite`/`fdatasync` behind the queue, or no I/O at all (no
