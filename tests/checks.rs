@@ -383,35 +383,71 @@ fn a_cold_read_faster_than_the_same_runs_direct_reads_was_served_below_the_machi
     // file's mtime and make FUSE drop its cached pages.
     fs.remount("noatime").expect("remount noatime");
     let out = scratch();
-    let output = out.path().join("below.json");
-    succeed(
-        Cli::new(["sweep", "--op", "read"])
-            .path("--dir", fs.path())
-            .command()
-            .args(["--direct", "on,off", "--bs", "1m", "--size", "128m"])
-            .args(["--no-report", "--output"])
-            .arg(&output),
-    );
-    let result = read_result(&output);
-    let points = result["points"].as_array().unwrap();
-    let codes = |index: usize| check_codes(&points[index]);
-    assert_eq!(points[0]["workload"]["direct"], true);
-    assert!(
-        !codes(0).contains(&"cache-below-machine".to_string()),
-        "{:?}",
-        codes(0)
-    );
-    let finding = raised_check(&points[1], "cache-below-machine");
-    let evidence = finding["evidence"].as_str().unwrap();
-    assert!(
-        evidence.contains("with 0.0% of the file resident"),
-        "{evidence}"
-    );
-    // Only the new check names it: no layer of the stack saw the cache.
-    assert!(
-        !codes(1).contains(&"cache-served".to_string()),
-        "{:?}",
-        codes(1)
+    // The check judges speed, so whether the planted cache shows depends on
+    // the machine: other tests' dirty pages (the suite runs two at a time)
+    // slow the cold read's page allocation tenfold, and with 1 MiB blocks the
+    // O_DIRECT read barely changed while the ratio fell under the margin.
+    // 128 KiB O_DIRECT reads (the least in flight the check accepts) keep it
+    // above the margin under 20 GB of competing writes (20 of 20 runs). Each
+    // attempt is held to what it measured — the finding present exactly when
+    // the cold read beat the direct one by the margin — and the test needs
+    // one attempt where it did.
+    use iolab::check::CACHE_BELOW_MARGIN as MARGIN;
+    const ATTEMPTS: usize = 3;
+    for attempt in 1..=ATTEMPTS {
+        let output = out.path().join(format!("below-{attempt}.json"));
+        succeed(
+            Cli::new(["sweep", "--op", "read"])
+                .path("--dir", fs.path())
+                .command()
+                .args(["--direct", "on,off", "--bs", "128k", "--size", "128m"])
+                .args(["--no-report", "--output"])
+                .arg(&output),
+        );
+        let result = read_result(&output);
+        let points = result["points"].as_array().unwrap();
+        let codes = |index: usize| check_codes(&points[index]);
+        assert_eq!(points[0]["workload"]["direct"], true);
+        assert!(
+            !codes(0).contains(&"cache-below-machine".to_string()),
+            "{:?}",
+            codes(0)
+        );
+        // Only the new check may name it: no layer of the stack saw the cache.
+        assert!(
+            !codes(1).contains(&"cache-served".to_string()),
+            "{:?}",
+            codes(1)
+        );
+        let mean = |index: usize| {
+            points[index]["summary"]["throughput_bps"]["mean"]
+                .as_f64()
+                .unwrap()
+        };
+        let (direct, cold) = (mean(0), mean(1));
+        let raised = codes(1).contains(&"cache-below-machine".to_string());
+        assert_eq!(
+            raised,
+            cold >= MARGIN * direct,
+            "cold {cold:.0} B/s against direct {direct:.0} B/s: {}",
+            points[1]["checks"]
+        );
+        if raised {
+            let finding = raised_check(&points[1], "cache-below-machine");
+            let evidence = finding["evidence"].as_str().unwrap();
+            assert!(
+                evidence.contains("with 0.0% of the file resident"),
+                "{evidence}"
+            );
+            return;
+        }
+        eprintln!(
+            "attempt {attempt}: the cold read ran at {:.1}× the direct read, under the {MARGIN}× margin (a busy machine); measuring again",
+            cold / direct
+        );
+    }
+    panic!(
+        "in {ATTEMPTS} attempts the cold read served by the cache below never beat the direct read by {MARGIN}×"
     );
 }
 

@@ -18,7 +18,7 @@ mod priority;
 mod replay;
 mod tree;
 
-pub use across::{CACHE_BELOW, across};
+pub use across::{CACHE_BELOW, CACHE_BELOW_MARGIN, across};
 
 use crate::record::{Check, Point, Severity};
 
