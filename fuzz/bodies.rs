@@ -118,6 +118,7 @@ pub fn fio_job_file(data: &[u8]) {
     let env = |name: &str| (name == "SIZE").then(|| "1m".to_string());
     // An included file is a fixed set of options, or itself again (a cycle).
     let given = iolab::import::jobfile::Given {
+        arguments: None,
         file: None,
         length: &|_| Some(1 << 20),
         capacity: &|_| Ok(1 << 20),

@@ -48,6 +48,7 @@ fn main() -> ExitCode {
         .collect();
     let ending = match &cli.command {
         Command::Run(args) => app::run(args, arguments),
+        Command::Fio(args) => app::fio(args, arguments),
         Command::Quick(args) => app::quick(args, arguments),
         Command::Sweep(args) => app::grid::sweep(args, arguments),
         Command::Study(args) => app::grid::study(args, arguments),

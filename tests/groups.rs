@@ -185,7 +185,7 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
     run_refused(
         dir.path(),
         &["--group", "a", "--group", "b", "--engine", "nfs"],
-        "--group b: --engine nfs needs --target",
+        "group b: --engine nfs needs --target",
     );
     assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
     // Over NFS, what iolab's client cannot do is refused for any group,
@@ -205,7 +205,7 @@ fn bad_groups_are_refused_in_one_line_with_nothing_made() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--group logger: --sync odsync"), "{stderr}");
+    assert!(stderr.contains("group logger: --sync odsync"), "{stderr}");
     assert_eq!(message_lines(&stderr), 1, "{stderr}");
     // Groups share a LUN by regions: a writer's overlapping a reader's is
     // refused before the login (which, nothing listening on port 9, would

@@ -304,7 +304,7 @@ fn a_lun_is_written_only_with_consent_and_never_over_a_signature() {
 
 #[test]
 fn bad_iscsi_targets_are_refused_with_the_url_named() {
-    let Some(lab) = lab("bad-targets", "16M") else {
+    let Some(lab) = lab("bad-iscsi-targets", "16M") else {
         return;
     };
     let cwd = scratch();

@@ -364,7 +364,7 @@ fn iolab_run_measures_an_nfs_export_and_leaves_nothing_there() {
 
 #[test]
 fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
-    let Some(lab) = NetLab::shared_export("bad-targets") else {
+    let Some(lab) = NetLab::shared_export("bad-nfs-targets") else {
         return;
     };
     if let Err(reason) = iolab::engine::nfs::libnfs::available() {
@@ -389,7 +389,7 @@ fn bad_nfs_targets_are_refused_with_the_url_named_and_nothing_created() {
         ),
         (
             vec!["--target", afile.as_str()],
-            "/bad-targets/afile on the export is a file, not a directory",
+            "/bad-nfs-targets/afile on the export is a file, not a directory",
         ),
         (
             vec!["--target", long.as_str()],

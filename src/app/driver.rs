@@ -3,9 +3,10 @@
 use super::distributed::Ranks;
 use super::error::{AppError, Ending};
 use super::guest::GuestSide;
+pub(crate) use super::listener::Listener;
 use super::session::{keep_point, record_point};
 use crate::plan::Machine;
-use crate::plan::PlannedPoint;
+use crate::plan::{PlannedPoint, RunPlan};
 use crate::record::write::Replace;
 use crate::record::{Point, ResultFile, Severity, Status};
 use crate::run::signals::Interrupt;
@@ -13,34 +14,6 @@ use crate::run::{RunError, Session};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// Something that follows the points as they are measured. Listeners are
-/// called in the order given, on rank 0 only for `recorded` and `kept`.
-pub(crate) trait Listener {
-    /// Before point `index` is measured.
-    fn starting(&mut self, _index: usize, _planned: &PlannedPoint) {}
-    /// Runs `show`, which writes to stderr, so that it does not tear what
-    /// this listener draws (the progress bar hides itself meanwhile).
-    fn around(&self, show: &mut dyn FnMut()) {
-        show()
-    }
-    /// Point `index` was measured and recorded, before it joins the result;
-    /// `finished` is false when it failed or was interrupted.
-    fn recorded(&mut self, _index: usize, _point: &Point, _finished: bool) -> Result<(), AppError> {
-        Ok(())
-    }
-    /// The result holds the point now (and the checks across points ran).
-    fn kept(&mut self, _result: &ResultFile) -> Result<(), AppError> {
-        Ok(())
-    }
-    /// The points are over, measured or not.
-    fn stopped(&mut self) {}
-    /// The result is final (on the rank that speaks): [`finish`] passes it
-    /// to every listener in order, after the caller completed it.
-    fn finished(&mut self, _result: &ResultFile) -> Result<(), AppError> {
-        Ok(())
-    }
-}
 
 /// Hands the final `result` to every listener in order ([`Listener::finished`]):
 /// the writer writes it, then the presenter shows it.
@@ -70,12 +43,83 @@ pub(crate) struct Driven {
 /// far make the rest needless.
 pub(crate) type Enough<'a> = &'a dyn Fn(&ResultFile) -> bool;
 
+/// What a plan's points are measured with, besides the session: which
+/// points are done already and when the rest is needless ([`drive`]), and
+/// how they are shown where no live status line is drawn.
+pub(crate) struct Measuring<'a> {
+    pub done: &'a HashSet<usize>,
+    pub enough: Option<Enough<'a>>,
+    /// Bad input at the first point is returned as such (nothing kept yet).
+    pub refuse_at_first: bool,
+    /// A grid's progress bar; without one each point is named as it starts.
+    pub bar: Option<&'a mut Progress>,
+}
+
+/// The one set-up of `run`, `quick`, `sweep`, `study` and `preset` around
+/// [`drive`]: the plan's leftover temporary results removed, the live
+/// status line (or, without it, the bar or the announcements), the
+/// caller's `listeners` after them, and the plan's guests started.
+pub(crate) fn measure(
+    plan: &RunPlan,
+    measuring: Measuring<'_>,
+    (session, interrupt, ranks): (&mut Session, &Interrupt, &Ranks),
+    result: &mut ResultFile,
+    listeners: &mut [&mut dyn Listener],
+) -> Result<Driven, AppError> {
+    let speaks = ranks.speaks();
+    if let (true, Some(output)) = (speaks, &plan.output) {
+        super::output::remove_dead_temporaries(output);
+    }
+    let Measuring {
+        done,
+        enough,
+        refuse_at_first,
+        bar,
+    } = measuring;
+    let mut status = speaks
+        .then(|| {
+            super::status::Status::start(
+                plan.progress,
+                plan.json,
+                &plan.points,
+                bar.as_deref().map(|b| &b.0),
+            )
+        })
+        .flatten();
+    let mut announcer = Announcer;
+    // Without the live line or a bar, each point is named as it starts.
+    let announced =
+        status.is_none() && bar.is_none() && speaks && !plan.json && plan.points.len() > 1;
+    // The status line stops drawing before the bar it writes on is cleared.
+    let mut all: Vec<&mut dyn Listener> = Vec::new();
+    if let Some(status) = status.as_mut() {
+        all.push(status);
+    }
+    if let Some(bar) = bar {
+        all.push(bar);
+    }
+    if announced {
+        all.push(&mut announcer);
+    }
+    for listener in listeners.iter_mut() {
+        all.push(&mut **listener);
+    }
+    let mut guests = GuestSide::start(session, &plan.guests, &plan.points, ranks, interrupt)?;
+    drive(
+        (&plan.points, done, enough),
+        refuse_at_first,
+        (session, guests.as_mut(), interrupt, ranks),
+        result,
+        &mut all,
+    )
+}
+
 /// Measures `points` (but those in `done`) into `result` with `session`,
 /// telling `listeners`. Bad input found at the first point measured is
 /// returned as such when `refuse_at_first` (nothing kept yet); every rank
 /// stops at the same point on an interruption, and where `enough` says
 /// the rest is needless (rank 0 decides; the others follow).
-pub(crate) fn drive(
+fn drive(
     (points, done, enough): (&[PlannedPoint], &HashSet<usize>, Option<Enough<'_>>),
     refuse_at_first: bool,
     (session, mut guests, interrupt, ranks): (

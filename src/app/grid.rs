@@ -539,9 +539,6 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     for run_id in &earlier_runs {
         session.remove_leftovers(run_id);
     }
-    if speaks {
-        super::output::remove_dead_temporaries(grid.output());
-    }
     session.remove_dead_runs();
     if let Some(journal) = journal.as_mut() {
         journal
@@ -559,42 +556,21 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
     let mut progress = driver::Progress(progress_bar(&grid, done.len(), speaks));
     let mut writer = driver::ResultWriter::new(grid.output().to_path_buf(), replace, REWRITE_EVERY);
     let mut journaled = journal.as_mut().map(JournalListener);
-    let mut status = speaks
-        .then(|| {
-            super::status::Status::start(
-                grid.plan.progress,
-                grid.plan.json,
-                &grid.plan.points,
-                Some(&progress.0),
-            )
-        })
-        .flatten();
-    // The status line stops drawing before the bar it writes on is cleared.
     let mut listeners: Vec<&mut dyn driver::Listener> = Vec::new();
-    if let Some(status) = status.as_mut() {
-        listeners.push(status);
-    }
-    listeners.push(&mut progress);
     if let Some(journaled) = journaled.as_mut() {
         listeners.push(journaled);
     }
     listeners.push(&mut writer);
     let past_the_knee = knee_search_stop(&grid);
-    let mut guests = super::guest::GuestSide::start(
-        &session,
-        &grid.plan.guests,
-        &grid.plan.points,
-        ranks,
-        &interrupt,
-    )?;
-    let driven = driver::drive(
-        (
-            &grid.plan.points,
-            &done,
-            past_the_knee.as_ref().map(|f| f as driver::Enough<'_>),
-        ),
-        fresh,
-        (&mut session, guests.as_mut(), &interrupt, ranks),
+    let driven = driver::measure(
+        &grid.plan,
+        driver::Measuring {
+            done: &done,
+            enough: past_the_knee.as_ref().map(|f| f as driver::Enough<'_>),
+            refuse_at_first: fresh,
+            bar: Some(&mut progress),
+        },
+        (&mut session, &interrupt, ranks),
         &mut result,
         &mut listeners,
     );

@@ -54,38 +54,59 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         return Err(usage!("{flag} cannot go with a job file ({shown})").into());
     }
-    let file = crate::input::open_regular(path)
-        .map_err(|e| usage!("{shown}: {}", crate::input::describe_io(&e)))?;
+    let text = read_job_text(path).map_err(|why| usage!("{shown}: {why}"))?;
+    translated(args, &text, &shown, defaults, None)
+}
+
+/// `iolab fio ARGS…` read: the job file fio's command line stands for,
+/// translated as a job file given to `iolab run` is (a refusal names the
+/// argument).
+pub fn read_fio_command(
+    args: &RunArgs,
+    command: &crate::import::jobfile::command_line::FioCommand,
+) -> Result<JobFile, AppError> {
+    translated(
+        args,
+        &command.text,
+        FIO_COMMAND_LINE,
+        Vec::new(),
+        Some(&command.arguments),
+    )
+}
+
+/// How a refusal names fio's command line.
+pub const FIO_COMMAND_LINE: &str = "fio's command line";
+
+/// A job file's text, read whole; why not, in words.
+pub fn read_job_text(path: &Path) -> Result<String, String> {
+    let file = crate::input::open_regular(path).map_err(|e| crate::input::describe_io(&e))?;
     let mut text = String::new();
     file.take(MAX_JOB_FILE_BYTES + 1)
         .read_to_string(&mut text)
-        .map_err(|e| {
-            usage!(
-                "{shown}: {} (a job file is text)",
-                crate::input::describe_io(&e)
-            )
-        })?;
+        .map_err(|e| format!("{} (a job file is text)", crate::input::describe_io(&e)))?;
     if text.len() as u64 > MAX_JOB_FILE_BYTES {
-        return Err(usage!("{shown} is larger than 1 MiB; a job file is a few KiB").into());
+        return Err("larger than 1 MiB; a job file is a few KiB".to_string());
     }
+    Ok(text)
+}
+
+/// Job file `text` (named `shown`) translated with the command line's
+/// `defaults` and `--file`.
+fn translated(
+    args: &RunArgs,
+    text: &str,
+    shown: &str,
+    defaults: Vec<(&'static str, String)>,
+    arguments: Option<&[String]>,
+) -> Result<JobFile, AppError> {
     let file = args
         .file
         .as_deref()
         .map(|f| f.to_string_lossy().into_owned());
     let given = Given {
         options: &defaults,
-        include: &|path| {
-            let file =
-                crate::input::open_regular(path).map_err(|e| crate::input::describe_io(&e))?;
-            let mut text = String::new();
-            file.take(MAX_JOB_FILE_BYTES + 1)
-                .read_to_string(&mut text)
-                .map_err(|e| format!("{} (a job file is text)", crate::input::describe_io(&e)))?;
-            if text.len() as u64 > MAX_JOB_FILE_BYTES {
-                return Err("larger than 1 MiB; a job file is a few KiB".to_string());
-            }
-            Ok(text)
-        },
+        include: &read_job_text,
+        arguments,
         file: file.as_deref(),
         capacity: &crate::net::capacity,
         node_cpus: &crate::probe::host::numa_node_cpus,
@@ -98,8 +119,8 @@ pub fn read(args: &RunArgs, path: &Path) -> Result<JobFile, AppError> {
         },
     };
     Ok(translate(
-        &text,
-        &shown,
+        text,
+        shown,
         Facts::here(),
         &|name| std::env::var(name).ok(),
         given,

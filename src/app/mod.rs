@@ -17,6 +17,7 @@ mod guest_host;
 mod guest_image;
 pub mod help;
 mod jobfile;
+mod listener;
 mod network;
 pub(crate) mod output;
 mod replay_guest;
@@ -27,6 +28,7 @@ mod trace_point;
 
 pub use commands::compare::compare;
 pub use commands::env::env;
+pub use commands::fio::fio;
 pub use commands::import::import;
 pub use commands::measure::measure;
 pub use commands::preset::preset;

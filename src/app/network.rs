@@ -7,7 +7,7 @@
 use super::distributed::Ranks;
 use super::error::AppError;
 use crate::net::{self, Remote};
-use crate::plan::combine::{Site, Where, check_point};
+use crate::plan::combine::{Reach, Site, Where, check_point, check_reach, in_group};
 use crate::plan::guest::GuestSpec;
 use crate::plan::{PlannedPoint, UsageError};
 use crate::run::Session;
@@ -35,37 +35,19 @@ pub(crate) fn network_target(
         .transpose()
         .map_err(|message| usage!("{message}"))?;
     // Every group of a point is checked, not only its first, and named: a
-    // refusal comes before anything starts.
-    let named = points.iter().flat_map(|point| {
-        point.groups.iter().map(|group| match group.name.as_str() {
-            "" => (String::new(), &group.workload),
-            name => (format!("--group {name}: "), &group.workload),
-        })
+    // refusal comes before anything starts. What the protocol's own client
+    // cannot do is its module's to say.
+    let reach = remote.as_ref().map(|remote| Reach {
+        engine: remote.engine(),
+        text: remote.text(),
     });
-    for (group, workload) in named {
-        let engine = workload.engine;
-        match &remote {
-            Some(remote) if remote.engine() != engine => {
-                return Err(usage!(
-                    "{group}--target {} is reached with --engine {}, not --engine {}",
-                    remote.text(),
-                    remote.engine().name(),
-                    engine.name()
-                )
-                .into());
-            }
-            Some(remote) => {
-                if let Some(why) = remote.refuse_workload(workload) {
-                    return Err(usage!("{group}{why}").into());
-                }
-            }
-            None => {
-                if let Some(form) = net::form_for(engine) {
-                    return Err(
-                        usage!("{group}--engine {} needs --target {form}", engine.name()).into(),
-                    );
-                }
-            }
+    for group in points.iter().flat_map(|point| &point.groups) {
+        check_reach(group, reach, net::form_for(group.workload.engine))?;
+        if let Some(why) = remote
+            .as_ref()
+            .and_then(|r| r.refuse_workload(&group.workload))
+        {
+            return Err(usage!("{}{why}", in_group(group)).into());
         }
     }
     // What the groups combine with their site is refused before a file is

@@ -1,5 +1,6 @@
 //! Where results go: the output checked before anything is measured, result
-//! files and reports written, results shown on stdout, and a result that
+//! files and reports written, results shown on stdout (or, for fio's command
+//! line, fio's JSON where `--output` says), and a result that
 //! cannot be written where asked kept in a fallback file named in the error.
 //!
 //! A measurement is never thrown away: when `--output` fails at the end (a
@@ -415,4 +416,66 @@ fn write_report(
         std::io::Write::write_all(out, html.as_bytes())
     })
     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()).into())
+}
+
+/// Where and how the answer of a run from fio's command line is written:
+/// fio's JSON (`json`, `json+`: the `json+` shape, a superset of `json`)
+/// or iolab's table for fio's `normal`, to `to` or stdout.
+#[derive(Clone, Debug)]
+pub(crate) struct FioAnswer {
+    pub json: bool,
+    pub to: Option<PathBuf>,
+}
+
+/// Writes the answer of a run from fio's command line: fio's JSON of
+/// `result` or iolab's table, to `--output` or stdout, then the report
+/// beside iolab's result file (`kept`) when `report`.
+pub(crate) fn answer_as_fio(
+    answer: &FioAnswer,
+    result: &crate::record::ResultFile,
+    kept: Option<&Path>,
+    report: bool,
+) -> Result<(), AppError> {
+    let mut text = if answer.json {
+        let mut text = serde_json::to_string_pretty(&crate::report::fio_json::document(&[result]))
+            .map_err(anyhow::Error::from)?;
+        text.push('\n');
+        text
+    } else {
+        use crate::report::render::Render;
+        let view = crate::report::view::ReportView::new(
+            vec![("fio", result)],
+            crate::compare::DEFAULT_ALPHA,
+            false,
+        );
+        terminal().render(&view).map_err(anyhow::Error::from)?
+    };
+    if let (Some(kept), false) = (kept, answer.json) {
+        text.push_str(&format!("results: {}\n", kept.display()));
+    }
+    if answer.json {
+        // fio's JSON holds no checks: their warnings and errors go to
+        // stderr, as fio's own warnings do.
+        for line in crate::report::table::checks_summarised(result)
+            .lines()
+            .filter(|l| l.starts_with("warning") || l.starts_with("error"))
+        {
+            crate::say!("{line}");
+        }
+    }
+    match &answer.to {
+        // A new file, as every file iolab writes (an existing one was
+        // refused before the run: fio would overwrite it).
+        Some(path) => {
+            crate::record::write::write_file(path, crate::record::write::Replace::Never, |out| {
+                std::io::Write::write_all(out, text.as_bytes())
+            })
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?
+        }
+        None => crate::console::stdout(&text).map_err(anyhow::Error::from)?,
+    }
+    if let (true, Some(kept)) = (report, kept) {
+        report_beside(kept, result)?;
+    }
+    Ok(())
 }

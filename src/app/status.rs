@@ -8,8 +8,8 @@
 //! from the jobs' closed intervals (`run::live`), so the line costs the I/O
 //! loop nothing and lags by at most one `--interval`.
 
-use super::driver::Listener;
 use super::error::AppError;
+use super::listener::Listener;
 use crate::cli::ProgressMode;
 use crate::plan::PlannedPoint;
 use crate::plan::direction::Direction;

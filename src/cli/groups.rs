@@ -244,16 +244,8 @@ pub fn groups(base: &Workload, given: &[GroupArgs]) -> Result<Vec<Group>, UsageE
         if let Some(steady) = steady_of(group)? {
             workload.steady = Some(steady);
         }
-        for param in [Param::Iodepth, Param::Batch] {
-            if let (false, Some(given)) = (workload.engine.capabilities().queued, flags.get(param))
-            {
-                return Err(usage!(
-                    "--group {name}: --{} {given} needs a queued engine (uring); engine {} is synchronous",
-                    param.name(),
-                    workload.engine.name()
-                ));
-            }
-        }
+        crate::plan::combine::check_queued(&workload, |param| flags.get(param).map(str::to_string))
+            .map_err(|why| usage!("--group {name}: {why}"))?;
         groups.push(Group {
             name: name.clone(),
             workload,

@@ -126,6 +126,14 @@ pub enum Command {
         after_long_help = "Examples:\n  # random 4 KiB reads for 30 s (fio: --rw randread --bs 4k --runtime 30 --time_based)\n  iolab run --dir /mnt/data --op read --pattern random --bs 4k --runtime 30s\n\n  # io_uring at queue depth 32, O_DIRECT, three repetitions kept in a file\n  iolab run --dir /mnt/data --engine uring --iodepth 32 --direct --pattern random --repeat 3 -o a.json\n\n  # read a block device as it is (writing it needs --destroy-data)\n  iolab run --file /dev/nvme0n1 --direct --bs 1m --runtime 10s\n\n  # an NFS export through iolab's own client, no mount\n  iolab run --target nfs://server/export/dir --engine nfs --op write --bs 1m --size 1g\n\n  # mdtest's phases over one tree: 2 jobs x 1000 files in each of 1 + 10 directories\n  iolab run --dir /mnt/data --ops create,stat,read,delete --items 1000 --depth 1 --fanout 10 --jobs 2\n\n  # a reader beside a paced O_DSYNC logger, each group with its own figures\n  iolab run --dir /mnt/data --runtime 30s --group reader --op read --pattern random --bs 8k --group logger --op write --bs 4k --rate-iops 2000 --sync odsync\n\n  # a fio job file as it is (each section a group, each stonewall a point)\n  iolab run job.fio -o job.json\n"
     )]
     Run(Box<RunArgs>),
+    /// Run fio's command line as it is typed (`iolab fio --name=a --rw=randread --bs=4k …`,
+    /// job files among its words): fio's answer where --output and
+    /// --output-format say, iolab's result and report in iolab-results/.
+    #[command(
+        after_help = "Examples: iolab fio --help",
+        after_long_help = "Examples:\n  # a fio one-liner, prefixed with iolab\n  iolab fio --name=test --ioengine=libaio --rw=randrw --rwmixread=75 --bs=4k --iodepth=64 --size=64m --direct=1 --filename=/mnt/data/test\n\n  # fio's JSON to a file, iolab's checks on stderr\n  iolab fio --output-format=json --output=out.json job.fio\n"
+    )]
+    Fio(FioArgs),
     /// Measure a grid: every flag of `run` takes a list (4k,64k) or a range
     /// (512..1m doubles; 0..9/+1 adds; 1..1000/*10 multiplies).
     #[command(
@@ -266,6 +274,16 @@ pub struct DistributedArgs {
     /// to the moment the first rank finished (always recorded).
     #[arg(long, requires = "mpi", hide = !cfg!(feature = "mpi"), hide_short_help = true)]
     pub stonewall: bool,
+}
+
+/// Arguments of `iolab fio`.
+#[derive(Debug, Args)]
+pub struct FioArgs {
+    /// fio's arguments as fio takes them: options before the first --name
+    /// are global, each --name starts a job, --opt=value or --opt value,
+    /// job files by path; fio's own --output, --output-format and --section.
+    #[arg(value_name = "FIO-ARGS", num_args = 1.., required = true, allow_hyphen_values = true, trailing_var_arg = true)]
+    pub args: Vec<String>,
 }
 
 /// Arguments of `iolab run`.

@@ -1,4 +1,4 @@
-//! `run`'s arguments turned into a validated plan: the workload, the refusals that depend on the command line alone, and the points (one workload, `--ops` phases, or groups) placed on the host or a guest.
+//! `run`'s arguments turned into a validated plan: the workload (its size from `--file`'s length), and the points (one workload, `--ops` phases, or groups) placed on the host or a guest.
 
 use super::{RunArgs, groups};
 use crate::plan::sweep::Param;
@@ -37,18 +37,10 @@ impl RunArgs {
             }
             workload.size = region - region % workload.bs;
         }
-        for param in [Param::Iodepth, Param::Batch] {
-            if let (false, Some(given)) = (
-                workload.engine.capabilities().queued,
-                self.params.get(param),
-            ) {
-                return Err(usage!(
-                    "--{} {given} needs a queued engine (uring); engine {} is synchronous",
-                    param.name(),
-                    workload.engine.name()
-                ));
-            }
-        }
+        crate::plan::combine::check_queued(&workload, |param| {
+            self.params.get(param).map(str::to_string)
+        })
+        .map_err(|why| usage!("{why}"))?;
         self.repetitions.policy().apply(&mut workload);
         workload.interval_s = self.interval.as_secs_f64();
         workload.steady = self.steady;
@@ -62,16 +54,6 @@ impl RunArgs {
     /// The plan these arguments describe (`file_len` as for [`RunArgs::workload`]).
     pub fn plan(&self, file_len: Option<u64>) -> Result<RunPlan, UsageError> {
         let workload = self.workload(file_len)?;
-        // A LUN keeps what an earlier run wrote in place, as a kept file does.
-        let lun = self
-            .target
-            .as_deref()
-            .is_some_and(|t| t.starts_with("iscsi://"));
-        if workload.verify && !workload.op.writes() && self.file.is_none() && !lun {
-            return Err(usage!(
-                "--verify on a read checks a file written with --verify (and kept with --keep) or an iSCSI LUN's region; give it with --file or --target iscsi://…"
-            ));
-        }
         let dir = match &self.file {
             Some(file) => given_dir(file),
             None => self.dir.clone(),
@@ -84,9 +66,7 @@ impl RunArgs {
         ops.dedup();
         let planned = if !self.groups.is_empty() {
             if !ops.is_empty() {
-                return Err(usage!(
-                    "--ops runs phases of one tree; it cannot go with --group"
-                ));
+                crate::plan::combine::check_phases(&workload, true)?;
             }
             let groups = groups::groups(&workload, &self.groups)?;
             vec![PlannedPoint {
@@ -104,11 +84,7 @@ impl RunArgs {
                 workload,
             )]
         } else {
-            if workload.work() != crate::plan::Work::Tree {
-                return Err(usage!(
-                    "--ops runs phases over a tree: give --items N (items per directory, mdtest -I)"
-                ));
-            }
+            crate::plan::combine::check_phases(&workload, false)?;
             let mut planned = Vec::new();
             for op in ops {
                 let phase = Workload {

@@ -30,8 +30,9 @@ const BOOT_DEADLINE: Duration = Duration::from_secs(300);
 const SILENCE_DEADLINE: Duration = Duration::from_secs(30);
 /// How long a stopping guest may take to power off before it is killed.
 const STOP_DEADLINE: Duration = Duration::from_secs(20);
-/// How long `accel=auto` gives KVM to show a sign of life (the agent's
-/// first word; 1–3 s where KVM runs guests) before it boots with TCG.
+/// How long KVM is given to show a sign of life (the agent's first word;
+/// 1–3 s where KVM runs guests): then `accel=auto` boots with TCG, and
+/// `accel=kvm` is refused (it waited BOOT_DEADLINE, 300 s, before).
 const KVM_PROBE: Duration = Duration::from_secs(20);
 
 /// Why a guest could not do what was asked.
@@ -314,7 +315,10 @@ impl Guests {
                 },
             },
         };
-        match self.boot_with(accelerator, ending, None) {
+        // KVM shows a sign of life in seconds or not at all: a KVM that
+        // cannot run the kernel is told in KVM_PROBE, not BOOT_DEADLINE.
+        let first_sign = (accelerator == Accelerator::Kvm).then_some(KVM_PROBE);
+        match self.boot_with(accelerator, ending, first_sign) {
             Err(GuestError::Died(why))
                 if accelerator == Accelerator::Kvm && self.spec.accel == Accelerator::Kvm =>
             {

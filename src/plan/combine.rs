@@ -1,8 +1,8 @@
-//! What a point may combine, refused in one place, each refusal one line: its groups with each other ([`check_groups`]), with where they run ([`check_site`]), with MPI and a network target ([`check_point`], which the plan asks before anything is made), and what a trace takes ([`check_trace`]).
+//! What a point may combine, refused in one place, each refusal one line: its groups with each other ([`check_groups`]), with where they run ([`check_site`]), with MPI and a network target ([`check_point`], [`check_reach`], which the plan asks before anything is made), an engine with its queue ([`check_queued`]), `--ops` phases ([`check_phases`]), and what a trace takes ([`check_trace`]).
 
 use super::group::{Group, MAX_GROUP_JOBS, MAX_GROUPS, name_problem};
 use super::param::Param;
-use super::{CacheMode, Machine, Op, UsageError, Workload, default_workload};
+use super::{CacheMode, EngineKind, Machine, Op, UsageError, Work, Workload, default_workload};
 use crate::usage;
 
 /// The parameters a trace point takes besides its trace: the replay's
@@ -72,6 +72,77 @@ pub fn check_trace(workload: &Workload) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Refuses `--iodepth` or `--batch` given (`given` answers with the text
+/// given for a parameter) to an engine that keeps no queue.
+pub fn check_queued(
+    workload: &Workload,
+    given: impl Fn(Param) -> Option<String>,
+) -> Result<(), String> {
+    if workload.engine.capabilities().queued {
+        return Ok(());
+    }
+    match [Param::Iodepth, Param::Batch]
+        .into_iter()
+        .find_map(|param| Some((param, given(param)?)))
+    {
+        Some((param, text)) => Err(format!(
+            "--{} {text} needs a queued engine (uring); engine {} is synchronous",
+            param.name(),
+            workload.engine.name()
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Refuses `--ops` phases where there is no one tree to run them over:
+/// with groups, or without `--items`.
+pub fn check_phases(workload: &Workload, grouped: bool) -> Result<(), UsageError> {
+    if grouped {
+        return Err(usage!(
+            "--ops runs phases of one tree; it cannot go with --group"
+        ));
+    }
+    if workload.work() != Work::Tree {
+        return Err(usage!(
+            "--ops runs phases over a tree: give --items N (items per directory, mdtest -I)"
+        ));
+    }
+    Ok(())
+}
+
+/// A network target as far as what a point may combine goes: the engine
+/// that reaches it and the URL as given.
+#[derive(Clone, Copy, Debug)]
+pub struct Reach<'a> {
+    pub engine: EngineKind,
+    pub text: &'a str,
+}
+
+/// Refuses, naming the group, an engine that does not reach where the
+/// point works: a target reached with another engine, or a network engine
+/// without a target (`form`: the URL form its target takes).
+pub fn check_reach(
+    group: &Group,
+    reach: Option<Reach<'_>>,
+    form: Option<&str>,
+) -> Result<(), UsageError> {
+    let named = in_group(group);
+    let engine = group.workload.engine;
+    match (reach, form) {
+        (Some(reach), _) if reach.engine != engine => Err(usage!(
+            "{named}--target {} is reached with --engine {}, not --engine {}",
+            reach.text,
+            reach.engine.name(),
+            engine.name()
+        )),
+        (None, Some(form)) => Err(usage!(
+            "{named}--engine {} needs --target {form}",
+            engine.name()
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Where a plan's points run, as far as what they may combine goes.
@@ -262,7 +333,8 @@ pub enum Site<'a> {
 }
 
 /// Refuses, in one line, what a point's `groups` cannot combine with where
-/// they run: `--offset` on files iolab makes, a trace or a tree on a given
+/// they run: `--offset` or a verified read on files iolab makes (nothing
+/// sealed them), a trace or a tree on a given
 /// target,
 /// groups whose regions of a LUN overlap while one writes, and `--verify`
 /// where several jobs would overwrite each other's sealed blocks. The plan
@@ -270,6 +342,15 @@ pub enum Site<'a> {
 /// that reach it another way (a study's, a guest's).
 pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
     let (Site::Given { flag } | Site::Lun { flag }) = site else {
+        if let Some(group) = groups
+            .iter()
+            .find(|g| g.workload.verify && !g.workload.op.writes())
+        {
+            return Err(usage!(
+                "{}--verify on a read checks a file written with --verify (and kept with --keep) or an iSCSI LUN's region; give it with --file or --target iscsi://…",
+                in_group(group)
+            ));
+        }
         let placed = groups.iter().find_map(|group| {
             let w = &group.workload;
             [
@@ -332,7 +413,7 @@ pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
 }
 
 /// `group NAME: ` for a named group, nothing for a point's one workload.
-fn in_group(group: &Group) -> String {
+pub fn in_group(group: &Group) -> String {
     match group.name.as_str() {
         "" => String::new(),
         name => format!("group {name}: "),

@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod env;
+pub mod fio;
 pub mod import;
 pub mod measure;
 pub mod preset;

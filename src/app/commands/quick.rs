@@ -60,7 +60,14 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         strict: args.strict,
         progress: args.progress,
     };
-    execute(&plan, &mut session, &interrupt, command, &ranks, &[])
+    execute(
+        &plan,
+        &mut session,
+        &interrupt,
+        command,
+        &ranks,
+        (&[], None),
+    )
 }
 
 fn default_quick_output() -> PathBuf {

@@ -1,13 +1,14 @@
 //! `iolab run`: one plan (points from the flags, or a fio job's translation) measured point by point; the `--file` or device it may be given checked before anything is created; `execute`, the plan's drive shared with `quick`.
 
 use crate::app::distributed::Ranks;
+use crate::app::driver;
 use crate::app::error::{AppError, Ending, strict_ending};
 use crate::app::network::{self, network_target, open_network_session};
-use crate::app::output::{self, check_output, expected_result_bytes};
+use crate::app::output::{self, FioAnswer, check_output, expected_result_bytes};
 use crate::app::session::{note_single_repetition, open_session};
-use crate::app::{driver, guest, status};
 use crate::cli::RunArgs;
 use crate::gather::build;
+use crate::import::jobfile::command_line::FioCommand;
 use crate::input::describe_io;
 use crate::plan::{RunPlan, Workload};
 use crate::record::write::Replace;
@@ -20,6 +21,16 @@ use std::time::Duration;
 
 /// `iolab run`.
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
+    run_job(args, None, command)
+}
+
+/// `iolab run`, or (with `fio`) the job file fio's command line stands for
+/// run with `args`' defaults, answered as fio's `--output` options ask.
+pub(crate) fn run_job(
+    args: &RunArgs,
+    fio: Option<(&FioCommand, &FioAnswer)>,
+    command: Vec<String>,
+) -> Result<Ending, AppError> {
     let ranks = Ranks::join(&args.distributed, &command)?;
     let mut target = None;
     // The files or devices the run works on: `--file`, or each phase's
@@ -30,15 +41,22 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     // The logs in fio's format a job file asks for, written beside the result.
     let mut fio_logs = Vec::new();
     let planned = (|| -> Result<RunPlan, AppError> {
-        let job = match &args.job_file {
-            Some(path) => {
-                let job = crate::app::jobfile::read(args, path)?;
+        let source = match (fio, &args.job_file) {
+            (Some((fio, _)), _) => Some((
+                PathBuf::from("fio"),
+                crate::app::jobfile::read_fio_command(args, fio)?,
+            )),
+            (None, Some(path)) => Some((path.clone(), crate::app::jobfile::read(args, path)?)),
+            (None, None) => None,
+        };
+        let job = match source {
+            Some((path, job)) => {
                 for named in &job.files {
                     if files.iter().all(|f| f.path != Path::new(&named.path)) {
                         files.push(GivenFile::probe(
                             PathBuf::from(&named.path),
                             named.named_at.clone(),
-                            Some(path),
+                            Some(&path),
                         )?);
                     }
                 }
@@ -54,7 +72,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
         };
         let mut plan = match job {
             Some((path, job)) => {
-                let (plan, placed) = crate::app::jobfile::plan(args, path, job)?;
+                let (plan, placed) = crate::app::jobfile::plan(args, &path, job)?;
                 fio_logs = placed;
                 plan
             }
@@ -139,7 +157,14 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<Ending, AppError> {
     if files.is_empty() {
         session.remove_dead_runs();
     }
-    execute(&plan, &mut session, &interrupt, command, &ranks, &fio_logs)
+    execute(
+        &plan,
+        &mut session,
+        &interrupt,
+        command,
+        &ranks,
+        (&fio_logs, fio.map(|(_, answer)| answer)),
+    )
 }
 
 /// A file or device the user gives a run (`--file`, a phase's `filename=`),
@@ -372,7 +397,7 @@ pub(crate) fn execute(
     interrupt: &Interrupt,
     command: Vec<String>,
     ranks: &Ranks,
-    fio_logs: &[crate::import::jobfile::logs::Placed],
+    (fio_logs, answer): (&[crate::import::jobfile::logs::Placed], Option<&FioAnswer>),
 ) -> Result<Ending, AppError> {
     let speaks = ranks.speaks();
     let mut result = build::new_result_file(
@@ -384,33 +409,23 @@ pub(crate) fn execute(
             .any(crate::plan::Workload::uses_page_cache),
     );
     result.distributed = ranks.record(session.dir().path());
-    if let (true, Some(output)) = (speaks, &plan.output) {
-        output::remove_dead_temporaries(output);
-    }
-    let mut announcer = driver::Announcer;
     let mut writer = plan
         .output
         .clone()
         .map(|path| driver::ResultWriter::new(path, Replace::Never, Duration::ZERO));
-    let mut status = speaks
-        .then(|| status::Status::start(plan.progress, plan.json, &plan.points, None))
-        .flatten();
     let mut listeners: Vec<&mut dyn driver::Listener> = Vec::new();
-    match status.as_mut() {
-        Some(status) => listeners.push(status),
-        // Without the live line, each point is named as it starts.
-        None if speaks && !plan.json && plan.points.len() > 1 => listeners.push(&mut announcer),
-        None => {}
-    }
     if let Some(writer) = writer.as_mut() {
         listeners.push(writer);
     }
-    let mut guests =
-        guest::GuestSide::start(session, &plan.guests, &plan.points, ranks, interrupt)?;
-    let driven = driver::drive(
-        (&plan.points, &HashSet::new(), None),
-        true,
-        (session, guests.as_mut(), interrupt, ranks),
+    let driven = driver::measure(
+        plan,
+        driver::Measuring {
+            done: &HashSet::new(),
+            enough: None,
+            refuse_at_first: true,
+            bar: None,
+        },
+        (session, interrupt, ranks),
         &mut result,
         &mut listeners,
     )?;
@@ -445,8 +460,15 @@ pub(crate) fn execute(
         for log in crate::import::jobfile::logs::write(&result, fio_logs, path)
             .map_err(anyhow::Error::from)?
         {
-            crate::say!("iolab: fio log {}", log.display());
+            // fio writes its logs without a word.
+            if answer.is_none() {
+                crate::say!("iolab: fio log {}", log.display());
+            }
         }
+    }
+    if let Some(answer) = answer {
+        output::answer_as_fio(answer, &result, output.as_deref(), plan.report && measured)?;
+        return Ok(strict_ending(driven.ending, plan.strict, &result));
     }
     let mut presenter = driver::Presenter {
         json: plan.json,

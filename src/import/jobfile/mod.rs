@@ -4,6 +4,7 @@
 //! them: one point of groups per phase, in file order.
 
 mod checks;
+pub mod command_line;
 mod exits;
 pub(in crate::import) mod latency;
 pub mod logs;
@@ -86,6 +87,9 @@ pub struct Given<'a> {
     /// The CPUs of this machine's NUMA node N (its `cpulist`, `0-3,8`);
     /// `None` when there is no such node.
     pub node_cpus: &'a dyn Fn(usize) -> Option<String>,
+    /// For a job file made from fio's command line, the argument each of
+    /// its lines came from, which names the line in a refusal.
+    pub arguments: Option<&'a [String]>,
 }
 
 /// Reads job file `text` (named `source` in messages) with the machine's
@@ -105,9 +109,13 @@ pub fn translate(
         unset: std::cell::RefCell::new(None),
     };
     let sections = parse(text, source, &reading)?;
-    let at = |line: usize| match line {
-        0 => format!("{source} (the command line)"),
-        line => format!("{source} line {line}"),
+    let at = |line: usize| match (line, given.arguments) {
+        (0, _) => format!("{source} (the command line)"),
+        (line, Some(arguments)) => match arguments.get(line - 1) {
+            Some(argument) => format!("{source}: {argument}"),
+            None => format!("{source} line {line}"),
+        },
+        (line, None) => format!("{source} line {line}"),
     };
     let mut global: Vec<Line> = Vec::new();
     let mut jobs: Vec<(Section, Vec<Line>)> = Vec::new();

@@ -156,6 +156,14 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "unlink",
         Taken::NoEffect("iolab removes the files it made at the end (--keep keeps them)"),
     ),
+    (
+        "registerfiles",
+        Taken::NoEffect("iolab's uring engine registers its file with the ring always"),
+    ),
+    (
+        "fixedbufs",
+        Taken::NoEffect("iolab's uring engine registers its buffers whenever the kernel allows"),
+    ),
     ("name", Taken::Structure),
     ("stonewall", Taken::Structure),
     ("wait_for", Taken::Structure),

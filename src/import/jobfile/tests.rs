@@ -13,6 +13,7 @@ const FACTS: Facts = Facts {
 fn read(text: &str) -> Result<JobFile, String> {
     let env = |name: &str| (name == "SIZE").then(|| "16m".to_string());
     let given = Given {
+        arguments: None,
         file: None,
         length: &|_| None,
         capacity: &|url| match url {

@@ -1,0 +1,33 @@
+//! `iolab fio ARGS…`: fio's command line run as it is typed — read as the job file it stands for (`import::jobfile::command_line`), run as `iolab run` runs a job file, and the answer written where and in the format fio's `--output` and `--output-format` ask.
+
+use crate::app::error::{AppError, Ending};
+use crate::cli::{Cli, Command, FioArgs};
+use crate::import::jobfile::command_line::{self, OutputFormat};
+use crate::usage;
+use std::path::{Path, PathBuf};
+
+/// `iolab fio ARGS…`.
+pub fn fio(args: &FioArgs, arguments: Vec<String>) -> Result<Ending, AppError> {
+    let mut command = command_line::read(&args.args, &|path| {
+        crate::app::jobfile::read_job_text(Path::new(path))
+    })
+    .map_err(|why| usage!("{why}"))?;
+    if !command.sections.is_empty() {
+        command = command_line::only_sections(command).map_err(|why| usage!("{why}"))?;
+    }
+    // `iolab run` with nothing but its defaults: the job file says the rest.
+    let Command::Run(run) = <Cli as clap::Parser>::try_parse_from(["iolab", "run"])
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .command
+    else {
+        return Err(anyhow::anyhow!("`iolab run` parsed as another command").into());
+    };
+    let answer = crate::app::output::FioAnswer {
+        json: command.format != OutputFormat::Normal,
+        to: command.output.as_ref().map(PathBuf::from),
+    };
+    if let Some(to) = &answer.to {
+        crate::app::output::check_output(Some(to), 0)?;
+    }
+    super::run::run_job(&run, Some((&command, &answer)), arguments)
+}
