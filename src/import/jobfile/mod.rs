@@ -346,11 +346,14 @@ pub fn translate(
         }
         // `time_based=0` is fio's default, not a time-based job; a runtime
         // without it caps a size-bound job (`--time-limit`).
+        // fio drops time_based without a runtime ("time_based requires a
+        // runtime/timeout setting") and runs the job once through.
         if !options.contains_key("runtime") && super::truthy(&options, "time_based") {
-            return Err(usage!(
-                "{}: [{shown}] time_based without runtime: for how long?",
-                at(line("time_based"))
-            ));
+            options.remove("time_based");
+            let note = "time_based without runtime: dropped, as fio drops it (it needs a runtime): the job runs once through".to_string();
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
         }
         let kb_base = option(&options, "kb_base").unwrap_or("1024");
         if !matches!(kb_base, "1024" | "1000") {

@@ -432,3 +432,17 @@ fn each_phase_names_its_own_file() {
             .is_empty()
     );
 }
+
+/// fio drops `time_based` without a runtime (it says it needs one) and
+/// runs the job once through: so does iolab, with a note.
+#[test]
+fn time_based_without_a_runtime_runs_once_through_as_fio_runs_it() {
+    let file = read("[a]\nsize=1m\nrw=read\ntime_based\n").unwrap();
+    let workload = &file.phases[0][0].workload;
+    assert_eq!(workload.runtime_s, None);
+    assert!(
+        file.notes.iter().any(|n| n.starts_with("time_based without runtime: dropped")),
+        "{:?}",
+        file.notes
+    );
+}
