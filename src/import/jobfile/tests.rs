@@ -441,7 +441,9 @@ fn time_based_without_a_runtime_runs_once_through_as_fio_runs_it() {
     let workload = &file.phases[0][0].workload;
     assert_eq!(workload.runtime_s, None);
     assert!(
-        file.notes.iter().any(|n| n.starts_with("time_based without runtime: dropped")),
+        file.notes
+            .iter()
+            .any(|n| n.starts_with("time_based without runtime: dropped")),
         "{:?}",
         file.notes
     );
