@@ -122,7 +122,10 @@ impl FioJob<'_> {
             if let Some(skewed) = self.distribution()? {
                 return Ok((op, skewed));
             }
-            if truthy(self.options, "norandommap") {
+            // fio's lfsr "never generates the same offset twice", map or
+            // no map: a random order without repeats, as iolab's is.
+            let lfsr = self.option("random_generator").map(str::trim) == Some("lfsr");
+            if truthy(self.options, "norandommap") && !lfsr {
                 return Ok((op, Pattern::Uniform));
             }
         }

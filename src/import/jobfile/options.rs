@@ -203,7 +203,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     (
         "random_generator",
         Taken::NoEffect(
-            "iolab draws with its own generator; the same I/Os and bytes, not fio's sequence of offsets",
+            "iolab draws with its own generator; the same I/Os and bytes, not fio's sequence of offsets (lfsr, which never repeats an offset, is iolab's random order without repeats even with norandommap)",
         ),
     ),
     ("disable_lat", Taken::NoEffect(EVERY_LATENCY)),

@@ -448,3 +448,17 @@ fn time_based_without_a_runtime_runs_once_through_as_fio_runs_it() {
         file.notes
     );
 }
+
+/// fio's lfsr never draws an offset twice, map or no map: with
+/// norandommap it is iolab's random order without repeats, where fio's
+/// default generator without its map draws with replacement.
+#[test]
+fn lfsr_without_the_random_map_still_never_repeats_a_block() {
+    let pattern = |extra: &str| {
+        let file = read(&format!("[a]\nsize=1m\nrw=randread\nnorandommap\n{extra}")).unwrap();
+        file.phases[0][0].workload.pattern
+    };
+    assert_eq!(pattern("random_generator=lfsr\n"), Pattern::Random);
+    assert_eq!(pattern(""), Pattern::Uniform);
+    assert_eq!(pattern("random_generator=tausworthe\n"), Pattern::Uniform);
+}
