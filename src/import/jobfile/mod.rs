@@ -387,6 +387,16 @@ pub fn translate(
         if let Some(note) = whole_blocks(&mut workload, shown) {
             notes.push(note);
         }
+        // fio's null engine queues up to iodepth; iolab's is synchronous.
+        let depth = option(&options, "iodepth").and_then(|d| d.trim().parse::<u64>().ok());
+        if let (crate::plan::EngineKind::Null, Some(depth @ 2..)) = (workload.engine, depth) {
+            let note = format!(
+                "iodepth={depth} on the null engine: iolab's null engine is synchronous (depth 1), where fio's queues up to iodepth; its figures are one I/O at a time"
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
         // fio runs a job file's write jobs on files it makes for them, and
         // does not lay them out first (measured, fio 3.33 on ext4: it
         // preallocates with fallocate and writes each block once): iolab's

@@ -462,3 +462,23 @@ fn lfsr_without_the_random_map_still_never_repeats_a_block() {
     assert_eq!(pattern(""), Pattern::Uniform);
     assert_eq!(pattern("random_generator=tausworthe\n"), Pattern::Uniform);
 }
+
+/// fio's null engine queues up to iodepth; iolab's runs one I/O at a
+/// time, and says so rather than dropping the depth without a word.
+#[test]
+fn a_null_engines_depth_is_named_in_a_note() {
+    let file = read("[a]\nsize=1m\nrw=read\nioengine=null\niodepth=16\n").unwrap();
+    assert!(
+        file.notes
+            .iter()
+            .any(|n| n.starts_with("iodepth=16 on the null engine")),
+        "{:?}",
+        file.notes
+    );
+    let file = read("[a]\nsize=1m\nrw=read\nioengine=null\n").unwrap();
+    assert!(
+        !file.notes.iter().any(|n| n.contains("null engine")),
+        "{:?}",
+        file.notes
+    );
+}
