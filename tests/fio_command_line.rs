@@ -150,3 +150,41 @@ fn a_job_file_on_the_command_line_and_refusals_name_the_argument() {
     left.sort();
     assert_eq!(left, ["second.json", "two.fio"]);
 }
+
+/// A write job on a `filename=` that names no file yet writes it once, as
+/// fio does (which makes it and writes each block once): strace counts
+/// the job's size in writes, where iolab once laid the file out untimed
+/// and then timed its overwrites (twice the writes).
+#[test]
+fn a_new_files_write_job_writes_each_block_once_as_strace_shows() {
+    if !have("strace") {
+        return;
+    }
+    let dir = scratch();
+    let file = dir.path().join("new");
+    let trace = dir.path().join("strace.log");
+    let output = dir.path().join("out.json");
+    succeed(
+        assert_cmd::Command::new("strace")
+            .current_dir(dir.path())
+            .args(["-f", "-e", "trace=pwrite64,pwritev,pwritev2,write", "-o"])
+            .arg(&trace)
+            .arg(env!("CARGO_BIN_EXE_iolab"))
+            .args(["fio", "--name=w", "--rw=write", "--bs=256k", "--size=4m"])
+            .arg(format!("--filename={}", file.display()))
+            .arg("--output-format=json")
+            .arg(format!("--output={}", output.display())),
+    );
+    // The data written at offsets (the result goes out with write(2)),
+    // laid out or timed alike: each write's returned count, summed.
+    let log = std::fs::read_to_string(&trace).unwrap();
+    let written: u64 = log
+        .lines()
+        .filter(|line| line.contains("pwrite64(") || line.contains("pwritev"))
+        .filter_map(|line| line.rsplit_once(" = ")?.1.trim().parse::<u64>().ok())
+        .sum();
+    assert_eq!(written, 4 << 20, "{log}");
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    assert_eq!(document["jobs"][0]["write"]["io_bytes"], 4 << 20);
+    assert!(!file.exists());
+}

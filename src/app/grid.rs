@@ -95,6 +95,7 @@ pub fn sweep(args: &SweepArgs, command: Vec<String>) -> Result<Ending, AppError>
     let target = ranks.agreed(network_target(
         args.target.as_deref(),
         None,
+        &[],
         args.destroy_data.as_deref(),
         &points,
         &ranks,
@@ -171,6 +172,7 @@ pub fn study_text(text: &str, args: &StudyArgs, command: Vec<String>) -> Result<
     let target = ranks.agreed(network_target(
         args.target.as_deref(),
         None,
+        &[],
         args.destroy_data.as_deref(),
         &points,
         &ranks,

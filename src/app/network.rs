@@ -22,10 +22,12 @@ use std::path::Path;
 /// against `--destroy-data` (a target whose data a write destroys is
 /// written only when the flag repeats its URL exactly); and every point's
 /// groups checked against where they run (`check_point`: the given `file`,
+/// or the point's own, which iolab makes when it is among `made`,
 /// the LUN, or files iolab makes; MPI), for `run`, `sweep` and `study` alike.
 pub(crate) fn network_target(
     target: Option<&str>,
     file: Option<&Path>,
+    made: &[&Path],
     destroy_data: Option<&Path>,
     points: &[PlannedPoint],
     ranks: &Ranks,
@@ -52,23 +54,29 @@ pub(crate) fn network_target(
     }
     // What the groups combine with their site is refused before a file is
     // made or a server asked.
-    let flag = match (file, remote.as_ref().filter(|r| !r.makes_files())) {
-        (Some(file), _) => Some(format!("--file {}", file.display())),
-        (None, Some(lun)) => Some(format!("--target {}", lun.text())),
-        (None, None) => None,
-    };
-    let site = match (&flag, file) {
-        (Some(flag), Some(_)) => Site::Given { flag },
-        (Some(flag), None) => Site::Lun { flag },
-        (None, _) => Site::Made,
-    };
-    let at = Where {
-        site,
-        local: remote.is_none(),
-        distributed: ranks.is_distributed(),
-        shared_file: ranks.shared_file(),
-    };
+    let lun = remote.as_ref().filter(|r| !r.makes_files());
     for point in points {
+        // A point on its own file (a job file's phase) is on that one.
+        let file = point.file.as_deref().or(file);
+        let flag = match (file, lun) {
+            (Some(file), _) => Some(format!("--file {}", file.display())),
+            (None, Some(lun)) => Some(format!("--target {}", lun.text())),
+            (None, None) => None,
+        };
+        let site = match (&flag, file) {
+            (Some(flag), Some(file)) => Site::Given {
+                flag,
+                made: made.contains(&file),
+            },
+            (Some(flag), None) => Site::Lun { flag },
+            (None, _) => Site::Made,
+        };
+        let at = Where {
+            site,
+            local: remote.is_none(),
+            distributed: ranks.is_distributed(),
+            shared_file: ranks.shared_file(),
+        };
         check_point(&point.groups, &at)?;
     }
     if let Some(remote) = &remote {

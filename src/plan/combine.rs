@@ -174,7 +174,7 @@ pub fn check_point(groups: &[Group], at: &Where<'_>) -> Result<(), UsageError> {
         let w = &group.workload;
         // The user's file: a guest's raw disk, which the runner is given in
         // the guest, is written in place as dd writes it.
-        if let (Site::Given { flag }, Op::Write) = (at.site, w.op) {
+        if let (Site::Given { flag, made: false }, Op::Write) = (at.site, w.op) {
             return Err(usage!(
                 "{named}--op write creates a new file; with {flag} use --op rewrite, read or reread"
             ));
@@ -193,7 +193,7 @@ pub fn check_point(groups: &[Group], at: &Where<'_>) -> Result<(), UsageError> {
         }
         if w.machine == Machine::Guest {
             let refused = match at.site {
-                Site::Given { flag } | Site::Lun { flag } => Some(flag),
+                Site::Given { flag, .. } | Site::Lun { flag } => Some(flag),
                 Site::Made if at.distributed => Some("--mpi"),
                 Site::Made if !at.local => Some("--target"),
                 Site::Made => None,
@@ -326,8 +326,10 @@ pub enum Site<'a> {
     /// Files iolab makes, and trees.
     Made,
     /// A file or device given with `--file` (`flag` names it), every job
-    /// over all of it, as fio's jobs sharing one `filename=`.
-    Given { flag: &'a str },
+    /// over all of it, as fio's jobs sharing one `filename=`; `made` when
+    /// iolab makes it for a job file's `filename=` that names no file yet
+    /// (its write jobs write it first, as fio's do).
+    Given { flag: &'a str, made: bool },
     /// An iSCSI LUN (`flag` names it): each job logs in on its own.
     Lun { flag: &'a str },
 }
@@ -341,7 +343,7 @@ pub enum Site<'a> {
 /// asks as soon as it knows the site; the runner asks again for points
 /// that reach it another way (a study's, a guest's).
 pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
-    let (Site::Given { flag } | Site::Lun { flag }) = site else {
+    let (Site::Given { flag, .. } | Site::Lun { flag }) = site else {
         if let Some(group) = groups
             .iter()
             .find(|g| g.workload.verify && !g.workload.op.writes())
@@ -481,7 +483,10 @@ mod tests {
         let mut guest = reader.clone();
         guest.workload.machine = Machine::Guest;
         let given = Where {
-            site: Site::Given { flag: "--file f" },
+            site: Site::Given {
+                flag: "--file f",
+                made: false,
+            },
             ..alone
         };
         for (at, flag) in [

@@ -35,6 +35,7 @@ impl Session {
         self.use_given(Box::new(file))?;
         if let Some(set) = self.given.as_mut() {
             set.laid_out = Laid::No;
+            set.made = true;
         }
         Ok(())
     }
@@ -134,6 +135,7 @@ impl Session {
             laid_out: Laid::AsGiven,
             fresh: false,
             given: true,
+            made: false,
             shared: false,
             others: Vec::new(),
             read_pass: None,

@@ -223,6 +223,9 @@ struct FileSet {
     fresh: bool,
     /// A file the user gave: used as it is, never created, laid out or removed.
     given: bool,
+    /// A given file iolab made for a job file's `filename=` that named no
+    /// file yet: its write jobs write it first, as fio's do.
+    made: bool,
     /// `files` is the one file all ranks share (`--shared-file`).
     shared: bool,
     /// Under `--reorder`, the files of another rank that reads go to.

@@ -290,7 +290,8 @@ impl Session {
         let site = match &flag {
             None => Site::Made,
             Some((flag, TargetKind::Lun)) => Site::Lun { flag },
-            Some((flag, _)) => Site::Given { flag },
+            // What a new file's write may do was asked before it was made.
+            Some((flag, _)) => Site::Given { flag, made: false },
         };
         Ok(check_site(groups, site)?)
     }

@@ -88,6 +88,11 @@ pub(crate) fn run_job(
         target = network_target(
             args.target.as_deref().or(job_target.as_deref()),
             files.first().map(|f| f.path.as_path()),
+            &files
+                .iter()
+                .filter(|f| f.new)
+                .map(|f| f.path.as_path())
+                .collect::<Vec<_>>(),
             args.destroy_data.as_deref(),
             &plan.points,
             &ranks,

@@ -414,9 +414,16 @@ pub fn translate(
         if let Some(note) = note.filter(|note| !notes.contains(note)) {
             notes.push(note);
         }
+        // A filename= that names no file yet is made for the run, as fio
+        // makes it: its write jobs write it first, not over a layout.
+        // (A node in /dev has no length either: /dev/null and /dev/zero
+        // are written in place.)
+        let new_file = filename
+            .as_ref()
+            .is_some_and(|(path, _)| !path.starts_with("/dev/") && (given.length)(path).is_none());
         if matches!(rw_base(rw), "write" | "randwrite")
             && workload.op == crate::plan::Op::Rewrite
-            && filename.is_none()
+            && (filename.is_none() || new_file)
         {
             workload.op = crate::plan::Op::Write;
         }

@@ -38,7 +38,7 @@ impl Session {
                 set.files[0].kind(),
                 TargetKind::Lun | TargetKind::BlockDevice
             );
-            if workload.op == Op::Write && !in_place {
+            if workload.op == Op::Write && !in_place && !set.made {
                 return Err(usage!(
                     "{given} is one existing file: --op write creates a new one; use --op rewrite"
                 )
@@ -145,6 +145,7 @@ impl Session {
             laid_out: Laid::No,
             fresh: true,
             given: false,
+            made: false,
             shared,
             others: Vec::new(),
             read_pass: None,
