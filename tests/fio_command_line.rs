@@ -188,3 +188,58 @@ fn a_new_files_write_job_writes_each_block_once_as_strace_shows() {
     assert_eq!(document["jobs"][0]["write"]["io_bytes"], 4 << 20);
     assert!(!file.exists());
 }
+
+/// fio's own reader of `--output-format=json+` (`fio_jsonplus_clat2csv`,
+/// shipped with fio) reads iolab's answer: its CSV counts every I/O the
+/// JSON says was done.
+#[test]
+fn fios_own_json_plus_reader_reads_iolabs_answer() {
+    if !have("fio_jsonplus_clat2csv") {
+        return;
+    }
+    let dir = scratch();
+    let file = dir.path().join("data");
+    let words: Vec<String> = [
+        "--name=a",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=2m",
+        &format!("--filename={}", file.display()),
+    ]
+    .iter()
+    .map(|w| w.to_string())
+    .collect();
+    let output = dir.path().join("plus.json");
+    succeed(
+        iolab()
+            .current_dir(dir.path())
+            .arg("fio")
+            .args(&words)
+            .arg("--output-format=json+")
+            .arg(format!("--output={}", output.display())),
+    );
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    let job = &document["jobs"][0];
+    assert_eq!(job["read"]["total_ios"], 512, "{job}");
+    assert!(job["elapsed"].as_u64().unwrap() >= 1, "{job}");
+    assert_eq!(job["iodepth_level"]["1"], 100.0, "{job}");
+    succeed(
+        assert_cmd::Command::new("fio_jsonplus_clat2csv")
+            .current_dir(dir.path())
+            .arg(&output)
+            .arg("clat.csv"),
+    );
+    let csv = std::fs::read_to_string(dir.path().join("clat_job0.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(", ").collect();
+    let cumulative = header
+        .iter()
+        .position(|c| *c == "read_clat_ns_cumulative")
+        .expect("a read clat column");
+    let last: u64 = csv
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split(", ").nth(cumulative)?.trim().parse().ok())
+        .max()
+        .unwrap();
+    assert_eq!(last, 512, "{csv}");
+}

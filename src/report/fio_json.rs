@@ -8,8 +8,11 @@
 //! iolab's percentiles and its histogram's buckets as json+'s `bins`, so
 //! the import rebuilds the same histogram. `lat_ns` repeats `clat_ns`:
 //! iolab times each I/O from its submission, which is what fio's total
-//! latency is for the synchronous engines. What fio reports and iolab does
-//! not measure (`slat_ns`, disk utilisation) is left out, never zero.
+//! latency is for the synchronous engines. `elapsed` is the timed region in
+//! whole seconds, and `iodepth_level` is given for a synchronous engine (one
+//! in flight, always). What fio reports and iolab does not measure
+//! (`slat_ns`, a queued engine's depth at each submission, disk
+//! utilisation) is left out, never zero.
 
 use crate::plan::direction::Direction;
 use crate::plan::{Op, Pattern, Workload};
@@ -136,6 +139,19 @@ fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition)
         entry.insert(direction.name().to_string(), value);
     }
     entry.insert("job_runtime".into(), json!(runtime_ms));
+    // fio's whole seconds the job ran (its timed region here, at least 1).
+    entry.insert(
+        "elapsed".into(),
+        json!((elapsed_ns as f64 / 1e9).ceil().max(1.0) as u64),
+    );
+    // A synchronous engine has one I/O in flight, always; a queued one's
+    // depth at each submission is not recorded, so it is left out.
+    if !workload.engine.capabilities().queued {
+        entry.insert(
+            "iodepth_level".into(),
+            json!({"1": 100.0, "2": 0.0, "4": 0.0, "8": 0.0, "16": 0.0, "32": 0.0, ">=64": 0.0}),
+        );
+    }
     if let Some(cpu) = &repetition.cpu {
         let seconds = (elapsed_ns as f64 * 1e-9).max(1e-9);
         entry.insert("usr_cpu".into(), json!(cpu.user_s / seconds * 100.0));
