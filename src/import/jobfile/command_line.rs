@@ -170,16 +170,31 @@ fn program_option(name: &str) -> Option<Result<(), &'static str>> {
     Some(taken)
 }
 
+/// fio's own options (init.c's `l_opts`) that take no value, or one only
+/// after `=` (`no_argument`, `optional_argument`).
+const PROGRAM_BARE: &[&str] = &[
+    "minimal",
+    "version",
+    "help",
+    "showcmd",
+    "readonly",
+    "parse-only",
+    "warnings-fatal",
+    "cpuclock-test",
+    "merge-blktrace-only",
+    "bandwidth-log",
+    "append-terse",
+    "cmdhelp",
+    "enghelp",
+    "server",
+    "crctest",
+    "memcpytest",
+];
+
 /// Whether fio's option `name` (its own or a job's) takes no value unless
 /// one follows `=`.
 fn bare(name: &str) -> bool {
-    matches!(
-        name,
-        "minimal" | "version" | "help" | "showcmd" | "readonly" | "parse-only"
-    ) || matches!(
-        name,
-        "warnings-fatal" | "cpuclock-test" | "merge-blktrace-only"
-    ) || BARE.contains(&name)
+    PROGRAM_BARE.contains(&name) || BARE.contains(&name)
 }
 
 /// Reads `args` (fio's arguments, without `fio` itself) as fio does; one
