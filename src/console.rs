@@ -20,6 +20,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set when stdout was closed at start (`iolab … >&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
+/// Set by `--verbose`: notes (where a report went, how a job file was
+/// read, what one repetition cannot show) reach stderr as well as the
+/// result file and its report.
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// Lets [`note!`](crate::note) lines through to stderr from now on.
+pub fn set_verbose(verbose: bool) {
+    VERBOSE.store(verbose, Ordering::Relaxed);
+}
+
+/// Whether `--verbose` was given.
+pub fn verbose() -> bool {
+    VERBOSE.load(Ordering::Relaxed)
+}
+
 /// Who this process is among the ranks of a distributed run, when it is
 /// not rank 0 (`rank 1 on vm`): its lines say so after `iolab: `, since a
 /// launcher mixes every rank's stderr.
@@ -95,6 +110,18 @@ pub fn line(text: &str) {
 #[macro_export]
 macro_rules! say {
     ($($arg:tt)*) => { $crate::console::line(&format!($($arg)*)) };
+}
+
+/// A line that is advice or information, not a warning or an error: written
+/// as [`say!`](crate::say) writes it with `--verbose`, else not at all
+/// (stderr stays empty when nothing is wrong, as scripts expect of fio).
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {
+        if $crate::console::verbose() {
+            $crate::console::line(&format!($($arg)*))
+        }
+    };
 }
 
 /// Writes `text` to stdout and flushes it. A closed pipe (`iolab … | head`)

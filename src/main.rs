@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return argument_error(error, &raw),
     };
+    iolab::console::set_verbose(cli.verbose);
     let arguments: Vec<String> = raw
         .iter()
         .map(|a| a.to_string_lossy().into_owned())

@@ -106,12 +106,22 @@ fn a_job_file_runs_its_phases_in_order_and_its_study_runs_the_same_points() {
         .output()
         .unwrap();
     assert!(ran.status.success(), "{ran:?}");
-    let stderr = String::from_utf8_lossy(&ran.stderr);
-    assert!(
-        stderr.contains("thread: no effect: iolab's jobs are threads"),
-        "{stderr}"
-    );
+    // Quiet when nothing is wrong: the notes are in the result (and its
+    // report), on stderr only with --verbose.
+    assert!(ran.stderr.is_empty(), "{ran:?}");
     let result = read_result(&result_path);
+    assert!(
+        result["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("thread: no effect: iolab's jobs are threads")),
+        "{result}"
+    );
+    let report = std::fs::read_to_string(result_path.with_extension("html")).unwrap();
+    assert!(
+        report.contains("thread: no effect: iolab&#39;s jobs are threads"),
+        "the report shows the notes"
+    );
     check_consistency(&result);
     let points = result["points"].as_array().unwrap();
     assert_eq!(points.len(), 2, "two phases");
@@ -1144,7 +1154,7 @@ fn a_write_jobs_verify_seals_and_checks_every_block_as_fio_verifies() {
     run_fio(&job, &fio_output);
     let fio = fio_json(&fio_output);
     let theirs = &fio["jobs"][0];
-    let ran = succeed(iolab().args(["run", job.to_str().unwrap(), "--json"]));
+    let ran = succeed(iolab().args(["-v", "run", job.to_str().unwrap(), "--json"]));
     let stderr = String::from_utf8_lossy(&ran.stderr);
     assert!(
         stderr.contains("verify=crc32c: each block written is sealed"),
@@ -1461,13 +1471,15 @@ fn an_offloaded_paced_job_runs_its_ios_with_a_note() {
             .arg("-o")
             .arg(&output),
     );
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        stderr
-            .contains("io_submit_mode=offload: iolab's job thread issues each I/O at its due time"),
-        "{stderr}"
-    );
+    assert!(run.stderr.is_empty(), "the note is in the result: {run:?}");
     let result = read_result(&output);
+    assert!(
+        result["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("io_submit_mode=offload: iolab's job thread issues each I/O at its due time"),
+        "{result}"
+    );
     let repetition = &first_point(&result)["repetitions"][0];
     assert_eq!(repetition["ops"], 64, "{repetition}");
 }

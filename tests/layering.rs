@@ -89,6 +89,7 @@ const RULES: &[(&str, &[&str])] = &[
 /// Root macros, named as `crate::NAME!`, and the module that owns each.
 const MACRO_HOMES: &[(&str, &str)] = &[
     ("say", "console"),
+    ("note", "console"),
     ("usage", "plan"),
     ("for_each_parameter", "plan"),
 ];

@@ -1105,6 +1105,8 @@ fn a_link_planted_in_a_tree_on_the_export_is_removed_never_followed() {
     let mut child = lab.spawn_iolab(
         cwd.path(),
         &[
+            // Each phase named as it starts: the test waits for the delete.
+            "-v",
             "run",
             "--target",
             &lab.nfs,

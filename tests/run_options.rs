@@ -598,7 +598,15 @@ fn the_single_repetition_note_counts_rounds() {
     let dir = scratch();
     let noted = |extra: &[&str]| {
         let output = iolab()
-            .args(["run", "--engine", "null", "--size", "64k", "--dir"])
+            .args([
+                "--verbose",
+                "run",
+                "--engine",
+                "null",
+                "--size",
+                "64k",
+                "--dir",
+            ])
             .arg(dir.path())
             .args(extra)
             .output()
@@ -609,4 +617,14 @@ fn the_single_repetition_note_counts_rounds() {
     };
     assert!(noted(&[]));
     assert!(!noted(&["--rounds", "3"]));
+    // Without --verbose, a run where nothing is wrong leaves stderr empty.
+    let quiet = iolab()
+        .args(["run", "--engine", "null", "--size", "64k", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        quiet.status.success() && quiet.stderr.is_empty(),
+        "{quiet:?}"
+    );
 }

@@ -364,7 +364,7 @@ impl Listener for Announcer {
             true => crate::plan::group::describe_groups(&planned.groups),
             false => planned.workload().describe(),
         };
-        crate::say!("iolab: measuring {} ({described})", planned.label);
+        crate::note!("iolab: measuring {} ({described})", planned.label);
     }
 }
 

@@ -241,6 +241,7 @@ fn grid_plan(
         report,
         strict: out.strict,
         progress: out.progress,
+        notes: Vec::new(),
     }
 }
 

@@ -279,8 +279,13 @@ pub fn plan(args: &RunArgs, path: &Path, job: JobFile) -> Result<(RunPlan, Vec<P
             file: files.get(index).filter(|_| several).cloned(),
         });
     }
-    for note in &job.notes {
-        crate::say!("iolab: {shown}: {note}");
+    let notes: Vec<String> = job
+        .notes
+        .iter()
+        .map(|note| format!("{shown}: {note}"))
+        .collect();
+    for note in &notes {
+        crate::note!("iolab: {note}");
     }
     if let (Some(dir), false) = (&job.directory, args.dir == Path::new(".")) {
         if Path::new(dir) != args.dir {
@@ -298,7 +303,9 @@ pub fn plan(args: &RunArgs, path: &Path, job: JobFile) -> Result<(RunPlan, Vec<P
             .directory
             .map_or_else(|| args.dir.clone(), PathBuf::from),
     };
-    Ok((args.plan_points(dir, points)?, placed))
+    let mut plan = args.plan_points(dir, points)?;
+    plan.notes = notes;
+    Ok((plan, placed))
 }
 
 /// `plan` as a study file `iolab study` runs the same points from: one

@@ -215,12 +215,18 @@ pub(crate) fn present(
         terminal().render(&view)
     }
     .map_err(anyhow::Error::from)?;
+    if !json && !result.notes.is_empty() && !crate::console::verbose() {
+        text.push_str(&format!(
+            "notes: {} on how the plan was read, in the result and its report (-v prints them)\n",
+            result.notes.len()
+        ));
+    }
     if let (Some(path), false) = (output, json) {
         text.push_str(&format!("results: {}\n", path.display()));
     }
     show_result(&text, result, output)?;
     if let (Some(path), true) = (output, json) {
-        crate::say!("iolab: results written to {}", path.display());
+        crate::note!("iolab: results written to {}", path.display());
     }
     Ok(())
 }
@@ -328,7 +334,7 @@ pub(crate) fn report_beside(output: &Path, result: &ResultFile) -> Result<(), Ap
         false,
     );
     write_report(&path, &view, replace)?;
-    crate::say!("iolab: report {}", path.display());
+    crate::note!("iolab: report {}", path.display());
     Ok(())
 }
 
@@ -343,7 +349,7 @@ pub(crate) fn report_of(path: &Path, files: Vec<(&str, &ResultFile)>) -> Result<
     };
     let view = crate::report::view::ReportView::new(files, crate::compare::DEFAULT_ALPHA, false);
     write_report(path, &view, replace)?;
-    crate::say!("iolab: report {}", path.display());
+    crate::note!("iolab: report {}", path.display());
     Ok(())
 }
 

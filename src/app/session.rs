@@ -40,7 +40,7 @@ pub(crate) fn note_single_repetition(points: &[crate::plan::PlannedPoint]) {
     let once =
         |p: &crate::plan::PlannedPoint| p.workload().repeat < 2 && p.workload().until_ci.is_none();
     if !points.is_empty() && !rounds && points.iter().all(once) {
-        crate::say!(
+        crate::note!(
             "iolab: note: one repetition per point: `iolab compare` will show differences but cannot test them; --repeat 3 measures three"
         );
     }

@@ -97,6 +97,13 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Notes on stderr too (the result and its report hold them).
+    ///
+    /// Where the report went, how a job file was read, what one repetition
+    /// cannot show: without it stderr holds only warnings and errors.
+    /// Before `fio` in `iolab -v fio …` (fio's own -v is its version).
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
 }
 
 impl Cli {

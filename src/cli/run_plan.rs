@@ -129,6 +129,7 @@ impl RunArgs {
             report: false,
             strict: self.out.strict,
             progress: self.out.progress,
+            notes: Vec::new(),
         })
     }
 }

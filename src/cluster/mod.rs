@@ -568,7 +568,7 @@ impl Cluster {
         if let Some(note) = lost_host_note(&self.launcher, self.hosts.len(), keepalive.as_deref())
             .filter(|_| self.is_root())
         {
-            crate::say!("iolab: note: {note}");
+            crate::note!("iolab: note: {note}");
         }
     }
 

@@ -63,6 +63,7 @@ pub fn new_result_file(command: Vec<String>, dir: Option<&Path>, page_cache: boo
         distributed: None,
         guest: None,
         guests: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -267,6 +267,7 @@ pub fn read(
         distributed: None,
         guest: None,
         guests: Vec::new(),
+        notes: Vec::new(),
     };
     let mut skipped = list.skipped;
     if !before.is_empty() {

@@ -511,6 +511,9 @@ pub struct RunPlan {
     pub strict: bool,
     /// When the live status line is drawn.
     pub progress: ProgressMode,
+    /// What reading the plan's source (a fio job file or command line)
+    /// noted, for the result file (see `ResultFile::notes`).
+    pub notes: Vec<String>,
 }
 
 impl RunPlan {

@@ -74,6 +74,11 @@ pub struct ResultFile {
     /// `guest_config`'s order (the first is `guest_config` 1), in place of `guest`.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub guests: Vec<guest::GuestRecord>,
+    /// What iolab said about its plan as it read it: a fio option read
+    /// another way or left out, a default that differs from fio's. Shown in
+    /// the report; on stderr only with `--verbose`.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub notes: Vec<String>,
 }
 
 /// The output an imported result file was converted from.

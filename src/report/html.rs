@@ -367,6 +367,7 @@ fn section(
     }
     html.push_str(&ranks_table(result));
     html.push_str(&checks(result));
+    html.push_str(&notes(result));
     if with_charts {
         html.push_str(&charts(result));
     }
@@ -486,6 +487,20 @@ fn checks(result: &ResultFile) -> String {
         html.push_str("<li>none raised</li>");
     }
     html.push_str("</ul></details>");
+    html
+}
+
+/// What iolab noted as it read the plan (a fio option read another way);
+/// nothing when it noted nothing.
+fn notes(result: &ResultFile) -> String {
+    if result.notes.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from("<h3>Notes</h3><ul class=\"notes\">");
+    for note in &result.notes {
+        let _ = write!(html, "<li>{}</li>", escape(note));
+    }
+    html.push_str("</ul>");
     html
 }
 

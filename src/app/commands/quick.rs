@@ -59,6 +59,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         report: !args.no_report,
         strict: args.strict,
         progress: args.progress,
+        notes: Vec::new(),
     };
     execute(
         &plan,

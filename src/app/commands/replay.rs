@@ -431,7 +431,7 @@ fn write_record(path: &std::path::Path, record: &serde_json::Value) -> Result<()
         serde_json::to_writer_pretty(&mut *out, record).map_err(std::io::Error::other)
     })
     .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-    crate::say!("iolab: replay record: {}", path.display());
+    crate::note!("iolab: replay record: {}", path.display());
     Ok(())
 }
 

@@ -306,7 +306,7 @@ impl GivenFile {
                     .unwrap_or(0);
                 session.make_file(name, length)?;
                 if speaks {
-                    crate::say!(
+                    crate::note!(
                         "iolab: made {} for the job file's filename= (fio makes it too); {}",
                         path.display(),
                         if keep {
@@ -414,6 +414,7 @@ pub(crate) fn execute(
             .any(crate::plan::Workload::uses_page_cache),
     );
     result.distributed = ranks.record(session.dir().path());
+    result.notes.clone_from(&plan.notes);
     let mut writer = plan
         .output
         .clone()
@@ -465,10 +466,7 @@ pub(crate) fn execute(
         for log in crate::import::jobfile::logs::write(&result, fio_logs, path)
             .map_err(anyhow::Error::from)?
         {
-            // fio writes its logs without a word.
-            if answer.is_none() {
-                crate::say!("iolab: fio log {}", log.display());
-            }
+            crate::note!("iolab: fio log {}", log.display());
         }
     }
     if let Some(answer) = answer {
