@@ -243,3 +243,72 @@ fn fios_own_json_plus_reader_reads_iolabs_answer() {
         .unwrap();
     assert_eq!(last, 512, "{csv}");
 }
+
+/// fio's JSON as fio writes it for a synchronous engine, on the same
+/// command line: every key of fio's job and of its read direction is in
+/// iolab's answer but the figures iolab does not measure (fio's
+/// per-interval bandwidth and IOPS samples, its latency target search and
+/// its sync counts); the latency bins (`latency_us`, …) are fio's names and
+/// hold every I/O; `slat_ns` has no samples, as fio's.
+#[test]
+fn fios_json_keys_are_all_in_iolabs_answer() {
+    if !have("fio") {
+        return;
+    }
+    let dir = scratch();
+    let words: Vec<String> = [
+        "--name=a",
+        "--ioengine=psync",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=2m",
+        &format!("--filename={}", dir.path().join("data").display()),
+    ]
+    .iter()
+    .map(|w| w.to_string())
+    .collect();
+    let theirs = json_of("fio", dir.path(), "fio", &words);
+    let ours = json_of("iolab", dir.path(), "iolab", &words);
+    let keys = |value: &Value| -> std::collections::BTreeSet<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    };
+    let (fio_job, iolab_job) = (&theirs["jobs"][0], &ours["jobs"][0]);
+    let missing: Vec<String> = keys(fio_job)
+        .difference(&keys(iolab_job))
+        .cloned()
+        .collect();
+    let unmeasured = [
+        "eta",
+        "latency_depth",
+        "latency_percentile",
+        "latency_target",
+        "latency_window",
+        "sync",
+    ];
+    assert!(
+        missing.iter().all(|k| unmeasured.contains(&k.as_str())),
+        "{missing:?}"
+    );
+    let missing: Vec<String> = keys(&fio_job["read"])
+        .difference(&keys(&iolab_job["read"]))
+        .cloned()
+        .collect();
+    assert!(
+        missing
+            .iter()
+            .all(|k| k.starts_with("bw_") || k.starts_with("iops_")),
+        "{missing:?}"
+    );
+    for bins in ["latency_ns", "latency_us", "latency_ms"] {
+        assert_eq!(keys(&fio_job[bins]), keys(&iolab_job[bins]), "{bins}");
+    }
+    let held: f64 = ["latency_ns", "latency_us", "latency_ms"]
+        .iter()
+        .flat_map(|bins| iolab_job[bins].as_object().unwrap().values())
+        .map(|share| share.as_f64().unwrap())
+        .sum();
+    assert!((held - 100.0).abs() < 1e-6, "{held}");
+    assert_eq!(iolab_job["read"]["slat_ns"]["N"], 0);
+    assert_eq!(fio_job["read"]["slat_ns"]["N"], 0);
+    assert_eq!(iolab_job["iodepth_submit"], fio_job["iodepth_submit"]);
+}

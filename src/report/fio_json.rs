@@ -6,13 +6,28 @@
 //! iolab measured them (not rounded, unlike fio's integers), `bw` in KiB/s,
 //! `runtime` in whole ms (fio's unit; at least 1), and `clat_ns` with
 //! iolab's percentiles and its histogram's buckets as json+'s `bins`, so
-//! the import rebuilds the same histogram. `lat_ns` repeats `clat_ns`:
-//! iolab times each I/O from its submission, which is what fio's total
-//! latency is for the synchronous engines. `elapsed` is the timed region in
-//! whole seconds, and `iodepth_level` is given for a synchronous engine (one
-//! in flight, always). What fio reports and iolab does not measure
-//! (`slat_ns`, a queued engine's depth at each submission, disk
-//! utilisation) is left out, never zero.
+//! the import rebuilds the same histogram.
+//!
+//! What each engine gives, in fio's terms (fio's `lat` = `slat` + `clat`):
+//! iolab times each I/O from just before the call that submits it to its
+//! completion, which is fio's total latency. A synchronous engine has no
+//! submission apart from the call: fio writes its `slat_ns` with no samples
+//! (`N` 0) and its `clat_ns` equal to `lat_ns`, and so does iolab. io_uring's
+//! time in the submitting call, per request (iolab's `submit_ns`), is fio's
+//! `slat_ns`; it is recorded for the whole repetition, so it is written when
+//! the I/Os went one way and left out for a mix. A queued engine's `clat_ns`
+//! is its `lat_ns` (iolab keeps no per-I/O time from the call's return),
+//! which overstates fio's clat by the slat: at most `slat_ns`'s max.
+//!
+//! `latency_ns`, `latency_us` and `latency_ms` are fio's shares of all I/Os
+//! by total latency, in fio's bins (`"4"` in `latency_us`: 2 to 3 µs), read
+//! from the histogram's buckets (a bucket is binned by its highest value:
+//! within the histogram's 0.1% resolution of fio's edges). `elapsed` is the
+//! timed region in whole seconds; `iodepth_level`, `iodepth_submit` and
+//! `iodepth_complete` are given for a synchronous engine (one in flight,
+//! one per call, always). What fio reports and iolab does not measure (a
+//! queued engine's depth at each submission, disk utilisation) is left out,
+//! never zero.
 
 use crate::plan::direction::Direction;
 use crate::plan::{Op, Pattern, Workload};
@@ -116,6 +131,13 @@ fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition)
             })
             .collect()
     };
+    let engine = workload.engine;
+    // io_uring's submission time covers the repetition: one direction's.
+    let slat = match (engine.capabilities().queued, shares.len()) {
+        (false, _) => Some(json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0})),
+        (true, 1) => repetition.submit_ns.as_ref().map(clat),
+        (true, _) => None,
+    };
     for direction in Direction::ALL {
         let value = match shares.iter().find(|s| s.direction == direction) {
             Some(share) => json!({
@@ -136,7 +158,23 @@ fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition)
                 "runtime": 0, "total_ios": 0, "short_ios": 0, "drop_ios": 0,
             }),
         };
+        let value = match (value, &slat) {
+            (Value::Object(mut figures), Some(slat)) if figures.contains_key("clat_ns") => {
+                figures.insert("slat_ns".into(), slat.clone());
+                Value::Object(figures)
+            }
+            (value, _) => value,
+        };
         entry.insert(direction.name().to_string(), value);
+    }
+    if let Some(latency) = repetition
+        .latency_ns
+        .as_ref()
+        .and_then(|l| decode(&l.histogram).ok())
+    {
+        for (unit, shares) in latency_bins(&latency) {
+            entry.insert(unit.into(), shares);
+        }
     }
     entry.insert("job_runtime".into(), json!(runtime_ms));
     // fio's whole seconds the job ran (its timed region here, at least 1).
@@ -146,11 +184,16 @@ fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition)
     );
     // A synchronous engine has one I/O in flight, always; a queued one's
     // depth at each submission is not recorded, so it is left out.
-    if !workload.engine.capabilities().queued {
+    if !engine.capabilities().queued {
         entry.insert(
             "iodepth_level".into(),
             json!({"1": 100.0, "2": 0.0, "4": 0.0, "8": 0.0, "16": 0.0, "32": 0.0, ">=64": 0.0}),
         );
+        // One I/O per call: fio counts it in its 1-to-4 bin.
+        let calls =
+            json!({"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0});
+        entry.insert("iodepth_submit".into(), calls.clone());
+        entry.insert("iodepth_complete".into(), calls);
     }
     if let Some(cpu) = &repetition.cpu {
         let seconds = (elapsed_ns as f64 * 1e-9).max(1e-9);
@@ -207,6 +250,48 @@ fn clat(latency: &LatencySummary) -> Value {
         "percentile": percentiles,
         "bins": bins,
     })
+}
+
+/// fio's latency distribution (`latency_ns`, `latency_us`, `latency_ms`):
+/// the share of all I/Os, in percent, in each of fio's bins by total
+/// latency — below 1 µs by nanoseconds, below 1 ms by whole microseconds,
+/// then by whole milliseconds — each bin named by its upper edge, as fio's
+/// `io_u_mark_latency` bins them.
+fn latency_bins(histogram: &hdrhistogram::Histogram<u64>) -> [(&'static str, Value); 3] {
+    const EDGES: [u64; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+    const MS_EDGES: [u64; 11] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000];
+    let mut ns = [0u64; 10];
+    let mut us = [0u64; 10];
+    let mut ms = [0u64; 12];
+    let bin = |edges: &[u64], value: u64| edges.iter().position(|&edge| value < edge);
+    for bucket in histogram.iter_recorded() {
+        let value = bucket.value_iterated_to();
+        let count = bucket.count_at_value();
+        if value < 1_000 {
+            ns[bin(&EDGES, value).unwrap_or(9)] += count;
+        } else if value < 1_000_000 {
+            us[bin(&EDGES, value / 1_000).unwrap_or(9)] += count;
+        } else {
+            ms[bin(&MS_EDGES, value / 1_000_000).unwrap_or(11)] += count;
+        }
+    }
+    let total = histogram.len().max(1) as f64;
+    let shares = |counts: &[u64], names: &[String]| -> Value {
+        names
+            .iter()
+            .zip(counts)
+            .map(|(name, &count)| (name.clone(), json!(count as f64 / total * 100.0)))
+            .collect::<Map<String, Value>>()
+            .into()
+    };
+    let names: Vec<String> = EDGES.iter().map(u64::to_string).collect();
+    let mut ms_names: Vec<String> = MS_EDGES.iter().map(u64::to_string).collect();
+    ms_names.push(">=2000".into());
+    [
+        ("latency_ns", shares(&ns, &names)),
+        ("latency_us", shares(&us, &names)),
+        ("latency_ms", shares(&ms, &ms_names)),
+    ]
 }
 
 /// The fio options that describe `workload` as far as fio's options can:
@@ -316,6 +401,36 @@ fn options(workload: &Workload) -> Map<String, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each latency lands in fio's bin by its unit's whole number, named
+    /// by the bin's upper edge: 1.5 µs in `latency_us` "2", 2 µs in "4",
+    /// 999 µs in "1000", 2.5 s in `latency_ms` ">=2000"; the shares are of
+    /// every I/O.
+    #[test]
+    fn latencies_fall_in_fios_bins() {
+        let mut histogram =
+            hdrhistogram::Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
+        for ns in [500, 1_500, 2_000, 999_000, 1_500_000, 2_500_000_000] {
+            histogram.record(ns).unwrap();
+        }
+        let [(_, ns), (_, us), (_, ms)] = latency_bins(&histogram);
+        let one = |bins: &Value, name: &str| {
+            let share = bins[name].as_f64().unwrap();
+            assert!((share - 100.0 / 6.0).abs() < 1e-9, "{name}: {share}");
+        };
+        one(&ns, "750");
+        one(&us, "2");
+        one(&us, "4");
+        one(&us, "1000");
+        one(&ms, "2");
+        one(&ms, ">=2000");
+        let sum: f64 = [&ns, &us, &ms]
+            .iter()
+            .flat_map(|bins| bins.as_object().unwrap().values())
+            .map(|v| v.as_f64().unwrap())
+            .sum();
+        assert!((sum - 100.0).abs() < 1e-9, "{sum}");
+    }
 
     /// A split of block sizes is written as fio's `bssplit`, in bytes, so
     /// fio-plot and `iolab import` read the sizes the job moved.
