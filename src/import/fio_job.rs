@@ -108,7 +108,8 @@ impl FioJob<'_> {
             return Ok(None);
         };
         let bad = || format!("bsrange={text} is not a range of sizes iolab reads (MIN-MAX)");
-        let (min, max) = text.split_once('-').ok_or_else(bad)?;
+        // fio reads `1k-4k` and `1k:4k` alike.
+        let (min, max) = text.split_once(['-', ':']).ok_or_else(bad)?;
         let (min, max) = (
             fio_size(min, self.kb_base).ok_or_else(bad)?,
             fio_size(max, self.kb_base).ok_or_else(bad)?,
@@ -618,11 +619,14 @@ impl FioJob<'_> {
                     .option("bs")
                     .or_else(|| self.option("blocksize"))
                     .unwrap_or("4k");
-                // A value left out inherits the one before it.
-                let parts: Vec<&str> = text.split(',').collect();
-                let size = |part: Option<&&str>| {
-                    part.and_then(|b| fio_size(b, self.kb_base))
-                        .ok_or_else(|| format!("bs={text} is not a size iolab reads"))
+                // A value left out inherits the one before it; an empty one
+                // is fio's default (`bs=8k,32k,`: trims of 4 KiB).
+                let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+                let size = |part: Option<&&str>| match part {
+                    Some(&"") => Ok(4096),
+                    part => part
+                        .and_then(|b| fio_size(b, self.kb_base))
+                        .ok_or_else(|| format!("bs={text} is not a size iolab reads")),
                 };
                 let read = size(parts.first())?;
                 let write = size(parts.get(1).or(parts.first()))?;

@@ -583,15 +583,17 @@ pub fn translate(
 /// fio moves whole blocks: of a size that is not a whole number of one
 /// block size (`size=1m` under `kb_base=1000` with `bs=4KiB`), it reads or
 /// writes the whole blocks and leaves the rest (fio 3.33: 244 I/Os, 999,424
+/// bytes). With mixed sizes (`bssplit`, `bsrange`) the grid is the smallest
+/// size (fio's min_bs: `size=1051748` with `bsrange=1k:4k` moves 1,051,648
 /// bytes). The workload's size becomes those blocks, with the note saying
-/// so; mixed sizes (`bssplit`, `bsrange`) are left as they are.
+/// so.
 fn whole_blocks(workload: &mut crate::plan::Workload, section: &str) -> Option<String> {
-    let (size, bs) = (workload.size, workload.bs);
-    if workload.bssplit.is_some()
-        || workload.work() == crate::plan::Work::Tree
-        || bs == 0
-        || size <= bs
-    {
+    let bs = match &workload.bssplit {
+        Some(split) => split.smallest().min(workload.bs),
+        None => workload.bs,
+    };
+    let size = workload.size;
+    if workload.work() == crate::plan::Work::Tree || bs == 0 || size <= bs {
         return None;
     }
     let rest = size % bs;
@@ -600,8 +602,12 @@ fn whole_blocks(workload: &mut crate::plan::Workload, section: &str) -> Option<S
     }
     workload.size = size - rest;
     Some(format!(
-        "[{section}] size {size} bytes is not a whole number of {bs}-byte blocks: fio moves {} blocks ({} bytes) and leaves the last {rest} bytes, and so does iolab",
-        size / bs,
+        "[{section}] size {size} bytes is not a whole number of {bs}-byte blocks{}: fio moves {} bytes and leaves the last {rest}, and so does iolab",
+        if workload.bssplit.is_some() {
+            " (the smallest of its sizes)"
+        } else {
+            ""
+        },
         workload.size
     ))
 }

@@ -482,3 +482,35 @@ fn a_null_engines_depth_is_named_in_a_note() {
         file.notes
     );
 }
+
+/// fio's block-size spellings: `bsrange` with `:` as with `-`; an empty
+/// part of `bs` is fio's default (`bs=8k,32k,`: trims of 4 KiB, `bs=,8k`:
+/// reads of 4 KiB); a size that is no whole number of the smallest of a
+/// range's sizes is rounded down to it, as fio's min_bs rounds it
+/// (fio 3.33: `size=1051748` with `bsrange=1k:4k` moves 1,051,648 bytes).
+#[test]
+fn block_sizes_as_fio_spells_them() {
+    let workload = |text: &str| read(text).unwrap().phases[0][0].workload.clone();
+    let colon = workload("[a]\nsize=1m\nrw=randread\nbsrange=1k:4k\n");
+    let dash = workload("[a]\nsize=1m\nrw=randread\nbsrange=1k-4k\n");
+    assert_eq!((colon.bs, colon.bssplit), (dash.bs, dash.bssplit));
+    assert_eq!(colon.bs, 1024);
+    assert_eq!(workload("[a]\nsize=1m\nrw=randtrim\nbs=8k,32k,\n").bs, 4096);
+    assert_eq!(
+        workload("[a]\nsize=1m\nrw=randwrite\nbs=8k,32k,\n").bs,
+        32768
+    );
+    assert_eq!(workload("[a]\nsize=1m\nrw=read\nbs=,8k\n").bs, 4096);
+    assert_eq!(workload("[a]\nsize=1m\nrw=write\nbs=,8k\n").bs, 8192);
+    for sizes in ["bsrange=1k:4k", "bssplit=1k/50:4k/50"] {
+        let file = read(&format!("[a]\nsize=1051748\nrw=randread\n{sizes}\n")).unwrap();
+        assert_eq!(file.phases[0][0].workload.size, 1_051_648, "{sizes}");
+        assert!(
+            file.notes
+                .iter()
+                .any(|n| n.contains("the smallest of its sizes")),
+            "{:?}",
+            file.notes
+        );
+    }
+}
