@@ -312,3 +312,65 @@ fn fios_json_keys_are_all_in_iolabs_answer() {
     assert_eq!(fio_job["read"]["slat_ns"]["N"], 0);
     assert_eq!(iolab_job["iodepth_submit"], fio_job["iodepth_submit"]);
 }
+
+/// etcd's disk check (`--fdatasync=1 --ioengine=sync --bs=2300`), as fio
+/// and iolab fio run it: strace counts one fdatasync(2) per write in both,
+/// and no fsync(2) from the job's file (`fdatasync=N` was refused; then
+/// mapped onto fsync it would have synced the metadata as well).
+#[test]
+fn fdatasync_syncs_the_data_after_every_nth_write_as_fio_does() {
+    if !have("strace") || !have("fio") {
+        return;
+    }
+    let dir = scratch();
+    let calls = |program: &str| {
+        let trace = dir.path().join(format!("{program}.strace"));
+        let mut command = assert_cmd::Command::new("strace");
+        command
+            .current_dir(dir.path())
+            .args(["-f", "-e", "trace=fsync,fdatasync,write", "-o"])
+            .arg(&trace);
+        match program {
+            "iolab" => command.arg(env!("CARGO_BIN_EXE_iolab")).arg("fio"),
+            _ => command.arg("fio"),
+        };
+        command
+            .args([
+                "--name=etcd",
+                "--rw=write",
+                "--bs=2300",
+                "--size=512k",
+                "--fdatasync=1",
+                "--ioengine=sync",
+                "--output-format=json",
+            ])
+            .arg(format!("--directory={}", dir.path().display()))
+            .arg(format!(
+                "--output={}",
+                dir.path().join(format!("{program}.json")).display()
+            ));
+        succeed(&mut command);
+        let log = std::fs::read_to_string(&trace).unwrap();
+        let count = |call: &str| log.lines().filter(|l| l.contains(call)).count();
+        // The job's writes are its 2300-byte ones.
+        let writes = log
+            .lines()
+            .filter(|l| l.contains("write(") && l.ends_with("= 2300"))
+            .count();
+        (
+            writes,
+            count("fdatasync("),
+            count(" fsync(") + count("]fsync("),
+        )
+    };
+    let fio = calls("fio");
+    let iolab = calls("iolab");
+    // 512 KiB of 2300-byte blocks: 227 whole ones.
+    assert_eq!(fio.0, 227, "{fio:?}");
+    assert_eq!(
+        (iolab.0, iolab.1),
+        (fio.0, fio.1),
+        "{iolab:?} against fio's {fio:?}"
+    );
+    assert_eq!(fio.1, 227);
+}

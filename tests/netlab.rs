@@ -111,6 +111,7 @@ fn pass(
         ramp: std::time::Duration::ZERO,
         batch: 4,
         fsync_every: 0,
+        fsync_data: false,
         fsync_end: true,
         interval: std::time::Duration::from_secs(1),
         iodepth: 1,

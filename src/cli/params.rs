@@ -94,7 +94,8 @@ fn heading(param: Param) -> &'static str {
         | Param::Sync
         | Param::Cache
         | Param::FsyncEnd
-        | Param::FsyncEvery => ENGINE,
+        | Param::FsyncEvery
+        | Param::FsyncData => ENGINE,
         Param::Runtime
         | Param::StartDelay
         | Param::TimeLimit

@@ -385,6 +385,12 @@ impl QueuedIo for LibaioIo {
         let fd = unsafe { BorrowedFd::borrow_raw(self.raw_fd) };
         Ok(rustix::fs::fsync(fd)?)
     }
+
+    fn sync_data(&self) -> io::Result<()> {
+        // SAFETY: as in `sync_all`.
+        let fd = unsafe { BorrowedFd::borrow_raw(self.raw_fd) };
+        Ok(rustix::fs::fdatasync(fd)?)
+    }
 }
 
 impl Drop for LibaioIo {

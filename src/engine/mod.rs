@@ -83,6 +83,7 @@ pub trait DynQueuedIo {
     fn reap(&mut self, each: &mut dyn FnMut(u32, i32));
     fn failure(&mut self, slot: u32, result: i32) -> io::Error;
     fn sync_all(&self) -> io::Result<()>;
+    fn sync_data(&self) -> io::Result<()>;
     fn queues_flushes(&self) -> bool;
     fn queue_flush(&mut self, slot: u32) -> bool;
     fn wait_for(&mut self, timeout: std::time::Duration) -> io::Result<()>;
@@ -119,6 +120,9 @@ impl<Q: QueuedIo> DynQueuedIo for Q {
     }
     fn sync_all(&self) -> io::Result<()> {
         QueuedIo::sync_all(self)
+    }
+    fn sync_data(&self) -> io::Result<()> {
+        QueuedIo::sync_data(self)
     }
     fn queues_flushes(&self) -> bool {
         QueuedIo::queues_flushes(self)
@@ -163,6 +167,9 @@ impl QueuedIo for dyn DynQueuedIo + '_ {
     fn sync_all(&self) -> io::Result<()> {
         DynQueuedIo::sync_all(self)
     }
+    fn sync_data(&self) -> io::Result<()> {
+        DynQueuedIo::sync_data(self)
+    }
     fn queues_flushes(&self) -> bool {
         DynQueuedIo::queues_flushes(self)
     }
@@ -188,6 +195,12 @@ pub trait BlockIo {
     }
     /// Makes everything written so far durable (fsync, or msync for a mapping).
     fn sync_all(&mut self) -> io::Result<()>;
+    /// Makes the data written so far durable, and of the metadata only what
+    /// reading it back needs (fdatasync); [`Engine::sync_all`] where the
+    /// engine has no such call (a mapping's msync).
+    fn sync_data(&mut self) -> io::Result<()> {
+        self.sync_all()
+    }
     /// Hands buffered data to the kernel (fflush for stdio); a no-op elsewhere.
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
@@ -235,6 +248,12 @@ pub trait QueuedIo {
     }
     /// Makes everything written so far durable, outside the queue.
     fn sync_all(&self) -> io::Result<()>;
+    /// Makes the data written so far durable (fdatasync), outside the
+    /// queue; [`QueuedIo::sync_all`] where the engine has one sync (NFS's
+    /// COMMIT, SCSI's SYNCHRONIZE CACHE).
+    fn sync_data(&self) -> io::Result<()> {
+        self.sync_all()
+    }
     /// Whether [`QueuedIo::queue_flush`] queues a data sync; when not, a
     /// caller waits for what is in flight and calls [`QueuedIo::sync_all`].
     fn queues_flushes(&self) -> bool {

@@ -40,4 +40,8 @@ impl BlockIo for PositionalIo<'_> {
     fn sync_all(&mut self) -> io::Result<()> {
         Ok(rustix::fs::fsync(self.fd)?)
     }
+
+    fn sync_data(&mut self) -> io::Result<()> {
+        Ok(rustix::fs::fdatasync(self.fd)?)
+    }
 }

@@ -88,6 +88,13 @@ impl BlockIo for StreamIo {
         Ok(rustix::fs::fsync(fd)?)
     }
 
+    fn sync_data(&mut self) -> io::Result<()> {
+        self.flush()?;
+        // SAFETY: as in `sync_all`.
+        let fd = unsafe { BorrowedFd::borrow_raw(libc::fileno(self.stream)) };
+        Ok(rustix::fs::fdatasync(fd)?)
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         // SAFETY: `stream` is open.
         if unsafe { libc::fflush(self.stream) } != 0 {

@@ -61,4 +61,8 @@ impl BlockIo for PositionIo<'_> {
     fn sync_all(&mut self) -> io::Result<()> {
         Ok(rustix::fs::fsync(self.fd)?)
     }
+
+    fn sync_data(&mut self) -> io::Result<()> {
+        Ok(rustix::fs::fdatasync(self.fd)?)
+    }
 }

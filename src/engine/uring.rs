@@ -245,6 +245,12 @@ impl QueuedIo for UringIo {
         let fd = unsafe { BorrowedFd::borrow_raw(self.raw_fd) };
         Ok(rustix::fs::fsync(fd)?)
     }
+
+    fn sync_data(&self) -> io::Result<()> {
+        // SAFETY: as in `sync_all`.
+        let fd = unsafe { BorrowedFd::borrow_raw(self.raw_fd) };
+        Ok(rustix::fs::fdatasync(fd)?)
+    }
 }
 
 /// Creates a ring for a single thread that submits and reaps itself, as fio

@@ -101,6 +101,20 @@ impl FioJob<'_> {
         })
     }
 
+    /// fio's `fsync=N` or `fdatasync=N`: N and whether the syncs are of the
+    /// data only; `None` without either (or with 0). Both at once are
+    /// refused: fio keeps two counts, iolab one.
+    fn fsync_every(&self) -> Result<Option<(u64, bool)>, String> {
+        match (self.number("fsync", 0)?, self.number("fdatasync", 0)?) {
+            (0, 0) => Ok(None),
+            (every, 0) => Ok(Some((every, false))),
+            (0, every) => Ok(Some((every, true))),
+            (fsync, fdatasync) => Err(format!(
+                "fsync={fsync} with fdatasync={fdatasync}: fio counts each apart, iolab syncs every N writes one way: give one"
+            )),
+        }
+    }
+
     /// fio's `bsrange=MIN-MAX` (`MIN-MAX,MIN-MAX` per direction) for the
     /// job's direction: `None` without one.
     fn block_range(&self) -> Result<Option<(u64, u64)>, String> {
@@ -467,8 +481,14 @@ impl FioJob<'_> {
             Param::Iodepth | Param::Batch => return Ok(None),
             Param::Pattern => ParamValue::Pattern(self.op_and_pattern()?.1),
             Param::FsyncEnd => ParamValue::Flag(writes && truthy(self.options, "end_fsync")),
-            Param::FsyncEvery => {
-                ParamValue::Number(if writes { self.number("fsync", 0)? } else { 0 })
+            // fio counts fsync= and fdatasync= apart; iolab's one count
+            // syncs one way.
+            Param::FsyncEvery => ParamValue::Number(match (writes, self.fsync_every()?) {
+                (true, Some((every, _))) => every,
+                _ => 0,
+            }),
+            Param::FsyncData => {
+                ParamValue::Flag(writes && self.fsync_every()?.is_some_and(|(_, data)| data))
             }
             Param::Runtime => match self.option("runtime").and_then(fio_seconds) {
                 Some(seconds) if truthy(self.options, "time_based") && seconds > 0.0 => {

@@ -351,6 +351,9 @@ pub(super) fn normalize(workload: &mut Workload, base: &Workload) {
         workload.fsync_every = 0;
         workload.fsync_end = false;
     }
+    if workload.fsync_every == 0 {
+        workload.fsync_data = false;
+    }
 }
 
 /// `write seq 4KiB psync file 64KiB` plus `name=value` for varying

@@ -251,6 +251,11 @@ impl Workload {
                 self.op.name()
             ));
         }
+        if self.fsync_data && self.fsync_every == 0 {
+            return Err(usage!(
+                "--fsync-data makes the syncs of --fsync-every N fdatasync; give --fsync-every"
+            ));
+        }
         // NaN fails too: a result file's workload is input.
         if self.interval_s.is_nan() || self.interval_s < units::MIN_INTERVAL.as_secs_f64() {
             return Err(usage!(

@@ -352,7 +352,12 @@ fn options(workload: &Workload) -> Map<String, Value> {
         crate::plan::SyncMode::Odsync => set("sync", "dsync".into()),
     }
     if workload.fsync_every > 0 {
-        set("fsync", workload.fsync_every.to_string());
+        let key = if workload.fsync_data {
+            "fdatasync"
+        } else {
+            "fsync"
+        };
+        set(key, workload.fsync_every.to_string());
     }
     if workload.fsync_end {
         set("end_fsync", "1".into());

@@ -103,6 +103,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("direct", Taken::Mapped),
     ("sync", Taken::Mapped),
     ("fsync", Taken::Mapped),
+    ("fdatasync", Taken::Mapped),
     ("end_fsync", Taken::Mapped),
     ("numjobs", Taken::Mapped),
     ("runtime", Taken::Mapped),

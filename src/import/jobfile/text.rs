@@ -19,6 +19,7 @@ const ARITHMETIC: &[&str] = &[
     "rwmixread",
     "rwmixwrite",
     "fsync",
+    "fdatasync",
     "thinktime_blocks",
 ];
 

@@ -128,6 +128,11 @@ macro_rules! for_each_parameter {
             FsyncEvery fsync_every: u64 = "fsync-every" {
                 kind: Count { min: 0, max: u64::MAX }, default: Some("0"), identifies: true, fio: "fsync",
             } study_alias("fsync_every")
+            /// The syncs of --fsync-every are fdatasync(2): the data, and of
+            /// the metadata only what reading it back needs (fio's fdatasync).
+            FsyncData fsync_data: bool = "fsync-data" {
+                kind: Flag, default: Some("off"), identifies: true, fio: "fdatasync",
+            } serde(skip_serializing_if = "std::ops::Not::not", default) study_alias("fsync_data")
             /// Time-based run length in seconds: passes repeat until it is up.
             /// Absent: one pass over the file.
             Runtime runtime_s: Option<f64> = "runtime" {

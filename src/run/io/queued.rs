@@ -229,8 +229,14 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
         }
         if queue.in_flight() == 0 {
             if fsync_due && failure.is_none() && !exhausted {
-                ring.sync_all()
-                    .map_err(|error| fsync_failure(spec, error, "fsync"))?;
+                match spec.fsync_data {
+                    true => ring
+                        .sync_data()
+                        .map_err(|error| fsync_failure(spec, error, "fdatasync"))?,
+                    false => ring
+                        .sync_all()
+                        .map_err(|error| fsync_failure(spec, error, "fsync"))?,
+                }
                 writes_since_fsync = 0;
                 now = now_ns();
                 continue;

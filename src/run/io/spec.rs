@@ -52,6 +52,8 @@ pub struct LoopSpec<'a> {
     pub batch: u32,
     /// fsync after this many writes; 0 = never.
     pub fsync_every: u64,
+    /// The syncs of `fsync_every` are fdatasync (`--fsync-data`).
+    pub fsync_data: bool,
     /// fsync at the end, inside the timed region.
     pub fsync_end: bool,
     /// Time-series interval.

@@ -349,9 +349,14 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
             writes_since_fsync += 1;
             if writes_since_fsync == spec.fsync_every {
                 writes_since_fsync = 0;
-                engine
-                    .sync_all()
-                    .map_err(|error| fsync_failure(spec, error, "fsync"))?;
+                match spec.fsync_data {
+                    true => engine
+                        .sync_data()
+                        .map_err(|error| fsync_failure(spec, error, "fdatasync"))?,
+                    false => engine
+                        .sync_all()
+                        .map_err(|error| fsync_failure(spec, error, "fsync"))?,
+                }
                 last = now_ns();
             }
         }
@@ -402,6 +407,7 @@ pub(crate) mod tests {
             ramp: Duration::ZERO,
             batch: 1,
             fsync_every: 0,
+            fsync_data: false,
             fsync_end: false,
             interval: Duration::from_secs(1),
             iodepth: 1,
