@@ -555,3 +555,54 @@ fn a_file_system_made_on_a_consented_device_between_repetitions_stops_the_run() 
         "the file system made during the sweep is still there: {stderr}"
     );
 }
+
+/// `iolab fio` writes a device only with iolab's consent given before
+/// fio's arguments, as kbench runs fio on one (`fio JOB --filename=DEV
+/// --size=S`): refused in one line naming the flag without it, run with it.
+#[test]
+fn a_fio_command_line_writes_a_device_only_with_consent() {
+    let temp = scratch();
+    let Some(device) = device_or_skip(temp.path(), false) else {
+        return;
+    };
+    let dev = device.path();
+    let fio_words = [
+        "--name=w",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=1m",
+        "--ioengine=psync",
+        "--direct=1",
+    ];
+    let refused = iolab()
+        .current_dir(temp.path())
+        .arg("fio")
+        .args(fio_words)
+        .arg(format!("--filename={dev}"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("--destroy-data={dev}")),
+        "{stderr}"
+    );
+    let output = temp.path().join("w.json");
+    succeed(
+        iolab()
+            .current_dir(temp.path())
+            .arg("fio")
+            .arg(format!("--destroy-data={dev}"))
+            .args(fio_words)
+            .arg(format!("--filename={dev}"))
+            .arg("--output-format=json")
+            .arg(format!("--output={}", output.display())),
+    );
+    let document: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    assert_eq!(
+        document["jobs"][0]["write"]["io_bytes"],
+        1 << 20,
+        "{document}"
+    );
+}

@@ -311,6 +311,8 @@ fn fios_json_keys_are_all_in_iolabs_answer() {
     assert_eq!(iolab_job["read"]["slat_ns"]["N"], 0);
     assert_eq!(fio_job["read"]["slat_ns"]["N"], 0);
     assert_eq!(iolab_job["iodepth_submit"], fio_job["iodepth_submit"]);
+    // The job is named as fio names it: its section (once `fio: a/a`).
+    assert_eq!(iolab_job["jobname"], fio_job["jobname"]);
 }
 
 /// etcd's disk check (`--fdatasync=1 --ioengine=sync --bs=2300`), as fio

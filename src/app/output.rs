@@ -443,8 +443,11 @@ pub(crate) fn answer_as_fio(
     report: bool,
 ) -> Result<(), AppError> {
     let mut text = if answer.json {
-        let mut text = serde_json::to_string_pretty(&crate::report::fio_json::document(&[result]))
-            .map_err(anyhow::Error::from)?;
+        let mut text = serde_json::to_string_pretty(&crate::report::fio_json::document(
+            &[result],
+            crate::report::fio_json::JobNames::Sections,
+        ))
+        .map_err(anyhow::Error::from)?;
         text.push('\n');
         text
     } else {

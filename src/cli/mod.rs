@@ -286,6 +286,11 @@ pub struct DistributedArgs {
 /// Arguments of `iolab fio`.
 #[derive(Debug, Args)]
 pub struct FioArgs {
+    /// iolab's consent to write a block device the job names (fio writes
+    /// it without asking): as `iolab run --destroy-data`, before fio's
+    /// arguments (`iolab fio --destroy-data /dev/sdb job.fio …`).
+    #[arg(long, value_name = "DEVICE|URL")]
+    pub destroy_data: Option<String>,
     /// fio's arguments as fio takes them: options before the first --name
     /// are global, each --name starts a job, --opt=value or --opt value,
     /// job files by path; fio's own --output, --output-format and --section.

@@ -35,8 +35,19 @@ use crate::record::histogram::decode;
 use crate::record::{LatencySummary, Point, Repetition, ResultFile, Status};
 use serde_json::{Map, Value, json};
 
-/// The fio JSON document of `results`.
-pub fn document(results: &[&ResultFile]) -> Value {
+/// How the jobs of a fio JSON document are named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobNames {
+    /// iolab's point label, with `/GROUP` for a point of groups: every
+    /// job of several result files told apart (`iolab report`).
+    Points,
+    /// The job's own name, as fio names it: the group's (a job file's
+    /// section), or the point's label when it has no groups (`iolab fio`).
+    Sections,
+}
+
+/// The fio JSON document of `results`, its jobs named as `names` says.
+pub fn document(results: &[&ResultFile], names: JobNames) -> Value {
     let mut jobs = Vec::new();
     for result in results {
         for (index, point) in result.points.iter().enumerate() {
@@ -50,7 +61,10 @@ pub fn document(results: &[&ResultFile]) -> Value {
                 point
                     .groups
                     .iter()
-                    .map(|g| (g, format!("{}/{}", point.label, g.label)))
+                    .map(|g| match names {
+                        JobNames::Points => (g, format!("{}/{}", point.label, g.label)),
+                        JobNames::Sections => (g, g.label.clone()),
+                    })
                     .collect()
             };
             for (part, name) in parts {

@@ -38,7 +38,10 @@ impl Render<ReportView<'_>> for FioJson {
     /// Every file's measured repetitions as fio jobs, in one document.
     fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
         let results: Vec<&crate::record::ResultFile> = view.files.iter().map(|(_, r)| *r).collect();
-        let mut text = serde_json::to_string_pretty(&super::fio_json::document(&results))?;
+        let mut text = serde_json::to_string_pretty(&super::fio_json::document(
+            &results,
+            super::fio_json::JobNames::Points,
+        ))?;
         text.push('\n');
         Ok(text)
     }

@@ -16,7 +16,11 @@ pub fn fio(args: &FioArgs, arguments: Vec<String>) -> Result<Ending, AppError> {
         command = command_line::only_sections(command).map_err(|why| usage!("{why}"))?;
     }
     // `iolab run` with nothing but its defaults: the job file says the rest.
-    let Command::Run(run) = <Cli as clap::Parser>::try_parse_from(["iolab", "run"])
+    let mut run_words = vec!["iolab".to_string(), "run".to_string()];
+    if let Some(device) = &args.destroy_data {
+        run_words.extend(["--destroy-data".to_string(), device.clone()]);
+    }
+    let Command::Run(run) = <Cli as clap::Parser>::try_parse_from(run_words)
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .command
     else {
