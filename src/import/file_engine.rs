@@ -54,7 +54,13 @@ pub(super) fn value(
     Ok(Some(match param {
         Param::Op => ParamValue::Op(op),
         Param::Items if files == 0 => return Err("nrfiles=0: no file to work on".to_string()),
-        Param::Items => ParamValue::Number(files),
+        // A `size` below `nrfiles` files of `filesize` ends the job once
+        // its files add up to it (fio 3.33: filecreate with nrfiles=31250,
+        // filesize=4k and --size=2m creates 512 files per job).
+        Param::Items => ParamValue::Number(match (filesize, size) {
+            (Some(file), Some(size)) if file > 0 => files.min((size / file).max(1)),
+            _ => files,
+        }),
         Param::FileSize if matches!(op, Op::Stat | Op::Delete) => match (filesize, size) {
             (Some(file), _) => ParamValue::Number(file),
             (None, Some(size)) => ParamValue::Number(size / files.max(1)),

@@ -51,8 +51,10 @@ pub fn document(results: &[&ResultFile], names: JobNames) -> Value {
     let mut jobs = Vec::new();
     for result in results {
         for (index, point) in result.points.iter().enumerate() {
-            // fio has no job for a metadata point ([`left_out`]).
-            if is_metadata(point) {
+            // fio has no job for a metadata point ([`left_out`]), but for
+            // one a fio file engine ran (`iolab fio`), written as fio writes it.
+            let file_engine = is_metadata(point);
+            if file_engine && names == JobNames::Points {
                 continue;
             }
             let parts: Vec<(&Point, String)> = if point.groups.is_empty() {
@@ -78,7 +80,7 @@ pub fn document(results: &[&ResultFile], names: JobNames) -> Value {
                         1 => name.clone(),
                         _ => format!("{name} (repetition {})", repetition.index),
                     };
-                    jobs.push(job(&name, index, &part.workload, repetition));
+                    jobs.push(job(&name, index, &part.workload, repetition, file_engine));
                 }
             }
         }
@@ -113,8 +115,20 @@ pub fn left_out(results: &[&ResultFile]) -> Vec<String> {
         .collect()
 }
 
-/// One fio job entry for `repetition` of a workload.
-fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition) -> Value {
+/// The bytes fio counts per operation of a file engine (`filecreate`,
+/// `filestat`, …): its default block size, each operation a read.
+const FILE_ENGINE_BYTES: u64 = 4096;
+
+/// One fio job entry for `repetition` of a workload; with `file_engine`,
+/// its metadata operations counted as fio's file engines count them (fio
+/// 3.33: 1,200 filestat operations are 1,200 reads of 4,915,200 bytes).
+fn job(
+    name: &str,
+    groupid: usize,
+    workload: &Workload,
+    repetition: &Repetition,
+    file_engine: bool,
+) -> Value {
     let elapsed_ns = repetition.elapsed_ns.unwrap_or(0);
     let runtime_ms = (elapsed_ns as f64 / 1e6).round().max(1.0) as u64;
     let mut entry = Map::new();
@@ -122,7 +136,16 @@ fn job(name: &str, groupid: usize, workload: &Workload, repetition: &Repetition)
     entry.insert("groupid".into(), json!(groupid));
     entry.insert("error".into(), json!(0));
     entry.insert("job options".into(), Value::Object(options(workload)));
-    let shares: Vec<Share<'_>> = if repetition.directions.is_empty() {
+    let shares: Vec<Share<'_>> = if file_engine {
+        vec![Share {
+            direction: Direction::Read,
+            bytes: repetition.ops * FILE_ENGINE_BYTES,
+            ops: repetition.ops,
+            bps: repetition.iops.map(|iops| iops * FILE_ENGINE_BYTES as f64),
+            iops: repetition.iops,
+            latency: repetition.latency_ns.as_ref(),
+        }]
+    } else if repetition.directions.is_empty() {
         vec![Share {
             direction: workload.directions().sole().unwrap_or(Direction::Read),
             bytes: repetition.bytes,

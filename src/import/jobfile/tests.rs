@@ -514,3 +514,20 @@ fn block_sizes_as_fio_spells_them() {
         );
     }
 }
+
+/// A file engine's job ends once its files add up to `size`, as fio's
+/// does (fio 3.33 ran fio's filecreate example with `--size=2m` as 512
+/// creates a job, not its 31,250): `nrfiles` when the size is larger or
+/// not given.
+#[test]
+fn a_file_engines_size_caps_its_files() {
+    let items = |extra: &str| {
+        let text = format!(
+            "[global]\nioengine=filecreate\ncreate_on_open=1\nnrfiles=31250\nfilesize=4k\n{extra}[t0]\n"
+        );
+        read(&text).unwrap().phases[0][0].workload.items
+    };
+    assert_eq!(items(""), Some(31250));
+    assert_eq!(items("size=2m\n"), Some(512));
+    assert_eq!(items("size=1g\n"), Some(31250));
+}
