@@ -8,6 +8,8 @@ mod devices;
 mod distributed;
 #[path = "faults.rs"]
 mod faults;
+#[path = "fio_examples.rs"]
+mod fio_examples;
 #[path = "iscsi.rs"]
 mod iscsi;
 #[path = "metadata.rs"]
