@@ -196,7 +196,7 @@ pub trait BlockIo {
     /// Makes everything written so far durable (fsync, or msync for a mapping).
     fn sync_all(&mut self) -> io::Result<()>;
     /// Makes the data written so far durable, and of the metadata only what
-    /// reading it back needs (fdatasync); [`Engine::sync_all`] where the
+    /// reading it back needs (fdatasync); [`BlockIo::sync_all`] where the
     /// engine has no such call (a mapping's msync).
     fn sync_data(&mut self) -> io::Result<()> {
         self.sync_all()
