@@ -9,7 +9,7 @@ mod compare;
 #[path = "engines.rs"]
 mod engines;
 #[path = "fio_command_line.rs"]
-mod fio_command_line;
+pub(crate) mod fio_command_line;
 #[path = "fuzz_seeds.rs"]
 mod fuzz_seeds;
 #[path = "groups.rs"]

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// fio's JSON from `program` (`iolab fio` or `fio`) given `words`, run in
 /// `dir`, its output in `dir/NAME.json`.
-fn json_of(program: &str, dir: &Path, name: &str, words: &[String]) -> Value {
+pub(crate) fn json_of(program: &str, dir: &Path, name: &str, words: &[String]) -> Value {
     let output = dir.join(format!("{name}.json"));
     let mut command = match program {
         "iolab" => {

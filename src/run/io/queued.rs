@@ -229,14 +229,12 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
         }
         if queue.in_flight() == 0 {
             if fsync_due && failure.is_none() && !exhausted {
-                match spec.fsync_data {
-                    true => ring
-                        .sync_data()
-                        .map_err(|error| fsync_failure(spec, error, "fdatasync"))?,
-                    false => ring
-                        .sync_all()
-                        .map_err(|error| fsync_failure(spec, error, "fsync"))?,
-                }
+                let synced = if spec.fsync_data {
+                    ring.sync_data()
+                } else {
+                    ring.sync_all()
+                };
+                synced.map_err(|error| fsync_failure(spec, error, spec.sync_call()))?;
                 writes_since_fsync = 0;
                 now = now_ns();
                 continue;

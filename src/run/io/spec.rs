@@ -94,6 +94,15 @@ impl LoopSpec<'_> {
             blocks: self.blocks,
         }
     }
+
+    /// The system call the syncs of `fsync_every` make, as a failure names it.
+    pub fn sync_call(&self) -> &'static str {
+        if self.fsync_data {
+            "fdatasync"
+        } else {
+            "fsync"
+        }
+    }
 }
 
 /// A failed or short I/O, with everything needed to find it.

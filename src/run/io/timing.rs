@@ -349,14 +349,12 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
             writes_since_fsync += 1;
             if writes_since_fsync == spec.fsync_every {
                 writes_since_fsync = 0;
-                match spec.fsync_data {
-                    true => engine
-                        .sync_data()
-                        .map_err(|error| fsync_failure(spec, error, "fdatasync"))?,
-                    false => engine
-                        .sync_all()
-                        .map_err(|error| fsync_failure(spec, error, "fsync"))?,
-                }
+                let synced = if spec.fsync_data {
+                    engine.sync_data()
+                } else {
+                    engine.sync_all()
+                };
+                synced.map_err(|error| fsync_failure(spec, error, spec.sync_call()))?;
                 last = now_ns();
             }
         }
