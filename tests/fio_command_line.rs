@@ -116,6 +116,18 @@ fn a_job_file_on_the_command_line_and_refusals_name_the_argument() {
     let ours = json_of("iolab", dir.path(), "second", &words(&["--section=second"]));
     assert_eq!(counts(&ours)[0], (0, 0), "{ours}");
     assert_eq!(counts(&ours)[1], (16, 1 << 20), "{ours}");
+    // fio's --parse-only: the jobs read and planned, nothing run or made.
+    let planned = succeed(
+        iolab()
+            .current_dir(dir.path())
+            .arg("fio")
+            .args(words(&["--parse-only", "--output=never.json"])),
+    );
+    let planned = String::from_utf8_lossy(&planned.stdout);
+    assert!(
+        planned.contains("first") && planned.contains("second"),
+        "{planned}"
+    );
     for (args, needle) in [
         (
             vec!["--name=a", "--minimal"],
@@ -375,4 +387,59 @@ fn fdatasync_syncs_the_data_after_every_nth_write_as_fio_does() {
         "{iolab:?} against fio's {fio:?}"
     );
     assert_eq!(fio.1, 227);
+}
+
+/// `--sqthread_poll=1` on an io_uring line: fio and iolab both set their
+/// ring up with a polling kernel thread (strace shows `IORING_SETUP_SQPOLL`
+/// in each io_uring_setup), and move the same I/Os; without it iolab's ring
+/// has none.
+#[test]
+fn sqthread_poll_sets_the_ring_up_polled_as_fios() {
+    if !have("strace") || !have("fio") {
+        return;
+    }
+    let dir = scratch();
+    let file = dir.path().join("data");
+    let setup = |program: &str, polled: bool| {
+        let trace = dir.path().join(format!("{program}.strace"));
+        let output = dir.path().join(format!("{program}.json"));
+        let mut command = assert_cmd::Command::new("strace");
+        command
+            .current_dir(dir.path())
+            .args(["-f", "-e", "trace=io_uring_setup", "-o"])
+            .arg(&trace);
+        match program {
+            "iolab" => command.arg(env!("CARGO_BIN_EXE_iolab")).arg("fio"),
+            _ => command.arg("fio"),
+        };
+        command
+            .args([
+                "--name=p",
+                "--ioengine=io_uring",
+                "--rw=randread",
+                "--bs=4k",
+                "--iodepth=8",
+                "--size=2m",
+                "--output-format=json",
+            ])
+            .args(polled.then_some("--sqthread_poll=1"))
+            .arg(format!("--filename={}", file.display()))
+            .arg(format!("--output={}", output.display()));
+        succeed(&mut command);
+        let _ = std::fs::remove_file(&file);
+        let log = std::fs::read_to_string(&trace).unwrap();
+        let document: Value =
+            serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+        std::fs::remove_file(&output).unwrap();
+        (log, counts(&document))
+    };
+    let (fio_log, fios) = setup("fio", true);
+    let (log, ours) = setup("iolab", true);
+    assert!(fio_log.contains("IORING_SETUP_SQPOLL"), "{fio_log}");
+    assert!(log.contains("IORING_SETUP_SQPOLL"), "{log}");
+    assert_eq!(ours, fios);
+    assert_eq!(ours[0], (512, 2 << 20));
+    let (unpolled, _) = setup("iolab", false);
+    assert!(unpolled.contains("io_uring_setup("), "{unpolled}");
+    assert!(!unpolled.contains("IORING_SETUP_SQPOLL"), "{unpolled}");
 }

@@ -18,6 +18,7 @@ pub fn aliases(param: Param) -> &'static [&'static str] {
         Param::Ramp => &["ramp_time"],
         Param::Engine => &["ioengine"],
         Param::Batch => &["iodepth_batch_submit", "iodepth_batch"],
+        Param::SqPoll => &["sqthread_poll"],
         Param::FsyncEnd => &["end_fsync"],
         Param::FsyncEvery => &["fsync"],
         Param::RateIops => &["rate_iops"],

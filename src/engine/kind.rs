@@ -82,6 +82,9 @@ pub struct Capabilities {
     /// Its requests carry an I/O priority of their own (libaio's
     /// `aio_reqprio`, io_uring's `sqe->ioprio`), as fio's `cmdprio_*` need.
     pub priority_per_io: bool,
+    /// A kernel thread can poll its submission queue (io_uring's SQPOLL,
+    /// fio's `sqthread_poll`).
+    pub polled_submission: bool,
     /// Reaches the file through a memory mapping, which cannot grow a file:
     /// a new file gets its length before it is written.
     pub maps_file: bool,
@@ -227,6 +230,7 @@ impl EngineKind {
             network: None,
             direct: true,
             priority_per_io: false,
+            polled_submission: false,
             maps_file: false,
             library_stream: false,
             trims: false,
@@ -258,6 +262,7 @@ impl EngineKind {
                 queued: true,
                 trims: true,
                 priority_per_io: true,
+                polled_submission: true,
                 ..base
             },
             EngineKind::Libaio => Capabilities {

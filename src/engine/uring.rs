@@ -33,11 +33,15 @@ pub struct UringIo {
     raw_fd: i32,
     /// Whether the file is a block device, trimmed by a discard command.
     block_device: bool,
+    /// Whether a kernel thread polls the submission queue (SQPOLL): a
+    /// submission then enters the kernel only to wake it.
+    sq_poll: bool,
 }
 
 impl UringIo {
     /// Creates a ring for `depth` requests over `depth` consecutive buffers of
-    /// `bs` bytes starting at `buffers`.
+    /// `bs` bytes starting at `buffers`; with `sq_poll`, a kernel thread
+    /// polls its submission queue (fio's `sqthread_poll`).
     ///
     /// # Safety
     /// `buffers` must be valid for `depth * bs` bytes and outlive every
@@ -47,8 +51,14 @@ impl UringIo {
         depth: u32,
         buffers: *mut u8,
         bs: usize,
+        sq_poll: bool,
     ) -> io::Result<Self> {
-        let ring = build_ring(depth.next_power_of_two())?;
+        let entries = depth.next_power_of_two();
+        let ring = if sq_poll {
+            build_polled_ring(entries)?
+        } else {
+            build_ring(entries)?
+        };
         ring.submitter().register_files(&[fd.as_raw_fd()])?;
         // Saves a file-table lookup in every io_uring_enter; optional (Linux 6.3+).
         let _ = ring.submitter().register_ring_fd();
@@ -70,6 +80,7 @@ impl UringIo {
             fixed_buffers,
             raw_fd: fd.as_raw_fd(),
             block_device: is_block_device(fd)?,
+            sq_poll,
         })
     }
 
@@ -160,8 +171,15 @@ impl QueuedIo for UringIo {
     /// The call carries IORING_ENTER_GETEVENTS (with no minimum), so deferred
     /// completion work runs in the same system call and completions that are
     /// already due can be reaped without another one.
+    ///
+    /// With SQPOLL the kernel's thread takes the queue itself, and the call
+    /// is made only when that thread sleeps, to wake it (liburing's and
+    /// fio's way).
     #[inline]
     fn submit(&mut self) -> io::Result<usize> {
+        if self.sq_poll {
+            return self.ring.submit();
+        }
         let queued = self.ring.submission().len() as u32;
         // SAFETY: plain io_uring_enter with no argument struct.
         unsafe {
@@ -251,6 +269,22 @@ impl QueuedIo for UringIo {
         let fd = unsafe { BorrowedFd::borrow_raw(self.raw_fd) };
         Ok(rustix::fs::fdatasync(fd)?)
     }
+}
+
+/// Creates a ring whose submission queue a kernel thread polls (SQPOLL),
+/// idle for the kernel's default second before it sleeps, as fio's
+/// `sqthread_poll` makes it. SQPOLL takes none of [`build_ring`]'s task-run
+/// flags (their work runs on the polling thread).
+fn build_polled_ring(entries: u32) -> io::Result<IoUring> {
+    IoUring::builder()
+        .setup_sqpoll(0)
+        .build(entries)
+        .map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!("io_uring with a polling kernel thread (SQPOLL): {error}"),
+            )
+        })
 }
 
 /// Creates a ring for a single thread that submits and reaps itself, as fio

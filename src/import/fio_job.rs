@@ -479,6 +479,17 @@ impl FioJob<'_> {
                 ParamValue::Number(self.number("iodepth_batch_submit", 1)?.max(1))
             }
             Param::Iodepth | Param::Batch => return Ok(None),
+            // An option of fio's io_uring engine alone (fio refuses it for
+            // another engine).
+            Param::SqPoll => match truthy(self.options, "sqthread_poll") {
+                true if !so_far.engine.capabilities().polled_submission => {
+                    return Err(format!(
+                        "sqthread_poll: an option of the io_uring engine, not {}'s",
+                        so_far.engine.name()
+                    ));
+                }
+                polled => ParamValue::Flag(polled),
+            },
             Param::Pattern => ParamValue::Pattern(self.op_and_pattern()?.1),
             Param::FsyncEnd => ParamValue::Flag(writes && truthy(self.options, "end_fsync")),
             // fio counts fsync= and fdatasync= apart; iolab's one count

@@ -75,11 +75,18 @@ pub fn check_trace(workload: &Workload) -> Result<(), String> {
 }
 
 /// Refuses `--iodepth` or `--batch` given (`given` answers with the text
-/// given for a parameter) to an engine that keeps no queue.
+/// given for a parameter) to an engine that keeps no queue, and `--sqpoll`
+/// to any but io_uring's.
 pub fn check_queued(
     workload: &Workload,
     given: impl Fn(Param) -> Option<String>,
 ) -> Result<(), String> {
+    if workload.sq_poll && !workload.engine.capabilities().polled_submission {
+        return Err(format!(
+            "--sqpoll: a kernel thread polls io_uring's submission queue; engine {} has none (--engine uring)",
+            workload.engine.name()
+        ));
+    }
     if workload.engine.capabilities().queued {
         return Ok(());
     }

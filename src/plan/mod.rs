@@ -433,6 +433,9 @@ impl Workload {
                 text.push_str(&format!(" batch{}", self.batch));
             }
         }
+        if self.sq_poll {
+            text.push_str(" sqpoll");
+        }
         if self.jobs > 1 {
             text.push_str(&format!(" x{}", self.jobs));
         }

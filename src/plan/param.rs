@@ -215,6 +215,7 @@ impl Param {
                 | Param::Engine
                 | Param::Iodepth
                 | Param::Batch
+                | Param::SqPoll
                 | Param::Jobs
                 | Param::Cpus
                 | Param::MemPolicy

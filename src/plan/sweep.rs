@@ -339,6 +339,9 @@ pub(super) fn advance(index: &mut [usize], axes: &[&Axis]) {
 
 /// Puts parameters that mean nothing for this point back to their base values.
 pub(super) fn normalize(workload: &mut Workload, base: &Workload) {
+    if !workload.engine.capabilities().polled_submission {
+        workload.sq_poll = false;
+    }
     if !workload.engine.capabilities().queued {
         workload.iodepth = 1;
         workload.batch = 1;

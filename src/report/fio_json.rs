@@ -380,6 +380,9 @@ fn options(workload: &Workload) -> Map<String, Value> {
     if workload.engine.capabilities().queued {
         set("iodepth", workload.iodepth.to_string());
     }
+    if workload.sq_poll {
+        set("sqthread_poll", "1".into());
+    }
     set("numjobs", workload.jobs.to_string());
     set("group_reporting", String::new());
     set("direct", u8::from(workload.direct).to_string());

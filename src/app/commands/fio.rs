@@ -20,6 +20,9 @@ pub fn fio(args: &FioArgs, arguments: Vec<String>) -> Result<Ending, AppError> {
     if let Some(device) = &args.destroy_data {
         run_words.extend(["--destroy-data".to_string(), device.clone()]);
     }
+    if command.parse_only {
+        run_words.push("--show-plan".to_string());
+    }
     let Command::Run(run) = <Cli as clap::Parser>::try_parse_from(run_words)
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .command

@@ -13,6 +13,9 @@ pub struct FioCommand {
     pub format: OutputFormat,
     /// `--section NAME`, each: only these job sections run (and `[global]`).
     pub sections: Vec<String>,
+    /// `--parse-only`: the jobs read and planned, no I/O started (iolab
+    /// prints the plan, as `iolab run --show-plan` does).
+    pub parse_only: bool,
 }
 
 /// fio's `--output-format`.
@@ -129,7 +132,7 @@ const BARE: &[&str] = &[
 /// `Some(why)` refuses it, naming why; `None` takes it.
 fn program_option(name: &str) -> Option<Result<(), &'static str>> {
     let taken = match name {
-        "output" | "output-format" | "section" => Ok(()),
+        "output" | "output-format" | "section" | "parse-only" => Ok(()),
         // fio's progress display: iolab's live line is on stderr and off
         // when stderr is not a terminal, as fio's ETA is.
         "eta" | "eta-newline" | "eta-interval" | "status-interval" => Ok(()),
@@ -150,7 +153,6 @@ fn program_option(name: &str) -> Option<Result<(), &'static str>> {
         | "cmdhelp"
         | "enghelp"
         | "showcmd"
-        | "parse-only"
         | "debug"
         | "profile"
         | "inflate-log"
@@ -210,6 +212,7 @@ pub fn read(
         output: None,
         format: OutputFormat::Normal,
         sections: Vec::new(),
+        parse_only: false,
     };
     let line = |command: &mut FioCommand, text: String, argument: &str| {
         command.text.push_str(&text);
@@ -258,6 +261,7 @@ pub fn read(
                 "output" => command.output = Some(value),
                 "output-format" => command.format = output_format(&value, argument)?,
                 "section" => command.sections.push(value),
+                "parse-only" => command.parse_only = true,
                 _ => {}
             }
             continue;

@@ -100,6 +100,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("iodepth", Taken::Mapped),
     ("iodepth_batch", Taken::Mapped),
     ("iodepth_batch_submit", Taken::Mapped),
+    ("sqthread_poll", Taken::Mapped),
     ("direct", Taken::Mapped),
     ("sync", Taken::Mapped),
     ("fsync", Taken::Mapped),

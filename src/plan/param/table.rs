@@ -73,6 +73,12 @@ macro_rules! for_each_parameter {
             Batch batch: u32 = "batch" {
                 kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth_batch_submit",
             }
+            /// A kernel thread polls the io_uring submission queue (SQPOLL): a
+            /// submission enters the kernel only to wake that thread (fio's
+            /// sqthread_poll). The uring engine only.
+            SqPoll sq_poll: bool = "sqpoll" {
+                kind: Flag, default: Some("off"), identifies: true, fio: "sqthread_poll",
+            } serde(skip_serializing_if = "std::ops::Not::not", default)
             /// Bytes per second each job issues at most (50MiB/s, 50m): I/O k is
             /// due at k × bs / rate after the start, and its latency is also
             /// measured from then; or one rate per direction, read=40m+write=10m

@@ -618,6 +618,7 @@ fn run_job(
                     workload.iodepth,
                     buffer.as_mut_ptr(),
                     workload.largest_io() as usize,
+                    workload.sq_poll,
                 )
             } {
                 Ok(mut ring) => {

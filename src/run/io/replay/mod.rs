@@ -180,8 +180,9 @@ pub fn replay(
         (EngineKind::Uring, Some(fd)) => {
             // SAFETY: `buffers` holds depth × each bytes and outlives the
             // ring; a request `drive` could not reap leaks them (below).
-            let mut ring = unsafe { UringIo::new(fd, depth as u32, buffers.as_mut_ptr(), each) }
-                .map_err(opened)?;
+            let mut ring =
+                unsafe { UringIo::new(fd, depth as u32, buffers.as_mut_ptr(), each, false) }
+                    .map_err(opened)?;
             drive(&mut ring, depth, options, target, stop)
         }
         (EngineKind::Libaio, Some(fd)) => {
