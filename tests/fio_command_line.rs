@@ -443,3 +443,80 @@ fn sqthread_poll_sets_the_ring_up_polled_as_fios() {
     assert!(unpolled.contains("io_uring_setup("), "{unpolled}");
     assert!(!unpolled.contains("IORING_SETUP_SQPOLL"), "{unpolled}");
 }
+
+/// `buffer_pattern` writes fio's bytes: fio and `iolab fio` write the same
+/// 1 MiB of `0xaa555aa5` (each into its own file: iolab writes a file it
+/// kept, as it writes only its own). `verify_pattern` alone verifies, as
+/// fio's implies a verify: iolab's check reads back every block, sealed
+/// with its header and the pattern after it.
+#[test]
+fn a_buffer_pattern_writes_fios_bytes_and_verify_pattern_verifies() {
+    if !have("fio") {
+        return;
+    }
+    let dir = scratch();
+    let theirs = dir.path().join("fio.dat");
+    let job = |file: &Path, pattern: &str| -> Vec<String> {
+        [
+            "--name=p",
+            "--rw=write",
+            "--bs=64k",
+            "--size=1m",
+            pattern,
+            &format!("--filename={}", file.display()),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    json_of(
+        "fio",
+        dir.path(),
+        "fio",
+        &job(&theirs, "--buffer_pattern=0xaa555aa5"),
+    );
+    let kept_in = dir.path().join("kept");
+    std::fs::create_dir(&kept_in).unwrap();
+    succeed(
+        iolab()
+            .args(["run", "--op", "write", "--size", "1m", "--keep", "--dir"])
+            .arg(&kept_in),
+    );
+    let ours = kept_in.join(&entries(&kept_in)[0]);
+    let answer = json_of(
+        "iolab",
+        dir.path(),
+        "iolab",
+        &job(&ours, "--buffer_pattern=0xaa555aa5"),
+    );
+    assert_eq!(answer["jobs"][0]["write"]["io_bytes"], 1 << 20);
+    let (fios, mine) = (
+        std::fs::read(&theirs).unwrap(),
+        std::fs::read(&ours).unwrap(),
+    );
+    assert_eq!(fios.len(), 1 << 20);
+    assert!(fios == mine, "the files differ");
+    assert_eq!(&mine[..4], &[0xaa, 0x55, 0x5a, 0xa5]);
+
+    let results = dir.path().join("iolab-results");
+    std::fs::remove_dir_all(&results).unwrap();
+    json_of(
+        "iolab",
+        dir.path(),
+        "verified",
+        &job(&ours, "--verify_pattern=0xdeadbeef"),
+    );
+    let result = entries(&results)
+        .into_iter()
+        .find(|name| name.ends_with(".json"))
+        .unwrap();
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join(result)).unwrap()).unwrap();
+    let point = first_point(&result);
+    assert_eq!(point["workload"]["data"], "pattern:0xdeadbeef");
+    let verified = &point["repetitions"][0]["verify"];
+    assert_eq!(verified["blocks"], 16, "{verified}");
+    assert_eq!(verified["bad_blocks"], 0, "{verified}");
+    let block = std::fs::read(&ours).unwrap();
+    assert_eq!(&block[..8], b"IOLABVF1");
+    assert_eq!(&block[56..60], &[0xde, 0xad, 0xbe, 0xef]);
+}

@@ -3,7 +3,6 @@
 use super::file_engine;
 use super::units::{fio_micros, fio_seconds, fio_size, fio_split};
 use super::{option, truthy};
-use crate::plan::data::{DataPattern, Dedupe};
 use crate::plan::direction::Direction;
 use crate::plan::pace::MAX_FLOW_WEIGHT;
 use crate::plan::param::Param;
@@ -283,77 +282,6 @@ impl FioJob<'_> {
             id,
             sleep_ns,
         }))
-    }
-
-    pub(super) fn data(&self) -> Result<DataPattern, String> {
-        let percent = |key: &str| -> Result<u8, String> {
-            self.option(key).map_or(Ok(0), |text| {
-                text.trim()
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|p| *p <= 100)
-                    .ok_or_else(|| format!("{key}={text} is not a percent from 0 to 100"))
-            })
-        };
-        let (compress, dedupe) = (
-            percent("buffer_compress_percentage")?,
-            percent("dedupe_percentage")?,
-        );
-        if let Some(chunk) = self.option("buffer_compress_chunk") {
-            if compress > 0 && fio_size(chunk, self.kb_base) != Some(512) {
-                return Err(format!(
-                    "buffer_compress_chunk={chunk} has no iolab equivalent (its chunks are 512 bytes)"
-                ));
-            }
-        }
-        Ok(match (compress, dedupe) {
-            _ if truthy(self.options, "zero_buffers") => DataPattern::Zeros,
-            (0, 0) => DataPattern::Unique,
-            (100, 0) => DataPattern::Zeros,
-            (percent, 0) => DataPattern::Compressible(percent),
-            (0, 100) => {
-                return Err(
-                    "dedupe_percentage=100 (every block alike) has no iolab equivalent".to_string(),
-                );
-            }
-            (100, _) => {
-                return Err(
-                    "buffer_compress_percentage=100 with dedupe_percentage: every block zeros, none to repeat"
-                        .to_string(),
-                );
-            }
-            (compress, share) => DataPattern::Dedupe(
-                Dedupe {
-                    compress,
-                    working_set: match self.option("dedupe_mode").map(str::trim) {
-                        None | Some("repeat") => None,
-                        // fio's default working set is 5% of the file.
-                        Some("working_set") => match percent("dedupe_working_set_percentage")? {
-                            0 if self.option("dedupe_working_set_percentage").is_none() => Some(5),
-                            0 => {
-                                return Err(
-                                    "dedupe_working_set_percentage=0 leaves no working set"
-                                        .to_string(),
-                                );
-                            }
-                            working_set => Some(working_set),
-                        },
-                        Some(other) => {
-                            return Err(format!(
-                                "dedupe_mode={other} is not repeat or working_set"
-                            ));
-                        }
-                    },
-                    global: truthy(self.options, "dedupe_global")
-                        && self.option("dedupe_mode").map(str::trim) == Some("working_set"),
-                    ..Dedupe::repeat(share)
-                }
-                .checked()
-                .map_err(|why| {
-                    format!("dedupe_percentage={share} with dedupe_working_set_percentage: {why}")
-                })?,
-            ),
-        })
     }
 
     /// A mix's shares from `rwmixread` or `rwmixwrite` (fio: 50/50 when

@@ -21,6 +21,7 @@ use std::path::Path;
 mod document;
 mod figures;
 mod file_engine;
+mod fio_data;
 mod fio_job;
 mod fio_pattern;
 pub mod jobfile;

@@ -1,9 +1,9 @@
-//! What the written bytes look like (`--data`): unique per sector, zeros, compressible or partly deduplicable (repeating one block or a working set, per job or shared), and how each written block is made so.
+//! What the written bytes look like (`--data`): unique per sector, zeros, a pattern of the user's, compressible or partly deduplicable (repeating one block or a working set, per job or shared), and how each written block is made so.
 //!
 //! Storage that compresses or deduplicates (ZFS, a thin pool, a VM host's
 //! disk image, an SSD controller) is faster on reducible data. The default
 //! stays unique per 512-byte sector; the other shapes reproduce fio's
-//! `zero_buffers`, `buffer_compress_percentage` (with its default 512-byte
+//! `zero_buffers`, `buffer_pattern`/`verify_pattern`, `buffer_compress_percentage` (with its default 512-byte
 //! `buffer_compress_chunk`), `dedupe_percentage` with its `dedupe_mode`,
 //! `dedupe_working_set_percentage` and `dedupe_global`, and vdbench's
 //! `compratio`/`dedupratio` as percentages.
@@ -25,6 +25,9 @@ pub enum DataPattern {
     Unique,
     /// Every byte zero, as fio's `zero_buffers` (no stamp).
     Zeros,
+    /// A pattern of the user's repeated from the start of every buffer
+    /// (no stamp), as fio's `buffer_pattern` and `verify_pattern` fill them.
+    Fill(FillPattern),
     /// Each 512-byte chunk: (100 − PCT)% random bytes (the first 16 of
     /// them the sector's stamp) then PCT% zeros, so a compressor saves
     /// about PCT% (fio's `buffer_compress_percentage`).
@@ -32,6 +35,67 @@ pub enum DataPattern {
     /// A share of the written blocks, drawn per write, repeat others
     /// (fio's `dedupe_percentage`).
     Dedupe(Dedupe),
+}
+
+/// The bytes of `--data pattern:0x…`: 1 to 32 of them, their count a
+/// divisor of 512, so every sector (and so every block and buffer) starts
+/// at the pattern's first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FillPattern {
+    bytes: [u8; 32],
+    len: u8,
+}
+
+impl FillPattern {
+    /// The pattern of `bytes`, or why it cannot be one.
+    pub fn new(bytes: &[u8]) -> Result<FillPattern, String> {
+        if bytes.is_empty() || bytes.len() > 32 || 512 % bytes.len() != 0 {
+            return Err(format!(
+                "a pattern of {} bytes: iolab repeats 1, 2, 4, 8, 16 or 32 bytes (a length that divides a 512-byte sector)",
+                bytes.len()
+            ));
+        }
+        let mut pattern = FillPattern {
+            bytes: [0; 32],
+            len: bytes.len() as u8,
+        };
+        pattern.bytes[..bytes.len()].copy_from_slice(bytes);
+        Ok(pattern)
+    }
+
+    /// Its bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+impl fmt::Display for FillPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("0x")?;
+        self.as_bytes()
+            .iter()
+            .try_for_each(|byte| write!(f, "{byte:02x}"))
+    }
+}
+
+impl FromStr for FillPattern {
+    type Err = String;
+
+    /// Hex digits after `0x`, the first byte first (fio's `0xaa555aa5`
+    /// writes aa 55 5a a5).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let digits = text
+            .strip_prefix("0x")
+            .or_else(|| text.strip_prefix("0X"))
+            .filter(|d| !d.is_empty() && d.len() % 2 == 0)
+            .ok_or_else(|| format!("'{text}' is not 0x and an even count of hex digits"))?;
+        let bytes: Vec<u8> = (0..digits.len())
+            .step_by(2)
+            .map(|at| u8::from_str_radix(&digits[at..at + 2], 16))
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("'{text}' is not 0x and an even count of hex digits"))?;
+        FillPattern::new(&bytes).map_err(|why| format!("'{text}': {why}"))
+    }
 }
 
 /// How a deduplicable shape repeats blocks.
@@ -106,6 +170,11 @@ impl DataPattern {
     pub fn shape(self, buffer: &mut [u8]) {
         match self {
             DataPattern::Zeros => buffer.fill(0),
+            DataPattern::Fill(pattern) => {
+                for piece in buffer.chunks_mut(pattern.as_bytes().len()) {
+                    piece.copy_from_slice(&pattern.as_bytes()[..piece.len()]);
+                }
+            }
             DataPattern::Compressible(percent)
             | DataPattern::Dedupe(Dedupe {
                 compress: percent @ 1..,
@@ -137,7 +206,7 @@ impl DataPattern {
     /// The per-write draws of this shape for the job `share` places, seeded.
     pub fn draws(self, seed: u64, share: DataShare) -> DataDraws {
         let (stamp, repeat_below) = match self {
-            DataPattern::Zeros => (false, 0),
+            DataPattern::Zeros | DataPattern::Fill(_) => (false, 0),
             DataPattern::Dedupe(dedupe) => {
                 (true, ((u128::from(dedupe.percent) << 64) / 100) as u64)
             }
@@ -243,6 +312,7 @@ impl fmt::Display for DataPattern {
         match self {
             DataPattern::Unique => f.write_str("unique"),
             DataPattern::Zeros => f.write_str("zeros"),
+            DataPattern::Fill(pattern) => write!(f, "pattern:{pattern}"),
             DataPattern::Compressible(percent) => write!(f, "compressible:{percent}"),
             DataPattern::Dedupe(dedupe) => {
                 if dedupe.compress > 0 {
@@ -291,6 +361,12 @@ impl FromStr for DataPattern {
         let shape = match (parts.next(), parts.next()) {
             (Some("unique"), None) if compress == 0 => DataPattern::Unique,
             (Some("zeros"), None) if compress == 0 => DataPattern::Zeros,
+            (Some("pattern"), Some(bytes)) if compress == 0 => DataPattern::Fill(
+                bytes
+                    .trim()
+                    .parse()
+                    .map_err(|why| format!("'{text}': {why}"))?,
+            ),
             (Some("compressible"), Some(value)) if compress == 0 => {
                 DataPattern::Compressible(percent(value, 1..=99)?)
             }
@@ -316,7 +392,7 @@ impl FromStr for DataPattern {
             }
             _ => {
                 return Err(format!(
-                    "'{text}' is not unique, zeros, compressible:PCT, dedupe:PCT[:working-set=PCT][:global] or compressible:PCT+dedupe:…"
+                    "'{text}' is not unique, zeros, pattern:0xHEX, compressible:PCT, dedupe:PCT[:working-set=PCT][:global] or compressible:PCT+dedupe:…"
                 ));
             }
         };
@@ -355,6 +431,8 @@ mod tests {
         for text in [
             "unique",
             "zeros",
+            "pattern:0xaa555aa5",
+            "pattern:0x00",
             "compressible:50",
             "dedupe:30",
             "dedupe:30:working-set=5",
@@ -378,10 +456,26 @@ mod tests {
             "dedupe:10:working-set=0",
             "compressible:50+zeros",
             "dedupe:10:working-set=5:again",
+            "pattern:0xabc",
+            "pattern:0x",
+            "pattern:aa55",
+            "pattern:0xaabbcc",
+            "compressible:50+pattern:0xaa",
         ] {
             let error = bad.parse::<DataPattern>().unwrap_err();
             assert!(error.contains(&format!("'{bad}'")), "{error}");
         }
+    }
+
+    #[test]
+    fn a_pattern_fills_every_sector_from_its_first_byte_and_stamps_nothing() {
+        let mut buffer = vec![7u8; 4096];
+        let pattern: DataPattern = "pattern:0xaa555aa5".parse().unwrap();
+        pattern.shape(&mut buffer);
+        for sector in buffer.chunks(512) {
+            assert_eq!(&sector[..6], &[0xaa, 0x55, 0x5a, 0xa5, 0xaa, 0x55]);
+        }
+        assert_eq!(pattern.draws(1, ONE_JOB).next(), WriteStamp::None);
     }
 
     #[test]

@@ -383,10 +383,15 @@ impl Workload {
                 "--verify with trims: a trimmed block holds no header to check; verify a write, then trim"
             ));
         }
-        if self.verify && !self.data.is_unique() {
+        // A pattern keeps its bytes after each block's header.
+        let sealable = matches!(
+            self.data,
+            crate::plan::data::DataPattern::Unique | crate::plan::data::DataPattern::Fill(_)
+        );
+        if self.verify && !sealable {
             return Err(usage!(
                 "--verify with --data {}: the check seals a header into every block, so the data \
-                 would not be {}; verify with the default --data unique",
+                 would not be {}; verify with the default --data unique (or a pattern:0x…)",
                 self.data,
                 self.data
             ));

@@ -36,7 +36,9 @@ pub(super) fn verification(
         "sha3-512",
         "meta",
     ];
-    if !METHODS.contains(&method) {
+    // fio's pattern check: the pattern written, iolab's seal over it.
+    let pattern = method == "pattern" && option(options, "verify_pattern").is_some();
+    if !METHODS.contains(&method) && !pattern {
         return Err(format!(
             "iolab checks a write's data by checksum-like seals; {method} has no iolab form"
         ));

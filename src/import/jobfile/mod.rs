@@ -433,14 +433,25 @@ pub fn translate(
         if let Some(note) = random_map_note(&workload, &options).filter(|n| !notes.contains(n)) {
             notes.push(note);
         }
-        if let Some(method) = option(&options, "verify") {
-            workload.verify = verification(method, rw, &options).map_err(|why| {
-                usage!("{}: [{shown}] verify={method}: {why}", at(line("verify")))
-            })?;
+        // fio's verify_pattern alone verifies the pattern behind a header
+        // (its verify=pattern writes the pattern alone).
+        let method = option(&options, "verify")
+            .map(|method| (method, "verify"))
+            .or_else(|| option(&options, "verify_pattern").map(|_| ("pattern", "verify_pattern")));
+        if let Some((method, key)) = method {
+            let what = match key {
+                "verify" => format!("verify={method}"),
+                _ => format!("{key} (fio's verify=pattern)"),
+            };
+            workload.verify = verification(method, rw, &options)
+                .map_err(|why| usage!("{}: [{shown}] {what}: {why}", at(line(key))))?;
             if workload.verify {
-                let note = format!(
-                    "verify={method}: each block written is sealed and checked from the device after the pass, untimed (fio times its verify reads as reads)"
+                let mut note = format!(
+                    "{what}: each block written is sealed and checked from the device after the pass, untimed (fio times its verify reads as reads)"
                 );
+                if option(&options, "verify") == Some("pattern") {
+                    note.push_str("; the pattern follows iolab's header in each block, where fio's verify=pattern writes it alone");
+                }
                 if !notes.contains(&note) {
                     notes.push(note);
                 }

@@ -292,14 +292,8 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         "verify_backlog",
         Taken::Refused("iolab verifies once after the timed region, never between writes"),
     ),
-    (
-        "verify_pattern",
-        Taken::Refused("iolab seals its own data (--verify) and writes no pattern of the user's"),
-    ),
-    (
-        "buffer_pattern",
-        Taken::Refused("iolab writes its own data shapes (--data), not a pattern of the user's"),
-    ),
+    ("verify_pattern", Taken::Mapped),
+    ("buffer_pattern", Taken::Mapped),
     (
         "atomic",
         Taken::Refused("iolab issues no atomic (RWF_ATOMIC) writes"),
