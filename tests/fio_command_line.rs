@@ -520,3 +520,66 @@ fn a_buffer_pattern_writes_fios_bytes_and_verify_pattern_verifies() {
     assert_eq!(&block[..8], b"IOLABVF1");
     assert_eq!(&block[56..60], &[0xde, 0xad, 0xbe, 0xef]);
 }
+
+/// fio's normal output (no `--output-format`): each line of iolab's is one
+/// fio prints for the same command line (by its words before the
+/// figures), the lines scripts read are there, and the bytes and I/Os
+/// moved read the same (`io=8192KiB (8389kB)`, `total=0,128,0,0`).
+#[test]
+fn the_normal_output_has_fios_lines_and_figures() {
+    if !have("fio") {
+        return;
+    }
+    let dir = scratch();
+    let file = dir.path().join("data");
+    let normal = |program: &str| -> String {
+        let mut command = match program {
+            "iolab" => {
+                let mut iolab = iolab();
+                iolab.arg("fio");
+                iolab
+            }
+            _ => assert_cmd::Command::new(program),
+        };
+        command
+            .current_dir(dir.path())
+            .args(["--name=w", "--rw=write", "--bs=64k", "--size=8m"])
+            .arg(format!("--filename={}", file.display()));
+        let output = succeed(&mut command);
+        let _ = std::fs::remove_file(&file);
+        String::from_utf8(output.stdout).unwrap()
+    };
+    // A line's kind: its words up to the first figure (fio's `Starting 1
+    // process` and iolab's `Starting 1 thread`, as fio's `thread` says, alike).
+    let kind = |line: &str| -> String {
+        line.split(|c: char| matches!(c, '=' | ':' | '(') || c.is_ascii_digit())
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string()
+    };
+    let fios = normal("fio");
+    let ours = normal("iolab");
+    let known: Vec<String> = fios.lines().map(kind).collect();
+    for line in ours.lines().filter(|l| !l.trim().is_empty()) {
+        if line.starts_with("iolab-") {
+            continue; // fio's version line: iolab names itself
+        }
+        assert!(
+            known.contains(&kind(line)),
+            "{line:?} is no line fio prints:\n{fios}\n---\n{ours}"
+        );
+    }
+    for words in [
+        "  write: IOPS=",
+        "    clat (",
+        "    clat percentiles (",
+        "  cpu          : usr=",
+        "     issued rwts: total=0,128,0,0 short=0,0,0,0 dropped=0,0,0,0",
+        "Run status group 0 (all jobs):",
+        "io=8192KiB (8389kB), run=",
+    ] {
+        assert!(fios.contains(words), "fio: {words:?}\n{fios}");
+        assert!(ours.contains(words), "iolab: {words:?}\n{ours}");
+    }
+}

@@ -426,7 +426,7 @@ fn write_report(
 
 /// Where and how the answer of a run from fio's command line is written:
 /// fio's JSON (`json`, `json+`: the `json+` shape, a superset of `json`)
-/// or iolab's table for fio's `normal`, to `to` or stdout.
+/// or fio's `normal` text made from it, to `to` or stdout.
 #[derive(Clone, Debug)]
 pub(crate) struct FioAnswer {
     pub json: bool,
@@ -434,7 +434,7 @@ pub(crate) struct FioAnswer {
 }
 
 /// Writes the answer of a run from fio's command line: fio's JSON of
-/// `result` or iolab's table, to `--output` or stdout, then the report
+/// `result` or fio's normal text of it, to `--output` or stdout, then the report
 /// beside iolab's result file (`kept`) when `report`.
 pub(crate) fn answer_as_fio(
     answer: &FioAnswer,
@@ -442,35 +442,35 @@ pub(crate) fn answer_as_fio(
     kept: Option<&Path>,
     report: bool,
 ) -> Result<(), AppError> {
-    let mut text = if answer.json {
-        let mut text = serde_json::to_string_pretty(&crate::report::fio_json::document(
-            &[result],
-            crate::report::fio_json::JobNames::Sections,
-        ))
-        .map_err(anyhow::Error::from)?;
+    let document =
+        crate::report::fio_json::document(&[result], crate::report::fio_json::JobNames::Sections);
+    let text = if answer.json {
+        let mut text = serde_json::to_string_pretty(&document).map_err(anyhow::Error::from)?;
         text.push('\n');
         text
     } else {
-        use crate::report::render::Render;
-        let view = crate::report::view::ReportView::new(
-            vec![("fio", result)],
-            crate::compare::DEFAULT_ALPHA,
-            false,
-        );
-        terminal().render(&view).map_err(anyhow::Error::from)?
+        // fio's ctime(3) line, in this machine's time zone.
+        let when = result
+            .created
+            .parse::<jiff::Timestamp>()
+            .map(|at| {
+                at.to_zoned(jiff::tz::TimeZone::system())
+                    .strftime("%a %b %e %H:%M:%S %Y")
+                    .to_string()
+            })
+            .unwrap_or_else(|_| result.created.clone());
+        crate::report::fio_normal::render(&document, std::process::id(), &when)
     };
-    if let (Some(kept), false) = (kept, answer.json) {
-        text.push_str(&format!("results: {}\n", kept.display()));
+    if let Some(kept) = kept {
+        crate::note!("results: {}", kept.display());
     }
-    if answer.json {
-        // fio's JSON holds no checks: their warnings and errors go to
-        // stderr, as fio's own warnings do.
-        for line in crate::report::table::checks_summarised(result)
-            .lines()
-            .filter(|l| l.starts_with("warning") || l.starts_with("error"))
-        {
-            crate::say!("{line}");
-        }
+    // fio's output holds no checks: their warnings and errors go to
+    // stderr, as fio's own warnings do.
+    for line in crate::report::table::checks_summarised(result)
+        .lines()
+        .filter(|l| l.starts_with("warning") || l.starts_with("error"))
+    {
+        crate::say!("{line}");
     }
     match &answer.to {
         // A new file, as every file iolab writes (an existing one was

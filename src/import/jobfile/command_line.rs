@@ -21,7 +21,7 @@ pub struct FioCommand {
 /// fio's `--output-format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFormat {
-    /// fio's human output: iolab's table stands for it.
+    /// fio's human output, made from fio's JSON (`report::fio_normal`).
     Normal,
     Json,
     JsonPlus,

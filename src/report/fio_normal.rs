@@ -1,0 +1,426 @@
+//! fio's human output (`--output-format=normal`, laid out as fio 3.33's `stat.c` prints it) written from the fio JSON iolab makes ([`super::fio_json`]): each job's block, then each group's run status; a figure the JSON lacks is left out, never printed as a zero.
+//!
+//! Scripts read fio's normal output by its words (`IOPS=`, `BW=`,
+//! `clat percentiles`, `READ: bw=`), so each line keeps fio's words,
+//! number formats (`num2str`'s four significant figures, `KiB`/`kB` side by
+//! side) and order. Percentiles are fio's default list, read from the
+//! JSON's latency bins as fio reads its own (the value of the first bin at
+//! which the count reaches the percentile).
+
+use serde_json::Value;
+use std::fmt::Write;
+
+/// fio's default `percentile_list`.
+const PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
+/// fio's `num2str`: `num` (times `base`) in at most `max_len` characters
+/// of digits, with a unit prefix (powers of 1024 with `pow2`, else 1000)
+/// and `unit` after it; the dropped digits round the last one kept.
+pub fn num2str(num: u64, max_len: usize, base: u64, pow2: bool, unit: &str) -> String {
+    const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    const SI: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
+    let prefixes = if pow2 { IEC } else { SI };
+    let thousand: u64 = if pow2 { 1024 } else { 1000 };
+    let mut post = 0;
+    let mut base = base;
+    while base > 1 {
+        base /= thousand;
+        post += 1;
+    }
+    let mut num = num;
+    let mut modulo: Option<u64> = None;
+    let mut carry = false;
+    while post < prefixes.len() {
+        if num.to_string().len() <= max_len {
+            break;
+        }
+        let m = num % thousand;
+        modulo = Some(m);
+        num /= thousand;
+        carry = m >= thousand / 2;
+        post += 1;
+    }
+    if post >= prefixes.len() {
+        post = 0;
+    }
+    let Some(modulo) = modulo else {
+        return format!("{num}{}{unit}", prefixes[post]);
+    };
+    let digits = num.to_string().len();
+    if max_len.saturating_sub(digits) <= 1 {
+        return format!("{}{}{unit}", num + u64::from(carry), prefixes[post]);
+    }
+    let decimals = max_len - digits - 1;
+    let fraction = format!("{:.*}", decimals, modulo as f64 / thousand as f64);
+    if fraction.starts_with('1') {
+        num += 1;
+    }
+    format!("{num}.{}{}{unit}", &fraction[2..], prefixes[post])
+}
+
+fn number(value: &Value, key: &str) -> Option<f64> {
+    value.get(key)?.as_f64()
+}
+
+fn whole(value: &Value, key: &str) -> u64 {
+    value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// fio's `display_lat`: one latency's min, max, mean and deviation, in
+/// the unit fio chooses for them; `None` without samples.
+fn display_lat(name: &str, stats: &Value) -> Option<String> {
+    if whole(stats, "N") == 0 {
+        return None;
+    }
+    let (mut min, mut max) = (whole(stats, "min"), whole(stats, "max"));
+    let (mut mean, mut dev) = (number(stats, "mean")?, number(stats, "stddev")?);
+    let unit = if min > 2_000_000 && max > 99_999_999 && dev > 1_000_000.0 {
+        (min, max, mean, dev) = (min / 1_000_000, max / 1_000_000, mean / 1e6, dev / 1e6);
+        "(msec)"
+    } else if min > 2000 && max > 99_999 && dev > 1000.0 {
+        (min, max, mean, dev) = (min / 1000, max / 1000, mean / 1e3, dev / 1e3);
+        "(usec)"
+    } else {
+        "(nsec)"
+    };
+    Some(format!(
+        "    {name} {unit}: min={}, max={}, avg={mean:5.02}, stdev={dev:5.02}\n",
+        num2str(min, 6, 1, false, ""),
+        num2str(max, 6, 1, false, "")
+    ))
+}
+
+/// fio's default percentiles of a latency's bins (`bins`: value in ns to
+/// count), as fio's `show_clat_percentiles` prints them.
+fn percentiles(name: &str, stats: &Value) -> Option<String> {
+    let total = whole(stats, "N");
+    let bins = stats.get("bins")?.as_object()?;
+    if total == 0 || bins.is_empty() {
+        return None;
+    }
+    let mut sorted: Vec<(u64, u64)> = bins
+        .iter()
+        .filter_map(|(value, count)| Some((value.parse().ok()?, count.as_u64()?)))
+        .collect();
+    sorted.sort_unstable();
+    let mut values = Vec::with_capacity(PERCENTILES.len());
+    let (mut sum, mut next) = (0u64, 0);
+    for (value, count) in sorted {
+        sum += count;
+        while next < PERCENTILES.len() && sum as f64 >= PERCENTILES[next] / 100.0 * total as f64 {
+            values.push(value);
+            next += 1;
+        }
+    }
+    let (&least, &most) = (values.iter().min()?, values.iter().max()?);
+    let (scale, unit) = if least > 2_000_000 && most > 99_999_999 {
+        (2, "msec")
+    } else if least > 2000 && most > 99_999 {
+        (1, "usec")
+    } else {
+        (0, "nsec")
+    };
+    let scaled: Vec<u64> = values
+        .iter()
+        .map(|&v| (0..scale).fold(v, |v, _| v.div_ceil(1000)))
+        .collect();
+    let divisor = 1000u64.pow(scale);
+    let width = 5.max(((most / divisor).max(1) as f64).log10() as usize + 1);
+    let per_line = (80 - 7) / (2 + 10 + width);
+    let mut text = format!("    {name} percentiles ({unit}):\n     |");
+    for (index, (percent, value)) in PERCENTILES.iter().zip(&scaled).enumerate() {
+        if index != 0 && index % per_line == 0 {
+            text.push_str("     |");
+        }
+        let last = index == scaled.len() - 1;
+        let _ = write!(
+            text,
+            " {percent:5.2}th=[{value:width$}]{}",
+            if last { '\n' } else { ',' }
+        );
+        if last {
+            break;
+        }
+        if index % per_line == per_line - 1 {
+            text.push('\n');
+        }
+    }
+    Some(text)
+}
+
+/// fio's line for a direction of a job, with its latencies.
+fn direction(label: &str, figures: &Value) -> String {
+    let runtime = whole(figures, "runtime").max(1);
+    let bytes = whole(figures, "io_bytes");
+    let bw = 1000 * bytes / runtime;
+    let iops = 1000 * whole(figures, "total_ios") / runtime;
+    let mut text = format!(
+        "  {label}: IOPS={}, BW={} ({})({}/{runtime}msec)\n",
+        num2str(iops, 4, 1, false, ""),
+        num2str(bw, 4, 1, true, "B/s"),
+        num2str(bw, 4, 1, false, "B/s"),
+        num2str(bytes, 4, 1, true, "B"),
+    );
+    for (name, key) in [("slat", "slat_ns"), ("clat", "clat_ns"), (" lat", "lat_ns")] {
+        if let Some(line) = figures.get(key).and_then(|stats| display_lat(name, stats)) {
+            text.push_str(&line);
+        }
+    }
+    if let Some(lines) = figures.get("clat_ns").and_then(|s| percentiles("clat", s)) {
+        text.push_str(&lines);
+    }
+    text
+}
+
+/// fio's `lat (unit)` lines: the shares of I/Os per latency bin, five to
+/// a line, the empty bins left out.
+fn latency_shares(job: &Value) -> String {
+    let mut text = String::new();
+    for (key, unit, bins) in [
+        ("latency_ns", "nsec", &LATENCY_BINS[..10]),
+        ("latency_us", "usec", &LATENCY_BINS[..10]),
+        ("latency_ms", "msec", &LATENCY_BINS[..]),
+    ] {
+        let Some(shares) = job.get(key) else {
+            continue;
+        };
+        let shown: Vec<String> = bins
+            .iter()
+            .filter_map(|bin| {
+                let share = shares.get(*bin)?.as_f64().filter(|s| *s > 0.0)?;
+                let share = if share < 0.01 { 0.01 } else { share };
+                Some(format!("{bin}={share:3.2}%"))
+            })
+            .collect();
+        for line in shown.chunks(5) {
+            let _ = writeln!(text, "  lat ({unit})   : {}", line.join(", "));
+        }
+    }
+    text
+}
+
+/// fio's latency bins, as its JSON names them.
+const LATENCY_BINS: [&str; 12] = [
+    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+];
+
+/// fio's `IO depths`, `submit` and `complete` lines, where the JSON has
+/// them (iolab measures them for synchronous engines alone).
+fn depths(job: &Value) -> String {
+    let mut text = String::new();
+    let line = |key: &str, keys: &[&str]| -> Option<String> {
+        let shares = job.get(key)?;
+        let parts: Option<Vec<String>> = keys
+            .iter()
+            .map(|k| Some(format!("{k}={:3.1}%", shares.get(*k)?.as_f64()?)))
+            .collect();
+        Some(parts?.join(", "))
+    };
+    let levels = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let calls = ["0", "4", "8", "16", "32", "64", ">=64"];
+    if let Some(l) = line("iodepth_level", &levels) {
+        let _ = writeln!(text, "  IO depths    : {l}");
+    }
+    if let Some(l) = line("iodepth_submit", &calls) {
+        let _ = writeln!(text, "     submit    : {l}");
+    }
+    if let Some(l) = line("iodepth_complete", &calls) {
+        let _ = writeln!(text, "     complete  : {l}");
+    }
+    text
+}
+
+const DIRECTIONS: [(&str, &str, &str); 3] = [
+    ("read", "   READ", "R"),
+    ("write", "  WRITE", "W"),
+    ("trim", "   TRIM", "T"),
+];
+
+/// The lines fio prints as it starts: each job's description, its
+/// version, the jobs started.
+fn preamble(document: &Value, jobs: &[Value]) -> String {
+    let mut text = String::new();
+    for job in jobs {
+        let options = &job["job options"];
+        let option = |key: &str| options.get(key).and_then(Value::as_str);
+        let bs = option("bs")
+            .and_then(|bs| bs.parse::<u64>().ok())
+            .map(|bs| num2str(bs, 4, 1, true, "B"))
+            .unwrap_or_default();
+        let sizes: Vec<String> = DIRECTIONS
+            .iter()
+            .map(|(_, _, short)| format!("({short}) {bs}-{bs}"))
+            .collect();
+        let _ = writeln!(
+            text,
+            "{}: (g={}): rw={}, bs={}, ioengine={}, iodepth={}",
+            job["jobname"].as_str().unwrap_or(""),
+            whole(job, "groupid"),
+            option("rw").unwrap_or("read"),
+            sizes.join(", "),
+            option("ioengine").unwrap_or("psync"),
+            option("iodepth").unwrap_or("1"),
+        );
+    }
+    let threads: u64 = jobs
+        .iter()
+        .map(|job| {
+            job["job options"]
+                .get("numjobs")
+                .and_then(Value::as_str)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1)
+        })
+        .sum();
+    let _ = writeln!(
+        text,
+        "{}\nStarting {threads} thread{}\n",
+        document["fio version"].as_str().unwrap_or("iolab"),
+        if threads == 1 { "" } else { "s" }
+    );
+    text
+}
+
+/// fio's normal output of `document` (fio's JSON as iolab writes it);
+/// `pid` and `when` (fio's `ctime` line) stand for the job's process and
+/// the time it ended.
+pub fn render(document: &Value, pid: u32, when: &str) -> String {
+    let jobs = document["jobs"].as_array().cloned().unwrap_or_default();
+    let mut text = preamble(document, &jobs);
+    for job in &jobs {
+        let figures = |key: &str| job.get(key).filter(|f| whole(f, "io_bytes") > 0);
+        if DIRECTIONS.iter().all(|(key, _, _)| figures(key).is_none()) {
+            continue;
+        }
+        let members = job["job options"]
+            .get("numjobs")
+            .and_then(Value::as_str)
+            .unwrap_or("1");
+        let _ = writeln!(
+            text,
+            "{}: (groupid={}, jobs={members}): err={:2}: pid={pid}: {when}",
+            job["jobname"].as_str().unwrap_or(""),
+            whole(job, "groupid"),
+            whole(job, "error"),
+        );
+        for (key, _, _) in DIRECTIONS {
+            if let Some(f) = figures(key) {
+                text.push_str(&direction(key, f));
+            }
+        }
+        text.push_str(&latency_shares(job));
+        if let (Some(usr), Some(sys)) = (number(job, "usr_cpu"), number(job, "sys_cpu")) {
+            let _ = writeln!(
+                text,
+                "  cpu          : usr={usr:3.2}%, sys={sys:3.2}%, ctx={}, majf={}, minf={}",
+                whole(job, "ctx"),
+                whole(job, "majf"),
+                whole(job, "minf")
+            );
+        }
+        text.push_str(&depths(job));
+        let counts = |key: &str| -> Vec<String> {
+            DIRECTIONS
+                .iter()
+                .map(|(d, _, _)| whole(&job[*d], key).to_string())
+                .collect()
+        };
+        let _ = writeln!(
+            text,
+            "     issued rwts: total={},0 short={},0 dropped={},0",
+            counts("total_ios").join(","),
+            counts("short_ios").join(","),
+            counts("drop_ios").join(","),
+        );
+    }
+    text.push_str(&run_status(&jobs));
+    text
+}
+
+/// fio's `Run status group N (all jobs)`: per direction, the group's
+/// bandwidth (its bytes over its longest runtime), its jobs' least and
+/// most, its bytes and its runtimes.
+fn run_status(jobs: &[Value]) -> String {
+    let mut groups: Vec<u64> = jobs.iter().map(|job| whole(job, "groupid")).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let mut text = String::new();
+    for group in groups {
+        let members: Vec<&Value> = jobs
+            .iter()
+            .filter(|job| whole(job, "groupid") == group)
+            .collect();
+        let _ = writeln!(text, "\nRun status group {group} (all jobs):");
+        for (key, label, _) in DIRECTIONS {
+            let ran: Vec<(u64, u64)> = members
+                .iter()
+                .map(|job| (whole(&job[key], "io_bytes"), whole(&job[key], "runtime")))
+                .filter(|(_, runtime)| *runtime > 0)
+                .collect();
+            if ran.is_empty() {
+                continue;
+            }
+            let bytes: u64 = ran.iter().map(|(b, _)| b).sum();
+            let longest = ran.iter().map(|(_, r)| *r).max().unwrap_or(1);
+            let shortest = ran.iter().map(|(_, r)| *r).min().unwrap_or(1);
+            let rates: Vec<u64> = ran.iter().map(|(b, r)| 1000 * b / r).collect();
+            let (least, most) = (
+                rates.iter().copied().min().unwrap_or(0),
+                rates.iter().copied().max().unwrap_or(0),
+            );
+            let aggregate = 1000 * bytes / longest;
+            let rate = |n, pow2| num2str(n, 4, 1, pow2, "B/s");
+            let _ = writeln!(
+                text,
+                "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={shortest}-{longest}msec",
+                rate(aggregate, true),
+                rate(aggregate, false),
+                rate(least, true),
+                rate(most, true),
+                rate(least, false),
+                rate(most, false),
+                num2str(bytes, 4, 1, true, "B"),
+                num2str(bytes, 4, 1, false, "B"),
+            );
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn num2str_writes_fios_figures() {
+        // Figures from fio 3.33's output of the same numbers.
+        assert_eq!(num2str(12_406, 4, 1, false, ""), "12.4k");
+        assert_eq!(num2str(4243, 4, 1, false, ""), "4243");
+        assert_eq!(num2str(50_817_040, 4, 1, true, "B/s"), "48.5MiB/s");
+        assert_eq!(num2str(50_817_040, 4, 1, false, "B/s"), "50.8MB/s");
+        assert_eq!(num2str(6_250_496, 4, 1, true, "B"), "6104KiB");
+        assert_eq!(num2str(6_250_496, 4, 1, false, "B"), "6250kB");
+        assert_eq!(num2str(4096, 4, 1, true, "B"), "4096B");
+        assert_eq!(num2str(65536, 4, 1, true, "B"), "64.0KiB");
+        assert_eq!(num2str(4_647_123, 6, 1, false, ""), "4647.1k");
+    }
+
+    #[test]
+    fn percentiles_are_fios_list_from_the_bins() {
+        let stats = serde_json::json!({
+            "N": 100, "min": 1000, "max": 200_000, "mean": 5000.0, "stddev": 10.0,
+            "bins": {"1000": 50, "3000": 49, "200000": 1}
+        });
+        let text = percentiles("clat", &stats).unwrap();
+        assert!(
+            text.starts_with("    clat percentiles (nsec):\n     |"),
+            "{text}"
+        );
+        assert!(text.contains(" 50.00th=[  1000]"), "{text}");
+        assert!(text.contains(" 60.00th=[  3000]"), "{text}");
+        assert!(text.contains(" 99.99th=[200000]\n"), "{text}");
+    }
+}
