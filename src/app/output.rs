@@ -430,6 +430,8 @@ fn write_report(
 #[derive(Clone, Debug)]
 pub(crate) struct FioAnswer {
     pub json: bool,
+    /// fio's terse lines (`--minimal`), made from the JSON.
+    pub terse: bool,
     pub to: Option<PathBuf>,
 }
 
@@ -444,7 +446,9 @@ pub(crate) fn answer_as_fio(
 ) -> Result<(), AppError> {
     let document =
         crate::report::fio_json::document(&[result], crate::report::fio_json::JobNames::Sections);
-    let text = if answer.json {
+    let text = if answer.terse {
+        crate::report::fio_text::terse(&document)
+    } else if answer.json {
         let mut text = serde_json::to_string_pretty(&document).map_err(anyhow::Error::from)?;
         text.push('\n');
         text
@@ -459,7 +463,7 @@ pub(crate) fn answer_as_fio(
                     .to_string()
             })
             .unwrap_or_else(|_| result.created.clone());
-        crate::report::fio_normal::render(&document, std::process::id(), &when)
+        crate::report::fio_text::normal(&document, std::process::id(), &when)
     };
     if let Some(kept) = kept {
         crate::note!("results: {}", kept.display());

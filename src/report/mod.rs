@@ -7,7 +7,7 @@ pub mod environment;
 pub mod escape;
 pub mod export;
 pub mod fio_json;
-pub mod fio_normal;
+pub mod fio_text;
 pub mod html;
 pub mod measurement;
 pub mod pacing;

@@ -30,7 +30,8 @@ pub fn fio(args: &FioArgs, arguments: Vec<String>) -> Result<Ending, AppError> {
         return Err(anyhow::anyhow!("`iolab run` parsed as another command").into());
     };
     let answer = crate::app::output::FioAnswer {
-        json: command.format != OutputFormat::Normal,
+        json: matches!(command.format, OutputFormat::Json | OutputFormat::JsonPlus),
+        terse: command.format == OutputFormat::Terse,
         to: command.output.as_ref().map(PathBuf::from),
     };
     if let Some(to) = &answer.to {

@@ -21,10 +21,12 @@ pub struct FioCommand {
 /// fio's `--output-format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFormat {
-    /// fio's human output, made from fio's JSON (`report::fio_normal`).
+    /// fio's human output, made from fio's JSON (`report::fio_text`).
     Normal,
     Json,
     JsonPlus,
+    /// fio's terse (`--minimal`) lines, version 3.
+    Terse,
 }
 
 /// fio's job options that take no value on its command line (`FIO_OPT_BOOL`
@@ -132,15 +134,16 @@ const BARE: &[&str] = &[
 /// `Some(why)` refuses it, naming why; `None` takes it.
 fn program_option(name: &str) -> Option<Result<(), &'static str>> {
     let taken = match name {
-        "output" | "output-format" | "section" | "parse-only" => Ok(()),
+        "output" | "output-format" | "section" | "parse-only" | "minimal" => Ok(()),
+        "terse-version" => Ok(()),
         // fio's progress display: iolab's live line is on stderr and off
         // when stderr is not a terminal, as fio's ETA is.
         "eta" | "eta-newline" | "eta-interval" | "status-interval" => Ok(()),
         // Limits of fio's own process, nothing iolab's plan depends on.
         "max-jobs" | "alloc-size" => Ok(()),
-        "minimal" | "append-terse" | "terse-version" => {
-            Err("fio's terse format is not written by iolab (use --output-format=json or json+)")
-        }
+        "append-terse" => Err(
+            "iolab writes one format: --output-format=terse (or --minimal) for fio's terse lines",
+        ),
         "latency-log" | "bandwidth-log" => {
             Err("give write_lat_log= or write_bw_log= as a job option (iolab writes fio's logs)")
         }
@@ -262,6 +265,12 @@ pub fn read(
                 "output-format" => command.format = output_format(&value, argument)?,
                 "section" => command.sections.push(value),
                 "parse-only" => command.parse_only = true,
+                "minimal" => command.format = OutputFormat::Terse,
+                "terse-version" if value != "3" => {
+                    return Err(format!(
+                        "{argument}: iolab writes fio's terse version 3 (its default)"
+                    ));
+                }
                 _ => {}
             }
             continue;
@@ -350,11 +359,9 @@ fn output_format(value: &str, argument: &str) -> Result<OutputFormat, String> {
         "normal" => Ok(OutputFormat::Normal),
         "json" => Ok(OutputFormat::Json),
         "json+" => Ok(OutputFormat::JsonPlus),
-        "terse" => Err(format!(
-            "{argument}: fio's terse format is not written by iolab (json or json+)"
-        )),
+        "terse" => Ok(OutputFormat::Terse),
         _ => Err(format!(
-            "{argument}: iolab writes one of normal, json and json+"
+            "{argument}: iolab writes one of normal, json, json+ and terse"
         )),
     }
 }
@@ -420,8 +427,9 @@ mod tests {
         for (line, needle) in [
             ("--bs=4k", "no job"),
             ("--name=a --bs", "--bs: fio's option bs needs a value"),
-            ("--name=a --minimal", "--minimal: fio's terse format"),
-            ("--name=a --output-format=terse", "terse"),
+            ("--name=a --terse-version=4", "terse version 3"),
+            ("--name=a --append-terse", "one format"),
+            ("--name=a --output-format=xml", "terse"),
             ("--name=a --client=h", "on this host"),
             ("--name=a missing.fio", "missing.fio: no file"),
         ] {

@@ -1,4 +1,4 @@
-//! fio's human output (`--output-format=normal`, laid out as fio 3.33's `stat.c` prints it) written from the fio JSON iolab makes ([`super::fio_json`]): each job's block, then each group's run status; a figure the JSON lacks is left out, never printed as a zero.
+//! fio's text outputs written from the fio JSON iolab makes ([`super::fio_json`]): the human one (`--output-format=normal`, laid out as fio 3.33's `stat.c` prints it: each job's block, then each group's run status; a figure the JSON lacks is left out, never printed as a zero) and the terse one (`--minimal`, version 3: a figure the JSON lacks is an empty field).
 //!
 //! Scripts read fio's normal output by its words (`IOPS=`, `BW=`,
 //! `clat percentiles`, `READ: bw=`), so each line keeps fio's words,
@@ -94,8 +94,9 @@ fn display_lat(name: &str, stats: &Value) -> Option<String> {
 }
 
 /// fio's default percentiles of a latency's bins (`bins`: value in ns to
-/// count), as fio's `show_clat_percentiles` prints them.
-fn percentiles(name: &str, stats: &Value) -> Option<String> {
+/// count), ns: the value of the first bin at which the count reaches each,
+/// as fio's `calc_clat_percentiles`.
+fn percentile_values(stats: &Value) -> Option<Vec<u64>> {
     let total = whole(stats, "N");
     let bins = stats.get("bins")?.as_object()?;
     if total == 0 || bins.is_empty() {
@@ -115,6 +116,13 @@ fn percentiles(name: &str, stats: &Value) -> Option<String> {
             next += 1;
         }
     }
+    Some(values)
+}
+
+/// fio's default percentiles of a latency, as fio's
+/// `show_clat_percentiles` prints them.
+fn percentiles(name: &str, stats: &Value) -> Option<String> {
+    let values = percentile_values(stats)?;
     let (&least, &most) = (values.iter().min()?, values.iter().max()?);
     let (scale, unit) = if least > 2_000_000 && most > 99_999_999 {
         (2, "msec")
@@ -287,7 +295,7 @@ fn preamble(document: &Value, jobs: &[Value]) -> String {
 /// fio's normal output of `document` (fio's JSON as iolab writes it);
 /// `pid` and `when` (fio's `ctime` line) stand for the job's process and
 /// the time it ended.
-pub fn render(document: &Value, pid: u32, when: &str) -> String {
+pub fn normal(document: &Value, pid: u32, when: &str) -> String {
     let jobs = document["jobs"].as_array().cloned().unwrap_or_default();
     let mut text = preamble(document, &jobs);
     for job in &jobs {
@@ -388,6 +396,104 @@ fn run_status(jobs: &[Value]) -> String {
         }
     }
     text
+}
+
+/// fio's terse lines (version 3, its default): one per job, fields
+/// apart by `;` in fio's order. A figure the JSON lacks (the per-interval
+/// bandwidth samples, a queued engine's depths) is an empty field; one
+/// fio prints as zeros for want of samples (a synchronous engine's slat)
+/// is zeros, as in fio's.
+pub fn terse(document: &Value) -> String {
+    let version = document["fio version"].as_str().unwrap_or("iolab");
+    let jobs = document["jobs"].as_array().cloned().unwrap_or_default();
+    let mut text = String::new();
+    for job in &jobs {
+        let mut fields = vec![
+            "3".to_string(),
+            version.to_string(),
+            job["jobname"].as_str().unwrap_or("").to_string(),
+            whole(job, "groupid").to_string(),
+            whole(job, "error").to_string(),
+        ];
+        for key in ["read", "write"] {
+            fields.extend(terse_direction(&job[key]));
+        }
+        let cpu = |key: &str| number(job, key).map_or(String::new(), |v| format!("{v:.6}%"));
+        fields.extend([cpu("usr_cpu"), cpu("sys_cpu")]);
+        for key in ["ctx", "majf", "minf"] {
+            fields.push(job.get(key).map_or(String::new(), |v| v.to_string()));
+        }
+        let levels = ["1", "2", "4", "8", "16", "32", ">=64"];
+        fields.extend(levels.iter().map(|level| {
+            job.get("iodepth_level")
+                .and_then(|l| l.get(*level)?.as_f64())
+                .map_or(String::new(), |share| format!("{share:3.1}%"))
+        }));
+        // fio adds the nanosecond bins to the first microsecond one.
+        let nanoseconds: f64 = job
+            .get("latency_ns")
+            .and_then(Value::as_object)
+            .map_or(0.0, |bins| bins.values().filter_map(Value::as_f64).sum());
+        for (index, bin) in LATENCY_BINS[..10].iter().enumerate() {
+            let share = job.get("latency_us").and_then(|l| l.get(*bin)?.as_f64());
+            let share = share.map(|s| if index == 0 { s + nanoseconds } else { s });
+            fields.push(share.map_or(String::new(), |s| format!("{s:3.2}%")));
+        }
+        for bin in LATENCY_BINS {
+            let share = job.get("latency_ms").and_then(|l| l.get(bin)?.as_f64());
+            fields.push(share.map_or(String::new(), |s| format!("{s:3.2}%")));
+        }
+        text.push_str(&fields.join(";"));
+        text.push('\n');
+    }
+    text
+}
+
+/// One direction's terse fields: KiB, KiB/s, IOPS, runtime; slat, clat
+/// (µs); 20 percentiles; lat; the bandwidth samples' five (empty).
+fn terse_direction(figures: &Value) -> Vec<String> {
+    let runtime = whole(figures, "runtime");
+    let bytes = whole(figures, "io_bytes");
+    let (bw, iops) = match runtime {
+        0 => (0, 0),
+        runtime => (
+            1000 * bytes / runtime / 1024,
+            1000 * whole(figures, "total_ios") / runtime,
+        ),
+    };
+    let mut fields = vec![
+        (bytes >> 10).to_string(),
+        bw.to_string(),
+        iops.to_string(),
+        runtime.to_string(),
+    ];
+    let latency = |key: &str| -> Vec<String> {
+        match figures.get(key).filter(|s| whole(s, "N") > 0) {
+            Some(stats) => vec![
+                (whole(stats, "min") / 1000).to_string(),
+                (whole(stats, "max") / 1000).to_string(),
+                format!("{:.6}", number(stats, "mean").unwrap_or(0.0) / 1000.0),
+                format!("{:.6}", number(stats, "stddev").unwrap_or(0.0) / 1000.0),
+            ],
+            None => vec!["0".into(), "0".into(), "0.000000".into(), "0.000000".into()],
+        }
+    };
+    fields.extend(latency("slat_ns"));
+    fields.extend(latency("clat_ns"));
+    let values = figures
+        .get("clat_ns")
+        .and_then(percentile_values)
+        .unwrap_or_default();
+    // fio lists its percentiles with 0 where a direction has no samples.
+    for index in 0..20 {
+        fields.push(match PERCENTILES.get(index) {
+            Some(percent) => format!("{percent:.6}%={}", values.get(index).unwrap_or(&0) / 1000),
+            None => "0%=0".to_string(),
+        });
+    }
+    fields.extend(latency("lat_ns"));
+    fields.extend(std::iter::repeat_n(String::new(), 5));
+    fields
 }
 
 #[cfg(test)]
