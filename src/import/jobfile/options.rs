@@ -293,6 +293,34 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         Taken::Refused("iolab verifies once after the timed region, never between writes"),
     ),
     ("verify_pattern", Taken::Mapped),
+    (
+        "verify_fatal",
+        Taken::NoEffect(
+            "iolab's check fails the repetition at any bad block, naming the first ten",
+        ),
+    ),
+    (
+        "verify_async",
+        Taken::NoEffect("iolab checks in one untimed pass after the writes"),
+    ),
+    (
+        "verify_state_save",
+        Taken::NoEffect("iolab keeps no verify state: its check reads each block's seal back"),
+    ),
+    (
+        "verify_header_seed",
+        Taken::NoEffect("iolab's header check is of the block's offset, writer and CRC, no seed"),
+    ),
+    (
+        "verify_write_sequence",
+        Taken::NoEffect(
+            "iolab's header check is of the block's offset, writer and CRC, no sequence",
+        ),
+    ),
+    (
+        "verify_state_load",
+        Taken::Refused("iolab cannot resume a verification from fio's saved state"),
+    ),
     ("buffer_pattern", Taken::Mapped),
     (
         "atomic",

@@ -92,6 +92,22 @@ fn aliases_and_inverses_are_the_options_they_stand_for() {
     );
     let sealed = read("[a]\nsize=1m\nrw=write\nverify=crc32c\n").unwrap();
     assert!(sealed.phases[0][0].workload.verify);
+    // fio's verify switches iolab's check meets as it is, each said.
+    let fatal =
+        read("[a]\nsize=1m\nrw=write\nverify=crc32c\nverify_fatal=1\nverify_async=2\n").unwrap();
+    assert!(fatal.phases[0][0].workload.verify);
+    assert!(
+        fatal
+            .notes
+            .iter()
+            .any(|n| n.starts_with("verify_fatal=1: no effect"))
+    );
+    assert!(read("[a]\nsize=1m\nrw=write\nverify=crc32c\nverify_state_load=1\n").is_err());
+    // verify_pattern alone verifies, the pattern in the buffers.
+    let pattern = read("[a]\nsize=1m\nrw=write\nverify_pattern=0xaa55\n").unwrap();
+    let workload = &pattern.phases[0][0].workload;
+    assert!(workload.verify);
+    assert_eq!(workload.data.to_string(), "pattern:0xaa55");
     let unchecked = read("[a]\nsize=1m\nrw=write\nverify=md5\ndo_verify=0\n").unwrap();
     assert!(!unchecked.phases[0][0].workload.verify);
     let mapped = read("[a]\nsize=1m\nrw=randread\nbssplit=4k/50:64k/50\n").unwrap();
