@@ -20,6 +20,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set when stdout was closed at start (`iolab … >&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
+/// Asks whether descriptor 1 is open as the program starts, before Rust's
+/// runtime holds a closed one with /dev/null (which it opens read-write, as
+/// a caller's `subprocess.DEVNULL` or `1<>/dev/null` is opened: afterwards
+/// the two cannot be told apart).
+extern "C" fn note_closed_stdout_at_exec() {
+    // SAFETY: F_GETFD only asks whether the descriptor is open.
+    let closed = unsafe { libc::fcntl(1, libc::F_GETFD) } == -1;
+    if closed {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs [`note_closed_stdout_at_exec`] with the C library's constructors,
+/// before `main`.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout_at_exec;
+
 /// Set by `--verbose`: notes (where a report went, how a job file was
 /// read, what one repetition cannot show) reach stderr as well as the
 /// result file and its report.
@@ -51,24 +69,9 @@ pub fn speak_as(who: String) {
 /// for the terminal. A closed stdout is remembered, because its output
 /// would vanish: [`stdout`] reports it.
 ///
-/// Rust's runtime already did the same before `main` (it opens /dev/null
-/// read-write on a closed standard descriptor), so a stdout that is the
-/// null device opened read-write is taken as one that was closed: a shell
-/// redirect (`> /dev/null`) opens it write-only.
+/// Rust's runtime already did the same before `main`; that stdout was
+/// closed is known from `NOTE_CLOSED_STDOUT`, which asked before it.
 pub fn guard_standard_streams() {
-    if let Ok(stat) = rustix::fs::fstat(rustix::stdio::stdout()) {
-        let null = rustix::fs::FileType::from_raw_mode(stat.st_mode)
-            == rustix::fs::FileType::CharacterDevice
-            && (
-                rustix::fs::major(stat.st_rdev),
-                rustix::fs::minor(stat.st_rdev),
-            ) == (1, 3);
-        let read_write = rustix::fs::fcntl_getfl(rustix::stdio::stdout())
-            .is_ok_and(|flags| flags & rustix::fs::OFlags::RWMODE == rustix::fs::OFlags::RDWR);
-        if null && read_write {
-            STDOUT_CLOSED.store(true, Ordering::Relaxed);
-        }
-    }
     for fd in 0..=2 {
         // SAFETY: F_GETFD on any number only asks whether it is open.
         let closed = unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1

@@ -761,6 +761,22 @@ fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
             &cwd.path().join("iolab-results").join(&kept[0]),
         ));
     }
+    // A stdout that is the null device opened read-write (Python's
+    // `subprocess.DEVNULL`, `1<>/dev/null`) is open: the table goes there,
+    // status 0, as with `> /dev/null`. (Before the check moved ahead of
+    // Rust's runtime, this was taken for a closed stdout: status 1.)
+    for redirect in ["1<>/dev/null", "> /dev/null"] {
+        let cwd = scratch();
+        let shell = format!("exec {run} {redirect}");
+        let output = std::process::Command::new("bash")
+            .args(["-c", &shell])
+            .current_dir(cwd.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{shell}: {stderr}");
+        assert!(stderr.is_empty(), "{shell}: {stderr}");
+    }
     // With --output the file holds it: the line says so, and nothing else is written.
     let cwd = scratch();
     let path = cwd.path().join("r.json");
