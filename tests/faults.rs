@@ -725,6 +725,13 @@ fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
     // and a run keeps its result in iolab-results/ all the same: the line
     // says where (and nothing else is written there: the report comes
     // after the table).
+    let bash = |shell: &str, cwd: &std::path::Path| {
+        std::process::Command::new("bash")
+            .args(["-c", shell])
+            .current_dir(cwd)
+            .output()
+            .unwrap()
+    };
     let binary = assert_cmd::cargo::cargo_bin("iolab");
     let run = format!(
         "{} run --engine null --size 1m --dir {}",
@@ -743,11 +750,7 @@ fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
         ),
     ] {
         let cwd = scratch();
-        let output = std::process::Command::new("bash")
-            .args(["-c", &shell])
-            .current_dir(cwd.path())
-            .output()
-            .unwrap();
+        let output = bash(&shell, cwd.path());
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{shell}: {stderr}");
         assert_eq!(crate::util::message_lines(&stderr), 1, "{shell}: {stderr}");
@@ -768,11 +771,7 @@ fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
     for redirect in ["1<>/dev/null", "> /dev/null"] {
         let cwd = scratch();
         let shell = format!("exec {run} {redirect}");
-        let output = std::process::Command::new("bash")
-            .args(["-c", &shell])
-            .current_dir(cwd.path())
-            .output()
-            .unwrap();
+        let output = bash(&shell, cwd.path());
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(0), "{shell}: {stderr}");
         assert!(stderr.is_empty(), "{shell}: {stderr}");
@@ -781,11 +780,7 @@ fn a_result_stdout_cannot_take_is_kept_and_named_with_status_1() {
     let cwd = scratch();
     let path = cwd.path().join("r.json");
     let shell = format!("exec {run} -o {} > /dev/full", path.display());
-    let output = std::process::Command::new("bash")
-        .args(["-c", &shell])
-        .current_dir(cwd.path())
-        .output()
-        .unwrap();
+    let output = bash(&shell, cwd.path());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(

@@ -6,18 +6,37 @@ use crate::util::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// fio's JSON from `program` (`iolab fio` or `fio`) given `words`, run in
-/// `dir`, its output in `dir/NAME.json`.
-pub(crate) fn json_of(program: &str, dir: &Path, name: &str, words: &[String]) -> Value {
-    let output = dir.join(format!("{name}.json"));
-    let mut command = match program {
+/// `fio`, or `iolab fio` for `iolab`, ready for fio's words.
+fn fio_command(program: &str) -> assert_cmd::Command {
+    match program {
         "iolab" => {
             let mut iolab = iolab();
             iolab.arg("fio");
             iolab
         }
         _ => assert_cmd::Command::new(program),
+    }
+}
+
+/// `fio`, or `iolab fio` for `iolab`, under strace: the calls `calls`
+/// names (strace's `trace=` list) of every thread written to `log`.
+fn traced(program: &str, calls: &str, log: &Path) -> assert_cmd::Command {
+    let mut command = assert_cmd::Command::new("strace");
+    command
+        .args(["-f", "-e", &format!("trace={calls}"), "-o"])
+        .arg(log);
+    match program {
+        "iolab" => command.arg(env!("CARGO_BIN_EXE_iolab")).arg("fio"),
+        _ => command.arg("fio"),
     };
+    command
+}
+
+/// fio's JSON from `program` (`iolab fio` or `fio`) given `words`, run in
+/// `dir`, its output in `dir/NAME.json`.
+pub(crate) fn json_of(program: &str, dir: &Path, name: &str, words: &[String]) -> Value {
+    let output = dir.join(format!("{name}.json"));
+    let mut command = fio_command(program);
     command
         .current_dir(dir)
         .args(words)
@@ -339,16 +358,9 @@ fn fdatasync_syncs_the_data_after_every_nth_write_as_fio_does() {
     let dir = scratch();
     let calls = |program: &str| {
         let trace = dir.path().join(format!("{program}.strace"));
-        let mut command = assert_cmd::Command::new("strace");
+        let mut command = traced(program, "fsync,fdatasync,write", &trace);
         command
             .current_dir(dir.path())
-            .args(["-f", "-e", "trace=fsync,fdatasync,write", "-o"])
-            .arg(&trace);
-        match program {
-            "iolab" => command.arg(env!("CARGO_BIN_EXE_iolab")).arg("fio"),
-            _ => command.arg("fio"),
-        };
-        command
             .args([
                 "--name=etcd",
                 "--rw=write",
@@ -403,16 +415,9 @@ fn sqthread_poll_sets_the_ring_up_polled_as_fios() {
     let setup = |program: &str, polled: bool| {
         let trace = dir.path().join(format!("{program}.strace"));
         let output = dir.path().join(format!("{program}.json"));
-        let mut command = assert_cmd::Command::new("strace");
+        let mut command = traced(program, "io_uring_setup", &trace);
         command
             .current_dir(dir.path())
-            .args(["-f", "-e", "trace=io_uring_setup", "-o"])
-            .arg(&trace);
-        match program {
-            "iolab" => command.arg(env!("CARGO_BIN_EXE_iolab")).arg("fio"),
-            _ => command.arg("fio"),
-        };
-        command
             .args([
                 "--name=p",
                 "--ioengine=io_uring",
@@ -533,14 +538,7 @@ fn the_normal_output_has_fios_lines_and_figures() {
     let dir = scratch();
     let file = dir.path().join("data");
     let normal = |program: &str| -> String {
-        let mut command = match program {
-            "iolab" => {
-                let mut iolab = iolab();
-                iolab.arg("fio");
-                iolab
-            }
-            _ => assert_cmd::Command::new(program),
-        };
+        let mut command = fio_command(program);
         command
             .current_dir(dir.path())
             .args(["--name=w", "--rw=write", "--bs=64k", "--size=8m"])
@@ -596,14 +594,7 @@ fn minimal_writes_fios_terse_fields_in_fios_places() {
     let dir = scratch();
     let file = dir.path().join("data");
     let terse = |program: &str| -> Vec<String> {
-        let mut command = match program {
-            "iolab" => {
-                let mut iolab = iolab();
-                iolab.arg("fio");
-                iolab
-            }
-            _ => assert_cmd::Command::new(program),
-        };
+        let mut command = fio_command(program);
         command
             .current_dir(dir.path())
             .args([
