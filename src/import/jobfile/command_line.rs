@@ -5,7 +5,8 @@
 #[derive(Clone, Debug, PartialEq)]
 pub struct FioCommand {
     /// The job file, one option per line; `arguments[n]` is the argument
-    /// line `n + 1` came from (a job file's own lines follow, named by it).
+    /// line `n + 1` came from (a job file's own lines follow, named by its
+    /// path and line: `job.fio line 3`).
     pub text: String,
     pub arguments: Vec<String>,
     /// `--output FILE`: where fio's output goes instead of stdout.
@@ -303,8 +304,10 @@ pub fn read(
     // jobs start from the command line's global options.
     for path in job_files {
         let text = read_file(&path).map_err(|why| format!("{path}: {why}"))?;
-        for file_line in text.lines() {
-            line(&mut command, file_line.to_string(), &path);
+        // A refusal names the file and its line, as `iolab run FILE` does.
+        for (index, file_line) in text.lines().enumerate() {
+            let argument = format!("{path} line {}", index + 1);
+            line(&mut command, file_line.to_string(), &argument);
         }
     }
     if !command
@@ -402,7 +405,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(command.text, "[global]\nsize=1m\n[x]\nrw=read\n");
-        assert_eq!(command.arguments.last().unwrap(), "job.fio");
+        assert_eq!(command.arguments.last().unwrap(), "job.fio line 2");
     }
 
     #[test]
