@@ -457,6 +457,18 @@ pub fn translate(
                 }
             }
         }
+        // fio's verify_interval defaults to the block size, iolab's one
+        // header per block.
+        if let Some(interval) = option(&options, "verify_interval") {
+            let kb_base = option(&options, "kb_base").and_then(|t| t.parse().ok());
+            if fio_size(interval, kb_base.unwrap_or(1024)) != Some(workload.bs) {
+                return Err(usage!(
+                    "{}: [{shown}] verify_interval={interval}: iolab seals one header per block of bs={}, not one per {interval}",
+                    at(line("verify_interval")),
+                    workload.bs
+                ));
+            }
+        }
         let every_at = line_of.get("steadystate_check_interval").copied();
         let every = option(&options, "steadystate_check_interval").unwrap_or("1");
         let every_s = super::units::fio_seconds(every).ok_or_else(|| {

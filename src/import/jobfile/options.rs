@@ -293,6 +293,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         Taken::Refused("iolab verifies once after the timed region, never between writes"),
     ),
     ("verify_pattern", Taken::Mapped),
+    ("verify_interval", Taken::Structure),
     (
         "verify_fatal",
         Taken::NoEffect(

@@ -103,6 +103,15 @@ fn aliases_and_inverses_are_the_options_they_stand_for() {
             .any(|n| n.starts_with("verify_fatal=1: no effect"))
     );
     assert!(read("[a]\nsize=1m\nrw=write\nverify=crc32c\nverify_state_load=1\n").is_err());
+    // fio's verify_interval: iolab's one header per block, and no other.
+    assert!(read("[a]\nsize=1m\nrw=write\nbs=64k\nverify=md5\nverify_interval=64k\n").is_ok());
+    let per_sector = read("[a]\nsize=1m\nrw=write\nbs=64k\nverify=md5\nverify_interval=512\n");
+    assert!(
+        per_sector
+            .unwrap_err()
+            .to_string()
+            .contains("one header per block of bs=65536")
+    );
     // verify_pattern alone verifies, the pattern in the buffers.
     let pattern = read("[a]\nsize=1m\nrw=write\nverify_pattern=0xaa55\n").unwrap();
     let workload = &pattern.phases[0][0].workload;
