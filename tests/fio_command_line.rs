@@ -514,8 +514,7 @@ fn a_buffer_pattern_writes_fios_bytes_and_verify_pattern_verifies() {
         .into_iter()
         .find(|name| name.ends_with(".json"))
         .unwrap();
-    let result: Value =
-        serde_json::from_str(&std::fs::read_to_string(results.join(result)).unwrap()).unwrap();
+    let result = read_result(&results.join(result));
     let point = first_point(&result);
     assert_eq!(point["workload"]["data"], "pattern:0xdeadbeef");
     let verified = &point["repetitions"][0]["verify"];
