@@ -495,7 +495,7 @@ impl Param {
             }),
             Kind::Data => json!({
                 "type": "string",
-                "pattern": "^(unique|zeros|compressible:[1-9][0-9]?|(compressible:[1-9][0-9]?\\+)?dedupe:[1-9][0-9]?(:working-set=[1-9][0-9]{0,2}(:global)?)?)$"
+                "pattern": "^(unique|zeros|pattern:0x([0-9a-f]{2}){1,32}|compressible:[1-9][0-9]?|(compressible:[1-9][0-9]?\\+)?dedupe:[1-9][0-9]?(:working-set=[1-9][0-9]{0,2}(:global)?)?)$"
             }),
             Kind::Split => json!({
                 "type": "string",
