@@ -429,9 +429,8 @@ fn write_report(
 /// or fio's `normal` text made from it, to `to` or stdout.
 #[derive(Clone, Debug)]
 pub(crate) struct FioAnswer {
-    pub json: bool,
-    /// fio's terse lines (`--minimal`), made from the JSON.
-    pub terse: bool,
+    /// fio's `--output-format` (`--minimal`: terse).
+    pub format: crate::import::jobfile::command_line::OutputFormat,
     pub to: Option<PathBuf>,
 }
 
@@ -446,24 +445,27 @@ pub(crate) fn answer_as_fio(
 ) -> Result<(), AppError> {
     let document =
         crate::report::fio_json::document(&[result], crate::report::fio_json::JobNames::Sections);
-    let text = if answer.terse {
-        crate::report::fio_text::terse(&document)
-    } else if answer.json {
-        let mut text = serde_json::to_string_pretty(&document).map_err(anyhow::Error::from)?;
-        text.push('\n');
-        text
-    } else {
-        // fio's ctime(3) line, in this machine's time zone.
-        let when = result
-            .created
-            .parse::<jiff::Timestamp>()
-            .map(|at| {
-                at.to_zoned(jiff::tz::TimeZone::system())
-                    .strftime("%a %b %e %H:%M:%S %Y")
-                    .to_string()
-            })
-            .unwrap_or_else(|_| result.created.clone());
-        crate::report::fio_text::normal(&document, std::process::id(), &when)
+    use crate::import::jobfile::command_line::OutputFormat;
+    let text = match answer.format {
+        OutputFormat::Terse => crate::report::fio_text::terse(&document),
+        OutputFormat::Json | OutputFormat::JsonPlus => {
+            let mut text = serde_json::to_string_pretty(&document).map_err(anyhow::Error::from)?;
+            text.push('\n');
+            text
+        }
+        OutputFormat::Normal => {
+            // fio's ctime(3) line, in this machine's time zone.
+            let when = result
+                .created
+                .parse::<jiff::Timestamp>()
+                .map(|at| {
+                    at.to_zoned(jiff::tz::TimeZone::system())
+                        .strftime("%a %b %e %H:%M:%S %Y")
+                        .to_string()
+                })
+                .unwrap_or_else(|_| result.created.clone());
+            crate::report::fio_text::normal(&document, std::process::id(), &when)
+        }
     };
     if let Some(kept) = kept {
         crate::note!("results: {}", kept.display());

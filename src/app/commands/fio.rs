@@ -2,7 +2,7 @@
 
 use crate::app::error::{AppError, Ending};
 use crate::cli::{Cli, Command, FioArgs};
-use crate::import::jobfile::command_line::{self, OutputFormat};
+use crate::import::jobfile::command_line;
 use crate::usage;
 use std::path::{Path, PathBuf};
 
@@ -30,8 +30,7 @@ pub fn fio(args: &FioArgs, arguments: Vec<String>) -> Result<Ending, AppError> {
         return Err(anyhow::anyhow!("`iolab run` parsed as another command").into());
     };
     let answer = crate::app::output::FioAnswer {
-        json: matches!(command.format, OutputFormat::Json | OutputFormat::JsonPlus),
-        terse: command.format == OutputFormat::Terse,
+        format: command.format,
         to: command.output.as_ref().map(PathBuf::from),
     };
     if let Some(to) = &answer.to {
