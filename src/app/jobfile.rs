@@ -381,7 +381,10 @@ fn run_keys(workload: &Workload) -> String {
         ),
         (
             "priority",
-            workload.priority.map(|priority| priority.to_string()),
+            workload
+                .priority
+                .as_ref()
+                .map(|priority| priority.to_string()),
         ),
     ];
     keys.iter()

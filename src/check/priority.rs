@@ -2,6 +2,7 @@
 
 use super::Findings;
 use crate::plan::direction::Direction;
+use crate::plan::units::format_size;
 use crate::record::environment::Storage;
 use crate::record::{LatencySummary, Point, Severity, Status};
 
@@ -11,7 +12,7 @@ use crate::record::{LatencySummary, Point, Severity, Status};
 /// device below the file has no scheduler (`none`), which serves every
 /// priority alike.
 pub fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
-    let Some(priority) = point.workload.priority.filter(|p| p.per_command()) else {
+    let Some(priority) = point.workload.priority.as_ref().filter(|p| p.per_command()) else {
         return;
     };
     let parts: Vec<_> = point
@@ -22,38 +23,75 @@ pub fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
         .collect();
     let mut said = Vec::new();
     for direction in [Direction::Read, Direction::Write] {
-        let side = |per_command: bool| -> Option<LatencySummary> {
+        let side = |carried: Option<&str>| -> Option<LatencySummary> {
             let latencies: Vec<_> = parts
                 .iter()
-                .filter(|p| p.direction == direction && p.per_command == per_command)
+                .filter(|p| p.direction == direction)
+                .filter(|p| match carried {
+                    Some(carried) => p.per_command && p.priority.as_deref() == Some(carried),
+                    None => !p.per_command,
+                })
                 .map(|p| &p.latency_ns)
                 .collect();
             crate::record::histogram::merged_latency(&latencies)
                 .ok()
                 .flatten()
         };
-        let Some(share) = priority.command[direction.index()] else {
-            continue;
-        };
-        let (carried, rest) = (side(true), side(false));
-        let count = |side: &Option<LatencySummary>| side.as_ref().map_or(0, |l| l.count);
-        let total = count(&carried) + count(&rest);
-        if total == 0 {
+        let shares = &priority.command[direction.index()];
+        if shares.is_empty() {
             continue;
         }
+        let count = |side: &Option<LatencySummary>| side.as_ref().map_or(0, |l| l.count);
         let figures = |side: &Option<LatencySummary>| match side {
             Some(l) => format!("p50 {}, p99 {}", at(l, 50.0), at(l, 99.0)),
             None => "none".to_string(),
         };
+        // Each priority the shares give once, with what was asked of it.
+        let mut carried: Vec<(String, Vec<String>)> = Vec::new();
+        for share in shares {
+            let asked = match share.size {
+                Some(size) => format!(
+                    "{}% of {} {}s",
+                    share.percent,
+                    format_size(size),
+                    direction.name()
+                ),
+                None => format!("{}%", share.percent),
+            };
+            let name = share.priority.to_string();
+            match carried.iter_mut().find(|(kept, _)| *kept == name) {
+                Some((_, asks)) => asks.push(asked),
+                None => carried.push((name, vec![asked])),
+            }
+        }
+        let rest = side(None);
+        let carried: Vec<_> = carried
+            .into_iter()
+            .map(|(name, asks)| {
+                let latency = side(Some(&name));
+                (name, asks, latency)
+            })
+            .collect();
+        let total = count(&rest) + carried.iter().map(|(_, _, l)| count(l)).sum::<u64>();
+        if total == 0 {
+            continue;
+        }
+        let each: Vec<String> = carried
+            .iter()
+            .map(|(name, asks, latency)| {
+                format!(
+                    "{} ({:.1}%, asked {}) carried {name}: {}",
+                    count(latency),
+                    100.0 * count(latency) as f64 / total as f64,
+                    asks.join(" + "),
+                    figures(latency),
+                )
+            })
+            .collect();
         said.push(format!(
-            "{}s: {} of {} ({:.1}%, asked {}%) carried {}: {}; the rest at {}: {}",
+            "{}s: of {total}, {}; the rest at {}: {}",
             direction.name(),
-            count(&carried),
-            total,
-            100.0 * count(&carried) as f64 / total as f64,
-            share.percent,
-            share.priority,
-            figures(&carried),
+            each.join(", "),
             priority
                 .job
                 .map_or("the thread's own priority".to_string(), |p| p.to_string()),

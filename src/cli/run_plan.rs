@@ -45,7 +45,7 @@ impl RunArgs {
         workload.interval_s = self.interval.as_secs_f64();
         workload.steady = self.steady;
         workload.latency_target = self.latency_target;
-        workload.priority = self.priority;
+        workload.priority = self.priority.clone();
         workload.verify = self.verify;
         workload.validate()?;
         Ok(workload)

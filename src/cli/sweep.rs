@@ -381,7 +381,7 @@ impl SweepArgs {
         base.interval_s = self.interval.as_secs_f64();
         base.steady = self.steady;
         base.latency_target = self.latency_target;
-        base.priority = self.priority;
+        base.priority = self.priority.clone();
         if base.until_ci.is_none() && base.repeat == 0 {
             return Err(usage!("--repeat 0: at least one repetition is needed"));
         }

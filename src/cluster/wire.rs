@@ -94,10 +94,10 @@ pub struct WireJob {
     /// With a latency target: the depth its search ended at, and whether it held there.
     #[serde(default)]
     pub latency_depth: Option<(u32, bool)>,
-    /// With command priorities: per direction with a share, the latencies
-    /// of the I/Os that carried its priority (V2 base64).
+    /// With command priorities: per direction and priority value its
+    /// shares carry, the latencies of the I/Os that carried it (V2 base64).
     #[serde(default)]
-    pub prioritized: Option<Vec<(Direction, String)>>,
+    pub prioritized: Option<Vec<(Direction, u16, String)>>,
 }
 
 /// One rank's repetition.
@@ -168,9 +168,9 @@ impl WireRepetition {
                     prioritized: job.prioritized.as_ref().map(|shares| {
                         shares
                             .iter()
-                            .map(|(direction, latency)| {
+                            .map(|(direction, value, latency)| {
                                 let text = histogram::encode(&latency.histogram());
-                                (*direction, text.unwrap_or_default())
+                                (*direction, *value, text.unwrap_or_default())
                             })
                             .collect()
                     }),
@@ -295,8 +295,9 @@ pub fn merge(
                     .map(|shares| {
                         shares
                             .into_iter()
-                            .map(|(direction, latency)| {
-                                Ok((direction, Latencies::new(histogram::decode(&latency)?)))
+                            .map(|(direction, value, latency)| {
+                                let latency = Latencies::new(histogram::decode(&latency)?);
+                                Ok((direction, value, latency))
                             })
                             .collect::<Result<Vec<_>, String>>()
                     })

@@ -480,7 +480,7 @@ impl Workload {
         if let Some(think) = self.think {
             text.push_str(&format!(" think={think}"));
         }
-        if let Some(priority) = self.priority {
+        if let Some(priority) = &self.priority {
             text.push_str(&format!(" prio={priority}"));
         }
         text

@@ -1,12 +1,15 @@
-//! I/O priorities (`--priority idle,20%:rt/0`): the class and level each job's thread issues at (fio's `prioclass`/`prio`) and the share of I/Os given a priority of their own (fio's `cmdprio_percentage`, `cmdprio_class`, `cmdprio`).
+//! I/O priorities (`--priority idle,20%:rt/0`): the class and level each job's thread issues at (fio's `prioclass`/`prio`) and the shares of I/Os given a priority of their own, of a direction or of one block size (fio's `cmdprio_percentage`, `cmdprio_bssplit`, `cmdprio_class`, `cmdprio`, `cmdprio_hint`).
 //!
 //! A job's priority is set once, with `ioprio_set(2)` on its thread, before
 //! its first I/O; the kernel gives it to every request the thread issues
 //! that carries none of its own. A command share tags that percentage of a
-//! direction's I/Os, drawn one by one, with its priority in the request
-//! itself (libaio's `aio_reqprio`, io_uring's `sqe->ioprio`), so only the
-//! queued kernel engines take one. Latency is then kept per priority as
-//! fio keeps it (`prios` in its JSON): the job's own and the share's.
+//! direction's I/Os (or of those of one size: `read=64k/25%:rt/1`), drawn
+//! one by one, with its priority in the request itself (libaio's
+//! `aio_reqprio`, io_uring's `sqe->ioprio`), so only the queued kernel
+//! engines take one. A priority may carry a hint (`be/0+hint1`: a command
+//! duration limit's descriptor, for drives that have them). Latency is then
+//! kept per priority as fio keeps it (`prios` in its JSON): the job's own
+//! and each share's.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -44,29 +47,48 @@ impl IoClass {
     }
 }
 
-/// A class and a level within it (0 the highest, 7 the lowest).
+/// The largest hint the kernel's priority value has room for (10 bits).
+pub const MAX_HINT: u16 = 1023;
+
+/// A class, a level within it (0 the highest, 7 the lowest) and a hint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IoPriority {
     /// The class.
     pub class: IoClass,
     /// 0 to 7; the idle class has none, and keeps 0.
     pub level: u8,
+    /// The priority hint (`IOPRIO_PRIO_HINT`, fio's `priohint`): 0 none, 1
+    /// to 7 a command duration limit's descriptor on drives that have them.
+    pub hint: u16,
 }
 
 impl IoPriority {
-    /// The value the kernel takes (`IOPRIO_PRIO_VALUE`): the class in bits
-    /// 13 to 15, the level below.
+    /// The class and level, without a hint.
+    pub fn new(class: IoClass, level: u8) -> IoPriority {
+        IoPriority {
+            class,
+            level: if class == IoClass::Idle { 0 } else { level },
+            hint: 0,
+        }
+    }
+
+    /// The value the kernel takes (`IOPRIO_PRIO_VALUE_HINT`): the class in
+    /// bits 13 to 15, the hint in bits 3 to 12, the level below.
     pub fn value(self) -> u16 {
-        ((self.class as u16) << 13) | u16::from(self.level)
+        ((self.class as u16) << 13) | (self.hint.min(MAX_HINT) << 3) | u16::from(self.level)
     }
 }
 
 impl fmt::Display for IoPriority {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.class {
-            IoClass::Idle => f.write_str("idle"),
-            class => write!(f, "{}/{}", class.name(), self.level),
+            IoClass::Idle => f.write_str("idle")?,
+            class => write!(f, "{}/{}", class.name(), self.level)?,
         }
+        if self.hint != 0 {
+            write!(f, "+hint{}", self.hint)?;
+        }
+        Ok(())
     }
 }
 
@@ -74,6 +96,16 @@ impl FromStr for IoPriority {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (text, hint) = match text.split_once("+hint") {
+            Some((priority, hint)) => (
+                priority,
+                hint.parse::<u16>()
+                    .ok()
+                    .filter(|hint| (1..=MAX_HINT).contains(hint))
+                    .ok_or_else(|| format!("'{text}': a hint is +hint1 to +hint{MAX_HINT}"))?,
+            ),
+            None => (text, 0),
+        };
         let (class, level) = match text.split_once('/') {
             Some((class, level)) => (class, Some(level)),
             None => (text, None),
@@ -105,14 +137,18 @@ impl FromStr for IoPriority {
                 .filter(|level| *level <= 7)
                 .ok_or_else(|| format!("'{text}': the level is 0 (highest) to 7 (lowest)"))?,
         };
-        Ok(IoPriority { class, level })
+        Ok(IoPriority { class, level, hint })
     }
 }
 
-/// The share of one direction's I/Os issued at a priority of their own.
+/// The share of one direction's I/Os, or of those of one size, issued at
+/// a priority of their own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CommandShare {
-    /// Percent of the direction's I/Os, 1 to 100, each drawn at random.
+    /// The block size whose I/Os the share draws from (fio's
+    /// `cmdprio_bssplit`), bytes; `None`: every I/O of the direction.
+    pub size: Option<u64>,
+    /// Percent of those I/Os, 1 to 100, each drawn at random.
     pub percent: u8,
     /// Their priority.
     pub priority: IoPriority,
@@ -120,26 +156,59 @@ pub struct CommandShare {
 
 impl fmt::Display for CommandShare {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(size) = self.size {
+            write!(f, "{}/", super::units::format_size(size))?;
+        }
         write!(f, "{}%:{}", self.percent, self.priority)
     }
 }
 
 /// A job's priority and its command shares: `idle,20%:rt/0` (every I/O of
 /// the job's thread at the idle class, a fifth of them at real-time level
-/// 0), `read=20%:rt/0,write=5%:be/0` for a share per direction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// 0), `read=20%:rt/0,write=5%:be/0` for a share per direction,
+/// `read=64k/25%:rt/1,read=64k/75%:idle` for shares of one block size's I/Os.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Priority {
     /// The thread's priority, set with `ioprio_set`; `None`: as iolab was started.
     pub job: Option<IoPriority>,
-    /// The share of reads, then of writes, with a priority of their own.
-    pub command: [Option<CommandShare>; 2],
+    /// The shares of reads, then of writes, with a priority of their own:
+    /// one for every size, or any number each of one size, whose percents
+    /// add up to 100 at most per size.
+    pub command: [Vec<CommandShare>; 2],
 }
 
 impl Priority {
     /// Whether any I/O carries a priority of its own.
     pub fn per_command(&self) -> bool {
-        self.command.iter().any(Option::is_some)
+        self.command.iter().any(|shares| !shares.is_empty())
+    }
+
+    /// Refuses a direction's shares that do not add up: two for every
+    /// size, one for every size beside one for a size, or more than 100%
+    /// of one size's I/Os.
+    fn check(&self, text: &str) -> Result<(), String> {
+        for shares in &self.command {
+            let every_size = shares.iter().filter(|share| share.size.is_none()).count();
+            if every_size > 1 || (every_size == 1 && shares.len() > 1) {
+                return Err(format!(
+                    "'{text}': a direction's share is given twice (one for all its I/Os, or shares each of one size)"
+                ));
+            }
+            for share in shares {
+                let total: u32 = shares
+                    .iter()
+                    .filter(|other| other.size == share.size)
+                    .map(|other| u32::from(other.percent))
+                    .sum();
+                if total > 100 {
+                    return Err(format!(
+                        "'{text}': the shares of one size's I/Os add up to {total}%, more than 100%"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -149,12 +218,12 @@ impl fmt::Display for Priority {
         if let Some(job) = self.job {
             parts.push(job.to_string());
         }
-        match self.command {
-            [Some(read), Some(write)] if read == write => parts.push(read.to_string()),
-            [read, write] => {
-                parts.extend(read.map(|share| format!("read={share}")));
-                parts.extend(write.map(|share| format!("write={share}")));
-            }
+        let [read, write] = &self.command;
+        if read == write {
+            parts.extend(read.iter().map(ToString::to_string));
+        } else {
+            parts.extend(read.iter().map(|share| format!("read={share}")));
+            parts.extend(write.iter().map(|share| format!("write={share}")));
         }
         f.write_str(&parts.join(","))
     }
@@ -185,6 +254,13 @@ impl FromStr for Priority {
                 chosen.job = Some(part.parse()?);
                 continue;
             };
+            let (size, percent) = match percent.split_once('/') {
+                Some((size, percent)) => (
+                    Some(super::units::parse_size(size).map_err(|why| format!("'{text}': {why}"))?),
+                    percent,
+                ),
+                None => (None, percent),
+            };
             let percent = percent
                 .trim_end_matches('%')
                 .parse::<u8>()
@@ -192,18 +268,18 @@ impl FromStr for Priority {
                 .filter(|percent| (1..=100).contains(percent))
                 .ok_or_else(|| format!("'{text}': {percent} is no percentage from 1 to 100"))?;
             let share = CommandShare {
+                size,
                 percent,
                 priority: priority.parse()?,
             };
             for direction in directions {
-                if chosen.command[direction].replace(share).is_some() {
-                    return Err(format!("'{text}': a direction's share is given twice"));
-                }
+                chosen.command[direction].push(share);
             }
         }
         if chosen == Priority::default() {
             return Err(format!("'{text}': no priority given"));
         }
+        chosen.check(text)?;
         Ok(chosen)
     }
 }
@@ -233,13 +309,25 @@ mod tests {
             "20%:rt/0",
             "read=20%:rt/0,write=5%:be/3",
             "rt/0,write=100%:idle",
+            "64KiB/25%:rt/1,64KiB/75%:idle,1MiB/10%:be/0+hint2",
+            "be/7,read=64KiB/100%:rt/0",
+            "idle+hint3",
         ] {
             let priority: Priority = text.parse().unwrap();
             assert_eq!(priority.to_string(), text);
         }
         let fios: Priority = "idle,20%:rt/0".parse().unwrap();
         assert_eq!(fios.job.unwrap().value(), 3 << 13);
-        assert_eq!(fios.command[1].unwrap().priority.value(), 1 << 13);
+        assert_eq!(fios.command[1][0].priority.value(), 1 << 13);
+        let hinted: IoPriority = "be/0+hint2".parse().unwrap();
+        assert_eq!(
+            hinted.value(),
+            (2 << 13) | (2 << 3),
+            "IOPRIO_PRIO_VALUE_HINT"
+        );
+        let split: Priority = "read=64k/40%:rt/1".parse().unwrap();
+        assert_eq!(split.command[0][0].size, Some(65536));
+        assert!(split.command[1].is_empty());
         assert_eq!(
             "be".parse::<IoPriority>().unwrap().level,
             4,
@@ -257,6 +345,10 @@ mod tests {
             ("urgent", "rt/LEVEL"),
             ("idle,be/0", "given once"),
             ("read=20%:rt/0,20%:be/0", "given twice"),
+            ("read=20%:rt/0,read=4k/20%:be/0", "given twice"),
+            ("4k/60%:rt/0,4k/50%:be/0", "more than 100%"),
+            ("be/0+hint0", "+hint1 to"),
+            ("x/20%:rt/0", "not a number"),
             ("trim=5%:rt/0", "names no direction"),
             ("", "rt/LEVEL"),
         ] {

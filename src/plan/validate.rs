@@ -421,7 +421,7 @@ impl Workload {
                 return Err(usage!("--latency-target {target} cannot go with {why}"));
             }
         }
-        if let Some(priority) = self.priority
+        if let Some(priority) = &self.priority
             && priority.per_command()
             && !self.engine.capabilities().priority_per_io
         {

@@ -260,20 +260,9 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
             "iolab writes no latency log; the result keeps the latencies per priority (priorities)",
         ),
     ),
-    (
-        "cmdprio_bssplit",
-        Taken::Refused(
-            "iolab gives a priority to a share of each direction's I/Os (cmdprio_percentage), not per block size",
-        ),
-    ),
-    (
-        "cmdprio_hint",
-        Taken::Refused("iolab sets no priority hints (command duration limits)"),
-    ),
-    (
-        "priohint",
-        Taken::Refused("iolab sets no priority hints (command duration limits)"),
-    ),
+    ("cmdprio_bssplit", Taken::Structure),
+    ("cmdprio_hint", Taken::Structure),
+    ("priohint", Taken::Structure),
     ("latency_target", Taken::Structure),
     ("latency_window", Taken::Structure),
     ("latency_percentile", Taken::Structure),

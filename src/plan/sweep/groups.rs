@@ -83,8 +83,8 @@ pub fn expand(sweep: &Sweep) -> Result<Vec<PlannedPoint>, UsageError> {
             if let Some(target) = spec.latency_target {
                 workload.latency_target = Some(target);
             }
-            if let Some(priority) = spec.priority {
-                workload.priority = Some(priority);
+            if let Some(priority) = &spec.priority {
+                workload.priority = Some(priority.clone());
             }
             for ((group, axis), &i) in axes.iter().zip(&index) {
                 if *group == Some(g) {

@@ -422,7 +422,7 @@ fn place_thread(workload: &Workload, buffer: &mut [u8]) -> std::io::Result<()> {
     if let Some(policy) = workload.mem_policy {
         affinity::place(buffer, policy)?;
     }
-    if let Some(job_priority) = workload.priority.and_then(|p| p.job) {
+    if let Some(job_priority) = workload.priority.as_ref().and_then(|p| p.job) {
         priority::set_thread_priority(job_priority)?;
     }
     Ok(())
@@ -535,7 +535,7 @@ fn run_job(
         interval: Duration::from_secs_f64(workload.interval_s),
         iodepth: workload.iodepth,
         latency_target: workload.latency_target.filter(|_| timed),
-        priority: workload.priority,
+        priority: workload.priority.as_ref(),
         max_intervals: recorder::intervals_kept_per_job(workload.jobs),
         interrupt: stop,
         file: &label,

@@ -204,7 +204,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 let data = &mut ring.slot_buffer(slot)[..len as usize];
                 prepare_write(data, spec, draws, offset, now);
             }
-            let ioprio = commands.as_mut().map_or(0, |c| c.draw(direction));
+            let ioprio = commands.as_mut().map_or(0, |c| c.draw(direction, len));
             if !ring.queue(slot, offset, len as u32, direction, ioprio) {
                 // The submission queue is full: this I/O goes next.
                 pending = Some(io);
@@ -304,7 +304,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                     if queue.priorities[slot_index] != 0
                         && let Some(commands) = commands.as_deref_mut()
                     {
-                        commands.record(direction, latency);
+                        commands.record(direction, queue.priorities[slot_index], latency);
                     }
                 }
                 if P::PACED {

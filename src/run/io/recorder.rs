@@ -127,7 +127,7 @@ impl JobOutcome {
         let histograms = std::iter::once(&mut self.latency)
             .chain(self.submit.as_mut())
             .chain(self.from_intended.as_mut())
-            .chain(self.prioritized.iter_mut().flatten().map(|(_, l)| l))
+            .chain(self.prioritized.iter_mut().flatten().map(|(_, _, l)| l))
             .chain(self.directions.iter_mut().map(|d| &mut d.latency));
         for histogram in histograms {
             histogram.keep_buckets();
@@ -248,9 +248,9 @@ pub struct JobOutcome {
     /// With a latency target: the depth its search ended at, and whether
     /// it held there (the figures then that final window's alone).
     pub latency_depth: Option<(u32, bool)>,
-    /// With command priorities: per direction with a share, the latencies
-    /// of its I/Os that carried the share's priority.
-    pub prioritized: Option<Vec<(Direction, super::kept::Latencies)>>,
+    /// With command priorities: per direction and priority value its
+    /// shares carry, the latencies of its I/Os that carried it.
+    pub prioritized: Option<Vec<(Direction, u16, super::kept::Latencies)>>,
     /// A trace job's: how faithful its replay was.
     pub replay: Option<crate::record::replay::Fidelity>,
 }

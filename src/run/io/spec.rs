@@ -66,7 +66,7 @@ pub struct LoopSpec<'a> {
     pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,
     /// I/O priorities: the shares of a queued job's I/Os that carry one of
     /// their own (the thread's is set before the loop starts).
-    pub priority: Option<crate::plan::priority::Priority>,
+    pub priority: Option<&'a crate::plan::priority::Priority>,
     /// The most intervals kept before neighbours are merged and the interval
     /// doubles (even; see [`super::recorder::intervals_kept_per_job`]).
     pub max_intervals: usize,
