@@ -346,6 +346,51 @@ fn fios_json_keys_are_all_in_iolabs_answer() {
     assert_eq!(iolab_job["jobname"], fio_job["jobname"]);
 }
 
+/// A queued engine's latencies as fio defines them, on the same command
+/// line in both tools: `lat` = `slat` + `clat` I/O by I/O, so the means
+/// add up (within the histograms' 0.1% precision), `clat` below `lat`; and
+/// the result keeps the clat as `completion_ns`.
+#[test]
+fn a_queued_engines_slat_and_clat_add_up_to_its_lat_as_in_fio() {
+    if !have("fio") {
+        return;
+    }
+    let dir = scratch();
+    if !direct_io_works(dir.path()) {
+        return;
+    }
+    let words: Vec<String> = [
+        "--name=q",
+        "--ioengine=io_uring",
+        "--iodepth=8",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=8m",
+        "--direct=1",
+        &format!("--filename={}", dir.path().join("data").display()),
+    ]
+    .iter()
+    .map(|w| w.to_string())
+    .collect();
+    let theirs = json_of("fio", dir.path(), "fio", &words);
+    let ours = json_of("iolab", dir.path(), "iolab", &words);
+    for (tool, document) in [("fio", &theirs), ("iolab", &ours)] {
+        let read = &document["jobs"][0]["read"];
+        let mean = |key: &str| read[key]["mean"].as_f64().unwrap();
+        let count = |key: &str| read[key]["N"].as_u64().unwrap();
+        let total_ios = read["total_ios"].as_u64().unwrap();
+        for key in ["slat_ns", "clat_ns", "lat_ns"] {
+            assert_eq!(count(key), total_ios, "{tool}: {key} counts every I/O");
+        }
+        let (slat, clat, lat) = (mean("slat_ns"), mean("clat_ns"), mean("lat_ns"));
+        assert!(
+            (slat + clat - lat).abs() <= lat * 0.01,
+            "{tool}: slat {slat} + clat {clat} is not lat {lat}"
+        );
+        assert!(clat < lat, "{tool}: clat {clat} below lat {lat}");
+    }
+}
+
 /// etcd's disk check (`--fdatasync=1 --ioengine=sync --bs=2300`), as fio
 /// and iolab fio run it: strace counts one fdatasync(2) per write in both,
 /// and no fsync(2) from the job's file (`fdatasync=N` was refused; then

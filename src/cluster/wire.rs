@@ -67,8 +67,12 @@ pub struct WireJob {
     pub end: u64,
     /// Latency histogram, V2 base64.
     pub latency: String,
-    /// io_uring submission histogram, V2 base64.
+    /// A queued engine's submission histogram, V2 base64.
     pub submit: Option<String>,
+    /// A queued engine's, per direction: from the submitting call's return
+    /// to completion, V2 base64.
+    #[serde(default)]
+    pub completion: Option<Vec<(Direction, String)>>,
     /// A paced job's latency from intended issue, V2 base64.
     #[serde(default)]
     pub from_intended: Option<String>,
@@ -138,6 +142,15 @@ impl WireRepetition {
                         .submit
                         .as_ref()
                         .map(|h| histogram::encode(&h.histogram()).unwrap_or_default()),
+                    completion: job.completion.as_ref().map(|directions| {
+                        directions
+                            .iter()
+                            .map(|(direction, latency)| {
+                                let text = histogram::encode(&latency.histogram());
+                                (*direction, text.unwrap_or_default())
+                            })
+                            .collect()
+                    }),
                     from_intended: job
                         .from_intended
                         .as_ref()
@@ -244,6 +257,17 @@ pub fn merge(
                     .submit
                     .as_deref()
                     .map(|h| histogram::decode(h).map(Latencies::new))
+                    .transpose()?,
+                completion: job
+                    .completion
+                    .map(|directions| {
+                        directions
+                            .into_iter()
+                            .map(|(direction, latency)| {
+                                Ok((direction, Latencies::new(histogram::decode(&latency)?)))
+                            })
+                            .collect::<Result<Vec<_>, String>>()
+                    })
                     .transpose()?,
                 from_intended: job
                     .from_intended
@@ -353,6 +377,7 @@ mod tests {
             end,
             latency: Latencies::new(latency),
             submit: None,
+            completion: None,
             from_intended: None,
             intervals: vec![IntervalSample {
                 bytes,

@@ -350,6 +350,19 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
         }
+        let completions: Vec<_> = jobs.iter().filter_map(|j| j.completion.as_ref()).collect();
+        if !completions.is_empty() {
+            let every = completions.iter().flat_map(|c| c.iter().map(|(_, l)| l));
+            record.completion_ns = latency_summary(&merge(every)).ok().filter(|l| l.count > 0);
+            for share in &mut record.directions {
+                let own = completions.iter().flat_map(|c| {
+                    c.iter()
+                        .filter(|(d, _)| *d == share.direction)
+                        .map(|(_, l)| l)
+                });
+                share.completion_ns = latency_summary(&merge(own)).ok().filter(|l| l.count > 0);
+            }
+        }
         record.cpu = Some(cpu_record(&cpu, seconds));
         if let Some(criterion) = point.workload.steady {
             record.steady = Some(crate::record::SteadyState {
@@ -583,6 +596,7 @@ fn direction_shares(
                 throughput_bps: Some(bytes as f64 / seconds),
                 iops: Some(ops as f64 / seconds),
                 latency_ns: (ops > 0).then(|| latency_summary(&latency).ok()).flatten(),
+                completion_ns: None,
             }
         })
         .collect()

@@ -193,6 +193,7 @@ mod tests {
             end,
             latency: crate::run::io::kept::Latencies::new(new_histogram()),
             submit: None,
+            completion: None,
             from_intended: None,
             intervals: per_interval
                 .iter()

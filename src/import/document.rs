@@ -369,21 +369,23 @@ fn merge_clone(merged: &mut Value, clone: &Value) {
             into.insert("iops".into(), (ios as f64 / seconds).into());
         }
         // Latency bins: counts added per bin (exact, as HdrHistograms merge).
-        let from_bins = from
-            .get("clat_ns")
-            .and_then(|c| c.get("bins"))
-            .and_then(Value::as_object)
-            .cloned();
-        if let (Some(from_bins), Some(bins)) = (
-            from_bins,
-            into.get_mut("clat_ns")
-                .and_then(|c| c.get_mut("bins"))
-                .and_then(Value::as_object_mut),
-        ) {
-            for (value, count) in from_bins {
-                let add = count.as_u64().unwrap_or(0);
-                let slot = bins.entry(value).or_insert(Value::from(0u64));
-                *slot = slot.as_u64().unwrap_or(0).saturating_add(add).into();
+        for key in ["clat_ns", "lat_ns"] {
+            let from_bins = from
+                .get(key)
+                .and_then(|c| c.get("bins"))
+                .and_then(Value::as_object)
+                .cloned();
+            if let (Some(from_bins), Some(bins)) = (
+                from_bins,
+                into.get_mut(key)
+                    .and_then(|c| c.get_mut("bins"))
+                    .and_then(Value::as_object_mut),
+            ) {
+                for (value, count) in from_bins {
+                    let add = count.as_u64().unwrap_or(0);
+                    let slot = bins.entry(value).or_insert(Value::from(0u64));
+                    *slot = slot.as_u64().unwrap_or(0).saturating_add(add).into();
+                }
             }
         }
     }

@@ -72,10 +72,17 @@ pub(super) fn repetition(
     let elapsed_ns = runtime_ms.checked_mul(1_000_000);
     let ok = error == 0 && runtime_ms > 0 && elapsed_ns.is_some();
     let mut histogram = new_histogram();
-    let bins = direction
-        .get("clat_ns")
-        .and_then(|c| c.get("bins"))
-        .and_then(Value::as_object);
+    // iolab's latency is fio's total, `lat_ns`, whose bins fio writes with
+    // `lat_percentiles=1` (and iolab's export always); else fio's default,
+    // `clat_ns`, which for a queued engine leaves out the submission.
+    let binned = ["lat_ns", "clat_ns"].into_iter().find_map(|key| {
+        let bins = direction.get(key)?.get("bins")?.as_object()?;
+        Some((key, bins))
+    });
+    let (key, bins) = (
+        binned.map_or("clat_ns", |(key, _)| key),
+        binned.map(|(_, bins)| bins),
+    );
     let mut total: u64 = 0;
     for (value, count) in bins.into_iter().flatten() {
         if let (Ok(value), Some(count)) = (value.parse::<u64>(), count.as_u64()) {
@@ -84,7 +91,7 @@ pub(super) fn repetition(
                 .filter(|&t| t <= crate::record::histogram::MAX_COUNT)
                 .ok_or_else(|| {
                     format!(
-                        "job {name}: clat_ns bin {value} counts {count} I/Os, which brings the \
+                        "job {name}: {key} bin {value} counts {count} I/Os, which brings the \
                          bins past 2^63 - 1, more than any run has done (a damaged file?)"
                     )
                 })?;
@@ -216,6 +223,7 @@ pub(super) fn mixed_repetition(
         throughput_bps: rep.throughput_bps.filter(|_| ok),
         iops: rep.iops.filter(|_| ok),
         latency_ns: rep.latency_ns.clone().filter(|_| ok),
+        completion_ns: None,
     };
     let jobs = read_rep
         .jobs

@@ -350,9 +350,14 @@ pub struct Repetition {
     /// Per-I/O latency, ns (queued engines — uring, libaio, nfs, iscsi — from submission to completion); only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
-    /// io_uring only: time in the submitting system call, per I/O submitted, ns.
+    /// Queued engines: time in the submitting system call, per I/O submitted, ns (fio's slat).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub submit_ns: Option<LatencySummary>,
+    /// Queued engines: each I/O's time from the submitting call's return
+    /// to its completion, ns (fio's clat; `latency_ns`, from before the
+    /// call, is fio's lat); only when timed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub completion_ns: Option<LatencySummary>,
     /// When its I/Os took both directions: each direction's share (read,
     /// then write). Absent when they all went one way: the totals are then
     /// that direction's.
@@ -473,6 +478,7 @@ impl Repetition {
             iops: None,
             latency_ns: None,
             submit_ns: None,
+            completion_ns: None,
             directions: Vec::new(),
             client_network: None,
             coverage: None,
@@ -534,6 +540,9 @@ pub struct DirectionShare {
     /// The latency of this direction's I/Os, ns; only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
+    /// Queued engines: this direction's `completion_ns` (fio's clat).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub completion_ns: Option<LatencySummary>,
 }
 
 /// How a paced repetition kept its rate.

@@ -4,20 +4,21 @@
 //! groups: one job per group and repetition), its `groupid` the point's
 //! index. Per direction: `io_bytes`, `total_ios`, `bw_bytes` and `iops` as
 //! iolab measured them (not rounded, unlike fio's integers), `bw` in KiB/s,
-//! `runtime` in whole ms (fio's unit; at least 1), and `clat_ns` with
-//! iolab's percentiles and its histogram's buckets as json+'s `bins`, so
-//! the import rebuilds the same histogram.
+//! `runtime` in whole ms (fio's unit; at least 1), and `lat_ns` and
+//! `clat_ns` with iolab's percentiles and its histograms' buckets as json+'s
+//! `bins` (as fio writes them with `lat_percentiles=1`), so the import
+//! rebuilds the same histogram from `lat_ns`.
 //!
 //! What each engine gives, in fio's terms (fio's `lat` = `slat` + `clat`):
 //! iolab times each I/O from just before the call that submits it to its
-//! completion, which is fio's total latency. A synchronous engine has no
-//! submission apart from the call: fio writes its `slat_ns` with no samples
-//! (`N` 0) and its `clat_ns` equal to `lat_ns`, and so does iolab. io_uring's
-//! time in the submitting call, per request (iolab's `submit_ns`), is fio's
-//! `slat_ns`; it is recorded for the whole repetition, so it is written when
-//! the I/Os went one way and left out for a mix. A queued engine's `clat_ns`
-//! is its `lat_ns` (iolab keeps no per-I/O time from the call's return),
-//! which overstates fio's clat by the slat: at most `slat_ns`'s max.
+//! completion, which is fio's total latency, `lat_ns`. A synchronous engine
+//! has no submission apart from the call: fio writes its `slat_ns` with no
+//! samples (`N` 0) and its `clat_ns` equal to `lat_ns`, and so does iolab.
+//! A queued engine's time in the submitting call, per request (iolab's
+//! `submit_ns`), is fio's `slat_ns`; it is recorded for the whole
+//! repetition, so it is written when the I/Os went one way and left out for
+//! a mix. Its `clat_ns` is each I/O's time from that call's return to its
+//! completion (iolab's `completion_ns`, per direction), as fio's clat.
 //!
 //! `latency_ns`, `latency_us` and `latency_ms` are fio's shares of all I/Os
 //! by total latency, in fio's bins (`"4"` in `latency_us`: 2 to 3 µs), read
@@ -144,6 +145,7 @@ fn job(
             bps: repetition.iops.map(|iops| iops * FILE_ENGINE_BYTES as f64),
             iops: repetition.iops,
             latency: repetition.latency_ns.as_ref(),
+            completion: None,
         }]
     } else if repetition.directions.is_empty() {
         vec![Share {
@@ -153,6 +155,7 @@ fn job(
             bps: repetition.throughput_bps,
             iops: repetition.iops,
             latency: repetition.latency_ns.as_ref(),
+            completion: repetition.completion_ns.as_ref(),
         }]
     } else {
         repetition
@@ -165,6 +168,7 @@ fn job(
                 bps: d.throughput_bps,
                 iops: d.iops,
                 latency: d.latency_ns.as_ref(),
+                completion: d.completion_ns.as_ref(),
             })
             .collect()
     };
@@ -187,7 +191,7 @@ fn job(
                 "total_ios": share.ops,
                 "short_ios": 0,
                 "drop_ios": 0,
-                "clat_ns": share.latency.map_or_else(|| json!({}), clat),
+                "clat_ns": share.completion.or(share.latency).map_or_else(|| json!({}), clat),
                 "lat_ns": share.latency.map_or_else(|| json!({}), clat),
             }),
             None => json!({
@@ -254,6 +258,9 @@ struct Share<'a> {
     bps: Option<f64>,
     iops: Option<f64>,
     latency: Option<&'a LatencySummary>,
+    /// A queued engine's from the submitting call's return (fio's clat);
+    /// `None`: the same as `latency`.
+    completion: Option<&'a LatencySummary>,
 }
 
 /// fio's `clat_ns`: min, max, mean, stddev, N, percentiles keyed as fio

@@ -679,6 +679,7 @@ impl JobOutcome {
             end: now,
             latency: super::kept::Latencies::new(crate::record::histogram::new_histogram()),
             submit: None,
+            completion: None,
             from_intended: None,
             intervals: Vec::new(),
             interval_ns: 1,

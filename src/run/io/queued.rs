@@ -47,6 +47,10 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
     mut pacer: P,
 ) -> JobOutcome {
     let mut submit = memory.submit.take().unwrap_or_else(new_histogram);
+    let mut completion = memory
+        .completion
+        .take()
+        .unwrap_or_else(|| Direction::ALL.map(|_| new_histogram()));
     let mut queue = SlotQueue::new(depth);
     let mut commands = CommandPriorities::new(spec.priority, spec.seed);
     let mut outcome =
@@ -70,12 +74,17 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                         &mut queue,
                         spec,
                         blocks,
-                        (recorder, Some(&mut submit), commands.as_mut()),
+                        (
+                            recorder,
+                            Some((&mut submit, &mut completion)),
+                            commands.as_mut(),
+                        ),
                         deadline,
                         &mut pacer,
                     );
                     if matches!(stop, Ok(Stop::Restart)) {
                         submit.reset();
+                        completion.iter_mut().for_each(Histogram::reset);
                         commands.iter_mut().for_each(CommandPriorities::reset);
                     }
                     stop
@@ -88,13 +97,27 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
             },
         );
     outcome.submit = Some(super::kept::Latencies::new(submit));
+    let taken = spec.directions;
+    outcome.completion = Some(
+        Direction::ALL
+            .into_iter()
+            .zip(completion)
+            .filter(|(direction, _)| taken.takes(*direction))
+            .map(|(direction, histogram)| (direction, super::kept::Latencies::new(histogram)))
+            .collect(),
+    );
     outcome.from_intended = pacer.into_histogram().map(super::kept::Latencies::new);
     outcome.prioritized = commands.map(CommandPriorities::into_latencies);
     outcome
 }
 
+/// A timed phase's histograms of the submitting calls' times and, per
+/// direction, of each I/O's time from the call's return to completion.
+type SubmitTimes<'a> = (&'a mut Histogram<u64>, &'a mut [Histogram<u64>; 3]);
+
 /// Free buffer slots and, per slot, the offset, length, direction, I/O
-/// priority, submission time and (paced) intended issue time of its request.
+/// priority, submission time (before the submitting call, and after it)
+/// and (paced) intended issue time of its request.
 struct SlotQueue {
     free: Vec<u32>,
     offsets: Vec<u64>,
@@ -102,6 +125,7 @@ struct SlotQueue {
     directions: Vec<Direction>,
     priorities: Vec<u16>,
     started: Vec<u64>,
+    issued: Vec<u64>,
     intended: Vec<u64>,
     just_queued: Vec<u32>,
 }
@@ -116,6 +140,7 @@ impl SlotQueue {
             directions: vec![Direction::Read; depth as usize],
             priorities: vec![0; depth as usize],
             started: vec![now; depth as usize],
+            issued: vec![now; depth as usize],
             intended: vec![now; depth as usize],
             just_queued: Vec::with_capacity(depth as usize),
         }
@@ -137,7 +162,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
     draws: &mut Draws,
     (mut recorder, mut submit, mut commands): (
         Option<&mut Recorder>,
-        Option<&mut Histogram<u64>>,
+        Option<SubmitTimes<'_>>,
         Option<&mut CommandPriorities>,
     ),
     deadline: Option<u64>,
@@ -221,11 +246,13 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             queue.just_queued.push(slot);
             writes_since_fsync += u64::from(write);
             if queue.just_queued.len() == batch {
-                now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
+                let times = submit.as_mut().map(|(submit, _)| &mut **submit);
+                now = submit_batch(ring, queue, spec, times, now, &mut failure);
             }
         }
         if !queue.just_queued.is_empty() {
-            now = submit_batch(ring, queue, spec, submit.as_deref_mut(), now, &mut failure);
+            let times = submit.as_mut().map(|(submit, _)| &mut **submit);
+            now = submit_batch(ring, queue, spec, times, now, &mut failure);
         }
         if queue.in_flight() == 0 {
             if fsync_due && failure.is_none() && !exhausted {
@@ -301,6 +328,10 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 let latency = now.saturating_sub(queue.started[slot_index]);
                 if let Some(recorder) = recorder.as_deref_mut() {
                     recorder.record(now, latency, len, direction);
+                    if let Some((_, completion)) = submit.as_mut() {
+                        let from_issue = now.saturating_sub(queue.issued[slot_index]);
+                        completion[direction.index()].saturating_record(from_issue);
+                    }
                     if queue.priorities[slot_index] != 0
                         && let Some(commands) = commands.as_deref_mut()
                     {
@@ -406,6 +437,7 @@ fn submit_batch<Q: QueuedIo>(
     }
     for &slot in &queue.just_queued {
         queue.started[slot as usize] = submitted_at;
+        queue.issued[slot as usize] = after_submit;
     }
     queue.just_queued.clear();
     after_submit

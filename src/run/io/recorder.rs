@@ -38,8 +38,11 @@ pub struct JobMemory {
     /// Per direction: the open interval's.
     interval_latency: [Histogram<u64>; DIRECTIONS],
     kept_latency: Histogram<u64>,
-    /// io_uring: the submitting calls' times.
+    /// A queued engine: the submitting calls' times.
     pub(in crate::run) submit: Option<Histogram<u64>>,
+    /// A queued engine, per direction: each I/O's time from the submitting
+    /// call's return to its completion.
+    pub(in crate::run) completion: Option<[Histogram<u64>; DIRECTIONS]>,
     /// A paced job: latency from each I/O's intended issue time.
     pub(in crate::run) from_intended: Option<Histogram<u64>>,
     directions: DirectionMix,
@@ -56,12 +59,13 @@ impl JobMemory {
         JobMemory { steady, ..self }
     }
 
-    /// The memory of one job whose I/Os go in `directions` (`uring`: with
-    /// the submission histogram), or `None` when it cannot be had.
+    /// The memory of one job whose I/Os go in `directions` (`queued`: with
+    /// the submission and completion histograms), or `None` when it cannot
+    /// be had.
     /// Histograms allocate infallibly, so the same bytes are first reserved
     /// fallibly and given back. A direction the job never takes gets an
     /// empty, self-sizing histogram of a few KiB instead of two full ones.
-    pub fn try_new(uring: bool, directions: DirectionMix) -> Option<JobMemory> {
+    pub fn try_new(queued: bool, directions: DirectionMix) -> Option<JobMemory> {
         static BUCKETS: std::sync::OnceLock<(usize, usize)> = std::sync::OnceLock::new();
         let (fine, coarse) = *BUCKETS.get_or_init(|| {
             (
@@ -70,7 +74,7 @@ impl JobMemory {
             )
         });
         let taken = directions.taken();
-        let counts = fine * (2 * taken + usize::from(uring)) + coarse;
+        let counts = fine * ((2 + usize::from(queued)) * taken + usize::from(queued)) + coarse;
         Vec::<u64>::new().try_reserve_exact(counts).ok()?;
         let taken = |direction: Direction| match directions.takes(direction) {
             false => unused_histogram(),
@@ -80,7 +84,8 @@ impl JobMemory {
             latency: Direction::ALL.map(taken),
             interval_latency: Direction::ALL.map(taken),
             kept_latency: new_interval_histogram(),
-            submit: uring.then(new_histogram),
+            submit: queued.then(new_histogram),
+            completion: queued.then(|| Direction::ALL.map(taken)),
             from_intended: None,
             directions,
             steady: None,
@@ -126,6 +131,7 @@ impl JobOutcome {
     pub fn compact(&mut self) {
         let histograms = std::iter::once(&mut self.latency)
             .chain(self.submit.as_mut())
+            .chain(self.completion.iter_mut().flatten().map(|(_, l)| l))
             .chain(self.from_intended.as_mut())
             .chain(self.prioritized.iter_mut().flatten().map(|(_, _, l)| l))
             .chain(self.directions.iter_mut().map(|d| &mut d.latency));
@@ -218,8 +224,12 @@ pub struct JobOutcome {
     pub end: u64,
     /// Latency of every I/O, ns (queued engines: submission to completion).
     pub latency: super::kept::Latencies,
-    /// io_uring only: time spent in each submitting system call, ns, once per I/O submitted.
+    /// Queued engines: time spent in each submitting system call, ns, once per I/O submitted (fio's slat).
     pub submit: Option<super::kept::Latencies>,
+    /// Queued engines, per direction taken: each I/O's time from the
+    /// submitting call's return to its completion, ns (fio's clat;
+    /// `latency` is fio's lat, from before that call).
+    pub completion: Option<Vec<(Direction, super::kept::Latencies)>>,
     /// With a rate: each I/O's latency from the time it was meant to be
     /// issued (coordinated omission corrected), ns.
     pub from_intended: Option<super::kept::Latencies>,
@@ -532,6 +542,7 @@ impl<'a> Recorder<'a> {
             end,
             latency: super::kept::Latencies::new(latency),
             submit: None,
+            completion: None,
             from_intended: None,
             intervals: self.intervals,
             interval_ns: self.interval_ns,

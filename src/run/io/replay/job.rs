@@ -144,6 +144,7 @@ fn outcome_of(replayed: Replayed, cpu: CpuUsage) -> JobOutcome {
         end: started_ns + elapsed_ns,
         latency: Latencies::new(latency),
         submit: None,
+        completion: None,
         from_intended: None,
         intervals,
         interval_ns: series.interval_ns,
