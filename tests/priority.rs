@@ -127,6 +127,12 @@ fn a_share_of_each_direction_carries_its_priority_as_in_fio() {
 /// 25%, 25%, 10% and the rest (40%) at the thread's.
 const SPLIT: &str = "[j]\ndirectory=DIR\nsize=16m\nrw=read\nbssplit=4k/50:16k/50\ndirect=1\nioengine=libaio\niodepth=4\ncmdprio_bssplit=4k/50/1/1:4k/50/3/0:16k/20/2/0\n";
 
+/// `iolab fio JOB --output-format=json`'s answer.
+fn answer_of(job: &std::path::Path, dir: &std::path::Path) -> Value {
+    let words = [job.to_str().unwrap().to_string()];
+    crate::fast::fio_command_line::json_of("iolab", dir, "answer", &words)
+}
+
 #[test]
 fn shares_of_one_block_size_carry_their_priorities_as_in_fio() {
     if !crate::fast::import::fio_available() {
@@ -146,8 +152,18 @@ fn shares_of_one_block_size_carry_their_priorities_as_in_fio() {
         first_point(&result)["groups"][0]["workload"]["priority"],
         "read=4KiB/50%:rt/1,read=4KiB/50%:idle,read=16KiB/20%:be/0"
     );
+    let answered = fio_prios(&answer_of(&job, out.path()), "read");
     let fio_prios = fio_prios(&fio, "read");
     let fio_total: u64 = fio_prios.iter().map(|p| p.2).sum();
+    // `iolab fio` writes them in fio's JSON as fio does: the same
+    // priorities, every read in one of them.
+    let classes = |prios: &[(u64, u64, u64)]| prios.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>();
+    assert_eq!(classes(&answered), classes(&fio_prios), "{answered:?}");
+    let answered_total: u64 = answered.iter().map(|p| p.2).sum();
+    assert!(
+        (1500..1900).contains(&answered_total),
+        "{answered:?}: every read"
+    );
     let ours = iolab_prios(&result, "read");
     let total: u64 = ours.iter().map(|p| p.2).sum();
     // (fio's class and level, iolab's name, percent of all reads)

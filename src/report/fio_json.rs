@@ -19,6 +19,8 @@
 //! repetition, so it is written when the I/Os went one way and left out for
 //! a mix. Its `clat_ns` is each I/O's time from that call's return to its
 //! completion (iolab's `completion_ns`, per direction), as fio's clat.
+//! With command priorities, each direction's `prios` as fio's (class,
+//! level, hint and `lat_ns`), when two or more priorities have I/Os.
 //!
 //! `latency_ns`, `latency_us` and `latency_ms` are fio's shares of all I/Os
 //! by total latency, in fio's bins (`"4"` in `latency_us`: 2 to 3 µs), read
@@ -31,6 +33,7 @@
 //! never zero.
 
 use crate::plan::direction::Direction;
+use crate::plan::priority::IoPriority;
 use crate::plan::{Op, Pattern, Workload};
 use crate::record::histogram::decode;
 use crate::record::{LatencySummary, Point, Repetition, ResultFile, Status};
@@ -199,13 +202,16 @@ fn job(
                 "runtime": 0, "total_ios": 0, "short_ios": 0, "drop_ios": 0,
             }),
         };
-        let value = match (value, &slat) {
+        let mut value = match (value, &slat) {
             (Value::Object(mut figures), Some(slat)) if figures.contains_key("clat_ns") => {
                 figures.insert("slat_ns".into(), slat.clone());
                 Value::Object(figures)
             }
             (value, _) => value,
         };
+        if let (Some(prios), Value::Object(figures)) = (prios(repetition, direction), &mut value) {
+            figures.insert("prios".into(), prios);
+        }
         entry.insert(direction.name().to_string(), value);
     }
     if let Some(latency) = repetition
@@ -261,6 +267,32 @@ struct Share<'a> {
     /// A queued engine's from the submitting call's return (fio's clat);
     /// `None`: the same as `latency`.
     completion: Option<&'a LatencySummary>,
+}
+
+/// fio's `prios` of `direction`: per priority its I/Os went at, its class,
+/// level and hint (0, 0, 0: the thread's own, as iolab was started) and
+/// their latencies as `lat_ns` (fio's name with `lat_percentiles=1`: iolab
+/// keeps them from before the submitting call); as fio, only when two or
+/// more priorities have I/Os.
+fn prios(repetition: &Repetition, direction: Direction) -> Option<Value> {
+    let kept: Vec<Value> = repetition
+        .priorities
+        .iter()
+        .filter(|p| p.direction == direction && p.latency_ns.count > 0)
+        .map(|p| {
+            let priority = p
+                .priority
+                .as_deref()
+                .and_then(|text| text.parse::<IoPriority>().ok());
+            json!({
+                "prioclass": priority.map_or(0, |p| p.class as u16),
+                "prio": priority.map_or(0, |p| p.level),
+                "priohint": priority.map_or(0, |p| p.hint),
+                "lat_ns": clat(&p.latency_ns),
+            })
+        })
+        .collect();
+    (kept.len() >= 2).then_some(Value::Array(kept))
 }
 
 /// fio's `clat_ns`: min, max, mean, stddev, N, percentiles keyed as fio

@@ -177,8 +177,38 @@ fn direction(label: &str, figures: &Value) -> String {
             text.push_str(&line);
         }
     }
+    // Per priority (the JSON has them when two or more have I/Os), as
+    // fio names them: `lat prio CLASS/LEVEL/HINT`, then their percentiles.
+    let prios: Vec<(String, &Value)> = figures
+        .get("prios")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|prio| {
+            let number = |key: &str| prio.get(key).and_then(Value::as_u64).unwrap_or(0);
+            let name = format!(
+                "lat prio {}/{}/{}",
+                number("prioclass"),
+                number("prio"),
+                number("priohint")
+            );
+            Some((name, prio.get("lat_ns")?))
+        })
+        .collect();
+    for (name, stats) in &prios {
+        if let Some(line) = display_lat(name, stats) {
+            text.push_str(&line);
+        }
+    }
     if let Some(lines) = figures.get("clat_ns").and_then(|s| percentiles("clat", s)) {
         text.push_str(&lines);
+    }
+    let all = whole(figures, "total_ios").max(1);
+    for (name, stats) in &prios {
+        let share = 100.0 * whole(stats, "N") as f64 / all as f64;
+        if let Some(lines) = percentiles(&format!("{name} ({share:.2}% of IOs)"), stats) {
+            text.push_str(&lines);
+        }
     }
     text
 }
