@@ -284,13 +284,23 @@ fn preamble(document: &Value, jobs: &[Value]) -> String {
     for job in jobs {
         let options = &job["job options"];
         let option = |key: &str| options.get(key).and_then(Value::as_str);
-        let bs = option("bs")
-            .and_then(|bs| bs.parse::<u64>().ok())
-            .map(|bs| num2str(bs, 4, 1, true, "B"))
-            .unwrap_or_default();
+        // A split's sizes (`4096/60:65536/40`) span its smallest to largest.
+        let split: Vec<u64> = option("bssplit")
+            .into_iter()
+            .flat_map(|split| split.split(':'))
+            .filter_map(|entry| entry.split('/').next()?.parse().ok())
+            .collect();
+        let one = option("bs").and_then(|bs| bs.parse::<u64>().ok());
+        let least = split.iter().min().copied().or(one);
+        let most = split.iter().max().copied().or(one);
+        let shown = |size: Option<u64>| size.map(|s| num2str(s, 4, 1, true, "B"));
+        let (least, most) = (
+            shown(least).unwrap_or_default(),
+            shown(most).unwrap_or_default(),
+        );
         let sizes: Vec<String> = DIRECTIONS
             .iter()
-            .map(|(_, _, short)| format!("({short}) {bs}-{bs}"))
+            .map(|(_, _, short)| format!("({short}) {least}-{most}"))
             .collect();
         let _ = writeln!(
             text,
@@ -542,6 +552,21 @@ mod tests {
         assert_eq!(num2str(4096, 4, 1, true, "B"), "4096B");
         assert_eq!(num2str(65536, 4, 1, true, "B"), "64.0KiB");
         assert_eq!(num2str(4_647_123, 6, 1, false, ""), "4647.1k");
+    }
+
+    #[test]
+    fn a_split_of_sizes_is_described_by_its_smallest_and_largest() {
+        // fio 3.33's line for bssplit=4k/50:16k/50.
+        let job = serde_json::json!({
+            "jobname": "j", "groupid": 0,
+            "job options": {"rw": "read", "bs": "4096", "bssplit": "4096/50:16384/50",
+                            "ioengine": "libaio", "iodepth": "4"}
+        });
+        let text = preamble(&serde_json::json!({"fio version": "iolab"}), &[job]);
+        assert!(
+            text.starts_with("j: (g=0): rw=read, bs=(R) 4096B-16.0KiB, (W) 4096B-16.0KiB, (T) 4096B-16.0KiB, ioengine=libaio, iodepth=4\n"),
+            "{text}"
+        );
     }
 
     #[test]
