@@ -346,6 +346,62 @@ fn fios_json_keys_are_all_in_iolabs_answer() {
     assert_eq!(iolab_job["jobname"], fio_job["jobname"]);
 }
 
+/// A sequential mix walks the file once per direction, as fio keeps a
+/// position per direction: under strace, in both tools, the reads' offsets
+/// in issue order are 0, 4096, 8192 … and so are the writes', and the two
+/// together move the file's size.
+#[test]
+fn a_sequential_mix_walks_the_file_once_per_direction_as_fio() {
+    if !have("strace") || !have("fio") {
+        return;
+    }
+    for program in ["fio", "iolab"] {
+        let dir = scratch();
+        let log = dir.path().join("strace.log");
+        succeed(
+            traced(program, "pread64,pwrite64", &log)
+                .current_dir(dir.path())
+                .args([
+                    "--name=m",
+                    "--rw=rw",
+                    "--bs=4k",
+                    "--size=256k",
+                    "--ioengine=psync",
+                ])
+                .arg(format!("--filename={}", dir.path().join("data").display()))
+                .arg(format!("--output={}", dir.path().join("out").display())),
+        );
+        let text = std::fs::read_to_string(&log).unwrap();
+        let mut offsets: [Vec<u64>; 2] = Default::default();
+        for line in text.lines().filter(|line| line.contains(", 4096, ")) {
+            let Some((call, rest)) = line.split_once('(') else {
+                continue;
+            };
+            let direction = match call.rsplit(' ').next() {
+                Some("pread64") => 0,
+                Some("pwrite64") => 1,
+                _ => continue,
+            };
+            let offset = rest
+                .rsplit_once(", ")
+                .and_then(|(_, end)| end.split(')').next()?.parse::<u64>().ok());
+            offsets[direction].extend(offset);
+        }
+        assert_eq!(
+            offsets[0].len() + offsets[1].len(),
+            64,
+            "{program}: {offsets:?}"
+        );
+        for walk in &offsets {
+            let expected: Vec<u64> = (0..walk.len() as u64).map(|i| i * 4096).collect();
+            assert_eq!(
+                walk, &expected,
+                "{program}: each direction from the start on"
+            );
+        }
+    }
+}
+
 /// A queued engine's latencies as fio defines them, on the same command
 /// line in both tools: `lat` = `slat` + `clat` I/O by I/O, so the means
 /// add up (within the histograms' 0.1% precision), `clat` below `lat`; and

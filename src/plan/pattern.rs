@@ -401,6 +401,11 @@ impl BlockSequence {
         Some((block, len))
     }
 
+    /// The blocks a pass visits.
+    pub fn pass_len(&self) -> u64 {
+        self.pass_len
+    }
+
     /// Starts another pass; `random` uses a fresh permutation for each pass.
     pub fn start_next_pass(&mut self) {
         self.pass += 1;

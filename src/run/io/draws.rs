@@ -1,17 +1,28 @@
 //! What a job's I/Os are, one after the other: each one's first block, length and direction drawn from its loop spec (the pattern's order, a size split, a direction mix), within its passes and its byte budget, and which blocks they touched where that is kept.
+//!
+//! A sequential mix walks the file once per direction, as fio keeps a
+//! position per direction (`last_pos[ddir]`): reads from the start, writes
+//! from the start, each on from where its last I/O ended. A pass ends when
+//! the two together moved the file's size (fio's `io_size`), and each
+//! starts again from the start on the next; a time-based run wraps each
+//! at the file's end on its own.
 
 use super::coverage::Touched;
 use super::depth_search::DepthSearch;
 use super::spec::LoopSpec;
 use crate::plan::data::DataDraws;
 use crate::plan::direction::{Direction, DirectionDraws};
-use crate::plan::pattern::BlockSequence;
+use crate::plan::pattern::{BlockSequence, Pattern};
 use crate::plan::split::SizeDraws;
 
 /// Where, how long and which way a job's I/Os go, one after the other,
 /// and which blocks they went to when the pattern may leave some untouched.
 pub(in crate::run) struct Draws {
+    /// The order of the job's blocks; a sequential mix's reads' alone.
     pub(in crate::run::io) blocks: BlockSequence,
+    /// A sequential mix: the writes' own walk, and the blocks the pass
+    /// still has to move over both directions.
+    writes: Option<(BlockSequence, u64)>,
     directions: DirectionDraws,
     sizes: Option<SizeDraws>,
     pub(in crate::run::io) touched: Option<Touched>,
@@ -61,6 +72,10 @@ impl Draws {
                 None => BlockSequence::new(spec.pattern, spec.blocks, spec.seed)
                     .aligned(spec.align_blocks),
             },
+            writes: (spec.pattern == Pattern::Seq && spec.directions.mixed()).then(|| {
+                let walk = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
+                (walk, spec.blocks)
+            }),
             directions: spec.directions.draws(spec.seed),
             sizes: spec.sizes.map(|split| split.draws(spec.seed)),
             touched: Touched::for_pattern(spec.pattern, spec.blocks),
@@ -78,20 +93,24 @@ impl Draws {
         }
     }
 
-    /// The next I/O; `None` at the end of the last pass, where a
+    /// The next I/O, in `direction` when a rate per direction says which
+    /// is due (else drawn); `None` at the end of the last pass, where a
     /// time-based phase starts the next one (`endless`).
     #[inline(always)]
-    pub(in crate::run) fn next(&mut self) -> Option<Io> {
-        let (block, blocks) = match self.extent() {
+    pub(in crate::run) fn next(&mut self, due: Option<Direction>) -> Option<Io> {
+        // Drawn whether or not a rate chooses, so the draws stay the same.
+        let drawn = self.directions.next();
+        let direction = due.unwrap_or(drawn);
+        let (block, blocks) = match self.extent(direction) {
             Some(extent) => extent,
             None if self.endless => {
-                self.blocks.start_next_pass();
-                self.extent()?
+                self.start_next_pass();
+                self.extent(direction)?
             }
             None if self.passes_after > 0 => {
                 self.passes_after -= 1;
-                self.blocks.start_next_pass();
-                self.extent()?
+                self.start_next_pass();
+                self.extent(direction)?
             }
             None => return None,
         };
@@ -113,14 +132,23 @@ impl Draws {
         Some(Io {
             block,
             blocks,
-            direction: self.directions.next(),
+            direction,
         })
+    }
+
+    /// Starts every walk's next pass.
+    fn start_next_pass(&mut self) {
+        self.blocks.start_next_pass();
+        if let Some((walk, left)) = &mut self.writes {
+            walk.start_next_pass();
+            *left = self.blocks.pass_len();
+        }
     }
 
     /// A timed region that starts again (a latency target's final window):
     /// a new pass, and the bytes of `--io-size` counted afresh.
     pub(in crate::run::io) fn restart_budget(&mut self, spec: &LoopSpec<'_>) {
-        self.blocks.start_next_pass();
+        self.start_next_pass();
         if let Some(touched) = &mut self.touched {
             touched.clear();
         }
@@ -129,15 +157,45 @@ impl Draws {
         }
     }
 
-    /// The next I/O's first block and length in blocks, in this pass.
+    /// The next I/O's first block and length in blocks, in this pass, on
+    /// `direction`'s walk.
     #[inline(always)]
-    fn extent(&mut self) -> Option<(u64, u64)> {
-        match &mut self.sizes {
-            None => self.blocks.next_block().map(|block| (block, 1)),
-            Some(sizes) => {
-                let want = sizes.next();
-                self.blocks.next_extent(want, |room| sizes.fit(room))
+    fn extent(&mut self, direction: Direction) -> Option<(u64, u64)> {
+        let Some((writes, left)) = &mut self.writes else {
+            return next_extent(&mut self.blocks, &mut self.sizes);
+        };
+        // A sequential mix: the pass ends on the two directions' total.
+        if *left == 0 && !self.endless {
+            return None;
+        }
+        let walk = match direction {
+            Direction::Write => writes,
+            _ => &mut self.blocks,
+        };
+        let (block, blocks) = match next_extent(walk, &mut self.sizes) {
+            Some(extent) => extent,
+            // This direction's walk reached the file's end: it wraps.
+            None => {
+                walk.start_next_pass();
+                next_extent(walk, &mut self.sizes)?
             }
+        };
+        *left = left.saturating_sub(blocks);
+        if *left == 0 && self.endless {
+            *left = self.blocks.pass_len();
+        }
+        Some((block, blocks))
+    }
+}
+
+/// `walk`'s next I/O: one block, or a length `sizes` draws.
+#[inline(always)]
+fn next_extent(walk: &mut BlockSequence, sizes: &mut Option<SizeDraws>) -> Option<(u64, u64)> {
+    match sizes {
+        None => walk.next_block().map(|block| (block, 1)),
+        Some(sizes) => {
+            let want = sizes.next();
+            walk.next_extent(want, |room| sizes.fit(room))
         }
     }
 }

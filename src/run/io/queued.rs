@@ -212,16 +212,12 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             if P::PACED && pending.is_none() && pacer.due() > now {
                 break;
             }
-            let Some(mut io) = pending.take().or_else(|| draws.next()) else {
+            // Rates per direction: the direction whose I/O is due first.
+            let due = pacer.direction().filter(|_| P::PACED);
+            let Some(io) = pending.take().or_else(|| draws.next(due)) else {
                 exhausted = true;
                 break;
             };
-            if P::PACED
-                && let Some(direction) = pacer.direction()
-            {
-                // Rates per direction: the direction whose I/O is due first.
-                io.direction = direction;
-            }
             let (direction, offset, len) =
                 (io.direction, spec.base + io.block * bs, io.blocks * bs);
             let write = direction == Direction::Write;

@@ -259,14 +259,12 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
         search.start_cycle(last);
     }
     loop {
-        let Some(io) = draws.next() else {
+        // Rates per direction: the direction whose I/O is due first.
+        let due = pacer.direction().filter(|_| P::PACED);
+        let Some(io) = draws.next(due) else {
             return Ok(Stop::Done);
         };
-        // Rates per direction: the direction whose I/O is due first.
-        let direction = match pacer.direction() {
-            Some(direction) if P::PACED => direction,
-            _ => io.direction,
-        };
+        let direction = io.direction;
         // Unpaced, an I/O starts when the one before it completed; paced,
         // when it is due, or at once when the job is behind.
         let mut intended = last;
