@@ -402,6 +402,97 @@ fn a_sequential_mix_walks_the_file_once_per_direction_as_fio() {
     }
 }
 
+/// A queued engine's `IO depths`, `submit` and `complete` as measured: at
+/// depth 1 fio's own shares in both tools (every I/O at depth 1, one per
+/// call); at depth 8, batches of 4, every I/O counted at some depth, and
+/// as many submitting calls as strace saw `io_submit`s.
+#[test]
+fn a_queued_engines_depths_are_measured_as_fio_bins_them() {
+    if !have("fio") || !have("strace") {
+        return;
+    }
+    let dir = scratch();
+    if !direct_io_works(dir.path()) {
+        return;
+    }
+    let words = |depth: u32| -> Vec<String> {
+        [
+            "--name=q".to_string(),
+            "--ioengine=libaio".to_string(),
+            format!("--iodepth={depth}"),
+            "--rw=randread".to_string(),
+            "--size=4m".to_string(),
+            "--direct=1".to_string(),
+            format!("--filename={}", dir.path().join("data").display()),
+        ]
+        .to_vec()
+    };
+    let theirs = json_of("fio", dir.path(), "fio", &words(1));
+    let ours = json_of("iolab", dir.path(), "iolab", &words(1));
+    for key in ["iodepth_level", "iodepth_submit", "iodepth_complete"] {
+        assert_eq!(ours["jobs"][0][key], theirs["jobs"][0][key], "{key}");
+    }
+    // At depth 8 with a submission batch of 4: the result's counts against
+    // strace's io_submit calls.
+    let log = dir.path().join("strace.log");
+    let output = dir.path().join("deep.json");
+    succeed(
+        assert_cmd::Command::new("strace")
+            .args(["-f", "-e", "trace=io_submit", "-o"])
+            .arg(&log)
+            .arg(env!("CARGO_BIN_EXE_iolab"))
+            .args([
+                "run",
+                "--engine",
+                "libaio",
+                "--iodepth",
+                "8",
+                "--batch",
+                "4",
+            ])
+            .args([
+                "--op",
+                "read",
+                "--pattern",
+                "random",
+                "--size",
+                "4m",
+                "--direct",
+            ])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("--output")
+            .arg(&output),
+    );
+    let calls = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains("io_submit("))
+        .count() as u64;
+    let result = read_result(&output);
+    let repetition = &first_point(&result)["repetitions"][0];
+    let depths = &repetition["queue_depths"];
+    let sum = |key: &str| -> u64 {
+        depths[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(
+        sum("at_submission"),
+        repetition["ops"].as_u64().unwrap(),
+        "{depths}"
+    );
+    assert_eq!(
+        sum("per_submit_call"),
+        calls,
+        "{depths}: strace saw {calls} io_submit calls"
+    );
+    assert!(sum("per_reap") > 0, "{depths}");
+}
+
 /// A queued engine's latencies as fio defines them, on the same command
 /// line in both tools: `lat` = `slat` + `clat` I/O by I/O, so the means
 /// add up (within the histograms' 0.1% precision), `clat` below `lat`; and

@@ -73,6 +73,9 @@ pub struct WireJob {
     /// to completion, V2 base64.
     #[serde(default)]
     pub completion: Option<Vec<(Direction, String)>>,
+    /// A queued engine's depths, in fio's bins.
+    #[serde(default)]
+    pub queue_depths: Option<crate::record::QueueDepths>,
     /// A paced job's latency from intended issue, V2 base64.
     #[serde(default)]
     pub from_intended: Option<String>,
@@ -142,6 +145,7 @@ impl WireRepetition {
                         .submit
                         .as_ref()
                         .map(|h| histogram::encode(&h.histogram()).unwrap_or_default()),
+                    queue_depths: job.queue_depths,
                     completion: job.completion.as_ref().map(|directions| {
                         directions
                             .iter()
@@ -258,6 +262,7 @@ pub fn merge(
                     .as_deref()
                     .map(|h| histogram::decode(h).map(Latencies::new))
                     .transpose()?,
+                queue_depths: job.queue_depths,
                 completion: job
                     .completion
                     .map(|directions| {
@@ -378,6 +383,7 @@ mod tests {
             latency: Latencies::new(latency),
             submit: None,
             completion: None,
+            queue_depths: None,
             from_intended: None,
             intervals: vec![IntervalSample {
                 bytes,

@@ -350,6 +350,15 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         if !submits.is_empty() {
             record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
         }
+        let mut depths = jobs
+            .iter()
+            .filter_map(|j| j.queue_depths.as_ref())
+            .peekable();
+        if depths.peek().is_some() {
+            let mut all = crate::record::QueueDepths::default();
+            depths.for_each(|d| all.add(d));
+            record.queue_depths = Some(all);
+        }
         let completions: Vec<_> = jobs.iter().filter_map(|j| j.completion.as_ref()).collect();
         if !completions.is_empty() {
             let every = completions.iter().flat_map(|c| c.iter().map(|(_, l)| l));

@@ -194,6 +194,7 @@ mod tests {
             latency: crate::run::io::kept::Latencies::new(new_histogram()),
             submit: None,
             completion: None,
+            queue_depths: None,
             from_intended: None,
             intervals: per_interval
                 .iter()

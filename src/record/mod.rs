@@ -358,6 +358,10 @@ pub struct Repetition {
     /// call, is fio's lat); only when timed.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub completion_ns: Option<LatencySummary>,
+    /// Queued engines: the queue's depth at each submission and the I/Os
+    /// per submitting call and per reaping pass, in fio's bins; only when timed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub queue_depths: Option<QueueDepths>,
     /// When its I/Os took both directions: each direction's share (read,
     /// then write). Absent when they all went one way: the totals are then
     /// that direction's.
@@ -479,6 +483,7 @@ impl Repetition {
             latency_ns: None,
             submit_ns: None,
             completion_ns: None,
+            queue_depths: None,
             directions: Vec::new(),
             client_network: None,
             coverage: None,
@@ -500,6 +505,37 @@ impl Repetition {
             draw_seed: None,
             tree: None,
             replay: None,
+        }
+    }
+}
+
+/// How deep a queued engine's queue was, in fio's bins (its `IO depths`,
+/// `submit` and `complete` lines): counts, all jobs' added up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueDepths {
+    /// I/Os by the depth in flight when they were submitted (themselves
+    /// and the batch they went with included): 1, 2–3, 4–7, 8–15, 16–31,
+    /// 32–63, 64 and more.
+    pub at_submission: [u64; 7],
+    /// Submitting calls by the I/Os each took: 0, 1–4, 5–8, 9–16, 17–32,
+    /// 33–64, more.
+    pub per_submit_call: [u64; 7],
+    /// Reaping passes by the completions each found, in the same bins.
+    pub per_reap: [u64; 7],
+}
+
+impl QueueDepths {
+    /// The sum of both.
+    pub fn add(&mut self, other: &QueueDepths) {
+        for (mine, theirs) in [
+            (&mut self.at_submission, &other.at_submission),
+            (&mut self.per_submit_call, &other.per_submit_call),
+            (&mut self.per_reap, &other.per_reap),
+        ] {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a = a.saturating_add(*b);
+            }
         }
     }
 }

@@ -27,16 +27,17 @@
 //! from the histogram's buckets (a bucket is binned by its highest value:
 //! within the histogram's 0.1% resolution of fio's edges). `elapsed` is the
 //! timed region in whole seconds; `iodepth_level`, `iodepth_submit` and
-//! `iodepth_complete` are given for a synchronous engine (one in flight,
-//! one per call, always). What fio reports and iolab does not measure (a
-//! queued engine's depth at each submission, disk utilisation) is left out,
-//! never zero.
+//! `iodepth_complete` are fio's: a synchronous engine's one in flight, one
+//! per call, always; a queued engine's as it measured them (each I/O's
+//! depth at its submission, the I/Os per submitting call and per reaping
+//! pass). What fio reports and iolab does not measure (disk utilisation)
+//! is left out, never zero.
 
 use crate::plan::direction::Direction;
 use crate::plan::priority::IoPriority;
 use crate::plan::{Op, Pattern, Workload};
 use crate::record::histogram::decode;
-use crate::record::{LatencySummary, Point, Repetition, ResultFile, Status};
+use crate::record::{LatencySummary, Point, QueueDepths, Repetition, ResultFile, Status};
 use serde_json::{Map, Value, json};
 
 /// How the jobs of a fio JSON document are named.
@@ -229,18 +230,31 @@ fn job(
         "elapsed".into(),
         json!((elapsed_ns as f64 / 1e9).ceil().max(1.0) as u64),
     );
-    // A synchronous engine has one I/O in flight, always; a queued one's
-    // depth at each submission is not recorded, so it is left out.
-    if !engine.capabilities().queued {
+    // A synchronous engine has one I/O in flight, always, one per call
+    // (fio counts it in its 1-to-4 bin); a queued one's as it measured.
+    let depths = match (engine.capabilities().queued, &repetition.queue_depths) {
+        (false, _) => Some(QueueDepths {
+            at_submission: [1, 0, 0, 0, 0, 0, 0],
+            per_submit_call: [0, 1, 0, 0, 0, 0, 0],
+            per_reap: [0, 1, 0, 0, 0, 0, 0],
+        }),
+        (true, depths) => *depths,
+    };
+    if let Some(depths) = depths {
+        const LEVELS: [&str; 7] = ["1", "2", "4", "8", "16", "32", ">=64"];
+        const CALLS: [&str; 7] = ["0", "4", "8", "16", "32", "64", ">=64"];
         entry.insert(
             "iodepth_level".into(),
-            json!({"1": 100.0, "2": 0.0, "4": 0.0, "8": 0.0, "16": 0.0, "32": 0.0, ">=64": 0.0}),
+            percent_of(&LEVELS, &depths.at_submission),
         );
-        // One I/O per call: fio counts it in its 1-to-4 bin.
-        let calls =
-            json!({"0": 0.0, "4": 100.0, "8": 0.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0});
-        entry.insert("iodepth_submit".into(), calls.clone());
-        entry.insert("iodepth_complete".into(), calls);
+        entry.insert(
+            "iodepth_submit".into(),
+            percent_of(&CALLS, &depths.per_submit_call),
+        );
+        entry.insert(
+            "iodepth_complete".into(),
+            percent_of(&CALLS, &depths.per_reap),
+        );
     }
     if let Some(cpu) = &repetition.cpu {
         let seconds = (elapsed_ns as f64 * 1e-9).max(1e-9);
@@ -267,6 +281,22 @@ struct Share<'a> {
     /// A queued engine's from the submitting call's return (fio's clat);
     /// `None`: the same as `latency`.
     completion: Option<&'a LatencySummary>,
+}
+
+/// fio's percentages of `counts` under its bins' `names` (all 0 without any).
+fn percent_of(names: &[&str; 7], counts: &[u64; 7]) -> Value {
+    let total: u64 = counts.iter().sum();
+    let share = |count: u64| match total {
+        0 => 0.0,
+        _ => 100.0 * count as f64 / total as f64,
+    };
+    Value::Object(
+        names
+            .iter()
+            .zip(counts)
+            .map(|(name, count)| (name.to_string(), json!(share(*count))))
+            .collect(),
+    )
 }
 
 /// fio's `prios` of `direction`: per priority its I/Os went at, its class,

@@ -680,6 +680,7 @@ impl JobOutcome {
             latency: super::kept::Latencies::new(crate::record::histogram::new_histogram()),
             submit: None,
             completion: None,
+            queue_depths: None,
             from_intended: None,
             intervals: Vec::new(),
             interval_ns: 1,

@@ -18,6 +18,7 @@ use super::timing::{Draws, Phase, Stop, prepare_write, ramp_then_time, stop_for}
 use crate::clock::now_ns;
 use crate::engine::QueuedIo;
 use crate::plan::direction::Direction;
+use crate::record::QueueDepths;
 use crate::record::histogram::new_histogram;
 use hdrhistogram::Histogram;
 use std::io;
@@ -47,6 +48,7 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
     mut pacer: P,
 ) -> JobOutcome {
     let mut submit = memory.submit.take().unwrap_or_else(new_histogram);
+    let mut depths = QueueDepths::default();
     let mut completion = memory
         .completion
         .take()
@@ -76,7 +78,11 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                         blocks,
                         (
                             recorder,
-                            Some((&mut submit, &mut completion)),
+                            Some(TimedQueue {
+                                submit: &mut submit,
+                                completion: &mut completion,
+                                depths: &mut depths,
+                            }),
                             commands.as_mut(),
                         ),
                         deadline,
@@ -85,6 +91,7 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                     if matches!(stop, Ok(Stop::Restart)) {
                         submit.reset();
                         completion.iter_mut().for_each(Histogram::reset);
+                        depths = QueueDepths::default();
                         commands.iter_mut().for_each(CommandPriorities::reset);
                     }
                     stop
@@ -97,6 +104,7 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
             },
         );
     outcome.submit = Some(super::kept::Latencies::new(submit));
+    outcome.queue_depths = Some(depths);
     let taken = spec.directions;
     outcome.completion = Some(
         Direction::ALL
@@ -111,9 +119,47 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
     outcome
 }
 
-/// A timed phase's histograms of the submitting calls' times and, per
-/// direction, of each I/O's time from the call's return to completion.
-type SubmitTimes<'a> = (&'a mut Histogram<u64>, &'a mut [Histogram<u64>; 3]);
+/// What a timed phase keeps of its queue beside each I/O's latency.
+struct TimedQueue<'a> {
+    /// The submitting calls' times, once per I/O submitted.
+    submit: &'a mut Histogram<u64>,
+    /// Per direction: each I/O's time from the submitting call's return to
+    /// its completion.
+    completion: &'a mut [Histogram<u64>; 3],
+    /// The depth each I/O was submitted at, the I/Os each submitting call
+    /// took and each reaping pass found, in fio's bins.
+    depths: &'a mut QueueDepths,
+}
+
+/// fio's bin of a depth (`io_u_mark_depth`): 1, 2–3, 4–7, 8–15, 16–31,
+/// 32–63, 64 and more.
+#[inline(always)]
+fn depth_bin(depth: usize) -> usize {
+    match depth {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+/// fio's bin of a count per call (`__io_u_mark_map`): 0, 1–4, 5–8, 9–16,
+/// 17–32, 33–64, more.
+#[inline(always)]
+fn count_bin(count: usize) -> usize {
+    match count {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
 
 /// Free buffer slots and, per slot, the offset, length, direction, I/O
 /// priority, submission time (before the submitting call, and after it)
@@ -162,7 +208,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
     draws: &mut Draws,
     (mut recorder, mut submit, mut commands): (
         Option<&mut Recorder>,
-        Option<SubmitTimes<'_>>,
+        Option<TimedQueue<'_>>,
         Option<&mut CommandPriorities>,
     ),
     deadline: Option<u64>,
@@ -242,13 +288,11 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             queue.just_queued.push(slot);
             writes_since_fsync += u64::from(write);
             if queue.just_queued.len() == batch {
-                let times = submit.as_mut().map(|(submit, _)| &mut **submit);
-                now = submit_batch(ring, queue, spec, times, now, &mut failure);
+                now = submit_batch(ring, queue, spec, submit.as_mut(), now, &mut failure);
             }
         }
         if !queue.just_queued.is_empty() {
-            let times = submit.as_mut().map(|(submit, _)| &mut **submit);
-            now = submit_batch(ring, queue, spec, times, now, &mut failure);
+            now = submit_batch(ring, queue, spec, submit.as_mut(), now, &mut failure);
         }
         if queue.in_flight() == 0 {
             if fsync_due && failure.is_none() && !exhausted {
@@ -306,6 +350,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
         let mut failed = None;
         let mut verdict = Verdict::Keep;
         let search = &mut draws.search;
+        let in_flight_before = queue.in_flight();
         ring.reap(|slot, result| {
             let slot_index = slot as usize;
             queue.free.push(slot);
@@ -324,9 +369,9 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 let latency = now.saturating_sub(queue.started[slot_index]);
                 if let Some(recorder) = recorder.as_deref_mut() {
                     recorder.record(now, latency, len, direction);
-                    if let Some((_, completion)) = submit.as_mut() {
+                    if let Some(timed) = submit.as_mut() {
                         let from_issue = now.saturating_sub(queue.issued[slot_index]);
-                        completion[direction.index()].saturating_record(from_issue);
+                        timed.completion[direction.index()].saturating_record(from_issue);
                     }
                     if queue.priorities[slot_index] != 0
                         && let Some(commands) = commands.as_deref_mut()
@@ -350,6 +395,11 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 }
             }
         });
+        if let Some(timed) = submit.as_mut() {
+            // fio counts each reaping call by the completions it found.
+            let reaped = in_flight_before - queue.in_flight();
+            timed.depths.per_reap[count_bin(reaped)] += 1;
+        }
         if let Some(search) = search.as_mut()
             && !draining
         {
@@ -413,7 +463,7 @@ fn submit_batch<Q: QueuedIo>(
     ring: &mut Q,
     queue: &mut SlotQueue,
     spec: &LoopSpec<'_>,
-    submit: Option<&mut Histogram<u64>>,
+    timed: Option<&mut TimedQueue<'_>>,
     submitted_at: u64,
     failure: &mut Option<IoFailure>,
 ) -> u64 {
@@ -427,9 +477,14 @@ fn submit_batch<Q: QueuedIo>(
         failure.get_or_insert(transfer_failure(spec, io, None, Some(error)));
     }
     let after_submit = now_ns();
-    if let Some(submit) = submit {
-        let count = queue.just_queued.len() as u64;
-        submit.saturating_record_n(after_submit.saturating_sub(submitted_at), count);
+    if let Some(timed) = timed {
+        let count = queue.just_queued.len();
+        let spent = after_submit.saturating_sub(submitted_at);
+        timed.submit.saturating_record_n(spent, count as u64);
+        // As fio counts at its commit: the batch at the depth in flight
+        // with it, and the call by the I/Os it took.
+        timed.depths.at_submission[depth_bin(queue.in_flight())] += count as u64;
+        timed.depths.per_submit_call[count_bin(count)] += 1;
     }
     for &slot in &queue.just_queued {
         queue.started[slot as usize] = submitted_at;

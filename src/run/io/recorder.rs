@@ -230,6 +230,8 @@ pub struct JobOutcome {
     /// submitting call's return to its completion, ns (fio's clat;
     /// `latency` is fio's lat, from before that call).
     pub completion: Option<Vec<(Direction, super::kept::Latencies)>>,
+    /// Queued engines: the queue's depths in fio's bins.
+    pub queue_depths: Option<crate::record::QueueDepths>,
     /// With a rate: each I/O's latency from the time it was meant to be
     /// issued (coordinated omission corrected), ns.
     pub from_intended: Option<super::kept::Latencies>,
@@ -543,6 +545,7 @@ impl<'a> Recorder<'a> {
             latency: super::kept::Latencies::new(latency),
             submit: None,
             completion: None,
+            queue_depths: None,
             from_intended: None,
             intervals: self.intervals,
             interval_ns: self.interval_ns,

@@ -145,6 +145,7 @@ fn outcome_of(replayed: Replayed, cpu: CpuUsage) -> JobOutcome {
         latency: Latencies::new(latency),
         submit: None,
         completion: None,
+        queue_depths: None,
         from_intended: None,
         intervals,
         interval_ns: series.interval_ns,
