@@ -432,6 +432,20 @@ fn a_queued_engines_depths_are_measured_as_fio_bins_them() {
     for key in ["iodepth_level", "iodepth_submit", "iodepth_complete"] {
         assert_eq!(ours["jobs"][0][key], theirs["jobs"][0][key], "{key}");
     }
+    // At depth 8, fio reaps one completion per call and refills its slot
+    // (iodepth_batch_complete_max defaults to 1), so its queue stays full;
+    // so does iolab's with a job file's default, --reap 1.
+    let theirs = json_of("fio", dir.path(), "fio8", &words(8));
+    let ours = json_of("iolab", dir.path(), "iolab8", &words(8));
+    for (tool, document) in [("fio", &theirs), ("iolab", &ours)] {
+        let level = &document["jobs"][0]["iodepth_level"];
+        assert!(level["8"].as_f64().unwrap() >= 99.0, "{tool}: {level}");
+        let complete = &document["jobs"][0]["iodepth_complete"];
+        assert!(
+            complete["4"].as_f64().unwrap() >= 99.0,
+            "{tool}: one to four per reaping call (more at the final drain): {complete}"
+        );
+    }
     // At depth 8 with a submission batch of 4: the result's counts against
     // strace's io_submit calls.
     let log = dir.path().join("strace.log");

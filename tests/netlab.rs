@@ -115,6 +115,7 @@ fn pass(
         fsync_end: true,
         interval: std::time::Duration::from_secs(1),
         iodepth: 1,
+        reap: 0,
         latency_target: None,
         priority: None,
         max_intervals: 16,

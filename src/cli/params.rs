@@ -87,6 +87,7 @@ fn heading(param: Param) -> &'static str {
         Param::Engine
         | Param::Iodepth
         | Param::Batch
+        | Param::Reap
         | Param::SqPoll
         | Param::Jobs
         | Param::Cpus

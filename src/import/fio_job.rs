@@ -406,7 +406,19 @@ impl FioJob<'_> {
             Param::Batch if queued => {
                 ParamValue::Number(self.number("iodepth_batch_submit", 1)?.max(1))
             }
-            Param::Iodepth | Param::Batch => return Ok(None),
+            // fio reaps at least iodepth_batch_complete_min completions (1)
+            // and at most iodepth_batch_complete_max (0 or less: the
+            // minimum), so by default one per reaping call.
+            Param::Reap if queued => {
+                let least = self.number("iodepth_batch_complete_min", 1)?;
+                if least > 1 {
+                    return Err(format!(
+                        "iodepth_batch_complete_min={least}: iolab reaps as soon as one completion is ready, not {least}"
+                    ));
+                }
+                ParamValue::Number(self.number("iodepth_batch_complete_max", 1)?.max(1))
+            }
+            Param::Iodepth | Param::Batch | Param::Reap => return Ok(None),
             // An option of fio's io_uring engine alone (fio refuses it for
             // another engine).
             Param::SqPoll => match truthy(self.options, "sqthread_poll") {

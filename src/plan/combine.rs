@@ -90,7 +90,7 @@ pub fn check_queued(
     if workload.engine.capabilities().queued {
         return Ok(());
     }
-    match [Param::Iodepth, Param::Batch]
+    match [Param::Iodepth, Param::Batch, Param::Reap]
         .into_iter()
         .find_map(|param| Some((param, given(param)?)))
     {

@@ -432,6 +432,9 @@ impl Workload {
             if self.batch > 1 {
                 text.push_str(&format!(" batch{}", self.batch));
             }
+            if self.reap > 0 {
+                text.push_str(&format!(" reap{}", self.reap));
+            }
         }
         if self.sq_poll {
             text.push_str(" sqpoll");

@@ -215,6 +215,7 @@ impl Param {
                 | Param::Engine
                 | Param::Iodepth
                 | Param::Batch
+                | Param::Reap
                 | Param::SqPoll
                 | Param::Jobs
                 | Param::Cpus

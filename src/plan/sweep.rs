@@ -345,6 +345,7 @@ pub(super) fn normalize(workload: &mut Workload, base: &Workload) {
     if !workload.engine.capabilities().queued {
         workload.iodepth = 1;
         workload.batch = 1;
+        workload.reap = 0;
     } else if workload.batch > workload.iodepth {
         workload.batch = workload.iodepth.min(base.batch.max(1));
     }

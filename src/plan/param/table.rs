@@ -73,6 +73,13 @@ macro_rules! for_each_parameter {
             Batch batch: u32 = "batch" {
                 kind: Count { min: 1, max: 65536 }, default: Some("1"), identifies: true, fio: "iodepth_batch_submit",
             }
+            /// Completions handled per reaping pass at most before the queue is
+            /// refilled (queued engines; fio's iodepth_batch_complete_max, which
+            /// fio's job files default to 1: the queue stays full); the others
+            /// wait for the next pass, still in flight. 0: every one found.
+            Reap reap: u32 = "reap" {
+                kind: Count { min: 0, max: 65536 }, default: Some("0"), identifies: true, fio: "iodepth_batch_complete_max",
+            } serde(skip_serializing_if = "crate::plan::tree::is_zero", default)
             /// A kernel thread polls the io_uring submission queue (SQPOLL): a
             /// submission enters the kernel only to wake that thread (fio's
             /// sqthread_poll). The uring engine only.

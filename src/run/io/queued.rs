@@ -131,6 +131,35 @@ struct TimedQueue<'a> {
     depths: &'a mut QueueDepths,
 }
 
+/// Hands `handle` the completions stashed before, then those the engine
+/// has ready, `most` in all (0: every one); the rest are stashed, their
+/// slots still in flight, for the next pass (fio's
+/// `iodepth_batch_complete_max`).
+#[inline(always)]
+fn handle_reaped<Q: QueuedIo>(
+    ring: &mut Q,
+    stash: &mut Vec<(u32, i32)>,
+    most: u32,
+    mut handle: impl FnMut(u32, i32),
+) {
+    let mut budget = if most == 0 { usize::MAX } else { most as usize };
+    let earlier = budget.min(stash.len());
+    for (slot, result) in stash.drain(..earlier) {
+        handle(slot, result);
+    }
+    budget -= earlier;
+    if budget > 0 {
+        ring.reap(|slot, result| {
+            if budget > 0 {
+                budget -= 1;
+                handle(slot, result);
+            } else {
+                stash.push((slot, result));
+            }
+        });
+    }
+}
+
 /// fio's bin of a depth (`io_u_mark_depth`): 1, 2–3, 4–7, 8–15, 16–31,
 /// 32–63, 64 and more.
 #[inline(always)]
@@ -222,6 +251,8 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
     let mut pending = None;
     let mut now = now_ns();
     let batch = spec.batch.max(1) as usize;
+    // Completions reaped beyond `spec.reap`, handled on the next passes.
+    let mut stash: Vec<(u32, i32)> = Vec::with_capacity(queue.offsets.len());
     if P::PACED {
         pacer.start(now);
     }
@@ -319,6 +350,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             && !exhausted
             && failure.is_none()
             && !queue.free.is_empty()
+            && stash.is_empty()
             && !ring.has_completions()
         {
             // Requests in flight, a slot free, the next I/O due later: wait
@@ -336,7 +368,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                 continue;
             }
         }
-        if !ring.has_completions() {
+        if stash.is_empty() && !ring.has_completions() {
             if let Err(error) = ring.wait(1) {
                 if error.kind() == io::ErrorKind::Interrupted {
                     continue;
@@ -351,7 +383,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
         let mut verdict = Verdict::Keep;
         let search = &mut draws.search;
         let in_flight_before = queue.in_flight();
-        ring.reap(|slot, result| {
+        let handle = |slot: u32, result: i32| {
             let slot_index = slot as usize;
             queue.free.push(slot);
             let (offset, len) = (queue.offsets[slot_index], queue.lens[slot_index]);
@@ -394,9 +426,10 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
                     }
                 }
             }
-        });
+        };
+        handle_reaped(ring, &mut stash, spec.reap, handle);
         if let Some(timed) = submit.as_mut() {
-            // fio counts each reaping call by the completions it found.
+            // fio counts each reaping pass by the completions it handled.
             let reaped = in_flight_before - queue.in_flight();
             timed.depths.per_reap[count_bin(reaped)] += 1;
         }

@@ -61,6 +61,9 @@ pub struct LoopSpec<'a> {
     /// The job's `iodepth`: the requests a queued engine keeps in flight,
     /// and the deepest a latency target's search goes on any engine.
     pub iodepth: u32,
+    /// Completions a queued job handles per reaping pass at most (0: all
+    /// it finds); the rest stay in flight for the next pass.
+    pub reap: u32,
     /// A latency target: the depth searched for, the figures those of the
     /// window measured at the depth found (`run/io/depth_search.rs`).
     pub latency_target: Option<crate::plan::latency_target::LatencyTarget>,

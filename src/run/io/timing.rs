@@ -407,6 +407,7 @@ pub(crate) mod tests {
             fsync_end: false,
             interval: Duration::from_secs(1),
             iodepth: 1,
+            reap: 0,
             latency_target: None,
             priority: None,
             max_intervals: 1024,
