@@ -402,6 +402,84 @@ fn a_sequential_mix_walks_the_file_once_per_direction_as_fio() {
     }
 }
 
+/// Under strace, `(direction, length, offset)` of each pread64 (0) and
+/// pwrite64 (1) of `length` bytes or of `other` in `log`.
+fn transfers(log: &Path, lengths: &[u64]) -> Vec<(usize, u64, u64)> {
+    let text = std::fs::read_to_string(log).unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let (call, rest) = line.split_once('(')?;
+            let direction = match call.rsplit(' ').next()? {
+                "pread64" => 0,
+                "pwrite64" => 1,
+                _ => return None,
+            };
+            let mut tail = rest.rsplitn(3, ", ");
+            let offset = tail.next()?.split(')').next()?.parse::<u64>().ok()?;
+            let length = tail.next()?.parse::<u64>().ok()?;
+            lengths
+                .contains(&length)
+                .then_some((direction, length, offset))
+        })
+        .collect()
+}
+
+/// fio's `bs=4k,16k` on a mix: reads of 4 KiB, writes of 16 KiB, each
+/// direction on its own grid. Sequential, in both tools under strace: each
+/// direction's offsets run from 0 in its own size's steps, and the two
+/// together move the file's size (the last I/O may go past it, in both;
+/// fio's random pass may end a write short of it).
+/// Random: every read on a 4 KiB boundary, every write on a 16 KiB one.
+#[test]
+fn a_mix_with_a_block_size_per_direction_walks_each_on_its_grid_as_fio() {
+    if !have("strace") || !have("fio") {
+        return;
+    }
+    for rw in ["rw", "randrw"] {
+        for program in ["fio", "iolab"] {
+            let dir = scratch();
+            let log = dir.path().join("strace.log");
+            succeed(
+                traced(program, "pread64,pwrite64", &log)
+                    .current_dir(dir.path())
+                    .args([
+                        "--name=m",
+                        &format!("--rw={rw}"),
+                        "--bs=4k,16k",
+                        "--size=256k",
+                    ])
+                    .arg("--ioengine=psync")
+                    .arg(format!("--filename={}", dir.path().join("data").display()))
+                    .arg(format!("--output={}", dir.path().join("out").display())),
+            );
+            let moved = transfers(&log, &[4096, 16384]);
+            let sizes = [4096, 16384];
+            for &(direction, length, offset) in &moved {
+                assert_eq!(length, sizes[direction], "{program} {rw}: {moved:?}");
+                assert_eq!(offset % length, 0, "{program} {rw}: on its own grid");
+            }
+            let bytes: u64 = moved.iter().map(|t| t.1).sum();
+            // Within a write of the size: fio's shared random map ends its
+            // random pass up to 16 KiB short (244 KiB here).
+            assert!(
+                ((256 - 16) << 10..(256 + 16) << 10).contains(&bytes),
+                "{program} {rw}: {bytes}"
+            );
+            if rw == "rw" {
+                for (direction, size) in sizes.iter().enumerate() {
+                    let walk: Vec<u64> = moved
+                        .iter()
+                        .filter(|t| t.0 == direction)
+                        .map(|t| t.2)
+                        .collect();
+                    let steps: Vec<u64> = (0..walk.len() as u64).map(|i| i * size).collect();
+                    assert_eq!(walk, steps, "{program}: direction {direction} from 0 on");
+                }
+            }
+        }
+    }
+}
+
 /// A queued engine's `IO depths`, `submit` and `complete` as measured: at
 /// depth 1 fio's own shares in both tools (every I/O at depth 1, one per
 /// call); at depth 8, batches of 4, every I/O counted at some depth, and

@@ -95,6 +95,7 @@ fn pass(
         directions,
         bs: 4096,
         sizes: None,
+        write_sizes: None,
         blocks,
         base: 0,
         pattern,

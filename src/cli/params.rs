@@ -75,6 +75,7 @@ fn heading(param: Param) -> &'static str {
         | Param::Pattern
         | Param::Bs
         | Param::Bssplit
+        | Param::WriteBs
         | Param::Align
         | Param::Size
         | Param::Offset

@@ -3,6 +3,7 @@
 use super::file_engine;
 use super::units::{fio_micros, fio_seconds, fio_size, fio_split};
 use super::{option, truthy};
+use crate::plan::BlockSplit;
 use crate::plan::direction::Direction;
 use crate::plan::pace::MAX_FLOW_WEIGHT;
 use crate::plan::param::Param;
@@ -88,9 +89,11 @@ impl FioJob<'_> {
             .or(read)
             .filter(|p| !p.is_empty() && *p != "0");
         // The direction the job moves, from its op: a mix of one
-        // direction (`rwmixread=100`) is that direction's.
+        // direction (`rwmixread=100`) is that direction's; a mix of two
+        // block-size splits keeps the reads' here, the writes' in
+        // --write-bs.
         Ok(match self.op_and_pattern()?.0 {
-            Op::Mix if read != write => {
+            Op::Mix if read != write && key != "bssplit" => {
                 return Err(format!(
                     "{key}={text} (one value per direction of a mix) has no iolab equivalent"
                 ));
@@ -98,6 +101,55 @@ impl FioJob<'_> {
             Op::Mix | Op::Read | Op::Reread => read,
             _ => write,
         })
+    }
+
+    /// A mix's writes' own sizes, where fio's `bs=R,W` or `bssplit=R,W`
+    /// gives them apart from the reads' (which `bs` and `bssplit` take);
+    /// `None` when both directions move the same sizes. A trim share
+    /// beside them is refused (fio's third value would be its own).
+    fn write_sizes(&self) -> Result<Option<BlockSplit>, String> {
+        if self.op_and_pattern()?.0 != Op::Mix {
+            return Ok(None);
+        }
+        let pair = |key: &str| -> Option<(String, String)> {
+            let text = self.option(key)?;
+            let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+            let read = parts.first().copied().unwrap_or("");
+            let write = parts.get(1).copied().unwrap_or(read);
+            Some((read.to_string(), write.to_string()))
+        };
+        let split = |text: &str| -> Result<BlockSplit, String> {
+            if text.contains(['/', ':']) {
+                fio_split(text, self.kb_base)
+            } else {
+                let size = if text.is_empty() {
+                    Some(4096)
+                } else {
+                    fio_size(text, self.kb_base)
+                };
+                size.filter(|s| *s > 0)
+                    .map(BlockSplit::single)
+                    .ok_or_else(|| format!("{text} is not a block size iolab reads"))
+            }
+        };
+        let (read, write) = match (pair("bssplit"), pair("bs").or_else(|| pair("blocksize"))) {
+            (Some((read, write)), _) => (split(&read)?, split(&write)?),
+            (None, Some((read, write))) => (split(&read)?, split(&write)?),
+            (None, None) => return Ok(None),
+        };
+        if read == write {
+            return Ok(None);
+        }
+        if self.rw_mix_trims() {
+            return Err("a block size per direction beside trims: iolab's trims take the reads' sizes, fio's their own".to_string());
+        }
+        Ok(Some(write))
+    }
+
+    /// Whether the job's mix takes trims (`rw=randtrim` mixes are fio's
+    /// `trimwrite` family, which iolab refuses elsewhere).
+    fn rw_mix_trims(&self) -> bool {
+        self.option("rwmixtrim").is_some_and(|t| t.trim() != "0")
     }
 
     /// fio's `fsync=N` or `fdatasync=N`: N and whether the syncs are of the
@@ -603,16 +655,16 @@ impl FioJob<'_> {
                 let write = size(parts.get(1).or(parts.first()))?;
                 ParamValue::Number(match self.op_and_pattern()?.0 {
                     Op::Trim => size(parts.get(2).or(parts.get(1)).or(parts.first()))?,
-                    // A mix moves one block size in both directions.
-                    Op::Mix if read != write => {
-                        return Err(format!(
-                            "bs={text} (a block size per direction of a mix) has no iolab equivalent: iolab's mix moves one size"
-                        ));
-                    }
+                    // A mix of two sizes: the reads' here, the writes' in
+                    // --write-bs (Param::WriteBs).
                     Op::Mix | Op::Read | Op::Reread => read,
                     _ => write,
                 })
             }
+            Param::WriteBs => match self.write_sizes()? {
+                Some(split) => ParamValue::Split(split),
+                None => return Ok(None),
+            },
             Param::Bssplit => match (self.directional("bssplit")?, self.range_split()?) {
                 (Some(text), _) => ParamValue::Split(fio_split(text, self.kb_base)?),
                 (None, Some(text)) => ParamValue::Split(fio_split(&text, self.kb_base)?),

@@ -322,12 +322,29 @@ impl Workload {
     /// The bytes of its largest I/O: `bs`, or a block-size split's largest
     /// size, which every I/O buffer holds.
     pub fn largest_io(&self) -> u64 {
-        self.bssplit.map_or(self.bs, |split| split.largest())
+        let reads = self.bssplit.map_or(self.bs, |split| split.largest());
+        self.write_bs
+            .map_or(reads, |writes| reads.max(writes.largest()))
     }
 
-    /// The mean bytes per I/O: `bs`, or a split's shares' mean.
+    /// The mean bytes per I/O: `bs`, or a split's shares' mean (with
+    /// `write_bs`, each direction's weighted by its share of the mix).
     pub fn mean_io(&self) -> f64 {
-        self.bssplit.map_or(self.bs as f64, |split| split.mean())
+        let reads = self.bssplit.map_or(self.bs as f64, |split| split.mean());
+        match (self.write_bs, self.mix) {
+            (Some(writes), Some(mix)) => {
+                let write_share = f64::from(mix.write_percent()) / 100.0;
+                reads * (1.0 - write_share) + writes.mean() * write_share
+            }
+            _ => reads,
+        }
+    }
+
+    /// The grid every I/O starts on: `bs` (a split's smallest), or with
+    /// `write_bs` the smaller of the two directions' smallest sizes.
+    pub fn grid(&self) -> u64 {
+        self.write_bs
+            .map_or(self.bs, |writes| self.bs.min(writes.smallest()))
     }
 
     /// Whether the workload's data goes through the page cache (buffered I/O
@@ -412,10 +429,13 @@ impl Workload {
             (Op::Mix, Some(mix)) => format!("mix {mix}"),
             (op, _) => op.name().to_string(),
         };
-        let sizes = match self.bssplit {
+        let mut sizes = match self.bssplit {
             Some(split) => format!("bs={split}"),
             None => units::format_size(self.bs),
         };
+        if let Some(writes) = self.write_bs {
+            sizes = format!("reads {sizes} writes {writes}");
+        }
         let mut text = match self.tree(1) {
             Some(tree) => format!("{op} {} {}", tree.describe(), self.engine.name()),
             None => format!("{op} {} {sizes} {}", self.pattern, self.engine.name()),

@@ -209,6 +209,7 @@ impl Param {
                 | Param::Pattern
                 | Param::Bs
                 | Param::Bssplit
+                | Param::WriteBs
                 | Param::Align
                 | Param::Size
                 | Param::Offset
@@ -500,7 +501,7 @@ impl Param {
             }),
             Kind::Split => json!({
                 "type": "string",
-                "pattern": "^[0-9]+(B|KiB|MiB|GiB|TiB)=[1-9][0-9]*(,[0-9]+(B|KiB|MiB|GiB|TiB)=[1-9][0-9]*)*$"
+                "pattern": "^([0-9]+(B|KiB|MiB|GiB|TiB)|[0-9]+(B|KiB|MiB|GiB|TiB)=[1-9][0-9]*(,[0-9]+(B|KiB|MiB|GiB|TiB)=[1-9][0-9]*)*)$"
             }),
             Kind::Rate | Kind::Iops => {
                 let rate = json!({ "type": "integer", "minimum": 1 });

@@ -47,6 +47,16 @@ impl BlockSplit {
             .sum()
     }
 
+    /// One size for every I/O.
+    pub fn single(size: u64) -> BlockSplit {
+        let mut split = BlockSplit {
+            sizes: [(0, 0); MAX_SIZES],
+            len: 1,
+        };
+        split.sizes[0] = (size, 100);
+        split
+    }
+
     /// The per-I/O draws of a job whose data seed is `seed`, in multiples
     /// of the smallest size.
     pub fn draws(&self, seed: u64) -> SizeDraws {
@@ -84,6 +94,11 @@ impl FromStr for BlockSplit {
             sizes: [(0, 0); MAX_SIZES],
             len: 0,
         };
+        // One size alone (`64k`): every I/O of it.
+        if !text.contains(['=', '/', ',', '+', ':']) {
+            let size = parse_size(text.trim())?;
+            return Ok(BlockSplit::single(size));
+        }
         let mut total = 0u32;
         for item in text.split([',', '+', ':']) {
             let item = item.trim();
@@ -133,8 +148,12 @@ impl FromStr for BlockSplit {
 }
 
 impl fmt::Display for BlockSplit {
-    /// `4KiB=60,64KiB=30,1MiB=10`, ascending by size.
+    /// `4KiB=60,64KiB=30,1MiB=10`, ascending by size; one size alone as it
+    /// is (`64KiB`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let [(size, 100)] = self.entries() {
+            return f.write_str(&format_size(*size));
+        }
         for (i, &(size, percent)) in self.entries().iter().enumerate() {
             if i > 0 {
                 f.write_str(",")?;

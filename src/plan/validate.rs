@@ -4,6 +4,7 @@ use super::rate::Rate;
 use super::{MAX_REPETITIONS, Op, Pattern, UsageError, VERIFY_HEADER_BYTES, Workload};
 use super::{direction, units};
 use crate::engine::kind::EngineKind;
+use crate::plan::direction::Direction;
 use crate::usage;
 
 impl Workload {
@@ -144,6 +145,46 @@ impl Workload {
             }
             if split.largest() > u32::MAX as u64 / 2 {
                 return Err(usage!("--bssplit {split}: a size is larger than 2 GiB"));
+            }
+        }
+        if let Some(writes) = self.write_bs {
+            let mix = self.directions();
+            if self.op != Op::Mix || !mix.takes(Direction::Write) || !mix.takes(Direction::Read) {
+                return Err(usage!(
+                    "--write-bs {writes}: a mix's writes' own sizes; give --op mix with reads and writes (--bs sets every I/O's otherwise)"
+                ));
+            }
+            if mix.takes(Direction::Trim) {
+                return Err(usage!(
+                    "--write-bs {writes} beside trims: fio gives trims a size of their own; iolab's mix with trims moves one size"
+                ));
+            }
+            if !matches!(self.pattern, Pattern::Seq | Pattern::Random) {
+                return Err(usage!(
+                    "--write-bs {writes} with --pattern {}: each direction walks the file on its own, sequentially or in random order (--pattern seq or random)",
+                    self.pattern
+                ));
+            }
+            if self.verify {
+                return Err(usage!(
+                    "--write-bs {writes} with --verify: the check seals and reads blocks of one size"
+                ));
+            }
+            let reads = self.bssplit.map_or(self.bs, |split| split.smallest());
+            let (least, most) = (reads.min(writes.smallest()), reads.max(writes.smallest()));
+            if most % least != 0 {
+                return Err(usage!(
+                    "--write-bs {writes}: {} is not a multiple of {}: the two directions' grids must nest",
+                    units::format_size(most),
+                    units::format_size(least)
+                ));
+            }
+            if writes.largest() > self.size || writes.largest() > u32::MAX as u64 / 2 {
+                return Err(usage!(
+                    "--write-bs {writes}: {} is larger than --size {} or 2 GiB",
+                    units::format_size(writes.largest()),
+                    units::format_size(self.size)
+                ));
             }
         }
         if self.iodepth == 0 {

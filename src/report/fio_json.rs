@@ -432,15 +432,30 @@ fn options(workload: &Workload) -> Map<String, Value> {
         _ => rw.to_string(),
     };
     set("rw", rw);
-    set("bs", workload.bs.to_string());
     // fio's bssplit, `4096/60:65536/40` (bytes, whole percents).
-    if let Some(split) = &workload.bssplit {
+    let fio_split = |split: &crate::plan::BlockSplit| {
         let parts: Vec<String> = split
             .entries()
             .iter()
             .map(|(size, share)| format!("{size}/{share}"))
             .collect();
-        set("bssplit", parts.join(":"));
+        parts.join(":")
+    };
+    // A mix's writes' own sizes: fio's `bs=R,W` and `bssplit=R,W`.
+    match workload.write_bs {
+        None => set("bs", workload.bs.to_string()),
+        Some(writes) => set("bs", format!("{},{}", workload.bs, writes.smallest())),
+    }
+    match (&workload.bssplit, &workload.write_bs) {
+        (Some(split), None) => set("bssplit", fio_split(split)),
+        (split, Some(writes)) if split.is_some() || writes.entries().len() > 1 => {
+            let reads = split.unwrap_or(crate::plan::BlockSplit::single(workload.bs));
+            set(
+                "bssplit",
+                format!("{},{}", fio_split(&reads), fio_split(writes)),
+            );
+        }
+        _ => {}
     }
     set("size", workload.size.to_string());
     if let Some(name) = workload.engine.fio_names().first() {

@@ -284,23 +284,31 @@ fn preamble(document: &Value, jobs: &[Value]) -> String {
     for job in jobs {
         let options = &job["job options"];
         let option = |key: &str| options.get(key).and_then(Value::as_str);
-        // A split's sizes (`4096/60:65536/40`) span its smallest to largest.
-        let split: Vec<u64> = option("bssplit")
-            .into_iter()
-            .flat_map(|split| split.split(':'))
-            .filter_map(|entry| entry.split('/').next()?.parse().ok())
-            .collect();
-        let one = option("bs").and_then(|bs| bs.parse::<u64>().ok());
-        let least = split.iter().min().copied().or(one);
-        let most = split.iter().max().copied().or(one);
-        let shown = |size: Option<u64>| size.map(|s| num2str(s, 4, 1, true, "B"));
-        let (least, most) = (
-            shown(least).unwrap_or_default(),
-            shown(most).unwrap_or_default(),
-        );
+        // Per direction (`R,W` as fio writes them, the last given for the
+        // rest): a split's sizes (`4096/60:65536/40`) from its smallest to
+        // its largest, or the one size.
+        let part = |key: &str, index: usize| -> Option<String> {
+            let parts: Vec<&str> = option(key)?.split(',').collect();
+            parts.get(index).or(parts.last()).map(|p| p.to_string())
+        };
         let sizes: Vec<String> = DIRECTIONS
             .iter()
-            .map(|(_, _, short)| format!("({short}) {least}-{most}"))
+            .enumerate()
+            .map(|(index, (_, _, short))| {
+                let split: Vec<u64> = part("bssplit", index)
+                    .unwrap_or_default()
+                    .split(':')
+                    .filter_map(|entry| entry.split('/').next()?.parse().ok())
+                    .collect();
+                let one = part("bs", index).and_then(|bs| bs.parse::<u64>().ok());
+                let shown = |size: Option<u64>| {
+                    size.map(|s| num2str(s, 4, 1, true, "B"))
+                        .unwrap_or_default()
+                };
+                let least = shown(split.iter().min().copied().or(one));
+                let most = shown(split.iter().max().copied().or(one));
+                format!("({short}) {least}-{most}")
+            })
             .collect();
         let _ = writeln!(
             text,

@@ -211,6 +211,13 @@ macro_rules! for_each_parameter {
             Bssplit bssplit: Option<BlockSplit> = "bssplit" {
                 kind: Split, default: None, identifies: true, fio: "bssplit",
             } serde(skip_serializing_if = "Option::is_none", default)
+            /// A mix's writes' own block size (64k) or split (4k=50+64k=50), where
+            /// its reads take --bs or --bssplit (fio's bs=R,W and bssplit=R,W):
+            /// each direction walks the file on its own grid, its I/Os starting
+            /// on multiples of its smallest size, as fio aligns each direction's.
+            WriteBs write_bs: Option<BlockSplit> = "write-bs" {
+                kind: Split, default: None, identifies: true, fio: "bs",
+            } serde(skip_serializing_if = "Option::is_none", default) study_alias("write_bs")
             /// Random offsets drawn independently (uniform, zipf, pareto, normal,
             /// zoned) lie on multiples of this many bytes (fio's blockalign); 0:
             /// the smallest block size, the grid every pattern keeps.

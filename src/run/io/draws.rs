@@ -13,16 +13,17 @@ use super::spec::LoopSpec;
 use crate::plan::data::DataDraws;
 use crate::plan::direction::{Direction, DirectionDraws};
 use crate::plan::pattern::{BlockSequence, Pattern};
-use crate::plan::split::SizeDraws;
+use crate::plan::split::{BlockSplit, SizeDraws};
 
 /// Where, how long and which way a job's I/Os go, one after the other,
 /// and which blocks they went to when the pattern may leave some untouched.
 pub(in crate::run) struct Draws {
-    /// The order of the job's blocks; a sequential mix's reads' alone.
+    /// The order of the job's blocks; a sequential mix's (or a mix with
+    /// `--write-bs`) reads' alone, on the reads' grid.
     pub(in crate::run::io) blocks: BlockSequence,
-    /// A sequential mix: the writes' own walk, and the blocks the pass
-    /// still has to move over both directions.
-    writes: Option<(BlockSequence, u64)>,
+    /// A sequential mix, or a mix whose writes have sizes of their own:
+    /// the writes' walk beside the reads'.
+    writes: Option<OwnWalks>,
     directions: DirectionDraws,
     sizes: Option<SizeDraws>,
     pub(in crate::run::io) touched: Option<Touched>,
@@ -45,6 +46,22 @@ pub(in crate::run) struct Draws {
     pub(in crate::run) search: Option<DepthSearch>,
 }
 
+/// A mix whose directions walk the file each on its own (as fio keeps a
+/// position, and a block alignment, per direction).
+struct OwnWalks {
+    /// The writes' walk, on the writes' grid.
+    walk: BlockSequence,
+    /// The writes' own sizes (`--write-bs`); `None`: the reads' draws.
+    sizes: Option<SizeDraws>,
+    /// Per direction (read, write): the blocks of the job's grid in one
+    /// block of the direction's walk.
+    scale: [u64; 2],
+    /// Blocks of the job's grid the pass still has to move, both
+    /// directions together, of `pass`.
+    left: u64,
+    pass: u64,
+}
+
 /// One I/O as drawn: where, how long, which way.
 #[derive(Clone, Copy, Debug)]
 pub(in crate::run) struct Io {
@@ -60,22 +77,47 @@ impl Draws {
     /// order, its directions, sizes and data from the spec's seed, and the
     /// maps of the blocks it touches where it needs them.
     pub(in crate::run::io) fn new(spec: &LoopSpec<'_>) -> Draws {
-        Draws {
-            blocks: match spec.sizes {
+        // Each direction's grid, in blocks of the job's: its smallest size.
+        let scale =
+            |split: Option<BlockSplit>| split.map_or(1, |s| (s.smallest() / spec.bs).max(1));
+        let own_sizes = spec.write_sizes.filter(|_| spec.directions.mixed());
+        let read_scale = if own_sizes.is_some() {
+            scale(spec.sizes)
+        } else {
+            1
+        };
+        let walk = |blocks: u64, seed: u64, split: bool| {
+            let sequence =
+                BlockSequence::new(spec.pattern, blocks.max(1), seed).aligned(spec.align_blocks);
+            match split {
                 // Without its map of covered blocks (no memory for it), a split's
                 // random pass may overlap its own I/Os.
-                Some(_) => {
-                    let sequence = BlockSequence::new(spec.pattern, spec.blocks, spec.seed)
-                        .aligned(spec.align_blocks);
-                    sequence.clone().for_extents().unwrap_or(sequence)
-                }
-                None => BlockSequence::new(spec.pattern, spec.blocks, spec.seed)
-                    .aligned(spec.align_blocks),
-            },
-            writes: (spec.pattern == Pattern::Seq && spec.directions.mixed()).then(|| {
-                let walk = BlockSequence::new(spec.pattern, spec.blocks, spec.seed);
-                (walk, spec.blocks)
+                true => sequence.clone().for_extents().unwrap_or(sequence),
+                false => sequence,
+            }
+        };
+        let writes = match own_sizes {
+            Some(writes) => {
+                let write_scale = scale(Some(writes));
+                Some(OwnWalks {
+                    walk: walk(spec.blocks / write_scale, spec.seed ^ 0x57A1_7E5E, true),
+                    sizes: Some(writes.draws(spec.seed ^ 0x57A1_7E5E)),
+                    scale: [read_scale, write_scale],
+                    left: spec.blocks,
+                    pass: spec.blocks,
+                })
+            }
+            None => (spec.pattern == Pattern::Seq && spec.directions.mixed()).then(|| OwnWalks {
+                walk: BlockSequence::new(spec.pattern, spec.blocks, spec.seed),
+                sizes: None,
+                scale: [1, 1],
+                left: spec.blocks,
+                pass: spec.blocks,
             }),
+        };
+        Draws {
+            blocks: walk(spec.blocks / read_scale, spec.seed, spec.sizes.is_some()),
+            writes,
             directions: spec.directions.draws(spec.seed),
             sizes: spec.sizes.map(|split| split.draws(spec.seed)),
             touched: Touched::for_pattern(spec.pattern, spec.blocks),
@@ -139,9 +181,9 @@ impl Draws {
     /// Starts every walk's next pass.
     fn start_next_pass(&mut self) {
         self.blocks.start_next_pass();
-        if let Some((walk, left)) = &mut self.writes {
-            walk.start_next_pass();
-            *left = self.blocks.pass_len();
+        if let Some(own) = &mut self.writes {
+            own.walk.start_next_pass();
+            own.left = own.pass;
         }
     }
 
@@ -161,31 +203,86 @@ impl Draws {
     /// `direction`'s walk.
     #[inline(always)]
     fn extent(&mut self, direction: Direction) -> Option<(u64, u64)> {
-        let Some((writes, left)) = &mut self.writes else {
+        let Some(own) = &mut self.writes else {
             return next_extent(&mut self.blocks, &mut self.sizes);
         };
-        // A sequential mix: the pass ends on the two directions' total.
-        if *left == 0 && !self.endless {
+        // Walks of their own: the pass ends on the two directions' total.
+        if own.left == 0 && !self.endless {
             return None;
         }
-        let walk = match direction {
-            Direction::Write => writes,
-            _ => &mut self.blocks,
+        let (walk, sizes, scale) = match direction {
+            Direction::Write => (
+                &mut own.walk,
+                match &mut own.sizes {
+                    Some(sizes) => sizes,
+                    None => match &mut self.sizes {
+                        Some(sizes) => sizes,
+                        None => {
+                            return one_block(
+                                &mut own.walk,
+                                own.scale[1],
+                                &mut own.left,
+                                self.endless,
+                                own.pass,
+                            );
+                        }
+                    },
+                },
+                own.scale[1],
+            ),
+            _ => match &mut self.sizes {
+                Some(sizes) => (&mut self.blocks, sizes, own.scale[0]),
+                None => {
+                    return one_block(
+                        &mut self.blocks,
+                        own.scale[0],
+                        &mut own.left,
+                        self.endless,
+                        own.pass,
+                    );
+                }
+            },
         };
-        let (block, blocks) = match next_extent(walk, &mut self.sizes) {
+        let (block, blocks) = match walk.next_extent(sizes.next(), |room| sizes.fit(room)) {
             Some(extent) => extent,
             // This direction's walk reached the file's end: it wraps.
             None => {
                 walk.start_next_pass();
-                next_extent(walk, &mut self.sizes)?
+                walk.next_extent(sizes.next(), |room| sizes.fit(room))?
             }
         };
-        *left = left.saturating_sub(blocks);
-        if *left == 0 && self.endless {
-            *left = self.blocks.pass_len();
+        let (block, blocks) = (block * scale, blocks * scale);
+        own.left = own.left.saturating_sub(blocks);
+        if own.left == 0 && self.endless {
+            own.left = own.pass;
         }
         Some((block, blocks))
     }
+}
+
+/// The next block of `walk` (wrapping at its end), in blocks of the job's
+/// grid (`scale` to a block of the walk's), counted off `left`, which
+/// starts again at `pass` when `endless`.
+#[inline(always)]
+fn one_block(
+    walk: &mut BlockSequence,
+    scale: u64,
+    left: &mut u64,
+    endless: bool,
+    pass: u64,
+) -> Option<(u64, u64)> {
+    let block = match walk.next_block() {
+        Some(block) => block,
+        None => {
+            walk.start_next_pass();
+            walk.next_block()?
+        }
+    };
+    *left = left.saturating_sub(scale);
+    if *left == 0 && endless {
+        *left = pass;
+    }
+    Some((block * scale, scale))
 }
 
 /// `walk`'s next I/O: one block, or a length `sizes` draws.

@@ -370,6 +370,7 @@ fn run_tree(
         directions: workload.directions(),
         bs: workload.bs,
         sizes: None,
+        write_sizes: None,
         blocks: 0,
         align_blocks: 1,
         base: 0,
@@ -497,10 +498,18 @@ fn run_job(
     );
     let spec = LoopSpec {
         directions: workload.directions(),
-        bs: workload.bs,
-        sizes: workload.bssplit,
-        blocks: workload.blocks(),
-        align_blocks: (workload.align / workload.bs).max(1),
+        bs: workload.grid(),
+        sizes: match workload.write_bs {
+            Some(_) => Some(
+                workload
+                    .bssplit
+                    .unwrap_or(crate::plan::BlockSplit::single(workload.bs)),
+            ),
+            None => workload.bssplit,
+        },
+        write_sizes: workload.write_bs,
+        blocks: workload.size / workload.grid(),
+        align_blocks: (workload.align / workload.grid()).max(1),
         base,
         pattern: workload.pattern,
         seed: job_seed(workload, job),

@@ -18,8 +18,12 @@ pub struct LoopSpec<'a> {
     /// Bytes per I/O; with a block-size split, its smallest size, the grid
     /// I/Os start on.
     pub bs: u64,
-    /// A block-size split: each I/O's length drawn from it, per I/O.
+    /// A block-size split: each I/O's length drawn from it, per I/O (a
+    /// mix with `write_sizes`: the reads').
     pub sizes: Option<BlockSplit>,
+    /// A mix's writes' own sizes (`--write-bs`): each direction then walks
+    /// the file on its own grid, its smallest size.
+    pub write_sizes: Option<BlockSplit>,
     /// Blocks in the file.
     pub blocks: u64,
     /// Independent random draws lie on multiples of this many blocks

@@ -389,6 +389,7 @@ pub(crate) mod tests {
             directions: DirectionMix::only(Direction::Read),
             bs: 4096,
             sizes: None,
+            write_sizes: None,
             blocks: 1000,
             align_blocks: 1,
             base: 0,
