@@ -6,6 +6,11 @@ use crate::util::*;
 use serde_json::Value;
 use std::path::Path;
 
+/// `words` as owned strings, as a command line's.
+fn owned(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
 /// `fio`, or `iolab fio` for `iolab`, ready for fio's words.
 fn fio_command(program: &str) -> assert_cmd::Command {
     match program {
@@ -230,16 +235,13 @@ fn fios_own_json_plus_reader_reads_iolabs_answer() {
     }
     let dir = scratch();
     let file = dir.path().join("data");
-    let words: Vec<String> = [
+    let words = owned(&[
         "--name=a",
         "--rw=randread",
         "--bs=4k",
         "--size=2m",
         &format!("--filename={}", file.display()),
-    ]
-    .iter()
-    .map(|w| w.to_string())
-    .collect();
+    ]);
     let output = dir.path().join("plus.json");
     succeed(
         iolab()
@@ -287,17 +289,14 @@ fn fios_json_keys_are_all_in_iolabs_answer() {
         return;
     }
     let dir = scratch();
-    let words: Vec<String> = [
+    let words = owned(&[
         "--name=a",
         "--ioengine=psync",
         "--rw=randread",
         "--bs=4k",
         "--size=2m",
         &format!("--filename={}", dir.path().join("data").display()),
-    ]
-    .iter()
-    .map(|w| w.to_string())
-    .collect();
+    ]);
     let theirs = json_of("fio", dir.path(), "fio", &words);
     let ours = json_of("iolab", dir.path(), "iolab", &words);
     let keys = |value: &Value| -> std::collections::BTreeSet<String> {
@@ -346,62 +345,6 @@ fn fios_json_keys_are_all_in_iolabs_answer() {
     assert_eq!(iolab_job["jobname"], fio_job["jobname"]);
 }
 
-/// A sequential mix walks the file once per direction, as fio keeps a
-/// position per direction: under strace, in both tools, the reads' offsets
-/// in issue order are 0, 4096, 8192 … and so are the writes', and the two
-/// together move the file's size.
-#[test]
-fn a_sequential_mix_walks_the_file_once_per_direction_as_fio() {
-    if !have("strace") || !have("fio") {
-        return;
-    }
-    for program in ["fio", "iolab"] {
-        let dir = scratch();
-        let log = dir.path().join("strace.log");
-        succeed(
-            traced(program, "pread64,pwrite64", &log)
-                .current_dir(dir.path())
-                .args([
-                    "--name=m",
-                    "--rw=rw",
-                    "--bs=4k",
-                    "--size=256k",
-                    "--ioengine=psync",
-                ])
-                .arg(format!("--filename={}", dir.path().join("data").display()))
-                .arg(format!("--output={}", dir.path().join("out").display())),
-        );
-        let text = std::fs::read_to_string(&log).unwrap();
-        let mut offsets: [Vec<u64>; 2] = Default::default();
-        for line in text.lines().filter(|line| line.contains(", 4096, ")) {
-            let Some((call, rest)) = line.split_once('(') else {
-                continue;
-            };
-            let direction = match call.rsplit(' ').next() {
-                Some("pread64") => 0,
-                Some("pwrite64") => 1,
-                _ => continue,
-            };
-            let offset = rest
-                .rsplit_once(", ")
-                .and_then(|(_, end)| end.split(')').next()?.parse::<u64>().ok());
-            offsets[direction].extend(offset);
-        }
-        assert_eq!(
-            offsets[0].len() + offsets[1].len(),
-            64,
-            "{program}: {offsets:?}"
-        );
-        for walk in &offsets {
-            let expected: Vec<u64> = (0..walk.len() as u64).map(|i| i * 4096).collect();
-            assert_eq!(
-                walk, &expected,
-                "{program}: each direction from the start on"
-            );
-        }
-    }
-}
-
 /// Under strace, `(direction, length, offset)` of each pread64 (0) and
 /// pwrite64 (1) of `length` bytes or of `other` in `log`.
 fn transfers(log: &Path, lengths: &[u64]) -> Vec<(usize, u64, u64)> {
@@ -424,18 +367,23 @@ fn transfers(log: &Path, lengths: &[u64]) -> Vec<(usize, u64, u64)> {
         .collect()
 }
 
-/// fio's `bs=4k,16k` on a mix: reads of 4 KiB, writes of 16 KiB, each
-/// direction on its own grid. Sequential, in both tools under strace: each
+/// A mix walks the file once per direction, as fio keeps a position (and
+/// a block alignment) per direction: `bs=4k`, and `bs=4k,16k` (reads of
+/// 4 KiB, writes of 16 KiB). Sequential, in both tools under strace: each
 /// direction's offsets run from 0 in its own size's steps, and the two
 /// together move the file's size (the last I/O may go past it, in both;
-/// fio's random pass may end a write short of it).
-/// Random: every read on a 4 KiB boundary, every write on a 16 KiB one.
+/// fio's random pass may end a write short of it). Random: every read on
+/// a 4 KiB boundary, every write on one of its own size.
 #[test]
-fn a_mix_with_a_block_size_per_direction_walks_each_on_its_grid_as_fio() {
+fn a_mix_walks_the_file_once_per_direction_each_on_its_grid_as_fio() {
     if !have("strace") || !have("fio") {
         return;
     }
-    for rw in ["rw", "randrw"] {
+    for (rw, bs, sizes) in [
+        ("rw", "4k", [4096, 4096]),
+        ("rw", "4k,16k", [4096, 16384]),
+        ("randrw", "4k,16k", [4096, 16384]),
+    ] {
         for program in ["fio", "iolab"] {
             let dir = scratch();
             let log = dir.path().join("strace.log");
@@ -445,15 +393,14 @@ fn a_mix_with_a_block_size_per_direction_walks_each_on_its_grid_as_fio() {
                     .args([
                         "--name=m",
                         &format!("--rw={rw}"),
-                        "--bs=4k,16k",
+                        &format!("--bs={bs}"),
                         "--size=256k",
                     ])
                     .arg("--ioengine=psync")
                     .arg(format!("--filename={}", dir.path().join("data").display()))
                     .arg(format!("--output={}", dir.path().join("out").display())),
             );
-            let moved = transfers(&log, &[4096, 16384]);
-            let sizes = [4096, 16384];
+            let moved = transfers(&log, &sizes);
             for &(direction, length, offset) in &moved {
                 assert_eq!(length, sizes[direction], "{program} {rw}: {moved:?}");
                 assert_eq!(offset % length, 0, "{program} {rw}: on its own grid");
@@ -598,7 +545,7 @@ fn a_queued_engines_slat_and_clat_add_up_to_its_lat_as_in_fio() {
     if !direct_io_works(dir.path()) {
         return;
     }
-    let words: Vec<String> = [
+    let words = owned(&[
         "--name=q",
         "--ioengine=io_uring",
         "--iodepth=8",
@@ -607,10 +554,7 @@ fn a_queued_engines_slat_and_clat_add_up_to_its_lat_as_in_fio() {
         "--size=8m",
         "--direct=1",
         &format!("--filename={}", dir.path().join("data").display()),
-    ]
-    .iter()
-    .map(|w| w.to_string())
-    .collect();
+    ]);
     let theirs = json_of("fio", dir.path(), "fio", &words);
     let ours = json_of("iolab", dir.path(), "iolab", &words);
     for (tool, document) in [("fio", &theirs), ("iolab", &ours)] {

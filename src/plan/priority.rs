@@ -195,21 +195,27 @@ impl Priority {
                     "'{text}': a direction's share is given twice (one for all its I/Os, or shares each of one size)"
                 ));
             }
-            for share in shares {
-                let total: u32 = shares
-                    .iter()
-                    .filter(|other| other.size == share.size)
-                    .map(|other| u32::from(other.percent))
-                    .sum();
-                if total > 100 {
-                    return Err(format!(
-                        "'{text}': the shares of one size's I/Os add up to {total}%, more than 100%"
-                    ));
-                }
+            if let Some((_, total)) = overfull(shares) {
+                return Err(format!(
+                    "'{text}': the shares of one size's I/Os add up to {total}%, more than 100%"
+                ));
             }
         }
         Ok(())
     }
+}
+
+/// The first size (`None`: every size) whose shares in `shares` add up to
+/// more than 100%, with their total.
+pub fn overfull(shares: &[CommandShare]) -> Option<(Option<u64>, u32)> {
+    shares.iter().find_map(|share| {
+        let total: u32 = shares
+            .iter()
+            .filter(|other| other.size == share.size)
+            .map(|other| u32::from(other.percent))
+            .sum();
+        (total > 100).then_some((share.size, total))
+    })
 }
 
 impl fmt::Display for Priority {

@@ -2,7 +2,7 @@
 
 use crate::import::option;
 use crate::plan::direction::Direction;
-use crate::plan::priority::{CommandShare, IoClass, IoPriority, MAX_HINT, Priority};
+use crate::plan::priority::{CommandShare, IoClass, IoPriority, MAX_HINT, Priority, overfull};
 use serde_json::{Map, Value};
 
 /// Sets the section's priorities: `Ok(None)` without any, else the note
@@ -155,18 +155,11 @@ fn bssplit(
                 });
             }
         }
-        for share in shares.iter() {
-            let total: u64 = shares
-                .iter()
-                .filter(|other| other.size == share.size)
-                .map(|other| u64::from(other.percent))
-                .sum();
-            if total > 100 {
-                return Err(refuse(format!(
-                    "the entries for {} add up to {total}%, more than 100% (fio refuses it too)",
-                    crate::plan::units::format_size(share.size.unwrap_or(0))
-                )));
-            }
+        if let Some((size, total)) = overfull(shares) {
+            return Err(refuse(format!(
+                "the entries for {} add up to {total}%, more than 100% (fio refuses it too)",
+                crate::plan::units::format_size(size.unwrap_or(0))
+            )));
         }
     }
     Ok(split)
