@@ -719,8 +719,10 @@ fn keys_fio_reads_its_own_way_plan_what_fio_runs() {
 }
 
 /// What iolab cannot run as fio does is refused by line and key, never
-/// run otherwise: a block size per direction of a mix, less than a pass of
-/// a file, a network engine without its target.
+/// run otherwise: a block size per direction of a mix drawn from a
+/// distribution (each direction walks the file on its own, in order or in
+/// random order), less than a pass of a file, a network engine without its
+/// target.
 #[test]
 fn keys_iolab_cannot_follow_are_refused_not_changed() {
     let dir = scratch();
@@ -728,8 +730,8 @@ fn keys_iolab_cannot_follow_are_refused_not_changed() {
     for (name, text, said) in [
         (
             "bs-mix",
-            "[a]\nioengine=null\nsize=8m\nbs=4k,64k\nrw=randrw\n",
-            "a block size per direction of a mix",
+            "[a]\nioengine=null\nsize=8m\nbs=4k,64k\nrw=randrw\nrandom_distribution=zipf:1.2\n",
+            "--write-bs 64KiB with --pattern zipf:1.2: each direction walks the file on its own",
         ),
         (
             "less-than-a-file",
