@@ -523,7 +523,7 @@ fn run_job(
         io_blocks: workload
             .io_size
             .filter(|_| timed)
-            .map(|bytes| bytes / workload.bs),
+            .map(|bytes| bytes / workload.grid()),
         time_limit: workload
             .time_limit_s
             .filter(|_| timed)

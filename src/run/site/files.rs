@@ -60,7 +60,7 @@ impl Session {
             }
             if let Some(unit) = set.files[0].io_unit() {
                 let flag = [
-                    ("--bs", workload.bs),
+                    ("--bs", workload.grid()),
                     ("--size", workload.size),
                     ("--offset", workload.offset),
                     ("--offset-increment", workload.offset_increment),
@@ -217,11 +217,11 @@ impl Session {
             }
             DirectCapability::Supported(alignment) => {
                 let align = u64::from(alignment.offset);
-                if workload.bs % align != 0 {
+                if workload.grid() % align != 0 {
                     self.discard_files();
                     return Err(usage!(
                         "--bs {} is not a multiple of the O_DIRECT alignment of {} ({} bytes, from {})",
-                        workload.bs,
+                        workload.grid(),
                         target.dir.display(),
                         align,
                         alignment.source
