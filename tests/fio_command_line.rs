@@ -427,6 +427,38 @@ fn a_mix_walks_the_file_once_per_direction_each_on_its_grid_as_fio() {
     }
 }
 
+/// `io_size` with a block size per direction counts bytes of both: reads
+/// of 16 KiB and writes of 4 KiB over a 256 KiB file move 128 KiB in
+/// iolab, and in fio within one I/O of it (it once moved a quarter: the
+/// budget was counted in blocks of the reads' size).
+#[test]
+fn io_size_counts_the_bytes_of_both_directions_sizes() {
+    if !have("fio") {
+        return;
+    }
+    let dir = scratch();
+    // Each tool its own file: iolab writes only a file it made.
+    let words = |file: &str| {
+        owned(&[
+            "--name=m",
+            "--rw=rw",
+            "--bs=16k,4k",
+            "--size=256k",
+            "--io_size=128k",
+            "--ioengine=psync",
+            &format!("--filename={}", dir.path().join(file).display()),
+        ])
+    };
+    let moved = |document: &Value| -> u64 {
+        let job = &document["jobs"][0];
+        job["read"]["io_bytes"].as_u64().unwrap() + job["write"]["io_bytes"].as_u64().unwrap()
+    };
+    let theirs = moved(&json_of("fio", dir.path(), "fio", &words("fio.data")));
+    let ours = moved(&json_of("iolab", dir.path(), "iolab", &words("iolab.data")));
+    assert_eq!(ours, 128 << 10, "iolab");
+    assert!(theirs.abs_diff(128 << 10) <= 16 << 10, "fio: {theirs}");
+}
+
 /// A queued engine's `IO depths`, `submit` and `complete` as measured: at
 /// depth 1 fio's own shares in both tools (every I/O at depth 1, one per
 /// call); at depth 8, batches of 4, every I/O counted at some depth, and
