@@ -105,8 +105,8 @@ impl FioJob<'_> {
 
     /// A mix's writes' own sizes, where fio's `bs=R,W` or `bssplit=R,W`
     /// gives them apart from the reads' (which `bs` and `bssplit` take);
-    /// `None` when both directions move the same sizes. A trim share
-    /// beside them is refused (fio's third value would be its own).
+    /// `None` when both directions move the same sizes (fio's mixes,
+    /// `rw`/`randrw`, take no trims, so a third value has no I/Os here).
     fn write_sizes(&self) -> Result<Option<BlockSplit>, String> {
         if self.op_and_pattern()?.0 != Op::Mix {
             return Ok(None);
@@ -140,16 +140,7 @@ impl FioJob<'_> {
         if read == write {
             return Ok(None);
         }
-        if self.rw_mix_trims() {
-            return Err("a block size per direction beside trims: iolab's trims take the reads' sizes, fio's their own".to_string());
-        }
         Ok(Some(write))
-    }
-
-    /// Whether the job's mix takes trims (`rw=randtrim` mixes are fio's
-    /// `trimwrite` family, which iolab refuses elsewhere).
-    fn rw_mix_trims(&self) -> bool {
-        self.option("rwmixtrim").is_some_and(|t| t.trim() != "0")
     }
 
     /// fio's `fsync=N` or `fdatasync=N`: N and whether the syncs are of the
