@@ -96,6 +96,7 @@ fn pass(
         bs: 4096,
         sizes: None,
         write_sizes: None,
+        trim_then_write: false,
         blocks,
         base: 0,
         pattern,

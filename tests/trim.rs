@@ -302,3 +302,127 @@ fn trims_where_holes_cannot_be_punched_are_refused_before_any_io() {
     }
     assert!(entries(mount.path()).is_empty(), "nothing is left");
 }
+
+/// The discards (`BLKDISCARD`) and writes (`pwrite64`) strace logged, in
+/// order: (is a write, offset, length).
+fn discards_and_writes(log: &std::path::Path) -> Vec<(bool, u64, u64)> {
+    let numbers = |text: &str| -> Vec<u64> {
+        text.split(|c: char| !c.is_ascii_digit())
+            .filter(|n| !n.is_empty())
+            .filter_map(|n| n.parse().ok())
+            .collect()
+    };
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter(|line| line.ends_with(" = 0") || line.contains("pwrite64("))
+        .filter_map(|line| {
+            if let Some((_, rest)) = line.split_once("BLKDISCARD, [") {
+                let n = numbers(rest.split(']').next()?);
+                return Some((false, n[0], n[1]));
+            }
+            // `pwrite64(FD, "data"..., LENGTH, OFFSET) = MOVED`
+            let (call, _) = line.split_once("pwrite64(")?.1.rsplit_once(") =")?;
+            let mut last = call.rsplitn(3, ", ");
+            let offset = last.next()?.parse().ok()?;
+            let length = last.next()?.parse().ok()?;
+            Some((true, offset, length))
+        })
+        .collect()
+}
+
+/// fio's `trimwrite` and `randtrimwrite` as typed: each range trimmed and
+/// then written, the write on the trim's range — strace sees each discard
+/// followed by the write of its range, every block of the size once, as
+/// in fio — and fio's counts per direction, on psync and libaio at depth 4.
+#[test]
+fn fios_trimwrite_trims_each_range_then_writes_it() {
+    let dir = scratch();
+    if !crate::fast::import::fio_available() || !crate::mounts::have("strace") {
+        return;
+    }
+    let Some(device) = LoopDevice::or_skip(dir.path(), 8, 7, false) else {
+        return;
+    };
+    let dev = device.path();
+    for rw in ["trimwrite", "randtrimwrite"] {
+        for engine in [
+            &["--ioengine=psync"][..],
+            &["--ioengine=libaio", "--iodepth=4"],
+        ] {
+            let mut words: Vec<String> = [
+                "--name=tw",
+                &format!("--rw={rw}"),
+                "--bs=64k",
+                "--size=1m",
+                "--direct=1",
+                &format!("--filename={dev}"),
+            ]
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+            words.extend(engine.iter().map(|w| w.to_string()));
+            let name = format!("{rw}-{}", engine.len());
+            let fio = crate::fast::fio_command_line::json_of(
+                "fio",
+                dir.path(),
+                &format!("fio-{name}"),
+                &words,
+            );
+            let mut consented = vec!["--destroy-data".to_string(), dev.to_string()];
+            consented.extend(words.clone());
+            let ours = crate::fast::fio_command_line::json_of(
+                "iolab",
+                dir.path(),
+                &format!("iolab-{name}"),
+                &consented,
+            );
+            for direction in ["read", "write", "trim"] {
+                let figures = |document: &serde_json::Value| {
+                    let job = &document["jobs"][0][direction];
+                    (job["total_ios"].as_u64(), job["io_bytes"].as_u64())
+                };
+                assert_eq!(figures(&ours), figures(&fio), "{rw} {engine:?} {direction}");
+            }
+            assert_eq!(ours["jobs"][0]["trim"]["total_ios"], 16, "{rw} {engine:?}");
+            assert_eq!(ours["jobs"][0]["job options"]["rw"], rw);
+            if engine.len() > 1 {
+                continue;
+            }
+            // psync: each call in the order issued.
+            for program in ["fio", "iolab"] {
+                let log = dir.path().join(format!("{program}.strace"));
+                let mut command = assert_cmd::Command::new("strace");
+                command
+                    .current_dir(dir.path())
+                    .args(["-f", "-e", "trace=ioctl,pwrite64", "-o"])
+                    .arg(&log);
+                match program {
+                    "iolab" => command.arg(env!("CARGO_BIN_EXE_iolab")).args([
+                        "fio",
+                        "--destroy-data",
+                        dev,
+                    ]),
+                    _ => command.arg("fio"),
+                };
+                command
+                    .args(&words)
+                    .args(["--output-format=json", "--output=/dev/null"]);
+                succeed(&mut command);
+                let calls = discards_and_writes(&log);
+                assert_eq!(calls.len(), 32, "{program} {rw}: {calls:?}");
+                let mut trimmed = Vec::new();
+                for pair in calls.chunks(2) {
+                    let [(false, at, len), (true, written, wrote)] = pair else {
+                        panic!("{program} {rw}: not a discard then a write: {pair:?}");
+                    };
+                    assert_eq!((at, len), (written, wrote), "{program} {rw}");
+                    trimmed.push(*at);
+                }
+                trimmed.sort_unstable();
+                let every: Vec<u64> = (0..16).map(|b| b * 65536).collect();
+                assert_eq!(trimmed, every, "{program} {rw}: every block once");
+            }
+        }
+    }
+}

@@ -49,6 +49,18 @@ pub(crate) fn expected_result_bytes(points: &[PlannedPoint]) -> u64 {
     })
 }
 
+/// Whether `path` is `/dev/null` (the device 1:3, whatever its name),
+/// where fio's users send an output they do not want: iolab writes nothing
+/// there, as the device keeps nothing.
+pub(crate) fn discards(path: &Path) -> bool {
+    rustix::fs::stat(path).is_ok_and(|stat| {
+        crate::run::target::device::memory_device(
+            rustix::fs::FileType::from_raw_mode(stat.st_mode),
+            stat.st_rdev,
+        ) == Some(crate::run::target::device::Memory::Null)
+    })
+}
+
 /// Refuses, before anything is measured, an output that cannot be written:
 /// a path that exists, a missing or unwritable directory, a name too long
 /// for its file system, a file system that takes no new files (read-only,
@@ -479,6 +491,8 @@ pub(crate) fn answer_as_fio(
         crate::say!("{line}");
     }
     match &answer.to {
+        // fio's `--output=/dev/null`: nothing to keep.
+        Some(path) if discards(path) => {}
         // A new file, as every file iolab writes (an existing one was
         // refused before the run: fio would overwrite it).
         Some(path) => {

@@ -240,6 +240,7 @@ impl FioJob<'_> {
         let taken = match op {
             Op::Mix => self.mix()?,
             Op::Trim => DirectionMix::only(Direction::Trim),
+            Op::Trimwrite => DirectionMix::TRIM_THEN_WRITE,
             _ if self.writes => DirectionMix::only(Direction::Write),
             _ => DirectionMix::only(Direction::Read),
         };
@@ -645,7 +646,11 @@ impl FioJob<'_> {
                 let read = size(parts.first())?;
                 let write = size(parts.get(1).or(parts.first()))?;
                 ParamValue::Number(match self.op_and_pattern()?.0 {
-                    Op::Trim => size(parts.get(2).or(parts.get(1)).or(parts.first()))?,
+                    // A trimwrite's write moves the range its trim took,
+                    // as fio's does (`last_pos[DDIR_TRIM]`).
+                    Op::Trim | Op::Trimwrite => {
+                        size(parts.get(2).or(parts.get(1)).or(parts.first()))?
+                    }
                     // A mix of two sizes: the reads' here, the writes' in
                     // --write-bs (Param::WriteBs).
                     Op::Mix | Op::Read | Op::Reread => read,

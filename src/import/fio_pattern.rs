@@ -93,6 +93,8 @@ impl FioJob<'_> {
             // A trim job's figures are its "trim" section's, imported as writes are.
             ("trim", true) => (Op::Trim, Pattern::Seq),
             ("randtrim", true) => (Op::Trim, Pattern::Random),
+            ("trimwrite", true) => (Op::Trimwrite, Pattern::Seq),
+            ("randtrimwrite", true) => (Op::Trimwrite, Pattern::Random),
             ("rw" | "readwrite" | "randrw", _) => {
                 let pattern = match self.rw() {
                     "randrw" => Pattern::Random,
@@ -104,11 +106,6 @@ impl FioJob<'_> {
                     Some(Direction::Read) => (Op::Read, pattern),
                     Some(_) => (Op::Rewrite, pattern),
                 }
-            }
-            (other @ ("trimwrite" | "randtrimwrite"), _) => {
-                return Err(format!(
-                    "rw={other} has no iolab equivalent (a trim followed by a write of the same block)"
-                ));
             }
             (other, _) => {
                 return Err(format!("rw={other} is not a data workload iolab imports"));

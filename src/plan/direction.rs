@@ -27,6 +27,12 @@ impl Default for DirectionMix {
 }
 
 impl DirectionMix {
+    /// `op trimwrite`'s: half the I/Os trims, half writes, each write
+    /// following the trim of its range.
+    pub const TRIM_THEN_WRITE: DirectionMix = DirectionMix {
+        shares: [0, 50, 50],
+    };
+
     /// Every I/O in `direction`.
     pub const fn only(direction: Direction) -> DirectionMix {
         let mut shares = [0; 3];
@@ -134,7 +140,10 @@ impl DirectionMix {
         let [_, write, trim] = self.shares;
         // A write when the draw is below write/100 of the u64 range, a trim
         // below (write + trim)/100, else a read.
-        let below = |percent: u8| ((percent as u128) << 64).div_ceil(100) as u64;
+        // 100 percent is the whole range: every draw below u64::MAX, and
+        // `reads` false makes the last value too not a read.
+        let below =
+            |percent: u8| (((percent as u128) << 64).div_ceil(100)).min(u64::MAX as u128) as u64;
         DirectionDraws {
             sole: match self.sole() {
                 Some(direction) => direction.index() as u8,
@@ -142,6 +151,7 @@ impl DirectionMix {
             },
             write_below: below(write),
             trim_below: below(write + trim),
+            reads: self.reads(),
             state: if state == 0 {
                 0x9E37_79B9_7F4A_7C15
             } else {
@@ -243,6 +253,9 @@ pub struct DirectionDraws {
     sole: u8,
     write_below: u64,
     trim_below: u64,
+    /// Whether any share reads: without, a draw at or past `trim_below`
+    /// (only u64::MAX can be) is a trim.
+    reads: bool,
     state: u64,
 }
 
@@ -259,7 +272,7 @@ impl DirectionDraws {
                 let x = super::draw::xorshift64(&mut self.state);
                 if x < self.write_below {
                     Direction::Write
-                } else if x < self.trim_below {
+                } else if x < self.trim_below || !self.reads {
                     Direction::Trim
                 } else {
                     Direction::Read
@@ -285,6 +298,28 @@ mod tests {
         );
         assert!(!DirectionMix::only(Direction::Read).mixed());
         assert!(DirectionMix::with_write_percent(101).is_none());
+    }
+
+    /// A mix without reads draws none: its trims' threshold is the whole
+    /// range (it wrapped to 0, and every draw past the writes' was a read).
+    #[test]
+    fn a_mix_of_writes_and_trims_draws_no_read() {
+        for mix in ["write=50,trim=50", "write=1,trim=99", "read=1,trim=99"] {
+            let shares: DirectionMix = mix.parse().unwrap();
+            let mut draws = shares.draws(7);
+            let mut counts = [0u32; 3];
+            for _ in 0..10_000 {
+                counts[draws.next().index()] += 1;
+            }
+            for direction in Direction::ALL {
+                let expected = f64::from(shares.percent(direction)) * 100.0;
+                let got = f64::from(counts[direction.index()]);
+                assert!(
+                    (got - expected).abs() <= 300.0,
+                    "{mix}: {got} {direction:?}, {expected} expected"
+                );
+            }
+        }
     }
 
     #[test]

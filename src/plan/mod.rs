@@ -393,6 +393,7 @@ impl Workload {
         match (self.op, self.mix) {
             (Op::Mix, Some(mix)) => mix,
             (Op::Trim, _) => direction::DirectionMix::only(direction::Direction::Trim),
+            (Op::Trimwrite, _) => direction::DirectionMix::TRIM_THEN_WRITE,
             (op, _) => direction::DirectionMix::only(if op.writes() {
                 direction::Direction::Write
             } else {

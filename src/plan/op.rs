@@ -27,6 +27,11 @@ pub enum Op {
     /// Discard ranges of a laid-out file (fio's `trim`/`randtrim`): a hole
     /// punched per I/O, a discard on a block device (with `--destroy-data`).
     Trim,
+    /// Discard each block of a laid-out file and then write it (fio's
+    /// `trimwrite`/`randtrimwrite`): every block the pattern draws is a
+    /// trim and then a write of the same range, the pair counted once
+    /// against the job's size.
+    Trimwrite,
     /// Metadata (with `--items`): create each file of the tree (empty, or
     /// `--file-size` bytes written), mdtest's file creation.
     Create,
@@ -56,6 +61,7 @@ impl Op {
                 | Op::Rewrite
                 | Op::Mix
                 | Op::Trim
+                | Op::Trimwrite
                 | Op::Create
                 | Op::Rename
                 | Op::Delete
@@ -107,6 +113,7 @@ impl Op {
             Op::Reread => "reread",
             Op::Mix => "mix",
             Op::Trim => "trim",
+            Op::Trimwrite => "trimwrite",
             Op::Create => "create",
             Op::Stat => "stat",
             Op::Rename => "rename",
@@ -171,7 +178,9 @@ impl ItemOp {
             Op::Rmdir => ItemOp::Rmdir,
             Op::Dirstat => ItemOp::Dirstat,
             Op::Readdir => ItemOp::Readdir,
-            Op::Write | Op::Rewrite | Op::Reread | Op::Mix | Op::Trim => return None,
+            Op::Write | Op::Rewrite | Op::Reread | Op::Mix | Op::Trim | Op::Trimwrite => {
+                return None;
+            }
         })
     }
 

@@ -551,9 +551,8 @@ pub fn fio_rw_spelling(word: &str) -> Option<&'static str> {
         "randrw" => "--op mix --pattern random --mix read=50,write=50",
         "rw" | "readwrite" => "--op mix --mix read=50,write=50",
         "randtrim" => "--op trim --pattern random",
-        "trimwrite" | "randtrimwrite" => {
-            "not available: iolab has no trim-then-write of the same block"
-        }
+        "trimwrite" => "--op trimwrite",
+        "randtrimwrite" => "--op trimwrite --pattern random",
         _ => return None,
     })
 }

@@ -416,6 +416,8 @@ fn options(workload: &Workload) -> Map<String, Value> {
         (Op::Mix, true) => "randrw",
         (Op::Trim, false) => "trim",
         (Op::Trim, true) => "randtrim",
+        (Op::Trimwrite, false) => "trimwrite",
+        (Op::Trimwrite, true) => "randtrimwrite",
         // A metadata operation has no fio rw; fio's file engines are named so.
         (other, _) => other.name(),
     };

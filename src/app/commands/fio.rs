@@ -33,7 +33,11 @@ pub fn fio(args: &FioArgs, arguments: Vec<String>) -> Result<Ending, AppError> {
         format: command.format,
         to: command.output.as_ref().map(PathBuf::from),
     };
-    if let Some(to) = &answer.to {
+    if let Some(to) = answer
+        .to
+        .as_deref()
+        .filter(|to| !crate::app::output::discards(to))
+    {
         crate::app::output::check_output(Some(to), 0)?;
     }
     super::run::run_job(&run, Some((&command, &answer)), arguments)

@@ -23,6 +23,7 @@ fn report_name(engine: EngineKind, op: Op) -> String {
         // IOzone has no mixed op; a mix is reported under iolab's name.
         (Op::Mix, _) => "Mix",
         (Op::Trim, _) => "Trim",
+        (Op::Trimwrite, _) => "Trim-then-write",
         // IOzone has no metadata ops either: each under its own name.
         (op, _) => op.name(),
     };

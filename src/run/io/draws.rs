@@ -25,6 +25,9 @@ pub(in crate::run) struct Draws {
     /// the writes' walk beside the reads'.
     writes: Option<OwnWalks>,
     directions: DirectionDraws,
+    /// `op trimwrite`: `Some` (the range just trimmed, its write next, or
+    /// `None`: a new range and its trim next).
+    trimmed: Option<Option<(u64, u64)>>,
     sizes: Option<SizeDraws>,
     pub(in crate::run::io) touched: Option<Touched>,
     /// With `--verify` on a mix: the blocks written (ramp included), so the
@@ -107,18 +110,23 @@ impl Draws {
                     pass: spec.blocks,
                 })
             }
-            None => (spec.pattern == Pattern::Seq && spec.directions.mixed()).then(|| OwnWalks {
-                walk: BlockSequence::new(spec.pattern, spec.blocks, spec.seed),
-                sizes: None,
-                scale: [1, 1],
-                left: spec.blocks,
-                pass: spec.blocks,
-            }),
+            // A trimwrite's writes follow its trims: one walk.
+            None => {
+                (spec.pattern == Pattern::Seq && spec.directions.mixed() && !spec.trim_then_write)
+                    .then(|| OwnWalks {
+                        walk: BlockSequence::new(spec.pattern, spec.blocks, spec.seed),
+                        sizes: None,
+                        scale: [1, 1],
+                        left: spec.blocks,
+                        pass: spec.blocks,
+                    })
+            }
         };
         Draws {
             blocks: walk(spec.blocks / read_scale, spec.seed, spec.sizes.is_some()),
             writes,
             directions: spec.directions.draws(spec.seed),
+            trimmed: spec.trim_then_write.then_some(None),
             sizes: spec.sizes.map(|split| split.draws(spec.seed)),
             touched: Touched::for_pattern(spec.pattern, spec.blocks),
             written: spec
@@ -142,7 +150,20 @@ impl Draws {
     pub(in crate::run) fn next(&mut self, due: Option<Direction>) -> Option<Io> {
         // Drawn whether or not a rate chooses, so the draws stay the same.
         let drawn = self.directions.next();
-        let direction = due.unwrap_or(drawn);
+        let direction = match &mut self.trimmed {
+            None => due.unwrap_or(drawn),
+            // The write of the range just trimmed: counted with its trim.
+            Some(trimmed) => match trimmed.take() {
+                Some((block, blocks)) => {
+                    return Some(Io {
+                        block,
+                        blocks,
+                        direction: Direction::Write,
+                    });
+                }
+                None => Direction::Trim,
+            },
+        };
         let (block, blocks) = match self.extent(direction) {
             Some(extent) => extent,
             None if self.endless => {
@@ -170,6 +191,9 @@ impl Draws {
             for block in block..block + blocks {
                 touched.mark(block);
             }
+        }
+        if let Some(trimmed) = &mut self.trimmed {
+            *trimmed = Some((block, blocks));
         }
         Some(Io {
             block,
@@ -293,6 +317,47 @@ fn next_extent(walk: &mut BlockSequence, sizes: &mut Option<SizeDraws>) -> Optio
         Some(sizes) => {
             let want = sizes.next();
             walk.next_extent(want, |room| sizes.fit(room))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::direction::DirectionMix;
+    use std::sync::atomic::AtomicUsize;
+
+    /// `op trimwrite`: each range trimmed, then written, the pair counted
+    /// once against `--io-size`, in order and at random, with a split.
+    #[test]
+    fn a_trimwrite_writes_each_range_it_trimmed_next() {
+        let interrupt = AtomicUsize::new(0);
+        for pattern in [Pattern::Seq, Pattern::Random] {
+            for sizes in [None, Some("4k/50:16k/50".parse::<BlockSplit>().unwrap())] {
+                let spec = LoopSpec {
+                    directions: DirectionMix::TRIM_THEN_WRITE,
+                    trim_then_write: true,
+                    blocks: 64,
+                    pattern,
+                    sizes,
+                    ..crate::run::io::timing::tests::spec(&interrupt)
+                };
+                let mut draws = Draws::new(&spec);
+                draws.endless = false;
+                draws.blocks_left = 32;
+                let mut trimmed = 0;
+                while let Some(trim) = draws.next(None) {
+                    assert_eq!(trim.direction, Direction::Trim, "{pattern:?}");
+                    let write = draws.next(None).expect("a trim's write");
+                    assert_eq!(write.direction, Direction::Write);
+                    assert_eq!((write.block, write.blocks), (trim.block, trim.blocks));
+                    trimmed += trim.blocks;
+                }
+                assert_eq!(
+                    trimmed, 32,
+                    "{pattern:?} {sizes:?}: the budget, trims alone"
+                );
+            }
         }
     }
 }

@@ -24,6 +24,9 @@ pub struct LoopSpec<'a> {
     /// A mix's writes' own sizes (`--write-bs`): each direction then walks
     /// the file on its own grid, its smallest size.
     pub write_sizes: Option<BlockSplit>,
+    /// Each drawn range is trimmed and then written (`op trimwrite`):
+    /// the directions alternate, each write on its trim's range.
+    pub trim_then_write: bool,
     /// Blocks in the file.
     pub blocks: u64,
     /// Independent random draws lie on multiples of this many blocks

@@ -390,6 +390,7 @@ pub(crate) mod tests {
             bs: 4096,
             sizes: None,
             write_sizes: None,
+            trim_then_write: false,
             blocks: 1000,
             align_blocks: 1,
             base: 0,
