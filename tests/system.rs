@@ -30,3 +30,5 @@ mod protocols;
 mod replay;
 #[path = "trim.rs"]
 mod trim;
+#[path = "zbd.rs"]
+mod zbd;

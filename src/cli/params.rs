@@ -76,6 +76,7 @@ fn heading(param: Param) -> &'static str {
         | Param::Bs
         | Param::Bssplit
         | Param::WriteBs
+        | Param::Zbd
         | Param::Align
         | Param::Size
         | Param::Offset

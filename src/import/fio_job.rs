@@ -303,6 +303,49 @@ impl FioJob<'_> {
 
     /// fio's flow control: `flow` (a weight; 0, fio's default, none),
     /// `flow_id`, `flow_sleep` (microseconds).
+    /// fio's `zonemode=zbd`, emulated as fio emulates it on a target that
+    /// is not zoned: `zonesize` (which fio requires there), `zonecapacity`,
+    /// `max_open_zones`, `zone_reset_threshold` and `_frequency`,
+    /// `read_beyond_wp`.
+    pub(super) fn zbd(&self) -> Result<Option<crate::plan::zbd::Zbd>, String> {
+        if self.option("zonemode").map(str::trim) != Some("zbd") {
+            return Ok(None);
+        }
+        let size_of = |key: &str| -> Result<Option<u64>, String> {
+            self.option(key)
+                .map(|text| {
+                    fio_size(text, self.kb_base)
+                        .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
+                })
+                .transpose()
+        };
+        let zone = size_of("zonesize")?.filter(|&z| z > 0).ok_or_else(|| {
+            "zonemode=zbd without zonesize: fio requires the zone size on a target that is not zoned, as iolab does".to_string()
+        })?;
+        let mut text = crate::plan::units::format_size(zone);
+        if let Some(capacity) = size_of("zonecapacity")?.filter(|&c| c != 0 && c != zone) {
+            text.push_str(&format!(",capacity={capacity}"));
+        }
+        let open = self.number("max_open_zones", 0)?;
+        if open > 0 {
+            text.push_str(&format!(",open={open}"));
+        }
+        let frequency = self.option("zone_reset_frequency").unwrap_or("0").trim();
+        if !frequency.parse::<f64>().is_ok_and(|f| f == 0.0) {
+            let threshold = self.option("zone_reset_threshold").unwrap_or("1").trim();
+            text.push_str(&format!(",reset={threshold}/{frequency}"));
+        }
+        if self
+            .option("read_beyond_wp")
+            .is_some_and(|v| !matches!(v.trim(), "0" | "false"))
+        {
+            text.push_str(",read-beyond-wp");
+        }
+        text.parse::<crate::plan::zbd::Zbd>()
+            .map(Some)
+            .map_err(|why| format!("zonemode=zbd: {why}"))
+    }
+
     pub(super) fn flow(&self) -> Result<Option<Flow>, String> {
         let weight = self.number("flow", 0)?;
         // Without a weight fio controls no flow: flow_id and flow_sleep
@@ -682,6 +725,10 @@ impl FioJob<'_> {
             }),
             Param::Think => match self.think()? {
                 Some(think) => ParamValue::Think(think),
+                None => return Ok(None),
+            },
+            Param::Zbd => match self.zbd()? {
+                Some(zbd) => ParamValue::Zbd(zbd),
                 None => return Ok(None),
             },
             Param::Flow => match self.flow()? {

@@ -145,12 +145,8 @@ impl FioJob<'_> {
             }
             None | Some("none") => return Ok(None),
             Some("strided") => {}
-            Some("zbd") => {
-                return Err(
-                    "zonemode=zbd: zoned block devices (their write pointers and zone resets) have no iolab equivalent"
-                        .to_string(),
-                );
-            }
+            // Zones of a zoned device: `FioJob::zbd`.
+            Some("zbd") => return Ok(None),
             Some(other) => return Err(format!("zonemode={other}: fio takes none, strided or zbd")),
         }
         let size_of = |key: &str| -> Result<Option<u64>, String> {

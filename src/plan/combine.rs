@@ -350,6 +350,15 @@ pub enum Site<'a> {
 /// asks as soon as it knows the site; the runner asks again for points
 /// that reach it another way (a study's, a guest's).
 pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
+    if let (Some(group), false) = (
+        groups.iter().find(|g| g.workload.zbd.is_some()),
+        matches!(site, Site::Given { .. }),
+    ) {
+        return Err(usage!(
+            "{}--zbd emulates zones on a file or device you gave (--file), which every job shares; the files iolab makes are one per job",
+            in_group(group)
+        ));
+    }
     let (Site::Given { flag, .. } | Site::Lun { flag }) = site else {
         if let Some(group) = groups
             .iter()

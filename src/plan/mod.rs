@@ -35,6 +35,7 @@ pub mod trace;
 pub mod tree;
 pub mod units;
 mod validate;
+pub mod zbd;
 
 pub use cost::{
     ASSUMED_BPS, ASSUMED_DEVICE_IOPS, Cost, Kind as SpeedKind, Speed, Speeds, blend as blend_cost,
@@ -53,6 +54,7 @@ pub use pattern::Pattern;
 pub use rate::Rate;
 pub use split::BlockSplit;
 pub use trace::{TracePath, TraceSpeed};
+pub use zbd::Zbd;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

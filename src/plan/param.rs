@@ -23,7 +23,11 @@ use super::rate::{DirectionRates, Rate};
 use super::split::BlockSplit;
 use super::trace::{TracePath, TraceSpeed};
 use super::units::{format_rate, format_size, parse_duration, parse_rate, parse_size};
+use super::zbd::Zbd;
 use super::{CacheMode, EngineKind, Op, Pattern, SyncMode, Workload};
+
+/// The schema's pattern of a [`Zbd`](super::zbd::Zbd), as its `Display` writes it.
+const ZBD_PATTERN: &str = "^[0-9]+(\\.[0-9]+)?[KMGT]iB(,capacity=[0-9]+(\\.[0-9]+)?[KMGT]iB)?(,open=[1-9][0-9]*)?(,reset=[0-9.]+/[0-9.]+)?(,read-beyond-wp)?$";
 
 /// The schema's pattern of a [`Flow`] share, as its `Display` writes it.
 const FLOW_PATTERN: &str = "^[1-9][0-9]*(:id=[0-9]+)?(:sleep=[0-9]+(ns|us|ms|s))?$";
@@ -210,6 +214,7 @@ impl Param {
                 | Param::Bs
                 | Param::Bssplit
                 | Param::WriteBs
+                | Param::Zbd
                 | Param::Align
                 | Param::Size
                 | Param::Offset
@@ -258,6 +263,7 @@ impl Param {
             Kind::Iops => "N|read=N+write=N".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
             Kind::Flow => "WEIGHT[:id=N][:sleep=DURATION]".to_string(),
+            Kind::Zbd => "ZONE-SIZE[,open=N][,capacity=SIZE][,reset=T/F][,read-beyond-wp]".to_string(),
             Kind::Trace => "TRACE".to_string(),
             Kind::Speed => "FACTOR|afap".to_string(),
             // Fourteen ops would push the help's columns past the terminal:
@@ -386,6 +392,7 @@ impl Param {
             })?),
             Kind::Think => Value::Think(text.parse()?),
             Kind::Flow => Value::Flow(text.parse::<Flow>()?),
+            Kind::Zbd => Value::Zbd(text.parse::<super::zbd::Zbd>()?),
             Kind::Machine => Value::Machine(enum_value(text, || {
                 refusal(text, "machine (host or guest)")
             })?),
@@ -445,6 +452,7 @@ impl Param {
             Value::Arrivals(law) => law.name().to_string(),
             Value::Think(think) => think.to_string(),
             Value::Flow(flow) => flow.to_string(),
+            Value::Zbd(zbd) => zbd.to_string(),
             Value::Machine(machine) => machine.name().to_string(),
             Value::Exit(scope) => scope.name().to_string(),
             Value::Trace(path) => path.to_string(),
@@ -519,6 +527,10 @@ impl Param {
             Kind::Flow => json!({
                 "type": "string",
                 "pattern": FLOW_PATTERN
+            }),
+            Kind::Zbd => json!({
+                "type": "string",
+                "pattern": ZBD_PATTERN
             }),
             Kind::Trace => json!({ "type": "string", "minLength": 1 }),
             Kind::Speed => json!({ "oneOf": [

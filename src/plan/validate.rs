@@ -11,6 +11,52 @@ impl Workload {
     /// Per-direction rates pace exactly the directions the job takes, and
     /// more than one of them make it a mix in their proportion: a `--mix`
     /// or an op given beside them must agree.
+    /// What `--zbd` takes: I/Os on the zones' grid and no longer than a
+    /// zone, trims of whole zones by a blocking engine (a reset completes
+    /// at once), and none of what fio's emulation treats apart.
+    fn check_zones(&self, zbd: super::zbd::Zbd) -> Result<(), UsageError> {
+        let largest = self.bssplit.map_or(self.bs, |split| split.largest());
+        let grid = self.grid();
+        if zbd.zone_size % grid != 0 || zbd.capacity % grid != 0 || largest > zbd.zone_size {
+            return Err(usage!(
+                "--zbd {zbd}: the zones must be whole blocks of {} and hold the largest I/O ({})",
+                units::format_size(grid),
+                units::format_size(largest)
+            ));
+        }
+        if self.directions().trims() && (largest != zbd.zone_size || self.bssplit.is_some()) {
+            return Err(usage!(
+                "--zbd {zbd} with trims: a trim resets one zone, so --bs is the zone size ({}), as fio requires",
+                units::format_size(zbd.zone_size)
+            ));
+        }
+        if self.directions().trims() && self.engine.capabilities().queued {
+            return Err(usage!(
+                "--zbd {zbd} with trims on engine {}: a zone's reset completes at once, which iolab's queued loops do not take; give --engine psync",
+                self.engine.name()
+            ));
+        }
+        if self.verify || self.op == Op::Trimwrite || self.write_bs.is_some() {
+            return Err(usage!(
+                "--zbd {zbd} with {}: fio's zoned mode treats it apart (full zones kept for the check, a write at the trim's place); iolab does not",
+                if self.verify {
+                    "--verify"
+                } else if self.op == Op::Trimwrite {
+                    "--op trimwrite"
+                } else {
+                    "--write-bs"
+                }
+            ));
+        }
+        if !self.engine.capabilities().local_fd {
+            return Err(usage!(
+                "--zbd {zbd} on engine {}: zones are emulated on a local file or device",
+                self.engine.name()
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn check_direction_rates(&self) -> Result<(), UsageError> {
         let (flag, rates, shown) = match (self.rate, self.rate_iops) {
             (Some(Rate::Directions(rates)), _) => ("rate", rates, rates.format(units::format_rate)),
@@ -418,6 +464,9 @@ impl Workload {
                 trimmers.join(", "),
                 self.engine.name()
             ));
+        }
+        if let Some(zbd) = self.zbd {
+            self.check_zones(zbd)?;
         }
         if self.verify && self.directions().trims() {
             return Err(usage!(

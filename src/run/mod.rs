@@ -353,6 +353,14 @@ struct JobTarget<'a> {
 }
 
 /// Runs points in one scratch directory and cleans up after them.
+/// A given target's emulated zones (`--zbd`), by the shelf key it was
+/// given under and the zones' size and capacity.
+type KeptZones = (
+    Option<PathBuf>,
+    (u64, u64),
+    std::sync::Arc<io::zones::Zones>,
+);
+
 pub struct Session {
     dir: Box<dyn Space>,
     interrupt: Interrupt,
@@ -386,9 +394,59 @@ pub struct Session {
     shelf: Vec<(PathBuf, FileSet, Watch)>,
     /// The path the current given target was taken from the shelf by.
     given_key: Option<PathBuf>,
+    /// The emulated zones (`--zbd`) of each given target, by its shelf
+    /// key and the zones' size and capacity: kept from point to point, as
+    /// a zoned device keeps its write pointers.
+    zones: Vec<KeptZones>,
 }
 
 impl Session {
+    /// The given target's emulated zones cut as `zbd` says: the ones kept
+    /// from an earlier point on it, else empty ones; refused on a device
+    /// the kernel reports zoned (its own pointers, which iolab does not
+    /// read).
+    fn zones_of(
+        &mut self,
+        zbd: crate::plan::zbd::Zbd,
+    ) -> Result<std::sync::Arc<io::zones::Zones>, RunError> {
+        let key = (self.given_key.clone(), (zbd.zone_size, zbd.capacity));
+        if let Some((_, _, zones)) = self
+            .zones
+            .iter()
+            .find(|(k, g, _)| (k, g) == (&key.0, &key.1))
+        {
+            return Ok(zones.clone());
+        }
+        let given = self.given.as_ref().and_then(|set| set.files.first());
+        if let Some(path) = given.map(|file| file.path()) {
+            let block = rustix::fs::stat(path).ok().filter(|s| {
+                rustix::fs::FileType::from_raw_mode(s.st_mode) == rustix::fs::FileType::BlockDevice
+            });
+            if let Some(stat) = block {
+                let device = (
+                    rustix::fs::major(stat.st_rdev),
+                    rustix::fs::minor(stat.st_rdev),
+                );
+                let model = std::fs::read_to_string(format!(
+                    "/sys/dev/block/{}:{}/queue/zoned",
+                    device.0, device.1
+                ))
+                .unwrap_or_default();
+                if !matches!(model.trim(), "" | "none") {
+                    return Err(RunError::Setup(format!(
+                        "--zbd on {}: the kernel reports it zoned ({}); iolab emulates zones only on a device that is not zoned, and does not read a zoned device's own write pointers",
+                        path.display(),
+                        model.trim()
+                    )));
+                }
+            }
+        }
+        let zones = std::sync::Arc::default();
+        self.zones
+            .push((key.0, key.1, std::sync::Arc::clone(&zones)));
+        Ok(zones)
+    }
+
     /// Makes every timed repetition that writes through the page cache
     /// write its files back (fsync, untimed) before the sampler's last
     /// snapshot: the time stays the application's, while the devices' and
@@ -432,6 +490,7 @@ impl Session {
             count_write_back: false,
             shelf: Vec::new(),
             given_key: None,
+            zones: Vec::new(),
         }
     }
 

@@ -401,6 +401,11 @@ impl Session {
                 && set.read_pass == ReadPass::of(workload);
             set.read_pass = None;
         }
+        // The given target's emulated zones, as earlier points left them.
+        let zone_tables: Vec<_> = drawn
+            .iter()
+            .map(|workload| workload.zbd.map(|zbd| self.zones_of(zbd)).transpose())
+            .collect::<Result<_, _>>()?;
         let mut targets = self.targets(groups.len(), &drawn, &layouts);
         // Unknown when no group has files, or one target's cache cannot be seen.
         let mut residency = targets.iter().any(Option::is_some).then(Residency::default);
@@ -428,6 +433,7 @@ impl Session {
                     interrupt: &interrupt,
                     timed: false,
                     write_back: false,
+                    zones: None,
                 };
                 let work = jobs::Work::Files(Some(targets));
                 let status = jobs::run_jobs(pass, work, target, None, &peers::Alone).status();
@@ -488,6 +494,7 @@ impl Session {
                     interrupt: &interrupt,
                     timed: true,
                     write_back: self.count_write_back,
+                    zones: zone_tables[place].as_ref(),
                 },
                 work: match (tree_op, &tree_counts, &works[place].replay) {
                     (Some((t, op)), Some((counts, renamed)), _) if t == place => {

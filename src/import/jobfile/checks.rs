@@ -249,10 +249,9 @@ pub(super) fn one_tree(phase: &mut Vec<Group>) -> Option<String> {
 }
 
 /// What is said before anything else about a job file: an engine iolab
-/// lacks, then zoned block devices (`zonemode=zbd`) — the options that come
-/// with them (an http engine's keys, zbd's `max_open_zones`) are refused
-/// because of them, not as options iolab does not read. An engine named
-/// by an unset variable is said later, with the variable.
+/// lacks — the options that come with it (an http engine's keys) are
+/// refused because of it, not as options iolab does not read. An engine
+/// named by an unset variable is said later, with the variable.
 pub(super) fn first_refusal(
     sections: &[Section],
     at: &dyn Fn(usize) -> String,
@@ -275,19 +274,6 @@ pub(super) fn first_refusal(
                     instead_of_engine(name)
                 ));
             }
-        }
-    }
-    for section in sections {
-        if let Some(zbd) = section
-            .options
-            .iter()
-            .find(|o| o.key == "zonemode" && o.value.trim() == "zbd")
-        {
-            return Err(crate::usage!(
-                "{}: [{}] zonemode=zbd: zoned block devices (their write pointers, open-zone limits and zone resets) have no iolab equivalent",
-                at(zbd.line),
-                section.name
-            ));
         }
     }
     Ok(())

@@ -138,6 +138,8 @@ pub fn translate(
     }
     let mut phases: Vec<Vec<Group>> = Vec::new();
     let mut names: Vec<String> = Vec::new();
+    // The phase of each section placed so far, by its index in `jobs`.
+    let mut section_phase: Vec<usize> = Vec::new();
     // fio's exitall: one job's is every job's; each group's exit_what.
     let mut exitall = false;
     let mut exit_marks = Vec::new();
@@ -191,6 +193,9 @@ pub fn translate(
         }
         let line = |key: &str| line_of.get(key).copied().unwrap_or(section.line);
         let shown = &section.name;
+        let kb_base = kb_base_of(&options);
+        zones_to_bytes(&mut options, kb_base)
+            .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
         // fio runs the job on its nodes' CPUs (numa_run_on_node_mask):
         // iolab's --cpus, read from this machine's nodes.
         if let Some(nodes) = option(&options, "numa_cpu_nodes") {
@@ -519,10 +524,21 @@ pub fn translate(
                 )
             })?;
         }
-        let new_phase = waits || options.contains_key("wait_for");
+        // A job that waits for one of an earlier phase joins the phase
+        // running now, which started after that one ended (fio starts it
+        // once its job ends: beside the jobs started then); one that
+        // waits for a job of the phase running now starts the next.
+        let waited_now = option(&options, "wait_for").is_some_and(|waited| {
+            jobs.iter()
+                .position(|(s, _)| s.name == waited.trim())
+                .and_then(|at| section_phase.get(at))
+                .is_none_or(|&phase| phase + 1 == phases.len())
+        });
+        let new_phase = waits || waited_now;
         if new_phase || phases.is_empty() {
             phases.push(Vec::new());
         }
+        section_phase.push(phases.len() - 1);
         exitall |= super::truthy(&options, "exitall");
         if index > 0 && (waits || super::truthy(&options, "new_group")) {
             fio_group += 1;
@@ -636,6 +652,43 @@ fn whole_blocks(workload: &mut crate::plan::Workload, section: &str) -> Option<S
 }
 
 /// Whether a job's `filename=` (in `directory`, when relative) is `file`.
+/// `kb_base` of a section's options (fio's default 1024).
+fn kb_base_of(options: &Map<String, Value>) -> u64 {
+    option(options, "kb_base")
+        .and_then(|base| base.trim().parse().ok())
+        .unwrap_or(1024)
+}
+
+/// fio's zone units (`offset=524z`, `size=128z`: zones of `zonesize`) in
+/// bytes, so every later reader of the size sees bytes; the error names
+/// the key.
+fn zones_to_bytes(
+    options: &mut Map<String, Value>,
+    kb_base: u64,
+) -> Result<(), (&'static str, String)> {
+    for key in ["size", "offset", "io_size", "offset_increment", "filesize"] {
+        let Some(zones) = option(options, key).and_then(|v| v.trim().strip_suffix('z')) else {
+            continue;
+        };
+        let zones: u64 = zones.trim().parse().map_err(|_| {
+            (
+                key,
+                format!("{key}={zones}z is not a whole number of zones"),
+            )
+        })?;
+        let zone = option(options, "zonesize")
+            .and_then(|size| fio_size(size, kb_base))
+            .filter(|&size| size > 0)
+            .ok_or((key, format!("{key}={zones}z counts zones: give zonesize=")))?;
+        let bytes = zones.checked_mul(zone).ok_or((
+            key,
+            format!("{key}={zones}z is more bytes than iolab counts"),
+        ))?;
+        options.insert(key.to_string(), Value::String(bytes.to_string()));
+    }
+    Ok(())
+}
+
 fn same_file(name: &str, directory: Option<&str>, file: &str) -> bool {
     let path = match directory {
         Some(dir) if !name.starts_with('/') => format!("{dir}/{name}"),

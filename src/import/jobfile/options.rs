@@ -243,6 +243,17 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         Taken::NoEffect("iolab's fio-format logs hold each section's jobs together"),
     ),
     ("zonemode", Taken::Mapped),
+    ("zonecapacity", Taken::Mapped),
+    ("max_open_zones", Taken::Mapped),
+    ("zone_reset_threshold", Taken::Mapped),
+    ("zone_reset_frequency", Taken::Mapped),
+    ("read_beyond_wp", Taken::Mapped),
+    (
+        "job_max_open_zones",
+        Taken::Refused(
+            "iolab limits the zones written at once for every job together (max_open_zones), not per job",
+        ),
+    ),
     ("zonesize", Taken::Mapped),
     ("zoneskip", Taken::Mapped),
     ("zonerange", Taken::Mapped),

@@ -64,7 +64,12 @@ fn stonewall_and_wait_for_make_phases() {
         .iter()
         .map(|p| p.iter().map(|g| g.name.as_str()).collect())
         .collect();
-    assert_eq!(names, [vec!["a"], vec!["b", "c"], vec!["d"]]);
+    // [d] waits for [a] alone: it starts with [b] and [c], as in fio.
+    assert_eq!(names, [vec!["a"], vec!["b", "c", "d"]]);
+    let file =
+        read("[global]\nsize=1m\n[a]\nrw=write\n[b]\nrw=read\nwait_for=a\n[c]\nwait_for=b\n")
+            .unwrap();
+    assert_eq!(file.phases.len(), 3, "each waits for the phase running");
 }
 
 /// fio's aliases and inverses read as the options they stand for
@@ -266,7 +271,15 @@ fn what_cannot_be_run_is_refused_by_file_line_and_key() {
         ),
         (
             "[j]\nsize=1m\nzonemode=zbd\nmax_open_zones=4\n",
-            "line 3: [j] zonemode=zbd: zoned block devices",
+            "line 3: [j] zonemode=zbd without zonesize",
+        ),
+        (
+            "[j]\nsize=2z\nzonemode=zbd\n",
+            "line 2: [j] size=2z counts zones: give zonesize=",
+        ),
+        (
+            "[j]\nsize=1m\nzonemode=zbd\nzonesize=1m\njob_max_open_zones=2\n",
+            "line 5: job_max_open_zones: iolab limits the zones written at once",
         ),
         (
             "[j]\nsize=48k\nrw=randrw\nrandom_distribution=sequence:2,0,1\n",

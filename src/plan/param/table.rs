@@ -218,6 +218,17 @@ macro_rules! for_each_parameter {
             WriteBs write_bs: Option<BlockSplit> = "write-bs" {
                 kind: Split, default: None, identifies: true, fio: "bs",
             } serde(skip_serializing_if = "Option::is_none", default) study_alias("write_bs")
+            /// The target as a zoned block device, emulated as fio emulates one
+            /// (fio's zonemode=zbd on a file or a device that is not zoned):
+            /// zones of ZONE-SIZE, each written only at its write pointer
+            /// (every zone empty at the start), a write drawn elsewhere
+            /// moved to its zone's pointer, a full zone reset before it is
+            /// written again, at most open=N zones written at once (fio's
+            /// max_open_zones), reads only below a pointer unless
+            /// read-beyond-wp, and a trim a zone's reset: 256m,open=32.
+            Zbd zbd: Option<Zbd> = "zbd" {
+                kind: Zbd, default: None, identifies: true, fio: "zonemode=zbd, zonesize, zonecapacity, max_open_zones, zone_reset_threshold, zone_reset_frequency, read_beyond_wp",
+            } serde(skip_serializing_if = "Option::is_none", default)
             /// Random offsets drawn independently (uniform, zipf, pareto, normal,
             /// zoned) lie on multiples of this many bytes (fio's blockalign); 0:
             /// the smallest block size, the grid every pattern keeps.

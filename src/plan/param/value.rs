@@ -10,6 +10,7 @@ use crate::plan::pace::{Arrivals, Flow, ThinkTime};
 use crate::plan::rate::{DirectionRates, Rate};
 use crate::plan::split::BlockSplit;
 use crate::plan::trace::{TracePath, TraceSpeed};
+use crate::plan::zbd::Zbd;
 use crate::plan::{CacheMode, EngineKind, Op, Pattern, SyncMode};
 
 /// How a parameter's values are written on the command line and stored.
@@ -58,6 +59,8 @@ pub enum Kind {
     Think,
     /// A [`Flow`] share.
     Flow,
+    /// A [`Zbd`]: zones and their limits.
+    Zbd,
     /// A [`Machine`].
     Machine,
     /// An [`ExitScope`].
@@ -95,6 +98,8 @@ pub enum Value {
     Arrivals(Arrivals),
     Think(ThinkTime),
     Flow(Flow),
+    /// Zones of an emulated zoned device.
+    Zbd(Zbd),
     /// A rate per direction (a rate for the whole job is a `Number`).
     Rates(DirectionRates),
     /// Where a point runs.
@@ -163,6 +168,7 @@ stored! {
     Arrivals => Arrivals(law) Some(law), law;
     ThinkTime => Think(think) Some(think), think;
     Flow => Flow(flow) Some(flow), flow;
+    Zbd => Zbd(zbd) Some(zbd), zbd;
     Machine => Machine(machine) Some(machine), machine;
     ExitScope => Exit(scope) Some(scope), scope;
     TracePath => Trace(path) Some(path), path;

@@ -9,7 +9,7 @@
 
 use super::coverage::Touched;
 use super::depth_search::DepthSearch;
-use super::spec::LoopSpec;
+use super::spec::{Io, LoopSpec};
 use crate::plan::data::DataDraws;
 use crate::plan::direction::{Direction, DirectionDraws};
 use crate::plan::pattern::{BlockSequence, Pattern};
@@ -29,6 +29,8 @@ pub(in crate::run) struct Draws {
     /// `None`: a new range and its trim next).
     trimmed: Option<Option<(u64, u64)>>,
     sizes: Option<SizeDraws>,
+    /// With `--zbd`: the zones each I/O is placed in.
+    pub(in crate::run::io) zones: Option<super::zones::ZoneUse>,
     pub(in crate::run::io) touched: Option<Touched>,
     /// With `--verify` on a mix: the blocks written (ramp included), so the
     /// check afterwards knows which blocks must name this run's writes and
@@ -63,16 +65,6 @@ struct OwnWalks {
     /// directions together, of `pass`.
     left: u64,
     pass: u64,
-}
-
-/// One I/O as drawn: where, how long, which way.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::run) struct Io {
-    /// Its first block (of `bs` bytes).
-    pub(in crate::run) block: u64,
-    /// Its length in blocks: 1 unless a block-size split drew more.
-    pub(in crate::run) blocks: u64,
-    pub(in crate::run) direction: Direction,
 }
 
 impl Draws {
@@ -127,6 +119,7 @@ impl Draws {
             writes,
             directions: spec.directions.draws(spec.seed),
             trimmed: spec.trim_then_write.then_some(None),
+            zones: None,
             sizes: spec.sizes.map(|split| split.draws(spec.seed)),
             touched: Touched::for_pattern(spec.pattern, spec.blocks),
             written: spec
@@ -159,6 +152,7 @@ impl Draws {
                         block,
                         blocks,
                         direction: Direction::Write,
+                        zone_reset: false,
                     });
                 }
                 None => Direction::Trim,
@@ -195,11 +189,16 @@ impl Draws {
         if let Some(trimmed) = &mut self.trimmed {
             *trimmed = Some((block, blocks));
         }
-        Some(Io {
+        let io = Io {
             block,
             blocks,
             direction,
-        })
+            zone_reset: false,
+        };
+        match &self.zones {
+            None => Some(io),
+            Some(zones) => zones.place(io),
+        }
     }
 
     /// Starts every walk's next pass.

@@ -7,6 +7,7 @@ use super::recorder::{self, JobOutcome};
 use super::spec::{IoFailure, LoopSpec};
 use super::stops::Stops;
 use super::timing;
+use super::zones::Zones;
 use super::{affinity, buffer::AlignedBuffer, priority, steady_stop, verify};
 use crate::engine::{
     libaio::LibaioIo, mmap::MappedIo, null::NullIo, psync::PositionalIo, stdio::StreamIo,
@@ -74,6 +75,8 @@ pub(in crate::run) struct Pass<'a> {
     /// last snapshot, so the window counts what the writes put on the
     /// devices and the wire ([`crate::run::Session::count_write_back`]).
     pub(in crate::run) write_back: bool,
+    /// With `--zbd`: the target's emulated zones, which the session keeps.
+    pub(in crate::run) zones: Option<&'a std::sync::Arc<Zones>>,
 }
 
 /// Runs every job of `workload` on its own thread (`iolab-job-N`), released
@@ -211,6 +214,10 @@ pub(in crate::run) fn run_crews(
                         }
                         let flow = workload.flow.filter(|_| timed);
                         resources.memory.flow = flow.map(|flow| flows.join(flow));
+                        resources.memory.zones = workload
+                            .zbd
+                            .zip(crew.pass.zones)
+                            .map(|(zbd, zones)| (zones.clone(), zbd));
                         memories.push(resources)
                     }
                     None => {

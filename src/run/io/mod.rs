@@ -25,3 +25,4 @@ pub(crate) mod stops;
 pub mod timing;
 pub mod traffic;
 pub mod verify;
+pub(crate) mod zones;

@@ -50,6 +50,9 @@ pub struct JobMemory {
     steady: Option<(Steady, usize)>,
     /// The job's share of its flow (`--flow`), for its pacer.
     pub(in crate::run) flow: Option<super::flow::FlowShare>,
+    /// With `--zbd`: the zones of the target, which the job's I/Os share
+    /// with every other job of the repetition on it.
+    pub(in crate::run) zones: Option<(std::sync::Arc<super::zones::Zones>, crate::plan::zbd::Zbd)>,
 }
 
 impl JobMemory {
@@ -90,6 +93,7 @@ impl JobMemory {
             directions,
             steady: None,
             flow: None,
+            zones: None,
         })
     }
 

@@ -1,4 +1,4 @@
-//! What one job's loop is asked to do ([`LoopSpec`]) and how a failed I/O is told ([`IoFailure`], and the failures of each kind the loops report): the loops, the recorder and the network clients all name these, and this file names none of them.
+//! What one job's loop is asked to do ([`LoopSpec`]), one I/O as drawn (`Io`), and how a failed I/O is told ([`IoFailure`], and the failures of each kind the loops report): the loops, the recorder and the network clients all name these, and this file names none of them.
 
 use crate::plan::Pattern;
 use crate::plan::data::DataPattern;
@@ -113,6 +113,19 @@ impl LoopSpec<'_> {
             "fsync"
         }
     }
+}
+
+/// One I/O as drawn: where, how long, which way.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::run) struct Io {
+    /// Its first block (of `bs` bytes).
+    pub(in crate::run) block: u64,
+    /// Its length in blocks: 1 unless a block-size split drew more.
+    pub(in crate::run) blocks: u64,
+    pub(in crate::run) direction: Direction,
+    /// A trim that resets an emulated zone (`--zbd`): done by the zone
+    /// table alone, no command to the target, as fio's emulation does.
+    pub(in crate::run) zone_reset: bool,
 }
 
 /// A failed or short I/O, with everything needed to find it.

@@ -86,7 +86,7 @@ pub(in crate::run) enum Phase {
 /// the timed phase.
 pub(in crate::run) fn ramp_then_time(
     spec: &LoopSpec<'_>,
-    memory: JobMemory,
+    mut memory: JobMemory,
     ready: impl FnOnce() -> bool,
     mut step: impl FnMut(
         Phase,
@@ -96,6 +96,16 @@ pub(in crate::run) fn ramp_then_time(
     ) -> Result<Stop, IoFailure>,
 ) -> JobOutcome {
     let mut blocks = Draws::new(spec);
+    blocks.zones = memory.zones.take().map(|(zones, zbd)| {
+        super::zones::ZoneUse::new(
+            zones,
+            zbd,
+            spec.base,
+            spec.blocks,
+            spec.bs,
+            !spec.pattern.in_order(),
+        )
+    });
     let mut recorder = Recorder::new(spec, memory);
     if !ready() {
         return recorder.finish(now_ns(), CpuUsage::default(), None, true);
@@ -298,6 +308,8 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
                 engine.write_at(data, offset)
             }
             Direction::Read => engine.read_at(data, offset),
+            // An emulated zone's reset is the zone table's alone.
+            Direction::Trim if io.zone_reset => Ok(len as usize),
             Direction::Trim => engine.trim_at(offset, len).map(|()| len as usize),
         };
         let now = now_ns();

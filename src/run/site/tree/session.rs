@@ -414,6 +414,7 @@ impl Session {
                 interrupt: &interrupt,
                 timed,
                 write_back: false,
+                zones: None,
             },
             Work::Tree(self.tree_work(workload, op, (&counts, renamed), timed)),
             &TargetInfo {
