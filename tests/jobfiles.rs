@@ -1772,50 +1772,68 @@ fn flow_keeps_the_share_of_ios_fio_keeps() {
     let dir = scratch();
     let out = scratch();
     // fio's butterfly (two size-bound jobs, one walking back) and its flow
-    // example (a writer and a reader 1:8 over a time, with a sleep); each
-    // phase its own flow id, as fio needs (one id across phases hangs it).
-    // The pair ends together (`exitall`): the flow holds them 1:8 while
-    // both run, and a job whose thread started late beside other tests
-    // would otherwise run free after the other's time was up (it failed
-    // so, 1 CI run in 2, at 2 tests at once).
-    let job = write_job(
+    // example (a writer and a reader 1:8 over a time, with a sleep), in two
+    // files: fio's `exitall` is every job's once one job has it
+    // (`exitall_on_terminate`), so in one file the butterfly's first job
+    // to end stops the other — at once in iolab, after fio's reaper's next
+    // look in fio, so an I/O the flow held back was lost in iolab alone
+    // (1023 of 1024, under load, in CI). The pair ends together
+    // (`exitall`): the flow holds them 1:8 while both run, and a job whose
+    // thread started late beside other tests would otherwise run free after
+    // the other's time was up (it failed so, 1 CI run in 2, at 2 tests at once).
+    let butterfly = write_job(
+        out.path(),
+        "butterfly.fio",
+        "[global]\nioengine=null\nsize=4m\nbs=4k\n\
+         [forward]\nrw=read\nflow=2\n\
+         [backward]\nrw=read:-8k\nflow=2\n",
+        dir.path(),
+    );
+    let pair = write_job(
         out.path(),
         "flow.fio",
         "[global]\nioengine=null\nsize=4m\nbs=4k\n\
-         [forward]\nrw=read\nflow=2\n\
-         [backward]\nrw=read:-8k\nflow=2\n\
-         [writer]\nstonewall\nrw=write\nflow=1\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\nexitall\n\
+         [writer]\nrw=write\nflow=1\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\nexitall\n\
          [reader]\nrw=randread\nflow=8\nflow_id=1\nflow_sleep=100\ntime_based\nruntime=1\nexitall\n",
         dir.path(),
     );
-    let fio_output = out.path().join("fio.json");
-    run_fio(&job, &fio_output);
-    let fio = fio_json(&fio_output);
-    let fio_ios = |name: &str| -> u64 {
-        let job = fio_job(&fio, name);
-        ["read", "write"]
-            .iter()
-            .map(|d| job[d]["total_ios"].as_u64().unwrap())
-            .sum()
+    // Per job file: each section's I/Os, fio's and iolab's.
+    let counts = |job: &std::path::Path, names: [&str; 2]| {
+        let fio_output = out.path().join(format!(
+            "fio-{}.json",
+            job.file_stem().unwrap().to_string_lossy()
+        ));
+        run_fio(job, &fio_output);
+        let fio = fio_json(&fio_output);
+        let result = run_ok(&["run", job.to_str().unwrap(), "--no-report"], out.path());
+        names.map(|name| {
+            let fio_job = fio_job(&fio, name);
+            let fio_ios: u64 = ["read", "write"]
+                .iter()
+                .map(|d| fio_job[d]["total_ios"].as_u64().unwrap())
+                .sum();
+            let ours = result["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|point| point["groups"].as_array().unwrap())
+                .find(|group| group["label"] == name)
+                .unwrap_or_else(|| panic!("no group {name}"))["repetitions"][0]["ops"]
+                .as_u64()
+                .unwrap();
+            (fio_ios, ours)
+        })
     };
-    let result = run_ok(&["run", job.to_str().unwrap(), "--no-report"], out.path());
-    let ours = |name: &str| -> u64 {
-        result["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|point| point["groups"].as_array().unwrap())
-            .find(|group| group["label"] == name)
-            .unwrap_or_else(|| panic!("no group {name}"))["repetitions"][0]["ops"]
-            .as_u64()
-            .unwrap()
-    };
-    for name in ["forward", "backward"] {
-        assert_eq!(ours(name), fio_ios(name), "{name}");
-        assert_eq!(ours(name), 1024, "{name}");
+    for (name, (fio, ours)) in ["forward", "backward"]
+        .into_iter()
+        .zip(counts(&butterfly, ["forward", "backward"]))
+    {
+        assert_eq!(ours, fio, "{name}");
+        assert_eq!(ours, 1024, "{name}");
     }
-    let fio_ratio = fio_ios("reader") as f64 / fio_ios("writer") as f64;
-    let our_ratio = ours("reader") as f64 / ours("writer") as f64;
+    let [(fio_writer, our_writer), (fio_reader, our_reader)] = counts(&pair, ["writer", "reader"]);
+    let fio_ratio = fio_reader as f64 / fio_writer as f64;
+    let our_ratio = our_reader as f64 / our_writer as f64;
     for (tool, ratio) in [("fio", fio_ratio), ("iolab", our_ratio)] {
         assert!((ratio - 8.0).abs() < 0.4, "{tool}: reader/writer {ratio}");
     }

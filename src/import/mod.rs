@@ -249,6 +249,24 @@ mod tests {
   ]
 }"#;
 
+    /// fio's zoned-device options (as `report --format fio-json` writes
+    /// them) import as `--zbd`, sizes in zones read as bytes.
+    #[test]
+    fn zoned_devices_import_as_zbd() {
+        let text = r#"{ "fio version" : "fio-3.33", "jobs" : [ { "jobname" : "z", "error" : 0,
+          "job options" : { "rw" : "randwrite", "bs" : "256k", "size" : "8m", "zonemode" : "zbd",
+            "zonesize" : "1048576", "zonecapacity" : "786432", "max_open_zones" : "4",
+            "zone_reset_threshold" : "0.7", "zone_reset_frequency" : "0.125" },
+          "write" : { "io_bytes" : 8388608, "runtime" : 10, "total_ios" : 32 } } ] }"#;
+        let imported = fio(text, Path::new("z.json"), vec!["iolab".into()]).unwrap();
+        assert_eq!(imported.skipped, Vec::<String>::new());
+        let zbd = imported.result.points[0].workload.zbd;
+        assert_eq!(
+            zbd.map(|z| z.to_string()).as_deref(),
+            Some("1MiB,capacity=768KiB,open=4,reset=0.7/0.125")
+        );
+    }
+
     #[test]
     fn plain_json_with_units_converted_and_the_rest_skipped_with_reasons() {
         let imported = fio(FIO_JSON, Path::new("f.json"), vec!["iolab".into()]).unwrap();

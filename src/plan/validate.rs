@@ -36,6 +36,12 @@ impl Workload {
                 self.engine.name()
             ));
         }
+        if matches!(self.pattern, Pattern::Bands { .. }) {
+            return Err(usage!(
+                "--zbd {zbd} with --pattern {}: fio's zone mode is one, strided bands or a zoned device",
+                self.pattern
+            ));
+        }
         if self.verify || self.op == Op::Trimwrite || self.write_bs.is_some() {
             return Err(usage!(
                 "--zbd {zbd} with {}: fio's zoned mode treats it apart (full zones kept for the check, a write at the trim's place); iolab does not",

@@ -526,6 +526,24 @@ fn options(workload: &Workload) -> Map<String, Value> {
         }
         _ => {}
     }
+    if let Some(zbd) = workload.zbd {
+        set("zonemode", "zbd".into());
+        set("zonesize", zbd.zone_size.to_string());
+        if zbd.capacity != zbd.zone_size {
+            set("zonecapacity", zbd.capacity.to_string());
+        }
+        if zbd.max_open > 0 {
+            set("max_open_zones", zbd.max_open.to_string());
+        }
+        if zbd.reset_frequency > 0 {
+            let fraction = |thousandths: u16| (f64::from(thousandths) / 1000.0).to_string();
+            set("zone_reset_threshold", fraction(zbd.reset_threshold));
+            set("zone_reset_frequency", fraction(zbd.reset_frequency));
+        }
+        if zbd.read_beyond_wp {
+            set("read_beyond_wp", "1".into());
+        }
+    }
     options
 }
 
@@ -608,5 +626,28 @@ mod tests {
                 &Value::from("49152")
             )
         );
+    }
+
+    /// A zoned device's options are written as fio's (`import`'s
+    /// `zoned_devices_import_as_zbd` reads the same back).
+    #[test]
+    fn a_zoned_device_is_written_as_fios_zbd_options() {
+        let zbd: crate::plan::Zbd = "1MiB,capacity=768KiB,open=4,reset=0.7/0.125"
+            .parse()
+            .unwrap();
+        let written = options(&Workload {
+            zbd: Some(zbd),
+            ..crate::plan::default_workload()
+        });
+        for (key, value) in [
+            ("zonemode", "zbd"),
+            ("zonesize", "1048576"),
+            ("zonecapacity", "786432"),
+            ("max_open_zones", "4"),
+            ("zone_reset_threshold", "0.7"),
+            ("zone_reset_frequency", "0.125"),
+        ] {
+            assert_eq!(written[key], value, "{key}");
+        }
     }
 }
