@@ -97,6 +97,7 @@ fn pass(
         sizes: None,
         write_sizes: None,
         trim_then_write: false,
+        serialize_overlap: false,
         blocks,
         base: 0,
         pattern,

@@ -19,6 +19,7 @@ pub fn aliases(param: Param) -> &'static [&'static str] {
         Param::Engine => &["ioengine"],
         Param::Batch => &["iodepth_batch_submit", "iodepth_batch"],
         Param::SqPoll => &["sqthread_poll"],
+        Param::SerializeOverlap => &["serialize_overlap"],
         Param::Reap => &["iodepth_batch_complete_max"],
         Param::FsyncEnd => &["end_fsync"],
         Param::FsyncEvery => &["fsync"],

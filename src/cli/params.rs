@@ -91,6 +91,7 @@ fn heading(param: Param) -> &'static str {
         | Param::Batch
         | Param::Reap
         | Param::SqPoll
+        | Param::SerializeOverlap
         | Param::Jobs
         | Param::Cpus
         | Param::MemPolicy

@@ -517,6 +517,7 @@ impl FioJob<'_> {
                 }
                 polled => ParamValue::Flag(polled),
             },
+            Param::SerializeOverlap => ParamValue::Flag(truthy(self.options, "serialize_overlap")),
             Param::Pattern => ParamValue::Pattern(self.op_and_pattern()?.1),
             Param::FsyncEnd => ParamValue::Flag(writes && truthy(self.options, "end_fsync")),
             // fio counts fsync= and fdatasync= apart; iolab's one count

@@ -526,6 +526,9 @@ fn options(workload: &Workload) -> Map<String, Value> {
         }
         _ => {}
     }
+    if workload.serialize_overlap {
+        set("serialize_overlap", "1".into());
+    }
     if let Some(zbd) = workload.zbd {
         set("zonemode", "zbd".into());
         set("zonesize", zbd.zone_size.to_string());

@@ -104,6 +104,7 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("iodepth_batch_complete_min", Taken::Mapped),
     ("iodepth_batch_complete", Taken::Mapped),
     ("sqthread_poll", Taken::Mapped),
+    ("serialize_overlap", Taken::Mapped),
     ("direct", Taken::Mapped),
     ("sync", Taken::Mapped),
     ("fsync", Taken::Mapped),

@@ -86,6 +86,12 @@ macro_rules! for_each_parameter {
             SqPoll sq_poll: bool = "sqpoll" {
                 kind: Flag, default: Some("off"), identifies: true, fio: "sqthread_poll",
             } serde(skip_serializing_if = "std::ops::Not::not", default)
+            /// A queued job waits before issuing an I/O whose range overlaps one
+            /// still in flight, reaping until none does (fio's
+            /// serialize_overlap): no two requests of the job race on a block.
+            SerializeOverlap serialize_overlap: bool = "serialize-overlap" {
+                kind: Flag, default: Some("off"), identifies: true, fio: "serialize_overlap",
+            } serde(skip_serializing_if = "std::ops::Not::not", default) study_alias("serialize_overlap")
             /// Bytes per second each job issues at most (50MiB/s, 50m): I/O k is
             /// due at k × bs / rate after the start, and its latency is also
             /// measured from then; or one rate per direction, read=40m+write=10m

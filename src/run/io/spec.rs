@@ -27,6 +27,9 @@ pub struct LoopSpec<'a> {
     /// Each drawn range is trimmed and then written (`op trimwrite`):
     /// the directions alternate, each write on its trim's range.
     pub trim_then_write: bool,
+    /// A queued job issues no I/O overlapping one in flight
+    /// (`--serialize-overlap`).
+    pub serialize_overlap: bool,
     /// Blocks in the file.
     pub blocks: u64,
     /// Independent random draws lie on multiples of this many blocks

@@ -403,6 +403,7 @@ pub(crate) mod tests {
             sizes: None,
             write_sizes: None,
             trim_then_write: false,
+            serialize_overlap: false,
             blocks: 1000,
             align_blocks: 1,
             base: 0,
