@@ -1070,8 +1070,8 @@ fn fio_words_are_accepted_or_translated_in_one_line() {
             "(one of cold, warm, keep, clean, drop)",
         ),
         (
-            "run --engine posixaio",
-            "(one of sync, psync, stdio, mmap, uring, libaio",
+            "run --engine solarisaio",
+            "(one of sync, psync, stdio, mmap, uring, libaio, posixaio",
         ),
     ];
     for (line, expected) in translated {

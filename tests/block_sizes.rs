@@ -75,6 +75,16 @@ fn every_engine_moves_exactly_the_files_bytes_in_mixed_sizes() {
             "--iodepth",
             "8",
         ],
+        vec![
+            "--engine",
+            "posixaio",
+            "--op",
+            "write",
+            "--pattern",
+            "random",
+            "--iodepth",
+            "8",
+        ],
     ];
     if uring_works() {
         runs.push(vec![

@@ -142,6 +142,78 @@ fn unsynced_buffered_writes_are_flagged_as_memory_speed() {
     );
 }
 
+/// posixaio (glibc's POSIX AIO) keeps its queue buffered and with
+/// O_DIRECT: its writes read back sealed (--verify), the depth held at 8
+/// for nearly every I/O, and fio's `posixaio` command line moves fio's
+/// I/Os and bytes under `iolab fio`.
+#[test]
+fn posixaio_verifies_keeps_its_queue_and_moves_what_fio_moves() {
+    let dir = scratch();
+    let out = scratch();
+    let direct: &[&str] = if direct_io_works(dir.path()) {
+        &["--direct"]
+    } else {
+        &[]
+    };
+    for flags in [&[][..], direct] {
+        let result = Cli::new(["run", "--op", "write", "--verify", "--engine", "posixaio"])
+            .args([
+                "--iodepth",
+                "8",
+                "--bs",
+                "4k",
+                "--size",
+                "4m",
+                "--pattern",
+                "random",
+            ])
+            .args(flags.iter().copied())
+            .path("--dir", dir.path())
+            .ok(out.path());
+        let point = first_point(&result);
+        let repetition = &point["repetitions"][0];
+        assert_eq!(
+            repetition["verify"]["bad_blocks"], 0,
+            "{flags:?} {repetition}"
+        );
+        assert_eq!(repetition["latency_ns"]["count"], 1024, "{flags:?}");
+        assert!(
+            !check_codes(point).contains(&"queue-not-kept".to_string()),
+            "{flags:?}"
+        );
+    }
+    if !crate::mounts::have("fio") {
+        return;
+    }
+    let words: Vec<String> = [
+        "--name=p",
+        "--ioengine=posixaio",
+        "--iodepth=8",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=4m",
+        &format!("--directory={}", dir.path().display()),
+    ]
+    .iter()
+    .map(|w| w.to_string())
+    .collect();
+    let counts = |document: &serde_json::Value| {
+        ["read", "write"].map(|d| {
+            let job = &document["jobs"][0][d];
+            job["total_ios"].as_u64().unwrap() + job["io_bytes"].as_u64().unwrap()
+        })
+    };
+    let fio = crate::fast::fio_command_line::json_of("fio", out.path(), "fio", &words);
+    let ours = crate::fast::fio_command_line::json_of("iolab", out.path(), "iolab", &words);
+    assert_eq!(
+        counts(&ours).iter().sum::<u64>(),
+        counts(&fio).iter().sum::<u64>(),
+        "I/Os and bytes, both directions"
+    );
+    let depth_8 = ours["jobs"][0]["iodepth_level"]["8"].as_f64().unwrap();
+    assert!(depth_8 > 90.0, "depth 8 for {depth_8}% of the I/Os");
+}
+
 /// libaio keeps a queue only with O_DIRECT: written and read back through
 /// it with --verify, and buffered it is said to have kept none.
 #[test]

@@ -26,6 +26,10 @@ pub enum EngineKind {
     /// Linux native AIO (io_submit/io_getevents) with `iodepth` requests in
     /// flight, as fio's `libaio`; asynchronous only with O_DIRECT.
     Libaio,
+    /// POSIX AIO from the C library (aio_read/aio_write, aio_suspend) with
+    /// `iodepth` requests in flight, as fio's `posixaio`; glibc's threads
+    /// keep buffered requests in flight too.
+    Posixaio,
     /// NFSv3 through libnfs, with no local mount: `iodepth` READ/WRITE RPCs
     /// in flight on one connection per job (`--target nfs://…`).
     Nfs,
@@ -47,6 +51,7 @@ impl EngineKind {
             EngineKind::Mmap => "mmap",
             EngineKind::Uring => "uring",
             EngineKind::Libaio => "libaio",
+            EngineKind::Posixaio => "posixaio",
             EngineKind::Nfs => "nfs",
             EngineKind::Iscsi => "iscsi",
             EngineKind::Null => "null",
@@ -127,6 +132,7 @@ impl EngineKind {
             EngineKind::Mmap => &["mmap"],
             EngineKind::Uring => &["io_uring"],
             EngineKind::Libaio => &["libaio"],
+            EngineKind::Posixaio => &["posixaio"],
             // fio's `nfs` engine is libnfs, as iolab's.
             EngineKind::Nfs => &["nfs"],
             // fio's `libiscsi` engine is libiscsi, as iolab's.
@@ -147,13 +153,14 @@ impl EngineKind {
     }
 
     /// Every engine, in the order `--help` lists them.
-    pub const ALL: [EngineKind; 9] = [
+    pub const ALL: [EngineKind; 10] = [
         EngineKind::Sync,
         EngineKind::Psync,
         EngineKind::Stdio,
         EngineKind::Mmap,
         EngineKind::Uring,
         EngineKind::Libaio,
+        EngineKind::Posixaio,
         EngineKind::Nfs,
         EngineKind::Iscsi,
         EngineKind::Null,
@@ -272,6 +279,12 @@ impl EngineKind {
                 trims: true,
                 ..base
             },
+            EngineKind::Posixaio => Capabilities {
+                queued: true,
+                // The replayer drives io_uring and libaio queues alone.
+                replays_trace: false,
+                ..base
+            },
             EngineKind::Nfs => Capabilities {
                 local_fd: false,
                 queued: true,
@@ -317,7 +330,11 @@ mod tests {
                 capabilities.queued,
                 matches!(
                     engine,
-                    EngineKind::Uring | EngineKind::Libaio | EngineKind::Nfs | EngineKind::Iscsi
+                    EngineKind::Uring
+                        | EngineKind::Libaio
+                        | EngineKind::Posixaio
+                        | EngineKind::Nfs
+                        | EngineKind::Iscsi
                 )
             );
             // Only a queued engine can fail to queue buffered requests.

@@ -16,6 +16,7 @@ pub(crate) mod library;
 pub mod mmap;
 pub mod nfs;
 pub mod null;
+pub mod posixaio;
 pub mod psync;
 mod slots;
 pub mod stdio;

@@ -232,7 +232,7 @@ mod tests {
     use super::*;
     use crate::plan::{EngineKind, Pattern};
 
-    /// Shaped after fio 3.x plain json output: percentiles but no bins, a mixed job without shares (50/50), a posixaio job.
+    /// Shaped after fio 3.x plain json output: percentiles but no bins, a mixed job without shares (50/50), a solarisaio job.
     const FIO_JSON: &str = r#"{
   "fio version" : "fio-3.28",
   "global options" : { "size" : "64m", "direct" : "1" },
@@ -244,7 +244,7 @@ mod tests {
       "usr_cpu" : 1.5, "sys_cpu" : 20.0, "job_runtime" : 64 },
     { "jobname" : "mixed", "error" : 0, "job options" : { "rw" : "randrw" },
       "read" : { "io_bytes" : 4096, "runtime" : 1, "total_ios" : 1 } },
-    { "jobname" : "aio", "error" : 0, "job options" : { "rw" : "randread", "ioengine" : "posixaio" },
+    { "jobname" : "aio", "error" : 0, "job options" : { "rw" : "randread", "ioengine" : "solarisaio" },
       "read" : { "io_bytes" : 4096, "runtime" : 1, "total_ios" : 1 } }
   ]
 }"#;
@@ -285,7 +285,9 @@ mod tests {
                 .any(|c| c.code == "latency-not-imported")
         );
         assert_eq!(imported.skipped.len(), 2);
-        assert!(imported.skipped[0].contains("randrw") && imported.skipped[1].contains("posixaio"));
+        assert!(
+            imported.skipped[0].contains("randrw") && imported.skipped[1].contains("solarisaio")
+        );
     }
 
     /// Shaped after fio 3.x client/server output (`fio --client=host job.fio

@@ -666,6 +666,19 @@ fn run_job(
                 Err(error) => setup_failed(error),
             }
         }
+        EngineKind::Posixaio => {
+            // SAFETY: as for io_uring: `buffer` holds iodepth * largest_io bytes
+            // and outlives the engine, whose drop waits out every request.
+            let mut aio = unsafe {
+                crate::engine::posixaio::PosixAioIo::new(
+                    engine_fd(),
+                    workload.iodepth,
+                    buffer.as_mut_ptr(),
+                    workload.largest_io() as usize,
+                )
+            };
+            super::queued::run_queued(&mut aio, workload.iodepth, &spec, memory, ready)
+        }
         // A network client of iolab's own: its target runs the job.
         // (Every other engine has its arm above; the engine tests run each.)
         engine => {
