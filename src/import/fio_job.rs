@@ -303,6 +303,17 @@ impl FioJob<'_> {
 
     /// fio's flow control: `flow` (a weight; 0, fio's default, none),
     /// `flow_id`, `flow_sleep` (microseconds).
+    /// Option `key` as a size in bytes (`None` when not given); the error
+    /// names the key and its text.
+    pub(super) fn size_option(&self, key: &str) -> Result<Option<u64>, String> {
+        self.option(key)
+            .map(|text| {
+                fio_size(text, self.kb_base)
+                    .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
+            })
+            .transpose()
+    }
+
     /// fio's `zonemode=zbd`, emulated as fio emulates it on a target that
     /// is not zoned: `zonesize` (which fio requires there), `zonecapacity`,
     /// `max_open_zones`, `zone_reset_threshold` and `_frequency`,
@@ -311,14 +322,7 @@ impl FioJob<'_> {
         if self.option("zonemode").map(str::trim) != Some("zbd") {
             return Ok(None);
         }
-        let size_of = |key: &str| -> Result<Option<u64>, String> {
-            self.option(key)
-                .map(|text| {
-                    fio_size(text, self.kb_base)
-                        .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
-                })
-                .transpose()
-        };
+        let size_of = |key: &str| self.size_option(key);
         let zone = size_of("zonesize")?.filter(|&z| z > 0).ok_or_else(|| {
             "zonemode=zbd without zonesize: fio requires the zone size on a target that is not zoned, as iolab does".to_string()
         })?;

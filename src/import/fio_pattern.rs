@@ -149,14 +149,7 @@ impl FioJob<'_> {
             Some("zbd") => return Ok(None),
             Some(other) => return Err(format!("zonemode={other}: fio takes none, strided or zbd")),
         }
-        let size_of = |key: &str| -> Result<Option<u64>, String> {
-            self.option(key)
-                .map(|text| {
-                    fio_size(text, self.kb_base)
-                        .ok_or_else(|| format!("{key}={text} is not a size iolab reads"))
-                })
-                .transpose()
-        };
+        let size_of = |key: &str| self.size_option(key);
         let bs = fio_size(self.option("bs").unwrap_or("4k"), self.kb_base)
             .ok_or_else(|| "bs is not a size iolab reads".to_string())?;
         let Some(zone) = size_of("zonesize")?.filter(|&z| z > 0) else {
