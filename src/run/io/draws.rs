@@ -30,7 +30,10 @@ pub(in crate::run) struct Draws {
     trimmed: Option<Option<(u64, u64)>>,
     sizes: Option<SizeDraws>,
     /// With `--zbd`: the zones each I/O is placed in.
-    pub(in crate::run::io) zones: Option<super::zones::ZoneUse>,
+    zones: Option<super::zones::ZoneUse>,
+    /// Whether `trimmed` or `zones` is set: the I/Os are placed apart
+    /// from the plain draw (`next_apart`).
+    apart: bool,
     pub(in crate::run::io) touched: Option<Touched>,
     /// With `--verify` on a mix: the blocks written (ramp included), so the
     /// check afterwards knows which blocks must name this run's writes and
@@ -120,6 +123,7 @@ impl Draws {
             directions: spec.directions.draws(spec.seed),
             trimmed: spec.trim_then_write.then_some(None),
             zones: None,
+            apart: spec.trim_then_write,
             sizes: spec.sizes.map(|split| split.draws(spec.seed)),
             touched: Touched::for_pattern(spec.pattern, spec.blocks),
             written: spec
@@ -141,23 +145,46 @@ impl Draws {
     /// time-based phase starts the next one (`endless`).
     #[inline(always)]
     pub(in crate::run) fn next(&mut self, due: Option<Direction>) -> Option<Io> {
+        // One test per I/O for the kinds of work that place I/Os apart.
+        if self.apart {
+            return self.next_apart(due);
+        }
+        self.next_drawn(due)
+    }
+
+    /// With `--zbd` or `op trimwrite`, the draws settle these zones'
+    /// places and pairs: its write after each trim, on its range; each
+    /// I/O where the zones send it.
+    #[inline(never)]
+    fn next_apart(&mut self, due: Option<Direction>) -> Option<Io> {
+        if let Some(trimmed) = &mut self.trimmed {
+            // The write of the range just trimmed: counted with its trim.
+            if let Some((block, blocks)) = trimmed.take() {
+                self.directions.next();
+                return Some(Io {
+                    block,
+                    blocks,
+                    direction: Direction::Write,
+                    zone_reset: false,
+                });
+            }
+            let trim = self.next_drawn(Some(Direction::Trim))?;
+            self.trimmed = Some(Some((trim.block, trim.blocks)));
+            return Some(trim);
+        }
+        let io = self.next_drawn(due)?;
+        match &self.zones {
+            Some(zones) => zones.place(io),
+            None => Some(io),
+        }
+    }
+
+    /// The next I/O as the loop spec draws it.
+    #[inline(always)]
+    fn next_drawn(&mut self, due: Option<Direction>) -> Option<Io> {
         // Drawn whether or not a rate chooses, so the draws stay the same.
         let drawn = self.directions.next();
-        let direction = match &mut self.trimmed {
-            None => due.unwrap_or(drawn),
-            // The write of the range just trimmed: counted with its trim.
-            Some(trimmed) => match trimmed.take() {
-                Some((block, blocks)) => {
-                    return Some(Io {
-                        block,
-                        blocks,
-                        direction: Direction::Write,
-                        zone_reset: false,
-                    });
-                }
-                None => Direction::Trim,
-            },
-        };
+        let direction = due.unwrap_or(drawn);
         let (block, blocks) = match self.extent(direction) {
             Some(extent) => extent,
             None if self.endless => {
@@ -186,19 +213,21 @@ impl Draws {
                 touched.mark(block);
             }
         }
-        if let Some(trimmed) = &mut self.trimmed {
-            *trimmed = Some((block, blocks));
-        }
-        let io = Io {
+        Some(Io {
             block,
             blocks,
             direction,
             zone_reset: false,
-        };
-        match &self.zones {
-            None => Some(io),
-            Some(zones) => zones.place(io),
-        }
+        })
+    }
+
+    /// Places every I/O in `zones` (`--zbd`).
+    pub(in crate::run::io) fn place_in(&mut self, zones: super::zones::ZoneUse) {
+        self.zones = Some(zones);
+        self.apart = true;
+        // The blocks drawn are not the ones the zones send the I/Os to: no
+        // coverage is counted rather than the draws'.
+        self.touched = None;
     }
 
     /// Starts every walk's next pass.

@@ -96,20 +96,15 @@ pub(in crate::run) fn ramp_then_time(
     ) -> Result<Stop, IoFailure>,
 ) -> JobOutcome {
     let mut blocks = Draws::new(spec);
-    blocks.zones = memory.zones.take().map(|(zones, zbd)| {
-        super::zones::ZoneUse::new(
+    if let Some((zones, zbd)) = memory.zones.take() {
+        blocks.place_in(super::zones::ZoneUse::new(
             zones,
             zbd,
             spec.base,
             spec.blocks,
             spec.bs,
             !spec.pattern.in_order(),
-        )
-    });
-    // The blocks drawn are not the ones the zones send the I/Os to: no
-    // coverage is counted rather than the draws'.
-    if blocks.zones.is_some() {
-        blocks.touched = None;
+        ));
     }
     let mut recorder = Recorder::new(spec, memory);
     if !ready() {
