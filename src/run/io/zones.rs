@@ -149,7 +149,7 @@ impl ZoneUse {
                 let offset = if range <= len || (!self.random && target != zone) {
                     start
                 } else if self.random {
-                    start + (drawn - zone * size) % (range - len) / self.bs * self.bs
+                    start + drawn % size % (range - len) / self.bs * self.bs
                 } else {
                     drawn
                 };
@@ -316,5 +316,23 @@ mod tests {
         assert!(resets > 0);
         let state = zones.zones.state.lock().unwrap();
         assert!(state.valid <= 8 * MIB);
+    }
+
+    /// A range that starts inside a zone (an offset not on a zone's
+    /// start): its first whole zone is its first, and a random read drawn
+    /// before it goes there (the offset within its own zone kept, as fio's).
+    #[test]
+    fn a_range_off_a_zone_boundary_starts_at_its_first_whole_zone() {
+        let zbd = "1m".parse().unwrap();
+        // 100 KiB blocks of 4 KiB from 100 KiB: zone 0 is partial.
+        let zones = ZoneUse::new(Arc::default(), zbd, 100 << 10, 1000, 4096, true);
+        let write = zones.place(io(0, Direction::Write)).unwrap();
+        assert_eq!((100 << 10) + write.block * 4096, MIB, "zone 1's start");
+        for _ in 0..40 {
+            zones.place(io(0, Direction::Write)).unwrap();
+        }
+        let read = zones.place(io(3, Direction::Read)).unwrap();
+        let at = (100 << 10) + read.block * 4096;
+        assert!((MIB..MIB + 41 * 4096).contains(&at), "{at}");
     }
 }
