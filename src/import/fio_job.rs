@@ -336,7 +336,8 @@ impl FioJob<'_> {
         }
         let frequency = self.option("zone_reset_frequency").unwrap_or("0").trim();
         if !frequency.parse::<f64>().is_ok_and(|f| f == 0.0) {
-            let threshold = self.option("zone_reset_threshold").unwrap_or("1").trim();
+            // fio's threshold has no default: 0, resets from the first write.
+            let threshold = self.option("zone_reset_threshold").unwrap_or("0").trim();
             text.push_str(&format!(",reset={threshold}/{frequency}"));
         }
         if self
