@@ -349,7 +349,7 @@ pub struct Repetition {
     /// ops / elapsed, I/Os per second; only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub iops: Option<f64>,
-    /// Per-I/O latency, ns (queued engines — uring, libaio, nfs, iscsi — from submission to completion); only when timed (see `elapsed_ns`).
+    /// Per-I/O latency, ns (queued engines — uring, libaio, posixaio, nfs, iscsi — from submission to completion); only when timed (see `elapsed_ns`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_ns: Option<LatencySummary>,
     /// Queued engines: time in the submitting system call, per I/O submitted, ns (fio's slat).
