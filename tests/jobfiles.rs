@@ -1450,6 +1450,104 @@ fn log_keys_write_fio_format_logs_beside_the_result() {
     }
 }
 
+/// Without `log_avg_msec` fio's logs have a line per I/O, and `write_iolog`
+/// lists each I/O as issued: for one sequential writer, iolab's logs hold
+/// fio 3.33's lines (direction, bytes, offset, in order) and its iolog
+/// fio's I/Os, and fio replays iolab's iolog with the same count and
+/// bytes. `--log-ios` keeps the same I/Os in iolab's CSV.
+#[test]
+fn per_io_logs_and_the_iolog_hold_fios_ios_and_replay_in_fio() {
+    if !crate::fast::import::fio_available() {
+        return;
+    }
+    let text = "[w]\ndirectory=DIR\nfilename=w.dat\nioengine=psync\nrw=write\nbs=4k\nsize=256k\n\
+                write_bw_log=w\nwrite_lat_log=w\nlog_offset=1\nwrite_iolog=w.iolog\n";
+    let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
+    let fio_job = write_job(out.path(), "fio.fio", text, fio_dir.path());
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.current_dir(fio_dir.path())
+            .arg(&fio_job)
+            .arg("--output-format=terse");
+        fio
+    }));
+    let job = write_job(out.path(), "w.fio", text, dir.path());
+    run_ok(&["run", job.to_str().unwrap(), "--log-ios"], out.path());
+    // (direction, bytes, offset) of each line, as fio logs them.
+    let columns = |path: &Path| -> Vec<Vec<u64>> {
+        log_fields(path, 6)
+            .into_iter()
+            .map(|f| f[2..5].to_vec())
+            .collect()
+    };
+    for suffix in ["bw", "lat", "clat"] {
+        let theirs = columns(&fio_dir.path().join(format!("w_{suffix}.1.log")));
+        let ours = columns(&out.path().join(format!("result-0.w_{suffix}.1.r1.log")));
+        assert_eq!(theirs.len(), 64, "{suffix}");
+        assert_eq!(ours, theirs, "{suffix}");
+    }
+    // The iolog's I/O lines, without fio's times.
+    let ios = |path: &Path| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split(' ').collect();
+                (fields.len() == 5).then(|| fields[2..].join(" "))
+            })
+            .collect()
+    };
+    let ours_path = out.path().join("result-0.w.iolog.1.r1.log");
+    let ours = ios(&ours_path);
+    assert_eq!(ours.len(), 64);
+    assert_eq!(ours, ios(&fio_dir.path().join("w.iolog")));
+    let replayed = out.path().join("replay.json");
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.current_dir(fio_dir.path())
+            .arg("--name=replay")
+            .arg(format!("--read_iolog={}", ours_path.display()))
+            .arg("--output-format=json")
+            .arg(format!("--output={}", replayed.display()));
+        fio
+    }));
+    let replay = fio_json(&replayed);
+    assert_eq!(replay["jobs"][0]["write"]["total_ios"], 64);
+    assert_eq!(replay["jobs"][0]["write"]["io_bytes"], 256 << 10);
+    // And in iolab: the same writes, counted against the trace's.
+    let record = out.path().join("replay-record.json");
+    succeed(
+        iolab()
+            .current_dir(out.path())
+            .arg("replay")
+            .arg(&ours_path)
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("-o")
+            .arg(&record),
+    );
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let writes = &record["fidelity"]["counts"][0];
+    assert_eq!(writes["kind"], "write", "{record}");
+    for (field, count) in [
+        ("trace_ios", 64),
+        ("replay_ios", 64),
+        ("replay_bytes", 256 << 10),
+    ] {
+        assert_eq!(writes[field], count, "{field}: {writes}");
+    }
+    // iolab's own CSV: the same I/Os.
+    let csv = std::fs::read_to_string(out.path().join("result-0.ios.1.1.r1.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "issued_ns,latency_ns,direction,offset,bytes");
+    let offsets: Vec<u64> = lines[1..]
+        .iter()
+        .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(offsets, (0..64).map(|k| k * 4096).collect::<Vec<u64>>());
+}
+
 /// A paced job whose submission fio offloads (fio's
 /// poisson-rate-submission.fio, smaller) runs with its note and the I/Os
 /// of its size. Not run beside fio: fio 3.33's offload mode on the null

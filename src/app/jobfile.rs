@@ -250,6 +250,12 @@ pub fn plan(args: &RunArgs, path: &Path, job: JobFile) -> Result<(RunPlan, Vec<P
             .map(|mut group| {
                 args.repetitions.policy().apply(&mut group.workload);
                 group.workload.interval_s = interval_s;
+                // A log of a line per I/O is written from the I/Os kept.
+                group.workload.log_ios = args.log_ios
+                    || job
+                        .logs
+                        .iter()
+                        .any(|log| log.group == group.name && log.per_io());
                 group
             })
             .collect();

@@ -366,6 +366,13 @@ pub struct RunArgs {
     /// (such as one kept with --keep). Mismatches are reported by offset.
     #[arg(long, help_heading = heading::WORKLOAD, hide_short_help = true)]
     pub verify: bool,
+    /// Keep every timed I/O of each job (when issued, its latency, offset,
+    /// length and direction) and write them beside the result, one CSV per
+    /// job and repetition: RESULT.ios.P.J.rN.csv for point P's job J. At
+    /// most 16 Mi I/Os are kept in all (512 MiB); the files say how many
+    /// were not.
+    #[arg(long, help_heading = heading::TIMING, hide_short_help = true)]
+    pub log_ios: bool,
     /// With --runtime: stop once every job's throughput is steady, e.g.
     /// bw:slope<1%/10s (the fitted line moves < 1% of the mean over 10 s),
     /// iops:range<2%/30s (all intervals within ±2% of their mean) or

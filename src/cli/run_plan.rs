@@ -47,6 +47,7 @@ impl RunArgs {
         workload.latency_target = self.latency_target;
         workload.priority = self.priority.clone();
         workload.verify = self.verify;
+        workload.log_ios = self.log_ios;
         workload.validate()?;
         Ok(workload)
     }

@@ -252,6 +252,8 @@ pub fn merge(
         let first = merged.jobs.len();
         for job in report.jobs {
             merged.jobs.push(JobOutcome {
+                // Another rank's I/Os stay on its host.
+                ios: None,
                 bytes: job.bytes,
                 ops: job.ops,
                 start: moved(job.start),
@@ -376,6 +378,7 @@ mod tests {
             latency.record(value).unwrap();
         }
         JobOutcome {
+            ios: None,
             bytes,
             ops: latencies.len() as u64,
             start,

@@ -281,6 +281,7 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
                 elapsed_ns: job.end.saturating_sub(job.start),
                 latency_depth: job.latency_depth.map(|(depth, _)| depth),
                 latency_settled: job.latency_depth.map(|(_, settled)| settled),
+                ios: job.ios.clone(),
             })
             .collect(),
         tree: tree_repetition(point, jobs),

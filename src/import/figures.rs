@@ -30,6 +30,7 @@ fn jobs_of(
                     elapsed_ns: number("runtime").saturating_mul(1_000_000),
                     latency_depth: None,
                     latency_settled: None,
+                    ios: None,
                 }
             })
             .collect(),
@@ -41,6 +42,7 @@ fn jobs_of(
             elapsed_ns,
             latency_depth: None,
             latency_settled: None,
+            ios: None,
         }],
     }
 }

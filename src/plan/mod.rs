@@ -207,6 +207,12 @@ macro_rules! workload_struct {
             /// block in an untimed pass after each repetition.
             #[serde(skip_serializing_if = "std::ops::Not::not", default)]
             pub verify: bool,
+            /// Keep every timed I/O of each job (issue time, latency, offset,
+            /// length, direction) and write them beside the result once the
+            /// run is done (`--log-ios`; fio's `write_iolog`, and its logs
+            /// without `log_avg_msec`).
+            #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+            pub log_ios: bool,
             /// Every repetition draws the same random offsets, sizes,
             /// directions and data (`--same-draws`); otherwise each draws
             /// its own from the seed and its index ([`Workload::draw_seed`]).
@@ -242,6 +248,7 @@ macro_rules! workload_struct {
                 latency_target: None,
                 priority: None,
                 verify: false,
+                log_ios: false,
                 same_draws: false,
             }
         }

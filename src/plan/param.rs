@@ -653,6 +653,7 @@ mod tests {
             "latency_target",
             "priority",
             "verify",
+            "log_ios",
             "same_draws",
         ];
         for (field, _) in workload["properties"].as_object().unwrap() {

@@ -13,6 +13,7 @@ pub mod guest;
 pub mod histogram;
 #[cfg(test)]
 pub(crate) mod hostile;
+pub mod ios;
 mod issue;
 pub mod journal;
 pub mod measurement;
@@ -688,6 +689,10 @@ pub struct Job {
     /// kept adjusting (`run`), and its figures span the depths it tried.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub latency_settled: Option<bool>,
+    /// With `--log-ios`: each of its timed I/Os, in memory only (written
+    /// beside the result, never in it).
+    #[serde(skip)]
+    pub ios: Option<std::sync::Arc<ios::KeptIos>>,
 }
 
 /// A latency distribution: summary figures and the exact histogram.

@@ -67,7 +67,7 @@ pub fn quick(args: &QuickArgs, command: Vec<String>) -> Result<Ending, AppError>
         &interrupt,
         command,
         &ranks,
-        (&[], None),
+        (&[], None, false),
     )
 }
 

@@ -168,7 +168,7 @@ pub(crate) fn run_job(
         &interrupt,
         command,
         &ranks,
-        (&fio_logs, fio.map(|(_, answer)| answer)),
+        (&fio_logs, fio.map(|(_, answer)| answer), args.log_ios),
     )
 }
 
@@ -402,7 +402,11 @@ pub(crate) fn execute(
     interrupt: &Interrupt,
     command: Vec<String>,
     ranks: &Ranks,
-    (fio_logs, answer): (&[crate::import::jobfile::logs::Placed], Option<&FioAnswer>),
+    (fio_logs, answer, log_ios): (
+        &[crate::import::jobfile::logs::Placed],
+        Option<&FioAnswer>,
+        bool,
+    ),
 ) -> Result<Ending, AppError> {
     let speaks = ranks.speaks();
     let mut result = build::new_result_file(
@@ -462,6 +466,16 @@ pub(crate) fn execute(
         }
         None => None,
     };
+    if let (true, Some(path)) = (log_ios, &output) {
+        let (written, missing) =
+            crate::record::ios::write_csvs(&result, path).map_err(anyhow::Error::from)?;
+        for path in written {
+            crate::note!("iolab: kept I/Os {}", path.display());
+        }
+        for line in missing {
+            crate::say!("iolab: warning: {line}");
+        }
+    }
     if let (false, Some(path)) = (fio_logs.is_empty(), &output) {
         for log in crate::import::jobfile::logs::write(&result, fio_logs, path)
             .map_err(anyhow::Error::from)?

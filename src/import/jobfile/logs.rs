@@ -1,10 +1,11 @@
 //! fio's log keys in a job file (`write_bw_log`, `write_iops_log`,
-//! `log_avg_msec` …) read into the logs iolab writes in fio's format from
-//! its own per-interval series once the run is done (`report::fio_log`).
+//! `write_lat_log`, `write_iolog`, `log_avg_msec` …) read into the logs
+//! iolab writes in fio's format once the run is done: a window's lines from
+//! its own per-interval series, per-I/O lines and iologs from the I/Os its
+//! jobs kept (`record::ios`).
 
 use crate::record::{Point, ResultFile};
 use serde_json::{Map, Value};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// A log a job file's section asks for, written from iolab's series.
@@ -35,6 +36,16 @@ pub enum LogKind {
     Bandwidth,
     /// I/Os per second over the window (`write_iops_log`, `_iops.log`).
     Iops,
+    /// Each I/O's latency, ns (`write_lat_log` without `log_avg_msec`,
+    /// `_lat.log`).
+    Latency,
+    /// Each I/O's time from its submitting call to its completion, ns,
+    /// for a synchronous engine, whose I/O is the call (`write_lat_log`
+    /// without `log_avg_msec`, `_clat.log`); nothing for a queued engine,
+    /// whose I/Os iolab times from before the call, fio's lat.
+    CompletionLatency,
+    /// Each I/O as issued, fio's iolog version 3 (`write_iolog`).
+    IoLog,
 }
 
 impl LogKind {
@@ -43,7 +54,18 @@ impl LogKind {
         match self {
             LogKind::Bandwidth => "bw",
             LogKind::Iops => "iops",
+            LogKind::Latency => "lat",
+            LogKind::CompletionLatency => "clat",
+            LogKind::IoLog => "iolog",
         }
+    }
+}
+
+impl FioLog {
+    /// Whether its lines are one per I/O, from the I/Os its jobs keep
+    /// (`--log-ios`), rather than one per window of iolab's series.
+    pub fn per_io(&self) -> bool {
+        self.kind == LogKind::IoLog || self.window_ms.is_none()
     }
 }
 
@@ -72,8 +94,16 @@ pub fn read(
     for (key, kind) in [
         ("write_bw_log", LogKind::Bandwidth),
         ("write_iops_log", LogKind::Iops),
+        ("write_lat_log", LogKind::Latency),
+        ("write_lat_log", LogKind::CompletionLatency),
+        ("write_iolog", LogKind::IoLog),
     ] {
         let Some(value) = text(key) else { continue };
+        // fio's averaged latency is a mean per window, which iolab's
+        // series do not keep (the note says so).
+        if matches!(kind, LogKind::Latency | LogKind::CompletionLatency) && window_ms.is_some() {
+            continue;
+        }
         // A key without a value (read as "1") is named after the job, as fio does.
         let prefix = match value {
             "1" | "" => group,
@@ -94,25 +124,60 @@ pub fn read(
     Ok(logs)
 }
 
-/// The note a section's `logs` leave: what is written, where, and how it
-/// differs from fio's; `None` without logs.
-pub fn note(logs: &[FioLog]) -> Option<String> {
-    let window_ms = logs.first()?.window_ms;
-    Some(format!(
-        "{}: written beside the result in fio's format from iolab's series: one line per {} window for each direction, all of a section's jobs together (fio writes one log per job{}), named RESULT.PREFIX_bw.J.rN.log for repetition N, J being fio's number of the section's first job",
+/// The note a section's `logs` leave (with its `options`): what is
+/// written, where, and how it differs from fio's; `None` without logs.
+pub fn note(options: &Map<String, Value>, logs: &[FioLog]) -> Option<String> {
+    let names = |per_io: bool, iolog: bool| {
         logs.iter()
-            .map(|l| format!("write_{}_log", l.kind.suffix()))
+            .filter(|l| l.per_io() == per_io && (l.kind == LogKind::IoLog) == iolog)
+            // write_lat_log's second log.
+            .filter(|l| l.kind != LogKind::CompletionLatency)
+            .map(|l| match l.kind {
+                LogKind::IoLog => "write_iolog".to_string(),
+                kind => format!("write_{}_log", kind.suffix()),
+            })
             .collect::<Vec<_>>()
-            .join(", "),
-        window_ms.map_or("--interval".to_string(), |ms| format!("{ms} ms")),
-        match (window_ms, logs.iter().any(|l| l.offset)) {
-            (None, true) =>
-                ", and one line per I/O without log_avg_msec, with the I/O's offset where iolab's log_offset column holds 0, as in fio's averaged logs; iolab keeps no per-I/O record, so a profile of bandwidth by offset is fio's to draw",
-            (None, false) => ", and one line per I/O without log_avg_msec",
-            (Some(_), _) => "",
-        }
-    ))
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    let windowed = names(false, false);
+    if let Some(ms) = logs
+        .iter()
+        .find_map(|l| l.window_ms)
+        .filter(|_| !windowed.is_empty())
+    {
+        parts.push(format!(
+            "{windowed}: one line per {ms} ms window for each direction from iolab's series, all of a section's jobs together (fio writes one log per job), named RESULT.PREFIX_bw.J.rN.log for repetition N, J being fio's number of the section's first job{}",
+            if logs.iter().any(|l| l.offset) {
+                "; the offset column holds 0, as in fio's averaged logs"
+            } else {
+                ""
+            }
+        ));
+    }
+    let per_io = names(true, false);
+    if !per_io.is_empty() {
+        parts.push(format!(
+            "{per_io}: one line per I/O, each job's own log as in fio, named RESULT.PREFIX_bw.J.rN.log for repetition N and fio's job number J; iolab times an I/O from its call (a synchronous engine: fio's clat, written as both _lat and _clat) or, on a queued engine, from before its submitting call (fio's lat, the bandwidth lines' time too; no _clat is written); no _slat is written"
+        ));
+    }
+    if logs.iter().any(|l| l.kind == LogKind::IoLog) {
+        parts.push("write_iolog: fio's iolog version 3, each job's I/Os as issued, named RESULT.NAME.J.rN.log; `iolab replay` and fio's read_iolog take it back".to_string());
+    }
+    let window = options.get("log_avg_msec").and_then(Value::as_str);
+    if options.contains_key("write_lat_log") && window.is_some_and(|ms| ms != "0") {
+        parts.push(format!("write_lat_log with log_avg_msec: not written; fio's averaged latency is a mean per window, and {OWN_LATENCY_KEPT}"));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "written beside the result in fio's format: {}",
+            parts.join("; ")
+        )
+    })
 }
+
+/// What iolab keeps of the latencies instead of a mean per window.
+const OWN_LATENCY_KEPT: &str = "iolab's series keep each interval's median, 99th percentile and largest latency, and each repetition its whole histogram, in the result file";
 
 /// A log as the plan places it: the point (by label) and which of its
 /// groups the log's section became.
@@ -128,15 +193,15 @@ pub struct Placed {
 
 impl FioLog {
     /// The start of its files' names beside `result_path`:
-    /// `RESULT.PREFIX_bw.J.r` (the repetition and `.log` follow).
+    /// `RESULT.PREFIX_bw.J.r`, an iolog `RESULT.NAME.J.r` (the repetition
+    /// and `.log` follow).
     fn name_start(&self, result_path: &Path) -> std::ffi::OsString {
         let mut name = result_path.with_extension("").into_os_string();
-        name.push(format!(
-            ".{}_{}.{}.r",
-            self.prefix,
-            self.kind.suffix(),
-            self.job
-        ));
+        match self.kind {
+            // write_iolog names a file, not a prefix.
+            LogKind::IoLog => name.push(format!(".{}.{}.r", self.prefix, self.job)),
+            kind => name.push(format!(".{}_{}.{}.r", self.prefix, kind.suffix(), self.job)),
+        }
         name
     }
 }
@@ -199,22 +264,60 @@ pub fn write(
             None => continue,
         };
         for (number, repetition) in group.measured().enumerate() {
-            let Some(text) = lines(group, repetition, placed.log.kind, placed.log.offset) else {
-                continue;
+            let texts = if placed.log.per_io() {
+                per_io_lines(group, repetition, &placed.log)
+            } else {
+                lines(group, repetition, placed.log.kind, placed.log.offset)
+                    .map(|text| (placed.log.job, text))
+                    .into_iter()
+                    .collect()
             };
-            let mut name = placed.log.name_start(result_path);
-            name.push(format!("{}.log", number + 1));
-            let path = PathBuf::from(name);
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-                .and_then(|mut file| file.write_all(text.as_bytes()))
-                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-            written.push(path);
+            for (job, text) in texts {
+                let log = FioLog {
+                    job,
+                    ..placed.log.clone()
+                };
+                let mut name = log.name_start(result_path);
+                name.push(format!("{}.log", number + 1));
+                let path = PathBuf::from(name);
+                crate::record::ios::create_new(&path, text.as_bytes())?;
+                written.push(path);
+            }
         }
     }
     Ok(written)
+}
+
+/// Each of a repetition's jobs' log of `log`, from the I/Os it kept, with
+/// fio's number of the job: a line per I/O, or fio's iolog.
+fn per_io_lines(
+    group: &Point,
+    repetition: &crate::record::Repetition,
+    log: &FioLog,
+) -> Vec<(u32, String)> {
+    use crate::record::ios::{PerIo, fio_lines, iolog_v3};
+    let mut texts = Vec::new();
+    for (k, job) in repetition.jobs.iter().enumerate() {
+        let Some(ios) = &job.ios else { continue };
+        let number = log.job.saturating_add(k as u32);
+        let text = match log.kind {
+            LogKind::Bandwidth => fio_lines(ios, PerIo::Bandwidth, log.offset),
+            LogKind::Iops => fio_lines(ios, PerIo::Iops, log.offset),
+            LogKind::Latency => fio_lines(ios, PerIo::Latency, log.offset),
+            LogKind::CompletionLatency if group.workload.engine.capabilities().queued => continue,
+            LogKind::CompletionLatency => fio_lines(ios, PerIo::Latency, log.offset),
+            LogKind::IoLog => {
+                let file = job
+                    .file
+                    .clone()
+                    .or_else(|| group.target.files.first().cloned())
+                    .unwrap_or_else(|| group.target.dir.clone());
+                iolog_v3(ios, &file)
+            }
+        };
+        texts.push((number, text));
+    }
+    texts
 }
 
 /// A repetition's series as fio's log lines (fio 3.33: `time, value,
@@ -260,6 +363,8 @@ fn lines(
             let value = match kind {
                 LogKind::Bandwidth => bytes as f64 / 1024.0 / seconds,
                 LogKind::Iops => ops as f64 / seconds,
+                // Per I/O only (`FioLog::per_io`).
+                LogKind::Latency | LogKind::CompletionLatency | LogKind::IoLog => continue,
             };
             text.push_str(&format!(
                 "{}, {}, {direction}, 0, {}0\n",
@@ -312,7 +417,7 @@ mod tests {
     }
 
     #[test]
-    fn an_offset_column_without_a_window_is_kept_at_0_and_said() {
+    fn a_log_without_a_window_has_a_line_per_io() {
         let logs = read(
             &options(&[("write_bw_log", "1"), ("log_offset", "1")]),
             "zones",
@@ -320,7 +425,11 @@ mod tests {
         )
         .unwrap();
         assert!(logs[0].offset);
-        assert!(note(&logs).unwrap().contains("log_offset column holds 0"));
+        assert!(
+            note(&Map::new(), &logs)
+                .unwrap()
+                .contains("one line per I/O")
+        );
     }
 
     #[test]
@@ -344,7 +453,7 @@ mod tests {
                 ("seq", LogKind::Iops, Some(500))
             ]
         );
-        assert!(note(&logs).unwrap().contains("500 ms window"));
+        assert!(note(&Map::new(), &logs).unwrap().contains("500 ms window"));
         assert!(read(&options(&[]), "seq", 1).unwrap().is_empty());
     }
 

@@ -566,7 +566,7 @@ pub fn translate(
         let asked = logs::read(&options, &name, next_job)
             .map_err(|(key, why)| usage!("{}: [{shown}] {why}", at(line(key))))?;
         next_job = next_job.saturating_add(workload.jobs);
-        if let Some(note) = logs::note(&asked).filter(|note| !notes.contains(note)) {
+        if let Some(note) = logs::note(&options, &asked).filter(|note| !notes.contains(note)) {
             notes.push(note);
         }
         fio_logs.extend(asked);

@@ -78,8 +78,6 @@ pub(super) enum Taken {
 const EVERY_LATENCY: &str = "iolab measures every I/O's latency";
 /// Why fio's percentile choices change nothing here.
 const WHOLE_HISTOGRAM: &str = "iolab keeps the whole latency histogram";
-/// Why fio's per-interval logs are not written.
-const OWN_LATENCY: &str = "iolab's series keep each interval's median, 99th percentile and largest latency, and each repetition its whole histogram, in the result file; fio's mean latency log is not written";
 
 /// Every option iolab reads in a job file; anything else is refused by name.
 pub(super) const OPTIONS: &[(&str, Taken)] = &[
@@ -230,7 +228,8 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ),
     ("write_bw_log", Taken::Mapped),
     ("write_iops_log", Taken::Mapped),
-    ("write_lat_log", Taken::NoEffect(OWN_LATENCY)),
+    ("write_lat_log", Taken::Mapped),
+    ("write_iolog", Taken::Mapped),
     (
         "write_hist_log",
         Taken::NoEffect(
@@ -241,7 +240,9 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("log_offset", Taken::Mapped),
     (
         "per_job_logs",
-        Taken::NoEffect("iolab's fio-format logs hold each section's jobs together"),
+        Taken::NoEffect(
+            "iolab's per-I/O logs are each job's, its logs of a window each section's jobs together",
+        ),
     ),
     ("zonemode", Taken::Mapped),
     ("zonecapacity", Taken::Mapped),

@@ -218,6 +218,8 @@ pub(in crate::run) fn run_crews(
                             .zbd
                             .zip(crew.pass.zones)
                             .map(|(zbd, zones)| (zones.clone(), zbd));
+                        resources.memory.ios =
+                            (workload.log_ios && timed).then(crate::record::ios::KeptIos::default);
                         memories.push(resources)
                     }
                     None => {
@@ -708,6 +710,7 @@ impl JobOutcome {
     pub fn setup_failure(file: &str, error: std::io::Error) -> JobOutcome {
         let now = crate::clock::now_ns();
         JobOutcome {
+            ios: None,
             bytes: 0,
             ops: 0,
             start: now,

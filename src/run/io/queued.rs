@@ -421,7 +421,7 @@ fn queued_phase<Q: QueuedIo, P: Pacer>(
             } else {
                 let latency = now.saturating_sub(queue.started[slot_index]);
                 if let Some(recorder) = recorder.as_deref_mut() {
-                    recorder.record(now, latency, len, direction);
+                    recorder.record(now, latency, (offset, len), direction);
                     if let Some(timed) = submit.as_mut() {
                         let from_issue = now.saturating_sub(queue.issued[slot_index]);
                         timed.completion[direction.index()].saturating_record(from_issue);

@@ -14,6 +14,7 @@ use crate::plan::direction::{Direction, DirectionMix};
 use crate::plan::steady::SteadyMetric;
 use crate::probe::cpu::CpuUsage;
 use crate::record::histogram::{MAX_TRACKED_NS, new_histogram};
+use crate::record::ios::{KeptIo, KeptIos};
 use hdrhistogram::Histogram;
 
 /// The histogram an interval's latencies are kept in once it closes: 2
@@ -53,6 +54,8 @@ pub struct JobMemory {
     /// With `--zbd`: the zones of the target, which the job's I/Os share
     /// with every other job of the repetition on it.
     pub(in crate::run) zones: Option<(std::sync::Arc<super::zones::Zones>, crate::plan::zbd::Zbd)>,
+    /// With `--log-ios`: where each timed I/O is kept.
+    pub(in crate::run) ios: Option<KeptIos>,
 }
 
 impl JobMemory {
@@ -94,6 +97,7 @@ impl JobMemory {
             steady: None,
             flow: None,
             zones: None,
+            ios: None,
         })
     }
 
@@ -269,6 +273,8 @@ pub struct JobOutcome {
     pub prioritized: Option<Vec<(Direction, u16, super::kept::Latencies)>>,
     /// A trace job's: how faithful its replay was.
     pub replay: Option<crate::record::replay::Fidelity>,
+    /// With `--log-ios`: each of its timed I/Os.
+    pub ios: Option<std::sync::Arc<KeptIos>>,
 }
 
 /// Accumulates completions into the totals and the current interval.
@@ -305,6 +311,8 @@ pub(in crate::run) struct Recorder<'a> {
         rustix::fd::BorrowedFd<'a>,
         Option<crate::probe::tcp::TcpSnapshot>,
     )>,
+    /// With `--log-ios`: each timed I/O.
+    ios: Option<KeptIos>,
 }
 
 impl<'a> Recorder<'a> {
@@ -331,6 +339,7 @@ impl<'a> Recorder<'a> {
             published: [(0, 0); DIRECTIONS],
             directions: memory.directions,
             socket: spec.socket.map(|fd| (fd, None)),
+            ios: memory.ios,
         }
     }
 
@@ -341,6 +350,9 @@ impl<'a> Recorder<'a> {
             histogram.reset();
         }
         self.intervals.clear();
+        if let Some(ios) = &mut self.ios {
+            ios.clear();
+        }
         (self.interval_bytes, self.interval_ops, self.interval_index) = (0, 0, 0);
         (self.interval_ns, self.bytes, self.ops) =
             (self.asked_interval_ns, [0; DIRECTIONS], [0; DIRECTIONS]);
@@ -367,13 +379,14 @@ impl<'a> Recorder<'a> {
         carried
     }
 
-    /// Records one I/O in `direction` that completed at `now`.
+    /// Records one I/O of `bytes` at `offset` in `direction` that
+    /// completed at `now`.
     #[inline(always)]
     pub(in crate::run) fn record(
         &mut self,
         now: u64,
         latency_ns: u64,
-        bytes: u64,
+        (offset, bytes): (u64, u64),
         direction: Direction,
     ) {
         if now >= self.next_boundary {
@@ -387,6 +400,15 @@ impl<'a> Recorder<'a> {
         self.interval_ops += 1;
         self.bytes[d] += bytes;
         self.ops[d] += 1;
+        if let Some(ios) = &mut self.ios {
+            ios.push(KeptIo {
+                issued_ns: (now - latency_ns).saturating_sub(self.start),
+                latency_ns,
+                offset,
+                bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+                direction,
+            });
+        }
     }
 
     /// Closes the current interval and any empty ones up to the one `now` is
@@ -564,6 +586,7 @@ impl<'a> Recorder<'a> {
             latency_depth: None,
             prioritized: None,
             replay: None,
+            ios: self.ios.map(std::sync::Arc::new),
         }
     }
 }
@@ -678,7 +701,7 @@ mod tests {
         recorder.begin(1_000);
         // 100 I/Os, one in the middle of each 10 ns interval, latency k+1.
         for k in 0..100u64 {
-            recorder.record(1_000 + k * 10 + 5, k + 1, 4096, Direction::Read);
+            recorder.record(1_000 + k * 10 + 5, k + 1, (0, 4096), Direction::Read);
             assert!(recorder.intervals.len() <= 8, "bounded at every step");
         }
         let outcome = recorder.finish(2_000, CpuUsage::default(), None, false);
@@ -699,7 +722,7 @@ mod tests {
         fine.max_intervals = 1024;
         fine.begin(1_000);
         for k in 0..100u64 {
-            fine.record(1_000 + k * 10 + 5, k + 1, 4096, Direction::Read);
+            fine.record(1_000 + k * 10 + 5, k + 1, (0, 4096), Direction::Read);
         }
         let fine = fine.finish(2_000, CpuUsage::default(), None, false);
         assert_eq!(fine.interval_ns, 10);

@@ -333,7 +333,7 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
             }
         }
         if let Some(recorder) = recorder.as_deref_mut() {
-            recorder.record(now, now - last, len, direction);
+            recorder.record(now, now - last, (offset, len), direction);
         }
         if P::PACED {
             pacer.completed(now, intended, recorder.is_some());

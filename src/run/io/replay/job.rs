@@ -138,6 +138,8 @@ fn outcome_of(replayed: Replayed, cpu: CpuUsage) -> JobOutcome {
     let elapsed_ns = fidelity.elapsed_ns;
     fidelity.intervals.clear();
     JobOutcome {
+        // A trace's I/Os are the trace's: its fidelity says how they ran.
+        ios: None,
         bytes: shares.iter().map(|(_, (_, bytes))| bytes).sum(),
         ops: shares.iter().map(|(_, (ops, _))| ops).sum(),
         start: started_ns,

@@ -393,7 +393,7 @@ pub fn run_tree_job<O: ItemOps>(
         );
         let now = now_ns();
         match result {
-            Ok(bytes) => recorder.record(now, now - last, bytes, direction),
+            Ok(bytes) => recorder.record(now, now - last, (0, bytes), direction),
             Err(error) => {
                 let item = (pass.op != ItemOp::Readdir).then_some(&name);
                 failure = Some(failed(directory, item, error, unit));
