@@ -1548,6 +1548,84 @@ fn per_io_logs_and_the_iolog_hold_fios_ios_and_replay_in_fio() {
     assert_eq!(offsets, (0..64).map(|k| k * 4096).collect::<Vec<u64>>());
 }
 
+/// fio's `verify_backlog` reads back each run of N writes as it goes: for
+/// the same job file fio 3.33 reads 64 blocks in its write job (its verify
+/// reads) and iolab checks the same 64 in the loop (`backlog_blocks`), and
+/// again after it; the file is opened for reading and writing, as fio's.
+#[test]
+fn verify_backlog_reads_back_the_writes_fio_reads_back() {
+    if !crate::fast::import::fio_available() {
+        return;
+    }
+    let text = "[w]\ndirectory=DIR\nfilename=v.dat\nrw=write\nbs=16k\nsize=1m\n\
+                verify=crc32c\nverify_backlog=4\n";
+    let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
+    let fio_job = write_job(out.path(), "fio.fio", text, fio_dir.path());
+    let fio_output = out.path().join("fio.json");
+    run_fio(&fio_job, &fio_output);
+    let fio = fio_json(&fio_output);
+    let job = &fio["jobs"][0];
+    assert_eq!(job["write"]["total_ios"], 64);
+    assert_eq!(job["read"]["total_ios"], 64, "fio's verify reads");
+    let ours = write_job(out.path(), "v.fio", text, dir.path());
+    let result = run_ok(&["run", ours.to_str().unwrap()], out.path());
+    let point = first_point(&result);
+    let repetition = &point["repetitions"][0];
+    assert_eq!(repetition["ops"], 64);
+    assert_eq!(repetition["verify"]["backlog_blocks"], 64);
+    assert_eq!(repetition["verify"]["bad_blocks"], 0);
+    assert!(
+        point["target"]["open_flags"]
+            .as_str()
+            .unwrap()
+            .starts_with("O_RDWR"),
+        "{}",
+        point["target"]
+    );
+}
+
+/// fio's loops with io_size move io_size per loop, each going on where the
+/// last stopped, and offset_increment without size runs each job to the
+/// file's end: on one 4 MiB file, per job the I/Os and bytes of fio 3.33.
+#[test]
+fn loops_of_io_size_and_increments_to_the_end_move_fios_ios() {
+    if !crate::fast::import::fio_available() {
+        return;
+    }
+    let text = "[global]\ndirectory=DIR\nfilename=given.dat\nbs=64k\n\
+                [looped]\nrw=randread\nsize=1m\nio_size=256k\nloops=3\n\
+                [spread]\nstonewall\nrw=read\nnumjobs=2\noffset_increment=1m\nio_size=256k\n";
+    let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
+    for made in [&fio_dir, &dir] {
+        std::fs::write(made.path().join("given.dat"), vec![1u8; 4 << 20]).unwrap();
+    }
+    let fio_job = write_job(out.path(), "fio.fio", text, fio_dir.path());
+    let fio_output = out.path().join("fio.json");
+    run_fio(&fio_job, &fio_output);
+    let fio = fio_json(&fio_output);
+    let job = write_job(out.path(), "l.fio", text, dir.path());
+    let result = run_ok(&["run", job.to_str().unwrap()], out.path());
+    let points = result["points"].as_array().unwrap();
+    assert_eq!(fio_per_job(&fio, "looped", "read"), [(12, 768 << 10)]);
+    assert_eq!(fio_per_job(&fio, "spread", "read"), [(4, 256 << 10); 2]);
+    for (point, group) in points.iter().zip(["looped", "spread"]) {
+        let ours = match point["groups"].as_array() {
+            Some(_) => our_per_job(point, group),
+            None => Vec::new(),
+        };
+        assert_eq!(ours, fio_per_job(&fio, group, "read"), "{group}");
+    }
+    // Past the file, fio's count is its own: refused with why.
+    let over = write_job(
+        out.path(),
+        "over.fio",
+        "[o]\ndirectory=DIR\nfilename=given.dat\nrw=read\nsize=256k\nio_size=384k\nloops=2\n",
+        dir.path(),
+    );
+    let refused = run_refused(dir.path(), &[over.to_str().unwrap()], "io_size");
+    assert!(refused.contains("moves size per loop"), "{refused}");
+}
+
 /// A paced job whose submission fio offloads (fio's
 /// poisson-rate-submission.fio, smaller) runs with its note and the I/Os
 /// of its size. Not run beside fio: fio 3.33's offload mode on the null

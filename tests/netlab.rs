@@ -125,6 +125,7 @@ fn pass(
         interrupt,
         file: "nfs",
         verify: Some(iolab::run::io::verify::run_tag("netlab")),
+        verify_backlog: 0,
         socket: None,
     }
 }

@@ -367,11 +367,15 @@ fn check_point(point: &Value, imported: bool, ranks: u64, group: bool) {
                 );
             }
             if workload["runtime_s"].is_null() && uses_files && workload.get("items").is_none() {
-                let size = workload["size"].as_u64().unwrap();
+                // The bytes of --io-size, else of --loops passes.
+                let loops = workload["loops"].as_u64().unwrap_or(1);
+                let size = workload["io_size"]
+                    .as_u64()
+                    .unwrap_or(workload["size"].as_u64().unwrap() * loops);
                 let files = workload["jobs"].as_u64().unwrap() * ranks;
-                assert_eq!(bytes, size * files, "{label}: one pass moves the file");
+                assert_eq!(bytes, size * files, "{label}: its passes move the file");
                 if workload.get("bssplit").is_none() {
-                    assert_eq!(ops, size / bs * files, "{label}: one pass covers the file");
+                    assert_eq!(ops, size / bs * files, "{label}: its passes cover the file");
                 }
             }
         }

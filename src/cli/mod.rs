@@ -366,6 +366,12 @@ pub struct RunArgs {
     /// (such as one kept with --keep). Mismatches are reported by offset.
     #[arg(long, help_heading = heading::WORKLOAD, hide_short_help = true)]
     pub verify: bool,
+    /// With --verify: every N writes of a job are read back and checked
+    /// right after they are written, inside the timed region (fio's
+    /// verify_backlog); the first bad block ends the repetition. A
+    /// synchronous engine; N up to 1048576.
+    #[arg(long, value_name = "N", requires = "verify", value_parser = clap::value_parser!(u64).range(1..=crate::plan::MAX_VERIFY_BACKLOG), help_heading = heading::WORKLOAD, hide_short_help = true)]
+    pub verify_backlog: Option<u64>,
     /// Keep every timed I/O of each job (when issued, its latency, offset,
     /// length and direction) and write them beside the result, one CSV per
     /// job and repetition: RESULT.ios.P.J.rN.csv for point P's job J. At

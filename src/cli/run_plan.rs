@@ -48,6 +48,7 @@ impl RunArgs {
         workload.priority = self.priority.clone();
         workload.verify = self.verify;
         workload.log_ios = self.log_ios;
+        workload.verify_backlog = self.verify_backlog;
         workload.validate()?;
         Ok(workload)
     }

@@ -252,8 +252,9 @@ pub fn merge(
         let first = merged.jobs.len();
         for job in report.jobs {
             merged.jobs.push(JobOutcome {
-                // Another rank's I/Os stay on its host.
+                // Another rank's I/Os, and its checks during writes, stay on its host.
                 ios: None,
+                backlog_checked: 0,
                 bytes: job.bytes,
                 ops: job.ops,
                 start: moved(job.start),
@@ -379,6 +380,7 @@ mod tests {
         }
         JobOutcome {
             ios: None,
+            backlog_checked: 0,
             bytes,
             ops: latencies.len() as u64,
             start,

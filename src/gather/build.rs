@@ -265,6 +265,7 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
                 .take(10)
                 .collect(),
             elapsed_ns: outcome.verified.iter().map(|v| v.elapsed_ns).sum(),
+            backlog_blocks: jobs.iter().map(|job| job.backlog_checked).sum(),
         }),
         jobs: jobs
             .iter()

@@ -188,6 +188,7 @@ mod tests {
     fn job(start: u64, end: u64, per_interval: &[u64]) -> JobOutcome {
         JobOutcome {
             ios: None,
+            backlog_checked: 0,
             bytes: per_interval.iter().sum(),
             ops: per_interval.len() as u64,
             start,

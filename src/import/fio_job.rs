@@ -575,7 +575,24 @@ impl FioJob<'_> {
             }),
             // fio's io_size moves that many bytes, wrapping over the file;
             // number_ios stops after that many I/Os, never past the size.
+            // With loops, fio 3.33 moves io_size per loop, each going on
+            // where the last stopped (strace: 3 loops of 256 KiB over 1 MiB
+            // write blocks 0 to 11; random, 12 distinct blocks): iolab's
+            // io_size of them all, in one loop (`Param::Loops`).
             Param::IoSize => match (self.size("io_size")?, self.option("number_ios")) {
+                (Some(bytes), None) if self.number("loops", 1)? > 1 => {
+                    let loops = self.number("loops", 1)?;
+                    match self.value(Param::Size, so_far)? {
+                        Some(ParamValue::Number(size)) if bytes <= size => {
+                            ParamValue::Number(bytes.saturating_mul(loops))
+                        }
+                        _ => {
+                            return Err(format!(
+                                "io_size={bytes} over size= with loops={loops}: fio 3.33 then moves size per loop, not io_size; give loops=1 or an io_size within size"
+                            ));
+                        }
+                    }
+                }
                 (Some(bytes), None) => ParamValue::Number(bytes),
                 // Strided zones: fio moves `size` bytes, wrapping over them.
                 (None, None) if matches!(so_far.pattern, Pattern::Bands { skip, .. } if skip > 0) => {
@@ -619,6 +636,10 @@ impl FioJob<'_> {
             }
             Param::Loops => match self.number("loops", 1)? {
                 0 => return Err("loops=0: no pass to run".to_string()),
+                // io_size counts every loop's bytes (`Param::IoSize`).
+                _ if self.option("io_size").is_some() && self.option("number_ios").is_none() => {
+                    ParamValue::Number(1)
+                }
                 loops => ParamValue::Number(loops),
             },
             // fio's blockalign: where random offsets lie, by default the

@@ -64,6 +64,9 @@ use std::path::PathBuf;
 /// (the runner's `verify::HEADER_BYTES` is defined from it).
 pub const VERIFY_HEADER_BYTES: usize = 56;
 
+/// The most writes `--verify-backlog` holds before its check.
+pub const MAX_VERIFY_BACKLOG: u64 = 1 << 20;
+
 /// A refusal of bad input: shown as one line, exit status 2, nothing created.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -207,6 +210,11 @@ macro_rules! workload_struct {
             /// block in an untimed pass after each repetition.
             #[serde(skip_serializing_if = "std::ops::Not::not", default)]
             pub verify: bool,
+            /// With `verify`: every this many writes of a job are read back
+            /// and checked as soon as they are written, inside the timed
+            /// region (`--verify-backlog`, fio's `verify_backlog`).
+            #[serde(skip_serializing_if = "Option::is_none", default)]
+            pub verify_backlog: Option<u64>,
             /// Keep every timed I/O of each job (issue time, latency, offset,
             /// length, direction) and write them beside the result once the
             /// run is done (`--log-ios`; fio's `write_iolog`, and its logs
@@ -248,6 +256,7 @@ macro_rules! workload_struct {
                 latency_target: None,
                 priority: None,
                 verify: false,
+                verify_backlog: None,
                 log_ios: false,
                 same_draws: false,
             }

@@ -653,6 +653,7 @@ mod tests {
             "latency_target",
             "priority",
             "verify",
+            "verify_backlog",
             "log_ios",
             "same_draws",
         ];

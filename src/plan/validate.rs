@@ -492,6 +492,25 @@ impl Workload {
                 self.data
             ));
         }
+        if let Some(every) = self.verify_backlog {
+            if !self.verify {
+                return Err(usage!(
+                    "--verify-backlog {every} without --verify: the writes carry no seal to check"
+                ));
+            }
+            if !(1..=super::MAX_VERIFY_BACKLOG).contains(&every) {
+                return Err(usage!(
+                    "--verify-backlog {every}: from 1 to {} writes",
+                    super::MAX_VERIFY_BACKLOG
+                ));
+            }
+            if self.engine.capabilities().queued {
+                return Err(usage!(
+                    "--verify-backlog with engine {}: the writes are read back between a synchronous engine's I/Os (psync, sync, …); a queued engine's are still in flight",
+                    self.engine.name()
+                ));
+            }
+        }
         if self.verify && !self.engine.capabilities().moves_data {
             return Err(usage!("--verify needs a file; engine null has none"));
         }

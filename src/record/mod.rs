@@ -596,6 +596,11 @@ pub struct Verification {
     pub first_mismatches: Vec<String>,
     /// Time the check took, ns; never part of any throughput.
     pub elapsed_ns: u64,
+    /// With `verify_backlog`: the blocks read back and checked during the
+    /// writes, inside the timed region (on this host's jobs); their reads
+    /// are in no figure, their time in the writes' elapsed.
+    #[serde(skip_serializing_if = "client::is_zero", default)]
+    pub backlog_blocks: u64,
 }
 
 /// Whether a time-based repetition reached steady state.

@@ -373,6 +373,47 @@ pub(super) fn rw_writes(rw: &str) -> bool {
     !matches!(rw_base(rw), "read" | "randread")
 }
 
+/// The region every job gets when `offset_increment` comes without `size`
+/// (`region` bytes from the first job's offset to the file's end): fio
+/// runs job k from its own offset to the end, iolab's jobs move one size,
+/// so they get the last job's — the same I/Os as fio's when each job moves
+/// `io_size` sequentially within it; why not otherwise.
+pub(super) fn last_jobs_region(
+    options: &Map<String, Value>,
+    increment: &str,
+    region: u64,
+    kb_base: u64,
+) -> Result<u64, String> {
+    let increment = super::fio_size(increment, kb_base).ok_or_else(|| "not a size".to_string())?;
+    let jobs: u64 = option(options, "numjobs")
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(1);
+    let last = region
+        .checked_sub(increment.saturating_mul(jobs.saturating_sub(1)))
+        .filter(|&size| size > 0)
+        .ok_or_else(|| {
+            format!("job {jobs} would start past the end of the file ({region} bytes from offset=)")
+        })?;
+    let rw = option(options, "rw")
+        .or_else(|| option(options, "readwrite"))
+        .unwrap_or("read");
+    if !matches!(rw_base(rw), "read" | "write" | "rw" | "readwrite") {
+        return Err(
+            "fio draws each job's random offsets over its own region to the end of the file; iolab's jobs share one size (give size=)"
+                .to_string(),
+        );
+    }
+    let io_size = option(options, "io_size")
+        .or_else(|| option(options, "io_limit"))
+        .and_then(|text| super::fio_size(text, kb_base));
+    match io_size {
+        Some(bytes) if bytes <= last => Ok(last),
+        _ => Err(format!(
+            "fio runs each job from its offset to the end of the file, the last job over {last} bytes; iolab's jobs move one size, so it needs io_size= of at most that (or size=)"
+        )),
+    }
+}
+
 /// The CPUs of fio's `numa_cpu_nodes` list (`0`, `0-1`, `0,2`) on this
 /// machine, in fio's `cpus_allowed` form; why not when a node is not
 /// here (fio refuses it too) or `cpus_allowed` is also given.

@@ -305,12 +305,6 @@ pub fn translate(
             }
             // A job without a size works on the whole file, as fio's does.
             if !options.contains_key("size") && !options.contains_key("filesize") {
-                if options.contains_key("offset_increment") {
-                    return Err(usage!(
-                        "{}: [{shown}] offset_increment without size=: fio runs each job from its offset to the end of the file; iolab's jobs move one size (give size=)",
-                        at(line("offset_increment"))
-                    ));
-                }
                 let Some(length) = (given.length)(&path) else {
                     return Err(usage!(
                         "{}: [{shown}] filename={path}: no size= and the file cannot be read for its length (it must exist: iolab writes only files it makes or is given)",
@@ -322,7 +316,25 @@ pub fn translate(
                 let offset = option(&options, "offset")
                     .and_then(|text| fio_size(text, kb_base.unwrap_or(1024)))
                     .unwrap_or(0);
-                let size = length.saturating_sub(offset);
+                let mut size = length.saturating_sub(offset);
+                if let Some(increment) = option(&options, "offset_increment") {
+                    size = checks::last_jobs_region(
+                        &options,
+                        increment,
+                        size,
+                        kb_base.unwrap_or(1024),
+                    )
+                    .map_err(|why| {
+                        usage!(
+                            "{}: [{shown}] offset_increment={increment} without size=: {why}",
+                            at(line("offset_increment"))
+                        )
+                    })?;
+                    let note = "offset_increment without size=: fio runs each job from its offset to the end of the file; iolab gives every job the last job's region, where each job's io_size of sequential I/O lands as fio's".to_string();
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
+                }
                 options.insert("size".to_string(), Value::String(size.to_string()));
             }
         } else if let Some((first, _)) = files.first() {
@@ -459,6 +471,25 @@ pub fn translate(
                 }
                 if !notes.contains(&note) {
                     notes.push(note);
+                }
+                if let Some(every) = option(&options, "verify_backlog") {
+                    let parsed = every
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|n| (1..=crate::plan::MAX_VERIFY_BACKLOG).contains(n));
+                    let Some(every) = parsed else {
+                        return Err(usage!(
+                            "{}: [{shown}] verify_backlog={every}: iolab reads back from 1 to {} writes at a time",
+                            at(line("verify_backlog")),
+                            crate::plan::MAX_VERIFY_BACKLOG
+                        ));
+                    };
+                    workload.verify_backlog = Some(every);
+                    let note = "verify_backlog: the writes are read back and checked in the timed region, as fio's, but their reads are counted in the result's verify (backlog_blocks), not as the job's reads as fio counts them".to_string();
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
                 }
             }
         }

@@ -293,9 +293,12 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
     ("ss_interval", Taken::Structure),
     ("numa_cpu_nodes", Taken::Structure),
     ("numa_mem_policy", Taken::Mapped),
+    ("verify_backlog", Taken::Mapped),
     (
-        "verify_backlog",
-        Taken::Refused("iolab verifies once after the timed region, never between writes"),
+        "verify_dump",
+        Taken::NoEffect(
+            "iolab writes no dump files: a bad block is named in the result by its offset, with the header expected against the one found (the first ten)",
+        ),
     ),
     ("verify_pattern", Taken::Mapped),
     ("verify_interval", Taken::Structure),

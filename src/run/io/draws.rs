@@ -39,6 +39,8 @@ pub(in crate::run) struct Draws {
     /// check afterwards knows which blocks must name this run's writes and
     /// which the layout.
     pub(in crate::run::io) written: Option<Touched>,
+    /// With `--verify-backlog`: the writes since the last check.
+    pub(in crate::run::io) backlog: Option<super::verify::Backlog>,
     /// How each write is stamped (`--data`).
     pub(in crate::run::io) data: DataDraws,
     /// Passes still to start after this one (`--loops`), checked only at
@@ -130,6 +132,10 @@ impl Draws {
                 .verify
                 .filter(|_| spec.directions.mixed())
                 .and_then(|_| Touched::new(spec.blocks)),
+            backlog: spec
+                .verify
+                .filter(|_| spec.verify_backlog > 0)
+                .map(|_| super::verify::Backlog::new(spec.verify_backlog)),
             data: spec.data.draws(spec.seed, spec.data_share()),
             passes_after: spec.passes.saturating_sub(1),
             endless: true,

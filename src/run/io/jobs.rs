@@ -407,6 +407,7 @@ fn run_tree(
         interrupt: stop,
         file: &label,
         verify: None,
+        verify_backlog: 0,
         data: workload.data,
         pace: crate::plan::pace::Pace::NONE,
         socket: None,
@@ -564,6 +565,7 @@ fn run_job(
         interrupt: stop,
         file: &label,
         verify: workload.verify.then(|| verify::run_tag(run_id)),
+        verify_backlog: workload.verify_backlog.unwrap_or(0),
         data: workload.data,
         // Untimed passes (laying out, warming) run as fast as they go.
         pace: if timed {
@@ -711,6 +713,7 @@ impl JobOutcome {
         let now = crate::clock::now_ns();
         JobOutcome {
             ios: None,
+            backlog_checked: 0,
             bytes: 0,
             ops: 0,
             start: now,

@@ -7,12 +7,13 @@ use rustix::fs::OFlags;
 /// read-only for reads, write-only for writes (the programs the studies
 /// ran opened so, and the table says so), read-write for a mix, and for
 /// the engines that need both to write (a shared mapping, a C stream
-/// opened `r+`).
+/// opened `r+`), and writes read back as they go (`--verify-backlog`).
 pub fn open_access(workload: &Workload) -> OFlags {
     let directions = workload.directions();
     let writes = directions.writes() || directions.trims() || workload.op.writes();
+    let reads = directions.reads() || workload.verify_backlog.is_some();
     let caps = workload.engine.capabilities();
-    match (directions.reads(), writes) {
+    match (reads, writes) {
         (_, false) => OFlags::RDONLY,
         (false, true) if !caps.maps_file && !caps.library_stream => OFlags::WRONLY,
         _ => OFlags::RDWR,

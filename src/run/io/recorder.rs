@@ -263,6 +263,9 @@ pub struct JobOutcome {
     pub coverage: Option<super::coverage::BlockCoverage>,
     /// With `--verify` on a mix: the blocks it wrote, for the check after it.
     pub written: Option<super::coverage::Touched>,
+    /// With `--verify-backlog`: the blocks it read back and checked during
+    /// its writes.
+    pub backlog_checked: u64,
     /// A metadata workload's job: its items and the system calls it made.
     pub tree: Option<super::calls::TreeJob>,
     /// With a latency target: the depth its search ended at, and whether
@@ -587,6 +590,7 @@ impl<'a> Recorder<'a> {
             prioritized: None,
             replay: None,
             ios: self.ios.map(std::sync::Arc::new),
+            backlog_checked: 0,
         }
     }
 }

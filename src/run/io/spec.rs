@@ -89,6 +89,10 @@ pub struct LoopSpec<'a> {
     pub file: &'a str,
     /// With `--verify`: the run's tag, sealed into every written block.
     pub verify: Option<u64>,
+    /// With `verify`: each run of this many writes is read back and
+    /// checked as soon as it is written, inside the timed region (fio's
+    /// `verify_backlog`); 0: only the check after the timed region.
+    pub verify_backlog: u64,
     /// The shape of the data written (`--data`): how each write is stamped.
     pub data: DataPattern,
     /// When its I/Os are issued: as fast as they go, at a rate, with think time.

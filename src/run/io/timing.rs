@@ -179,6 +179,7 @@ pub(in crate::run) fn ramp_then_time(
         .as_ref()
         .map(|search| (search.depth(), search.settled()));
     outcome.written = blocks.written;
+    outcome.backlog_checked = blocks.backlog.map_or(0, |backlog| backlog.checked);
     outcome
 }
 
@@ -245,6 +246,28 @@ fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), 
             .map_err(|error| fsync_failure(spec, error, "fsync"))?;
     }
     Ok(())
+}
+
+/// Reads back and checks the writes `backlog` holds (`--verify-backlog`).
+#[cold]
+#[inline(never)]
+fn check_backlog<E: BlockIo>(
+    backlog: &mut super::verify::Backlog,
+    engine: &mut E,
+    buffer: &mut [u8],
+    spec: &LoopSpec<'_>,
+    run: u64,
+) -> Result<(), IoFailure> {
+    backlog
+        .check(|data, at| engine.read_at(data, at), buffer, spec.bs, run)
+        .map_err(|(offset, bs, error)| IoFailure {
+            action: "verify",
+            file: spec.file.to_string(),
+            offset,
+            bs,
+            moved: None,
+            error: Some(error),
+        })
 }
 
 /// Issues I/O until the pass ends (one-pass runs) or `deadline` passes;
@@ -354,7 +377,18 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
                 }
             }
         }
-        last = now;
+        // fio's verify_backlog: the next I/O starts after the check.
+        let checked = match (&mut draws.backlog, direction, spec.verify) {
+            (Some(backlog), Direction::Write, Some(run)) => {
+                let due = backlog.wrote(offset, len, last);
+                if due {
+                    check_backlog(backlog, engine, buffer, spec, run)?;
+                }
+                due
+            }
+            _ => false,
+        };
+        last = if checked { now_ns() } else { now };
         if spec.fsync_every > 0 && direction == Direction::Write {
             writes_since_fsync += 1;
             if writes_since_fsync == spec.fsync_every {
@@ -429,6 +463,7 @@ pub(crate) mod tests {
             interrupt,
             file: "null",
             verify: None,
+            verify_backlog: 0,
             data: DataPattern::Unique,
             pace: Pace::NONE,
             socket: None,
@@ -452,6 +487,61 @@ pub(crate) mod tests {
         assert!(outcome.failure.is_none() && !outcome.interrupted);
         let series_ops: u64 = outcome.intervals.iter().map(|i| i.ops).sum();
         assert_eq!(series_ops, 1000);
+    }
+
+    /// A disk in memory that drops the writes to one offset after the first.
+    struct LosingDisk(Vec<u8>, u64, u32);
+
+    impl BlockIo for LosingDisk {
+        fn read_at(&mut self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            let at = offset as usize;
+            buf.copy_from_slice(&self.0[at..at + buf.len()]);
+            Ok(buf.len())
+        }
+        fn write_at(&mut self, buf: &[u8], offset: u64) -> io::Result<usize> {
+            if offset == self.1 {
+                self.2 += 1;
+                if self.2 > 1 {
+                    return Ok(buf.len());
+                }
+            }
+            let at = offset as usize;
+            self.0[at..at + buf.len()].copy_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn sync_all(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// `--verify-backlog 4` reads back every 4 writes in the loop: two
+    /// clean passes check every block, and a write lost in the second
+    /// pass ends it there, naming the block and the older write found.
+    #[test]
+    fn a_backlog_reads_back_each_write_and_a_lost_one_ends_the_job() {
+        let interrupt = AtomicUsize::new(0);
+        let mut spec = spec(&interrupt);
+        (spec.directions, spec.pattern, spec.blocks) =
+            (DirectionMix::only(Direction::Write), Pattern::Seq, 64);
+        (spec.passes, spec.verify, spec.verify_backlog) = (2, Some(7), 4);
+        let run = |lost: u64| {
+            let mut disk = LosingDisk(vec![0; 64 * 4096], lost, 0);
+            let mut buffer = vec![0u8; 4096];
+            let memory = JobMemory::try_new(false, spec.directions).unwrap();
+            run_blocking(&mut disk, &mut buffer, &spec, memory, || true)
+        };
+        let clean = run(u64::MAX);
+        assert!(clean.failure.is_none());
+        assert_eq!((clean.ops, clean.backlog_checked), (128, 128));
+        let lost = run(10 * 4096);
+        let failure = lost.failure.expect("the lost write is found").to_string();
+        assert!(
+            failure.starts_with("verify of 4096 bytes at offset 40960")
+                && failure.contains("found an older one"),
+            "{failure}"
+        );
+        // Found at the check after its write: the 4 writes up to it.
+        assert_eq!(lost.ops, 64 + 12);
     }
 
     #[test]

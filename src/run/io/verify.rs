@@ -109,6 +109,14 @@ pub enum Mismatch {
         /// Whether the mix wrote this block.
         written: bool,
     },
+    /// A block read back right after its write (`--verify-backlog`) holds
+    /// another write's: the write was lost, or landed late.
+    Stale {
+        /// The block's header.
+        header: Header,
+        /// The sequence the write sealed.
+        expected: u64,
+    },
 }
 
 fn field(block: &[u8], at: usize) -> u64 {
@@ -198,6 +206,85 @@ pub fn verify_blocks(
     Ok(verified)
 }
 
+/// fio's `verify_backlog` (`--verify-backlog N`): the job's last N writes,
+/// read back and checked once there are N, inside the timed region.
+#[derive(Debug)]
+pub(in crate::run) struct Backlog {
+    every: usize,
+    /// Each write since the last check: offset, length, and the sequence
+    /// its blocks were sealed with.
+    pending: Vec<(u64, u64, u64)>,
+    /// Blocks checked so far.
+    pub(in crate::run) checked: u64,
+}
+
+impl Backlog {
+    /// A backlog of `every` writes (at most `plan::MAX_VERIFY_BACKLOG`,
+    /// which the plan's check keeps), its memory taken now.
+    pub(in crate::run) fn new(every: u64) -> Backlog {
+        let every = (every as usize).max(1);
+        Backlog {
+            every,
+            pending: Vec::with_capacity(every),
+            checked: 0,
+        }
+    }
+
+    /// Notes a write of `len` bytes at `offset` sealed with `sequence`;
+    /// whether the backlog is full, its check due.
+    #[inline]
+    pub(in crate::run) fn wrote(&mut self, offset: u64, len: u64, sequence: u64) -> bool {
+        self.pending.push((offset, len, sequence));
+        self.pending.len() >= self.every
+    }
+
+    /// Reads back each write noted with `read` into `buffer` (as long as
+    /// the longest write) and checks its blocks of `bs`: offset, run tag and
+    /// sequence; the first failure as (offset, length, error) of the read.
+    pub(in crate::run) fn check(
+        &mut self,
+        mut read: impl FnMut(&mut [u8], u64) -> io::Result<usize>,
+        buffer: &mut [u8],
+        bs: u64,
+        run: u64,
+    ) -> Result<(), (u64, u64, io::Error)> {
+        for (offset, len, sequence) in self.pending.drain(..) {
+            let data = &mut buffer[..len as usize];
+            match read(data, offset) {
+                Ok(n) if n as u64 == len => {}
+                Ok(n) => {
+                    let short = format!("read back {n} of {len} bytes");
+                    return Err((
+                        offset,
+                        len,
+                        io::Error::new(io::ErrorKind::UnexpectedEof, short),
+                    ));
+                }
+                Err(error) => return Err((offset, len, error)),
+            }
+            for (index, block) in data.chunks_exact(bs as usize).enumerate() {
+                let at = offset + index as u64 * bs;
+                let checked = check_block(block, at).and_then(|header| {
+                    if header.run != run || header.sequence != sequence {
+                        Err(Mismatch::Stale {
+                            header,
+                            expected: sequence,
+                        })
+                    } else {
+                        Ok(header)
+                    }
+                });
+                if let Err(mismatch) = checked {
+                    let error = io::Error::new(io::ErrorKind::InvalidData, describe(at, &mismatch));
+                    return Err((at, bs, error));
+                }
+                self.checked += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Whether a whole block names the writer it must: after a mix, this run's
 /// writes for the blocks it wrote and the layout for the others.
 fn check_writer(header: Header, index: u64, writers: Option<Writers<'_>>) -> Result<(), Mismatch> {
@@ -229,6 +316,10 @@ fn describe(offset: u64, mismatch: &Mismatch) -> String {
         Mismatch::BadChecksum(h) => format!(
             "offset {offset}: checksum mismatch in the block headed {}",
             show(h)
+        ),
+        Mismatch::Stale { header, expected } => format!(
+            "offset {offset}: expected the write of sequence {expected}, found an older one (a lost write): {}",
+            show(header)
         ),
         Mismatch::WrongWriter {
             header,

@@ -140,6 +140,7 @@ fn outcome_of(replayed: Replayed, cpu: CpuUsage) -> JobOutcome {
     JobOutcome {
         // A trace's I/Os are the trace's: its fidelity says how they ran.
         ios: None,
+        backlog_checked: 0,
         bytes: shares.iter().map(|(_, (_, bytes))| bytes).sum(),
         ops: shares.iter().map(|(_, (ops, _))| ops).sum(),
         start: started_ns,
