@@ -403,9 +403,25 @@ impl<'a> Recorder<'a> {
         self.interval_ops += 1;
         self.bytes[d] += bytes;
         self.ops[d] += 1;
+        if self.ios.is_some() {
+            self.keep_io(now, latency_ns, (offset, bytes), direction);
+        }
+    }
+
+    /// Keeps one I/O (`--log-ios`), out of the loop's inlined path.
+    #[cold]
+    #[inline(never)]
+    fn keep_io(
+        &mut self,
+        now: u64,
+        latency_ns: u64,
+        (offset, bytes): (u64, u64),
+        direction: Direction,
+    ) {
+        let issued_ns = (now - latency_ns).saturating_sub(self.start);
         if let Some(ios) = &mut self.ios {
             ios.push(KeptIo {
-                issued_ns: (now - latency_ns).saturating_sub(self.start),
+                issued_ns,
                 latency_ns,
                 offset,
                 bytes: u32::try_from(bytes).unwrap_or(u32::MAX),

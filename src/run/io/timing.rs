@@ -248,16 +248,23 @@ fn finish_writes<E: BlockIo>(engine: &mut E, spec: &LoopSpec<'_>) -> Result<(), 
     Ok(())
 }
 
-/// Reads back and checks the writes `backlog` holds (`--verify-backlog`).
+/// Notes a write of `(offset, len)` sealed with `sequence` in `backlog`
+/// (`--verify-backlog`), and reads back and checks its writes once it is
+/// full; whether it did.
 #[cold]
 #[inline(never)]
-fn check_backlog<E: BlockIo>(
+fn note_write<E: BlockIo>(
     backlog: &mut super::verify::Backlog,
     engine: &mut E,
     buffer: &mut [u8],
     spec: &LoopSpec<'_>,
-    run: u64,
-) -> Result<(), IoFailure> {
+    (offset, len, sequence): (u64, u64, u64),
+) -> Result<bool, IoFailure> {
+    if !backlog.wrote(offset, len, sequence) {
+        return Ok(false);
+    }
+    // A backlog is made only with a run tag (`Draws::new`).
+    let run = spec.verify.unwrap_or_default();
     backlog
         .check(|data, at| engine.read_at(data, at), buffer, spec.bs, run)
         .map_err(|(offset, bs, error)| IoFailure {
@@ -267,7 +274,8 @@ fn check_backlog<E: BlockIo>(
             bs,
             moved: None,
             error: Some(error),
-        })
+        })?;
+    Ok(true)
 }
 
 /// Issues I/O until the pass ends (one-pass runs) or `deadline` passes;
@@ -377,18 +385,16 @@ fn blocking_phase<E: BlockIo, P: Pacer>(
                 }
             }
         }
-        // fio's verify_backlog: the next I/O starts after the check.
-        let checked = match (&mut draws.backlog, direction, spec.verify) {
-            (Some(backlog), Direction::Write, Some(run)) => {
-                let due = backlog.wrote(offset, len, last);
-                if due {
-                    check_backlog(backlog, engine, buffer, spec, run)?;
-                }
-                due
+        let sequence = last;
+        last = now;
+        if let Some(backlog) = &mut draws.backlog {
+            // fio's verify_backlog: the next I/O starts after the check.
+            if direction == Direction::Write
+                && note_write(backlog, engine, buffer, spec, (offset, len, sequence))?
+            {
+                last = now_ns();
             }
-            _ => false,
-        };
-        last = if checked { now_ns() } else { now };
+        }
         if spec.fsync_every > 0 && direction == Direction::Write {
             writes_since_fsync += 1;
             if writes_since_fsync == spec.fsync_every {
