@@ -103,14 +103,8 @@ const BAD_RUN_INPUTS: &[(&[&str], &str)] = &[
         "op read is one direction",
     ),
     (
-        &[
-            "--mix",
-            "read=70,write=30",
-            "--verify",
-            "--pattern",
-            "uniform",
-        ],
-        "--verify checks every block",
+        &["--verify", "--verify-backlog", "4", "--engine", "uring"],
+        "--verify-backlog with engine uring",
     ),
     (&["--sync", "always"], "always"),
     (&["--repeat", "0"], "--repeat 0"),

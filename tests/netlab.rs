@@ -126,6 +126,7 @@ fn pass(
         file: "nfs",
         verify: Some(iolab::run::io::verify::run_tag("netlab")),
         verify_backlog: 0,
+        verify_tracks_writes: false,
         socket: None,
     }
 }

@@ -61,6 +61,39 @@ fn exact_counts(record: &Value) -> Vec<(String, u64, u64)> {
         .collect()
 }
 
+/// Without `-o` a replay keeps its record in `iolab-results/`, as `run`
+/// keeps its result, and its last line names it (it kept nothing before).
+#[test]
+fn a_replay_without_output_keeps_its_record_and_names_it() {
+    let (work, dir) = (scratch(), scratch());
+    let trace = work.path().join("t.iolog");
+    std::fs::write(
+        &trace,
+        "fio version 3 iolog\n0 f add\n0 f open\n0 f write 0 4096\n100 f read 0 4096\n200 f close\n",
+    )
+    .unwrap();
+    let output = iolab()
+        .current_dir(work.path())
+        .arg("replay")
+        .arg(&trace)
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{output:?}");
+    let kept = stdout
+        .lines()
+        .last()
+        .and_then(|line| line.strip_prefix("results: "))
+        .unwrap_or_else(|| panic!("the record named last: {stdout}"));
+    assert!(kept.starts_with("iolab-results/replay-"), "{kept}");
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(work.path().join(kept)).unwrap()).unwrap();
+    crate::util::validate_against(&record, "iolab.replay-1.schema.json");
+    assert_eq!(exact_counts(&record).len(), 2);
+}
+
 /// An iolog fio 3.33 wrote (version 3, µs timestamps) of a paced random
 /// read/write job: iolab replays each I/O, exactly as many per direction as
 /// fio's own `read_iolog` replay of the same log, onto a file it creates

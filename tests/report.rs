@@ -246,6 +246,40 @@ fn report_refuses_bad_input() {
     assert!(!report.exists());
 }
 
+/// `iolab report x.json -o x.html` after `run -o x.json` (which wrote
+/// x.html) replaces iolab's own report; a file iolab did not write there is
+/// kept and the command refused (both were refused before).
+#[test]
+fn a_report_replaces_iolabs_own_report_and_nothing_else() {
+    let out = scratch();
+    run_ok(&["run", "--engine", "null", "--size", "1m"], out.path());
+    let result = out.path().join("result-0.json");
+    let html = out.path().join("result-0.html");
+    assert!(html.exists());
+    let again = iolab()
+        .arg("report")
+        .arg(&result)
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{again:?}");
+    let theirs = out.path().join("theirs.html");
+    std::fs::write(&theirs, "<html>mine</html>").unwrap();
+    let refused = iolab()
+        .arg("report")
+        .arg(&result)
+        .arg("-o")
+        .arg(&theirs)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert_eq!(
+        std::fs::read_to_string(&theirs).unwrap(),
+        "<html>mine</html>"
+    );
+}
+
 #[test]
 fn markdown_and_csv_carry_the_same_tables() {
     let dir = scratch();

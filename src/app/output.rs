@@ -392,7 +392,7 @@ pub(crate) fn check_report_beside(output: &Path) -> Result<(), UsageError> {
 
 /// Whether `path` is a regular file (not a link) that iolab's report
 /// renderer wrote: its head carries [`crate::report::html::GENERATOR`].
-fn is_iolab_report(path: &Path) -> bool {
+pub(crate) fn is_iolab_report(path: &Path) -> bool {
     use std::io::Read;
     // O_NONBLOCK: a FIFO planted there must not hang iolab in open(2).
     let Ok(fd) = rustix::fs::open(

@@ -346,7 +346,9 @@ fn foreign_io(point: &Point, found: &mut Findings) {
         "foreign-io",
         Severity::Warning,
         "a device counted I/O the measured jobs cannot have made: another process used it during \
-         the timed region, so its figures and the application:device ratios are not this run's"
+         the timed region, so its figures and the application:device ratios are not this run's; \
+         measure with the device otherwise idle (iotop or atop name who else used it), or on a \
+         device of its own (--dir on another file system)"
             .to_string(),
         seen.join("; "),
     );

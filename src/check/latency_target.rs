@@ -49,16 +49,26 @@ pub fn checks(point: &Point, found: &mut Findings) {
         );
         return;
     }
-    let why = if target.keep_adjusting {
-        "kept adjusting its depth to the end (run)"
+    let (why, action) = if target.keep_adjusting {
+        (
+            "kept adjusting its depth to the end (run)",
+            "leave out `,run` for one depth's figures".to_string(),
+        )
     } else {
-        "ended before its depth held (the pass or the runtime ran out)"
+        let windows = crate::plan::units::format_duration_ns(target.window_ns.saturating_mul(10));
+        (
+            "ended before its depth held (the pass or the runtime ran out)",
+            match point.workload.runtime_s {
+                None => format!("give it time to settle: --runtime {windows} or more"),
+                Some(_) => format!("a longer --runtime ({windows} or more) lets it settle"),
+            },
+        )
     };
     found.add(
         "latency-target-unsettled",
         Severity::Warning,
         format!(
-            "{unsettled} of {} jobs {why}: their figures span every depth they tried for {within}, not one depth; the last was {listed}",
+            "{unsettled} of {} jobs {why}: their figures span every depth they tried for {within}, not one depth; the last was {listed}; {action}",
             jobs.len()
         ),
         format!("depths at the end: {listed}"),

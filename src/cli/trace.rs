@@ -85,7 +85,8 @@ pub struct ReplayArgs {
     /// kernel; the guest's own page cache, scheduler and clock.
     #[arg(long, value_name = "KEY=VALUE,…", conflicts_with_all = ["file", "target", "keep"])]
     pub guest: Option<String>,
-    /// Write the replay's record (iolab.replay/1 JSON) here.
+    /// Write the replay's record (iolab.replay/1 JSON) here; without it,
+    /// the record is kept in iolab-results/ as run keeps its result.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

@@ -30,9 +30,11 @@ pub fn environment_of(path: Option<&Path>, measure_memcpy: bool) -> Environment 
         arch: host.arch,
         distribution: distribution(&os_release),
         cpu_model: cpu_model(&cpuinfo),
-        logical_cpus: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        logical_cpus: std::thread::available_parallelism()
+            .ok()
+            .map(|n| n.get() as u32),
         physical_cores: physical_cores(&cpuinfo),
-        memory_bytes: memory_bytes(&crate::probe::host::meminfo_text()).unwrap_or(0),
+        memory_bytes: memory_bytes(&crate::probe::host::meminfo_text()),
         memcpy_bps: measure_memcpy.then(memcopy::bandwidth).flatten(),
         clocksource: read_attribute(Path::new(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
@@ -133,7 +135,11 @@ mod tests {
     #[test]
     fn this_machine_has_cpus_memory_and_a_kernel() {
         let env = environment(Some(Path::new(".")));
-        assert!(env.logical_cpus >= 1 && env.memory_bytes > 0 && !env.kernel.is_empty());
+        assert!(
+            env.logical_cpus.is_some_and(|n| n >= 1)
+                && env.memory_bytes.is_some_and(|m| m > 0)
+                && !env.kernel.is_empty()
+        );
         let storage = env.storage.expect("the current directory is on some mount");
         assert!(!storage.filesystem.is_empty());
     }

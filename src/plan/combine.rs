@@ -422,9 +422,15 @@ pub fn check_site(groups: &[Group], site: Site<'_>) -> Result<(), UsageError> {
             }
         }
     }
-    if jobs > 1 && groups.iter().any(|group| group.workload.verify) {
+    // Jobs each on a region of their own (fio's offset_increment at least
+    // the size) check their own blocks.
+    let apart = |group: &Group| {
+        group.workload.jobs == 1 || group.workload.offset_increment >= group.workload.size
+    };
+    let own_regions = groups.len() == 1 && groups.iter().all(apart);
+    if jobs > 1 && !own_regions && groups.iter().any(|group| group.workload.verify) {
         return Err(usage!(
-            "--verify on {flag} checks one job's blocks: {jobs} jobs over it would overwrite each other's sealed blocks or check them twice; verify with one job"
+            "--verify on {flag} checks one job's blocks: {jobs} jobs over it would overwrite each other's sealed blocks or check them twice; verify with one job, or give each job its own region (--offset-increment of at least --size)"
         ));
     }
     Ok(())

@@ -292,6 +292,17 @@ pub enum Work {
 }
 
 impl Workload {
+    /// Whether a write of this workload may leave blocks of its region
+    /// unwritten: a pattern that skips or draws blocks, a runtime or time
+    /// limit that may end a pass, an io_size other than the size. Its
+    /// `--verify` then checks the blocks written only.
+    pub fn writes_may_skip_blocks(&self) -> bool {
+        !self.pattern.covers_every_block()
+            || self.runtime_s.is_some()
+            || self.time_limit_s.is_some()
+            || self.io_size.is_some_and(|bytes| bytes != self.size)
+    }
+
     /// What this workload's jobs work on.
     pub fn work(&self) -> Work {
         match (self.trace, self.items) {

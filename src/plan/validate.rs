@@ -408,19 +408,6 @@ impl Workload {
                 self.loops
             ));
         }
-        if self.verify
-            && self.op.writes()
-            && (!self.pattern.covers_every_block()
-                || self.runtime_s.is_some()
-                || self.time_limit_s.is_some()
-                || self.io_size.is_some_and(|bytes| bytes != self.size)
-                || self.loops > 1)
-        {
-            return Err(usage!(
-                "--verify checks every block, so a write must cover each block once: use a pattern that \
-                 visits every block (not uniform or a skewed one), no --runtime or --time-limit, one --loops and no --io-size"
-            ));
-        }
         self.check_direction_rates()?;
         match (self.op, self.mix) {
             (Op::Mix, None) => {

@@ -20,14 +20,18 @@ pub struct Environment {
     /// CPU model name from /proc/cpuinfo.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cpu_model: Option<String>,
-    /// Logical CPUs available to iolab.
-    pub logical_cpus: u32,
+    /// Logical CPUs available to iolab; absent when not known (an
+    /// import of fio's output, which records no machine).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub logical_cpus: Option<u32>,
     /// Physical cores (distinct physical id and core id pairs in
     /// /proc/cpuinfo); absent when cpuinfo does not say (many VMs and non-x86).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub physical_cores: Option<u32>,
-    /// Physical memory, bytes (MemTotal).
-    pub memory_bytes: u64,
+    /// Physical memory, bytes (MemTotal); absent when not known
+    /// (/proc/meminfo unreadable, an import of fio's output).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub memory_bytes: Option<u64>,
     /// Memory-copy bandwidth, bytes/s: the best of three copies of 64 MiB,
     /// the ceiling for work served from the page cache; measured only when
     /// some point goes through the page cache (and by `env` and `measure`).

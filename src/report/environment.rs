@@ -29,16 +29,16 @@ pub fn render(tool: &Tool, env: &Environment) -> String {
         ),
         format!(
             "CPU:            {} × {}{}",
-            env.logical_cpus,
+            env.logical_cpus
+                .map_or_else(|| "unknown".to_string(), |n| n.to_string()),
             env.cpu_model.as_deref().unwrap_or("unknown model"),
             env.physical_cores
                 .map_or_else(String::new, |n| format!(" ({n} physical cores)"))
         ),
-        format!(
-            "memory:         {} ({} bytes)",
-            bytes(env.memory_bytes),
-            env.memory_bytes
-        ),
+        match env.memory_bytes {
+            Some(memory) => format!("memory:         {} ({memory} bytes)", bytes(memory)),
+            None => "memory:         unknown".to_string(),
+        },
         format!(
             "clock source:   {}{}",
             env.clocksource.as_deref().unwrap_or("unknown"),

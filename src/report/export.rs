@@ -29,7 +29,8 @@ pub fn markdown(view: &ReportView<'_>) -> String {
             result.command.join(" "),
             cell(&env.hostname),
             cell(&env.kernel),
-            env.logical_cpus,
+            env.logical_cpus
+                .map_or_else(|| "unknown".to_string(), |n| n.to_string()),
             cell(env.cpu_model.as_deref().unwrap_or("unknown CPU")),
             cell(
                 env.virtualization

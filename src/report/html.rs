@@ -393,11 +393,16 @@ fn environment(result: &ResultFile) -> String {
             "CPU",
             format!(
                 "{} × {}",
-                env.logical_cpus,
+                env.logical_cpus
+                    .map_or_else(|| "unknown".to_string(), |n| n.to_string()),
                 env.cpu_model.clone().unwrap_or_default()
             ),
         ),
-        ("memory", super::units::bytes(env.memory_bytes)),
+        (
+            "memory",
+            env.memory_bytes
+                .map_or_else(|| "unknown".to_string(), super::units::bytes),
+        ),
         (
             "virtualization",
             format!(

@@ -10,6 +10,31 @@ pub fn mb_per_s(bytes_per_s: f64) -> f64 {
     bytes_per_s / 1e6
 }
 
+/// Each count's share of their sum as a percent with one decimal, the
+/// tenths handed out by largest remainder so the shares add to exactly
+/// 100.0% (rounding each alone can give 100.1%); empty when they sum to 0.
+pub fn shares_to_tenths(counts: &[u64]) -> Vec<String> {
+    let total: u128 = counts.iter().map(|&n| u128::from(n)).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let exact: Vec<(u128, u128)> = counts
+        .iter()
+        .map(|&n| (u128::from(n) * 1000 / total, u128::from(n) * 1000 % total))
+        .collect();
+    let mut tenths: Vec<u128> = exact.iter().map(|(whole, _)| *whole).collect();
+    let short = 1000 - tenths.iter().sum::<u128>();
+    let mut order: Vec<usize> = (0..counts.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(exact[i].1));
+    for &i in order.iter().take(short as usize) {
+        tenths[i] += 1;
+    }
+    tenths
+        .iter()
+        .map(|t| format!("{}.{}%", t / 10, t % 10))
+        .collect()
+}
+
 /// A figure with about three significant digits, without exponent.
 pub fn significant(value: f64) -> String {
     let magnitude = value.abs();
@@ -96,6 +121,19 @@ pub fn count(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three equal thirds round to 33.3% each, 99.9% together: one gets
+    /// the tenth left over.
+    #[test]
+    fn shares_add_to_a_hundred_percent() {
+        assert_eq!(shares_to_tenths(&[1, 1, 1]), ["33.4%", "33.3%", "33.3%"]);
+        assert_eq!(
+            shares_to_tenths(&[2, 2, 2, 1]),
+            ["28.6%", "28.6%", "28.5%", "14.3%"]
+        );
+        assert_eq!(shares_to_tenths(&[5]), ["100.0%"]);
+        assert!(shares_to_tenths(&[0, 0]).is_empty());
+    }
 
     #[test]
     fn units_are_labelled_and_scaled() {

@@ -733,11 +733,13 @@ fn verify_targets(
     let mut verified = Vec::new();
     for (index, job) in targets.iter().enumerate() {
         let path = job.file.path().display();
-        if workload.directions().mixed() && written.get(index).is_none_or(Option::is_none) {
-            // A mix's check needs the blocks it wrote (kept unless the
-            // file is too large to track, or memory could not be had).
+        let mixed = workload.directions().mixed();
+        let sparse = workload.op.writes() && workload.writes_may_skip_blocks();
+        if (mixed || sparse) && written.get(index).is_none_or(Option::is_none) {
+            // The check needs the blocks written (kept unless the file is
+            // too large to track, or memory could not be had).
             let status = RepetitionStatus::Failed(format!(
-                "verifying {path}: the blocks the mix wrote were not tracked, so the check cannot tell a lost write"
+                "verifying {path}: the blocks the job wrote were not tracked (over 2^28 blocks, or no memory), so the check cannot tell which to read"
             ));
             return (status, verified);
         }
@@ -746,10 +748,17 @@ fn verify_targets(
             len: workload.size,
             bs: workload.bs,
             alignment,
-            writers: written
-                .get(index)
-                .and_then(Option::as_ref)
-                .map(|written| io::verify::Writers { written, run }),
+            writers: written.get(index).and_then(Option::as_ref).map(|written| {
+                io::verify::Writers {
+                    written,
+                    run,
+                    unwritten: if mixed {
+                        io::verify::Unwritten::Layout
+                    } else {
+                        io::verify::Unwritten::Unchecked
+                    },
+                }
+            }),
         };
         let checked = job.file.verify(&check);
         match checked {

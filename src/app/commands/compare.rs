@@ -69,9 +69,18 @@ fn compare_within(
     result: ResultFile,
 ) -> Result<Ending, AppError> {
     if args.files.len() != 1 {
+        let names: Vec<String> = args
+            .files
+            .iter()
+            .map(|f| crate::console::neutralize(&f.display().to_string()).into_owned())
+            .collect();
+        let last = names.last().cloned().unwrap_or_default();
         return Err(usage!(
-            "--by compares inside one result file; {} were given",
-            args.files.len()
+            "--by compares inside one result file; {} were given ({}): iolab compare {last} --by {} compares the last one's points, iolab compare {} without --by compares the files",
+            names.len(),
+            names.join(", "),
+            by.text,
+            names.join(" ")
         )
         .into());
     }

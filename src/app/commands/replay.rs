@@ -94,31 +94,28 @@ fn character_text(shown: &str, c: &Character) -> String {
         s.duration_ns as f64 / 1e9,
         human_size(s.end)
     );
-    for kind in IoKind::ALL {
+    let kinds = crate::report::units::shares_to_tenths(&s.ios);
+    for (kind, share) in IoKind::ALL.into_iter().zip(&kinds) {
         let n = s.ios[kind.index()];
         if n > 0 {
             let _ = writeln!(
                 out,
-                "  {:<6} {n} I/Os ({:.1}%), {}",
+                "  {:<6} {n} I/Os ({share}), {}",
                 kind.name(),
-                100.0 * n as f64 / total as f64,
                 human_size(s.bytes[kind.index()])
             );
         }
     }
     let data: u64 = c.sizes.iter().map(|(_, n)| n).sum();
     if data > 0 {
+        let counts: Vec<u64> = c.sizes.iter().map(|(_, n)| *n).collect();
+        let shares = crate::report::units::shares_to_tenths(&counts);
         let sizes: Vec<String> = c
             .sizes
             .iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(size, n)| {
-                format!(
-                    "≤{} {:.1}%",
-                    format_size(*size),
-                    100.0 * *n as f64 / data as f64
-                )
-            })
+            .zip(&shares)
+            .filter(|((_, n), _)| *n > 0)
+            .map(|((size, _), share)| format!("≤{} {share}", format_size(*size)))
             .collect();
         let _ = writeln!(out, "  sizes  {}", sizes.join(", "));
         let _ = writeln!(
@@ -264,10 +261,8 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         let interrupted = record["interrupted"].as_bool().unwrap_or(false);
         let text = fidelity_text(&fidelity, interrupted);
         crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
-        if let Some(path) = &args.output {
-            record["command"] = serde_json::json!(command);
-            write_record(path, &record)?;
-        }
+        record["command"] = serde_json::json!(command);
+        write_record(args.output.as_deref(), &record)?;
         return Ok(Ending::Success);
     }
     let choice = match (engine, &args.dir, &args.file) {
@@ -390,7 +385,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         text.push_str(crate::report::activity::render_client_network(network).trim_end());
     }
     crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
-    if let Some(path) = &args.output {
+    {
         let record = serde_json::json!({
             "format": RECORD_FORMAT,
             "iolab_version": env!("CARGO_PKG_VERSION"),
@@ -417,7 +412,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
             "fidelity": replayed.fidelity,
             "network": network,
         });
-        write_record(path, &record)?;
+        write_record(args.output.as_deref(), &record)?;
     }
     match interrupt.signal() {
         Some(signal) => Ok(Ending::Interrupted(signal)),
@@ -425,13 +420,24 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
     }
 }
 
-/// Writes a replay's record at `path` (never over an existing file).
-fn write_record(path: &std::path::Path, record: &serde_json::Value) -> Result<(), AppError> {
-    crate::record::write::write_file(path, crate::record::write::Replace::Never, |out| {
+/// Writes a replay's record at `output` (never over an existing file) or,
+/// without `-o`, in `iolab-results/` as `run` keeps its result, and says
+/// where.
+fn write_record(
+    output: Option<&std::path::Path>,
+    record: &serde_json::Value,
+) -> Result<(), AppError> {
+    let path = output.map_or_else(
+        || crate::app::output::default_output("replay"),
+        std::path::Path::to_path_buf,
+    );
+    crate::app::output::create_results_dir(&path)?;
+    crate::record::write::write_file(&path, crate::record::write::Replace::Never, |out| {
         serde_json::to_writer_pretty(&mut *out, record).map_err(std::io::Error::other)
     })
     .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-    crate::note!("iolab: replay record: {}", path.display());
+    crate::console::stdout(&format!("results: {}\n", path.display()))
+        .map_err(anyhow::Error::from)?;
     Ok(())
 }
 

@@ -44,7 +44,14 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         Some(path) => path.clone(),
         None => output::default_output("report").with_extension(format.extension),
     };
-    if !to_stdout {
+    // An HTML report iolab wrote there (`run -o x.json` keeps x.html) is
+    // replaced; anything else is kept.
+    let replace = if args.format == ReportFormat::Html && output::is_iolab_report(&output) {
+        Replace::Own
+    } else {
+        Replace::Never
+    };
+    if !to_stdout && replace == Replace::Never {
         if args.output.is_none() {
             create_results_dir(&output)?;
         }
@@ -99,7 +106,7 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         output::print(&text)?;
         return Ok(Ending::Success);
     }
-    write::write_file(&output, Replace::Never, |out| {
+    write::write_file(&output, replace, |out| {
         std::io::Write::write_all(out, text.as_bytes())
     })
     .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", output.display()))?;

@@ -130,7 +130,7 @@ impl Draws {
             touched: Touched::for_pattern(spec.pattern, spec.blocks),
             written: spec
                 .verify
-                .filter(|_| spec.directions.mixed())
+                .filter(|_| spec.verify_tracks_writes)
                 .and_then(|_| Touched::new(spec.blocks)),
             backlog: spec
                 .verify

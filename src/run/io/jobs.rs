@@ -408,6 +408,7 @@ fn run_tree(
         file: &label,
         verify: None,
         verify_backlog: 0,
+        verify_tracks_writes: false,
         data: workload.data,
         pace: crate::plan::pace::Pace::NONE,
         socket: None,
@@ -566,6 +567,7 @@ fn run_job(
         file: &label,
         verify: workload.verify.then(|| verify::run_tag(run_id)),
         verify_backlog: workload.verify_backlog.unwrap_or(0),
+        verify_tracks_writes: workload.directions().mixed() || workload.writes_may_skip_blocks(),
         data: workload.data,
         // Untimed passes (laying out, warming) run as fast as they go.
         pace: if timed {

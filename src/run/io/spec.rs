@@ -93,6 +93,9 @@ pub struct LoopSpec<'a> {
     /// checked as soon as it is written, inside the timed region (fio's
     /// `verify_backlog`); 0: only the check after the timed region.
     pub verify_backlog: u64,
+    /// With `verify`: the blocks written are tracked for the check after
+    /// the timed region (a mix, or writes that may skip blocks).
+    pub verify_tracks_writes: bool,
     /// The shape of the data written (`--data`): how each write is stamped.
     pub data: DataPattern,
     /// When its I/Os are issued: as fast as they go, at a rate, with think time.

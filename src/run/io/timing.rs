@@ -470,6 +470,7 @@ pub(crate) mod tests {
             file: "null",
             verify: None,
             verify_backlog: 0,
+            verify_tracks_writes: false,
             data: DataPattern::Unique,
             pace: Pace::NONE,
             socket: None,
