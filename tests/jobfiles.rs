@@ -1375,6 +1375,15 @@ fn log_fields(path: &Path, count: usize) -> Vec<Vec<u64>> {
         .collect()
 }
 
+/// Runs fio on `job` in `dir`, where it writes its logs, terse output.
+fn fio_in(dir: &Path, job: &Path) {
+    succeed(&mut assert_cmd::Command::from_std({
+        let mut fio = std::process::Command::new("fio");
+        fio.current_dir(dir).arg(job).arg("--output-format=terse");
+        fio
+    }));
+}
+
 /// `write_bw_log` and `write_iops_log` with `log_avg_msec` give logs in
 /// fio's format beside the result — a line per window and direction, in the
 /// columns fio 3.33 writes for the same job file — whose windows add up to
@@ -1389,13 +1398,7 @@ fn log_keys_write_fio_format_logs_beside_the_result() {
     let (fio_dir, out) = (scratch(), scratch());
     let job = write_job(out.path(), "logs.fio", text, out.path());
     // fio writes its logs in its working directory.
-    succeed(&mut assert_cmd::Command::from_std({
-        let mut fio = std::process::Command::new("fio");
-        fio.current_dir(fio_dir.path())
-            .arg(&job)
-            .arg("--output-format=terse");
-        fio
-    }));
+    fio_in(fio_dir.path(), &job);
     let fio_log = log_lines(&fio_dir.path().join("m_iops.1.log"));
     let result = run_ok(&["run", job.to_str().unwrap()], out.path());
     let repetition = &first_point(&result)["repetitions"][0];
@@ -1433,13 +1436,7 @@ fn log_keys_write_fio_format_logs_beside_the_result() {
         &format!("{text}log_offset=1\n"),
         out.path(),
     );
-    succeed(&mut assert_cmd::Command::from_std({
-        let mut fio = std::process::Command::new("fio");
-        fio.current_dir(fio_dir.path())
-            .arg(&offsets)
-            .arg("--output-format=terse");
-        fio
-    }));
+    fio_in(fio_dir.path(), &offsets);
     run_ok(&["run", offsets.to_str().unwrap()], out.path());
     for path in [
         fio_dir.path().join("m_bw.1.log"),
@@ -1464,13 +1461,7 @@ fn per_io_logs_and_the_iolog_hold_fios_ios_and_replay_in_fio() {
                 write_bw_log=w\nwrite_lat_log=w\nlog_offset=1\nwrite_iolog=w.iolog\n";
     let (fio_dir, dir, out) = (scratch(), scratch(), scratch());
     let fio_job = write_job(out.path(), "fio.fio", text, fio_dir.path());
-    succeed(&mut assert_cmd::Command::from_std({
-        let mut fio = std::process::Command::new("fio");
-        fio.current_dir(fio_dir.path())
-            .arg(&fio_job)
-            .arg("--output-format=terse");
-        fio
-    }));
+    fio_in(fio_dir.path(), &fio_job);
     let job = write_job(out.path(), "w.fio", text, dir.path());
     run_ok(&["run", job.to_str().unwrap(), "--log-ios"], out.path());
     // (direction, bytes, offset) of each line, as fio logs them.

@@ -1,9 +1,10 @@
 //! Every timed I/O of a job, kept when asked (`--log-ios`, fio's `write_iolog` and per-I/O logs), and the files they are written as: iolab's CSV, fio's per-I/O log lines and fio's iolog version 3.
 //!
-//! The loop appends one entry per completed I/O into a chunk allocated
-//! before (a new chunk, of [`CHUNK`] entries, is taken on the cold path
-//! once the last is full), so the hot path stays one bounds check and one
-//! store. The chunks come from a process-wide budget of [`BUDGET`] entries
+//! The recorder appends one entry per completed I/O, out of the loop's
+//! inlined path, into a chunk allocated before (a new chunk, of [`CHUNK`]
+//! entries, is taken on the cold path once the last is full): a call, a
+//! bounds check and a store per I/O, and one test of an `Option` when
+//! nothing is kept. The chunks come from a process-wide budget of [`BUDGET`] entries
 //! (about 512 MiB): once spent, or when memory cannot be had, the I/Os are
 //! counted in `unkept` instead and the logs say how many are missing. The
 //! entries live in memory only, never in the result file, and are written
