@@ -403,13 +403,18 @@ pub(super) fn last_jobs_region(
                 .to_string(),
         );
     }
+    // fio's loops each move io_size, going on where the last stopped.
+    let loops: u64 = option(options, "loops")
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(1);
     let io_size = option(options, "io_size")
         .or_else(|| option(options, "io_limit"))
-        .and_then(|text| super::fio_size(text, kb_base));
+        .and_then(|text| super::fio_size(text, kb_base))
+        .map(|bytes| bytes.saturating_mul(loops.max(1)));
     match io_size {
         Some(bytes) if bytes <= last => Ok(last),
         _ => Err(format!(
-            "fio runs each job from its offset to the end of the file, the last job over {last} bytes; iolab's jobs move one size, so it needs io_size= of at most that (or size=)"
+            "fio runs each job from its offset to the end of the file, the last job over {last} bytes; iolab's jobs move one size, so it needs io_size= (times loops=) of at most that (or size=)"
         )),
     }
 }

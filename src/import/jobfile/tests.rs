@@ -569,3 +569,25 @@ fn a_file_engines_size_caps_its_files() {
     assert_eq!(items("size=2m\n"), Some(512));
     assert_eq!(items("size=1g\n"), Some(31250));
 }
+
+/// offset_increment without size: every job gets the last job's region
+/// (4 MiB from the first offset, two jobs 1 MiB apart: 3 MiB) when each
+/// job's io_size, times its loops, fits in it sequentially; not when it
+/// does not, nor on a random pattern, whose draws span each job's region.
+#[test]
+fn increments_to_the_end_give_the_last_jobs_region() {
+    let options = |pairs: &[(&str, &str)]| -> Map<String, Value> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+            .collect()
+    };
+    let job = |extra: &[(&str, &str)]| {
+        let mut pairs = vec![("numjobs", "2"), ("rw", "write"), ("io_size", "256k")];
+        pairs.extend_from_slice(extra);
+        checks::last_jobs_region(&options(&pairs), "1m", 4 << 20, 1024)
+    };
+    assert_eq!(job(&[("loops", "3")]), Ok(3 << 20));
+    assert!(job(&[("loops", "16")]).unwrap_err().contains("times loops"));
+    assert!(job(&[("rw", "randwrite")]).unwrap_err().contains("random"));
+}
