@@ -99,6 +99,12 @@ pub fn line(text: &str) {
         _ => text,
     };
     let text = neutralize(text);
+    // In a terminal a long message wraps at spaces, not inside a word; to a
+    // file or a pipe it stays one line, for grep.
+    let text = match stderr_width() {
+        Some(width) => std::borrow::Cow::Owned(wrap(&text, width)),
+        None => text,
+    };
     let text = match colour(rustix::stdio::stderr()) {
         true => std::borrow::Cow::Owned(paint(&text)),
         false => text,
@@ -148,26 +154,75 @@ pub fn stdout(text: &str) -> io::Result<()> {
     }
 }
 
-/// The width tables are laid out to: `COLUMNS` when set to a number (as
-/// shells and `COLUMNS=80 iolab …` set it), else the terminal's on stdout;
-/// `None` in a pipe, where a table keeps its natural width.
-pub fn width() -> Option<u16> {
+/// The width text is laid out to: `COLUMNS` when set to a number (as
+/// shells and `COLUMNS=80 iolab …` set it), else the terminal's on stdout,
+/// else 80 columns (a pipe, a file: what a person later reads in a pager or
+/// a mail is as wide as a terminal; a script reads `--json`).
+pub fn width() -> u16 {
     if let Some(columns) = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<u16>().ok())
         .filter(|&c| c >= 20)
     {
-        return Some(columns);
+        return columns;
     }
     let out = rustix::stdio::stdout();
     if !rustix::termios::isatty(out) {
-        return None;
+        return PIPE_WIDTH;
     }
     rustix::termios::tcgetwinsize(out)
         .ok()
         .map(|size| size.ws_col)
         .filter(|&columns| columns >= 20)
+        .unwrap_or(PIPE_WIDTH)
 }
+
+/// The width of stderr when it is a terminal (`COLUMNS` or the terminal's).
+fn stderr_width() -> Option<usize> {
+    let err = rustix::stdio::stderr();
+    if !rustix::termios::isatty(err) {
+        return None;
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .or_else(|| rustix::termios::tcgetwinsize(err).ok().map(|s| s.ws_col))
+        .filter(|&columns| columns >= 20)
+        .map(usize::from)
+}
+
+/// `text` with each line wrapped at spaces to `width` columns,
+/// continuation lines indented as the line was; a word longer than the
+/// width stays whole on its own line.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut wrapped = String::with_capacity(text.len() + 16);
+    for (index, line) in text.split('\n').enumerate() {
+        if index > 0 {
+            wrapped.push('\n');
+        }
+        let words = line.trim_start_matches(' ');
+        let indent = &line[..line.len() - words.len()];
+        wrapped.push_str(indent);
+        let mut column = indent.len();
+        for (index, word) in words.split(' ').enumerate() {
+            let length = word.chars().count();
+            if index > 0 && column + 1 + length > width {
+                wrapped.push('\n');
+                wrapped.push_str(indent);
+                column = indent.len();
+            } else if index > 0 {
+                wrapped.push(' ');
+                column += 1;
+            }
+            wrapped.push_str(word);
+            column += length;
+        }
+    }
+    wrapped
+}
+
+/// The width of what does not go to a terminal.
+pub const PIPE_WIDTH: u16 = 80;
 
 /// Whether what goes to `stream` is coloured: a terminal, `NO_COLOR` unset
 /// or empty (no-color.org), and a `TERM` that is not `dumb`.

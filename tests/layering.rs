@@ -69,7 +69,12 @@ const RULES: &[(&str, &[&str])] = &[
         "import",
         &["plan", "record", "stats", "check", "gather", "input"],
     ),
-    ("report", &["plan", "record", "stats", "compare", "check"]),
+    // Every format over records; text is wrapped as stderr's lines are
+    // (`console::wrap`), and nothing is written from here.
+    (
+        "report",
+        &["plan", "record", "stats", "compare", "check", "console"],
+    ),
     // Traces read, and replayed through the engines onto a target the runner's safety makes.
     // Traces are opened as every file iolab reads is.
     ("trace", &["plan", "input"]),

@@ -690,3 +690,91 @@ fn quicks_report_leads_with_eight_bars_on_the_first_screen() {
         .expect("the self-test measured the answer");
     assert!((1..=900).contains(&bottom), "the bars end at {bottom} px");
 }
+
+/// A number the report's self-test wrote on `<body>` as `data-NAME`.
+fn measured(dom: &str, name: &str) -> i64 {
+    dom.split(&format!(r#"data-{name}=""#))
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("the self-test measured {name}"))
+}
+
+/// README's A/B pair, a psync run against a queued engine at depth 4: the
+/// report draws both files' bars even unmatched, names the `--ignore` that
+/// compares them, and with it compares them; the verdict on trusting the
+/// answer is on the first screen (1400×900) as Chromium lays it out.
+#[test]
+fn an_ab_report_draws_both_files_and_its_trust_line_on_the_first_screen() {
+    let dir = scratch();
+    let out = scratch();
+    let run = |name: &str, engine: &[&str]| {
+        let path = out.path().join(name);
+        succeed(
+            iolab()
+                .args(["run", "--op", "read", "--pattern", "random", "--bs", "4k"])
+                .args(["--size", "1m", "--repeat", "2", "--no-report", "--dir"])
+                .arg(dir.path())
+                .args(engine)
+                .arg("-o")
+                .arg(&path),
+        );
+        path
+    };
+    let a = run("a.json", &["--engine", "psync"]);
+    let b = run("b.json", &["--engine", "posixaio", "--iodepth", "4"]);
+    let unmatched = out.path().join("unmatched.html");
+    let shown = succeed(
+        iolab()
+            .arg("report")
+            .arg(&a)
+            .arg(&b)
+            .arg("-o")
+            .arg(&unmatched),
+    );
+    let stderr = String::from_utf8_lossy(&shown.stderr);
+    assert!(
+        stderr.contains("no point in common") && stderr.contains("--ignore engine,iodepth"),
+        "{stderr}"
+    );
+    let html = std::fs::read_to_string(&unmatched).unwrap();
+    assert!(
+        html.contains("--ignore engine,iodepth draws them"),
+        "{html}"
+    );
+    let colours = |html: &str| {
+        let mut fills: Vec<&str> = html
+            .split(r#"<rect class="bar""#)
+            .skip(1)
+            .filter_map(|rect| rect.split(r#"fill=""#).nth(1)?.split('"').next())
+            .collect();
+        fills.sort_unstable();
+        fills.dedup();
+        fills.len()
+    };
+    assert_eq!(colours(&html), 2, "each file's bar, matched or not");
+    let compared = out.path().join("ab.html");
+    succeed(
+        iolab()
+            .arg("report")
+            .arg(&a)
+            .arg(&b)
+            .args(["--ignore", "engine,iodepth", "-o"])
+            .arg(&compared),
+    );
+    let html = std::fs::read_to_string(&compared).unwrap();
+    assert!(html.contains("Ratio to "), "the ratio chart: {html}");
+    assert!(!html.contains("Not matched"), "{html}");
+    let trust = html.find(r#"class="trust""#).expect("the trust line");
+    assert!(trust < html.find(r#"<section class="answer">"#).unwrap());
+    let Some((dom, _)) = selftest_dom(&compared) else {
+        return;
+    };
+    assert_layout_ok(&dom);
+    assert!(measured(&dom, "bar-colours") >= 2, "both files' bars drawn");
+    let bottom = measured(&dom, "trust-bottom");
+    assert!(
+        (1..=900).contains(&bottom),
+        "the trust line ends at {bottom} px"
+    );
+}

@@ -76,6 +76,23 @@ fn bash_loads_the_completions_and_completes_a_subcommand() {
     let out = Command::new("bash").args(["-c", &shell]).output().unwrap();
     let offered = String::from_utf8_lossy(&out.stdout);
     assert_eq!(offered.trim(), "uring", "{offered}");
+    // `compare --by di<TAB>` offers parameters, not file names; `--dir`
+    // offers directories only (a file beside them is not offered).
+    std::fs::create_dir(dir.path().join("data-dir")).unwrap();
+    std::fs::write(dir.path().join("data-file"), "").unwrap();
+    let offered = |words: &str, cword: usize, current: &str, previous: &str| {
+        let shell = format!(
+            "cd {} && source {} && COMP_WORDS=({words}) && COMP_CWORD={cword} && _iolab iolab {current} {previous} && echo \"${{COMPREPLY[@]}}\"",
+            dir.path().display(),
+            path.display()
+        );
+        let out = Command::new("bash").args(["-c", &shell]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let by = offered("iolab compare --by di", 3, "di", "--by");
+    assert_eq!(by, "direct", "{by}");
+    let dirs = offered("iolab run --dir data", 3, "data", "--dir");
+    assert!(!dirs.contains("data-file"), "{dirs}");
 }
 
 #[test]
@@ -93,7 +110,7 @@ fn man_pages_are_written_and_never_over_another_file() {
         String::from_utf8_lossy(&out.stderr)
     );
     let run_page = std::fs::read_to_string(dir.path().join("iolab-run.1")).unwrap();
-    assert!(run_page.contains(".TH iolab-run 1") && run_page.contains("Examples:"));
+    assert!(run_page.contains(".TH iolab-run 1") && run_page.contains(".SH EXAMPLES"));
     assert!(
         dir.path().join("iolab.1").is_file() && dir.path().join("iolab-preset-run.1").is_file()
     );
@@ -156,6 +173,29 @@ fn man_pages_are_written_and_never_over_another_file() {
             .unwrap();
         let text = String::from_utf8_lossy(&shown.stdout);
         assert!(text.contains("iolab-run(1)"), "{text}");
+        // At 80 columns every page fits, its synopsis names each option's
+        // value, and its examples stay as written, continued with ` \`.
+        for page in std::fs::read_dir(&nested).unwrap() {
+            let page = page.unwrap().path();
+            let shown = Command::new("man")
+                .args(["-l", "-P", "cat"])
+                .arg(&page)
+                .env("MANWIDTH", "80")
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&shown.stdout);
+            for line in text.lines() {
+                assert!(line.chars().count() <= 80, "{}: {line}", page.display());
+            }
+            if page.ends_with("iolab-run.1") {
+                let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(words.contains("[--dir DIR] [--file PATH]"), "{text}");
+                assert!(
+                    text.contains("--engine uring --iodepth 32 --direct \\\n"),
+                    "{text}"
+                );
+            }
+        }
     } else {
         crate::skip!("man is not installed here (the page's text was checked above)");
     }

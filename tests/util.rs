@@ -7,10 +7,13 @@ use std::path::{Path, PathBuf};
 /// A command running the iolab binary built for these tests, in a working
 /// directory of this test process's own: what a command keeps without
 /// `--output` (`iolab-results/`) goes there, never into the source tree.
-/// A test that needs another sets its own.
+/// A test that needs another sets its own. Its stdout is laid out for
+/// 10,000 columns, so that a test of what a row says reads whole rows; a
+/// test of the layout sets `COLUMNS` (80) or removes it (a pipe's 80).
 pub fn iolab() -> Command {
     let mut command = Command::cargo_bin("iolab").expect("the iolab binary is built");
     command.current_dir(working_dir());
+    command.env("COLUMNS", "10000");
     command
 }
 

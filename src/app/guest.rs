@@ -339,6 +339,9 @@ fn check(args: &GuestCheckArgs) -> Result<Ending, AppError> {
     let run_id = new_run_id();
     let session = Session::open(&args.dir, &run_id, interrupt.clone())?;
     session.remove_dead_runs();
+    // A check says what each wait is for: the kernel's first fetch, the
+    // KVM probe (notes, which other commands print only with -v).
+    crate::console::set_verbose(true);
     let qemu = crate::guest::qemu::version().map_err(guest_error)?;
     crate::say!("QEMU:        {qemu}");
     match crate::guest::qemu::kvm_present() {

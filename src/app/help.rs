@@ -76,16 +76,104 @@ fn collect(
         .display_name(name.to_string())
         .bin_name(name.replace('-', " "))
         .mut_args(|arg| arg.hide_short_help(false));
-    let mut page = Vec::new();
-    clap_mangen::Man::new(command.clone())
-        .render(&mut page)
-        .map_err(|e| anyhow::anyhow!("man page of {name}: {e}"))?;
+    let page = page(&command).map_err(|e| anyhow::anyhow!("man page of {name}: {e}"))?;
     pages.push((format!("{name}.1"), page));
     for sub in command.get_subcommands().filter(|c| !c.is_hide_set()) {
         let sub_name = format!("{name}-{}", sub.get_name());
         collect(sub.clone(), &sub_name, pages)?;
     }
     Ok(())
+}
+
+/// `command`'s page as clap_mangen renders it, but for two sections: the
+/// synopsis names each option's value (`[--dir DIR]`, not `[--dir]`), and
+/// the examples are set as written, unfilled (`.nf`), so that a command
+/// continued with ` \\` stays one a shell takes when pasted.
+fn page(command: &clap::Command) -> std::io::Result<Vec<u8>> {
+    let man = clap_mangen::Man::new(command.clone().override_usage(synopsis(command)));
+    let mut page = Vec::new();
+    man.render_title(&mut page)?;
+    // No hyphens inserted into flags and values (`--start-de‐lay`).
+    page.extend_from_slice(b".nh\n");
+    man.render_name_section(&mut page)?;
+    man.render_synopsis_section(&mut page)?;
+    man.render_description_section(&mut page)?;
+    if command.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(&mut page)?;
+    }
+    if command.has_subcommands() {
+        man.render_subcommands_section(&mut page)?;
+    }
+    let extra = command
+        .get_after_long_help()
+        .or_else(|| command.get_after_help())
+        .map(ToString::to_string);
+    match extra.as_deref().map(|e| e.strip_prefix("Examples:\n")) {
+        Some(Some(examples)) => {
+            page.extend_from_slice(b".SH EXAMPLES\n.nf\n");
+            for line in examples.lines() {
+                page.extend_from_slice(roff_line(line).as_bytes());
+                page.push(b'\n');
+            }
+            page.extend_from_slice(b".fi\n");
+        }
+        Some(None) => man.render_extra_section(&mut page)?,
+        None => {}
+    }
+    if command.get_version().is_some() {
+        man.render_version_section(&mut page)?;
+    }
+    Ok(page)
+}
+
+/// `iolab run [--dir DIR] [--op OP] … [JOB.fio]`: each visible option with
+/// the value name `--help` shows.
+fn synopsis(command: &clap::Command) -> String {
+    let mut words = vec![
+        command
+            .get_bin_name()
+            .unwrap_or_else(|| command.get_name())
+            .to_string(),
+    ];
+    let mut args: Vec<&clap::Arg> = command
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .collect();
+    // Options first, then the positional arguments, as `--help`'s usage.
+    args.sort_by_key(|a| a.is_positional());
+    for arg in args {
+        let value = match arg.get_action().takes_values() {
+            true => arg
+                .get_value_names()
+                .map(|names| names.iter().map(|n| format!(" {n}")).collect::<String>())
+                .unwrap_or_else(|| format!(" {}", arg.get_id().as_str().to_uppercase())),
+            false => String::new(),
+        };
+        let word = match (arg.get_long(), arg.get_short()) {
+            (Some(long), Some(short)) => format!("-{short}|--{long}{value}"),
+            (Some(long), None) => format!("--{long}{value}"),
+            (None, Some(short)) => format!("-{short}{value}"),
+            (None, None) => value.trim().to_string(),
+        };
+        words.push(match arg.is_required_set() {
+            true => word,
+            false => format!("[{word}]"),
+        });
+    }
+    if command.has_subcommands() {
+        words.push("<COMMAND>".to_string());
+    }
+    words.join(" ")
+}
+
+/// A line of text as roff shows it literally: backslashes doubled, and a
+/// line that would start with a control character (`.` or `'`) guarded.
+fn roff_line(line: &str) -> String {
+    let escaped = line.replace('\\', "\\e").replace('-', "\\-");
+    match escaped.starts_with(['.', '\'']) {
+        true => format!("\\&{escaped}"),
+        false => escaped,
+    }
 }
 
 /// Whether a file is a page `iolab manpages` wrote (its title line names iolab).

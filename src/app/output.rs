@@ -247,7 +247,7 @@ pub(crate) fn present(
 pub(crate) fn terminal() -> crate::report::render::Terminal {
     crate::report::render::Terminal {
         screen: crate::report::screen::Screen {
-            width: crate::console::width(),
+            width: Some(crate::console::width()),
         },
     }
 }

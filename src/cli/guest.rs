@@ -42,7 +42,7 @@ pub struct GuestUpArgs {
     pub guest: String,
     /// The directory whose path the guest's disk is mounted at in the guest
     /// (its image, an iolab scratch file, is made here).
-    #[arg(long, default_value = ".", value_name = "DIR")]
+    #[arg(long, default_value = ".", value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub dir: PathBuf,
     /// The guest's disk size.
     #[arg(long, default_value = "1g", value_parser = size, value_name = "SIZE")]
@@ -79,7 +79,7 @@ pub struct GuestCheckArgs {
     #[arg(long, default_value = "", value_name = "KEY=VALUE,…")]
     pub guest: String,
     /// Where the guest's small test image goes.
-    #[arg(long, default_value = ".", value_name = "DIR")]
+    #[arg(long, default_value = ".", value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub dir: PathBuf,
 }
 

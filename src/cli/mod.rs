@@ -18,6 +18,9 @@ mod guest;
 pub use guest::{
     GuestCheckArgs, GuestCommand, GuestDownArgs, GuestExecArgs, GuestFetchArgs, GuestUpArgs,
 };
+mod param_list;
+pub use param_list::ParamList;
+use param_list::ParamListParser;
 pub mod params;
 pub mod refusal;
 mod run_plan;
@@ -130,7 +133,7 @@ pub enum Command {
     /// Measure one workload in a directory.
     #[command(
         after_help = "Examples and every option: iolab run --help",
-        after_long_help = "Examples:\n  # random 4 KiB reads for 30 s (fio: --rw randread --bs 4k --runtime 30 --time_based)\n  iolab run --dir /mnt/data --op read --pattern random --bs 4k --runtime 30s\n\n  # io_uring at queue depth 32, O_DIRECT, three repetitions kept in a file\n  iolab run --dir /mnt/data --engine uring --iodepth 32 --direct --pattern random --repeat 3 -o a.json\n\n  # read a block device as it is (writing it needs --destroy-data)\n  iolab run --file /dev/nvme0n1 --direct --bs 1m --runtime 10s\n\n  # an NFS export through iolab's own client, no mount\n  iolab run --target nfs://server/export/dir --engine nfs --op write --bs 1m --size 1g\n\n  # mdtest's phases over one tree: 2 jobs x 1000 files in each of 1 + 10 directories\n  iolab run --dir /mnt/data --ops create,stat,read,delete --items 1000 --depth 1 --fanout 10 --jobs 2\n\n  # a reader beside a paced O_DSYNC logger, each group with its own figures\n  iolab run --dir /mnt/data --runtime 30s --group reader --op read --pattern random --bs 8k --group logger --op write --bs 4k --rate-iops 2000 --sync odsync\n\n  # a fio job file as it is (each section a group, each stonewall a point)\n  iolab run job.fio -o job.json\n"
+        after_long_help = "Examples:\n  # random 4 KiB reads for 30 s (fio: --rw randread --bs 4k --runtime 30\n  # --time_based)\n  iolab run --dir /mnt/data --op read --pattern random --bs 4k \\\n      --runtime 30s\n\n  # io_uring at queue depth 32, O_DIRECT, three repetitions kept in a\n  # file\n  iolab run --dir /mnt/data --engine uring --iodepth 32 --direct \\\n      --pattern random --repeat 3 -o a.json\n\n  # read a block device as it is (writing it needs --destroy-data)\n  iolab run --file /dev/nvme0n1 --direct --bs 1m --runtime 10s\n\n  # an NFS export through iolab's own client, no mount\n  iolab run --target nfs://server/export/dir --engine nfs --op write \\\n      --bs 1m --size 1g\n\n  # mdtest's phases over one tree: 2 jobs x 1000 files in each of 1 + 10\n  # directories\n  iolab run --dir /mnt/data --ops create,stat,read,delete --items 1000 \\\n      --depth 1 --fanout 10 --jobs 2\n\n  # a reader beside a paced O_DSYNC logger, each group with its own\n  # figures\n  iolab run --dir /mnt/data --runtime 30s --group reader --op read \\\n      --pattern random --bs 8k --group logger --op write --bs 4k \\\n      --rate-iops 2000 --sync odsync\n\n  # a fio job file as it is (each section a group, each stonewall a\n  # point)\n  iolab run job.fio -o job.json\n"
     )]
     Run(Box<RunArgs>),
     /// Run fio's command line as it is typed (`iolab fio --name=a --rw=randread --bs=4k …`,
@@ -138,14 +141,14 @@ pub enum Command {
     /// --output-format say, iolab's result and report in iolab-results/.
     #[command(
         after_help = "Examples: iolab fio --help",
-        after_long_help = "Examples:\n  # a fio one-liner, prefixed with iolab\n  iolab fio --name=test --ioengine=libaio --rw=randrw --rwmixread=75 --bs=4k --iodepth=64 --size=64m --direct=1 --filename=/mnt/data/test\n\n  # fio's JSON to a file, iolab's checks on stderr\n  iolab fio --output-format=json --output=out.json job.fio\n"
+        after_long_help = "Examples:\n  # a fio one-liner, prefixed with iolab\n  iolab fio --name=test --ioengine=libaio --rw=randrw --rwmixread=75 \\\n      --bs=4k --iodepth=64 --size=64m --direct=1 \\\n      --filename=/mnt/data/test\n\n  # fio's JSON to a file, iolab's checks on stderr\n  iolab fio --output-format=json --output=out.json job.fio\n"
     )]
     Fio(FioArgs),
     /// Measure a grid: every flag of `run` takes a list (4k,64k) or a range
     /// (512..1m doubles; 0..9/+1 adds; 1..1000/*10 multiplies).
     #[command(
         after_help = "Examples and every option: iolab sweep --help",
-        after_long_help = "Examples:\n  # block sizes from 4 KiB to 1 MiB (doubling), writes then reads\n  iolab sweep --dir /mnt/data --bs 4k..1m --op write,read\n\n  # the knee: the most IOPS with p99 under 2 ms\n  iolab sweep --dir /mnt/data --engine uring --direct --pattern random --iodepth 1..256 --knee 'p99<=2ms'\n\n  # O_DIRECT against buffered, then the verdict\n  iolab sweep --dir /mnt/data --direct off,on --repeat 3 -o d.json && iolab compare d.json --by direct\n"
+        after_long_help = "Examples:\n  # block sizes from 4 KiB to 1 MiB (doubling), writes then reads\n  iolab sweep --dir /mnt/data --bs 4k..1m --op write,read\n\n  # the knee: the most IOPS with p99 under 2 ms\n  iolab sweep --dir /mnt/data --engine uring --direct --pattern random \\\n      --iodepth 1..256 --knee 'p99<=2ms'\n\n  # O_DIRECT against buffered, then the verdict\n  iolab sweep --dir /mnt/data --direct off,on --repeat 3 -o d.json \\\n      && iolab compare d.json --by direct\n"
     )]
     Sweep(Box<SweepArgs>),
     /// Run a study file: named sweeps with their axes, fixed parameters and
@@ -198,7 +201,7 @@ pub enum Command {
     /// `iolab manpages --dir /usr/local/share/man/man1`, then `man iolab-run`.
     Manpages {
         /// Where to write iolab.1, iolab-run.1 …; existing pages of iolab's are replaced.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
         dir: PathBuf,
     },
     /// Run any command and record its wall time with what the block devices
@@ -210,7 +213,7 @@ pub enum Command {
     /// CSV, blktrace — each I/O at its time, and say how faithful it was.
     #[command(
         after_help = "Examples and every option: iolab replay --help",
-        after_long_help = "Examples:\n  # a recorded blktrace onto a file iolab creates in /mnt/data, O_DIRECT, at most 32 in flight\n  blkparse -i sda -d sda.bin && iolab replay sda.bin --dir /mnt/data\n\n  # fio's iolog twice as fast, through pread/pwrite\n  iolab replay job.iolog --dir /mnt/data --speed 2 --engine psync\n\n  # an MSR Cambridge volume as fast as possible, its offsets wrapped into 1 GiB\n  iolab replay hm_1.csv --dir /mnt/data --afap --wrap 1g -o hm.json\n\n  # onto an NFS export through iolab's own client (no mount), a flush a COMMIT\n  iolab replay job.iolog --target nfs://server/export/dir --engine nfs\n\n  # onto an iSCSI LUN through iolab's own initiator; a trace that writes needs the URL repeated\n  iolab replay job.iolog --target iscsi://server/IQN/1 --destroy-data=iscsi://server/IQN/1\n"
+        after_long_help = "Examples:\n  # a recorded blktrace onto a file iolab creates in /mnt/data,\n  # O_DIRECT, at most 32 in flight\n  blkparse -i sda -d sda.bin && iolab replay sda.bin --dir /mnt/data\n\n  # fio's iolog twice as fast, through pread/pwrite\n  iolab replay job.iolog --dir /mnt/data --speed 2 --engine psync\n\n  # an MSR Cambridge volume as fast as possible, its offsets wrapped\n  # into 1 GiB\n  iolab replay hm_1.csv --dir /mnt/data --afap --wrap 1g -o hm.json\n\n  # onto an NFS export through iolab's own client (no mount), a flush a\n  # COMMIT\n  iolab replay job.iolog --target nfs://server/export/dir --engine nfs\n\n  # onto an iSCSI LUN through iolab's own initiator; a trace that writes\n  # needs the URL repeated\n  iolab replay job.iolog --target iscsi://server/IQN/1 \\\n      --destroy-data=iscsi://server/IQN/1\n"
     )]
     Replay(ReplayArgs),
     /// What a trace is like — its mix, sizes, sequentiality, arrivals and
@@ -311,7 +314,7 @@ pub struct RunArgs {
     #[arg(long, help_heading = heading::OUTPUT, hide_short_help = true)]
     pub show_plan: bool,
     /// Directory for the scratch files.
-    #[arg(long, default_value = ".", value_name = "DIR", conflicts_with = "file", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
+    #[arg(long, default_value = ".", value_name = "DIR", value_hint = clap::ValueHint::DirPath, conflicts_with = "file", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
     pub dir: PathBuf,
     /// Measure this existing file or block device instead of creating a file.
     ///
@@ -435,7 +438,7 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct QuickArgs {
     /// Directory for the test file.
-    #[arg(long, default_value = ".", value_name = "DIR", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
+    #[arg(long, default_value = ".", value_name = "DIR", value_hint = clap::ValueHint::DirPath, aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
     pub dir: PathBuf,
     /// Test file size.
     #[arg(long, value_parser = size, allow_hyphen_values = true, default_value = "1g", value_name = "SIZE", help_heading = heading::WORKLOAD)]
@@ -502,7 +505,7 @@ pub struct PresetRunArgs {
     /// the study runs on each in turn, into a result file each
     /// (`NAME-SCALE-1.json`, …), and its table gets a row or column group
     /// per medium, as the O_DIRECT study's five devices.
-    #[arg(long, default_value = ".", value_name = "DIR", aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
+    #[arg(long, default_value = ".", value_name = "DIR", value_hint = clap::ValueHint::DirPath, aliases = fio_words::DIR_ALIASES, help_heading = heading::TARGET)]
     pub dir: Vec<PathBuf>,
     /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
     /// (see `iolab run --help`).
@@ -546,6 +549,10 @@ pub struct ReportArgs {
     /// studies' verdicts; their intervals are at 1 − LEVEL.
     #[arg(long, default_value_t = crate::compare::DEFAULT_ALPHA, value_parser = alpha, value_name = "LEVEL")]
     pub alpha: f64,
+    /// Match points across files ignoring these parameters, as `compare
+    /// --ignore`: `engine,iodepth` to set a psync run beside a uring run.
+    #[arg(long, value_name = "PARAMS", value_parser = ParamListParser)]
+    pub ignore: Option<ParamList>,
 }
 
 /// Formats of `iolab report`.
@@ -586,11 +593,11 @@ pub struct CompareArgs {
     /// e.g. `direct` or `direct,sync`. The first splits base (its first
     /// setting found) from each other setting (`guest-config`: each guest
     /// against the first); all are ignored when matching points.
-    #[arg(long, value_name = "PARAMS", value_parser = param_list)]
+    #[arg(long, value_name = "PARAMS", value_parser = ParamListParser)]
     pub by: Option<ParamList>,
     /// Across files: match points ignoring these parameters, e.g. `engine`
     /// to compare a psync run with a stdio run of the same I/O.
-    #[arg(long, value_name = "PARAMS", conflicts_with = "by", value_parser = param_list)]
+    #[arg(long, value_name = "PARAMS", conflicts_with = "by", value_parser = ParamListParser)]
     pub ignore: Option<ParamList>,
     /// What to compare: throughput, iops, p50, p99, cpu, time, or messages
     /// and wire-bytes (network traffic, as Radkov's Table 4); for one
@@ -627,35 +634,6 @@ pub enum CompareFormat {
     Csv,
     /// The whole comparison as JSON.
     Json,
-}
-
-/// Workload parameters named on the command line (`--by direct,sync`,
-/// `--ignore engine`): as written, and the result-file fields they are.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamList {
-    /// The list as the user wrote it, for messages.
-    pub text: String,
-    /// The parameters' names, trimmed, in the order given.
-    pub names: Vec<String>,
-    /// Their result-file field names, in the same order.
-    pub fields: Vec<String>,
-}
-
-/// A comma-separated list of workload parameters, each refused by name
-/// when it is not one.
-fn param_list(text: &str) -> Result<ParamList, String> {
-    let mut list = ParamList {
-        text: text.to_string(),
-        names: Vec::new(),
-        fields: Vec::new(),
-    };
-    for name in text.split(',').map(str::trim) {
-        let param = crate::plan::param::Param::from_name(name)
-            .ok_or_else(|| format!("'{name}' is not a parameter"))?;
-        list.names.push(name.to_string());
-        list.fields.push(param.field().to_string());
-    }
-    Ok(list)
 }
 
 fn alpha(text: &str) -> Result<f64, String> {
@@ -728,16 +706,26 @@ mod example_tests {
     use super::*;
     use clap::CommandFactory;
 
-    /// Every example in a subcommand's `--help` parses: the help never
-    /// shows a command line iolab would refuse.
+    /// Every example in a subcommand's `--help` parses and fits 72
+    /// columns (80 in a man page, which indents it 7), a long one continued
+    /// with ` \` as a shell takes it: the help never shows a command line
+    /// iolab would refuse, nor one that a terminal breaks where a paste
+    /// would fail.
     #[test]
-    fn every_example_in_help_parses() {
+    fn every_example_in_help_parses_and_fits_a_man_page_at_80_columns() {
         let mut seen = 0;
         for command in Cli::command().get_subcommands() {
             let Some(help) = command.get_after_long_help() else {
                 continue;
             };
-            for line in help.to_string().lines().map(str::trim) {
+            let help = help.to_string();
+            for line in help.lines() {
+                assert!(line.chars().count() <= 72, "{}: {line}", command.get_name());
+            }
+            let joined = help.replace(" \\\n", " ");
+            for line in joined.lines().map(str::trim) {
+                let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+                let line = line.as_str();
                 for example in line.split(" && ").filter(|l| l.starts_with("iolab ")) {
                     let example = example.split(" > ").next().unwrap();
                     let args: Vec<String> = example

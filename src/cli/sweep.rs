@@ -95,7 +95,7 @@ impl RepeatPolicy {
 #[derive(Debug, Args)]
 pub struct SweepArgs {
     /// Directory for the scratch files.
-    #[arg(long, default_value = ".", value_name = "DIR", aliases = super::fio_words::DIR_ALIASES, help_heading = super::heading::TARGET)]
+    #[arg(long, default_value = ".", value_name = "DIR", value_hint = clap::ValueHint::DirPath, aliases = super::fio_words::DIR_ALIASES, help_heading = super::heading::TARGET)]
     pub dir: PathBuf,
     /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
     /// (see `iolab run --help`).
@@ -184,7 +184,7 @@ pub struct StudyArgs {
     #[arg(value_name = "FILE.toml")]
     pub file: PathBuf,
     /// Scratch directory, instead of the study's `dir` (default `.`).
-    #[arg(long, value_name = "DIR", help_heading = super::heading::TARGET)]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath, help_heading = super::heading::TARGET)]
     pub dir: Option<PathBuf>,
     /// Measure an NFS export's directory or an iSCSI LUN instead of --dir
     /// (see `iolab run --help`).

@@ -29,7 +29,7 @@ pub struct ReplayArgs {
     pub source: TraceArgs,
     /// A file iolab creates here, sized to the trace (its furthest byte,
     /// or --wrap), laid out and evicted before the replay, removed after.
-    #[arg(long, value_name = "DIR", conflicts_with = "file")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath, conflicts_with = "file")]
     pub dir: Option<PathBuf>,
     /// Your file or block device, read only: a trace that writes is
     /// replayed onto --dir, or onto a device with --destroy-data.

@@ -317,6 +317,24 @@ fn scalar_text(value: &serde_json::Value) -> String {
 /// What an environment difference shows for a fact one file does not hold.
 pub const ABSENT: &str = "(absent)";
 
+/// A workload parameter two points differ in: its name, the base's value
+/// and the other's.
+pub type Differing = (&'static str, String, String);
+
+/// The point of `base` and the point of `other` that differ in the fewest
+/// workload parameters, with those parameters (name, base's, other's):
+/// what a comparison that matched nothing would match with `--ignore`.
+pub fn nearest_points<'a>(
+    base: &'a ResultFile,
+    other: &'a ResultFile,
+) -> Option<(&'a Point, &'a Point, Vec<Differing>)> {
+    base.points
+        .iter()
+        .flat_map(|a| other.points.iter().map(move |b| (a, b)))
+        .map(|(a, b)| (a, b, parameters_differing(&a.workload, &b.workload)))
+        .min_by_key(|(_, _, differing)| differing.len())
+}
+
 /// The identifying parameters in which two workloads differ, as
 /// `(flag, base value, other value)`, in the table's order.
 pub fn parameters_differing(

@@ -71,6 +71,10 @@ pub fn obtain(choice: &str, ending: &dyn Fn() -> bool) -> Result<Kernel, GuestEr
             let package = current_kernel_package()?;
             let unpacked = guest_cache.join(cache_name(&package, None)?);
             if !is_complete(&unpacked) {
+                crate::note!(
+                    "iolab: fetching and unpacking {package} for the guest (once; later runs reuse {})",
+                    guest_cache.display()
+                );
                 let deb = download(&guest_cache, &package)?;
                 let prepared = package_of(&deb)
                     .and_then(|(name, version)| unpack(&deb, &unpacked, Some((&name, &version))));
@@ -85,6 +89,10 @@ pub fn obtain(choice: &str, ending: &dyn Fn() -> bool) -> Result<Kernel, GuestEr
         Some((deb, name, version)) => {
             let unpacked = guest_cache.join(cache_name(&name, Some(&version))?);
             if !is_complete(&unpacked) {
+                crate::note!(
+                    "iolab: unpacking {} for the guest (once; later runs reuse it)",
+                    deb.display()
+                );
                 unpack(&deb, &unpacked, Some((&name, &version)))?;
             }
             (

@@ -264,6 +264,16 @@ impl Guests {
         !self.agent_makes_filesystem() && !self.spec.raw
     }
 
+    /// A first boot with KVM, given [`KVM_PROBE`] to show a sign of life:
+    /// whether KVM runs the kernel here is known only after a boot.
+    fn probe_kvm(&mut self, ending: &dyn Fn() -> bool) -> Result<(), GuestError> {
+        crate::note!(
+            "iolab: booting the guest with KVM (up to {} s to tell whether it runs the kernel here)",
+            KVM_PROBE.as_secs()
+        );
+        self.boot_with(Accelerator::Kvm, ending, Some(KVM_PROBE))
+    }
+
     /// Boots a guest unless one runs; `accel=auto` tries KVM first and
     /// falls back to TCG (once per run) when KVM cannot run the kernel.
     /// `ending` is asked at every wait (twice a second at least): when it
@@ -296,7 +306,7 @@ impl Guests {
                     ));
                     Accelerator::Tcg
                 }
-                (Ok(()), None) => match self.boot_with(Accelerator::Kvm, ending, Some(KVM_PROBE)) {
+                (Ok(()), None) => match self.probe_kvm(ending) {
                     Ok(()) => {
                         verdict::forget();
                         self.accelerator = Some(Accelerator::Kvm);

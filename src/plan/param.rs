@@ -258,12 +258,14 @@ impl Param {
             Kind::MemPolicy => "POLICY[:NODES]".to_string(),
             Kind::Mix => "read=R,write=W".to_string(),
             Kind::Split => "SIZE=PCT,SIZE=PCT…".to_string(),
-            Kind::Data => "unique|zeros|compressible:PCT|[compressible:PCT+]dedupe:PCT[:working-set=PCT[:global]]".to_string(),
+            Kind::Data => "unique|zeros|compressible:PCT|dedupe:PCT[:…]".to_string(),
             Kind::Rate => "BYTES/s|read=BYTES/s+write=…".to_string(),
             Kind::Iops => "N|read=N+write=N".to_string(),
             Kind::Think => "DURATION[:every=N]".to_string(),
             Kind::Flow => "WEIGHT[:id=N][:sleep=DURATION]".to_string(),
-            Kind::Zbd => "ZONE-SIZE[,open=N][,capacity=SIZE][,reset=T/F][,read-beyond-wp]".to_string(),
+            Kind::Zbd => {
+                "ZONE-SIZE[,open=N][,capacity=SIZE][,reset=T/F][,read-beyond-wp]".to_string()
+            }
             Kind::Trace => "TRACE".to_string(),
             Kind::Speed => "FACTOR|afap".to_string(),
             // Fourteen ops would push the help's columns past the terminal:

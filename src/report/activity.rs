@@ -1,14 +1,14 @@
 //! The detail view: what each device of the stack, the network, the CPUs and NFS did, per repetition or measured run.
 
+use super::screen::Screen;
 use super::text_table::{Cell, TextTable};
 use super::units::{bytes, count, latency, mb_per_s, mib_per_s, significant};
 use crate::record::activity::{Activity, DeviceActivity};
 use crate::record::{ClientNetwork, ResultFile, Status};
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table};
+use comfy_table::CellAlignment;
 
 /// The detail of every measured repetition of every point.
-pub fn render_points(result: &ResultFile) -> String {
+pub fn render_points(result: &ResultFile, screen: Screen) -> String {
     let mut text = String::new();
     for point in &result.points {
         for repetition in &point.repetitions {
@@ -25,7 +25,7 @@ pub fn render_points(result: &ResultFile) -> String {
                 repetition.ops,
                 bytes(repetition.bytes)
             ));
-            text.push_str(&render(activity, stack_of(result)));
+            text.push_str(&render(activity, stack_of(result), screen));
             if let Some(network) = &repetition.client_network {
                 text.push_str(&render_client_network(network));
             }
@@ -202,12 +202,12 @@ fn stack_of(result: &ResultFile) -> &str {
 }
 
 /// One window's activity: a device table, then network, CPU and NFS lines.
-pub fn render(activity: &Activity, stack: &str) -> String {
-    render_devices(activity, stack) + &render_beyond_devices(activity)
+pub fn render(activity: &Activity, stack: &str, screen: Screen) -> String {
+    render_devices(activity, stack, screen) + &render_beyond_devices(activity)
 }
 
 /// The device part of [`render`].
-pub fn render_devices(activity: &Activity, stack: &str) -> String {
+pub fn render_devices(activity: &Activity, stack: &str, screen: Screen) -> String {
     let mut text = String::new();
     if activity.devices.is_empty() {
         text.push_str("  devices: none under this path (no block device: tmpfs, network or FUSE file system)\n");
@@ -221,7 +221,7 @@ pub fn render_devices(activity: &Activity, stack: &str) -> String {
                 format!(", stack {stack}")
             }
         ));
-        text.push_str(&device_table(activity));
+        text.push_str(&device_table(activity, screen));
         text.push('\n');
     }
     text
@@ -287,9 +287,8 @@ pub fn render_beyond_devices(activity: &Activity) -> String {
     text
 }
 
-fn device_table(activity: &Activity) -> String {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
+fn device_table(activity: &Activity, screen: Screen) -> String {
+    let mut table = screen.table();
     table.set_header(vec![
         "device",
         "r/s",
@@ -335,7 +334,7 @@ fn device_table(activity: &Activity) -> String {
             column.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let mut text = table.to_string();
+    let mut text = screen.fit(&table);
     if activity
         .devices
         .iter()
@@ -408,7 +407,11 @@ mod tests {
             interval_ns: 1_000_000_000,
             end: at(1_200_000, after),
         };
-        let text = render(&activity(&samples, AppWork::default()), "vda");
+        let text = render(
+            &activity(&samples, AppWork::default()),
+            "vda",
+            Screen::UNLIMITED,
+        );
         assert!(text.contains("<125 µs"), "{text}");
         assert!(text.contains("below res."), "{text}");
         assert!(text.contains(BELOW_RESOLUTION_NOTE), "{text}");

@@ -5,7 +5,7 @@ use super::units::{count, digits3, latency, mib_per_s, significant};
 use crate::compare::{Comparison, Figure, Matched, Metric, Orientation, Pairing, Verdict, grids};
 use crate::plan::units::format_size;
 use comfy_table::presets::ASCII_MARKDOWN;
-use comfy_table::{CellAlignment, ColumnConstraint, Table, Width};
+use comfy_table::{CellAlignment, Table};
 use std::collections::BTreeSet;
 
 /// Terminal tables, or the same as Markdown.
@@ -80,6 +80,14 @@ pub fn verdict_text(verdict: Verdict, metric: &Metric) -> &'static str {
         Verdict::Worse => "slower",
         Verdict::NoSignificantDifference => "not significant",
         Verdict::TooFewRepetitions => "not tested: n < 2 (--repeat 3)",
+    }
+}
+
+/// `table` laid out for `style`: fitted to a terminal's screen, or as it is.
+fn shown(table: &Table, style: Style) -> String {
+    match style {
+        Style::Terminal(screen) => screen.fit(table),
+        Style::Markdown => table.to_string(),
     }
 }
 
@@ -363,7 +371,7 @@ fn environment(pairing: &Pairing, style: Style) -> String {
             difference.other.clone(),
         ]);
     }
-    format!("{text}{table}\n\n")
+    format!("{text}{}\n\n", shown(&table, style))
 }
 
 /// The first `shown` names and how many more.
@@ -393,15 +401,13 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         .first()
         .map(counts)
         .filter(|first| pairing.matched.iter().all(|m| counts(m) == *first));
-    // Each column: heading, right-aligned, the narrowest it may be on a
-    // terminal (a ratio's interval, a verdict, an equivalence stay whole
-    // words: "0.974" over "[0.700–1.501]"), and its cell of a point.
-    type Column<'a> = (String, bool, u16, Box<dyn Fn(&Matched) -> String + 'a>);
+    // Each column: heading, right-aligned, and its cell of a point (the
+    // screen keeps short cells whole: "0.974 [0.700–1.501]" on one line).
+    type Column<'a> = (String, bool, Box<dyn Fn(&Matched) -> String + 'a>);
     let mut columns: Vec<Column> = vec![
         (
             "point".into(),
             false,
-            0,
             Box::new(|m: &Matched| match m.differs.as_slice() {
                 [] => m.label.clone(),
                 differs => format!("{} ({})", m.label, differs.join(", ")),
@@ -410,19 +416,16 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         (
             format!("base{unit}"),
             true,
-            7,
             Box::new(move |m: &Matched| value(metric, m.base.mean)),
         ),
         (
             format!("other{unit}"),
             true,
-            7,
             Box::new(move |m: &Matched| value(metric, m.other.mean)),
         ),
         (
             format!("ratio [{:.0}% CI]", (1.0 - alpha) * 100.0),
             true,
-            15,
             Box::new(ratio_text),
         ),
     ];
@@ -431,42 +434,37 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         columns.push((
             "Δ%".into(),
             true,
-            0,
             Box::new(|m: &Matched| format!("{:+.1}", m.delta_percent)),
         ));
     }
     if same_n.is_none() {
-        columns.push(("n".into(), true, 0, Box::new(counts)));
+        columns.push(("n".into(), true, Box::new(counts)));
     }
     columns.push((
         "verdict".into(),
         false,
-        17,
         Box::new(move |m: &Matched| verdict_text(m.verdict, metric).to_string()),
     ));
     if let Some(margin) = margin {
         columns.push((
             format!("within ±{}% [90% CI]", margin * 100.0),
             false,
-            16,
             Box::new(equivalence_text),
         ));
     }
     let mut table = new_table(style);
     table.set_header(columns.iter().map(|c| c.0.clone()).collect::<Vec<_>>());
     for m in &pairing.matched {
-        table.add_row(columns.iter().map(|c| (c.3)(m)).collect::<Vec<_>>());
+        table.add_row(columns.iter().map(|c| (c.2)(m)).collect::<Vec<_>>());
     }
-    for (index, (_, right, narrowest, _)) in columns.iter().enumerate() {
+    for (index, (_, right, _)) in columns.iter().enumerate() {
         if let Some(column) = table.column_mut(index) {
             if *right {
                 column.set_cell_alignment(CellAlignment::Right);
             }
-            if *narrowest > 0 && matches!(style, Style::Terminal(_)) {
-                column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(*narrowest)));
-            }
         }
     }
+    let table = shown(&table, style);
     match same_n {
         Some(n) if n.ends_with("rounds") => format!("n = {n}, paired, at every point\n{table}\n"),
         Some(n) => format!("n = {n} repetitions (base/other) at every point\n{table}\n"),
@@ -524,7 +522,10 @@ fn matrix(title: &str, cells: &[&Matched], style: Style) -> String {
         }
         table.add_row(row);
     }
-    format!("\n{title} (ratio and its interval; + better, − worse, significant)\n{table}\n")
+    format!(
+        "\n{title} (ratio and its interval; + better, − worse, significant)\n{}\n",
+        shown(&table, style)
+    )
 }
 
 fn csv_field(text: &str) -> String {

@@ -117,10 +117,11 @@ fn metadata_view(point: &Point, repetitions: &[&Repetition], screen: Screen) -> 
         }
     }
     format!(
-        "\n{} — per rank, medians of {} repetition{}:\n{table}\n",
+        "\n{} — per rank, medians of {} repetition{}:\n{}\n",
         point.label,
         repetitions.len(),
-        if repetitions.len() == 1 { "" } else { "s" }
+        if repetitions.len() == 1 { "" } else { "s" },
+        screen.fit(&table)
     )
 }
 
@@ -166,10 +167,11 @@ fn point_view(point: &Point, stonewall: bool, screen: Screen) -> String {
         }
     }
     let mut text = format!(
-        "\n{} — per rank, medians of {} repetition{}:\n{table}\n",
+        "\n{} — per rank, medians of {} repetition{}:\n{}\n",
         point.label,
         repetitions.len(),
-        if repetitions.len() == 1 { "" } else { "s" }
+        if repetitions.len() == 1 { "" } else { "s" },
+        screen.fit(&table)
     );
     let ratios = median(
         repetitions

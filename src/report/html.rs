@@ -32,7 +32,7 @@ const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222
 table{border-collapse:collapse;margin:1em 0;font-size:90%}th,td{border:1px solid #ccc;padding:3px 8px}\
 th{background:#f3f3f3;cursor:pointer}td.num{text-align:right;white-space:nowrap}code{background:#f6f6f6;padding:2px 4px}\
 svg.chart{width:100%;max-width:1000px;display:block;margin:1em 0}svg text{font-size:11px;fill:#222}\
-svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}svg .axis line.grid{stroke:#e4e4e4}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}.verdict-better{color:#060;font-weight:bold}.verdict-worse{color:#c00;font-weight:bold}p.headline{font-size:120%;font-weight:bold;margin:.5em 0 1em}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}";
+svg .title{font-size:13px;font-weight:bold}div.wide{overflow-x:auto;max-width:100%}table.study{font-size:80%}svg .axis line{stroke:#444}svg .axis line.grid{stroke:#e4e4e4}.check-warning{color:#a60}p.note{color:#555;font-size:90%;margin:.2em 0;max-width:60em}.check-error{color:#c00}.verdict-better{color:#060;font-weight:bold}.verdict-worse{color:#c00;font-weight:bold}p.headline{font-size:120%;font-weight:bold;margin:.5em 0 .5em}.trust{margin:.3em 0 1em}.trust p{margin:.2em 0}.trust ul{margin:.2em 0}details{margin:1em 0}summary{cursor:pointer;font-weight:bold}";
 
 /// Sorting by clicking a header; `#selftest` sorts the first table by its
 /// second column and records the outcome in `body[data-selftest]` for the browser test.
@@ -81,6 +81,12 @@ if (location.hash == "#selftest") {
   // within the first screen (900 px high) when the report leads with it.
   const first = document.querySelector("section.answer svg.chart");
   document.body.dataset.answerBottom = first ? Math.round(first.getBoundingClientRect().bottom) : -1;
+  // Where the verdict on trusting it ends, and how many files' (or sides')
+  // bars the answer draws: the distinct colours of bars with a height.
+  const trust = document.querySelector(".trust");
+  document.body.dataset.trustBottom = trust ? Math.round(trust.getBoundingClientRect().bottom) : -1;
+  const drawn = Array.from(document.querySelectorAll("section.answer rect.bar")).filter(r => r.getBBox().height > 0);
+  document.body.dataset.barColours = new Set(drawn.map(r => r.getAttribute("fill"))).size;
 }
 "##;
 
@@ -109,6 +115,7 @@ pub fn render(view: &ReportView<'_>) -> String {
         }
     );
     html.push_str(&headline::headline(view));
+    html.push_str(&headline::trust(view));
     // The answer first: a picture of the result (quick's bars, a sweep's
     // curves, several files side by side), the studies' own tables and the
     // comparison; then each file's tables; what the machine was, the
@@ -116,7 +123,7 @@ pub fn render(view: &ReportView<'_>) -> String {
     html.push_str(&answer(view));
     html.push_str(&study_tables(&view.study_tables));
     if let Some(comparison) = &view.comparison {
-        html.push_str(&comparisons(comparison));
+        html.push_str(&comparisons(comparison, view));
     }
     let shared_environment = files.len() > 1
         && files
@@ -288,12 +295,12 @@ fn files_side_by_side(view: &ReportView<'_>) -> String {
             .collect::<Vec<_>>()
             .join(" "),
     };
-    let groups: Vec<svg::BarGroup> = base
+    let mut groups: Vec<svg::BarGroup> = base
         .points
         .iter()
         .take(POINTS_WITH_CURVES)
         .map(|point| {
-            let key = compare::match_key(&point.workload);
+            let key = view.key(&point.workload);
             svg::BarGroup {
                 label: short(point),
                 bars: files
@@ -301,7 +308,7 @@ fn files_side_by_side(view: &ReportView<'_>) -> String {
                     .map(|(_, file)| {
                         file.points
                             .iter()
-                            .find(|p| compare::match_key(&p.workload) == key)
+                            .find(|p| view.key(&p.workload) == key)
                             .and_then(bar_of)
                     })
                     .collect(),
@@ -309,12 +316,70 @@ fn files_side_by_side(view: &ReportView<'_>) -> String {
             }
         })
         .collect();
+    // A point of another file that matches none of the base's has a group
+    // of its own, its bar in its file's place: every file's bars are drawn.
+    let base_keys: Vec<String> = base.points.iter().map(|p| view.key(&p.workload)).collect();
+    for (index, (_, file)) in files.iter().enumerate().skip(1) {
+        for point in &file.points {
+            if groups.len() >= 2 * POINTS_WITH_CURVES {
+                break;
+            }
+            if base_keys.contains(&view.key(&point.workload)) {
+                continue;
+            }
+            let mut bars = vec![None; files.len()];
+            bars[index] = bar_of(point);
+            groups.push(svg::BarGroup {
+                label: point.label.clone(),
+                bars,
+                notes: Vec::new(),
+            });
+        }
+    }
     let names: Vec<String> = files.iter().map(|(name, _)| (*name).to_string()).collect();
     svg::bar_chart(
         "Throughput of each point, file by file (MiB/s, 95% intervals)",
         "MiB/s",
         &names,
         &groups,
+    )
+}
+
+/// For a file none of whose points matches the base's: which parameters
+/// the nearest two differ in, and the command that sets them side by side.
+fn unmatched_hint(view: &ReportView<'_>, other_name: &str) -> String {
+    let (Some((base_name, base)), Some((_, other))) = (
+        view.files.first(),
+        view.files.iter().find(|(name, _)| *name == other_name),
+    ) else {
+        return String::new();
+    };
+    let Some((_, _, differing)) = compare::nearest_points(base, other) else {
+        return String::new();
+    };
+    if differing.is_empty() {
+        return String::new();
+    }
+    let mut ignored: Vec<&str> = view
+        .ignored
+        .iter()
+        .filter_map(|field| {
+            crate::plan::param::Param::ALL
+                .iter()
+                .find(|p| p.field() == field)
+                .map(|p| p.name())
+        })
+        .collect();
+    ignored.extend(differing.iter().map(|(name, _, _)| *name));
+    ignored.dedup();
+    format!(
+        " Their nearest points differ in {}: iolab report {base_name} {other_name} --ignore {} draws them bar beside bar and compares them.",
+        differing
+            .iter()
+            .map(|(name, x, y)| format!("{name} ({x} vs {y})"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        ignored.join(",")
     )
 }
 
@@ -509,7 +574,7 @@ fn notes(result: &ResultFile) -> String {
     html
 }
 
-fn comparisons(comparison: &Comparison) -> String {
+fn comparisons(comparison: &Comparison, view: &ReportView<'_>) -> String {
     let base_name = &comparison.base;
     let mut html = format!(
         "<section class=\"comparisons\"><h2>Compared with {}</h2>",
@@ -608,10 +673,15 @@ fn comparisons(comparison: &Comparison) -> String {
         if !pairing.only_in_base.is_empty() || !pairing.only_in_other.is_empty() {
             let _ = write!(
                 html,
-                "<p>Not matched: {} only in the base, {} only in {}.</p>",
+                "<p>Not matched: {} only in the base, {} only in {}.{}</p>",
                 pairing.only_in_base.len(),
                 pairing.only_in_other.len(),
-                escape(&pairing.file)
+                escape(&pairing.file),
+                if pairing.matched.is_empty() {
+                    escape(&unmatched_hint(view, &pairing.file))
+                } else {
+                    String::new()
+                }
             );
         }
     }

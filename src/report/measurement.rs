@@ -1,6 +1,7 @@
 //! The terminal view of measured commands: wall time, exit status and resource use per run, with the activity beneath.
 
 use super::activity;
+use super::screen::Screen;
 use super::studies::atop::layer_table;
 use super::units::{bytes, latency, significant};
 use crate::record::ResultFile;
@@ -27,7 +28,7 @@ fn others_load(run: &crate::record::measurement::CommandRun, cpus: Option<u32>) 
 }
 
 /// Renders every measurement of `result`.
-pub fn render(result: &ResultFile) -> String {
+pub fn render(result: &ResultFile, screen: Screen) -> String {
     let stack = result
         .environment
         .storage
@@ -66,13 +67,15 @@ pub fn render(result: &ResultFile) -> String {
                 ));
             }
             if run.activity.devices.is_empty() {
-                text.push_str(&activity::render_devices(&run.activity, stack));
+                text.push_str(&activity::render_devices(&run.activity, stack, screen));
             } else {
                 // The device stack as atop shows it, with the logical:physical ratios.
                 let writes = crate::record::activity::top_layer_writes(&run.activity.devices);
                 let title = format!("  run {} per layer, stack {stack}", run.index);
                 let counted = run.process_io.is_some();
-                text.push_str(&layer_table(title, &run.activity, writes, counted).terminal());
+                text.push_str(
+                    &layer_table(title, &run.activity, writes, counted).terminal_at(screen),
+                );
             }
             text.push_str(&activity::render_beyond_devices(&run.activity));
             if let Some(line) = others_load(run, result.environment.logical_cpus) {

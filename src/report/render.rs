@@ -63,7 +63,7 @@ impl Render<ReportView<'_>> for Terminal {
                 text.push_str(&table.terminal_at(self.screen));
             }
             if view.detail {
-                text.push_str(&super::activity::render_points(result));
+                text.push_str(&super::activity::render_points(result, self.screen));
             }
         }
         for table in &view.study_tables {

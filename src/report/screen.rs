@@ -1,11 +1,19 @@
 //! The terminal a text is laid out for: its width, and the tables and paragraphs fitted to it.
 //!
-//! The width comes from the caller (`console::width`: `COLUMNS`, or the
-//! terminal's); `None` is a pipe, where tables keep their natural width and
-//! paragraphs are not wrapped, so a script reads whole lines.
+//! The width comes from the caller (`console::width`: `COLUMNS`, the
+//! terminal's, or 80 columns in a pipe); `None` is no limit, for the tests
+//! and files that want whole rows. A table wider than the screen wraps its
+//! long text at spaces, never a short cell (a number with its interval, a
+//! verdict, a size): when even so it does not fit, it is folded into
+//! several tables that each repeat the first column, and when one column
+//! beside the first does not fit either, each row becomes a list.
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{ContentArrangement, Table};
+use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width};
+
+/// Cells up to this many characters are never wrapped: they are figures,
+/// intervals, verdicts and names that read wrong in pieces.
+const WHOLE_CELL: usize = 24;
 
 /// Where terminal text goes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,60 +23,167 @@ pub struct Screen {
 }
 
 impl Screen {
-    /// No width limit (a pipe, a file, a test).
+    /// No width limit (a file, a test).
     pub const UNLIMITED: Screen = Screen { width: None };
 
-    /// A box-drawn table that wraps its cells to fit the width.
+    /// An empty box-drawn table in iolab's style, to fill and then lay out
+    /// with [`Screen::fit`].
     pub fn table(self) -> Table {
         let mut table = Table::new();
         table.load_style(UTF8_FULL_CONDENSED);
         // Styling and width are iolab's decisions, not comfy-table's guess
         // from whatever stdout is.
         table.force_no_tty();
-        match self.width {
-            Some(width) => {
-                table.set_content_arrangement(ContentArrangement::Dynamic);
-                table.set_width(width);
-            }
-            None => {
-                table.set_content_arrangement(ContentArrangement::Disabled);
-            }
-        }
+        table.set_content_arrangement(ContentArrangement::Disabled);
         table
     }
 
-    /// `text` with each line wrapped at spaces to the width; a word longer
-    /// than the width stays whole on its own line.
-    pub fn wrap(self, text: &str) -> String {
-        let Some(width) = self.width.map(usize::from) else {
-            return text.to_string();
+    /// `table` laid out for the screen, without a final newline: at its
+    /// natural width when that fits; else with long text wrapped at spaces
+    /// and short cells whole; else folded (see the module's comment).
+    pub fn fit(self, table: &Table) -> String {
+        let Some(width) = self.width else {
+            return table.to_string();
         };
-        let mut wrapped = String::with_capacity(text.len() + 16);
-        for (index, line) in text.split('\n').enumerate() {
-            if index > 0 {
-                wrapped.push('\n');
-            }
-            let mut column = 0;
-            for word in line.split(' ') {
-                let length = word.chars().count();
-                if column > 0 && column + 1 + length > width {
-                    wrapped.push('\n');
-                    column = 0;
-                } else if column > 0 {
-                    wrapped.push(' ');
-                    column += 1;
-                }
-                wrapped.push_str(word);
-                column += length;
+        let natural = table.column_max_content_widths();
+        if outer_width(natural.iter().copied()) <= usize::from(width) {
+            return table.to_string();
+        }
+        let narrowest = narrowest_widths(table);
+        let all: Vec<usize> = (0..narrowest.len()).collect();
+        if outer_width(narrowest.iter().copied()) <= usize::from(width) {
+            return self.wrapped(table, &narrowest, &all);
+        }
+        // Folded: the first column, then as many of the rest as fit.
+        let Some((&first, rest)) = narrowest.split_first() else {
+            return table.to_string();
+        };
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (index, &column) in rest.iter().enumerate() {
+            let fits = |group: &Vec<usize>| {
+                let widths = group.iter().map(|&c| narrowest[c]).chain([first, column]);
+                outer_width(widths) <= usize::from(width)
+            };
+            match groups.last_mut() {
+                Some(group) if fits(group) => group.push(index + 1),
+                _ if fits(&Vec::new()) => groups.push(vec![index + 1]),
+                _ => return self.listed(table),
             }
         }
-        wrapped
+        let parts: Vec<String> = groups
+            .into_iter()
+            .map(|group| {
+                let shown: Vec<usize> = std::iter::once(0).chain(group).collect();
+                self.wrapped(table, &narrowest, &shown)
+            })
+            .collect();
+        parts.join("\n")
     }
+
+    /// `table` with only the columns `shown`, each at least its narrowest
+    /// width, wrapped to the screen.
+    fn wrapped(self, table: &Table, narrowest: &[u16], shown: &[usize]) -> String {
+        let mut table = table.clone();
+        for (index, &least) in narrowest.iter().enumerate() {
+            if let Some(column) = table.column_mut(index) {
+                // comfy-table's boundaries count the padding either side.
+                let padded = least.saturating_add(column.padding_width());
+                column.set_constraint(if shown.contains(&index) {
+                    ColumnConstraint::LowerBoundary(Width::Fixed(padded))
+                } else {
+                    ColumnConstraint::Hidden
+                });
+            }
+        }
+        table.set_content_arrangement(ContentArrangement::Dynamic);
+        if let Some(width) = self.width {
+            table.set_width(width);
+        }
+        table.to_string()
+    }
+
+    /// Each row as a list: its first cell, then each other heading with
+    /// its cell, indented; long text wrapped at spaces.
+    fn listed(self, table: &Table) -> String {
+        let header: Vec<String> = table
+            .header()
+            .map(|row| row.cell_iter().map(|c| c.content()).collect())
+            .unwrap_or_default();
+        let mut lines = Vec::new();
+        for row in table.row_iter() {
+            let cells: Vec<String> = row.cell_iter().map(|c| c.content()).collect();
+            let Some((first, rest)) = cells.split_first() else {
+                continue;
+            };
+            lines.push(self.wrap(first));
+            for (index, cell) in rest.iter().enumerate() {
+                if cell.trim().is_empty() {
+                    continue;
+                }
+                let heading = header.get(index + 1).map_or("", String::as_str);
+                let line = format!("  {heading}: {cell}");
+                match self.width {
+                    Some(width) if line.chars().count() > usize::from(width) => {
+                        lines.push(format!("  {heading}:"));
+                        lines.push(self.wrap(&format!("    {cell}")));
+                    }
+                    _ => lines.push(line),
+                }
+            }
+        }
+        lines.join("\n")
+    }
+
+    /// `text` with each line wrapped at spaces to the width, continuation
+    /// lines indented as the line was; a word longer than the width stays
+    /// whole on its own line.
+    pub fn wrap(self, text: &str) -> String {
+        match self.width {
+            Some(width) => crate::console::wrap(text, usize::from(width)),
+            None => text.to_string(),
+        }
+    }
+}
+
+/// The width a table with columns of these content widths takes: each
+/// column's content, a space either side and a border after it, plus the
+/// first border.
+fn outer_width(contents: impl Iterator<Item = u16>) -> usize {
+    1 + contents.map(|c| usize::from(c) + 3).sum::<usize>()
+}
+
+/// Each column's narrowest width that splits nothing that must stay whole:
+/// every line of a short cell whole, and the longest word of a long one.
+fn narrowest_widths(table: &Table) -> Vec<u16> {
+    let columns = table.column_max_content_widths().len();
+    let mut narrowest = vec![1u16; columns];
+    let rows = table.header().into_iter().chain(table.row_iter());
+    for row in rows {
+        for (index, cell) in row.cell_iter().enumerate().take(columns) {
+            for line in cell.content().lines() {
+                let length = line.chars().count();
+                let least = if length <= WHOLE_CELL {
+                    length
+                } else {
+                    line.split(' ')
+                        .map(|w| w.chars().count())
+                        .max()
+                        .unwrap_or(0)
+                };
+                narrowest[index] = narrowest[index].max(u16::try_from(least).unwrap_or(u16::MAX));
+            }
+        }
+    }
+    narrowest
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn widest(text: &str) -> usize {
+        text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
 
     #[test]
     fn paragraphs_wrap_at_spaces_and_tables_fit() {
@@ -78,13 +193,66 @@ mod tests {
             "one two three four\nfive six\nseven"
         );
         assert_eq!(Screen::UNLIMITED.wrap("a b"), "a b");
-        let mut table = Screen { width: Some(40) }.table();
+        assert_eq!(
+            narrow.wrap("  indented words go on"),
+            "  indented words go\n  on"
+        );
+        let screen = Screen { width: Some(40) };
+        let mut table = screen.table();
         table.set_header(vec!["point", "description"]);
         table.add_row(vec!["a", &"word ".repeat(30)]);
-        let text = table.to_string();
-        assert!(
-            text.lines().all(|line| line.chars().count() <= 40),
-            "{text}"
+        let text = screen.fit(&table);
+        assert!(widest(&text) <= 40, "{text}");
+    }
+
+    /// Nine columns of figures at 80 columns: folded into tables that each
+    /// repeat the point, every figure whole on one line.
+    #[test]
+    fn a_wide_table_folds_and_never_splits_a_figure() {
+        let screen = Screen { width: Some(80) };
+        let mut table = screen.table();
+        let header: Vec<String> = (0..9).map(|c| format!("figure number {c}")).collect();
+        table.set_header(
+            std::iter::once("point".to_string())
+                .chain(header)
+                .collect::<Vec<_>>(),
         );
+        let figure = "0.156 [0.146–0.166]";
+        for point in ["write 4KiB", "read 1MiB"] {
+            let row: Vec<String> = std::iter::once(point.to_string())
+                .chain((0..9).map(|_| figure.to_string()))
+                .collect();
+            table.add_row(row);
+        }
+        let text = screen.fit(&table);
+        assert!(widest(&text) <= 80, "{text}");
+        assert_eq!(text.matches(figure).count(), 18, "{text}");
+        // Each fold repeats the point.
+        let folds = text.matches("write 4KiB").count();
+        assert!(folds >= 3, "{text}");
+        assert_eq!(folds, text.matches("read 1MiB").count(), "{text}");
+    }
+
+    /// Too narrow for the first column beside any other: a list per row.
+    #[test]
+    fn a_table_too_wide_to_fold_is_a_list() {
+        let screen = Screen { width: Some(30) };
+        let mut table = screen.table();
+        table.set_header(vec!["point", "ratio and interval"]);
+        table.add_row(vec!["sequential write 1MiB", "0.156 [0.146–0.166]"]);
+        let text = screen.fit(&table);
+        assert_eq!(
+            text,
+            "sequential write 1MiB\n  ratio and interval:\n    0.156 [0.146–0.166]"
+        );
+    }
+
+    #[test]
+    fn a_table_that_fits_keeps_its_natural_layout() {
+        let screen = Screen { width: Some(80) };
+        let mut table = screen.table();
+        table.set_header(vec!["a", "b"]);
+        table.add_row(vec!["1", "2"]);
+        assert_eq!(screen.fit(&table), Screen::UNLIMITED.fit(&table));
     }
 }

@@ -141,7 +141,7 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
             text.push('\n');
         }
     }
-    text.push_str(&table.to_string());
+    text.push_str(&screen.fit(&table));
     text.push('\n');
     // The queued engines as the registry declares them, so a new one is named here too.
     let queued: Vec<&str> = crate::plan::EngineKind::ALL

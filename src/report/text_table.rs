@@ -91,7 +91,7 @@ impl TextTable {
                 }
             }
         }
-        let mut text = format!("{}\n{table}\n", screen.wrap(&self.title));
+        let mut text = format!("{}\n{}\n", screen.wrap(&self.title), screen.fit(&table));
         for note in &self.notes {
             text.push_str(&screen.wrap(note));
             text.push('\n');

@@ -14,11 +14,26 @@ pub struct ReportView<'a> {
     pub study_tables: Vec<TextTable>,
     /// Show per repetition what the devices, the network and the CPUs did (`--detail`).
     pub detail: bool,
+    /// The parameters (result-file fields) points are matched without
+    /// (`report --ignore engine,iodepth`).
+    pub ignored: Vec<String>,
 }
 
 impl<'a> ReportView<'a> {
     /// The view of `files` with comparisons and study verdicts at level `alpha`.
     pub fn new(files: Vec<(&'a str, &'a ResultFile)>, alpha: f64, detail: bool) -> ReportView<'a> {
+        ReportView::ignoring(files, alpha, detail, Vec::new())
+    }
+
+    /// [`ReportView::new`] with points matched across files without the
+    /// parameters `ignored` (result-file fields), as `compare --ignore`.
+    pub fn ignoring(
+        files: Vec<(&'a str, &'a ResultFile)>,
+        alpha: f64,
+        detail: bool,
+        ignored: Vec<String>,
+    ) -> ReportView<'a> {
+        let key = |w: &crate::plan::Workload| compare::key_without(w, &ignored);
         let comparison = (files.len() > 1).then(|| {
             let (base_name, base) = files[0];
             Comparison {
@@ -29,13 +44,14 @@ impl<'a> ReportView<'a> {
                 pairings: files[1..]
                     .iter()
                     .map(|(name, other)| {
-                        compare::pair(
+                        compare::pair_by(
                             base,
                             other,
                             name,
                             Metric::from(Figure::Throughput),
                             alpha,
                             Orientation::OtherOverBase,
+                            &key,
                         )
                     })
                     .collect(),
@@ -46,6 +62,13 @@ impl<'a> ReportView<'a> {
             files,
             comparison,
             detail,
+            ignored,
         }
+    }
+
+    /// What matches a point of one file with another's: its workload
+    /// without the ignored parameters.
+    pub fn key(&self, workload: &crate::plan::Workload) -> String {
+        compare::key_without(workload, &self.ignored)
     }
 }

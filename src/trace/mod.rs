@@ -75,7 +75,7 @@ pub enum Format {
     IologV2,
     /// fio's `write_iolog`, version 3 (a timestamp per line, µs).
     IologV3,
-    /// MSR Cambridge (SNIA IOTTA): `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`,
+    /// MSR Cambridge (SNIA IOTTA): Timestamp, Hostname, DiskNumber, Type, Offset, Size, ResponseTime,
     /// times in Windows ticks of 100 ns.
     Msr,
     /// SPC / UMass: `ASU,LBA,Size,Opcode,Timestamp`, LBAs of 512 bytes,

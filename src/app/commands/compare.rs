@@ -45,7 +45,7 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
                 "{} and {} have no point in common (points match by their workload parameters{hint}); {}",
                 args.files[0].display(),
                 path.display(),
-                nearest_pair(&base, &other, (&args.files, &ignored))
+                nearest_pair(&base, &other, (&args.files, &ignored), "compare")
             )
             .into());
         }
@@ -236,31 +236,22 @@ fn paired(
 
 /// The two points of two files that differ in the fewest parameters, and
 /// those parameters, for a comparison that matched nothing, with the
-/// command that compares them (`files` as given, `ignored` already).
-fn nearest_pair(
+/// `iolab COMMAND` line that compares them (`files` as given, `ignored`
+/// already).
+pub(crate) fn nearest_pair(
     base: &ResultFile,
     other: &ResultFile,
     (files, ignored): (&[std::path::PathBuf], &[String]),
+    command: &str,
 ) -> String {
-    let nearest = base
-        .points
-        .iter()
-        .flat_map(|a| other.points.iter().map(move |b| (a, b)))
-        .map(|(a, b)| {
-            (
-                a,
-                b,
-                crate::compare::parameters_differing(&a.workload, &b.workload),
-            )
-        })
-        .min_by_key(|(_, _, differing)| differing.len());
+    let nearest = crate::compare::nearest_points(base, other);
     match nearest {
         Some((a, b, differing)) if !differing.is_empty() => {
             let mut names: Vec<String> = ignored.to_vec();
             names.extend(differing.iter().map(|(name, _, _)| name.to_string()));
             names.dedup();
             format!(
-                "the nearest, '{}' and '{}', differ in {}; to compare them as one: iolab compare {} --ignore {}",
+                "the nearest, '{}' and '{}', differ in {}; to compare them as one: iolab {command} {} --ignore {}",
                 a.label,
                 b.label,
                 differing

@@ -103,7 +103,7 @@ pub fn measure(args: &MeasureArgs, command: Vec<String>) -> Result<Ending, AppEr
     if args.out.json {
         present(&result, true, false, output)?;
     } else {
-        let mut text = crate::report::measurement::render(&result);
+        let mut text = crate::report::measurement::render(&result, output::terminal().screen);
         if let Some(path) = output {
             text.push_str(&format!("results: {}\n", path.display()));
         }

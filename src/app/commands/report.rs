@@ -65,11 +65,39 @@ pub fn report(args: &ReportArgs) -> Result<Ending, AppError> {
         }
         files.push((path.display().to_string(), result));
     }
-    let view = ReportView::new(
+    let ignored = args
+        .ignore
+        .as_ref()
+        .map_or_else(Vec::new, |list| list.fields.clone());
+    let view = ReportView::ignoring(
         files.iter().map(|(n, r)| (n.as_str(), r)).collect(),
         args.alpha,
         false,
+        ignored.clone(),
     );
+    // Files whose points match none of the base's are drawn side by side
+    // without a comparison: say which parameters would match them.
+    if let Some(comparison) = &view.comparison {
+        for (pairing, (path, (_, other))) in comparison
+            .pairings
+            .iter()
+            .zip(args.files.iter().zip(&files).skip(1))
+        {
+            if pairing.matched.is_empty() {
+                crate::say!(
+                    "warning: {} has no point in common with {} (points match by their workload parameters), so the report compares nothing; {}",
+                    path.display(),
+                    args.files[0].display(),
+                    super::compare::nearest_pair(
+                        &files[0].1,
+                        other,
+                        (&args.files, &ignored),
+                        "report"
+                    )
+                );
+            }
+        }
+    }
     let text = format.renderer.render(&view).map_err(anyhow::Error::from)?;
     if args.format == ReportFormat::FioJson {
         let results: Vec<_> = files.iter().map(|(_, r)| r).collect();

@@ -496,7 +496,12 @@ pub(crate) fn execute(
         after_table: None,
     };
     driver::finish(&mut [&mut presenter], &result)?;
-    if !plan.json && matches!(driven.ending, Ending::Success | Ending::Warnings) {
+    // quick measures each of its tests once by design: no note that it could do more.
+    let quick = plan
+        .points
+        .iter()
+        .all(|p| crate::plan::quick::test_of(&p.label).is_some());
+    if !plan.json && !quick && matches!(driven.ending, Ending::Success | Ending::Warnings) {
         note_single_repetition(&plan.points);
     }
     Ok(strict_ending(driven.ending, plan.strict, &result))

@@ -20,6 +20,58 @@ pub(super) fn headline(view: &ReportView<'_>) -> String {
     })
 }
 
+/// How many warnings' lines the trust paragraph shows before "and N more".
+const TRUST_LINES: usize = 6;
+
+/// Whether to trust the answer, under it: the checks' warnings and errors
+/// summarised as the terminal summarises them (a kind several points
+/// raised on one line, with what to do), most serious first; or that none
+/// was raised, and how many checks ran.
+pub(super) fn trust(view: &ReportView<'_>) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut ran = 0;
+    for (name, result) in &view.files {
+        ran += result.points.iter().map(|p| p.checks.len()).sum::<usize>();
+        let summary = crate::report::table::checks_summarised(result);
+        for line in summary.lines() {
+            if !(line.starts_with("warning [") || line.starts_with("error [")) {
+                continue;
+            }
+            lines.push(match view.files.len() {
+                1 => line.to_string(),
+                _ => format!("{name}: {line}"),
+            });
+        }
+    }
+    if lines.is_empty() {
+        return format!(
+            "<p class=\"trust\">Trust: no check raised a warning or an error ({ran} note{}: Checks, below).</p>",
+            if ran == 1 { "" } else { "s" }
+        );
+    }
+    let mut html = format!(
+        "<div class=\"trust\"><p><strong>Trust: {} kind{} of warning</strong>, each with what removes it (each point's checks: Checks, below):</p><ul>",
+        lines.len(),
+        if lines.len() == 1 { "" } else { "s" }
+    );
+    for line in lines.iter().take(TRUST_LINES) {
+        let class = if line.contains("error [") {
+            "check-error"
+        } else {
+            "check-warning"
+        };
+        html.push_str(&format!("<li class=\"{class}\">{}</li>", escape(line)));
+    }
+    if lines.len() > TRUST_LINES {
+        html.push_str(&format!(
+            "<li>and {} more kinds (Checks, below)</li>",
+            lines.len() - TRUST_LINES
+        ));
+    }
+    html.push_str("</ul></div>");
+    html
+}
+
 /// Each other file against the base: how many points faster, slower, not
 /// told apart, and the middle ratio.
 fn compared(comparison: &Comparison) -> Option<String> {
