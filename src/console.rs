@@ -191,34 +191,57 @@ fn stderr_width() -> Option<usize> {
         .map(usize::from)
 }
 
-/// `text` with each line wrapped at spaces to `width` columns,
-/// continuation lines indented as the line was; a word longer than the
-/// width stays whole on its own line.
+/// `text` with each line wrapped at spaces to `width` columns, a
+/// continuation indented as its line was, or under the value of a
+/// `label:   value` line; a word longer than the width stays whole.
 pub fn wrap(text: &str, width: usize) -> String {
     let mut wrapped = String::with_capacity(text.len() + 16);
     for (index, line) in text.split('\n').enumerate() {
         if index > 0 {
             wrapped.push('\n');
         }
+        if line.chars().count() <= width {
+            wrapped.push_str(line);
+            continue;
+        }
         let words = line.trim_start_matches(' ');
-        let indent = &line[..line.len() - words.len()];
-        wrapped.push_str(indent);
-        let mut column = indent.len();
-        for (index, word) in words.split(' ').enumerate() {
+        let indent = line.len() - words.len();
+        let hang = hanging_indent(words).map_or(indent, |value| indent + value);
+        let hang = if hang * 2 > width { indent } else { hang };
+        wrapped.push_str(&line[..indent]);
+        let mut column = indent;
+        let mut line_has_word = false;
+        for word in words.split(' ') {
             let length = word.chars().count();
-            if index > 0 && column + 1 + length > width {
+            if line_has_word && column + 1 + length > width {
                 wrapped.push('\n');
-                wrapped.push_str(indent);
-                column = indent.len();
-            } else if index > 0 {
+                wrapped.push_str(&" ".repeat(hang));
+                column = hang;
+                line_has_word = false;
+            }
+            if line_has_word {
                 wrapped.push(' ');
                 column += 1;
+            } else if word.is_empty() {
+                // Spaces where a continuation starts.
+                continue;
             }
             wrapped.push_str(word);
             column += length;
+            line_has_word = true;
         }
     }
     wrapped
+}
+
+/// Where the value of a `label:   value` line starts (two spaces or more
+/// after a one-word label ending in a colon), from the line's first word.
+fn hanging_indent(words: &str) -> Option<usize> {
+    let (label, rest) = words.split_once(' ')?;
+    let value = rest.trim_start_matches(' ');
+    let spaces = rest.len() - value.len();
+    (label.ends_with(':') && spaces >= 1 && !value.is_empty())
+        .then(|| label.chars().count() + 1 + spaces)
 }
 
 /// The width of what does not go to a terminal.
@@ -316,7 +339,23 @@ pub fn neutralize(text: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::neutralize;
+    use super::{neutralize, wrap};
+
+    /// Lines wrap at spaces; a continuation is indented as its line, or
+    /// under a `label:  value` line's value; runs of spaces inside stay.
+    #[test]
+    fn wrap_keeps_words_whole_and_hangs_under_a_value() {
+        assert_eq!(
+            wrap("kernel:  one two three four five six", 30),
+            "kernel:  one two three four\n         five six"
+        );
+        assert_eq!(wrap("  a  b   c", 80), "  a  b   c");
+        assert_eq!(
+            wrap("  issue lag  p50 1 ms, p99 2 ms", 20),
+            "  issue lag  p50 1\n  ms, p99 2 ms"
+        );
+        assert_eq!(wrap(&"x".repeat(30), 20), "x".repeat(30));
+    }
 
     #[test]
     fn outcomes_are_painted_as_words_only() {

@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     // command line is recorded in result files as text, where bytes that are
     // not UTF-8 show as U+FFFD.
     let raw: Vec<OsString> = std::env::args_os().collect();
-    let cli = match Cli::parse_line(&raw) {
+    let cli = match Cli::parse_line_at(&raw, Some(iolab::console::width())) {
         Ok(cli) => cli,
         Err(error) => return argument_error(error, &raw),
     };

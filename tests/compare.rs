@@ -352,9 +352,11 @@ fn files_whose_points_differ_in_a_parameter_compare_with_ignore() {
         serde_json::json!(["engine psync → stdio"]),
         "{json}"
     );
+    // Every point let differ alike: said once, above the table.
     let shown = compare(&[&psync, &stdio], &["--ignore", "engine"]);
     assert!(
-        String::from_utf8_lossy(&shown.stdout).contains("(engine psync → stdio)"),
+        String::from_utf8_lossy(&shown.stdout)
+            .contains("every point matched its twin differing in engine psync → stdio"),
         "{}",
         String::from_utf8_lossy(&shown.stdout)
     );

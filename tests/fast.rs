@@ -27,13 +27,13 @@ mod layering;
 #[path = "quick.rs"]
 mod quick;
 #[path = "report.rs"]
-mod report;
+pub(crate) mod report;
 #[path = "run_options.rs"]
 mod run_options;
 #[path = "sweeps.rs"]
 mod sweeps;
 #[path = "ui.rs"]
-mod ui;
+pub(crate) mod ui;
 #[path = "verify.rs"]
 mod verify;
 #[path = "workloads.rs"]

@@ -110,8 +110,10 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         listing.contains("guest: 2 boots (one per round), no boot measured here yet"),
         "{listing}"
     );
+    // As a pipe shows it: 80 columns, tables folded rather than split.
     let run = iolab()
         .env("IOLAB_CACHE", &cache)
+        .env_remove("COLUMNS")
         .args(args)
         .arg(dir.path())
         .arg("--output")
@@ -123,6 +125,29 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
+    crate::fast::ui::assert_fits(
+        &String::from_utf8_lossy(&run.stdout),
+        80,
+        "a host/guest sweep in a pipe",
+    );
+    // Its report: the host's and the guest's bars, and whether to trust
+    // them, on the first screen as Chromium lays it out.
+    let report = output.with_extension("html");
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(
+        html.contains("Throughput on the host and in its guest"),
+        "{html}"
+    );
+    assert!(html.contains(r#"class="trust""#), "{html}");
+    if let Some((dom, _)) = crate::fast::report::selftest_dom(&report) {
+        crate::fast::report::assert_layout_ok(&dom);
+        assert!(crate::fast::report::measured(&dom, "bar-colours") >= 2);
+        let bottom = crate::fast::report::measured(&dom, "trust-bottom");
+        assert!(
+            (1..=900).contains(&bottom),
+            "the trust line ends at {bottom} px"
+        );
+    }
     let result = read_result(&output);
     let guest = &result["guest"];
     assert_eq!(guest["accelerator"], "tcg");

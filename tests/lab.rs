@@ -275,6 +275,8 @@ impl NetLab {
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new("ip");
         command.args(["netns", "exec", &self.netns]).arg(program);
+        // iolab's tables whole, one row a line, as `util::iolab` lays them.
+        command.env("COLUMNS", "10000");
         command
     }
 

@@ -38,7 +38,7 @@ fn headless(browser: &Path, profile: &Path) -> Command {
 /// The DOM of `report` after its scripts ran with `#selftest` (sorting and
 /// the layout measurements), and what the browser printed on stderr; None
 /// when Chromium is not installed.
-fn selftest_dom(report: &Path) -> Option<(String, String)> {
+pub(crate) fn selftest_dom(report: &Path) -> Option<(String, String)> {
     let browser = chromium()?;
     let profile = tempfile::tempdir().unwrap();
     let mut command = headless(&browser, profile.path());
@@ -54,7 +54,7 @@ fn selftest_dom(report: &Path) -> Option<(String, String)> {
 
 /// Asserts the layout measured in the browser (see the report's script):
 /// no two tick labels overlap, no text is cut at a chart's edge.
-fn assert_layout_ok(dom: &str) {
+pub(crate) fn assert_layout_ok(dom: &str) {
     assert!(
         dom.contains(r#"data-layout="ok""#),
         "{}",
@@ -692,7 +692,7 @@ fn quicks_report_leads_with_eight_bars_on_the_first_screen() {
 }
 
 /// A number the report's self-test wrote on `<body>` as `data-NAME`.
-fn measured(dom: &str, name: &str) -> i64 {
+pub(crate) fn measured(dom: &str, name: &str) -> i64 {
     dom.split(&format!(r#"data-{name}=""#))
         .nth(1)
         .and_then(|rest| rest.split('"').next())

@@ -431,3 +431,251 @@ fn the_live_line_shows_figures_first_and_one_eta() {
         "{line}"
     );
 }
+
+/// What fails [`assert_fits`]: a line wider than `width`, a figure split
+/// between two lines of a table (`0.156 [0.` over `146–0.166]`), or a
+/// warning or error that does not name what removes it (`MESSAGE; ACTION`).
+pub(crate) fn unfit(text: &str, width: usize) -> Vec<String> {
+    let mut found = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for line in &lines {
+        if line.chars().count() > width {
+            found.push(format!("over {width} columns: {line}"));
+        }
+    }
+    let cells = |line: &str| -> Vec<String> {
+        line.trim_matches('│')
+            .split(['┆', '│'])
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    for pair in lines.windows(2) {
+        let (upper, lower) = (pair[0], pair[1]);
+        if !(upper.starts_with('│') && lower.starts_with('│')) {
+            continue;
+        }
+        let (upper, lower) = (cells(upper), cells(lower));
+        // A row's continuation: its first cell empty.
+        if lower.first().is_none_or(|c| !c.is_empty()) {
+            continue;
+        }
+        for (above, below) in upper.iter().zip(&lower).skip(1) {
+            let ends = above.ends_with(|c: char| c.is_ascii_digit() || ".[±–".contains(c));
+            let starts = below.starts_with(|c: char| c.is_ascii_digit() || ".–%]".contains(c));
+            if ends && starts {
+                found.push(format!("a figure split: {above:?} over {below:?}"));
+            }
+        }
+    }
+    // A warning's paragraph: its line and those continuing it (indented,
+    // or not starting a new kind of line).
+    let mut paragraphs: Vec<String> = Vec::new();
+    for line in &lines {
+        let starts = ["warning [", "error [", "iolab: warning", "warning:"]
+            .iter()
+            .any(|p| line.starts_with(p));
+        let continues = paragraphs.last().is_some_and(|p| !p.is_empty())
+            && !line.is_empty()
+            && !line.starts_with(['│', '┌', '└', '╞'])
+            && ![
+                "note [",
+                "warning",
+                "error",
+                "iolab:",
+                "each point",
+                "results:",
+                "report:",
+            ]
+            .iter()
+            .any(|p| line.starts_with(p));
+        if starts {
+            paragraphs.push((*line).to_string());
+        } else if continues {
+            let last = paragraphs.last_mut().unwrap();
+            last.push(' ');
+            last.push_str(line.trim());
+        } else {
+            paragraphs.push(String::new());
+        }
+    }
+    for paragraph in paragraphs.iter().filter(|p| !p.is_empty()) {
+        if !paragraph.contains("; ") {
+            found.push(format!("a warning without what removes it: {paragraph}"));
+        }
+    }
+    found
+}
+
+/// Fails naming every line of `text` that [`unfit`] finds.
+pub(crate) fn assert_fits(text: &str, width: usize, what: &str) {
+    let found = unfit(text, width);
+    assert!(found.is_empty(), "{what}:\n{}\n\n{text}", found.join("\n"));
+}
+
+#[test]
+fn the_fit_test_finds_what_it_guards_against() {
+    assert!(unfit("short line", 80).is_empty());
+    assert_eq!(unfit(&"x".repeat(81), 80).len(), 1);
+    let split = "│ a ┆ 0.156 [0. │\n│   ┆ 146–0.166] │\n";
+    assert_eq!(unfit(split, 80).len(), 1, "{split}");
+    let wrapped = "│ a ┆ engine psync │\n│   ┆ → stdio │\n";
+    assert!(unfit(wrapped, 80).is_empty());
+    assert_eq!(
+        unfit("warning [noisy] p: the repetitions disagree\n", 80).len(),
+        1
+    );
+    assert!(
+        unfit(
+            "warning [noisy] p: they disagree;\n  --until-ci narrows it\n",
+            80
+        )
+        .is_empty()
+    );
+}
+
+/// The README's tasks as a new user types them (small sizes), in a pipe
+/// (COLUMNS unset: 80 columns) and in tmux at 80×24: every line fits, no
+/// figure is split, every warning names what removes it. The guest task is
+/// the guest tier's (`a_host_guest_sweep_runs_abba…`), priorities need
+/// libaio and a scheduler (tests/priority.rs).
+#[test]
+fn every_readme_task_fits_80_columns_in_a_pipe_and_in_tmux() {
+    let dir = scratch();
+    let out = scratch();
+    let d = dir.path().display().to_string();
+    let trace = out.path().join("t.iolog");
+    std::fs::write(
+        &trace,
+        "fio version 2 iolog\nf add\nf open\nf write 0 4096\nf read 0 4096\nf write 8192 4096\nf close\n",
+    )
+    .unwrap();
+    let tasks = [
+        format!("quick --dir {d} --size 8m --runtime 200ms --ramp 0s"),
+        format!("run --dir {d} --op read --pattern random --bs 4k --size 4m --runtime 300ms"),
+        format!("sweep --dir {d} --op write,read --bs 4k..16k --size 1m --direct --repeat 2"),
+        format!("run --dir {d} --op read --bs 4k --size 1m --repeat 3 -o a.json"),
+        format!(
+            "run --dir {d} --op read --bs 4k --size 1m --repeat 3 --engine posixaio --iodepth 4 -o b.json"
+        ),
+        "compare a.json b.json --margin 5% --ignore engine,iodepth".to_string(),
+        "report a.json b.json --ignore engine,iodepth -o ab.html".to_string(),
+        format!(
+            "sweep --dir {d} --engine posixaio --pattern random --iodepth 1..8 --size 1m --runtime 200ms --knee p99<=2ms"
+        ),
+        format!(
+            "run --dir {d} --engine posixaio --iodepth 8 --size 1m --runtime 300ms --latency-target 2ms,window=50ms,percentile=99"
+        ),
+        format!(
+            "run --dir {d} --ops create,stat,read,delete --items 100 --depth 1 --fanout 2 --jobs 2"
+        ),
+        format!(
+            "run --dir {d} --size 1m --runtime 300ms --group reader --op read --pattern random --bs 8k --group logger --op write --bs 4k --rate-iops 200 --sync odsync"
+        ),
+        format!("replay {} --dir {d}", trace.display()),
+        format!("characterize {}", trace.display()),
+        format!(
+            "fio --name=test --rw=randrw --rwmixread=75 --bs=4k --iodepth=4 --ioengine=posixaio --size=1m --filename={d}/fio-test"
+        ),
+        format!("env --path {d}"),
+        "run --help".to_string(),
+    ];
+    let binary = assert_cmd::cargo::cargo_bin("iolab");
+    // In a pipe: what a person reads later in a pager or a mail.
+    for task in &tasks {
+        let words: Vec<&str> = task.split(' ').collect();
+        let shown = Command::new(&binary)
+            .args(&words)
+            .current_dir(out.path())
+            .env_remove("COLUMNS")
+            .output()
+            .unwrap();
+        assert!(
+            shown.status.success() || shown.status.code() == Some(1),
+            "iolab {task}: {}",
+            String::from_utf8_lossy(&shown.stderr)
+        );
+        // `iolab fio` prints fio's own text, as fio lays it out (109
+        // columns): its readers parse it. iolab's own lines go to stderr.
+        let stdout = String::from_utf8_lossy(&shown.stdout);
+        let own = if task.starts_with("fio ") {
+            ""
+        } else {
+            &stdout
+        };
+        assert_fits(own, 80, &format!("iolab {task} | cat"));
+    }
+    if Command::new("tmux").arg("-V").output().is_err() {
+        crate::skip!("tmux is not installed (scripts/test installs it)");
+        return;
+    }
+    // In tmux at 80×24, stderr and stdout on the terminal; each task again
+    // after the pipe's (their results are new files, -o names replaced).
+    let _ = std::fs::remove_file(out.path().join("a.json"));
+    let _ = std::fs::remove_file(out.path().join("b.json"));
+    let _ = std::fs::remove_file(out.path().join("ab.html"));
+    for name in ["a.html", "b.html"] {
+        let _ = std::fs::remove_file(out.path().join(name));
+    }
+    let script = out.path().join("tasks.sh");
+    let mut text = format!("cd {}\nunset COLUMNS\n", out.path().display());
+    for task in &tasks {
+        let quoted: Vec<String> = task.split(' ').map(|w| format!("'{w}'")).collect();
+        // fio's text to a file: the terminal shows iolab's own lines.
+        let fio_text = if task.starts_with("fio ") {
+            " > fio.txt"
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            "{} {}{fio_text}\n",
+            binary.display(),
+            quoted.join(" ")
+        ));
+    }
+    text.push_str(&format!(
+        "touch {}\nsleep 60\n",
+        out.path().join("done").display()
+    ));
+    std::fs::write(&script, text).unwrap();
+    let session = format!("iolab-fit-{}", std::process::id());
+    let started = Command::new("tmux")
+        .args(["new-session", "-d", "-s", &session, "-x", "80", "-y", "24"])
+        .arg(format!("bash {}", script.display()))
+        .status()
+        .unwrap();
+    assert!(started.success());
+    let _ = Command::new("tmux")
+        .args(["set-option", "-t", &session, "history-limit", "100000"])
+        .status();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(240);
+    while !out.path().join("done").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    // The whole history, wrapped lines joined: a line the terminal had to
+    // wrap comes back longer than 80 columns.
+    let pane = Command::new("tmux")
+        .args(["capture-pane", "-p", "-J", "-S", "-", "-t", &session])
+        .output()
+        .unwrap();
+    let _ = Command::new("tmux")
+        .args(["kill-session", "-t", &session])
+        .status();
+    assert!(
+        out.path().join("done").exists(),
+        "the tasks ran within 240 s"
+    );
+    let screen = String::from_utf8_lossy(&pane.stdout);
+    // The live status line is redrawn in place and cleared: not a line.
+    let kept: String = screen
+        .lines()
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for shown in ["SEQ1M Q8", "knee (", "fidelity", "Usage: iolab run"] {
+        assert!(
+            kept.contains(shown),
+            "the pane holds every task's output: {shown}\n{kept}"
+        );
+    }
+    assert_fits(&kept, 80, "the tasks in tmux at 80×24");
+}

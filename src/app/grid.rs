@@ -628,7 +628,7 @@ fn run_grid(grid: Grid, command: Vec<String>, ranks: &Ranks) -> Result<Ending, A
         if let Some(knee) = &result.knee {
             text.push_str(&render_knee(knee));
         }
-        text
+        super::output::terminal().screen.wrap(&text)
     });
     let mut presenter = presenter(&grid, after_table);
     // The result is written before the journal goes, so a failed write

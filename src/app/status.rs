@@ -246,11 +246,20 @@ fn draw_until_stopped(shared: &Shared, target: &Target) {
         if matches!(now.0.phase, Some(Phase::Ramp | Phase::Measuring)) {
             timed += now.1 - before.1;
         }
+        let phase = now.1 - phase_since.1;
+        let booting = match now.0.phase {
+            Some(Phase::BootingTcg) => Some(crate::plan::guest::Accelerator::Tcg),
+            Some(Phase::BootingKvm) => Some(crate::plan::guest::Accelerator::Kvm),
+            _ => None,
+        };
         let times = Times {
             elapsed: now.1 - before.1,
             timed,
             point: now.1 - point_started,
-            phase: now.1 - phase_since.1,
+            phase,
+            boot_left: booting
+                .and_then(crate::guest::last_boot_seconds)
+                .map(|seconds| Duration::from_secs_f64(seconds.max(0.0)).saturating_sub(phase)),
         };
         let line = status_line(&under, baseline, &now.0, times);
         before = now;
@@ -272,6 +281,9 @@ struct Times {
     point: Duration,
     /// Since the phase shown began.
     phase: Duration,
+    /// While a guest boots: what is left of a boot as long as the last
+    /// ones here took (the timed time stands still meanwhile).
+    boot_left: Option<Duration>,
 }
 
 /// The line: `[2/8 12%] · read 270 MiB/s 270 IOPS p99 1.23 ms · ETA 0:33
@@ -369,6 +381,7 @@ fn eta(under: &Under, times: Times) -> Option<String> {
             None => bound = "≥",
         }
     }
+    left += times.boot_left.unwrap_or_default();
     if bound == "≥" && left.is_zero() {
         return None;
     }
@@ -446,7 +459,23 @@ mod tests {
             timed: Duration::from_secs(timed),
             point: Duration::from_secs(timed),
             phase: Duration::from_secs(3),
+            boot_left: None,
         }
+    }
+
+    /// A time-based point's ETA counts down while its guest boots: the
+    /// boot's time left, as the last boots here took, is in it.
+    #[test]
+    fn a_booting_guest_counts_down_in_the_eta() {
+        let under = Under {
+            repetitions: 1,
+            repetition_time: Some(Duration::from_secs(30)),
+            ..Under::default()
+        };
+        let mut at = times(0);
+        assert_eq!(eta(&under, at).as_deref(), Some("ETA 0:30"));
+        at.boot_left = Some(Duration::from_secs(12));
+        assert_eq!(eta(&under, at).as_deref(), Some("ETA 0:42"));
     }
 
     #[test]

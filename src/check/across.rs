@@ -74,7 +74,8 @@ fn cache_below(point: &Point, points: &[Point]) -> Option<Check> {
         severity: Severity::Warning,
         message: "a cold buffered read ran faster than the device delivers to O_DIRECT in the same run, \
                   with nothing of the file in the page cache: a cache below this machine \
-                  (a VM host's page cache, a controller, a file server) served it, so the figure is that cache's"
+                  (a VM host's page cache, a controller, a file server) served it, so the figure is that cache's; \
+                  say so with the figure, or read with --direct for the device's"
             .to_string(),
         evidence: Some(format!(
             "{:.0} MB/s with {:.1}% of the file resident at the start (mincore), {:.1}× the {:.0} MB/s of \

@@ -26,7 +26,7 @@ pub(super) fn cache_checks(point: &Point, found: &mut Findings) {
         && !workload.direct
         && workload.iodepth > 1
     {
-        found.add(
+        found.act(
             "queue-not-kept",
             Severity::Warning,
             format!(
@@ -34,6 +34,7 @@ pub(super) fn cache_checks(point: &Point, found: &mut Findings) {
                  the queue never held more than one, so this is a queue depth of 1",
                 workload.engine.name()
             ),
+            "add --direct, or use --engine uring, which queues buffered I/O",
             format!(
                 "--engine {} --iodepth {} without --direct",
                 workload.engine.name(),
@@ -48,12 +49,13 @@ pub(super) fn cache_checks(point: &Point, found: &mut Findings) {
         .filter_map(|r| r.cache.as_ref().map(|c| c.resident_fraction))
         .fold(0.0f64, f64::max);
     if meant_for_device && worst_residency > RESIDENT_TOLERANCE {
-        found.add(
+        found.act(
             "cache-served",
             Severity::Warning,
             "the file was in the page cache when a read meant to reach the device started; \
              part of the figure may be memory speed"
                 .to_string(),
+            "--direct reads the device (docs/checks.md: on tmpfs nothing can be evicted)",
             format!(
                 "{:.1}% of the file resident at the start (mincore)",
                 worst_residency * 100.0
@@ -61,13 +63,14 @@ pub(super) fn cache_checks(point: &Point, found: &mut Findings) {
         );
     }
     if workload.direct && point.target.direct_in_memory {
-        found.add(
+        found.act(
             "direct-not-honoured",
             Severity::Warning,
             format!(
                 "the {} file system accepted O_DIRECT but keeps data in memory: these are memory figures, not a device's",
                 point.target.filesystem
             ),
+            "measure with --dir on a file system and device that honour O_DIRECT (a loop device needs --direct-io=on)",
             format!("file system {} (O_DIRECT accepted, data in memory)", point.target.filesystem),
         );
     }
@@ -87,33 +90,33 @@ pub(super) fn cache_checks(point: &Point, found: &mut Findings) {
         && workload.fsync_every == 0;
     let network = workload.engine.capabilities().network;
     if unsynced && network == Some("nfs") {
-        found.add(
+        found.act(
             "writeback-pending",
             Severity::Warning,
             "NFS writes sent UNSTABLE and not committed in the timed region: the figure is the server \
              accepting them, not their reaching stable storage (libnfs commits them when the file is closed, \
-             after the clock stopped); add --fsync-end (a COMMIT in the timed region) or --sync osync \
-             (FILE_SYNC writes)"
+             after the clock stopped)"
                 .to_string(),
+            "add --fsync-end (a COMMIT in the timed region) or --sync osync (FILE_SYNC writes)",
             "no --sync, --fsync-end or --fsync-every".to_string(),
         );
     } else if unsynced && network.is_some() {
-        found.add(
+        found.act(
             "writeback-pending",
             Severity::Warning,
             "iSCSI writes acknowledged without Force Unit Access and never followed by SYNCHRONIZE CACHE: \
-             the target may hold them in a volatile cache; add --fsync-end (SYNCHRONIZE CACHE in the timed \
-             region) or --sync osync (FUA on every WRITE)"
+             the target may hold them in a volatile cache"
                 .to_string(),
+            "add --fsync-end (SYNCHRONIZE CACHE in the timed region) or --sync osync (FUA on every WRITE)",
             "no --sync, --fsync-end or --fsync-every".to_string(),
         );
     } else if unsynced {
-        found.add(
+        found.act(
             "writeback-pending",
             Severity::Warning,
-            "buffered writes without any sync: the figure is the speed of copying into memory; \
-             add --fsync-end (or --direct) to include reaching the device"
+            "buffered writes without any sync: the figure is the speed of copying into memory"
                 .to_string(),
+            "add --fsync-end (or --direct) to include reaching the device",
             "no --direct, --sync, --fsync-end or --fsync-every".to_string(),
         );
     }

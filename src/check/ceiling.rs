@@ -29,10 +29,11 @@ pub(super) fn checks(
     {
         // A little above the ceiling is measurement spread; far above is impossible.
         if summary.throughput_bps.mean > ceiling * 1.25 {
-            found.add(
+            found.act(
                 "faster-than-device",
                 Severity::Warning,
                 "faster than this machine copies memory: the figure cannot be the data actually moved".to_string(),
+                "say so with the figure, or measure below the cache that acknowledged it (--direct, --fsync-end)",
                 format!(
                     "{:.0} MB/s against a memory-copy ceiling of {:.0} MB/s",
                     summary.throughput_bps.mean / 1e6,
@@ -56,10 +57,11 @@ pub(super) fn checks(
         .as_ref()
         .filter(|s| !s.io_limits.is_empty())
     {
-        found.add(
+        found.act(
             "throttled",
             Severity::Warning,
             "a cgroup limits I/O to the devices under the target: the figure may be the limit, not the device".to_string(),
+            "measure outside the limited cgroup, or report the limit with the figure",
             storage.io_limits.join("; "),
         );
     }

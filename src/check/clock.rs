@@ -32,19 +32,24 @@ pub fn checks(point: &Point, environment: &Environment, found: &mut Findings) {
     } else {
         Severity::Info
     };
-    found.add(
+    found.act(
         "slow-clock",
         severity,
+        // The share differs from point to point, so it is evidence: the
+        // same message on every point is summarised as one line.
         format!(
-            "reading the clock costs {:.2} µs here (clock source {}): iolab reads it twice per I/O, so {:.2} µs of each latency is the clock{}",
+            "reading the clock costs {:.2} µs here (clock source {}): iolab reads it twice per I/O, so {:.2} µs of each latency is the clock",
             cost / 1000.0,
             environment.clocksource.as_deref().unwrap_or("unknown"),
             per_io / 1000.0,
-            match share {
-                Some(share) => format!(", {:.1}% of this point's mean latency", share * 100.0),
-                None => String::new(),
-            }
         ),
-        format!("clock read {cost:.0} ns (least of five batches of 20,000 reads)"),
+        "compare latencies only between machines of one clock source, or give the guest a TSC (KVM with an invariant TSC)",
+        match share {
+            Some(share) => format!(
+                "{:.1}% of this point's mean latency; clock read {cost:.0} ns (least of five batches of 20,000 reads)",
+                share * 100.0
+            ),
+            None => format!("clock read {cost:.0} ns (least of five batches of 20,000 reads)"),
+        },
     );
 }

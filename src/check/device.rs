@@ -140,12 +140,13 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         };
         let busy = busiest(point);
         if device >= EVICTED_BYTES && busy >= EVICTED_BUSY {
-            found.add(
+            found.act(
                 "cache-evicted",
                 Severity::Warning,
                 "a read meant to be served from the page cache made the device read: pages were \
                  missing from the cache (evicted, or never cached), so part of the figure is device speed"
                     .to_string(),
+                "a --size well below free memory, with nothing else using memory, keeps it cached",
                 format!(
                     "the application read {}, {name} read {} in the same window and was busy up to {:.1}% of it",
                     bytes(app),
@@ -169,7 +170,7 @@ fn not_carried(
     storage: Option<&Storage>,
     found: &mut Findings,
 ) {
-    let Some((code, summary, counted)) = device_owed(&own.workload) else {
+    let Some((code, summary, action, counted)) = device_owed(&own.workload) else {
         return;
     };
     let app_of = |repetition: &Repetition| {
@@ -203,10 +204,11 @@ fn not_carried(
             " (every group's I/O counted)",
         ),
     };
-    found.add(
+    found.act(
         code,
         Severity::Warning,
         message,
+        action,
         format!(
             "{who} {verb} {}, {name} {verb} {} in the same window{counted_too}",
             bytes(app),
@@ -215,9 +217,17 @@ fn not_carried(
     );
 }
 
-/// What the device owes a workload, when it owes it anything: the finding's
-/// code and summary when it does not carry it, and the directions counted.
-fn device_owed(workload: &Workload) -> Option<(&'static str, &'static str, &'static [Direction])> {
+/// What a device that did not carry a workload's I/O is found with: the
+/// finding's code, its summary, what to do, and the directions counted.
+type Owed = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [Direction],
+);
+
+/// What the device owes a workload, when it owes it anything (see [`Owed`]).
+fn device_owed(workload: &Workload) -> Option<Owed> {
     let synced = workload.fsync_end || workload.fsync_every > 0 || workload.sync != SyncMode::None;
     // Which directions a finding is about: O_DIRECT bypasses the cache both
     // ways, so it counts all the workload's I/O; a sync only forces writes out, so
@@ -234,12 +244,14 @@ fn device_owed(workload: &Workload) -> Option<(&'static str, &'static str, &'sta
         Some((
             "direct-not-honoured",
             "O_DIRECT was asked for, but the device did not see the I/O: a layer below the file system cached it",
+            "measure on a file system and device that honour O_DIRECT end to end (a loop device needs --direct-io=on)",
             own,
         ))
     } else if workload.op == Op::Read && workload.cache == CacheMode::Cold {
         Some((
             "cache-served",
             "a cold read the device did not serve: the data came from a cache (page cache, a cache below it, or read-ahead before the timed region)",
+            "--direct reads the device; a time-based buffered read rereads its cached first pass, so give one pass of a file larger than memory",
             &[Direction::Read],
         ))
     } else if workload.op.writes() && synced {
@@ -247,6 +259,7 @@ fn device_owed(workload: &Workload) -> Option<(&'static str, &'static str, &'sta
             "faster-than-device",
             "synced writes reported done that the device did not receive in the timed region: \
              the figure is faster than the device stack could have carried",
+            "say so with the figure: a cache below the file system acknowledged the sync (a VM host's, a controller's)",
             &[Direction::Write],
         ))
     } else {
@@ -342,14 +355,14 @@ fn foreign_io(point: &Point, found: &mut Findings) {
     if seen.is_empty() {
         return;
     }
-    found.add(
+    found.act(
         "foreign-io",
         Severity::Warning,
         "a device counted I/O the measured jobs cannot have made: another process used it during \
-         the timed region, so its figures and the application:device ratios are not this run's; \
-         measure with the device otherwise idle (iotop or atop name who else used it), or on a \
-         device of its own (--dir on another file system)"
+         the timed region, so its figures and the application:device ratios are not this run's"
             .to_string(),
+        "measure with the device otherwise idle (iotop or atop name who else used it), or on a \
+         device of its own (--dir on another file system)",
         seen.join("; "),
     );
 }

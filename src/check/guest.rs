@@ -13,10 +13,11 @@ pub fn checks(point: &mut Point, guest: &GuestRecord) {
     }
     let mut found = Findings(Vec::new());
     if guest.accelerator == Accelerator::Tcg {
-        found.add(
+        found.act(
             "emulated-cpu",
             Severity::Warning,
             "the guest ran under TCG, QEMU's CPU emulation: its times and rates measure the emulator, not the cost of virtualization; its counts of requests and bytes hold".to_string(),
+            "on a machine whose /dev/kvm runs the guest (iolab guest check says) the same plan measures the paravirtualized disk",
             format!(
                 "accelerator tcg{}",
                 guest
@@ -35,10 +36,11 @@ pub fn checks(point: &mut Point, guest: &GuestRecord) {
         && point.workload.op.reads()
         && point.workload.cache == crate::plan::CacheMode::Cold
     {
-        found.add(
+        found.act(
             "host-cache-under-guest",
             Severity::Warning,
-            "the guest evicted its own cache before reading, but the image goes through the host's page cache: a cold read in the guest may be served from the host's memory, not the device; --guest cache=none reads the device".to_string(),
+            "the guest evicted its own cache before reading, but the image goes through the host's page cache: a cold read in the guest may be served from the host's memory, not the device".to_string(),
+            "--guest cache=none (the default) reads the device",
             format!("--guest cache={}", guest.spec.cache.name()),
         );
     }

@@ -64,13 +64,14 @@ pub fn checks(point: &Point, found: &mut Findings) {
             },
         )
     };
-    found.add(
+    found.act(
         "latency-target-unsettled",
         Severity::Warning,
         format!(
-            "{unsettled} of {} jobs {why}: their figures span every depth they tried for {within}, not one depth; the last was {listed}; {action}",
+            "{unsettled} of {} jobs {why}: their figures span every depth they tried for {within}, not one depth; the last was {listed}",
             jobs.len()
         ),
+        &action,
         format!("depths at the end: {listed}"),
     );
 }

@@ -7,18 +7,19 @@ use crate::record::{Point, Severity, Status};
 pub(super) fn checks(point: &Point, found: &mut Findings) {
     for repetition in &point.repetitions {
         if let Some(verify) = repetition.verify.as_ref().filter(|v| v.bad_blocks > 0) {
-            found.add(
+            found.act(
                 "data-mismatch",
                 Severity::Error,
                 format!(
                     "repetition {}: {} of {} blocks did not verify: the data read back is not the data written",
                     repetition.index, verify.bad_blocks, verify.blocks
                 ),
+                "find what else writes the file, then test the device (a failing device or a misdirected write)",
                 verify.first_mismatches.join("; "),
             );
         }
         match repetition.status {
-            Status::Failed => found.add(
+            Status::Failed => found.act(
                 "io-errors",
                 Severity::Error,
                 format!(
@@ -26,12 +27,13 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
                     repetition.index + 1,
                     repetition.index
                 ),
+                "fix the cause its error names, then run it again",
                 repetition
                     .error
                     .clone()
                     .unwrap_or_else(|| "unknown error".to_string()),
             ),
-            Status::Interrupted => found.add(
+            Status::Interrupted => found.act(
                 "interrupted",
                 Severity::Warning,
                 match repetition.elapsed_ns {
@@ -45,6 +47,7 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
                         repetition.index
                     ),
                 },
+                "run it again (a sweep: the same command with --resume)",
                 String::new(),
             ),
             Status::Ok => {}
@@ -68,20 +71,20 @@ pub(super) fn timing_checks(point: &Point, found: &mut Findings) {
     if let Some(shortest) =
         shortest.filter(|&ns| ns < TOO_SHORT_NS && workload.engine.capabilities().moves_data)
     {
-        found.add(
+        found.act(
             "too-short",
             Severity::Warning,
             format!(
-                "a timed region lasted under {} ms: timer and scheduler noise weigh heavily; {}",
+                "a timed region lasted under {} ms: timer and scheduler noise weigh heavily",
                 TOO_SHORT_NS / 1_000_000,
-                if workload.work() == crate::plan::Work::Tree {
-                    "give the tree more items (--items, --depth, --fanout)"
-                } else if workload.work() == crate::plan::Work::Trace {
-                    "replay a longer trace, or slow it with --trace-speed"
-                } else {
-                    "use a larger --size or --runtime"
-                }
             ),
+            if workload.work() == crate::plan::Work::Tree {
+                "give the tree more items (--items, --depth, --fanout)"
+            } else if workload.work() == crate::plan::Work::Trace {
+                "replay a longer trace, or slow it with --trace-speed"
+            } else {
+                "use a larger --size or --runtime"
+            },
             format!("shortest timed region {:.1} ms", shortest as f64 / 1e6),
         );
     }
@@ -90,12 +93,13 @@ pub(super) fn timing_checks(point: &Point, found: &mut Findings) {
         .filter_map(|r| r.activity.as_ref()?.cpu.as_ref().map(|c| c.steal))
         .fold(0.0f64, f64::max);
     if steal > STEAL_LIMIT {
-        found.add(
+        found.act(
             "throttled",
             Severity::Warning,
             "the hypervisor took CPU time from this machine during the run (steal): \
              the figure also measures the neighbours"
                 .to_string(),
+            "measure when the host is quieter, or on a host of your own",
             format!("CPU steal up to {:.1}% of all CPUs' time", steal * 100.0),
         );
     }
@@ -105,11 +109,12 @@ pub(super) fn timing_checks(point: &Point, found: &mut Findings) {
         .map(|r| r.index.to_string())
         .collect();
     if !unsteady.is_empty() {
-        found.add(
+        found.act(
             "not-steady",
             Severity::Warning,
             "steady state was not reached before --runtime ran out: the figure may still include a transient"
                 .to_string(),
+            "a longer --runtime, or a looser --steady criterion",
             format!(
                 "criterion {}, not met in repetition(s) {}",
                 workload.steady.map(|s| s.to_string()).unwrap_or_default(),
@@ -133,10 +138,11 @@ pub(super) fn timing_checks(point: &Point, found: &mut Findings) {
             "the 95% interval is still wider than --until-ci asked after --max-repeat repetitions"
                 .to_string()
         };
-        found.add(
+        found.act(
             "ci-target-missed",
             Severity::Warning,
             message,
+            "a higher --max-repeat, a longer --runtime, or a quieter machine",
             format!(
                 "{} repetitions, target ±{}%",
                 summary.throughput_bps.n,
@@ -158,10 +164,11 @@ pub(super) fn timing_checks(point: &Point, found: &mut Findings) {
         _ => None,
     };
     if stat.n >= 2 && (stat.cv > NOISY_CV || half.is_some_and(|h| h > NOISY_CI)) {
-        found.add(
+        found.act(
             "noisy",
             Severity::Warning,
-            "the repetitions disagree: more repetitions (--until-ci) or a longer --runtime would narrow it".to_string(),
+            "the repetitions disagree".to_string(),
+            "more repetitions (--until-ci) or a longer --runtime would narrow it",
             format!(
                 "cv {:.1}%, 95% interval ±{:.1}% over {} repetitions",
                 stat.cv * 100.0,

@@ -46,13 +46,14 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
         .filter_map(|(r, p)| Some(r.elapsed_ns? as f64 / 1e9 * lowest_target(p)))
         .fold(f64::INFINITY, f64::min);
     if shortest < FEWEST_GAPS {
-        found.add(
+        found.act(
             "rate-unjudged",
             Severity::Warning,
             format!(
                 "a timed region held only {shortest:.1} gaps of the asked rate (fewer than {FEWEST_GAPS:.0}): \
-                 the first I/O goes at once, so whether the rate was kept cannot be told; lengthen --runtime"
+                 the first I/O goes at once, so whether the rate was kept cannot be told"
             ),
+            "lengthen --runtime or raise the rate",
             format!("asked {asked}"),
         );
         return;
@@ -84,7 +85,7 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
     let within = tolerance(point, shortest);
     if behind_pacing.kept_fraction() < 1.0 - within {
         let share = behind_pacing.kept_fraction();
-        found.add(
+        found.act(
             "rate-not-kept",
             Severity::Warning,
             format!(
@@ -92,17 +93,19 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
                  from intended issue, not from issue, is what a client at this rate would see",
                 share * 100.0
             ),
+            "lower the rate or raise --iodepth to measure at a rate the target keeps",
             evidence(behind, behind_pacing, share),
         );
     } else if highest_fraction(ahead_pacing) > 1.0 + within {
         let share = highest_fraction(ahead_pacing);
-        found.add(
+        found.act(
             "rate-exceeded",
             Severity::Warning,
             format!(
                 "more I/Os ran than the rate allows ({:.1}% of it): the figures are not those of the asked rate",
                 share * 100.0
             ),
+            "check the rate's unit (--rate is bytes/s, --rate-iops I/Os a second)",
             evidence(ahead, ahead_pacing, share),
         );
     } else {

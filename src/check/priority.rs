@@ -110,13 +110,14 @@ pub fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
         })
         .unwrap_or_default();
     if !schedulers.is_empty() && schedulers.iter().all(|s| *s == "none") {
-        found.add(
+        found.act(
             "command-priority-unscheduled",
             Severity::Warning,
             format!(
-                "{}; but every device below the file has I/O scheduler none, which serves every priority alike: a difference between them is not the priorities' doing (mq-deadline or bfq honour them)",
+                "{}; but every device below the file has I/O scheduler none, which serves every priority alike: a difference between them is not the priorities' doing",
                 said.join("; ")
             ),
+            "set mq-deadline or bfq in /sys/block/DEV/queue/scheduler, which honour them",
             "schedulers: none".to_string(),
         );
         return;

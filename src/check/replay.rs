@@ -20,7 +20,7 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
             .behind
             .as_deref()
             .map_or("the replay".to_string(), |who| format!("the {who}"));
-        found.add(
+        found.act(
             "replay-fell-behind",
             Severity::Warning,
             format!(
@@ -28,6 +28,7 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
                 behind.len(),
                 replays.len()
             ),
+            "a deeper --iodepth, a quieter machine, or a slower --trace-speed measures at a pace both keep",
             format!("repetition {index}: {}", fidelity.verdict.why),
         );
     }
@@ -38,10 +39,11 @@ pub(super) fn checks(point: &Point, found: &mut Findings) {
             .map(|c| (index, c))
     });
     if let Some((index, count)) = differing {
-        found.add(
+        found.act(
             "replay-counts-differ",
             Severity::Error,
             "a replay did other I/O than its trace holds".to_string(),
+            "report it with the trace: the replay is not the trace",
             format!(
                 "repetition {index}: {} {} I/Os and {} bytes against the trace's {} and {}",
                 count.kind,

@@ -24,7 +24,7 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
     if looks_up && workload.cache != CacheMode::Drop {
         // Nothing short of a system-wide drop or an unmount evicts a
         // tree's dentries and inodes; cold evicts only file pages.
-        found.add(
+        found.act(
             "metadata-in-memory",
             if workload.cache == CacheMode::Cold {
                 Severity::Warning
@@ -32,8 +32,9 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
                 Severity::Info
             },
             "the tree's dentries and inodes were in memory: its lookups were served by the kernel's caches, \
-             not read from the file system; --cache drop (root, system-wide) makes them cold"
+             not read from the file system"
                 .to_string(),
+            "--cache drop (root, system-wide) makes them cold",
             format!(
                 "op {}, cache {}, file system {}",
                 workload.op.name(),
@@ -47,11 +48,12 @@ pub(super) fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findi
         if let Some((_, device, name)) = super::device::totals(point, storage, &[Direction::Read])
             && device < NO_READS
         {
-            found.add(
+            found.act(
                 "metadata-cache-served",
                 Severity::Warning,
                 "after every cache was dropped the device read nothing: the tree's metadata still came from memory"
                     .to_string(),
+                "measure on a device of its own (a loop device's backing file sits in the page cache)",
                 format!("{name} read {device} bytes in the timed regions"),
             );
         }

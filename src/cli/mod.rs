@@ -114,10 +114,25 @@ impl Cli {
     /// are taken out first ([`groups::split_groups`]) and given to its
     /// arguments, clap parses the rest.
     pub fn parse_line(raw: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+        Cli::parse_line_at(raw, None)
+    }
+
+    /// [`Cli::parse_line`] with `--help` and clap's messages laid out for
+    /// `width` columns (the caller's: a terminal's, or 80 in a pipe).
+    pub fn parse_line_at(
+        raw: &[std::ffi::OsString],
+        width: Option<u16>,
+    ) -> Result<Cli, clap::Error> {
+        use clap::{CommandFactory, FromArgMatches};
         let (main, groups) = groups::split_groups(raw).map_err(|message| {
             clap::Error::raw(clap::error::ErrorKind::ValueValidation, message)
         })?;
-        let mut cli = Cli::try_parse_from(&main)?;
+        let command = match width {
+            // Help reads best at no more than 100 columns, as before.
+            Some(width) => Cli::command().term_width(usize::from(width.min(100))),
+            None => Cli::command(),
+        };
+        let mut cli = Cli::from_arg_matches(&command.try_get_matches_from(&main)?)?;
         match &mut cli.command {
             Command::Run(args) => args.groups = groups,
             Command::Sweep(args) => args.groups = groups,

@@ -143,7 +143,6 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
         if let Some(order) = executed_order(pairing, &comparison.base) {
             text.push_str(&format!("{}\n", wrapped(style, &order)));
         }
-        text.push_str(&environment(pairing, style));
         text.push_str(&format!(
             "{}\n",
             wrapped(style, comparison.metric.delta_definition())
@@ -169,7 +168,9 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
                 ));
             }
         }
+        // What differs in the machines, after the answer it qualifies.
         text.push('\n');
+        text.push_str(&environment(pairing, style));
     }
     // Δ% was defined above each table; the rule closes the comparison.
     text.push_str(&wrapped(style, &inference_rule(comparison.alpha)));
@@ -364,15 +365,27 @@ fn environment(pairing: &Pairing, style: Style) -> String {
     }
     let mut table = new_table(style);
     table.set_header(vec!["differs", "base", "other"]);
-    for difference in both {
+    // A terminal shows the first few; every one is in --format json|markdown.
+    let rows = match style {
+        Style::Terminal(_) => ENVIRONMENT_ROWS,
+        Style::Markdown => usize::MAX,
+    };
+    for difference in both.iter().take(rows) {
         table.add_row(vec![
             difference.field.clone(),
             difference.base.clone(),
             difference.other.clone(),
         ]);
     }
-    format!("{text}{}\n\n", shown(&table, style))
+    let more = match both.len().saturating_sub(rows) {
+        0 => String::new(),
+        n => format!("and {n} more differences (--format markdown or json lists each)\n"),
+    };
+    format!("{text}{}\n{more}\n", shown(&table, style))
 }
+
+/// How many environment differences a terminal shows.
+const ENVIRONMENT_ROWS: usize = 8;
 
 /// The first `shown` names and how many more.
 fn abbreviated(names: &[&str], shown: usize) -> String {
@@ -401,6 +414,14 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         .first()
         .map(counts)
         .filter(|first| pairing.matched.iter().all(|m| counts(m) == *first));
+    // What was let differ, when every point differs alike, is said once
+    // above the table rather than in each row.
+    let same_differs = pairing
+        .matched
+        .first()
+        .map(|m| m.differs.clone())
+        .filter(|first| !first.is_empty() && pairing.matched.iter().all(|m| m.differs == *first));
+    let per_row = same_differs.is_none();
     // Each column: heading, right-aligned, and its cell of a point (the
     // screen keeps short cells whole: "0.974 [0.700–1.501]" on one line).
     type Column<'a> = (String, bool, Box<dyn Fn(&Matched) -> String + 'a>);
@@ -408,9 +429,11 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         (
             "point".into(),
             false,
-            Box::new(|m: &Matched| match m.differs.as_slice() {
-                [] => m.label.clone(),
-                differs => format!("{} ({})", m.label, differs.join(", ")),
+            Box::new(move |m: &Matched| match m.differs.as_slice() {
+                differs if per_row && !differs.is_empty() => {
+                    format!("{} ({})", m.label, differs.join(", "))
+                }
+                _ => m.label.clone(),
             }),
         ),
         (
@@ -465,10 +488,21 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         }
     }
     let table = shown(&table, style);
+    let differs = same_differs.map_or_else(String::new, |differs| {
+        wrapped(
+            style,
+            &format!(
+                "every point matched its twin differing in {}\n",
+                differs.join(", ")
+            ),
+        )
+    });
     match same_n {
-        Some(n) if n.ends_with("rounds") => format!("n = {n}, paired, at every point\n{table}\n"),
-        Some(n) => format!("n = {n} repetitions (base/other) at every point\n{table}\n"),
-        None => format!("{table}\n"),
+        Some(n) if n.ends_with("rounds") => {
+            format!("{differs}n = {n}, paired, at every point\n{table}\n")
+        }
+        Some(n) => format!("{differs}n = {n} repetitions (base/other) at every point\n{table}\n"),
+        None => format!("{differs}{table}\n"),
     }
 }
 

@@ -173,11 +173,39 @@ fn answer(view: &ReportView<'_>) -> String {
     html.push_str(&headline::ratio_chart(view));
     match files.as_slice() {
         [(_, result)] if is_quick(result) => html.push_str(&quick_bars(result)),
-        [(_, result)] => html.push_str(&charts(result)),
+        [(_, result)] => {
+            html.push_str(&host_and_guest_bars(result));
+            html.push_str(&charts(result));
+        }
         _ => html.push_str(&files_side_by_side(view)),
     }
     html.push_str("</section>");
     html
+}
+
+/// A host against its guest: each point's host and guest throughput, bar
+/// beside bar, under the ratio chart that divides them (nothing without a
+/// guest).
+fn host_and_guest_bars(result: &ResultFile) -> String {
+    let pairs = super::studies::guest::pairs(result);
+    if pairs.is_empty() {
+        return String::new();
+    }
+    let groups: Vec<svg::BarGroup> = pairs
+        .iter()
+        .take(POINTS_WITH_CURVES)
+        .map(|(host, guest)| svg::BarGroup {
+            label: host.label.trim_end_matches(" machine=host").to_string(),
+            bars: vec![bar_of(host), bar_of(guest)],
+            notes: Vec::new(),
+        })
+        .collect();
+    svg::bar_chart(
+        "Throughput on the host and in its guest (MiB/s, 95% intervals)",
+        "MiB/s",
+        &["host".to_string(), "guest".to_string()],
+        &groups,
+    )
 }
 
 /// Whether every point of `result` is one of quick's tests.
@@ -282,19 +310,7 @@ fn files_side_by_side(view: &ReportView<'_>) -> String {
     }
     // Otherwise a bar per file at each of the base's points, named by what
     // varies between them.
-    let axes = super::table::varying_parameters(base);
-    let short = |point: &Point| match axes.as_slice() {
-        [] => point.label.clone(),
-        axes => axes
-            .iter()
-            .map(|param| {
-                param
-                    .value_in(&point.workload)
-                    .map_or_else(String::new, |v| param.format_value(v))
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-    };
+    let short = |point: &Point| headline::short_label(base, &point.workload, &point.label, "");
     let mut groups: Vec<svg::BarGroup> = base
         .points
         .iter()

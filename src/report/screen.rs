@@ -49,10 +49,14 @@ impl Screen {
         if outer_width(natural.iter().copied()) <= usize::from(width) {
             return table.to_string();
         }
-        let narrowest = narrowest_widths(table);
+        // Short cells whole; else only figures whole, names wrapped at
+        // spaces; else folded with short cells whole.
+        let narrowest = narrowest_widths(table, short);
         let all: Vec<usize> = (0..narrowest.len()).collect();
-        if outer_width(narrowest.iter().copied()) <= usize::from(width) {
-            return self.wrapped(table, &narrowest, &all);
+        for bounds in [&narrowest, &narrowest_widths(table, figure)] {
+            if outer_width(bounds.iter().copied()) <= usize::from(width) {
+                return self.wrapped(table, bounds, &all);
+            }
         }
         // Folded: the first column, then as many of the rest as fit.
         let Some((&first, rest)) = narrowest.split_first() else {
@@ -152,9 +156,23 @@ fn outer_width(contents: impl Iterator<Item = u16>) -> usize {
     1 + contents.map(|c| usize::from(c) + 3).sum::<usize>()
 }
 
+/// Whether a cell's line stays whole because it is short.
+fn short(line: &str) -> bool {
+    line.chars().count() <= WHOLE_CELL
+}
+
+/// Whether a cell's line stays whole because it is a figure (a number, an
+/// interval, a bound: `0.156 [0.146–0.166]`, `<125 µs`, `2 ±1.2%`) or a
+/// word or two; a name (`read random 4KiB psync`) may wrap at its spaces.
+fn figure(line: &str) -> bool {
+    short(line)
+        && (line.split(' ').count() <= 2
+            || line.starts_with(|c: char| c.is_ascii_digit() || "-+<>≥≤~±[".contains(c)))
+}
+
 /// Each column's narrowest width that splits nothing that must stay whole:
-/// every line of a short cell whole, and the longest word of a long one.
-fn narrowest_widths(table: &Table) -> Vec<u16> {
+/// every line `whole` says whole, and the longest word of any other.
+fn narrowest_widths(table: &Table, whole: fn(&str) -> bool) -> Vec<u16> {
     let columns = table.column_max_content_widths().len();
     let mut narrowest = vec![1u16; columns];
     let rows = table.header().into_iter().chain(table.row_iter());
@@ -162,7 +180,7 @@ fn narrowest_widths(table: &Table) -> Vec<u16> {
         for (index, cell) in row.cell_iter().enumerate().take(columns) {
             for line in cell.content().lines() {
                 let length = line.chars().count();
-                let least = if length <= WHOLE_CELL {
+                let least = if whole(line) {
                     length
                 } else {
                     line.split(' ')

@@ -24,7 +24,9 @@ pub fn env(args: &EnvArgs) -> Result<Ending, AppError> {
         };
         serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)? + "\n"
     } else {
-        crate::report::environment::render(&tool, &environment)
+        output::terminal()
+            .screen
+            .wrap(&crate::report::environment::render(&tool, &environment))
     };
     output::print(&text)?;
     Ok(Ending::Success)

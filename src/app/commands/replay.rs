@@ -76,7 +76,8 @@ pub fn characterize(args: &CharacterizeArgs) -> Result<Ending, AppError> {
     let text = if args.json {
         serde_json::to_string_pretty(&character).map_err(anyhow::Error::from)?
     } else {
-        character_text(&args.source.trace.display().to_string(), &character)
+        let text = character_text(&args.source.trace.display().to_string(), &character);
+        crate::app::output::terminal().screen.wrap(&text)
     };
     crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
     Ok(Ending::Success)
@@ -259,7 +260,9 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         let fidelity: Fidelity = serde_json::from_value(record["fidelity"].clone())
             .map_err(|e| anyhow::anyhow!("the guest's replay record: {e}"))?;
         let interrupted = record["interrupted"].as_bool().unwrap_or(false);
-        let text = fidelity_text(&fidelity, interrupted);
+        let text = crate::app::output::terminal()
+            .screen
+            .wrap(&fidelity_text(&fidelity, interrupted));
         crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
         record["command"] = serde_json::json!(command);
         write_record(args.output.as_deref(), &record)?;
@@ -384,6 +387,7 @@ pub fn replay(args: &ReplayArgs, command: Vec<String>) -> Result<Ending, AppErro
         text.push('\n');
         text.push_str(crate::report::activity::render_client_network(network).trim_end());
     }
+    let text = crate::app::output::terminal().screen.wrap(&text);
     crate::console::stdout(&format!("{text}\n")).map_err(anyhow::Error::from)?;
     {
         let record = serde_json::json!({

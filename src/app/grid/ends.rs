@@ -59,24 +59,26 @@ pub(super) fn knee(result: &ResultFile, target: KneeTarget) -> KneeRecord {
     }
 }
 
-/// The knee's curve, one line per point, and the choice.
+/// The knee's curve, one line per point named by what varies along it
+/// (`qd8`), what they share said once above it, and the choice.
 pub(super) fn render_knee(knee: &KneeRecord) -> String {
     let percentile = format!("p{}", knee.target.percentile);
-    let mut text = format!(
-        "
-knee ({}): ",
-        knee.target
-    );
-    match knee
+    let labels: Vec<&str> = knee.curve.iter().map(|s| s.label.as_str()).collect();
+    let (shared, names) = split_labels(&labels);
+    let mut text = match shared.is_empty() {
+        true => format!("\nknee ({}): ", knee.target),
+        false => format!("\nknee ({}) of {shared}: ", knee.target),
+    };
+    let chosen = knee
         .chosen
         .as_deref()
-        .and_then(|label| knee.curve.iter().find(|step| step.label == label))
-    {
-        Some(step) => text.push_str(&format!(
+        .and_then(|label| knee.curve.iter().position(|step| step.label == label));
+    match chosen {
+        Some(index) => text.push_str(&format!(
             "{} — {} IOPS at {percentile} {}\n",
-            step.label,
-            significant(step.iops),
-            latency(step.latency_ns as f64)
+            names[index],
+            significant(knee.curve[index].iops),
+            latency(knee.curve[index].latency_ns as f64)
         )),
         None => text.push_str("every point is over the target\n"),
     }
@@ -86,13 +88,13 @@ knee ({}): ",
             knee.not_run.join(", ")
         ));
     }
-    for step in &knee.curve {
+    for (index, step) in knee.curve.iter().enumerate() {
         let over = if step.latency_ns > knee.target.limit_ns {
             "  over"
         } else {
             ""
         };
-        let mark = if knee.chosen.as_deref() == Some(step.label.as_str()) {
+        let mark = if chosen == Some(index) {
             "  ← knee"
         } else {
             over
@@ -112,7 +114,7 @@ knee ({}): ",
             "  {:>10} IOPS  {percentile} {:>9}  {}{from}{mark}{near}\n",
             significant(step.iops),
             latency(step.latency_ns as f64),
-            step.label
+            names[index]
         ));
     }
     if knee
@@ -126,6 +128,37 @@ knee ({}): ",
         );
     }
     text
+}
+
+/// The words every label shares, in the first's order, and each label's
+/// other words (`read random 4KiB qd8` and `… qd16`: `read random 4KiB`,
+/// then `qd8` and `qd16`); a label whose words all are shared keeps them.
+fn split_labels(labels: &[&str]) -> (String, Vec<String>) {
+    let words: Vec<Vec<&str>> = labels.iter().map(|l| l.split(' ').collect()).collect();
+    let shared: Vec<&str> = match words.as_slice() {
+        [] | [_] => Vec::new(),
+        [first, rest @ ..] => first
+            .iter()
+            .copied()
+            .filter(|word| rest.iter().all(|other| other.contains(word)))
+            .collect(),
+    };
+    let names = words
+        .iter()
+        .zip(labels)
+        .map(|(own, label)| {
+            let left: Vec<&str> = own
+                .iter()
+                .copied()
+                .filter(|w| !shared.contains(w))
+                .collect();
+            match left.is_empty() {
+                true => (*label).to_string(),
+                false => left.join(" "),
+            }
+        })
+        .collect();
+    (shared.join(" "), names)
 }
 
 /// Whether `latency_ns` is within 10% of the target's `limit_ns`, either side:
@@ -215,6 +248,10 @@ mod tests {
                 && text.contains("--repeat 3 merges"),
             "{text}"
         );
+        // Points named by what varies, what they share once.
+        let split = split_labels(&["read 4KiB qd8 file 1MiB", "read 4KiB qd16 file 1MiB"]);
+        assert_eq!(split.0, "read 4KiB file 1MiB");
+        assert_eq!(split.1, ["qd8", "qd16"]);
         // Far from the target either side: nothing to add.
         knee.curve[1].latency_ns = 4_000_000;
         let text = render_knee(&knee);

@@ -270,20 +270,41 @@ fn guest_against_host(result: &ResultFile) -> Option<String> {
     let values: Vec<f64> = ratios.iter().map(|r| r.1).collect();
     let emulated =
         result.guest.as_ref().map(|g| g.accelerator) == Some(crate::plan::guest::Accelerator::Tcg);
-    Some(format!(
-        "guest / host throughput: median {}{}",
-        ratio_summary(&values),
-        if emulated {
-            " — TCG, an emulated CPU: the guest's times measure QEMU's emulation"
-        } else {
-            ""
-        }
-    ))
+    let mut line = format!("guest / host throughput: median {}", ratio_summary(&values));
+    if emulated {
+        line.push_str(" — TCG, an emulated CPU: the guest's times measure QEMU's emulation");
+    }
+    // A host figure that is its page cache's makes the ratio one of memory
+    // against a device: said here, not only in the checks below.
+    let host: Vec<&Point> = result
+        .points
+        .iter()
+        .filter(|p| p.workload.machine == Machine::Host)
+        .collect();
+    let cached = host
+        .iter()
+        .filter(|p| {
+            p.checks
+                .iter()
+                .any(|c| MEMORY_CODES.contains(&c.code.as_str()))
+        })
+        .count();
+    if cached > 0 {
+        line.push_str(&format!(
+            " — on {cached} of {} points the host's figure is its page cache's (cache-served, writeback-pending), not its device's: --direct compares the devices",
+            host.len()
+        ));
+    }
+    Some(line)
 }
+
+/// The checks that say a figure is memory's, not a device's.
+const MEMORY_CODES: &[&str] = &["cache-served", "writeback-pending", "direct-not-honoured"];
 
 /// A point named by the values of the parameters that vary among
 /// `result`'s points (`4KiB qd1`), less `leave_out`; its label when none do.
-fn short_label(
+/// A bare number says which parameter it is (`qd8`, `jobs 4`).
+pub(super) fn short_label(
     result: &ResultFile,
     workload: &crate::plan::Workload,
     label: &str,
@@ -297,7 +318,14 @@ fn short_label(
         return label.to_string();
     }
     axes.iter()
-        .filter_map(|param| param.value_in(workload).map(|v| param.format_value(v)))
+        .filter_map(|param| {
+            let value = param.format_value(param.value_in(workload)?);
+            Some(match (param.name(), value.parse::<f64>().is_ok()) {
+                ("iodepth", true) => format!("qd{value}"),
+                (name, true) => format!("{name} {value}"),
+                (_, false) => value,
+            })
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -380,6 +408,65 @@ pub(super) fn ratio_chart(view: &ReportView<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::study::StudyTable;
+    use crate::report::studies::testing::{file, point};
+
+    /// A chart's label says which parameter a bare number is: `4KiB qd1`,
+    /// not `4KiB 1`.
+    #[test]
+    fn a_bare_number_in_a_label_names_its_parameter() {
+        let mut result = file(StudyTable::DdBlocksize);
+        for (bs, iodepth) in [(4096, 1), (65536, 8)] {
+            let workload = crate::plan::Workload {
+                bs,
+                iodepth,
+                size: 1 << 20,
+                ..crate::plan::example_workload()
+            };
+            result.points.push(point(workload, &[1.0]));
+        }
+        let workload = &result.points[1].workload;
+        assert_eq!(short_label(&result, workload, "p", ""), "64KiB qd8");
+    }
+
+    /// A host's buffered read served by its page cache beside its guest:
+    /// the headline says the host's figure is memory's, and what compares
+    /// the devices.
+    #[test]
+    fn a_cache_served_host_is_named_in_the_guest_headline() {
+        let mut result = file(StudyTable::DdBlocksize);
+        for (machine, seconds) in [(Machine::Host, [0.1, 0.1]), (Machine::Guest, [1.0, 1.1])] {
+            let mut measured = point(
+                crate::plan::Workload {
+                    machine,
+                    size: 1 << 20,
+                    bs: 4096,
+                    ..crate::plan::example_workload()
+                },
+                &seconds,
+            );
+            measured.label = format!("p machine={}", machine.name());
+            for (round, repetition) in measured.repetitions.iter_mut().enumerate() {
+                repetition.round = Some(round as u32);
+            }
+            measured.summary = crate::stats::summarize(&measured).unwrap();
+            result.points.push(measured);
+        }
+        let plain = guest_against_host(&result).expect("a guest against its host");
+        assert!(!plain.contains("page cache"), "{plain}");
+        result.points[0].checks.push(crate::record::Check {
+            code: "cache-served".into(),
+            severity: crate::record::Severity::Warning,
+            message: "served from memory".into(),
+            evidence: None,
+        });
+        let line = guest_against_host(&result).unwrap();
+        assert!(
+            line.contains("on 1 of 1 points the host's figure is its page cache's")
+                && line.contains("--direct compares the devices"),
+            "{line}"
+        );
+    }
 
     #[test]
     fn ratios_are_summarised_by_their_median_and_range() {
