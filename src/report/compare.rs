@@ -272,13 +272,14 @@ pub fn answer(comparison: &Comparison, pairing: &Pairing) -> String {
                 .iter()
                 .filter(|m| m.verdict == Verdict::TooFewRepetitions)
                 .count();
+            let (_, short) = short_names(pairing);
             let named: Vec<String> = differ
                 .iter()
                 .take(3)
                 .map(|m| {
                     format!(
                         "{}: {} {}",
-                        m.label,
+                        short.get(&m.label).unwrap_or(&m.label),
                         ratio_text(m),
                         verdict_text(m.verdict, metric)
                     )
@@ -313,6 +314,16 @@ pub fn answer(comparison: &Comparison, pairing: &Pairing) -> String {
             text
         }
     }
+}
+
+/// The matched points named by what varies among them, and what they all
+/// share (said once): `write 4KiB` rather than `write seq 4KiB psync
+/// direct file 8MiB machine=host` in every row.
+fn short_names(pairing: &Pairing) -> (String, std::collections::BTreeMap<String, String>) {
+    let labels: Vec<&str> = pairing.matched.iter().map(|m| m.label.as_str()).collect();
+    let (shared, names) = super::table::split_by_what_varies(&labels);
+    let by_label = labels.iter().map(|l| (*l).to_string()).zip(names).collect();
+    (shared, by_label)
 }
 
 /// `text` wrapped to a terminal's width; as it is in Markdown.
@@ -422,6 +433,7 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         .map(|m| m.differs.clone())
         .filter(|first| !first.is_empty() && pairing.matched.iter().all(|m| m.differs == *first));
     let per_row = same_differs.is_none();
+    let (shared, short) = short_names(pairing);
     // Each column: heading, right-aligned, and its cell of a point (the
     // screen keeps short cells whole: "0.974 [0.700–1.501]" on one line).
     type Column<'a> = (String, bool, Box<dyn Fn(&Matched) -> String + 'a>);
@@ -429,11 +441,14 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         (
             "point".into(),
             false,
-            Box::new(move |m: &Matched| match m.differs.as_slice() {
-                differs if per_row && !differs.is_empty() => {
-                    format!("{} ({})", m.label, differs.join(", "))
+            Box::new(move |m: &Matched| {
+                let name = short.get(&m.label).unwrap_or(&m.label);
+                match m.differs.as_slice() {
+                    differs if per_row && !differs.is_empty() => {
+                        format!("{name} ({})", differs.join(", "))
+                    }
+                    _ => name.clone(),
                 }
-                _ => m.label.clone(),
             }),
         ),
         (
@@ -488,6 +503,10 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         }
     }
     let table = shown(&table, style);
+    let every = match shared.is_empty() {
+        true => String::new(),
+        false => wrapped(style, &format!("every point: {shared}\n")),
+    };
     let differs = same_differs.map_or_else(String::new, |differs| {
         wrapped(
             style,
@@ -497,6 +516,7 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
             ),
         )
     });
+    let differs = format!("{every}{differs}");
     match same_n {
         Some(n) if n.ends_with("rounds") => {
             format!("{differs}n = {n}, paired, at every point\n{table}\n")

@@ -42,6 +42,12 @@ impl Screen {
     /// natural width when that fits; else with long text wrapped at spaces
     /// and short cells whole; else folded (see the module's comment).
     pub fn fit(self, table: &Table) -> String {
+        self.fit_keyed(table, 1)
+    }
+
+    /// [`Screen::fit`] for a table whose first `keys` columns name a row
+    /// (a sweep's axes, a point and its round): each fold repeats them.
+    pub fn fit_keyed(self, table: &Table, keys: usize) -> String {
         let Some(width) = self.width else {
             return table.to_string();
         };
@@ -58,26 +64,27 @@ impl Screen {
                 return self.wrapped(table, bounds, &all);
             }
         }
-        // Folded: the first column, then as many of the rest as fit.
-        let Some((&first, rest)) = narrowest.split_first() else {
-            return table.to_string();
-        };
+        // Folded: the key columns, then as many of the rest as fit.
+        let keys = keys.clamp(1, narrowest.len().max(1));
+        if narrowest.len() <= keys {
+            return self.listed(table);
+        }
         let mut groups: Vec<Vec<usize>> = Vec::new();
-        for (index, &column) in rest.iter().enumerate() {
+        for column in keys..narrowest.len() {
             let fits = |group: &Vec<usize>| {
-                let widths = group.iter().map(|&c| narrowest[c]).chain([first, column]);
-                outer_width(widths) <= usize::from(width)
+                let widths = (0..keys).chain(group.iter().copied()).chain([column]);
+                outer_width(widths.map(|c| narrowest[c])) <= usize::from(width)
             };
             match groups.last_mut() {
-                Some(group) if fits(group) => group.push(index + 1),
-                _ if fits(&Vec::new()) => groups.push(vec![index + 1]),
+                Some(group) if fits(group) => group.push(column),
+                _ if fits(&Vec::new()) => groups.push(vec![column]),
                 _ => return self.listed(table),
             }
         }
         let parts: Vec<String> = groups
             .into_iter()
             .map(|group| {
-                let shown: Vec<usize> = std::iter::once(0).chain(group).collect();
+                let shown: Vec<usize> = (0..keys).chain(group).collect();
                 self.wrapped(table, &narrowest, &shown)
             })
             .collect();

@@ -8,6 +8,40 @@ use crate::plan::sweep::Param;
 use crate::record::{LatencySummary, Point, ResultFile, Severity, Stat, Status};
 use comfy_table::CellAlignment;
 
+/// The words every label shares, in the first's order, and each label's
+/// other words (`read random 4KiB qd8` and `… qd16`: `read random 4KiB`,
+/// then `qd8` and `qd16`): rows named by what varies, what they share said
+/// once. A label left without a word, or alike another, keeps its words.
+pub fn split_by_what_varies(labels: &[&str]) -> (String, Vec<String>) {
+    let words: Vec<Vec<&str>> = labels.iter().map(|l| l.split(' ').collect()).collect();
+    let shared: Vec<&str> = match words.as_slice() {
+        [] | [_] => Vec::new(),
+        [first, rest @ ..] => first
+            .iter()
+            .copied()
+            .filter(|word| rest.iter().all(|other| other.contains(word)))
+            .collect(),
+    };
+    let names: Vec<String> = words
+        .iter()
+        .map(|own| {
+            own.iter()
+                .copied()
+                .filter(|w| !shared.contains(w))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let alike = |name: &String| name.is_empty() || names.iter().filter(|n| *n == name).count() > 1;
+    if names.iter().any(alike) {
+        return (
+            String::new(),
+            labels.iter().map(|l| (*l).to_string()).collect(),
+        );
+    }
+    (shared.join(" "), names)
+}
+
 /// The parameters whose value differs between the points of `result`
 /// (a sweep's axes), in the table's nesting order, outermost first.
 pub fn varying_parameters(result: &ResultFile) -> Vec<Param> {
@@ -141,7 +175,7 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
             text.push('\n');
         }
     }
-    text.push_str(&screen.fit(&table));
+    text.push_str(&screen.fit_keyed(&table, identity));
     text.push('\n');
     // The queued engines as the registry declares them, so a new one is named here too.
     let queued: Vec<&str> = crate::plan::EngineKind::ALL
@@ -595,7 +629,9 @@ pub fn checks_summarised(result: &ResultFile) -> String {
             1 => first.evidence.clone(),
             _ => evidence_range(raised.iter().map(|(_, check)| check.evidence.as_deref())),
         };
-        let evidence = evidence.map_or_else(String::new, |e| format!(" ({e})"));
+        // A long evidence (a QEMU error) is cut in the summary: --detail
+        // and the report hold it whole.
+        let evidence = evidence.map_or_else(String::new, |e| format!(" ({})", cut(&e, 120)));
         let severity = severity_word(*severity);
         match raised.len() {
             1 => text.push_str(&format!(
@@ -669,6 +705,25 @@ fn severity_word(severity: Severity) -> &'static str {
     }
 }
 
+/// `text` cut at a space to at most about `most` characters, `…` marking
+/// the cut.
+fn cut(text: &str, most: usize) -> String {
+    if text.chars().count() <= most {
+        return text.to_string();
+    }
+    let mut kept = String::new();
+    for word in text.split(' ') {
+        if kept.chars().count() + word.chars().count() + 1 > most {
+            break;
+        }
+        if !kept.is_empty() {
+            kept.push(' ');
+        }
+        kept.push_str(word);
+    }
+    format!("{kept} …")
+}
+
 /// The checks of every point, one line each, most serious first.
 pub fn checks(result: &ResultFile) -> String {
     let mut lines: Vec<(Severity, String)> = result
@@ -699,7 +754,13 @@ pub fn checks(result: &ResultFile) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::evidence_range;
+    use super::{cut, evidence_range};
+
+    #[test]
+    fn a_long_evidence_is_cut_at_a_space() {
+        assert_eq!(cut("short", 120), "short");
+        assert_eq!(cut("one two three four", 10), "one two …");
+    }
 
     #[test]
     fn evidence_of_one_kind_is_one_range_or_left_out() {

@@ -53,6 +53,9 @@ pub struct TextTable {
     pub rows: Vec<Vec<Cell>>,
     /// Lines said under the table: units, definitions, what differs.
     pub notes: Vec<String>,
+    /// How many leading columns name a row: a narrow terminal's folds
+    /// repeat them.
+    pub keys: usize,
 }
 
 impl TextTable {
@@ -63,6 +66,7 @@ impl TextTable {
             header: header.iter().map(|h| (*h).to_string()).collect(),
             rows: Vec::new(),
             notes: Vec::new(),
+            keys: 1,
         }
     }
 
@@ -91,7 +95,11 @@ impl TextTable {
                 }
             }
         }
-        let mut text = format!("{}\n{}\n", screen.wrap(&self.title), screen.fit(&table));
+        let mut text = format!(
+            "{}\n{}\n",
+            screen.wrap(&self.title),
+            screen.fit_keyed(&table, self.keys)
+        );
         for note in &self.notes {
             text.push_str(&screen.wrap(note));
             text.push('\n');

@@ -58,7 +58,7 @@ pub fn compare(args: &CompareArgs) -> Result<Ending, AppError> {
         base: args.files[0].display().to_string(),
         pairings,
     };
-    print_comparison(&comparison, args.format)
+    print_comparison(&comparison, args.format, None)
 }
 
 /// `iolab compare FILE --by direct,sync`: the points of one file that differ
@@ -133,21 +133,14 @@ fn compare_within(
             .collect()
     };
     let base_points = points_of(&first);
-    let base_name = format!(
-        "{} [{split}={}]",
-        args.files[0].display(),
-        shown(&base_points[0])
-    );
+    // Both sides are of the one file, named once above the comparison.
+    let base_name = format!("[{split}={}]", shown(&base_points[0]));
     let base = on_its_machine(base_points, &result);
     let key = |w: &crate::plan::Workload| crate::compare::key_without(w, fields);
     let mut pairings = Vec::with_capacity(settings.len());
     for value in &settings {
         let other_points = points_of(value);
-        let other_name = format!(
-            "{} [{split}={}]",
-            args.files[0].display(),
-            shown(&other_points[0])
-        );
+        let other_name = format!("[{split}={}]", shown(&other_points[0]));
         let other = on_its_machine(other_points, &result);
         let pairing = paired(args, (&base, &other), &other_name, &key);
         if pairing.matched.is_empty() {
@@ -168,7 +161,12 @@ fn compare_within(
         base: base_name,
         pairings,
     };
-    print_comparison(&comparison, args.format)
+    let file = crate::console::neutralize(&args.files[0].display().to_string()).into_owned();
+    print_comparison(
+        &comparison,
+        args.format,
+        Some(&format!("{file}, by {}:", by.text)),
+    )
 }
 
 /// `points` of `result` as a file of their own, with the environment they
@@ -271,9 +269,12 @@ pub(crate) fn nearest_pair(
     }
 }
 
+/// Prints `comparison` in `format`, a text one under `heading` (the one
+/// file a `--by` comparison splits).
 fn print_comparison(
     comparison: &crate::compare::Comparison,
     format: CompareFormat,
+    heading: Option<&str>,
 ) -> Result<Ending, AppError> {
     use crate::report::render::{Csv, Json, Markdown, Render};
     let text = match format {
@@ -283,6 +284,11 @@ fn print_comparison(
         CompareFormat::Json => Json.render(comparison),
     }
     .map_err(anyhow::Error::from)?;
+    let text = match (heading, format) {
+        (Some(heading), CompareFormat::Terminal) => format!("{heading}\n{text}"),
+        (Some(heading), CompareFormat::Markdown) => format!("# {heading}\n\n{text}"),
+        _ => text,
+    };
     output::print(&text)?;
     Ok(Ending::Success)
 }

@@ -64,7 +64,7 @@ pub(super) fn knee(result: &ResultFile, target: KneeTarget) -> KneeRecord {
 pub(super) fn render_knee(knee: &KneeRecord) -> String {
     let percentile = format!("p{}", knee.target.percentile);
     let labels: Vec<&str> = knee.curve.iter().map(|s| s.label.as_str()).collect();
-    let (shared, names) = split_labels(&labels);
+    let (shared, names) = crate::report::table::split_by_what_varies(&labels);
     let mut text = match shared.is_empty() {
         true => format!("\nknee ({}): ", knee.target),
         false => format!("\nknee ({}) of {shared}: ", knee.target),
@@ -128,37 +128,6 @@ pub(super) fn render_knee(knee: &KneeRecord) -> String {
         );
     }
     text
-}
-
-/// The words every label shares, in the first's order, and each label's
-/// other words (`read random 4KiB qd8` and `… qd16`: `read random 4KiB`,
-/// then `qd8` and `qd16`); a label whose words all are shared keeps them.
-fn split_labels(labels: &[&str]) -> (String, Vec<String>) {
-    let words: Vec<Vec<&str>> = labels.iter().map(|l| l.split(' ').collect()).collect();
-    let shared: Vec<&str> = match words.as_slice() {
-        [] | [_] => Vec::new(),
-        [first, rest @ ..] => first
-            .iter()
-            .copied()
-            .filter(|word| rest.iter().all(|other| other.contains(word)))
-            .collect(),
-    };
-    let names = words
-        .iter()
-        .zip(labels)
-        .map(|(own, label)| {
-            let left: Vec<&str> = own
-                .iter()
-                .copied()
-                .filter(|w| !shared.contains(w))
-                .collect();
-            match left.is_empty() {
-                true => (*label).to_string(),
-                false => left.join(" "),
-            }
-        })
-        .collect();
-    (shared.join(" "), names)
 }
 
 /// Whether `latency_ns` is within 10% of the target's `limit_ns`, either side:
@@ -249,7 +218,10 @@ mod tests {
             "{text}"
         );
         // Points named by what varies, what they share once.
-        let split = split_labels(&["read 4KiB qd8 file 1MiB", "read 4KiB qd16 file 1MiB"]);
+        let split = crate::report::table::split_by_what_varies(&[
+            "read 4KiB qd8 file 1MiB",
+            "read 4KiB qd16 file 1MiB",
+        ]);
         assert_eq!(split.0, "read 4KiB file 1MiB");
         assert_eq!(split.1, ["qd8", "qd16"]);
         // Far from the target either side: nothing to add.

@@ -57,6 +57,7 @@ pub fn table(kind: StudyTable, name: &str, file: &ResultFile) -> Option<TextTabl
         header,
         rows: Vec::new(),
         notes: Vec::new(),
+        keys: 1,
     };
     for key in keys {
         let mut row = vec![Cell::number(key as f64, format_size(key))];

@@ -83,8 +83,17 @@ pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
             "within ±5%",
         ],
     );
+    // Rows named by what varies among the points, what they share once.
+    let labels: Vec<&str> = pairs
+        .iter()
+        .map(|(host, _)| host.label.trim_end_matches(" machine=host"))
+        .collect();
+    let (shared, names) = crate::report::table::split_by_what_varies(&labels);
+    if !shared.is_empty() {
+        table.title.push_str(&format!("; every point: {shared}"));
+    }
     let metric = Metric::from(Figure::Throughput);
-    for (host, guest) in pairs {
+    for ((host, guest), name) in pairs.into_iter().zip(names) {
         let judged = equivalence::judge(host, guest, &metric, Orientation::OtherOverBase, MARGIN);
         // compare's one estimator, its interval the one "different" is
         // decided by (the 95% one); the 90% one decides equivalence.
@@ -106,7 +115,7 @@ pub fn ratio_table(name: &str, file: &ResultFile) -> Option<TextTable> {
             )
         };
         table.rows.push(vec![
-            Cell::text(host.label.trim_end_matches(" machine=host").to_string()),
+            Cell::text(name),
             host_mib.map_or_else(Cell::empty, |m| Cell::number(m, host_text)),
             guest_mib.map_or_else(Cell::empty, |m| Cell::number(m, guest_text)),
             matched.as_ref().map_or_else(Cell::empty, |m| {
@@ -174,6 +183,27 @@ pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
             "host:guest written",
         ],
     );
+    // Rows named by what varies among the points, what they share once;
+    // a narrow terminal's folds repeat the point and its round.
+    table.keys = 2;
+    let mut labels: Vec<&str> = Vec::new();
+    for crossing in &guest.crossings {
+        let label = crossing.label.trim_end_matches(" machine=guest");
+        if !labels.contains(&label) {
+            labels.push(label);
+        }
+    }
+    let (shared, short) = crate::report::table::split_by_what_varies(&labels);
+    if !shared.is_empty() {
+        table.title.push_str(&format!("; every point: {shared}"));
+    }
+    let short_of = |label: &str| {
+        let label = label.trim_end_matches(" machine=guest");
+        labels
+            .iter()
+            .position(|l| *l == label)
+            .map_or_else(|| label.to_string(), |at| short[at].clone())
+    };
     for crossing in &guest.crossings {
         let names = |devices: &[crate::record::guest::DeviceBytes]| {
             devices
@@ -187,12 +217,7 @@ pub fn crossing_table(name: &str, file: &ResultFile) -> Option<TextTable> {
         // Below a MiB the ratio of two small counts says nothing.
         let ratio = (guest_written >= 1 << 20).then(|| host_written as f64 / guest_written as f64);
         table.rows.push(vec![
-            Cell::text(
-                crossing
-                    .label
-                    .trim_end_matches(" machine=guest")
-                    .to_string(),
-            ),
+            Cell::text(short_of(&crossing.label)),
             Cell::text(
                 crossing
                     .round
@@ -370,6 +395,7 @@ pub fn stacks_side_by_side(name: &str, file: &ResultFile) -> Option<TextTable> {
         header,
         rows: Vec::new(),
         notes: Vec::new(),
+        keys: 1,
     };
     // The points in the first configuration's order, by their label
     // without the configuration's name.

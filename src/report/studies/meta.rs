@@ -114,6 +114,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
         header,
         rows: Vec::new(),
         notes: Vec::new(),
+        keys: 1,
     };
     for (op, row_name) in ROWS {
         let mut row = vec![Cell::text(row_name)];

@@ -175,6 +175,7 @@ pub fn table(files: &[(&str, &ResultFile)]) -> Option<TextTable> {
         header,
         rows: Vec::new(),
         notes: Vec::new(),
+        keys: 1,
     };
     for (row_name, writes, pattern) in ROWS {
         let mut row = vec![Cell::text(row_name)];
