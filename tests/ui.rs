@@ -536,8 +536,7 @@ fn the_fit_test_finds_what_it_guards_against() {
 /// The README's tasks as a new user types them (small sizes), in a pipe
 /// (COLUMNS unset: 80 columns) and in tmux at 80×24: every line fits, no
 /// figure is split, every warning names what removes it. The guest task is
-/// the guest tier's (`a_host_guest_sweep_runs_abba…`), priorities need
-/// libaio and a scheduler (tests/priority.rs).
+/// the guest tier's (`a_host_guest_sweep_runs_abba…`, in a pipe).
 #[test]
 fn every_readme_task_fits_80_columns_in_a_pipe_and_in_tmux() {
     let dir = scratch();
@@ -564,6 +563,9 @@ fn every_readme_task_fits_80_columns_in_a_pipe_and_in_tmux() {
         ),
         format!(
             "run --dir {d} --engine posixaio --iodepth 8 --size 1m --runtime 300ms --latency-target 2ms,window=50ms,percentile=99"
+        ),
+        format!(
+            "run --dir {d} --engine libaio --direct --op read --pattern random --iodepth 8 --size 1m --runtime 300ms --priority idle,20%:rt/0"
         ),
         format!(
             "run --dir {d} --ops create,stat,read,delete --items 100 --depth 1 --fanout 2 --jobs 2"

@@ -38,6 +38,13 @@ impl Screen {
         table
     }
 
+    /// Whether `table` fits the screen at its natural width.
+    pub fn fits(self, table: &Table) -> bool {
+        self.width.is_none_or(|width| {
+            outer_width(table.column_max_content_widths().into_iter()) <= usize::from(width)
+        })
+    }
+
     /// `table` laid out for the screen, without a final newline: at its
     /// natural width when that fits; else with long text wrapped at spaces
     /// and short cells whole; else folded (see the module's comment).

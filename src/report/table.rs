@@ -71,7 +71,6 @@ fn shown(param: Param, workload: &crate::plan::Workload) -> String {
 /// repetitions and the worst check; `detail` adds MB/s, the maximum
 /// latency, CPU and the cache at start.
 pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
-    let mut table = screen.table();
     let axes = varying_parameters(result);
     // The labels say something the axes do not: names of the user's, not
     // the description a sweep's labels start with.
@@ -116,58 +115,82 @@ pub fn render(result: &ResultFile, screen: Screen, detail: bool) -> String {
         "IOPS" if metadata => "ops/s".to_string(),
         f => f.to_string(),
     }));
-    table.set_header(header);
-    for point in &result.points {
-        let mut identity_cells = Vec::new();
-        if !by_axes || labelled {
-            identity_cells.push(row_label(point));
-        }
-        if by_axes {
-            identity_cells.extend(axes.iter().map(|&p| shown(p, &point.workload)));
-        }
-        let mut cells = identity_cells;
-        cells.extend(figures_of(point, detail));
-        table.add_row(cells);
-        // Items and I/Os together are no one figure, and groups of one
-        // direction each are their directions already: the group rows say.
-        let rows = if mixes_items_and_io(point) || split_by_direction(point) {
-            Vec::new()
-        } else {
-            direction_rows(point, detail)
-        };
-        // With --detail, fio's per-job view: each job's rate, and how far apart.
-        let jobs = if detail { job_rows(point) } else { Vec::new() };
-        for (name, direction) in rows.into_iter().chain(jobs) {
-            let mut cells = vec![name];
-            cells.extend(std::iter::repeat_n(String::new(), identity - 1));
-            cells.extend(direction);
+    // One point's long name goes above its table, whole, rather than wrapped
+    // in its first cell when the table is wider than the screen; the cell
+    // says the point's operation.
+    let build = |named_above: &Option<String>| {
+        let mut table = screen.table();
+        table.set_header(header.clone());
+        for point in &result.points {
+            let mut identity_cells = Vec::new();
+            if !by_axes || labelled {
+                identity_cells.push(match &named_above {
+                    Some(_) => point.workload.op.name().to_string(),
+                    None => row_label(point),
+                });
+            }
+            if by_axes {
+                identity_cells.extend(axes.iter().map(|&p| shown(p, &point.workload)));
+            }
+            let mut cells = identity_cells;
+            cells.extend(figures_of(point, detail));
             table.add_row(cells);
-        }
-        // A point of groups: each group's own row under the combined one.
-        for group in &point.groups {
-            let mut cells = vec![format!(
-                "  {}: {}{}",
-                group.label,
-                group.workload.describe(),
-                own_time(point, group)
-            )];
-            cells.extend(std::iter::repeat_n(String::new(), identity - 1));
-            cells.extend(figures_of(group, detail));
-            table.add_row(cells);
-            for (name, direction) in direction_rows(group, detail) {
-                let mut cells = vec![format!("  {name}")];
+            // Items and I/Os together are no one figure, and groups of one
+            // direction each are their directions already: the group rows say.
+            let rows = if mixes_items_and_io(point) || split_by_direction(point) {
+                Vec::new()
+            } else {
+                direction_rows(point, detail)
+            };
+            // With --detail, fio's per-job view: each job's rate, and how far apart.
+            let jobs = if detail { job_rows(point) } else { Vec::new() };
+            for (name, direction) in rows.into_iter().chain(jobs) {
+                let mut cells = vec![name];
                 cells.extend(std::iter::repeat_n(String::new(), identity - 1));
                 cells.extend(direction);
                 table.add_row(cells);
             }
+            // A point of groups: each group's own row under the combined one.
+            for group in &point.groups {
+                let mut cells = vec![format!(
+                    "  {}: {}{}",
+                    group.label,
+                    group.workload.describe(),
+                    own_time(point, group)
+                )];
+                cells.extend(std::iter::repeat_n(String::new(), identity - 1));
+                cells.extend(figures_of(group, detail));
+                table.add_row(cells);
+                for (name, direction) in direction_rows(group, detail) {
+                    let mut cells = vec![format!("  {name}")];
+                    cells.extend(std::iter::repeat_n(String::new(), identity - 1));
+                    cells.extend(direction);
+                    table.add_row(cells);
+                }
+            }
         }
-    }
-    for column in identity..identity + figures.len() - 1 {
-        if let Some(column) = table.column_mut(column) {
-            column.set_cell_alignment(CellAlignment::Right);
+        for column in identity..identity + figures.len() - 1 {
+            if let Some(column) = table.column_mut(column) {
+                column.set_cell_alignment(CellAlignment::Right);
+            }
         }
+        table
+    };
+    let long_name = match result.points.as_slice() {
+        [only] if row_label(only).chars().count() > NAME_IN_CELL => Some(row_label(only)),
+        _ => None,
+    };
+    let mut table = build(&None);
+    let mut named_above = None;
+    if long_name.is_some() && !screen.fits(&table) {
+        named_above = long_name;
+        table = build(&named_above);
     }
     let mut text = String::new();
+    if let Some(name) = &named_above {
+        text.push_str(&screen.wrap(&format!("point: {name}")));
+        text.push('\n');
+    }
     if by_axes {
         let fixed = fixed_parameters(result, &axes);
         if !fixed.is_empty() {
@@ -279,6 +302,9 @@ fn figures_of(point: &Point, detail: bool) -> Vec<String> {
         ]
     }
 }
+
+/// The longest point name a one-point table keeps in its first cell.
+const NAME_IN_CELL: usize = 24;
 
 /// The most serious check of a point in a word, and how many there are.
 fn worst_check(point: &Point) -> String {
@@ -755,6 +781,31 @@ pub fn checks(result: &ResultFile) -> String {
 #[cfg(test)]
 mod tests {
     use super::{cut, evidence_range};
+
+    /// One point's long name goes above a table too wide for the screen,
+    /// whole; a screen wide enough keeps it in the row.
+    #[test]
+    fn one_points_long_name_goes_above_a_narrow_table() {
+        use crate::report::screen::Screen;
+        use crate::report::studies::testing::{file, point};
+        let mut result = file(crate::plan::study::StudyTable::DdBlocksize);
+        let mut measured = point(crate::plan::example_workload(), &[1.0]);
+        measured.label = "read random 4KiB posixaio qd32 direct".into();
+        measured.summary = crate::stats::summarize(&measured).unwrap();
+        result.points.push(measured);
+        let narrow = super::render(&result, Screen { width: Some(60) }, false);
+        assert!(
+            narrow.starts_with("point: read random 4KiB posixaio qd32 direct\n"),
+            "{narrow}"
+        );
+        assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
+        let wide = super::render(&result, Screen::UNLIMITED, false);
+        assert!(!wide.starts_with("point:"), "{wide}");
+        assert!(
+            wide.contains("│ read random 4KiB posixaio qd32 direct ┆"),
+            "{wide}"
+        );
+    }
 
     #[test]
     fn a_long_evidence_is_cut_at_a_space() {
