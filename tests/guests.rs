@@ -223,6 +223,7 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
     assert!(crate::util::entries(&runs).is_empty());
     // The guest against the host, round by round, with a margin.
     let compared = iolab()
+        .env_remove("COLUMNS")
         .args(["compare", "--by", "machine", "--margin", "5%"])
         .arg(&output)
         .output()
@@ -233,6 +234,7 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         "{}",
         String::from_utf8_lossy(&compared.stderr)
     );
+    crate::fast::ui::assert_fits(&text, 80, "compare --by machine in a pipe");
     assert!(
         text.contains("within ±5%") && text.contains("2 rounds"),
         "{text}"

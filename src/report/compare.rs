@@ -173,16 +173,17 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
         text.push_str(&environment(pairing, style));
     }
     // Δ% was defined above each table; the rule closes the comparison.
-    text.push_str(&wrapped(style, &inference_rule(comparison.alpha)));
+    let mut rule = inference_rule(comparison.alpha);
     if comparison
         .pairings
         .iter()
         .flat_map(|p| &p.matched)
         .any(|m| m.paired_rounds.is_some())
     {
-        text.push(' ');
-        text.push_str(&wrapped(style, PAIRED_RULE));
+        rule.push(' ');
+        rule.push_str(PAIRED_RULE);
     }
+    text.push_str(&wrapped(style, &rule));
     text.push('\n');
     let margin = comparison
         .pairings
