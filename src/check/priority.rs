@@ -134,5 +134,5 @@ pub fn checks(point: &Point, storage: Option<&Storage>, found: &mut Findings) {
 fn at(latency: &LatencySummary, p: f64) -> String {
     latency
         .percentile(p)
-        .map_or("-".to_string(), |ns| format!("{:.1} µs", ns as f64 / 1e3))
+        .map_or("-".to_string(), |ns| crate::plan::units::latency(ns as f64))
 }

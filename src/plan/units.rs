@@ -178,6 +178,31 @@ pub fn format_rate(bytes_per_second: u64) -> String {
     format!("{}/s", format_size(bytes_per_second))
 }
 
+/// A figure with about three significant digits, without exponent.
+pub fn significant(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 100.0 {
+        format!("{value:.0}")
+    } else if magnitude >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+/// A duration in ns shown in ns, µs, ms or s.
+pub fn latency(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{} µs", significant(ns / 1e3))
+    } else if ns < 1e9 {
+        format!("{} ms", significant(ns / 1e6))
+    } else {
+        format!("{} s", significant(ns / 1e9))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

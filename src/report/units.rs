@@ -1,5 +1,8 @@
 //! Human-readable figures, always with their unit.
 
+/// Plan's, where the checks format their figures too: one home.
+pub use crate::plan::units::{latency, significant};
+
 /// Bytes per second as MiB/s (2^20 bytes per second).
 pub fn mib_per_s(bytes_per_s: f64) -> f64 {
     bytes_per_s / (1u64 << 20) as f64
@@ -35,18 +38,6 @@ pub fn shares_to_tenths(counts: &[u64]) -> Vec<String> {
         .collect()
 }
 
-/// A figure with about three significant digits, without exponent.
-pub fn significant(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 100.0 {
-        format!("{value:.0}")
-    } else if magnitude >= 10.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.2}")
-    }
-}
-
 /// Decimals that give `value` about three significant digits (none at 100
 /// and above, at most nine).
 pub fn decimals_for(value: f64) -> usize {
@@ -62,19 +53,6 @@ pub fn decimals_for(value: f64) -> usize {
 /// `4.56`, `789`): for times in seconds, which can be far below one.
 pub fn digits3(value: f64) -> String {
     format!("{value:.*}", decimals_for(value))
-}
-
-/// A duration in ns shown in ns, µs, ms or s.
-pub fn latency(ns: f64) -> String {
-    if ns < 1e3 {
-        format!("{ns:.0} ns")
-    } else if ns < 1e6 {
-        format!("{} µs", significant(ns / 1e3))
-    } else if ns < 1e9 {
-        format!("{} ms", significant(ns / 1e6))
-    } else {
-        format!("{} s", significant(ns / 1e9))
-    }
 }
 
 /// A byte count in binary units (`512 B`, `4.00 KiB`, `1.50 GiB`).
