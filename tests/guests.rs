@@ -1137,7 +1137,9 @@ fn closer_2011_runs_dd_on_the_host_and_on_two_guests_raw_disks() {
         let row = stdout
             .lines()
             .skip_while(|l| !l.starts_with(&format!("Guest against host — closer.json {name}")))
-            .find(|l| l.contains("O_DIRECT write: write seq 4KiB"))
+            // Rows are named by what varies among the points (the words
+            // they share are in the title).
+            .find(|l| l.contains("O_DIRECT write:") && l.contains(" 4KiB "))
             .unwrap_or_else(|| panic!("{name}: {stdout}"));
         let cells: Vec<&str> = row.split(['┆', '│']).map(str::trim).collect();
         let printed: f64 = cells[4].split(' ').next().unwrap().parse().unwrap();

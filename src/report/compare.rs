@@ -110,7 +110,8 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
     };
     let mut text = String::new();
     for pairing in &comparison.pairings {
-        let answer = answer(comparison, pairing);
+        let shortened = names_shortened(pairing, &comparison.metric, comparison.alpha, style);
+        let answer = answer(comparison, pairing, shortened);
         text.push_str(&match style {
             Style::Terminal(screen) => format!("{}\n", screen.wrap(&answer)),
             Style::Markdown => format!("**{answer}**\n\n"),
@@ -152,6 +153,7 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
             &comparison.metric,
             comparison.alpha,
             style,
+            shortened,
         ));
         for (title, cells) in grids(&pairing.matched) {
             text.push_str(&matrix(&title, &cells, style));
@@ -234,7 +236,7 @@ fn executed_order(pairing: &Pairing, base: &str) -> Option<String> {
 /// The answer, in one line before the method: for one point, the ratio
 /// with its interval and the verdict; for several, how many differ (the
 /// first three named with their ratios) and how many do not.
-pub fn answer(comparison: &Comparison, pairing: &Pairing) -> String {
+pub fn answer(comparison: &Comparison, pairing: &Pairing, shortened: bool) -> String {
     let (over, under) = match comparison.orientation {
         Orientation::OtherOverBase => (&pairing.file, &comparison.base),
         Orientation::BaseOverOther => (&comparison.base, &pairing.file),
@@ -273,7 +275,10 @@ pub fn answer(comparison: &Comparison, pairing: &Pairing) -> String {
                 .iter()
                 .filter(|m| m.verdict == Verdict::TooFewRepetitions)
                 .count();
-            let (_, short) = short_names(pairing);
+            let short = match shortened {
+                true => short_names(pairing).1,
+                false => Default::default(),
+            };
             let named: Vec<String> = differ
                 .iter()
                 .take(3)
@@ -407,7 +412,26 @@ fn abbreviated(names: &[&str], shown: usize) -> String {
     }
 }
 
-fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> String {
+/// Whether `pairing`'s points table, its points named in full, is wider
+/// than `style`'s screen: then its points are named by what varies, there
+/// and in the answer, what they share said once.
+fn names_shortened(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> bool {
+    let Style::Terminal(Screen { width: Some(width) }) = style else {
+        return false;
+    };
+    let full = points(
+        pairing,
+        metric,
+        alpha,
+        Style::Terminal(Screen::UNLIMITED),
+        false,
+    );
+    full.lines()
+        .filter(|line| line.starts_with('┌'))
+        .any(|line| line.chars().count() > usize::from(width))
+}
+
+fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style, shortened: bool) -> String {
     let unit = match metric.figure {
         Figure::Throughput => " MiB/s",
         _ => "",
@@ -434,7 +458,10 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style) -> Strin
         .map(|m| m.differs.clone())
         .filter(|first| !first.is_empty() && pairing.matched.iter().all(|m| m.differs == *first));
     let per_row = same_differs.is_none();
-    let (shared, short) = short_names(pairing);
+    let (shared, short) = match shortened {
+        true => short_names(pairing),
+        false => Default::default(),
+    };
     // Each column: heading, right-aligned, and its cell of a point (the
     // screen keeps short cells whole: "0.974 [0.700–1.501]" on one line).
     type Column<'a> = (String, bool, Box<dyn Fn(&Matched) -> String + 'a>);

@@ -1,6 +1,7 @@
 //! Output for people: terminal tables with labelled units, the checks beneath them, the detail view of device, network and CPU activity, and the environment.
 
 pub mod activity;
+pub mod checks_summary;
 pub mod compare;
 pub mod distributed;
 pub mod environment;
