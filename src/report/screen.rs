@@ -4,9 +4,10 @@
 //! terminal's, or 80 columns in a pipe); `None` is no limit, for the tests
 //! and files that want whole rows. A table wider than the screen wraps its
 //! long text at spaces, never a short cell (a number with its interval, a
-//! verdict, a size): when even so it does not fit, it is folded into
-//! several tables that each repeat the first column, and when one column
-//! beside the first does not fit either, each row becomes a list.
+//! verdict, a size); then, if need be, names too but never a figure: when
+//! even so it does not fit, it is folded into several tables that each
+//! repeat its key columns (the first, or a sweep's axes), and when one
+//! column beside the keys does not fit either, each row becomes a list.
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width};
