@@ -317,6 +317,42 @@ fn scalar_text(value: &serde_json::Value) -> String {
 /// What an environment difference shows for a fact one file does not hold.
 pub const ABSENT: &str = "(absent)";
 
+/// What would match two files' nearest points: the points, what they
+/// differ in (`engine (psync vs uring), iodepth (1 vs 4)`) and the
+/// parameters to ignore, those already ignored (`ignored`, result-file
+/// fields) first (`engine,iodepth`); `None` when no two points differ
+/// only in workload parameters.
+pub fn ignore_to_match<'a>(
+    base: &'a ResultFile,
+    other: &'a ResultFile,
+    ignored: &[String],
+) -> Option<(&'a Point, &'a Point, String, String)> {
+    let (a, b, differing) = nearest_points(base, other)?;
+    if differing.is_empty() {
+        return None;
+    }
+    let mut names: Vec<&str> = ignored
+        .iter()
+        .filter_map(|field| {
+            Param::ALL
+                .iter()
+                .find(|p| p.field() == field)
+                .map(|p| p.name())
+        })
+        .collect();
+    for (name, _, _) in &differing {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    let said = differing
+        .iter()
+        .map(|(name, x, y)| format!("{name} ({x} vs {y})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some((a, b, said, names.join(",")))
+}
+
 /// A workload parameter two points differ in: its name, the base's value
 /// and the other's.
 pub type Differing = (&'static str, String, String);
@@ -324,7 +360,7 @@ pub type Differing = (&'static str, String, String);
 /// The point of `base` and the point of `other` that differ in the fewest
 /// workload parameters, with those parameters (name, base's, other's):
 /// what a comparison that matched nothing would match with `--ignore`.
-pub fn nearest_points<'a>(
+fn nearest_points<'a>(
     base: &'a ResultFile,
     other: &'a ResultFile,
 ) -> Option<(&'a Point, &'a Point, Vec<Differing>)> {

@@ -370,32 +370,12 @@ fn unmatched_hint(view: &ReportView<'_>, other_name: &str) -> String {
     ) else {
         return String::new();
     };
-    let Some((_, _, differing)) = compare::nearest_points(base, other) else {
+    let Some((_, _, differing, names)) = compare::ignore_to_match(base, other, &view.ignored)
+    else {
         return String::new();
     };
-    if differing.is_empty() {
-        return String::new();
-    }
-    let mut ignored: Vec<&str> = view
-        .ignored
-        .iter()
-        .filter_map(|field| {
-            crate::plan::param::Param::ALL
-                .iter()
-                .find(|p| p.field() == field)
-                .map(|p| p.name())
-        })
-        .collect();
-    ignored.extend(differing.iter().map(|(name, _, _)| *name));
-    ignored.dedup();
     format!(
-        " Their nearest points differ in {}: iolab report {base_name} {other_name} --ignore {} draws them bar beside bar and compares them.",
-        differing
-            .iter()
-            .map(|(name, x, y)| format!("{name} ({x} vs {y})"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        ignored.join(",")
+        " Their nearest points differ in {differing}: iolab report {base_name} {other_name} --ignore {names} draws them bar beside bar and compares them."
     )
 }
 

@@ -12,10 +12,14 @@ use comfy_table::CellAlignment;
 
 /// The words every label shares, in the first's order, and each label's
 /// other words (`read random 4KiB qd8` and `… qd16`: `read random 4KiB`,
-/// then `qd8` and `qd16`): rows named by what varies, what they share said
-/// once. A label left without a word, or alike another, keeps its words.
+/// then `qd8` and `qd16`): rows, legends and curves named by what varies,
+/// what they share said once. A name that would be left without a word,
+/// or alike another's, stays whole.
 pub fn split_by_what_varies(labels: &[&str]) -> (String, Vec<String>) {
-    let words: Vec<Vec<&str>> = labels.iter().map(|l| l.split(' ').collect()).collect();
+    let words: Vec<Vec<&str>> = labels
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
     let shared: Vec<&str> = match words.as_slice() {
         [] | [_] => Vec::new(),
         [first, rest @ ..] => first
@@ -35,12 +39,13 @@ pub fn split_by_what_varies(labels: &[&str]) -> (String, Vec<String>) {
         })
         .collect();
     let alike = |name: &String| name.is_empty() || names.iter().filter(|n| *n == name).count() > 1;
-    if names.iter().any(alike) {
-        return (
-            String::new(),
-            labels.iter().map(|l| (*l).to_string()).collect(),
-        );
-    }
+    let whole: Vec<bool> = names.iter().map(alike).collect();
+    let names = names
+        .into_iter()
+        .zip(whole)
+        .zip(labels)
+        .map(|((name, whole), label)| if whole { (*label).to_string() } else { name })
+        .collect();
     (shared.join(" "), names)
 }
 
@@ -627,6 +632,20 @@ fn interval(stat: &Stat) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Names by what varies; one left empty, or alike another, stays whole.
+    #[test]
+    fn names_say_what_varies_or_stay_whole() {
+        let (shared, names) = super::split_by_what_varies(&["read 4KiB qd1", "read 4KiB qd8"]);
+        assert_eq!(
+            (shared.as_str(), names),
+            ("read 4KiB", vec!["qd1".into(), "qd8".into()])
+        );
+        let (_, names) = super::split_by_what_varies(&["a x", "a y", "a y"]);
+        assert_eq!(names, ["x", "a y", "a y"]);
+        let (_, names) = super::split_by_what_varies(&["a b", "a b c"]);
+        assert_eq!(names, ["a b", "c"]);
+    }
+
     /// One point's long name goes above a table too wide for the screen,
     /// whole; a screen wide enough keeps it in the row.
     #[test]

@@ -242,30 +242,18 @@ pub(crate) fn nearest_pair(
     (files, ignored): (&[std::path::PathBuf], &[String]),
     command: &str,
 ) -> String {
-    let nearest = crate::compare::nearest_points(base, other);
-    match nearest {
-        Some((a, b, differing)) if !differing.is_empty() => {
-            let mut names: Vec<String> = ignored.to_vec();
-            names.extend(differing.iter().map(|(name, _, _)| name.to_string()));
-            names.dedup();
-            format!(
-                "the nearest, '{}' and '{}', differ in {}; to compare them as one: iolab {command} {} --ignore {}",
-                a.label,
-                b.label,
-                differing
-                    .iter()
-                    .map(|(name, x, y)| format!("{name} ({x} vs {y})"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                files
-                    .iter()
-                    .map(|f| f.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                names.join(",")
-            )
-        }
-        _ => "their points differ in how they were measured".to_string(),
+    match crate::compare::ignore_to_match(base, other, ignored) {
+        Some((a, b, differing, names)) => format!(
+            "the nearest, '{}' and '{}', differ in {differing}; to compare them as one: iolab {command} {} --ignore {names}",
+            a.label,
+            b.label,
+            files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        None => "their points differ in how they were measured".to_string(),
     }
 }
 

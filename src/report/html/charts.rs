@@ -175,39 +175,13 @@ fn latency_by_size(result: &ResultFile, blank_bs: bool, axis: &str) -> String {
 
 /// Names each series by the words of its name the others do not all
 /// share (`read qd1`, `read qd32` of two sweeps over iodepth), so a legend
-/// says what varies; a name left whole when that would empty it or make
-/// it another's.
+/// says what varies ([`split_by_what_varies`](crate::report::table::split_by_what_varies)).
 pub(super) fn name_by_what_varies(series: &mut [Series]) {
-    if series.len() < 2 {
-        return;
-    }
-    let words: Vec<Vec<&str>> = series
-        .iter()
-        .map(|s| s.name.split_whitespace().collect())
-        .collect();
-    let shared: Vec<&str> = words[0]
-        .iter()
-        .copied()
-        .filter(|word| words.iter().all(|other| other.contains(word)))
-        .collect();
-    let names: Vec<String> = words
-        .iter()
-        .map(|these| {
-            these
-                .iter()
-                .copied()
-                .filter(|word| !shared.contains(word))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    // A name emptied, or made alike another, stays whole.
-    let alike = |name: &String| name.is_empty() || names.iter().filter(|n| *n == name).count() > 1;
-    let kept: Vec<bool> = names.iter().map(alike).collect();
-    for ((s, name), keep) in series.iter_mut().zip(names).zip(kept) {
-        if !keep {
-            s.name = name;
-        }
+    let labels: Vec<String> = series.iter().map(|s| s.name.clone()).collect();
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let (_, names) = crate::report::table::split_by_what_varies(&labels);
+    for (s, name) in series.iter_mut().zip(names) {
+        s.name = name;
     }
 }
 
