@@ -247,6 +247,37 @@ fn a_host_guest_sweep_runs_abba_over_boots_and_says_the_cpu_was_emulated() {
         "{text}"
     );
     assert!(!text.contains("environments: identical"), "{text}");
+    // On a terminal of 80×24, as a person runs the README's guest sweep:
+    // its live lines, its tables and the comparison's answer fit.
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        crate::skip!("tmux is not installed (scripts/test installs it)");
+        return;
+    }
+    let binary = assert_cmd::cargo::cargo_bin("iolab");
+    let words: Vec<String> = args.iter().map(|w| format!("'{w}'")).collect();
+    let lines = [
+        format!(
+            "IOLAB_CACHE='{}' {} {} '{}' --output terminal.json",
+            cache.display(),
+            binary.display(),
+            words.join(" "),
+            dir.path().display()
+        ),
+        format!(
+            "{} compare --by machine --margin 5% terminal.json",
+            binary.display()
+        ),
+    ];
+    let kept = crate::fast::ui::in_tmux_80x24(dir.path(), &lines, 300);
+    assert!(
+        kept.contains("Across the hypervisor") && kept.contains("within ±5%"),
+        "{kept}"
+    );
+    crate::fast::ui::assert_fits(&kept, 80, "the guest sweep in tmux at 80×24");
 }
 
 #[test]
@@ -960,6 +991,16 @@ fn two_guests_on_one_empty_cache_both_boot_and_a_half_unpacked_kernel_heals() {
             text
         })
         .collect();
+    // Each long wait of a first run is said before it starts: the kernel's
+    // fetch (or the wait for the other's), then the boot, then what it took.
+    for text in &said {
+        let at = |what: &str| text.find(what).unwrap_or(usize::MAX);
+        let kernel = at("fetching and unpacking").min(at("waiting for another iolab"));
+        assert!(
+            kernel < at("booting the guest") && at("booting the guest") < at("boot: "),
+            "{text}"
+        );
+    }
     assert!(
         said.iter()
             .any(|text| text.contains("waiting for another iolab")),

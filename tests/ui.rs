@@ -618,28 +618,51 @@ fn every_readme_task_fits_80_columns_in_a_pipe_and_in_tmux() {
     for name in ["a.html", "b.html"] {
         let _ = std::fs::remove_file(out.path().join(name));
     }
-    let script = out.path().join("tasks.sh");
-    let mut text = format!("cd {}\nunset COLUMNS\n", out.path().display());
-    for task in &tasks {
-        let quoted: Vec<String> = task.split(' ').map(|w| format!("'{w}'")).collect();
-        // fio's text to a file: the terminal shows iolab's own lines.
-        let fio_text = if task.starts_with("fio ") {
-            " > fio.txt"
-        } else {
-            ""
-        };
-        text.push_str(&format!(
-            "{} {}{fio_text}\n",
-            binary.display(),
-            quoted.join(" ")
-        ));
+    let lines: Vec<String> = tasks
+        .iter()
+        .map(|task| {
+            let quoted: Vec<String> = task.split(' ').map(|w| format!("'{w}'")).collect();
+            // fio's text to a file: the terminal shows iolab's own lines.
+            let fio_text = if task.starts_with("fio ") {
+                " > fio.txt"
+            } else {
+                ""
+            };
+            format!("{} {}{fio_text}", binary.display(), quoted.join(" "))
+        })
+        .collect();
+    let kept = in_tmux_80x24(out.path(), &lines, 240);
+    for shown in ["SEQ1M Q8", "knee (", "fidelity", "Usage: iolab run"] {
+        assert!(
+            kept.contains(shown),
+            "the pane holds every task's output: {shown}\n{kept}"
+        );
     }
-    text.push_str(&format!(
-        "touch {}\nsleep 60\n",
-        out.path().join("done").display()
-    ));
+    assert_fits(&kept, 80, "the tasks in tmux at 80×24");
+}
+
+/// Runs `lines` as a shell script in a tmux session of 80×24 in `dir`, with
+/// COLUMNS unset (the terminal's width is what iolab reads), and gives back
+/// the pane's whole history with wrapped lines joined: a line the terminal
+/// had to wrap comes back longer than 80 columns. The live status line is
+/// redrawn in place and cleared, so it is not a line there. Fails when the
+/// script does not end within `timeout_s`.
+pub(crate) fn in_tmux_80x24(dir: &std::path::Path, lines: &[String], timeout_s: u64) -> String {
+    let script = dir.join("in-tmux.sh");
+    let done = dir.join("in-tmux.done");
+    let _ = std::fs::remove_file(&done);
+    let mut text = format!("cd {}\nunset COLUMNS\n", dir.display());
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(&format!("touch {}\nsleep 60\n", done.display()));
     std::fs::write(&script, text).unwrap();
-    let session = format!("iolab-fit-{}", std::process::id());
+    let session = format!(
+        "iolab-fit-{}-{}",
+        std::process::id(),
+        dir.file_name().unwrap_or_default().to_string_lossy()
+    );
     let started = Command::new("tmux")
         .args(["new-session", "-d", "-s", &session, "-x", "80", "-y", "24"])
         .arg(format!("bash {}", script.display()))
@@ -649,12 +672,10 @@ fn every_readme_task_fits_80_columns_in_a_pipe_and_in_tmux() {
     let _ = Command::new("tmux")
         .args(["set-option", "-t", &session, "history-limit", "100000"])
         .status();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(240);
-    while !out.path().join("done").exists() && std::time::Instant::now() < deadline {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(timeout_s);
+    while !done.exists() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
-    // The whole history, wrapped lines joined: a line the terminal had to
-    // wrap comes back longer than 80 columns.
     let pane = Command::new("tmux")
         .args(["capture-pane", "-p", "-J", "-S", "-", "-t", &session])
         .output()
@@ -663,21 +684,12 @@ fn every_readme_task_fits_80_columns_in_a_pipe_and_in_tmux() {
         .args(["kill-session", "-t", &session])
         .status();
     assert!(
-        out.path().join("done").exists(),
-        "the tasks ran within 240 s"
+        done.exists(),
+        "the commands in tmux ended within {timeout_s} s"
     );
-    let screen = String::from_utf8_lossy(&pane.stdout);
-    // The live status line is redrawn in place and cleared: not a line.
-    let kept: String = screen
+    String::from_utf8_lossy(&pane.stdout)
         .lines()
         .map(|l| l.trim_end())
         .collect::<Vec<_>>()
-        .join("\n");
-    for shown in ["SEQ1M Q8", "knee (", "fidelity", "Usage: iolab run"] {
-        assert!(
-            kept.contains(shown),
-            "the pane holds every task's output: {shown}\n{kept}"
-        );
-    }
-    assert_fits(&kept, 80, "the tasks in tmux at 80×24");
+        .join("\n")
 }

@@ -35,6 +35,19 @@ pub const CACHE_RESIDENT_LIMIT: u64 = 64 << 20;
 /// CPU steal (all CPUs) above which the hypervisor visibly took time from the run.
 pub const STEAL_LIMIT: f64 = 0.05;
 
+/// The word a table's checks cell shows for a finding that says the figures
+/// are not the answer to what was asked (a cell otherwise shows the worst
+/// severity): a row that reads as an answer must not look like one when a
+/// check says it is not.
+pub fn not_the_answer(code: &str) -> Option<&'static str> {
+    match code {
+        "latency-target-unsettled" => Some("unsettled"),
+        "cache-served" => Some("from cache"),
+        "direct-not-honoured" => Some("not direct"),
+        _ => None,
+    }
+}
+
 /// The checks of a point of groups that only the point can make: those of
 /// its devices' activity, which is the point's (each group is checked as
 /// its own workload by [`check`]).

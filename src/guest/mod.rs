@@ -286,10 +286,25 @@ impl Guests {
         if ending() {
             return Err(GuestError::Interrupted);
         }
+        // A boot not announced below is announced here (with -v, and by
+        // `guest check`): a TCG boot takes seconds to tens of seconds.
+        let announce = |accelerator: Accelerator| {
+            crate::note!(
+                "iolab: booting the guest with {}",
+                match accelerator {
+                    Accelerator::Kvm => "KVM",
+                    _ => "TCG, an emulated CPU",
+                }
+            );
+        };
         let accelerator = match self.accelerator {
-            Some(chosen) => chosen,
+            Some(chosen) => {
+                announce(chosen);
+                chosen
+            }
             None => match (qemu::kvm_present(), verdict::failed_before()) {
                 (Err(why), _) => {
+                    announce(Accelerator::Tcg);
                     self.why_tcg = Some(why);
                     Accelerator::Tcg
                 }

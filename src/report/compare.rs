@@ -325,7 +325,12 @@ pub fn answer(comparison: &Comparison, pairing: &Pairing, shortened: bool) -> St
 /// The matched points named by what varies among them, and what they all
 /// share (said once): `write 4KiB` rather than `write seq 4KiB psync
 /// direct file 8MiB machine=host` in every row.
+/// One point is named whole above the table, its row by its operation.
 fn short_names(pairing: &Pairing) -> (String, std::collections::BTreeMap<String, String>) {
+    if let [only] = pairing.matched.as_slice() {
+        let op = only.workload.op.name().to_string();
+        return (only.label.clone(), [(only.label.clone(), op)].into());
+    }
     let labels: Vec<&str> = pairing.matched.iter().map(|m| m.label.as_str()).collect();
     let (shared, names) = super::table::split_by_what_varies(&labels);
     let by_label = labels.iter().map(|l| (*l).to_string()).zip(names).collect();
@@ -533,6 +538,7 @@ fn points(pairing: &Pairing, metric: &Metric, alpha: f64, style: Style, shortene
     let table = shown(&table, style);
     let every = match shared.is_empty() {
         true => String::new(),
+        false if pairing.matched.len() == 1 => wrapped(style, &format!("point: {shared}\n")),
         false => wrapped(style, &format!("every point: {shared}\n")),
     };
     let differs = same_differs.map_or_else(String::new, |differs| {

@@ -13,7 +13,7 @@ use crate::record::{Point, ResultFile};
 use std::fmt::Write;
 
 mod charts;
-mod headline;
+pub(super) mod headline;
 mod tables;
 
 use tables::{devices_table, directions_table, groups_table, points_table, ranks_table};

@@ -51,6 +51,16 @@ impl Render<ReportView<'_>> for Terminal {
     /// Each file's table (and with `detail` its activity), then the studies' tables.
     fn render(&self, view: &ReportView<'_>) -> Result<String, serde_json::Error> {
         let mut text = String::new();
+        // A host against its guest: the answer first, as the report's
+        // headline gives it; the tables below give each point's.
+        if let [(_, result)] = view.files.as_slice() {
+            if let Some(answer) = super::html::headline::guest_against_host(result) {
+                text.push_str(&self.screen.wrap(&format!(
+                    "{answer} (each point's: Guest against host, below)"
+                )));
+                text.push_str("\n\n");
+            }
+        }
         for (_, result) in &view.files {
             text.push_str(&super::table::render(result, self.screen, view.detail));
             text.push_str(&super::distributed::render(result, self.screen));

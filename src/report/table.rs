@@ -318,10 +318,16 @@ fn worst_check(point: &Point) -> String {
     let Some(worst) = point.checks.iter().map(|c| c.severity).max() else {
         return String::new();
     };
-    let word = match worst {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "note",
+    let not_the_answer = point
+        .checks
+        .iter()
+        .filter(|c| c.severity >= Severity::Warning)
+        .find_map(|c| crate::check::not_the_answer(&c.code));
+    let word = match (not_the_answer, worst) {
+        (Some(word), _) => word,
+        (None, Severity::Error) => "error",
+        (None, Severity::Warning) => "warning",
+        (None, Severity::Info) => "note",
     };
     match point.checks.len() {
         1 => word.to_string(),
@@ -669,5 +675,31 @@ mod tests {
             wide.contains("│ read random 4KiB posixaio qd32 direct ┆"),
             "{wide}"
         );
+    }
+
+    fn finding(code: &str, severity: crate::record::Severity) -> crate::record::Check {
+        crate::record::Check {
+            code: code.into(),
+            severity,
+            message: String::new(),
+            evidence: None,
+        }
+    }
+
+    /// A row whose check says its figures are not the answer says so in its
+    /// cell, not only "warning"; other warnings keep the severity word.
+    #[test]
+    fn a_row_that_is_not_the_answer_says_so() {
+        use crate::report::studies::testing::point;
+        let mut measured = point(crate::plan::example_workload(), &[1.0]);
+        measured.checks = vec![
+            finding("too-short", crate::record::Severity::Warning),
+            finding("latency-target-unsettled", crate::record::Severity::Warning),
+        ];
+        assert_eq!(super::worst_check(&measured), "unsettled +1");
+        measured.checks = vec![finding("too-short", crate::record::Severity::Warning)];
+        assert_eq!(super::worst_check(&measured), "warning");
+        measured.checks = vec![finding("cache-served", crate::record::Severity::Info)];
+        assert_eq!(super::worst_check(&measured), "note");
     }
 }

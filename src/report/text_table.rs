@@ -81,8 +81,40 @@ impl TextTable {
         self.terminal_at(Screen::UNLIMITED)
     }
 
-    /// Box-drawn text fitted to `screen`, title above, notes below.
+    /// Box-drawn text fitted to `screen`, title above, notes below. A
+    /// table too wide for the screen whose rows are all of one point names
+    /// it once in its title rather than in a column of each row.
     pub fn terminal_at(&self, screen: Screen) -> String {
+        let table = self.comfy(screen);
+        match self.one_point() {
+            Some(point) if !screen.fits(&table) => {
+                let mut named = self.clone();
+                named.title = format!("{}; point: {point}", self.title);
+                named.header.remove(0);
+                for row in &mut named.rows {
+                    row.remove(0);
+                }
+                named.keys = self.keys.saturating_sub(1).max(1);
+                named.shown(screen, &named.comfy(screen))
+            }
+            _ => self.shown(screen, &table),
+        }
+    }
+
+    /// The one point every row names in a first column headed `point`.
+    fn one_point(&self) -> Option<&str> {
+        let (first, rest) = self.rows.split_first()?;
+        let point = &first.first()?.text;
+        (self.header.first().map(String::as_str) == Some("point")
+            && self.header.len() > 1
+            && !point.is_empty()
+            && rest
+                .iter()
+                .all(|row| row.first().map(|c| &c.text) == Some(point)))
+        .then_some(point.as_str())
+    }
+
+    fn comfy(&self, screen: Screen) -> comfy_table::Table {
         let mut table = screen.table();
         table.set_header(self.header.clone());
         for row in &self.rows {
@@ -95,10 +127,14 @@ impl TextTable {
                 }
             }
         }
+        table
+    }
+
+    fn shown(&self, screen: Screen, table: &comfy_table::Table) -> String {
         let mut text = format!(
             "{}\n{}\n",
             screen.wrap(&self.title),
-            screen.fit_keyed(&table, self.keys)
+            screen.fit_keyed(table, self.keys)
         );
         for note in &self.notes {
             text.push_str(&screen.wrap(note));
@@ -213,6 +249,31 @@ mod tests {
             .push(vec![Cell::text("2 MiB"), Cell::number(67.7, "67.7")]);
         table.notes.push("MiB/s = 2^20 bytes/s".into());
         table
+    }
+
+    /// Rows all of one point name it in the title when the table is too
+    /// wide for the screen; a wide screen, or two points, keep the column.
+    #[test]
+    fn one_point_is_named_once_on_a_narrow_screen() {
+        let mut table = TextTable::new("Across", &["point", "round", "written MiB"]);
+        table.keys = 2;
+        let name = "write seq 1MiB psync fsync-end file 8MiB";
+        for round in ["1", "2"] {
+            table.rows.push(vec![
+                Cell::text(name),
+                Cell::text(round),
+                Cell::number(8.0, "8.0"),
+            ]);
+        }
+        let narrow = table.terminal_at(Screen { width: Some(40) });
+        assert!(narrow.starts_with("Across; point: write seq"), "{narrow}");
+        assert_eq!(narrow.matches("fsync-end").count(), 1, "{narrow}");
+        assert!(narrow.lines().all(|l| l.chars().count() <= 40), "{narrow}");
+        let wide = table.terminal_at(Screen::UNLIMITED);
+        assert_eq!(wide.matches(name).count(), 2, "{wide}");
+        table.rows[1][0] = Cell::text("read seq 1MiB psync file 8MiB");
+        let two = table.terminal_at(Screen { width: Some(40) });
+        assert!(!two.contains("; point:"), "{two}");
     }
 
     #[test]
