@@ -577,32 +577,49 @@ fn a_queued_engines_slat_and_clat_add_up_to_its_lat_as_in_fio() {
     if !direct_io_works(dir.path()) {
         return;
     }
-    let words = owned(&[
-        "--name=q",
-        "--ioengine=io_uring",
-        "--iodepth=8",
-        "--rw=randread",
-        "--bs=4k",
-        "--size=8m",
-        "--direct=1",
-        &format!("--filename={}", dir.path().join("data").display()),
-    ]);
-    let theirs = json_of("fio", dir.path(), "fio", &words);
-    let ours = json_of("iolab", dir.path(), "iolab", &words);
-    for (tool, document) in [("fio", &theirs), ("iolab", &ours)] {
-        let read = &document["jobs"][0]["read"];
-        let mean = |key: &str| read[key]["mean"].as_f64().unwrap();
-        let count = |key: &str| read[key]["N"].as_u64().unwrap();
-        let total_ios = read["total_ios"].as_u64().unwrap();
-        for key in ["slat_ns", "clat_ns", "lat_ns"] {
-            assert_eq!(count(key), total_ios, "{tool}: {key} counts every I/O");
+    // One direction, then a mix: each direction's slat is its own I/Os'.
+    for (rw, directions) in [
+        ("randread", &["read"][..]),
+        ("randrw", &["read", "write"][..]),
+    ] {
+        let dir = scratch();
+        let words = owned(&[
+            "--name=q",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            &format!("--rw={rw}"),
+            "--bs=4k",
+            "--size=8m",
+            "--direct=1",
+            &format!("--filename={}", dir.path().join("data").display()),
+        ]);
+        // iolab first: it writes only a file it made (and removes it).
+        let ours = json_of("iolab", dir.path(), "iolab", &words);
+        let theirs = json_of("fio", dir.path(), "fio", &words);
+        for (tool, document) in [("fio", &theirs), ("iolab", &ours)] {
+            for direction in directions {
+                let figures = &document["jobs"][0][direction];
+                let mean = |key: &str| figures[key]["mean"].as_f64().unwrap();
+                let count = |key: &str| figures[key]["N"].as_u64().unwrap();
+                let total_ios = figures["total_ios"].as_u64().unwrap();
+                for key in ["slat_ns", "clat_ns", "lat_ns"] {
+                    assert_eq!(
+                        count(key),
+                        total_ios,
+                        "{tool} {rw} {direction}: {key} counts every I/O"
+                    );
+                }
+                let (slat, clat, lat) = (mean("slat_ns"), mean("clat_ns"), mean("lat_ns"));
+                assert!(
+                    (slat + clat - lat).abs() <= lat * 0.01,
+                    "{tool} {rw} {direction}: slat {slat} + clat {clat} is not lat {lat}"
+                );
+                assert!(
+                    clat < lat,
+                    "{tool} {rw} {direction}: clat {clat} below lat {lat}"
+                );
+            }
         }
-        let (slat, clat, lat) = (mean("slat_ns"), mean("clat_ns"), mean("lat_ns"));
-        assert!(
-            (slat + clat - lat).abs() <= lat * 0.01,
-            "{tool}: slat {slat} + clat {clat} is not lat {lat}"
-        );
-        assert!(clat < lat, "{tool}: clat {clat} below lat {lat}");
     }
 }
 
@@ -888,4 +905,62 @@ fn minimal_writes_fios_terse_fields_in_fios_places() {
         );
     }
     assert!(ours[49].parse::<u64>().unwrap() > 0, "write runtime");
+}
+
+/// fio's bandwidth and IOPS samples for the same time-based command line:
+/// fio's normal output and iolab's both end a direction with the `bw (…)`
+/// and `iops :` lines; iolab's JSON has one sample per whole second of its
+/// series (fio's per 500 ms, its bwavgtime: written in docs), each figure
+/// within the samples' range, and its terse line fills the bandwidth
+/// fields fio fills (min, max, mean, deviation).
+#[test]
+fn bandwidth_and_iops_samples_are_fios_lines_and_fields() {
+    if !have("fio") {
+        crate::skip!("fio is not installed (scripts/test installs it)");
+        return;
+    }
+    let dir = scratch();
+    let file = dir.path().join("data");
+    let run = |program: &str, format: &str| -> String {
+        let mut command = fio_command(program);
+        command
+            .current_dir(dir.path())
+            .args([
+                "--name=r",
+                "--rw=read",
+                "--bs=64k",
+                "--size=16m",
+                "--time_based",
+                "--runtime=2500ms",
+                format,
+            ])
+            .arg(format!("--filename={}", file.display()));
+        let output = succeed(&mut command);
+        let _ = std::fs::remove_file(&file);
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for program in ["fio", "iolab"] {
+        let normal = run(program, "--output-format=normal");
+        assert!(
+            normal.contains("   bw (") && normal.contains("   iops        : min="),
+            "{program}:\n{normal}"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&run("iolab", "--output-format=json")).unwrap();
+    let read = &json["jobs"][0]["read"];
+    assert_eq!(read["bw_samples"], 2, "{read}");
+    assert_eq!(read["iops_samples"], 2, "{read}");
+    let figure = |key: &str| read[key].as_f64().unwrap();
+    assert!(figure("bw_min") <= figure("bw_mean") && figure("bw_mean") <= figure("bw_max"));
+    assert!(figure("iops_min") <= figure("iops_mean") && figure("iops_mean") <= figure("iops_max"));
+    // 64 KiB I/Os: a sample's IOPS are its KiB/s over 64.
+    assert!((figure("bw_mean") / 64.0 - figure("iops_mean")).abs() < 1e-6 * figure("iops_mean"));
+    let terse = run("iolab", "--minimal");
+    let fields: Vec<&str> = terse.trim_end().split(';').collect();
+    // Read's bandwidth samples: fields 42–46 (min, max, share, mean, dev).
+    assert!(fields[41].parse::<u64>().unwrap() > 0, "{terse}");
+    assert!(fields[42].parse::<u64>().unwrap() >= fields[41].parse::<u64>().unwrap());
+    assert_eq!(fields[43], "", "iolab makes no group aggregate: {terse}");
+    assert!(fields[44].parse::<f64>().unwrap() > 0.0, "{terse}");
 }

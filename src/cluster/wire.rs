@@ -67,8 +67,9 @@ pub struct WireJob {
     pub end: u64,
     /// Latency histogram, V2 base64.
     pub latency: String,
-    /// A queued engine's submission histogram, V2 base64.
-    pub submit: Option<String>,
+    /// A queued engine's submission histograms per direction, V2 base64.
+    #[serde(default)]
+    pub submit: Option<Vec<(Direction, String)>>,
     /// A queued engine's, per direction: from the submitting call's return
     /// to completion, V2 base64.
     #[serde(default)]
@@ -144,17 +145,12 @@ impl WireRepetition {
                     submit: job
                         .submit
                         .as_ref()
-                        .map(|h| histogram::encode(&h.histogram()).unwrap_or_default()),
+                        .map(|directions| per_direction(directions)),
                     queue_depths: job.queue_depths,
-                    completion: job.completion.as_ref().map(|directions| {
-                        directions
-                            .iter()
-                            .map(|(direction, latency)| {
-                                let text = histogram::encode(&latency.histogram());
-                                (*direction, text.unwrap_or_default())
-                            })
-                            .collect()
-                    }),
+                    completion: job
+                        .completion
+                        .as_ref()
+                        .map(|directions| per_direction(directions)),
                     from_intended: job
                         .from_intended
                         .as_ref()
@@ -260,23 +256,9 @@ pub fn merge(
                 start: moved(job.start),
                 end: moved(job.end),
                 latency: Latencies::new(histogram::decode(&job.latency)?),
-                submit: job
-                    .submit
-                    .as_deref()
-                    .map(|h| histogram::decode(h).map(Latencies::new))
-                    .transpose()?,
+                submit: job.submit.map(from_per_direction).transpose()?,
                 queue_depths: job.queue_depths,
-                completion: job
-                    .completion
-                    .map(|directions| {
-                        directions
-                            .into_iter()
-                            .map(|(direction, latency)| {
-                                Ok((direction, Latencies::new(histogram::decode(&latency)?)))
-                            })
-                            .collect::<Result<Vec<_>, String>>()
-                    })
-                    .transpose()?,
+                completion: job.completion.map(from_per_direction).transpose()?,
                 from_intended: job
                     .from_intended
                     .as_deref()
@@ -366,6 +348,27 @@ pub fn merge(
         (None, false) => RepetitionStatus::Ok,
     };
     Ok(merged)
+}
+
+/// Histograms per direction as the wire carries them (V2 base64).
+fn per_direction(directions: &[(Direction, Latencies)]) -> Vec<(Direction, String)> {
+    directions
+        .iter()
+        .map(|(direction, latency)| {
+            let text = histogram::encode(&latency.histogram());
+            (*direction, text.unwrap_or_default())
+        })
+        .collect()
+}
+
+/// [`per_direction`]'s histograms back.
+fn from_per_direction(
+    directions: Vec<(Direction, String)>,
+) -> Result<Vec<(Direction, Latencies)>, String> {
+    directions
+        .into_iter()
+        .map(|(direction, latency)| Ok((direction, Latencies::new(histogram::decode(&latency)?))))
+        .collect()
 }
 
 #[cfg(test)]

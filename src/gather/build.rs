@@ -350,7 +350,16 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         }
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
-            record.submit_ns = latency_summary(&merge(submits.into_iter())).ok();
+            let every = submits.iter().flat_map(|s| s.iter().map(|(_, l)| l));
+            record.submit_ns = latency_summary(&merge(every)).ok();
+            for share in &mut record.directions {
+                let own = submits.iter().flat_map(|s| {
+                    s.iter()
+                        .filter(|(d, _)| *d == share.direction)
+                        .map(|(_, l)| l)
+                });
+                share.submit_ns = latency_summary(&merge(own)).ok().filter(|l| l.count > 0);
+            }
         }
         let mut depths = jobs
             .iter()
@@ -608,6 +617,7 @@ fn direction_shares(
                 iops: Some(ops as f64 / seconds),
                 latency_ns: (ops > 0).then(|| latency_summary(&latency).ok()).flatten(),
                 completion_ns: None,
+                submit_ns: None,
             }
         })
         .collect()

@@ -226,6 +226,7 @@ pub(super) fn mixed_repetition(
         iops: rep.iops.filter(|_| ok),
         latency_ns: rep.latency_ns.clone().filter(|_| ok),
         completion_ns: None,
+        submit_ns: None,
     };
     let jobs = read_rep
         .jobs

@@ -534,6 +534,10 @@ pub struct DirectionShare {
     /// Queued engines: this direction's `completion_ns` (fio's clat).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub completion_ns: Option<LatencySummary>,
+    /// Queued engines: this direction's `submit_ns` (fio's slat): the
+    /// submitting calls' times, once per I/O of this direction they took.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub submit_ns: Option<LatencySummary>,
 }
 
 /// The blocks a repetition's I/Os touched: its hot set, as measured.

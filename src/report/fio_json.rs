@@ -15,9 +15,8 @@
 //! has no submission apart from the call: fio writes its `slat_ns` with no
 //! samples (`N` 0) and its `clat_ns` equal to `lat_ns`, and so does iolab.
 //! A queued engine's time in the submitting call, per request (iolab's
-//! `submit_ns`), is fio's `slat_ns`; it is recorded for the whole
-//! repetition, so it is written when the I/Os went one way and left out for
-//! a mix. Its `clat_ns` is each I/O's time from that call's return to its
+//! `submit_ns`, and a mix's per direction), is fio's `slat_ns`. Its
+//! `clat_ns` is each I/O's time from that call's return to its
 //! completion (iolab's `completion_ns`, per direction), as fio's clat.
 //! With command priorities, each direction's `prios` as fio's (class,
 //! level, hint and `lat_ns`), when two or more priorities have I/Os.
@@ -30,8 +29,9 @@
 //! `iodepth_complete` are fio's: a synchronous engine's one in flight, one
 //! per call, always; a queued engine's as it measured them (each I/O's
 //! depth at its submission, the I/Os per submitting call and per reaping
-//! pass). What fio reports and iolab does not measure (disk utilisation)
-//! is left out, never zero.
+//! pass). `bw_min` … `iops_samples` are fio's per-interval samples, from
+//! the repetition's series (`samples`). What fio reports and iolab does
+//! not measure (disk utilisation) is left out, never zero.
 
 use crate::plan::direction::Direction;
 use crate::plan::priority::IoPriority;
@@ -150,6 +150,7 @@ fn job(
             iops: repetition.iops,
             latency: repetition.latency_ns.as_ref(),
             completion: None,
+            submit: None,
         }]
     } else if repetition.directions.is_empty() {
         vec![Share {
@@ -160,6 +161,7 @@ fn job(
             iops: repetition.iops,
             latency: repetition.latency_ns.as_ref(),
             completion: repetition.completion_ns.as_ref(),
+            submit: repetition.submit_ns.as_ref(),
         }]
     } else {
         repetition
@@ -173,16 +175,14 @@ fn job(
                 iops: d.iops,
                 latency: d.latency_ns.as_ref(),
                 completion: d.completion_ns.as_ref(),
+                submit: d.submit_ns.as_ref(),
             })
             .collect()
     };
     let engine = workload.engine;
-    // io_uring's submission time covers the repetition: one direction's.
-    let slat = match (engine.capabilities().queued, shares.len()) {
-        (false, _) => Some(json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0})),
-        (true, 1) => repetition.submit_ns.as_ref().map(clat),
-        (true, _) => None,
-    };
+    // A synchronous engine has no submission apart from its call: fio's
+    // slat with no samples; a queued one's per direction, as measured.
+    let queued = engine.capabilities().queued;
     for direction in Direction::ALL {
         let value = match shares.iter().find(|s| s.direction == direction) {
             Some(share) => json!({
@@ -203,15 +203,24 @@ fn job(
                 "runtime": 0, "total_ios": 0, "short_ios": 0, "drop_ios": 0,
             }),
         };
-        let mut value = match (value, &slat) {
+        let slat = match (queued, shares.iter().find(|s| s.direction == direction)) {
+            (false, _) => Some(json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0})),
+            (true, share) => share.and_then(|s| s.submit).map(clat),
+        };
+        let mut value = match (value, slat) {
             (Value::Object(mut figures), Some(slat)) if figures.contains_key("clat_ns") => {
-                figures.insert("slat_ns".into(), slat.clone());
+                figures.insert("slat_ns".into(), slat);
                 Value::Object(figures)
             }
             (value, _) => value,
         };
         if let (Some(prios), Value::Object(figures)) = (prios(repetition, direction), &mut value) {
             figures.insert("prios".into(), prios);
+        }
+        if let Value::Object(figures) = &mut value {
+            if figures.contains_key("clat_ns") {
+                figures.extend(samples(workload, repetition, direction, shares.len() > 1));
+            }
         }
         entry.insert(direction.name().to_string(), value);
     }
@@ -281,6 +290,73 @@ struct Share<'a> {
     /// A queued engine's from the submitting call's return (fio's clat);
     /// `None`: the same as `latency`.
     completion: Option<&'a LatencySummary>,
+    /// A queued engine's time in the submitting calls (fio's slat).
+    submit: Option<&'a LatencySummary>,
+}
+
+/// fio's bandwidth and IOPS samples of `direction` (`bw_min`, `bw_max`,
+/// `bw_mean`, `bw_dev`, `bw_samples`, `iops_min` … `iops_samples`): one
+/// sample per whole interval of the repetition's series (fio's
+/// `bwavgtime`/`iopsavgtime`, iolab's `--interval`, 1 s unless set), a
+/// partial last interval left out as fio leaves it; the deviations are
+/// the samples' (n − 1), as fio's. With no whole interval, zeros and 0
+/// samples, as fio writes a job shorter than its averaging time. Of a
+/// `mixed` repetition, each direction's part of each interval. fio's
+/// `bw_agg` (a share of its group's aggregate, which iolab's repetitions,
+/// run one after another, do not make) is left out.
+fn samples(
+    workload: &Workload,
+    repetition: &Repetition,
+    direction: Direction,
+    mixed: bool,
+) -> Map<String, Value> {
+    let length = repetition.series_interval_s.unwrap_or(workload.interval_s);
+    let elapsed = repetition.elapsed_ns.unwrap_or(0) as f64 / 1e9;
+    let whole: Vec<(u64, u64)> = repetition
+        .series
+        .iter()
+        .filter(|interval| length > 0.0 && interval.start_s + length <= elapsed + 1e-6)
+        .map(|interval| match mixed {
+            false => (interval.bytes, interval.ops),
+            true => interval
+                .directions
+                .iter()
+                .find(|d| d.direction == direction)
+                .map_or((0, 0), |d| (d.bytes, d.ops)),
+        })
+        .collect();
+    let stats = |values: Vec<f64>| -> [f64; 4] {
+        let n = values.len() as f64;
+        if values.is_empty() {
+            return [0.0; 4];
+        }
+        let mean = values.iter().sum::<f64>() / n;
+        let deviation = match values.len() {
+            1 => 0.0,
+            _ => (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt(),
+        };
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        [min, max, mean, deviation]
+    };
+    let [bw_min, bw_max, bw_mean, bw_dev] = stats(
+        whole
+            .iter()
+            .map(|(bytes, _)| *bytes as f64 / length / 1024.0)
+            .collect(),
+    );
+    let [iops_min, iops_max, iops_mean, iops_dev] =
+        stats(whole.iter().map(|(_, ops)| *ops as f64 / length).collect());
+    let n = whole.len();
+    match json!({
+        "bw_min": bw_min, "bw_max": bw_max, "bw_mean": bw_mean, "bw_dev": bw_dev,
+        "bw_samples": n,
+        "iops_min": iops_min, "iops_max": iops_max, "iops_mean": iops_mean,
+        "iops_stddev": iops_dev, "iops_samples": n,
+    }) {
+        Value::Object(figures) => figures,
+        _ => Map::new(),
+    }
 }
 
 /// fio's percentages of `counts` under its bins' `names` (all 0 without any).
@@ -582,6 +658,50 @@ mod tests {
             .map(|v| v.as_f64().unwrap())
             .sum();
         assert!((sum - 100.0).abs() < 1e-9, "{sum}");
+    }
+
+    /// Bandwidth and IOPS samples are one per whole interval of the
+    /// series (the partial last one left out, as fio leaves it), their
+    /// deviation the samples' (n − 1), in fio's units (KiB/s); a mix's
+    /// are each direction's part; a repetition shorter than an interval
+    /// has 0 samples.
+    #[test]
+    fn samples_are_the_series_whole_intervals() {
+        let workload = crate::plan::default_workload();
+        let mut repetition = Repetition::new(0, Status::Ok, 0, 0);
+        repetition.elapsed_ns = Some(3_500_000_000);
+        let interval = |start_s: f64, bytes: u64, write: u64| -> crate::record::Interval {
+            serde_json::from_value(json!({
+                "start_s": start_s, "bytes": bytes + write, "ops": (bytes + write) / 1024,
+                "directions": [
+                    {"direction": "read", "bytes": bytes, "ops": bytes / 1024},
+                    {"direction": "write", "bytes": write, "ops": write / 1024},
+                ],
+            }))
+            .unwrap()
+        };
+        repetition.series = vec![
+            interval(0.0, 1 << 20, 0),
+            interval(1.0, 2 << 20, 1 << 20),
+            interval(2.0, 3 << 20, 0),
+            interval(3.0, 9 << 20, 0),
+        ];
+        let read = samples(&workload, &repetition, Direction::Read, true);
+        assert_eq!(read["bw_samples"], 3);
+        assert_eq!(read["bw_min"], 1024.0);
+        assert_eq!(read["bw_max"], 3072.0);
+        assert_eq!(read["bw_mean"], 2048.0);
+        assert_eq!(read["bw_dev"], 1024.0);
+        assert_eq!(read["iops_mean"], 2048.0);
+        let write = samples(&workload, &repetition, Direction::Write, true);
+        assert_eq!(write["bw_max"], 1024.0);
+        assert_eq!(write["bw_min"], 0.0);
+        let all = samples(&workload, &repetition, Direction::Read, false);
+        assert_eq!(all["bw_max"], 3072.0);
+        repetition.elapsed_ns = Some(900_000_000);
+        let short = samples(&workload, &repetition, Direction::Read, true);
+        assert_eq!(short["bw_samples"], 0);
+        assert_eq!(short["bw_mean"], 0.0);
     }
 
     /// A split of block sizes is written as fio's `bssplit`, in bytes, so

@@ -210,7 +210,37 @@ fn direction(label: &str, figures: &Value) -> String {
             text.push_str(&lines);
         }
     }
+    text.push_str(&interval_samples(figures));
     text
+}
+
+/// fio's `bw (KiB/s)` and `iops` lines of a direction's interval samples,
+/// when it has any (fio prints none without). The JSON has no `bw_agg`
+/// (a group's aggregate iolab does not make): its `per=` is left out.
+fn interval_samples(figures: &Value) -> String {
+    let samples = whole(figures, "bw_samples");
+    if samples == 0 {
+        return String::new();
+    }
+    let figure = |key: &str| number(figures, key).unwrap_or(0.0);
+    // As fio: KiB/s, or MiB/s when the mean is over 1 GiB/s (its minimum
+    // and maximum then whole MiB/s, rounded down).
+    let (unit, scale) = match figure("bw_mean") > 1024.0 * 1024.0 {
+        true => ("MiB", 1024.0),
+        false => ("KiB", 1.0),
+    };
+    format!(
+        "   bw ({unit:>5}/s): min={:5}, max={:5}, avg={:5.02}, stdev={:5.02}, samples={samples}\n   iops        : min={:5}, max={:5}, avg={:5.02}, stdev={:5.02}, samples={}\n",
+        (figure("bw_min") / scale) as u64,
+        (figure("bw_max") / scale) as u64,
+        figure("bw_mean") / scale,
+        figure("bw_dev") / scale,
+        figure("iops_min") as u64,
+        figure("iops_max") as u64,
+        figure("iops_mean"),
+        figure("iops_stddev"),
+        whole(figures, "iops_samples"),
+    )
 }
 
 /// fio's `lat (unit)` lines: the shares of I/Os per latency bin, five to
@@ -498,7 +528,7 @@ pub fn terse(document: &Value) -> String {
 }
 
 /// One direction's terse fields: KiB, KiB/s, IOPS, runtime; slat, clat
-/// (µs); 20 percentiles; lat; the bandwidth samples' five (empty).
+/// (µs); 20 percentiles; lat; the bandwidth samples' five.
 fn terse_direction(figures: &Value) -> Vec<String> {
     let runtime = whole(figures, "runtime");
     let bytes = whole(figures, "io_bytes");
@@ -540,7 +570,21 @@ fn terse_direction(figures: &Value) -> Vec<String> {
         });
     }
     fields.extend(latency("lat_ns"));
-    fields.extend(std::iter::repeat_n(String::new(), 5));
+    // The bandwidth samples' min, max, share of the group (which the JSON
+    // lacks: empty), mean and deviation; all empty without samples.
+    match whole(figures, "bw_samples") {
+        0 => fields.extend(std::iter::repeat_n(String::new(), 5)),
+        _ => {
+            let figure = |key: &str| number(figures, key).unwrap_or(0.0);
+            fields.extend([
+                (figure("bw_min") as u64).to_string(),
+                (figure("bw_max") as u64).to_string(),
+                String::new(),
+                format!("{:.6}", figure("bw_mean")),
+                format!("{:.6}", figure("bw_dev")),
+            ]);
+        }
+    }
     fields
 }
 

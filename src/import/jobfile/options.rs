@@ -237,6 +237,18 @@ pub(super) const OPTIONS: &[(&str, Taken)] = &[
         ),
     ),
     ("log_avg_msec", Taken::Mapped),
+    (
+        "bwavgtime",
+        Taken::NoEffect(
+            "the JSON's bw_min … bw_samples are per interval of iolab's series (--interval, 1 s unless set; log_avg_msec sets it)",
+        ),
+    ),
+    (
+        "iopsavgtime",
+        Taken::NoEffect(
+            "the JSON's iops_min … iops_samples are per interval of iolab's series (--interval, 1 s unless set; log_avg_msec sets it)",
+        ),
+    ),
     ("log_offset", Taken::Mapped),
     (
         "per_job_logs",

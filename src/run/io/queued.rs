@@ -47,7 +47,10 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
     ready: impl FnOnce() -> bool,
     mut pacer: P,
 ) -> JobOutcome {
-    let mut submit = memory.submit.take().unwrap_or_else(new_histogram);
+    let mut submit = memory
+        .submit
+        .take()
+        .unwrap_or_else(|| Direction::ALL.map(|_| new_histogram()));
     let mut depths = QueueDepths::default();
     let mut completion = memory
         .completion
@@ -89,7 +92,7 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                         &mut pacer,
                     );
                     if matches!(stop, Ok(Stop::Restart)) {
-                        submit.reset();
+                        submit.iter_mut().for_each(Histogram::reset);
                         completion.iter_mut().for_each(Histogram::reset);
                         depths = QueueDepths::default();
                         commands.iter_mut().for_each(CommandPriorities::reset);
@@ -103,9 +106,16 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                 Phase::Finish => Ok(Stop::Done),
             },
         );
-    outcome.submit = Some(super::kept::Latencies::new(submit));
-    outcome.queue_depths = Some(depths);
     let taken = spec.directions;
+    outcome.submit = Some(
+        Direction::ALL
+            .into_iter()
+            .zip(submit)
+            .filter(|(direction, _)| taken.takes(*direction))
+            .map(|(direction, histogram)| (direction, super::kept::Latencies::new(histogram)))
+            .collect(),
+    );
+    outcome.queue_depths = Some(depths);
     outcome.completion = Some(
         Direction::ALL
             .into_iter()
@@ -121,8 +131,9 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
 
 /// What a timed phase keeps of its queue beside each I/O's latency.
 struct TimedQueue<'a> {
-    /// The submitting calls' times, once per I/O submitted.
-    submit: &'a mut Histogram<u64>,
+    /// Per direction: the submitting calls' times, once per I/O of that
+    /// direction submitted.
+    submit: &'a mut [Histogram<u64>; 3],
     /// Per direction: each I/O's time from the submitting call's return to
     /// its completion.
     completion: &'a mut [Histogram<u64>; 3],
@@ -531,18 +542,24 @@ fn submit_batch<Q: QueuedIo>(
         failure.get_or_insert(transfer_failure(spec, io, None, Some(error)));
     }
     let after_submit = now_ns();
+    let mut per_direction = [0u64; 3];
+    for &slot in &queue.just_queued {
+        queue.started[slot as usize] = submitted_at;
+        queue.issued[slot as usize] = after_submit;
+        per_direction[queue.directions[slot as usize].index()] += 1;
+    }
     if let Some(timed) = timed {
         let count = queue.just_queued.len();
         let spent = after_submit.saturating_sub(submitted_at);
-        timed.submit.saturating_record_n(spent, count as u64);
+        for (histogram, submitted) in timed.submit.iter_mut().zip(per_direction) {
+            if submitted > 0 {
+                histogram.saturating_record_n(spent, submitted);
+            }
+        }
         // As fio counts at its commit: the batch at the depth in flight
         // with it, and the call by the I/Os it took.
         timed.depths.at_submission[depth_bin(queue.in_flight())] += count as u64;
         timed.depths.per_submit_call[count_bin(count)] += 1;
-    }
-    for &slot in &queue.just_queued {
-        queue.started[slot as usize] = submitted_at;
-        queue.issued[slot as usize] = after_submit;
     }
     queue.just_queued.clear();
     after_submit

@@ -39,8 +39,8 @@ pub struct JobMemory {
     /// Per direction: the open interval's.
     interval_latency: [Histogram<u64>; DIRECTIONS],
     kept_latency: Histogram<u64>,
-    /// A queued engine: the submitting calls' times.
-    pub(in crate::run) submit: Option<Histogram<u64>>,
+    /// A queued engine, per direction: the submitting calls' times.
+    pub(in crate::run) submit: Option<[Histogram<u64>; DIRECTIONS]>,
     /// A queued engine, per direction: each I/O's time from the submitting
     /// call's return to its completion.
     pub(in crate::run) completion: Option<[Histogram<u64>; DIRECTIONS]>,
@@ -80,7 +80,7 @@ impl JobMemory {
             )
         });
         let taken = directions.taken();
-        let counts = fine * ((2 + usize::from(queued)) * taken + usize::from(queued)) + coarse;
+        let counts = fine * ((2 + 2 * usize::from(queued)) * taken) + coarse;
         Vec::<u64>::new().try_reserve_exact(counts).ok()?;
         let taken = |direction: Direction| match directions.takes(direction) {
             false => unused_histogram(),
@@ -90,7 +90,7 @@ impl JobMemory {
             latency: Direction::ALL.map(taken),
             interval_latency: Direction::ALL.map(taken),
             kept_latency: new_interval_histogram(),
-            submit: queued.then(new_histogram),
+            submit: queued.then(|| Direction::ALL.map(taken)),
             completion: queued.then(|| Direction::ALL.map(taken)),
             from_intended: None,
             directions,
@@ -138,7 +138,7 @@ impl JobOutcome {
     /// repetition is kept until its point is recorded.
     pub fn compact(&mut self) {
         let histograms = std::iter::once(&mut self.latency)
-            .chain(self.submit.as_mut())
+            .chain(self.submit.iter_mut().flatten().map(|(_, l)| l))
             .chain(self.completion.iter_mut().flatten().map(|(_, l)| l))
             .chain(self.from_intended.as_mut())
             .chain(self.prioritized.iter_mut().flatten().map(|(_, _, l)| l))
@@ -232,8 +232,9 @@ pub struct JobOutcome {
     pub end: u64,
     /// Latency of every I/O, ns (queued engines: submission to completion).
     pub latency: super::kept::Latencies,
-    /// Queued engines: time spent in each submitting system call, ns, once per I/O submitted (fio's slat).
-    pub submit: Option<super::kept::Latencies>,
+    /// Queued engines, per direction taken: time spent in each submitting
+    /// system call, ns, once per I/O of that direction submitted (fio's slat).
+    pub submit: Option<Vec<(Direction, super::kept::Latencies)>>,
     /// Queued engines, per direction taken: each I/O's time from the
     /// submitting call's return to its completion, ns (fio's clat;
     /// `latency` is fio's lat, from before that call).
