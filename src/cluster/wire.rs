@@ -96,6 +96,9 @@ pub struct WireJob {
     /// For patterns that may leave blocks untouched: blocks touched, blocks.
     #[serde(default)]
     pub coverage: Option<(u64, u64)>,
+    /// With `--zbd`: the zones the job reset in the timed region.
+    #[serde(default)]
+    pub zone_resets: Option<u64>,
     /// A metadata workload's job: items and system calls.
     #[serde(default)]
     pub tree: Option<crate::run::io::calls::TreeJob>,
@@ -176,6 +179,7 @@ impl WireRepetition {
                         })
                         .collect(),
                     coverage: job.coverage.map(|c| (c.touched, c.blocks)),
+                    zone_resets: job.zone_resets,
                     tree: job.tree.clone(),
                     latency_depth: job.latency_depth,
                     prioritized: job.prioritized.as_ref().map(|shares| {
@@ -294,6 +298,7 @@ pub fn merge(
                     .collect::<Result<_, String>>()?,
                 // Network targets are refused with --mpi.
                 network: None,
+                zone_resets: job.zone_resets,
                 coverage: job.coverage.map(|(touched, blocks)| {
                     crate::run::io::coverage::BlockCoverage {
                         touched: touched.min(blocks),
@@ -407,6 +412,7 @@ mod tests {
             directions: Vec::new(),
             network: None,
             coverage: None,
+            zone_resets: None,
             written: None,
             tree: None,
             latency_depth: None,

@@ -336,6 +336,10 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         record.directions = direction_shares(jobs, |job| point.sole_direction(job, ranks), seconds);
         record.client_network = client_network(jobs);
         record.coverage = coverage(jobs);
+        record.zone_resets = jobs
+            .iter()
+            .filter_map(|job| job.zone_resets)
+            .reduce(|a, b| a + b);
         // The groups' paces are each group's own, not the point's.
         let one_workload = !whole || point.directions == point.workload.directions();
         record.pacing = pacing(

@@ -215,6 +215,7 @@ mod tests {
             directions: Vec::new(),
             network: None,
             coverage: None,
+            zone_resets: None,
             written: None,
             tree: None,
             latency_depth: None,

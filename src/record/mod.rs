@@ -380,6 +380,11 @@ pub struct Repetition {
     /// (a pass touches every block) and for jobs over 2^28 blocks.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub coverage: Option<Coverage>,
+    /// With `--zbd`, of a point that writes or trims: the zones its jobs
+    /// reset in the timed region (a full zone written again, the reset
+    /// policy's, a trim): fio's `zone_resets`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub zone_resets: Option<u64>,
     /// With `--rate` or `--rate-iops`: the rate asked, the share of it
     /// achieved, and latency from each I/O's intended issue time.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -490,6 +495,7 @@ impl Repetition {
             directions: Vec::new(),
             client_network: None,
             coverage: None,
+            zone_resets: None,
             pacing: None,
             priorities: Vec::new(),
             cache: None,

@@ -30,7 +30,8 @@
 //! per call, always; a queued engine's as it measured them (each I/O's
 //! depth at its submission, the I/Os per submitting call and per reaping
 //! pass). `bw_min` … `iops_samples` are fio's per-interval samples, from
-//! the repetition's series (`samples`). What fio reports and iolab does
+//! the repetition's series (`samples`); `zone_resets` (with `--zbd`) the
+//! zones its jobs reset in the timed region. What fio reports and iolab does
 //! not measure (disk utilisation) is left out, never zero.
 
 use crate::plan::direction::Direction;
@@ -232,6 +233,10 @@ fn job(
         for (unit, shares) in latency_bins(&latency) {
             entry.insert(unit.into(), shares);
         }
+    }
+    // As fio: only for a job on zones (zonemode=zbd).
+    if let Some(resets) = repetition.zone_resets {
+        entry.insert("zone_resets".into(), json!(resets));
     }
     entry.insert("job_runtime".into(), json!(runtime_ms));
     // fio's whole seconds the job ran (its timed region here, at least 1).

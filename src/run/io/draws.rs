@@ -227,6 +227,11 @@ impl Draws {
         })
     }
 
+    /// With `--zbd`: the zones this job's I/Os are placed in.
+    pub(in crate::run::io) fn zones(&self) -> Option<&super::zones::ZoneUse> {
+        self.zones.as_ref()
+    }
+
     /// Places every I/O in `zones` (`--zbd`).
     pub(in crate::run::io) fn place_in(&mut self, zones: super::zones::ZoneUse) {
         self.zones = Some(zones);

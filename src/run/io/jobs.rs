@@ -740,6 +740,7 @@ impl JobOutcome {
             directions: Vec::new(),
             network: None,
             coverage: None,
+            zone_resets: None,
             written: None,
             tree: None,
             latency_depth: None,

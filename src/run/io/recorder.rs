@@ -262,6 +262,9 @@ pub struct JobOutcome {
     /// The blocks its timed I/Os touched, for patterns that may leave some
     /// untouched (and files small enough to track).
     pub coverage: Option<super::coverage::BlockCoverage>,
+    /// With `--zbd`, of a job that writes or trims: the zones it reset in
+    /// the timed region (fio's `zone_resets`).
+    pub zone_resets: Option<u64>,
     /// With `--verify` on a mix: the blocks it wrote, for the check after it.
     pub written: Option<super::coverage::Touched>,
     /// With `--verify-backlog`: the blocks it read back and checked during
@@ -601,6 +604,7 @@ impl<'a> Recorder<'a> {
             directions,
             network: None,
             coverage: None,
+            zone_resets: None,
             written: None,
             tree: None,
             latency_depth: None,

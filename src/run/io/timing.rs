@@ -127,6 +127,9 @@ pub(in crate::run) fn ramp_then_time(
         if let Some(touched) = &mut blocks.touched {
             touched.clear();
         }
+        if let Some(zones) = blocks.zones() {
+            zones.clear_resets();
+        }
     }
     let mut cpu_before = CpuUsage::of_this_thread();
     let mut start = now_ns();
@@ -174,6 +177,11 @@ pub(in crate::run) fn ramp_then_time(
     let cpu = CpuUsage::of_this_thread() - cpu_before;
     let mut outcome = recorder.finish(end, cpu, result.err(), interrupted);
     outcome.coverage = blocks.touched.as_ref().map(Touched::count);
+    // As fio counts them: for a job that writes or trims.
+    outcome.zone_resets = blocks
+        .zones()
+        .filter(|_| spec.directions.writes() || spec.directions.takes(Direction::Trim))
+        .map(super::zones::ZoneUse::resets);
     outcome.latency_depth = blocks
         .search
         .as_ref()

@@ -58,6 +58,10 @@ pub(in crate::run) struct ZoneUse {
     first: u64,
     end: u64,
     random: bool,
+    /// The zones this job reset (a full zone written again, the reset
+    /// policy's, a trim), since it started or [`ZoneUse::clear_resets`]:
+    /// fio's `zone_resets`.
+    resets: std::cell::Cell<u64>,
 }
 
 impl ZoneUse {
@@ -90,7 +94,20 @@ impl ZoneUse {
             first,
             end: end.max(first),
             random,
+            resets: std::cell::Cell::new(0),
         }
+    }
+
+    /// The zones this job reset since it started, or since the last
+    /// [`ZoneUse::clear_resets`].
+    pub(in crate::run) fn resets(&self) -> u64 {
+        self.resets.get()
+    }
+
+    /// Counts resets afresh (at the end of the ramp, as the timed
+    /// region's figures start).
+    pub(in crate::run) fn clear_resets(&self) {
+        self.resets.set(0);
     }
 
     /// Where `io` goes among the zones; `None`: nowhere (a read or trim
@@ -125,6 +142,9 @@ impl ZoneUse {
                     }
                 }
                 if reset || state.written[index] + self.bs > zbd.capacity {
+                    if state.written[index] > 0 {
+                        self.resets.set(self.resets.get() + 1);
+                    }
                     state.valid -= state.written[index];
                     state.written[index] = 0;
                 }
@@ -163,6 +183,7 @@ impl ZoneUse {
                     self.nearest_written(&state, zone, 1)?
                 };
                 let index = target as usize;
+                self.resets.set(self.resets.get() + 1);
                 state.valid -= state.written[index];
                 state.written[index] = 0;
                 state.open.retain(|&z| u64::from(z) != target);
@@ -251,6 +272,9 @@ mod tests {
             [8, 9, 10, 11, 8],
             "the fifth write finds the zone full"
         );
+        assert_eq!(zones.resets(), 1, "the full zone's reset is counted");
+        zones.clear_resets();
+        assert_eq!(zones.resets(), 0);
     }
 
     #[test]
@@ -292,9 +316,15 @@ mod tests {
             zones.place(io(0, Direction::Trim)).is_none(),
             "no zone written"
         );
+        assert_eq!(
+            zones.resets(),
+            0,
+            "a trim with no zone to go to resets none"
+        );
         zones.place(io(13, Direction::Write)).unwrap();
         let trim = zones.place(io(0, Direction::Trim)).unwrap();
         assert_eq!((trim.block, trim.zone_reset), (12, true));
+        assert_eq!(zones.resets(), 1);
         assert_eq!(zones.zones.state.lock().unwrap().valid, 0);
         assert_eq!(zones.place(io(13, Direction::Write)).unwrap().block, 12);
     }

@@ -158,6 +158,7 @@ fn outcome_of(replayed: Replayed, cpu: CpuUsage) -> JobOutcome {
         directions,
         network,
         coverage: None,
+        zone_resets: None,
         written: None,
         tree: None,
         latency_depth: None,
