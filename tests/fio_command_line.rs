@@ -964,3 +964,65 @@ fn bandwidth_and_iops_samples_are_fios_lines_and_fields() {
     assert_eq!(fields[43], "", "iolab makes no group aggregate: {terse}");
     assert!(fields[44].parse::<f64>().unwrap() > 0.0, "{terse}");
 }
+
+/// fio's libaio asks the kernel for at most `iodepth_batch_complete_max`
+/// completions per `io_getevents` (1 by default): at depth 16, one submit
+/// and one reap per I/O, as strace counts them. iolab's `iolab fio` makes
+/// the same calls (it took every completion the kernel had, one reap for
+/// about 11 I/Os at depth 64, and handled one per pass); with
+/// `--iodepth_batch_complete_max=8` both reap fewer times than they
+/// submit.
+#[test]
+fn libaio_reaps_as_many_completions_per_call_as_fio() {
+    if !have("strace") || !have("fio") {
+        crate::skip!("strace or fio is not installed (scripts/test installs them)");
+        return;
+    }
+    let dir = scratch();
+    if !direct_io_works(dir.path()) {
+        return;
+    }
+    let calls = |program: &str, extra: &[&str]| -> (usize, usize, u64) {
+        let trace = dir.path().join(format!("{program}.strace"));
+        let output = dir.path().join(format!("{program}.json"));
+        let _ = std::fs::remove_file(&output);
+        let mut command = traced(program, "io_submit,io_getevents", &trace);
+        command
+            .current_dir(dir.path())
+            .args([
+                "--name=aio",
+                "--ioengine=libaio",
+                "--iodepth=16",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=4m",
+                "--direct=1",
+                "--output-format=json",
+            ])
+            .args(extra)
+            .arg(format!("--filename={}", dir.path().join("data").display()))
+            .arg(format!("--output={}", output.display()));
+        succeed(&mut command);
+        let log = std::fs::read_to_string(&trace).unwrap();
+        let count = |call: &str| log.lines().filter(|l| l.contains(call)).count();
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+        let ios = json["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+        (count("io_submit("), count("io_getevents("), ios)
+    };
+    // iolab first: the file it lays out is read by fio after it.
+    let ours = calls("iolab", &[]);
+    let theirs = calls("fio", &[]);
+    for (tool, (submits, reaps, ios)) in [("fio", theirs), ("iolab", ours)] {
+        assert_eq!(ios, 1024, "{tool}");
+        // One of each per I/O, give or take the queue's fill and drain.
+        assert!(
+            submits as u64 >= ios && reaps as u64 >= ios - 16,
+            "{tool}: {submits} io_submit and {reaps} io_getevents for {ios} I/Os"
+        );
+    }
+    let (_, batched, ios) = calls("iolab", &["--iodepth_batch_complete_max=8"]);
+    assert!(
+        (batched as u64) < ios,
+        "{batched} io_getevents for {ios} I/Os"
+    );
+}

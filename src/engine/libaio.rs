@@ -98,6 +98,10 @@ pub struct LibaioIo {
     slots: SlotRegion,
     raw_fd: i32,
     trimmer: Trimmer,
+    /// The most completions one `io_getevents` fetches (fio's
+    /// `iodepth_batch_complete_max`): the depth unless
+    /// [`LibaioIo::reaping_at_most`] says fewer.
+    fetch_at_most: usize,
 }
 
 impl LibaioIo {
@@ -161,6 +165,7 @@ impl LibaioIo {
             slots,
             raw_fd,
             trimmer: Trimmer::default(),
+            fetch_at_most: depth as usize,
         })
     }
 
@@ -209,10 +214,22 @@ impl LibaioIo {
         Ok(taken)
     }
 
+    /// Fetches at most `most` completions per `io_getevents` (0: as
+    /// many as fit), as fio's libaio asks for at most its
+    /// `iodepth_batch_complete_max` (1 by default): the same calls per I/O
+    /// as fio's, which strace shows.
+    pub fn reaping_at_most(mut self, most: u32) -> Self {
+        if most > 0 {
+            self.fetch_at_most = (most as usize).min(self.slots.depth());
+        }
+        self
+    }
+
     /// Fetches completions into `events` after the ready ones: at least
-    /// `min` (0: only those already done), at most what fits.
+    /// `min` (0: only those already done), at most what fits and
+    /// `fetch_at_most`.
     fn get_events(&mut self, min: usize) -> io::Result<()> {
-        let room = self.slots.depth() - self.ready;
+        let room = (self.slots.depth() - self.ready).min(self.fetch_at_most.max(min));
         let timeout = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,

@@ -666,7 +666,8 @@ fn run_job(
                     workload.largest_io() as usize,
                 )
             } {
-                Ok(mut aio) => {
+                Ok(aio) => {
+                    let mut aio = aio.reaping_at_most(spec.reap);
                     super::queued::run_queued(&mut aio, workload.iodepth, &spec, memory, ready)
                 }
                 Err(error) => setup_failed(error),
