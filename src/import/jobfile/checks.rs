@@ -67,9 +67,6 @@ fn instead_of_engine(name: &str) -> String {
         "net" | "netsplice" | "rdma" | "http" | "nbd" | "rbd" | "rados" | "gfapi" | "dfs" => {
             "iolab's network clients are NFS and iSCSI (--target nfs://…, iscsi://…)"
         }
-        "dirstat" => {
-            "iolab's stat (--items N --op stat) stats files, not directories; fio's filecreate, filestat, filedelete, dircreate and dirdelete run as its metadata ops"
-        }
         "cpuio" | "exec" | "page_fault" | "e4defrag" | "ftruncate" | "falloc" => {
             "iolab measures reads, writes and trims of files and devices"
         }
