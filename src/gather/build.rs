@@ -354,15 +354,9 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         }
         let submits: Vec<_> = jobs.iter().filter_map(|j| j.submit.as_ref()).collect();
         if !submits.is_empty() {
-            let every = submits.iter().flat_map(|s| s.iter().map(|(_, l)| l));
-            record.submit_ns = latency_summary(&merge(every)).ok();
+            record.submit_ns = merged_in(&submits, None);
             for share in &mut record.directions {
-                let own = submits.iter().flat_map(|s| {
-                    s.iter()
-                        .filter(|(d, _)| *d == share.direction)
-                        .map(|(_, l)| l)
-                });
-                share.submit_ns = latency_summary(&merge(own)).ok().filter(|l| l.count > 0);
+                share.submit_ns = merged_in(&submits, Some(share.direction));
             }
         }
         let mut depths = jobs
@@ -376,15 +370,9 @@ fn repetition(point: &Part<'_>, outcome: &RepetitionOutcome) -> Repetition {
         }
         let completions: Vec<_> = jobs.iter().filter_map(|j| j.completion.as_ref()).collect();
         if !completions.is_empty() {
-            let every = completions.iter().flat_map(|c| c.iter().map(|(_, l)| l));
-            record.completion_ns = latency_summary(&merge(every)).ok().filter(|l| l.count > 0);
+            record.completion_ns = merged_in(&completions, None);
             for share in &mut record.directions {
-                let own = completions.iter().flat_map(|c| {
-                    c.iter()
-                        .filter(|(d, _)| *d == share.direction)
-                        .map(|(_, l)| l)
-                });
-                share.completion_ns = latency_summary(&merge(own)).ok().filter(|l| l.count > 0);
+                share.completion_ns = merged_in(&completions, Some(share.direction));
             }
         }
         record.cpu = Some(cpu_record(&cpu, seconds));
@@ -625,6 +613,20 @@ fn direction_shares(
             }
         })
         .collect()
+}
+
+/// The jobs' per-direction histograms (`submit`, `completion`) merged:
+/// every direction's, or `direction`'s alone; `None` without an I/O.
+fn merged_in(
+    jobs: &[&Vec<(Direction, Latencies)>],
+    direction: Option<Direction>,
+) -> Option<crate::record::LatencySummary> {
+    let kept = jobs.iter().flat_map(|job| {
+        job.iter()
+            .filter(move |(d, _)| direction.is_none_or(|wanted| *d == wanted))
+            .map(|(_, latency)| latency)
+    });
+    latency_summary(&merge(kept)).ok().filter(|l| l.count > 0)
 }
 
 fn merge<'a>(histograms: impl Iterator<Item = &'a Latencies>) -> Histogram<u64> {

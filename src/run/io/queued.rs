@@ -106,24 +106,18 @@ fn queued_with<Q: QueuedIo, P: Pacer>(
                 Phase::Finish => Ok(Stop::Done),
             },
         );
-    let taken = spec.directions;
-    outcome.submit = Some(
+    // Each direction the job takes, with its histogram.
+    let taken = |histograms: [Histogram<u64>; 3]| {
         Direction::ALL
             .into_iter()
-            .zip(submit)
-            .filter(|(direction, _)| taken.takes(*direction))
+            .zip(histograms)
+            .filter(|(direction, _)| spec.directions.takes(*direction))
             .map(|(direction, histogram)| (direction, super::kept::Latencies::new(histogram)))
-            .collect(),
-    );
+            .collect()
+    };
+    outcome.submit = Some(taken(submit));
     outcome.queue_depths = Some(depths);
-    outcome.completion = Some(
-        Direction::ALL
-            .into_iter()
-            .zip(completion)
-            .filter(|(direction, _)| taken.takes(*direction))
-            .map(|(direction, histogram)| (direction, super::kept::Latencies::new(histogram)))
-            .collect(),
-    );
+    outcome.completion = Some(taken(completion));
     outcome.from_intended = pacer.into_histogram().map(super::kept::Latencies::new);
     outcome.prioritized = commands.map(CommandPriorities::into_latencies);
     outcome
